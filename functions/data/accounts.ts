@@ -1,0 +1,85 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client';
+import type { TableKey } from './table-schema';
+
+export interface Account {
+  accountId: string;
+  name: string;
+  createdAt: number;
+}
+
+export interface Dc {
+  accountId: string;
+  dcId: string;
+  name: string;
+  /** IANA zone; analytics dates and `find_by_date` are local to it. */
+  timeZone: string;
+}
+
+/** An account and its DCs share one partition: DC ids are unique within their account only. */
+const accountPartition = (accountId: string) => `ACCOUNT#${accountId}`;
+const DC_PREFIX = 'DC#';
+
+export const accountKeys = {
+  account: (accountId: string): TableKey => ({ pk: accountPartition(accountId), sk: 'ACCOUNT' }),
+  dc: (accountId: string, dcId: string): TableKey => ({ pk: accountPartition(accountId), sk: `${DC_PREFIX}${dcId}` }),
+  partition: accountPartition,
+};
+
+/** Transaction items that create an account and DCs; each refuses to overwrite an existing one. */
+export function putAccountItem(account: Account) {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { ...accountKeys.account(account.accountId), entity: 'ACCOUNT', account_id: account.accountId, name: account.name, created_at: account.createdAt },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+export function putDcItem(dc: Dc) {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { ...accountKeys.dc(dc.accountId, dc.dcId), entity: 'DC', account_id: dc.accountId, dc_id: dc.dcId, name: dc.name, time_zone: dc.timeZone },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/** Fails the transaction unless the account exists (adding a DC or key to a missing account). */
+export function accountExistsCheck(accountId: string) {
+  return {
+    ConditionCheck: {
+      TableName: tableName,
+      Key: accountKeys.account(accountId),
+      ConditionExpression: 'attribute_exists(pk)',
+    },
+  };
+}
+
+export async function getAccount(accountId: string): Promise<Account | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: accountKeys.account(accountId), ConsistentRead: true }));
+  return Item ? { accountId: Item.account_id, name: Item.name, createdAt: Item.created_at } : undefined;
+}
+
+export async function listDcs(accountId: string): Promise<Dc[]> {
+  const dcs: Dc[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': accountPartition(accountId), ':prefix': DC_PREFIX },
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      dcs.push({ accountId: item.account_id, dcId: item.dc_id, name: item.name, timeZone: item.time_zone });
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return dcs;
+}

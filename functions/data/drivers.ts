@@ -1,0 +1,170 @@
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { sha256Hex } from '../shared/crypto';
+import { db, isConditionFailure, tableName } from './client';
+import { decodeNextToken, encodeNextToken, type Page } from './pagination';
+import type { TableKey } from './table-schema';
+
+export interface DriverLocation {
+  timestamp: number;
+  latitude: number;
+  longitude: number;
+}
+
+export interface Driver {
+  accountId: string;
+  dcId: string;
+  driverId: string;
+  name: string;
+  /** The spec returns it in driver reads, so it is kept; drivers authenticate by its hash. */
+  loginToken: string;
+  location?: DriverLocation;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Ids never contain "/" (see endpoints/common), so "/" separates the parts of composite keys. */
+const dcPartition = (accountId: string, dcId: string) => `DC#${accountId}/${dcId}`;
+const DRIVER_PREFIX = 'DRIVER#';
+
+export const driverKeys = {
+  driver: (accountId: string, dcId: string, driverId: string): TableKey => ({
+    pk: dcPartition(accountId, dcId),
+    sk: `${DRIVER_PREFIX}${driverId}`,
+  }),
+  /** Driver-app authentication looks drivers up by token hash. */
+  loginToken: (tokenHash: string, accountId: string, dcId: string, driverId: string): TableKey => ({
+    pk: `DRIVER_TOKEN#${tokenHash}`,
+    sk: `${accountId}/${dcId}/${driverId}`,
+  }),
+};
+
+function toItem(driver: Driver) {
+  return {
+    ...driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
+    entity: 'DRIVER',
+    account_id: driver.accountId,
+    dc_id: driver.dcId,
+    driver_id: driver.driverId,
+    name: driver.name,
+    login_token: driver.loginToken,
+    location: driver.location,
+    created_at: driver.createdAt,
+    updated_at: driver.updatedAt,
+  };
+}
+
+function fromItem(item: Record<string, any>): Driver {
+  return {
+    accountId: item.account_id,
+    dcId: item.dc_id,
+    driverId: item.driver_id,
+    name: item.name,
+    loginToken: item.login_token,
+    location: item.location,
+    createdAt: item.created_at,
+    updatedAt: item.updated_at,
+  };
+}
+
+function tokenItemKey(driver: Pick<Driver, 'accountId' | 'dcId' | 'driverId' | 'loginToken'>): TableKey {
+  return driverKeys.loginToken(sha256Hex(driver.loginToken), driver.accountId, driver.dcId, driver.driverId);
+}
+
+/** Creates the driver and its token lookup together; returns false when the id is taken in this DC. */
+export async function insertDriver(driver: Driver): Promise<boolean> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: tableName, Item: toItem(driver), ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...tokenItemKey(driver), entity: 'DRIVER_TOKEN', account_id: driver.accountId, dc_id: driver.dcId, driver_id: driver.driverId },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+export async function getDriver(accountId: string, dcId: string, driverId: string): Promise<Driver | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: driverKeys.driver(accountId, dcId, driverId), ConsistentRead: true }),
+  );
+  return Item ? fromItem(Item) : undefined;
+}
+
+export async function listDrivers(
+  accountId: string,
+  dcId: string,
+  page: { limit?: number; nextToken?: string },
+): Promise<Page<Driver>> {
+  const partition = dcPartition(accountId, dcId);
+  let startKey: Record<string, unknown> | undefined = decodeNextToken(page.nextToken, partition, DRIVER_PREFIX);
+  const items: Driver[] = [];
+  do {
+    const result = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': partition, ':prefix': DRIVER_PREFIX },
+        ExclusiveStartKey: startKey,
+        Limit: page.limit === undefined ? undefined : page.limit - items.length,
+      }),
+    );
+    items.push(...(result.Items ?? []).map(fromItem));
+    startKey = result.LastEvaluatedKey;
+  } while (startKey && (page.limit === undefined || items.length < page.limit));
+  return { items, nextToken: encodeNextToken(startKey) };
+}
+
+/** Renames a driver; returns undefined when the driver does not exist. */
+export async function renameDriver(
+  accountId: string,
+  dcId: string,
+  driverId: string,
+  name: string,
+  at: number,
+): Promise<Driver | undefined> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: driverKeys.driver(accountId, dcId, driverId),
+        UpdateExpression: 'SET #name = :name, updated_at = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: { ':name': name, ':at': at },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes ? fromItem(Attributes) : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Deletes the driver and its token lookup, so the token stops working at once. */
+export async function deleteDriver(driver: Driver): Promise<boolean> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: tableName, Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId), ConditionExpression: 'attribute_exists(pk)' } },
+          { Delete: { TableName: tableName, Key: tokenItemKey(driver) } },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

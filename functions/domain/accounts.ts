@@ -1,0 +1,110 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { AccountCaller } from '../shared/auth-context';
+import { randomId, randomSecret, sha256Hex } from '../shared/crypto';
+import { accountExistsCheck, listDcs, putAccountItem, putDcItem } from '../data/accounts';
+import { createApiKey, deleteApiKey, findApiKeyByHash, putApiKeyItems } from '../data/api-keys';
+import { db, isConditionFailure } from '../data/client';
+
+export interface NewDc {
+  dcId: string;
+  timeZone: string;
+  name?: string;
+}
+
+export interface IssuedApiKey {
+  accountId: string;
+  keyId: string;
+  /** Shown once; only its hash is stored. */
+  apiKey: string;
+}
+
+const API_KEY_PREFIX = 'drs_';
+
+export function isValidTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function checkDcs(dcs: readonly NewDc[]): void {
+  const seen = new Set<string>();
+  for (const dc of dcs) {
+    if (!/^[^\s/\p{Cc}]{1,128}$/u.test(dc.dcId)) throw new Error(`invalid DC id '${dc.dcId}'`);
+    if (!isValidTimeZone(dc.timeZone)) throw new Error(`unknown IANA time zone '${dc.timeZone}' for DC '${dc.dcId}'`);
+    if (seen.has(dc.dcId)) throw new Error(`DC '${dc.dcId}' is listed twice`);
+    seen.add(dc.dcId);
+  }
+}
+
+function newApiKey(accountId: string, now: number) {
+  const apiKey = randomSecret(API_KEY_PREFIX);
+  const record = { accountId, keyId: randomId('key_'), keyHash: sha256Hex(apiKey), createdAt: now };
+  return { record, issued: { accountId, keyId: record.keyId, apiKey } };
+}
+
+/** Creates an account, its DCs and its first API key in one transaction. */
+export async function createAccount(input: { name: string; dcs: NewDc[]; apiKey?: string }): Promise<IssuedApiKey & { dcIds: string[] }> {
+  checkDcs(input.dcs);
+  const now = Date.now();
+  const accountId = randomId('acc_');
+  const { record, issued } = newApiKey(accountId, now);
+  if (input.apiKey) {
+    record.keyHash = sha256Hex(input.apiKey);
+    issued.apiKey = input.apiKey;
+  }
+  await db.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        putAccountItem({ accountId, name: input.name, createdAt: now }),
+        ...input.dcs.map((dc) => putDcItem({ accountId, dcId: dc.dcId, timeZone: dc.timeZone, name: dc.name ?? dc.dcId })),
+        ...putApiKeyItems(record),
+      ],
+    }),
+  );
+  return { ...issued, dcIds: input.dcs.map((dc) => dc.dcId) };
+}
+
+export async function addDc(accountId: string, dc: NewDc): Promise<void> {
+  checkDcs([dc]);
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [accountExistsCheck(accountId), putDcItem({ accountId, dcId: dc.dcId, timeZone: dc.timeZone, name: dc.name ?? dc.dcId })],
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) throw new Error(`account '${accountId}' does not exist or already has DC '${dc.dcId}'`);
+    throw error;
+  }
+}
+
+/** Issues another key for an account (for rotation: create, switch clients over, revoke the old one). */
+export async function issueApiKey(accountId: string, apiKey?: string): Promise<IssuedApiKey> {
+  const { record, issued } = newApiKey(accountId, Date.now());
+  if (apiKey) {
+    record.keyHash = sha256Hex(apiKey);
+    issued.apiKey = apiKey;
+  }
+  try {
+    await createApiKey(record);
+  } catch (error) {
+    if (isConditionFailure(error)) throw new Error(`account '${accountId}' does not exist or the key is already registered`);
+    throw error;
+  }
+  return issued;
+}
+
+export async function revokeApiKey(accountId: string, keyId: string): Promise<void> {
+  if (!(await deleteApiKey(accountId, keyId))) throw new Error(`account '${accountId}' has no API key '${keyId}'`);
+}
+
+/** The caller behind an API key, or undefined when the key is unknown or revoked. */
+export async function authenticateApiKey(apiKey: string): Promise<AccountCaller | undefined> {
+  const key = await findApiKeyByHash(sha256Hex(apiKey));
+  if (!key) return undefined;
+  const dcs = await listDcs(key.accountId);
+  return { kind: 'apiKey', accountId: key.accountId, dcIds: dcs.map((dc) => dc.dcId) };
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+
+/** Ids: 1..128 characters, none of them whitespace, `/` or control characters (they travel in URL paths). */
+export const Id = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[^\s/\p{Cc}]+$/u, 'must not contain whitespace, "/" or control characters');
+
+/** Human-readable names: 1..200 characters, not blank, no control characters. */
+export const Name = z
+  .string()
+  .max(200)
+  .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters')
+  .refine((value) => value.trim().length > 0, 'must not be blank');
+
+export const EpochMillis = z.number().int().min(0).meta({ description: 'milliseconds since the Unix epoch' });
+
+export const Location = z
+  .object({ latitude: z.number().min(-90).max(90), longitude: z.number().min(-180).max(180) })
+  .meta({ id: 'Location' });
+
+export const DcParams = z.object({ dc_id: Id });
+
+/** Optional pagination of list endpoints: without `limit` the whole list is returned. */
+export const PaginationQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  next_token: z.string().min(1).max(2048).optional(),
+});
+
+export const NextToken = z.string().optional().meta({ description: 'present when more items remain' });
+
+export const EmptyData = z.object({}).meta({ id: 'Empty' });

@@ -1,0 +1,51 @@
+import type { z } from 'zod';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Who may call an endpoint: an account's API key, a driver's login token, or anyone. */
+export type AuthKind = 'apiKey' | 'driverToken' | 'none';
+
+/** What an endpoint's Lambda may do to the table; CDK grants exactly this and nothing more. */
+export type TableAccess = 'read' | 'readWrite';
+
+/**
+ * One row of the endpoint list. The same object drives the API Gateway method and Lambda in CDK, the
+ * local HTTP server, the OpenAPI document and the handler's own input validation.
+ */
+export interface EndpointDefinition {
+  /** OpenAPI operationId; unique. */
+  operationId: string;
+  method: HttpMethod;
+  /** API Gateway / OpenAPI path template, e.g. `/dcs/{dc_id}/drivers`. */
+  path: string;
+  auth: AuthKind;
+  /** Handler module under `functions/handlers/`, without extension. Endpoints may share one (one Lambda). */
+  handler: string;
+  summary: string;
+  tag: string;
+  access: { table?: TableAccess };
+  request: { params?: z.ZodObject; query?: z.ZodObject; body?: z.ZodType };
+  /** Success responses by HTTP status; `data` is the schema of the envelope's `data`. */
+  responses: Partial<Record<200 | 202, { description: string; data: z.ZodType }>>;
+  /** Error codes (beyond the generic ones every endpoint may answer) this endpoint can return. */
+  errorCodes: number[];
+  /** Documents served as they are (the OpenAPI document) skip the envelope. */
+  envelope?: false;
+}
+
+export function defineEndpoint<const E extends EndpointDefinition>(endpoint: E): E {
+  return endpoint;
+}
+
+/** The same endpoint under another method (the spec accepts PATCH and PUT alike for some updates). */
+export function alsoAs<const E extends EndpointDefinition, const M extends HttpMethod>(
+  endpoint: E,
+  method: M,
+): Omit<E, 'method' | 'operationId'> & { method: M; operationId: string } {
+  return { ...endpoint, method, operationId: `${endpoint.operationId}${method[0]}${method.slice(1).toLowerCase()}` };
+}
+
+/** True when the path is scoped to a DC, so the caller's account must own `{dc_id}`. */
+export function isDcScoped(endpoint: Pick<EndpointDefinition, 'path'>): boolean {
+  return endpoint.path.includes('{dc_id}');
+}

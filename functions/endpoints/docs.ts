@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { defineEndpoint } from './define';
+
+export const getOpenApiDocument = defineEndpoint({
+  operationId: 'getOpenApiDocument',
+  method: 'GET',
+  path: '/openapi.json',
+  auth: 'none',
+  handler: 'docs/openapi',
+  summary: 'This OpenAPI 3.1 document (no envelope, no auth)',
+  tag: 'Docs',
+  access: {},
+  request: {},
+  responses: { 200: { description: 'the OpenAPI document', data: z.record(z.string(), z.unknown()) } },
+  errorCodes: [],
+  envelope: false,
+});
+
+export const docsEndpoints = [getOpenApiDocument];

@@ -1,0 +1,7 @@
+import { dcEndpoints } from './dcs';
+import type { EndpointDefinition } from './define';
+import { docsEndpoints } from './docs';
+import { driverEndpoints } from './drivers';
+
+/** The endpoint list: CDK, the local server, the OpenAPI document and the coverage test all read it. */
+export const endpoints: readonly EndpointDefinition[] = [...dcEndpoints, ...driverEndpoints, ...docsEndpoints];

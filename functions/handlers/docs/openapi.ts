@@ -1,0 +1,16 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { getOpenApiDocument } from '../../endpoints/docs';
+import { endpoints } from '../../endpoints/index';
+import { buildOpenApiDocument } from '../../shared/openapi';
+
+// Built once per cold start: the document only changes with a deployment.
+let body: string | undefined;
+
+/** Serves the OpenAPI document as it is (no envelope: tools read it directly). */
+async function serve(): Promise<APIGatewayProxyResult> {
+  body ??= JSON.stringify(buildOpenApiDocument(endpoints));
+  return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body };
+}
+
+export const handler = Object.assign(middy(serve), { endpoint: getOpenApiDocument });

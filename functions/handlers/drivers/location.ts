@@ -1,0 +1,9 @@
+import { requireDriver } from '../../domain/drivers';
+import { getDriverLocation as endpoint } from '../../endpoints/drivers';
+import { httpHandler } from '../../shared/http-handler';
+import { driverLocationView } from './views';
+
+export const handler = httpHandler(endpoint, async ({ params, caller }) => {
+  const driver = await requireDriver({ accountId: caller.accountId, dcId: params.dc_id, driverId: params.driver_id });
+  return { driver_location: driverLocationView(driver) };
+});

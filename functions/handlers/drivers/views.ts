@@ -1,0 +1,14 @@
+import type { Driver } from '../../domain/drivers';
+
+/** The spec's driver resource. */
+export function driverView(driver: Driver) {
+  return { id: driver.driverId, name: driver.name, login_token: driver.loginToken };
+}
+
+/** The spec's `driver_location`: null until the driver has reported one. */
+export function driverLocationView(driver: Driver) {
+  const { location } = driver;
+  return location
+    ? { timestamp: location.timestamp, location: { latitude: location.latitude, longitude: location.longitude } }
+    : null;
+}

@@ -1,0 +1,35 @@
+import { ERROR_CODES, type ErrorCodeName } from './error-codes';
+
+/** An error a client caused or may act on; the HTTP layer turns it into the error envelope. */
+export class ApiError extends Error {
+  readonly httpStatus: number;
+  readonly code: number;
+
+  constructor(name: ErrorCodeName, message: string) {
+    super(message);
+    this.name = new.target.name;
+    this.httpStatus = ERROR_CODES[name].httpStatus;
+    this.code = ERROR_CODES[name].code;
+  }
+}
+
+export class ValidationError extends ApiError {
+  constructor(message: string) {
+    super('VALIDATION_FAILED', message);
+  }
+}
+
+export class NotFoundError extends ApiError {
+  constructor(message: string) {
+    super('NOT_FOUND', message);
+  }
+}
+
+export class ForbiddenDcError extends ApiError {
+  constructor(dcId: string) {
+    super('DC_FORBIDDEN', `DC '${dcId}' does not exist or is not in this account`);
+  }
+}
+
+/** A 400 whose code says which rule the request broke (2000, 2001, 3005 ...). */
+export class ConflictError extends ApiError {}

@@ -1,0 +1,111 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import { type EndpointDefinition, isDcScoped } from '../endpoints/define';
+import { type AccountCaller, type Caller, readAccountCaller } from './auth-context';
+import { ERROR_CODES } from './error-codes';
+import { ApiError, ForbiddenDcError, ValidationError } from './errors';
+import { errorResponse, successResponse } from './envelope';
+import { MAX_BODY_BYTES } from './limits';
+import { logger } from './logger';
+
+type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface ApiRequest<E extends EndpointDefinition> {
+  params: Infer<E['request']['params']>;
+  query: Infer<E['request']['query']>;
+  body: Infer<E['request']['body']>;
+  caller: E['auth'] extends 'apiKey' ? AccountCaller : Caller;
+  requestId: string;
+}
+
+type SuccessData<E extends EndpointDefinition> = E['responses'] extends { 200: { data: infer S } }
+  ? z.input<S & z.ZodType>
+  : unknown;
+
+/** A success answered with a status other than 200 (202 for work still pending). */
+export class WithStatus {
+  constructor(
+    readonly statusCode: 200 | 202,
+    readonly data: unknown,
+  ) {}
+}
+
+/**
+ * Wraps a use case as an API Gateway proxy handler: size limit, JSON parsing, zod validation of path,
+ * query and body (messages name the field path), the DC-ownership check, and the envelope for every
+ * outcome. Anything that is not an ApiError becomes a generic 500 whose request id is logged.
+ */
+export function httpHandler<const E extends EndpointDefinition>(
+  endpoint: E,
+  handle: (request: ApiRequest<E>) => Promise<SuccessData<E> | WithStatus>,
+) {
+  const dcScoped = isDcScoped(endpoint);
+
+  async function run(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
+    const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+    try {
+      const caller = readCaller(endpoint, event);
+      const params = parsePart('path', endpoint.request.params, event.pathParameters ?? {});
+      if (dcScoped && caller.kind === 'apiKey') {
+        const dcId = (params as { dc_id: string }).dc_id;
+        if (!caller.dcIds.includes(dcId)) throw new ForbiddenDcError(dcId);
+      }
+      const query = parsePart('query', endpoint.request.query, event.queryStringParameters ?? {});
+      const body = endpoint.request.body ? parsePart('body', endpoint.request.body, parseJsonBody(event)) : undefined;
+      const result = await handle({ params, query, body, caller, requestId } as ApiRequest<E>);
+      return result instanceof WithStatus
+        ? successResponse(result.statusCode, result.data)
+        : successResponse(200, result);
+    } catch (error) {
+      if (error instanceof ApiError) return errorResponse(error.httpStatus, error.code, error.message);
+      logger.error('unhandled error', { error, requestId, operation: endpoint.operationId });
+      const { code, httpStatus } = ERROR_CODES.INTERNAL;
+      return errorResponse(httpStatus, code, `internal error (request id ${requestId})`);
+    }
+  }
+
+  const handler = middy(run).use(injectLambdaContext(logger, { resetKeys: true }));
+  return Object.assign(handler, { endpoint });
+}
+
+function readCaller(endpoint: EndpointDefinition, event: APIGatewayProxyEvent): Caller {
+  if (endpoint.auth === 'apiKey') return readAccountCaller(event.requestContext?.authorizer);
+  return { kind: 'none' };
+}
+
+function parseJsonBody(event: APIGatewayProxyEvent): unknown {
+  const raw = event.body ?? '';
+  const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+  if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) {
+    throw new ApiError('BODY_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes`);
+  }
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError('MALFORMED_JSON', 'request body is not valid JSON');
+  }
+}
+
+type Part = 'path' | 'query' | 'body';
+
+function parsePart(part: Part, schema: z.ZodType | undefined, input: unknown): unknown {
+  if (!schema) return undefined;
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ValidationError(describeIssues(part, result.error.issues));
+}
+
+/** "driver_name: Too big: expected string to have <=200 characters; path.dc_id: ..." */
+export function describeIssues(part: Part, issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((issue) => {
+      const path = issue.path.map(String);
+      const field = part === 'body' ? path.join('.') : [part, ...path].join('.');
+      if (field === '') return `request body: ${issue.message}`;
+      return `${field}: ${issue.message}`;
+    })
+    .join('; ');
+}
