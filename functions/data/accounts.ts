@@ -22,7 +22,10 @@ const DC_PREFIX = 'DC#';
 
 export const accountKeys = {
   account: (accountId: string): TableKey => ({ pk: accountPartition(accountId), sk: 'ACCOUNT' }),
-  dc: (accountId: string, dcId: string): TableKey => ({ pk: accountPartition(accountId), sk: `${DC_PREFIX}${dcId}` }),
+  dc: (accountId: string, dcId: string): TableKey => ({
+    pk: accountPartition(accountId),
+    sk: `${DC_PREFIX}${dcId}`,
+  }),
   partition: accountPartition,
 };
 
@@ -31,7 +34,13 @@ export function putAccountItem(account: Account) {
   return {
     Put: {
       TableName: tableName,
-      Item: { ...accountKeys.account(account.accountId), entity: 'ACCOUNT', account_id: account.accountId, name: account.name, created_at: account.createdAt },
+      Item: {
+        ...accountKeys.account(account.accountId),
+        entity: 'ACCOUNT',
+        account_id: account.accountId,
+        name: account.name,
+        created_at: account.createdAt,
+      },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -41,7 +50,14 @@ export function putDcItem(dc: Dc) {
   return {
     Put: {
       TableName: tableName,
-      Item: { ...accountKeys.dc(dc.accountId, dc.dcId), entity: 'DC', account_id: dc.accountId, dc_id: dc.dcId, name: dc.name, time_zone: dc.timeZone },
+      Item: {
+        ...accountKeys.dc(dc.accountId, dc.dcId),
+        entity: 'DC',
+        account_id: dc.accountId,
+        dc_id: dc.dcId,
+        name: dc.name,
+        time_zone: dc.timeZone,
+      },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -59,7 +75,9 @@ export function accountExistsCheck(accountId: string) {
 }
 
 export async function getAccount(accountId: string): Promise<Account | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: accountKeys.account(accountId), ConsistentRead: true }));
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: accountKeys.account(accountId), ConsistentRead: true }),
+  );
   return Item ? { accountId: Item.account_id, name: Item.name, createdAt: Item.created_at } : undefined;
 }
 

@@ -15,29 +15,64 @@ export const apiKeyKeys = {
   /** The authorizer's lookup: by hash alone. */
   byHash: (keyHash: string): TableKey => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
   /** The account's own list, so an operator can revoke by key id. */
-  inAccount: (accountId: string, keyId: string): TableKey => ({ pk: accountKeys.partition(accountId), sk: `APIKEY#${keyId}` }),
+  inAccount: (accountId: string, keyId: string): TableKey => ({
+    pk: accountKeys.partition(accountId),
+    sk: `APIKEY#${keyId}`,
+  }),
 };
 
 export function putApiKeyItems(record: ApiKeyRecord) {
-  const attributes = { entity: 'API_KEY', account_id: record.accountId, key_id: record.keyId, key_hash: record.keyHash, created_at: record.createdAt };
+  const attributes = {
+    entity: 'API_KEY',
+    account_id: record.accountId,
+    key_id: record.keyId,
+    key_hash: record.keyHash,
+    created_at: record.createdAt,
+  };
   return [
-    { Put: { TableName: tableName, Item: { ...apiKeyKeys.byHash(record.keyHash), ...attributes }, ConditionExpression: 'attribute_not_exists(pk)' } },
-    { Put: { TableName: tableName, Item: { ...apiKeyKeys.inAccount(record.accountId, record.keyId), ...attributes }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: tableName,
+        Item: { ...apiKeyKeys.byHash(record.keyHash), ...attributes },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: tableName,
+        Item: { ...apiKeyKeys.inAccount(record.accountId, record.keyId), ...attributes },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
   ];
 }
 
 export async function createApiKey(record: ApiKeyRecord): Promise<void> {
-  await db.send(new TransactWriteCommand({ TransactItems: [accountExistsCheck(record.accountId), ...putApiKeyItems(record)] }));
+  await db.send(
+    new TransactWriteCommand({
+      TransactItems: [accountExistsCheck(record.accountId), ...putApiKeyItems(record)],
+    }),
+  );
 }
 
-export async function findApiKeyByHash(keyHash: string): Promise<{ accountId: string; keyId: string } | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: apiKeyKeys.byHash(keyHash), ConsistentRead: true }));
+export async function findApiKeyByHash(
+  keyHash: string,
+): Promise<{ accountId: string; keyId: string } | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: apiKeyKeys.byHash(keyHash), ConsistentRead: true }),
+  );
   return Item ? { accountId: Item.account_id, keyId: Item.key_id } : undefined;
 }
 
 /** Deletes both items of a key; returns false when the account has no such key. */
 export async function deleteApiKey(accountId: string, keyId: string): Promise<boolean> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: apiKeyKeys.inAccount(accountId, keyId), ConsistentRead: true }));
+  const { Item } = await db.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: apiKeyKeys.inAccount(accountId, keyId),
+      ConsistentRead: true,
+    }),
+  );
   if (!Item) return false;
   await db.send(
     new TransactWriteCommand({

@@ -14,5 +14,8 @@ export function isConditionFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error.name === 'ConditionalCheckFailedException') return true;
   const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-  return error.name === 'TransactionCanceledException' && !!reasons?.some((r) => r.Code === 'ConditionalCheckFailed');
+  return (
+    error.name === 'TransactionCanceledException' &&
+    !!reasons?.some((r) => r.Code === 'ConditionalCheckFailed')
+  );
 }

@@ -76,11 +76,23 @@ export async function insertDriver(driver: Driver): Promise<boolean> {
     await db.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: tableName, Item: toItem(driver), ConditionExpression: 'attribute_not_exists(pk)' } },
           {
             Put: {
               TableName: tableName,
-              Item: { ...tokenItemKey(driver), entity: 'DRIVER_TOKEN', account_id: driver.accountId, dc_id: driver.dcId, driver_id: driver.driverId },
+              Item: toItem(driver),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName,
+              Item: {
+                ...tokenItemKey(driver),
+                entity: 'DRIVER_TOKEN',
+                account_id: driver.accountId,
+                dc_id: driver.dcId,
+                driver_id: driver.driverId,
+              },
             },
           },
         ],
@@ -93,9 +105,17 @@ export async function insertDriver(driver: Driver): Promise<boolean> {
   }
 }
 
-export async function getDriver(accountId: string, dcId: string, driverId: string): Promise<Driver | undefined> {
+export async function getDriver(
+  accountId: string,
+  dcId: string,
+  driverId: string,
+): Promise<Driver | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: driverKeys.driver(accountId, dcId, driverId), ConsistentRead: true }),
+    new GetCommand({
+      TableName: tableName,
+      Key: driverKeys.driver(accountId, dcId, driverId),
+      ConsistentRead: true,
+    }),
   );
   return Item ? fromItem(Item) : undefined;
 }
@@ -106,7 +126,11 @@ export async function listDrivers(
   page: { limit?: number; nextToken?: string },
 ): Promise<Page<Driver>> {
   const partition = dcPartition(accountId, dcId);
-  let startKey: Record<string, unknown> | undefined = decodeNextToken(page.nextToken, partition, DRIVER_PREFIX);
+  let startKey: Record<string, unknown> | undefined = decodeNextToken(
+    page.nextToken,
+    partition,
+    DRIVER_PREFIX,
+  );
   const items: Driver[] = [];
   do {
     const result = await db.send(
@@ -157,7 +181,13 @@ export async function deleteDriver(driver: Driver): Promise<boolean> {
     await db.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Delete: { TableName: tableName, Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId), ConditionExpression: 'attribute_exists(pk)' } },
+          {
+            Delete: {
+              TableName: tableName,
+              Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
           { Delete: { TableName: tableName, Key: tokenItemKey(driver) } },
         ],
       }),

@@ -15,7 +15,11 @@ export function encodeNextToken(lastKey: Record<string, unknown> | undefined): s
  * Decodes a client's `next_token` and checks it points into the partition being listed, so a forged
  * token can neither read another partition nor make DynamoDB fail with a 500.
  */
-export function decodeNextToken(token: string | undefined, partition: TableKey['pk'], skPrefix: string): TableKey | undefined {
+export function decodeNextToken(
+  token: string | undefined,
+  partition: TableKey['pk'],
+  skPrefix: string,
+): TableKey | undefined {
   if (token === undefined) return undefined;
   try {
     const key = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Partial<TableKey>;

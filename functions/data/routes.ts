@@ -6,12 +6,21 @@ import { TABLE_SCHEMA, type TableKey } from './table-schema';
 const routePartition = (accountId: string, routeId: string) => `ROUTE#${accountId}/${routeId}`;
 
 export const routeKeys = {
-  route: (accountId: string, routeId: string): TableKey => ({ pk: routePartition(accountId, routeId), sk: 'ROUTE' }),
+  route: (accountId: string, routeId: string): TableKey => ({
+    pk: routePartition(accountId, routeId),
+    sk: 'ROUTE',
+  }),
   /**
    * Sparse GSI1 entry carried by a route only while it is active or started for a driver, sorted by
    * planned start: "active routes of a driver" is one query.
    */
-  activeForDriver: (accountId: string, dcId: string, driverId: string, startTime: number, routeId: string) => ({
+  activeForDriver: (
+    accountId: string,
+    dcId: string,
+    driverId: string,
+    startTime: number,
+    routeId: string,
+  ) => ({
     gsi1pk: `ACTIVE_ROUTES#${accountId}/${dcId}/${driverId}`,
     gsi1sk: `${String(startTime).padStart(15, '0')}#${routeId}`,
   }),
@@ -58,7 +67,8 @@ export async function finalizeRoute(accountId: string, routeId: string, at: numb
       new UpdateCommand({
         TableName: tableName,
         Key: routeKeys.route(accountId, routeId),
-        UpdateExpression: 'SET is_finalized = :true, is_active = :false, finalized_timestamp = :at, version = version + :one REMOVE gsi1pk, gsi1sk',
+        UpdateExpression:
+          'SET is_finalized = :true, is_active = :false, finalized_timestamp = :at, version = version + :one REMOVE gsi1pk, gsi1sk',
         ConditionExpression: 'attribute_exists(pk) AND is_finalized = :false',
         ExpressionAttributeValues: { ':true': true, ':false': false, ':at': at, ':one': 1 },
       }),

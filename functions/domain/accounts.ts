@@ -1,9 +1,9 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { AccountCaller } from '../shared/auth-context';
-import { randomId, randomSecret, sha256Hex } from '../shared/crypto';
 import { accountExistsCheck, listDcs, putAccountItem, putDcItem } from '../data/accounts';
 import { createApiKey, deleteApiKey, findApiKeyByHash, putApiKeyItems } from '../data/api-keys';
 import { db, isConditionFailure } from '../data/client';
+import type { AccountCaller } from '../shared/auth-context';
+import { randomId, randomSecret, sha256Hex } from '../shared/crypto';
 
 export interface NewDc {
   dcId: string;
@@ -33,7 +33,8 @@ function checkDcs(dcs: readonly NewDc[]): void {
   const seen = new Set<string>();
   for (const dc of dcs) {
     if (!/^[^\s/\p{Cc}]{1,128}$/u.test(dc.dcId)) throw new Error(`invalid DC id '${dc.dcId}'`);
-    if (!isValidTimeZone(dc.timeZone)) throw new Error(`unknown IANA time zone '${dc.timeZone}' for DC '${dc.dcId}'`);
+    if (!isValidTimeZone(dc.timeZone))
+      throw new Error(`unknown IANA time zone '${dc.timeZone}' for DC '${dc.dcId}'`);
     if (seen.has(dc.dcId)) throw new Error(`DC '${dc.dcId}' is listed twice`);
     seen.add(dc.dcId);
   }
@@ -46,7 +47,11 @@ function newApiKey(accountId: string, now: number) {
 }
 
 /** Creates an account, its DCs and its first API key in one transaction. */
-export async function createAccount(input: { name: string; dcs: NewDc[]; apiKey?: string }): Promise<IssuedApiKey & { dcIds: string[] }> {
+export async function createAccount(input: {
+  name: string;
+  dcs: NewDc[];
+  apiKey?: string;
+}): Promise<IssuedApiKey & { dcIds: string[] }> {
   checkDcs(input.dcs);
   const now = Date.now();
   const accountId = randomId('acc_');
@@ -59,7 +64,9 @@ export async function createAccount(input: { name: string; dcs: NewDc[]; apiKey?
     new TransactWriteCommand({
       TransactItems: [
         putAccountItem({ accountId, name: input.name, createdAt: now }),
-        ...input.dcs.map((dc) => putDcItem({ accountId, dcId: dc.dcId, timeZone: dc.timeZone, name: dc.name ?? dc.dcId })),
+        ...input.dcs.map((dc) =>
+          putDcItem({ accountId, dcId: dc.dcId, timeZone: dc.timeZone, name: dc.name ?? dc.dcId }),
+        ),
         ...putApiKeyItems(record),
       ],
     }),
@@ -72,11 +79,15 @@ export async function addDc(accountId: string, dc: NewDc): Promise<void> {
   try {
     await db.send(
       new TransactWriteCommand({
-        TransactItems: [accountExistsCheck(accountId), putDcItem({ accountId, dcId: dc.dcId, timeZone: dc.timeZone, name: dc.name ?? dc.dcId })],
+        TransactItems: [
+          accountExistsCheck(accountId),
+          putDcItem({ accountId, dcId: dc.dcId, timeZone: dc.timeZone, name: dc.name ?? dc.dcId }),
+        ],
       }),
     );
   } catch (error) {
-    if (isConditionFailure(error)) throw new Error(`account '${accountId}' does not exist or already has DC '${dc.dcId}'`);
+    if (isConditionFailure(error))
+      throw new Error(`account '${accountId}' does not exist or already has DC '${dc.dcId}'`);
     throw error;
   }
 }
@@ -91,14 +102,16 @@ export async function issueApiKey(accountId: string, apiKey?: string): Promise<I
   try {
     await createApiKey(record);
   } catch (error) {
-    if (isConditionFailure(error)) throw new Error(`account '${accountId}' does not exist or the key is already registered`);
+    if (isConditionFailure(error))
+      throw new Error(`account '${accountId}' does not exist or the key is already registered`);
     throw error;
   }
   return issued;
 }
 
 export async function revokeApiKey(accountId: string, keyId: string): Promise<void> {
-  if (!(await deleteApiKey(accountId, keyId))) throw new Error(`account '${accountId}' has no API key '${keyId}'`);
+  if (!(await deleteApiKey(accountId, keyId)))
+    throw new Error(`account '${accountId}' has no API key '${keyId}'`);
 }
 
 /** The caller behind an API key, or undefined when the key is unknown or revoked. */

@@ -1,8 +1,8 @@
+import type { Driver } from '../data/drivers';
+import * as driversTable from '../data/drivers';
+import { finalizeRoute, listActiveRoutesOfDriver } from '../data/routes';
 import { randomSecret } from '../shared/crypto';
 import { ConflictError, NotFoundError } from '../shared/errors';
-import * as driversTable from '../data/drivers';
-import type { Driver } from '../data/drivers';
-import { finalizeRoute, listActiveRoutesOfDriver } from '../data/routes';
 
 export type { Driver };
 
@@ -13,7 +13,10 @@ export interface DriverRef {
 }
 
 /** Creates a driver; a login token is generated (32 CSPRNG bytes) when the client sends none. */
-export async function createDriver(ref: DriverRef, input: { name: string; loginToken?: string }): Promise<Driver> {
+export async function createDriver(
+  ref: DriverRef,
+  input: { name: string; loginToken?: string },
+): Promise<Driver> {
   const now = Date.now();
   const driver: Driver = {
     ...ref,
@@ -23,7 +26,10 @@ export async function createDriver(ref: DriverRef, input: { name: string; loginT
     updatedAt: now,
   };
   if (!(await driversTable.insertDriver(driver))) {
-    throw new ConflictError('DRIVER_EXISTS', `driver_id: a driver with id '${ref.driverId}' already exists in DC '${ref.dcId}'`);
+    throw new ConflictError(
+      'DRIVER_EXISTS',
+      `driver_id: a driver with id '${ref.driverId}' already exists in DC '${ref.dcId}'`,
+    );
   }
   return driver;
 }
@@ -45,7 +51,10 @@ export async function deleteDriver(ref: DriverRef): Promise<void> {
   const driver = await requireDriver(ref);
   const active = await listActiveRoutesOfDriver(ref.accountId, ref.dcId, ref.driverId, { limit: 1 });
   if (active.length > 0) {
-    throw new ConflictError('DRIVER_HAS_ACTIVE_ROUTES', `driver '${ref.driverId}' has active routes; finish or reassign them first`);
+    throw new ConflictError(
+      'DRIVER_HAS_ACTIVE_ROUTES',
+      `driver '${ref.driverId}' has active routes; finish or reassign them first`,
+    );
   }
   if (!(await driversTable.deleteDriver(driver))) throw driverNotFound(ref);
 }

@@ -42,7 +42,11 @@ export function alsoAs<const E extends EndpointDefinition, const M extends HttpM
   endpoint: E,
   method: M,
 ): Omit<E, 'method' | 'operationId'> & { method: M; operationId: string } {
-  return { ...endpoint, method, operationId: `${endpoint.operationId}${method[0]}${method.slice(1).toLowerCase()}` };
+  return {
+    ...endpoint,
+    method,
+    operationId: `${endpoint.operationId}${method[0]}${method.slice(1).toLowerCase()}`,
+  };
 }
 
 /** True when the path is scoped to a DC, so the caller's account must own `{dc_id}`. */

@@ -3,7 +3,11 @@ import { DcParams, EmptyData, EpochMillis, Id, Location, Name, NextToken, Pagina
 import { alsoAs, defineEndpoint } from './define';
 
 export const Driver = z
-  .object({ id: z.string(), name: z.string(), login_token: z.string().meta({ description: 'secret the driver app signs in with' }) })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    login_token: z.string().meta({ description: 'secret the driver app signs in with' }),
+  })
   .meta({ id: 'Driver' });
 
 export const DriverLocation = z
@@ -11,7 +15,9 @@ export const DriverLocation = z
   .nullable()
   .meta({ id: 'DriverLocation', description: 'null until the driver reports a location' });
 
-export const ActiveRoute = z.object({ planned_start_time: EpochMillis, route_id: z.string() }).meta({ id: 'ActiveRoute' });
+export const ActiveRoute = z
+  .object({ planned_start_time: EpochMillis, route_id: z.string() })
+  .meta({ id: 'ActiveRoute' });
 
 const DriverParams = DcParams.extend({ driver_id: Id });
 
@@ -44,7 +50,12 @@ export const listDrivers = defineEndpoint({
   tag: TAG,
   access: { table: 'read' },
   request: { params: DcParams, query: PaginationQuery },
-  responses: { 200: { description: 'the DC’s drivers', data: z.object({ drivers: z.array(Driver), next_token: NextToken }) } },
+  responses: {
+    200: {
+      description: 'the DC’s drivers',
+      data: z.object({ drivers: z.array(Driver), next_token: NextToken }),
+    },
+  },
   errorCodes: [],
 });
 
@@ -114,7 +125,12 @@ export const getDriverBulkInfo = defineEndpoint({
   tag: TAG,
   access: { table: 'read' },
   request: { params: DriverParams },
-  responses: { 200: { description: 'driver and latest location', data: z.object({ driver: Driver, driver_location: DriverLocation }) } },
+  responses: {
+    200: {
+      description: 'driver and latest location',
+      data: z.object({ driver: Driver, driver_location: DriverLocation }),
+    },
+  },
   errorCodes: [1003],
 });
 
@@ -142,7 +158,9 @@ export const getDriverActiveRoutes = defineEndpoint({
   tag: TAG,
   access: { table: 'read' },
   request: { params: DriverParams },
-  responses: { 200: { description: 'active routes', data: z.object({ active_routes: z.array(ActiveRoute) }) } },
+  responses: {
+    200: { description: 'active routes', data: z.object({ active_routes: z.array(ActiveRoute) }) },
+  },
   errorCodes: [1003],
 });
 

@@ -4,4 +4,8 @@ import { docsEndpoints } from './docs';
 import { driverEndpoints } from './drivers';
 
 /** The endpoint list: CDK, the local server, the OpenAPI document and the coverage test all read it. */
-export const endpoints: readonly EndpointDefinition[] = [...dcEndpoints, ...driverEndpoints, ...docsEndpoints];
+export const endpoints: readonly EndpointDefinition[] = [
+  ...dcEndpoints,
+  ...driverEndpoints,
+  ...docsEndpoints,
+];

@@ -7,5 +7,9 @@ export function successResponse(statusCode: number, data: unknown): APIGatewayPr
 }
 
 export function errorResponse(statusCode: number, code: number, message: string): APIGatewayProxyResult {
-  return { statusCode, headers: JSON_HEADERS, body: JSON.stringify({ status: 'error', data: { code, message } }) };
+  return {
+    statusCode,
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ status: 'error', data: { code, message } }),
+  };
 }

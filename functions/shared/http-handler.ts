@@ -4,9 +4,9 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { z } from 'zod';
 import { type EndpointDefinition, isDcScoped } from '../endpoints/define';
 import { type AccountCaller, type Caller, readAccountCaller } from './auth-context';
+import { errorResponse, successResponse } from './envelope';
 import { ERROR_CODES } from './error-codes';
 import { ApiError, ForbiddenDcError, ValidationError } from './errors';
-import { errorResponse, successResponse } from './envelope';
 import { MAX_BODY_BYTES } from './limits';
 import { logger } from './logger';
 
@@ -53,7 +53,9 @@ export function httpHandler<const E extends EndpointDefinition>(
         if (!caller.dcIds.includes(dcId)) throw new ForbiddenDcError(dcId);
       }
       const query = parsePart('query', endpoint.request.query, event.queryStringParameters ?? {});
-      const body = endpoint.request.body ? parsePart('body', endpoint.request.body, parseJsonBody(event)) : undefined;
+      const body = endpoint.request.body
+        ? parsePart('body', endpoint.request.body, parseJsonBody(event))
+        : undefined;
       const result = await handle({ params, query, body, caller, requestId } as ApiRequest<E>);
       return result instanceof WithStatus
         ? successResponse(result.statusCode, result.data)

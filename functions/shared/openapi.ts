@@ -43,14 +43,19 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
 
   for (const endpoint of endpoints) {
     const { params, query, body } = endpoint.request;
-    const responses: Record<string, { description: string; content: Record<string, { schema: z.ZodType }> }> = {};
+    const responses: Record<string, { description: string; content: Record<string, { schema: z.ZodType }> }> =
+      {};
     for (const [status, response] of Object.entries(endpoint.responses)) {
       const schema =
-        endpoint.envelope === false ? response.data : z.object({ status: z.literal('success'), data: response.data });
+        endpoint.envelope === false
+          ? response.data
+          : z.object({ status: z.literal('success'), data: response.data });
       responses[status] = { description: response.description, content: { 'application/json': { schema } } };
     }
     for (const [status, codes] of errorResponses(endpoint)) {
-      const description = codes.map((code) => `${code}: ${codeMeaning.get(code)?.meaning ?? 'see the description'}`).join('; ');
+      const description = codes
+        .map((code) => `${code}: ${codeMeaning.get(code)?.meaning ?? 'see the description'}`)
+        .join('; ');
       responses[String(status)] = { description, content: { 'application/json': { schema: ErrorEnvelope } } };
     }
     registry.registerPath({

@@ -15,7 +15,9 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
   const apiKey = bearerSecret(event.headers);
   const caller = apiKey ? await authenticateApiKey(apiKey) : undefined;
   if (!caller) {
-    logger.info('API key refused', { reason: apiKey ? 'unknown key' : 'missing or malformed Authorization header' });
+    logger.info('API key refused', {
+      reason: apiKey ? 'unknown key' : 'missing or malformed Authorization header',
+    });
     throw new Error('Unauthorized');
   }
   return {

@@ -3,6 +3,12 @@ import { getDriverActiveRoutes as endpoint } from '../../endpoints/drivers';
 import { httpHandler } from '../../shared/http-handler';
 
 export const handler = httpHandler(endpoint, async ({ params, caller }) => {
-  const routes = await activeRoutesOf({ accountId: caller.accountId, dcId: params.dc_id, driverId: params.driver_id });
-  return { active_routes: routes.map((route) => ({ planned_start_time: route.startTime, route_id: route.routeId })) };
+  const routes = await activeRoutesOf({
+    accountId: caller.accountId,
+    dcId: params.dc_id,
+    driverId: params.driver_id,
+  });
+  return {
+    active_routes: routes.map((route) => ({ planned_start_time: route.startTime, route_id: route.routeId })),
+  };
 });

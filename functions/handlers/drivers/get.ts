@@ -4,6 +4,10 @@ import { httpHandler } from '../../shared/http-handler';
 import { driverView } from './views';
 
 export const handler = httpHandler(endpoint, async ({ params, caller }) => {
-  const driver = await requireDriver({ accountId: caller.accountId, dcId: params.dc_id, driverId: params.driver_id });
+  const driver = await requireDriver({
+    accountId: caller.accountId,
+    dcId: params.dc_id,
+    driverId: params.driver_id,
+  });
   return { driver: driverView(driver) };
 });

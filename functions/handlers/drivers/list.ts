@@ -4,6 +4,9 @@ import { httpHandler } from '../../shared/http-handler';
 import { driverView } from './views';
 
 export const handler = httpHandler(endpoint, async ({ params, query, caller }) => {
-  const page = await listDrivers(caller.accountId, params.dc_id, { limit: query.limit, nextToken: query.next_token });
+  const page = await listDrivers(caller.accountId, params.dc_id, {
+    limit: query.limit,
+    nextToken: query.next_token,
+  });
   return { drivers: page.items.map(driverView), next_token: page.nextToken };
 });

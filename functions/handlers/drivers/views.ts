@@ -9,6 +9,9 @@ export function driverView(driver: Driver) {
 export function driverLocationView(driver: Driver) {
   const { location } = driver;
   return location
-    ? { timestamp: location.timestamp, location: { latitude: location.latitude, longitude: location.longitude } }
+    ? {
+        timestamp: location.timestamp,
+        location: { latitude: location.latitude, longitude: location.longitude },
+      }
     : null;
 }

@@ -1,0 +1,66 @@
+/**
+ * `npm start`: the whole service on this machine, no AWS account needed.
+ * Env: PORT (default 3000; 0 = any free port), LOCAL_STATE_DIR (default .local), LOCAL_DEMO_API_KEY.
+ * Flag: --in-memory (DynamoDB data is not kept between runs).
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { endpoints } from '../functions/endpoints/index';
+import { startApiServer } from '../local/api-server';
+import { startLocalStack } from '../local/stack';
+
+const inMemory = process.argv.includes('--in-memory');
+const port = Number(process.env.PORT ?? 3000);
+const stateDir = resolve(process.env.LOCAL_STATE_DIR ?? '.local');
+mkdirSync(stateDir, { recursive: true });
+const stackFile = join(stateDir, 'stack.json');
+
+const stack = await startLocalStack({
+  dataDir: inMemory ? undefined : join(stateDir, 'dynamodb'),
+  namePrefix: 'delivery-routes',
+});
+// Imported only now: the data layer reads TABLE_NAME and the endpoints when it loads.
+const { seedDemoAccount } = await import('../local/seed');
+const demo = await seedDemoAccount(stateDir, process.env.LOCAL_DEMO_API_KEY);
+const api = await startApiServer({ endpoints, port, accessLog: true });
+
+writeFileSync(
+  stackFile,
+  JSON.stringify(
+    {
+      api_url: api.url,
+      region: stack.environment.AWS_REGION,
+      dynamodb_endpoint: stack.endpoints.dynamodb,
+      sqs_endpoint: stack.endpoints.aws,
+      s3_endpoint: stack.endpoints.aws,
+      table_name: stack.resources.tableName,
+      bucket_name: stack.resources.bucketName,
+      queue_urls: stack.resources.queueUrls,
+      dlq_urls: stack.resources.dlqUrls,
+      demo: { account_id: demo.accountId, dc_id: demo.dcId, driver_id: demo.driverId },
+    },
+    null,
+    2,
+  ),
+);
+
+console.log(`Route service listening on ${api.url}`);
+console.log(`Demo account ${demo.accountId}: DC ${demo.dcId}, driver ${demo.driverId}`);
+console.log(`Demo API key: ${demo.apiKey}`);
+console.log(`Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${api.url}/dcs/${demo.dcId}/drivers`);
+console.log(
+  `Stack endpoints written to ${stackFile}${inMemory ? ' (in-memory data)' : ''}; Ctrl-C stops everything.`,
+);
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal}: stopping`);
+  rmSync(stackFile, { force: true });
+  await api.close();
+  await stack.stop();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,0 +1,46 @@
+import { ERROR_CODES, type ErrorCodeName } from '../functions/shared/error-codes';
+
+/**
+ * What API Gateway answers on its own (before or instead of a Lambda), in the spec's envelope. CDK
+ * installs these as gateway responses; the local server answers the same bodies in the same cases.
+ */
+export const GATEWAY_RESPONSES = {
+  UNAUTHORIZED: {
+    statusCode: 401,
+    error: 'INVALID_CREDENTIALS',
+    message: 'missing or invalid credentials: send Authorization: Bearer <key>',
+  },
+  ACCESS_DENIED: {
+    statusCode: 401,
+    error: 'INVALID_CREDENTIALS',
+    message: 'these credentials are not valid for this endpoint',
+  },
+  // API Gateway answers an unknown path or method with 403 "Missing Authentication Token" (or, when an
+  // Authorization header is present, an incomplete-signature 403); both mean "no such endpoint".
+  MISSING_AUTHENTICATION_TOKEN: {
+    statusCode: 404,
+    error: 'UNKNOWN_ENDPOINT',
+    message: 'no such endpoint or method',
+  },
+  INCOMPLETE_SIGNATURE: { statusCode: 404, error: 'UNKNOWN_ENDPOINT', message: 'no such endpoint or method' },
+  REQUEST_TOO_LARGE: { statusCode: 413, error: 'BODY_TOO_LARGE', message: 'request body too large' },
+  THROTTLED: { statusCode: 429, error: 'RATE_LIMITED', message: 'too many requests; retry with backoff' },
+  QUOTA_EXCEEDED: {
+    statusCode: 429,
+    error: 'RATE_LIMITED',
+    message: 'too many requests; retry with backoff',
+  },
+  DEFAULT_4XX: { statusCode: undefined, error: 'VALIDATION_FAILED', message: 'invalid request' },
+  DEFAULT_5XX: { statusCode: undefined, error: 'INTERNAL', message: 'internal error' },
+} as const satisfies Record<
+  string,
+  { statusCode: number | undefined; error: ErrorCodeName; message: string }
+>;
+
+export type GatewayResponseType = keyof typeof GATEWAY_RESPONSES;
+
+/** The JSON body of a gateway response. */
+export function gatewayResponseBody(type: GatewayResponseType): string {
+  const { error, message } = GATEWAY_RESPONSES[type];
+  return JSON.stringify({ status: 'error', data: { code: ERROR_CODES[error].code, message } });
+}

@@ -1,0 +1,30 @@
+import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../lib/resource-definitions';
+import type { LocalResources } from './resources';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './services';
+
+/**
+ * The environment the handlers get locally: the same variables CDK sets on AWS, plus the SDK's own
+ * endpoint variables, so handler code never knows where it runs.
+ */
+export function localHandlerEnvironment(
+  endpoints: { dynamodb: string; aws: string },
+  resources: LocalResources,
+): Record<string, string> {
+  const queueEnv = Object.fromEntries(
+    (Object.keys(QUEUES) as QueueName[]).map((name) => [QUEUES[name].urlEnv, resources.queueUrls[name]]),
+  );
+  return {
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    AWS_ENDPOINT_URL_SQS: endpoints.aws,
+    AWS_ENDPOINT_URL_S3: endpoints.aws,
+    S3_FORCE_PATH_STYLE: 'true',
+    [TABLE_NAME_ENV]: resources.tableName,
+    [BUCKET_NAME_ENV]: resources.bucketName,
+    ...queueEnv,
+    // Local receivers listen on 127.0.0.1, which the SSRF guard refuses by default.
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  };
+}

