@@ -284,7 +284,7 @@ function singleValueHeaders(req: IncomingMessage): Record<string, string> {
 
 function groupSearchParams(params: URLSearchParams): Record<string, string[]> {
   const grouped: Record<string, string[]> = {};
-  for (const [key, value] of params) (grouped[key] ??= []).push(value);
+  for (const [key, value] of params) grouped[key] = [...(grouped[key] ?? []), value];
   return grouped;
 }
 

@@ -1,4 +1,10 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  type NativeAttributeValue,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { sha256Hex } from '../shared/crypto';
 import { db, isConditionFailure, tableName } from './client';
 import { decodeNextToken, encodeNextToken, type Page } from './pagination';
@@ -53,7 +59,7 @@ function toItem(driver: Driver) {
   };
 }
 
-function fromItem(item: Record<string, any>): Driver {
+function fromItem(item: Record<string, NativeAttributeValue>): Driver {
   return {
     accountId: item.account_id,
     dcId: item.dc_id,
