@@ -1,0 +1,24 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { endpoints } from '../../functions/endpoints/index';
+import { type ApiServer, startApiServer } from '../../local/api-server';
+import { localHandlerEnvironment } from '../../local/environment';
+import { createLocalResources } from '../../local/stack';
+
+export interface TestApi extends ApiServer {
+  tableName: string;
+}
+
+/**
+ * A local API for one test file: its own table, queues and bucket (named after the file) on the shared
+ * DynamoDB Local and fauxqs, and the same HTTP adapter `npm start` uses. Call before importing anything
+ * from functions/data: the handlers read their environment when they load.
+ */
+export async function startTestApi(name: string): Promise<TestApi> {
+  const endpointsUsed = { dynamodb: inject('dynamodbEndpoint'), aws: inject('awsEndpoint') };
+  const prefix = `t-${name}-${randomBytes(3).toString('hex')}`;
+  const resources = await createLocalResources(endpointsUsed, prefix);
+  Object.assign(process.env, localHandlerEnvironment(endpointsUsed, resources));
+  const api = await startApiServer({ endpoints });
+  return { ...api, tableName: resources.tableName };
+}
