@@ -8,6 +8,6 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 90_000,
-    env: { POWERTOOLS_LOG_LEVEL: 'ERROR', AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING: '1' },
+    env: { POWERTOOLS_LOG_LEVEL: 'ERROR', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

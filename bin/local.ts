@@ -9,6 +9,8 @@ import { endpoints } from '../functions/endpoints/index';
 import { startApiServer } from '../local/api-server';
 import { startLocalStack } from '../local/stack';
 
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const inMemory = process.argv.includes('--in-memory');
 const port = Number(process.env.PORT ?? 3000);
 const stateDir = resolve(process.env.LOCAL_STATE_DIR ?? '.local');

@@ -26,5 +26,7 @@ export function localHandlerEnvironment(
     ...queueEnv,
     // Local receivers listen on 127.0.0.1, which the SSRF guard refuses by default.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    // This machine runs Node 20 (Lambda runs 22); the SDK's reminder about that is noise here.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
 }
