@@ -12,6 +12,7 @@ let services: RunningService[] = [];
 
 /** Starts DynamoDB Local (in memory) and fauxqs once for the run; nothing has to be running beforehand. */
 export async function setup(project: TestProject) {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const [dynamodb, aws] = await Promise.all([startDynamoDbLocal(), startLocalAws()]);
   services = [dynamodb, aws];
   project.provide('dynamodbEndpoint', dynamodb.endpoint);

@@ -1,0 +1,128 @@
+/**
+ * Operator CLI for accounts, DCs and API keys (there is no public sign-up endpoint).
+ *
+ *   npm run admin -- create-account --name <name> --dc <id>:<IANA zone>[:<name>] [--dc ...]
+ *   npm run admin -- add-dc --account <account_id> --dc <id>:<IANA zone>[:<name>]
+ *   npm run admin -- create-api-key --account <account_id>
+ *   npm run admin -- revoke-api-key --account <account_id> --key-id <key_id>
+ *
+ * Targets the local stack of `npm start` (found through <LOCAL_STATE_DIR>/stack.json), or a deployed
+ * table with `--table <name>` [--region <region>] and the usual AWS credentials. Prints JSON.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const USAGE = `usage: npm run admin -- <command> [options]
+  create-account --name <name> --dc <id>:<IANA zone>[:<name>] [--dc ...]
+  add-dc         --account <account_id> --dc <id>:<IANA zone>[:<name>]
+  create-api-key --account <account_id>
+  revoke-api-key --account <account_id> --key-id <key_id>
+options: --table <name> [--region <region>] to target AWS; otherwise the local stack (LOCAL_STATE_DIR, default .local)`;
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string' },
+    dc: { type: 'string', multiple: true },
+    account: { type: 'string' },
+    'key-id': { type: 'string' },
+    table: { type: 'string' },
+    region: { type: 'string' },
+  },
+});
+
+function parseDc(spec: string) {
+  const [dcId, timeZone, ...name] = spec.split(':');
+  if (!dcId || !timeZone) fail(`--dc '${spec}' is not <id>:<IANA zone>[:<name>]`);
+  return { dcId, timeZone, name: name.length ? name.join(':') : undefined };
+}
+
+function required(option: 'name' | 'account' | 'key-id'): string {
+  const value = values[option];
+  if (!value) fail(`--${option} is required`);
+  return value;
+}
+
+/** Points the data layer at the chosen table before it loads (it reads its environment on import). */
+function selectTarget(): void {
+  if (values.table) {
+    process.env.TABLE_NAME = values.table;
+    if (values.region) process.env.AWS_REGION = values.region;
+    return;
+  }
+  const stackFile = join(resolve(process.env.LOCAL_STATE_DIR ?? '.local'), 'stack.json');
+  if (!existsSync(stackFile))
+    fail(`no local stack found at ${stackFile}: run npm start, or pass --table for AWS`);
+  const stack = JSON.parse(readFileSync(stackFile, 'utf8'));
+  Object.assign(process.env, {
+    TABLE_NAME: stack.table_name,
+    AWS_REGION: stack.region,
+    AWS_ENDPOINT_URL_DYNAMODB: stack.dynamodb_endpoint,
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  });
+}
+
+const [command] = positionals;
+if (!command) fail('a command is required');
+selectTarget();
+const accounts = await import('../functions/domain/accounts');
+
+try {
+  switch (command) {
+    case 'create-account': {
+      const dcs = (values.dc ?? []).map(parseDc);
+      if (dcs.length === 0) fail('create-account needs at least one --dc');
+      const created = await accounts.createAccount({ name: required('name'), dcs });
+      console.log(
+        JSON.stringify(
+          {
+            account_id: created.accountId,
+            api_key: created.apiKey,
+            key_id: created.keyId,
+            dc_ids: created.dcIds,
+          },
+          null,
+          2,
+        ),
+      );
+      break;
+    }
+    case 'add-dc': {
+      const [spec, ...extra] = values.dc ?? [];
+      if (!spec || extra.length) fail('add-dc takes exactly one --dc');
+      const dc = parseDc(spec);
+      await accounts.addDc(required('account'), dc);
+      console.log(JSON.stringify({ account_id: values.account, dc_id: dc.dcId }, null, 2));
+      break;
+    }
+    case 'create-api-key': {
+      const issued = await accounts.issueApiKey(required('account'));
+      console.log(
+        JSON.stringify(
+          { account_id: issued.accountId, api_key: issued.apiKey, key_id: issued.keyId },
+          null,
+          2,
+        ),
+      );
+      break;
+    }
+    case 'revoke-api-key': {
+      await accounts.revokeApiKey(required('account'), required('key-id'));
+      console.log(JSON.stringify({ account_id: values.account, revoked_key_id: values['key-id'] }, null, 2));
+      break;
+    }
+    default:
+      fail(`unknown command '${command}'`);
+  }
+} catch (error) {
+  console.error(`admin: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}

@@ -1,0 +1,61 @@
+import { expect } from 'vitest';
+import type { z } from 'zod';
+import type { EndpointDefinition } from '../../functions/endpoints/define';
+
+export interface ApiResponse {
+  status: number;
+  body: { status: 'success' | 'error'; data: Record<string, unknown> } & Record<string, unknown>;
+  text: string;
+}
+
+export interface CallOptions {
+  key?: string;
+  /** An object is sent as JSON; a string is sent as it is (for malformed bodies). */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** One HTTP call to the local API; returns status and parsed body (every answer must be JSON). */
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== undefined) headers.Authorization = `Bearer ${options.key}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    headers['Content-Type'] ??= 'application/json';
+  }
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  return { status: response.status, body: JSON.parse(text), text };
+}
+
+/** Asserts a success envelope whose data matches the endpoint's declared response schema; returns data. */
+export function expectSuccess<E extends EndpointDefinition>(
+  response: ApiResponse,
+  endpoint: E,
+  status: 200 | 202 = 200,
+) {
+  expect(response.status, response.text).toBe(status);
+  expect(response.body.status).toBe('success');
+  const schema = endpoint.responses[status]?.data as z.ZodType;
+  const parsed = schema.safeParse(response.body.data);
+  expect(
+    parsed.success,
+    `response data does not match the ${endpoint.operationId} schema: ${response.text}`,
+  ).toBe(true);
+  return response.body.data as never;
+}
+
+/** Asserts the error envelope with the given HTTP status and code; returns the message. */
+export function expectError(response: ApiResponse, status: number, code: number): string {
+  expect(response.status, response.text).toBe(status);
+  expect(response.body).toEqual({ status: 'error', data: { code, message: expect.any(String) } });
+  const message = response.body.data.message as string;
+  expect(message).not.toMatch(/\bat .+\.(ts|js):\d+/); // never a stack trace
+  return message;
+}

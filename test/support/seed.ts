@@ -1,0 +1,58 @@
+/**
+ * Items that no endpoint of this slice can write yet (routes come with the import pipeline, locations
+ * with the driver app), written with the entity modules' own key builders. Import after startTestApi.
+ */
+export async function seedActiveRoute(
+  ref: { accountId: string; dcId: string; driverId: string },
+  routeId: string,
+  startTime: number,
+) {
+  const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { db, tableName } = await import('../../functions/data/client');
+  const { routeKeys } = await import('../../functions/data/routes');
+  await db.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...routeKeys.route(ref.accountId, routeId),
+        ...routeKeys.activeForDriver(ref.accountId, ref.dcId, ref.driverId, startTime, routeId),
+        entity: 'ROUTE',
+        route_id: routeId,
+        dc_id: ref.dcId,
+        assigned_driver_id: ref.driverId,
+        start_time: startTime,
+        is_active: true,
+        is_finalized: false,
+        version: 1,
+      },
+    }),
+  );
+}
+
+export async function readRoute(accountId: string, routeId: string) {
+  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { db, tableName } = await import('../../functions/data/client');
+  const { routeKeys } = await import('../../functions/data/routes');
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: routeKeys.route(accountId, routeId) }),
+  );
+  return Item;
+}
+
+export async function seedDriverLocation(
+  ref: { accountId: string; dcId: string; driverId: string },
+  location: { timestamp: number; latitude: number; longitude: number },
+) {
+  const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { db, tableName } = await import('../../functions/data/client');
+  const { driverKeys } = await import('../../functions/data/drivers');
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: driverKeys.driver(ref.accountId, ref.dcId, ref.driverId),
+      UpdateExpression: 'SET #location = :location',
+      ExpressionAttributeNames: { '#location': 'location' },
+      ExpressionAttributeValues: { ':location': location },
+    }),
+  );
+}
