@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as dcs from '../../functions/endpoints/dcs';
+import { createTestAccount } from '../support/accounts';
+import { call, expectError, expectSuccess } from '../support/http';
+import { startTestApi, type TestApi } from '../support/local-api';
+
+let api: TestApi;
+let acme: { accountId: string; key: string; keyId: string };
+
+beforeAll(async () => {
+  api = await startTestApi('gateway');
+  acme = await createTestAccount('Acme', [{ dcId: 'north' }, { dcId: 'south', timeZone: 'Asia/Tokyo' }]);
+  await createTestAccount('Globex', [{ dcId: 'elsewhere' }]);
+});
+
+afterAll(() => api?.close());
+
+describe('GET /dcs', () => {
+  it('lists the DCs of the key’s account with their time zones, and only those', async () => {
+    const data = expectSuccess(await call(api.url, 'GET', '/dcs', { key: acme.key }), dcs.listDcs);
+    expect(data).toEqual({
+      dcs: [
+        { id: 'north', name: 'north', time_zone: 'America/Chicago' },
+        { id: 'south', name: 'south', time_zone: 'Asia/Tokyo' },
+      ],
+    });
+  });
+
+  it('answers 401 without a key', async () => {
+    expectError(await call(api.url, 'GET', '/dcs'), 401, 1001);
+  });
+});
+
+describe('API keys', () => {
+  it.each([
+    ['no Authorization header', {}],
+    ['a Basic scheme', { Authorization: 'Basic dXNlcjpwYXNz' }],
+    ['Bearer without a key', { Authorization: 'Bearer ' }],
+    ['a key with a space in it', { Authorization: 'Bearer drs_a b' }],
+    ['an unknown key', { Authorization: 'Bearer drs_0000000000000000000000000000000000000000000' }],
+  ])('refuses %s with 401 and 1001', async (_, headers) => {
+    expectError(await call(api.url, 'GET', '/dcs', { headers }), 401, 1001);
+  });
+
+  it('accepts a second key of the same account and refuses a revoked one', async () => {
+    const { issueApiKey, revokeApiKey } = await import('../../functions/domain/accounts');
+    const second = await issueApiKey(acme.accountId);
+    expectSuccess(await call(api.url, 'GET', '/dcs', { key: second.apiKey }), dcs.listDcs);
+
+    const doomed = await issueApiKey(acme.accountId);
+    await revokeApiKey(acme.accountId, doomed.keyId);
+    expectError(await call(api.url, 'GET', '/dcs', { key: doomed.apiKey }), 401, 1001);
+    expectSuccess(await call(api.url, 'GET', '/dcs', { key: acme.key }), dcs.listDcs);
+  });
+
+  it('stores no key in the table, only its SHA-256 hash', async () => {
+    const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { db, tableName } = await import('../../functions/data/client');
+    const { sha256Hex } = await import('../../functions/shared/crypto');
+    const { Items = [] } = await db.send(new ScanCommand({ TableName: tableName }));
+    const dump = JSON.stringify(Items);
+    expect(dump).not.toContain(acme.key);
+    expect(dump).toContain(sha256Hex(acme.key));
+  });
+});
+
+describe('unknown endpoints', () => {
+  it.each([
+    ['GET', '/nowhere'],
+    ['GET', '/dcs/north'],
+    ['POST', '/dcs'],
+    ['DELETE', '/dcs/north/drivers'],
+    ['GET', '/dcs/north/drivers/x/unknown'],
+  ])('%s %s answers 404 with 1007, with or without a key', async (method, path) => {
+    expectError(await call(api.url, method, path), 404, 1007);
+    expectError(await call(api.url, method, path, { key: acme.key }), 404, 1007);
+  });
+
+  it('answers a path with malformed percent-encoding with 404 and 1007', async () => {
+    expectError(await call(api.url, 'GET', '/dcs/north/drivers/%E0%A4%A', { key: acme.key }), 404, 1007);
+  });
+});
+
+describe('GET /openapi.json', () => {
+  it('serves the OpenAPI 3.1 document without a key or an envelope', async () => {
+    const response = await fetch(`${api.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = await response.json();
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths)).toContain('/dcs/{dc_id}/drivers/{driver_id}/finish-routes');
+  });
+});

@@ -1,0 +1,66 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AUTHORIZERS } from '../../functions/endpoints/authorizers';
+import type { EndpointDefinition } from '../../functions/endpoints/define';
+import { endpoints } from '../../functions/endpoints/index';
+
+const handlerFile = (handler: string) =>
+  fileURLToPath(new URL(`../../functions/handlers/${handler}.ts`, import.meta.url));
+
+beforeAll(() => {
+  // Handler modules read their configuration when they load; nothing is called here.
+  process.env.TABLE_NAME ??= 'endpoint-list-test';
+});
+
+describe('the endpoint list', () => {
+  it('has unique operationIds and unique method + path pairs', () => {
+    expect(new Set(endpoints.map((e) => e.operationId)).size).toBe(endpoints.length);
+    expect(new Set(endpoints.map((e) => `${e.method} ${e.path}`)).size).toBe(endpoints.length);
+  });
+
+  it.each(endpoints.map((e) => [`${e.method} ${e.path}`, e] as const))(
+    '%s has a handler module exporting a handler built from this endpoint definition',
+    async (_, endpoint) => {
+      expect(existsSync(handlerFile(endpoint.handler)), `functions/handlers/${endpoint.handler}.ts`).toBe(
+        true,
+      );
+      const module = (await import(handlerFile(endpoint.handler))) as {
+        handler?: { endpoint?: EndpointDefinition };
+      };
+      expect(typeof module.handler).toBe('function');
+      const bound = module.handler?.endpoint;
+      expect(bound?.handler).toBe(endpoint.handler);
+      expect(bound?.path).toBe(endpoint.path);
+      expect(bound?.request).toEqual(endpoint.request);
+    },
+  );
+
+  it.each(endpoints.map((e) => [`${e.method} ${e.path}`, e] as const))(
+    '%s declares schemas for its path parameters and success response',
+    (_, endpoint) => {
+      const pathParams = [...endpoint.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
+      const declared = Object.keys(endpoint.request.params?.shape ?? {}).sort();
+      expect(declared).toEqual(pathParams);
+      expect(Object.keys(endpoint.responses).length).toBeGreaterThan(0);
+    },
+  );
+
+  it.each(endpoints.filter((e) => e.auth !== 'none').map((e) => [`${e.method} ${e.path}`, e] as const))(
+    '%s has an authorizer for its auth kind',
+    (_, endpoint) => {
+      const authorizer = AUTHORIZERS[endpoint.auth];
+      expect(authorizer).toBeDefined();
+      expect(existsSync(handlerFile(authorizer?.handler ?? 'missing'))).toBe(true);
+    },
+  );
+
+  it('gives a handler shared by several endpoints the same auth kind and table access', () => {
+    const byHandler = new Map<string, EndpointDefinition>();
+    for (const endpoint of endpoints) {
+      const first = byHandler.get(endpoint.handler) ?? endpoint;
+      byHandler.set(endpoint.handler, first);
+      expect([endpoint.auth, endpoint.access]).toEqual([first.auth, first.access]);
+    }
+  });
+});
