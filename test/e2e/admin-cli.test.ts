@@ -1,0 +1,119 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as dcs from '../../functions/endpoints/dcs';
+import { call, expectError, expectSuccess } from '../support/http';
+import { startTestApi, type TestApi } from '../support/local-api';
+
+const run = promisify(execFile);
+let api: TestApi;
+let stateDir: string;
+
+/** Runs `npm run admin -- ...` the way an operator would, against this file's local stack. */
+async function admin(...args: string[]) {
+  try {
+    const { stdout } = await run('node_modules/.bin/tsx', ['bin/admin.ts', ...args], {
+      env: { ...process.env, LOCAL_STATE_DIR: stateDir },
+    });
+    return { code: 0, json: JSON.parse(stdout), stderr: '' };
+  } catch (error) {
+    const failed = error as { code: number; stderr: string };
+    return { code: failed.code, json: undefined, stderr: failed.stderr };
+  }
+}
+
+beforeAll(async () => {
+  api = await startTestApi('admin');
+  stateDir = mkdtempSync(join(tmpdir(), 'admin-cli-'));
+  writeFileSync(
+    join(stateDir, 'stack.json'),
+    JSON.stringify({
+      table_name: api.tableName,
+      region: process.env.AWS_REGION,
+      dynamodb_endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB,
+    }),
+  );
+});
+
+afterAll(() => api?.close());
+
+describe('npm run admin', () => {
+  let account: { account_id: string; api_key: string; key_id: string; dc_ids: string[] };
+
+  it('create-account prints the account id, a working API key and the DC ids', async () => {
+    const result = await admin(
+      'create-account',
+      '--name',
+      'Acme',
+      '--dc',
+      'chi:America/Chicago:Chicago DC',
+      '--dc',
+      'ber:Europe/Berlin',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    account = result.json;
+    expect(account).toEqual({
+      account_id: expect.stringMatching(/^acc_/),
+      api_key: expect.stringMatching(/^drs_/),
+      key_id: expect.any(String),
+      dc_ids: ['chi', 'ber'],
+    });
+    const listed = expectSuccess(await call(api.url, 'GET', '/dcs', { key: account.api_key }), dcs.listDcs);
+    expect(listed).toEqual({
+      dcs: [
+        { id: 'ber', name: 'ber', time_zone: 'Europe/Berlin' },
+        { id: 'chi', name: 'Chicago DC', time_zone: 'America/Chicago' },
+      ],
+    });
+  });
+
+  it('add-dc adds a DC the account’s keys can use', async () => {
+    const result = await admin('add-dc', '--account', account.account_id, '--dc', 'tyo:Asia/Tokyo');
+    expect(result.code, result.stderr).toBe(0);
+    const fresh = await admin('create-api-key', '--account', account.account_id);
+    const listed = expectSuccess(
+      await call(api.url, 'GET', '/dcs', { key: fresh.json.api_key }),
+      dcs.listDcs,
+    ) as { dcs: { id: string }[] };
+    expect(listed.dcs.map((dc) => dc.id)).toContain('tyo');
+  });
+
+  it('create-api-key issues another key and revoke-api-key turns it off', async () => {
+    const created = await admin('create-api-key', '--account', account.account_id);
+    expect(created.code, created.stderr).toBe(0);
+    const revoked = await admin(
+      'revoke-api-key',
+      '--account',
+      account.account_id,
+      '--key-id',
+      created.json.key_id,
+    );
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expectError(await call(api.url, 'GET', '/dcs', { key: created.json.api_key }), 401, 1001);
+  });
+
+  it.each([
+    ['an unknown time zone', ['create-account', '--name', 'X', '--dc', 'a:Mars/Olympus']],
+    ['a DC without a zone', ['create-account', '--name', 'X', '--dc', 'a']],
+    ['no DC', ['create-account', '--name', 'X']],
+    ['an unknown command', ['make-coffee']],
+    ['an account that does not exist', ['create-api-key', '--account', 'acc_missing']],
+    [
+      'a key id the account does not have',
+      ['revoke-api-key', '--account', 'acc_missing', '--key-id', 'key_x'],
+    ],
+  ])('fails with a message and a non-zero exit for %s', async (_, args) => {
+    const result = await admin(...args);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.length).toBeGreaterThan(0);
+  });
+
+  it('refuses a DC id the account already has', async () => {
+    const result = await admin('add-dc', '--account', account.account_id, '--dc', 'chi:America/Chicago');
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('chi');
+  });
+});
