@@ -6,7 +6,7 @@ const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 
 describe('README', () => {
   it('lists every error code the service answers with, with its HTTP status', () => {
-    const rows = [...readme.matchAll(/^\| (\d{4}) \| (\d{3}) \|/gm)].map(
+    const rows = [...readme.matchAll(/^\| (\d{4}) +\| (\d{3}) +\|/gm)].map(
       (match) => `${match[1]} ${match[2]}`,
     );
     const codes = Object.values(ERROR_CODES).map((entry) => `${entry.code} ${entry.httpStatus}`);
