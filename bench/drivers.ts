@@ -1,0 +1,123 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_CREDENTIALS } from '../local/services';
+import { ApiClient } from './http';
+import { type ComparedPath, compareInterleaved, type Operation, runLoad } from './load';
+import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
+import { check, round } from './stats';
+
+const P50_OVERHEAD_TARGET_MS = 3;
+const THROUGHPUT_RATIO_TARGET = 0.5;
+
+/**
+ * `GET /dcs/{dc}/drivers/{id}` through the local HTTP runtime (authorizer cache, proxy event, middy
+ * handler, GetItem) against the bare GetItem of the same item with ConsistentRead, as the handler reads
+ * it, on the same DynamoDB Local: what the API path costs on top of the database.
+ */
+export const getDriverScenario: Scenario = {
+  name: 'get_driver',
+  async run({ runtime, config, abort, log }: ScenarioContext): Promise<ScenarioResult> {
+    const { stack, apiKey } = runtime;
+    const { account_id: accountId, dc_id: dcId, driver_id: driverId } = stack.demo;
+    // The data layer reads TABLE_NAME when it loads; the bench only borrows its key builder.
+    process.env.TABLE_NAME ??= stack.table_name;
+    const { driverKeys } = await import('../functions/data/drivers');
+    const key = driverKeys.driver(accountId, dcId, driverId);
+
+    const maxConcurrency = Math.max(...config.concurrencies);
+    const api = new ApiClient(stack.api_url, apiKey, maxConcurrency);
+    const db = DynamoDBDocumentClient.from(
+      new DynamoDBClient({
+        endpoint: stack.dynamodb_endpoint,
+        region: stack.region,
+        credentials: LOCAL_CREDENTIALS,
+      }),
+    );
+    const path = `/dcs/${encodeURIComponent(dcId)}/drivers/${encodeURIComponent(driverId)}`;
+
+    const paths: Record<'api' | 'raw', Operation> = {
+      api: async () => {
+        const { status, body } = await api.get(path);
+        const id = (body as { data?: { driver?: { id?: unknown } } } | undefined)?.data?.driver?.id;
+        if (status !== 200) throw new Error(`API answered ${status}: ${JSON.stringify(body).slice(0, 200)}`);
+        if (id !== driverId) throw new Error(`API answered 200 with driver id ${JSON.stringify(id)}`);
+      },
+      raw: async () => {
+        const { Item } = await db.send(
+          new GetCommand({ TableName: stack.table_name, Key: key, ConsistentRead: true }),
+        );
+        if (Item?.driver_id !== driverId)
+          throw new Error(`GetItem returned driver id ${JSON.stringify(Item?.driver_id)}`);
+      },
+    };
+
+    try {
+      // The first API request imports the authorizer and the handler (the local "cold start").
+      const cold = await runLoad(paths.api, { concurrency: 1, count: 1, abort });
+      log(`warming up: ${config.warmupRequests} requests per path`);
+      const warmup = {
+        api: await runLoad(paths.api, { concurrency: maxConcurrency, count: config.warmupRequests, abort }),
+        raw: await runLoad(paths.raw, { concurrency: maxConcurrency, count: config.warmupRequests, abort }),
+      };
+      const warmupErrors = cold.errors + warmup.api.errors + warmup.raw.errors;
+      if (cold.ok + warmup.api.ok === 0)
+        throw new Error(`every API request failed: ${[...cold.errorSamples, ...warmup.api.errorSamples][0]}`);
+
+      const byConcurrency: Record<string, Record<'api' | 'raw', ComparedPath>> = {};
+      for (const concurrency of config.concurrencies) {
+        log(`concurrency ${concurrency}: ${config.seconds} s per path, interleaved`);
+        byConcurrency[concurrency] = await compareInterleaved(paths, {
+          concurrency,
+          seconds: config.seconds,
+          sliceSeconds: config.sliceSeconds,
+          abort,
+          log,
+        });
+      }
+
+      const c1 = byConcurrency[1];
+      const c16 = byConcurrency[16];
+      const measuredErrors = Object.values(byConcurrency).reduce(
+        (total, result) => total + result.api.errors + result.raw.errors,
+        0,
+      );
+      return {
+        description:
+          'GET /dcs/{dc}/drivers/{id} through the local HTTP runtime (api) vs. a raw GetItem of the same ' +
+          'item with ConsistentRead (raw) on the same DynamoDB Local; closed loop, keep-alive',
+        item_key: key,
+        errors: warmupErrors + measuredErrors,
+        cold_first_api_request_ms: round(cold.latenciesMs[0] ?? Number.NaN),
+        warmup: {
+          requests_per_path: config.warmupRequests,
+          concurrency: maxConcurrency,
+          api_errors: warmup.api.errors + cold.errors,
+          raw_errors: warmup.raw.errors,
+          ...(warmupErrors
+            ? {
+                error_samples: [...cold.errorSamples, ...warmup.api.errorSamples, ...warmup.raw.errorSamples],
+              }
+            : {}),
+        },
+        concurrency: byConcurrency,
+        checks: {
+          api_p50_minus_raw_p50_ms: check(
+            c1 ? c1.api.latency_ms.p50 - c1.raw.latency_ms.p50 : Number.NaN,
+            '<=',
+            P50_OVERHEAD_TARGET_MS,
+            'concurrency 1: api p50 - raw p50, ms',
+          ),
+          api_throughput_ratio: check(
+            c16 ? c16.api.throughput_rps / c16.raw.throughput_rps : Number.NaN,
+            '>=',
+            THROUGHPUT_RATIO_TARGET,
+            'concurrency 16: api req/s / raw req/s',
+          ),
+        },
+      };
+    } finally {
+      api.close();
+      db.destroy();
+    }
+  },
+};

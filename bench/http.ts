@@ -1,0 +1,53 @@
+import { Agent, request } from 'node:http';
+
+export interface JsonResponse {
+  status: number;
+  body: unknown;
+}
+
+/** A keep-alive HTTP client for the local API: one socket per concurrent request, reused between requests. */
+export class ApiClient {
+  readonly #agent: Agent;
+  readonly #base: URL;
+  readonly #headers: Record<string, string>;
+
+  constructor(baseUrl: string, apiKey: string, maxSockets: number) {
+    this.#base = new URL(baseUrl);
+    this.#agent = new Agent({ keepAlive: true, maxSockets });
+    this.#headers = { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' };
+  }
+
+  get(path: string): Promise<JsonResponse> {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: this.#base.hostname,
+          port: this.#base.port,
+          path,
+          method: 'GET',
+          agent: this.#agent,
+          headers: this.#headers,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            try {
+              resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+            } catch {
+              reject(new Error(`HTTP ${res.statusCode}: body is not JSON: ${text.slice(0, 200)}`));
+            }
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+}

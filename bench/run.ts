@@ -1,0 +1,121 @@
+/**
+ * `npm run bench`: starts the local runtime (`tsx bin/local.ts --in-memory`) as a child process, runs the
+ * scenarios against it from this process and prints ONE JSON object on stdout; progress goes to stderr.
+ * Env: BENCH_SECONDS (measured seconds per path and concurrency, default 5), BENCH_SLICE_SECONDS (interleaving
+ * slice, default 1), BENCH_WARMUP (warm-up requests per path, default 300).
+ * Exit code 1 when a request failed (the numbers are then not trustworthy) or the bench could not run, 130 when
+ * interrupted; targets that are missed are reported in the JSON (`pass`) without failing the command.
+ * `npm run -s bench` keeps npm's own banner off stdout.
+ */
+import { cpus, loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { getDriverScenario } from './drivers';
+import { type LocalRuntime, startLocalRuntime } from './runtime';
+import type { BenchConfig, Scenario, ScenarioResult } from './scenario';
+import { round } from './stats';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const SCENARIOS: Scenario[] = [getDriverScenario];
+
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+function numberFromEnv(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min)
+    throw new Error(`${name} must be a number >= ${min}, got '${raw}'`);
+  return value;
+}
+
+const startedAt = new Date();
+const started = performance.now();
+let runtime: LocalRuntime | undefined;
+
+const report: Record<string, unknown> = {
+  bench: 'delivery-route-service',
+  timestamp: startedAt.toISOString(),
+  node: process.version,
+  platform: `${process.platform}-${process.arch}`,
+  cpus: cpus().length,
+  cpu_model: cpus()[0]?.model.trim(),
+  /** 1/5/15-minute load averages: other work on the machine skews the numbers. */
+  loadavg_start: loadavg().map((value) => round(value, 2)),
+};
+
+async function stopRuntime() {
+  await runtime?.stop();
+}
+
+// SIGINT/SIGTERM: stop the load, stop the runtime, still print the JSON (marked invalid); a second signal
+// exits at once (the runtime's process group is then SIGKILLed by the exit hook in runtime.ts).
+const abort = new AbortController();
+let interrupted: NodeJS.Signals | undefined;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (interrupted) process.exit(130);
+    interrupted = signal;
+    log(`${signal}: stopping`);
+    abort.abort(new Error(`interrupted by ${signal}`));
+  });
+}
+
+let exitCode = 0;
+try {
+  const config: BenchConfig = {
+    seconds: numberFromEnv('BENCH_SECONDS', 5, 0.1),
+    sliceSeconds: numberFromEnv('BENCH_SLICE_SECONDS', 1, 0.1),
+    warmupRequests: Math.round(numberFromEnv('BENCH_WARMUP', 300, 1)),
+    concurrencies: [1, 16],
+  };
+  report.config = {
+    seconds_per_path_and_concurrency: config.seconds,
+    slice_seconds: config.sliceSeconds,
+    warmup_requests_per_path: config.warmupRequests,
+    concurrencies: config.concurrencies,
+  };
+
+  log('starting the local runtime (tsx bin/local.ts --in-memory)');
+  runtime = await startLocalRuntime(log, abort.signal);
+  report.runtime = { startup_s: round(runtime.startupMs / 1000, 2) };
+
+  const scenarios: Record<string, ScenarioResult & { pass: boolean }> = {};
+  for (const scenario of SCENARIOS) {
+    log(`scenario ${scenario.name}`);
+    const result = await scenario.run({ runtime, config, abort: abort.signal, log });
+    const pass = result.errors === 0 && Object.values(result.checks).every((c) => c.pass);
+    scenarios[scenario.name] = { ...result, pass };
+    for (const [name, c] of Object.entries(result.checks))
+      log(`  ${name} = ${c.value} (target ${c.op} ${c.target}): ${c.pass ? 'pass' : 'FAIL'}`);
+  }
+  await stopRuntime();
+
+  const errors = Object.values(scenarios).reduce((total, result) => total + result.errors, 0);
+  if (errors > 0) {
+    log(`WARNING: ${errors} failed requests; the numbers are not trustworthy`);
+    exitCode = 1;
+  }
+  Object.assign(report, {
+    valid: errors === 0,
+    errors,
+    pass: errors === 0 && Object.values(scenarios).every((result) => result.pass),
+    duration_s: round((performance.now() - started) / 1000, 1),
+    loadavg_end: loadavg().map((value) => round(value, 2)),
+    scenarios,
+  });
+} catch (error) {
+  if (interrupted) log(`interrupted by ${interrupted}`);
+  else log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  exitCode = interrupted ? 130 : 1;
+  Object.assign(report, {
+    valid: false,
+    pass: false,
+    error: error instanceof Error ? error.message : String(error),
+    duration_s: round((performance.now() - started) / 1000, 1),
+  });
+  await stopRuntime().catch((stopError) => log(`stop failed: ${String(stopError)}`));
+}
+
+process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+process.exitCode = exitCode;
