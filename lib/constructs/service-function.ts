@@ -1,0 +1,100 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import type { TableAccess } from '../../functions/endpoints/define';
+import { TABLE_NAME_ENV } from '../resource-definitions';
+
+/** The repository root: entries, the lock file and esbuild's project root are resolved from here. */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export const SERVICE_NAME = 'delivery-route-service';
+
+/** Bundles are ESM; CommonJS dependencies inside them still call `require`, so give them one. */
+const CJS_REQUIRE_BANNER =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+export interface ServiceFunctionProps {
+  /** Handler module under `functions/handlers/`, without extension, e.g. `drivers/finish-routes`. */
+  readonly handlerModule: string;
+  readonly description?: string;
+  /** @default 10 seconds (API Gateway gives up after 29 s; an endpoint should answer well before). */
+  readonly timeout?: Duration;
+  /** @default 1024 */
+  readonly memorySize?: number;
+  /** Merged over the shared defaults. */
+  readonly environment?: Record<string, string>;
+  /** @default one month */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * A Lambda function with the defaults every function of the service shares: Node.js 22 on ARM, an ESM
+ * bundle built by the local esbuild (no Docker), X-Ray tracing, and its own log group with retention.
+ *
+ * The role is created here rather than by the Function so that it gets no AWS managed policy: the function
+ * may write to its own log group only (instead of AWSLambdaBasicExecutionRole's logs:* on every group).
+ */
+export class ServiceFunction extends NodejsFunction {
+  readonly handlerModule: string;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const logGroup = new LogGroup(scope, `${id}LogGroup`, {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+    });
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${props.handlerModule}`,
+    });
+
+    super(scope, id, {
+      entry: join(REPO_ROOT, 'functions', 'handlers', `${props.handlerModule}.ts`),
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 1024,
+      timeout: props.timeout ?? Duration.seconds(10),
+      role,
+      logGroup,
+      tracing: Tracing.ACTIVE,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        ...props.environment,
+      },
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        banner: CJS_REQUIRE_BANNER,
+      },
+    });
+
+    this.handlerModule = props.handlerModule;
+    logGroup.grantWrite(role);
+    // Tracing: ACTIVE adds xray:PutTraceSegments/PutTelemetryRecords on '*' to this role.
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+    });
+  }
+
+  /** Tells the function the table's name and grants exactly `access`: read-only or read-write data access. */
+  bindTable(table: ITable, access: TableAccess): void {
+    this.addEnvironment(TABLE_NAME_ENV, table.tableName);
+    if (access === 'read') table.grantReadData(this);
+    else table.grantReadWriteData(this);
+  }
+}
