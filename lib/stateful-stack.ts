@@ -1,0 +1,133 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { TABLE_SCHEMA } from '../functions/data/table-schema';
+import { pascalCase } from './naming';
+import { BUCKET_LIFECYCLE, DLQ_RETENTION_DAYS, QUEUES, type QueueName } from './resource-definitions';
+
+/**
+ * The table as other stacks see it: its ARN under a fixed export name (the table name derives from the ARN).
+ * A fixed name keeps the contract between the stacks explicit (CDK's generated export names change with
+ * logical ids) and makes the ARN render the same everywhere, e.g. in cdk-nag finding ids.
+ */
+export interface TableExports {
+  readonly tableArnExportName: string;
+  readonly indexNames: readonly string[];
+}
+
+export interface QueueWithDlq {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  /** In alarm while the DLQ holds any message. */
+  readonly deadLetterAlarm: Alarm;
+}
+
+/**
+ * Everything that holds data: the single table, the bucket and the queues. Kept apart from the API so
+ * the stateless stack can be replaced freely; the table and bucket are retained even if this stack goes.
+ */
+export class StatefulStack extends Stack {
+  readonly table: Table;
+  readonly tableExports: TableExports;
+  readonly bucket: Bucket;
+  readonly queues: Readonly<Record<QueueName, QueueWithDlq>>;
+
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: TABLE_SCHEMA.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_SCHEMA.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      // The stream carries the transactional-outbox EVENT# items to the events queue.
+      stream: StreamViewType.NEW_IMAGE,
+      timeToLiveAttribute: TABLE_SCHEMA.ttlAttribute,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const [indexName, index] of Object.entries(TABLE_SCHEMA.indexes)) {
+      this.table.addGlobalSecondaryIndex({
+        indexName,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      });
+    }
+    this.tableExports = {
+      tableArnExportName: `${this.stackName}-TableArn`,
+      indexNames: Object.keys(TABLE_SCHEMA.indexes),
+    };
+    this.exportValue(this.table.tableArn, { name: this.tableExports.tableArnExportName });
+
+    this.bucket = new Bucket(this, 'Bucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      // Unversioned on purpose: objects are short-lived import payloads and analytics files, and versions
+      // would outlive the expiration rules below.
+      versioned: false,
+      lifecycleRules: [
+        ...BUCKET_LIFECYCLE.map(({ prefix, expireAfterDays }) => ({
+          id: `expire-${prefix.replace(/\/$/, '')}`,
+          prefix,
+          expiration: Duration.days(expireAfterDays),
+        })),
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const queues: Partial<Record<QueueName, QueueWithDlq>> = {};
+    for (const [name, definition] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
+      const id = pascalCase(name);
+      const deadLetterQueue = new Queue(this, `${id}DeadLetterQueue`, {
+        retentionPeriod: Duration.days(DLQ_RETENTION_DAYS),
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+      });
+      Validations.of(deadLetterQueue).acknowledge({
+        id: 'AwsSolutions-SQS3',
+        reason: `This is the dead-letter queue of the ${name} queue; a DLQ has no DLQ of its own.`,
+      });
+      const queue = new Queue(this, `${id}Queue`, {
+        visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
+      });
+      const deadLetterAlarm = new Alarm(this, `${id}DeadLetterAlarm`, {
+        alarmDescription: `Messages of the ${name} queue failed ${definition.maxReceiveCount} times and wait in its DLQ`,
+        metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(5),
+          statistic: 'Maximum',
+        }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      queues[name] = { queue, deadLetterQueue, deadLetterAlarm };
+    }
+    this.queues = queues as Record<QueueName, QueueWithDlq>;
+
+    new CfnOutput(this, 'TableName', {
+      value: this.table.tableName,
+      description: 'The single table; pass it to the admin CLI as --table',
+    });
+    new CfnOutput(this, 'BucketName', {
+      value: this.bucket.bucketName,
+      description: 'Private bucket for import payloads and analytics files',
+    });
+
+    Validations.of(this.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'Holds only short-lived service-written objects (1-7 days), read through presigned links; CloudTrail data events are the audit path if needed, not a second logging bucket.',
+    });
+  }
+}
