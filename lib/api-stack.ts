@@ -1,0 +1,188 @@
+import { CfnOutput, Duration, Fn, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  EndpointType,
+  type IAuthorizer,
+  IdentitySource,
+  LogGroupLogDestination,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { AUTHORIZERS } from '../functions/endpoints/authorizers';
+import type { AuthKind, EndpointDefinition } from '../functions/endpoints/define';
+import { EndpointGroup } from './constructs/endpoint-group';
+import { ServiceFunction } from './constructs/service-function';
+import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from './gateway-responses';
+import { functionId, pascalCase } from './naming';
+import type { TableExports } from './stateful-stack';
+
+export interface ApiStackProps extends StackProps {
+  /** The stateful stack's table, imported by its exported ARN. */
+  readonly table: TableExports;
+  readonly endpoints: readonly EndpointDefinition[];
+  /** Stage-wide steady-state requests per second. */
+  readonly throttlingRateLimit: number;
+  /** Stage-wide burst (token bucket size). */
+  readonly throttlingBurstLimit: number;
+  /** @default one month */
+  readonly logRetention?: RetentionDays;
+  /** @default 'v1' */
+  readonly stageName?: string;
+}
+
+/**
+ * The stateless side: the REST API, its authorizers and one Lambda per handler module. It holds no data,
+ * so it can be destroyed and redeployed at will; the table comes in from the stateful stack.
+ */
+export class ApiStack extends Stack {
+  readonly api: RestApi;
+  /** The authorizer function of each auth kind the endpoints use. */
+  readonly authorizerFunctions: ReadonlyMap<AuthKind, ServiceFunction>;
+  /** The function of each handler module of the endpoint list. */
+  readonly endpointFunctions: ReadonlyMap<string, ServiceFunction>;
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    const table = Table.fromTableAttributes(this, 'Table', {
+      tableArn: Fn.importValue(props.table.tableArnExportName),
+      globalIndexes: [...props.table.indexNames],
+    });
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention });
+    this.api = new RestApi(this, 'Api', {
+      restApiName: 'delivery-routes',
+      description: 'Delivery Route Service public and driver API',
+      endpointTypes: [EndpointType.REGIONAL],
+      // Execution logging would need the account-wide API Gateway CloudWatch role; access logs suffice.
+      cloudWatchRole: false,
+      deploy: true,
+      deployOptions: {
+        stageName: props.stageName ?? 'v1',
+        throttlingRateLimit: props.throttlingRateLimit,
+        throttlingBurstLimit: props.throttlingBurstLimit,
+        tracingEnabled: true,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: accessLogFormat(),
+      },
+    });
+
+    for (const type of Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[]) {
+      const { statusCode } = GATEWAY_RESPONSES[type];
+      this.api.addGatewayResponse(`${pascalCase(type.toLowerCase())}Response`, {
+        type: ResponseType.of(type),
+        statusCode: statusCode === undefined ? undefined : String(statusCode),
+        responseHeaders: { 'Content-Type': "'application/json'" },
+        templates: { 'application/json': gatewayResponseBody(type) },
+      });
+    }
+
+    const authorizerFunctions = new Map<AuthKind, ServiceFunction>();
+    const authorizers: Partial<Record<AuthKind, IAuthorizer>> = {};
+    for (const kind of usedAuthKinds(props.endpoints)) {
+      const definition = AUTHORIZERS[kind];
+      if (!definition) throw new Error(`endpoints use auth '${kind}' but AUTHORIZERS has no entry for it`);
+      const fn = new ServiceFunction(this, functionId(definition.handler), {
+        handlerModule: definition.handler,
+        description: `${definition.handler}: Lambda authorizer for auth '${kind}'`,
+        logRetention,
+      });
+      // Authorizers look credentials up (API key hashes, driver tokens); they never write.
+      fn.bindTable(table, 'read');
+      authorizerFunctions.set(kind, fn);
+      authorizers[kind] = new RequestAuthorizer(this, `${pascalCase(kind)}Authorizer`, {
+        handler: fn,
+        identitySources: [IdentitySource.header('Authorization')],
+        resultsCacheTtl: Duration.seconds(definition.cacheTtlSeconds),
+      });
+    }
+    this.authorizerFunctions = authorizerFunctions;
+
+    const endpoints = new EndpointGroup(this, 'Endpoints', {
+      api: this.api,
+      endpoints: props.endpoints,
+      authorizers,
+      table,
+      logRetention,
+    });
+    this.endpointFunctions = endpoints.functions;
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API stage' });
+
+    this.acknowledgeNagFindings(props.table);
+  }
+
+  /** cdk-nag AwsSolutions findings this stack accepts, each with the reason it is accepted. */
+  private acknowledgeNagFindings(table: TableExports): void {
+    Validations.of(this).acknowledge(
+      {
+        id: 'AwsSolutions-APIG2',
+        reason:
+          'Every handler validates path, query and body with the endpoint zod schemas and answers the spec error envelope; API Gateway request validators would answer a different body.',
+      },
+      {
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'No WAF web ACL yet: stage throttling limits abuse and every method but /openapi.json needs a valid API key or driver token. Revisit before public launch.',
+      },
+      {
+        id: 'AwsSolutions-APIG6',
+        reason:
+          'Execution logging needs the account-wide API Gateway CloudWatch role (cloudWatchRole: false on purpose); JSON access logs and X-Ray tracing are on.',
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason:
+          'Callers are API clients with API keys and driver apps with login tokens, not Cognito users; a Lambda REQUEST authorizer checks them.',
+      },
+      {
+        id: 'AwsSolutions-L1',
+        reason:
+          'Functions are pinned to nodejs22.x (bundles target node22); runtime upgrades are made deliberately, not by a CDK library bump.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::${table.tableArnExportName}/index/*]`,
+        reason: `CDK table grants cover the table's GSIs as <table ARN>/index/*; the table has only its own indexes (${table.indexNames.join(', ')}), and the actions stay read-only for 'read' functions.`,
+      },
+    );
+  }
+}
+
+function usedAuthKinds(endpoints: readonly EndpointDefinition[]): Exclude<AuthKind, 'none'>[] {
+  const kinds = new Set<Exclude<AuthKind, 'none'>>();
+  for (const { auth } of endpoints) if (auth !== 'none') kinds.add(auth);
+  return [...kinds];
+}
+
+function accessLogFormat(): AccessLogFormat {
+  return AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: AccessLogField.contextRequestId(),
+      extendedRequestId: AccessLogField.contextExtendedRequestId(),
+      requestTime: AccessLogField.contextRequestTime(),
+      ip: AccessLogField.contextIdentitySourceIp(),
+      userAgent: AccessLogField.contextIdentityUserAgent(),
+      httpMethod: AccessLogField.contextHttpMethod(),
+      resourcePath: AccessLogField.contextResourcePath(),
+      path: AccessLogField.contextPath(),
+      protocol: AccessLogField.contextProtocol(),
+      status: AccessLogField.contextStatus(),
+      responseLength: AccessLogField.contextResponseLength(),
+      responseLatency: AccessLogField.contextResponseLatency(),
+      integrationLatency: AccessLogField.contextIntegrationLatency(),
+      integrationStatus: AccessLogField.contextIntegrationStatus(),
+      errorType: AccessLogField.contextErrorResponseType(),
+      errorMessage: AccessLogField.contextErrorMessage(),
+      principalId: AccessLogField.contextAuthorizerPrincipalId(),
+      authorizerStatus: AccessLogField.contextAuthorizerStatus(),
+      authorizerLatency: AccessLogField.contextAuthorizerLatency(),
+      authorizerError: AccessLogField.contextAuthorizerError(),
+      xrayTraceId: AccessLogField.contextXrayTraceId(),
+    }),
+  );
+}
