@@ -1,0 +1,95 @@
+import type { App, Environment } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { EndpointDefinition } from '../functions/endpoints/define';
+import { endpoints as allEndpoints } from '../functions/endpoints/index';
+import { ApiStack } from './api-stack';
+import { StatefulStack } from './stateful-stack';
+
+/** Deployment settings, read from CDK context (`cdk deploy -c throttlingRateLimit=200`) with defaults. */
+export interface DeliveryRoutesConfig {
+  readonly env?: Environment;
+  readonly stackPrefix: string;
+  readonly stageName: string;
+  readonly throttlingRateLimit: number;
+  readonly throttlingBurstLimit: number;
+  readonly logRetention: RetentionDays;
+}
+
+export const DEFAULT_CONFIG = {
+  stackPrefix: 'DeliveryRoutes',
+  stageName: 'v1',
+  throttlingRateLimit: 100,
+  throttlingBurstLimit: 200,
+  logRetention: RetentionDays.ONE_MONTH,
+} as const satisfies DeliveryRoutesConfig;
+
+/** Reads the config from the app's context and the CLI's CDK_DEFAULT_ACCOUNT/REGION. */
+export function readConfig(app: App): DeliveryRoutesConfig {
+  const account = process.env.CDK_DEFAULT_ACCOUNT;
+  const region = process.env.CDK_DEFAULT_REGION;
+  return {
+    env: account || region ? { account, region } : undefined,
+    stackPrefix: stringContext(app, 'stackPrefix') ?? DEFAULT_CONFIG.stackPrefix,
+    stageName: stringContext(app, 'stageName') ?? DEFAULT_CONFIG.stageName,
+    throttlingRateLimit: numberContext(app, 'throttlingRateLimit') ?? DEFAULT_CONFIG.throttlingRateLimit,
+    throttlingBurstLimit: numberContext(app, 'throttlingBurstLimit') ?? DEFAULT_CONFIG.throttlingBurstLimit,
+    logRetention: retentionContext(app, 'logRetentionDays') ?? DEFAULT_CONFIG.logRetention,
+  };
+}
+
+export interface DeliveryRoutes {
+  readonly stateful: StatefulStack;
+  readonly api: ApiStack;
+}
+
+/** Adds the service's stacks to the app: the stateful one (table, bucket, queues) and the API. */
+export function defineDeliveryRoutes(
+  app: App,
+  config: DeliveryRoutesConfig,
+  endpoints: readonly EndpointDefinition[] = allEndpoints,
+): DeliveryRoutes {
+  const stateful = new StatefulStack(app, `${config.stackPrefix}-Stateful`, {
+    env: config.env,
+    description: 'Delivery Route Service: table, bucket and queues (retained data)',
+  });
+  const api = new ApiStack(app, `${config.stackPrefix}-Api`, {
+    env: config.env,
+    description: 'Delivery Route Service: REST API, authorizers and endpoint functions',
+    table: stateful.tableExports,
+    endpoints,
+    stageName: config.stageName,
+    throttlingRateLimit: config.throttlingRateLimit,
+    throttlingBurstLimit: config.throttlingBurstLimit,
+    logRetention: config.logRetention,
+  });
+  api.addStackDependency(stateful, 'imports the table ARN export');
+  return { stateful, api };
+}
+
+function stringContext(app: App, key: string): string | undefined {
+  const value: unknown = app.node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  return String(value);
+}
+
+/** Context given on the command line arrives as a string; in cdk.json as a number. */
+function numberContext(app: App, key: string): number | undefined {
+  const text = stringContext(app, key);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0)
+    throw new Error(`context ${key} must be a number >= 0, got '${text}'`);
+  return value;
+}
+
+function retentionContext(app: App, key: string): RetentionDays | undefined {
+  const days = numberContext(app, key);
+  if (days === undefined) return undefined;
+  const allowed = Object.values(RetentionDays).filter((v): v is number => typeof v === 'number');
+  if (!allowed.includes(days)) {
+    throw new Error(
+      `context ${key} must be one of CloudWatch's retention periods (${allowed.join(', ')}), got ${days}`,
+    );
+  }
+  return days as RetentionDays;
+}
