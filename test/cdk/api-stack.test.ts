@@ -1,0 +1,314 @@
+import { describe, expect, it } from 'vitest';
+import { AUTHORIZERS } from '../../functions/endpoints/authorizers';
+import type { EndpointDefinition } from '../../functions/endpoints/define';
+import { endpoints } from '../../functions/endpoints/index';
+import {
+  GATEWAY_RESPONSES,
+  type GatewayResponseType,
+  gatewayResponseBody,
+} from '../../lib/gateway-responses';
+import { TABLE_NAME_ENV } from '../../lib/resource-definitions';
+import { type CfnResource, logicalIdOf, resourcesOf, synthesize } from './synth';
+
+const { api, apiTemplate } = synthesize();
+const resources = resourcesOf(apiTemplate);
+const apiId = logicalIdOf(api, api.api);
+
+const READ_ACTIONS = new Set([
+  'dynamodb:BatchGetItem',
+  'dynamodb:GetItem',
+  'dynamodb:Query',
+  'dynamodb:Scan',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:DescribeTable',
+  'dynamodb:GetRecords',
+  'dynamodb:GetShardIterator',
+]);
+const WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+
+function ofType(type: string): [string, CfnResource][] {
+  return Object.entries(resources).filter(([, r]) => r.Type === type);
+}
+
+function props(logicalId: string): Record<string, unknown> {
+  const resource = resources[logicalId];
+  if (!resource) throw new Error(`no resource ${logicalId}`);
+  return resource.Properties ?? {};
+}
+
+function isRootRef(ref: unknown): boolean {
+  return JSON.stringify(ref) === JSON.stringify({ 'Fn::GetAtt': [apiId, 'RootResourceId'] });
+}
+
+/** Full path of an AWS::ApiGateway::Resource (or the root) from its ParentId chain. */
+function pathOf(ref: unknown): string {
+  if (isRootRef(ref)) return '';
+  const id = (ref as { Ref: string }).Ref;
+  const { ParentId, PathPart } = props(id) as { ParentId: unknown; PathPart: string };
+  return `${pathOf(ParentId)}/${PathPart}`;
+}
+
+/** 'GET /dcs/{dc_id}/drivers' -> the method's properties. */
+const methods = new Map(
+  ofType('AWS::ApiGateway::Method').map(([, r]) => {
+    const p = r.Properties as { HttpMethod: string; ResourceId: unknown };
+    return [`${p.HttpMethod} ${pathOf(p.ResourceId) || '/'}`, r.Properties as Record<string, unknown>];
+  }),
+);
+
+function functionIdOf(handlerModule: string): string {
+  const fn = api.endpointFunctions.get(handlerModule);
+  if (!fn) throw new Error(`no function for handler ${handlerModule}`);
+  return logicalIdOf(api, fn);
+}
+
+function authorizerFunctionIdOf(kind: EndpointDefinition['auth']): string {
+  const fn = api.authorizerFunctions.get(kind);
+  if (!fn) throw new Error(`no authorizer function for ${kind}`);
+  return logicalIdOf(api, fn);
+}
+
+const functionArn = (id: string) => JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] });
+
+/** Every action any policy attached to the function's role allows. */
+function allowedActions(functionLogicalId: string): string[] {
+  const role = (props(functionLogicalId).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  return ofType('AWS::IAM::Policy')
+    .filter(([, p]) => JSON.stringify(p.Properties?.Roles).includes(JSON.stringify({ Ref: role })))
+    .flatMap(([id]) => (props(id).PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement)
+    .flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+}
+
+const handlers = [...new Set(endpoints.map((e) => e.handler))];
+const usedAuthKinds = [...new Set(endpoints.map((e) => e.auth).filter((a) => a !== 'none'))];
+
+describe('API methods', () => {
+  it.each(endpoints)('$operationId: $method $path exists with its operation name', (endpoint) => {
+    const method = methods.get(`${endpoint.method} ${endpoint.path}`);
+    expect(method, `no ${endpoint.method} method on ${endpoint.path}`).toBeDefined();
+    expect(method?.OperationName).toBe(endpoint.operationId);
+  });
+
+  it.each(endpoints)('$operationId: integrates as AWS_PROXY with the function of $handler', (endpoint) => {
+    const integration = methods.get(`${endpoint.method} ${endpoint.path}`)?.Integration as Record<
+      string,
+      unknown
+    >;
+    expect(integration.Type).toBe('AWS_PROXY');
+    expect(integration.IntegrationHttpMethod).toBe('POST');
+    const uri = JSON.stringify(integration.Uri);
+    expect(uri).toContain(':lambda:path/2015-03-31/functions/');
+    expect(uri).toContain(functionArn(functionIdOf(endpoint.handler)));
+  });
+
+  it.each(endpoints)('$operationId: auth $auth is enforced by the matching authorizer', (endpoint) => {
+    const method = methods.get(`${endpoint.method} ${endpoint.path}`) as Record<string, unknown>;
+    if (endpoint.auth === 'none') {
+      expect(method.AuthorizationType).toBe('NONE');
+      expect(method.AuthorizerId).toBeUndefined();
+      return;
+    }
+    expect(method.AuthorizationType).toBe('CUSTOM');
+    const authorizer = props((method.AuthorizerId as { Ref: string }).Ref);
+    expect(JSON.stringify(authorizer.AuthorizerUri)).toContain(
+      functionArn(authorizerFunctionIdOf(endpoint.auth)),
+    );
+  });
+
+  it('has no methods beyond the endpoint list', () => {
+    const expected = new Set(endpoints.map((e) => `${e.method} ${e.path}`));
+    expect([...methods.keys()].filter((key) => !expected.has(key))).toEqual([]);
+    expect(methods.size).toBe(endpoints.length);
+  });
+});
+
+describe('authorizers', () => {
+  it.each(usedAuthKinds)(
+    '%s: REQUEST authorizer on the Authorization header, cached as AUTHORIZERS says',
+    (kind) => {
+      const definition = AUTHORIZERS[kind];
+      expect(definition, `AUTHORIZERS has no ${kind}`).toBeDefined();
+      const authorizers = ofType('AWS::ApiGateway::Authorizer').filter(([, r]) =>
+        JSON.stringify(r.Properties?.AuthorizerUri).includes(functionArn(authorizerFunctionIdOf(kind))),
+      );
+      expect(authorizers).toHaveLength(1);
+      expect(authorizers[0]?.[1].Properties).toMatchObject({
+        Type: 'REQUEST',
+        IdentitySource: 'method.request.header.Authorization',
+        AuthorizerResultTtlInSeconds: definition?.cacheTtlSeconds,
+      });
+    },
+  );
+});
+
+describe('Lambda functions', () => {
+  it('has one function per distinct handler plus one per authorizer, and no others', () => {
+    const expected = [...handlers.map(functionIdOf), ...usedAuthKinds.map(authorizerFunctionIdOf)];
+    expect(new Set(expected).size).toBe(handlers.length + usedAuthKinds.length);
+    expect(
+      ofType('AWS::Lambda::Function')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(expected.sort());
+  });
+
+  it('endpoints that share a handler share its function', () => {
+    const targets = new Set(
+      [...methods.values()].map((m) => JSON.stringify((m.Integration as { Uri: unknown }).Uri)),
+    );
+    expect(targets.size).toBe(handlers.length);
+  });
+
+  it('gives each function exactly one invoke permission, scoped to this API', () => {
+    for (const handler of handlers) {
+      const id = functionIdOf(handler);
+      const permissions = ofType('AWS::Lambda::Permission').filter(
+        ([, p]) => JSON.stringify(p.Properties?.FunctionName) === functionArn(id),
+      );
+      expect(permissions, handler).toHaveLength(1);
+      expect(permissions[0]?.[1].Properties?.Principal).toBe('apigateway.amazonaws.com');
+      expect(JSON.stringify(permissions[0]?.[1].Properties?.SourceArn)).toContain(
+        JSON.stringify({ Ref: apiId }),
+      );
+    }
+  });
+
+  it('every function runs nodejs22.x on arm64 with tracing, 1024 MB, 10 s and its own log group', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      expect(fn.Properties, id).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        MemorySize: 1024,
+        Timeout: 10,
+        TracingConfig: { Mode: 'Active' },
+        Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } },
+      });
+      const logGroup = (props(id).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      expect(resources[logGroup]?.Type).toBe('AWS::Logs::LogGroup');
+      expect(props(logGroup).RetentionInDays).toBe(30);
+    }
+  });
+
+  it('no function role carries an AWS managed policy', () => {
+    for (const [id, role] of ofType('AWS::IAM::Role')) {
+      expect(role.Properties?.ManagedPolicyArns, id).toBeUndefined();
+    }
+  });
+});
+
+describe('table access', () => {
+  const byAccess = (access: EndpointDefinition['access']['table']) => [
+    ...new Set(endpoints.filter((e) => e.access.table === access).map((e) => e.handler)),
+  ];
+
+  it.each(byAccess('read'))("%s (access 'read') may only read the table", (handler) => {
+    const dynamo = allowedActions(functionIdOf(handler)).filter((a) => a.startsWith('dynamodb:'));
+    expect(dynamo).toContain('dynamodb:GetItem');
+    expect(dynamo).toContain('dynamodb:Query');
+    expect(dynamo.filter((a) => !READ_ACTIONS.has(a))).toEqual([]);
+    expect(props(functionIdOf(handler)).Environment).toMatchObject({
+      Variables: { [TABLE_NAME_ENV]: expect.anything() },
+    });
+  });
+
+  it.each(byAccess('readWrite'))("%s (access 'readWrite') may read and write the table", (handler) => {
+    const actions = allowedActions(functionIdOf(handler));
+    for (const action of [...WRITE_ACTIONS, 'dynamodb:GetItem', 'dynamodb:Query'])
+      expect(actions).toContain(action);
+    expect(props(functionIdOf(handler)).Environment).toMatchObject({
+      Variables: { [TABLE_NAME_ENV]: expect.anything() },
+    });
+  });
+
+  it.each(byAccess(undefined))(
+    '%s (no table access) gets no DynamoDB permission and no table name',
+    (handler) => {
+      expect(allowedActions(functionIdOf(handler)).filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
+      const variables = (props(functionIdOf(handler)).Environment as { Variables: Record<string, unknown> })
+        .Variables;
+      expect(variables[TABLE_NAME_ENV]).toBeUndefined();
+    },
+  );
+
+  it.each(usedAuthKinds)('the %s authorizer may only read the table', (kind) => {
+    const dynamo = allowedActions(authorizerFunctionIdOf(kind)).filter((a) => a.startsWith('dynamodb:'));
+    expect(dynamo).toContain('dynamodb:GetItem');
+    expect(dynamo.filter((a) => !READ_ACTIONS.has(a))).toEqual([]);
+  });
+
+  it('no function role allows a wildcard action', () => {
+    for (const [id] of ofType('AWS::Lambda::Function')) {
+      expect(
+        allowedActions(id).filter((a) => a.includes('*')),
+        id,
+      ).toEqual([]);
+    }
+  });
+});
+
+describe('gateway responses', () => {
+  it.each(Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[])(
+    '%s answers the error envelope',
+    (type) => {
+      const found = ofType('AWS::ApiGateway::GatewayResponse').filter(
+        ([, r]) => r.Properties?.ResponseType === type,
+      );
+      expect(found).toHaveLength(1);
+      const response = found[0]?.[1].Properties ?? {};
+      const { statusCode } = GATEWAY_RESPONSES[type];
+      expect(response.StatusCode).toBe(statusCode === undefined ? undefined : String(statusCode));
+      expect(response.ResponseTemplates).toEqual({ 'application/json': gatewayResponseBody(type) });
+      expect(response.ResponseParameters).toEqual({
+        'gatewayresponse.header.Content-Type': "'application/json'",
+      });
+      expect(JSON.parse(gatewayResponseBody(type))).toMatchObject({
+        status: 'error',
+        data: { code: expect.any(Number) },
+      });
+    },
+  );
+});
+
+describe('stage', () => {
+  it('applies the configured throttling to every method of the stage', () => {
+    const { apiTemplate: custom } = synthesize({ throttlingRateLimit: 123, throttlingBurstLimit: 45 });
+    custom.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [
+        { HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 123, ThrottlingBurstLimit: 45 },
+      ],
+    });
+  });
+
+  it('is v1 with JSON access logs to its own log group and X-Ray tracing', () => {
+    const stages = ofType('AWS::ApiGateway::Stage');
+    expect(stages).toHaveLength(1);
+    const stage = stages[0]?.[1].Properties as Record<string, unknown>;
+    expect(stage.StageName).toBe('v1');
+    expect(stage.TracingEnabled).toBe(true);
+    const access = stage.AccessLogSetting as {
+      DestinationArn: { 'Fn::GetAtt': [string, string] };
+      Format: string;
+    };
+    expect(resources[access.DestinationArn['Fn::GetAtt'][0]]?.Type).toBe('AWS::Logs::LogGroup');
+    expect(JSON.parse(access.Format)).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+    });
+  });
+
+  it('is a regional API without the account-wide CloudWatch role', () => {
+    apiTemplate.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+    });
+    expect(ofType('AWS::ApiGateway::Account')).toEqual([]);
+  });
+
+  it('outputs the API URL', () => {
+    apiTemplate.hasOutput('ApiUrl', {});
+  });
+});

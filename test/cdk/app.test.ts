@@ -1,0 +1,92 @@
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG, readConfig } from '../../lib/delivery-routes';
+import { resourcesOf, synthesize } from './synth';
+
+/** CloudFormation allows 500 resources per stack; stay well clear so one more domain never breaks a deploy. */
+const MAX_RESOURCES_PER_STACK = 450;
+
+const { app, stateful, api, statefulTemplate, apiTemplate } = synthesize();
+const stacks = app.node.children.filter(Stack.isStack);
+
+function allConstructs(root: IConstruct): IConstruct[] {
+  return [root, ...root.node.children.flatMap(allConstructs)];
+}
+
+describe('app', () => {
+  it('has the stateful and the API stack', () => {
+    expect(stacks.map((s) => s.stackName).sort()).toEqual(['DeliveryRoutes-Api', 'DeliveryRoutes-Stateful']);
+  });
+
+  it.each([
+    ['stateful', statefulTemplate],
+    ['api', apiTemplate],
+  ] as const)(`the %s stack stays below ${MAX_RESOURCES_PER_STACK} resources`, (_name, template) => {
+    expect(Object.keys(resourcesOf(template)).length).toBeLessThan(MAX_RESOURCES_PER_STACK);
+  });
+
+  it('the API stack deploys after the stateful stack it imports the table from', () => {
+    expect(api.dependencies).toContain(stateful);
+  });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  const report = new AwsSolutionsChecks().validateScope(app);
+  const findings = (severity: string) =>
+    report.violations
+      .filter((v) => v.severity === severity)
+      .map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+
+  it('reports no unacknowledged errors', () => {
+    expect(findings('error')).toEqual([]);
+  });
+
+  it('reports no unacknowledged warnings', () => {
+    expect(findings('warning')).toEqual([]);
+  });
+
+  it('every acknowledgment carries a reason', () => {
+    const acknowledgments = allConstructs(app).flatMap((c) =>
+      c.node.metadata
+        .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+        .flatMap((m) => Object.entries(m.data as Record<string, string>)),
+    );
+    expect(acknowledgments.length).toBeGreaterThan(0);
+    for (const [id, reason] of acknowledgments) expect(reason.trim().length, id).toBeGreaterThan(30);
+  });
+});
+
+describe('CDK annotations', () => {
+  it.each(stacks.map((s) => [s.stackName, s] as const))('%s has no warnings or errors', (_name, stack) => {
+    const annotations = Annotations.fromStack(stack);
+    expect(annotations.findError('*', Match.anyValue())).toEqual([]);
+    expect(annotations.findWarning('*', Match.anyValue())).toEqual([]);
+  });
+});
+
+describe('config from context', () => {
+  it('defaults when no context is given', () => {
+    expect(readConfig(new App())).toMatchObject({
+      throttlingRateLimit: DEFAULT_CONFIG.throttlingRateLimit,
+      throttlingBurstLimit: DEFAULT_CONFIG.throttlingBurstLimit,
+      logRetention: DEFAULT_CONFIG.logRetention,
+    });
+  });
+
+  it('reads command-line context (strings) as numbers', () => {
+    const context = { throttlingRateLimit: '250', throttlingBurstLimit: '500', logRetentionDays: '14' };
+    expect(readConfig(new App({ context }))).toMatchObject({
+      throttlingRateLimit: 250,
+      throttlingBurstLimit: 500,
+      logRetention: RetentionDays.TWO_WEEKS,
+    });
+  });
+
+  it('refuses a log retention CloudWatch does not offer', () => {
+    expect(() => readConfig(new App({ context: { logRetentionDays: '10' } }))).toThrow(/logRetentionDays/);
+  });
+});

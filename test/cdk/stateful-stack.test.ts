@@ -1,0 +1,170 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { TABLE_SCHEMA } from '../../functions/data/table-schema';
+import { BUCKET_LIFECYCLE, DLQ_RETENTION_DAYS, QUEUES, type QueueName } from '../../lib/resource-definitions';
+import { logicalIdOf, resourcesOf, synthesize } from './synth';
+
+const { stateful, statefulTemplate: template } = synthesize();
+const resources = resourcesOf(template);
+
+function resource(id: string) {
+  const found = resources[id];
+  if (!found) throw new Error(`no resource ${id}`);
+  return found;
+}
+
+const table = resource(logicalIdOf(stateful, stateful.table));
+const bucketId = logicalIdOf(stateful, stateful.bucket);
+
+describe('table', () => {
+  it('is the only table, retained on delete and replace', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.UpdateReplacePolicy).toBe('Retain');
+  });
+
+  it('has the key schema of TABLE_SCHEMA', () => {
+    expect(table.Properties?.KeySchema).toEqual([
+      { AttributeName: TABLE_SCHEMA.partitionKey, KeyType: 'HASH' },
+      { AttributeName: TABLE_SCHEMA.sortKey, KeyType: 'RANGE' },
+    ]);
+  });
+
+  it.each(Object.entries(TABLE_SCHEMA.indexes))(
+    'has GSI %s with its keys and projection ALL',
+    (name, index) => {
+      const gsis = table.Properties?.GlobalSecondaryIndexes as { IndexName: string }[];
+      expect(gsis.find((g) => g.IndexName === name)).toEqual({
+        IndexName: name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      });
+      expect(gsis).toHaveLength(Object.keys(TABLE_SCHEMA.indexes).length);
+    },
+  );
+
+  it('is on-demand with PITR and deletion protection', () => {
+    expect(table.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: true,
+    });
+  });
+
+  it('streams NEW_IMAGE and expires items by the TTL attribute', () => {
+    expect(table.Properties).toMatchObject({
+      StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+      TimeToLiveSpecification: { AttributeName: TABLE_SCHEMA.ttlAttribute, Enabled: true },
+    });
+  });
+
+  it('exports its ARN under the fixed name the API stack imports, and outputs its name', () => {
+    template.hasOutput('*', {
+      Value: { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.table), 'Arn'] },
+      Export: { Name: stateful.tableExports.tableArnExportName },
+    });
+    template.hasOutput('TableName', { Value: { Ref: logicalIdOf(stateful, stateful.table) } });
+  });
+});
+
+describe('bucket', () => {
+  it('is the only bucket, private, encrypted and retained', () => {
+    template.resourceCountIs('AWS::S3::Bucket', 1);
+    expect(resource(bucketId).Properties).toMatchObject({
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+    });
+    expect(resource(bucketId).DeletionPolicy).toBe('Retain');
+  });
+
+  it('denies every request without TLS', () => {
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 's3:*',
+            Principal: { AWS: '*' },
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it.each(BUCKET_LIFECYCLE)(
+    'expires $prefix after $expireAfterDays day(s)',
+    ({ prefix, expireAfterDays }) => {
+      const { LifecycleConfiguration } = resource(bucketId).Properties ?? {};
+      const rules = (LifecycleConfiguration as { Rules: Record<string, unknown>[] }).Rules;
+      expect(rules).toContainEqual(
+        expect.objectContaining({ Prefix: prefix, ExpirationInDays: expireAfterDays, Status: 'Enabled' }),
+      );
+    },
+  );
+
+  it('outputs its name', () => {
+    template.hasOutput('BucketName', { Value: { Ref: bucketId } });
+  });
+});
+
+describe('queues', () => {
+  const names = Object.keys(QUEUES) as QueueName[];
+
+  it('has a queue and a DLQ per QUEUES entry and no other queue', () => {
+    template.resourceCountIs('AWS::SQS::Queue', names.length * 2);
+  });
+
+  it.each(names)('%s redrives to its own DLQ after maxReceiveCount receives', (name) => {
+    const { queue, deadLetterQueue } = stateful.queues[name];
+    expect(resource(logicalIdOf(stateful, queue)).Properties).toMatchObject({
+      VisibilityTimeout: QUEUES[name].visibilityTimeoutSeconds,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [logicalIdOf(stateful, deadLetterQueue), 'Arn'] },
+        maxReceiveCount: QUEUES[name].maxReceiveCount,
+      },
+    });
+  });
+
+  it.each(names)(
+    '%s DLQ keeps messages for DLQ_RETENTION_DAYS and raises an alarm when not empty',
+    (name) => {
+      const { deadLetterQueue, deadLetterAlarm } = stateful.queues[name];
+      const dlqId = logicalIdOf(stateful, deadLetterQueue);
+      expect(resource(dlqId).Properties?.MessageRetentionPeriod).toBe(DLQ_RETENTION_DAYS * 24 * 3600);
+      expect(resource(logicalIdOf(stateful, deadLetterAlarm)).Properties).toMatchObject({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    },
+  );
+
+  it.each(names)('%s and its DLQ are SQS-encrypted and refuse requests without TLS', (name) => {
+    for (const queue of [stateful.queues[name].queue, stateful.queues[name].deadLetterQueue]) {
+      const id = logicalIdOf(stateful, queue);
+      expect(resource(id).Properties?.SqsManagedSseEnabled).toBe(true);
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: id }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+  });
+});
