@@ -85,7 +85,7 @@ describe('GET /openapi.json', () => {
   it('serves the OpenAPI 3.1 document without a key or an envelope', async () => {
     const response = await fetch(`${api.url}/openapi.json`);
     expect(response.status).toBe(200);
-    const document = await response.json();
+    const document = (await response.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(document.openapi).toBe('3.1.0');
     expect(Object.keys(document.paths)).toContain('/dcs/{dc_id}/drivers/{driver_id}/finish-routes');
   });
