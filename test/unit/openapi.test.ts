@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { endpoints } from '../../functions/endpoints/index';
 import { buildOpenApiDocument } from '../../functions/shared/openapi';
 
-const document = buildOpenApiDocument(endpoints) as {
+const document = buildOpenApiDocument(endpoints) as unknown as {
   paths: Record<
     string,
     Record<string, { operationId: string; security: unknown[]; responses: Record<string, unknown> }>
@@ -13,7 +13,7 @@ const document = buildOpenApiDocument(endpoints) as {
 describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(document) as object);
+    const result = await validator.validate(structuredClone(document) as Parameters<Validator['validate']>[0]);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
