@@ -1,5 +1,5 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, queryItems, tableName } from './client';
 import type { TableKey } from './table-schema';
 
 export interface Account {
@@ -82,22 +82,15 @@ export async function getAccount(accountId: string): Promise<Account | undefined
 }
 
 export async function listDcs(accountId: string): Promise<Dc[]> {
-  const dcs: Dc[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': accountPartition(accountId), ':prefix': DC_PREFIX },
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      dcs.push({ accountId: item.account_id, dcId: item.dc_id, name: item.name, timeZone: item.time_zone });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return dcs;
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': accountPartition(accountId), ':prefix': DC_PREFIX },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({
+    accountId: item.account_id,
+    dcId: item.dc_id,
+    name: item.name,
+    timeZone: item.time_zone,
+  }));
 }

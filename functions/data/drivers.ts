@@ -1,12 +1,6 @@
-import {
-  GetCommand,
-  type NativeAttributeValue,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { sha256Hex } from '../shared/crypto';
-import { db, isConditionFailure, tableName } from './client';
+import { db, type Item, isConditionFailure, queryItems, tableName } from './client';
 import { decodeNextToken, encodeNextToken, type Page } from './pagination';
 import type { TableKey } from './table-schema';
 
@@ -59,7 +53,7 @@ function toItem(driver: Driver) {
   };
 }
 
-function fromItem(item: Record<string, NativeAttributeValue>): Driver {
+function fromItem(item: Item): Driver {
   return {
     accountId: item.account_id,
     dcId: item.dc_id,
@@ -132,26 +126,15 @@ export async function listDrivers(
   page: { limit?: number; nextToken?: string },
 ): Promise<Page<Driver>> {
   const partition = dcPartition(accountId, dcId);
-  let startKey: Record<string, unknown> | undefined = decodeNextToken(
-    page.nextToken,
-    partition,
-    DRIVER_PREFIX,
+  const { items, lastKey } = await queryItems(
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': partition, ':prefix': DRIVER_PREFIX },
+      ExclusiveStartKey: decodeNextToken(page.nextToken, partition, DRIVER_PREFIX),
+    },
+    page.limit,
   );
-  const items: Driver[] = [];
-  do {
-    const result = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': partition, ':prefix': DRIVER_PREFIX },
-        ExclusiveStartKey: startKey,
-        Limit: page.limit === undefined ? undefined : page.limit - items.length,
-      }),
-    );
-    items.push(...(result.Items ?? []).map(fromItem));
-    startKey = result.LastEvaluatedKey;
-  } while (startKey && (page.limit === undefined || items.length < page.limit));
-  return { items, nextToken: encodeNextToken(startKey) };
+  return { items: items.map(fromItem), nextToken: encodeNextToken(lastKey) };
 }
 
 /** Renames a driver; returns undefined when the driver does not exist. */

@@ -1,5 +1,5 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, tableName } from './client';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionFailure, queryItems, tableName } from './client';
 import { TABLE_SCHEMA, type TableKey } from './table-schema';
 
 /** A route and everything imported with it live in one partition; the route header is its `ROUTE` item. */
@@ -38,23 +38,15 @@ export async function listActiveRoutesOfDriver(
   options: { limit?: number } = {},
 ): Promise<ActiveRoute[]> {
   const { gsi1pk } = routeKeys.activeForDriver(accountId, dcId, driverId, 0, '');
-  const routes: ActiveRoute[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: `${TABLE_SCHEMA.indexes.gsi1.partitionKey} = :pk`,
-        ExpressionAttributeValues: { ':pk': gsi1pk },
-        ExclusiveStartKey: startKey,
-        Limit: options.limit,
-      }),
-    );
-    for (const item of page.Items ?? []) routes.push({ routeId: item.route_id, startTime: item.start_time });
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && (options.limit === undefined || routes.length < options.limit));
-  return routes;
+  const { items } = await queryItems(
+    {
+      IndexName: 'gsi1',
+      KeyConditionExpression: `${TABLE_SCHEMA.indexes.gsi1.partitionKey} = :pk`,
+      ExpressionAttributeValues: { ':pk': gsi1pk },
+    },
+    options.limit,
+  );
+  return items.map((item) => ({ routeId: item.route_id, startTime: item.start_time }));
 }
 
 /**
