@@ -13,7 +13,9 @@ const document = buildOpenApiDocument(endpoints) as unknown as {
 describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(document) as Parameters<Validator['validate']>[0]);
+    const result = await validator.validate(
+      structuredClone(document) as Parameters<Validator['validate']>[0],
+    );
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
