@@ -1,4 +1,4 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -35,10 +35,22 @@ export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Pr
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const child = dynamoDbLocal.spawn({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'pipe' });
   child.stdout?.resume();
-  // Never leave the JVM behind, even when this process dies without running its shutdown code.
+  // Never leave the JVM behind: kill it when this process exits, and, should this process be killed
+  // without running any exit code (SIGKILL), a detached watchdog notices within a second and kills it.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   child.once('exit', () => process.off('exit', killOnExit));
+  spawn(
+    'sh',
+    [
+      '-c',
+      `while kill -0 ${process.pid} 2>/dev/null && kill -0 ${child.pid} 2>/dev/null; do sleep 1; done; kill -9 ${child.pid} 2>/dev/null`,
+    ],
+    {
+      detached: true,
+      stdio: 'ignore',
+    },
+  ).unref();
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
