@@ -2,6 +2,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { accountExistsCheck, listDcs, putAccountItem, putDcItem } from '../data/accounts';
 import { createApiKey, deleteApiKey, findApiKeyByHash, putApiKeyItems } from '../data/api-keys';
 import { db, isConditionFailure } from '../data/client';
+import { Id } from '../endpoints/common';
 import type { AccountCaller } from '../shared/auth-context';
 import { randomId, randomSecret, sha256Hex } from '../shared/crypto';
 
@@ -32,7 +33,10 @@ export function isValidTimeZone(timeZone: string): boolean {
 function checkDcs(dcs: readonly NewDc[]): void {
   const seen = new Set<string>();
   for (const dc of dcs) {
-    if (!/^[^\s/\p{Cc}]{1,128}$/u.test(dc.dcId)) throw new Error(`invalid DC id '${dc.dcId}'`);
+    if (!Id.safeParse(dc.dcId).success)
+      throw new Error(
+        `invalid DC id '${dc.dcId}': 1..128 characters, no whitespace, "/" or control characters`,
+      );
     if (!isValidTimeZone(dc.timeZone))
       throw new Error(`unknown IANA time zone '${dc.timeZone}' for DC '${dc.dcId}'`);
     if (seen.has(dc.dcId)) throw new Error(`DC '${dc.dcId}' is listed twice`);
