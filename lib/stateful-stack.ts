@@ -5,8 +5,8 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../functions/data/table-schema';
+import { BUCKET_LIFECYCLE, DLQ_RETENTION_DAYS, QUEUES, type QueueName } from '../functions/shared/resources';
 import { pascalCase } from './naming';
-import { BUCKET_LIFECYCLE, DLQ_RETENTION_DAYS, QUEUES, type QueueName } from './resource-definitions';
 
 /**
  * The table as other stacks see it: its ARN under a fixed export name (the table name derives from the ARN).

@@ -8,7 +8,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { TableAccess } from '../../functions/endpoints/define';
-import { TABLE_NAME_ENV } from '../resource-definitions';
+import { TABLE_NAME_ENV } from '../../functions/shared/resources';
 
 /** The repository root: entries, the lock file and esbuild's project root are resolved from here. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { AUTHORIZERS } from '../../functions/endpoints/authorizers';
 import type { EndpointDefinition } from '../../functions/endpoints/define';
 import { endpoints } from '../../functions/endpoints/index';
+import { TABLE_NAME_ENV } from '../../functions/shared/resources';
 import {
   GATEWAY_RESPONSES,
   type GatewayResponseType,
   gatewayResponseBody,
 } from '../../lib/gateway-responses';
-import { TABLE_NAME_ENV } from '../../lib/resource-definitions';
 import { type CfnResource, logicalIdOf, resourcesOf, synthesize } from './synth';
 
 const { api, apiTemplate } = synthesize();

@@ -1,7 +1,12 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { TABLE_SCHEMA } from '../../functions/data/table-schema';
-import { BUCKET_LIFECYCLE, DLQ_RETENTION_DAYS, QUEUES, type QueueName } from '../../lib/resource-definitions';
+import {
+  BUCKET_LIFECYCLE,
+  DLQ_RETENTION_DAYS,
+  QUEUES,
+  type QueueName,
+} from '../../functions/shared/resources';
 import { logicalIdOf, resourcesOf, synthesize } from './synth';
 
 const { stateful, statefulTemplate: template } = synthesize();
