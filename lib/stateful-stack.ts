@@ -18,6 +18,27 @@ export interface TableExports {
   readonly indexNames: readonly string[];
 }
 
+/** The bucket as other stacks see it: its ARN under a fixed export name (the name derives from the ARN). */
+export interface BucketExports {
+  readonly bucketArnExportName: string;
+}
+
+/** A queue as other stacks see it: its ARN and URL under fixed export names. */
+export interface QueueExports {
+  readonly queueArnExportName: string;
+  readonly queueUrlExportName: string;
+}
+
+/**
+ * Everything the stateless stacks may import, by fixed export name. Only what some function imports is
+ * locked by CloudFormation (an export cannot change or go while another stack imports it).
+ */
+export interface StatefulExports {
+  readonly table: TableExports;
+  readonly bucket: BucketExports;
+  readonly queues: Readonly<Record<QueueName, QueueExports>>;
+}
+
 export interface QueueWithDlq {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
@@ -34,6 +55,8 @@ export class StatefulStack extends Stack {
   readonly tableExports: TableExports;
   readonly bucket: Bucket;
   readonly queues: Readonly<Record<QueueName, QueueWithDlq>>;
+  /** The table, bucket and queues under fixed export names, for the stateless stacks to import. */
+  readonly exports: StatefulExports;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -114,6 +137,25 @@ export class StatefulStack extends Stack {
       queues[name] = { queue, deadLetterQueue, deadLetterAlarm };
     }
     this.queues = queues as Record<QueueName, QueueWithDlq>;
+
+    const bucketExports: BucketExports = { bucketArnExportName: `${this.stackName}-BucketArn` };
+    this.exportValue(this.bucket.bucketArn, { name: bucketExports.bucketArnExportName });
+    const queueExports: Partial<Record<QueueName, QueueExports>> = {};
+    for (const name of Object.keys(QUEUES) as QueueName[]) {
+      const { queue } = this.queues[name];
+      const exported: QueueExports = {
+        queueArnExportName: `${this.stackName}-${pascalCase(name)}QueueArn`,
+        queueUrlExportName: `${this.stackName}-${pascalCase(name)}QueueUrl`,
+      };
+      this.exportValue(queue.queueArn, { name: exported.queueArnExportName });
+      this.exportValue(queue.queueUrl, { name: exported.queueUrlExportName });
+      queueExports[name] = exported;
+    }
+    this.exports = {
+      table: this.tableExports,
+      bucket: bucketExports,
+      queues: queueExports as Record<QueueName, QueueExports>,
+    };
 
     new CfnOutput(this, 'TableName', {
       value: this.table.tableName,

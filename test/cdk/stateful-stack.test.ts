@@ -51,6 +51,17 @@ describe('table', () => {
     },
   );
 
+  it('has exactly the GSIs of TABLE_SCHEMA (gsi1 and gsi2), with their key attributes defined', () => {
+    const gsis = table.Properties?.GlobalSecondaryIndexes as { IndexName: string }[];
+    expect(gsis.map((g) => g.IndexName).sort()).toEqual(Object.keys(TABLE_SCHEMA.indexes).sort());
+    expect(Object.keys(TABLE_SCHEMA.indexes)).toEqual(expect.arrayContaining(['gsi1', 'gsi2']));
+    const definitions = (table.Properties?.AttributeDefinitions ?? []) as { AttributeName: string }[];
+    const attributes = definitions.map((a) => a.AttributeName);
+    for (const index of Object.values(TABLE_SCHEMA.indexes)) {
+      expect(attributes).toEqual(expect.arrayContaining([index.partitionKey, index.sortKey]));
+    }
+  });
+
   it('is on-demand with PITR and deletion protection', () => {
     expect(table.Properties).toMatchObject({
       BillingMode: 'PAY_PER_REQUEST',
@@ -122,6 +133,13 @@ describe('bucket', () => {
   it('outputs its name', () => {
     template.hasOutput('BucketName', { Value: { Ref: bucketId } });
   });
+
+  it('exports its ARN under the fixed name the API stack imports', () => {
+    template.hasOutput('*', {
+      Value: { 'Fn::GetAtt': [bucketId, 'Arn'] },
+      Export: { Name: stateful.exports.bucket.bucketArnExportName },
+    });
+  });
 });
 
 describe('queues', () => {
@@ -140,6 +158,16 @@ describe('queues', () => {
         maxReceiveCount: QUEUES[name].maxReceiveCount,
       },
     });
+  });
+
+  it.each(names)('%s exports its ARN and URL under fixed names', (name) => {
+    const id = logicalIdOf(stateful, stateful.queues[name].queue);
+    const exported = stateful.exports.queues[name];
+    template.hasOutput('*', {
+      Value: { 'Fn::GetAtt': [id, 'Arn'] },
+      Export: { Name: exported.queueArnExportName },
+    });
+    template.hasOutput('*', { Value: { Ref: id }, Export: { Name: exported.queueUrlExportName } });
   });
 
   it.each(names)(
