@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Fn, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -10,20 +10,20 @@ import {
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
-import { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { AUTHORIZERS } from '../functions/endpoints/authorizers';
 import type { AuthKind, EndpointDefinition } from '../functions/endpoints/define';
 import { EndpointGroup } from './constructs/endpoint-group';
 import { ServiceFunction } from './constructs/service-function';
+import { StatefulImports } from './constructs/stateful-imports';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from './gateway-responses';
 import { functionId, pascalCase } from './naming';
-import type { TableExports } from './stateful-stack';
+import type { StatefulExports } from './stateful-stack';
 
 export interface ApiStackProps extends StackProps {
-  /** The stateful stack's table, imported by its exported ARN. */
-  readonly table: TableExports;
+  /** The stateful stack's table, bucket and queues, imported by their fixed export names. */
+  readonly stateful: StatefulExports;
   readonly endpoints: readonly EndpointDefinition[];
   /** Stage-wide steady-state requests per second. */
   readonly throttlingRateLimit: number;
@@ -37,7 +37,8 @@ export interface ApiStackProps extends StackProps {
 
 /**
  * The stateless side: the REST API, its authorizers and one Lambda per handler module. It holds no data,
- * so it can be destroyed and redeployed at will; the table comes in from the stateful stack.
+ * so it can be destroyed and redeployed at will; the table, bucket and queues come in from the stateful
+ * stack.
  */
 export class ApiStack extends Stack {
   readonly api: RestApi;
@@ -49,10 +50,7 @@ export class ApiStack extends Stack {
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
-    const table = Table.fromTableAttributes(this, 'Table', {
-      tableArn: Fn.importValue(props.table.tableArnExportName),
-      globalIndexes: [...props.table.indexNames],
-    });
+    const resources = new StatefulImports(this, 'Stateful', props.stateful);
 
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention });
     this.api = new RestApi(this, 'Api', {
@@ -93,7 +91,7 @@ export class ApiStack extends Stack {
         logRetention,
       });
       // Authorizers look credentials up (API key hashes, driver tokens); they never write.
-      fn.bindTable(table, 'read');
+      fn.bindAccess({ table: 'read' }, resources);
       authorizerFunctions.set(kind, fn);
       authorizers[kind] = new RequestAuthorizer(this, `${pascalCase(kind)}Authorizer`, {
         handler: fn,
@@ -107,18 +105,21 @@ export class ApiStack extends Stack {
       api: this.api,
       endpoints: props.endpoints,
       authorizers,
-      table,
+      resources,
       logRetention,
     });
     this.endpointFunctions = endpoints.functions;
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API stage' });
 
-    this.acknowledgeNagFindings(props.table);
+    this.acknowledgeNagFindings();
   }
 
-  /** cdk-nag AwsSolutions findings this stack accepts, each with the reason it is accepted. */
-  private acknowledgeNagFindings(table: TableExports): void {
+  /**
+   * cdk-nag AwsSolutions findings this stack accepts, each with the reason it is accepted. Findings on the
+   * imported table and bucket are acknowledged where they are imported (StatefulImports).
+   */
+  private acknowledgeNagFindings(): void {
     Validations.of(this).acknowledge(
       {
         id: 'AwsSolutions-APIG2',
@@ -144,10 +145,6 @@ export class ApiStack extends Stack {
         id: 'AwsSolutions-L1',
         reason:
           'Functions are pinned to nodejs22.x (bundles target node22); runtime upgrades are made deliberately, not by a CDK library bump.',
-      },
-      {
-        id: `AwsSolutions-IAM5[Resource::${table.tableArnExportName}/index/*]`,
-        reason: `CDK table grants cover the table's GSIs as <table ARN>/index/*; the table has only its own indexes (${table.indexNames.join(', ')}), and the actions stay read-only for 'read' functions.`,
       },
     );
   }

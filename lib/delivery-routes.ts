@@ -55,14 +55,14 @@ export function defineDeliveryRoutes(
   const api = new ApiStack(app, `${config.stackPrefix}-Api`, {
     env: config.env,
     description: 'Delivery Route Service: REST API, authorizers and endpoint functions',
-    table: stateful.tableExports,
+    stateful: stateful.exports,
     endpoints,
     stageName: config.stageName,
     throttlingRateLimit: config.throttlingRateLimit,
     throttlingBurstLimit: config.throttlingBurstLimit,
     logRetention: config.logRetention,
   });
-  api.addStackDependency(stateful, 'imports the table ARN export');
+  api.addStackDependency(stateful, 'imports the table, bucket and queue exports');
   return { stateful, api };
 }
 

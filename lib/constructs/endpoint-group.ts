@@ -5,12 +5,12 @@ import {
   LambdaIntegration,
   type RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { AuthKind, EndpointDefinition, TableAccess } from '../../functions/endpoints/define';
+import type { AuthKind, EndpointDefinition, ResourceAccess } from '../../functions/endpoints/define';
 import { functionId } from '../naming';
 import { ServiceFunction } from './service-function';
+import type { ServiceResources } from './stateful-imports';
 
 export interface EndpointGroupProps {
   readonly api: RestApi;
@@ -18,12 +18,13 @@ export interface EndpointGroupProps {
   readonly endpoints: readonly EndpointDefinition[];
   /** The authorizer of every auth kind (other than 'none') the endpoints use. */
   readonly authorizers: Partial<Record<AuthKind, IAuthorizer>>;
-  readonly table: ITable;
+  /** What the endpoints' `access` may name: the table, the bucket and the queues. */
+  readonly resources: ServiceResources;
   readonly logRetention?: RetentionDays;
 }
 
 /**
- * A group of endpoints: one Lambda per distinct handler module, granted exactly the table access its
+ * A group of endpoints: one Lambda per distinct handler module, granted exactly the resource access its
  * endpoints declare, and one API Gateway method per endpoint. Everything a group creates hangs off the
  * group, so a domain's endpoints can move to their own (nested) stack when the API outgrows one stack.
  */
@@ -36,13 +37,13 @@ export class EndpointGroup extends Construct {
     const functions = new Map<string, ServiceFunction>();
 
     for (const [handlerModule, served] of groupByHandler(props.endpoints)) {
-      const access = tableAccessOf(handlerModule, served);
+      const access = resourceAccessOf(handlerModule, served);
       const fn = new ServiceFunction(this, functionId(handlerModule), {
         handlerModule,
         description: truncate(`${handlerModule}: ${served.map((e) => e.operationId).join(', ')}`, 256),
         logRetention: props.logRetention,
       });
-      if (access) fn.bindTable(props.table, access);
+      fn.bindAccess(access, props.resources);
       functions.set(handlerModule, fn);
 
       // One integration per function; scopePermissionToMethod: false makes all its methods share a single
@@ -76,18 +77,20 @@ function groupByHandler(endpoints: readonly EndpointDefinition[]): Map<string, E
 }
 
 /** Endpoints sharing a handler share a function, so they must agree on what it may do. */
-function tableAccessOf(
-  handlerModule: string,
-  served: readonly EndpointDefinition[],
-): TableAccess | undefined {
-  const accesses = new Set(served.map((e) => e.access.table));
+function resourceAccessOf(handlerModule: string, served: readonly EndpointDefinition[]): ResourceAccess {
+  const accesses = new Set(served.map((e) => accessKey(e.access)));
   if (accesses.size > 1) {
     throw new Error(
-      `endpoints of handler ${handlerModule} declare different table access (${[...accesses].join(', ')}); ` +
+      `endpoints of handler ${handlerModule} declare different access (${[...accesses].join(' vs ')}); ` +
         'they share one Lambda, so give them the same access',
     );
   }
-  return served[0]?.access.table;
+  return served[0]?.access ?? {};
+}
+
+/** The same string for the same grants, whatever the key order or the order of `sendTo`. */
+function accessKey({ table, bucket, sendTo }: ResourceAccess): string {
+  return JSON.stringify({ table, bucket, sendTo: [...new Set(sendTo ?? [])].sort() });
 }
 
 function authorization(

@@ -2,13 +2,21 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { TableAccess } from '../../functions/endpoints/define';
-import { TABLE_NAME_ENV } from '../../functions/shared/resources';
+import type { ResourceAccess, TableAccess } from '../../functions/endpoints/define';
+import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../../functions/shared/resources';
+import type { ServiceResources } from './stateful-imports';
+
+export type BucketAccess = NonNullable<ResourceAccess['bucket']>;
+
+/** The one S3 action each bucket access allows, on objects only (no List, no Delete, no bucket actions). */
+const BUCKET_ACTIONS: Record<BucketAccess, string> = { read: 's3:GetObject', write: 's3:PutObject' };
 
 /** The repository root: entries, the lock file and esbuild's project root are resolved from here. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -91,10 +99,37 @@ export class ServiceFunction extends NodejsFunction {
     });
   }
 
+  /**
+   * Grants everything `access` names and nothing else, and sets the matching environment variables.
+   * Endpoint functions and queue consumers alike get their permissions through here.
+   */
+  bindAccess(access: ResourceAccess, resources: ServiceResources): void {
+    if (access.table) this.bindTable(resources.table, access.table);
+    if (access.bucket) this.bindBucket(resources.bucket, access.bucket);
+    for (const name of new Set(access.sendTo ?? [])) this.bindQueue(resources.queue(name), name);
+  }
+
   /** Tells the function the table's name and grants exactly `access`: read-only or read-write data access. */
   bindTable(table: ITable, access: TableAccess): void {
     this.addEnvironment(TABLE_NAME_ENV, table.tableName);
     if (access === 'read') table.grantReadData(this);
     else table.grantReadWriteData(this);
+  }
+
+  /**
+   * Tells the function the bucket's name and grants one object action: s3:GetObject to read, s3:PutObject
+   * to write. Not `grantRead`/`grantPut`: those add s3:GetObject*, s3:List* or s3:Abort* wildcards.
+   */
+  bindBucket(bucket: IBucket, access: BucketAccess): void {
+    this.addEnvironment(BUCKET_NAME_ENV, bucket.bucketName);
+    this.addToRolePolicy(
+      new PolicyStatement({ actions: [BUCKET_ACTIONS[access]], resources: [bucket.arnForObjects('*')] }),
+    );
+  }
+
+  /** Lets the function send to queue `name` of QUEUES and tells it the URL (in the queue's `urlEnv`). */
+  bindQueue(queue: IQueue, name: QueueName): void {
+    this.addEnvironment(QUEUES[name].urlEnv, queue.queueUrl);
+    queue.grantSendMessages(this);
   }
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AUTHORIZERS } from '../../functions/endpoints/authorizers';
-import type { EndpointDefinition } from '../../functions/endpoints/define';
+import type { EndpointDefinition, ResourceAccess } from '../../functions/endpoints/define';
 import { endpoints } from '../../functions/endpoints/index';
-import { TABLE_NAME_ENV } from '../../functions/shared/resources';
+import { importRoute } from '../../functions/endpoints/routes';
+import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../../functions/shared/resources';
 import {
   GATEWAY_RESPONSES,
   type GatewayResponseType,
@@ -10,7 +11,7 @@ import {
 } from '../../lib/gateway-responses';
 import { type CfnResource, logicalIdOf, resourcesOf, synthesize } from './synth';
 
-const { api, apiTemplate } = synthesize();
+const { api, apiTemplate, stateful } = synthesize();
 const resources = resourcesOf(apiTemplate);
 const apiId = logicalIdOf(api, api.api);
 
@@ -75,17 +76,62 @@ function authorizerFunctionIdOf(kind: EndpointDefinition['auth']): string {
 
 const functionArn = (id: string) => JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] });
 
-/** Every action any policy attached to the function's role allows. */
-function allowedActions(functionLogicalId: string): string[] {
+interface Statement {
+  Effect: string;
+  Action: string[];
+  Resource: unknown[];
+}
+
+const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+/** Every Allow statement of any policy attached to the function's role, actions and resources as arrays. */
+function allowStatements(functionLogicalId: string): Statement[] {
   const role = (props(functionLogicalId).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
   return ofType('AWS::IAM::Policy')
     .filter(([, p]) => JSON.stringify(p.Properties?.Roles).includes(JSON.stringify({ Ref: role })))
-    .flatMap(([id]) => (props(id).PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement)
-    .flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+    .flatMap(([id]) => (props(id).PolicyDocument as { Statement: Record<string, unknown>[] }).Statement)
+    .filter((s) => s.Effect === 'Allow')
+    .map((s) => ({
+      Effect: 'Allow',
+      Action: asArray(s.Action as string | string[]),
+      Resource: asArray(s.Resource),
+    }));
 }
+
+/** Every action any policy attached to the function's role allows. */
+function allowedActions(functionLogicalId: string): string[] {
+  return allowStatements(functionLogicalId).flatMap((s) => s.Action);
+}
+
+/** The resources the function may perform `action` on. */
+function resourcesAllowed(functionLogicalId: string, action: string): unknown[] {
+  return allowStatements(functionLogicalId)
+    .filter((s) => s.Action.includes(action))
+    .flatMap((s) => s.Resource);
+}
+
+function environmentOf(functionLogicalId: string): Record<string, unknown> {
+  return (props(functionLogicalId).Environment as { Variables: Record<string, unknown> }).Variables;
+}
+
+const importOf = (exportName: string) => ({ 'Fn::ImportValue': exportName });
+const bucketArn = importOf(stateful.exports.bucket.bucketArnExportName);
+const bucketObjects = { 'Fn::Join': ['', [bucketArn, '/*']] };
+const queueArn = (name: QueueName) => importOf(stateful.exports.queues[name].queueArnExportName);
+const queueUrl = (name: QueueName) => importOf(stateful.exports.queues[name].queueUrlExportName);
+const QUEUE_URL_ENVS = Object.values(QUEUES).map((q) => q.urlEnv);
 
 const handlers = [...new Set(endpoints.map((e) => e.handler))];
 const usedAuthKinds = [...new Set(endpoints.map((e) => e.auth).filter((a) => a !== 'none'))];
+
+/** Every endpoint function with its declared access. */
+const accessByFunction: { name: string; logicalId: string; access: ResourceAccess }[] = [
+  ...handlers.map((handler) => ({
+    name: handler,
+    logicalId: functionIdOf(handler),
+    access: endpoints.find((e) => e.handler === handler)?.access ?? {},
+  })),
+];
 
 describe('API methods', () => {
   it.each(endpoints)('$operationId: $method $path exists with its operation name', (endpoint) => {
@@ -248,6 +294,76 @@ describe('table access', () => {
         id,
       ).toEqual([]);
     }
+  });
+});
+
+describe('bucket access', () => {
+  const withoutBucket = accessByFunction.filter((f) => !f.access.bucket);
+  const withBucket = accessByFunction.filter((f) => f.access.bucket);
+
+  it.each(withoutBucket)('$name (no bucket access) gets no S3 permission and no bucket name', (f) => {
+    expect(allowedActions(f.logicalId).filter((a) => a.startsWith('s3:'))).toEqual([]);
+    expect(environmentOf(f.logicalId)[BUCKET_NAME_ENV]).toBeUndefined();
+  });
+
+  it.each(withBucket)("$name (bucket '$access.bucket') gets that one object action and the name", (f) => {
+    const [allowed, denied] =
+      f.access.bucket === 'read' ? ['s3:GetObject', 's3:PutObject'] : ['s3:PutObject', 's3:GetObject'];
+    expect(allowedActions(f.logicalId).filter((a) => a.startsWith('s3:'))).toEqual([allowed]);
+    expect(resourcesAllowed(f.logicalId, allowed)).toEqual([bucketObjects]);
+    expect(allowedActions(f.logicalId)).not.toContain(denied);
+    const variables = environmentOf(f.logicalId);
+    expect(variables[BUCKET_NAME_ENV]).toBeDefined();
+    expect(JSON.stringify(variables[BUCKET_NAME_ENV])).toContain(JSON.stringify(bucketArn));
+    // Path-style addressing is for the local S3 emulator only.
+    expect(variables.S3_FORCE_PATH_STYLE).toBeUndefined();
+  });
+});
+
+describe('queue access', () => {
+  it.each(accessByFunction)('$name may send to exactly the queues of its sendTo', (f) => {
+    const sendTo = [...new Set(f.access.sendTo ?? [])];
+    expect(resourcesAllowed(f.logicalId, 'sqs:SendMessage').map((r) => JSON.stringify(r))).toEqual(
+      sendTo.map((name) => JSON.stringify(queueArn(name))),
+    );
+    const variables = environmentOf(f.logicalId);
+    for (const name of sendTo) expect(variables[QUEUES[name].urlEnv]).toEqual(queueUrl(name));
+    const otherUrls = QUEUE_URL_ENVS.filter((env) => !sendTo.some((name) => QUEUES[name].urlEnv === env));
+    for (const env of otherUrls) expect(variables[env], env).toBeUndefined();
+  });
+});
+
+describe('shared handlers', () => {
+  it('refuses endpoints that share a handler but declare different access', () => {
+    const other = {
+      ...importRoute,
+      operationId: 'importRouteCopy',
+      method: 'PUT' as const,
+      access: { table: 'readWrite' as const },
+    };
+    expect(() => synthesize({}, { endpoints: [importRoute, other] })).toThrow(/different access/);
+  });
+});
+
+describe('importRoute', () => {
+  const id = functionIdOf(importRoute.handler);
+
+  it('is served, with the access this test expects', () => {
+    expect(endpoints.map((e) => e.operationId)).toContain(importRoute.operationId);
+    expect(importRoute.access).toEqual({ table: 'readWrite', bucket: 'write', sendTo: ['imports'] });
+  });
+
+  it('may put the payload object but not read objects back', () => {
+    expect(allowedActions(id)).toContain('s3:PutObject');
+    expect(allowedActions(id)).not.toContain('s3:GetObject');
+    expect(environmentOf(id)[BUCKET_NAME_ENV]).toBeDefined();
+  });
+
+  it('may send to the imports queue only, and knows its URL', () => {
+    const sqs = allowStatements(id).filter((s) => s.Action.some((a) => a.startsWith('sqs:')));
+    expect(sqs.flatMap((s) => s.Action)).toContain('sqs:SendMessage');
+    expect(sqs.flatMap((s) => s.Resource)).toEqual([queueArn('imports')]);
+    expect(environmentOf(id)[QUEUES.imports.urlEnv]).toEqual(queueUrl('imports'));
   });
 });
 

@@ -13,6 +13,10 @@ const MAX_RESOURCES_PER_STACK = 450;
 const { app, stateful, api, statefulTemplate, apiTemplate } = synthesize();
 const stacks = app.node.children.filter(Stack.isStack);
 
+interface Output {
+  Export?: { Name?: unknown };
+}
+
 function allConstructs(root: IConstruct): IConstruct[] {
   return [root, ...root.node.children.flatMap(allConstructs)];
 }
@@ -29,8 +33,29 @@ describe('app', () => {
     expect(Object.keys(resourcesOf(template)).length).toBeLessThan(MAX_RESOURCES_PER_STACK);
   });
 
-  it('the API stack deploys after the stateful stack it imports the table from', () => {
+  it('the API stack deploys after the stateful stack it imports the table, bucket and queues from', () => {
     expect(api.dependencies).toContain(stateful);
+  });
+
+  it('the API stack imports only fixed export names of the stateful stack', () => {
+    const imported = new Set<string>();
+    JSON.stringify(apiTemplate.toJSON(), (key, value) => {
+      if (key === 'Fn::ImportValue') imported.add(value);
+      return value;
+    });
+    const exported = Object.values(statefulTemplate.toJSON().Outputs as Record<string, Output>)
+      .map((o) => o.Export?.Name)
+      .filter((name): name is string => typeof name === 'string');
+    const fixed = [
+      stateful.exports.table.tableArnExportName,
+      stateful.exports.bucket.bucketArnExportName,
+      ...Object.values(stateful.exports.queues).flatMap((q) => [q.queueArnExportName, q.queueUrlExportName]),
+    ];
+    expect(imported.size).toBeGreaterThan(0);
+    for (const name of imported) {
+      expect(exported, name).toContain(name);
+      expect(fixed, name).toContain(name);
+    }
   });
 });
 

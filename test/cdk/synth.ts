@@ -1,5 +1,6 @@
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { EndpointDefinition } from '../../functions/endpoints/define';
 import { DEFAULT_CONFIG, type DeliveryRoutesConfig, defineDeliveryRoutes } from '../../lib/delivery-routes';
 
 /** A CloudFormation resource as it appears in a synthesized template. */
@@ -15,12 +16,15 @@ export interface CfnResource {
  * bundling (an empty `aws:cdk:bundling-stacks` list makes every NodejsFunction skip esbuild and point its
  * asset at the source directory) and CDK's built-in CloudFormation schema validation (`cdk synth` runs it).
  */
-export function synthesize(config: Partial<DeliveryRoutesConfig> = {}) {
+export function synthesize(
+  config: Partial<DeliveryRoutesConfig> = {},
+  lists: { endpoints?: readonly EndpointDefinition[] } = {},
+) {
   const app = new App({
     context: { 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: false,
   });
-  const stacks = defineDeliveryRoutes(app, { ...DEFAULT_CONFIG, ...config });
+  const stacks = defineDeliveryRoutes(app, { ...DEFAULT_CONFIG, ...config }, lists.endpoints);
   const assembly = app.synth();
   return {
     app,

@@ -1,0 +1,70 @@
+import { Fn, Stack, Validations } from 'aws-cdk-lib';
+import { type ITable, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Bucket, type IBucket } from 'aws-cdk-lib/aws-s3';
+import { type IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { QueueName } from '../../functions/shared/resources';
+import { pascalCase } from '../naming';
+import type { StatefulExports } from '../stateful-stack';
+
+/** The stateful resources a function's `ResourceAccess` may name. */
+export interface ServiceResources {
+  readonly table: ITable;
+  readonly bucket: IBucket;
+  queue(name: QueueName): IQueue;
+}
+
+/**
+ * The stateful stack's table, bucket and queues, imported by their fixed export names. Fixed names keep
+ * ARNs rendering the same everywhere (cdk-nag finding ids among them) whatever the logical ids.
+ *
+ * The bucket and the queues are imported on first use only: CloudFormation locks every export some stack
+ * imports, so importing only what a function is granted keeps the stateful stack free to change the rest.
+ */
+export class StatefulImports extends Construct implements ServiceResources {
+  readonly table: ITable;
+  private readonly exported: StatefulExports;
+  private importedBucket?: IBucket;
+  private readonly importedQueues = new Map<QueueName, IQueue>();
+
+  constructor(scope: Construct, id: string, exported: StatefulExports) {
+    super(scope, id);
+    this.exported = exported;
+    this.table = Table.fromTableAttributes(this, 'Table', {
+      tableArn: Fn.importValue(exported.table.tableArnExportName),
+      globalIndexes: [...exported.table.indexNames],
+    });
+    Validations.of(Stack.of(this)).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${exported.table.tableArnExportName}/index/*]`,
+      reason: `CDK table grants cover the table's GSIs as <table ARN>/index/*; the table has only its own indexes (${exported.table.indexNames.join(', ')}), and the actions stay read-only for 'read' functions.`,
+    });
+  }
+
+  get bucket(): IBucket {
+    if (!this.importedBucket) {
+      const { bucketArnExportName } = this.exported.bucket;
+      this.importedBucket = Bucket.fromBucketAttributes(this, 'Bucket', {
+        bucketArn: Fn.importValue(bucketArnExportName),
+      });
+      Validations.of(Stack.of(this)).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${bucketArnExportName}/*]`,
+        reason:
+          "Object keys are made per import (imports/<account>/<txid>.json), so object grants name <bucket ARN>/*; each statement allows exactly one action (s3:GetObject for 'read', s3:PutObject for 'write'), never List or Delete, and the bucket holds only short-lived service-written objects.",
+      });
+    }
+    return this.importedBucket;
+  }
+
+  queue(name: QueueName): IQueue {
+    let queue = this.importedQueues.get(name);
+    if (!queue) {
+      const { queueArnExportName, queueUrlExportName } = this.exported.queues[name];
+      queue = Queue.fromQueueAttributes(this, `${pascalCase(name)}Queue`, {
+        queueArn: Fn.importValue(queueArnExportName),
+        queueUrl: Fn.importValue(queueUrlExportName),
+      });
+      this.importedQueues.set(name, queue);
+    }
+    return queue;
+  }
+}
