@@ -12,9 +12,11 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { ConsumerDefinition } from '../functions/consumers';
 import { AUTHORIZERS } from '../functions/endpoints/authorizers';
 import type { AuthKind, EndpointDefinition } from '../functions/endpoints/define';
 import { EndpointGroup } from './constructs/endpoint-group';
+import { QueueConsumers } from './constructs/queue-consumers';
 import { ServiceFunction } from './constructs/service-function';
 import { StatefulImports } from './constructs/stateful-imports';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from './gateway-responses';
@@ -25,6 +27,8 @@ export interface ApiStackProps extends StackProps {
   /** The stateful stack's table, bucket and queues, imported by their fixed export names. */
   readonly stateful: StatefulExports;
   readonly endpoints: readonly EndpointDefinition[];
+  /** @default none */
+  readonly consumers?: readonly ConsumerDefinition[];
   /** Stage-wide steady-state requests per second. */
   readonly throttlingRateLimit: number;
   /** Stage-wide burst (token bucket size). */
@@ -36,9 +40,9 @@ export interface ApiStackProps extends StackProps {
 }
 
 /**
- * The stateless side: the REST API, its authorizers and one Lambda per handler module. It holds no data,
- * so it can be destroyed and redeployed at will; the table, bucket and queues come in from the stateful
- * stack.
+ * The stateless side: the REST API, its authorizers, one Lambda per handler module and one per queue
+ * consumer. It holds no data, so it can be destroyed and redeployed at will; the table, bucket and queues
+ * come in from the stateful stack.
  */
 export class ApiStack extends Stack {
   readonly api: RestApi;
@@ -46,6 +50,8 @@ export class ApiStack extends Stack {
   readonly authorizerFunctions: ReadonlyMap<AuthKind, ServiceFunction>;
   /** The function of each handler module of the endpoint list. */
   readonly endpointFunctions: ReadonlyMap<string, ServiceFunction>;
+  /** The function of each queue consumer, by the consumer's `id`. */
+  readonly consumerFunctions: ReadonlyMap<string, ServiceFunction>;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -109,6 +115,13 @@ export class ApiStack extends Stack {
       logRetention,
     });
     this.endpointFunctions = endpoints.functions;
+
+    const consumers = new QueueConsumers(this, 'Consumers', {
+      consumers: props.consumers ?? [],
+      resources,
+      logRetention,
+    });
+    this.consumerFunctions = consumers.functions;
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API stage' });
 

@@ -1,5 +1,6 @@
 import type { App, Environment } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { consumers as allConsumers, type ConsumerDefinition } from '../functions/consumers';
 import type { EndpointDefinition } from '../functions/endpoints/define';
 import { endpoints as allEndpoints } from '../functions/endpoints/index';
 import { ApiStack } from './api-stack';
@@ -42,11 +43,15 @@ export interface DeliveryRoutes {
   readonly api: ApiStack;
 }
 
-/** Adds the service's stacks to the app: the stateful one (table, bucket, queues) and the API. */
+/**
+ * Adds the service's stacks to the app: the stateful one (table, bucket, queues) and the API (endpoint
+ * functions and queue consumers).
+ */
 export function defineDeliveryRoutes(
   app: App,
   config: DeliveryRoutesConfig,
   endpoints: readonly EndpointDefinition[] = allEndpoints,
+  consumers: readonly ConsumerDefinition[] = allConsumers,
 ): DeliveryRoutes {
   const stateful = new StatefulStack(app, `${config.stackPrefix}-Stateful`, {
     env: config.env,
@@ -54,9 +59,10 @@ export function defineDeliveryRoutes(
   });
   const api = new ApiStack(app, `${config.stackPrefix}-Api`, {
     env: config.env,
-    description: 'Delivery Route Service: REST API, authorizers and endpoint functions',
+    description: 'Delivery Route Service: REST API, authorizers, endpoint functions and queue consumers',
     stateful: stateful.exports,
     endpoints,
+    consumers,
     stageName: config.stageName,
     throttlingRateLimit: config.throttlingRateLimit,
     throttlingBurstLimit: config.throttlingBurstLimit,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { consumers } from '../../functions/consumers';
 import { AUTHORIZERS } from '../../functions/endpoints/authorizers';
 import type { EndpointDefinition, ResourceAccess } from '../../functions/endpoints/define';
 import { endpoints } from '../../functions/endpoints/index';
@@ -74,6 +75,12 @@ function authorizerFunctionIdOf(kind: EndpointDefinition['auth']): string {
   return logicalIdOf(api, fn);
 }
 
+function consumerFunctionIdOf(consumerId: string): string {
+  const fn = api.consumerFunctions.get(consumerId);
+  if (!fn) throw new Error(`no function for consumer ${consumerId}`);
+  return logicalIdOf(api, fn);
+}
+
 const functionArn = (id: string) => JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] });
 
 interface Statement {
@@ -124,12 +131,17 @@ const QUEUE_URL_ENVS = Object.values(QUEUES).map((q) => q.urlEnv);
 const handlers = [...new Set(endpoints.map((e) => e.handler))];
 const usedAuthKinds = [...new Set(endpoints.map((e) => e.auth).filter((a) => a !== 'none'))];
 
-/** Every endpoint function with its declared access. */
+/** Every function with its declared access: one per endpoint handler, then one per consumer. */
 const accessByFunction: { name: string; logicalId: string; access: ResourceAccess }[] = [
   ...handlers.map((handler) => ({
     name: handler,
     logicalId: functionIdOf(handler),
     access: endpoints.find((e) => e.handler === handler)?.access ?? {},
+  })),
+  ...consumers.map((c) => ({
+    name: `consumer ${c.id}`,
+    logicalId: consumerFunctionIdOf(c.id),
+    access: c.access,
   })),
 ];
 
@@ -193,9 +205,13 @@ describe('authorizers', () => {
 });
 
 describe('Lambda functions', () => {
-  it('has one function per distinct handler plus one per authorizer, and no others', () => {
-    const expected = [...handlers.map(functionIdOf), ...usedAuthKinds.map(authorizerFunctionIdOf)];
-    expect(new Set(expected).size).toBe(handlers.length + usedAuthKinds.length);
+  it('has one function per distinct handler plus one per authorizer and one per consumer, and no others', () => {
+    const expected = [
+      ...handlers.map(functionIdOf),
+      ...usedAuthKinds.map(authorizerFunctionIdOf),
+      ...consumers.map((c) => consumerFunctionIdOf(c.id)),
+    ];
+    expect(new Set(expected).size).toBe(handlers.length + usedAuthKinds.length + consumers.length);
     expect(
       ofType('AWS::Lambda::Function')
         .map(([id]) => id)
@@ -224,13 +240,17 @@ describe('Lambda functions', () => {
     }
   });
 
-  it('every function runs nodejs22.x on arm64 with tracing, 1024 MB, 10 s and its own log group', () => {
+  it('every endpoint and authorizer function has 1024 MB and 10 s', () => {
+    for (const id of [...handlers.map(functionIdOf), ...usedAuthKinds.map(authorizerFunctionIdOf)]) {
+      expect(props(id), id).toMatchObject({ MemorySize: 1024, Timeout: 10 });
+    }
+  });
+
+  it('every function runs nodejs22.x on arm64 with tracing and its own log group', () => {
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties, id).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
-        MemorySize: 1024,
-        Timeout: 10,
         TracingConfig: { Mode: 'Active' },
         Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } },
       });
@@ -364,6 +384,66 @@ describe('importRoute', () => {
     expect(sqs.flatMap((s) => s.Action)).toContain('sqs:SendMessage');
     expect(sqs.flatMap((s) => s.Resource)).toEqual([queueArn('imports')]);
     expect(environmentOf(id)[QUEUES.imports.urlEnv]).toEqual(queueUrl('imports'));
+  });
+});
+
+describe('queue consumers', () => {
+  const mappings = ofType('AWS::Lambda::EventSourceMapping');
+
+  it('has one event source mapping per consumer and no others', () => {
+    expect(mappings).toHaveLength(consumers.length);
+  });
+
+  it.each(consumers)('$id consumes the $queue queue in batches of $batchSize with partial failures', (c) => {
+    const id = consumerFunctionIdOf(c.id);
+    const mine = mappings.filter(
+      ([, m]) => JSON.stringify(m.Properties?.FunctionName) === JSON.stringify({ Ref: id }),
+    );
+    expect(mine).toHaveLength(1);
+    expect(mine[0]?.[1].Properties).toMatchObject({
+      EventSourceArn: queueArn(c.queue),
+      BatchSize: c.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it.each(consumers)('$id runs $handler with its timeout and memory', (c) => {
+    const id = consumerFunctionIdOf(c.id);
+    expect(api.consumerFunctions.get(c.id)?.handlerModule).toBe(c.handler);
+    expect(props(id)).toMatchObject({ Timeout: c.timeoutSeconds, MemorySize: c.memorySize });
+  });
+
+  it.each(consumers)("$id times out before its queue's visibility timeout", (c) => {
+    const timeout = props(consumerFunctionIdOf(c.id)).Timeout as number;
+    expect(timeout).toBeLessThan(QUEUES[c.queue].visibilityTimeoutSeconds);
+  });
+
+  it.each(consumers)('$id may receive and delete messages of its own queue only', (c) => {
+    const id = consumerFunctionIdOf(c.id);
+    for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'])
+      expect(resourcesAllowed(id, action), action).toEqual([queueArn(c.queue)]);
+  });
+
+  it("refuses a consumer that does not time out before its queue's visibility timeout", () => {
+    const [first] = consumers;
+    if (!first) return;
+    const slow = { ...first, timeoutSeconds: QUEUES[first.queue].visibilityTimeoutSeconds };
+    expect(() => synthesize({}, { consumers: [slow] })).toThrow(/visibility timeout/);
+  });
+
+  it('the import worker may read import payloads but not write objects, and write the table', () => {
+    const worker = consumers.find((c) => c.handler === 'workers/import-routes');
+    expect(worker, 'no consumer runs workers/import-routes').toBeDefined();
+    const id = consumerFunctionIdOf(worker?.id ?? '');
+    const actions = allowedActions(id);
+    expect(actions).toContain('s3:GetObject');
+    expect(actions).not.toContain('s3:PutObject');
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'])
+      expect(actions).toContain(action);
+    expect(environmentOf(id)).toMatchObject({
+      [TABLE_NAME_ENV]: expect.anything(),
+      [BUCKET_NAME_ENV]: expect.anything(),
+    });
   });
 });
 

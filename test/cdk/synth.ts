@@ -1,5 +1,6 @@
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { ConsumerDefinition } from '../../functions/consumers';
 import type { EndpointDefinition } from '../../functions/endpoints/define';
 import { DEFAULT_CONFIG, type DeliveryRoutesConfig, defineDeliveryRoutes } from '../../lib/delivery-routes';
 
@@ -18,13 +19,18 @@ export interface CfnResource {
  */
 export function synthesize(
   config: Partial<DeliveryRoutesConfig> = {},
-  lists: { endpoints?: readonly EndpointDefinition[] } = {},
+  lists: { endpoints?: readonly EndpointDefinition[]; consumers?: readonly ConsumerDefinition[] } = {},
 ) {
   const app = new App({
     context: { 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: false,
   });
-  const stacks = defineDeliveryRoutes(app, { ...DEFAULT_CONFIG, ...config }, lists.endpoints);
+  const stacks = defineDeliveryRoutes(
+    app,
+    { ...DEFAULT_CONFIG, ...config },
+    lists.endpoints,
+    lists.consumers,
+  );
   const assembly = app.synth();
   return {
     app,

@@ -1,0 +1,61 @@
+import { Duration } from 'aws-cdk-lib';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { ConsumerDefinition } from '../../functions/consumers';
+import { QUEUES } from '../../functions/shared/resources';
+import { pascalCase } from '../naming';
+import { ServiceFunction } from './service-function';
+import type { ServiceResources } from './stateful-imports';
+
+export interface QueueConsumersProps {
+  readonly consumers: readonly ConsumerDefinition[];
+  /** What the consumers' `access` may name, and the queues they consume. */
+  readonly resources: ServiceResources;
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * One Lambda per queue consumer, fed by an SQS event source with partial batch responses: a record the
+ * handler reports as failed goes back to the queue alone (and on to the DLQ), the rest of the batch is
+ * deleted. Each function gets exactly the access its definition declares, like an endpoint function.
+ */
+export class QueueConsumers extends Construct {
+  /** The function of each consumer, by its `id`. */
+  readonly functions: ReadonlyMap<string, ServiceFunction>;
+
+  constructor(scope: Construct, id: string, props: QueueConsumersProps) {
+    super(scope, id);
+    const functions = new Map<string, ServiceFunction>();
+
+    for (const consumer of props.consumers) {
+      if (functions.has(consumer.id)) throw new Error(`two consumers have the id '${consumer.id}'`);
+      const { visibilityTimeoutSeconds } = QUEUES[consumer.queue];
+      // SQS would hand a message to a second invocation while the first still works on it.
+      if (consumer.timeoutSeconds >= visibilityTimeoutSeconds) {
+        throw new Error(
+          `consumer ${consumer.id} times out after ${consumer.timeoutSeconds} s, not before the ` +
+            `${consumer.queue} queue's visibility timeout (${visibilityTimeoutSeconds} s)`,
+        );
+      }
+
+      const fn = new ServiceFunction(this, `${pascalCase(consumer.id)}Function`, {
+        handlerModule: consumer.handler,
+        description: `${consumer.handler}: consumes the ${consumer.queue} queue (${consumer.id})`,
+        timeout: Duration.seconds(consumer.timeoutSeconds),
+        memorySize: consumer.memorySize,
+        logRetention: props.logRetention,
+      });
+      fn.bindAccess(consumer.access, props.resources);
+      // The event source also grants the function receive, delete and change-visibility on this queue.
+      fn.addEventSource(
+        new SqsEventSource(props.resources.queue(consumer.queue), {
+          batchSize: consumer.batchSize,
+          reportBatchItemFailures: true,
+        }),
+      );
+      functions.set(consumer.id, fn);
+    }
+    this.functions = functions;
+  }
+}
