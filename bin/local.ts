@@ -5,8 +5,10 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { consumers } from '../functions/consumers';
 import { endpoints } from '../functions/endpoints/index';
 import { startApiServer } from '../local/api-server';
+import { startQueuePollers } from '../local/queue-pollers';
 import { startLocalStack } from '../local/stack';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -25,6 +27,11 @@ const stack = await startLocalStack({
 const { seedDemoAccount } = await import('../local/seed');
 const demo = await seedDemoAccount(stateDir, process.env.LOCAL_DEMO_API_KEY);
 const api = await startApiServer({ endpoints, port, accessLog: true });
+const pollers = startQueuePollers({
+  consumers,
+  awsEndpoint: stack.endpoints.aws,
+  queueUrls: stack.resources.queueUrls,
+});
 
 writeFileSync(
   stackFile,
@@ -61,6 +68,7 @@ async function shutdown(signal: string) {
   console.log(`${signal}: stopping`);
   rmSync(stackFile, { force: true });
   await api.close();
+  await pollers.stop();
   await stack.stop();
   process.exit(0);
 }

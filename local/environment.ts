@@ -1,4 +1,4 @@
-import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../lib/resource-definitions';
+import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../functions/shared/resources';
 import type { LocalResources } from './resources';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './services';
 

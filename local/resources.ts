@@ -7,7 +7,7 @@ import {
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { TABLE_SCHEMA } from '../functions/data/table-schema';
-import { DLQ_RETENTION_DAYS, QUEUES, type QueueName } from '../lib/resource-definitions';
+import { DLQ_RETENTION_DAYS, QUEUES, type QueueName } from '../functions/shared/resources';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './services';
 
 export interface LocalResources {
@@ -71,7 +71,7 @@ export async function createQueuesAndBucket(
   awsEndpoint: string,
   names: { queuePrefix: string; bucketName: string },
 ): Promise<Omit<LocalResources, 'tableName'>> {
-  const sqs = new SQSClient(clientConfig(awsEndpoint));
+  const sqs = new SQSClient({ ...clientConfig(awsEndpoint), useQueueUrlAsEndpoint: false });
   const s3 = new S3Client({ ...clientConfig(awsEndpoint), forcePathStyle: true });
   const queueUrls = {} as Record<QueueName, string>;
   const dlqUrls = {} as Record<QueueName, string>;

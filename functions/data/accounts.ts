@@ -81,6 +81,15 @@ export async function getAccount(accountId: string): Promise<Account | undefined
   return Item ? { accountId: Item.account_id, name: Item.name, createdAt: Item.created_at } : undefined;
 }
 
+export async function getDc(accountId: string, dcId: string): Promise<Dc | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: accountKeys.dc(accountId, dcId), ConsistentRead: true }),
+  );
+  return Item
+    ? { accountId: Item.account_id, dcId: Item.dc_id, name: Item.name, timeZone: Item.time_zone }
+    : undefined;
+}
+
 export async function listDcs(accountId: string): Promise<Dc[]> {
   const { items } = await queryItems({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',

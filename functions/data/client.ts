@@ -1,11 +1,15 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  type BatchWriteCommandInput,
   DynamoDBDocumentClient,
   type NativeAttributeValue,
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { requireEnv } from '../shared/env';
+import type { TableKey } from './table-schema';
 
 /** Created once per cold start; the endpoint comes from AWS_ENDPOINT_URL_DYNAMODB locally, never from code. */
 export const db = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
@@ -50,4 +54,82 @@ export async function queryItems(
     startKey = page.LastEvaluatedKey;
   } while (startKey && (limit === undefined || items.length < limit));
   return { items, lastKey: startKey };
+}
+
+/** Runs `work` over `inputs` with at most `parallelism` in flight; results keep the input order. */
+export async function inParallel<T, R>(
+  inputs: readonly T[],
+  parallelism: number,
+  work: (input: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(inputs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < inputs.length) {
+      const index = next++;
+      results[index] = await work(inputs[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallelism, inputs.length) }, worker));
+  return results;
+}
+
+export function chunks<T>(values: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
+  return out;
+}
+
+/** DynamoDB may leave part of a batch unprocessed under load; retry that part with backoff. */
+async function withUnprocessedRetry<T>(
+  send: (pending: T) => Promise<T | undefined>,
+  first: T,
+): Promise<void> {
+  let pending: T | undefined = first;
+  for (let attempt = 0; pending; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+    if (attempt > 10) throw new Error('DynamoDB kept items of a batch unprocessed');
+    pending = await send(pending);
+  }
+}
+
+type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
+
+/** Sends the requests 25 per BatchWriteItem, `parallelism` at a time, until none is left unprocessed. */
+async function writeAll(requests: WriteRequest[], parallelism: number): Promise<void> {
+  await inParallel(chunks(requests, 25), parallelism, (chunk) =>
+    withUnprocessedRetry<WriteRequest[]>(async (pending) => {
+      const result = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+      const unprocessed = result.UnprocessedItems?.[tableName];
+      return unprocessed?.length ? unprocessed : undefined;
+    }, chunk),
+  );
+}
+
+export const putAll = (items: readonly Item[], parallelism = 8) =>
+  writeAll(
+    items.map((Item) => ({ PutRequest: { Item } })),
+    parallelism,
+  );
+
+export const deleteAll = (keys: readonly TableKey[], parallelism = 8) =>
+  writeAll(
+    keys.map((Key) => ({ DeleteRequest: { Key } })),
+    parallelism,
+  );
+
+/** Reads every key that exists (consistently), 100 per BatchGetItem. */
+export async function getAll(keys: readonly TableKey[], parallelism = 8): Promise<Item[]> {
+  const found: Item[] = [];
+  await inParallel(chunks(keys, 100), parallelism, (chunk) =>
+    withUnprocessedRetry(async (requestKeys) => {
+      const result = await db.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: requestKeys, ConsistentRead: true } } }),
+      );
+      found.push(...(result.Responses?.[tableName] ?? []));
+      const unprocessed = result.UnprocessedKeys?.[tableName]?.Keys;
+      return unprocessed?.length ? (unprocessed as TableKey[]) : undefined;
+    }, chunk),
+  );
+  return found;
 }

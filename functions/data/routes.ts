@@ -1,18 +1,43 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, queryItems, tableName } from './client';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Claim } from './claims';
+import { db, type Item, isConditionFailure, queryItems, tableName } from './client';
 import { TABLE_SCHEMA, type TableKey } from './table-schema';
 
-/** A route and everything imported with it live in one partition; the route header is its `ROUTE` item. */
+/**
+ * A route and everything imported with it live in one partition, so a route reads with one query and
+ * in import order:
+ *   ROUTE                          the header (state, assignment, version, waypoint ids)
+ *   WP#<wp seq>                    waypoints in sequence
+ *   I#<wp seq>#<inv seq>           invoices, each followed by its items
+ *   I#<wp seq>#<inv seq>#<item seq>
+ * Rows without a header (an import in progress, a route being deleted) are never shown: every read
+ * starts at the header.
+ */
 const routePartition = (accountId: string, routeId: string) => `ROUTE#${accountId}/${routeId}`;
+const seq = (n: number, width: number) => String(n).padStart(width, '0');
+
+export const ROUTE_ROW_PREFIX = { waypoint: 'WP#', invoiceOrItem: 'I#' } as const;
 
 export const routeKeys = {
   route: (accountId: string, routeId: string): TableKey => ({
     pk: routePartition(accountId, routeId),
     sk: 'ROUTE',
   }),
+  waypoint: (accountId: string, routeId: string, wp: number): TableKey => ({
+    pk: routePartition(accountId, routeId),
+    sk: `${ROUTE_ROW_PREFIX.waypoint}${seq(wp, 5)}`,
+  }),
+  invoice: (accountId: string, routeId: string, wp: number, inv: number): TableKey => ({
+    pk: routePartition(accountId, routeId),
+    sk: `${ROUTE_ROW_PREFIX.invoiceOrItem}${seq(wp, 5)}#${seq(inv, 4)}`,
+  }),
+  item: (accountId: string, routeId: string, wp: number, inv: number, item: number): TableKey => ({
+    pk: routePartition(accountId, routeId),
+    sk: `${ROUTE_ROW_PREFIX.invoiceOrItem}${seq(wp, 5)}#${seq(inv, 4)}#${seq(item, 5)}`,
+  }),
   /**
-   * Sparse GSI1 entry carried by a route only while it is active or started for a driver, sorted by
-   * planned start: "active routes of a driver" is one query.
+   * Sparse GSI1 entry carried by a route only while it is active (or started), not finalized and has a
+   * driver, sorted by planned start: "active routes of a driver" is one query.
    */
   activeForDriver: (
     accountId: string,
@@ -22,9 +47,332 @@ export const routeKeys = {
     routeId: string,
   ) => ({
     gsi1pk: `ACTIVE_ROUTES#${accountId}/${dcId}/${driverId}`,
-    gsi1sk: `${String(startTime).padStart(15, '0')}#${routeId}`,
+    gsi1sk: `${seq(startTime, 15)}#${routeId}`,
+  }),
+  /** GSI2 entry of every route: routes of a DC by local service date. */
+  byDate: (accountId: string, dcId: string, localDate: string, startTime: number, routeId: string) => ({
+    gsi2pk: `ROUTES_BY_DATE#${accountId}/${dcId}/${localDate}`,
+    gsi2sk: `${seq(startTime, 15)}#${routeId}`,
   }),
 };
+
+export interface Warehouse {
+  id: string;
+  name?: string;
+  address?: string;
+  location: { latitude: number; longitude: number };
+}
+
+/** The route header: everything about a route but its waypoints, invoices and items. */
+export interface RouteHeader {
+  accountId: string;
+  dcId: string;
+  routeId: string;
+  name: string;
+  startTime: number;
+  /** YYYY-MM-DD of startTime in the DC's zone. */
+  localDate: string;
+  assignedDriverId?: string;
+  vehicleId?: string;
+  startWarehouse?: Warehouse;
+  endWarehouse?: Warehouse;
+  waypointIds: string[];
+  isActive: boolean;
+  isFinalized: boolean;
+  startedTimestamp?: number;
+  finalizedTimestamp?: number;
+  /** Bumped by every change; writes are conditional on the version they read. */
+  version: number;
+  /** The import that created the route; its id claims carry it. */
+  importTxid: string;
+  /** Set while the route is being deleted: reads treat it as gone. */
+  deleting?: boolean;
+  createdAt: number;
+}
+
+export interface WaypointRow {
+  sequence: number;
+  id: string;
+  customerId?: string;
+  name?: string;
+  address?: string;
+  location: { latitude: number; longitude: number };
+  serviceTimeMinutes: number;
+  timeWindows: { start: number; end: number }[];
+  invoiceIds: string[];
+}
+
+export interface ItemStatus {
+  status: 'SUCCESSFUL' | 'FAILED';
+  timestamp: number;
+  reason?: { code: string; message: string };
+}
+
+export interface ItemRow {
+  id: string;
+  sku?: string;
+  name?: string;
+  quantity: number;
+  displayUnitOfMeasure?: string;
+  totalPriceCents: number;
+  currency: string;
+  status?: ItemStatus;
+}
+
+export interface InvoiceRow {
+  id: string;
+  waypointId: string;
+  paymentMethod?: string;
+  nameAttributes: { key: string; value: string }[];
+  items: ItemRow[];
+}
+
+export function headerItem(route: RouteHeader): Item {
+  const indexed = route.isActive && !route.isFinalized && route.assignedDriverId && !route.deleting;
+  return {
+    ...routeKeys.route(route.accountId, route.routeId),
+    ...(indexed
+      ? routeKeys.activeForDriver(
+          route.accountId,
+          route.dcId,
+          route.assignedDriverId as string,
+          route.startTime,
+          route.routeId,
+        )
+      : {}),
+    ...(route.deleting
+      ? {}
+      : routeKeys.byDate(route.accountId, route.dcId, route.localDate, route.startTime, route.routeId)),
+    entity: 'ROUTE',
+    account_id: route.accountId,
+    dc_id: route.dcId,
+    route_id: route.routeId,
+    name: route.name,
+    start_time: route.startTime,
+    local_date: route.localDate,
+    assigned_driver_id: route.assignedDriverId,
+    vehicle_id: route.vehicleId,
+    start_warehouse: route.startWarehouse,
+    end_warehouse: route.endWarehouse,
+    waypoint_ids: route.waypointIds,
+    is_active: route.isActive,
+    is_finalized: route.isFinalized,
+    started_timestamp: route.startedTimestamp,
+    finalized_timestamp: route.finalizedTimestamp,
+    version: route.version,
+    import_txid: route.importTxid,
+    deleting: route.deleting,
+    created_at: route.createdAt,
+  };
+}
+
+export function headerFromItem(item: Item): RouteHeader {
+  return {
+    accountId: item.account_id,
+    dcId: item.dc_id,
+    routeId: item.route_id,
+    name: item.name,
+    startTime: item.start_time,
+    localDate: item.local_date,
+    assignedDriverId: item.assigned_driver_id,
+    vehicleId: item.vehicle_id,
+    startWarehouse: item.start_warehouse,
+    endWarehouse: item.end_warehouse,
+    waypointIds: item.waypoint_ids ?? [],
+    isActive: item.is_active,
+    isFinalized: item.is_finalized,
+    startedTimestamp: item.started_timestamp,
+    finalizedTimestamp: item.finalized_timestamp,
+    version: item.version,
+    importTxid: item.import_txid,
+    deleting: item.deleting,
+    createdAt: item.created_at,
+  };
+}
+
+/** Transaction item creating the header; refuses to overwrite one (the import's last step). */
+export function putNewHeaderItem(route: RouteHeader) {
+  return {
+    Put: { TableName: tableName, Item: headerItem(route), ConditionExpression: 'attribute_not_exists(pk)' },
+  };
+}
+
+/** The rows of a route (waypoints, invoices, items) as items to write. */
+export function routeRowItems(
+  accountId: string,
+  routeId: string,
+  waypoints: WaypointRow[],
+  invoicesByWaypoint: InvoiceRow[][],
+): Item[] {
+  const rows: Item[] = [];
+  waypoints.forEach((waypoint, wp) => {
+    rows.push({
+      ...routeKeys.waypoint(accountId, routeId, wp),
+      entity: 'WAYPOINT',
+      waypoint_id: waypoint.id,
+      sequence: waypoint.sequence,
+      customer_id: waypoint.customerId,
+      name: waypoint.name,
+      address: waypoint.address,
+      location: waypoint.location,
+      service_time_minutes: waypoint.serviceTimeMinutes,
+      time_windows: waypoint.timeWindows,
+      invoice_ids: waypoint.invoiceIds,
+    });
+    (invoicesByWaypoint[wp] ?? []).forEach((invoice, inv) => {
+      rows.push({
+        ...routeKeys.invoice(accountId, routeId, wp, inv),
+        entity: 'INVOICE',
+        invoice_id: invoice.id,
+        waypoint_id: invoice.waypointId,
+        payment_method: invoice.paymentMethod,
+        invoice_name_attributes: invoice.nameAttributes,
+      });
+      invoice.items.forEach((item, index) => {
+        rows.push({
+          ...routeKeys.item(accountId, routeId, wp, inv, index),
+          entity: 'ITEM',
+          item_id: item.id,
+          invoice_id: invoice.id,
+          waypoint_id: invoice.waypointId,
+          sku: item.sku,
+          name: item.name,
+          quantity: item.quantity,
+          display_unit_of_measure: item.displayUnitOfMeasure,
+          total_price_cents: item.totalPriceCents,
+          currency: item.currency,
+        });
+      });
+    });
+  });
+  return rows;
+}
+
+export async function getRouteHeader(accountId: string, routeId: string): Promise<RouteHeader | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: routeKeys.route(accountId, routeId), ConsistentRead: true }),
+  );
+  return Item ? headerFromItem(Item) : undefined;
+}
+
+/**
+ * Replaces the header with `next` (whose version the caller has bumped) unless someone changed it since
+ * `expectedVersion` was read; returns false on such a lost race.
+ */
+export async function replaceRouteHeader(next: RouteHeader, expectedVersion: number): Promise<boolean> {
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: headerItem(next),
+        ConditionExpression: 'version = :expected',
+        ExpressionAttributeValues: { ':expected': expectedVersion },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Deletes the header of a route marked `deleting` (the last step of a deletion); idempotent. */
+export async function deleteRouteHeader(accountId: string, routeId: string): Promise<void> {
+  try {
+    await db.send(
+      new DeleteCommand({
+        TableName: tableName,
+        Key: routeKeys.route(accountId, routeId),
+        ConditionExpression: 'deleting = :true',
+        ExpressionAttributeValues: { ':true': true },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+export async function listWaypointRows(accountId: string, routeId: string): Promise<WaypointRow[]> {
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': routePartition(accountId, routeId),
+      ':prefix': ROUTE_ROW_PREFIX.waypoint,
+    },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({
+    sequence: item.sequence,
+    id: item.waypoint_id,
+    customerId: item.customer_id,
+    name: item.name,
+    address: item.address,
+    location: item.location,
+    serviceTimeMinutes: item.service_time_minutes,
+    timeWindows: item.time_windows ?? [],
+    invoiceIds: item.invoice_ids ?? [],
+  }));
+}
+
+/** Invoices with their items, in import order: one query over the `I#` rows. */
+export async function listInvoiceRows(accountId: string, routeId: string): Promise<InvoiceRow[]> {
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': routePartition(accountId, routeId),
+      ':prefix': ROUTE_ROW_PREFIX.invoiceOrItem,
+    },
+    ConsistentRead: true,
+  });
+  const invoices: InvoiceRow[] = [];
+  for (const item of items) {
+    if (item.entity === 'INVOICE') {
+      invoices.push({
+        id: item.invoice_id,
+        waypointId: item.waypoint_id,
+        paymentMethod: item.payment_method,
+        nameAttributes: item.invoice_name_attributes ?? [],
+        items: [],
+      });
+    } else {
+      invoices.at(-1)?.items.push({
+        id: item.item_id,
+        sku: item.sku,
+        name: item.name,
+        quantity: item.quantity,
+        displayUnitOfMeasure: item.display_unit_of_measure,
+        totalPriceCents: item.total_price_cents,
+        currency: item.currency,
+        status: item.status,
+      });
+    }
+  }
+  return invoices;
+}
+
+/** Every row of the route partition but the header (to delete a route or a failed import's leftovers). */
+export async function listRouteRows(
+  accountId: string,
+  routeId: string,
+): Promise<{ key: TableKey; claim?: Claim }[]> {
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': routePartition(accountId, routeId) },
+    ProjectionExpression: 'pk, sk, entity, waypoint_id, invoice_id, item_id',
+    ConsistentRead: true,
+  });
+  return items
+    .filter((item) => item.sk !== 'ROUTE')
+    .map((item) => ({ key: { pk: item.pk, sk: item.sk }, claim: claimOfRow(item) }));
+}
+
+/** The id a route row holds a claim for. */
+function claimOfRow(item: Item): Claim | undefined {
+  if (item.entity === 'WAYPOINT') return { kind: 'WAYPOINT', id: item.waypoint_id };
+  if (item.entity === 'INVOICE') return { kind: 'INVOICE', id: item.invoice_id };
+  if (item.entity === 'ITEM') return { kind: 'ITEM', id: item.item_id };
+  return undefined;
+}
 
 export interface ActiveRoute {
   routeId: string;
@@ -47,6 +395,20 @@ export async function listActiveRoutesOfDriver(
     options.limit,
   );
   return items.map((item) => ({ routeId: item.route_id, startTime: item.start_time }));
+}
+
+export async function listRoutesOfDate(
+  accountId: string,
+  dcId: string,
+  localDate: string,
+): Promise<RouteHeader[]> {
+  const { gsi2pk } = routeKeys.byDate(accountId, dcId, localDate, 0, '');
+  const { items } = await queryItems({
+    IndexName: 'gsi2',
+    KeyConditionExpression: `${TABLE_SCHEMA.indexes.gsi2.partitionKey} = :pk`,
+    ExpressionAttributeValues: { ':pk': gsi2pk },
+  });
+  return items.map(headerFromItem);
 }
 
 /**

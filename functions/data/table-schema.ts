@@ -10,6 +10,8 @@ export const TABLE_SCHEMA = {
   indexes: {
     /** Sparse: only items that need a second access path carry gsi1pk/gsi1sk. */
     gsi1: { partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    /** Routes by DC and DC-local date of their start time. */
+    gsi2: { partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
   },
 } as const;
 

@@ -31,3 +31,14 @@ export const PaginationQuery = z.object({
 export const NextToken = z.string().optional().meta({ description: 'present when more items remain' });
 
 export const EmptyData = z.object({}).meta({ id: 'Empty' });
+
+/** True for a real calendar date written YYYY-MM-DD (2024-02-30 is not one). */
+export function isCalendarDate(date: string): boolean {
+  const parsed = new Date(`${date}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(date);
+}
+
+export const CalendarDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD')
+  .refine(isCalendarDate, 'is not a calendar date');

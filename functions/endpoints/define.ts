@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { QueueName } from '../shared/resources';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -7,6 +8,15 @@ export type AuthKind = 'apiKey' | 'driverToken' | 'none';
 
 /** What an endpoint's Lambda may do to the table; CDK grants exactly this and nothing more. */
 export type TableAccess = 'read' | 'readWrite';
+
+/** What a function may touch; CDK grants exactly this and sets the matching environment variables. */
+export interface ResourceAccess {
+  table?: TableAccess;
+  /** Objects in the one bucket: read (GetObject) or write (PutObject). */
+  bucket?: 'read' | 'write';
+  /** Queues the function sends messages to. */
+  sendTo?: QueueName[];
+}
 
 /**
  * One row of the endpoint list. The same object drives the API Gateway method and Lambda in CDK, the
@@ -23,7 +33,7 @@ export interface EndpointDefinition {
   handler: string;
   summary: string;
   tag: string;
-  access: { table?: TableAccess };
+  access: ResourceAccess;
   request: { params?: z.ZodObject; query?: z.ZodObject; body?: z.ZodType };
   /** Success responses by HTTP status; `data` is the schema of the envelope's `data`. */
   responses: Partial<Record<200 | 202, { description: string; data: z.ZodType }>>;

@@ -30,6 +30,33 @@ export const ERROR_CODES = {
   RATE_LIMITED: { code: 1008, httpStatus: 429, meaning: 'too many requests' },
   DRIVER_EXISTS: { code: 2000, httpStatus: 400, meaning: 'a driver with that id already exists in the DC' },
   DRIVER_HAS_ACTIVE_ROUTES: { code: 2001, httpStatus: 400, meaning: 'the driver still has active routes' },
+  ROUTE_NOT_FOUND: {
+    code: 3003,
+    httpStatus: 404,
+    meaning: 'route not found in this DC (400 on the invoice status and accounting reads, as the spec says)',
+  },
+  IMPORT_NOT_FOUND: { code: 3004, httpStatus: 404, meaning: 'no route import with that txid in this DC' },
+  ROUTE_ID_TAKEN: {
+    code: 3005,
+    httpStatus: 400,
+    meaning: 'another route with the same id was already imported',
+  },
+  WAYPOINT_ID_TAKEN: { code: 3006, httpStatus: 400, meaning: 'another waypoint with the same id exists' },
+  INVOICE_ID_TAKEN: { code: 3008, httpStatus: 400, meaning: 'another invoice with the same id exists' },
+  ITEM_ID_TAKEN: { code: 3009, httpStatus: 400, meaning: 'another invoice item with the same id exists' },
+  DRIVER_NOT_IN_DC: { code: 3010, httpStatus: 400, meaning: 'the driver_id is not a driver of this DC' },
+  TRANSITION_NOT_ALLOWED: {
+    code: 3011,
+    httpStatus: 400,
+    meaning: 'the route’s state does not allow this change',
+  },
+  ROUTE_FINALIZED: { code: 3012, httpStatus: 400, meaning: 'the route is already finished' },
 } as const satisfies Record<string, { code: number; httpStatus: number; meaning: string }>;
 
 export type ErrorCodeName = keyof typeof ERROR_CODES;
+
+/** The name of a code, for errors stored by number (a failed import's code). */
+export function errorCodeName(code: number): ErrorCodeName {
+  const names = Object.keys(ERROR_CODES) as ErrorCodeName[];
+  return names.find((name) => ERROR_CODES[name].code === code) ?? 'INTERNAL';
+}

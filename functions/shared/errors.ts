@@ -5,10 +5,11 @@ export class ApiError extends Error {
   readonly httpStatus: number;
   readonly code: number;
 
-  constructor(name: ErrorCodeName, message: string) {
+  /** `httpStatus` overrides the code's usual status where the spec says so (3003 is 400 on two reads). */
+  constructor(name: ErrorCodeName, message: string, httpStatus?: number) {
     super(message);
     this.name = new.target.name;
-    this.httpStatus = ERROR_CODES[name].httpStatus;
+    this.httpStatus = httpStatus ?? ERROR_CODES[name].httpStatus;
     this.code = ERROR_CODES[name].code;
   }
 }

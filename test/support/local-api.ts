@@ -1,12 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
+import { consumers } from '../../functions/consumers';
 import { endpoints } from '../../functions/endpoints/index';
 import { type ApiServer, startApiServer } from '../../local/api-server';
 import { localHandlerEnvironment } from '../../local/environment';
+import { startQueuePollers } from '../../local/queue-pollers';
+import type { LocalResources } from '../../local/resources';
 import { createLocalResources } from '../../local/stack';
 
 export interface TestApi extends ApiServer {
   tableName: string;
+  resources: LocalResources;
 }
 
 /**
@@ -14,11 +18,25 @@ export interface TestApi extends ApiServer {
  * DynamoDB Local and fauxqs, and the same HTTP adapter `npm start` uses. Call before importing anything
  * from functions/data: the handlers read their environment when they load.
  */
-export async function startTestApi(name: string): Promise<TestApi> {
+export async function startTestApi(name: string, options: { pollers?: boolean } = {}): Promise<TestApi> {
   const endpointsUsed = { dynamodb: inject('dynamodbEndpoint'), aws: inject('awsEndpoint') };
   const prefix = `t-${name}-${randomBytes(3).toString('hex')}`;
   const resources = await createLocalResources(endpointsUsed, prefix);
   Object.assign(process.env, localHandlerEnvironment(endpointsUsed, resources));
   const api = await startApiServer({ endpoints });
-  return { ...api, tableName: resources.tableName };
+  // Without pollers, queued work waits until a test drives the consumer itself.
+  const pollers = startQueuePollers({
+    consumers: options.pollers === false ? [] : consumers,
+    awsEndpoint: endpointsUsed.aws,
+    queueUrls: resources.queueUrls,
+  });
+  return {
+    ...api,
+    tableName: resources.tableName,
+    resources,
+    close: async () => {
+      await api.close();
+      await pollers.stop();
+    },
+  };
 }

@@ -1,0 +1,96 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { chunks, db, deleteAll, getAll, inParallel, tableName } from './client';
+import type { TableKey } from './table-schema';
+
+/**
+ * Ids the spec calls globally unique are unique per account (DESIGN §2): one claim item per id, taken
+ * with a conditional write, holds the id for the route that uses it.
+ */
+export type ClaimKind = 'ROUTE' | 'WAYPOINT' | 'INVOICE' | 'ITEM';
+
+export interface Claim {
+  kind: ClaimKind;
+  id: string;
+}
+
+export interface HeldClaim extends Claim {
+  routeId: string;
+  txid: string;
+}
+
+const claimKey = (accountId: string, claim: Claim): TableKey => ({
+  pk: `CLAIM#${accountId}/${claim.kind}/${claim.id}`,
+  sk: 'CLAIM',
+});
+
+/** Raised when an id is held by another import; names the first such id. */
+export class ClaimConflict extends Error {
+  constructor(readonly claim: Claim) {
+    super(`${claim.kind.toLowerCase()} id '${claim.id}' is taken`);
+  }
+}
+
+/** The claims among `claims` that are held (by any import), in the order given. */
+export async function findHeldClaims(accountId: string, claims: readonly Claim[]): Promise<HeldClaim[]> {
+  const items = await getAll(claims.map((claim) => claimKey(accountId, claim)));
+  const held = new Map(items.map((item) => [item.pk as string, item]));
+  return claims.flatMap((claim) => {
+    const item = held.get(claimKey(accountId, claim).pk);
+    return item ? [{ ...claim, routeId: item.route_id, txid: item.txid }] : [];
+  });
+}
+
+/**
+ * Takes every claim for `txid`, 100 per transaction. Taking a claim this txid already holds succeeds,
+ * so a retried import goes through. Throws ClaimConflict when another import holds one of them; the
+ * claims taken so far stay held by `txid` (release them with releaseClaims).
+ */
+export async function takeClaims(
+  accountId: string,
+  claims: readonly Claim[],
+  txid: string,
+  routeId: string,
+): Promise<void> {
+  await inParallel(chunks(claims, 100), 4, async (chunk) => {
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: chunk.map((claim) => ({
+            Put: {
+              TableName: tableName,
+              Item: {
+                ...claimKey(accountId, claim),
+                entity: 'CLAIM',
+                kind: claim.kind,
+                id: claim.id,
+                route_id: routeId,
+                txid,
+              },
+              ConditionExpression: 'attribute_not_exists(pk) OR txid = :txid',
+              ExpressionAttributeValues: { ':txid': txid },
+            },
+          })),
+        }),
+      );
+    } catch (error) {
+      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+      const index = reasons?.findIndex((reason) => reason.Code === 'ConditionalCheckFailed') ?? -1;
+      const conflicting = chunk[index];
+      if (conflicting) throw new ClaimConflict(conflicting);
+      throw error;
+    }
+  });
+}
+
+/**
+ * Releases the claims `txid` holds among `claims`. Race-free without conditions: a claim held by
+ * `txid` cannot change hands until it is deleted, so what the read finds as ours is still ours.
+ */
+export async function releaseClaims(
+  accountId: string,
+  claims: readonly Claim[],
+  txid: string,
+): Promise<void> {
+  const ours = (await findHeldClaims(accountId, claims)).filter((claim) => claim.txid === txid);
+  await deleteAll(ours.map((claim) => claimKey(accountId, claim)));
+}

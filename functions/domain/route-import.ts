@@ -1,0 +1,308 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { getDc } from '../data/accounts';
+import { bucketKeys, getJsonObject, putJsonObject } from '../data/bucket';
+import {
+  type Claim,
+  ClaimConflict,
+  type ClaimKind,
+  findHeldClaims,
+  releaseClaims,
+  takeClaims,
+} from '../data/claims';
+import { db, deleteAll, isConditionFailure, putAll } from '../data/client';
+import { getDriver } from '../data/drivers';
+import { putEventItem } from '../data/events';
+import { finishImportItem, getImport, type ImportRecord, putPendingImport } from '../data/imports';
+import {
+  type InvoiceRow,
+  listRouteRows,
+  putNewHeaderItem,
+  type RouteHeader,
+  routeRowItems,
+  type WaypointRow,
+} from '../data/routes';
+import { type ImportedRoute, ImportRoute } from '../endpoints/import-model';
+import { randomId } from '../shared/crypto';
+import type { ErrorCodeName } from '../shared/error-codes';
+import { ERROR_CODES } from '../shared/error-codes';
+import { ApiError, ConflictError } from '../shared/errors';
+import { logger } from '../shared/logger';
+import { sendToQueue } from '../shared/queues';
+import { localDateOf } from '../shared/time';
+
+const CODE_OF_KIND: Record<ClaimKind, ErrorCodeName> = {
+  ROUTE: 'ROUTE_ID_TAKEN',
+  WAYPOINT: 'WAYPOINT_ID_TAKEN',
+  INVOICE: 'INVOICE_ID_TAKEN',
+  ITEM: 'ITEM_ID_TAKEN',
+};
+
+/** The message the import queue carries: the payload itself waits in the bucket (claim-check). */
+export interface ImportMessage {
+  account_id: string;
+  dc_id: string;
+  txid: string;
+}
+
+/** Every id the route would claim, route first, then in import order. */
+function claimsOf(route: ImportedRoute): Claim[] {
+  const claims: Claim[] = [{ kind: 'ROUTE', id: route.id }];
+  for (const waypoint of route.waypoints) claims.push({ kind: 'WAYPOINT', id: waypoint.id });
+  for (const waypoint of route.waypoints) {
+    for (const invoice of waypoint.invoices) {
+      claims.push({ kind: 'INVOICE', id: invoice.id });
+      for (const item of invoice.items) claims.push({ kind: 'ITEM', id: item.id });
+    }
+  }
+  return claims;
+}
+
+/** 3006/3008/3009 for an id that appears twice in the body, naming where. */
+function rejectRepeatedIds(route: ImportedRoute): void {
+  const seen = new Map<string, string>();
+  const check = (kind: ClaimKind, id: string, path: string) => {
+    const key = `${kind}/${id}`;
+    const first = seen.get(key);
+    if (first) {
+      throw new ConflictError(
+        CODE_OF_KIND[kind],
+        `${path}: ${kind.toLowerCase()} id '${id}' already appears at ${first}`,
+      );
+    }
+    seen.set(key, path);
+  };
+  route.waypoints.forEach((waypoint, w) => {
+    check('WAYPOINT', waypoint.id, `route.waypoints.${w}.id`);
+    waypoint.invoices.forEach((invoice, i) => {
+      check('INVOICE', invoice.id, `route.waypoints.${w}.invoices.${i}.id`);
+      invoice.items.forEach((item, t) =>
+        check('ITEM', item.id, `route.waypoints.${w}.invoices.${i}.items.${t}.id`),
+      );
+    });
+  });
+}
+
+function takenError(claim: Claim): ConflictError {
+  const what = claim.kind === 'ROUTE' ? 'was already imported' : 'is already used by another route';
+  return new ConflictError(CODE_OF_KIND[claim.kind], `${claim.kind.toLowerCase()} id '${claim.id}' ${what}`);
+}
+
+async function requireDriverOfDc(
+  accountId: string,
+  dcId: string,
+  driverId: string | undefined,
+): Promise<void> {
+  if (driverId !== undefined && !(await getDriver(accountId, dcId, driverId))) {
+    throw new ConflictError(
+      'DRIVER_NOT_IN_DC',
+      `route.driver_id: '${driverId}' is not a driver of DC '${dcId}'`,
+    );
+  }
+}
+
+/**
+ * Accepts a route import:
+ * 1. rejects ids repeated inside the body (3006/3008/3009) and a driver outside the DC (3010);
+ * 2. rejects ids the account already uses (3005/3006/3008/3009);
+ * 3. stores the body in the bucket, records the import as PENDING and queues it.
+ * The worker claims the ids for real; this check only spares clients an asynchronous failure.
+ */
+export async function acceptImport(accountId: string, dcId: string, route: ImportedRoute): Promise<string> {
+  rejectRepeatedIds(route);
+  await requireDriverOfDc(accountId, dcId, route.driver_id);
+  const [taken] = await findHeldClaims(accountId, claimsOf(route));
+  if (taken) throw takenError(taken);
+
+  const txid = randomId('imp_');
+  const payloadKey = bucketKeys.importPayload(accountId, txid);
+  const now = Date.now();
+  await putJsonObject(payloadKey, JSON.stringify({ route }));
+  await putPendingImport({
+    accountId,
+    dcId,
+    txid,
+    routeId: route.id,
+    status: 'PENDING',
+    payloadKey,
+    createdAt: now,
+  });
+  try {
+    await sendToQueue('imports', { account_id: accountId, dc_id: dcId, txid } satisfies ImportMessage);
+  } catch (error) {
+    await finishImport(
+      { accountId, dcId, txid, routeId: route.id },
+      internalFailure('the import could not be queued; send it again'),
+    );
+    throw error;
+  }
+  return txid;
+}
+
+export type ImportOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED';
+
+/**
+ * Runs one queued import; safe to run twice for the same message.
+ * 1. skips an import that already finished (SQS delivers at least once);
+ * 2. claims every id for the txid (conditional writes; a retry of the same txid re-takes its own claims);
+ * 3. writes waypoints, invoices and items in parallel batches (invisible until the header exists);
+ * 4. writes the header, SUCCEEDED and the ROUTE_CREATED event in one transaction.
+ * A taken id or a driver gone from the DC fails the import with its code, after deleting what it wrote
+ * and releasing its claims; so does any other error on the last attempt (1000). Earlier, other errors are
+ * rethrown for SQS to retry the same txid.
+ */
+export async function runImport(
+  message: ImportMessage,
+  options: { lastAttempt: boolean },
+): Promise<ImportOutcome> {
+  const record = await getImport(message.account_id, message.txid);
+  if (!record) throw new Error(`import ${message.txid} has no record`);
+  if (record.status !== 'PENDING') return 'ALREADY_FINISHED';
+
+  const { route: payload } = (await getJsonObject(record.payloadKey)) as { route: unknown };
+  const route = ImportRoute.parse(payload);
+  const claims = claimsOf(route);
+  try {
+    await takeClaims(record.accountId, claims, record.txid, route.id);
+    await requireDriverOfDc(record.accountId, record.dcId, route.driver_id);
+    const dc = await getDc(record.accountId, record.dcId);
+    if (!dc) throw new Error(`DC ${record.dcId} is gone`);
+    const { header, rows } = routeRecords(record, route, dc.timeZone);
+    await putAll(rows);
+    return await finishImport(record, undefined, header);
+  } catch (error) {
+    const failure =
+      error instanceof ClaimConflict
+        ? takenError(error.claim)
+        : error instanceof ApiError
+          ? error
+          : options.lastAttempt
+            ? internalFailure('the import failed; send it again')
+            : undefined;
+    // A passing failure keeps its claims and rows: SQS retries the same txid, which re-takes and rewrites them.
+    if (!failure) throw error;
+    if (!(error instanceof ClaimConflict || error instanceof ApiError)) {
+      logger.error('import failed on its last attempt', { error, txid: record.txid });
+    }
+    await discardImport(record, claims);
+    return finishImport(record, failure);
+  }
+}
+
+function internalFailure(message: string): ApiError {
+  return new ApiError('INTERNAL', message, ERROR_CODES.INTERNAL.httpStatus);
+}
+
+/**
+ * Deletes the rows this import wrote and releases the claims it holds. The rows are only ours while we
+ * hold the route id: when the route id itself was taken, the partition belongs to the other route.
+ */
+async function discardImport(record: ImportRecord, claims: Claim[]): Promise<void> {
+  const [routeClaim] = await findHeldClaims(record.accountId, [{ kind: 'ROUTE', id: record.routeId }]);
+  if (routeClaim?.txid === record.txid)
+    await deleteAll((await listRouteRows(record.accountId, record.routeId)).map((row) => row.key));
+  await releaseClaims(record.accountId, claims, record.txid);
+}
+
+/** Ends the import once: SUCCEEDED with the header and ROUTE_CREATED, or FAILED with ROUTE_IMPORT_FAILED. */
+async function finishImport(
+  record: Pick<ImportRecord, 'accountId' | 'dcId' | 'txid' | 'routeId'>,
+  failure: ApiError | undefined,
+  header?: RouteHeader,
+): Promise<ImportOutcome> {
+  const now = Date.now();
+  const error = failure && { code: failure.code, message: failure.message };
+  const event = putEventItem({
+    accountId: record.accountId,
+    dcId: record.dcId,
+    routeId: record.routeId,
+    type: header ? 'ROUTE_CREATED' : 'ROUTE_IMPORT_FAILED',
+    details: header
+      ? {
+          route: {
+            id: header.routeId,
+            name: header.name,
+            start_time: header.startTime,
+            driver_id: header.assignedDriverId ?? null,
+            waypoint_count: header.waypointIds.length,
+            is_active: header.isActive,
+          },
+        }
+      : { txid: record.txid, error },
+    occurredAt: now,
+  });
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          ...(header ? [putNewHeaderItem(header)] : []),
+          finishImportItem(record.accountId, record.txid, now, error),
+          event,
+        ],
+      }),
+    );
+  } catch (transactionError) {
+    // Another delivery of the same message finished the import first.
+    if (isConditionFailure(transactionError)) return 'ALREADY_FINISHED';
+    throw transactionError;
+  }
+  return header ? 'SUCCEEDED' : 'FAILED';
+}
+
+/** The header and rows of an imported route, as stored. */
+function routeRecords(record: ImportRecord, route: ImportedRoute, timeZone: string) {
+  const waypoints: WaypointRow[] = route.waypoints.map((waypoint, sequence) => ({
+    sequence,
+    id: waypoint.id,
+    customerId: waypoint.customer_id,
+    name: waypoint.name,
+    address: waypoint.address,
+    location: waypoint.location,
+    serviceTimeMinutes: waypoint.service_time_minutes,
+    timeWindows: waypoint.time_windows,
+    invoiceIds: waypoint.invoices.map((invoice) => invoice.id),
+  }));
+  const invoices: InvoiceRow[][] = route.waypoints.map((waypoint) =>
+    waypoint.invoices.map((invoice) => ({
+      id: invoice.id,
+      waypointId: waypoint.id,
+      paymentMethod: invoice.payment_method,
+      nameAttributes: invoice.invoice_name_attributes,
+      items: invoice.items.map((item) => ({
+        id: item.id,
+        sku: item.sku,
+        name: item.name,
+        quantity: item.quantity,
+        displayUnitOfMeasure: item.display_unit_of_measure,
+        totalPriceCents: item.total_price_cents,
+        currency: item.currency,
+      })),
+    })),
+  );
+  const header: RouteHeader = {
+    accountId: record.accountId,
+    dcId: record.dcId,
+    routeId: route.id,
+    name: route.name ?? route.id,
+    startTime: route.start_time,
+    localDate: localDateOf(route.start_time, timeZone),
+    assignedDriverId: route.driver_id,
+    vehicleId: route.vehicle?.id,
+    startWarehouse: route.start_warehouse,
+    endWarehouse: route.end_warehouse,
+    waypointIds: waypoints.map((waypoint) => waypoint.id),
+    isActive: route.activate_after_successful_import,
+    isFinalized: false,
+    version: 1,
+    importTxid: record.txid,
+    createdAt: Date.now(),
+  };
+  return { header, rows: routeRowItems(record.accountId, route.id, waypoints, invoices) };
+}
+
+/** What GET .../import-status answers: the record, for the caller's DC only. */
+export async function importStatus(accountId: string, dcId: string, txid: string): Promise<ImportRecord> {
+  const record = await getImport(accountId, txid);
+  if (!record || record.dcId !== dcId)
+    throw new ApiError('IMPORT_NOT_FOUND', `no route import '${txid}' in DC '${dcId}'`);
+  return record;
+}

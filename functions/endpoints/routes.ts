@@ -1,0 +1,315 @@
+import { z } from 'zod';
+import { CalendarDate, DcParams, EpochMillis, Id, Location } from './common';
+import { alsoAs, defineEndpoint } from './define';
+import { ImportRouteBody } from './import-model';
+
+const TAG = 'Routes';
+const RouteParams = DcParams.extend({ route_id: Id });
+
+export const Route = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    assigned_driver_id: z.string().nullable(),
+    start_time: EpochMillis,
+    start_warehouse_id: z.string().nullable(),
+    end_warehouse_id: z.string().nullable(),
+    vehicle_id: z.string().nullable(),
+    version: z.number().int().meta({ description: 'bumped by every change' }),
+    waypoint_ids: z.array(z.string()),
+    is_active: z.boolean(),
+    is_finalized: z.boolean(),
+    started_timestamp: EpochMillis.nullable(),
+    finalized_timestamp: EpochMillis.nullable(),
+  })
+  .meta({ id: 'Route' });
+
+export const Waypoint = z
+  .object({
+    id: z.string(),
+    sequence: z.number().int().meta({ description: 'position in the route, from 0' }),
+    customer_id: z.string().nullable(),
+    name: z.string().nullable(),
+    address: z.string().nullable(),
+    location: Location,
+    service_time_minutes: z.number().int(),
+    time_windows: z.array(z.object({ start: EpochMillis, end: EpochMillis })),
+    invoice_ids: z.array(z.string()),
+  })
+  .meta({ id: 'Waypoint' });
+
+const ItemStatus = z
+  .object({
+    status: z.enum(['SUCCESSFUL', 'FAILED']),
+    timestamp: EpochMillis,
+    reason: z
+      .object({ code: z.string(), message: z.string() })
+      .optional()
+      .meta({ description: 'present when FAILED' }),
+  })
+  .nullable()
+  .meta({ id: 'ItemStatus', description: 'null until the item has been attempted' });
+
+export const InvoiceStatus = z
+  .object({
+    id: z.string(),
+    payment_method: z.string().nullable(),
+    invoice_name_attributes: z.array(z.object({ key: z.string(), value: z.string() })),
+    items: z.array(
+      z.object({
+        id: z.string(),
+        sku: z.string().nullable(),
+        name: z.string().nullable(),
+        quantity: z.number(),
+        total_price_cents: z.number().int(),
+        currency: z.string(),
+        status: ItemStatus,
+      }),
+    ),
+  })
+  .meta({ id: 'InvoiceStatus' });
+
+export const AccountingRecord = z
+  .object({
+    id: z.string(),
+    driver_id: z.string(),
+    cash_received_cents: z.number().int(),
+    cash_container_id: z.string(),
+  })
+  .meta({ id: 'AccountingRecord' });
+
+const RouteData = z.object({ route: Route });
+const IMPORT_FAILURE_CODES = [3005, 3006, 3008, 3009, 3010];
+
+export const importRoute = defineEndpoint({
+  operationId: 'importRoute',
+  method: 'POST',
+  path: '/dcs/{dc_id}/invoiced-routes',
+  auth: 'apiKey',
+  handler: 'routes/import',
+  summary: 'Import an invoiced route (asynchronous: poll the import status with the txid)',
+  tag: TAG,
+  access: { table: 'readWrite', bucket: 'write', sendTo: ['imports'] },
+  request: { params: DcParams, body: ImportRouteBody },
+  responses: {
+    202: {
+      description: 'accepted; poll the import status with the txid',
+      data: z.object({ txid: z.string() }),
+    },
+  },
+  errorCodes: IMPORT_FAILURE_CODES,
+});
+
+export const getImportStatus = defineEndpoint({
+  operationId: 'getImportStatus',
+  method: 'GET',
+  path: '/dcs/{dc_id}/routes/import-status/{txid}',
+  auth: 'apiKey',
+  handler: 'routes/import-status',
+  summary: 'Poll a route import: 202 while pending, 200 once imported, 400 with the code it failed with',
+  tag: TAG,
+  access: { table: 'read' },
+  request: { params: DcParams.extend({ txid: Id }) },
+  responses: {
+    200: {
+      description: 'imported',
+      data: z.object({ txid: z.string(), status: z.literal('SUCCEEDED'), route_id: z.string() }),
+    },
+    202: {
+      description: 'still pending; poll again',
+      data: z.object({ txid: z.string(), status: z.literal('PENDING') }),
+    },
+  },
+  errorCodes: [...IMPORT_FAILURE_CODES, 3004],
+});
+
+export const getInvoiceStatus = defineEndpoint({
+  operationId: 'getInvoiceStatus',
+  method: 'GET',
+  path: '/dcs/{dc_id}/routes/{route_id}/invoices',
+  auth: 'apiKey',
+  handler: 'routes/invoices',
+  summary: 'Per-item status of every invoice of a route, in import order',
+  tag: TAG,
+  access: { table: 'read' },
+  request: { params: RouteParams },
+  responses: {
+    200: { description: 'invoices in import order', data: z.object({ invoices: z.array(InvoiceStatus) }) },
+  },
+  errorCodes: [3003],
+});
+
+export const getRouteAccounting = defineEndpoint({
+  operationId: 'getRouteAccounting',
+  method: 'GET',
+  path: '/dcs/{dc_id}/routes/{route_id}/accounting',
+  auth: 'apiKey',
+  handler: 'routes/accounting',
+  summary: 'Cash accounting records of a route',
+  tag: TAG,
+  access: { table: 'read' },
+  request: { params: RouteParams },
+  responses: {
+    200: { description: 'the route’s records', data: z.object({ records: z.array(AccountingRecord) }) },
+  },
+  errorCodes: [3003],
+});
+
+export const getRoute = defineEndpoint({
+  operationId: 'getRoute',
+  method: 'GET',
+  path: '/dcs/{dc_id}/routes/{route_id}',
+  auth: 'apiKey',
+  handler: 'routes/get',
+  summary: 'Read a route',
+  tag: TAG,
+  access: { table: 'read' },
+  request: { params: RouteParams },
+  responses: { 200: { description: 'the route', data: RouteData } },
+  errorCodes: [3003],
+});
+
+export const findRoutesByDate = defineEndpoint({
+  operationId: 'findRoutesByDate',
+  method: 'GET',
+  path: '/dcs/{dc_id}/routes/find_by_date/{date}',
+  auth: 'apiKey',
+  handler: 'routes/find-by-date',
+  summary: 'Routes whose start_time falls on a date of the DC’s time zone, by start time',
+  tag: TAG,
+  access: { table: 'read' },
+  request: {
+    params: DcParams.extend({
+      date: CalendarDate.meta({ description: 'YYYY-MM-DD in the DC’s time zone' }),
+    }),
+  },
+  responses: {
+    200: { description: 'the routes of that local date', data: z.object({ routes: z.array(Route) }) },
+  },
+  errorCodes: [],
+});
+
+export const listWaypoints = defineEndpoint({
+  operationId: 'listWaypoints',
+  method: 'GET',
+  path: '/dcs/{dc_id}/routes/{route_id}/waypoints',
+  auth: 'apiKey',
+  handler: 'routes/waypoints',
+  summary: 'The waypoints of a route in sequence',
+  tag: TAG,
+  access: { table: 'read' },
+  request: { params: RouteParams },
+  responses: {
+    200: { description: 'waypoints in sequence', data: z.object({ waypoints: z.array(Waypoint) }) },
+  },
+  errorCodes: [3003],
+});
+
+export const getWaypoint = defineEndpoint({
+  operationId: 'getWaypoint',
+  method: 'GET',
+  path: '/dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}',
+  auth: 'apiKey',
+  handler: 'routes/waypoint',
+  summary: 'One waypoint of a route',
+  tag: TAG,
+  access: { table: 'read' },
+  request: { params: RouteParams.extend({ waypoint_id: Id }) },
+  responses: { 200: { description: 'the waypoint', data: z.object({ waypoint: Waypoint }) } },
+  errorCodes: [3003, 1003],
+});
+
+const changeRoute = (operationId: string, path: string, handler: string, summary: string) =>
+  defineEndpoint({
+    operationId,
+    method: 'PATCH',
+    path: `/dcs/{dc_id}/routes/{route_id}/${path}`,
+    auth: 'apiKey',
+    handler,
+    summary,
+    tag: TAG,
+    access: { table: 'readWrite' },
+    request: { params: RouteParams },
+    responses: { 200: { description: 'the route after the change', data: RouteData } },
+    errorCodes: [3003, 3011, 3012],
+  });
+
+export const activateRoute = changeRoute(
+  'activateRoute',
+  'activate',
+  'routes/activate',
+  'Activate a route (it shows among its driver’s active routes)',
+);
+export const deactivateRoute = changeRoute(
+  'deactivateRoute',
+  'deactivate',
+  'routes/deactivate',
+  'Deactivate a route that has not started',
+);
+
+export const assignDriver = defineEndpoint({
+  ...changeRoute(
+    'assignDriver',
+    'driver-assignment',
+    'routes/assign-driver',
+    'Assign a driver of the DC to a route that has not started',
+  ),
+  request: { params: RouteParams, body: z.object({ driver_id: Id }).meta({ id: 'DriverAssignment' }) },
+  errorCodes: [3003, 3010, 3011, 3012],
+});
+
+export const unassignDriver = defineEndpoint({
+  ...changeRoute(
+    'unassignDriver',
+    'driver-assignment',
+    'routes/unassign-driver',
+    'Remove the driver from a route that has not started',
+  ),
+  method: 'DELETE',
+});
+
+export const assignVehicle = defineEndpoint({
+  ...changeRoute(
+    'assignVehicle',
+    'vehicle-assignment',
+    'routes/assign-vehicle',
+    'Assign a vehicle to a route',
+  ),
+  request: { params: RouteParams, body: z.object({ vehicle_id: Id }).meta({ id: 'VehicleAssignment' }) },
+});
+
+export const deleteRoute = defineEndpoint({
+  operationId: 'deleteRoute',
+  method: 'DELETE',
+  path: '/dcs/{dc_id}/routes/{route_id}',
+  auth: 'apiKey',
+  handler: 'routes/delete',
+  summary:
+    'Delete a route that has not started; its route, waypoint, invoice and item ids can be imported again',
+  tag: TAG,
+  access: { table: 'readWrite' },
+  request: { params: RouteParams },
+  responses: { 200: { description: 'deleted', data: z.object({}) } },
+  errorCodes: [3003, 3011],
+});
+
+export const routeEndpoints = [
+  importRoute,
+  getImportStatus,
+  getInvoiceStatus,
+  getRouteAccounting,
+  getRoute,
+  findRoutesByDate,
+  listWaypoints,
+  getWaypoint,
+  activateRoute,
+  alsoAs(activateRoute, 'PUT'),
+  deactivateRoute,
+  alsoAs(deactivateRoute, 'PUT'),
+  assignDriver,
+  alsoAs(assignDriver, 'PUT'),
+  unassignDriver,
+  assignVehicle,
+  alsoAs(assignVehicle, 'PUT'),
+  deleteRoute,
+];

@@ -1,0 +1,36 @@
+/**
+ * The stateful resources besides the table, as plain data: the CDK stateful stack, the local runtime
+ * and the functions (environment variable names) all read them, so local queues behave as deployed ones.
+ */
+export interface QueueDefinition {
+  /** Environment variable through which consumers and producers learn the queue's URL. */
+  urlEnv: string;
+  /** Longer than the consumer's timeout, so a message is not handed out twice while in flight. */
+  visibilityTimeoutSeconds: number;
+  /** Receives before the message moves to the queue's DLQ. */
+  maxReceiveCount: number;
+}
+
+export const QUEUES = {
+  /** Accepted route imports (claim-check: the payload is in S3). */
+  imports: { urlEnv: 'IMPORT_QUEUE_URL', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
+  /** Route events carried from the table stream. */
+  events: { urlEnv: 'EVENT_QUEUE_URL', visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
+  /** One message per (event, webhook) delivery. */
+  deliveries: { urlEnv: 'DELIVERY_QUEUE_URL', visibilityTimeoutSeconds: 60, maxReceiveCount: 10 },
+  /** Analytics download requests. */
+  analytics: { urlEnv: 'ANALYTICS_QUEUE_URL', visibilityTimeoutSeconds: 900, maxReceiveCount: 3 },
+} as const satisfies Record<string, QueueDefinition>;
+
+export type QueueName = keyof typeof QUEUES;
+
+export const DLQ_RETENTION_DAYS = 14;
+
+/** Object lifetimes by key prefix in the one private bucket. */
+export const BUCKET_LIFECYCLE = [
+  { prefix: 'imports/', expireAfterDays: 1 },
+  { prefix: 'analytics/', expireAfterDays: 7 },
+] as const;
+
+export const BUCKET_NAME_ENV = 'BUCKET_NAME';
+export const TABLE_NAME_ENV = 'TABLE_NAME';

@@ -1,0 +1,221 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { SQSRecord } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as routes from '../../functions/endpoints/routes';
+import { createTestAccount } from '../support/accounts';
+import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
+import { startTestApi, type TestApi } from '../support/local-api';
+import { exampleRoute, receiveImportMessages, runImportWorker } from '../support/routes';
+
+/**
+ * The import worker driven by the test instead of the poller, so that deliveries can be duplicated,
+ * raced and interrupted at will. Everything else is real: the API, DynamoDB Local, fauxqs.
+ */
+let api: TestApi;
+let acme: { accountId: string; key: string };
+const request = (method: string, path: string, options: CallOptions = {}) =>
+  call(api.url, method, path, { key: acme.key, ...options });
+
+async function accept(route: unknown): Promise<string> {
+  const response = await request('POST', '/dcs/dc-1/invoiced-routes', { body: { route } });
+  return (expectSuccess(response, routes.importRoute, 202) as { txid: string }).txid;
+}
+
+const status = (txid: string) => request('GET', `/dcs/dc-1/routes/import-status/${txid}`);
+const invoices = (routeId: string) => request('GET', `/dcs/dc-1/routes/${routeId}/invoices`);
+
+async function eventsOf(routeId: string) {
+  const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { db, tableName } = await import('../../functions/data/client');
+  const { Items = [] } = await db.send(
+    new ScanCommand({
+      TableName: tableName,
+      FilterExpression: 'entity = :event AND route_id = :route',
+      ExpressionAttributeValues: { ':event': 'EVENT', ':route': routeId },
+    }),
+  );
+  return Items.map((item) => item.event_type as string);
+}
+
+/** How many of the route's ids (route, waypoints, invoices, items) the import holds claims on. */
+async function claimsHeldBy(txid: string, route: ReturnType<typeof exampleRoute>) {
+  const { findHeldClaims } = await import('../../functions/data/claims');
+  const claims = [
+    { kind: 'ROUTE' as const, id: route.id },
+    ...route.waypoints.flatMap((waypoint) => [
+      { kind: 'WAYPOINT' as const, id: waypoint.id },
+      ...waypoint.invoices.flatMap((invoice) => [
+        { kind: 'INVOICE' as const, id: invoice.id },
+        ...invoice.items.map((item) => ({ kind: 'ITEM' as const, id: item.id })),
+      ]),
+    ]),
+  ];
+  return (await findHeldClaims(acme.accountId, claims)).filter((claim) => claim.txid === txid).length;
+}
+
+/** Whether the import holds the claim of one id (cheap enough to poll). */
+async function holdsClaim(txid: string, kind: 'ITEM', id: string) {
+  const { findHeldClaims } = await import('../../functions/data/claims');
+  const [held] = await findHeldClaims(acme.accountId, [{ kind, id }]);
+  return held?.txid === txid;
+}
+
+function countItems(data: unknown): number {
+  return (data as { invoices: { items: unknown[] }[] }).invoices.reduce(
+    (sum, invoice) => sum + invoice.items.length,
+    0,
+  );
+}
+
+beforeAll(async () => {
+  api = await startTestApi('import-worker', { pollers: false });
+  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }]);
+});
+
+afterAll(() => api?.close());
+
+describe('the import worker', () => {
+  it('leaves an accepted import pending (202 with the txid) until the worker has run', async () => {
+    const txid = await accept(exampleRoute('pending-1'));
+    expect(expectSuccess(await status(txid), routes.getImportStatus, 202)).toEqual({
+      txid,
+      status: 'PENDING',
+    });
+    expectError(await invoices('pending-1'), 400, 3003);
+    const [message] = await receiveImportMessages(api, 1);
+    expect(await runImportWorker([message as SQSRecord])).toEqual({ batchItemFailures: [] });
+    expect(expectSuccess(await status(txid), routes.getImportStatus)).toEqual({
+      txid,
+      status: 'SUCCEEDED',
+      route_id: 'pending-1',
+    });
+  });
+
+  it('imports once when SQS delivers the same message twice, one after the other', async () => {
+    const txid = await accept(exampleRoute('twice-1'));
+    const [message] = await receiveImportMessages(api, 1);
+    await runImportWorker([message as SQSRecord]);
+    await runImportWorker([message as SQSRecord]);
+    expect((await status(txid)).status).toBe(200);
+    expect(countItems(expectSuccess(await invoices('twice-1'), routes.getInvoiceStatus))).toBe(4);
+    expect(await eventsOf('twice-1')).toEqual(['ROUTE_CREATED']);
+  });
+
+  it('imports once when SQS delivers the same message twice at the same time', async () => {
+    const txid = await accept(exampleRoute('twice-2', { waypoints: 20, itemsPerInvoice: 5 }));
+    const [message] = await receiveImportMessages(api, 1);
+    await Promise.all([runImportWorker([message as SQSRecord]), runImportWorker([message as SQSRecord])]);
+    expect((await status(txid)).status).toBe(200);
+    expect(countItems(expectSuccess(await invoices('twice-2'), routes.getInvoiceStatus))).toBe(100);
+    expect(await eventsOf('twice-2')).toEqual(['ROUTE_CREATED']);
+  });
+
+  it('ends two concurrent imports of the same route id with exactly one route and the other FAILED with 3005', async () => {
+    const first = await accept(exampleRoute('race-1', { waypoints: 10 }));
+    const second = await accept({ ...exampleRoute('race-1', { waypoints: 3 }), name: 'the other one' });
+    const messages = await receiveImportMessages(api, 2);
+    await Promise.all(messages.map((message) => runImportWorker([message])));
+
+    const outcomes = await Promise.all([status(first), status(second)]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual([200, 400]);
+    const loser = outcomes.find((outcome) => outcome.status === 400);
+    expectError(loser as Awaited<ReturnType<typeof status>>, 400, 3005);
+    const winnerTxid = outcomes[0]?.status === 200 ? first : second;
+    const expectedItems = winnerTxid === first ? 20 : 6;
+    expect(countItems(expectSuccess(await invoices('race-1'), routes.getInvoiceStatus))).toBe(expectedItems);
+    expect((await eventsOf('race-1')).sort()).toEqual(['ROUTE_CREATED', 'ROUTE_IMPORT_FAILED']);
+  });
+
+  it('ends two concurrent imports sharing only an item id with one route and the other FAILED with 3009, its claims released', async () => {
+    const a = exampleRoute('share-a', { waypoints: 30 });
+    const b = exampleRoute('share-b', { waypoints: 30 });
+    const shared = a.waypoints[29]?.invoices[0]?.items[1];
+    const target = b.waypoints[29]?.invoices[0]?.items[1];
+    if (!shared || !target) throw new Error('fixture too small');
+    target.id = shared.id;
+    const txids = [await accept(a), await accept(b)];
+    const messages = await receiveImportMessages(api, 2);
+    await Promise.all(messages.map((message) => runImportWorker([message])));
+
+    const outcomes = await Promise.all(txids.map(status));
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual([200, 400]);
+    const loserIndex = outcomes.findIndex((outcome) => outcome.status === 400);
+    expectError(outcomes[loserIndex] as Awaited<ReturnType<typeof status>>, 400, 3009);
+    expect(await claimsHeldBy(txids[loserIndex] as string, loserIndex === 0 ? a : b)).toBe(0);
+    expectError(await invoices(loserIndex === 0 ? 'share-a' : 'share-b'), 400, 3003);
+
+    // Every other id of the failed route is free again: the same route without the shared item imports.
+    const retry = loserIndex === 0 ? a : b;
+    retry.waypoints[29]?.invoices[0]?.items.splice(1, 1);
+    const retryTxid = await accept(retry);
+    await runImportWorker(await receiveImportMessages(api, 1));
+    expect((await status(retryTxid)).status).toBe(200);
+  });
+
+  it('fails an import whose driver left the DC after acceptance with 3010, releasing its claims', async () => {
+    const created = await request('POST', '/dcs/dc-1/drivers', {
+      body: { driver_id: 'leaving', driver_name: 'Leaving' },
+    });
+    expect(created.status).toBe(200);
+    const route = exampleRoute('orphan-1', { driverId: 'leaving' });
+    const txid = await accept(route);
+    expect((await request('DELETE', '/dcs/dc-1/drivers/leaving')).status).toBe(200);
+    await runImportWorker(await receiveImportMessages(api, 1));
+    expectError(await status(txid), 400, 3010);
+    expect(await claimsHeldBy(txid, route)).toBe(0);
+  });
+});
+
+describe('a worker killed in the middle of a 2,000-waypoint, 50,000-item import', () => {
+  let worker: ChildProcess | undefined;
+  afterAll(() => worker?.kill('SIGKILL'));
+
+  it('leaves no readable route, and the redelivered message imports all of it', async () => {
+    const route = exampleRoute('big-1', {
+      waypoints: 2000,
+      invoicesPerWaypoint: 1,
+      itemsPerInvoice: 25,
+      leanItems: true,
+    });
+    const txid = await accept(route);
+    const [message] = await receiveImportMessages(api, 1);
+
+    // A real crash: the worker runs in its own process and is killed with SIGKILL once it has claimed ids.
+    worker = spawn('node_modules/.bin/tsx', ['test/support/run-import-worker.ts'], {
+      env: { ...process.env, IMPORT_RECORD: JSON.stringify(message) },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const deadline = Date.now() + 60_000;
+    const tenthItem = route.waypoints[200]?.invoices[0]?.items[0]?.id as string;
+    while (!(await holdsClaim(txid, 'ITEM', tenthItem))) {
+      expect(worker.exitCode, 'the worker finished before it could be killed').toBeNull();
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    worker.kill('SIGKILL');
+    await new Promise((resolve) => worker?.once('exit', resolve));
+
+    expect(expectSuccess(await status(txid), routes.getImportStatus, 202)).toEqual({
+      txid,
+      status: 'PENDING',
+    });
+    expectError(await invoices('big-1'), 400, 3003);
+
+    // SQS hands the message out again after its visibility timeout; the retry finishes the import.
+    const redelivered = {
+      ...(message as SQSRecord),
+      attributes: { ...(message as SQSRecord).attributes, ApproximateReceiveCount: '2' },
+    };
+    expect(await runImportWorker([redelivered])).toEqual({ batchItemFailures: [] });
+    expect(expectSuccess(await status(txid), routes.getImportStatus)).toEqual({
+      txid,
+      status: 'SUCCEEDED',
+      route_id: 'big-1',
+    });
+    const read = expectSuccess(await invoices('big-1'), routes.getInvoiceStatus);
+    expect(countItems(read)).toBe(50_000);
+    expect((read as { invoices: { id: string }[] }).invoices.map((invoice) => invoice.id)).toEqual(
+      route.waypoints.map((waypoint) => waypoint.invoices[0]?.id),
+    );
+  }, 300_000);
+});
