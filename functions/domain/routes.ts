@@ -1,0 +1,215 @@
+import { type Claim, releaseClaims } from '../data/claims';
+import { deleteAll } from '../data/client';
+import { getDriver } from '../data/drivers';
+import {
+  deleteRouteHeader,
+  getRouteHeader,
+  listRouteRows,
+  listRoutesOfDate,
+  listWaypointRows,
+  type RouteHeader,
+  replaceRouteHeader,
+  type WaypointRow,
+} from '../data/routes';
+import { ApiError, ConflictError, NotFoundError } from '../shared/errors';
+
+export type { RouteHeader, WaypointRow };
+
+export interface RouteRef {
+  accountId: string;
+  dcId: string;
+  routeId: string;
+}
+
+/** How often a change re-reads and retries after another writer bumped the version in between. */
+const MAX_CHANGE_ATTEMPTS = 5;
+
+/** A short random pause before a retry, so writers that collided do not collide again in lockstep. */
+const pauseBeforeRetry = (attempt: number) =>
+  attempt === 1
+    ? Promise.resolve()
+    : new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+
+function routeNotFound(ref: RouteRef): ApiError {
+  return new ApiError('ROUTE_NOT_FOUND', `route '${ref.routeId}' not found in DC '${ref.dcId}'`);
+}
+
+/** The header of a route of this DC, including one being deleted (only the deletion itself wants that). */
+async function findRoute(ref: RouteRef): Promise<RouteHeader | undefined> {
+  const route = await getRouteHeader(ref.accountId, ref.routeId);
+  return route && route.dcId === ref.dcId ? route : undefined;
+}
+
+/** The route's header; 404 (3003) when it does not exist, is another DC's, or is being deleted. */
+export async function requireRoute(ref: RouteRef): Promise<RouteHeader> {
+  const route = await findRoute(ref);
+  if (!route || route.deleting) throw routeNotFound(ref);
+  return route;
+}
+
+export const getRoute = requireRoute;
+
+/** Routes whose start time falls on `localDate` in the DC's zone, by start time (then id). */
+export async function routesOfDate(
+  accountId: string,
+  dcId: string,
+  localDate: string,
+): Promise<RouteHeader[]> {
+  const routes = await listRoutesOfDate(accountId, dcId, localDate);
+  return routes
+    .filter((route) => !route.deleting)
+    .sort((a, b) => a.startTime - b.startTime || a.routeId.localeCompare(b.routeId));
+}
+
+/** The waypoints of a route in sequence. */
+export async function waypointsOf(ref: RouteRef): Promise<WaypointRow[]> {
+  await requireRoute(ref);
+  return listWaypointRows(ref.accountId, ref.routeId);
+}
+
+/** One waypoint of a route; 1003 when the route has no waypoint with that id. */
+export async function waypointOf(ref: RouteRef, waypointId: string): Promise<WaypointRow> {
+  const route = await requireRoute(ref);
+  const sequence = route.waypointIds.indexOf(waypointId);
+  // The header lists the ids in sequence, so an unknown id costs no query of the rows.
+  const waypoint =
+    sequence < 0
+      ? undefined
+      : (await listWaypointRows(ref.accountId, ref.routeId)).find((row) => row.id === waypointId);
+  if (!waypoint) {
+    throw new NotFoundError(`waypoint '${waypointId}' not found on route '${ref.routeId}'`);
+  }
+  return waypoint;
+}
+
+type HeaderChange = Partial<Pick<RouteHeader, 'isActive' | 'assignedDriverId' | 'vehicleId'>>;
+
+/**
+ * Applies one change to a route's header:
+ * 1. reads the header (404 when gone);
+ * 2. `decide` checks the rules against it (throwing 3011/3012 ...) and returns the fields to set;
+ * 3. when no field changes, returns the route as it is (no version bump);
+ * 4. otherwise writes the header with `version + 1`, on condition that the version is still the one
+ *    read; a lost race starts again from 1, so every rule is checked against the state it changes.
+ */
+async function changeRoute(
+  ref: RouteRef,
+  decide: (route: RouteHeader) => HeaderChange,
+): Promise<RouteHeader> {
+  for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
+    await pauseBeforeRetry(attempt);
+    const current = await requireRoute(ref);
+    const change = decide(current);
+    const changed = (Object.keys(change) as (keyof HeaderChange)[]).some(
+      (key) => change[key] !== current[key],
+    );
+    if (!changed) return current;
+    const next: RouteHeader = { ...current, ...change, version: current.version + 1 };
+    if (await replaceRouteHeader(next, current.version)) return next;
+  }
+  throw new Error(`route '${ref.routeId}' kept changing under ${MAX_CHANGE_ATTEMPTS} attempts to change it`);
+}
+
+function rejectFinalized(route: RouteHeader): void {
+  if (route.isFinalized) {
+    throw new ConflictError('ROUTE_FINALIZED', `route '${route.routeId}' is already finished`);
+  }
+}
+
+function rejectStarted(route: RouteHeader, what: string): void {
+  if (route.startedTimestamp !== undefined) {
+    throw new ConflictError('TRANSITION_NOT_ALLOWED', `route '${route.routeId}' has started; cannot ${what}`);
+  }
+}
+
+/** Activates a route: with a driver, it shows among the driver's active routes. */
+export function activateRoute(ref: RouteRef): Promise<RouteHeader> {
+  return changeRoute(ref, (route) => {
+    rejectFinalized(route);
+    return { isActive: true };
+  });
+}
+
+/** Deactivates a route that has neither started nor finished. */
+export function deactivateRoute(ref: RouteRef): Promise<RouteHeader> {
+  return changeRoute(ref, (route) => {
+    rejectFinalized(route);
+    rejectStarted(route, 'deactivate it');
+    return { isActive: false };
+  });
+}
+
+/** Assigns a driver of the route's DC (3010 otherwise) to a route that has neither started nor finished. */
+export async function assignDriver(ref: RouteRef, driverId: string): Promise<RouteHeader> {
+  // State first: a finished or started route answers the same whichever driver is asked for.
+  const route = await requireRoute(ref);
+  rejectFinalized(route);
+  rejectStarted(route, 'change its driver');
+  if (!(await getDriver(ref.accountId, ref.dcId, driverId))) {
+    throw new ConflictError(
+      'DRIVER_NOT_IN_DC',
+      `driver_id: '${driverId}' is not a driver of DC '${ref.dcId}'`,
+    );
+  }
+  return changeRoute(ref, (current) => {
+    rejectFinalized(current);
+    rejectStarted(current, 'change its driver');
+    return { assignedDriverId: driverId };
+  });
+}
+
+/** Removes the driver from a route that has neither started nor finished. */
+export function unassignDriver(ref: RouteRef): Promise<RouteHeader> {
+  return changeRoute(ref, (route) => {
+    rejectFinalized(route);
+    rejectStarted(route, 'remove its driver');
+    return { assignedDriverId: undefined };
+  });
+}
+
+/** Assigns a vehicle to a route that has not finished (a started route may change trucks). */
+export function assignVehicle(ref: RouteRef, vehicleId: string): Promise<RouteHeader> {
+  return changeRoute(ref, (route) => {
+    rejectFinalized(route);
+    return { vehicleId };
+  });
+}
+
+/**
+ * Deletes a route and frees its ids for new imports:
+ * 1. refuses a started, unfinished route (3011);
+ * 2. marks the header `deleting` (a version bump): it leaves both indexes and every read answers 404;
+ * 3. releases the waypoint, invoice and item claims the route's import holds, then deletes the rows;
+ * 4. releases the route id's claim, then deletes the header.
+ * The route id is released only once the rows are gone: whoever takes it next writes rows into the same
+ * partition, and must not find ours there (or have its own deleted by us). A call that finds the header
+ * already marked continues from step 3, so a deletion cut short is finished by the next DELETE.
+ */
+export async function deleteRoute(ref: RouteRef): Promise<void> {
+  const route = await markDeleting(ref);
+  const { accountId, routeId } = ref;
+  const rows = await listRouteRows(accountId, routeId);
+  const rowClaims = rows.flatMap((row): Claim[] => (row.claim ? [row.claim] : []));
+  await releaseClaims(accountId, rowClaims, route.importTxid);
+  await deleteAll(rows.map((row) => row.key));
+  await releaseClaims(accountId, [{ kind: 'ROUTE', id: routeId }], route.importTxid);
+  await deleteRouteHeader(accountId, routeId);
+}
+
+async function markDeleting(ref: RouteRef): Promise<RouteHeader> {
+  for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
+    await pauseBeforeRetry(attempt);
+    const current = await findRoute(ref);
+    if (!current) throw routeNotFound(ref);
+    if (current.deleting) return current;
+    if (current.startedTimestamp !== undefined && !current.isFinalized) {
+      throw new ConflictError(
+        'TRANSITION_NOT_ALLOWED',
+        `route '${ref.routeId}' has started and is not finished; it cannot be deleted`,
+      );
+    }
+    const next: RouteHeader = { ...current, deleting: true, version: current.version + 1 };
+    if (await replaceRouteHeader(next, current.version)) return next;
+  }
+  throw new Error(`route '${ref.routeId}' kept changing under ${MAX_CHANGE_ATTEMPTS} attempts to delete it`);
+}
