@@ -46,7 +46,12 @@ writeFileSync(
       bucket_name: stack.resources.bucketName,
       queue_urls: stack.resources.queueUrls,
       dlq_urls: stack.resources.dlqUrls,
-      demo: { account_id: demo.accountId, dc_id: demo.dcId, driver_id: demo.driverId },
+      demo: {
+        account_id: demo.accountId,
+        dc_id: demo.dcId,
+        driver_id: demo.driverId,
+        route_id: demo.routeId,
+      },
     },
     null,
     2,
@@ -54,7 +59,9 @@ writeFileSync(
 );
 
 console.log(`Route service listening on ${api.url}`);
-console.log(`Demo account ${demo.accountId}: DC ${demo.dcId}, driver ${demo.driverId}`);
+console.log(
+  `Demo account ${demo.accountId}: DC ${demo.dcId}, driver ${demo.driverId}, route ${demo.routeId}`,
+);
 console.log(`Demo API key: ${demo.apiKey}`);
 console.log(`Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${api.url}/dcs/${demo.dcId}/drivers`);
 console.log(

@@ -2,12 +2,17 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getAccount } from '../functions/data/accounts';
 import { findApiKeyByHash } from '../functions/data/api-keys';
+import { getImport } from '../functions/data/imports';
+import { getRouteHeader } from '../functions/data/routes';
 import { createAccount, issueApiKey, revokeApiKey } from '../functions/domain/accounts';
 import { createDriver, requireDriver } from '../functions/domain/drivers';
+import { acceptImport } from '../functions/domain/route-import';
+import { type ImportedRoute, ImportRoute } from '../functions/endpoints/import-model';
 import { sha256Hex } from '../functions/shared/crypto';
 import { NotFoundError } from '../functions/shared/errors';
 
 export const DEMO = {
+  routeId: 'demo-route-1',
   dcId: 'dc-1',
   timeZone: 'America/Chicago',
   dcName: 'Demo DC',
@@ -20,6 +25,7 @@ export interface DemoAccount {
   apiKey: string;
   dcId: string;
   driverId: string;
+  routeId: string;
 }
 
 /**
@@ -33,12 +39,17 @@ export async function seedDemoAccount(
 ): Promise<DemoAccount> {
   const statePath = join(stateDir, 'demo.json');
   const previous = existsSync(statePath)
-    ? (JSON.parse(readFileSync(statePath, 'utf8')) as { account_id: string; key_id?: string })
+    ? (JSON.parse(readFileSync(statePath, 'utf8')) as {
+        account_id: string;
+        key_id?: string;
+        route_txid?: string;
+      })
     : undefined;
 
   let accountId: string;
   let apiKey: string;
   let keyId: string | undefined;
+  let routeTxid: string | undefined;
   if (previous && (await getAccount(previous.account_id))) {
     accountId = previous.account_id;
     if (fixedApiKey && (await findApiKeyByHash(sha256Hex(fixedApiKey)))?.accountId === accountId) {
@@ -66,6 +77,76 @@ export async function seedDemoAccount(
     if (!(error instanceof NotFoundError)) throw error;
     await createDriver(driverRef, { name: DEMO.driverName });
   }
-  writeFileSync(statePath, JSON.stringify({ account_id: accountId, key_id: keyId }, null, 2));
-  return { accountId, apiKey, dcId: DEMO.dcId, driverId: DEMO.driverId };
+  // The demo route is imported through the real pipeline (the pollers pick it up), unless it exists
+  // or a previous start's import of it is still waiting in the queue.
+  routeTxid = previous?.route_txid;
+  const pending = routeTxid && (await getImport(accountId, routeTxid))?.status === 'PENDING';
+  if (!pending && !(await getRouteHeader(accountId, DEMO.routeId))) {
+    routeTxid = await acceptImport(accountId, DEMO.dcId, demoRoute());
+  }
+  writeFileSync(
+    statePath,
+    JSON.stringify({ account_id: accountId, key_id: keyId, route_txid: routeTxid }, null, 2),
+  );
+  return { accountId, apiKey, dcId: DEMO.dcId, driverId: DEMO.driverId, routeId: DEMO.routeId };
+}
+
+/** Tomorrow's demo route for driver-1: three stops in Chicago, one cash invoice each. */
+function demoRoute(): ImportedRoute {
+  const start = new Date();
+  start.setUTCDate(start.getUTCDate() + 1);
+  start.setUTCHours(14, 0, 0, 0);
+  const startTime = start.getTime();
+  const depot = {
+    id: 'wh-1',
+    name: 'Demo depot',
+    address: '1 Dock St, Chicago',
+    location: { latitude: 41.85, longitude: -87.65 },
+  };
+  return ImportRoute.parse({
+    id: DEMO.routeId,
+    name: 'Demo route',
+    driver_id: DEMO.driverId,
+    start_time: startTime,
+    activate_after_successful_import: true,
+    start_warehouse: depot,
+    end_warehouse: depot,
+    vehicle: { id: 'truck-1' },
+    waypoints: [0, 1, 2].map((n) => ({
+      id: `demo-wp-${n + 1}`,
+      customer_id: `demo-customer-${n + 1}`,
+      name: `Demo customer ${n + 1}`,
+      address: `${100 + n} Main St, Chicago`,
+      location: { latitude: 41.88 + n * 0.01, longitude: -87.63 - n * 0.01 },
+      service_time_minutes: 10,
+      time_windows: [{ start: startTime + (n + 1) * 1_800_000, end: startTime + (n + 3) * 1_800_000 }],
+      invoices: [
+        {
+          id: `demo-inv-${n + 1}`,
+          payment_method: 'CASH',
+          invoice_name_attributes: [{ key: 'invoice_number', value: `D-${n + 1}` }],
+          items: [
+            {
+              id: `demo-item-${n + 1}-1`,
+              sku: 'COLA-24',
+              name: 'Cola 24x0.33l',
+              quantity: 2,
+              display_unit_of_measure: 'CASE',
+              total_price_cents: 3598,
+              currency: 'USD',
+            },
+            {
+              id: `demo-item-${n + 1}-2`,
+              sku: 'WATER-12',
+              name: 'Water 12x1l',
+              quantity: 1,
+              display_unit_of_measure: 'CASE',
+              total_price_cents: 899,
+              currency: 'USD',
+            },
+          ],
+        },
+      ],
+    })),
+  });
 }
