@@ -18,15 +18,26 @@ export class ApiClient {
   }
 
   get(path: string): Promise<JsonResponse> {
+    return this.#send('GET', path);
+  }
+
+  /** `body` is sent as it is: serialize it before timing the request. */
+  post(path: string, body: string | Buffer): Promise<JsonResponse> {
+    return this.#send('POST', path, typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
+  }
+
+  #send(method: 'GET' | 'POST', path: string, body?: Buffer): Promise<JsonResponse> {
     return new Promise((resolve, reject) => {
       const req = request(
         {
           host: this.#base.hostname,
           port: this.#base.port,
           path,
-          method: 'GET',
+          method,
           agent: this.#agent,
-          headers: this.#headers,
+          headers: body
+            ? { ...this.#headers, 'Content-Type': 'application/json', 'Content-Length': body.length }
+            : this.#headers,
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -43,7 +54,7 @@ export class ApiClient {
         },
       );
       req.on('error', reject);
-      req.end();
+      req.end(body);
     });
   }
 

@@ -1,24 +1,48 @@
 /**
  * `npm run bench`: starts the local runtime (`tsx bin/local.ts --in-memory`) as a child process, runs the
  * scenarios against it from this process and prints ONE JSON object on stdout; progress goes to stderr.
- * Env: BENCH_SECONDS (measured seconds per path and concurrency, default 5), BENCH_SLICE_SECONDS (interleaving
- * slice, default 1), BENCH_WARMUP (warm-up requests per path, default 300).
+ * Env: BENCH_SCENARIOS (comma-separated names to run, e.g. `get_driver,route_import`; default all),
+ * BENCH_SECONDS (measured seconds per path and concurrency, default 5), BENCH_SLICE_SECONDS (interleaving
+ * slice, default 1), BENCH_WARMUP (warm-up requests per path, default 300), BENCH_IMPORT_FULL_RAW=0 (route_import:
+ * skip the informative raw run of every write the import makes, about a fifth of the scenario's time).
  * Exit code 1 when a request failed (the numbers are then not trustworthy) or the bench could not run, 130 when
- * interrupted; targets that are missed are reported in the JSON (`pass`) without failing the command.
+ * interrupted; targets that are missed are reported in the JSON (`pass`) without failing the command. A
+ * scenario that fails is reported with its error and the next one still runs.
  * `npm run -s bench` keeps npm's own banner off stdout.
  */
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { getDriverScenario } from './drivers';
+import { routeImportScenario } from './route-import';
 import { type LocalRuntime, startLocalRuntime } from './runtime';
-import type { BenchConfig, Scenario, ScenarioResult } from './scenario';
+import type { BenchConfig, Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { round } from './stats';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const SCENARIOS: Scenario[] = [getDriverScenario];
+const SCENARIOS: Scenario[] = [getDriverScenario, routeImportScenario];
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+/** The scenarios BENCH_SCENARIOS names, in the bench's own order; all of them when it is unset. */
+function selectedScenarios(): Scenario[] {
+  const raw = process.env.BENCH_SCENARIOS?.trim();
+  if (!raw) return SCENARIOS;
+  const names = new Set(
+    raw
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
+  );
+  const known = new Set(SCENARIOS.map((scenario) => scenario.name));
+  const unknown = [...names].filter((name) => !known.has(name));
+  if (unknown.length || names.size === 0)
+    throw new Error(
+      `BENCH_SCENARIOS: unknown scenario ${unknown.map((n) => `'${n}'`).join(', ') || "''"}; ` +
+        `known: ${[...known].join(', ')}`,
+    );
+  return SCENARIOS.filter((scenario) => names.has(scenario.name));
+}
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -61,6 +85,26 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+/** A scenario that throws (but not an interruption) is reported as failed, with one error, and the bench goes on. */
+async function runScenario(scenario: Scenario, context: ScenarioContext): Promise<ScenarioResult> {
+  const started = performance.now();
+  try {
+    return await scenario.run(context);
+  } catch (error) {
+    context.abort.throwIfAborted();
+    log(
+      `scenario ${scenario.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : error}`,
+    );
+    return {
+      description: scenario.name,
+      errors: 1,
+      error: error instanceof Error ? error.message : String(error),
+      duration_s: round((performance.now() - started) / 1000, 1),
+      checks: {},
+    };
+  }
+}
+
 let exitCode = 0;
 try {
   const config: BenchConfig = {
@@ -69,7 +113,9 @@ try {
     warmupRequests: Math.round(numberFromEnv('BENCH_WARMUP', 300, 1)),
     concurrencies: [1, 16],
   };
+  const selected = selectedScenarios();
   report.config = {
+    scenarios: selected.map((scenario) => scenario.name),
     seconds_per_path_and_concurrency: config.seconds,
     slice_seconds: config.sliceSeconds,
     warmup_requests_per_path: config.warmupRequests,
@@ -81,9 +127,9 @@ try {
   report.runtime = { startup_s: round(runtime.startupMs / 1000, 2) };
 
   const scenarios: Record<string, ScenarioResult & { pass: boolean }> = {};
-  for (const scenario of SCENARIOS) {
+  for (const scenario of selected) {
     log(`scenario ${scenario.name}`);
-    const result = await scenario.run({ runtime, config, abort: abort.signal, log });
+    const result = await runScenario(scenario, { runtime, config, abort: abort.signal, log });
     const pass = result.errors === 0 && Object.values(result.checks).every((c) => c.pass);
     scenarios[scenario.name] = { ...result, pass };
     for (const [name, c] of Object.entries(result.checks))

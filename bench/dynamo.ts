@@ -1,0 +1,228 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  type NativeAttributeValue,
+  QueryCommand,
+  type QueryCommandInput,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { LOCAL_CREDENTIALS } from '../local/services';
+import type { StackInfo } from './runtime';
+
+/**
+ * The bench's own, plain DynamoDB calls on the runtime's DynamoDB Local: the "raw" side of the comparisons.
+ * Written here rather than borrowed from functions/data so that the baseline is the bare API usage (the same
+ * document client and marshalling options as the service, the same batch sizes and retry of unprocessed
+ * items), whatever the service's code does.
+ */
+export type Row = Record<string, NativeAttributeValue>;
+export type Key = { pk: string; sk: string };
+
+export interface WriteStats {
+  ms: number;
+  items: number;
+  requests: number;
+  /** Requests sent again for items DynamoDB left unprocessed. */
+  retries: number;
+}
+
+export class RawTable {
+  readonly db: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** Stops the batch operations between requests (they then throw its reason). */
+  readonly #abort: AbortSignal | undefined;
+
+  constructor(stack: StackInfo, abort?: AbortSignal) {
+    this.tableName = stack.table_name;
+    this.#abort = abort;
+    this.db = DynamoDBDocumentClient.from(
+      new DynamoDBClient({
+        endpoint: stack.dynamodb_endpoint,
+        region: stack.region,
+        credentials: LOCAL_CREDENTIALS,
+      }),
+      { marshallOptions: { removeUndefinedValues: true } },
+    );
+  }
+
+  async get(key: Key): Promise<Row | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+    );
+    return Item;
+  }
+
+  /** Which of `keys` (at most 100) exist, read consistently; retries unprocessed keys. */
+  async existing(keys: readonly Key[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    let pending: Key[] | undefined = [...keys];
+    for (let attempt = 0; pending?.length; attempt++) {
+      if (attempt > 10) throw new Error('BatchGetItem kept keys unprocessed');
+      const result = await this.db.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [this.tableName]: { Keys: pending, ConsistentRead: true, ProjectionExpression: 'pk, sk' },
+          },
+        }),
+      );
+      for (const row of result.Responses?.[this.tableName] ?? []) found.add(keyString(row as Key));
+      pending = result.UnprocessedKeys?.[this.tableName]?.Keys as Key[] | undefined;
+    }
+    return found;
+  }
+
+  /** Which of `keys` exist: BatchGetItem, 100 keys per request, `parallelism` requests in flight. */
+  async existingAll(keys: readonly Key[], parallelism: number): Promise<{ ms: number; found: number }> {
+    const started = performance.now();
+    let found = 0;
+    await inParallel(chunks(keys, 100), parallelism, this.#abort, async (chunk) => {
+      found += (await this.existing(chunk)).size;
+    });
+    return { ms: performance.now() - started, found };
+  }
+
+  /** BatchWriteItem puts, 25 per request, `parallelism` requests in flight, unprocessed items sent again. */
+  async putAll(rows: readonly Row[], parallelism: number): Promise<WriteStats> {
+    const stats: WriteStats = { ms: 0, items: rows.length, requests: 0, retries: 0 };
+    const started = performance.now();
+    await inParallel(chunks(rows, 25), parallelism, this.#abort, async (chunk) => {
+      let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
+      for (let attempt = 0; pending.length; attempt++) {
+        if (attempt > 10) throw new Error('BatchWriteItem kept items unprocessed');
+        if (attempt > 0) {
+          stats.retries++;
+          await sleep(Math.min(1000, 25 * 2 ** attempt));
+        }
+        stats.requests++;
+        const result = await this.db.send(
+          new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }),
+        );
+        pending = (result.UnprocessedItems?.[this.tableName] ?? []) as typeof pending;
+      }
+    });
+    stats.ms = performance.now() - started;
+    return stats;
+  }
+
+  /**
+   * Conditional puts of new items, `perTransaction` per TransactWriteItems, `parallelism` in flight: the
+   * shape of the import's id claims.
+   */
+  async transactPutAll(
+    rows: readonly Row[],
+    options: { perTransaction: number; parallelism: number; condition: string; values: Row },
+  ): Promise<WriteStats> {
+    const stats: WriteStats = { ms: 0, items: rows.length, requests: 0, retries: 0 };
+    const started = performance.now();
+    await inParallel(
+      chunks(rows, options.perTransaction),
+      options.parallelism,
+      this.#abort,
+      async (chunk) => {
+        stats.requests++;
+        await this.db.send(
+          new TransactWriteCommand({
+            TransactItems: chunk.map((Item) => ({
+              Put: {
+                TableName: this.tableName,
+                Item,
+                ConditionExpression: options.condition,
+                ExpressionAttributeValues: options.values,
+              },
+            })),
+          }),
+        );
+      },
+    );
+    stats.ms = performance.now() - started;
+    return stats;
+  }
+
+  /** Every page of a query, in order. */
+  async queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<{ rows: Row[]; pages: number }> {
+    const rows: Row[] = [];
+    let pages = 0;
+    let startKey = input.ExclusiveStartKey;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({ ...input, TableName: this.tableName, ExclusiveStartKey: startKey }),
+      );
+      pages++;
+      for (const row of page.Items ?? []) rows.push(row);
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return { rows, pages };
+  }
+
+  destroy(): void {
+    this.db.destroy();
+  }
+}
+
+export const keyString = (key: Key) => `${key.pk}\u0000${key.sk}`;
+
+/**
+ * Runs `work` over `inputs` with at most `parallelism` in flight, each worker taking the next input; once
+ * `abort` fires no input is started any more and the abort reason is thrown.
+ */
+export async function inParallel<T>(
+  inputs: readonly T[],
+  parallelism: number,
+  abort: AbortSignal | undefined,
+  work: (input: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < inputs.length && !abort?.aborted) await work(inputs[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(parallelism, inputs.length) }, worker));
+  abort?.throwIfAborted();
+}
+
+export function chunks<T>(values: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
+  return out;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Approximate stored size of an item by DynamoDB's sizing rules: attribute names plus values (strings as
+ * UTF-8, numbers about one byte per two significant digits plus one, lists and maps 3 bytes plus 1 per element).
+ */
+export function itemSize(row: Row): number {
+  let size = 0;
+  for (const [name, value] of Object.entries(row)) {
+    if (value === undefined) continue;
+    size += Buffer.byteLength(name, 'utf8') + valueSize(value);
+  }
+  return size;
+}
+
+function valueSize(value: NativeAttributeValue): number {
+  if (value === null || typeof value === 'boolean') return 1;
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+  if (typeof value === 'number') {
+    const digits = String(Math.abs(value))
+      .replace(/[.-]|e.*$/g, '')
+      .replace(/^0+/, '').length;
+    return Math.ceil(digits / 2) + 1;
+  }
+  if (Array.isArray(value)) return 3 + value.reduce((total: number, v) => total + 1 + valueSize(v), 0);
+  if (typeof value === 'object')
+    return (
+      3 +
+      Object.entries(value as Record<string, NativeAttributeValue>).reduce(
+        (total, [name, v]) =>
+          v === undefined ? total : total + 1 + Buffer.byteLength(name, 'utf8') + valueSize(v),
+        0,
+      )
+    );
+  return 0;
+}
