@@ -75,9 +75,9 @@ function rejectRepeatedIds(route: ImportedRoute): void {
     check('WAYPOINT', waypoint.id, `route.waypoints.${w}.id`);
     waypoint.invoices.forEach((invoice, i) => {
       check('INVOICE', invoice.id, `route.waypoints.${w}.invoices.${i}.id`);
-      invoice.items.forEach((item, t) =>
-        check('ITEM', item.id, `route.waypoints.${w}.invoices.${i}.items.${t}.id`),
-      );
+      invoice.items.forEach((item, t) => {
+        check('ITEM', item.id, `route.waypoints.${w}.invoices.${i}.items.${t}.id`);
+      });
     });
   });
 }

@@ -13,7 +13,8 @@ beforeAll(() => {
   // Handler modules read their configuration when they load; nothing is called here.
   process.env[TABLE_NAME_ENV] ??= 'endpoint-list-test';
   process.env[BUCKET_NAME_ENV] ??= 'endpoint-list-test';
-  for (const queue of Object.values(QUEUES)) process.env[queue.urlEnv] ??= `http://queue.invalid/${queue.urlEnv}`;
+  for (const queue of Object.values(QUEUES))
+    process.env[queue.urlEnv] ??= `http://queue.invalid/${queue.urlEnv}`;
 });
 
 describe('the endpoint list', () => {
