@@ -158,10 +158,11 @@ export async function runImport(
   if (!record) throw new Error(`import ${message.txid} has no record`);
   if (record.status !== 'PENDING') return 'ALREADY_FINISHED';
 
-  const { route: payload } = (await getJsonObject(record.payloadKey)) as { route: unknown };
-  const route = ImportRoute.parse(payload);
-  const claims = claimsOf(route);
+  let claims: Claim[] = [];
   try {
+    const { route: payload } = (await getJsonObject(record.payloadKey)) as { route: unknown };
+    const route = ImportRoute.parse(payload);
+    claims = claimsOf(route);
     await takeClaims(record.accountId, claims, record.txid, route.id);
     await requireDriverOfDc(record.accountId, record.dcId, route.driver_id);
     const dc = await getDc(record.accountId, record.dcId);
@@ -241,8 +242,13 @@ async function finishImport(
       }),
     );
   } catch (transactionError) {
-    // Another delivery of the same message finished the import first.
-    if (isConditionFailure(transactionError)) return 'ALREADY_FINISHED';
+    // The import record's condition failing means another delivery of the same message finished first.
+    // The header's failing alone means a route with this id is still being deleted: let SQS retry.
+    const reasons = (transactionError as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+    const recordIndex = header ? 1 : 0;
+    if (isConditionFailure(transactionError) && reasons?.[recordIndex]?.Code === 'ConditionalCheckFailed') {
+      return 'ALREADY_FINISHED';
+    }
     throw transactionError;
   }
   return header ? 'SUCCEEDED' : 'FAILED';

@@ -69,7 +69,7 @@ function countItems(data: unknown): number {
 
 beforeAll(async () => {
   api = await startTestApi('import-worker', { pollers: false });
-  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }]);
+  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'doomed' }]);
 });
 
 afterAll(() => api?.close());
@@ -166,15 +166,15 @@ describe('the import worker', () => {
   });
 });
 
-describe('a worker killed in the middle of a 2,000-waypoint, 50,000-item import', () => {
+describe('a worker killed in the middle of an import', () => {
   let worker: ChildProcess | undefined;
   afterAll(() => worker?.kill('SIGKILL'));
 
   it('leaves no readable route, and the redelivered message imports all of it', async () => {
-    const route = exampleRoute('big-1', {
-      waypoints: 2000,
+    const route = exampleRoute('crash-1', {
+      waypoints: 1000,
       invoicesPerWaypoint: 1,
-      itemsPerInvoice: 25,
+      itemsPerInvoice: 10,
       leanItems: true,
     });
     const txid = await accept(route);
@@ -186,11 +186,11 @@ describe('a worker killed in the middle of a 2,000-waypoint, 50,000-item import'
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const deadline = Date.now() + 60_000;
-    const tenthItem = route.waypoints[200]?.invoices[0]?.items[0]?.id as string;
-    while (!(await holdsClaim(txid, 'ITEM', tenthItem))) {
+    const earlyItem = route.waypoints[50]?.invoices[0]?.items[0]?.id as string;
+    while (!(await holdsClaim(txid, 'ITEM', earlyItem))) {
       expect(worker.exitCode, 'the worker finished before it could be killed').toBeNull();
       expect(Date.now()).toBeLessThan(deadline);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
     worker.kill('SIGKILL');
     await new Promise((resolve) => worker?.once('exit', resolve));
@@ -199,7 +199,8 @@ describe('a worker killed in the middle of a 2,000-waypoint, 50,000-item import'
       txid,
       status: 'PENDING',
     });
-    expectError(await invoices('big-1'), 400, 3003);
+    expectError(await invoices('crash-1'), 400, 3003);
+    expect(await claimsHeldBy(txid, route)).toBeGreaterThan(0);
 
     // SQS hands the message out again after its visibility timeout; the retry finishes the import.
     const redelivered = {
@@ -210,12 +211,80 @@ describe('a worker killed in the middle of a 2,000-waypoint, 50,000-item import'
     expect(expectSuccess(await status(txid), routes.getImportStatus)).toEqual({
       txid,
       status: 'SUCCEEDED',
+      route_id: 'crash-1',
+    });
+    expect(countItems(expectSuccess(await invoices('crash-1'), routes.getInvoiceStatus))).toBe(10_000);
+  }, 180_000);
+
+  it('fails an import whose last attempt fails after claiming with 1000, releasing its claims', async () => {
+    const route = exampleRoute('last-1', { waypoints: 5 });
+    const accepted = await request('POST', '/dcs/doomed/invoiced-routes', { body: { route } });
+    const { txid } = expectSuccess(accepted, routes.importRoute, 202) as { txid: string };
+    const [message] = await receiveImportMessages(api, 1);
+    // The DC disappears between acceptance and the worker: a failure no retry can fix, met on the last delivery.
+    const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { db, tableName } = await import('../../functions/data/client');
+    const { accountKeys } = await import('../../functions/data/accounts');
+    await db.send(new DeleteCommand({ TableName: tableName, Key: accountKeys.dc(acme.accountId, 'doomed') }));
+    const last = {
+      ...(message as SQSRecord),
+      attributes: { ...(message as SQSRecord).attributes, ApproximateReceiveCount: '5' },
+    };
+
+    expect(await runImportWorker([last])).toEqual({ batchItemFailures: [] });
+    const { getImport } = await import('../../functions/data/imports');
+    expect(await getImport(acme.accountId, txid)).toMatchObject({ status: 'FAILED', error: { code: 1000 } });
+    expect(await claimsHeldBy(txid, route)).toBe(0);
+    const { getRouteHeader } = await import('../../functions/data/routes');
+    expect(await getRouteHeader(acme.accountId, 'last-1')).toBeUndefined();
+  });
+
+  it('leaves a failed attempt before the last one to SQS to retry, keeping its claims', async () => {
+    const route = exampleRoute('retry-1', { waypoints: 5 });
+    const txid = await accept(route);
+    const [message] = await receiveImportMessages(api, 1);
+    const { accountKeys } = await import('../../functions/data/accounts');
+    const { DeleteCommand, PutCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { db, tableName } = await import('../../functions/data/client');
+    const dcKey = accountKeys.dc(acme.accountId, 'dc-1');
+    const { Item: dc } = await db.send(new GetCommand({ TableName: tableName, Key: dcKey }));
+    await db.send(new DeleteCommand({ TableName: tableName, Key: dcKey }));
+    try {
+      // Every record of the batch failed, so the invocation itself fails and SQS redelivers the batch.
+      await expect(runImportWorker([message as SQSRecord])).rejects.toThrow(/All records failed/);
+    } finally {
+      await db.send(new PutCommand({ TableName: tableName, Item: dc }));
+    }
+    expect(await claimsHeldBy(txid, route)).toBeGreaterThan(0);
+    expect(await runImportWorker([message as SQSRecord])).toEqual({ batchItemFailures: [] });
+    expect((await status(txid)).status).toBe(200);
+  });
+});
+
+describe('a route of 2,000 waypoints and 50,000 items', () => {
+  it('imports whole and reads back every item in import order', async () => {
+    const route = exampleRoute('big-1', {
+      waypoints: 2000,
+      invoicesPerWaypoint: 1,
+      itemsPerInvoice: 25,
+      leanItems: true,
+    });
+    const txid = await accept(route);
+    expect(await runImportWorker(await receiveImportMessages(api, 1))).toEqual({ batchItemFailures: [] });
+    expect(expectSuccess(await status(txid), routes.getImportStatus)).toEqual({
+      txid,
+      status: 'SUCCEEDED',
       route_id: 'big-1',
     });
-    const read = expectSuccess(await invoices('big-1'), routes.getInvoiceStatus);
+    const read = expectSuccess(await invoices('big-1'), routes.getInvoiceStatus) as {
+      invoices: { id: string; items: { id: string }[] }[];
+    };
     expect(countItems(read)).toBe(50_000);
-    expect((read as { invoices: { id: string }[] }).invoices.map((invoice) => invoice.id)).toEqual(
+    expect(read.invoices.map((invoice) => invoice.id)).toEqual(
       route.waypoints.map((waypoint) => waypoint.invoices[0]?.id),
     );
-  }, 300_000);
+    expect(read.invoices[1999]?.items.map((item) => item.id)).toEqual(
+      route.waypoints[1999]?.invoices[0]?.items.map((item) => item.id),
+    );
+  }, 240_000);
 });
