@@ -1,4 +1,5 @@
-/** Route import bodies for the bench (the shape of test/support/routes.ts exampleRoute, every item field set). */
+/** Route import bodies for the bench: local/sample-route.ts with every item field set. */
+import { type SampleRoute, sampleRoute } from '../local/sample-route';
 
 export interface RouteShape {
   waypoints: number;
@@ -6,91 +7,10 @@ export interface RouteShape {
   itemsPerInvoice: number;
 }
 
-export interface BenchItem {
-  id: string;
-  sku: string;
-  name: string;
-  quantity: number;
-  display_unit_of_measure: string;
-  total_price_cents: number;
-  currency: string;
-}
+export type BenchRoute = SampleRoute;
 
-export interface BenchRoute {
-  id: string;
-  name: string;
-  start_time: number;
-  activate_after_successful_import: boolean;
-  start_warehouse: Warehouse;
-  end_warehouse: Warehouse;
-  vehicle: { id: string };
-  waypoints: {
-    id: string;
-    customer_id: string;
-    name: string;
-    address: string;
-    location: { latitude: number; longitude: number };
-    service_time_minutes: number;
-    time_windows: { start: number; end: number }[];
-    invoices: {
-      id: string;
-      payment_method: string;
-      invoice_name_attributes: { key: string; value: string }[];
-      items: BenchItem[];
-    }[];
-  }[];
-}
-
-interface Warehouse {
-  id: string;
-  name: string;
-  address: string;
-  location: { latitude: number; longitude: number };
-}
-
-export function benchRoute(
-  id: string,
-  shape: RouteShape,
-  startTime = Date.UTC(2026, 10, 23, 13, 0),
-): BenchRoute {
-  const warehouse: Warehouse = {
-    id: 'wh-1',
-    name: 'Main warehouse',
-    address: '1 Dock St',
-    location: { latitude: 41.85, longitude: -87.65 },
-  };
-  return {
-    id,
-    name: `Route ${id}`,
-    start_time: startTime,
-    activate_after_successful_import: true,
-    start_warehouse: warehouse,
-    end_warehouse: warehouse,
-    vehicle: { id: `truck-${id}` },
-    waypoints: Array.from({ length: shape.waypoints }, (_, w) => ({
-      id: `${id}-wp-${w}`,
-      customer_id: `customer-${w}`,
-      name: `Customer ${w}`,
-      address: `${w} Main St`,
-      location: { latitude: 41.88 + w / 1000, longitude: -87.63 - w / 1000 },
-      service_time_minutes: 10,
-      time_windows: [{ start: startTime + 3_600_000, end: startTime + 7_200_000 }],
-      invoices: Array.from({ length: shape.invoicesPerWaypoint }, (_, i) => ({
-        id: `${id}-inv-${w}-${i}`,
-        payment_method: i % 2 === 0 ? 'CASH' : 'CREDIT',
-        invoice_name_attributes: [{ key: 'invoice_number', value: `INV-${w}-${i}` }],
-        items: Array.from({ length: shape.itemsPerInvoice }, (_, t) => ({
-          id: `${id}-item-${w}-${i}-${t}`,
-          sku: `SKU-${t}`,
-          name: `Product ${t}`,
-          quantity: 1.5 + t,
-          display_unit_of_measure: 'CASE',
-          total_price_cents: 1299 + t,
-          currency: 'USD',
-        })),
-      })),
-    })),
-  };
+export function benchRoute(id: string, shape: RouteShape, startTime?: number): BenchRoute {
+  return sampleRoute(id, { ...shape, startTime });
 }
 
 export const countOf = (shape: RouteShape) => {
