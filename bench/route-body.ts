@@ -1,4 +1,6 @@
 /** Route import bodies for the bench: local/sample-route.ts with every item field set. */
+import type { Claim } from '../functions/data/claims';
+import { claimsOf } from '../functions/domain/route-ids';
 import { type SampleRoute, sampleRoute } from '../local/sample-route';
 
 export interface RouteShape {
@@ -19,23 +21,10 @@ export const countOf = (shape: RouteShape) => {
   return { waypoints: shape.waypoints, invoices, items, rows: shape.waypoints + invoices + items };
 };
 
-export type ClaimKind = 'ROUTE' | 'WAYPOINT' | 'INVOICE' | 'ITEM';
+export type ClaimKind = Claim['kind'];
 
-/**
- * The ids an import claims, in the order the worker takes them (functions/domain/route-import.ts claimsOf):
- * the route, every waypoint, then each invoice followed by its items.
- */
-export function claimsOf(route: BenchRoute): { kind: ClaimKind; id: string }[] {
-  const claims: { kind: ClaimKind; id: string }[] = [{ kind: 'ROUTE', id: route.id }];
-  for (const waypoint of route.waypoints) claims.push({ kind: 'WAYPOINT', id: waypoint.id });
-  for (const waypoint of route.waypoints) {
-    for (const invoice of waypoint.invoices) {
-      claims.push({ kind: 'INVOICE', id: invoice.id });
-      for (const item of invoice.items) claims.push({ kind: 'ITEM', id: item.id });
-    }
-  }
-  return claims;
-}
+/** The ids an import claims, in the order the worker takes them. */
+export { claimsOf };
 
 /** A claim's key, as functions/data/claims.ts writes it (that module does not export its key builder). */
 export const claimKey = (accountId: string, claim: { kind: ClaimKind; id: string }) => ({

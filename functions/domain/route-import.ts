@@ -29,6 +29,7 @@ import { ApiError, ConflictError } from '../shared/errors';
 import { logger } from '../shared/logger';
 import { sendToQueue } from '../shared/queues';
 import { localDateOf } from '../shared/time';
+import { claimsOf } from './route-ids';
 
 const CODE_OF_KIND: Record<ClaimKind, ErrorCodeName> = {
   ROUTE: 'ROUTE_ID_TAKEN',
@@ -42,19 +43,6 @@ export interface ImportMessage {
   account_id: string;
   dc_id: string;
   txid: string;
-}
-
-/** Every id the route would claim, route first, then in import order. */
-function claimsOf(route: ImportedRoute): Claim[] {
-  const claims: Claim[] = [{ kind: 'ROUTE', id: route.id }];
-  for (const waypoint of route.waypoints) claims.push({ kind: 'WAYPOINT', id: waypoint.id });
-  for (const waypoint of route.waypoints) {
-    for (const invoice of waypoint.invoices) {
-      claims.push({ kind: 'INVOICE', id: invoice.id });
-      for (const item of invoice.items) claims.push({ kind: 'ITEM', id: item.id });
-    }
-  }
-  return claims;
 }
 
 /** 3006/3008/3009 for an id that appears twice in the body, naming where. */
