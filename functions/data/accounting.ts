@@ -9,15 +9,8 @@ export interface AccountingRecord {
   createdAt: number;
 }
 
-/** Cash accounting records live in their route's partition as `ACCT#<record id>`. */
+/** Cash accounting records live in their route's partition as `ACCT#<record id>` (written by the driver app). */
 const PREFIX = 'ACCT#';
-
-export const accountingKeys = {
-  record: (accountId: string, routeId: string, recordId: string) => ({
-    pk: routeKeys.route(accountId, routeId).pk,
-    sk: `${PREFIX}${recordId}`,
-  }),
-};
 
 export async function listAccountingRecords(accountId: string, routeId: string): Promise<AccountingRecord[]> {
   const { items } = await queryItems({

@@ -1,18 +1,13 @@
 import { type AccountingRecord, listAccountingRecords } from '../data/accounting';
-import { getRouteHeader, type InvoiceRow, listInvoiceRows } from '../data/routes';
-import { ApiError } from '../shared/errors';
+import { type InvoiceRow, listInvoiceRows } from '../data/routes';
+import { requireRoute } from './routes';
 
 /** The spec answers 400 (not 404) with 3003 on these two reads. */
-async function requireRouteForReport(accountId: string, dcId: string, routeId: string): Promise<void> {
-  const header = await getRouteHeader(accountId, routeId);
-  if (!header || header.dcId !== dcId || header.deleting) {
-    throw new ApiError('ROUTE_NOT_FOUND', `route '${routeId}' does not exist in DC '${dcId}'`, 400);
-  }
-}
+const NOT_FOUND_STATUS = 400;
 
 /** Every invoice of the route with its items' latest statuses, in import order. */
 export async function invoiceStatus(accountId: string, dcId: string, routeId: string): Promise<InvoiceRow[]> {
-  await requireRouteForReport(accountId, dcId, routeId);
+  await requireRoute({ accountId, dcId, routeId }, NOT_FOUND_STATUS);
   return listInvoiceRows(accountId, routeId);
 }
 
@@ -21,6 +16,6 @@ export async function accountingRecords(
   dcId: string,
   routeId: string,
 ): Promise<AccountingRecord[]> {
-  await requireRouteForReport(accountId, dcId, routeId);
+  await requireRoute({ accountId, dcId, routeId }, NOT_FOUND_STATUS);
   return listAccountingRecords(accountId, routeId);
 }

@@ -30,8 +30,8 @@ const pauseBeforeRetry = (attempt: number) =>
     ? Promise.resolve()
     : new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
 
-function routeNotFound(ref: RouteRef): ApiError {
-  return new ApiError('ROUTE_NOT_FOUND', `route '${ref.routeId}' not found in DC '${ref.dcId}'`);
+function routeNotFound(ref: RouteRef, httpStatus?: number): ApiError {
+  return new ApiError('ROUTE_NOT_FOUND', `route '${ref.routeId}' not found in DC '${ref.dcId}'`, httpStatus);
 }
 
 /** The header of a route of this DC, including one being deleted (only the deletion itself wants that). */
@@ -41,13 +41,13 @@ async function findRoute(ref: RouteRef): Promise<RouteHeader | undefined> {
 }
 
 /** The route's header; 404 (3003) when it does not exist, is another DC's, or is being deleted. */
-export async function requireRoute(ref: RouteRef): Promise<RouteHeader> {
+export async function requireRoute(ref: RouteRef, notFoundStatus?: number): Promise<RouteHeader> {
   const route = await findRoute(ref);
-  if (!route || route.deleting) throw routeNotFound(ref);
+  if (!route || route.deleting) throw routeNotFound(ref, notFoundStatus);
   return route;
 }
 
-export const getRoute = requireRoute;
+export const getRoute = (ref: RouteRef) => requireRoute(ref);
 
 /** Routes whose start time falls on `localDate` in the DC's zone, by start time (then id). */
 export async function routesOfDate(
