@@ -1,5 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { chunks, db, deleteAll, getAll, inParallel, tableName } from './client';
+import { chunks, inParallel } from '../shared/parallel';
+import { db, deleteAll, getAll, tableName } from './client';
 import type { TableKey } from './table-schema';
 
 /**

@@ -9,6 +9,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { requireEnv } from '../shared/env';
+import { chunks, inParallel } from '../shared/parallel';
 import type { TableKey } from './table-schema';
 
 /** Created once per cold start; the endpoint comes from AWS_ENDPOINT_URL_DYNAMODB locally, never from code. */
@@ -54,30 +55,6 @@ export async function queryItems(
     startKey = page.LastEvaluatedKey;
   } while (startKey && (limit === undefined || items.length < limit));
   return { items, lastKey: startKey };
-}
-
-/** Runs `work` over `inputs` with at most `parallelism` in flight; results keep the input order. */
-export async function inParallel<T, R>(
-  inputs: readonly T[],
-  parallelism: number,
-  work: (input: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(inputs.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < inputs.length) {
-      const index = next++;
-      results[index] = await work(inputs[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(parallelism, inputs.length) }, worker));
-  return results;
-}
-
-export function chunks<T>(values: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
-  return out;
 }
 
 /** DynamoDB may leave part of a batch unprocessed under load; retry that part with backoff. */
