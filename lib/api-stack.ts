@@ -13,7 +13,7 @@ import {
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { ConsumerDefinition } from '../functions/consumers';
-import { AUTHORIZERS } from '../functions/endpoints/authorizers';
+import { AUTHORIZERS, checkedByGateway } from '../functions/endpoints/authorizers';
 import type { AuthKind, EndpointDefinition } from '../functions/endpoints/define';
 import { EndpointGroup } from './constructs/endpoint-group';
 import { QueueConsumers } from './constructs/queue-consumers';
@@ -88,15 +88,15 @@ export class ApiStack extends Stack {
 
     const authorizerFunctions = new Map<AuthKind, ServiceFunction>();
     const authorizers: Partial<Record<AuthKind, IAuthorizer>> = {};
-    for (const kind of usedAuthKinds(props.endpoints)) {
+    for (const kind of gatewayAuthKinds(props.endpoints)) {
       const definition = AUTHORIZERS[kind];
-      if (!definition) throw new Error(`endpoints use auth '${kind}' but AUTHORIZERS has no entry for it`);
+      if (!definition) throw new Error(`AUTHORIZERS has no entry for auth '${kind}'`);
       const fn = new ServiceFunction(this, functionId(definition.handler), {
         handlerModule: definition.handler,
         description: `${definition.handler}: Lambda authorizer for auth '${kind}'`,
         logRetention,
       });
-      // Authorizers look credentials up (API key hashes, driver tokens); they never write.
+      // Authorizers look credentials up (API key hashes); they never write.
       fn.bindAccess({ table: 'read' }, resources);
       authorizerFunctions.set(kind, fn);
       authorizers[kind] = new RequestAuthorizer(this, `${pascalCase(kind)}Authorizer`, {
@@ -163,10 +163,9 @@ export class ApiStack extends Stack {
   }
 }
 
-function usedAuthKinds(endpoints: readonly EndpointDefinition[]): Exclude<AuthKind, 'none'>[] {
-  const kinds = new Set<Exclude<AuthKind, 'none'>>();
-  for (const { auth } of endpoints) if (auth !== 'none') kinds.add(auth);
-  return [...kinds];
+/** The auth kinds the endpoints use that the gateway checks with an authorizer (driver tokens are not). */
+function gatewayAuthKinds(endpoints: readonly EndpointDefinition[]): AuthKind[] {
+  return [...new Set(endpoints.map((endpoint) => endpoint.auth))].filter(checkedByGateway);
 }
 
 function accessLogFormat(): AccessLogFormat {

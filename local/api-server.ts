@@ -8,7 +8,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { AUTHORIZERS } from '../functions/endpoints/authorizers';
+import { AUTHORIZERS, checkedByGateway } from '../functions/endpoints/authorizers';
 import type { AuthKind, EndpointDefinition } from '../functions/endpoints/define';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '../lib/gateway-responses';
 import { loadHandler } from './handlers';
@@ -83,7 +83,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     const requestId = randomUUID();
 
     let authorizer: Record<string, unknown> | null = null;
-    if (endpoint.auth !== 'none') {
+    if (checkedByGateway(endpoint.auth)) {
       const authorization = headers.Authorization ?? headers.authorization;
       if (!authorization) return gatewayResponse('UNAUTHORIZED', 401);
       const outcome = await authorize(endpoint.auth, authorization, headers, method, url.pathname, requestId);

@@ -1,5 +1,8 @@
-import { queryItems } from './client';
-import { routeKeys } from './routes';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { newClaimItem } from './claims';
+import { db, type Item, queryItems, tableName } from './client';
+import { routeKeys, type TransactItem } from './routes';
+import type { TableKey } from './table-schema';
 
 export interface AccountingRecord {
   id: string;
@@ -9,20 +12,78 @@ export interface AccountingRecord {
   createdAt: number;
 }
 
-/** Cash accounting records live in their route's partition as `ACCT#<record id>` (written by the driver app). */
+/** Cash accounting records live in their route's partition as `ACCT#<record id>`. */
 const PREFIX = 'ACCT#';
 
+const recordKey = (accountId: string, routeId: string, recordId: string): TableKey => ({
+  pk: routeKeys.route(accountId, routeId).pk,
+  sk: `${PREFIX}${recordId}`,
+});
+
+function fromItem(item: Item): AccountingRecord {
+  return {
+    id: item.record_id,
+    driverId: item.driver_id,
+    cashReceivedCents: item.cash_received_cents,
+    cashContainerId: item.cash_container_id,
+    createdAt: item.created_at,
+  };
+}
+
+/**
+ * Transaction items of a new record: the claim of its id in the account (record ids are unique per
+ * account; the claim carries the route's import txid so deleting the route frees it) and the record.
+ * The claim's condition (index 0) fails when the id is taken.
+ */
+export function putNewAccountingRecordItems(
+  accountId: string,
+  route: { routeId: string; importTxid: string },
+  record: AccountingRecord,
+): TransactItem[] {
+  return [
+    newClaimItem(
+      accountId,
+      { kind: 'ACCOUNTING_RECORD', id: record.id },
+      { txid: route.importTxid, routeId: route.routeId },
+    ),
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...recordKey(accountId, route.routeId, record.id),
+          entity: 'ACCOUNTING_RECORD',
+          record_id: record.id,
+          driver_id: record.driverId,
+          cash_received_cents: record.cashReceivedCents,
+          cash_container_id: record.cashContainerId,
+          created_at: record.createdAt,
+        },
+      },
+    },
+  ];
+}
+
+export async function getAccountingRecord(
+  accountId: string,
+  routeId: string,
+  recordId: string,
+): Promise<AccountingRecord | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: recordKey(accountId, routeId, recordId),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? fromItem(Item) : undefined;
+}
+
+/** The route's records in the order they were created. */
 export async function listAccountingRecords(accountId: string, routeId: string): Promise<AccountingRecord[]> {
   const { items } = await queryItems({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': routeKeys.route(accountId, routeId).pk, ':prefix': PREFIX },
     ConsistentRead: true,
   });
-  return items.map((item) => ({
-    id: item.record_id,
-    driverId: item.driver_id,
-    cashReceivedCents: item.cash_received_cents,
-    cashContainerId: item.cash_container_id,
-    createdAt: item.created_at,
-  }));
+  return items.map(fromItem).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
 }

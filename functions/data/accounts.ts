@@ -14,6 +14,8 @@ export interface Dc {
   name: string;
   /** IANA zone; analytics dates and `find_by_date` are local to it. */
   timeZone: string;
+  /** Average driving speed for ETAs (DESIGN §5); the default speed when absent. */
+  etaSpeedKmh?: number;
 }
 
 /** An account and its DCs share one partition: DC ids are unique within their account only. */
@@ -57,6 +59,7 @@ export function putDcItem(dc: Dc) {
         dc_id: dc.dcId,
         name: dc.name,
         time_zone: dc.timeZone,
+        eta_speed_kmh: dc.etaSpeedKmh,
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
@@ -86,7 +89,13 @@ export async function getDc(accountId: string, dcId: string): Promise<Dc | undef
     new GetCommand({ TableName: tableName, Key: accountKeys.dc(accountId, dcId), ConsistentRead: true }),
   );
   return Item
-    ? { accountId: Item.account_id, dcId: Item.dc_id, name: Item.name, timeZone: Item.time_zone }
+    ? {
+        accountId: Item.account_id,
+        dcId: Item.dc_id,
+        name: Item.name,
+        timeZone: Item.time_zone,
+        etaSpeedKmh: Item.eta_speed_kmh,
+      }
     : undefined;
 }
 

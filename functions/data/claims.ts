@@ -7,7 +7,7 @@ import type { TableKey } from './table-schema';
  * Ids the spec calls globally unique are unique per account (DESIGN §2): one claim item per id, taken
  * with a conditional write, holds the id for the route that uses it.
  */
-export type ClaimKind = 'ROUTE' | 'WAYPOINT' | 'INVOICE' | 'ITEM';
+export type ClaimKind = 'ROUTE' | 'WAYPOINT' | 'INVOICE' | 'ITEM' | 'ACCOUNTING_RECORD';
 
 export interface Claim {
   kind: ClaimKind;
@@ -41,6 +41,24 @@ export async function findHeldClaims(accountId: string, claims: readonly Claim[]
   });
 }
 
+/** Transaction item taking a claim that nobody holds (its condition fails when the id is taken). */
+export function newClaimItem(accountId: string, claim: Claim, holder: { txid: string; routeId: string }) {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: {
+        ...claimKey(accountId, claim),
+        entity: 'CLAIM',
+        kind: claim.kind,
+        id: claim.id,
+        route_id: holder.routeId,
+        txid: holder.txid,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
 /**
  * Takes every claim for `txid`, 100 per transaction. Taking a claim this txid already holds succeeds,
  * so a retried import goes through. Throws ClaimConflict when another import holds one of them; the
@@ -58,15 +76,7 @@ export async function takeClaims(
         new TransactWriteCommand({
           TransactItems: chunk.map((claim) => ({
             Put: {
-              TableName: tableName,
-              Item: {
-                ...claimKey(accountId, claim),
-                entity: 'CLAIM',
-                kind: claim.kind,
-                id: claim.id,
-                route_id: routeId,
-                txid,
-              },
+              ...newClaimItem(accountId, claim, { txid, routeId }).Put,
               ConditionExpression: 'attribute_not_exists(pk) OR txid = :txid',
               ExpressionAttributeValues: { ':txid': txid },
             },

@@ -30,6 +30,17 @@ export function isConditionFailure(error: unknown): boolean {
   );
 }
 
+/**
+ * True when a single write's condition failed (`index` 0), or when a transaction was cancelled because
+ * the condition of its item at `index` failed.
+ */
+export function conditionFailedAt(error: unknown, index: number): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'ConditionalCheckFailedException') return index === 0;
+  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  return error.name === 'TransactionCanceledException' && reasons?.[index]?.Code === 'ConditionalCheckFailed';
+}
+
 export type Item = Record<string, NativeAttributeValue>;
 
 /**

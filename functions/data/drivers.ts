@@ -18,6 +18,8 @@ export interface Driver {
   /** The spec returns it in driver reads, so it is kept; drivers authenticate by its hash. */
   loginToken: string;
   location?: DriverLocation;
+  /** Routes the driver has started and not finished; kept in the same transactions as start and finish. */
+  startedRouteIds: string[];
   createdAt: number;
   updatedAt: number;
 }
@@ -61,9 +63,25 @@ function fromItem(item: Item): Driver {
     name: item.name,
     loginToken: item.login_token,
     location: item.location,
+    startedRouteIds: item.started_route_ids ? [...(item.started_route_ids as Set<string>)].sort() : [],
     createdAt: item.created_at,
     updatedAt: item.updated_at,
   };
+}
+
+/** The drivers whose login token has this hash (two when two drivers chose the same token). */
+export async function findTokenOwners(
+  tokenHash: string,
+): Promise<{ accountId: string; dcId: string; driverId: string }[]> {
+  const { items } = await queryItems(
+    {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': driverKeys.loginToken(tokenHash, '', '', '').pk },
+      ConsistentRead: true,
+    },
+    2,
+  );
+  return items.map((item) => ({ accountId: item.account_id, dcId: item.dc_id, driverId: item.driver_id }));
 }
 
 function tokenItemKey(driver: Pick<Driver, 'accountId' | 'dcId' | 'driverId' | 'loginToken'>): TableKey {
@@ -164,7 +182,10 @@ export async function renameDriver(
   }
 }
 
-/** Deletes the driver and its token lookup, so the token stops working at once. */
+/**
+ * Deletes the driver and its token lookup, so the token stops working at once; returns false when the
+ * driver is gone or has started routes.
+ */
 export async function deleteDriver(driver: Driver): Promise<boolean> {
   try {
     await db.send(
@@ -174,7 +195,8 @@ export async function deleteDriver(driver: Driver): Promise<boolean> {
             Delete: {
               TableName: tableName,
               Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
-              ConditionExpression: 'attribute_exists(pk)',
+              // A string set is never empty: the attribute goes when the last started route finishes.
+              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(started_route_ids)',
             },
           },
           { Delete: { TableName: tableName, Key: tokenItemKey(driver) } },
@@ -184,6 +206,54 @@ export async function deleteDriver(driver: Driver): Promise<boolean> {
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Transaction item adding a started route to the driver, or removing a finished one. Its condition (the
+ * driver exists) keeps a route from starting for a driver deleted in the meantime.
+ */
+export function startedRouteItem(
+  ref: { accountId: string; dcId: string; driverId: string },
+  routeId: string,
+  change: 'add' | 'remove',
+) {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: driverKeys.driver(ref.accountId, ref.dcId, ref.driverId),
+      UpdateExpression: `${change === 'add' ? 'ADD' : 'DELETE'} started_route_ids :route`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':route': new Set([routeId]) },
+    },
+  };
+}
+
+/**
+ * Makes `location` the driver's latest unless a newer one is stored (pings may arrive out of order).
+ * Returns the driver after the update, or undefined when the location was older or the driver is gone.
+ */
+export async function updateLatestLocation(
+  ref: { accountId: string; dcId: string; driverId: string },
+  location: DriverLocation,
+): Promise<Driver | undefined> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: driverKeys.driver(ref.accountId, ref.dcId, ref.driverId),
+        UpdateExpression: 'SET #location = :location',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(#location) OR #location.#timestamp < :timestamp)',
+        ExpressionAttributeNames: { '#location': 'location', '#timestamp': 'timestamp' },
+        ExpressionAttributeValues: { ':location': location, ':timestamp': location.timestamp },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes ? fromItem(Attributes) : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
     throw error;
   }
 }

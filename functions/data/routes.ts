@@ -1,6 +1,12 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import type { Claim } from './claims';
-import { db, type Item, isConditionFailure, queryItems, tableName } from './client';
+import { conditionFailedAt, db, type Item, isConditionFailure, queryItems, tableName } from './client';
 import { TABLE_SCHEMA, type TableKey } from './table-schema';
 
 /**
@@ -255,25 +261,45 @@ export async function getRouteHeader(accountId: string, routeId: string): Promis
   return Item ? headerFromItem(Item) : undefined;
 }
 
+/** One item of a TransactWriteItems request (a Put, Update, Delete or ConditionCheck). */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
 /**
  * Replaces the header with `next` (whose version the caller has bumped) unless someone changed it since
- * `expectedVersion` was read; returns false on such a lost race.
+ * `expectedVersion` was read; returns false on such a lost race. `alsoWrite` (events, the driver's
+ * started routes) commits in the same transaction, or not at all.
  */
-export async function replaceRouteHeader(next: RouteHeader, expectedVersion: number): Promise<boolean> {
+export async function replaceRouteHeader(
+  next: RouteHeader,
+  expectedVersion: number,
+  alsoWrite: TransactItem[] = [],
+): Promise<boolean> {
+  const put = {
+    TableName: tableName,
+    Item: headerItem(next),
+    ConditionExpression: 'version = :expected',
+    ExpressionAttributeValues: { ':expected': expectedVersion },
+  };
   try {
-    await db.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: headerItem(next),
-        ConditionExpression: 'version = :expected',
-        ExpressionAttributeValues: { ':expected': expectedVersion },
-      }),
-    );
+    if (alsoWrite.length === 0) await db.send(new PutCommand(put));
+    else await db.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, ...alsoWrite] }));
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (conditionFailedAt(error, 0)) return false;
     throw error;
   }
+}
+
+/** A header condition (version) for a write that changes other rows of the route in the same transaction. */
+export function routeUnchangedCheck(route: RouteHeader): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: tableName,
+      Key: routeKeys.route(route.accountId, route.routeId),
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: { ':version': route.version },
+    },
+  };
 }
 
 /** Deletes the header of a route marked `deleting` (the last step of a deletion); idempotent. */
@@ -350,6 +376,24 @@ export async function listInvoiceRows(accountId: string, routeId: string): Promi
   return invoices;
 }
 
+/** The ids of the items of one waypoint (by its sequence). */
+export async function listWaypointItemIds(
+  accountId: string,
+  routeId: string,
+  sequence: number,
+): Promise<string[]> {
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': routePartition(accountId, routeId),
+      ':prefix': `${ROUTE_ROW_PREFIX.invoiceOrItem}${seq(sequence, 5)}#`,
+    },
+    ProjectionExpression: 'entity, item_id',
+    ConsistentRead: true,
+  });
+  return items.filter((item) => item.entity === 'ITEM').map((item) => item.item_id);
+}
+
 /** Every row of the route partition but the header (to delete a route or a failed import's leftovers). */
 export async function listRouteRows(
   accountId: string,
@@ -358,7 +402,7 @@ export async function listRouteRows(
   const { items } = await queryItems({
     KeyConditionExpression: 'pk = :pk',
     ExpressionAttributeValues: { ':pk': routePartition(accountId, routeId) },
-    ProjectionExpression: 'pk, sk, entity, waypoint_id, invoice_id, item_id',
+    ProjectionExpression: 'pk, sk, entity, waypoint_id, invoice_id, item_id, record_id',
     ConsistentRead: true,
   });
   return items
@@ -371,6 +415,7 @@ function claimOfRow(item: Item): Claim | undefined {
   if (item.entity === 'WAYPOINT') return { kind: 'WAYPOINT', id: item.waypoint_id };
   if (item.entity === 'INVOICE') return { kind: 'INVOICE', id: item.invoice_id };
   if (item.entity === 'ITEM') return { kind: 'ITEM', id: item.item_id };
+  if (item.entity === 'ACCOUNTING_RECORD') return { kind: 'ACCOUNTING_RECORD', id: item.record_id };
   return undefined;
 }
 
@@ -409,27 +454,4 @@ export async function listRoutesOfDate(
     ExpressionAttributeValues: { ':pk': gsi2pk },
   });
   return items.map(headerFromItem);
-}
-
-/**
- * Finalizes one route: sets the final state, bumps `version` and leaves the driver's active index.
- * Returns false when the route was already finalized (a concurrent finish won).
- */
-export async function finalizeRoute(accountId: string, routeId: string, at: number): Promise<boolean> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: routeKeys.route(accountId, routeId),
-        UpdateExpression:
-          'SET is_finalized = :true, is_active = :false, finalized_timestamp = :at, version = version + :one REMOVE gsi1pk, gsi1sk',
-        ConditionExpression: 'attribute_exists(pk) AND is_finalized = :false',
-        ExpressionAttributeValues: { ':true': true, ':false': false, ':at': at, ':one': 1 },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
 }

@@ -4,7 +4,7 @@ import { createApiKey, deleteApiKey, findApiKeyByHash, putApiKeyItems } from '..
 import { db, isConditionFailure } from '../data/client';
 import { Id } from '../endpoints/common';
 import type { AccountCaller } from '../shared/auth-context';
-import { randomId, randomSecret, sha256Hex } from '../shared/crypto';
+import { randomId, randomSecret, SECRET_PREFIX, sha256Hex } from '../shared/crypto';
 
 export interface NewDc {
   dcId: string;
@@ -18,8 +18,6 @@ export interface IssuedApiKey {
   /** Shown once; only its hash is stored. */
   apiKey: string;
 }
-
-const API_KEY_PREFIX = 'drs_';
 
 export function isValidTimeZone(timeZone: string): boolean {
   try {
@@ -45,7 +43,7 @@ function checkDcs(dcs: readonly NewDc[]): void {
 }
 
 function newApiKey(accountId: string, now: number) {
-  const apiKey = randomSecret(API_KEY_PREFIX);
+  const apiKey = randomSecret(SECRET_PREFIX.apiKey);
   const record = { accountId, keyId: randomId('key_'), keyHash: sha256Hex(apiKey), createdAt: now };
   return { record, issued: { accountId, keyId: record.keyId, apiKey } };
 }

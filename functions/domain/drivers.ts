@@ -1,8 +1,9 @@
 import type { Driver } from '../data/drivers';
 import * as driversTable from '../data/drivers';
-import { finalizeRoute, listActiveRoutesOfDriver } from '../data/routes';
-import { randomSecret } from '../shared/crypto';
+import { listActiveRoutesOfDriver } from '../data/routes';
+import { randomSecret, SECRET_PREFIX } from '../shared/crypto';
 import { ConflictError, NotFoundError } from '../shared/errors';
+import { finishRoutesOfDriver } from './route-lifecycle';
 
 export type { Driver };
 
@@ -21,7 +22,8 @@ export async function createDriver(
   const driver: Driver = {
     ...ref,
     name: input.name,
-    loginToken: input.loginToken ?? randomSecret('drv_'),
+    loginToken: input.loginToken ?? randomSecret(SECRET_PREFIX.driverToken),
+    startedRouteIds: [],
     createdAt: now,
     updatedAt: now,
   };
@@ -50,13 +52,12 @@ export async function renameDriver(ref: DriverRef, name: string): Promise<Driver
 export async function deleteDriver(ref: DriverRef): Promise<void> {
   const driver = await requireDriver(ref);
   const active = await listActiveRoutesOfDriver(ref.accountId, ref.dcId, ref.driverId, { limit: 1 });
-  if (active.length > 0) {
-    throw new ConflictError(
-      'DRIVER_HAS_ACTIVE_ROUTES',
-      `driver '${ref.driverId}' has active routes; finish or reassign them first`,
-    );
+  if (active.length > 0 || driver.startedRouteIds.length > 0) throw hasActiveRoutes(ref);
+  if (!(await driversTable.deleteDriver(driver))) {
+    // Its condition failed: the driver is gone, or started a route since the check above.
+    if (await driversTable.getDriver(ref.accountId, ref.dcId, ref.driverId)) throw hasActiveRoutes(ref);
+    throw driverNotFound(ref);
   }
-  if (!(await driversTable.deleteDriver(driver))) throw driverNotFound(ref);
 }
 
 export async function activeRoutesOf(ref: DriverRef) {
@@ -66,13 +67,17 @@ export async function activeRoutesOf(ref: DriverRef) {
 
 /** Finalizes every active or started route of the driver; returns the ids this call finalized. */
 export async function finishDriverRoutes(ref: DriverRef): Promise<string[]> {
-  const routes = await activeRoutesOf(ref);
-  const at = Date.now();
-  const finalized = await Promise.all(routes.map((route) => finalizeRoute(ref.accountId, route.routeId, at)));
-  return routes.filter((_, index) => finalized[index]).map((route) => route.routeId);
+  return finishRoutesOfDriver(await requireDriver(ref), Date.now());
 }
 
 export const listDrivers = driversTable.listDrivers;
+
+function hasActiveRoutes(ref: DriverRef): ConflictError {
+  return new ConflictError(
+    'DRIVER_HAS_ACTIVE_ROUTES',
+    `driver '${ref.driverId}' has active routes; finish or reassign them first`,
+  );
+}
 
 function driverNotFound(ref: DriverRef): NotFoundError {
   return new NotFoundError(`driver '${ref.driverId}' not found in DC '${ref.dcId}'`);

@@ -1,5 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { getDc } from '../data/accounts';
+import { type Dc, getDc } from '../data/accounts';
 import { bucketKeys, getJsonObject, putJsonObject } from '../data/bucket';
 import {
   type Claim,
@@ -9,10 +9,11 @@ import {
   releaseClaims,
   takeClaims,
 } from '../data/claims';
-import { db, deleteAll, isConditionFailure, putAll } from '../data/client';
+import { conditionFailedAt, db, deleteAll, putAll } from '../data/client';
 import { getDriver } from '../data/drivers';
 import { putEventItem } from '../data/events';
 import { finishImportItem, getImport, type ImportRecord, putPendingImport } from '../data/imports';
+import { routeEtasItem } from '../data/route-etas';
 import {
   type InvoiceRow,
   listRouteRows,
@@ -29,6 +30,7 @@ import { ApiError, ConflictError } from '../shared/errors';
 import { logger } from '../shared/logger';
 import { sendToQueue } from '../shared/queues';
 import { localDateOf } from '../shared/time';
+import { plannedEtas } from './route-etas';
 import { claimsOf } from './route-ids';
 
 const CODE_OF_KIND: Record<ClaimKind, ErrorCodeName> = {
@@ -36,6 +38,7 @@ const CODE_OF_KIND: Record<ClaimKind, ErrorCodeName> = {
   WAYPOINT: 'WAYPOINT_ID_TAKEN',
   INVOICE: 'INVOICE_ID_TAKEN',
   ITEM: 'ITEM_ID_TAKEN',
+  ACCOUNTING_RECORD: 'ACCOUNTING_ID_TAKEN',
 };
 
 /** The message the import queue carries: the payload itself waits in the bucket (claim-check). */
@@ -155,7 +158,7 @@ export async function runImport(
     await requireDriverOfDc(record.accountId, record.dcId, route.driver_id);
     const dc = await getDc(record.accountId, record.dcId);
     if (!dc) throw new Error(`DC ${record.dcId} is gone`);
-    const { header, rows } = routeRecords(record, route, dc.timeZone);
+    const { header, rows } = routeRecords(record, route, dc);
     await putAll(rows);
     return await finishImport(record, undefined, header);
   } catch (error) {
@@ -232,18 +235,14 @@ async function finishImport(
   } catch (transactionError) {
     // The import record's condition failing means another delivery of the same message finished first.
     // The header's failing alone means a route with this id is still being deleted: let SQS retry.
-    const reasons = (transactionError as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-    const recordIndex = header ? 1 : 0;
-    if (isConditionFailure(transactionError) && reasons?.[recordIndex]?.Code === 'ConditionalCheckFailed') {
-      return 'ALREADY_FINISHED';
-    }
+    if (conditionFailedAt(transactionError, header ? 1 : 0)) return 'ALREADY_FINISHED';
     throw transactionError;
   }
   return header ? 'SUCCEEDED' : 'FAILED';
 }
 
 /** The header and rows of an imported route, as stored. */
-function routeRecords(record: ImportRecord, route: ImportedRoute, timeZone: string) {
+function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
   const waypoints: WaypointRow[] = route.waypoints.map((waypoint, sequence) => ({
     sequence,
     id: waypoint.id,
@@ -278,7 +277,7 @@ function routeRecords(record: ImportRecord, route: ImportedRoute, timeZone: stri
     routeId: route.id,
     name: route.name ?? route.id,
     startTime: route.start_time,
-    localDate: localDateOf(route.start_time, timeZone),
+    localDate: localDateOf(route.start_time, dc.timeZone),
     assignedDriverId: route.driver_id,
     vehicleId: route.vehicle?.id,
     startWarehouse: route.start_warehouse,
@@ -290,7 +289,8 @@ function routeRecords(record: ImportRecord, route: ImportedRoute, timeZone: stri
     importTxid: record.txid,
     createdAt: Date.now(),
   };
-  return { header, rows: routeRowItems(record.accountId, route.id, waypoints, invoices) };
+  const etas = routeEtasItem(record.accountId, route.id, plannedEtas(header, waypoints, dc.etaSpeedKmh));
+  return { header, rows: [...routeRowItems(record.accountId, route.id, waypoints, invoices), etas] };
 }
 
 /** What GET .../import-status answers: the record, for the caller's DC only. */

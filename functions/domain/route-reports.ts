@@ -1,21 +1,169 @@
 import { type AccountingRecord, listAccountingRecords } from '../data/accounting';
-import { type InvoiceRow, listInvoiceRows } from '../data/routes';
-import { requireRoute } from './routes';
+import { getDc } from '../data/accounts';
+import { type Attempt, listAttempts } from '../data/attempts';
+import { getDriver } from '../data/drivers';
+import { getRouteEtas, type RouteEtas } from '../data/route-etas';
+import {
+  getRouteHeader,
+  type InvoiceRow,
+  listActiveRoutesOfDriver,
+  listInvoiceRows,
+  listWaypointRows,
+  type RouteHeader,
+  type WaypointRow,
+} from '../data/routes';
+import type { DriverCaller } from '../shared/auth-context';
+import { NotFoundError } from '../shared/errors';
+import { plannedEtas } from './route-etas';
+import {
+  actualCompletion,
+  itemStatusOf,
+  progressByWaypoint,
+  progressOf,
+  type WaypointProgress,
+  type WaypointStatus,
+} from './route-progress';
+import { type RouteRef, requireRoute } from './routes';
 
-/** The spec answers 400 (not 404) with 3003 on these two reads. */
+/** The spec answers 400 (not 404) with 3003 on the invoice status and accounting reads. */
 const NOT_FOUND_STATUS = 400;
 
-/** Every invoice of the route with its items' latest statuses, in import order. */
-export async function invoiceStatus(accountId: string, dcId: string, routeId: string): Promise<InvoiceRow[]> {
-  await requireRoute({ accountId, dcId, routeId }, NOT_FOUND_STATUS);
-  return listInvoiceRows(accountId, routeId);
+export interface WaypointDetail extends WaypointRow {
+  status: WaypointStatus;
+  /** Latest ETA while the waypoint is still to be visited; null once done. */
+  eta: number | null;
+  attempts: Attempt[];
 }
 
-export async function accountingRecords(
-  accountId: string,
-  dcId: string,
-  routeId: string,
-): Promise<AccountingRecord[]> {
-  await requireRoute({ accountId, dcId, routeId }, NOT_FOUND_STATUS);
-  return listAccountingRecords(accountId, routeId);
+/** Every invoice of the route with its items' latest statuses, in import order. */
+export async function invoiceStatus(ref: RouteRef): Promise<InvoiceRow[]> {
+  await requireRoute(ref, NOT_FOUND_STATUS);
+  return invoicesWithStatus(ref);
+}
+
+async function invoicesWithStatus(ref: RouteRef): Promise<InvoiceRow[]> {
+  const [invoices, attempts] = await Promise.all([
+    listInvoiceRows(ref.accountId, ref.routeId),
+    listAttempts(ref.accountId, ref.routeId),
+  ]);
+  if (attempts.length === 0) return invoices;
+  const progress = progressByWaypoint(attempts);
+  return invoices.map((invoice) => {
+    const visits = progress.get(invoice.waypointId)?.attempts ?? [];
+    return {
+      ...invoice,
+      items: invoice.items.map((item) => ({ ...item, status: itemStatusOf(item.id, visits) })),
+    };
+  });
+}
+
+export async function accountingRecords(ref: RouteRef): Promise<AccountingRecord[]> {
+  await requireRoute(ref, NOT_FOUND_STATUS);
+  return listAccountingRecords(ref.accountId, ref.routeId);
+}
+
+/** The stored ETAs, or the planned ones for a route imported before ETAs were stored. */
+async function etasOf(route: RouteHeader, waypoints: readonly WaypointRow[]): Promise<RouteEtas> {
+  const stored = await getRouteEtas(route.accountId, route.routeId);
+  if (stored) return stored;
+  const dc = await getDc(route.accountId, route.dcId);
+  return plannedEtas(route, waypoints, dc?.etaSpeedKmh);
+}
+
+function detailOf(waypoint: WaypointRow, progress: WaypointProgress, etas: RouteEtas): WaypointDetail {
+  const eta =
+    progress.status === 'SUCCESSFUL' || progress.status === 'FAILED' ? null : etas.etas[waypoint.sequence];
+  return { ...waypoint, status: progress.status, eta: eta ?? null, attempts: progress.attempts };
+}
+
+/** Everything about a route's waypoints: rows, statuses, attempts and ETAs, in sequence. */
+async function routeProgress(route: RouteHeader) {
+  const [waypoints, attempts] = await Promise.all([
+    listWaypointRows(route.accountId, route.routeId),
+    listAttempts(route.accountId, route.routeId),
+  ]);
+  const progress = progressByWaypoint(attempts);
+  const etas = await etasOf(route, waypoints);
+  return {
+    waypoints: waypoints.map((waypoint) => detailOf(waypoint, progressOf(progress, waypoint), etas)),
+    actual: actualCompletion(waypoints, progress),
+    etas,
+  };
+}
+
+/** The waypoints of a route in sequence, with status, attempts and ETA. */
+export async function waypointsOf(ref: RouteRef): Promise<WaypointDetail[]> {
+  return (await routeProgress(await requireRoute(ref))).waypoints;
+}
+
+/** One waypoint of a route; 1003 when the route has no waypoint with that id. */
+export async function waypointOf(ref: RouteRef, waypointId: string): Promise<WaypointDetail> {
+  const route = await requireRoute(ref);
+  // The header lists the ids in sequence, so an unknown id costs no query of the rows.
+  const waypoint = route.waypointIds.includes(waypointId)
+    ? (await routeProgress(route)).waypoints.find((row) => row.id === waypointId)
+    : undefined;
+  if (!waypoint) throw new NotFoundError(`waypoint '${waypointId}' not found on route '${ref.routeId}'`);
+  return waypoint;
+}
+
+export type CompletionTime = { type: 'ESTIMATED' | 'ACTUAL' | 'FINALIZED'; timestamp: number };
+
+/**
+ * When the route ends: FINALIZED once finished, ACTUAL once its last waypoint is done, ESTIMATED (from the
+ * latest ETAs) before.
+ */
+export async function completionTime(ref: RouteRef): Promise<CompletionTime> {
+  const route = await requireRoute(ref);
+  if (route.isFinalized && route.finalizedTimestamp !== undefined) {
+    return { type: 'FINALIZED', timestamp: route.finalizedTimestamp };
+  }
+  const { actual, etas } = await routeProgress(route);
+  if (actual !== undefined) return { type: 'ACTUAL', timestamp: actual };
+  return { type: 'ESTIMATED', timestamp: etas.completion ?? route.startTime };
+}
+
+export interface RouteDetail {
+  route: RouteHeader;
+  waypoints: (WaypointDetail & { invoices: InvoiceRow[] })[];
+}
+
+/** A route with its waypoints, each with its invoices and their items' statuses (the driver app's view). */
+export async function routeDetail(route: RouteHeader): Promise<RouteDetail> {
+  const [{ waypoints }, invoices] = await Promise.all([routeProgress(route), invoicesWithStatus(route)]);
+  const byWaypoint = new Map<string, InvoiceRow[]>();
+  for (const invoice of invoices) {
+    byWaypoint.set(invoice.waypointId, [...(byWaypoint.get(invoice.waypointId) ?? []), invoice]);
+  }
+  return {
+    route,
+    waypoints: waypoints.map((waypoint) => ({ ...waypoint, invoices: byWaypoint.get(waypoint.id) ?? [] })),
+  };
+}
+
+/**
+ * The driver's active and started routes in full, by planned start. Started ones come from the driver's
+ * own item (read consistently), active ones from the index; each header is re-read and checked.
+ */
+export async function routesOfDriver(driver: DriverCaller): Promise<RouteDetail[]> {
+  const [active, record] = await Promise.all([
+    listActiveRoutesOfDriver(driver.accountId, driver.dcId, driver.driverId),
+    getDriver(driver.accountId, driver.dcId, driver.driverId),
+  ]);
+  const routeIds = new Set([...(record?.startedRouteIds ?? []), ...active.map((route) => route.routeId)]);
+  const headers = await Promise.all(
+    [...routeIds].map((routeId) => getRouteHeader(driver.accountId, routeId)),
+  );
+  const running = headers
+    .filter((route): route is RouteHeader => route !== undefined)
+    .filter(
+      (route) =>
+        route.dcId === driver.dcId &&
+        route.assignedDriverId === driver.driverId &&
+        !route.deleting &&
+        !route.isFinalized &&
+        (route.isActive || route.startedTimestamp !== undefined),
+    )
+    .sort((a, b) => a.startTime - b.startTime || a.routeId.localeCompare(b.routeId));
+  return Promise.all(running.map(routeDetail));
 }

@@ -6,12 +6,12 @@ import {
   getRouteHeader,
   listRouteRows,
   listRoutesOfDate,
-  listWaypointRows,
   type RouteHeader,
   replaceRouteHeader,
+  type TransactItem,
   type WaypointRow,
 } from '../data/routes';
-import { ApiError, ConflictError, NotFoundError } from '../shared/errors';
+import { ApiError, ConflictError } from '../shared/errors';
 
 export type { RouteHeader, WaypointRow };
 
@@ -19,6 +19,8 @@ export interface RouteRef {
   accountId: string;
   dcId: string;
   routeId: string;
+  /** Set when a driver asks: only the routes assigned to that driver exist for them. */
+  driverId?: string;
 }
 
 /** How often a change re-reads and retries after another writer bumped the version in between. */
@@ -40,10 +42,14 @@ async function findRoute(ref: RouteRef): Promise<RouteHeader | undefined> {
   return route && route.dcId === ref.dcId ? route : undefined;
 }
 
-/** The route's header; 404 (3003) when it does not exist, is another DC's, or is being deleted. */
+/**
+ * The route's header; 404 (3003) when it does not exist, is another DC's, is being deleted, or (for a
+ * driver) is not assigned to the driver asking.
+ */
 export async function requireRoute(ref: RouteRef, notFoundStatus?: number): Promise<RouteHeader> {
   const route = await findRoute(ref);
-  if (!route || route.deleting) throw routeNotFound(ref, notFoundStatus);
+  const hidden = ref.driverId !== undefined && route?.assignedDriverId !== ref.driverId;
+  if (!route || route.deleting || hidden) throw routeNotFound(ref, notFoundStatus);
   return route;
 }
 
@@ -61,40 +67,26 @@ export async function routesOfDate(
     .sort((a, b) => a.startTime - b.startTime || a.routeId.localeCompare(b.routeId));
 }
 
-/** The waypoints of a route in sequence. */
-export async function waypointsOf(ref: RouteRef): Promise<WaypointRow[]> {
-  await requireRoute(ref);
-  return listWaypointRows(ref.accountId, ref.routeId);
-}
-
-/** One waypoint of a route; 1003 when the route has no waypoint with that id. */
-export async function waypointOf(ref: RouteRef, waypointId: string): Promise<WaypointRow> {
-  const route = await requireRoute(ref);
-  const sequence = route.waypointIds.indexOf(waypointId);
-  // The header lists the ids in sequence, so an unknown id costs no query of the rows.
-  const waypoint =
-    sequence < 0
-      ? undefined
-      : (await listWaypointRows(ref.accountId, ref.routeId)).find((row) => row.id === waypointId);
-  if (!waypoint) {
-    throw new NotFoundError(`waypoint '${waypointId}' not found on route '${ref.routeId}'`);
-  }
-  return waypoint;
-}
-
-type HeaderChange = Partial<Pick<RouteHeader, 'isActive' | 'assignedDriverId' | 'vehicleId'>>;
+type HeaderChange = Partial<
+  Pick<
+    RouteHeader,
+    'isActive' | 'assignedDriverId' | 'vehicleId' | 'startedTimestamp' | 'isFinalized' | 'finalizedTimestamp'
+  >
+>;
 
 /**
  * Applies one change to a route's header:
  * 1. reads the header (404 when gone);
  * 2. `decide` checks the rules against it (throwing 3011/3012 ...) and returns the fields to set;
  * 3. when no field changes, returns the route as it is (no version bump);
- * 4. otherwise writes the header with `version + 1`, on condition that the version is still the one
- *    read; a lost race starts again from 1, so every rule is checked against the state it changes.
+ * 4. otherwise writes the header with `version + 1`, together with what `alsoWrite` returns (the change's
+ *    event, the driver's started routes) in one transaction, on condition that the version is still the
+ *    one read; a lost race starts again from 1, so every rule is checked against the state it changes.
  */
-async function changeRoute(
+export async function changeRoute(
   ref: RouteRef,
   decide: (route: RouteHeader) => HeaderChange,
+  alsoWrite: (next: RouteHeader, previous: RouteHeader) => TransactItem[] = () => [],
 ): Promise<RouteHeader> {
   for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
     await pauseBeforeRetry(attempt);
@@ -105,12 +97,12 @@ async function changeRoute(
     );
     if (!changed) return current;
     const next: RouteHeader = { ...current, ...change, version: current.version + 1 };
-    if (await replaceRouteHeader(next, current.version)) return next;
+    if (await replaceRouteHeader(next, current.version, alsoWrite(next, current))) return next;
   }
   throw new Error(`route '${ref.routeId}' kept changing under ${MAX_CHANGE_ATTEMPTS} attempts to change it`);
 }
 
-function rejectFinalized(route: RouteHeader): void {
+export function rejectFinalized(route: RouteHeader): void {
   if (route.isFinalized) {
     throw new ConflictError('ROUTE_FINALIZED', `route '${route.routeId}' is already finished`);
   }

@@ -16,6 +16,15 @@ export const Name = z
 
 export const EpochMillis = z.number().int().min(0).meta({ description: 'milliseconds since the Unix epoch' });
 
+/** Clocks of phones drift; a reported time further ahead than this is a client bug, not a skew. */
+const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+
+/** A time a client reports for something that happened (a visit, a ping): not in the future. */
+export const ReportedTimestamp = EpochMillis.refine(
+  (timestamp) => timestamp <= Date.now() + MAX_CLOCK_SKEW_MS,
+  'is more than 5 minutes in the future',
+);
+
 export const Location = z
   .object({ latitude: z.number().min(-90).max(90), longitude: z.number().min(-180).max(180) })
   .meta({ id: 'Location' });

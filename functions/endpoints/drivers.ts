@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SECRET_PREFIX } from '../shared/crypto';
 import { DcParams, EmptyData, EpochMillis, Id, Location, Name, NextToken, PaginationQuery } from './common';
 import { alsoAs, defineEndpoint } from './define';
 
@@ -30,6 +31,10 @@ export const CreateDriverBody = z
       .min(8)
       .max(256)
       .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+      .refine(
+        (token) => !token.startsWith(SECRET_PREFIX.apiKey),
+        `must not start with '${SECRET_PREFIX.apiKey}' (API keys do)`,
+      )
       .optional()
       .meta({ description: 'generated (43 random base64url characters after `drv_`) when absent' }),
   })

@@ -1,6 +1,7 @@
 import { dcEndpoints } from './dcs';
 import type { EndpointDefinition } from './define';
 import { docsEndpoints } from './docs';
+import { driverAppEndpoints } from './driver-app';
 import { driverEndpoints } from './drivers';
 import { routeEndpoints } from './routes';
 
@@ -9,5 +10,6 @@ export const endpoints: readonly EndpointDefinition[] = [
   ...dcEndpoints,
   ...driverEndpoints,
   ...routeEndpoints,
+  ...driverAppEndpoints,
   ...docsEndpoints,
 ];

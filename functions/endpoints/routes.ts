@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CalendarDate, DcParams, EpochMillis, Id, Location } from './common';
+import { CalendarDate, DcParams, EpochMillis, Id, Location, ReportedTimestamp } from './common';
 import { alsoAs, defineEndpoint } from './define';
 import { ImportRouteBody } from './import-model';
 
@@ -24,6 +24,28 @@ export const Route = z
   })
   .meta({ id: 'Route' });
 
+export const FailureReason = z
+  .object({ code: z.string().min(1).max(64), message: z.string().min(1).max(500) })
+  .meta({ id: 'FailureReason' });
+
+export const Attempt = z
+  .object({
+    id: z.string(),
+    timestamp: EpochMillis,
+    status: z.enum(['SUCCESSFUL', 'FAILED', 'VISIT_LATER']),
+    reason: FailureReason.nullable(),
+    location: Location.nullable(),
+    items: z.array(
+      z.object({
+        id: z.string(),
+        status: z.enum(['SUCCESSFUL', 'FAILED']),
+        reason: FailureReason.nullable(),
+      }),
+    ),
+    driver_id: z.string(),
+  })
+  .meta({ id: 'Attempt', description: 'one visit of a waypoint, as the driver app reported it' });
+
 export const Waypoint = z
   .object({
     id: z.string(),
@@ -35,6 +57,13 @@ export const Waypoint = z
     service_time_minutes: z.number().int(),
     time_windows: z.array(z.object({ start: EpochMillis, end: EpochMillis })),
     invoice_ids: z.array(z.string()),
+    status: z
+      .enum(['PENDING', 'SUCCESSFUL', 'FAILED', 'VISIT_LATER'])
+      .meta({ description: 'the latest attempt’s status; PENDING before any' }),
+    eta: EpochMillis.nullable().meta({
+      description: 'when service is expected to start; null once the waypoint is done',
+    }),
+    attempts: z.array(Attempt).meta({ description: 'oldest first' }),
   })
   .meta({ id: 'Waypoint' });
 
@@ -278,6 +307,55 @@ export const assignVehicle = defineEndpoint({
   request: { params: RouteParams, body: z.object({ vehicle_id: Id }).meta({ id: 'VehicleAssignment' }) },
 });
 
+const OptionalTimestampBody = z
+  .object({
+    timestamp: ReportedTimestamp.optional().meta({ description: 'when it happened; now when absent' }),
+  })
+  .optional();
+
+export const startRoute = defineEndpoint({
+  ...changeRoute(
+    'startRoute',
+    'start',
+    'routes/start',
+    'Start an active route that has a driver (as its driver would); ROUTE_STARTED',
+  ),
+  request: { params: RouteParams, body: OptionalTimestampBody },
+  errorCodes: [3003, 3010, 3011, 3012],
+});
+
+export const finishRoute = defineEndpoint({
+  ...changeRoute(
+    'finishRoute',
+    'finish',
+    'routes/finish',
+    'Finish an active or started route; ROUTE_FINISHED',
+  ),
+  request: { params: RouteParams, body: OptionalTimestampBody },
+});
+
+export const getCompletionTime = defineEndpoint({
+  operationId: 'getCompletionTime',
+  method: 'GET',
+  path: '/dcs/{dc_id}/routes/{route_id}/completion-time',
+  auth: 'apiKey',
+  handler: 'routes/completion-time',
+  summary:
+    'When the route ends: ESTIMATED from the latest ETAs, ACTUAL once the last waypoint is done, FINALIZED once finished',
+  tag: TAG,
+  access: { table: 'read' },
+  request: { params: RouteParams },
+  responses: {
+    200: {
+      description: 'the completion time',
+      data: z
+        .object({ type: z.enum(['ESTIMATED', 'ACTUAL', 'FINALIZED']), timestamp: EpochMillis })
+        .meta({ id: 'CompletionTime' }),
+    },
+  },
+  errorCodes: [3003],
+});
+
 export const deleteRoute = defineEndpoint({
   operationId: 'deleteRoute',
   method: 'DELETE',
@@ -311,5 +389,10 @@ export const routeEndpoints = [
   unassignDriver,
   assignVehicle,
   alsoAs(assignVehicle, 'PUT'),
+  startRoute,
+  alsoAs(startRoute, 'PUT'),
+  finishRoute,
+  alsoAs(finishRoute, 'PUT'),
+  getCompletionTime,
   deleteRoute,
 ];

@@ -8,7 +8,15 @@ export interface AccountCaller {
   dcIds: readonly string[];
 }
 
-export type Caller = AccountCaller | { kind: 'none' };
+/** A driver, authenticated by its login token on the driver app's paths. */
+export interface DriverCaller {
+  kind: 'driverToken';
+  accountId: string;
+  dcId: string;
+  driverId: string;
+}
+
+export type Caller = AccountCaller | DriverCaller | { kind: 'none' };
 
 export type AuthorizerContext = Record<string, string>;
 

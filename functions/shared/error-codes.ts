@@ -51,6 +51,12 @@ export const ERROR_CODES = {
     meaning: 'the route’s state does not allow this change',
   },
   ROUTE_FINALIZED: { code: 3012, httpStatus: 400, meaning: 'the route is already finished' },
+  NOT_ON_ROUTE: { code: 3013, httpStatus: 400, meaning: 'the waypoint or item is not on this route' },
+  ACCOUNTING_ID_TAKEN: {
+    code: 3014,
+    httpStatus: 400,
+    meaning: 'the accounting record id is already used in the account',
+  },
 } as const satisfies Record<string, { code: number; httpStatus: number; meaning: string }>;
 
 export type ErrorCodeName = keyof typeof ERROR_CODES;

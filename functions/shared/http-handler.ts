@@ -3,7 +3,8 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { type EndpointDefinition, isDcScoped } from '../endpoints/define';
-import { type AccountCaller, type Caller, readAccountCaller } from './auth-context';
+import { type AccountCaller, type Caller, type DriverCaller, readAccountCaller } from './auth-context';
+import { bearerSecret } from './bearer';
 import { errorResponse, successResponse } from './envelope';
 import { ERROR_CODES } from './error-codes';
 import { ApiError, ForbiddenDcError, ValidationError } from './errors';
@@ -16,7 +17,11 @@ export interface ApiRequest<E extends EndpointDefinition> {
   params: Infer<E['request']['params']>;
   query: Infer<E['request']['query']>;
   body: Infer<E['request']['body']>;
-  caller: E['auth'] extends 'apiKey' ? AccountCaller : Caller;
+  caller: E['auth'] extends 'apiKey'
+    ? AccountCaller
+    : E['auth'] extends 'driverToken'
+      ? DriverCaller
+      : Caller;
   requestId: string;
 }
 
@@ -46,7 +51,7 @@ export function httpHandler<const E extends EndpointDefinition>(
   async function run(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
     const requestId = event.requestContext?.requestId ?? context.awsRequestId;
     try {
-      const caller = readCaller(endpoint, event);
+      const caller = await readCaller(endpoint, event);
       const params = parsePart('path', endpoint.request.params, event.pathParameters ?? {});
       if (dcScoped && caller.kind === 'apiKey') {
         const dcId = (params as { dc_id: string }).dc_id;
@@ -72,8 +77,25 @@ export function httpHandler<const E extends EndpointDefinition>(
   return Object.assign(handler, { endpoint });
 }
 
-function readCaller(endpoint: EndpointDefinition, event: APIGatewayProxyEvent): Caller {
+/**
+ * API keys are checked by the gateway's authorizer, which passes the caller in the request context. Driver
+ * tokens are checked here on every request (no authorizer cache), so a deleted driver is refused at once.
+ */
+async function readCaller(endpoint: EndpointDefinition, event: APIGatewayProxyEvent): Promise<Caller> {
   if (endpoint.auth === 'apiKey') return readAccountCaller(event.requestContext?.authorizer);
+  if (endpoint.auth === 'driverToken') {
+    const token = bearerSecret(event.headers);
+    // Loaded on first use: only driver-app handlers pay for (and need the table configuration of) it.
+    const { authenticateDriverToken } = await import('../domain/driver-auth');
+    const driver = token ? await authenticateDriverToken(token) : undefined;
+    if (!driver) {
+      throw new ApiError(
+        'INVALID_CREDENTIALS',
+        'missing or invalid driver login token: send Authorization: Bearer <login_token>',
+      );
+    }
+    return driver;
+  }
   return { kind: 'none' };
 }
 

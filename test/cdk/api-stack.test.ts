@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { consumers } from '../../functions/consumers';
-import { AUTHORIZERS } from '../../functions/endpoints/authorizers';
+import { AUTHORIZERS, checkedByGateway } from '../../functions/endpoints/authorizers';
 import type { EndpointDefinition, ResourceAccess } from '../../functions/endpoints/define';
 import { endpoints } from '../../functions/endpoints/index';
 import { importRoute } from '../../functions/endpoints/routes';
@@ -129,7 +129,8 @@ const queueUrl = (name: QueueName) => importOf(stateful.exports.queues[name].que
 const QUEUE_URL_ENVS = Object.values(QUEUES).map((q) => q.urlEnv);
 
 const handlers = [...new Set(endpoints.map((e) => e.handler))];
-const usedAuthKinds = [...new Set(endpoints.map((e) => e.auth).filter((a) => a !== 'none'))];
+/** Auth kinds with a gateway authorizer; driver tokens are checked by the handlers themselves. */
+const usedAuthKinds = [...new Set(endpoints.map((e) => e.auth).filter(checkedByGateway))];
 
 /** Every function with its declared access: one per endpoint handler, then one per consumer. */
 const accessByFunction: { name: string; logicalId: string; access: ResourceAccess }[] = [
@@ -164,19 +165,22 @@ describe('API methods', () => {
     expect(uri).toContain(functionArn(functionIdOf(endpoint.handler)));
   });
 
-  it.each(endpoints)('$operationId: auth $auth is enforced by the matching authorizer', (endpoint) => {
-    const method = methods.get(`${endpoint.method} ${endpoint.path}`) as Record<string, unknown>;
-    if (endpoint.auth === 'none') {
-      expect(method.AuthorizationType).toBe('NONE');
-      expect(method.AuthorizerId).toBeUndefined();
-      return;
-    }
-    expect(method.AuthorizationType).toBe('CUSTOM');
-    const authorizer = props((method.AuthorizerId as { Ref: string }).Ref);
-    expect(JSON.stringify(authorizer.AuthorizerUri)).toContain(
-      functionArn(authorizerFunctionIdOf(endpoint.auth)),
-    );
-  });
+  it.each(endpoints)(
+    '$operationId: auth $auth is enforced by the matching authorizer, if the gateway checks it',
+    (endpoint) => {
+      const method = methods.get(`${endpoint.method} ${endpoint.path}`) as Record<string, unknown>;
+      if (!checkedByGateway(endpoint.auth)) {
+        expect(method.AuthorizationType).toBe('NONE');
+        expect(method.AuthorizerId).toBeUndefined();
+        return;
+      }
+      expect(method.AuthorizationType).toBe('CUSTOM');
+      const authorizer = props((method.AuthorizerId as { Ref: string }).Ref);
+      expect(JSON.stringify(authorizer.AuthorizerUri)).toContain(
+        functionArn(authorizerFunctionIdOf(endpoint.auth)),
+      );
+    },
+  );
 
   it('has no methods beyond the endpoint list', () => {
     const expected = new Set(endpoints.map((e) => `${e.method} ${e.path}`));

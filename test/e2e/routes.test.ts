@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { computeEtas } from '../../functions/domain/etas';
 import * as drivers from '../../functions/endpoints/drivers';
 import * as routes from '../../functions/endpoints/routes';
 import { createTestAccount } from '../support/accounts';
@@ -282,6 +283,17 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
     await importRoute(api.url, acme.key, 'dc-1', imported);
     const response = await asAcme('GET', '/dcs/dc-1/routes/wps-1/waypoints');
     const { waypoints } = expectSuccess(response, routes.listWaypoints) as { waypoints: Waypoint[] };
+    // Planned ETAs: from the start warehouse at start_time, at the default speed (DESIGN §5).
+    const planned = computeEtas({
+      departAt: imported.start_time,
+      origin: imported.start_warehouse.location,
+      stops: imported.waypoints.map((waypoint) => ({
+        id: waypoint.id,
+        location: waypoint.location,
+        serviceTimeMinutes: waypoint.service_time_minutes,
+        timeWindows: waypoint.time_windows,
+      })),
+    });
     expect(waypoints).toEqual(
       imported.waypoints.map((waypoint, sequence) => ({
         id: waypoint.id,
@@ -293,8 +305,13 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
         service_time_minutes: 10,
         time_windows: waypoint.time_windows,
         invoice_ids: waypoint.invoices.map((invoice) => invoice.id),
+        status: 'PENDING',
+        eta: planned[sequence]?.eta,
+        attempts: [],
       })),
     );
+    // The sample's time window opens an hour after the start: the first stop waits for it.
+    expect(waypoints[0]?.eta).toBe(imported.start_time + 3_600_000);
   });
 
   it('answers null, 0 and empty lists for a waypoint imported with only id and location', async () => {
@@ -312,6 +329,10 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
           service_time_minutes: 0,
           time_windows: [],
           invoice_ids: [],
+          status: 'PENDING',
+          // No start warehouse: the route starts at its first stop, so that stop is due at the start.
+          eta: START,
+          attempts: [],
         },
       ],
     });

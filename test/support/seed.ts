@@ -9,24 +9,24 @@ export async function seedActiveRoute(
 ) {
   const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
   const { db, tableName } = await import('../../functions/data/client');
-  const { routeKeys } = await import('../../functions/data/routes');
-  await db.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: {
-        ...routeKeys.route(ref.accountId, routeId),
-        ...routeKeys.activeForDriver(ref.accountId, ref.dcId, ref.driverId, startTime, routeId),
-        entity: 'ROUTE',
-        route_id: routeId,
-        dc_id: ref.dcId,
-        assigned_driver_id: ref.driverId,
-        start_time: startTime,
-        is_active: true,
-        is_finalized: false,
-        version: 1,
-      },
-    }),
-  );
+  const { headerItem } = await import('../../functions/data/routes');
+  // A header without rows: enough for the driver reads and for finishing the route.
+  const item = headerItem({
+    accountId: ref.accountId,
+    dcId: ref.dcId,
+    routeId,
+    name: routeId,
+    startTime,
+    localDate: new Date(startTime).toISOString().slice(0, 10),
+    assignedDriverId: ref.driverId,
+    waypointIds: [],
+    isActive: true,
+    isFinalized: false,
+    version: 1,
+    importTxid: `seed-${routeId}`,
+    createdAt: startTime,
+  });
+  await db.send(new PutCommand({ TableName: tableName, Item: item }));
 }
 
 export async function readRoute(accountId: string, routeId: string) {

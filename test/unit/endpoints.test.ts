@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AUTHORIZERS } from '../../functions/endpoints/authorizers';
+import { AUTHORIZERS, checkedByGateway } from '../../functions/endpoints/authorizers';
 import type { EndpointDefinition } from '../../functions/endpoints/define';
 import { endpoints } from '../../functions/endpoints/index';
 import { BUCKET_NAME_ENV, QUEUES, TABLE_NAME_ENV } from '../../functions/shared/resources';
@@ -50,14 +50,21 @@ describe('the endpoint list', () => {
     },
   );
 
-  it.each(endpoints.filter((e) => e.auth !== 'none').map((e) => [`${e.method} ${e.path}`, e] as const))(
-    '%s has an authorizer for its auth kind',
-    (_, endpoint) => {
-      const authorizer = AUTHORIZERS[endpoint.auth];
-      expect(authorizer).toBeDefined();
-      expect(existsSync(handlerFile(authorizer?.handler ?? 'missing'))).toBe(true);
-    },
-  );
+  it.each(
+    endpoints.filter((e) => checkedByGateway(e.auth)).map((e) => [`${e.method} ${e.path}`, e] as const),
+  )('%s has an authorizer for its auth kind', (_, endpoint) => {
+    const authorizer = AUTHORIZERS[endpoint.auth];
+    expect(authorizer).toBeDefined();
+    expect(existsSync(handlerFile(authorizer?.handler ?? 'missing'))).toBe(true);
+  });
+
+  it('puts exactly the driver-token endpoints under /driver/, where no API key is accepted', () => {
+    for (const endpoint of endpoints) {
+      expect(endpoint.path.startsWith('/driver/'), `${endpoint.method} ${endpoint.path}`).toBe(
+        endpoint.auth === 'driverToken',
+      );
+    }
+  });
 
   it('gives a handler shared by several endpoints the same auth kind and table access', () => {
     const byHandler = new Map<string, EndpointDefinition>();

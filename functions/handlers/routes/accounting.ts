@@ -1,15 +1,13 @@
 import { accountingRecords } from '../../domain/route-reports';
 import { getRouteAccounting as endpoint } from '../../endpoints/routes';
 import { httpHandler } from '../../shared/http-handler';
+import { accountingRecordView } from './views';
 
 export const handler = httpHandler(endpoint, async ({ params, caller }) => {
-  const records = await accountingRecords(caller.accountId, params.dc_id, params.route_id);
-  return {
-    records: records.map((record) => ({
-      id: record.id,
-      driver_id: record.driverId,
-      cash_received_cents: record.cashReceivedCents,
-      cash_container_id: record.cashContainerId,
-    })),
-  };
+  const records = await accountingRecords({
+    accountId: caller.accountId,
+    dcId: params.dc_id,
+    routeId: params.route_id,
+  });
+  return { records: records.map(accountingRecordView) };
 });

@@ -1,4 +1,8 @@
-import type { RouteHeader, WaypointRow } from '../../domain/routes';
+import type { AccountingRecord } from '../../data/accounting';
+import type { Attempt } from '../../data/attempts';
+import type { InvoiceRow } from '../../data/routes';
+import type { WaypointDetail } from '../../domain/route-reports';
+import type { RouteHeader } from '../../domain/routes';
 
 /** The Route resource; absent optional fields are null, never missing. */
 export function routeView(route: RouteHeader) {
@@ -19,8 +23,22 @@ export function routeView(route: RouteHeader) {
   };
 }
 
+export function attemptView(attempt: Attempt) {
+  return {
+    id: attempt.id,
+    timestamp: attempt.timestamp,
+    status: attempt.status,
+    reason: attempt.reason ?? null,
+    location: attempt.location
+      ? { latitude: attempt.location.latitude, longitude: attempt.location.longitude }
+      : null,
+    items: attempt.items.map((item) => ({ id: item.id, status: item.status, reason: item.reason ?? null })),
+    driver_id: attempt.driverId,
+  };
+}
+
 /** The Waypoint resource; absent optional fields are null, never missing. */
-export function waypointView(waypoint: WaypointRow) {
+export function waypointView(waypoint: WaypointDetail) {
   return {
     id: waypoint.id,
     sequence: waypoint.sequence,
@@ -31,5 +49,36 @@ export function waypointView(waypoint: WaypointRow) {
     service_time_minutes: waypoint.serviceTimeMinutes,
     time_windows: waypoint.timeWindows.map((window) => ({ start: window.start, end: window.end })),
     invoice_ids: waypoint.invoiceIds,
+    status: waypoint.status,
+    eta: waypoint.eta,
+    attempts: waypoint.attempts.map(attemptView),
+  };
+}
+
+/** The spec's invoice status record. */
+export function invoiceStatusView(invoice: InvoiceRow) {
+  return {
+    id: invoice.id,
+    payment_method: invoice.paymentMethod ?? null,
+    invoice_name_attributes: invoice.nameAttributes,
+    items: invoice.items.map((item) => ({
+      id: item.id,
+      sku: item.sku ?? null,
+      name: item.name ?? null,
+      quantity: item.quantity,
+      total_price_cents: item.totalPriceCents,
+      currency: item.currency,
+      status: item.status ?? null,
+    })),
+  };
+}
+
+/** The spec's route accounting record. */
+export function accountingRecordView(record: AccountingRecord) {
+  return {
+    id: record.id,
+    driver_id: record.driverId,
+    cash_received_cents: record.cashReceivedCents,
+    cash_container_id: record.cashContainerId,
   };
 }

@@ -1,4 +1,4 @@
-import { waypointOf } from '../../domain/routes';
+import { waypointOf } from '../../domain/route-reports';
 import { getWaypoint as endpoint } from '../../endpoints/routes';
 import { httpHandler } from '../../shared/http-handler';
 import { waypointView } from './views';

@@ -1,4 +1,4 @@
-import { waypointsOf } from '../../domain/routes';
+import { waypointsOf } from '../../domain/route-reports';
 import { listWaypoints as endpoint } from '../../endpoints/routes';
 import { httpHandler } from '../../shared/http-handler';
 import { waypointView } from './views';

@@ -1,0 +1,53 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db, queryItems, tableName } from './client';
+import type { DriverLocation } from './drivers';
+import type { TableKey } from './table-schema';
+
+/** Trace points are kept 90 days (DESIGN §3): long enough for analytics of any finished route. */
+const RETENTION_SECONDS = 90 * 86_400;
+
+/** One partition per driver, sorted by the ping's own timestamp: a route's trace is one range query. */
+const traceKey = (ref: DriverRef, timestamp: number): TableKey => ({
+  pk: `TRACE#${ref.accountId}/${ref.dcId}/${ref.driverId}`,
+  sk: String(timestamp).padStart(15, '0'),
+});
+
+interface DriverRef {
+  accountId: string;
+  dcId: string;
+  driverId: string;
+}
+
+/** Appends a point to the driver's trace; a repeated ping (same timestamp) overwrites itself. */
+export async function appendTracePoint(ref: DriverRef, point: DriverLocation): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...traceKey(ref, point.timestamp),
+        entity: 'TRACE_POINT',
+        timestamp: point.timestamp,
+        latitude: point.latitude,
+        longitude: point.longitude,
+        expires_at: Math.floor(point.timestamp / 1000) + RETENTION_SECONDS,
+      },
+    }),
+  );
+}
+
+/** The driver's trace between two timestamps (inclusive), oldest first. */
+export async function listTracePoints(ref: DriverRef, from: number, to: number): Promise<DriverLocation[]> {
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': traceKey(ref, 0).pk,
+      ':from': traceKey(ref, from).sk,
+      ':to': traceKey(ref, to).sk,
+    },
+  });
+  return items.map((item) => ({
+    timestamp: item.timestamp,
+    latitude: item.latitude,
+    longitude: item.longitude,
+  }));
+}

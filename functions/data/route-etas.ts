@@ -1,0 +1,102 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, type Item, isConditionFailure, tableName } from './client';
+import { routeKeys, type TransactItem } from './routes';
+import type { TableKey } from './table-schema';
+
+/** A route's latest ETAs; one row next to the header, so refreshing them never bumps the route's version. */
+export interface RouteEtas {
+  /** Per waypoint, in sequence: when service is expected to start; null once the waypoint is done. */
+  etas: (number | null)[];
+  /** Expected end of the route (departure from the last stop, or arrival at the end warehouse). */
+  completion: number | null;
+  /** The ETAs last sent in ROUTE_ETAS_CHANGED (the planned ones until then): the 5-minute rule compares to them. */
+  emitted: (number | null)[];
+  /** Time of the action the ETAs were computed for. */
+  computedAt: number;
+  /** Server time of the last refresh a location ping caused (those are throttled). */
+  pingRefreshAt?: number;
+  /** Bumped by every write; writes are conditional on the version read. */
+  version: number;
+}
+
+const etasKey = (accountId: string, routeId: string): TableKey => ({
+  pk: routeKeys.route(accountId, routeId).pk,
+  sk: 'ETAS',
+});
+
+export function routeEtasItem(accountId: string, routeId: string, etas: RouteEtas): Item {
+  return {
+    ...etasKey(accountId, routeId),
+    entity: 'ETAS',
+    etas: etas.etas,
+    completion: etas.completion,
+    emitted: etas.emitted,
+    computed_at: etas.computedAt,
+    ping_refresh_at: etas.pingRefreshAt,
+    version: etas.version,
+  };
+}
+
+export async function getRouteEtas(accountId: string, routeId: string): Promise<RouteEtas | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: etasKey(accountId, routeId), ConsistentRead: true }),
+  );
+  if (!Item) return undefined;
+  return {
+    etas: Item.etas ?? [],
+    completion: Item.completion ?? null,
+    emitted: Item.emitted ?? [],
+    computedAt: Item.computed_at,
+    pingRefreshAt: Item.ping_refresh_at,
+    version: Item.version ?? 0,
+  };
+}
+
+/** Transaction item replacing the ETAs unless another refresh wrote since `previousVersion` was read. */
+export function putRouteEtasItem(
+  accountId: string,
+  routeId: string,
+  etas: RouteEtas,
+  previousVersion: number | undefined,
+): TransactItem {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: routeEtasItem(accountId, routeId, etas),
+      ...(previousVersion === undefined
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : {
+            ConditionExpression: 'version = :version',
+            ExpressionAttributeValues: { ':version': previousVersion },
+          }),
+    },
+  };
+}
+
+/**
+ * Takes the route's once-a-minute ping refresh: true when no ping refreshed its ETAs since `cutoff`. The
+ * version bump makes a refresh in flight that read the older row retry, so it cannot undo the mark.
+ */
+export async function takePingRefresh(
+  accountId: string,
+  routeId: string,
+  now: number,
+  cutoff: number,
+): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: etasKey(accountId, routeId),
+        UpdateExpression: 'SET ping_refresh_at = :now, version = version + :one',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(ping_refresh_at) OR ping_refresh_at <= :cutoff)',
+        ExpressionAttributeValues: { ':now': now, ':cutoff': cutoff, ':one': 1 },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,135 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type Attempt,
+  type AttemptStatus,
+  getAttempt,
+  putNewAttemptItem,
+  type Reason,
+} from '../data/attempts';
+import { conditionFailedAt, db } from '../data/client';
+import { putEventItem } from '../data/events';
+import { listWaypointItemIds, routeUnchangedCheck } from '../data/routes';
+import type { DriverCaller } from '../shared/auth-context';
+import { ConflictError, ValidationError } from '../shared/errors';
+import { refreshEtas } from './route-etas';
+import { rejectFinalized, requireRoute } from './routes';
+
+export type { Attempt };
+
+export interface AttemptInput {
+  id: string;
+  timestamp: number;
+  status: AttemptStatus;
+  reason?: Reason;
+  location?: { latitude: number; longitude: number };
+  items?: { id: string; status: 'SUCCESSFUL' | 'FAILED'; reason?: Reason }[];
+}
+
+const MAX_RECORD_ATTEMPTS = 5;
+
+/**
+ * Records one visit of a waypoint by the route's driver:
+ * 1. the route must be the driver's, started and not finished (404 / 3011 / 3012);
+ * 2. the waypoint and every listed item must be on it (3013);
+ * 3. the attempt and WAYPOINT_STATUS_CHANGED are written in one transaction, on condition that the
+ *    attempt id is new and the route did not change since it was read;
+ * 4. the ETAs are recomputed from the attempt's place and time.
+ * The same attempt id again returns the stored attempt without writing anything (a retried call).
+ */
+export async function recordAttempt(
+  driver: DriverCaller,
+  routeId: string,
+  waypointId: string,
+  input: AttemptInput,
+): Promise<{ attempt: Attempt; created: boolean }> {
+  const ref = { ...driver, routeId };
+  for (let round = 1; round <= MAX_RECORD_ATTEMPTS; round++) {
+    const route = await requireRoute(ref);
+    const earlier = await getAttempt(driver.accountId, routeId, input.id);
+    if (earlier) return { attempt: sameAttempt(earlier, waypointId), created: false };
+    rejectFinalized(route);
+    if (route.startedTimestamp === undefined) {
+      throw new ConflictError('TRANSITION_NOT_ALLOWED', `route '${routeId}' has not started; start it first`);
+    }
+    const sequence = route.waypointIds.indexOf(waypointId);
+    if (sequence < 0) {
+      throw new ConflictError('NOT_ON_ROUTE', `waypoint '${waypointId}' is not on route '${routeId}'`);
+    }
+    await rejectUnknownItems(driver.accountId, routeId, sequence, waypointId, input.items ?? []);
+
+    const attempt: Attempt = {
+      id: input.id,
+      waypointId,
+      sequence,
+      timestamp: input.timestamp,
+      status: input.status,
+      reason: input.reason,
+      location: input.location,
+      items: input.items ?? [],
+      driverId: driver.driverId,
+      recordedAt: Date.now(),
+    };
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            putNewAttemptItem(driver.accountId, routeId, attempt),
+            routeUnchangedCheck(route),
+            putEventItem({
+              accountId: driver.accountId,
+              dcId: driver.dcId,
+              routeId,
+              type: 'WAYPOINT_STATUS_CHANGED',
+              details: {
+                waypoint_id: waypointId,
+                status: attempt.status,
+                attempt_id: attempt.id,
+                timestamp: attempt.timestamp,
+              },
+              occurredAt: attempt.recordedAt,
+            }),
+          ],
+        }),
+      );
+    } catch (error) {
+      // A lost race with the same attempt id, or with a change of the route: read again and decide again.
+      if (conditionFailedAt(error, 0) || conditionFailedAt(error, 1)) continue;
+      throw error;
+    }
+    await refreshEtas(ref, {
+      at: attempt.timestamp,
+      origin: attempt.location ?? undefined,
+    });
+    return { attempt, created: true };
+  }
+  throw new Error(`route '${routeId}' kept changing under ${MAX_RECORD_ATTEMPTS} attempts to record a visit`);
+}
+
+/** A retried attempt id must name the same waypoint; anything else is a client bug worth reporting. */
+function sameAttempt(earlier: Attempt, waypointId: string): Attempt {
+  if (earlier.waypointId !== waypointId) {
+    throw new ValidationError(
+      `id: attempt '${earlier.id}' was already recorded for waypoint '${earlier.waypointId}'`,
+    );
+  }
+  return earlier;
+}
+
+async function rejectUnknownItems(
+  accountId: string,
+  routeId: string,
+  sequence: number,
+  waypointId: string,
+  items: readonly { id: string }[],
+): Promise<void> {
+  if (items.length === 0) return;
+  const onWaypoint = new Set(await listWaypointItemIds(accountId, routeId, sequence));
+  const unknown = items.filter((item) => !onWaypoint.has(item.id)).map((item) => `'${item.id}'`);
+  if (unknown.length > 0) {
+    throw new ConflictError(
+      'NOT_ON_ROUTE',
+      `items: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''} ` +
+        `${unknown.length === 1 ? 'is' : 'are'} not on waypoint '${waypointId}' of route '${routeId}'`,
+    );
+  }
+}

@@ -1,0 +1,61 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type AccountingRecord, getAccountingRecord, putNewAccountingRecordItems } from '../data/accounting';
+import { conditionFailedAt, db } from '../data/client';
+import { routeUnchangedCheck } from '../data/routes';
+import type { DriverCaller } from '../shared/auth-context';
+import { ConflictError } from '../shared/errors';
+import { rejectFinalized, requireRoute } from './routes';
+
+export type { AccountingRecord };
+
+const MAX_ROUNDS = 5;
+
+/**
+ * Adds a cash accounting record to one of the driver's active or started routes. Record ids are unique in
+ * the account (3014); sending the same record again (a retried call) returns it without writing.
+ */
+export async function addAccountingRecord(
+  driver: DriverCaller,
+  routeId: string,
+  input: { id: string; cashReceivedCents: number; cashContainerId: string },
+): Promise<AccountingRecord> {
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    const route = await requireRoute({ ...driver, routeId });
+    rejectFinalized(route);
+    if (!route.isActive && route.startedTimestamp === undefined) {
+      throw new ConflictError('TRANSITION_NOT_ALLOWED', `route '${routeId}' is neither active nor started`);
+    }
+    const record: AccountingRecord = { ...input, driverId: driver.driverId, createdAt: Date.now() };
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            ...putNewAccountingRecordItems(driver.accountId, route, record),
+            routeUnchangedCheck(route),
+          ],
+        }),
+      );
+      return record;
+    } catch (error) {
+      if (conditionFailedAt(error, 0)) return sameRecordOrConflict(driver, routeId, record);
+      if (conditionFailedAt(error, 2)) continue;
+      throw error;
+    }
+  }
+  throw new Error(`route '${routeId}' kept changing under ${MAX_ROUNDS} attempts to add a record`);
+}
+
+async function sameRecordOrConflict(
+  driver: DriverCaller,
+  routeId: string,
+  record: AccountingRecord,
+): Promise<AccountingRecord> {
+  const stored = await getAccountingRecord(driver.accountId, routeId, record.id);
+  const same =
+    stored &&
+    stored.driverId === record.driverId &&
+    stored.cashReceivedCents === record.cashReceivedCents &&
+    stored.cashContainerId === record.cashContainerId;
+  if (same) return stored;
+  throw new ConflictError('ACCOUNTING_ID_TAKEN', `id: accounting record id '${record.id}' is already used`);
+}

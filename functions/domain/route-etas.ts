@@ -1,0 +1,154 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { getDc } from '../data/accounts';
+import { listAttempts } from '../data/attempts';
+import { conditionFailedAt, db } from '../data/client';
+import { getDriver } from '../data/drivers';
+import { putEventItem } from '../data/events';
+import { getRouteEtas, putRouteEtasItem, type RouteEtas } from '../data/route-etas';
+import {
+  getRouteHeader,
+  listWaypointRows,
+  type RouteHeader,
+  routeUnchangedCheck,
+  type WaypointRow,
+} from '../data/routes';
+import { completionEstimate, computeEtas, type EtaStop, type LatLng } from './etas';
+import { isDone, progressByWaypoint, progressOf } from './route-progress';
+
+/** ROUTE_ETAS_CHANGED goes out only when some ETA moved this much since the last set sent (DESIGN §4). */
+export const ETA_CHANGE_THRESHOLD_MS = 5 * 60_000;
+/** Location pings refresh a route's ETAs at most this often (DESIGN §4). */
+export const PING_REFRESH_INTERVAL_MS = 60_000;
+const MAX_REFRESH_ATTEMPTS = 4;
+
+const stopOf = (waypoint: WaypointRow): EtaStop => ({
+  id: waypoint.id,
+  location: waypoint.location,
+  serviceTimeMinutes: waypoint.serviceTimeMinutes,
+  timeWindows: waypoint.timeWindows,
+});
+
+/**
+ * ETAs of the waypoints still to visit, leaving `origin` at `departAt`; the others (done) are null. The
+ * result is indexed by waypoint sequence.
+ */
+function etasFor(
+  waypoints: readonly WaypointRow[],
+  remaining: ReadonlySet<number>,
+  departAt: number,
+  origin: LatLng,
+  end: LatLng | undefined,
+  speedKmh: number | undefined,
+): Pick<RouteEtas, 'etas' | 'completion'> {
+  const stops = waypoints.filter((waypoint) => remaining.has(waypoint.sequence)).map(stopOf);
+  const computed = computeEtas({ departAt, origin, stops, speedKmh });
+  const bySequence: (number | null)[] = waypoints.map(() => null);
+  let index = 0;
+  for (const waypoint of waypoints) {
+    if (remaining.has(waypoint.sequence)) bySequence[waypoint.sequence] = computed[index++]?.eta ?? null;
+  }
+  return {
+    etas: bySequence,
+    completion: completionEstimate(computed, stops, end, speedKmh) ?? departAt,
+  };
+}
+
+/** Planned ETAs, computed at import from the route's start time and start warehouse (or first stop). */
+export function plannedEtas(
+  route: Pick<RouteHeader, 'startTime' | 'startWarehouse' | 'endWarehouse'>,
+  waypoints: readonly WaypointRow[],
+  speedKmh: number | undefined,
+): RouteEtas {
+  const origin = route.startWarehouse?.location ?? waypoints[0]?.location ?? { latitude: 0, longitude: 0 };
+  const all = new Set(waypoints.map((waypoint) => waypoint.sequence));
+  const planned = etasFor(waypoints, all, route.startTime, origin, route.endWarehouse?.location, speedKmh);
+  return { ...planned, emitted: planned.etas, computedAt: route.startTime, version: 0 };
+}
+
+/** True when some waypoint still to visit has an ETA 5 minutes or more away from the last one sent. */
+function movedEnough(next: readonly (number | null)[], emitted: readonly (number | null)[]): boolean {
+  return next.some((eta, sequence) => {
+    if (eta === null) return false;
+    const previous = emitted[sequence];
+    return previous === null || previous === undefined || Math.abs(eta - previous) >= ETA_CHANGE_THRESHOLD_MS;
+  });
+}
+
+/**
+ * Recomputes a started route's ETAs from what happened so far: the waypoints not yet done, in sequence,
+ * from `origin` (where the driver is: the attempt's or ping's location, else the driver's latest, else
+ * the start warehouse) at `at`. Writes them with ROUTE_ETAS_CHANGED in the same transaction when some ETA
+ * moved by 5 minutes or more. Does nothing for a route that is not running. Conditional on the ETA row's
+ * and the header's versions, so a concurrent refresh or change makes this one start again.
+ */
+export async function refreshEtas(
+  ref: { accountId: string; routeId: string },
+  trigger: { at: number; origin?: LatLng },
+): Promise<void> {
+  for (let attempt = 1; attempt <= MAX_REFRESH_ATTEMPTS; attempt++) {
+    const route = await getRouteHeader(ref.accountId, ref.routeId);
+    if (!route || route.deleting || route.isFinalized || route.startedTimestamp === undefined) return;
+    const [waypoints, attempts, stored, dc, driver] = await Promise.all([
+      listWaypointRows(ref.accountId, ref.routeId),
+      listAttempts(ref.accountId, ref.routeId),
+      getRouteEtas(ref.accountId, ref.routeId),
+      getDc(route.accountId, route.dcId),
+      trigger.origin || !route.assignedDriverId
+        ? undefined
+        : getDriver(route.accountId, route.dcId, route.assignedDriverId),
+    ]);
+    const progress = progressByWaypoint(attempts);
+    const remaining = new Set(
+      waypoints.filter((waypoint) => !isDone(progressOf(progress, waypoint).status)).map((w) => w.sequence),
+    );
+    const origin = trigger.origin ??
+      driver?.location ??
+      route.startWarehouse?.location ??
+      waypoints[0]?.location ?? { latitude: 0, longitude: 0 };
+    const computed = etasFor(
+      waypoints,
+      remaining,
+      trigger.at,
+      origin,
+      route.endWarehouse?.location,
+      dc?.etaSpeedKmh,
+    );
+    const emitted = stored?.emitted ?? [];
+    const emit = movedEnough(computed.etas, emitted);
+    const next: RouteEtas = {
+      ...computed,
+      emitted: emit ? computed.etas : emitted,
+      computedAt: trigger.at,
+      pingRefreshAt: stored?.pingRefreshAt,
+      version: (stored?.version ?? -1) + 1,
+    };
+    const event = putEventItem({
+      accountId: route.accountId,
+      dcId: route.dcId,
+      routeId: route.routeId,
+      type: 'ROUTE_ETAS_CHANGED',
+      details: {
+        etas: waypoints.flatMap((waypoint) => {
+          const eta = computed.etas[waypoint.sequence];
+          return eta === null || eta === undefined ? [] : [{ waypoint_id: waypoint.id, eta_timestamp: eta }];
+        }),
+      },
+      occurredAt: Date.now(),
+    });
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            putRouteEtasItem(ref.accountId, ref.routeId, next, stored?.version),
+            routeUnchangedCheck(route),
+            ...(emit ? [event] : []),
+          ],
+        }),
+      );
+      return;
+    } catch (error) {
+      if (!(conditionFailedAt(error, 0) || conditionFailedAt(error, 1))) throw error;
+    }
+  }
+  // Every attempt lost to a newer refresh or change, which computed from newer facts: nothing is missing.
+}

@@ -1,0 +1,121 @@
+import { conditionFailedAt } from '../data/client';
+import { startedRouteItem } from '../data/drivers';
+import { putEventItem } from '../data/events';
+import { listActiveRoutesOfDriver, type RouteHeader } from '../data/routes';
+import { ApiError, ConflictError, ValidationError } from '../shared/errors';
+import { refreshEtas } from './route-etas';
+import { changeRoute, type RouteRef, rejectFinalized } from './routes';
+
+/**
+ * Route states (DESIGN §3): imported (inactive) -> active -> started -> finalized. Each move is a
+ * conditional write of the header (its version) with its event and the driver's started-route set.
+ */
+
+function transitionRefused(route: RouteHeader, why: string): ConflictError {
+  return new ConflictError('TRANSITION_NOT_ALLOWED', `route '${route.routeId}' ${why}`);
+}
+
+/** Starts an active route that has a driver (by that driver, or by API key); ROUTE_STARTED; ETAs from now on. */
+export async function startRoute(ref: RouteRef, at: number): Promise<RouteHeader> {
+  let route: RouteHeader;
+  try {
+    route = await changeRoute(
+      ref,
+      (current) => {
+        rejectFinalized(current);
+        if (current.startedTimestamp !== undefined) throw transitionRefused(current, 'has already started');
+        if (!current.isActive) throw transitionRefused(current, 'is not active; activate it first');
+        if (!current.assignedDriverId) throw transitionRefused(current, 'has no driver; assign one first');
+        return { startedTimestamp: at };
+      },
+      (next) => {
+        const driverId = next.assignedDriverId as string;
+        return [
+          startedRouteItem({ accountId: next.accountId, dcId: next.dcId, driverId }, next.routeId, 'add'),
+          putEventItem({
+            accountId: next.accountId,
+            dcId: next.dcId,
+            routeId: next.routeId,
+            type: 'ROUTE_STARTED',
+            details: { driver_id: driverId, started_timestamp: at },
+            occurredAt: Date.now(),
+          }),
+        ];
+      },
+    );
+  } catch (error) {
+    // The driver item's condition (index 1): the driver was deleted since the route was assigned.
+    if (conditionFailedAt(error, 1)) {
+      throw new ConflictError(
+        'DRIVER_NOT_IN_DC',
+        `the route's driver is no longer a driver of DC '${ref.dcId}'`,
+      );
+    }
+    throw error;
+  }
+  await refreshEtas(route, { at });
+  return route;
+}
+
+/** Finalizes an active or started route; ROUTE_FINISHED. */
+export function finishRoute(ref: RouteRef, at: number): Promise<RouteHeader> {
+  return changeRoute(
+    ref,
+    (current) => {
+      rejectFinalized(current);
+      if (!current.isActive && current.startedTimestamp === undefined) {
+        throw transitionRefused(current, 'is neither active nor started');
+      }
+      if (current.startedTimestamp !== undefined && at < current.startedTimestamp) {
+        throw new ValidationError(
+          `timestamp: ${at} is before the route started (${current.startedTimestamp})`,
+        );
+      }
+      return { isFinalized: true, isActive: false, finalizedTimestamp: at };
+    },
+    (next, previous) => [
+      ...(previous.startedTimestamp !== undefined && previous.assignedDriverId
+        ? [
+            startedRouteItem(
+              { accountId: next.accountId, dcId: next.dcId, driverId: previous.assignedDriverId },
+              next.routeId,
+              'remove',
+            ),
+          ]
+        : []),
+      putEventItem({
+        accountId: next.accountId,
+        dcId: next.dcId,
+        routeId: next.routeId,
+        type: 'ROUTE_FINISHED',
+        details: { finalized_timestamp: at, driver_id: previous.assignedDriverId ?? null },
+        occurredAt: Date.now(),
+      }),
+    ],
+  );
+}
+
+/**
+ * Finalizes every active or started route of the driver: the started ones from the driver's own item
+ * (read consistently), the active ones from the index. Returns the ids this call finalized; a route
+ * finished or changed by someone else in the meantime is skipped.
+ */
+export async function finishRoutesOfDriver(
+  driver: { accountId: string; dcId: string; driverId: string; startedRouteIds: readonly string[] },
+  at: number,
+): Promise<string[]> {
+  const active = await listActiveRoutesOfDriver(driver.accountId, driver.dcId, driver.driverId);
+  const routeIds = [...new Set([...driver.startedRouteIds, ...active.map((route) => route.routeId)])];
+  const finished = await Promise.all(
+    routeIds.map(async (routeId) => {
+      try {
+        await finishRoute({ ...driver, routeId }, at);
+        return routeId;
+      } catch (error) {
+        if (error instanceof ApiError) return undefined;
+        throw error;
+      }
+    }),
+  );
+  return finished.filter((routeId): routeId is string => routeId !== undefined);
+}

@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import { EmptyData, Id, Location, ReportedTimestamp } from './common';
+import { defineEndpoint } from './define';
+import { AccountingRecord, Attempt, FailureReason, InvoiceStatus, Route, Waypoint } from './routes';
+
+/** The driver app's API (DESIGN §3): `Authorization: Bearer <login_token>`; the token names DC and driver. */
+const TAG = 'Driver app';
+const RouteParams = z.object({ route_id: Id });
+const TimestampBody = z.object({ timestamp: ReportedTimestamp }).meta({ id: 'DriverActionTimestamp' });
+const RouteData = z.object({ route: Route });
+
+/** At most this many items get their own outcome in one attempt (the rest take the attempt's status). */
+export const MAX_ATTEMPT_ITEMS = 500;
+
+export const AttemptBody = z
+  .object({
+    id: Id.meta({ description: 'chosen by the app; sending the same id again is harmless' }),
+    timestamp: ReportedTimestamp,
+    status: z.enum(['SUCCESSFUL', 'FAILED', 'VISIT_LATER']),
+    reason: FailureReason.optional().meta({
+      description: 'required when FAILED; also the reason of the items it fails without one of their own',
+    }),
+    location: Location.optional(),
+    items: z
+      .array(z.object({ id: Id, status: z.enum(['SUCCESSFUL', 'FAILED']), reason: FailureReason.optional() }))
+      .max(MAX_ATTEMPT_ITEMS)
+      .optional()
+      .meta({
+        description: 'items with their own outcome; the others take the attempt’s (VISIT_LATER: none)',
+      }),
+  })
+  .superRefine((attempt, context) => {
+    if (attempt.status === 'FAILED' && !attempt.reason) {
+      context.addIssue({ code: 'custom', path: ['reason'], message: 'is required when status is FAILED' });
+    }
+    const seen = new Set<string>();
+    attempt.items?.forEach((item, index) => {
+      if (seen.has(item.id)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['items', index, 'id'],
+          message: `'${item.id}' is listed twice`,
+        });
+      }
+      seen.add(item.id);
+      if (item.status === 'FAILED' && !item.reason && !attempt.reason) {
+        context.addIssue({
+          code: 'custom',
+          path: ['items', index, 'reason'],
+          message: 'is required when status is FAILED and the attempt has no reason',
+        });
+      }
+    });
+  })
+  .meta({ id: 'AttemptRequest' });
+
+export const DriverRoute = Route.extend({
+  waypoints: z.array(Waypoint.extend({ invoices: z.array(InvoiceStatus) })),
+}).meta({ id: 'DriverRoute', description: 'a route with its waypoints, invoices and item statuses' });
+
+export const listDriverRoutes = defineEndpoint({
+  operationId: 'listDriverRoutes',
+  method: 'GET',
+  path: '/driver/routes',
+  auth: 'driverToken',
+  handler: 'driver-app/routes',
+  summary: 'The driver’s active and started routes in full, by planned start',
+  tag: TAG,
+  access: { table: 'read' },
+  request: {},
+  responses: { 200: { description: 'the routes', data: z.object({ routes: z.array(DriverRoute) }) } },
+  errorCodes: [],
+});
+
+export const startDriverRoute = defineEndpoint({
+  operationId: 'startDriverRoute',
+  method: 'POST',
+  path: '/driver/routes/{route_id}/start',
+  auth: 'driverToken',
+  handler: 'driver-app/start',
+  summary: 'Start one of the driver’s active routes; ROUTE_STARTED',
+  tag: TAG,
+  access: { table: 'readWrite' },
+  request: { params: RouteParams, body: TimestampBody },
+  responses: { 200: { description: 'the started route', data: RouteData } },
+  errorCodes: [3003, 3010, 3011, 3012],
+});
+
+export const recordDriverAttempt = defineEndpoint({
+  operationId: 'recordDriverAttempt',
+  method: 'POST',
+  path: '/driver/routes/{route_id}/waypoints/{waypoint_id}/attempts',
+  auth: 'driverToken',
+  handler: 'driver-app/attempt',
+  summary: 'Record a visit of a waypoint with its items’ outcomes; WAYPOINT_STATUS_CHANGED, then new ETAs',
+  tag: TAG,
+  access: { table: 'readWrite' },
+  request: { params: RouteParams.extend({ waypoint_id: Id }), body: AttemptBody },
+  responses: {
+    200: {
+      description: 'the attempt as recorded (the first one, for a repeated id)',
+      data: z.object({ attempt: Attempt }),
+    },
+  },
+  errorCodes: [3003, 3011, 3012, 3013],
+});
+
+export const addDriverAccountingRecord = defineEndpoint({
+  operationId: 'addDriverAccountingRecord',
+  method: 'POST',
+  path: '/driver/routes/{route_id}/accounting',
+  auth: 'driverToken',
+  handler: 'driver-app/accounting',
+  summary: 'Record cash received on one of the driver’s routes',
+  tag: TAG,
+  access: { table: 'readWrite' },
+  request: {
+    params: RouteParams,
+    body: z
+      .object({
+        id: Id.meta({ description: 'unique in the account' }),
+        cash_received_cents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+        cash_container_id: Id,
+      })
+      .meta({ id: 'AccountingRecordRequest' }),
+  },
+  responses: { 200: { description: 'the record', data: z.object({ record: AccountingRecord }) } },
+  errorCodes: [3003, 3011, 3012, 3014],
+});
+
+export const reportDriverLocation = defineEndpoint({
+  operationId: 'reportDriverLocation',
+  method: 'POST',
+  path: '/driver/location',
+  auth: 'driverToken',
+  handler: 'driver-app/location',
+  summary: 'Report where the driver is (kept as latest unless a newer one is stored; traced for analytics)',
+  tag: TAG,
+  access: { table: 'readWrite' },
+  request: {
+    body: z.object({ timestamp: ReportedTimestamp, location: Location }).meta({ id: 'LocationPing' }),
+  },
+  responses: { 200: { description: 'recorded', data: EmptyData } },
+  errorCodes: [],
+});
+
+export const finishDriverRoute = defineEndpoint({
+  operationId: 'finishDriverRoute',
+  method: 'POST',
+  path: '/driver/routes/{route_id}/finish',
+  auth: 'driverToken',
+  handler: 'driver-app/finish',
+  summary: 'Finish one of the driver’s routes; ROUTE_FINISHED',
+  tag: TAG,
+  access: { table: 'readWrite' },
+  request: { params: RouteParams, body: TimestampBody },
+  responses: { 200: { description: 'the finished route', data: RouteData } },
+  errorCodes: [3003, 3011, 3012],
+});
+
+export const driverAppEndpoints = [
+  listDriverRoutes,
+  startDriverRoute,
+  recordDriverAttempt,
+  addDriverAccountingRecord,
+  reportDriverLocation,
+  finishDriverRoute,
+];
