@@ -12,6 +12,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { driverLocationScenario } from './driver-location';
 import { getDriverScenario } from './drivers';
 import { routeImportScenario } from './route-import';
 import { type LocalRuntime, startLocalRuntime } from './runtime';
@@ -20,7 +21,7 @@ import { round } from './stats';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const SCENARIOS: Scenario[] = [getDriverScenario, routeImportScenario];
+const SCENARIOS: Scenario[] = [getDriverScenario, routeImportScenario, driverLocationScenario];
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 

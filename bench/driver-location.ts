@@ -1,0 +1,380 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Agent, request } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { inParallel, RawTable, type Row } from './dynamo';
+import { ApiClient, type JsonResponse } from './http';
+import { type ComparedPath, compareInterleaved, type Operation, runLoad } from './load';
+import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
+import { check, percentile, round } from './stats';
+
+/** The issue: 50 drivers pinging at concurrency 16. */
+const DRIVERS = 50;
+const CONCURRENCY = 16;
+const SETUP_PARALLELISM = 8;
+const THROUGHPUT_RATIO_TARGET = 0.5;
+/** RETENTION_SECONDS of functions/data/location-trace.ts (not exported there): trace points expire after 90 days. */
+const TRACE_RETENTION_SECONDS = 90 * 86_400;
+
+interface Ping {
+  timestamp: number;
+  latitude: number;
+  longitude: number;
+}
+
+interface BenchDriver {
+  id: string;
+  token: string;
+  /** sha256 hex of the token: the `DRIVER_TOKEN#` partition the handler queries. */
+  tokenHash: string;
+  /** The newest ping sent to this driver by any path (timestamps strictly increase per driver). */
+  last?: Ping;
+}
+
+type PathName = 'api' | 'raw' | 'raw_handler_writes';
+
+/**
+ * Driver-app client: the same keep-alive node:http approach as ApiClient, but the bearer secret is the
+ * driver's login token, per request (one socket pool for all drivers, as a gateway in front would see).
+ */
+class DriverAppClient {
+  readonly #agent: Agent;
+  readonly #base: URL;
+
+  constructor(baseUrl: string, maxSockets: number) {
+    this.#base = new URL(baseUrl);
+    this.#agent = new Agent({ keepAlive: true, maxSockets });
+  }
+
+  post(path: string, token: string, body: string): Promise<JsonResponse> {
+    const payload = Buffer.from(body, 'utf8');
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: this.#base.hostname,
+          port: this.#base.port,
+          path,
+          method: 'POST',
+          agent: this.#agent,
+          headers: {
+            Authorization: `Bearer ${token}`,
+            Accept: 'application/json',
+            'Content-Type': 'application/json',
+            'Content-Length': payload.length,
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            try {
+              resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+            } catch {
+              reject(new Error(`HTTP ${res.statusCode}: body is not JSON: ${text.slice(0, 200)}`));
+            }
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+}
+
+const sha256Hex = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
+
+/** The trace point appendTracePoint (functions/data/location-trace.ts) writes: same key and attributes. */
+function traceItem(accountId: string, dcId: string, driverId: string, ping: Ping): Row {
+  return {
+    pk: `TRACE#${accountId}/${dcId}/${driverId}`,
+    sk: String(ping.timestamp).padStart(15, '0'),
+    entity: 'TRACE_POINT',
+    timestamp: ping.timestamp,
+    latitude: ping.latitude,
+    longitude: ping.longitude,
+    expires_at: Math.floor(ping.timestamp / 1000) + TRACE_RETENTION_SECONDS,
+  };
+}
+
+const isEmptySuccess = (body: unknown) =>
+  JSON.stringify(body) === JSON.stringify({ status: 'success', data: {} });
+
+const isConditionFailure = (error: unknown) =>
+  error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+/**
+ * `POST /driver/location` (driver login token) through the local runtime against the raw PutItem of the
+ * same trace point, interleaved at concurrency 16, plus an informative raw run of everything the handler
+ * does against the table per ping.
+ */
+export const driverLocationScenario: Scenario = {
+  name: 'driver_location',
+  async run({ runtime, config, abort, log }: ScenarioContext): Promise<ScenarioResult> {
+    const { stack, apiKey } = runtime;
+    const { account_id: accountId, dc_id: dcId } = stack.demo;
+    // The data layer reads TABLE_NAME when it loads; the bench only borrows its key builder.
+    process.env.TABLE_NAME ??= stack.table_name;
+    const { driverKeys } = await import('../functions/data/drivers');
+    const tableName = stack.table_name;
+
+    const api = new ApiClient(stack.api_url, apiKey, SETUP_PARALLELISM);
+    const app = new DriverAppClient(stack.api_url, CONCURRENCY);
+    const raw = new RawTable(stack, abort);
+    const runId = randomBytes(4).toString('hex');
+    const drivers: BenchDriver[] = Array.from({ length: DRIVERS }, (_, i) => {
+      const token = `bench-loc-${randomBytes(24).toString('base64url')}`;
+      return { id: `bench-loc-${runId}-${String(i).padStart(2, '0')}`, token, tokenHash: sha256Hex(token) };
+    });
+    const dcPath = `/dcs/${encodeURIComponent(dcId)}/drivers`;
+
+    // Every path takes the next driver round-robin and the driver's next timestamp: strictly increasing per
+    // driver across all paths (so every trace PutItem inserts a new item, as the API's do), about now.
+    let cursor = 0;
+    let sequence = 0;
+    const pingFor = (driver: BenchDriver): Ping => {
+      const n = sequence++;
+      const ping: Ping = {
+        timestamp: Math.max((driver.last?.timestamp ?? 0) + 1, Date.now()),
+        latitude: round(52.3 + ((n * 7919) % 10_000) * 0.00004, 6),
+        longitude: round(13.1 + ((n * 104_729) % 10_000) * 0.00006, 6),
+      };
+      driver.last = ping;
+      return ping;
+    };
+    const nextPing = (): { driver: BenchDriver; ping: Ping } => {
+      const driver = drivers[cursor++ % drivers.length] as BenchDriver;
+      return { driver, ping: pingFor(driver) };
+    };
+
+    const sendApiPing = async (driver: BenchDriver, ping: Ping) => {
+      const body = JSON.stringify({
+        timestamp: ping.timestamp,
+        location: { latitude: ping.latitude, longitude: ping.longitude },
+      });
+      const { status, body: answer } = await app.post('/driver/location', driver.token, body);
+      if (status !== 200 || !isEmptySuccess(answer))
+        throw new Error(`API answered ${status}: ${JSON.stringify(answer).slice(0, 200)}`);
+    };
+
+    // p95 is not in PathSummary: the API path's successful latencies are also kept here while measuring.
+    let recording = false;
+    const apiLatenciesMs: number[] = [];
+    let conditionFailures = 0;
+
+    const paths: Record<PathName, Operation> = {
+      api: async () => {
+        const t0 = performance.now();
+        const { driver, ping } = nextPing();
+        await sendApiPing(driver, ping);
+        if (recording) apiLatenciesMs.push(performance.now() - t0);
+      },
+      // The literal reading of "raw PutItem of the same items": the trace point, one PutItem per ping.
+      raw: async () => {
+        const { driver, ping } = nextPing();
+        await raw.db.send(
+          new PutCommand({ TableName: tableName, Item: traceItem(accountId, dcId, driver.id, ping) }),
+        );
+      },
+      // Informative: what the handler does against the table per ping (driver-auth Query, then the
+      // conditional UpdateItem of the latest location and the trace PutItem in parallel).
+      raw_handler_writes: async () => {
+        const { driver, ping } = nextPing();
+        const { Items = [] } = await raw.db.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': driverKeys.loginToken(driver.tokenHash, '', '', '').pk },
+            ConsistentRead: true,
+            Limit: 2,
+          }),
+        );
+        if (Items.length !== 1 || Items[0]?.driver_id !== driver.id)
+          throw new Error(
+            `token lookup found ${Items.length} owners (${JSON.stringify(Items[0]?.driver_id)})`,
+          );
+        await Promise.all([
+          raw.db
+            .send(
+              new UpdateCommand({
+                TableName: tableName,
+                Key: driverKeys.driver(accountId, dcId, driver.id),
+                UpdateExpression: 'SET #location = :location',
+                ConditionExpression:
+                  'attribute_exists(pk) AND (attribute_not_exists(#location) OR #location.#timestamp < :timestamp)',
+                ExpressionAttributeNames: { '#location': 'location', '#timestamp': 'timestamp' },
+                ExpressionAttributeValues: { ':location': ping, ':timestamp': ping.timestamp },
+                ReturnValues: 'ALL_NEW',
+              }),
+            )
+            .catch((error: unknown) => {
+              // An older ping arriving late: the handler ignores it too.
+              if (!isConditionFailure(error)) throw error;
+              conditionFailures++;
+            }),
+          raw.db.send(
+            new PutCommand({ TableName: tableName, Item: traceItem(accountId, dcId, driver.id, ping) }),
+          ),
+        ]);
+      },
+    };
+
+    try {
+      log(`creating ${DRIVERS} drivers (${drivers[0]?.id} ...) in DC ${dcId}`);
+      await inParallel(drivers, SETUP_PARALLELISM, abort, async (driver) => {
+        const { status, body } = await api.post(
+          dcPath,
+          JSON.stringify({
+            driver_id: driver.id,
+            driver_name: `Bench ${driver.id}`,
+            login_token: driver.token,
+          }),
+        );
+        if (status !== 200)
+          throw new Error(`creating driver ${driver.id}: ${status} ${JSON.stringify(body).slice(0, 200)}`);
+      });
+
+      // The first ping imports the driver-app handler (the local "cold start").
+      const cold = await runLoad(paths.api, { concurrency: 1, count: 1, abort });
+      log(`warming up: ${config.warmupRequests} requests per path at concurrency ${CONCURRENCY}`);
+      const warmup = {} as Record<PathName, Awaited<ReturnType<typeof runLoad>>>;
+      for (const name of Object.keys(paths) as PathName[])
+        warmup[name] = await runLoad(paths[name], {
+          concurrency: CONCURRENCY,
+          count: config.warmupRequests,
+          abort,
+        });
+      const warmupErrors = cold.errors + Object.values(warmup).reduce((total, run) => total + run.errors, 0);
+      if (cold.ok + warmup.api.ok === 0)
+        throw new Error(`every API request failed: ${[...cold.errorSamples, ...warmup.api.errorSamples][0]}`);
+
+      log(`concurrency ${CONCURRENCY}: ${config.seconds} s per path, interleaved`);
+      recording = true;
+      const measured: Record<PathName, ComparedPath> = await compareInterleaved(paths, {
+        concurrency: CONCURRENCY,
+        seconds: config.seconds,
+        sliceSeconds: config.sliceSeconds,
+        abort,
+        log,
+      });
+      recording = false;
+      const measuredErrors = Object.values(measured).reduce((total, path) => total + path.errors, 0);
+
+      // One last ping per driver through the API, after everything else: each driver's latest location
+      // must then be exactly that ping, and its trace point must be the item the raw path writes.
+      log('verifying: one final API ping per driver, then GET .../location of each');
+      const verifyErrors: string[] = [];
+      await inParallel(drivers, CONCURRENCY, abort, async (driver) => {
+        try {
+          await sendApiPing(driver, pingFor(driver));
+        } catch (error) {
+          verifyErrors.push(`final ping of ${driver.id}: ${error instanceof Error ? error.message : error}`);
+        }
+      });
+      await inParallel(drivers, SETUP_PARALLELISM, abort, async (driver) => {
+        const { status, body } = await api.get(`${dcPath}/${encodeURIComponent(driver.id)}/location`);
+        const stored = (body as { data?: { driver_location?: unknown } } | undefined)?.data?.driver_location;
+        const last = driver.last as Ping;
+        const expected = {
+          timestamp: last.timestamp,
+          location: { latitude: last.latitude, longitude: last.longitude },
+        };
+        if (status !== 200 || JSON.stringify(stored) !== JSON.stringify(expected))
+          verifyErrors.push(
+            `${driver.id}: GET location answered ${status} ${JSON.stringify(body).slice(0, 200)}, ` +
+              `expected driver_location ${JSON.stringify(expected)}`,
+          );
+      });
+      const sample = drivers[0] as BenchDriver;
+      const expectedTrace = traceItem(accountId, dcId, sample.id, sample.last as Ping);
+      const storedTrace = await raw.get({ pk: expectedTrace.pk, sk: expectedTrace.sk });
+      const sorted = (row: Row | undefined) =>
+        JSON.stringify(row && Object.fromEntries(Object.entries(row).sort(([a], [b]) => a.localeCompare(b))));
+      if (sorted(storedTrace) !== sorted(expectedTrace))
+        verifyErrors.push(
+          `trace point written by the API ${sorted(storedTrace)} differs from the raw path's ${sorted(expectedTrace)}`,
+        );
+
+      const ratio = measured.api.throughput_rps / measured.raw.throughput_rps;
+      const sortedLatencies = Float64Array.from(apiLatenciesMs).sort();
+      const latencyList = Array.from(sortedLatencies);
+      return {
+        description:
+          `POST /driver/location (driver login token, round-robin over ${DRIVERS} new drivers, strictly ` +
+          `increasing timestamps per driver) through the local HTTP runtime (api) vs. one raw PutItem per ping ` +
+          'of the same trace point item (raw: the literal "raw PutItem of the same items"; the trace point is ' +
+          'the only item a ping puts) on the same DynamoDB Local, interleaved at concurrency ' +
+          `${CONCURRENCY}, closed loop, keep-alive. raw_handler_writes (informative, not checked) does what the ` +
+          'handler does against the table per ping: Query of the DRIVER_TOKEN# lookup (ConsistentRead), then ' +
+          'the conditional UpdateItem of the location of the driver item and the trace PutItem in parallel. The ' +
+          'bench drivers have no started routes, so no ping refreshes ETAs.',
+        run_id: runId,
+        drivers: DRIVERS,
+        concurrency: CONCURRENCY,
+        errors: warmupErrors + measuredErrors + verifyErrors.length,
+        cold_first_api_request_ms: round(cold.latenciesMs[0] ?? Number.NaN),
+        warmup: {
+          requests_per_path: config.warmupRequests,
+          concurrency: CONCURRENCY,
+          errors: Object.fromEntries(
+            (Object.keys(warmup) as PathName[]).map((name) => [
+              name,
+              warmup[name].errors + (name === 'api' ? cold.errors : 0),
+            ]),
+          ),
+          ...(warmupErrors
+            ? {
+                error_samples: [
+                  ...cold.errorSamples,
+                  ...Object.values(warmup).flatMap((run) => run.errorSamples),
+                ],
+              }
+            : {}),
+        },
+        pings_per_s: {
+          api: measured.api.throughput_rps,
+          raw: measured.raw.throughput_rps,
+          raw_handler_writes: measured.raw_handler_writes.throughput_rps,
+        },
+        api_over_raw_ratio: round(ratio),
+        api_over_raw_handler_writes_ratio: round(
+          measured.api.throughput_rps / measured.raw_handler_writes.throughput_rps,
+        ),
+        api_latency_ms: {
+          p50: round(percentile(latencyList, 50)),
+          p95: round(percentile(latencyList, 95)),
+          p99: round(percentile(latencyList, 99)),
+          samples: latencyList.length,
+        },
+        raw_handler_writes_condition_failures: conditionFailures,
+        measured,
+        verification: {
+          checked_drivers: DRIVERS,
+          errors: verifyErrors.length,
+          note:
+            'after the measurement one more API ping per driver; GET /dcs/{dc}/drivers/{id}/location must ' +
+            'answer exactly that ping, and the last trace point of the first driver must equal the item the raw path ' +
+            'would write for it',
+          ...(verifyErrors.length ? { error_samples: verifyErrors.slice(0, 5) } : {}),
+        },
+        checks: {
+          api_throughput_ratio: check(
+            ratio,
+            '>=',
+            THROUGHPUT_RATIO_TARGET,
+            `concurrency ${CONCURRENCY}: api pings/s / raw trace PutItem/s`,
+          ),
+        },
+      };
+    } finally {
+      api.close();
+      app.close();
+      raw.destroy();
+    }
+  },
+};
