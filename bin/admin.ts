@@ -5,6 +5,7 @@
  *   npm run admin -- add-dc --account <account_id> --dc <id>:<IANA zone>[:<name>]
  *   npm run admin -- create-api-key --account <account_id>
  *   npm run admin -- revoke-api-key --account <account_id> --key-id <key_id>
+ *   npm run admin -- set-eta-speed --account <account_id> --dc <dc_id> --kmh <km/h>
  *
  * Targets the local stack of `npm start` (found through <LOCAL_STATE_DIR>/stack.json), or a deployed
  * table with `--table <name>` [--region <region>] and the usual AWS credentials. Prints JSON.
@@ -18,6 +19,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
   add-dc         --account <account_id> --dc <id>:<IANA zone>[:<name>]
   create-api-key --account <account_id>
   revoke-api-key --account <account_id> --key-id <key_id>
+  set-eta-speed  --account <account_id> --dc <dc_id> --kmh <average km/h for the DC's ETAs, default 30>
 options: --table <name> [--region <region>] to target AWS; otherwise the local stack (LOCAL_STATE_DIR, default .local)`;
 
 function fail(message: string): never {
@@ -32,6 +34,7 @@ const { positionals, values } = parseArgs({
     dc: { type: 'string', multiple: true },
     account: { type: 'string' },
     'key-id': { type: 'string' },
+    kmh: { type: 'string' },
     table: { type: 'string' },
     region: { type: 'string' },
   },
@@ -43,7 +46,7 @@ function parseDc(spec: string) {
   return { dcId, timeZone, name: name.length ? name.join(':') : undefined };
 }
 
-function required(option: 'name' | 'account' | 'key-id'): string {
+function required(option: 'name' | 'account' | 'key-id' | 'kmh'): string {
   const value = values[option];
   if (!value) fail(`--${option} is required`);
   return value;
@@ -117,6 +120,14 @@ try {
     case 'revoke-api-key': {
       await accounts.revokeApiKey(required('account'), required('key-id'));
       console.log(JSON.stringify({ account_id: values.account, revoked_key_id: values['key-id'] }, null, 2));
+      break;
+    }
+    case 'set-eta-speed': {
+      const [dcId, ...extra] = values.dc ?? [];
+      if (!dcId || extra.length) fail('set-eta-speed takes exactly one --dc <dc_id>');
+      const kmh = Number(required('kmh'));
+      await accounts.setEtaSpeed(required('account'), dcId, kmh);
+      console.log(JSON.stringify({ account_id: values.account, dc_id: dcId, eta_speed_kmh: kmh }, null, 2));
       break;
     }
     default:

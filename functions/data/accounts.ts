@@ -1,5 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, queryItems, tableName } from './client';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionFailure, queryItems, tableName } from './client';
 import type { TableKey } from './table-schema';
 
 export interface Account {
@@ -111,4 +111,23 @@ export async function listDcs(accountId: string): Promise<Dc[]> {
     name: item.name,
     timeZone: item.time_zone,
   }));
+}
+
+/** Sets a DC's ETA speed; returns false when the DC does not exist. */
+export async function setDcEtaSpeed(accountId: string, dcId: string, kmh: number): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: accountKeys.dc(accountId, dcId),
+        UpdateExpression: 'SET eta_speed_kmh = :kmh',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':kmh': kmh },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }

@@ -210,6 +210,17 @@ export async function deleteDriver(driver: Driver): Promise<boolean> {
   }
 }
 
+/** Transaction item that fails unless the driver exists. */
+export function driverExistsCheck(ref: { accountId: string; dcId: string; driverId: string }) {
+  return {
+    ConditionCheck: {
+      TableName: tableName,
+      Key: driverKeys.driver(ref.accountId, ref.dcId, ref.driverId),
+      ConditionExpression: 'attribute_exists(pk)',
+    },
+  };
+}
+
 /**
  * Transaction item adding a started route to the driver, or removing a finished one. Its condition (the
  * driver exists) keeps a route from starting for a driver deleted in the meantime.

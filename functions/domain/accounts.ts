@@ -1,5 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { accountExistsCheck, listDcs, putAccountItem, putDcItem } from '../data/accounts';
+import { accountExistsCheck, listDcs, putAccountItem, putDcItem, setDcEtaSpeed } from '../data/accounts';
 import { createApiKey, deleteApiKey, findApiKeyByHash, putApiKeyItems } from '../data/api-keys';
 import { db, isConditionFailure } from '../data/client';
 import { Id } from '../endpoints/common';
@@ -122,4 +122,12 @@ export async function authenticateApiKey(apiKey: string): Promise<AccountCaller 
   if (!key) return undefined;
   const dcs = await listDcs(key.accountId);
   return { kind: 'apiKey', accountId: key.accountId, dcIds: dcs.map((dc) => dc.dcId) };
+}
+
+/** Sets the average driving speed a DC's ETAs use (DESIGN §5); 1..200 km/h. */
+export async function setEtaSpeed(accountId: string, dcId: string, kmh: number): Promise<void> {
+  if (!Number.isFinite(kmh) || kmh < 1 || kmh > 200)
+    throw new Error(`ETA speed must be 1..200 km/h, not '${kmh}'`);
+  if (!(await setDcEtaSpeed(accountId, dcId, kmh)))
+    throw new Error(`account '${accountId}' has no DC '${dcId}'`);
 }

@@ -1,6 +1,6 @@
 import { type Claim, releaseClaims } from '../data/claims';
-import { deleteAll } from '../data/client';
-import { getDriver } from '../data/drivers';
+import { conditionFailedAt, deleteAll } from '../data/client';
+import { driverExistsCheck, getDriver } from '../data/drivers';
 import {
   deleteRouteHeader,
   getRouteHeader,
@@ -137,17 +137,26 @@ export async function assignDriver(ref: RouteRef, driverId: string): Promise<Rou
   const route = await requireRoute(ref);
   rejectFinalized(route);
   rejectStarted(route, 'change its driver');
-  if (!(await getDriver(ref.accountId, ref.dcId, driverId))) {
-    throw new ConflictError(
-      'DRIVER_NOT_IN_DC',
-      `driver_id: '${driverId}' is not a driver of DC '${ref.dcId}'`,
+  const notInDc = new ConflictError(
+    'DRIVER_NOT_IN_DC',
+    `driver_id: '${driverId}' is not a driver of DC '${ref.dcId}'`,
+  );
+  if (!(await getDriver(ref.accountId, ref.dcId, driverId))) throw notInDc;
+  try {
+    return await changeRoute(
+      ref,
+      (current) => {
+        rejectFinalized(current);
+        rejectStarted(current, 'change its driver');
+        return { assignedDriverId: driverId };
+      },
+      // The driver must still exist when the assignment commits (it may be deleted in between).
+      () => [driverExistsCheck({ accountId: ref.accountId, dcId: ref.dcId, driverId })],
     );
+  } catch (error) {
+    if (conditionFailedAt(error, 1)) throw notInDc;
+    throw error;
   }
-  return changeRoute(ref, (current) => {
-    rejectFinalized(current);
-    rejectStarted(current, 'change its driver');
-    return { assignedDriverId: driverId };
-  });
 }
 
 /** Removes the driver from a route that has neither started nor finished. */

@@ -95,6 +95,23 @@ describe('npm run admin', () => {
     expectError(await call(api.url, 'GET', '/dcs', { key: created.json.api_key }), 401, 1001);
   });
 
+  it('set-eta-speed stores the speed the DC’s ETAs use', async () => {
+    const result = await admin(
+      'set-eta-speed',
+      '--account',
+      account.account_id,
+      '--dc',
+      'chi',
+      '--kmh',
+      '42.5',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json).toEqual({ account_id: account.account_id, dc_id: 'chi', eta_speed_kmh: 42.5 });
+    const { getDc } = await import('../../functions/data/accounts');
+    expect((await getDc(account.account_id, 'chi'))?.etaSpeedKmh).toBe(42.5);
+    expect((await getDc(account.account_id, 'ber'))?.etaSpeedKmh).toBeUndefined();
+  });
+
   it.each([
     ['an unknown time zone', ['create-account', '--name', 'X', '--dc', 'a:Mars/Olympus']],
     ['a DC without a zone', ['create-account', '--name', 'X', '--dc', 'a']],
@@ -104,6 +121,15 @@ describe('npm run admin', () => {
     [
       'a key id the account does not have',
       ['revoke-api-key', '--account', 'acc_missing', '--key-id', 'key_x'],
+    ],
+    ['a speed of 0', ['set-eta-speed', '--account', 'acc_missing', '--dc', 'chi', '--kmh', '0']],
+    [
+      'a speed that is not a number',
+      ['set-eta-speed', '--account', 'acc_missing', '--dc', 'chi', '--kmh', 'fast'],
+    ],
+    [
+      'a DC the account does not have',
+      ['set-eta-speed', '--account', 'acc_missing', '--dc', 'chi', '--kmh', '30'],
     ],
   ])('fails with a message and a non-zero exit for %s', async (_, args) => {
     const result = await admin(...args);
