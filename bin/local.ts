@@ -64,6 +64,8 @@ console.log(
 );
 console.log(`Demo API key: ${demo.apiKey}`);
 console.log(`Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${api.url}/dcs/${demo.dcId}/drivers`);
+console.log(`Demo driver login token: ${demo.driverToken}`);
+console.log(`Try: curl -H "Authorization: Bearer ${demo.driverToken}" ${api.url}/driver/routes`);
 console.log(
   `Stack endpoints written to ${stackFile}${inMemory ? ' (in-memory data)' : ''}; Ctrl-C stops everything.`,
 );

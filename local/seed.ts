@@ -25,6 +25,8 @@ export interface DemoAccount {
   apiKey: string;
   dcId: string;
   driverId: string;
+  /** The demo driver's login token, for the driver app's paths. */
+  driverToken: string;
   routeId: string;
 }
 
@@ -71,11 +73,12 @@ export async function seedDemoAccount(
   }
 
   const driverRef = { accountId, dcId: DEMO.dcId, driverId: DEMO.driverId };
+  let driverToken: string;
   try {
-    await requireDriver(driverRef);
+    driverToken = (await requireDriver(driverRef)).loginToken;
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
-    await createDriver(driverRef, { name: DEMO.driverName });
+    driverToken = (await createDriver(driverRef, { name: DEMO.driverName })).loginToken;
   }
   // The demo route is imported through the real pipeline (the pollers pick it up), unless it exists
   // or a previous start's import of it is still waiting in the queue.
@@ -88,7 +91,14 @@ export async function seedDemoAccount(
     statePath,
     JSON.stringify({ account_id: accountId, key_id: keyId, route_txid: routeTxid }, null, 2),
   );
-  return { accountId, apiKey, dcId: DEMO.dcId, driverId: DEMO.driverId, routeId: DEMO.routeId };
+  return {
+    accountId,
+    apiKey,
+    dcId: DEMO.dcId,
+    driverId: DEMO.driverId,
+    driverToken,
+    routeId: DEMO.routeId,
+  };
 }
 
 /** Tomorrow's demo route for driver-1: three stops in Chicago, one cash invoice each. */
