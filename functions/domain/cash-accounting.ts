@@ -21,11 +21,18 @@ export async function addAccountingRecord(
 ): Promise<AccountingRecord> {
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     const route = await requireRoute({ ...driver, routeId });
-    rejectFinalized(route);
-    if (!route.isActive && route.startedTimestamp === undefined) {
-      throw new ConflictError('TRANSITION_NOT_ALLOWED', `route '${routeId}' is neither active nor started`);
-    }
     const record: AccountingRecord = { ...input, driverId: driver.driverId, createdAt: Date.now() };
+    try {
+      rejectFinalized(route);
+      if (!route.isActive && route.startedTimestamp === undefined) {
+        throw new ConflictError('TRANSITION_NOT_ALLOWED', `route '${routeId}' is neither active nor started`);
+      }
+    } catch (refused) {
+      // A retry of a record stored before the route was finished still gets its answer, as attempts do.
+      const stored = await getAccountingRecord(driver.accountId, routeId, record.id);
+      if (stored && sameContent(stored, record)) return stored;
+      throw refused;
+    }
     try {
       await db.send(
         new TransactWriteCommand({
@@ -51,11 +58,11 @@ async function sameRecordOrConflict(
   record: AccountingRecord,
 ): Promise<AccountingRecord> {
   const stored = await getAccountingRecord(driver.accountId, routeId, record.id);
-  const same =
-    stored &&
-    stored.driverId === record.driverId &&
-    stored.cashReceivedCents === record.cashReceivedCents &&
-    stored.cashContainerId === record.cashContainerId;
-  if (same) return stored;
+  if (stored && sameContent(stored, record)) return stored;
   throw new ConflictError('ACCOUNTING_ID_TAKEN', `id: accounting record id '${record.id}' is already used`);
 }
+
+const sameContent = (a: AccountingRecord, b: AccountingRecord) =>
+  a.driverId === b.driverId &&
+  a.cashReceivedCents === b.cashReceivedCents &&
+  a.cashContainerId === b.cashContainerId;

@@ -625,6 +625,28 @@ describe('a whole delivery day through the driver app', () => {
     expect((await driverRoutes(token)).map((route) => route.id)).toEqual([tomorrow.id]);
   });
 
+  it('answers a retry of an attempt or cash record stored before the finish, and refuses new ones (3012)', async () => {
+    const visit = state.attempts[1]?.[0];
+    const retried = await asDriver(token, 'POST', attemptPath(day.id, wp(1).id), {
+      id: 'visit-1',
+      timestamp: at(100),
+      status: 'FAILED',
+      reason: { code: 'PARTIAL', message: 'part of the delivery refused' },
+    });
+    expect(expectSuccess(retried, driverApp.recordDriverAttempt)).toEqual({ attempt: visit });
+    const cash = { id: 'cash-day-b', cash_received_cents: 12_345, cash_container_id: 'box-1' };
+    const cashRetry = await asDriver(token, 'POST', `/driver/routes/${day.id}/accounting`, cash);
+    expect(expectSuccess(cashRetry, driverApp.addDriverAccountingRecord)).toEqual({
+      record: { ...cash, driver_id: driverId },
+    });
+
+    const newVisit = { id: 'visit-late', timestamp: at(121), status: 'SUCCESSFUL' };
+    expectError(await asDriver(token, 'POST', attemptPath(day.id, wp(1).id), newVisit), 400, 3012);
+    const otherCash = { ...cash, cash_received_cents: 1 };
+    expectError(await asDriver(token, 'POST', `/driver/routes/${day.id}/accounting`, otherCash), 400, 3012);
+    await expectReadsMatchState();
+  });
+
   it('keeps the newest location after the day, and the whole trace with a 90-day expiry', async () => {
     await driverLocation(token, at(125), { latitude: 41.9, longitude: -87.7 });
     await driverLocation(token, at(115), { latitude: 41.95, longitude: -87.75 });
