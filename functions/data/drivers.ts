@@ -241,14 +241,20 @@ export function startedRouteItem(
   };
 }
 
+export type LocationUpdate =
+  | { outcome: 'updated'; driver: Driver }
+  | { outcome: 'older' }
+  | { outcome: 'not_this_driver' };
+
 /**
- * Makes `location` the driver's latest unless a newer one is stored (pings may arrive out of order).
- * Returns the driver after the update, or undefined when the location was older or the driver is gone.
+ * Makes `location` the driver's latest unless a newer one is stored (pings may arrive out of order), on
+ * condition that the driver item still holds `loginToken`: a deleted driver, or one re-created with
+ * another token, is 'not_this_driver'.
  */
 export async function updateLatestLocation(
-  ref: { accountId: string; dcId: string; driverId: string },
+  ref: { accountId: string; dcId: string; driverId: string; loginToken: string },
   location: DriverLocation,
-): Promise<Driver | undefined> {
+): Promise<LocationUpdate> {
   try {
     const { Attributes } = await db.send(
       new UpdateCommand({
@@ -256,15 +262,22 @@ export async function updateLatestLocation(
         Key: driverKeys.driver(ref.accountId, ref.dcId, ref.driverId),
         UpdateExpression: 'SET #location = :location',
         ConditionExpression:
-          'attribute_exists(pk) AND (attribute_not_exists(#location) OR #location.#timestamp < :timestamp)',
+          'login_token = :token AND (attribute_not_exists(#location) OR #location.#timestamp < :timestamp)',
         ExpressionAttributeNames: { '#location': 'location', '#timestamp': 'timestamp' },
-        ExpressionAttributeValues: { ':location': location, ':timestamp': location.timestamp },
+        ExpressionAttributeValues: {
+          ':location': location,
+          ':timestamp': location.timestamp,
+          ':token': ref.loginToken,
+        },
         ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return Attributes ? fromItem(Attributes) : undefined;
+    return { outcome: 'updated', driver: fromItem(Attributes as Item) };
   } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    // The failed write's old item comes back as raw attribute values (the document client leaves errors alone).
+    const old = (error as { Item?: Record<string, { S?: string }> }).Item;
+    return old?.login_token?.S === ref.loginToken ? { outcome: 'older' } : { outcome: 'not_this_driver' };
   }
 }

@@ -2,19 +2,28 @@ import { type DriverLocation, updateLatestLocation } from '../data/drivers';
 import { appendTracePoint } from '../data/location-trace';
 import { takePingRefresh } from '../data/route-etas';
 import type { DriverCaller } from '../shared/auth-context';
+import { InvalidDriverTokenError } from '../shared/errors';
+import { forgetDriverToken } from './driver-auth';
 import { PING_REFRESH_INTERVAL_MS, refreshEtas } from './route-etas';
 
 /**
- * A location ping from the driver app: appended to the driver's trace (for analytics) and kept as the
- * latest unless a newer one is stored. A ping that is the driver's newest refreshes the ETAs of the
- * driver's started routes, each at most once a minute.
+ * A location ping from the driver app: kept as the latest unless a newer one is stored, and appended to
+ * the driver's trace (for analytics). The update is conditional on the driver item still holding the
+ * caller's token, which is what lets this endpoint trust a cached token lookup; the trace point is only
+ * written once that check passed. A ping that is the driver's newest refreshes the ETAs of the driver's
+ * started routes, each at most once a minute.
  */
 export async function reportLocation(driver: DriverCaller, point: DriverLocation): Promise<void> {
-  const [updated] = await Promise.all([updateLatestLocation(driver, point), appendTracePoint(driver, point)]);
-  if (!updated || updated.startedRouteIds.length === 0) return;
+  const update = await updateLatestLocation(driver, point);
+  if (update.outcome === 'not_this_driver') {
+    forgetDriverToken(driver.loginToken);
+    throw new InvalidDriverTokenError();
+  }
+  await appendTracePoint(driver, point);
+  if (update.outcome === 'older' || update.driver.startedRouteIds.length === 0) return;
   const now = Date.now();
   await Promise.all(
-    updated.startedRouteIds.map(async (routeId) => {
+    update.driver.startedRouteIds.map(async (routeId) => {
       if (await takePingRefresh(driver.accountId, routeId, now, now - PING_REFRESH_INTERVAL_MS)) {
         await refreshEtas(
           { accountId: driver.accountId, routeId },

@@ -41,6 +41,11 @@ export interface EndpointDefinition {
   errorCodes: number[];
   /** Documents served as they are (the OpenAPI document) skip the envelope. */
   envelope?: false;
+  /**
+   * 'write' for a driver-token endpoint whose write is conditional on the driver item still holding the
+   * token: its token lookup may then come from the process's short cache (functions/domain/driver-auth).
+   */
+  driverTokenVerifiedBy?: 'write';
 }
 
 export function defineEndpoint<const E extends EndpointDefinition>(endpoint: E): E {

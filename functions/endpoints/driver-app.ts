@@ -134,6 +134,8 @@ export const reportDriverLocation = defineEndpoint({
   path: '/driver/location',
   auth: 'driverToken',
   handler: 'driver-app/location',
+  // The location write is conditional on the driver item holding the caller's token (see driver-auth).
+  driverTokenVerifiedBy: 'write',
   summary: 'Report where the driver is (kept as latest unless a newer one is stored; traced for analytics)',
   tag: TAG,
   access: { table: 'readWrite' },

@@ -14,6 +14,8 @@ export interface DriverCaller {
   accountId: string;
   dcId: string;
   driverId: string;
+  /** The token the driver signed in with: writes that trust a cached lookup re-check it. Never logged. */
+  loginToken: string;
 }
 
 export type Caller = AccountCaller | DriverCaller | { kind: 'none' };

@@ -34,3 +34,13 @@ export class ForbiddenDcError extends ApiError {
 
 /** A 400 whose code says which rule the request broke (2000, 2001, 3005 ...). */
 export class ConflictError extends ApiError {}
+
+/** 401 on the driver app's paths: no token, an unknown or shared one, or a deleted driver's. */
+export class InvalidDriverTokenError extends ApiError {
+  constructor() {
+    super(
+      'INVALID_CREDENTIALS',
+      'missing or invalid driver login token: send Authorization: Bearer <login_token>',
+    );
+  }
+}

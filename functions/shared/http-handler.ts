@@ -7,7 +7,7 @@ import { type AccountCaller, type Caller, type DriverCaller, readAccountCaller }
 import { bearerSecret } from './bearer';
 import { errorResponse, successResponse } from './envelope';
 import { ERROR_CODES } from './error-codes';
-import { ApiError, ForbiddenDcError, ValidationError } from './errors';
+import { ApiError, ForbiddenDcError, InvalidDriverTokenError, ValidationError } from './errors';
 import { MAX_BODY_BYTES } from './limits';
 import { logger } from './logger';
 
@@ -87,13 +87,9 @@ async function readCaller(endpoint: EndpointDefinition, event: APIGatewayProxyEv
     const token = bearerSecret(event.headers);
     // Loaded on first use: only driver-app handlers pay for (and need the table configuration of) it.
     const { authenticateDriverToken } = await import('../domain/driver-auth');
-    const driver = token ? await authenticateDriverToken(token) : undefined;
-    if (!driver) {
-      throw new ApiError(
-        'INVALID_CREDENTIALS',
-        'missing or invalid driver login token: send Authorization: Bearer <login_token>',
-      );
-    }
+    const verifiedByWrite = endpoint.driverTokenVerifiedBy === 'write';
+    const driver = token ? await authenticateDriverToken(token, { verifiedByWrite }) : undefined;
+    if (!driver) throw new InvalidDriverTokenError();
     return driver;
   }
   return { kind: 'none' };

@@ -843,6 +843,40 @@ describe('driver app errors', () => {
         1001,
       );
     });
+    it('refuses a deleted driver’s pings at once though the ping path caches token lookups', async () => {
+      const { db } = await import('../../functions/data/client');
+      const traceOf = async (driverId: string) => {
+        const { Items = [] } = await db.send(
+          new QueryCommand({
+            TableName: api.tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': `TRACE#${acme.accountId}/dc-1/${driverId}` },
+            ConsistentRead: true,
+          }),
+        );
+        return Items.map((item) => item.timestamp);
+      };
+      const ping = (loginToken: string, timestamp: number) =>
+        asDriver(loginToken, 'POST', '/driver/location', {
+          timestamp,
+          location: { latitude: 41.5, longitude: -87.5 },
+        });
+      await createDriver('dc-1', 'pinger', 'pinger-token-first');
+      await driverLocation('pinger-token-first', at(1), { latitude: 41.5, longitude: -87.5 });
+      expectSuccess(await asAcme('DELETE', '/dcs/dc-1/drivers/pinger'), drivers.deleteDriver);
+      expectError(await ping('pinger-token-first', at(2)), 401, 1001);
+      expect(await traceOf('pinger')).toEqual([at(1)]);
+
+      // The same driver id again with another token: the old token names the id, but not this driver.
+      await createDriver('dc-1', 'pinger', 'pinger-token-second');
+      expectError(await ping('pinger-token-first', at(3)), 401, 1001);
+      await driverLocation('pinger-token-second', at(4), { latitude: 41.5, longitude: -87.5 });
+      expect(await readLocation('dc-1', 'pinger')).toEqual({
+        timestamp: at(4),
+        location: { latitude: 41.5, longitude: -87.5 },
+      });
+      expect(await traceOf('pinger')).toEqual([at(1), at(4)]);
+    });
   });
 
   describe('404 with 3003', () => {
