@@ -1,0 +1,248 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import {
+  type ClientRequest,
+  request as httpRequest,
+  type IncomingMessage,
+  type RequestOptions,
+} from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP } from 'node:net';
+
+// ---- Signing ----
+
+function hmacHex(secret: string, timestampMs: number, rawBody: string): string {
+  return createHmac('sha256', secret).update(`${timestampMs}.${rawBody}`, 'utf8').digest('hex');
+}
+
+/** `t=<unix ms>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` — the timestamp is signed so replays expire. */
+export function signatureHeader(secret: string, timestampMs: number, rawBody: string): string {
+  return `t=${timestampMs},v1=${hmacHex(secret, timestampMs, rawBody)}`;
+}
+
+const DEFAULT_TOLERANCE_MS = 5 * 60_000;
+
+/**
+ * What a receiver should do: recompute the HMAC over the raw body (not re-serialised JSON), compare in
+ * constant time so the comparison leaks nothing, and reject timestamps outside the tolerance (replays).
+ */
+export function verifySignature(
+  secret: string,
+  header: string,
+  rawBody: string,
+  options: { toleranceMs?: number; now?: number } = {},
+): boolean {
+  const fields = new Map<string, string[]>();
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const key = part.slice(0, eq).trim();
+    fields.set(key, [...(fields.get(key) ?? []), part.slice(eq + 1).trim()]);
+  }
+  const t = fields.get('t')?.[0];
+  if (t === undefined || !/^\d+$/.test(t)) return false;
+  const timestampMs = Number(t);
+  const now = options.now ?? Date.now();
+  if (Math.abs(now - timestampMs) > (options.toleranceMs ?? DEFAULT_TOLERANCE_MS)) return false;
+
+  const expected = Buffer.from(hmacHex(secret, timestampMs, rawBody), 'hex');
+  // Several v1 values are allowed so a sender can sign with an old and a new secret during rotation.
+  return (fields.get('v1') ?? []).some((v1) => {
+    if (!/^[0-9a-f]{64}$/i.test(v1)) return false;
+    return timingSafeEqual(Buffer.from(v1, 'hex'), expected);
+  });
+}
+
+// ---- SSRF guard ----
+
+const BLOCKED_V4: Array<[string, number]> = [
+  ['0.0.0.0', 8], // "this network", incl. the unspecified address
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16], // link-local, incl. the cloud metadata service 169.254.169.254
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15], // benchmarking
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, incl. broadcast 255.255.255.255
+];
+const BLOCKED_V6: Array<[string, number]> = [
+  ['::', 128], // unspecified
+  ['::1', 128],
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['ff00::', 8], // multicast
+];
+
+const blockList = new BlockList();
+for (const [net, prefix] of BLOCKED_V4) {
+  blockList.addSubnet(net, prefix, 'ipv4');
+  // Node's BlockList already matches ::ffff:a.b.c.d against IPv4 rules; the explicit mapped ranges keep that
+  // true whatever the Node version does. (Never add all of ::ffff:0:0/96: that would block every IPv4.)
+  blockList.addSubnet(`::ffff:${net}`, 96 + prefix, 'ipv6');
+}
+blockList.addAddress('255.255.255.255', 'ipv4');
+for (const [net, prefix] of BLOCKED_V6) blockList.addSubnet(net, prefix, 'ipv6');
+
+/** True for addresses a webhook may not reach. Anything that is not an IP address is blocked (fail closed). */
+export function isBlockedAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return true;
+  return blockList.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** Marks the error raised for a refused target, so postWebhook can report `refused: true`. */
+class RefusedTargetError extends Error {}
+
+function refusedMessage(address: string, hostname: string): string {
+  return `refused private address ${address} for host ${hostname}`;
+}
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * Runs inside the socket connect, so the addresses checked are exactly the ones connected to: a DNS answer
+ * cannot change between check and use (no TOCTOU / DNS rebinding).
+ */
+function guardedLookup(
+  hostname: string,
+  options: { family?: number | string; hints?: number; all?: boolean },
+  callback: LookupCallback,
+): void {
+  const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0);
+  dnsLookup(hostname, { all: true, family, hints: options.hints ?? 0 }, (err, addresses) => {
+    if (err) return callback(err, []);
+    const blocked = addresses.find((a) => isBlockedAddress(a.address));
+    // Refuse when ANY answer is private: a name mixing public and private answers is a rebinding trick.
+    if (blocked) return callback(new RefusedTargetError(refusedMessage(blocked.address, hostname)), []);
+    const first = addresses[0];
+    if (!first) return callback(new Error(`no address for ${hostname}`), []);
+    // With autoSelectFamily (the default since Node 20) Node asks for all addresses; all of them passed.
+    if (options.all) return callback(null, addresses);
+    callback(null, first.address, first.family);
+  });
+}
+
+// ---- Delivery ----
+
+export interface WebhookPost {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  allowPrivateTargets: boolean;
+}
+
+export type WebhookPostResult =
+  | { ok: true; statusCode: number; durationMs: number }
+  | { ok: false; statusCode?: number; error: string; durationMs: number; refused?: true };
+
+/** Read at most this much of a response; receivers' bodies are not used, only drained. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/** Short, stack-free text. Happy-eyeballs failures are AggregateErrors with an empty message. */
+function describeError(err: unknown): string {
+  if (err instanceof AggregateError && err.errors.length > 0) return describeError(err.errors[0]);
+  if (err instanceof Error) return err.message || (err as NodeJS.ErrnoException).code || err.name;
+  return String(err);
+}
+
+/** POSTs one delivery. Never throws: every failure, including a refused target, is an `ok: false` result. */
+export async function postWebhook(post: WebhookPost): Promise<WebhookPostResult> {
+  const started = Date.now();
+  const elapsed = () => Date.now() - started;
+  const refuse = (error: string): WebhookPostResult => ({
+    ok: false,
+    error,
+    durationMs: elapsed(),
+    refused: true,
+  });
+
+  let url: URL;
+  try {
+    url = new URL(post.url);
+  } catch {
+    return refuse('invalid URL');
+  }
+  const send = url.protocol === 'http:' ? httpRequest : url.protocol === 'https:' ? httpsRequest : undefined;
+  if (!send) return refuse(`refused scheme ${url.protocol}`);
+
+  // Node connects to IP literals without calling `lookup`, so those are checked here (URL already normalises
+  // forms like 0x7f.1 or 2130706433 to 127.0.0.1).
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!post.allowPrivateTargets && isIP(hostname) && isBlockedAddress(hostname)) {
+    return refuse(refusedMessage(hostname, hostname));
+  }
+
+  const options: RequestOptions = {
+    method: 'POST',
+    headers: { ...post.headers, 'Content-Length': String(Buffer.byteLength(post.body)) },
+    // A fresh connection per delivery, so every delivery goes through the address check again.
+    agent: false,
+    ...(post.allowPrivateTargets ? {} : { lookup: guardedLookup }),
+  };
+
+  return new Promise<WebhookPostResult>((resolve) => {
+    let req: ClientRequest | undefined;
+    // One budget for connect + headers + body, so a slow-dripping receiver cannot hold the delivery open.
+    const timer = setTimeout(() => {
+      const err = new Error(`timed out after ${post.timeoutMs} ms`);
+      fail(err);
+      req?.destroy(err);
+    }, post.timeoutMs);
+    let settled = false;
+    const settle = (result: WebhookPostResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const fail = (err: unknown, statusCode?: number) =>
+      settle({
+        ok: false,
+        ...(statusCode === undefined ? {} : { statusCode }),
+        error: describeError(err),
+        durationMs: elapsed(),
+        ...(err instanceof RefusedTargetError ? { refused: true as const } : {}),
+      });
+
+    const onResponse = (res: IncomingMessage) => {
+      const statusCode = res.statusCode ?? 0;
+      const done = () => {
+        if (statusCode >= 200 && statusCode < 300) {
+          return settle({ ok: true, statusCode, durationMs: elapsed() });
+        }
+        // Redirects are never followed: the Location could point anywhere, including inside the network.
+        const redirect = statusCode >= 300 && statusCode < 400;
+        fail(redirect ? `redirect not followed (${statusCode})` : `HTTP ${statusCode}`, statusCode);
+      };
+      let received = 0;
+      res.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > MAX_RESPONSE_BYTES) {
+          // Enough: the status is known and the body is discarded anyway.
+          done();
+          res.destroy();
+        }
+      });
+      res.on('end', done);
+      res.on('error', (err) => fail(err, statusCode));
+      res.on('close', () => fail('connection closed before the response ended', statusCode));
+    };
+
+    try {
+      req = send(url, options, onResponse);
+      req.on('error', (err) => fail(err));
+      req.end(post.body);
+    } catch (err) {
+      // http.request throws synchronously for e.g. a header value containing a newline.
+      fail(err);
+    }
+  });
+}

@@ -1,0 +1,343 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  isBlockedAddress,
+  postWebhook,
+  signatureHeader,
+  verifySignature,
+  type WebhookPost,
+} from '../../functions/domain/webhook-http';
+
+// The only mock: made-up hostnames get fixed DNS answers; every other name (e.g. localhost) resolves for real.
+const fakeDns: Record<string, Array<{ address: string; family: number }>> = {
+  'rebind.test': [
+    { address: '93.184.216.34', family: 4 },
+    { address: '127.0.0.1', family: 4 },
+  ],
+  'public.test': [{ address: '192.0.2.1', family: 4 }],
+};
+const lookedUp: string[] = [];
+vi.mock('node:dns', async (importOriginal) => {
+  const dns = await importOriginal<typeof import('node:dns')>();
+  const lookup = (hostname: string, options: object, callback: (...args: unknown[]) => void) => {
+    const answer = fakeDns[hostname];
+    if (!answer) return dns.lookup(hostname, options, callback);
+    lookedUp.push(hostname);
+    process.nextTick(() => callback(null, answer));
+  };
+  return { ...dns, default: { ...dns, lookup }, lookup };
+});
+
+// ---- Receivers ----
+
+interface Received {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+interface Receiver {
+  url: string;
+  port: number;
+  received: Received[];
+  close: () => Promise<void>;
+}
+
+const receivers: Receiver[] = [];
+
+/** A real HTTP server on 127.0.0.1 that records every request, then lets `respond` answer (or not). */
+async function receiver(respond: (req: IncomingMessage, res: ServerResponse) => void): Promise<Receiver> {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      respond(req, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const r: Receiver = {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  receivers.push(r);
+  return r;
+}
+
+const status =
+  (code: number, headers: Record<string, string> = {}) =>
+  (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(code, headers);
+    res.end(code === 204 ? undefined : 'ok');
+  };
+
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+const BODY = JSON.stringify({ eventId: 'evt_1', type: 'route.completed', note: 'Zürich – 東京' });
+
+function post(url: string, overrides: Partial<WebhookPost> = {}): WebhookPost {
+  return {
+    url,
+    body: BODY,
+    headers: { 'Content-Type': 'application/json' },
+    timeoutMs: 2_000,
+    allowPrivateTargets: true,
+    ...overrides,
+  };
+}
+
+// ---- Signatures ----
+
+describe('signatureHeader / verifySignature', () => {
+  const secret = 'whsec_test';
+  const t = 1_750_000_000_000;
+
+  it('signs "<t>.<raw body>" with HMAC-SHA256 in the documented format', () => {
+    const expected = createHmac('sha256', secret).update(`${t}.${BODY}`).digest('hex');
+    expect(signatureHeader(secret, t, BODY)).toBe(`t=${t},v1=${expected}`);
+  });
+
+  it('verifies its own signature within the tolerance', () => {
+    const header = signatureHeader(secret, t, BODY);
+    expect(verifySignature(secret, header, BODY, { now: t })).toBe(true);
+    expect(verifySignature(secret, header, BODY, { now: t + 4 * 60_000 })).toBe(true);
+  });
+
+  it('rejects a tampered body, a wrong secret and a malformed header', () => {
+    const header = signatureHeader(secret, t, BODY);
+    expect(verifySignature(secret, header, BODY.replace('evt_1', 'evt_2'), { now: t })).toBe(false);
+    expect(verifySignature('whsec_other', header, BODY, { now: t })).toBe(false);
+    expect(verifySignature(secret, header.replace(/v1=./, 'v1=0'), BODY, { now: t })).toBe(false);
+    expect(verifySignature(secret, `t=${t + 1},${header.split(',')[1]}`, BODY, { now: t })).toBe(false);
+    expect(verifySignature(secret, `t=${t}`, BODY, { now: t })).toBe(false);
+    expect(verifySignature(secret, '', BODY, { now: t })).toBe(false);
+  });
+
+  it('rejects timestamps outside the tolerance (default 5 min), either way', () => {
+    const header = signatureHeader(secret, t, BODY);
+    expect(verifySignature(secret, header, BODY, { now: t + 5 * 60_000 + 1 })).toBe(false);
+    expect(verifySignature(secret, header, BODY, { now: t - 5 * 60_000 - 1 })).toBe(false);
+    expect(verifySignature(secret, header, BODY, { now: t + 2_000, toleranceMs: 1_000 })).toBe(false);
+    expect(verifySignature(secret, signatureHeader(secret, Date.now(), BODY), BODY)).toBe(true);
+  });
+});
+
+// ---- Address blocking ----
+
+describe('isBlockedAddress', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['10.1.2.3', true],
+    ['172.16.0.1', true],
+    ['172.31.255.255', true],
+    ['172.32.0.1', false],
+    ['192.168.1.1', true],
+    ['169.254.169.254', true],
+    ['0.0.0.0', true],
+    ['224.0.0.1', true],
+    ['100.64.0.1', true],
+    ['255.255.255.255', true],
+    ['8.8.8.8', false],
+    ['93.184.216.34', false],
+    ['::1', true],
+    ['::', true],
+    ['fe80::1', true],
+    ['fc00::1', true],
+    ['fd12::1', true],
+    ['ff02::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['::ffff:7f00:1', true],
+    ['::ffff:10.0.0.1', true],
+    ['2606:4700::1111', false],
+    ['::ffff:8.8.8.8', false],
+    ['not-an-ip', true],
+  ])('%s -> blocked %s', (address, blocked) => {
+    expect(isBlockedAddress(address)).toBe(blocked);
+  });
+});
+
+// ---- Delivery ----
+
+describe('postWebhook (private targets allowed)', () => {
+  let ok200: Receiver;
+  let ok204: Receiver;
+  let fails500: Receiver;
+  let silent: Receiver;
+
+  beforeAll(async () => {
+    ok200 = await receiver(status(200));
+    ok204 = await receiver(status(204));
+    fails500 = await receiver(status(500));
+    silent = await receiver(() => {}); // reads the request, never answers
+  });
+
+  it('POSTs the exact body and headers, with Content-Length', async () => {
+    const signature = signatureHeader('whsec_x', 1_750_000_000_000, BODY);
+    const headers = {
+      'Content-Type': 'application/json',
+      'X-Webhook-Id': 'wh_1',
+      'X-Event-Id': 'evt_1',
+      'X-Event-Type': 'route.completed',
+      'X-Signature': signature,
+    };
+    const result = await postWebhook(post(`${ok200.url}/hooks/in?src=drs`, { headers }));
+
+    expect(result).toMatchObject({ ok: true, statusCode: 200 });
+    expect(ok200.received).toHaveLength(1);
+    const [got] = ok200.received;
+    expect(got?.method).toBe('POST');
+    expect(got?.url).toBe('/hooks/in?src=drs');
+    expect(got?.body).toBe(BODY);
+    expect(got?.headers).toMatchObject({
+      'content-type': 'application/json',
+      'x-webhook-id': 'wh_1',
+      'x-event-id': 'evt_1',
+      'x-event-type': 'route.completed',
+      'x-signature': signature,
+      'content-length': String(Buffer.byteLength(BODY)),
+    });
+    expect(
+      verifySignature('whsec_x', got?.headers['x-signature'] as string, got?.body ?? '', {
+        now: 1_750_000_000_000,
+      }),
+    ).toBe(true);
+  });
+
+  it('reaches a hostname that resolves to loopback', async () => {
+    const viaName = await receiver(status(200));
+    const result = await postWebhook(post(`http://localhost:${viaName.port}/`));
+    expect(result).toMatchObject({ ok: true, statusCode: 200 });
+    expect(viaName.received).toHaveLength(1);
+  });
+
+  it('treats 204 as success', async () => {
+    expect(await postWebhook(post(ok204.url))).toMatchObject({ ok: true, statusCode: 204 });
+  });
+
+  it('reports a non-2xx status as a failure', async () => {
+    const result = await postWebhook(post(fails500.url));
+    expect(result).toMatchObject({ ok: false, statusCode: 500, error: 'HTTP 500' });
+    expect(fails500.received).toHaveLength(1);
+  });
+
+  it('does not follow redirects', async () => {
+    const target = await receiver(status(200));
+    const redirecting = await receiver(status(302, { Location: `${target.url}/elsewhere` }));
+    const result = await postWebhook(post(redirecting.url));
+    expect(result).toMatchObject({ ok: false, statusCode: 302, error: 'redirect not followed (302)' });
+    expect(redirecting.received).toHaveLength(1);
+    expect(target.received).toHaveLength(0);
+  });
+
+  it('times out a receiver that never answers, within roughly timeoutMs', async () => {
+    const result = await postWebhook(post(silent.url, { timeoutMs: 300 }));
+    expect(result).toMatchObject({ ok: false, error: 'timed out after 300 ms' });
+    expect(result.durationMs).toBeGreaterThanOrEqual(290);
+    expect(result.durationMs).toBeLessThan(1_500);
+    expect(silent.received).toHaveLength(1);
+  });
+
+  it('stops reading an endless 2xx body at the cap instead of timing out', async () => {
+    const endless = await receiver((_req, res) => {
+      res.writeHead(200);
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      const timer = setInterval(() => res.write(chunk), 5);
+      res.on('close', () => clearInterval(timer));
+    });
+    const result = await postWebhook(post(endless.url, { timeoutMs: 3_000 }));
+    expect(result).toMatchObject({ ok: true, statusCode: 200 });
+    expect(result.durationMs).toBeLessThan(2_000);
+  });
+
+  it('reports a header Node rejects as a failure without throwing', async () => {
+    const result = await postWebhook(
+      post(ok200.url, { headers: { 'X-Event-Id': 'evt_1\r\nX-Injected: 1' } }),
+    );
+    expect(result).toMatchObject({ ok: false });
+    expect(result).not.toHaveProperty('refused');
+  });
+
+  it('reports a refused connection as a failure without throwing', async () => {
+    const closed = await receiver(status(200));
+    await closed.close();
+    const result = await postWebhook(post(closed.url));
+    expect(result.ok).toBe(false);
+    expect(result).not.toHaveProperty('refused');
+    expect(result).not.toHaveProperty('statusCode');
+    if (!result.ok) expect(result.error).toMatch(/ECONNREFUSED/);
+  });
+});
+
+describe('postWebhook (private targets refused)', () => {
+  let local: Receiver;
+
+  beforeAll(async () => {
+    local = await receiver(status(200));
+  });
+
+  it.each([
+    ['loopback IPv4 literal', () => `${local.url}/hook`, /refused private address 127\.0\.0\.1/],
+    ['loopback IPv6 literal', () => `http://[::1]:${local.port}/hook`, /refused private address ::1/],
+    [
+      'IPv4-mapped loopback',
+      () => `http://[::ffff:127.0.0.1]:${local.port}/`,
+      /refused private address ::ffff:7f00:1/,
+    ],
+    ['hex-encoded loopback', () => `http://0x7f.1:${local.port}/`, /refused private address 127\.0\.0\.1/],
+    ['metadata service', () => 'http://169.254.169.254/latest/meta-data', /169\.254\.169\.254/],
+    ['private network', () => 'http://10.0.0.1/', /refused private address 10\.0\.0\.1/],
+    [
+      'hostname resolving to loopback',
+      () => `http://localhost:${local.port}/hook`,
+      /refused private address (127\.0\.0\.1|::1) for host localhost/,
+    ],
+    [
+      'hostname with one public and one private answer',
+      () => `http://rebind.test:${local.port}/`,
+      /refused private address 127\.0\.0\.1 for host rebind\.test/,
+    ],
+  ])('refuses a %s', async (_name, url, error) => {
+    const result = await postWebhook(post(url(), { allowPrivateTargets: false, timeoutMs: 300 }));
+    expect(result).toMatchObject({ ok: false, refused: true });
+    if (!result.ok) expect(result.error).toMatch(error);
+    expect(local.received).toHaveLength(0);
+  });
+
+  it('resolves hostnames while connecting and connects to the allowed answer', async () => {
+    lookedUp.length = 0;
+    const result = await postWebhook(
+      post('http://public.test/hook', { allowPrivateTargets: false, timeoutMs: 300 }),
+    );
+    expect(lookedUp).toEqual(['public.test']);
+    // 192.0.2.1 (TEST-NET-1) is not blocked, so the connection is attempted: it fails with the address in the
+    // error (refused/unreachable) or times out, depending on the network; it is never a refused target.
+    expect(result.ok).toBe(false);
+    expect(result).not.toHaveProperty('refused');
+    if (!result.ok) expect(result.error).toMatch(/192\.0\.2\.1|timed out after 300 ms/);
+  });
+});
+
+describe('postWebhook (schemes)', () => {
+  it.each(['ftp://example.com/hook', 'file:///etc/passwd', 'not a url'])('refuses %s', async (url) => {
+    const result = await postWebhook(post(url));
+    expect(result).toMatchObject({ ok: false, refused: true });
+  });
+});
