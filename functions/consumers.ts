@@ -29,4 +29,23 @@ export const consumers: readonly ConsumerDefinition[] = [
     memorySize: 1769,
     access: { table: 'readWrite', bucket: 'read' },
   },
+  {
+    id: 'fanOutEvents',
+    queue: 'events',
+    handler: 'workers/fan-out-events',
+    batchSize: 10,
+    timeoutSeconds: 30,
+    memorySize: 512,
+    access: { table: 'read', sendTo: ['deliveries'] },
+  },
+  {
+    id: 'deliverWebhooks',
+    queue: 'deliveries',
+    handler: 'workers/deliver-webhooks',
+    // Up to ten POSTs in parallel, each cut off after 10 s: well inside the queue's 60 s visibility.
+    batchSize: 10,
+    timeoutSeconds: 30,
+    memorySize: 512,
+    access: { table: 'readWrite', sendTo: ['deliveries'], sendToDeadLetter: ['deliveries'] },
+  },
 ];

@@ -6,6 +6,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../functions/data/table-schema';
 import { BUCKET_LIFECYCLE, DLQ_RETENTION_DAYS, QUEUES, type QueueName } from '../functions/shared/resources';
+import { EventPipe } from './constructs/event-pipe';
 import { pascalCase } from './naming';
 
 /**
@@ -27,6 +28,8 @@ export interface BucketExports {
 export interface QueueExports {
   readonly queueArnExportName: string;
   readonly queueUrlExportName: string;
+  readonly deadLetterArnExportName: string;
+  readonly deadLetterUrlExportName: string;
 }
 
 /**
@@ -137,18 +140,27 @@ export class StatefulStack extends Stack {
       queues[name] = { queue, deadLetterQueue, deadLetterAlarm };
     }
     this.queues = queues as Record<QueueName, QueueWithDlq>;
+    new EventPipe(this, 'EventPipe', {
+      table: this.table,
+      target: this.queues.events.queue,
+      deadLetterQueue: this.queues.events.deadLetterQueue,
+    });
 
     const bucketExports: BucketExports = { bucketArnExportName: `${this.stackName}-BucketArn` };
     this.exportValue(this.bucket.bucketArn, { name: bucketExports.bucketArnExportName });
     const queueExports: Partial<Record<QueueName, QueueExports>> = {};
     for (const name of Object.keys(QUEUES) as QueueName[]) {
-      const { queue } = this.queues[name];
+      const { queue, deadLetterQueue } = this.queues[name];
       const exported: QueueExports = {
         queueArnExportName: `${this.stackName}-${pascalCase(name)}QueueArn`,
         queueUrlExportName: `${this.stackName}-${pascalCase(name)}QueueUrl`,
+        deadLetterArnExportName: `${this.stackName}-${pascalCase(name)}DeadLetterQueueArn`,
+        deadLetterUrlExportName: `${this.stackName}-${pascalCase(name)}DeadLetterQueueUrl`,
       };
       this.exportValue(queue.queueArn, { name: exported.queueArnExportName });
       this.exportValue(queue.queueUrl, { name: exported.queueUrlExportName });
+      this.exportValue(deadLetterQueue.queueArn, { name: exported.deadLetterArnExportName });
+      this.exportValue(deadLetterQueue.queueUrl, { name: exported.deadLetterUrlExportName });
       queueExports[name] = exported;
     }
     this.exports = {

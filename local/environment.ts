@@ -11,7 +11,10 @@ export function localHandlerEnvironment(
   resources: LocalResources,
 ): Record<string, string> {
   const queueEnv = Object.fromEntries(
-    (Object.keys(QUEUES) as QueueName[]).map((name) => [QUEUES[name].urlEnv, resources.queueUrls[name]]),
+    (Object.keys(QUEUES) as QueueName[]).flatMap((name) => [
+      [QUEUES[name].urlEnv, resources.queueUrls[name]],
+      [QUEUES[name].deadLetterUrlEnv, resources.dlqUrls[name]],
+    ]),
   );
   return {
     AWS_REGION: LOCAL_REGION,

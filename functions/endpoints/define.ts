@@ -16,6 +16,8 @@ export interface ResourceAccess {
   bucket?: 'read' | 'write';
   /** Queues the function sends messages to. */
   sendTo?: QueueName[];
+  /** Queues whose DLQ the function sends messages to (a consumer giving a message up itself). */
+  sendToDeadLetter?: QueueName[];
 }
 
 /**

@@ -4,6 +4,7 @@ import { docsEndpoints } from './docs';
 import { driverAppEndpoints } from './driver-app';
 import { driverEndpoints } from './drivers';
 import { routeEndpoints } from './routes';
+import { webhookEndpoints } from './webhooks';
 
 /** The endpoint list: CDK, the local server, the OpenAPI document and the coverage test all read it. */
 export const endpoints: readonly EndpointDefinition[] = [
@@ -11,5 +12,6 @@ export const endpoints: readonly EndpointDefinition[] = [
   ...driverEndpoints,
   ...routeEndpoints,
   ...driverAppEndpoints,
+  ...webhookEndpoints,
   ...docsEndpoints,
 ];

@@ -57,6 +57,13 @@ export const ERROR_CODES = {
     httpStatus: 400,
     meaning: 'the accounting record id is already used in the account',
   },
+  WEBHOOK_URL_INVALID: {
+    code: 4001,
+    httpStatus: 400,
+    meaning: 'the webhook URL is not a fully formed http(s) URL without credentials',
+  },
+  UNKNOWN_EVENT_TYPE: { code: 4002, httpStatus: 400, meaning: 'an event type that does not exist' },
+  WEBHOOK_DC_FORBIDDEN: { code: 4003, httpStatus: 400, meaning: 'a DC of the webhook is not in the account' },
 } as const satisfies Record<string, { code: number; httpStatus: number; meaning: string }>;
 
 export type ErrorCodeName = keyof typeof ERROR_CODES;

@@ -9,17 +9,42 @@ export interface QueueDefinition {
   visibilityTimeoutSeconds: number;
   /** Receives before the message moves to the queue's DLQ. */
   maxReceiveCount: number;
+  /** Environment variable with the DLQ's URL, for consumers that give a message up themselves. */
+  deadLetterUrlEnv: string;
 }
 
 export const QUEUES = {
   /** Accepted route imports (claim-check: the payload is in S3). */
-  imports: { urlEnv: 'IMPORT_QUEUE_URL', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
+  imports: {
+    urlEnv: 'IMPORT_QUEUE_URL',
+    deadLetterUrlEnv: 'IMPORT_DLQ_URL',
+    visibilityTimeoutSeconds: 360,
+    maxReceiveCount: 5,
+  },
   /** Route events carried from the table stream. */
-  events: { urlEnv: 'EVENT_QUEUE_URL', visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
-  /** One message per (event, webhook) delivery. */
-  deliveries: { urlEnv: 'DELIVERY_QUEUE_URL', visibilityTimeoutSeconds: 60, maxReceiveCount: 10 },
+  events: {
+    urlEnv: 'EVENT_QUEUE_URL',
+    deadLetterUrlEnv: 'EVENT_DLQ_URL',
+    visibilityTimeoutSeconds: 60,
+    maxReceiveCount: 5,
+  },
+  /**
+   * One message per (event, webhook) delivery attempt. Retries are new messages with a delay (the
+   * delivery consumer's schedule); a delivery that used up its schedule is sent to the DLQ by the consumer.
+   */
+  deliveries: {
+    urlEnv: 'DELIVERY_QUEUE_URL',
+    deadLetterUrlEnv: 'DELIVERY_DLQ_URL',
+    visibilityTimeoutSeconds: 60,
+    maxReceiveCount: 10,
+  },
   /** Analytics download requests. */
-  analytics: { urlEnv: 'ANALYTICS_QUEUE_URL', visibilityTimeoutSeconds: 900, maxReceiveCount: 3 },
+  analytics: {
+    urlEnv: 'ANALYTICS_QUEUE_URL',
+    deadLetterUrlEnv: 'ANALYTICS_DLQ_URL',
+    visibilityTimeoutSeconds: 900,
+    maxReceiveCount: 3,
+  },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueName = keyof typeof QUEUES;

@@ -107,6 +107,11 @@ export class ServiceFunction extends NodejsFunction {
     if (access.table) this.bindTable(resources.table, access.table);
     if (access.bucket) this.bindBucket(resources.bucket, access.bucket);
     for (const name of new Set(access.sendTo ?? [])) this.bindQueue(resources.queue(name), name);
+    for (const name of new Set(access.sendToDeadLetter ?? [])) {
+      const deadLetterQueue = resources.deadLetterQueue(name);
+      this.addEnvironment(QUEUES[name].deadLetterUrlEnv, deadLetterQueue.queueUrl);
+      deadLetterQueue.grantSendMessages(this);
+    }
   }
 
   /** Tells the function the table's name and grants exactly `access`: read-only or read-write data access. */

@@ -12,6 +12,7 @@ export interface ServiceResources {
   readonly table: ITable;
   readonly bucket: IBucket;
   queue(name: QueueName): IQueue;
+  deadLetterQueue(name: QueueName): IQueue;
 }
 
 /**
@@ -25,7 +26,7 @@ export class StatefulImports extends Construct implements ServiceResources {
   readonly table: ITable;
   private readonly exported: StatefulExports;
   private importedBucket?: IBucket;
-  private readonly importedQueues = new Map<QueueName, IQueue>();
+  private readonly importedQueues = new Map<string, IQueue>();
 
   constructor(scope: Construct, id: string, exported: StatefulExports) {
     super(scope, id);
@@ -56,14 +57,27 @@ export class StatefulImports extends Construct implements ServiceResources {
   }
 
   queue(name: QueueName): IQueue {
-    let queue = this.importedQueues.get(name);
+    const { queueArnExportName, queueUrlExportName } = this.exported.queues[name];
+    return this.importQueue(`${pascalCase(name)}Queue`, queueArnExportName, queueUrlExportName);
+  }
+
+  deadLetterQueue(name: QueueName): IQueue {
+    const { deadLetterArnExportName, deadLetterUrlExportName } = this.exported.queues[name];
+    return this.importQueue(
+      `${pascalCase(name)}DeadLetterQueue`,
+      deadLetterArnExportName,
+      deadLetterUrlExportName,
+    );
+  }
+
+  private importQueue(id: string, arnExportName: string, urlExportName: string): IQueue {
+    let queue = this.importedQueues.get(id);
     if (!queue) {
-      const { queueArnExportName, queueUrlExportName } = this.exported.queues[name];
-      queue = Queue.fromQueueAttributes(this, `${pascalCase(name)}Queue`, {
-        queueArn: Fn.importValue(queueArnExportName),
-        queueUrl: Fn.importValue(queueUrlExportName),
+      queue = Queue.fromQueueAttributes(this, id, {
+        queueArn: Fn.importValue(arnExportName),
+        queueUrl: Fn.importValue(urlExportName),
       });
-      this.importedQueues.set(name, queue);
+      this.importedQueues.set(id, queue);
     }
     return queue;
   }

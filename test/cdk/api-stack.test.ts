@@ -126,7 +126,9 @@ const bucketArn = importOf(stateful.exports.bucket.bucketArnExportName);
 const bucketObjects = { 'Fn::Join': ['', [bucketArn, '/*']] };
 const queueArn = (name: QueueName) => importOf(stateful.exports.queues[name].queueArnExportName);
 const queueUrl = (name: QueueName) => importOf(stateful.exports.queues[name].queueUrlExportName);
-const QUEUE_URL_ENVS = Object.values(QUEUES).map((q) => q.urlEnv);
+const deadLetterArn = (name: QueueName) => importOf(stateful.exports.queues[name].deadLetterArnExportName);
+const deadLetterUrl = (name: QueueName) => importOf(stateful.exports.queues[name].deadLetterUrlExportName);
+const QUEUE_URL_ENVS = Object.values(QUEUES).flatMap((q) => [q.urlEnv, q.deadLetterUrlEnv]);
 
 const handlers = [...new Set(endpoints.map((e) => e.handler))];
 /** Auth kinds with a gateway authorizer; driver tokens are checked by the handlers themselves. */
@@ -345,15 +347,27 @@ describe('bucket access', () => {
 });
 
 describe('queue access', () => {
-  it.each(accessByFunction)('$name may send to exactly the queues of its sendTo', (f) => {
+  it.each(accessByFunction)('$name may send to exactly the queues (and DLQs) its access names', (f) => {
     const sendTo = [...new Set(f.access.sendTo ?? [])];
-    expect(resourcesAllowed(f.logicalId, 'sqs:SendMessage').map((r) => JSON.stringify(r))).toEqual(
-      sendTo.map((name) => JSON.stringify(queueArn(name))),
+    const sendToDeadLetter = [...new Set(f.access.sendToDeadLetter ?? [])];
+    expect(
+      resourcesAllowed(f.logicalId, 'sqs:SendMessage')
+        .map((r) => JSON.stringify(r))
+        .sort(),
+    ).toEqual(
+      [...sendTo.map(queueArn), ...sendToDeadLetter.map(deadLetterArn)].map((r) => JSON.stringify(r)).sort(),
     );
     const variables = environmentOf(f.logicalId);
     for (const name of sendTo) expect(variables[QUEUES[name].urlEnv]).toEqual(queueUrl(name));
-    const otherUrls = QUEUE_URL_ENVS.filter((env) => !sendTo.some((name) => QUEUES[name].urlEnv === env));
-    for (const env of otherUrls) expect(variables[env], env).toBeUndefined();
+    for (const name of sendToDeadLetter)
+      expect(variables[QUEUES[name].deadLetterUrlEnv]).toEqual(deadLetterUrl(name));
+    const expectedEnvs = new Set([
+      ...sendTo.map((name) => QUEUES[name].urlEnv),
+      ...sendToDeadLetter.map((name) => QUEUES[name].deadLetterUrlEnv),
+    ]);
+    for (const env of QUEUE_URL_ENVS.filter((name) => !expectedEnvs.has(name))) {
+      expect(variables[env], env).toBeUndefined();
+    }
   });
 });
 

@@ -49,7 +49,12 @@ describe('app', () => {
     const fixed = [
       stateful.exports.table.tableArnExportName,
       stateful.exports.bucket.bucketArnExportName,
-      ...Object.values(stateful.exports.queues).flatMap((q) => [q.queueArnExportName, q.queueUrlExportName]),
+      ...Object.values(stateful.exports.queues).flatMap((q) => [
+        q.queueArnExportName,
+        q.queueUrlExportName,
+        q.deadLetterArnExportName,
+        q.deadLetterUrlExportName,
+      ]),
     ];
     expect(imported.size).toBeGreaterThan(0);
     for (const name of imported) {

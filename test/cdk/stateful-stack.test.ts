@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { EVENT_RECORD_PATTERN } from '../../functions/data/event-records';
 import { TABLE_SCHEMA } from '../../functions/data/table-schema';
 import {
   BUCKET_LIFECYCLE,
@@ -199,5 +200,37 @@ describe('queues', () => {
         },
       });
     }
+  });
+});
+
+describe('event pipe', () => {
+  const pipes = Object.values(resources).filter((r) => r.Type === 'AWS::Pipes::Pipe');
+  const eventsQueue = logicalIdOf(stateful, stateful.queues.events.queue);
+  const eventsDlq = logicalIdOf(stateful, stateful.queues.events.deadLetterQueue);
+  const tableId = logicalIdOf(stateful, stateful.table);
+
+  it('carries only new event items from the table stream to the events queue', () => {
+    expect(pipes).toHaveLength(1);
+    const props = pipes[0]?.Properties as Record<string, unknown> & {
+      SourceParameters: {
+        FilterCriteria: { Filters: { Pattern: string }[] };
+        DynamoDBStreamParameters: Record<string, unknown>;
+      };
+    };
+    expect(props.Source).toEqual({ 'Fn::GetAtt': [tableId, 'StreamArn'] });
+    expect(props.Target).toEqual({ 'Fn::GetAtt': [eventsQueue, 'Arn'] });
+    const patterns = props.SourceParameters.FilterCriteria.Filters.map((f) => JSON.parse(f.Pattern));
+    expect(patterns).toEqual([EVENT_RECORD_PATTERN]);
+    expect(props.SourceParameters.DynamoDBStreamParameters).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      DeadLetterConfig: { Arn: { 'Fn::GetAtt': [eventsDlq, 'Arn'] } },
+    });
+  });
+
+  it('runs as a role only EventBridge Pipes can assume', () => {
+    const props = pipes[0]?.Properties as { RoleArn: { 'Fn::GetAtt': [string, string] } };
+    const role = resource(props.RoleArn['Fn::GetAtt'][0]);
+    expect(JSON.stringify(role.Properties?.AssumeRolePolicyDocument)).toContain('pipes.amazonaws.com');
+    expect(JSON.stringify(role.Properties?.AssumeRolePolicyDocument)).toContain('aws:SourceAccount');
   });
 });

@@ -1,0 +1,178 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { accountKeys } from './accounts';
+import { db, type Item, isConditionFailure, queryItems, tableName } from './client';
+import type { EventType } from './events';
+import type { TableKey } from './table-schema';
+
+export interface Webhook {
+  accountId: string;
+  webhookId: string;
+  url: string;
+  enabled: boolean;
+  dcIds: string[];
+  events: EventType[];
+  /** HMAC key of the signatures; returned once, at creation. */
+  secret: string;
+  /** Start of the current run of failed deliveries; cleared by a success. */
+  failingSince?: number;
+  /** Why the service disabled the webhook (continuous failure), when it did. */
+  disabledReason?: string;
+  createdAt: number;
+}
+
+/** A webhook lives in its account's partition: the fan-out reads an account's webhooks with one query. */
+const PREFIX = 'WEBHOOK#';
+
+const webhookKey = (accountId: string, webhookId: string): TableKey => ({
+  pk: accountKeys.partition(accountId),
+  sk: `${PREFIX}${webhookId}`,
+});
+
+function fromItem(item: Item): Webhook {
+  return {
+    accountId: item.account_id,
+    webhookId: item.webhook_id,
+    url: item.url,
+    enabled: item.enabled,
+    dcIds: item.dc_ids ?? [],
+    events: item.events ?? [],
+    secret: item.secret,
+    failingSince: item.failing_since,
+    disabledReason: item.disabled_reason,
+    createdAt: item.created_at,
+  };
+}
+
+export async function putNewWebhook(webhook: Webhook): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...webhookKey(webhook.accountId, webhook.webhookId),
+        entity: 'WEBHOOK',
+        account_id: webhook.accountId,
+        webhook_id: webhook.webhookId,
+        url: webhook.url,
+        enabled: webhook.enabled,
+        dc_ids: webhook.dcIds,
+        events: webhook.events,
+        secret: webhook.secret,
+        created_at: webhook.createdAt,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+export async function getWebhook(accountId: string, webhookId: string): Promise<Webhook | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: webhookKey(accountId, webhookId), ConsistentRead: true }),
+  );
+  return Item ? fromItem(Item) : undefined;
+}
+
+/** The account's webhooks, oldest first. */
+export async function listWebhooks(accountId: string): Promise<Webhook[]> {
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': accountKeys.partition(accountId), ':prefix': PREFIX },
+    ConsistentRead: true,
+  });
+  return items
+    .map(fromItem)
+    .sort((a, b) => a.createdAt - b.createdAt || a.webhookId.localeCompare(b.webhookId));
+}
+
+/**
+ * Enables or disables a webhook; returns it, or undefined when it does not exist. Enabling starts a fresh
+ * failure count; disabling by the service records why.
+ */
+export async function setWebhookEnabled(
+  accountId: string,
+  webhookId: string,
+  enabled: boolean,
+  disabledReason?: string,
+): Promise<Webhook | undefined> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: webhookKey(accountId, webhookId),
+        UpdateExpression: enabled
+          ? 'SET enabled = :enabled REMOVE failing_since, disabled_reason'
+          : disabledReason
+            ? 'SET enabled = :enabled, disabled_reason = :reason'
+            : 'SET enabled = :enabled',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: {
+          ':enabled': enabled,
+          ...(!enabled && disabledReason ? { ':reason': disabledReason } : {}),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes ? fromItem(Attributes) : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+export async function deleteWebhook(accountId: string, webhookId: string): Promise<boolean> {
+  try {
+    await db.send(
+      new DeleteCommand({
+        TableName: tableName,
+        Key: webhookKey(accountId, webhookId),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Records a failed delivery: starts the failure run unless one is going on; returns when it started.
+ * Undefined when the webhook is gone.
+ */
+export async function markWebhookFailing(
+  accountId: string,
+  webhookId: string,
+  at: number,
+): Promise<number | undefined> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: webhookKey(accountId, webhookId),
+        UpdateExpression: 'SET failing_since = if_not_exists(failing_since, :at)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': at },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes?.failing_since;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** A success ends the failure run (only written when one was going on). */
+export async function clearWebhookFailing(accountId: string, webhookId: string): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: webhookKey(accountId, webhookId),
+        UpdateExpression: 'REMOVE failing_since',
+        ConditionExpression: 'attribute_exists(failing_since)',
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}

@@ -1,0 +1,234 @@
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { EventType } from '../data/events';
+import { recordDeliveryAttempt } from '../data/webhook-deliveries';
+import {
+  clearWebhookFailing,
+  getWebhook,
+  listWebhooks,
+  markWebhookFailing,
+  setWebhookEnabled,
+} from '../data/webhooks';
+import { logger } from '../shared/logger';
+import { MAX_DELAY_SECONDS, sendAllToQueue, sendToDeadLetterQueue, sendToQueue } from '../shared/queues';
+import { postWebhook, signatureHeader } from './webhook-http';
+
+/** The event types a webhook can subscribe to (spec §6 and DESIGN §4); PING only comes from the test call. */
+export const SUBSCRIBABLE_EVENTS = [
+  'ROUTE_CREATED',
+  'ROUTE_STARTED',
+  'ROUTE_ETAS_CHANGED',
+  'WAYPOINT_STATUS_CHANGED',
+  'ROUTE_FINISHED',
+  'ROUTE_IMPORT_FAILED',
+] as const satisfies readonly EventType[];
+export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
+
+/** An event as it travels through the queues. */
+export interface WebhookEvent {
+  event_id: string;
+  type: EventType;
+  dc_id: string | null;
+  route_id: string | null;
+  occurred_at: number;
+  details: Record<string, unknown>;
+}
+
+/** One delivery of one event to one webhook; a retry is a new message with the next attempt number. */
+export interface DeliveryMessage {
+  account_id: string;
+  webhook_id: string;
+  event: WebhookEvent;
+  attempt: number;
+  /** When the first attempt was made (retries stop once the schedule is used up). */
+  first_attempt_at?: number;
+  /** Not before this time: SQS delays at most 15 minutes, so longer waits take several hops. */
+  due_at?: number;
+}
+
+/** The body receivers get (DESIGN §4); the same bytes on every attempt, so `event_id` deduplicates. */
+export function webhookBody(event: WebhookEvent): string {
+  return JSON.stringify({
+    event: event.type,
+    hook_timestamp_millis: event.occurred_at,
+    dc_id: event.dc_id,
+    route_id: event.route_id,
+    event_id: event.event_id,
+    ...event.details,
+  });
+}
+
+/**
+ * The events in one message of the events queue: the table stream's record(s) of new event items, as
+ * the EventBridge Pipe (or the local stream poller) sends them.
+ */
+export function eventsOfStreamMessage(body: string): { accountId: string; event: WebhookEvent }[] {
+  const parsed = JSON.parse(body) as unknown;
+  const records = (Array.isArray(parsed) ? parsed : [parsed]) as {
+    dynamodb?: { NewImage?: Parameters<typeof unmarshall>[0] };
+  }[];
+  return records.flatMap((record) => {
+    const image = record.dynamodb?.NewImage;
+    if (!image) return [];
+    const item = unmarshall(image);
+    if (item.entity !== 'EVENT') return [];
+    return [
+      {
+        accountId: item.account_id as string,
+        event: {
+          event_id: item.event_id,
+          type: item.event_type,
+          dc_id: item.dc_id ?? null,
+          route_id: item.route_id ?? null,
+          occurred_at: item.occurred_at,
+          details: item.details ?? {},
+        },
+      },
+    ];
+  });
+}
+
+/** Queues one delivery per enabled webhook of the account subscribed to the event's type and DC. */
+export async function fanOut(accountId: string, event: WebhookEvent): Promise<number> {
+  const webhooks = (await listWebhooks(accountId)).filter(
+    (webhook) =>
+      webhook.enabled &&
+      webhook.events.includes(event.type) &&
+      event.dc_id !== null &&
+      webhook.dcIds.includes(event.dc_id),
+  );
+  await sendAllToQueue(
+    'deliveries',
+    webhooks.map(
+      (webhook): DeliveryMessage => ({
+        account_id: accountId,
+        webhook_id: webhook.webhookId,
+        event,
+        attempt: 1,
+      }),
+    ),
+  );
+  return webhooks.length;
+}
+
+export interface DeliverySettings {
+  /** Wait before each retry, in seconds; when they are used up the delivery goes to the DLQ. */
+  retryDelaysSeconds: readonly number[];
+  timeoutMs: number;
+  allowPrivateTargets: boolean;
+  /** A webhook whose deliveries kept failing this long is disabled. */
+  disableAfterMs: number;
+}
+
+/** About 1, 5, 15 and 30 minutes, then hourly: the last retry comes 7 h 51 min after the first attempt. */
+const DEFAULT_RETRY_DELAYS_SECONDS = [60, 300, 900, 1800, 3600, 3600, 3600, 3600, 3600, 3600, 3600];
+
+/** From the environment (tests and the bench shorten the schedule); the defaults are DESIGN §4's. */
+export function deliverySettings(env: NodeJS.ProcessEnv = process.env): DeliverySettings {
+  const delays = env.WEBHOOK_RETRY_DELAYS_SECONDS?.split(',').map(Number);
+  if (delays?.some((delay) => !Number.isFinite(delay) || delay < 0)) {
+    throw new Error(
+      `WEBHOOK_RETRY_DELAYS_SECONDS must be comma-separated seconds, not '${env.WEBHOOK_RETRY_DELAYS_SECONDS}'`,
+    );
+  }
+  return {
+    retryDelaysSeconds: delays ?? DEFAULT_RETRY_DELAYS_SECONDS,
+    timeoutMs: Number(env.WEBHOOK_TIMEOUT_MS ?? 10_000),
+    allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+    disableAfterMs: Number(env.WEBHOOK_DISABLE_AFTER_SECONDS ?? 86_400) * 1000,
+  };
+}
+
+export type DeliveryOutcome = 'delivered' | 'retry_queued' | 'waiting' | 'given_up' | 'skipped' | 'disabled';
+
+/**
+ * One delivery attempt:
+ * 1. a deleted or disabled webhook gets nothing (what was queued for it is dropped);
+ * 2. a message that is not due yet is queued again for the rest of its wait;
+ * 3. POSTs the signed body (SSRF guard, timeout, no redirects) and logs the attempt;
+ * 4. a 2xx ends the webhook's failure run; a failure starts or continues it, and a run longer than
+ *    `disableAfterMs` disables the webhook;
+ * 5. otherwise a failed attempt is queued again after the next delay of the schedule, or, when the
+ *    schedule is used up or the target is refused by the guard, sent to the DLQ and logged.
+ */
+export async function deliver(
+  message: DeliveryMessage,
+  settings: DeliverySettings,
+): Promise<DeliveryOutcome> {
+  const { account_id: accountId, webhook_id: webhookId, event } = message;
+  const webhook = await getWebhook(accountId, webhookId);
+  if (!webhook?.enabled) return 'skipped';
+  const now = Date.now();
+  if (message.due_at !== undefined && message.due_at > now + 1000) {
+    await sendToQueue('deliveries', message, { delaySeconds: waitSeconds(message.due_at - now) });
+    return 'waiting';
+  }
+
+  const body = webhookBody(event);
+  const sentAt = Date.now();
+  const result = await postWebhook({
+    url: webhook.url,
+    body,
+    headers: {
+      'Content-Type': 'application/json',
+      'X-Webhook-Id': webhookId,
+      'X-Event-Id': event.event_id,
+      'X-Event-Type': event.type,
+      'X-Signature': signatureHeader(webhook.secret, sentAt, body),
+    },
+    timeoutMs: settings.timeoutMs,
+    allowPrivateTargets: settings.allowPrivateTargets,
+  });
+  await recordDeliveryAttempt(accountId, webhookId, {
+    eventId: event.event_id,
+    eventType: event.type,
+    attempt: message.attempt,
+    statusCode: result.statusCode,
+    error: result.ok ? undefined : result.error,
+    durationMs: Math.round(result.durationMs),
+    timestamp: sentAt,
+  });
+  if (result.ok) {
+    if (webhook.failingSince !== undefined) await clearWebhookFailing(accountId, webhookId);
+    return 'delivered';
+  }
+
+  const context = {
+    webhook_id: webhookId,
+    event_id: event.event_id,
+    event_type: event.type,
+    attempt: message.attempt,
+    target_host: new URL(webhook.url).host,
+    error: result.error,
+  };
+  const failingSince = (await markWebhookFailing(accountId, webhookId, sentAt)) ?? sentAt;
+  if (sentAt - failingSince >= settings.disableAfterMs) {
+    await setWebhookEnabled(
+      accountId,
+      webhookId,
+      false,
+      `deliveries failed continuously since ${new Date(failingSince).toISOString()}`,
+    );
+    logger.warn('webhook disabled after failing continuously', { ...context, failing_since: failingSince });
+    return 'disabled';
+  }
+  const delaySeconds = result.refused ? undefined : settings.retryDelaysSeconds[message.attempt - 1];
+  if (delaySeconds === undefined) {
+    await sendToDeadLetterQueue('deliveries', message);
+    logger.error(
+      result.refused ? 'webhook target refused by the SSRF guard' : 'webhook delivery given up',
+      context,
+    );
+    return 'given_up';
+  }
+  const retry: DeliveryMessage = {
+    ...message,
+    attempt: message.attempt + 1,
+    first_attempt_at: message.first_attempt_at ?? sentAt,
+    due_at: Date.now() + delaySeconds * 1000,
+  };
+  await sendToQueue('deliveries', retry, { delaySeconds: waitSeconds(delaySeconds * 1000) });
+  logger.info('webhook delivery failed; retry queued', { ...context, retry_in_seconds: delaySeconds });
+  return 'retry_queued';
+}
+
+const waitSeconds = (ms: number) => Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(ms / 1000)));
