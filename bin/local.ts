@@ -10,6 +10,7 @@ import { endpoints } from '../functions/endpoints/index';
 import { startApiServer } from '../local/api-server';
 import { startQueuePollers } from '../local/queue-pollers';
 import { startLocalStack } from '../local/stack';
+import { startStreamPoller } from '../local/stream-poller';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -32,6 +33,14 @@ const pollers = startQueuePollers({
   awsEndpoint: stack.endpoints.aws,
   queueUrls: stack.resources.queueUrls,
 });
+// Does the EventBridge Pipe's job: event items from the table stream to the events queue.
+const streamPoller = startStreamPoller({
+  dynamodbEndpoint: stack.endpoints.dynamodb,
+  awsEndpoint: stack.endpoints.aws,
+  tableName: stack.resources.tableName,
+  eventQueueUrl: stack.resources.queueUrls.events,
+});
+await streamPoller.ready;
 
 writeFileSync(
   stackFile,
@@ -78,6 +87,7 @@ async function shutdown(signal: string) {
   rmSync(stackFile, { force: true });
   await api.close();
   await pollers.stop();
+  await streamPoller.stop();
   await stack.stop();
   process.exit(0);
 }

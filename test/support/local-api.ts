@@ -7,6 +7,7 @@ import { localHandlerEnvironment } from '../../local/environment';
 import { startQueuePollers } from '../../local/queue-pollers';
 import type { LocalResources } from '../../local/resources';
 import { createLocalResources } from '../../local/stack';
+import { startStreamPoller } from '../../local/stream-poller';
 
 export interface TestApi extends ApiServer {
   tableName: string;
@@ -18,7 +19,10 @@ export interface TestApi extends ApiServer {
  * DynamoDB Local and fauxqs, and the same HTTP adapter `npm start` uses. Call before importing anything
  * from functions/data: the handlers read their environment when they load.
  */
-export async function startTestApi(name: string, options: { pollers?: boolean } = {}): Promise<TestApi> {
+export async function startTestApi(
+  name: string,
+  options: { pollers?: boolean; streams?: boolean } = {},
+): Promise<TestApi> {
   const endpointsUsed = { dynamodb: inject('dynamodbEndpoint'), aws: inject('awsEndpoint') };
   const prefix = `t-${name}-${randomBytes(3).toString('hex')}`;
   const resources = await createLocalResources(endpointsUsed, prefix);
@@ -30,6 +34,17 @@ export async function startTestApi(name: string, options: { pollers?: boolean } 
     awsEndpoint: endpointsUsed.aws,
     queueUrls: resources.queueUrls,
   });
+  // The pipe's stand-in: event items written by this file's handlers reach this file's events queue.
+  const streams =
+    options.streams === false
+      ? undefined
+      : startStreamPoller({
+          dynamodbEndpoint: endpointsUsed.dynamodb,
+          awsEndpoint: endpointsUsed.aws,
+          tableName: resources.tableName,
+          eventQueueUrl: resources.queueUrls.events,
+        });
+  await streams?.ready;
   return {
     ...api,
     tableName: resources.tableName,
@@ -37,6 +52,7 @@ export async function startTestApi(name: string, options: { pollers?: boolean } 
     close: async () => {
       await api.close();
       await pollers.stop();
+      await streams?.stop();
     },
   };
 }
