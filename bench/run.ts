@@ -18,10 +18,16 @@ import { routeImportScenario } from './route-import';
 import { type LocalRuntime, startLocalRuntime } from './runtime';
 import type { BenchConfig, Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { round } from './stats';
+import { webhookDeliveryScenario } from './webhooks';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const SCENARIOS: Scenario[] = [getDriverScenario, routeImportScenario, driverLocationScenario];
+const SCENARIOS: Scenario[] = [
+  getDriverScenario,
+  routeImportScenario,
+  driverLocationScenario,
+  webhookDeliveryScenario,
+];
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 

@@ -13,7 +13,20 @@ export interface StackInfo {
   dynamodb_endpoint: string;
   table_name: string;
   demo: { account_id: string; dc_id: string; driver_id: string };
+  /** The SQS emulator and the queues (by QueueName), for scenarios that look at what is left in them. */
+  sqs_endpoint?: string;
+  queue_urls?: Record<string, string>;
+  dlq_urls?: Record<string, string>;
 }
+
+/**
+ * Environment the bench's runtime gets unless the bench's own environment sets the variable: a short
+ * webhook retry schedule (seconds instead of DESIGN §4's minutes to hours), so webhook_delivery's induced
+ * failures are retried while it waits.
+ */
+export const RUNTIME_ENV_DEFAULTS: Readonly<Record<string, string>> = {
+  WEBHOOK_RETRY_DELAYS_SECONDS: '1,2,5',
+};
 
 export interface LocalRuntime {
   stack: StackInfo;
@@ -51,6 +64,7 @@ export async function startLocalRuntime(
     child = spawn(join(repoRoot, 'node_modules/.bin/tsx'), ['bin/local.ts', '--in-memory'], {
       cwd: repoRoot,
       env: {
+        ...RUNTIME_ENV_DEFAULTS,
         ...process.env,
         PORT: '0',
         LOCAL_STATE_DIR: stateDir,

@@ -1,0 +1,692 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import {
+  Agent,
+  createServer,
+  type IncomingMessage,
+  type RequestOptions,
+  request,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_CREDENTIALS } from '../local/services';
+import { inParallel, RawTable, sleep } from './dynamo';
+import { ApiClient } from './http';
+import { type LoadRun, runLoad } from './load';
+import { RUNTIME_ENV_DEFAULTS, type StackInfo } from './runtime';
+import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
+import { check, percentile, round, summarizePath } from './stats';
+
+/** The issue: 2,000 events to 3 webhooks, 20 % of first attempts fail, deliveries/s >= 0.3 x raw POSTs/s. */
+const EVENTS = 2000;
+const WEBHOOKS = 3;
+/** Every FAIL_EVERY-th (event, webhook) pair gets a 500 on its first attempt: exactly 20 %. */
+const FAIL_EVERY = 5;
+const THROUGHPUT_RATIO_TARGET = 0.3;
+/** The deliveries consumer's batch size (functions/consumers.ts) with one local poller: 10 POSTs in flight. */
+const RAW_CONCURRENCY = 10;
+/** Event writes in flight: one event per TransactWriteItems, as a handler writes its state change. */
+const WRITE_PARALLELISM = 10;
+const DEADLINE_MS = 10 * 60_000;
+/** After the last first success: time for late duplicates (redelivered messages) to show up. */
+const GRACE_MS = 5000;
+const PROGRESS_EVERY_MS = 5000;
+const EVENT_TYPE = 'ROUTE_STARTED';
+const SIGNATURE_TOLERANCE_MS = 5 * 60_000;
+/** Marks the raw baseline's POSTs, so a late delivery from the pipeline during that run still counts as one. */
+const RAW_HEADER = 'x-bench-raw';
+
+interface BenchWebhook {
+  id: string;
+  secret: string;
+}
+
+/** One (event, webhook) pair as the receiver saw it. */
+interface Pair {
+  eventId: string;
+  webhook: BenchWebhook;
+  /** Answer 500 to its first request. */
+  failFirst: boolean;
+  /** The warm-up event's pairs are delivered before the measurement and left out of its numbers. */
+  warmup: boolean;
+  /** performance.now() when the event's TransactWriteItems was acknowledged. */
+  writtenAt?: number;
+  requests: number;
+  successes: number;
+  firstRequestAt?: number;
+  firstSuccessAt?: number;
+  /** The body of the first successful POST: the raw baseline sends these again. */
+  body?: string;
+}
+
+const pairKey = (eventId: string, webhookId: string) => `${eventId}\u0000${webhookId}`;
+
+const hmacHex = (secret: string, timestampMs: number, body: string) =>
+  createHmac('sha256', secret).update(`${timestampMs}.${body}`, 'utf8').digest('hex');
+
+/**
+ * The receiver's own check of `X-Signature: t=<ms>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (DESIGN
+ * §4), written here rather than borrowed from the service, so a signing bug on both sides cannot cancel out.
+ */
+function signatureValid(secret: string, header: string | undefined, body: string): boolean {
+  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header ?? '');
+  if (!match) return false;
+  const timestampMs = Number(match[1]);
+  if (Math.abs(Date.now() - timestampMs) > SIGNATURE_TOLERANCE_MS) return false;
+  return timingSafeEqual(
+    Buffer.from(match[2] as string, 'hex'),
+    Buffer.from(hmacHex(secret, timestampMs, body), 'hex'),
+  );
+}
+
+/**
+ * The webhook receiver: node:http on 127.0.0.1 in the bench process. Pipeline POSTs are matched to their
+ * (event, webhook) pair by X-Event-Id and X-Webhook-Id; the pairs chosen to fail get 500 on their first
+ * request, everything else 200. Raw-baseline POSTs (RAW_HEADER) are checked the same way and always get 200.
+ */
+class Receiver {
+  readonly pairs = new Map<string, Pair>();
+  readonly webhooks = new Map<string, BenchWebhook>();
+  delivered = 0;
+  inducedFailures = 0;
+  badSignatures = 0;
+  /** Requests for no known pair, or whose body does not match its headers. */
+  unexpected = 0;
+  rawReceived = 0;
+  readonly samples: string[] = [];
+  readonly #server: Server;
+
+  constructor() {
+    this.#server = createServer((req, res) => this.#handle(req, res));
+    this.#server.keepAliveTimeout = 30_000;
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(0, '127.0.0.1', () => resolve());
+    });
+    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  close(): Promise<void> {
+    this.#server.closeAllConnections();
+    return new Promise((resolve) => this.#server.close(() => resolve()));
+  }
+
+  #sample(message: string) {
+    if (this.samples.length < 5) this.samples.push(message);
+  }
+
+  #handle(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const now = performance.now();
+      const body = Buffer.concat(chunks).toString('utf8');
+      const answer = (status: number) => {
+        res.writeHead(status, { 'Content-Type': 'text/plain', 'Content-Length': 2 });
+        res.end(status === 200 ? 'ok' : 'no');
+      };
+      const webhookId = String(req.headers['x-webhook-id'] ?? '');
+      const eventId = String(req.headers['x-event-id'] ?? '');
+      const webhook = this.webhooks.get(webhookId);
+      if (req.method !== 'POST' || !webhook) {
+        this.unexpected++;
+        this.#sample(`${req.method} ${req.url} for unknown webhook '${webhookId}'`);
+        return answer(200);
+      }
+      if (!signatureValid(webhook.secret, req.headers['x-signature'] as string | undefined, body)) {
+        this.badSignatures++;
+        this.#sample(
+          `bad signature '${req.headers['x-signature']}' from webhook ${webhookId}, event ${eventId}`,
+        );
+        return answer(401);
+      }
+      if (req.headers[RAW_HEADER]) {
+        this.rawReceived++;
+        return answer(200);
+      }
+      const pair = this.pairs.get(pairKey(eventId, webhookId));
+      let parsed: { event?: unknown; event_id?: unknown } | undefined;
+      try {
+        parsed = JSON.parse(body) as typeof parsed;
+      } catch {
+        parsed = undefined;
+      }
+      if (!pair || parsed?.event_id !== eventId || parsed.event !== EVENT_TYPE) {
+        this.unexpected++;
+        this.#sample(`unexpected POST for webhook ${webhookId}, event '${eventId}': ${body.slice(0, 200)}`);
+        return answer(200);
+      }
+      pair.requests++;
+      pair.firstRequestAt ??= now;
+      if (pair.failFirst && pair.requests === 1) {
+        this.inducedFailures++;
+        return answer(500);
+      }
+      pair.successes++;
+      if (pair.firstSuccessAt === undefined) {
+        pair.firstSuccessAt = now;
+        pair.body = body;
+        if (!pair.warmup) this.delivered++;
+      }
+      answer(200);
+    });
+  }
+}
+
+/** `DELETE` on the API (ApiClient has GET and POST only). */
+function apiDelete(baseUrl: string, apiKey: string, path: string): Promise<number> {
+  const base = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: base.hostname,
+        port: base.port,
+        path,
+        method: 'DELETE',
+        headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' },
+      },
+      (res) => {
+        res.resume();
+        res.on('error', reject);
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** One signed POST as the delivery worker sends it (same headers), plus RAW_HEADER; throws unless 200. */
+function rawPost(url: URL, agent: Agent | false, pair: Pair, body: string): Promise<void> {
+  const timestampMs = Date.now();
+  const options: RequestOptions = {
+    host: url.hostname,
+    port: url.port,
+    path: url.pathname,
+    method: 'POST',
+    agent,
+    headers: {
+      'Content-Type': 'application/json',
+      'X-Webhook-Id': pair.webhook.id,
+      'X-Event-Id': pair.eventId,
+      'X-Event-Type': EVENT_TYPE,
+      'X-Signature': `t=${timestampMs},v1=${hmacHex(pair.webhook.secret, timestampMs, body)}`,
+      [RAW_HEADER]: '1',
+      'Content-Length': String(Buffer.byteLength(body)),
+    },
+  };
+  return new Promise((resolve, reject) => {
+    const req = request(options, (res) => {
+      res.resume();
+      res.on('error', reject);
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}`)),
+      );
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+type QueueDepths = Record<string, { visible: number; in_flight: number; delayed: number }>;
+
+/**
+ * What is in the events and deliveries queues and their DLQs: `depths()` is undefined when stack.json
+ * lacks the queues, an error text when the emulator did not answer.
+ */
+function queueInspector(stack: StackInfo) {
+  const sqs = new SQSClient({
+    endpoint: stack.sqs_endpoint,
+    region: stack.region,
+    credentials: LOCAL_CREDENTIALS,
+    useQueueUrlAsEndpoint: false,
+  });
+  const queues: Record<string, string | undefined> = {
+    events: stack.queue_urls?.events,
+    events_dlq: stack.dlq_urls?.events,
+    deliveries: stack.queue_urls?.deliveries,
+    deliveries_dlq: stack.dlq_urls?.deliveries,
+  };
+  return {
+    async depths(): Promise<QueueDepths | string | undefined> {
+      if (!stack.sqs_endpoint || !stack.queue_urls || !stack.dlq_urls) return undefined;
+      try {
+        const depths: QueueDepths = {};
+        for (const [name, url] of Object.entries(queues)) {
+          if (!url) continue;
+          const { Attributes = {} } = await sqs.send(
+            new GetQueueAttributesCommand({
+              QueueUrl: url,
+              AttributeNames: [
+                'ApproximateNumberOfMessages',
+                'ApproximateNumberOfMessagesNotVisible',
+                'ApproximateNumberOfMessagesDelayed',
+              ],
+            }),
+          );
+          depths[name] = {
+            visible: Number(Attributes.ApproximateNumberOfMessages ?? Number.NaN),
+            in_flight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? Number.NaN),
+            delayed: Number(Attributes.ApproximateNumberOfMessagesDelayed ?? Number.NaN),
+          };
+        }
+        return depths;
+      } catch (error) {
+        return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      }
+    },
+    destroy: () => sqs.destroy(),
+  };
+}
+
+/** Lines of the runtime's log written since `offset` that mention each of `needles`. */
+async function countLogLines(
+  file: string,
+  offset: number,
+  needles: readonly string[],
+): Promise<Record<string, number>> {
+  const counts = Object.fromEntries(needles.map((needle) => [needle, 0]));
+  const handle = await open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const buffer = Buffer.alloc(Math.max(0, size - offset));
+    await handle.read(buffer, 0, buffer.length, offset);
+    for (const line of buffer.toString('utf8').split('\n'))
+      for (const needle of needles) if (line.includes(needle)) counts[needle] = (counts[needle] ?? 0) + 1;
+  } finally {
+    await handle.close();
+  }
+  return counts;
+}
+
+function distribution(values: number[]) {
+  const sorted = Array.from(Float64Array.from(values).sort());
+  return {
+    p50: round(percentile(sorted, 50)),
+    p95: round(percentile(sorted, 95)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted[sorted.length - 1] ?? Number.NaN),
+    samples: sorted.length,
+  };
+}
+
+function rawSummary(run: LoadRun) {
+  return {
+    ...summarizePath(run),
+    ...(run.errorSamples.length ? { error_samples: run.errorSamples } : {}),
+  };
+}
+
+/**
+ * Webhook delivery end to end on the local runtime: event items written into the table (as the service's
+ * transactions write them) travel stream -> local stream poller -> events queue -> fan-out consumer ->
+ * deliveries queue -> delivery consumer -> signed POST to a receiver in this process, which fails a fixed
+ * 20 % of first attempts. Every (event, webhook) pair must arrive; the delivery rate is compared with raw
+ * signed POSTs of the same bodies from this process to the same receiver.
+ */
+export const webhookDeliveryScenario: Scenario = {
+  name: 'webhook_delivery',
+  async run({ runtime, config, abort, log }: ScenarioContext): Promise<ScenarioResult> {
+    const { stack, apiKey } = runtime;
+    const { account_id: accountId, dc_id: dcId, driver_id: driverId } = stack.demo;
+    // The data layer reads TABLE_NAME when it loads; the bench borrows its event item builder.
+    process.env.TABLE_NAME ??= stack.table_name;
+    const { putEventItem } = await import('../functions/data/events');
+    const retrySchedule =
+      process.env.WEBHOOK_RETRY_DELAYS_SECONDS ?? RUNTIME_ENV_DEFAULTS.WEBHOOK_RETRY_DELAYS_SECONDS;
+    const logOffset = statSync(runtime.logFile).size;
+
+    const api = new ApiClient(stack.api_url, apiKey, 4);
+    const raw = new RawTable(stack, abort);
+    const receiver = new Receiver();
+    const runId = randomBytes(4).toString('hex');
+    const apiErrors: string[] = [];
+    const webhooks: BenchWebhook[] = [];
+    const queues = queueInspector(stack);
+
+    /** The event items and their pairs (one per webhook), known to the receiver before anything is written. */
+    const prepareEvents = (count: number, first: number, warmup: boolean) =>
+      Array.from({ length: count }, (_, i) => {
+        const index = first + i;
+        const occurredAt = Date.now();
+        const transactItem = putEventItem({
+          accountId,
+          dcId,
+          routeId: `bench-wh-${runId}-${String(index).padStart(4, '0')}`,
+          type: EVENT_TYPE,
+          details: { driver_id: driverId, started_timestamp: occurredAt },
+          occurredAt,
+        });
+        const eventId = transactItem.Put.Item.event_id;
+        const pairs = webhooks.map((webhook, w): Pair => {
+          const pair: Pair = {
+            eventId,
+            webhook,
+            failFirst: !warmup && (index * WEBHOOKS + w) % FAIL_EVERY === 0,
+            warmup,
+            requests: 0,
+            successes: 0,
+          };
+          receiver.pairs.set(pairKey(eventId, webhook.id), pair);
+          return pair;
+        });
+        return { transactItem, pairs };
+      });
+    let eventsWritten = 0;
+    /** One TransactWriteItems per event, WRITE_PARALLELISM in flight; sets the pairs' write times; ms. */
+    const writeEvents = async (events: ReturnType<typeof prepareEvents>) => {
+      const started = performance.now();
+      await inParallel(events, WRITE_PARALLELISM, abort, async ({ transactItem, pairs }) => {
+        await raw.db.send(new TransactWriteCommand({ TransactItems: [transactItem] }));
+        const writtenAt = performance.now();
+        for (const pair of pairs) pair.writtenAt = writtenAt;
+        eventsWritten++;
+      });
+      return performance.now() - started;
+    };
+
+    const timeline: Record<string, number | string>[] = [];
+    let writeError: unknown;
+    /**
+     * Resolves when every pair has a success; false at the deadline. Every PROGRESS_EVERY_MS a line on
+     * stderr and, with `record`, a timeline entry: what was written and delivered, what waits in the queues.
+     */
+    const waitForDeliveries = async (pairs: Pair[], deadlineMs: number, label: string, record: boolean) => {
+      const started = performance.now();
+      let nextProgress = started + PROGRESS_EVERY_MS;
+      for (;;) {
+        abort.throwIfAborted();
+        if (writeError) throw writeError;
+        const done = pairs.filter((pair) => pair.firstSuccessAt !== undefined).length;
+        if (done === pairs.length) return true;
+        const now = performance.now();
+        if (now - started > deadlineMs) return false;
+        if (now >= nextProgress) {
+          nextProgress += PROGRESS_EVERY_MS;
+          const depths = await queues.depths();
+          const entry: Record<string, number | string> = {
+            t_s: round((now - started) / 1000, 1),
+            events_written: eventsWritten,
+            pairs_delivered: done,
+            induced_failures: receiver.inducedFailures,
+          };
+          if (typeof depths === 'object')
+            for (const [name, depth] of Object.entries(depths))
+              if (!name.endsWith('_dlq') || depth.visible + depth.in_flight + depth.delayed > 0)
+                entry[name] = `${depth.visible}/${depth.in_flight}/${depth.delayed}`;
+          if (record) timeline.push(entry);
+          log(
+            `  ${label}: ${JSON.stringify(entry)} (queues: visible/in flight/delayed; ` +
+              `${receiver.badSignatures} bad signatures)`,
+          );
+        }
+        await sleep(100);
+      }
+    };
+
+    /** Leaves no webhook behind for the scenarios that run after this one. */
+    const deleteWebhooks = async () => {
+      for (const webhook of webhooks.splice(0)) {
+        const status = await apiDelete(
+          stack.api_url,
+          apiKey,
+          `/webhooks/${encodeURIComponent(webhook.id)}`,
+        ).catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+        if (status !== 200) {
+          apiErrors.push(`DELETE webhook ${webhook.id}: ${status}`);
+          log(`  deleting webhook ${webhook.id} failed: ${status}`);
+        }
+      }
+    };
+
+    try {
+      const receiverUrl = await receiver.listen();
+      log(`receiver at ${receiverUrl}; creating ${WEBHOOKS} webhooks for ${EVENT_TYPE} in DC ${dcId}`);
+      for (let w = 0; w < WEBHOOKS; w++) {
+        const { status, body } = await api.post(
+          '/webhooks',
+          JSON.stringify({ webhook_url: `${receiverUrl}/hook/${w}`, events: [EVENT_TYPE], dc_ids: [dcId] }),
+        );
+        const created = (body as { data?: { webhook?: { id?: unknown; secret?: unknown } } } | undefined)
+          ?.data?.webhook;
+        if (status !== 200 || typeof created?.id !== 'string' || typeof created.secret !== 'string')
+          throw new Error(`creating webhook ${w}: ${status} ${JSON.stringify(body).slice(0, 200)}`);
+        const webhook = { id: created.id, secret: created.secret };
+        webhooks.push(webhook);
+        receiver.webhooks.set(webhook.id, webhook);
+      }
+
+      // One event first: its delivery loads the fan-out and delivery handlers in the runtime (the local
+      // "cold start"), which the measured events then do not pay.
+      log('warm-up: one event through the pipeline');
+      const warm = prepareEvents(1, EVENTS, true);
+      const warmPairs = warm.flatMap((event) => event.pairs);
+      await writeEvents(warm);
+      if (!(await waitForDeliveries(warmPairs, 60_000, 'warm-up', false)))
+        throw new Error(
+          `the warm-up event was not delivered to all ${WEBHOOKS} webhooks within 60 s ` +
+            `(queues: ${JSON.stringify(await queues.depths())})`,
+        );
+      const coldMs = Math.max(
+        ...warmPairs.map((pair) => (pair.firstSuccessAt as number) - (pair.writtenAt as number)),
+      );
+      eventsWritten = 0;
+
+      log(
+        `writing ${EVENTS} ${EVENT_TYPE} events (one TransactWriteItems each, ${WRITE_PARALLELISM} in flight) ` +
+          `and waiting for ${EVENTS * WEBHOOKS} deliveries (retries after ${retrySchedule} s)`,
+      );
+      // The pipeline starts delivering while the events are still being written: the wait runs alongside.
+      const events = prepareEvents(EVENTS, 0, false);
+      const pairs = events.flatMap((event) => event.pairs);
+      const writing = writeEvents(events).then(
+        (ms) => {
+          log(`  ${EVENTS} events written in ${(ms / 1000).toFixed(1)} s`);
+          return ms;
+        },
+        (error: unknown) => {
+          writeError = error;
+          return Number.NaN;
+        },
+      );
+      const complete = await waitForDeliveries(pairs, DEADLINE_MS, 'deliveries', true);
+      const writeMs = await writing;
+      if (!complete) log(`  deadline of ${DEADLINE_MS / 1000} s passed`);
+      await sleep(GRACE_MS);
+      const queuesAfter = await queues.depths();
+
+      // Raw baseline: the delivered bodies again, signed the same way, straight from this process.
+      const bodies = pairs.filter((pair) => pair.body !== undefined);
+      const receiverEndpoint = new URL(`${receiverUrl}/hook/raw`);
+      let cursor = 0;
+      const nextBody = () => {
+        const pair = bodies[cursor++ % bodies.length] as Pair;
+        return { pair, body: pair.body as string };
+      };
+      // A fresh connection per POST, as postWebhook (agent: false) makes one per delivery.
+      const rawFresh = async () => {
+        const { pair, body } = nextBody();
+        await rawPost(receiverEndpoint, false, pair, body);
+      };
+      const keepAlive = new Agent({ keepAlive: true, maxSockets: RAW_CONCURRENCY });
+      const rawKeepAlive = async () => {
+        const { pair, body } = nextBody();
+        await rawPost(receiverEndpoint, keepAlive, pair, body);
+      };
+      let rawRun: LoadRun | undefined;
+      let rawKeepAliveRun: LoadRun | undefined;
+      let rawWarmupErrors = 0;
+      if (bodies.length > 0) {
+        log(
+          `raw baseline: ${bodies.length} signed POSTs at concurrency ${RAW_CONCURRENCY} (after ${config.warmupRequests} warm-up)`,
+        );
+        const warmups = [
+          await runLoad(rawFresh, { concurrency: RAW_CONCURRENCY, count: config.warmupRequests, abort }),
+          await runLoad(rawKeepAlive, { concurrency: RAW_CONCURRENCY, count: config.warmupRequests, abort }),
+        ];
+        rawWarmupErrors = warmups.reduce((total, run) => total + run.errors, 0);
+        rawRun = await runLoad(rawFresh, { concurrency: RAW_CONCURRENCY, count: bodies.length, abort });
+        rawKeepAliveRun = await runLoad(rawKeepAlive, {
+          concurrency: RAW_CONCURRENCY,
+          count: bodies.length,
+          abort,
+        });
+      }
+      keepAlive.destroy();
+
+      // The service's own log of the attempts (the last 100 per webhook): how long its POSTs took.
+      const loggedDurations: number[] = [];
+      for (const webhook of webhooks) {
+        const { status, body } = await api.get(`/webhooks/${encodeURIComponent(webhook.id)}/deliveries`);
+        const attempts = (body as { data?: { deliveries?: { duration_ms?: unknown }[] } } | undefined)?.data
+          ?.deliveries;
+        if (status !== 200 || !Array.isArray(attempts))
+          apiErrors.push(`GET deliveries of ${webhook.id}: ${status} ${JSON.stringify(body).slice(0, 200)}`);
+        else for (const attempt of attempts) loggedDurations.push(Number(attempt.duration_ms));
+      }
+      await deleteWebhooks();
+
+      // Numbers of the measured pairs (the warm-up event's left out).
+      const deliveredPairs = pairs.filter((pair) => pair.firstSuccessAt !== undefined);
+      const lost = pairs.length - deliveredPairs.length;
+      const duplicates = pairs.reduce((total, pair) => total + Math.max(0, pair.successes - 1), 0);
+      const firstWrite = Math.min(...pairs.map((pair) => pair.writtenAt as number));
+      const lastSuccess = Math.max(...deliveredPairs.map((pair) => pair.firstSuccessAt as number));
+      const deliveriesPerS = deliveredPairs.length / ((lastSuccess - firstWrite) / 1000);
+      const lastWrite = Math.max(...pairs.map((pair) => pair.writtenAt as number));
+      const afterWrites = deliveredPairs.filter((pair) => (pair.firstSuccessAt as number) > lastWrite).length;
+      const rawPerS = rawRun ? rawRun.ok / (rawRun.elapsedMs / 1000) : Number.NaN;
+      const ratio = deliveriesPerS / rawPerS;
+      const delay = (pair: Pair) => (pair.firstSuccessAt as number) - (pair.writtenAt as number);
+      const requestsPerPair: Record<string, number> = {};
+      for (const pair of pairs) requestsPerPair[pair.requests] = (requestsPerPair[pair.requests] ?? 0) + 1;
+      const expectedFailures = pairs.filter((pair) => pair.failFirst).length;
+      const logCounts = await countLogLines(runtime.logFile, logOffset, [
+        'webhook delivery given up',
+        'webhook target refused',
+        'webhook disabled',
+        'failed its whole batch',
+        'stream poller',
+      ]);
+      const undelivered = pairs.filter((pair) => pair.firstSuccessAt === undefined);
+      const undeliveredEvents = new Set(undelivered.map((pair) => pair.eventId));
+
+      const errors =
+        receiver.badSignatures +
+        receiver.unexpected +
+        lost +
+        apiErrors.length +
+        (rawRun?.errors ?? 0) +
+        (rawKeepAliveRun?.errors ?? 0) +
+        rawWarmupErrors;
+      return {
+        description:
+          `${EVENTS} ${EVENT_TYPE} event items written into the table (putEventItem of functions/data/events.ts, ` +
+          `one TransactWriteItems per event, ${WRITE_PARALLELISM} in flight) for the demo account and DC, to ` +
+          `${WEBHOOKS} webhooks created through the API, all pointing at a node:http receiver in the bench process ` +
+          `that answers 500 to the first request of every ${FAIL_EVERY}th (event, webhook) pair and 200 otherwise, ` +
+          'and checks every X-Signature with its webhook’s secret. Path: table stream -> local stream poller -> ' +
+          'events queue -> fan-out consumer -> deliveries queue -> delivery consumer -> POST, in the local runtime ' +
+          `with WEBHOOK_RETRY_DELAYS_SECONDS=${retrySchedule}. Delay: event write acknowledged -> first 200 ` +
+          'answered for the pair. deliveries/s: delivered pairs / (last first success - first write). Raw: the ' +
+          `delivered bodies POSTed again from this process, signed the same way, at concurrency ${RAW_CONCURRENCY} ` +
+          '(the delivery consumer’s batch size, one poller), a fresh connection per POST as the delivery worker ' +
+          'makes; raw_keep_alive (informative) reuses connections. One warm-up event went through first (not counted).',
+        run_id: runId,
+        events: EVENTS,
+        webhooks: WEBHOOKS,
+        pairs: pairs.length,
+        errors,
+        retry_delays_seconds: retrySchedule,
+        cold_warmup_event_delivery_ms: round(coldMs),
+        event_writes: {
+          transactions: EVENTS,
+          parallelism: WRITE_PARALLELISM,
+          duration_s: round(writeMs / 1000),
+          events_per_s: round(EVENTS / (writeMs / 1000), 1),
+        },
+        delivered_pairs: deliveredPairs.length,
+        lost_pairs: lost,
+        duplicates,
+        first_attempt_failures_induced: receiver.inducedFailures,
+        first_attempt_failures_planned: expectedFailures,
+        receiver_requests_per_pair: requestsPerPair,
+        bad_signatures: receiver.badSignatures,
+        unexpected_requests: receiver.unexpected,
+        ...(receiver.samples.length ? { receiver_error_samples: receiver.samples } : {}),
+        api_errors: apiErrors.length,
+        ...(apiErrors.length ? { api_error_samples: apiErrors.slice(0, 5) } : {}),
+        delay_ms: {
+          write_to_first_success: distribution(deliveredPairs.map(delay)),
+          write_to_first_success_no_induced_failure: distribution(
+            deliveredPairs.filter((pair) => !pair.failFirst).map(delay),
+          ),
+          write_to_first_success_after_induced_failure: distribution(
+            deliveredPairs.filter((pair) => pair.failFirst).map(delay),
+          ),
+          write_to_first_attempt: distribution(
+            pairs
+              .filter((pair) => pair.firstRequestAt !== undefined)
+              .map((pair) => (pair.firstRequestAt as number) - (pair.writtenAt as number)),
+          ),
+        },
+        delivery_window_s: round((lastSuccess - firstWrite) / 1000),
+        deliveries_per_s: round(deliveriesPerS, 1),
+        /** Informative: once every event is written, the pipeline no longer shares DynamoDB Local with the writes. */
+        deliveries_per_s_after_last_write: round(afterWrites / ((lastSuccess - lastWrite) / 1000), 1),
+        delivery_log_post_duration_ms: distribution(loggedDurations),
+        raw_posts_per_s: round(rawPerS, 1),
+        deliveries_over_raw_ratio: round(ratio),
+        raw: rawRun ? rawSummary(rawRun) : null,
+        raw_keep_alive: rawKeepAliveRun ? rawSummary(rawKeepAliveRun) : null,
+        raw_posts_received: receiver.rawReceived,
+        progress_every_s: PROGRESS_EVERY_MS / 1000,
+        progress: timeline,
+        queues_after: queuesAfter ?? null,
+        runtime_log_lines: logCounts,
+        ...(undelivered.length
+          ? {
+              undelivered: {
+                pairs: undelivered.length,
+                events: undeliveredEvents.size,
+                never_attempted: undelivered.filter((pair) => pair.requests === 0).length,
+                samples: undelivered.slice(0, 5).map((pair) => ({
+                  event_id: pair.eventId,
+                  webhook_id: pair.webhook.id,
+                  requests: pair.requests,
+                })),
+              },
+            }
+          : {}),
+        checks: {
+          lost_pairs: check(
+            lost,
+            '<=',
+            0,
+            `(event, webhook) pairs without a 200 within ${DEADLINE_MS / 60_000} min`,
+          ),
+          deliveries_over_raw_ratio: check(
+            ratio,
+            '>=',
+            THROUGHPUT_RATIO_TARGET,
+            `deliveries/s (first successes) / raw signed POSTs/s at concurrency ${RAW_CONCURRENCY}, fresh connections`,
+          ),
+        },
+      };
+    } finally {
+      await deleteWebhooks();
+      api.close();
+      raw.destroy();
+      queues.destroy();
+      await receiver.close();
+    }
+  },
+};
