@@ -12,6 +12,11 @@ export interface ConsumerDefinition {
   /** Handler module under `functions/handlers/`, without extension. */
   handler: string;
   batchSize: number;
+  /**
+   * Most batches in flight at once (the SQS event source's maximum concurrency, 2..1000): caps the load a
+   * backlog puts on the table. The local runtime runs as many pollers.
+   */
+  maxConcurrency: number;
   /** Lambda timeout; the queue's visibility timeout must be longer. */
   timeoutSeconds: number;
   memorySize: number;
@@ -25,6 +30,8 @@ export const consumers: readonly ConsumerDefinition[] = [
     handler: 'workers/import-routes',
     // One route per invocation: a 50,000-item import uses the whole function.
     batchSize: 1,
+    // Each import writes up to ~100,000 items: a few at a time keep the table's write rate sane.
+    maxConcurrency: 5,
     timeoutSeconds: 300,
     memorySize: 1769,
     access: { table: 'readWrite', bucket: 'read' },
@@ -34,6 +41,7 @@ export const consumers: readonly ConsumerDefinition[] = [
     queue: 'events',
     handler: 'workers/fan-out-events',
     batchSize: 10,
+    maxConcurrency: 5,
     timeoutSeconds: 30,
     memorySize: 512,
     access: { table: 'read', sendTo: ['deliveries'] },
@@ -44,6 +52,8 @@ export const consumers: readonly ConsumerDefinition[] = [
     handler: 'workers/deliver-webhooks',
     // Up to ten POSTs in parallel, each cut off after 10 s: well inside the queue's 60 s visibility.
     batchSize: 10,
+    // Receivers are slow and many; each delivery costs the table one read and one write.
+    maxConcurrency: 20,
     timeoutSeconds: 30,
     memorySize: 512,
     access: { table: 'readWrite', sendTo: ['deliveries'], sendToDeadLetter: ['deliveries'] },

@@ -28,6 +28,8 @@ export function startQueuePollers(options: {
   awsEndpoint: string;
   queueUrls: Record<QueueName, string>;
   retryDelaySeconds?: number;
+  /** Caps the pollers per consumer below its maxConcurrency (tests: many test files share one machine). */
+  maxPollersPerConsumer?: number;
 }): QueuePollers {
   const sqs = new SQSClient({
     endpoint: options.awsEndpoint,
@@ -35,7 +37,12 @@ export function startQueuePollers(options: {
     credentials: LOCAL_CREDENTIALS,
   });
   let running = true;
-  const loops = options.consumers.map((consumer) => poll(consumer));
+  // As many loops per consumer as its maximum concurrency: Lambda runs that many batches at once.
+  const loops = options.consumers.flatMap((consumer) =>
+    Array.from({ length: Math.min(consumer.maxConcurrency, options.maxPollersPerConsumer ?? Infinity) }, () =>
+      poll(consumer),
+    ),
+  );
 
   async function poll(consumer: ConsumerDefinition): Promise<void> {
     const queueUrl = options.queueUrls[consumer.queue];

@@ -51,6 +51,7 @@ export class QueueConsumers extends Construct {
       fn.addEventSource(
         new SqsEventSource(props.resources.queue(consumer.queue), {
           batchSize: consumer.batchSize,
+          maxConcurrency: consumer.maxConcurrency,
           reportBatchItemFailures: true,
         }),
       );

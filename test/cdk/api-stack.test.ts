@@ -412,18 +412,22 @@ describe('queue consumers', () => {
     expect(mappings).toHaveLength(consumers.length);
   });
 
-  it.each(consumers)('$id consumes the $queue queue in batches of $batchSize with partial failures', (c) => {
-    const id = consumerFunctionIdOf(c.id);
-    const mine = mappings.filter(
-      ([, m]) => JSON.stringify(m.Properties?.FunctionName) === JSON.stringify({ Ref: id }),
-    );
-    expect(mine).toHaveLength(1);
-    expect(mine[0]?.[1].Properties).toMatchObject({
-      EventSourceArn: queueArn(c.queue),
-      BatchSize: c.batchSize,
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-    });
-  });
+  it.each(consumers)(
+    '$id consumes the $queue queue in batches of $batchSize, at most $maxConcurrency at once, with partial failures',
+    (c) => {
+      const id = consumerFunctionIdOf(c.id);
+      const mine = mappings.filter(
+        ([, m]) => JSON.stringify(m.Properties?.FunctionName) === JSON.stringify({ Ref: id }),
+      );
+      expect(mine).toHaveLength(1);
+      expect(mine[0]?.[1].Properties).toMatchObject({
+        EventSourceArn: queueArn(c.queue),
+        BatchSize: c.batchSize,
+        ScalingConfig: { MaximumConcurrency: c.maxConcurrency },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    },
+  );
 
   it.each(consumers)('$id runs $handler with its timeout and memory', (c) => {
     const id = consumerFunctionIdOf(c.id);

@@ -33,6 +33,8 @@ export async function startTestApi(
     consumers: options.pollers === false ? [] : consumers,
     awsEndpoint: endpointsUsed.aws,
     queueUrls: resources.queueUrls,
+    // Two batches at a time per consumer are enough to show concurrency; every test file has its own.
+    maxPollersPerConsumer: 2,
   });
   // The pipe's stand-in: event items written by this file's handlers reach this file's events queue.
   const streams =
