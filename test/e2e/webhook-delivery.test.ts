@@ -1,0 +1,349 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { z } from 'zod';
+import type { DeliveryMessage } from '../../functions/domain/webhook-events';
+import { verifySignature } from '../../functions/domain/webhook-http';
+import * as webhooks from '../../functions/endpoints/webhooks';
+import { createTestAccount } from '../support/accounts';
+import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
+import { startTestApi, type TestApi } from '../support/local-api';
+import { exampleRoute, importRoute } from '../support/routes';
+import {
+  type Answer,
+  eventIdOf,
+  findInDeliveriesDlq,
+  headerOf,
+  independentlyVerified,
+  type ReceivedDelivery,
+  sleep,
+  startWebhookReceiver,
+  type WebhookReceiver,
+  waitForQueuesDrained,
+  waitUntil,
+} from '../support/webhook-receiver';
+
+/**
+ * Webhook delivery when receivers fail: retries on the schedule, timeouts, the DLQ at the end of the
+ * schedule, auto-disable, and webhooks disabled or deleted while a retry waits. The delivery consumer
+ * reads its settings when it loads, so they are shortened here, before the local API starts:
+ * - retries after 1 s and 1 s: three attempts in about 2 to 4 s, then the DLQ;
+ * - a 500 ms timeout;
+ * - disabled after failing for 8 s: well past one event's three attempts, so only a second event's
+ *   failure, sent after that, disables.
+ */
+const RETRY_DELAYS_SECONDS = [1, 1];
+const TIMEOUT_MS = 500;
+const DISABLE_AFTER_SECONDS = 8;
+process.env.WEBHOOK_RETRY_DELAYS_SECONDS = RETRY_DELAYS_SECONDS.join(',');
+process.env.WEBHOOK_TIMEOUT_MS = String(TIMEOUT_MS);
+process.env.WEBHOOK_DISABLE_AFTER_SECONDS = String(DISABLE_AFTER_SECONDS);
+
+type Webhook = z.infer<typeof webhooks.Webhook>;
+type CreatedWebhook = Webhook & { secret: string };
+type DeliveryAttempt = z.infer<typeof webhooks.DeliveryAttempt>;
+
+let api: TestApi;
+let acme: { accountId: string; key: string };
+const receivers: WebhookReceiver[] = [];
+
+const request = (method: string, path: string, options: CallOptions = {}) =>
+  call(api.url, method, path, options);
+const asAcme = (method: string, path: string, body?: unknown) =>
+  request(method, path, { key: acme.key, body });
+
+beforeAll(async () => {
+  api = await startTestApi('webhook-delivery');
+  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
+});
+
+afterAll(async () => {
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await api?.close();
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------------
+
+/** A receiver and a webhook to it; PINGs only, unless other events are asked for (dc-2 never has routes). */
+async function hookedReceiver(
+  answer: (delivery: ReceivedDelivery, nthOfEvent: number) => Answer | Promise<Answer>,
+  events = ['ROUTE_FINISHED'],
+  dcIds = ['dc-2'],
+): Promise<{ receiver: WebhookReceiver; webhook: CreatedWebhook }> {
+  const receiver = await startWebhookReceiver(answer);
+  receivers.push(receiver);
+  const response = await asAcme('POST', '/webhooks', { webhook_url: receiver.url, events, dc_ids: dcIds });
+  const { webhook } = expectSuccess(response, webhooks.createWebhook) as { webhook: CreatedWebhook };
+  return { receiver, webhook };
+}
+
+async function getWebhook(id: string): Promise<Webhook | undefined> {
+  const response = await asAcme('GET', '/webhooks');
+  return (expectSuccess(response, webhooks.listWebhooks) as { webhooks: Webhook[] }).webhooks.find(
+    (webhook) => webhook.id === id,
+  );
+}
+
+async function deliveriesOf(id: string): Promise<DeliveryAttempt[]> {
+  const response = await asAcme('GET', `/webhooks/${id}/deliveries`);
+  return (expectSuccess(response, webhooks.listWebhookDeliveries) as { deliveries: DeliveryAttempt[] })
+    .deliveries;
+}
+
+/** The delivery log once it holds `count` attempts (each is written just after its POST ended). */
+const loggedAttempts = (id: string, count: number) =>
+  waitUntil(`${count} logged attempts of ${id}`, async () => {
+    const log = await deliveriesOf(id);
+    return log.length >= count ? log : undefined;
+  });
+
+async function sendTest(id: string): Promise<string> {
+  const response = await asAcme('POST', `/webhooks/${id}/test`);
+  return (expectSuccess(response, webhooks.testWebhook) as { event_id: string }).event_id;
+}
+
+function expectSigned(delivery: ReceivedDelivery, webhook: CreatedWebhook) {
+  const signature = headerOf(delivery, 'X-Signature') ?? '';
+  expect(headerOf(delivery, 'X-Webhook-Id')).toBe(webhook.id);
+  expect(verifySignature(webhook.secret, signature, delivery.body)).toBe(true);
+  expect(independentlyVerified(webhook.secret, signature, delivery.body)).toBe(true);
+}
+
+/** Every delivery of one event: same event id, same bytes, each signed. */
+function expectSameEvent(deliveries: ReceivedDelivery[], webhook: CreatedWebhook, eventId: string) {
+  const [first] = deliveries;
+  for (const delivery of deliveries) {
+    expect(eventIdOf(delivery)).toBe(eventId);
+    expect(delivery.json.event_id).toBe(eventId);
+    expect(delivery.body).toBe(first?.body);
+    expectSigned(delivery, webhook);
+  }
+}
+
+/** Gaps between arrivals: each retry waits its delay of the schedule. */
+function expectRetryGaps(deliveries: ReceivedDelivery[]) {
+  deliveries.slice(1).forEach((delivery, index) => {
+    const previous = deliveries[index] as ReceivedDelivery;
+    const delay = (RETRY_DELAYS_SECONDS[index] as number) * 1000;
+    expect(delivery.receivedAt - previous.receivedAt).toBeGreaterThanOrEqual(delay - 100);
+  });
+}
+
+/** Records what is written to stdout and stderr (the logger's JSON lines) until `stop` is called. */
+function captureLogs() {
+  const chunks: string[] = [];
+  const record = (chunk: unknown) => {
+    chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
+    return true;
+  };
+  const spies = [vi.spyOn(process.stdout, 'write'), vi.spyOn(process.stderr, 'write')];
+  for (const spy of spies) spy.mockImplementation(record);
+  return {
+    lines: () => chunks.join('').split('\n'),
+    stop: () => {
+      for (const spy of spies) spy.mockRestore();
+    },
+  };
+}
+
+const isHttp500 = expect.stringMatching(/500/);
+
+// ---------------------------------------------------------------------------------------------------
+// Retries
+// ---------------------------------------------------------------------------------------------------
+
+describe('retries', () => {
+  it('redelivers an event its receiver failed twice (HTTP 500): same event id, same body, attempts 1 to 3 logged', async () => {
+    const { receiver, webhook } = await hookedReceiver(
+      (_delivery, nth) => (nth <= 2 ? 500 : 204),
+      ['ROUTE_CREATED'],
+      ['dc-1'],
+    );
+    const route = exampleRoute('retry-1', { waypoints: 1 });
+    await importRoute(api.url, acme.key, 'dc-1', route);
+
+    const deliveries = await receiver.waitFor((delivery) => delivery.json.route_id === route.id, 3);
+    const eventId = eventIdOf(deliveries[0] as ReceivedDelivery) as string;
+    expect(deliveries[0]?.json).toMatchObject({ event: 'ROUTE_CREATED', dc_id: 'dc-1', route_id: route.id });
+    expectSameEvent(deliveries, webhook, eventId);
+    expectRetryGaps(deliveries);
+
+    const log = await loggedAttempts(webhook.id, 3);
+    const attempt = (n: number, statusCode: number, error: unknown) => ({
+      event_id: eventId,
+      event_type: 'ROUTE_CREATED',
+      attempt: n,
+      status_code: statusCode,
+      error,
+      duration_ms: expect.any(Number),
+      timestamp: expect.any(Number),
+    });
+    // Newest first.
+    expect(log).toEqual([attempt(3, 204, null), attempt(2, 500, isHttp500), attempt(1, 500, isHttp500)]);
+    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    expect(receiver.deliveries).toHaveLength(3);
+    expect((await getWebhook(webhook.id))?.enabled).toBe(true);
+  });
+
+  it(`retries a receiver that does not answer within WEBHOOK_TIMEOUT_MS (${TIMEOUT_MS} ms) instead of losing the event`, async () => {
+    const { receiver, webhook } = await hookedReceiver((_delivery, nth) => (nth === 1 ? 'hang' : 200));
+    const eventId = await sendTest(webhook.id);
+
+    const deliveries = await receiver.waitFor((delivery) => eventIdOf(delivery) === eventId, 2);
+    expectSameEvent(deliveries, webhook, eventId);
+    const [first, second] = deliveries as [ReceivedDelivery, ReceivedDelivery];
+    expect(second.receivedAt - first.receivedAt).toBeGreaterThanOrEqual(TIMEOUT_MS + 1000 - 100);
+
+    const [succeeded, timedOut] = await loggedAttempts(webhook.id, 2);
+    expect(succeeded).toMatchObject({ event_id: eventId, attempt: 2, status_code: 200, error: null });
+    expect(timedOut).toMatchObject({
+      event_id: eventId,
+      event_type: 'PING',
+      attempt: 1,
+      status_code: null,
+      error: expect.stringMatching(/time/i),
+    });
+    expect(timedOut?.duration_ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+    expect(timedOut?.duration_ms).toBeLessThan(TIMEOUT_MS + 2000);
+    await waitForQueuesDrained(api, ['deliveries']);
+    expect(receiver.deliveries).toHaveLength(2);
+  });
+
+  it('gives up after the schedule (3 attempts): the delivery goes to the DLQ, every attempt is logged', async () => {
+    const { receiver, webhook } = await hookedReceiver(() => 500);
+    const logs = captureLogs();
+    let eventId: string;
+    try {
+      eventId = await sendTest(webhook.id);
+      const dead = await findInDeliveriesDlq<DeliveryMessage>(
+        api,
+        (body) => body.webhook_id === webhook.id && body.event?.event_id === eventId,
+      );
+      expect(dead).toMatchObject({
+        account_id: acme.accountId,
+        webhook_id: webhook.id,
+        event: { event_id: eventId, type: 'PING' },
+        attempt: 3,
+      });
+    } finally {
+      logs.stop();
+    }
+    const givenUp = logs
+      .lines()
+      .find((line) => line.includes(eventId) && line.includes(webhook.id) && /given up/i.test(line));
+    expect(givenUp, 'a log line about the delivery given up').toBeDefined();
+
+    await waitForQueuesDrained(api, ['deliveries']);
+    const deliveries = receiver.deliveries;
+    expect(deliveries).toHaveLength(3);
+    expectSameEvent(deliveries, webhook, eventId);
+    expectRetryGaps(deliveries);
+    const log = await loggedAttempts(webhook.id, 3);
+    expect(log.map((attempt) => [attempt.attempt, attempt.status_code, attempt.event_id])).toEqual([
+      [3, 500, eventId],
+      [2, 500, eventId],
+      [1, 500, eventId],
+    ]);
+    for (const attempt of log) expect(attempt.error).toEqual(isHttp500);
+    // Three attempts in a few seconds: not yet long enough to disable the webhook.
+    expect((await getWebhook(webhook.id))?.enabled).toBe(true);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Disabled and deleted webhooks
+// ---------------------------------------------------------------------------------------------------
+
+describe('disabled and deleted webhooks', () => {
+  it(`disables a webhook whose deliveries failed continuously for ${DISABLE_AFTER_SECONDS} s; enabling it starts afresh`, async () => {
+    const { receiver, webhook } = await hookedReceiver(() => 500);
+    // A first event fails its three attempts within a few seconds and is given up.
+    const firstEvent = await sendTest(webhook.id);
+    await receiver.waitFor((delivery) => eventIdOf(delivery) === firstEvent, 3);
+    await waitForQueuesDrained(api, ['deliveries']);
+    expect((await getWebhook(webhook.id))?.enabled).toBe(true);
+
+    // The next failure after the webhook has been failing for DISABLE_AFTER_SECONDS disables it.
+    const failingSince = (receiver.deliveries[0] as ReceivedDelivery).receivedAt;
+    await sleep(Math.max(0, failingSince + DISABLE_AFTER_SECONDS * 1000 + 300 - Date.now()));
+    const secondEvent = await sendTest(webhook.id);
+    await receiver.waitFor((delivery) => eventIdOf(delivery) === secondEvent);
+    const disabled = await waitUntil('the webhook disabled', async () => {
+      const listed = await getWebhook(webhook.id);
+      return listed?.enabled === false ? listed : undefined;
+    });
+    expect(disabled).toEqual({
+      id: webhook.id,
+      url: webhook.url,
+      enabled: false,
+      dc_ids: webhook.dc_ids,
+      events: webhook.events,
+    });
+    await waitForQueuesDrained(api, ['deliveries']);
+    // Disabled at that failure: no retry of the second event.
+    expect(receiver.deliveries.filter((delivery) => eventIdOf(delivery) === secondEvent)).toHaveLength(1);
+    const log = await loggedAttempts(webhook.id, 4);
+    expect(log.map((attempt) => [attempt.event_id, attempt.attempt, attempt.status_code])).toEqual([
+      [secondEvent, 1, 500],
+      [firstEvent, 3, 500],
+      [firstEvent, 2, 500],
+      [firstEvent, 1, 500],
+    ]);
+
+    // Nothing goes to a disabled webhook.
+    await sendTest(webhook.id);
+    await waitForQueuesDrained(api, ['deliveries']);
+    expect(receiver.deliveries).toHaveLength(4);
+
+    // Enabled again, the failure run starts afresh: a new failure does not disable it at once.
+    const response = await asAcme('PATCH', `/webhooks/${webhook.id}`, { enabled: true });
+    expect((expectSuccess(response, webhooks.updateWebhook) as { webhook: Webhook }).webhook.enabled).toBe(
+      true,
+    );
+    const thirdEvent = await sendTest(webhook.id);
+    await receiver.waitFor((delivery) => eventIdOf(delivery) === thirdEvent, 3);
+    await waitForQueuesDrained(api, ['deliveries']);
+    expect((await getWebhook(webhook.id))?.enabled).toBe(true);
+    expect(receiver.deliveries).toHaveLength(7);
+  }, 45_000);
+
+  it('sends nothing more to a webhook disabled while a delivery waits for its retry', async () => {
+    let webhookId = '';
+    const { receiver, webhook } = await hookedReceiver(async (_delivery, nth) => {
+      // Disabled before the first attempt is even answered: the retry is queued for a disabled webhook.
+      if (nth === 1) {
+        const response = await asAcme('PATCH', `/webhooks/${webhookId}`, { enabled: false });
+        expect(response.status, response.text).toBe(200);
+      }
+      return 500;
+    });
+    webhookId = webhook.id;
+    const eventId = await sendTest(webhook.id);
+    await receiver.waitFor((delivery) => eventIdOf(delivery) === eventId);
+    const [attempt] = await loggedAttempts(webhook.id, 1);
+    expect(attempt).toMatchObject({ event_id: eventId, attempt: 1, status_code: 500 });
+    // The retry (due a second later) has been taken off the queue and dropped.
+    await waitForQueuesDrained(api, ['deliveries']);
+    expect(receiver.deliveries).toHaveLength(1);
+    expect(await deliveriesOf(webhook.id)).toHaveLength(1);
+    expect((await getWebhook(webhook.id))?.enabled).toBe(false);
+  });
+
+  it('sends nothing more to a webhook deleted while a delivery waits for its retry', async () => {
+    let webhookId = '';
+    const { receiver, webhook } = await hookedReceiver(async (_delivery, nth) => {
+      if (nth === 1) {
+        const response = await asAcme('DELETE', `/webhooks/${webhookId}`);
+        expect(response.status, response.text).toBe(200);
+      }
+      return 500;
+    });
+    webhookId = webhook.id;
+    const eventId = await sendTest(webhook.id);
+    await receiver.waitFor((delivery) => eventIdOf(delivery) === eventId);
+    await waitForQueuesDrained(api, ['deliveries']);
+    expect(receiver.deliveries).toHaveLength(1);
+    expect(await getWebhook(webhook.id)).toBeUndefined();
+    expectError(await asAcme('GET', `/webhooks/${webhook.id}/deliveries`), 404, 1003);
+  });
+});

@@ -1,0 +1,815 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { z } from 'zod';
+import type { DeliveryMessage } from '../../functions/domain/webhook-events';
+import { verifySignature } from '../../functions/domain/webhook-http';
+import * as drivers from '../../functions/endpoints/drivers';
+import * as webhooks from '../../functions/endpoints/webhooks';
+import { createTestAccount } from '../support/accounts';
+import { type ApiResponse, type CallOptions, call, expectError, expectSuccess } from '../support/http';
+import { startTestApi, type TestApi } from '../support/local-api';
+import { exampleRoute, importRoute, waitForImport } from '../support/routes';
+import {
+  eventIdOf,
+  eventTypeOf,
+  findInDeliveriesDlq,
+  headerOf,
+  independentlyVerified,
+  type ReceivedDelivery,
+  startWebhookReceiver,
+  type WebhookReceiver,
+  waitForQueuesDrained,
+  waitUntil,
+} from '../support/webhook-receiver';
+
+/**
+ * Webhooks end to end: the API of spec §4.4 (and its deliveries/test extras), then every event of spec §6
+ * and DESIGN §4 caused through the API and received, signed, by real HTTP receivers on 127.0.0.1 through
+ * the whole pipeline (table stream -> events queue -> fan-out -> deliveries queue -> signed POST), then
+ * the SSRF guard, which the local runtime turns off, called in-process with the guard on.
+ */
+
+type Webhook = z.infer<typeof webhooks.Webhook>;
+type CreatedWebhook = Webhook & { secret: string };
+type DeliveryAttempt = z.infer<typeof webhooks.DeliveryAttempt>;
+
+let api: TestApi;
+let acme: { accountId: string; key: string };
+let globex: { accountId: string; key: string };
+const receivers: WebhookReceiver[] = [];
+
+const request = (method: string, path: string, options: CallOptions = {}) =>
+  call(api.url, method, path, options);
+const asAcme = (method: string, path: string, body?: unknown) =>
+  request(method, path, { key: acme.key, body });
+
+const ALL_EVENTS = [
+  'ROUTE_CREATED',
+  'ROUTE_STARTED',
+  'ROUTE_ETAS_CHANGED',
+  'WAYPOINT_STATUS_CHANGED',
+  'ROUTE_FINISHED',
+  'ROUTE_IMPORT_FAILED',
+];
+
+const MINUTE = 60_000;
+/** Three hours ago, on a whole second: every reported time of the tests is between BASE and now. */
+const BASE = Math.floor(Date.now() / 1000) * 1000 - 180 * MINUTE;
+const at = (minutes: number) => BASE + minutes * MINUTE;
+
+beforeAll(async () => {
+  api = await startTestApi('webhooks');
+  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
+  // Globex has a DC with the same id as one of Acme's: webhooks never cross accounts.
+  globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }, { dcId: 'gx-1' }]);
+});
+
+afterAll(async () => {
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await api?.close();
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------------
+
+async function receiver(...args: Parameters<typeof startWebhookReceiver>) {
+  const started = await startWebhookReceiver(...args);
+  receivers.push(started);
+  return started;
+}
+
+const createBody = (url: string, events = ALL_EVENTS, dcIds = ['dc-1']) => ({
+  webhook_url: url,
+  events,
+  dc_ids: dcIds,
+});
+
+async function createWebhook(
+  url: string,
+  events = ALL_EVENTS,
+  dcIds = ['dc-1'],
+  key = acme.key,
+): Promise<CreatedWebhook> {
+  const response = await request('POST', '/webhooks', { key, body: createBody(url, events, dcIds) });
+  return (expectSuccess(response, webhooks.createWebhook) as { webhook: CreatedWebhook }).webhook;
+}
+
+async function listWebhooks(key = acme.key): Promise<Webhook[]> {
+  const response = await request('GET', '/webhooks', { key });
+  return (expectSuccess(response, webhooks.listWebhooks) as { webhooks: Webhook[] }).webhooks;
+}
+
+async function setEnabled(id: string, enabled: boolean, method: 'PATCH' | 'PUT' = 'PATCH'): Promise<Webhook> {
+  const response = await asAcme(method, `/webhooks/${id}`, { enabled });
+  return (expectSuccess(response, webhooks.updateWebhook) as { webhook: Webhook }).webhook;
+}
+
+async function deliveriesOf(id: string, key = acme.key): Promise<DeliveryAttempt[]> {
+  const response = await request('GET', `/webhooks/${id}/deliveries`, { key });
+  return (expectSuccess(response, webhooks.listWebhookDeliveries) as { deliveries: DeliveryAttempt[] })
+    .deliveries;
+}
+
+async function sendTest(id: string): Promise<string> {
+  const response = await asAcme('POST', `/webhooks/${id}/test`);
+  return (expectSuccess(response, webhooks.testWebhook) as { event_id: string }).event_id;
+}
+
+/** The view every read shows: the creation answer without the secret. */
+const viewOf = ({ secret: _secret, ...view }: CreatedWebhook): Webhook => view;
+
+/** Headers and signature of one delivery, checked with the service's verifier and independently. */
+function expectSigned(delivery: ReceivedDelivery, webhook: CreatedWebhook, type: string) {
+  expect(delivery.method).toBe('POST');
+  expect(headerOf(delivery, 'Content-Type')).toMatch(/^application\/json\b/);
+  expect(headerOf(delivery, 'X-Webhook-Id')).toBe(webhook.id);
+  expect(headerOf(delivery, 'X-Event-Type')).toBe(type);
+  expect(headerOf(delivery, 'X-Event-Id')).toBe(delivery.json.event_id);
+  const signature = headerOf(delivery, 'X-Signature') ?? '';
+  expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+  const t = Number(/^t=(\d+)/.exec(signature)?.[1]);
+  expect(t).toBeLessThanOrEqual(delivery.receivedAt);
+  expect(t).toBeGreaterThan(delivery.receivedAt - MINUTE);
+  expect(verifySignature(webhook.secret, signature, delivery.body)).toBe(true);
+  expect(independentlyVerified(webhook.secret, signature, delivery.body)).toBe(true);
+  // Neither check passes with another secret or with other bytes.
+  expect(verifySignature(`${webhook.secret}x`, signature, delivery.body)).toBe(false);
+  expect(independentlyVerified(`${webhook.secret}x`, signature, delivery.body)).toBe(false);
+  expect(verifySignature(webhook.secret, signature, delivery.body.replace('}', ', "x": 1}'))).toBe(false);
+}
+
+const isEvent = (type: string, routeId?: string) => (delivery: ReceivedDelivery) =>
+  eventTypeOf(delivery) === type && (routeId === undefined || delivery.json.route_id === routeId);
+
+/** The one delivery of `type` (for the route) at the receiver; waits for it. */
+async function arrived(to: WebhookReceiver, type: string, routeId?: string): Promise<ReceivedDelivery> {
+  const [delivery] = await to.waitFor(isEvent(type, routeId));
+  return delivery as ReceivedDelivery;
+}
+
+/** The time the event happened is the time of the action that caused it. */
+function expectHookTime(delivery: ReceivedDelivery, actionStartedAt: number) {
+  const hookTime = delivery.json.hook_timestamp_millis as number;
+  expect(hookTime).toEqual(expect.any(Number));
+  expect(hookTime).toBeGreaterThanOrEqual(actionStartedAt);
+  expect(hookTime).toBeLessThanOrEqual(delivery.receivedAt);
+}
+
+const EXPECTED_EVENT_ID = expect.stringMatching(/\S/);
+
+/** The event items written for a route (read straight from the table), as "<type> <event id>", sorted. */
+async function eventItemsOf(accountId: string, routeId: string): Promise<string[]> {
+  const { db } = await import('../../functions/data/client');
+  const { Items = [] } = await db.send(
+    new ScanCommand({
+      TableName: api.tableName,
+      FilterExpression: 'entity = :entity AND account_id = :account AND route_id = :route',
+      ExpressionAttributeValues: { ':entity': 'EVENT', ':account': accountId, ':route': routeId },
+      ConsistentRead: true,
+    }),
+  );
+  return Items.map((item) => `${item.event_type} ${item.event_id}`).sort();
+}
+
+/** Waits until every event item of the route so far has reached the receiver (by event id). */
+async function waitForRouteEventsDelivered(to: WebhookReceiver, routeId: string) {
+  const written = await eventItemsOf(acme.accountId, routeId);
+  await waitUntil(`the ${written.length} events of ${routeId} at the receiver`, () => {
+    const received = new Set(
+      to.deliveries.map((delivery) => `${eventTypeOf(delivery)} ${eventIdOf(delivery)}`),
+    );
+    return written.every((event) => received.has(event)) ? true : undefined;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 1. The API (spec §4.4)
+// ---------------------------------------------------------------------------------------------------
+
+describe('the webhooks API', () => {
+  let pingReceiver: WebhookReceiver;
+  let first: CreatedWebhook;
+  let foreign: CreatedWebhook;
+
+  beforeAll(async () => {
+    pingReceiver = await receiver();
+    // For Globex's other DC, where nothing happens: no delivery ever goes to this host.
+    foreign = await createWebhook('https://globex.example.com/hooks', ALL_EVENTS, ['gx-1'], globex.key);
+  });
+
+  it('answers 401 with 1001 without a key, on every webhook path', async () => {
+    const paths: [string, string, unknown?][] = [
+      ['GET', '/webhooks'],
+      ['POST', '/webhooks', createBody('https://example.com/hooks')],
+      ['PATCH', `/webhooks/${foreign.id}`, { enabled: false }],
+      ['PUT', `/webhooks/${foreign.id}`, { enabled: false }],
+      ['DELETE', `/webhooks/${foreign.id}`],
+      ['GET', `/webhooks/${foreign.id}/deliveries`],
+      ['POST', `/webhooks/${foreign.id}/test`],
+    ];
+    for (const [method, path, body] of paths) {
+      expectError(await request(method, path, { body }), 401, 1001);
+      expectError(await request(method, path, { body, key: 'drs_not-a-key' }), 401, 1001);
+    }
+    expect(await listWebhooks(globex.key)).toEqual([viewOf(foreign)]);
+  });
+
+  it('creates a webhook: enabled, with its DCs and events, and the secret only in this answer', async () => {
+    first = await createWebhook(pingReceiver.url, ['ROUTE_CREATED', 'ROUTE_STARTED'], ['dc-1', 'dc-2']);
+    expect(first).toEqual({
+      id: expect.any(String),
+      url: pingReceiver.url,
+      enabled: true,
+      dc_ids: ['dc-1', 'dc-2'],
+      events: ['ROUTE_CREATED', 'ROUTE_STARTED'],
+      secret: expect.stringMatching(/^\S{16,}$/),
+    });
+    const second = await createWebhook('https://example.com/hooks?x=1', ['ROUTE_FINISHED'], ['dc-2']);
+    expect(second.id).not.toBe(first.id);
+    expect(second.secret).not.toBe(first.secret);
+    const listed = await listWebhooks();
+    expect(listed).toHaveLength(2);
+    expect(listed).toEqual(expect.arrayContaining([viewOf(first), viewOf(second)]));
+    for (const webhook of listed) expect(webhook).not.toHaveProperty('secret');
+    await asAcme('DELETE', `/webhooks/${second.id}`);
+  });
+
+  it('lists only the key’s account’s webhooks', async () => {
+    expect((await listWebhooks()).map((webhook) => webhook.id)).toEqual([first.id]);
+    expect(await listWebhooks(globex.key)).toEqual([viewOf(foreign)]);
+  });
+
+  it('disables with PATCH and enables with PUT, answering the webhook without its secret', async () => {
+    const disabled = await setEnabled(first.id, false, 'PATCH');
+    expect(disabled).toEqual({ ...viewOf(first), enabled: false });
+    expect(await listWebhooks()).toEqual([{ ...viewOf(first), enabled: false }]);
+    const enabled = await setEnabled(first.id, true, 'PUT');
+    expect(enabled).toEqual(viewOf(first));
+    expect(await setEnabled(first.id, true, 'PATCH')).toEqual(viewOf(first));
+    expect(await listWebhooks()).toEqual([viewOf(first)]);
+  });
+
+  it('refuses to change anything but `enabled` with 1006, saying only `enabled` can change', async () => {
+    const bodies = [
+      { webhook_url: 'https://example.com/other' },
+      { url: 'https://example.com/other' },
+      { events: ['ROUTE_FINISHED'] },
+      { dc_ids: ['dc-2'] },
+      { enabled: false, webhook_url: 'https://example.com/other' },
+      { enabled: true, dc_ids: ['dc-1'] },
+    ];
+    for (const method of ['PATCH', 'PUT']) {
+      for (const body of bodies) {
+        const message = expectError(await asAcme(method, `/webhooks/${first.id}`, body), 400, 1006);
+        expect(message, `${method} ${JSON.stringify(body)}`).toMatch(/only `?enabled`? can/i);
+      }
+      expectError(await asAcme(method, `/webhooks/${first.id}`, {}), 400, 1006);
+      expectError(await asAcme(method, `/webhooks/${first.id}`, { enabled: 'no' }), 400, 1006);
+    }
+    expect(await listWebhooks()).toEqual([viewOf(first)]);
+  });
+
+  it('answers 404 with 1003 for an unknown id and for another account’s webhook', async () => {
+    for (const [id, key] of [
+      ['wh_doesnotexist', acme.key],
+      [foreign.id, acme.key],
+      [first.id, globex.key],
+    ] as const) {
+      const as = (method: string, path: string, body?: unknown) => request(method, path, { key, body });
+      expectError(await as('PATCH', `/webhooks/${id}`, { enabled: false }), 404, 1003);
+      expectError(await as('PUT', `/webhooks/${id}`, { enabled: false }), 404, 1003);
+      expectError(await as('GET', `/webhooks/${id}/deliveries`), 404, 1003);
+      expectError(await as('POST', `/webhooks/${id}/test`), 404, 1003);
+      expectError(await as('DELETE', `/webhooks/${id}`), 404, 1003);
+    }
+    // Nothing changed for the owners.
+    expect(await listWebhooks()).toEqual([viewOf(first)]);
+    expect(await listWebhooks(globex.key)).toEqual([viewOf(foreign)]);
+  });
+
+  it('rejects a URL that is not a fully formed http(s) URL with 4001', async () => {
+    const urls = [
+      'example.com/hooks',
+      'www.example.com',
+      'ftp://example.com/hooks',
+      'javascript:alert(1)',
+      'file:///etc/passwd',
+      'http://',
+      'https://',
+      '/hooks/relative',
+      'hooks',
+      '',
+      'https://user:pass@example.com/hooks',
+      'https://user@example.com/hooks',
+    ];
+    for (const url of urls) {
+      const response = await asAcme('POST', '/webhooks', createBody(url));
+      expect(response.body.data, `webhook_url '${url}'`).toMatchObject({ code: 4001 });
+      expectError(response, 400, 4001);
+    }
+    expect(await listWebhooks()).toEqual([viewOf(first)]);
+  });
+
+  it('rejects an unknown event type with 4002', async () => {
+    for (const events of [['ROUTE_EXPLODED'], ['ROUTE_CREATED', 'ROUTE_EXPLODED'], ['route_created']]) {
+      const response = await asAcme('POST', '/webhooks', createBody('https://example.com/hooks', events));
+      expectError(response, 400, 4002);
+    }
+    expect(await listWebhooks()).toEqual([viewOf(first)]);
+  });
+
+  it('rejects a DC outside the account with 4003 (HTTP 400)', async () => {
+    for (const dcIds of [['dc-9'], ['dc-1', 'gx-1']]) {
+      const response = await asAcme(
+        'POST',
+        '/webhooks',
+        createBody('https://example.com/hooks', ALL_EVENTS, dcIds),
+      );
+      expectError(response, 400, 4003);
+    }
+    expectError(
+      await request('POST', '/webhooks', {
+        key: globex.key,
+        body: createBody('https://example.com/hooks', ALL_EVENTS, ['dc-2']),
+      }),
+      400,
+      4003,
+    );
+    expect(await listWebhooks()).toEqual([viewOf(first)]);
+  });
+
+  it('rejects empty event or DC lists and missing fields with 1006', async () => {
+    const bodies = [
+      createBody('https://example.com/hooks', []),
+      createBody('https://example.com/hooks', ALL_EVENTS, []),
+      { events: ALL_EVENTS, dc_ids: ['dc-1'] },
+      { webhook_url: 'https://example.com/hooks', dc_ids: ['dc-1'] },
+      { webhook_url: 'https://example.com/hooks', events: ALL_EVENTS },
+    ];
+    for (const body of bodies) expectError(await asAcme('POST', '/webhooks', body), 400, 1006);
+    expect(await listWebhooks()).toEqual([viewOf(first)]);
+  });
+
+  it('deletes with 200 {}; then the webhook is gone (404 on every path)', async () => {
+    const doomed = await createWebhook('https://example.com/doomed');
+    const response = await asAcme('DELETE', `/webhooks/${doomed.id}`);
+    expect(expectSuccess(response, webhooks.deleteWebhook)).toEqual({});
+    expect(await listWebhooks()).toEqual([viewOf(first)]);
+    expectError(await asAcme('DELETE', `/webhooks/${doomed.id}`), 404, 1003);
+    expectError(await asAcme('PATCH', `/webhooks/${doomed.id}`, { enabled: true }), 404, 1003);
+    expectError(await asAcme('GET', `/webhooks/${doomed.id}/deliveries`), 404, 1003);
+    expectError(await asAcme('POST', `/webhooks/${doomed.id}/test`), 404, 1003);
+  });
+
+  it('shows no deliveries for a new webhook', async () => {
+    expect(await deliveriesOf(first.id)).toEqual([]);
+  });
+
+  it('sends a signed PING on POST /webhooks/{id}/test and logs the attempt', async () => {
+    const before = Date.now();
+    const eventId = await sendTest(first.id);
+    expect(eventId).toEqual(expect.any(String));
+    const [ping] = await pingReceiver.waitFor((delivery) => eventIdOf(delivery) === eventId);
+    const delivery = ping as ReceivedDelivery;
+    expect(delivery.path).toBe('/hooks');
+    expect(delivery.json).toMatchObject({ event: 'PING', event_id: eventId });
+    expectHookTime(delivery, before);
+    expectSigned(delivery, first, 'PING');
+
+    const [attempt] = await waitUntil('the PING’s delivery attempt', async () => {
+      const log = await deliveriesOf(first.id);
+      return log.length > 0 ? log : undefined;
+    });
+    expect(attempt).toEqual({
+      event_id: eventId,
+      event_type: 'PING',
+      attempt: 1,
+      status_code: 200,
+      error: null,
+      duration_ms: expect.any(Number),
+      timestamp: expect.any(Number),
+    });
+    expect(attempt?.timestamp).toBeGreaterThanOrEqual(before);
+    expect(attempt?.timestamp).toBeLessThanOrEqual(delivery.receivedAt);
+    expect(attempt?.duration_ms).toBeGreaterThanOrEqual(0);
+    // The other account sees none of it.
+    expectError(await request('GET', `/webhooks/${first.id}/deliveries`, { key: globex.key }), 404, 1003);
+  });
+
+  it('shows the 100 newest attempts, newest first', async () => {
+    const busy = await receiver();
+    const hook = await createWebhook(busy.url, ['ROUTE_FINISHED'], ['dc-2']);
+    const sent: string[] = [];
+    for (let i = 0; i < 104; i++) sent.push(await sendTest(hook.id));
+    await busy.waitFor(() => true, 104, 30_000);
+    // Every attempt, straight from the table (the log is written just after each POST is answered).
+    const { listDeliveryAttempts } = await import('../../functions/data/webhook-deliveries');
+    const everything = await waitUntil('all 104 attempts in the table', async () => {
+      const stored = await listDeliveryAttempts(acme.accountId, hook.id, 1000);
+      return stored.length >= 104 ? stored : undefined;
+    });
+    expect(everything).toHaveLength(104);
+    const log = await deliveriesOf(hook.id);
+    expect(log).toHaveLength(100);
+    expect(new Set(log.map((attempt) => attempt.event_id)).size).toBe(100);
+    for (const attempt of log) {
+      expect(attempt).toMatchObject({ event_type: 'PING', attempt: 1, status_code: 200, error: null });
+      expect(sent).toContain(attempt.event_id);
+    }
+    const times = log.map((attempt) => attempt.timestamp);
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    // The four oldest attempts are the ones left out.
+    const newestFirst = [...everything].sort((a, b) => b.timestamp - a.timestamp);
+    expect(Math.min(...times)).toBeGreaterThanOrEqual(newestFirst[99]?.timestamp as number);
+    expect(Math.min(...times)).toBeGreaterThanOrEqual(newestFirst[100]?.timestamp as number);
+    await asAcme('DELETE', `/webhooks/${hook.id}`);
+  }, 60_000);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// 2. Events through the pipeline
+// ---------------------------------------------------------------------------------------------------
+
+describe('route events reach the subscribed receivers, signed', () => {
+  const driverId = 'hook-driver';
+  const token = 'hook-driver-login-token-01';
+  const route = { ...exampleRoute('hook-1', { waypoints: 2, driverId, startTime: BASE }) };
+  const wp0 = route.waypoints[0] as (typeof route.waypoints)[number];
+
+  let all: { receiver: WebhookReceiver; webhook: CreatedWebhook };
+  let dc2: { receiver: WebhookReceiver; webhook: CreatedWebhook };
+  let startedOnly: { receiver: WebhookReceiver; webhook: CreatedWebhook };
+  let other: { receiver: WebhookReceiver; webhook: CreatedWebhook };
+  let paused: { receiver: WebhookReceiver; webhook: CreatedWebhook };
+  let deleted: { receiver: WebhookReceiver; webhook: CreatedWebhook };
+  /** Before the last route action: what the paused webhook may get starts here. */
+  let resumedAt = 0;
+  let dc2RouteId = '';
+  let globexEventId = '';
+
+  async function subscribed(events = ALL_EVENTS, dcIds = ['dc-1'], key = acme.key) {
+    const to = await receiver();
+    return { receiver: to, webhook: await createWebhook(to.url, events, dcIds, key) };
+  }
+
+  const asDriver = (method: string, path: string, body?: unknown) =>
+    request(method, path, { key: token, body });
+
+  beforeAll(async () => {
+    all = await subscribed();
+    dc2 = await subscribed(ALL_EVENTS, ['dc-2']);
+    startedOnly = await subscribed(['ROUTE_STARTED']);
+    other = await subscribed(ALL_EVENTS, ['dc-1'], globex.key);
+    paused = await subscribed();
+    deleted = await subscribed();
+    expect((await setEnabled(paused.webhook.id, false)).enabled).toBe(false);
+    expect(
+      expectSuccess(await asAcme('DELETE', `/webhooks/${deleted.webhook.id}`), webhooks.deleteWebhook),
+    ).toEqual({});
+    const created = await asAcme('POST', '/dcs/dc-1/drivers', {
+      driver_id: driverId,
+      driver_name: 'Hook Driver',
+      login_token: token,
+    });
+    expectSuccess(created, drivers.createDriver);
+  });
+
+  it('ROUTE_CREATED after a route import', async () => {
+    const before = Date.now();
+    await importRoute(api.url, acme.key, 'dc-1', route);
+    const delivery = await arrived(all.receiver, 'ROUTE_CREATED', route.id);
+    expect(delivery.json).toEqual({
+      event: 'ROUTE_CREATED',
+      hook_timestamp_millis: expect.any(Number),
+      dc_id: 'dc-1',
+      route_id: route.id,
+      event_id: EXPECTED_EVENT_ID,
+      route: expect.objectContaining({ id: route.id }),
+    });
+    expectHookTime(delivery, before);
+    expectSigned(delivery, all.webhook, 'ROUTE_CREATED');
+  });
+
+  it('ROUTE_STARTED and ROUTE_ETAS_CHANGED when the driver starts the route', async () => {
+    const before = Date.now();
+    const response = await asDriver('POST', `/driver/routes/${route.id}/start`, { timestamp: at(70) });
+    expect(response.status, response.text).toBe(200);
+    const started = await arrived(all.receiver, 'ROUTE_STARTED', route.id);
+    expect(started.json).toEqual({
+      event: 'ROUTE_STARTED',
+      hook_timestamp_millis: expect.any(Number),
+      dc_id: 'dc-1',
+      route_id: route.id,
+      event_id: EXPECTED_EVENT_ID,
+      driver_id: driverId,
+      started_timestamp: at(70),
+    });
+    expectHookTime(started, before);
+    expectSigned(started, all.webhook, 'ROUTE_STARTED');
+
+    // Started 70 minutes after the planned start: every ETA moves.
+    const etas = await arrived(all.receiver, 'ROUTE_ETAS_CHANGED', route.id);
+    expect(etas.json).toEqual({
+      event: 'ROUTE_ETAS_CHANGED',
+      hook_timestamp_millis: expect.any(Number),
+      dc_id: 'dc-1',
+      route_id: route.id,
+      event_id: EXPECTED_EVENT_ID,
+      etas: route.waypoints.map((waypoint) => ({
+        waypoint_id: waypoint.id,
+        eta_timestamp: expect.any(Number),
+      })),
+    });
+    for (const eta of etas.json.etas as { eta_timestamp: number }[]) {
+      expect(eta.eta_timestamp).toBeGreaterThanOrEqual(at(70));
+    }
+    expectHookTime(etas, before);
+    expectSigned(etas, all.webhook, 'ROUTE_ETAS_CHANGED');
+  });
+
+  it('WAYPOINT_STATUS_CHANGED after an attempt', async () => {
+    const before = Date.now();
+    const response = await asDriver('POST', `/driver/routes/${route.id}/waypoints/${wp0.id}/attempts`, {
+      id: 'hook-visit-0',
+      timestamp: at(80),
+      status: 'SUCCESSFUL',
+      location: wp0.location,
+    });
+    expect(response.status, response.text).toBe(200);
+    const delivery = await arrived(all.receiver, 'WAYPOINT_STATUS_CHANGED', route.id);
+    expect(delivery.json).toEqual({
+      event: 'WAYPOINT_STATUS_CHANGED',
+      hook_timestamp_millis: expect.any(Number),
+      dc_id: 'dc-1',
+      route_id: route.id,
+      event_id: EXPECTED_EVENT_ID,
+      waypoint_id: wp0.id,
+      status: 'SUCCESSFUL',
+      attempt_id: 'hook-visit-0',
+      timestamp: at(80),
+    });
+    expectHookTime(delivery, before);
+    expectSigned(delivery, all.webhook, 'WAYPOINT_STATUS_CHANGED');
+  });
+
+  it('ROUTE_FINISHED when the driver finishes (and a re-enabled webhook gets it)', async () => {
+    // Every event so far (the visit's ETA update included) was fanned out while the webhook was disabled.
+    await waitForRouteEventsDelivered(all.receiver, route.id);
+    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    expect((await setEnabled(paused.webhook.id, true)).enabled).toBe(true);
+    resumedAt = Date.now();
+    const response = await asDriver('POST', `/driver/routes/${route.id}/finish`, { timestamp: at(120) });
+    expect(response.status, response.text).toBe(200);
+    const delivery = await arrived(all.receiver, 'ROUTE_FINISHED', route.id);
+    expect(delivery.json).toMatchObject({
+      event: 'ROUTE_FINISHED',
+      hook_timestamp_millis: expect.any(Number),
+      dc_id: 'dc-1',
+      route_id: route.id,
+      event_id: EXPECTED_EVENT_ID,
+      finalized_timestamp: at(120),
+    });
+    expectHookTime(delivery, resumedAt);
+    expectSigned(delivery, all.webhook, 'ROUTE_FINISHED');
+    const resumed = await arrived(paused.receiver, 'ROUTE_FINISHED', route.id);
+    expect(resumed.json).toEqual(delivery.json);
+    expectSigned(resumed, paused.webhook, 'ROUTE_FINISHED');
+  });
+
+  it('ROUTE_IMPORT_FAILED when a concurrent import of the same route id loses', async () => {
+    const raced = exampleRoute('hook-race', { waypoints: 1 });
+    const before = Date.now();
+    const accepted = await Promise.all(
+      [raced, { ...raced, name: 'the other one' }].map((body) =>
+        asAcme('POST', '/dcs/dc-1/invoiced-routes', { route: body }),
+      ),
+    );
+    // Both pass the synchronous check (neither has claimed the id yet); the worker decides.
+    expect(
+      accepted.map((response) => response.status),
+      accepted.map((response) => response.text).join('\n'),
+    ).toEqual([202, 202]);
+    const txids = accepted.map((response) => (response.body.data as { txid: string }).txid);
+    const outcomes = await Promise.all(txids.map((txid) => waitForImport(api.url, acme.key, 'dc-1', txid)));
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual([200, 400]);
+    const loserTxid = txids[outcomes.findIndex((outcome) => outcome.status === 400)];
+    expectError(outcomes.find((outcome) => outcome.status === 400) as ApiResponse, 400, 3005);
+
+    const failed = await arrived(all.receiver, 'ROUTE_IMPORT_FAILED', raced.id);
+    expect(failed.json).toEqual({
+      event: 'ROUTE_IMPORT_FAILED',
+      hook_timestamp_millis: expect.any(Number),
+      dc_id: 'dc-1',
+      route_id: raced.id,
+      event_id: EXPECTED_EVENT_ID,
+      txid: loserTxid,
+      error: { code: 3005, message: expect.any(String) },
+    });
+    expectHookTime(failed, before);
+    expectSigned(failed, all.webhook, 'ROUTE_IMPORT_FAILED');
+    const created = await arrived(all.receiver, 'ROUTE_CREATED', raced.id);
+    expect(created.json.event_id).not.toBe(failed.json.event_id);
+  });
+
+  it('delivered every event item of the route to the webhook of all types, each with its id', async () => {
+    const written = await eventItemsOf(acme.accountId, route.id);
+    expect(written.length).toBeGreaterThanOrEqual(5);
+    await waitForRouteEventsDelivered(all.receiver, route.id);
+    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    const received = all.receiver.deliveries
+      .filter((delivery) => delivery.json.route_id === route.id)
+      .map((delivery) => `${eventTypeOf(delivery)} ${eventIdOf(delivery)}`);
+    expect([...new Set(received)].sort()).toEqual(written);
+  });
+
+  it('sends a webhook of another DC nothing of this DC, and that DC’s events', async () => {
+    const dc2Route = exampleRoute('hook-dc2', { waypoints: 1 });
+    dc2RouteId = dc2Route.id;
+    await importRoute(api.url, acme.key, 'dc-2', dc2Route);
+    const delivery = await arrived(dc2.receiver, 'ROUTE_CREATED', dc2Route.id);
+    expect(delivery.json).toMatchObject({ dc_id: 'dc-2', route_id: dc2Route.id });
+    expectSigned(delivery, dc2.webhook, 'ROUTE_CREATED');
+    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    expect(dc2.receiver.deliveries.map((d) => [eventTypeOf(d), d.json.dc_id, d.json.route_id])).toEqual([
+      ['ROUTE_CREATED', 'dc-2', dc2Route.id],
+    ]);
+    // And the dc-1 webhooks got nothing of dc-2.
+    for (const to of [all, startedOnly, paused]) {
+      expect(to.receiver.deliveries.filter((d) => d.json.dc_id !== 'dc-1')).toEqual([]);
+    }
+  });
+
+  it('sends a webhook of one event type only that type', async () => {
+    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    const got = startedOnly.receiver.deliveries;
+    expect(got.map((delivery) => [eventTypeOf(delivery), delivery.json.route_id])).toEqual([
+      ['ROUTE_STARTED', route.id],
+    ]);
+    expect(got[0]?.json).toEqual((await arrived(all.receiver, 'ROUTE_STARTED', route.id)).json);
+    expectSigned(got[0] as ReceivedDelivery, startedOnly.webhook, 'ROUTE_STARTED');
+  });
+
+  it('never sends another account’s webhook this account’s events, but its own', async () => {
+    // Globex imports a route with the same id into its own dc-1.
+    await importRoute(api.url, globex.key, 'dc-1', exampleRoute(route.id, { waypoints: 1 }));
+    const own = await arrived(other.receiver, 'ROUTE_CREATED', route.id);
+    globexEventId = eventIdOf(own) as string;
+    expectSigned(own, other.webhook, 'ROUTE_CREATED');
+    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    expect(other.receiver.deliveries.map(eventIdOf)).toEqual([globexEventId]);
+    // Nor the other way round.
+    expect(all.receiver.deliveries.map(eventIdOf)).not.toContain(globexEventId);
+  });
+
+  it('sends a disabled webhook nothing, and after it is enabled again only what happened since', async () => {
+    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    const got = paused.receiver.deliveries.map(
+      (delivery) => `${eventTypeOf(delivery)} ${delivery.json.route_id}`,
+    );
+    // Disabled while hook-1 was imported, started and visited; enabled again before it finished and
+    // before hook-race was imported.
+    expect(got.sort()).toEqual([
+      'ROUTE_CREATED hook-race',
+      'ROUTE_FINISHED hook-1',
+      'ROUTE_IMPORT_FAILED hook-race',
+    ]);
+    for (const delivery of paused.receiver.deliveries) {
+      expect(delivery.json.hook_timestamp_millis as number).toBeGreaterThanOrEqual(resumedAt);
+    }
+  });
+
+  it('sends a deleted webhook nothing', async () => {
+    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    expect(all.receiver.deliveries.length).toBeGreaterThan(5);
+    expect(deleted.receiver.deliveries).toEqual([]);
+    expect(dc2RouteId).not.toBe('');
+  });
+
+  it('logged each delivery of the webhook, newest first', async () => {
+    const log = await deliveriesOf(all.webhook.id);
+    const received = new Set(all.receiver.deliveries.map(eventIdOf));
+    expect(log.length).toBe(all.receiver.deliveries.length);
+    for (const attempt of log) {
+      expect(received).toContain(attempt.event_id);
+      expect(attempt).toMatchObject({ attempt: 1, status_code: 200, error: null });
+    }
+    const times = log.map((attempt) => attempt.timestamp);
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    expect(log.at(-1)?.event_type).toBe('ROUTE_CREATED');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// 3. The SSRF guard (on in production, off in the local runtime): the delivery domain with the guard on
+// ---------------------------------------------------------------------------------------------------
+
+describe('the SSRF guard refuses private targets', () => {
+  let target: WebhookReceiver;
+  let domain: typeof import('../../functions/domain/webhook-events');
+
+  beforeAll(async () => {
+    target = await receiver();
+    // Only now: the data layer reads the table name when it loads.
+    domain = await import('../../functions/domain/webhook-events');
+  });
+
+  const guarded = () => ({ ...domain.deliverySettings(), allowPrivateTargets: false });
+
+  function messageFor(webhook: CreatedWebhook, eventId: string): DeliveryMessage {
+    return {
+      account_id: acme.accountId,
+      webhook_id: webhook.id,
+      event: {
+        event_id: eventId,
+        type: 'ROUTE_CREATED',
+        dc_id: 'dc-1',
+        route_id: 'ssrf-route',
+        occurred_at: Date.now(),
+        details: {},
+      },
+      attempt: 1,
+    };
+  }
+
+  /** Runs `action` while recording everything written to stdout and stderr (the logger writes JSON lines there). */
+  async function capturingLogs<T>(action: () => Promise<T>): Promise<{ result: T; logs: string }> {
+    const chunks: string[] = [];
+    const record = (chunk: unknown) => {
+      chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
+    };
+    const out = vi.spyOn(process.stdout, 'write');
+    const err = vi.spyOn(process.stderr, 'write');
+    out.mockImplementation((chunk: unknown) => {
+      record(chunk);
+      return true;
+    });
+    err.mockImplementation((chunk: unknown) => {
+      record(chunk);
+      return true;
+    });
+    try {
+      return { result: await action(), logs: chunks.join('') };
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+    }
+  }
+
+  const targets = [
+    ['loopback IPv4', (port: number) => `http://127.0.0.1:${port}/hooks`],
+    ['loopback IPv6', (port: number) => `http://[::1]:${port}/hooks`],
+    ['the metadata address', () => 'http://169.254.169.254/latest/meta-data'],
+    ['a private network address', () => 'http://10.0.0.1/hooks'],
+    ['localhost (resolved at connect time)', (port: number) => `http://localhost:${port}/hooks`],
+  ] as const;
+
+  it.each(targets)('refuses %s: given up at once, to the DLQ, logged', async (_name, urlOf) => {
+    const webhook = await createWebhook(urlOf(target.port));
+    const eventId = `evt_ssrf_${webhook.id}`;
+    const { result, logs } = await capturingLogs(() =>
+      domain.deliver(messageFor(webhook, eventId), guarded()),
+    );
+    expect(result).toBe('given_up');
+    expect(target.deliveries).toEqual([]);
+
+    const refusal = logs.split('\n').find((line) => line.includes(webhook.id) && /refused/i.test(line));
+    expect(refusal, `no log line about the refusal in:\n${logs}`).toBeDefined();
+    expect(refusal).toContain(eventId);
+
+    const log = await deliveriesOf(webhook.id);
+    expect(log).toEqual([
+      {
+        event_id: eventId,
+        event_type: 'ROUTE_CREATED',
+        attempt: 1,
+        status_code: null,
+        error: expect.stringMatching(/refused/i),
+        duration_ms: expect.any(Number),
+        timestamp: expect.any(Number),
+      },
+    ]);
+    const dead = await findInDeliveriesDlq<DeliveryMessage>(
+      api,
+      (body) => body.webhook_id === webhook.id && body.event?.event_id === eventId,
+    );
+    expect(dead).toMatchObject({ account_id: acme.accountId, webhook_id: webhook.id, attempt: 1 });
+    // A refusal is not a reason to keep trying: the webhook stays as it was.
+    expect((await listWebhooks()).find((listed) => listed.id === webhook.id)?.enabled).toBe(true);
+    await asAcme('DELETE', `/webhooks/${webhook.id}`);
+  });
+
+  it('delivers to the same loopback receiver when private targets are allowed (the guard is what refused)', async () => {
+    const webhook = await createWebhook(target.url);
+    const eventId = `evt_allowed_${webhook.id}`;
+    const outcome = await domain.deliver(messageFor(webhook, eventId), {
+      ...domain.deliverySettings(),
+      allowPrivateTargets: true,
+    });
+    expect(outcome).toBe('delivered');
+    const [delivery] = await target.waitFor((d) => eventIdOf(d) === eventId);
+    expectSigned(delivery as ReceivedDelivery, webhook, 'ROUTE_CREATED');
+    expect(target.deliveries).toHaveLength(1);
+    await asAcme('DELETE', `/webhooks/${webhook.id}`);
+  });
+});

@@ -1,0 +1,219 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { expect, inject } from 'vitest';
+import type { QueueName } from '../../functions/shared/resources';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/services';
+import type { TestApi } from './local-api';
+
+/** One request a receiver got, as it arrived. */
+export interface ReceivedDelivery {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The raw body: the signature covers exactly these bytes. */
+  body: string;
+  /** The body parsed (an empty object when it is not JSON). */
+  json: Record<string, unknown>;
+  receivedAt: number;
+}
+
+/** What the receiver answers: an HTTP status, or 'hang' to never answer (the sender's timeout ends it). */
+export type Answer = number | 'hang';
+
+export interface WebhookReceiver {
+  url: string;
+  port: number;
+  /** Everything received so far, in arrival order. */
+  deliveries: ReceivedDelivery[];
+  /** Waits (polling) until `count` deliveries match; fails with what did arrive after `timeoutMs`. */
+  waitFor(
+    predicate: (delivery: ReceivedDelivery) => boolean,
+    count?: number,
+    timeoutMs?: number,
+  ): Promise<ReceivedDelivery[]>;
+  close(): Promise<void>;
+}
+
+const header = (delivery: ReceivedDelivery, name: string) => {
+  const value = delivery.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(',') : value;
+};
+
+export const eventIdOf = (delivery: ReceivedDelivery) => header(delivery, 'X-Event-Id');
+export const eventTypeOf = (delivery: ReceivedDelivery) => delivery.json.event as string | undefined;
+export const headerOf = header;
+
+/**
+ * A real HTTP receiver on 127.0.0.1 (port 0). `answer` decides each response; it gets the request and
+ * how many times this event id has arrived so far, this one included (1 for the first attempt).
+ */
+export async function startWebhookReceiver(
+  answer: (delivery: ReceivedDelivery, nthOfEvent: number) => Answer | Promise<Answer> = () => 200,
+): Promise<WebhookReceiver> {
+  const deliveries: ReceivedDelivery[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let json: Record<string, unknown> = {};
+      try {
+        json = JSON.parse(body) as Record<string, unknown>;
+      } catch {
+        // kept as the raw body only
+      }
+      const delivery: ReceivedDelivery = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        json,
+        receivedAt: Date.now(),
+      };
+      deliveries.push(delivery);
+      const nth = deliveries.filter((other) => eventIdOf(other) === eventIdOf(delivery)).length;
+      let status: Answer = 500;
+      try {
+        status = await answer(delivery, nth);
+      } catch (error) {
+        console.error('webhook receiver: answer failed', error);
+      }
+      if (status === 'hang') return; // never answered; the connection closes when the sender gives up
+      res.writeHead(status, { 'Content-Type': 'text/plain' });
+      res.end(status < 300 ? 'ok' : 'failing on purpose');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    port,
+    deliveries,
+    async waitFor(predicate, count = 1, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const matching = deliveries.filter(predicate);
+        if (matching.length >= count) return matching;
+        if (Date.now() > deadline) {
+          const got = deliveries.map((d) => `${eventTypeOf(d)} ${eventIdOf(d)} ${d.json.route_id ?? ''}`);
+          expect.fail(
+            `receiver ${port}: ${matching.length} of ${count} expected deliveries after ${timeoutMs} ms; got ${got.length}: ${got.join('; ')}`,
+          );
+        }
+        await sleep(50);
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until it returns something other than undefined; fails naming `what` after the deadline. */
+export async function waitUntil<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) expect.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+/**
+ * An independent check of `X-Signature: t=<ms>,v1=<hex>` (not the service's verifySignature): HMAC-SHA256
+ * of "<t>.<raw body>" with the secret, and t within five minutes of now.
+ */
+export function independentlyVerified(secret: string, signature: string, rawBody: string): boolean {
+  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(signature);
+  if (!match) return false;
+  const [, t, v1] = match as unknown as [string, string, string];
+  if (Math.abs(Date.now() - Number(t)) > 5 * 60_000) return false;
+  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`, 'utf8').digest();
+  return timingSafeEqual(Buffer.from(v1, 'hex'), expected);
+}
+
+function sqsClient() {
+  return new SQSClient({
+    endpoint: inject('awsEndpoint'),
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
+}
+
+/**
+ * Waits until the queues hold nothing (visible, in flight or delayed) on several checks in a row: every
+ * message queued so far (retries included) has been handled by its consumer.
+ */
+export async function waitForQueuesDrained(api: TestApi, queues: QueueName[], timeoutMs = 20_000) {
+  const sqs = sqsClient();
+  try {
+    let quietChecks = 0;
+    await waitUntil(
+      `queues ${queues.join(', ')} to drain`,
+      async () => {
+        let total = 0;
+        for (const queue of queues) {
+          const { Attributes = {} } = await sqs.send(
+            new GetQueueAttributesCommand({
+              QueueUrl: api.resources.queueUrls[queue],
+              AttributeNames: [
+                'ApproximateNumberOfMessages',
+                'ApproximateNumberOfMessagesNotVisible',
+                'ApproximateNumberOfMessagesDelayed',
+              ],
+            }),
+          );
+          total +=
+            Number(Attributes.ApproximateNumberOfMessages ?? 0) +
+            Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
+            Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0);
+        }
+        quietChecks = total === 0 ? quietChecks + 1 : 0;
+        return quietChecks >= 3 ? true : undefined;
+      },
+      timeoutMs,
+    );
+  } finally {
+    sqs.destroy();
+  }
+}
+
+/** Receives (without deleting) messages of the deliveries DLQ until one matches; returns its parsed body. */
+export async function findInDeliveriesDlq<T = Record<string, unknown>>(
+  api: TestApi,
+  predicate: (body: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const sqs = sqsClient();
+  try {
+    return await waitUntil(
+      'the message in the deliveries DLQ',
+      async () => {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: api.resources.dlqUrls.deliveries,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            VisibilityTimeout: 0,
+          }),
+        );
+        return Messages.map((message) => JSON.parse(message.Body ?? '{}') as T).find(predicate);
+      },
+      timeoutMs,
+    );
+  } finally {
+    sqs.destroy();
+  }
+}
