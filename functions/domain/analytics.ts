@@ -1,0 +1,457 @@
+/**
+ * Route and attempt analytics (DESIGN §6): the records of a finalized route, one per route and one per
+ * attempt, keyed by column id in column order (the CSV header is the column maps' keys). Pure: no I/O,
+ * no clock; everything comes in as RouteFacts.
+ */
+import type { AccountingRecord } from '../data/accounting';
+import type { Dc } from '../data/accounts';
+import type { Attempt } from '../data/attempts';
+import type { DriverLocation } from '../data/drivers';
+import type { InvoiceRow, RouteHeader, WaypointRow } from '../data/routes';
+import { localDateOf } from '../shared/time';
+import {
+  completionEstimate,
+  computeEtas,
+  DEFAULT_SPEED_KMH,
+  type EtaStop,
+  haversineKm,
+  type LatLng,
+  ROAD_FACTOR,
+  travelMillis,
+} from './etas';
+import { itemStatusOf, progressByWaypoint } from './route-progress';
+
+export type AnalyticsValue = string | number | null;
+export type AnalyticsRecord = Record<string, AnalyticsValue>;
+
+export interface ColumnDefinition {
+  column_name: string;
+  column_description: string;
+}
+
+const column = (column_name: string, column_description: string): ColumnDefinition =>
+  Object.freeze({ column_name, column_description });
+
+const LOCAL_TIME = "in the DC's time zone as 'YYYY-MM-DD HH:MM:SS' (24-hour clock)";
+
+/** Columns both analytics types start with. */
+const ROUTE_IDENTITY = {
+  dc_id: column('DC ID', 'Id of the distribution center (DC) the route belongs to.'),
+  dc_name: column('DC name', 'Name of the DC when the analytics were computed.'),
+  dc_time_zone: column(
+    'DC time zone',
+    'IANA time zone of the DC (e.g. America/Chicago); every date and time of this file is local to it.',
+  ),
+  route_id: column('Route ID', 'Id of the route as imported.'),
+  route_name: column('Route name', 'Name of the route as imported.'),
+  planned_route_start_date: column(
+    'Planned route start date',
+    "Date (YYYY-MM-DD) of the route's planned start time in the DC's time zone: the route's service date.",
+  ),
+} as const;
+
+const DRIVER = {
+  driver_id: column('Driver ID', 'Id of the driver assigned to the route; empty when none was assigned.'),
+  driver_name: column(
+    'Driver name',
+    'Name of the assigned driver when the analytics were computed; empty when none was assigned or the driver no longer exists.',
+  ),
+} as const;
+
+const routeColumns = {
+  ...ROUTE_IDENTITY,
+  planned_route_start_timestamp: column(
+    'Planned route start timestamp',
+    `Planned start time of the route (start_time), ${LOCAL_TIME}.`,
+  ),
+  ...DRIVER,
+  imported_customers_count: column(
+    'Imported customers',
+    'Number of customers (waypoints) imported with the route.',
+  ),
+  successful_customers_count: column(
+    'Successful customers',
+    "Customers whose latest attempt is SUCCESSFUL (or FAILED but every item was listed SUCCESSFUL) and none of whose items ended FAILED; a customer without items counts by its latest attempt's status.",
+  ),
+  failed_customers_count: column(
+    'Failed customers',
+    "Customers whose latest attempt is FAILED (or SUCCESSFUL but every item was listed FAILED) and none of whose items ended SUCCESSFUL; a customer without items counts by its latest attempt's status.",
+  ),
+  try_again_later_customers_count: column(
+    'Try again later customers',
+    'Customers whose latest attempt is VISIT_LATER (whatever their items).',
+  ),
+  mixed_status_customers_count: column(
+    'Mixed status customers',
+    'Customers whose latest attempt is SUCCESSFUL or FAILED and whose items ended some SUCCESSFUL and some FAILED (an item takes the status of the latest attempt that decided it).',
+  ),
+  total_visited_customers_count: column(
+    'Visited customers',
+    'Customers with at least one attempt; equals successful + failed + mixed status + try again later customers.',
+  ),
+  total_unvisited_customers_count: column(
+    'Unvisited customers',
+    'Customers without any attempt; visited + unvisited = imported customers.',
+  ),
+  actual_route_departure_time: column(
+    'Actual route departure time',
+    `When the driver started the route, ${LOCAL_TIME}; empty when the route was never started.`,
+  ),
+  actual_route_arrival_time: column(
+    'Actual route arrival time',
+    `When the route was finalized, ${LOCAL_TIME}.`,
+  ),
+  planned_driving_meters: column(
+    'Planned driving distance (m)',
+    `Planned distance in meters, rounded to the meter: the great-circle distance times a road factor of ${ROAD_FACTOR} over the legs start warehouse (or first customer) -> every customer in sequence -> end warehouse (when the route has one); 0 for a route without customers.`,
+  ),
+  total_driven_meters: column(
+    'Total driven distance (m)',
+    "Distance in meters, rounded to the meter, along the driver's location trace between the route's start and finalization: the sum of great-circle distances between consecutive points (no road factor: the trace follows the road); 0 with fewer than two points.",
+  ),
+  planned_driving_seconds: column(
+    'Planned driving time (s)',
+    `Planned time in seconds spent driving, rounded to the second: the planned driving legs at the DC's ETA speed (${DEFAULT_SPEED_KMH} km/h unless the DC sets one), without waits or service times.`,
+  ),
+  planned_journey_seconds: column(
+    'Planned journey time (s)',
+    'Planned time in seconds, rounded to the second, from the planned start time to the planned arrival at the end warehouse (or departure from the last customer without one): driving at the DC speed plus waits for time windows to open plus service times, as the planned ETAs.',
+  ),
+  total_journey_seconds: column(
+    'Total journey time (s)',
+    'Seconds, rounded, from the actual departure to the actual arrival (finalization); empty when the route was never started.',
+  ),
+  customers_with_additional_visits: column(
+    'Customers with additional visits',
+    'Customers with more than one attempt.',
+  ),
+  total_additional_visits: column(
+    'Total additional visits',
+    "Sum over the visited customers of their attempts minus one (every attempt after a customer's first).",
+  ),
+  planned_items_count: column(
+    'Planned items',
+    'Number of items imported with the route (item lines, not quantities).',
+  ),
+  delivered_items_count: column(
+    'Delivered items',
+    'Items whose latest status is SUCCESSFUL: decided by the latest attempt at their customer that listed them or, unlisted, was not VISIT_LATER.',
+  ),
+  failed_items_count: column(
+    'Failed items',
+    'Items whose latest status is FAILED, decided as for delivered items; items never decided count neither.',
+  ),
+  planned_cash_cents: column(
+    'Planned cash (cents)',
+    'Sum in cents of the total prices of the items of the invoices whose payment method is CASH.',
+  ),
+  cash_received_cents: column(
+    'Cash received (cents)',
+    "Sum in cents of the cash received of the route's cash accounting records.",
+  ),
+} as const;
+
+const attemptColumns = {
+  ...ROUTE_IDENTITY,
+  ...DRIVER,
+  waypoint_id: column('Waypoint ID', 'Id of the visited waypoint (customer stop).'),
+  customer_id: column('Customer ID', 'Customer id of the waypoint as imported; empty when it had none.'),
+  customer_name: column('Customer name', 'Name of the waypoint as imported; empty when it had none.'),
+  attempt_id: column('Attempt ID', 'Id of the attempt as the driver app reported it.'),
+  attempt_number: column(
+    'Attempt number',
+    "1-based position of the attempt among its waypoint's attempts in the order they happened.",
+  ),
+  visit_start_timestamp: column(
+    'Visit start timestamp',
+    `When the attempt happened (its timestamp), ${LOCAL_TIME}.`,
+  ),
+  visit_meters_from_customer: column(
+    'Visit distance from customer (m)',
+    "Great-circle distance in meters, rounded to the meter, from the location reported with the attempt to the waypoint's location; empty when the attempt carried no location.",
+  ),
+  aggregate_visit_status: column(
+    'Aggregate visit status',
+    "The attempt's status (SUCCESSFUL, FAILED or VISIT_LATER), or MIXED when the attempt decided some items SUCCESSFUL and some FAILED.",
+  ),
+  waypoint_time_windows: column(
+    'Waypoint time windows',
+    "The waypoint's time windows sorted by start, each 'HH:MM-HH:MM' (local, seconds dropped) when both ends fall on the planned route start date, else 'YYYY-MM-DD HH:MM:SS - YYYY-MM-DD HH:MM:SS' (local), joined with '; '; empty without windows.",
+  ),
+  visit_timeliness: column(
+    'Visit timeliness',
+    'NO_WINDOW when the waypoint has no time window; ON_TIME when the attempt happened within a window (start inclusive, end exclusive); EARLY when before the earliest window opens; LATE otherwise (after a window closed, including between windows).',
+  ),
+  items_successful: column(
+    'Items successful',
+    "Items of the waypoint the attempt decided SUCCESSFUL: listed SUCCESSFUL, or unlisted when the attempt's status is SUCCESSFUL.",
+  ),
+  items_failed: column(
+    'Items failed',
+    "Items of the waypoint the attempt decided FAILED: listed FAILED, or unlisted when the attempt's status is FAILED (a VISIT_LATER attempt decides only the items it lists).",
+  ),
+} as const;
+
+type RouteColumn = keyof typeof routeColumns;
+type AttemptColumn = keyof typeof attemptColumns;
+
+/** Ordered: the CSV header is Object.keys in this order. */
+export const ROUTE_ANALYSIS_COLUMNS: Readonly<Record<string, ColumnDefinition>> = Object.freeze(routeColumns);
+/** Ordered: the CSV header is Object.keys in this order. */
+export const ATTEMPT_ANALYSIS_COLUMNS: Readonly<Record<string, ColumnDefinition>> =
+  Object.freeze(attemptColumns);
+
+export interface RouteFacts {
+  dc: Pick<Dc, 'dcId' | 'name' | 'timeZone' | 'etaSpeedKmh'>;
+  /** A finalized route. */
+  route: RouteHeader;
+  /** null when the driver no longer exists (or none was assigned). */
+  driverName: string | null;
+  /** In sequence. */
+  waypoints: WaypointRow[];
+  /** In import order, items included; the items' stored status is ignored: statuses come from the attempts. */
+  invoices: InvoiceRow[];
+  /** Oldest first. */
+  attempts: Attempt[];
+  accountingRecords: AccountingRecord[];
+  /** The driver's pings between the route's start and finalization, oldest first. */
+  trace: DriverLocation[];
+}
+
+const dateTimeFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** DC-local 'YYYY-MM-DD HH:MM:SS' (24 h) of an epoch ms, as every time in the CSVs. */
+export function localDateTime(epochMs: number, timeZone: string): string {
+  let formatter = dateTimeFormatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      // h23, not hour12: false, which some engines render as 24:00 at midnight.
+      hourCycle: 'h23',
+    });
+    dateTimeFormatters.set(timeZone, formatter);
+  }
+  const part: Record<string, string> = {};
+  for (const { type, value } of formatter.formatToParts(new Date(epochMs))) part[type] = value;
+  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}:${part.second}`;
+}
+
+const optionalLocalDateTime = (epochMs: number | undefined, timeZone: string) =>
+  epochMs === undefined ? null : localDateTime(epochMs, timeZone);
+
+/** A record with exactly the columns' keys, in their order. */
+function ordered<K extends string>(columns: Readonly<Record<K, unknown>>, values: Record<K, AnalyticsValue>) {
+  const record: AnalyticsRecord = {};
+  for (const key of Object.keys(columns) as K[]) record[key] = values[key];
+  return record;
+}
+
+const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
+
+/** The item ids of each waypoint, from its invoices. */
+function itemIdsByWaypoint(invoices: readonly InvoiceRow[]): Map<string, string[]> {
+  const byWaypoint = new Map<string, string[]>();
+  for (const invoice of invoices) {
+    const ids = byWaypoint.get(invoice.waypointId) ?? [];
+    ids.push(...invoice.items.map((item) => item.id));
+    byWaypoint.set(invoice.waypointId, ids);
+  }
+  return byWaypoint;
+}
+
+/** How many of `itemIds` the attempts (oldest first) left SUCCESSFUL and FAILED. */
+function itemOutcomes(itemIds: readonly string[], attempts: readonly Attempt[]) {
+  let successful = 0;
+  let failed = 0;
+  for (const id of itemIds) {
+    const status = itemStatusOf(id, attempts)?.status;
+    if (status === 'SUCCESSFUL') successful++;
+    else if (status === 'FAILED') failed++;
+  }
+  return { successful, failed };
+}
+
+type CustomerOutcome = 'UNVISITED' | 'SUCCESSFUL' | 'FAILED' | 'MIXED' | 'VISIT_LATER';
+
+/**
+ * A waypoint's final outcome. VISIT_LATER first: the visit is not over, whatever earlier attempts
+ * decided. Otherwise the latest attempt decided every item, so the items say it: both ways is MIXED,
+ * one way is that way (which is the latest attempt's status unless it listed every item the other
+ * way); a waypoint without items takes its latest attempt's status. So the outcomes partition the
+ * visited waypoints.
+ */
+function customerOutcome(attempts: readonly Attempt[], itemIds: readonly string[]): CustomerOutcome {
+  const latest = attempts.at(-1);
+  if (!latest) return 'UNVISITED';
+  if (latest.status === 'VISIT_LATER') return 'VISIT_LATER';
+  const { successful, failed } = itemOutcomes(itemIds, attempts);
+  if (successful > 0 && failed > 0) return 'MIXED';
+  if (successful > 0) return 'SUCCESSFUL';
+  if (failed > 0) return 'FAILED';
+  return latest.status;
+}
+
+const stopOf = (waypoint: WaypointRow): EtaStop => ({
+  id: waypoint.id,
+  location: waypoint.location,
+  serviceTimeMinutes: waypoint.serviceTimeMinutes,
+  timeWindows: waypoint.timeWindows,
+});
+
+/**
+ * The plan as the planned ETAs see it: from the start warehouse (or the first waypoint) through every
+ * waypoint in sequence to the end warehouse. No waypoints, no plan (as plannedEtas: completion = start).
+ */
+function plannedFigures(route: RouteHeader, waypoints: readonly WaypointRow[], speedKmh: number) {
+  const first = waypoints[0];
+  if (!first) return { meters: 0, drivingSeconds: 0, journeySeconds: 0 };
+  const origin = route.startWarehouse?.location ?? first.location;
+  const end = route.endWarehouse?.location;
+  const path: LatLng[] = [origin, ...waypoints.map((waypoint) => waypoint.location), ...(end ? [end] : [])];
+  const legs = path.slice(1).map((to, index) => [path[index] as LatLng, to] as const);
+  const stops = waypoints.map(stopOf);
+  const etas = computeEtas({ departAt: route.startTime, origin, stops, speedKmh });
+  const completion = completionEstimate(etas, stops, end, speedKmh) ?? route.startTime;
+  return {
+    meters: Math.round(sum(legs.map(([a, b]) => haversineKm(a, b) * ROAD_FACTOR * 1000))),
+    drivingSeconds: Math.round(sum(legs.map(([a, b]) => travelMillis(a, b, speedKmh))) / 1000),
+    journeySeconds: Math.round((completion - route.startTime) / 1000),
+  };
+}
+
+function tracedMeters(trace: readonly LatLng[]): number {
+  return Math.round(
+    sum(trace.slice(1).map((point, index) => haversineKm(trace[index] as LatLng, point))) * 1000,
+  );
+}
+
+function identity(facts: RouteFacts) {
+  const { dc, route } = facts;
+  return {
+    dc_id: dc.dcId,
+    dc_name: dc.name,
+    dc_time_zone: dc.timeZone,
+    route_id: route.routeId,
+    route_name: route.name,
+    planned_route_start_date: localDateOf(route.startTime, dc.timeZone),
+    driver_id: route.assignedDriverId ?? null,
+    driver_name: facts.driverName,
+  };
+}
+
+/** The route's analytics record: keys exactly ROUTE_ANALYSIS_COLUMNS' keys, in order. */
+export function routeAnalytics(facts: RouteFacts): AnalyticsRecord {
+  const { dc, route, waypoints, invoices } = facts;
+  const progress = progressByWaypoint(facts.attempts);
+  const itemIds = itemIdsByWaypoint(invoices);
+  const attemptsOf = (waypointId: string) => progress.get(waypointId)?.attempts ?? [];
+
+  const outcomes = waypoints.map((waypoint) =>
+    customerOutcome(attemptsOf(waypoint.id), itemIds.get(waypoint.id) ?? []),
+  );
+  const count = (outcome: CustomerOutcome) => outcomes.filter((o) => o === outcome).length;
+  const visitCounts = waypoints.map((waypoint) => attemptsOf(waypoint.id).length);
+  const items = invoices.map((invoice) =>
+    itemOutcomes(
+      invoice.items.map((item) => item.id),
+      attemptsOf(invoice.waypointId),
+    ),
+  );
+  const planned = plannedFigures(route, waypoints, dc.etaSpeedKmh ?? DEFAULT_SPEED_KMH);
+  const { startedTimestamp, finalizedTimestamp } = route;
+
+  const values: Record<RouteColumn, AnalyticsValue> = {
+    ...identity(facts),
+    planned_route_start_timestamp: localDateTime(route.startTime, dc.timeZone),
+    imported_customers_count: waypoints.length,
+    successful_customers_count: count('SUCCESSFUL'),
+    failed_customers_count: count('FAILED'),
+    try_again_later_customers_count: count('VISIT_LATER'),
+    mixed_status_customers_count: count('MIXED'),
+    total_visited_customers_count: outcomes.length - count('UNVISITED'),
+    total_unvisited_customers_count: count('UNVISITED'),
+    actual_route_departure_time: optionalLocalDateTime(startedTimestamp, dc.timeZone),
+    actual_route_arrival_time: optionalLocalDateTime(finalizedTimestamp, dc.timeZone),
+    planned_driving_meters: planned.meters,
+    total_driven_meters: tracedMeters(facts.trace),
+    planned_driving_seconds: planned.drivingSeconds,
+    planned_journey_seconds: planned.journeySeconds,
+    total_journey_seconds:
+      startedTimestamp === undefined || finalizedTimestamp === undefined
+        ? null
+        : Math.round((finalizedTimestamp - startedTimestamp) / 1000),
+    customers_with_additional_visits: visitCounts.filter((visits) => visits > 1).length,
+    total_additional_visits: sum(visitCounts.map((visits) => Math.max(0, visits - 1))),
+    planned_items_count: sum(invoices.map((invoice) => invoice.items.length)),
+    delivered_items_count: sum(items.map((outcome) => outcome.successful)),
+    failed_items_count: sum(items.map((outcome) => outcome.failed)),
+    planned_cash_cents: sum(
+      invoices
+        .filter((invoice) => invoice.paymentMethod === 'CASH')
+        .flatMap((invoice) => invoice.items.map((item) => item.totalPriceCents)),
+    ),
+    cash_received_cents: sum(facts.accountingRecords.map((record) => record.cashReceivedCents)),
+  };
+  return ordered(routeColumns, values);
+}
+
+function formatWindows(windows: WaypointRow['timeWindows'], routeDate: string, timeZone: string): string {
+  return [...windows]
+    .sort((a, b) => a.start - b.start || a.end - b.end)
+    .map(({ start, end }) => {
+      const from = localDateTime(start, timeZone);
+      const to = localDateTime(end, timeZone);
+      const sameDay = from.startsWith(routeDate) && to.startsWith(routeDate);
+      return sameDay ? `${from.slice(11, 16)}-${to.slice(11, 16)}` : `${from} - ${to}`;
+    })
+    .join('; ');
+}
+
+function timeliness(at: number, windows: WaypointRow['timeWindows']) {
+  if (windows.length === 0) return 'NO_WINDOW';
+  if (windows.some((window) => window.start <= at && at < window.end)) return 'ON_TIME';
+  return at < Math.min(...windows.map((window) => window.start)) ? 'EARLY' : 'LATE';
+}
+
+/** One record per attempt, in attempt order: keys exactly ATTEMPT_ANALYSIS_COLUMNS' keys, in order. */
+export function attemptAnalytics(facts: RouteFacts): AnalyticsRecord[] {
+  const { dc } = facts;
+  const common = identity(facts);
+  const waypointsById = new Map(facts.waypoints.map((waypoint) => [waypoint.id, waypoint]));
+  const itemIds = itemIdsByWaypoint(facts.invoices);
+  const seen = new Map<string, number>();
+
+  return facts.attempts.map((attempt) => {
+    const number = (seen.get(attempt.waypointId) ?? 0) + 1;
+    seen.set(attempt.waypointId, number);
+    const waypoint = waypointsById.get(attempt.waypointId);
+    const windows = waypoint?.timeWindows ?? [];
+    // The items this attempt decided, on its own.
+    const decided = itemOutcomes(itemIds.get(attempt.waypointId) ?? [], [attempt]);
+    const values: Record<AttemptColumn, AnalyticsValue> = {
+      ...common,
+      waypoint_id: attempt.waypointId,
+      customer_id: waypoint?.customerId ?? null,
+      customer_name: waypoint?.name ?? null,
+      attempt_id: attempt.id,
+      attempt_number: number,
+      visit_start_timestamp: localDateTime(attempt.timestamp, dc.timeZone),
+      visit_meters_from_customer:
+        attempt.location && waypoint
+          ? Math.round(haversineKm(attempt.location, waypoint.location) * 1000)
+          : null,
+      aggregate_visit_status: decided.successful > 0 && decided.failed > 0 ? 'MIXED' : attempt.status,
+      waypoint_time_windows: formatWindows(windows, common.planned_route_start_date, dc.timeZone),
+      visit_timeliness: timeliness(attempt.timestamp, windows),
+      items_successful: decided.successful,
+      items_failed: decided.failed,
+    };
+    return ordered(attemptColumns, values);
+  });
+}

@@ -1,0 +1,743 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { AccountingRecord } from '../../functions/data/accounting';
+import type { Attempt } from '../../functions/data/attempts';
+import type { InvoiceRow, RouteHeader, WaypointRow } from '../../functions/data/routes';
+import {
+  ATTEMPT_ANALYSIS_COLUMNS,
+  attemptAnalytics,
+  localDateTime,
+  ROUTE_ANALYSIS_COLUMNS,
+  type RouteFacts,
+  routeAnalytics,
+} from '../../functions/domain/analytics';
+
+/*
+ * Every expected number below is worked out by hand. All places lie on one meridian, where the
+ * great-circle distance is R x Δlat: with R = 6371.0088 km, 0.01° of latitude is 1111.9508 m.
+ * Planned legs add the road factor 1.3; a leg of n x 0.01° at v km/h takes
+ * round(n x 1.1119508 km x 1.3 / v x 3,600,000) ms.
+ */
+
+const ROUTE_COLUMN_IDS = [
+  'dc_id',
+  'dc_name',
+  'dc_time_zone',
+  'route_id',
+  'route_name',
+  'planned_route_start_date',
+  'planned_route_start_timestamp',
+  'driver_id',
+  'driver_name',
+  'imported_customers_count',
+  'successful_customers_count',
+  'failed_customers_count',
+  'try_again_later_customers_count',
+  'mixed_status_customers_count',
+  'total_visited_customers_count',
+  'total_unvisited_customers_count',
+  'actual_route_departure_time',
+  'actual_route_arrival_time',
+  'planned_driving_meters',
+  'total_driven_meters',
+  'planned_driving_seconds',
+  'planned_journey_seconds',
+  'total_journey_seconds',
+  'customers_with_additional_visits',
+  'total_additional_visits',
+  'planned_items_count',
+  'delivered_items_count',
+  'failed_items_count',
+  'planned_cash_cents',
+  'cash_received_cents',
+];
+
+const ATTEMPT_COLUMN_IDS = [
+  'dc_id',
+  'dc_name',
+  'dc_time_zone',
+  'route_id',
+  'route_name',
+  'planned_route_start_date',
+  'driver_id',
+  'driver_name',
+  'waypoint_id',
+  'customer_id',
+  'customer_name',
+  'attempt_id',
+  'attempt_number',
+  'visit_start_timestamp',
+  'visit_meters_from_customer',
+  'aggregate_visit_status',
+  'waypoint_time_windows',
+  'visit_timeliness',
+  'items_successful',
+  'items_failed',
+];
+
+// ---- Builders ----
+
+const header = (fields: Partial<RouteHeader> & Pick<RouteHeader, 'routeId' | 'startTime'>): RouteHeader => ({
+  accountId: 'acct-1',
+  dcId: 'dc-1',
+  name: 'A route',
+  localDate: '2025-01-01', // deliberately wrong: the analytics derive the date from startTime
+  waypointIds: [],
+  isActive: true,
+  isFinalized: true,
+  version: 7,
+  importTxid: 'tx-1',
+  createdAt: 0,
+  ...fields,
+});
+
+const waypoint = (
+  sequence: number,
+  id: string,
+  latitude: number,
+  longitude: number,
+  fields: Partial<WaypointRow> = {},
+): WaypointRow => ({
+  sequence,
+  id,
+  location: { latitude, longitude },
+  serviceTimeMinutes: 0,
+  timeWindows: [],
+  invoiceIds: [],
+  ...fields,
+});
+
+const invoice = (
+  id: string,
+  waypointId: string,
+  paymentMethod: string | undefined,
+  items: [id: string, totalPriceCents: number][],
+): InvoiceRow => ({
+  id,
+  waypointId,
+  ...(paymentMethod ? { paymentMethod } : {}),
+  nameAttributes: [],
+  items: items.map(([itemId, totalPriceCents]) => ({
+    id: itemId,
+    quantity: 1,
+    totalPriceCents,
+    currency: 'USD',
+    // Stored statuses are ignored: this one contradicts every attempt below.
+    status: { status: 'FAILED', timestamp: 0 },
+  })),
+});
+
+const attempt = (
+  id: string,
+  waypointId: string,
+  timestamp: number,
+  status: Attempt['status'],
+  fields: Partial<Attempt> = {},
+): Attempt => ({
+  id,
+  waypointId,
+  sequence: 0,
+  timestamp,
+  status,
+  items: [],
+  driverId: 'drv-1',
+  recordedAt: timestamp,
+  ...(status === 'FAILED' ? { reason: { code: 'CLOSED', message: 'Store closed' } } : {}),
+  ...fields,
+});
+
+const record = (id: string, cashReceivedCents: number): AccountingRecord => ({
+  id,
+  driverId: 'drv-1',
+  cashReceivedCents,
+  cashContainerId: 'bag-1',
+  createdAt: 0,
+});
+
+// ---- Chicago: every customer visited (CDT = UTC-5 in June) ----
+
+const CHI_LNG = -87.6;
+const chicagoFacts = (): RouteFacts => ({
+  dc: { dcId: 'dc-chi', name: 'Chicago DC', timeZone: 'America/Chicago', etaSpeedKmh: 40 },
+  route: header({
+    routeId: 'r-chi',
+    name: 'Monday north',
+    startTime: Date.UTC(2025, 5, 2, 13, 0), // 08:00 CDT
+    assignedDriverId: 'drv-1',
+    startWarehouse: { id: 'wh-a', location: { latitude: 41.8, longitude: CHI_LNG } },
+    endWarehouse: { id: 'wh-b', location: { latitude: 41.79, longitude: CHI_LNG } },
+    startedTimestamp: Date.UTC(2025, 5, 2, 12, 55), // 07:55 CDT
+    finalizedTimestamp: Date.UTC(2025, 5, 2, 15, 30), // 10:30 CDT
+  }),
+  driverName: 'Dana Driver',
+  waypoints: [
+    waypoint(0, 'wp-1', 41.82, CHI_LNG, { customerId: 'c-1', name: 'Ace Grocery', serviceTimeMinutes: 5 }),
+    waypoint(1, 'wp-2', 41.85, CHI_LNG, {
+      customerId: 'c-2',
+      name: 'Bay Market',
+      serviceTimeMinutes: 10,
+      timeWindows: [{ start: Date.UTC(2025, 5, 2, 14, 0), end: Date.UTC(2025, 5, 2, 15, 0) }], // 09:00-10:00
+    }),
+    waypoint(2, 'wp-3', 41.87, CHI_LNG, {
+      customerId: 'c-3',
+      name: 'Cove Deli',
+      // Out of order on purpose: 10:00-11:00 and 09:00-09:30.
+      timeWindows: [
+        { start: Date.UTC(2025, 5, 2, 15, 0), end: Date.UTC(2025, 5, 2, 16, 0) },
+        { start: Date.UTC(2025, 5, 2, 14, 0), end: Date.UTC(2025, 5, 2, 14, 30) },
+      ],
+    }),
+  ],
+  invoices: [
+    invoice('inv-1', 'wp-1', 'CASH', [
+      ['A1', 1000],
+      ['A2', 250],
+    ]),
+    invoice('inv-2', 'wp-2', 'CHECK', [
+      ['B1', 500],
+      ['B2', 500],
+      ['B3', 500],
+    ]),
+    invoice('inv-3', 'wp-3', 'CASH', [['C1', 799]]),
+  ],
+  attempts: [
+    // 08:10, 0.0001° north of the customer: 11.12 m.
+    attempt('at-1', 'wp-1', Date.UTC(2025, 5, 2, 13, 10), 'SUCCESSFUL', {
+      location: { latitude: 41.8201, longitude: CHI_LNG },
+    }),
+    // 08:50, before the 09:00 window; B1 delivered, B2 and B3 take the attempt's FAILED.
+    attempt('at-2', 'wp-2', Date.UTC(2025, 5, 2, 13, 50), 'FAILED', {
+      items: [{ id: 'B1', status: 'SUCCESSFUL' }],
+    }),
+    // 09:40, between the windows; at the customer.
+    attempt('at-3', 'wp-3', Date.UTC(2025, 5, 2, 14, 40), 'VISIT_LATER', {
+      location: { latitude: 41.87, longitude: CHI_LNG },
+    }),
+    // 10:05, in the second window; 0.0005° off: 55.60 m.
+    attempt('at-4', 'wp-3', Date.UTC(2025, 5, 2, 15, 5), 'SUCCESSFUL', {
+      location: { latitude: 41.8705, longitude: CHI_LNG },
+    }),
+  ],
+  accountingRecords: [record('acc-1', 1500), record('acc-2', 300)],
+  trace: [
+    { timestamp: Date.UTC(2025, 5, 2, 12, 55), latitude: 41.8, longitude: CHI_LNG },
+    { timestamp: Date.UTC(2025, 5, 2, 13, 30), latitude: 41.85, longitude: CHI_LNG },
+    { timestamp: Date.UTC(2025, 5, 2, 15, 30), latitude: 41.82, longitude: CHI_LNG },
+  ],
+});
+
+// ---- Tokyo: no warehouses, no driver, never started, one customer unvisited (JST = UTC+9) ----
+
+const TYO_LNG = 139.7;
+const tokyoFacts = (): RouteFacts => ({
+  dc: { dcId: 'dc-tyo', name: 'Tokyo DC', timeZone: 'Asia/Tokyo' },
+  route: header({
+    routeId: 'r-tyo',
+    name: 'Tuesday bay',
+    startTime: Date.UTC(2025, 5, 1, 23, 0), // 2025-06-02 08:00 JST, still June 1st in UTC
+    finalizedTimestamp: Date.UTC(2025, 5, 2, 9, 0), // 18:00 JST
+  }),
+  driverName: null,
+  waypoints: [
+    waypoint(0, 't-1', 35.6, TYO_LNG, { customerId: 'k-1', name: 'Kiosk One' }),
+    // No customer id or name; a window from 22:00 to 02:00 the next day.
+    waypoint(1, 't-2', 35.63, TYO_LNG, {
+      timeWindows: [{ start: Date.UTC(2025, 5, 2, 13, 0), end: Date.UTC(2025, 5, 2, 17, 0) }],
+    }),
+    waypoint(2, 't-3', 35.65, TYO_LNG, { customerId: 'k-3', name: 'Kiosk Three', serviceTimeMinutes: 15 }),
+  ],
+  invoices: [
+    invoice('inv-t1', 't-1', 'CASH', [
+      ['T1', 300],
+      ['T2', 200],
+    ]),
+    invoice('inv-t2', 't-2', undefined, [['T3', 1000]]),
+    invoice('inv-t3', 't-3', 'CASH', [['T4', 50]]),
+  ],
+  attempts: [
+    // 09:15:30 JST, at the customer; no item listed: both take FAILED.
+    attempt('ta-1', 't-1', Date.UTC(2025, 5, 2, 0, 15, 30), 'FAILED', {
+      location: { latitude: 35.6, longitude: TYO_LNG },
+    }),
+    // 09:40 JST, before the 22:00 window; VISIT_LATER decides only the item it lists.
+    attempt('ta-2', 't-2', Date.UTC(2025, 5, 2, 0, 40), 'VISIT_LATER', {
+      items: [{ id: 'T3', status: 'SUCCESSFUL' }],
+    }),
+  ],
+  accountingRecords: [],
+  trace: [],
+});
+
+describe('column definitions', () => {
+  it('list the route analytics columns of DESIGN §6 in order', () => {
+    expect(Object.keys(ROUTE_ANALYSIS_COLUMNS)).toEqual(ROUTE_COLUMN_IDS);
+  });
+
+  it('list the attempt analytics columns of DESIGN §6 in order', () => {
+    expect(Object.keys(ATTEMPT_ANALYSIS_COLUMNS)).toEqual(ATTEMPT_COLUMN_IDS);
+  });
+
+  it('give every column a distinct human name and a one-sentence description', () => {
+    for (const columns of [ROUTE_ANALYSIS_COLUMNS, ATTEMPT_ANALYSIS_COLUMNS]) {
+      const definitions = Object.values(columns);
+      for (const { column_name, column_description } of definitions) {
+        expect(column_name).toMatch(/^[A-Z][A-Za-z ()]+$/);
+        expect(column_description).toMatch(/^[A-Z0-9'"].{20,}\.$/);
+      }
+      expect(new Set(definitions.map((definition) => definition.column_name)).size).toBe(definitions.length);
+    }
+    expect(ROUTE_ANALYSIS_COLUMNS.dc_id?.column_name).toBe('DC ID');
+    expect(ROUTE_ANALYSIS_COLUMNS.planned_route_start_date?.column_name).toBe('Planned route start date');
+    expect(ROUTE_ANALYSIS_COLUMNS.planned_driving_meters?.column_description).toMatch(/meters/);
+    expect(ROUTE_ANALYSIS_COLUMNS.planned_journey_seconds?.column_description).toMatch(/seconds/);
+  });
+
+  it('cannot be changed by a caller', () => {
+    expect(Object.isFrozen(ROUTE_ANALYSIS_COLUMNS)).toBe(true);
+    expect(Object.isFrozen(ATTEMPT_ANALYSIS_COLUMNS)).toBe(true);
+    expect(Object.isFrozen(ROUTE_ANALYSIS_COLUMNS.dc_id)).toBe(true);
+  });
+});
+
+describe('routeAnalytics', () => {
+  it('computes every column of a route whose customers were all visited', () => {
+    const result = routeAnalytics(chicagoFacts());
+    expect(Object.keys(result)).toEqual(ROUTE_COLUMN_IDS);
+    expect(result).toStrictEqual({
+      dc_id: 'dc-chi',
+      dc_name: 'Chicago DC',
+      dc_time_zone: 'America/Chicago',
+      route_id: 'r-chi',
+      route_name: 'Monday north',
+      planned_route_start_date: '2025-06-02',
+      planned_route_start_timestamp: '2025-06-02 08:00:00',
+      driver_id: 'drv-1',
+      driver_name: 'Dana Driver',
+      imported_customers_count: 3,
+      successful_customers_count: 2, // wp-1, and wp-3 on its second visit
+      failed_customers_count: 0,
+      try_again_later_customers_count: 0,
+      mixed_status_customers_count: 1, // wp-2: B1 delivered, B2 and B3 failed
+      total_visited_customers_count: 3,
+      total_unvisited_customers_count: 0,
+      actual_route_departure_time: '2025-06-02 07:55:00',
+      actual_route_arrival_time: '2025-06-02 10:30:00',
+      // Legs 0.02° + 0.03° + 0.02° + 0.08° = 0.15° = 16,679.262 m; x 1.3 = 21,683.04 m.
+      planned_driving_meters: 21683,
+      // Trace 0.05° north then 0.03° south = 0.08° = 8,895.61 m.
+      total_driven_meters: 8896,
+      // At the DC's 40 km/h: 260,196 + 390,295 + 260,196 + 1,040,786 ms = 1,951.473 s.
+      planned_driving_seconds: 1951,
+      // wp-1 at 08:04:20.196, leaves 08:09:20.196; wp-2 at 08:15:50.491, waits for 09:00, leaves 09:10;
+      // wp-3 at 09:14:20.196 (in 09:00-09:30), no service; end warehouse at 09:31:40.982 -> 5,500.982 s.
+      planned_journey_seconds: 5501,
+      total_journey_seconds: 9300, // 07:55 -> 10:30
+      customers_with_additional_visits: 1,
+      total_additional_visits: 1,
+      planned_items_count: 6,
+      delivered_items_count: 4, // A1, A2, B1, C1
+      failed_items_count: 2, // B2, B3
+      planned_cash_cents: 2049, // 1000 + 250 + 799; inv-2 is paid by check
+      cash_received_cents: 1800,
+    });
+  });
+
+  it('computes every column of a route never started, without driver or warehouses', () => {
+    const result = routeAnalytics(tokyoFacts());
+    expect(Object.keys(result)).toEqual(ROUTE_COLUMN_IDS);
+    expect(result).toStrictEqual({
+      dc_id: 'dc-tyo',
+      dc_name: 'Tokyo DC',
+      dc_time_zone: 'Asia/Tokyo',
+      route_id: 'r-tyo',
+      route_name: 'Tuesday bay',
+      planned_route_start_date: '2025-06-02',
+      planned_route_start_timestamp: '2025-06-02 08:00:00',
+      driver_id: null,
+      driver_name: null,
+      imported_customers_count: 3,
+      successful_customers_count: 0,
+      failed_customers_count: 1, // t-1
+      try_again_later_customers_count: 1, // t-2
+      mixed_status_customers_count: 0,
+      total_visited_customers_count: 2,
+      total_unvisited_customers_count: 1, // t-3
+      actual_route_departure_time: null,
+      actual_route_arrival_time: '2025-06-02 18:00:00',
+      // From the first customer: 0.03° + 0.02° = 5,559.754 m; x 1.3 = 7,227.68 m; no end warehouse.
+      planned_driving_meters: 7228,
+      total_driven_meters: 0,
+      // At the default 30 km/h: 520,393 + 346,929 ms = 867.322 s.
+      planned_driving_seconds: 867,
+      // t-2 reached at 08:08:40, waits until 22:00; t-3 at 22:05:46.929, then 15 minutes of service:
+      // 14 h + 346.929 s + 900 s = 51,646.929 s.
+      planned_journey_seconds: 51647,
+      total_journey_seconds: null,
+      customers_with_additional_visits: 0,
+      total_additional_visits: 0,
+      planned_items_count: 4,
+      delivered_items_count: 1, // T3, listed by the VISIT_LATER attempt
+      failed_items_count: 2, // T1, T2
+      planned_cash_cents: 550, // 300 + 200 + 50
+      cash_received_cents: 0,
+    });
+  });
+
+  it('dates a route starting at 23:30 in Chicago by its local date, not the UTC one', () => {
+    const facts = chicagoFacts();
+    facts.route.startTime = Date.UTC(2025, 5, 3, 4, 30); // 2025-06-03 04:30 UTC = 2025-06-02 23:30 CDT
+    const result = routeAnalytics(facts);
+    expect(result.planned_route_start_date).toBe('2025-06-02');
+    expect(result.planned_route_start_timestamp).toBe('2025-06-02 23:30:00');
+  });
+
+  it('measures the actual journey in elapsed seconds across the spring-forward DST change', () => {
+    const facts = chicagoFacts();
+    facts.route.startTime = Date.UTC(2025, 2, 9, 7, 0); // 2025-03-09 01:00 CST
+    facts.route.startedTimestamp = Date.UTC(2025, 2, 9, 7, 30); // 01:30 CST
+    facts.route.finalizedTimestamp = Date.UTC(2025, 2, 9, 8, 30); // 03:30 CDT: clocks jumped 02:00 -> 03:00
+    const result = routeAnalytics(facts);
+    expect(result.planned_route_start_timestamp).toBe('2025-03-09 01:00:00');
+    expect(result.actual_route_departure_time).toBe('2025-03-09 01:30:00');
+    expect(result.actual_route_arrival_time).toBe('2025-03-09 03:30:00');
+    expect(result.total_journey_seconds).toBe(3600); // two hours on the wall clock, one elapsed
+  });
+
+  it('plans no driving for a route without customers', () => {
+    const facts = chicagoFacts();
+    facts.waypoints = [];
+    facts.invoices = [];
+    facts.attempts = [];
+    const result = routeAnalytics(facts);
+    expect(result.planned_driving_meters).toBe(0);
+    expect(result.planned_driving_seconds).toBe(0);
+    expect(result.planned_journey_seconds).toBe(0);
+    expect(result.imported_customers_count).toBe(0);
+    expect(result.total_visited_customers_count).toBe(0);
+  });
+
+  it('counts a customer by its items when its latest attempt decided them all the other way', () => {
+    const facts = tokyoFacts();
+    facts.attempts = [
+      // SUCCESSFUL, but both items listed FAILED: a failed customer.
+      attempt('x-1', 't-1', Date.UTC(2025, 5, 2, 1, 0), 'SUCCESSFUL', {
+        items: [
+          { id: 'T1', status: 'FAILED' },
+          { id: 'T2', status: 'FAILED' },
+        ],
+      }),
+      // FAILED, but its only item listed SUCCESSFUL: a successful customer.
+      attempt('x-2', 't-2', Date.UTC(2025, 5, 2, 2, 0), 'FAILED', {
+        items: [{ id: 'T3', status: 'SUCCESSFUL' }],
+      }),
+    ];
+    facts.invoices = facts.invoices.filter((row) => row.waypointId !== 't-3');
+    facts.attempts.push(attempt('x-3', 't-3', Date.UTC(2025, 5, 2, 3, 0), 'SUCCESSFUL')); // no items
+    const result = routeAnalytics(facts);
+    expect(result.successful_customers_count).toBe(2); // t-2 by its item, t-3 by its status
+    expect(result.failed_customers_count).toBe(1);
+    expect(result.mixed_status_customers_count).toBe(0);
+    expect(result.total_visited_customers_count).toBe(3);
+    // Per attempt, the status stays the attempt's own: it decided its items one way only.
+    expect(attemptAnalytics(facts).map((row) => row.aggregate_visit_status)).toEqual([
+      'SUCCESSFUL',
+      'FAILED',
+      'SUCCESSFUL',
+    ]);
+  });
+
+  it('counts a VISIT_LATER customer as try-again-later even when an earlier visit split its items', () => {
+    const facts = chicagoFacts();
+    facts.attempts.push(attempt('at-5', 'wp-2', Date.UTC(2025, 5, 2, 15, 10), 'VISIT_LATER'));
+    const result = routeAnalytics(facts);
+    expect(result.mixed_status_customers_count).toBe(0);
+    expect(result.try_again_later_customers_count).toBe(1);
+    expect(result.delivered_items_count).toBe(4); // VISIT_LATER leaves B1-B3 as they were
+    expect(result.failed_items_count).toBe(2);
+    expect(result.customers_with_additional_visits).toBe(2);
+    expect(result.total_additional_visits).toBe(2);
+  });
+
+  it('partitions the visited customers and the attempts whatever the attempts say', () => {
+    const statuses = fc.constantFrom<Attempt['status']>('SUCCESSFUL', 'FAILED', 'VISIT_LATER');
+    const facts = fc
+      .record({
+        itemCounts: fc.array(fc.nat(3), { minLength: 1, maxLength: 5 }),
+        visits: fc.array(
+          fc.record({
+            stop: fc.nat(4),
+            status: statuses,
+            listed: fc.array(
+              fc.tuple(fc.nat(2), fc.constantFrom<'SUCCESSFUL' | 'FAILED'>('SUCCESSFUL', 'FAILED')),
+              {
+                maxLength: 3,
+              },
+            ),
+          }),
+          { maxLength: 12 },
+        ),
+      })
+      .map(({ itemCounts, visits }): RouteFacts => {
+        const base = chicagoFacts();
+        const waypoints = itemCounts.map((_, index) =>
+          waypoint(index, `w${index}`, 41.8 + index / 100, CHI_LNG),
+        );
+        const invoices = itemCounts.map((count, index) =>
+          invoice(
+            `i${index}`,
+            `w${index}`,
+            'CASH',
+            Array.from({ length: count }, (_, item) => [`w${index}-${item}`, 100] as [string, number]),
+          ),
+        );
+        const attempts = visits
+          .filter((visit) => visit.stop < itemCounts.length)
+          .map((visit, index) => {
+            const count = itemCounts[visit.stop] ?? 0;
+            const listed = new Map(
+              visit.listed
+                .filter(([item]) => item < count)
+                .map(([item, status]) => [`w${visit.stop}-${item}`, status]),
+            );
+            return attempt(
+              `a${index}`,
+              `w${visit.stop}`,
+              base.route.startTime + index * 60_000,
+              visit.status,
+              {
+                items: [...listed].map(([id, status]) => ({ id, status })),
+              },
+            );
+          });
+        return { ...base, waypoints, invoices, attempts };
+      });
+    fc.assert(
+      fc.property(facts, (route) => {
+        const result = routeAnalytics(route);
+        const n = (column: string) => result[column] as number;
+        const visited = new Set(route.attempts.map((visit) => visit.waypointId)).size;
+        expect(
+          n('successful_customers_count') +
+            n('failed_customers_count') +
+            n('mixed_status_customers_count') +
+            n('try_again_later_customers_count'),
+        ).toBe(n('total_visited_customers_count'));
+        expect(n('total_visited_customers_count')).toBe(visited);
+        expect(n('total_visited_customers_count') + n('total_unvisited_customers_count')).toBe(
+          n('imported_customers_count'),
+        );
+        expect(n('total_additional_visits')).toBe(route.attempts.length - visited);
+        expect(n('delivered_items_count') + n('failed_items_count')).toBeLessThanOrEqual(
+          n('planned_items_count'),
+        );
+
+        const rows = attemptAnalytics(route);
+        expect(rows.map((row) => row.attempt_id)).toEqual(route.attempts.map((visit) => visit.id));
+        for (const [index, row] of rows.entries()) {
+          expect(Object.keys(row)).toEqual(ATTEMPT_COLUMN_IDS);
+          const items = route.invoices.find((row2) => row2.waypointId === row.waypoint_id)?.items.length ?? 0;
+          const decided = (row.items_successful as number) + (row.items_failed as number);
+          const visit = route.attempts[index] as Attempt;
+          // A decisive attempt decides every item of its waypoint; VISIT_LATER only those it lists.
+          expect(decided).toBe(visit.status === 'VISIT_LATER' ? visit.items.length : items);
+        }
+      }),
+    );
+  });
+});
+
+describe('attemptAnalytics', () => {
+  const chicagoCommon = {
+    dc_id: 'dc-chi',
+    dc_name: 'Chicago DC',
+    dc_time_zone: 'America/Chicago',
+    route_id: 'r-chi',
+    route_name: 'Monday north',
+    planned_route_start_date: '2025-06-02',
+    driver_id: 'drv-1',
+    driver_name: 'Dana Driver',
+  };
+
+  it('computes every column of every attempt, in attempt order', () => {
+    const rows = attemptAnalytics(chicagoFacts());
+    for (const row of rows) expect(Object.keys(row)).toEqual(ATTEMPT_COLUMN_IDS);
+    expect(rows).toStrictEqual([
+      {
+        ...chicagoCommon,
+        waypoint_id: 'wp-1',
+        customer_id: 'c-1',
+        customer_name: 'Ace Grocery',
+        attempt_id: 'at-1',
+        attempt_number: 1,
+        visit_start_timestamp: '2025-06-02 08:10:00',
+        visit_meters_from_customer: 11, // 0.0001° = 11.12 m
+        aggregate_visit_status: 'SUCCESSFUL',
+        waypoint_time_windows: '',
+        visit_timeliness: 'NO_WINDOW',
+        items_successful: 2,
+        items_failed: 0,
+      },
+      {
+        ...chicagoCommon,
+        waypoint_id: 'wp-2',
+        customer_id: 'c-2',
+        customer_name: 'Bay Market',
+        attempt_id: 'at-2',
+        attempt_number: 1,
+        visit_start_timestamp: '2025-06-02 08:50:00',
+        visit_meters_from_customer: null,
+        aggregate_visit_status: 'MIXED',
+        waypoint_time_windows: '09:00-10:00',
+        visit_timeliness: 'EARLY',
+        items_successful: 1,
+        items_failed: 2,
+      },
+      {
+        ...chicagoCommon,
+        waypoint_id: 'wp-3',
+        customer_id: 'c-3',
+        customer_name: 'Cove Deli',
+        attempt_id: 'at-3',
+        attempt_number: 1,
+        visit_start_timestamp: '2025-06-02 09:40:00',
+        visit_meters_from_customer: 0,
+        aggregate_visit_status: 'VISIT_LATER',
+        waypoint_time_windows: '09:00-09:30; 10:00-11:00',
+        visit_timeliness: 'LATE',
+        items_successful: 0,
+        items_failed: 0,
+      },
+      {
+        ...chicagoCommon,
+        waypoint_id: 'wp-3',
+        customer_id: 'c-3',
+        customer_name: 'Cove Deli',
+        attempt_id: 'at-4',
+        attempt_number: 2,
+        visit_start_timestamp: '2025-06-02 10:05:00',
+        visit_meters_from_customer: 56, // 0.0005° = 55.60 m
+        aggregate_visit_status: 'SUCCESSFUL',
+        waypoint_time_windows: '09:00-09:30; 10:00-11:00',
+        visit_timeliness: 'ON_TIME',
+        items_successful: 1,
+        items_failed: 0,
+      },
+    ]);
+  });
+
+  it('computes every column without driver, customer fields or same-day windows', () => {
+    const tokyoCommon = {
+      dc_id: 'dc-tyo',
+      dc_name: 'Tokyo DC',
+      dc_time_zone: 'Asia/Tokyo',
+      route_id: 'r-tyo',
+      route_name: 'Tuesday bay',
+      planned_route_start_date: '2025-06-02',
+      driver_id: null,
+      driver_name: null,
+    };
+    expect(attemptAnalytics(tokyoFacts())).toStrictEqual([
+      {
+        ...tokyoCommon,
+        waypoint_id: 't-1',
+        customer_id: 'k-1',
+        customer_name: 'Kiosk One',
+        attempt_id: 'ta-1',
+        attempt_number: 1,
+        visit_start_timestamp: '2025-06-02 09:15:30',
+        visit_meters_from_customer: 0,
+        aggregate_visit_status: 'FAILED',
+        waypoint_time_windows: '',
+        visit_timeliness: 'NO_WINDOW',
+        items_successful: 0,
+        items_failed: 2,
+      },
+      {
+        ...tokyoCommon,
+        waypoint_id: 't-2',
+        customer_id: null,
+        customer_name: null,
+        attempt_id: 'ta-2',
+        attempt_number: 1,
+        visit_start_timestamp: '2025-06-02 09:40:00',
+        visit_meters_from_customer: null,
+        aggregate_visit_status: 'VISIT_LATER',
+        waypoint_time_windows: '2025-06-02 22:00:00 - 2025-06-03 02:00:00',
+        visit_timeliness: 'EARLY',
+        items_successful: 1,
+        items_failed: 0,
+      },
+    ]);
+  });
+
+  it('is empty for a route without attempts', () => {
+    const facts = chicagoFacts();
+    facts.attempts = [];
+    expect(attemptAnalytics(facts)).toEqual([]);
+  });
+
+  it("formats windows by the route's local date: HH:MM on it, full times off it", () => {
+    const facts = chicagoFacts();
+    facts.route.startTime = Date.UTC(2025, 5, 3, 4, 0); // 2025-06-02 23:00 CDT
+    const wp1 = facts.waypoints[0] as WaypointRow;
+    wp1.timeWindows = [
+      // 23:45 CDT -> 00:30 CDT the next day
+      { start: Date.UTC(2025, 5, 3, 4, 45), end: Date.UTC(2025, 5, 3, 5, 30) },
+      // 23:05 -> 23:40 CDT on the route's date, though June 3rd in UTC
+      { start: Date.UTC(2025, 5, 3, 4, 5), end: Date.UTC(2025, 5, 3, 4, 40) },
+      // 08:00 -> 09:00 CDT the next day: within one day, but not the route's
+      { start: Date.UTC(2025, 5, 3, 13, 0), end: Date.UTC(2025, 5, 3, 14, 0) },
+    ];
+    const [row] = attemptAnalytics(facts);
+    expect(row?.planned_route_start_date).toBe('2025-06-02');
+    expect(row?.waypoint_time_windows).toBe(
+      [
+        '23:05-23:40',
+        '2025-06-02 23:45:00 - 2025-06-03 00:30:00',
+        '2025-06-03 08:00:00 - 2025-06-03 09:00:00',
+      ].join('; '),
+    );
+    // at-1 at 08:10 CDT on June 2nd: before both windows.
+    expect(row?.visit_timeliness).toBe('EARLY');
+  });
+
+  it('classifies timeliness at the window edges: start inclusive, end exclusive', () => {
+    const facts = chicagoFacts();
+    const open = Date.UTC(2025, 5, 2, 14, 0);
+    const close = Date.UTC(2025, 5, 2, 15, 0);
+    facts.attempts = [open - 1, open, close - 1, close].map((at, index) =>
+      attempt(`e-${index}`, 'wp-2', at, 'VISIT_LATER'),
+    );
+    expect(attemptAnalytics(facts).map((row) => row.visit_timeliness)).toEqual([
+      'EARLY',
+      'ON_TIME',
+      'ON_TIME',
+      'LATE',
+    ]);
+    expect(attemptAnalytics(facts).map((row) => row.attempt_number)).toEqual([1, 2, 3, 4]);
+  });
+});
+
+describe('localDateTime', () => {
+  it('renders local wall-clock time with a 24-hour clock', () => {
+    expect(localDateTime(Date.UTC(2025, 5, 2, 18, 7, 9), 'America/Chicago')).toBe('2025-06-02 13:07:09');
+    expect(localDateTime(Date.UTC(2025, 5, 2, 18, 7, 9), 'Asia/Tokyo')).toBe('2025-06-03 03:07:09');
+  });
+
+  it('renders midnight as 00, not 24', () => {
+    expect(localDateTime(Date.UTC(2025, 5, 1, 15, 5), 'Asia/Tokyo')).toBe('2025-06-02 00:05:00');
+    expect(localDateTime(Date.UTC(2025, 0, 1, 6, 0), 'America/Chicago')).toBe('2025-01-01 00:00:00');
+  });
+
+  it('drops milliseconds rather than rounding them up', () => {
+    expect(localDateTime(Date.UTC(2025, 5, 2, 13, 0, 0, 999), 'America/Chicago')).toBe('2025-06-02 08:00:00');
+  });
+
+  it('follows DST: winter and summer offsets, and the repeated hour of the fall-back change', () => {
+    expect(localDateTime(Date.UTC(2025, 0, 15, 12, 0), 'America/Chicago')).toBe('2025-01-15 06:00:00'); // CST
+    expect(localDateTime(Date.UTC(2025, 6, 15, 12, 0), 'America/Chicago')).toBe('2025-07-15 07:00:00'); // CDT
+    // 2025-11-02: 01:30 happens twice, first in CDT (06:30 UTC), then in CST (07:30 UTC).
+    expect(localDateTime(Date.UTC(2025, 10, 2, 6, 30), 'America/Chicago')).toBe('2025-11-02 01:30:00');
+    expect(localDateTime(Date.UTC(2025, 10, 2, 7, 30), 'America/Chicago')).toBe('2025-11-02 01:30:00');
+  });
+});
