@@ -58,4 +58,16 @@ export const consumers: readonly ConsumerDefinition[] = [
     memorySize: 512,
     access: { table: 'readWrite', sendTo: ['deliveries'], sendToDeadLetter: ['deliveries'] },
   },
+  {
+    id: 'exportAnalytics',
+    queue: 'analytics',
+    handler: 'workers/export-analytics',
+    // One request per invocation: it streams up to millions of rows into S3.
+    batchSize: 1,
+    maxConcurrency: 2,
+    timeoutSeconds: 600,
+    memorySize: 1024,
+    // Writes analytics a finished route is still missing, and the request's outcome.
+    access: { table: 'readWrite', bucket: 'write' },
+  },
 ];

@@ -3,6 +3,7 @@ import { startedRouteItem } from '../data/drivers';
 import { putEventItem } from '../data/events';
 import { listActiveRoutesOfDriver, type RouteHeader } from '../data/routes';
 import { ApiError, ConflictError, ValidationError } from '../shared/errors';
+import { computeAfterFinish } from './route-analytics';
 import { refreshEtas } from './route-etas';
 import { changeRoute, type RouteRef, rejectFinalized } from './routes';
 
@@ -57,9 +58,9 @@ export async function startRoute(ref: RouteRef, at: number): Promise<RouteHeader
   return route;
 }
 
-/** Finalizes an active or started route; ROUTE_FINISHED. */
-export function finishRoute(ref: RouteRef, at: number): Promise<RouteHeader> {
-  return changeRoute(
+/** Finalizes an active or started route; ROUTE_FINISHED; then computes its analytics. */
+export async function finishRoute(ref: RouteRef, at: number): Promise<RouteHeader> {
+  const route = await changeRoute(
     ref,
     (current) => {
       rejectFinalized(current);
@@ -93,6 +94,8 @@ export function finishRoute(ref: RouteRef, at: number): Promise<RouteHeader> {
       }),
     ],
   );
+  await computeAfterFinish(route);
+  return route;
 }
 
 /**

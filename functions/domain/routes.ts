@@ -1,3 +1,4 @@
+import { deleteRouteAnalytics } from '../data/analytics';
 import { type Claim, releaseClaims } from '../data/claims';
 import { conditionFailedAt, deleteAll } from '../data/client';
 import { driverExistsCheck, getDriver } from '../data/drivers';
@@ -180,7 +181,8 @@ export function assignVehicle(ref: RouteRef, vehicleId: string): Promise<RouteHe
  * Deletes a route and frees its ids for new imports:
  * 1. refuses a started, unfinished route (3011);
  * 2. marks the header `deleting` (a version bump): it leaves both indexes and every read answers 404;
- * 3. releases the waypoint, invoice and item claims the route's import holds, then deletes the rows;
+ * 3. releases the waypoint, invoice and item claims the route's import holds, then deletes the rows
+ *    (and a finished route's analytics, so exports no longer show it);
  * 4. releases the route id's claim, then deletes the header.
  * The route id is released only once the rows are gone: whoever takes it next writes rows into the same
  * partition, and must not find ours there (or have its own deleted by us). A call that finds the header
@@ -193,6 +195,8 @@ export async function deleteRoute(ref: RouteRef): Promise<void> {
   const rowClaims = rows.flatMap((row): Claim[] => (row.claim ? [row.claim] : []));
   await releaseClaims(accountId, rowClaims, route.importTxid);
   await deleteAll(rows.map((row) => row.key));
+  if (route.isFinalized)
+    await deleteRouteAnalytics({ accountId, dcId: route.dcId, localDate: route.localDate, routeId });
   await releaseClaims(accountId, [{ kind: 'ROUTE', id: routeId }], route.importTxid);
   await deleteRouteHeader(accountId, routeId);
 }

@@ -1,3 +1,4 @@
+import { analyticsEndpoints } from './analytics';
 import { dcEndpoints } from './dcs';
 import type { EndpointDefinition } from './define';
 import { docsEndpoints } from './docs';
@@ -13,5 +14,6 @@ export const endpoints: readonly EndpointDefinition[] = [
   ...routeEndpoints,
   ...driverAppEndpoints,
   ...webhookEndpoints,
+  ...analyticsEndpoints,
   ...docsEndpoints,
 ];

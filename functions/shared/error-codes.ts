@@ -64,6 +64,16 @@ export const ERROR_CODES = {
   },
   UNKNOWN_EVENT_TYPE: { code: 4002, httpStatus: 400, meaning: 'an event type that does not exist' },
   WEBHOOK_DC_FORBIDDEN: { code: 4003, httpStatus: 400, meaning: 'a DC of the webhook is not in the account' },
+  DOWNLOAD_NOT_FOUND: {
+    code: 6000,
+    httpStatus: 400,
+    meaning: 'no download request with that txid in the account (unknown, expired or failed)',
+  },
+  INVALID_DATE: { code: 6001, httpStatus: 400, meaning: 'a date that is not a YYYY-MM-DD calendar date' },
+  DATE_RANGE_REVERSED: { code: 6002, httpStatus: 400, meaning: 'from_date is after to_date' },
+  DATE_RANGE_TOO_LONG: { code: 6003, httpStatus: 400, meaning: 'the date range is longer than 92 days' },
+  UNKNOWN_ANALYTICS_TYPE: { code: 6004, httpStatus: 400, meaning: 'an analytics type that does not exist' },
+  EMPTY_DC_IDS: { code: 6005, httpStatus: 400, meaning: 'dc_ids is empty' },
 } as const satisfies Record<string, { code: number; httpStatus: number; meaning: string }>;
 
 export type ErrorCodeName = keyof typeof ERROR_CODES;

@@ -36,7 +36,7 @@ interface PipeMessage {
 }
 
 beforeAll(async () => {
-  api = await startTestApi('stream', { pollers: false });
+  api = await startTestApi('stream', { pollers: false, streams: true });
   sqs = new SQSClient({
     endpoint: inject('awsEndpoint'),
     region: LOCAL_REGION,

@@ -51,7 +51,7 @@ const asAcme = (method: string, path: string, body?: unknown) =>
   request(method, path, { key: acme.key, body });
 
 beforeAll(async () => {
-  api = await startTestApi('webhook-delivery');
+  api = await startTestApi('webhook-delivery', { streams: true });
   acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
 });
 

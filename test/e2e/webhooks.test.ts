@@ -58,7 +58,7 @@ const BASE = Math.floor(Date.now() / 1000) * 1000 - 180 * MINUTE;
 const at = (minutes: number) => BASE + minutes * MINUTE;
 
 beforeAll(async () => {
-  api = await startTestApi('webhooks');
+  api = await startTestApi('webhooks', { streams: true });
   acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
   // Globex has a DC with the same id as one of Acme's: webhooks never cross accounts.
   globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }, { dcId: 'gx-1' }]);

@@ -33,19 +33,19 @@ export async function startTestApi(
     consumers: options.pollers === false ? [] : consumers,
     awsEndpoint: endpointsUsed.aws,
     queueUrls: resources.queueUrls,
-    // Two batches at a time per consumer are enough to show concurrency; every test file has its own.
-    maxPollersPerConsumer: 2,
+    // Every test file runs its own pollers on one machine: one batch at a time per consumer.
+    maxPollersPerConsumer: 1,
   });
-  // The pipe's stand-in: event items written by this file's handlers reach this file's events queue.
-  const streams =
-    options.streams === false
-      ? undefined
-      : startStreamPoller({
-          dynamodbEndpoint: endpointsUsed.dynamodb,
-          awsEndpoint: endpointsUsed.aws,
-          tableName: resources.tableName,
-          eventQueueUrl: resources.queueUrls.events,
-        });
+  // The pipe's stand-in: event items written by this file's handlers reach this file's events queue. Only
+  // files that follow events ask for it: a poller per file costs CPU every test file shares.
+  const streams = !options.streams
+    ? undefined
+    : startStreamPoller({
+        dynamodbEndpoint: endpointsUsed.dynamodb,
+        awsEndpoint: endpointsUsed.aws,
+        tableName: resources.tableName,
+        eventQueueUrl: resources.queueUrls.events,
+      });
   await streams?.ready;
   return {
     ...api,

@@ -1,0 +1,103 @@
+import { deleteAll, queryItems } from './client';
+import type { TableKey } from './table-schema';
+
+export type AnalyticsType = 'ROUTE_ANALYTICS' | 'ATTEMPT_ANALYTICS';
+export type AnalyticsRow = Record<string, string | number | null>;
+
+/**
+ * A finished route's analytics live in the partition of its DC and DC-local service date, so an export
+ * of a DC and a date range is one paginated query per date, already in order:
+ *   ROUTE#<route id>                  the route record (written last: its presence means "computed")
+ *   ATTEMPT#<route id>#<seq 6>        the attempt records, in attempt order
+ */
+const partition = (accountId: string, dcId: string, localDate: string) =>
+  `ANALYTICS#${accountId}/${dcId}/${localDate}`;
+const PREFIX: Record<AnalyticsType, string> = { ROUTE_ANALYTICS: 'ROUTE#', ATTEMPT_ANALYTICS: 'ATTEMPT#' };
+
+export interface AnalyticsPlace {
+  accountId: string;
+  dcId: string;
+  localDate: string;
+  routeId: string;
+}
+
+export const analyticsKeys = {
+  route: (place: AnalyticsPlace): TableKey => ({
+    pk: partition(place.accountId, place.dcId, place.localDate),
+    sk: `${PREFIX.ROUTE_ANALYTICS}${place.routeId}`,
+  }),
+  attempt: (place: AnalyticsPlace, sequence: number): TableKey => ({
+    pk: partition(place.accountId, place.dcId, place.localDate),
+    sk: `${PREFIX.ATTEMPT_ANALYTICS}${place.routeId}#${String(sequence).padStart(6, '0')}`,
+  }),
+};
+
+export function analyticsItem(key: TableKey, type: AnalyticsType, routeId: string, row: AnalyticsRow) {
+  return { ...key, entity: type, route_id: routeId, row };
+}
+
+/** One route's records of a type (its attempts in order), from its DC-date partition. */
+export async function listRouteAnalytics(
+  place: AnalyticsPlace,
+  type: AnalyticsType,
+): Promise<AnalyticsRow[]> {
+  const prefix =
+    type === 'ROUTE_ANALYTICS'
+      ? analyticsKeys.route(place).sk
+      : `${PREFIX.ATTEMPT_ANALYTICS}${place.routeId}#`;
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': partition(place.accountId, place.dcId, place.localDate),
+      ':prefix': prefix,
+    },
+    ConsistentRead: true,
+  });
+  // Ids may contain '#': the prefix of route 'r1' also matches route 'r1#2', so the route id decides.
+  return items
+    .filter((item) => item.entity === type && item.route_id === place.routeId)
+    .map((item) => item.row as AnalyticsRow);
+}
+
+/**
+ * Every record of a type of a DC's date, page by page (an export streams them; none is held for long).
+ * Route records are ordered by route id; attempts by route id, then attempt order.
+ */
+export async function* analyticsOfDate(
+  accountId: string,
+  dcId: string,
+  localDate: string,
+  type: AnalyticsType,
+): AsyncGenerator<AnalyticsRow[]> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await queryItems(
+      {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': partition(accountId, dcId, localDate), ':prefix': PREFIX[type] },
+        ExclusiveStartKey: startKey,
+      },
+      1000,
+    );
+    if (page.items.length > 0) yield page.items.map((item) => item.row as AnalyticsRow);
+    startKey = page.lastKey;
+  } while (startKey);
+}
+
+/** Deletes a route's analytics records (the route is being deleted). */
+export async function deleteRouteAnalytics(place: AnalyticsPlace): Promise<void> {
+  const keysOf = async (prefix: string) => {
+    const { items } = await queryItems({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': analyticsKeys.route(place).pk, ':prefix': prefix },
+      ProjectionExpression: 'pk, sk, route_id',
+      ConsistentRead: true,
+    });
+    return items
+      .filter((item) => item.route_id === place.routeId)
+      .map((item) => ({ pk: item.pk as string, sk: item.sk as string }));
+  };
+  // The route record first: without it, a half-deleted route no longer counts as computed.
+  await deleteAll(await keysOf(analyticsKeys.route(place).sk));
+  await deleteAll(await keysOf(`${PREFIX.ATTEMPT_ANALYTICS}${place.routeId}#`));
+}

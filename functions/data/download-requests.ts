@@ -1,0 +1,103 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AnalyticsType } from './analytics';
+import { db, isConditionFailure, tableName } from './client';
+import type { TableKey } from './table-schema';
+
+export type DownloadStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+export interface DownloadFile {
+  analyticsType: AnalyticsType;
+  /** Object key in the bucket. */
+  key: string;
+  rows: number;
+}
+
+export interface DownloadRequest {
+  accountId: string;
+  txid: string;
+  dcIds: string[];
+  fromDate: string;
+  toDate: string;
+  analyticsTypes: AnalyticsType[];
+  status: DownloadStatus;
+  files: DownloadFile[];
+  createdAt: number;
+}
+
+/** The files expire after 7 days (bucket lifecycle); so does the request that lists them. */
+export const DOWNLOAD_RETENTION_SECONDS = 7 * 86_400;
+
+const requestKey = (accountId: string, txid: string): TableKey => ({
+  pk: `DOWNLOAD#${accountId}/${txid}`,
+  sk: 'DOWNLOAD',
+});
+
+export async function putPendingDownload(request: DownloadRequest): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...requestKey(request.accountId, request.txid),
+        entity: 'DOWNLOAD_REQUEST',
+        account_id: request.accountId,
+        txid: request.txid,
+        dc_ids: request.dcIds,
+        from_date: request.fromDate,
+        to_date: request.toDate,
+        analytics_types: request.analyticsTypes,
+        status: request.status,
+        files: request.files,
+        created_at: request.createdAt,
+        expires_at: Math.floor(request.createdAt / 1000) + DOWNLOAD_RETENTION_SECONDS,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+export async function getDownload(accountId: string, txid: string): Promise<DownloadRequest | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName, Key: requestKey(accountId, txid), ConsistentRead: true }),
+  );
+  if (!Item) return undefined;
+  return {
+    accountId: Item.account_id,
+    txid: Item.txid,
+    dcIds: Item.dc_ids,
+    fromDate: Item.from_date,
+    toDate: Item.to_date,
+    analyticsTypes: Item.analytics_types,
+    status: Item.status,
+    files: Item.files ?? [],
+    createdAt: Item.created_at,
+  };
+}
+
+/** Ends a pending request once (a redelivered message finds it ended and does nothing). */
+export async function finishDownload(
+  accountId: string,
+  txid: string,
+  outcome: { status: 'SUCCEEDED'; files: DownloadFile[] } | { status: 'FAILED' },
+): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: requestKey(accountId, txid),
+        UpdateExpression: 'SET #status = :status, files = :files, finished_at = :now',
+        ConditionExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':status': outcome.status,
+          ':files': outcome.status === 'SUCCEEDED' ? outcome.files : [],
+          ':pending': 'PENDING',
+          ':now': Date.now(),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,230 @@
+import { once } from 'node:events';
+import { stringify } from 'csv-stringify';
+import { listDcs } from '../data/accounts';
+import { type AnalyticsType, analyticsOfDate, listRouteAnalytics } from '../data/analytics';
+import { bucketKeys, presignedDownloadLink, uploadStream } from '../data/bucket';
+import {
+  DOWNLOAD_RETENTION_SECONDS,
+  type DownloadFile,
+  type DownloadRequest,
+  finishDownload,
+  getDownload,
+  putPendingDownload,
+} from '../data/download-requests';
+import { listRoutesOfDate } from '../data/routes';
+import { isCalendarDate } from '../endpoints/common';
+import { randomId } from '../shared/crypto';
+import { ApiError, ForbiddenDcError } from '../shared/errors';
+import { logger } from '../shared/logger';
+import { sendToQueue } from '../shared/queues';
+import { ATTEMPT_ANALYSIS_COLUMNS, ROUTE_ANALYSIS_COLUMNS } from './analytics';
+import { computeRouteAnalytics } from './route-analytics';
+
+export const ANALYTICS_TYPES = [
+  'ROUTE_ANALYTICS',
+  'ATTEMPT_ANALYTICS',
+] as const satisfies readonly AnalyticsType[];
+export const MAX_RANGE_DAYS = 92;
+/** Download links work this long after each files read. */
+export const LINK_EXPIRY_SECONDS = 3600;
+const DAY_MS = 86_400_000;
+
+const COLUMNS: Record<AnalyticsType, readonly string[]> = {
+  ROUTE_ANALYTICS: Object.keys(ROUTE_ANALYSIS_COLUMNS),
+  ATTEMPT_ANALYTICS: Object.keys(ATTEMPT_ANALYSIS_COLUMNS),
+};
+
+/** The message of the analytics queue. */
+export interface ExportMessage {
+  account_id: string;
+  txid: string;
+}
+
+const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
+const dateOfDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+/** Every date from `from` to `to`, inclusive (calendar dates: the same in every zone). */
+export function datesBetween(from: string, to: string): string[] {
+  const dates: string[] = [];
+  for (let day = dayNumber(from); day <= dayNumber(to); day++) dates.push(dateOfDay(day));
+  return dates;
+}
+
+/**
+ * Accepts a download request: checks it (6005, 6001, 6002, 6003, 6004, then 403 for a DC outside the
+ * account), stores it as pending and queues it for the export worker.
+ */
+export async function requestDownload(
+  accountId: string,
+  accountDcIds: readonly string[],
+  input: { dcIds: readonly string[]; fromDate: string; toDate: string; analyticsTypes: readonly string[] },
+): Promise<string> {
+  if (input.dcIds.length === 0) throw new ApiError('EMPTY_DC_IDS', 'dc_ids: name at least one DC');
+  for (const [field, date] of [
+    ['from_date', input.fromDate],
+    ['to_date', input.toDate],
+  ] as const) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !isCalendarDate(date)) {
+      throw new ApiError('INVALID_DATE', `${field}: '${date}' is not a YYYY-MM-DD calendar date`);
+    }
+  }
+  if (input.fromDate > input.toDate) {
+    throw new ApiError('DATE_RANGE_REVERSED', `from_date ${input.fromDate} is after to_date ${input.toDate}`);
+  }
+  const days = dayNumber(input.toDate) - dayNumber(input.fromDate) + 1;
+  if (days > MAX_RANGE_DAYS) {
+    throw new ApiError(
+      'DATE_RANGE_TOO_LONG',
+      `the range covers ${days} days; at most ${MAX_RANGE_DAYS} are allowed`,
+    );
+  }
+  const unknown = input.analyticsTypes.filter((type) => !ANALYTICS_TYPES.includes(type as AnalyticsType));
+  if (input.analyticsTypes.length === 0 || unknown.length > 0) {
+    throw new ApiError(
+      'UNKNOWN_ANALYTICS_TYPE',
+      `analytics_types: ${unknown.length ? `unknown ${unknown.map((t) => `'${t}'`).join(', ')}` : 'name at least one'}; known: ${ANALYTICS_TYPES.join(', ')}`,
+    );
+  }
+  const foreign = input.dcIds.find((dcId) => !accountDcIds.includes(dcId));
+  if (foreign !== undefined) throw new ForbiddenDcError(foreign);
+
+  const txid = randomId('dl_');
+  await putPendingDownload({
+    accountId,
+    txid,
+    dcIds: [...new Set(input.dcIds)],
+    fromDate: input.fromDate,
+    toDate: input.toDate,
+    analyticsTypes: [...new Set(input.analyticsTypes)] as AnalyticsType[],
+    status: 'PENDING',
+    files: [],
+    createdAt: Date.now(),
+  });
+  await sendToQueue('analytics', { account_id: accountId, txid } satisfies ExportMessage);
+  return txid;
+}
+
+export type DownloadFiles =
+  | { pending: true }
+  | {
+      pending: false;
+      files: { fileType: 'CSV'; link: string; expiresAt: number; analyticsType: AnalyticsType }[];
+    };
+
+/** The files of a request (links presigned now, for an hour); 6000 for unknown, expired or failed ones. */
+export async function downloadFiles(accountId: string, txid: string): Promise<DownloadFiles> {
+  const request = await getDownload(accountId, txid);
+  const expired = request && request.createdAt + DOWNLOAD_RETENTION_SECONDS * 1000 < Date.now();
+  if (!request || expired || request.status === 'FAILED') {
+    throw new ApiError(
+      'DOWNLOAD_NOT_FOUND',
+      request?.status === 'FAILED'
+        ? `download request '${txid}' failed; request the files again`
+        : `no download request '${txid}' (unknown or expired)`,
+    );
+  }
+  if (request.status === 'PENDING') return { pending: true };
+  const expiresAt = Date.now() + LINK_EXPIRY_SECONDS * 1000;
+  const files = await Promise.all(
+    request.files.map(async (file) => ({
+      fileType: 'CSV' as const,
+      link: await presignedDownloadLink(file.key, LINK_EXPIRY_SECONDS, file.key.split('/').pop() as string),
+      expiresAt,
+      analyticsType: file.analyticsType,
+    })),
+  );
+  return { pending: false, files };
+}
+
+/** Finished routes of a DC-date without stored analytics (their computation at finish failed) get them now. */
+async function completeAnalyticsOfDate(accountId: string, dcId: string, localDate: string): Promise<void> {
+  const finished = (await listRoutesOfDate(accountId, dcId, localDate)).filter(
+    (route) => route.isFinalized && !route.deleting,
+  );
+  for (const route of finished) {
+    const place = { accountId, dcId, localDate, routeId: route.routeId };
+    if ((await listRouteAnalytics(place, 'ROUTE_ANALYTICS')).length === 0) await computeRouteAnalytics(route);
+  }
+}
+
+/**
+ * Writes one analytics type of a request as CSV files (RFC 4180, header = column ids), streaming rows
+ * from the table into multipart uploads: a new file every `rowsPerFile` rows, a header-only file when
+ * there are none. Memory holds one page of rows and the upload's parts in flight, whatever the size.
+ */
+async function exportType(
+  request: DownloadRequest,
+  type: AnalyticsType,
+  rowsPerFile: number,
+): Promise<DownloadFile[]> {
+  const files: DownloadFile[] = [];
+  let csv: ReturnType<typeof stringify> | undefined;
+  let upload: Promise<void> | undefined;
+  const startFile = () => {
+    const key = bucketKeys.analyticsFile(
+      request.accountId,
+      request.txid,
+      `${type.toLowerCase()}-${String(files.length + 1).padStart(3, '0')}.csv`,
+    );
+    csv = stringify({ header: true, columns: [...COLUMNS[type]] });
+    upload = uploadStream(key, csv, 'text/csv; charset=utf-8');
+    // Awaited at the end of the file (or raced while writing); never left unhandled meanwhile.
+    upload.catch(() => undefined);
+    files.push({ analyticsType: type, key, rows: 0 });
+  };
+  const endFile = async () => {
+    csv?.end();
+    await upload;
+  };
+
+  startFile();
+  for (const dcId of request.dcIds) {
+    for (const date of datesBetween(request.fromDate, request.toDate)) {
+      await completeAnalyticsOfDate(request.accountId, dcId, date);
+      for await (const rows of analyticsOfDate(request.accountId, dcId, date, type)) {
+        for (const row of rows) {
+          const file = files.at(-1) as DownloadFile;
+          if (file.rows === rowsPerFile) {
+            await endFile();
+            startFile();
+          }
+          (files.at(-1) as DownloadFile).rows++;
+          if (!(csv as ReturnType<typeof stringify>).write(row)) {
+            // A failed upload stops reading: without the race, waiting for 'drain' would never end.
+            await Promise.race([once(csv as NodeJS.EventEmitter, 'drain'), upload]);
+          }
+        }
+      }
+    }
+  }
+  await endFile();
+  return files;
+}
+
+/**
+ * Runs one queued download request; a request that already ended is left alone (SQS may deliver twice).
+ * Other errors are rethrown for SQS to retry, except on the last attempt, which marks it FAILED.
+ */
+export async function runExport(
+  message: ExportMessage,
+  options: { lastAttempt: boolean; rowsPerFile: number },
+): Promise<'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED'> {
+  const request = await getDownload(message.account_id, message.txid);
+  if (!request) throw new Error(`download request ${message.txid} has no record`);
+  if (request.status !== 'PENDING') return 'ALREADY_FINISHED';
+  try {
+    // The account's DCs may have changed since the request: export only those still there.
+    const dcs = new Set((await listDcs(request.accountId)).map((dc) => dc.dcId));
+    const live = { ...request, dcIds: request.dcIds.filter((dcId) => dcs.has(dcId)) };
+    const files: DownloadFile[] = [];
+    for (const type of request.analyticsTypes)
+      files.push(...(await exportType(live, type, options.rowsPerFile)));
+    await finishDownload(request.accountId, request.txid, { status: 'SUCCEEDED', files });
+    return 'SUCCEEDED';
+  } catch (error) {
+    if (!options.lastAttempt) throw error;
+    logger.error('analytics export failed on its last attempt', { error, txid: request.txid });
+    await finishDownload(request.accountId, request.txid, { status: 'FAILED' });
+    return 'FAILED';
+  }
+}

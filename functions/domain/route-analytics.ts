@@ -1,0 +1,111 @@
+import { listAccountingRecords } from '../data/accounting';
+import { getDc } from '../data/accounts';
+import {
+  type AnalyticsPlace,
+  type AnalyticsRow,
+  type AnalyticsType,
+  analyticsItem,
+  analyticsKeys,
+  listRouteAnalytics,
+} from '../data/analytics';
+import { listAttempts } from '../data/attempts';
+import { putAll } from '../data/client';
+import { getDriver } from '../data/drivers';
+import { listTracePoints } from '../data/location-trace';
+import { listInvoiceRows, listWaypointRows, type RouteHeader } from '../data/routes';
+import { NotFoundError } from '../shared/errors';
+import { logger } from '../shared/logger';
+import { attemptAnalytics, type RouteFacts, routeAnalytics } from './analytics';
+import { type RouteRef, requireRoute } from './routes';
+
+const placeOf = (route: RouteHeader): AnalyticsPlace => ({
+  accountId: route.accountId,
+  dcId: route.dcId,
+  localDate: route.localDate,
+  routeId: route.routeId,
+});
+
+/** Everything that happened on a finished route, as the analytics computation takes it. */
+async function factsOf(route: RouteHeader): Promise<RouteFacts> {
+  const driverRef = route.assignedDriverId;
+  const [dc, driver, waypoints, invoices, attempts, accountingRecords, trace] = await Promise.all([
+    getDc(route.accountId, route.dcId),
+    driverRef ? getDriver(route.accountId, route.dcId, driverRef) : undefined,
+    listWaypointRows(route.accountId, route.routeId),
+    listInvoiceRows(route.accountId, route.routeId),
+    listAttempts(route.accountId, route.routeId),
+    listAccountingRecords(route.accountId, route.routeId),
+    driverRef && route.startedTimestamp !== undefined
+      ? listTracePoints(
+          { accountId: route.accountId, dcId: route.dcId, driverId: driverRef },
+          route.startedTimestamp,
+          route.finalizedTimestamp ?? Date.now(),
+        )
+      : [],
+  ]);
+  if (!dc) throw new Error(`DC ${route.dcId} of route ${route.routeId} is gone`);
+  return {
+    dc: { dcId: dc.dcId, name: dc.name, timeZone: dc.timeZone, etaSpeedKmh: dc.etaSpeedKmh },
+    route,
+    driverName: driver?.name ?? null,
+    waypoints,
+    invoices,
+    attempts,
+    accountingRecords,
+    trace,
+  };
+}
+
+/**
+ * Computes and stores a finished route's analytics; idempotent (the same keys are written again). The
+ * attempt records go first and the route record last, so a route record means "all of it is there".
+ */
+export async function computeRouteAnalytics(route: RouteHeader): Promise<AnalyticsRow> {
+  const facts = await factsOf(route);
+  const place = placeOf(route);
+  const routeRecord = routeAnalytics(facts);
+  await putAll(
+    attemptAnalytics(facts).map((row, index) =>
+      analyticsItem(analyticsKeys.attempt(place, index), 'ATTEMPT_ANALYTICS', route.routeId, row),
+    ),
+  );
+  await putAll([analyticsItem(analyticsKeys.route(place), 'ROUTE_ANALYTICS', route.routeId, routeRecord)]);
+  return routeRecord;
+}
+
+/**
+ * Right after a route is finished. A failure here only delays the analytics: the reads and exports
+ * compute whatever is missing.
+ */
+export async function computeAfterFinish(route: RouteHeader): Promise<void> {
+  try {
+    await computeRouteAnalytics(route);
+  } catch (error) {
+    logger.error('route analytics not computed at finish; reads will compute them', {
+      error,
+      route_id: route.routeId,
+    });
+  }
+}
+
+/** The stored analytics of a finished route, computed first if missing; undefined while it runs. */
+export async function analyticsOfRoute(
+  route: RouteHeader,
+  type: AnalyticsType,
+): Promise<AnalyticsRow[] | undefined> {
+  if (!route.isFinalized) return undefined;
+  const place = placeOf(route);
+  const [routeRecord] = await listRouteAnalytics(place, 'ROUTE_ANALYTICS');
+  if (!routeRecord) await computeRouteAnalytics(route);
+  return type === 'ROUTE_ANALYTICS' && routeRecord ? [routeRecord] : listRouteAnalytics(place, type);
+}
+
+/** The single-route reads: 404 for an unknown route (3003) or one not finished yet (1003). */
+export async function requireRouteAnalytics(ref: RouteRef, type: AnalyticsType): Promise<AnalyticsRow[]> {
+  const route = await requireRoute(ref);
+  const rows = await analyticsOfRoute(route, type);
+  if (!rows) {
+    throw new NotFoundError(`route '${ref.routeId}' is not finished; its analytics are not available yet`);
+  }
+  return rows;
+}

@@ -1,0 +1,10 @@
+import { requireRouteAnalytics } from '../../domain/route-analytics';
+import { getAttemptAnalytics as endpoint } from '../../endpoints/analytics';
+import { httpHandler } from '../../shared/http-handler';
+
+export const handler = httpHandler(endpoint, async ({ params, caller }) => ({
+  attempt_analytics: await requireRouteAnalytics(
+    { accountId: caller.accountId, dcId: params.dc_id, routeId: params.route_id },
+    'ATTEMPT_ANALYTICS',
+  ),
+}));
