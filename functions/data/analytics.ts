@@ -76,6 +76,8 @@ export async function* analyticsOfDate(
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':pk': partition(accountId, dcId, localDate), ':prefix': PREFIX[type] },
         ExclusiveStartKey: startKey,
+        // The export may have just computed a route's records: read them back consistently.
+        ConsistentRead: true,
       },
       1000,
     );

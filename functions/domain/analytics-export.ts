@@ -166,7 +166,7 @@ async function exportType(
       request.txid,
       `${type.toLowerCase()}-${String(files.length + 1).padStart(3, '0')}.csv`,
     );
-    csv = stringify({ header: true, columns: [...COLUMNS[type]] });
+    csv = stringify({ header: true, columns: [...COLUMNS[type]], record_delimiter: 'windows' }); // RFC 4180: CRLF
     upload = uploadStream(key, csv, 'text/csv; charset=utf-8');
     // Awaited at the end of the file (or raced while writing); never left unhandled meanwhile.
     upload.catch(() => undefined);

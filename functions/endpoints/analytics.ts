@@ -52,7 +52,7 @@ export const requestAnalyticsDownload = defineEndpoint({
         to_date: z.string().meta({ description: 'YYYY-MM-DD, inclusive; at most 92 days after from_date' }),
         analytics_types: z
           .array(z.string())
-          .max(2)
+          .max(10)
           .meta({ description: 'ROUTE_ANALYTICS and/or ATTEMPT_ANALYTICS' }),
       })
       .meta({ id: 'AnalyticsDownloadRequest' }),
@@ -75,7 +75,8 @@ export const getAnalyticsDownloadFiles = defineEndpoint({
   summary: 'The files of a download request: 202 while they are generated, then links valid for an hour',
   tag: TAG,
   access: { table: 'read', bucket: 'read' },
-  request: { params: z.object({ download_request_txid: Id }) },
+  // Any text: a txid this service never issued is 6000 (the spec's only code here), not a format error.
+  request: { params: z.object({ download_request_txid: z.string() }) },
   responses: {
     200: {
       description: 'the files',
