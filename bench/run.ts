@@ -12,6 +12,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { analyticsExportScenario } from './analytics';
 import { driverLocationScenario } from './driver-location';
 import { getDriverScenario } from './drivers';
 import { routeImportScenario } from './route-import';
@@ -27,6 +28,7 @@ const SCENARIOS: Scenario[] = [
   routeImportScenario,
   driverLocationScenario,
   webhookDeliveryScenario,
+  analyticsExportScenario,
 ];
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

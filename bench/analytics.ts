@@ -1,0 +1,985 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { parse } from 'csv-parse';
+import type { AccountingRecord } from '../functions/data/accounting';
+import type { Attempt, Reason } from '../functions/data/attempts';
+import type { InvoiceRow, RouteHeader, WaypointRow } from '../functions/data/routes';
+import type { RouteFacts } from '../functions/domain/analytics';
+import { localHandlerEnvironment } from '../local/environment';
+import { itemSize, RawTable, type Row, sleep } from './dynamo';
+import { ApiClient } from './http';
+import { repoRoot, type StackInfo } from './runtime';
+import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
+import { check, round } from './stats';
+
+/**
+ * The issue: export 20,000 and 200,000 attempt rows of finished routes, rows/s >= 0.5 x a raw paginated
+ * Query of the same items, and the worker's peak RSS for the 200,000 rows at most 32 MB above the 20,000.
+ */
+const ATTEMPTS_PER_ROUTE = 100;
+/** 80 customer stops, every 4th visited twice (first VISIT_LATER): 100 attempts per route. */
+const WAYPOINTS_PER_ROUTE = 80;
+const THROUGHPUT_RATIO_TARGET = 0.5;
+const RSS_GROWTH_TARGET_MB = 32;
+/** analyticsOfDate (functions/data/analytics.ts) reads pages of 1000 items; so does the raw baseline. */
+const PAGE_SIZE = 1000;
+const SEED_PARALLELISM = 16;
+const POLL_MS = 100;
+const RSS_SAMPLE_MS = 50;
+const EXPORT_TIMEOUT_MS = 10 * 60_000;
+const RAW_RUNS = 3;
+const MB = 1024 * 1024;
+const MINUTE = 60_000;
+const EXPORT_LOG_LINE = 'analytics export processed';
+
+interface DataSet {
+  key: 'warmup' | 'rows_20k' | 'rows_200k';
+  /** Consecutive DC-local dates: one export request covers them all. */
+  dates: string[];
+  routesPerDate: number;
+}
+
+/** Two date windows of the demo DC (it has one DC), far from today and from each other. */
+const SETS: readonly DataSet[] = [
+  { key: 'rows_20k', dates: consecutiveDates('2024-03-04', 4), routesPerDate: 50 },
+  { key: 'rows_200k', dates: consecutiveDates('2024-04-01', 10), routesPerDate: 200 },
+];
+/**
+ * Exported first, not measured: loads the worker's handler in the runtime and runs its row path (CSV,
+ * multipart upload) before the measured exports, as a warm Lambda would have.
+ */
+const WARMUP_SET: DataSet = { key: 'warmup', dates: consecutiveDates('2024-02-05', 1), routesPerDate: 20 };
+
+const rowsOf = (set: DataSet) => set.dates.length * set.routesPerDate * ATTEMPTS_PER_ROUTE;
+
+function consecutiveDates(first: string, count: number): string[] {
+  const day = Date.parse(`${first}T00:00:00Z`);
+  return Array.from({ length: count }, (_, i) => new Date(day + i * 86_400_000).toISOString().slice(0, 10));
+}
+
+type AnalyticsModule = typeof import('../functions/domain/analytics');
+
+interface BenchDc {
+  dcId: string;
+  name: string;
+  timeZone: string;
+  etaSpeedKmh?: number;
+}
+
+/** Deterministic pseudo-random numbers in [0, 1) (mulberry32 seeded by FNV-1a of the text). */
+function prng(seedText: string): () => number {
+  let hash = 2166136261;
+  for (let i = 0; i < seedText.length; i++) hash = Math.imul(hash ^ seedText.charCodeAt(i), 16777619);
+  let state = hash >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const FIRST_NAMES = ['Maria', 'James', 'Aisha', 'Dmitri', 'Guadalupe', 'Wei', 'Olusegun', 'Katarzyna', 'Tom'];
+const LAST_NAMES = ['Gonzalez', 'Johnson', 'Okafor', 'Nguyen', 'Kowalski', 'Hernandez', 'Smith', 'Patel'];
+const BUSINESSES = [
+  'Lakeside Hardware & Supply',
+  'Nguyen Family Market, LLC',
+  "O'Malley's Pub",
+  'Pilsen Corner Grocery',
+  'Wicker Park Coffee Roasters',
+  'Bridgeport Pharmacy',
+  'Hyde Park Deli & Catering',
+  'Logan Square Bakery, Inc.',
+  'The "Blue Door" Diner',
+  'Rogers Park Liquors',
+];
+const NEIGHBORHOODS = ['North', 'South', 'West Loop', 'Lakeview', 'Pilsen', 'Uptown', 'Austin'];
+const FAILURES: readonly Reason[] = [
+  { code: 'CUSTOMER_ABSENT', message: 'Customer not at the address' },
+  { code: 'REFUSED', message: 'Customer refused the delivery' },
+  { code: 'DAMAGED', message: 'Goods damaged in transit' },
+];
+
+/** Epoch ms of a DC-local wall time (minutes after midnight) on a date. */
+function zonedEpoch(analytics: AnalyticsModule, date: string, minutes: number, timeZone: string): number {
+  const hh = String(Math.floor(minutes / 60)).padStart(2, '0');
+  const mm = String(minutes % 60).padStart(2, '0');
+  const guess = Date.parse(`${date}T${hh}:${mm}:00Z`);
+  const local = analytics.localDateTime(guess, timeZone);
+  return guess - (Date.parse(`${local.replace(' ', 'T')}Z`) - guess);
+}
+
+/**
+ * The facts of one finished route (deterministic per date and index): 80 Chicago stops with 1-4 items on
+ * one invoice each (a third paid cash), time windows on most stops, 100 attempts (every 4th stop first
+ * VISIT_LATER and visited again at the end; some FAILED, some with one item failed), GPS on 90 % of them,
+ * the driver's trace at the visits. The analytics rows come from attemptAnalytics/routeAnalytics.
+ */
+function routeFacts(analytics: AnalyticsModule, dc: BenchDc, accountId: string, date: string, index: number) {
+  const rand = prng(`${date}#${index}`);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(rand() * list.length)] as T;
+  const compact = date.replaceAll('-', '');
+  const routeNo = String(index).padStart(4, '0');
+  const routeId = `R-${compact}-${routeNo}`;
+  const startTime = zonedEpoch(analytics, date, 7 * 60 + (index % 4) * 15, dc.timeZone);
+  const depot = { latitude: 41.8369, longitude: -87.6847 };
+  const driverId = `drv-${String(index % 180).padStart(4, '0')}`;
+  const hex = (length: number) => Array.from({ length }, () => Math.floor(rand() * 16).toString(16)).join('');
+  const uuid = () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
+
+  const waypoints: WaypointRow[] = [];
+  const invoices: InvoiceRow[] = [];
+  const planned: number[] = [];
+  const morning = [
+    {
+      start: zonedEpoch(analytics, date, 8 * 60, dc.timeZone),
+      end: zonedEpoch(analytics, date, 12 * 60, dc.timeZone),
+    },
+    {
+      start: zonedEpoch(analytics, date, 13 * 60, dc.timeZone),
+      end: zonedEpoch(analytics, date, 17 * 60, dc.timeZone),
+    },
+  ];
+  for (let i = 0; i < WAYPOINTS_PER_ROUTE; i++) {
+    const id = `WP-${compact}-${routeNo}-${String(i + 1).padStart(3, '0')}`;
+    const arrival = startTime + (20 + i * 6) * MINUTE;
+    planned.push(arrival);
+    const kind = rand();
+    const windowStart = Math.floor((arrival - 45 * MINUTE) / (30 * MINUTE)) * 30 * MINUTE;
+    const timeWindows =
+      kind < 0.6
+        ? [{ start: windowStart, end: windowStart + (rand() < 0.5 ? 2 : 3) * 60 * MINUTE }]
+        : kind < 0.8
+          ? morning
+          : [];
+    const invoiceId = `INV-${compact}${routeNo}${String(i + 1).padStart(3, '0')}`;
+    waypoints.push({
+      sequence: i,
+      id,
+      customerId: `C-${String(Math.floor(rand() * 10_000_000)).padStart(7, '0')}`,
+      name: `${pick(BUSINESSES)} #${1 + Math.floor(rand() * 40)}`,
+      address: `${100 + Math.floor(rand() * 9000)} W ${pick(['Madison', 'Division', 'Belmont', 'Cermak'])} St`,
+      location: {
+        latitude: round(41.75 + rand() * 0.2, 6),
+        longitude: round(-87.75 + rand() * 0.15, 6),
+      },
+      serviceTimeMinutes: 5,
+      timeWindows,
+      invoiceIds: [invoiceId],
+    });
+    invoices.push({
+      id: invoiceId,
+      waypointId: id,
+      ...(rand() < 0.33 ? { paymentMethod: 'CASH' } : {}),
+      nameAttributes: [],
+      items: Array.from({ length: 1 + Math.floor(rand() * 4) }, (_, k) => ({
+        id: `${invoiceId}-${k + 1}`,
+        quantity: 1 + Math.floor(rand() * 6),
+        totalPriceCents: 199 + Math.floor(rand() * 9800),
+        currency: 'USD',
+      })),
+    });
+  }
+
+  const attempts: Attempt[] = [];
+  const attempt = (i: number, timestamp: number, status: Attempt['status'], items: Attempt['items']) => {
+    const waypoint = waypoints[i] as WaypointRow;
+    attempts.push({
+      id: uuid(),
+      waypointId: waypoint.id,
+      sequence: i,
+      timestamp,
+      status,
+      ...(status === 'FAILED' ? { reason: pick(FAILURES) } : {}),
+      ...(rand() < 0.9
+        ? {
+            location: {
+              latitude: round(waypoint.location.latitude + (rand() - 0.5) * 0.001, 6),
+              longitude: round(waypoint.location.longitude + (rand() - 0.5) * 0.001, 6),
+            },
+          }
+        : {}),
+      items,
+      driverId,
+      recordedAt: timestamp + 2000,
+    });
+  };
+  for (let i = 0; i < WAYPOINTS_PER_ROUTE; i++) {
+    const at = (planned[i] as number) + Math.round((rand() * 60 - 20) * MINUTE);
+    const outcome = rand();
+    const firstItem = (invoices[i] as InvoiceRow).items[0]?.id as string;
+    if (i % 4 === 3) attempt(i, at, 'VISIT_LATER', []);
+    else if (outcome < 0.85) attempt(i, at, 'SUCCESSFUL', []);
+    else if (outcome < 0.95) attempt(i, at, 'FAILED', []);
+    else attempt(i, at, 'SUCCESSFUL', [{ id: firstItem, status: 'FAILED', reason: pick(FAILURES) }]);
+  }
+  const lastPlanned = planned[planned.length - 1] as number;
+  for (let i = 3; i < WAYPOINTS_PER_ROUTE; i += 4)
+    attempt(i, lastPlanned + (30 + i) * MINUTE, rand() < 0.85 ? 'SUCCESSFUL' : 'FAILED', []);
+  attempts.sort((a, b) => a.timestamp - b.timestamp);
+
+  const finalizedTimestamp = (attempts.at(-1) as Attempt).timestamp + 35 * MINUTE;
+  const cash = invoices
+    .filter((invoice) => invoice.paymentMethod === 'CASH')
+    .flatMap((invoice) => invoice.items.map((item) => item.totalPriceCents));
+  const accountingRecords: AccountingRecord[] = [
+    {
+      id: `cash-${routeId}`,
+      driverId,
+      cashReceivedCents: Math.round(cash.reduce((total, cents) => total + cents, 0) * 0.9),
+      cashContainerId: `BAG-${routeNo}`,
+      createdAt: finalizedTimestamp,
+    },
+  ];
+  const route: RouteHeader = {
+    accountId,
+    dcId: dc.dcId,
+    routeId,
+    name: `Chicago ${pick(NEIGHBORHOODS)} ${index + 1} ${index % 2 ? 'PM' : 'AM'}`,
+    startTime,
+    localDate: date,
+    assignedDriverId: driverId,
+    vehicleId: `TRK-${String(index % 120).padStart(3, '0')}`,
+    startWarehouse: { id: 'DEPOT-CHI-1', name: 'Chicago South depot', location: depot },
+    endWarehouse: { id: 'DEPOT-CHI-1', name: 'Chicago South depot', location: depot },
+    waypointIds: waypoints.map((waypoint) => waypoint.id),
+    isActive: false,
+    isFinalized: true,
+    startedTimestamp: startTime + 4 * MINUTE,
+    finalizedTimestamp,
+    version: 2 + attempts.length,
+    importTxid: `imp_${hex(20)}`,
+    createdAt: startTime - 86_400_000,
+  };
+  const facts: RouteFacts = {
+    dc,
+    route,
+    driverName: `${pick(FIRST_NAMES)} ${pick(LAST_NAMES)}`,
+    waypoints,
+    invoices,
+    attempts,
+    accountingRecords,
+    trace: attempts.flatMap((a) => (a.location ? [{ timestamp: a.timestamp - MINUTE, ...a.location }] : [])),
+  };
+  return { routeId, facts };
+}
+
+/** VmRSS and VmHWM (peak since start) of a process, in bytes, from /proc/<pid>/status. */
+function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') * 1024, hwm: kb('VmHWM') * 1024 };
+}
+
+/** Samples a process's VmRSS every RSS_SAMPLE_MS until stopped; max is the peak seen. */
+function sampleRss(pid: number) {
+  const before = memoryOf(pid);
+  let peak = before.rss;
+  let samples = 1;
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, memoryOf(pid).rss);
+      samples++;
+    } catch {
+      // the process is gone: the export then fails on its own
+    }
+  }, RSS_SAMPLE_MS);
+  return {
+    stop() {
+      clearInterval(timer);
+      const after = memoryOf(pid);
+      peak = Math.max(peak, after.rss);
+      return {
+        before_mb: round(before.rss / MB, 1),
+        peak_mb: round(peak / MB, 1),
+        increase_mb: round((peak - before.rss) / MB, 1),
+        after_mb: round(after.rss / MB, 1),
+        /** The kernel's peak since the process started (VmHWM), before and after. */
+        hwm_before_mb: round(before.hwm / MB, 1),
+        hwm_after_mb: round(after.hwm / MB, 1),
+        samples,
+      };
+    },
+  };
+}
+
+/**
+ * The local runtime's node process: `tsx bin/local.ts` (a child of this process) runs the runtime in a
+ * child of its own; the one that runs bin/local.ts and no tsx CLI.
+ */
+function runtimePid(): number {
+  const processes: { pid: number; ppid: number; cmdline: string }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\u0000', ' ');
+      processes.push({ pid: Number(entry), ppid, cmdline });
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const runsLocal = (p: { cmdline: string }) => p.cmdline.includes('bin/local.ts');
+  const wrapper = processes.find((p) => p.ppid === process.pid && runsLocal(p));
+  if (!wrapper) throw new Error('cannot find the local runtime process (tsx bin/local.ts) among my children');
+  const inner = processes.find((p) => p.ppid === wrapper.pid && runsLocal(p));
+  return inner?.pid ?? wrapper.pid;
+}
+
+/** GET of a presigned link, parsed as CSV record by record; `bytes` counts the body. */
+async function* csvRecords(link: string, counter: { bytes: number }): AsyncGenerator<string[]> {
+  const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+    get(link, resolve).on('error', reject);
+  });
+  if (response.statusCode !== 200) {
+    response.resume();
+    throw new Error(`GET ${link.split('?')[0]} answered ${response.statusCode}`);
+  }
+  response.on('data', (chunk: Buffer) => {
+    counter.bytes += chunk.length;
+  });
+  const parser = response.pipe(parse({ relax_column_count: true }));
+  for await (const record of parser) yield record as string[];
+}
+
+/** The log line of an export (its JSON's timestamp), searched in the runtime's log after `offset`. */
+function exportLogLine(logFile: string, offset: number, txid: string) {
+  const text = readFileSync(logFile, 'utf8').slice(offset);
+  for (const line of text.split('\n')) {
+    if (!line.includes(EXPORT_LOG_LINE) || !line.includes(txid)) continue;
+    try {
+      const parsed = JSON.parse(line.slice(line.indexOf('{'))) as { timestamp?: string; outcome?: string };
+      return { at: parsed.timestamp ? Date.parse(parsed.timestamp) : Number.NaN, outcome: parsed.outcome };
+    } catch {
+      return { at: Number.NaN, outcome: undefined };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The worker run on its own, in a fresh node process (tsx loader), with the handler's local environment:
+ * one synthetic SQS record for a pending request. Samples process.memoryUsage() every RSS_SAMPLE_MS while
+ * the handler runs; with BENCH_FORCE_GC (and --expose-gc) it collects garbage before every sample, every
+ * GC_SAMPLE_MS, so the heap figures are what is still referenced (the live set), not what is yet to be collected.
+ */
+const GC_SAMPLE_MS = 200;
+const ISOLATED_WORKER_SCRIPT = `
+const { handler } = await import(process.env.BENCH_HANDLER_URL);
+const body = JSON.stringify({ account_id: process.env.BENCH_ACCOUNT_ID, txid: process.env.BENCH_TXID });
+const event = { Records: [{ messageId: 'bench-1', receiptHandle: 'bench', body, attributes: { ApproximateReceiveCount: '1' },
+  messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:bench', awsRegion: 'us-east-1' }] };
+const context = { awsRequestId: 'bench', functionName: 'bench-export-analytics', functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:bench', memoryLimitInMB: '1024',
+  getRemainingTimeInMillis: () => 600000 };
+const forceGc = process.env.BENCH_FORCE_GC === '1' && typeof globalThis.gc === 'function';
+if (forceGc) globalThis.gc();
+const before = process.memoryUsage();
+const peak = { ...before };
+let samples = 0;
+const series = [];
+const sample = () => {
+  if (forceGc) globalThis.gc();
+  const now = process.memoryUsage();
+  for (const key of Object.keys(peak)) peak[key] = Math.max(peak[key], now[key]);
+  series.push([performance.now() - started, now.rss, now.heapUsed + now.external]);
+  samples++;
+};
+let started = performance.now();
+const timer = setInterval(sample, forceGc ? ${GC_SAMPLE_MS} : ${RSS_SAMPLE_MS});
+started = performance.now();
+const response = await handler(event, context);
+const ms = performance.now() - started;
+clearInterval(timer);
+sample();
+process.stdout.write('\\nBENCH_RESULT ' + JSON.stringify({ ms, response, forceGc, before, peak,
+  maxRss: process.resourceUsage().maxRSS * 1024, samples, series }) + '\\n');
+`;
+
+type Memory = Record<'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', number>;
+
+interface IsolatedResult {
+  ms: number;
+  response: unknown;
+  forceGc: boolean;
+  before: Memory;
+  peak: Memory;
+  maxRss: number;
+  samples: number;
+  /** [ms since the handler was called, rss, heapUsed + external] per sample. */
+  series: [number, number, number][];
+}
+
+/** The peak of a sampled value in each quarter of the run: flat when memory does not grow as rows go by. */
+function peakByQuarter(result: IsolatedResult, column: 1 | 2): number[] {
+  const peaks = [0, 0, 0, 0];
+  for (const sample of result.series) {
+    const quarter = Math.min(3, Math.floor((sample[0] / result.ms) * 4));
+    peaks[quarter] = Math.max(peaks[quarter] as number, sample[column]);
+  }
+  return peaks.map(mb);
+}
+
+function runIsolatedWorker(
+  env: NodeJS.ProcessEnv,
+  forceGc: boolean,
+  abort: AbortSignal,
+): Promise<IsolatedResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        ...(forceGc ? ['--expose-gc'] : []),
+        '--input-type=module',
+        '-e',
+        ISOLATED_WORKER_SCRIPT,
+      ],
+      {
+        cwd: repoRoot,
+        env: { ...env, BENCH_FORCE_GC: forceGc ? '1' : '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        signal: abort,
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-4000);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const line = stdout.split('\n').find((l) => l.startsWith('BENCH_RESULT '));
+      if (code !== 0 || !line)
+        return reject(new Error(`isolated worker exited with ${code}: ${stderr.slice(-1000)}`));
+      const result = JSON.parse(line.slice('BENCH_RESULT '.length)) as IsolatedResult;
+      if (forceGc && !result.forceGc) return reject(new Error('isolated worker: global.gc is not exposed'));
+      resolve(result);
+    });
+  });
+}
+
+const mb = (bytes: number) => round(bytes / MB, 1);
+
+/**
+ * Attempt analytics of finished routes, seeded through the data layer (putAll, analyticsItem and
+ * analyticsKeys of functions/data/analytics.ts, rows from attemptAnalytics/routeAnalytics), exported
+ * through the API for two date windows of the demo DC (20,000 and 200,000 rows), against a raw
+ * paginated Query of the same items; the peak RSS of the worker's process while exporting.
+ */
+export const analyticsExportScenario: Scenario = {
+  name: 'analytics_export',
+  async run({ runtime, abort, log }: ScenarioContext): Promise<ScenarioResult> {
+    const { stack, apiKey } = runtime;
+    const { account_id: accountId, dc_id: dcId } = stack.demo;
+    // The data layer reads TABLE_NAME when it loads and its client resolves the endpoint and credentials
+    // on its first request: both point at the runtime's DynamoDB Local.
+    process.env.TABLE_NAME ??= stack.table_name;
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = stack.dynamodb_endpoint;
+    process.env.AWS_REGION ??= stack.region;
+    process.env.AWS_ACCESS_KEY_ID ??= 'local';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+    const { analyticsItem, analyticsKeys } = await import('../functions/data/analytics');
+    const { putAll } = await import('../functions/data/client');
+    const { listDcs } = await import('../functions/data/accounts');
+    const { putPendingDownload, getDownload } = await import('../functions/data/download-requests');
+    const analytics = await import('../functions/domain/analytics');
+    const columns = Object.keys(analytics.ATTEMPT_ANALYSIS_COLUMNS);
+
+    const api = new ApiClient(stack.api_url, apiKey, 2);
+    const raw = new RawTable(stack, abort);
+    const runId = randomBytes(4).toString('hex');
+    const errors: string[] = [];
+    const fail = (message: string) => {
+      errors.push(message);
+      log(`  ERROR ${message}`);
+    };
+
+    try {
+      const dc = (await listDcs(accountId)).find((candidate) => candidate.dcId === dcId);
+      if (!dc) throw new Error(`the demo account has no DC ${dcId}`);
+      const benchDc: BenchDc = {
+        dcId: dc.dcId,
+        name: dc.name,
+        timeZone: dc.timeZone,
+        ...(dc.etaSpeedKmh === undefined ? {} : { etaSpeedKmh: dc.etaSpeedKmh }),
+      };
+      const place = (date: string, routeId: string) => ({ accountId, dcId, localDate: date, routeId });
+      const partitionOf = (date: string) => analyticsKeys.route(place(date, '')).pk;
+      const rowsOfRoute = (date: string, index: number) => {
+        const { routeId, facts } = routeFacts(analytics, benchDc, accountId, date, index);
+        return { routeId, facts, attempts: analytics.attemptAnalytics(facts) };
+      };
+
+      // ---- Seed through the data layer: attempts first, the route record last (as the service writes).
+      let seededItems = 0;
+      let itemBytes = 0;
+      const seedStarted = performance.now();
+      for (const set of [WARMUP_SET, ...SETS]) {
+        log(
+          `seeding ${set.key}: ${set.dates.length} dates (${set.dates[0]} .. ${set.dates.at(-1)}) x ` +
+            `${set.routesPerDate} routes x ${ATTEMPTS_PER_ROUTE} attempts, putAll at ${SEED_PARALLELISM}`,
+        );
+        for (const date of set.dates) {
+          abort.throwIfAborted();
+          const attemptItems: Row[] = [];
+          const routeItems: Row[] = [];
+          for (let index = 0; index < set.routesPerDate; index++) {
+            const { routeId, facts, attempts } = rowsOfRoute(date, index);
+            if (attempts.length !== ATTEMPTS_PER_ROUTE || attempts[0]?.planned_route_start_date !== date)
+              throw new Error(`generated route ${routeId}: ${attempts.length} attempts on ${date}?`);
+            for (const [sequence, row] of attempts.entries())
+              attemptItems.push(
+                analyticsItem(
+                  analyticsKeys.attempt(place(date, routeId), sequence),
+                  'ATTEMPT_ANALYTICS',
+                  routeId,
+                  row,
+                ),
+              );
+            routeItems.push(
+              analyticsItem(
+                analyticsKeys.route(place(date, routeId)),
+                'ROUTE_ANALYTICS',
+                routeId,
+                analytics.routeAnalytics(facts),
+              ),
+            );
+          }
+          for (const item of attemptItems) itemBytes += itemSize(item);
+          await putAll(attemptItems, SEED_PARALLELISM);
+          await putAll(routeItems, SEED_PARALLELISM);
+          seededItems += attemptItems.length + routeItems.length;
+        }
+      }
+      const seedMs = performance.now() - seedStarted;
+      const attemptRows = [WARMUP_SET, ...SETS].reduce((total, set) => total + rowsOf(set), 0);
+      log(`  seeded ${seededItems} items in ${(seedMs / 1000).toFixed(1)} s`);
+
+      // ---- The three ways of reading a set.
+      const rawQuery = async (set: DataSet) => {
+        const started = performance.now();
+        let rows = 0;
+        let pages = 0;
+        for (const date of set.dates) {
+          let startKey: Record<string, unknown> | undefined;
+          do {
+            const page = await raw.db.send(
+              new QueryCommand({
+                TableName: raw.tableName,
+                KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+                ExpressionAttributeValues: { ':pk': partitionOf(date), ':prefix': 'ATTEMPT#' },
+                ExclusiveStartKey: startKey,
+                Limit: PAGE_SIZE,
+              }),
+            );
+            pages++;
+            rows += page.Items?.length ?? 0;
+            startKey = page.LastEvaluatedKey;
+          } while (startKey);
+        }
+        return { ms: performance.now() - started, rows, pages };
+      };
+
+      const pid = runtimePid();
+      const exportThroughApi = async (label: string, fromDate: string, toDate: string) => {
+        const logOffset = readFileSync(runtime.logFile, 'utf8').length;
+        const rss = sampleRss(pid);
+        const postedAt = Date.now();
+        const started = performance.now();
+        const { status, body } = await api.post(
+          '/analytics/download-requests',
+          JSON.stringify({
+            dc_ids: [dcId],
+            from_date: fromDate,
+            to_date: toDate,
+            analytics_types: ['ATTEMPT_ANALYTICS'],
+          }),
+        );
+        const txid = (body as { data?: { download_request_txid?: unknown } } | undefined)?.data
+          ?.download_request_txid;
+        if (status !== 200 || typeof txid !== 'string') {
+          rss.stop();
+          throw new Error(`${label}: POST download-requests answered ${status} ${JSON.stringify(body)}`);
+        }
+        let polls = 0;
+        let files: { download_link: string; download_type: string }[] | undefined;
+        while (!files) {
+          abort.throwIfAborted();
+          if (performance.now() - started > EXPORT_TIMEOUT_MS) {
+            rss.stop();
+            throw new Error(`${label}: export ${txid} not done within ${EXPORT_TIMEOUT_MS / 1000} s`);
+          }
+          await sleep(POLL_MS);
+          polls++;
+          const answer = await api.get(`/analytics/download-requests/${encodeURIComponent(txid)}/files`);
+          if (answer.status === 200)
+            files = (answer.body as { data: { download_request_files: typeof files } }).data
+              .download_request_files;
+          else if (answer.status !== 202) {
+            rss.stop();
+            throw new Error(
+              `${label}: GET files of ${txid} answered ${answer.status} ${JSON.stringify(answer.body)}`,
+            );
+          }
+        }
+        const ms = performance.now() - started;
+        const memory = rss.stop();
+        await sleep(200); // the worker logs its line right after finishing the request
+        const logged = exportLogLine(runtime.logFile, logOffset, txid);
+        return {
+          txid,
+          ms,
+          polls,
+          files: files as { download_link: string; download_type: string }[],
+          memory,
+          workerLoggedMs: logged ? logged.at - postedAt : Number.NaN,
+          workerOutcome: logged?.outcome,
+        };
+      };
+
+      /** Downloads the files and compares every record with the seeded rows, in the export's order. */
+      const verifyFiles = async (label: string, links: readonly string[], set: DataSet | undefined) => {
+        const counter = { bytes: 0 };
+        function* expected(): Generator<string[]> {
+          if (!set) return;
+          for (const date of set.dates)
+            for (let index = 0; index < set.routesPerDate; index++)
+              for (const row of rowsOfRoute(date, index).attempts)
+                yield columns.map((column) => {
+                  const value = row[column];
+                  return value === null || value === undefined ? '' : String(value);
+                });
+        }
+        const want = expected();
+        let rows = 0;
+        let mismatched = 0;
+        let extra = 0;
+        for (const link of links) {
+          let header = true;
+          for await (const record of csvRecords(link, counter)) {
+            if (header) {
+              header = false;
+              if (record.join(',') !== columns.join(','))
+                fail(`${label}: header ${record.join(',').slice(0, 200)} is not the column ids`);
+              continue;
+            }
+            rows++;
+            const next = want.next();
+            if (next.done) extra++;
+            else if (record.length !== next.value.length || record.some((v, i) => v !== next.value[i])) {
+              if (mismatched++ < 3)
+                fail(
+                  `${label}: row ${rows} is ${JSON.stringify(record)}, seeded ${JSON.stringify(next.value)}`,
+                );
+            }
+          }
+          if (header) fail(`${label}: a file without even a header`);
+        }
+        let missing = 0;
+        while (!want.next().done) missing++;
+        const expectedRows = set ? rowsOf(set) : 0;
+        if (rows !== expectedRows) fail(`${label}: ${rows} data rows downloaded, ${expectedRows} seeded`);
+        if (mismatched > 3) fail(`${label}: ${mismatched - 3} more rows differ from the seeded ones`);
+        if (extra || missing) fail(`${label}: ${extra} rows more and ${missing} fewer than seeded`);
+        return { rows, bytes: counter.bytes, mismatched, extra, missing };
+      };
+
+      // ---- Warm-up: the worker's handler is loaded (the local "cold start"), DynamoDB Local's query path warmed.
+      log(
+        `warm-up: an export of ${WARMUP_SET.dates[0]} (${rowsOf(WARMUP_SET)} rows) and a raw Query of rows_20k`,
+      );
+      const warm = await exportThroughApi(
+        'warm-up',
+        WARMUP_SET.dates[0] as string,
+        WARMUP_SET.dates[0] as string,
+      );
+      const warmFiles = await verifyFiles(
+        'warm-up',
+        warm.files.map((file) => file.download_link),
+        WARMUP_SET,
+      );
+      await rawQuery(SETS[0] as DataSet);
+
+      // ---- Measured: each set through the API (RSS of the runtime process sampled), then the raw Query.
+      const measured: Record<string, unknown> = {};
+      const ratios: Record<string, number> = {};
+      const runtimePeaks: Record<string, number> = {};
+      const runtimeIncreases: Record<string, number> = {};
+      const fileBytes: Record<string, number> = {};
+      for (const set of SETS) {
+        const rows = rowsOf(set);
+        const from = set.dates[0] as string;
+        const to = set.dates.at(-1) as string;
+        log(`${set.key}: export of ${from} .. ${to} (${rows} rows) through the API`);
+        const run = await exportThroughApi(set.key, from, to);
+        log(
+          `  files ready after ${(run.ms / 1000).toFixed(2)} s (${run.polls} polls); runtime RSS ` +
+            `${run.memory.before_mb} -> peak ${run.memory.peak_mb} MB; downloading and checking every row`,
+        );
+        const downloaded = await verifyFiles(
+          set.key,
+          run.files.map((file) => file.download_link),
+          set,
+        );
+        if (run.files.some((file) => file.download_type !== 'ATTEMPT_ANALYTICS'))
+          fail(`${set.key}: files of type ${run.files.map((file) => file.download_type).join(', ')}`);
+        if (run.workerOutcome !== undefined && run.workerOutcome !== 'SUCCEEDED')
+          fail(`${set.key}: the worker logged outcome ${run.workerOutcome}`);
+        log(`  ${downloaded.rows} rows, ${mb(downloaded.bytes)} MB of CSV; raw Query x ${RAW_RUNS}`);
+        const rawRuns = [];
+        for (let i = 0; i < RAW_RUNS; i++) rawRuns.push(await rawQuery(set));
+        for (const rawRun of rawRuns)
+          if (rawRun.rows !== rows)
+            fail(`${set.key}: the raw Query read ${rawRun.rows} rows, ${rows} seeded`);
+        const rawMs = median(rawRuns.map((r) => r.ms));
+        const exportPerS = rows / (run.ms / 1000);
+        const rawPerS = rows / (rawMs / 1000);
+        ratios[set.key] = exportPerS / rawPerS;
+        runtimePeaks[set.key] = run.memory.peak_mb;
+        runtimeIncreases[set.key] = run.memory.increase_mb;
+        fileBytes[set.key] = downloaded.bytes;
+        log(
+          `  export ${Math.round(exportPerS)} rows/s, raw ${Math.round(rawPerS)} rows/s: ratio ${round(ratios[set.key] as number)}`,
+        );
+        measured[set.key] = {
+          dates: set.dates,
+          routes: set.dates.length * set.routesPerDate,
+          rows,
+          txid: run.txid,
+          post_to_files_ms: round(run.ms),
+          status_polls: run.polls,
+          post_to_worker_log_line_ms: round(run.workerLoggedMs),
+          export_rows_per_s: round(exportPerS, 1),
+          raw_query: {
+            runs_ms: rawRuns.map((r) => round(r.ms)),
+            median_ms: round(rawMs),
+            pages_per_run: rawRuns[0]?.pages,
+            rows_per_s: round(rawPerS, 1),
+          },
+          export_over_raw_ratio: round(exportPerS / rawPerS),
+          files: run.files.length,
+          downloaded_rows: downloaded.rows,
+          csv_mb: mb(downloaded.bytes),
+          rows_differing_from_seed: downloaded.mismatched,
+          runtime_process_rss: run.memory,
+        };
+      }
+
+      // ---- The same exports by the worker's handler alone, in a fresh process per size.
+      const extra = stack as StackInfo & { bucket_name?: string; s3_endpoint?: string };
+      const isolated: Record<string, unknown> = {};
+      const isolatedPeaks: Record<string, number> = {};
+      const isolatedLive: Record<string, number> = {};
+      if (extra.bucket_name && extra.s3_endpoint && stack.queue_urls && stack.dlq_urls) {
+        const handlerEnv = localHandlerEnvironment(
+          { dynamodb: stack.dynamodb_endpoint, aws: extra.s3_endpoint },
+          {
+            tableName: stack.table_name,
+            bucketName: extra.bucket_name,
+            queueUrls: stack.queue_urls as never,
+            dlqUrls: stack.dlq_urls as never,
+          },
+        );
+        const runWorker = async (set: DataSet, forceGc: boolean) => {
+          const txid = `dl_bench${runId}${set.key.replace('rows_', '')}${forceGc ? 'gc' : ''}`;
+          await putPendingDownload({
+            accountId,
+            txid,
+            dcIds: [dcId],
+            fromDate: set.dates[0] as string,
+            toDate: set.dates.at(-1) as string,
+            analyticsTypes: ['ATTEMPT_ANALYTICS'],
+            status: 'PENDING',
+            files: [],
+            createdAt: Date.now(),
+          });
+          const result = await runIsolatedWorker(
+            {
+              ...process.env,
+              ...handlerEnv,
+              BENCH_HANDLER_URL: pathToFileURL(`${repoRoot}functions/handlers/workers/export-analytics.ts`)
+                .href,
+              BENCH_ACCOUNT_ID: accountId,
+              BENCH_TXID: txid,
+            },
+            forceGc,
+            abort,
+          );
+          const request = await getDownload(accountId, txid);
+          const exportedRows = (request?.files ?? []).reduce((total, file) => total + file.rows, 0);
+          if (request?.status !== 'SUCCEEDED' || exportedRows !== rowsOf(set))
+            fail(`${set.key} (isolated): request ${request?.status}, ${exportedRows} rows of ${rowsOf(set)}`);
+          return { txid, result, status: request?.status, exportedRows };
+        };
+        const heapOf = (memory: Memory) => memory.heapUsed + memory.external;
+        for (const set of SETS) {
+          log(`${set.key}: the worker's handler alone in a fresh process`);
+          const plain = await runWorker(set, false);
+          const { result } = plain;
+          isolatedPeaks[set.key] = mb(result.peak.rss);
+          log(
+            `  ${(result.ms / 1000).toFixed(2)} s; RSS ${mb(result.before.rss)} -> peak ${mb(result.peak.rss)} MB ` +
+              `(heap used + external ${mb(heapOf(result.before))} -> peak ${mb(heapOf(result.peak))} MB)`,
+          );
+          log(`${set.key}: again with a forced GC every ${GC_SAMPLE_MS} ms (the live set)`);
+          const collected = await runWorker(set, true);
+          const live = collected.result;
+          log(
+            `  ${(live.ms / 1000).toFixed(2)} s; live heap used + external ${mb(heapOf(live.before))} -> peak ` +
+              `${mb(heapOf(live.peak))} MB, RSS peak ${mb(live.peak.rss)} MB`,
+          );
+          isolatedLive[set.key] = mb(heapOf(live.peak));
+          isolated[set.key] = {
+            txid: plain.txid,
+            status: plain.status,
+            rows: plain.exportedRows,
+            handler_ms: round(result.ms),
+            rows_per_s: round(rowsOf(set) / (result.ms / 1000), 1),
+            rss_before_export_mb: mb(result.before.rss),
+            rss_peak_during_export_mb: mb(result.peak.rss),
+            rss_increase_mb: mb(result.peak.rss - result.before.rss),
+            peak_mb: {
+              heap_total: mb(result.peak.heapTotal),
+              heap_used: mb(result.peak.heapUsed),
+              external: mb(result.peak.external),
+              array_buffers: mb(result.peak.arrayBuffers),
+            },
+            rss_peak_by_quarter_of_the_run_mb: peakByQuarter(result, 1),
+            process_max_rss_mb: mb(result.maxRss),
+            samples: result.samples,
+            forced_gc_run: {
+              txid: collected.txid,
+              status: collected.status,
+              handler_ms: round(live.ms),
+              live_heap_used_plus_external_before_mb: mb(heapOf(live.before)),
+              live_heap_used_plus_external_peak_mb: mb(heapOf(live.peak)),
+              live_peak_mb: {
+                heap_used: mb(live.peak.heapUsed),
+                external: mb(live.peak.external),
+                array_buffers: mb(live.peak.arrayBuffers),
+              },
+              live_heap_used_plus_external_peak_by_quarter_of_the_run_mb: peakByQuarter(live, 2),
+              rss_before_export_mb: mb(live.before.rss),
+              rss_peak_during_export_mb: mb(live.peak.rss),
+              samples: live.samples,
+            },
+          };
+        }
+      } else fail('stack.json lacks bucket_name, s3_endpoint or the queues: no isolated worker run');
+
+      const runtimeGrowth = (runtimePeaks.rows_200k ?? NaN) - (runtimePeaks.rows_20k ?? NaN);
+      const isolatedGrowth = (isolatedPeaks.rows_200k ?? NaN) - (isolatedPeaks.rows_20k ?? NaN);
+      return {
+        description:
+          `Attempt analytics of finished routes of the demo DC ${dcId} seeded through the data layer (putAll of ` +
+          'analyticsItem/analyticsKeys of functions/data/analytics.ts, rows from attemptAnalytics and ' +
+          `routeAnalytics of generated routes: ${WAYPOINTS_PER_ROUTE} Chicago stops, ${ATTEMPTS_PER_ROUTE} ` +
+          'attempts, one ROUTE record each; no route headers, so the export finds nothing to complete) in two ' +
+          `date windows: ${SETS.map((s) => `${s.key} = ${s.dates.length} dates x ${s.routesPerDate} routes (${s.dates[0]} .. ${s.dates.at(-1)})`).join(', ')}. ` +
+          'Each window is exported through the API (POST /analytics/download-requests for ATTEMPT_ANALYTICS, ' +
+          `GET .../files every ${POLL_MS} ms until 200; time = POST sent -> 200), after a warm-up export of ` +
+          `${rowsOf(WARMUP_SET)} rows of another date that loads the worker and runs its row path; the files ` +
+          'are downloaded with their presigned links and every record is compared with the seeded rows (errors ' +
+          'otherwise). Raw: a paginated Query (Limit ' +
+          `${PAGE_SIZE}, begins_with ATTEMPT#, eventually consistent, as analyticsOfDate) of the same partitions ` +
+          `from the bench process, median of ${RAW_RUNS}. Memory: VmRSS of the local runtime's node process ` +
+          `sampled every ${RSS_SAMPLE_MS} ms from the POST to the 200 (runtime_process_rss, informative). That ` +
+          'process is shared: the worker runs there next to the API, the other pollers and the S3 emulator ' +
+          '(fauxqs), which keeps every uploaded object in its memory (at completion the multipart parts and ' +
+          'their concatenation at once), so its RSS grows with the size of the CSV whatever the worker does. ' +
+          'isolated_worker (checked) runs the same handler (functions/handlers/workers/export-analytics.ts) with ' +
+          'a synthetic SQS record for a pending request (put with putPendingDownload) in a fresh node process ' +
+          'per size (tsx loader, the local handler environment, the same DynamoDB Local and S3 emulator), ' +
+          `process.memoryUsage() sampled every ${RSS_SAMPLE_MS} ms in-process: the worker's own memory; its ` +
+          `forced_gc_run does it again with a GC before every sample (every ${GC_SAMPLE_MS} ms), so its heap ` +
+          'figures are the live set rather than garbage not yet collected.',
+        run_id: runId,
+        errors: errors.length,
+        ...(errors.length ? { error_samples: errors.slice(0, 10) } : {}),
+        seed: {
+          items: seededItems,
+          attempt_rows: attemptRows,
+          duration_s: round(seedMs / 1000, 1),
+          items_per_s: round(seededItems / (seedMs / 1000), 1),
+          avg_attempt_item_bytes: round(itemBytes / attemptRows, 0),
+          parallelism: SEED_PARALLELISM,
+        },
+        warmup_export: {
+          post_to_files_ms: round(warm.ms),
+          downloaded_rows: warmFiles.rows,
+          runtime_process_rss: warm.memory,
+        },
+        ...measured,
+        export_over_raw_ratio: {
+          rows_20k: round(ratios.rows_20k ?? NaN),
+          rows_200k: round(ratios.rows_200k ?? NaN),
+        },
+        /** Informative: the process also holds the S3 emulator and its objects (see the description). */
+        runtime_process_peak_rss_mb: {
+          rows_20k: runtimePeaks.rows_20k ?? null,
+          rows_200k: runtimePeaks.rows_200k ?? null,
+          difference: round(runtimeGrowth, 1),
+          increase_over_baseline: {
+            rows_20k: runtimeIncreases.rows_20k ?? null,
+            rows_200k: runtimeIncreases.rows_200k ?? null,
+          },
+          csv_mb_held_by_s3_emulator: {
+            rows_20k: mb(fileBytes.rows_20k ?? NaN),
+            rows_200k: mb(fileBytes.rows_200k ?? NaN),
+          },
+        },
+        isolated_worker: {
+          ...isolated,
+          peak_rss_difference_mb: round(isolatedGrowth, 1),
+          live_heap_peak_difference_mb: round(
+            (isolatedLive.rows_200k ?? Number.NaN) - (isolatedLive.rows_20k ?? Number.NaN),
+            1,
+          ),
+        },
+        checks: {
+          export_over_raw_ratio_20k: check(
+            ratios.rows_20k ?? NaN,
+            '>=',
+            THROUGHPUT_RATIO_TARGET,
+            'rows_20k: export rows/s (POST -> files 200) / raw paginated Query rows/s',
+          ),
+          export_over_raw_ratio_200k: check(
+            ratios.rows_200k ?? NaN,
+            '>=',
+            THROUGHPUT_RATIO_TARGET,
+            'rows_200k: export rows/s (POST -> files 200) / raw paginated Query rows/s',
+          ),
+          worker_peak_rss_difference_mb: check(
+            isolatedGrowth,
+            '<=',
+            RSS_GROWTH_TARGET_MB,
+            'isolated worker process: peak RSS during the 200,000-row export - during the 20,000-row one',
+          ),
+        },
+      };
+    } finally {
+      api.close();
+      raw.destroy();
+    }
+  },
+};
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
