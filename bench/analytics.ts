@@ -568,7 +568,8 @@ export const analyticsExportScenario: Scenario = {
       log(`  seeded ${seededItems} items in ${(seedMs / 1000).toFixed(1)} s`);
 
       // ---- The three ways of reading a set.
-      const rawQuery = async (set: DataSet) => {
+      /** consistent: as analyticsOfDate reads (ConsistentRead since 7a3b5ab); false: informative. */
+      const rawQuery = async (set: DataSet, consistent = true) => {
         const started = performance.now();
         let rows = 0;
         let pages = 0;
@@ -582,6 +583,7 @@ export const analyticsExportScenario: Scenario = {
                 ExpressionAttributeValues: { ':pk': partitionOf(date), ':prefix': 'ATTEMPT#' },
                 ExclusiveStartKey: startKey,
                 Limit: PAGE_SIZE,
+                ConsistentRead: consistent,
               }),
             );
             pages++;
@@ -739,8 +741,12 @@ export const analyticsExportScenario: Scenario = {
           fail(`${set.key}: the worker logged outcome ${run.workerOutcome}`);
         log(`  ${downloaded.rows} rows, ${mb(downloaded.bytes)} MB of CSV; raw Query x ${RAW_RUNS}`);
         const rawRuns = [];
-        for (let i = 0; i < RAW_RUNS; i++) rawRuns.push(await rawQuery(set));
-        for (const rawRun of rawRuns)
+        const eventualRuns = [];
+        for (let i = 0; i < RAW_RUNS; i++) {
+          rawRuns.push(await rawQuery(set));
+          eventualRuns.push(await rawQuery(set, false));
+        }
+        for (const rawRun of [...rawRuns, ...eventualRuns])
           if (rawRun.rows !== rows)
             fail(`${set.key}: the raw Query read ${rawRun.rows} rows, ${rows} seeded`);
         const rawMs = median(rawRuns.map((r) => r.ms));
@@ -767,6 +773,11 @@ export const analyticsExportScenario: Scenario = {
             median_ms: round(rawMs),
             pages_per_run: rawRuns[0]?.pages,
             rows_per_s: round(rawPerS, 1),
+          },
+          raw_query_eventually_consistent: {
+            runs_ms: eventualRuns.map((r) => round(r.ms)),
+            median_ms: round(median(eventualRuns.map((r) => r.ms))),
+            rows_per_s: round(rows / (median(eventualRuns.map((r) => r.ms)) / 1000), 1),
           },
           export_over_raw_ratio: round(exportPerS / rawPerS),
           files: run.files.length,
@@ -893,8 +904,9 @@ export const analyticsExportScenario: Scenario = {
           `${rowsOf(WARMUP_SET)} rows of another date that loads the worker and runs its row path; the files ` +
           'are downloaded with their presigned links and every record is compared with the seeded rows (errors ' +
           'otherwise). Raw: a paginated Query (Limit ' +
-          `${PAGE_SIZE}, begins_with ATTEMPT#, eventually consistent, as analyticsOfDate) of the same partitions ` +
-          `from the bench process, median of ${RAW_RUNS}. Memory: VmRSS of the local runtime's node process ` +
+          `${PAGE_SIZE}, begins_with ATTEMPT#, ConsistentRead, as analyticsOfDate reads) of the same partitions ` +
+          `from the bench process, median of ${RAW_RUNS} (raw_query_eventually_consistent: the same without ` +
+          `ConsistentRead, interleaved, informative). Memory: VmRSS of the local runtime's node process ` +
           `sampled every ${RSS_SAMPLE_MS} ms from the POST to the 200 (runtime_process_rss, informative). That ` +
           'process is shared: the worker runs there next to the API, the other pollers and the S3 emulator ' +
           '(fauxqs), which keeps every uploaded object in its memory (at completion the multipart parts and ' +
