@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { parse } from 'csv-parse';
+import { consumers } from '../functions/consumers';
 import type { AccountingRecord } from '../functions/data/accounting';
 import type { Attempt, Reason } from '../functions/data/attempts';
 import type { InvoiceRow, RouteHeader, WaypointRow } from '../functions/data/routes';
@@ -436,6 +437,8 @@ function runIsolatedWorker(
     const child = spawn(
       process.execPath,
       [
+        // The V8 flags the export Lambda runs with (its NODE_OPTIONS in CDK).
+        ...(consumers.find((consumer) => consumer.id === 'exportAnalytics')?.nodeOptions?.split(' ') ?? []),
         '--import',
         'tsx',
         ...(forceGc ? ['--expose-gc'] : []),

@@ -44,6 +44,7 @@ export class QueueConsumers extends Construct {
         description: `${consumer.handler}: consumes the ${consumer.queue} queue (${consumer.id})`,
         timeout: Duration.seconds(consumer.timeoutSeconds),
         memorySize: consumer.memorySize,
+        nodeOptions: consumer.nodeOptions,
         logRetention: props.logRetention,
       });
       fn.bindAccess(consumer.access, props.resources);

@@ -39,6 +39,8 @@ export interface ServiceFunctionProps {
   readonly environment?: Record<string, string>;
   /** @default one month */
   readonly logRetention?: RetentionDays;
+  /** V8 flags added to NODE_OPTIONS (after --enable-source-maps). */
+  readonly nodeOptions?: string;
 }
 
 /**
@@ -72,7 +74,7 @@ export class ServiceFunction extends NodejsFunction {
       logGroup,
       tracing: Tracing.ACTIVE,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: ['--enable-source-maps', props.nodeOptions].filter(Boolean).join(' '),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         ...props.environment,
       },

@@ -252,14 +252,15 @@ describe('Lambda functions', () => {
     }
   });
 
-  it('every function runs nodejs22.x on arm64 with tracing and its own log group', () => {
+  it('every function runs nodejs22.x on arm64 with tracing, source maps and its own log group', () => {
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties, id).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
-        Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } },
       });
+      const variables = (fn.Properties?.Environment as { Variables: Record<string, string> }).Variables;
+      expect(variables.NODE_OPTIONS, id).toMatch(/^--enable-source-maps( |$)/);
       const logGroup = (props(id).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
       expect(resources[logGroup]?.Type).toBe('AWS::Logs::LogGroup');
       expect(props(logGroup).RetentionInDays).toBe(30);
@@ -433,6 +434,12 @@ describe('queue consumers', () => {
     const id = consumerFunctionIdOf(c.id);
     expect(api.consumerFunctions.get(c.id)?.handlerModule).toBe(c.handler);
     expect(props(id)).toMatchObject({ Timeout: c.timeoutSeconds, MemorySize: c.memorySize });
+  });
+
+  it.each(consumers)('$id runs with source maps plus exactly its own V8 flags', (c) => {
+    expect(environmentOf(consumerFunctionIdOf(c.id)).NODE_OPTIONS).toBe(
+      ['--enable-source-maps', c.nodeOptions].filter(Boolean).join(' '),
+    );
   });
 
   it.each(consumers)("$id times out before its queue's visibility timeout", (c) => {
