@@ -259,8 +259,7 @@ describe('Lambda functions', () => {
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
       });
-      const variables = (fn.Properties?.Environment as { Variables: Record<string, string> }).Variables;
-      expect(variables.NODE_OPTIONS, id).toMatch(/^--enable-source-maps( |$)/);
+      expect(environmentOf(id).NODE_OPTIONS, id).toMatch(/^--enable-source-maps( |$)/);
       const logGroup = (props(id).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
       expect(resources[logGroup]?.Type).toBe('AWS::Logs::LogGroup');
       expect(props(logGroup).RetentionInDays).toBe(30);
