@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { inParallel, RawTable, type Row } from './dynamo';
-import { ApiClient, type JsonResponse } from './http';
+import { ApiClient } from './http';
 import { type ComparedPath, compareInterleaved, type Operation, runLoad } from './load';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, percentile, round } from './stats';
@@ -32,60 +31,6 @@ interface BenchDriver {
 }
 
 type PathName = 'api' | 'raw' | 'raw_handler_writes';
-
-/**
- * Driver-app client: the same keep-alive node:http approach as ApiClient, but the bearer secret is the
- * driver's login token, per request (one socket pool for all drivers, as a gateway in front would see).
- */
-class DriverAppClient {
-  readonly #agent: Agent;
-  readonly #base: URL;
-
-  constructor(baseUrl: string, maxSockets: number) {
-    this.#base = new URL(baseUrl);
-    this.#agent = new Agent({ keepAlive: true, maxSockets });
-  }
-
-  post(path: string, token: string, body: string): Promise<JsonResponse> {
-    const payload = Buffer.from(body, 'utf8');
-    return new Promise((resolve, reject) => {
-      const req = request(
-        {
-          host: this.#base.hostname,
-          port: this.#base.port,
-          path,
-          method: 'POST',
-          agent: this.#agent,
-          headers: {
-            Authorization: `Bearer ${token}`,
-            Accept: 'application/json',
-            'Content-Type': 'application/json',
-            'Content-Length': payload.length,
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', reject);
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            try {
-              resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
-            } catch {
-              reject(new Error(`HTTP ${res.statusCode}: body is not JSON: ${text.slice(0, 200)}`));
-            }
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
-
-  close(): void {
-    this.#agent.destroy();
-  }
-}
 
 /** The trace point appendTracePoint (functions/data/location-trace.ts) writes: same key and attributes. */
 function traceItem(accountId: string, dcId: string, driverId: string, ping: Ping): Row {
@@ -122,7 +67,8 @@ export const driverLocationScenario: Scenario = {
     const tableName = stack.table_name;
 
     const api = new ApiClient(stack.api_url, apiKey, SETUP_PARALLELISM);
-    const app = new DriverAppClient(stack.api_url, CONCURRENCY);
+    // One socket pool for all drivers (as a gateway in front would see); each ping sends its driver's token.
+    const app = new ApiClient(stack.api_url, apiKey, CONCURRENCY);
     const raw = new RawTable(stack, abort);
     const runId = randomBytes(4).toString('hex');
     const drivers: BenchDriver[] = Array.from({ length: DRIVERS }, (_, i) => {
@@ -155,7 +101,7 @@ export const driverLocationScenario: Scenario = {
         timestamp: ping.timestamp,
         location: { latitude: ping.latitude, longitude: ping.longitude },
       });
-      const { status, body: answer } = await app.post('/driver/location', driver.token, body);
+      const { status, body: answer } = await app.post('/driver/location', body, driver.token);
       if (status !== 200 || !isEmptySuccess(answer))
         throw new Error(`API answered ${status}: ${JSON.stringify(answer).slice(0, 200)}`);
     };

@@ -21,12 +21,16 @@ export class ApiClient {
     return this.#send('GET', path);
   }
 
-  /** `body` is sent as it is: serialize it before timing the request. */
-  post(path: string, body: string | Buffer): Promise<JsonResponse> {
-    return this.#send('POST', path, typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
+  /**
+   * `body` is sent as it is: serialize it before timing the request. `bearer` replaces the client's key
+   * for this request (a driver's login token on the driver app's paths).
+   */
+  post(path: string, body: string | Buffer, bearer?: string): Promise<JsonResponse> {
+    return this.#send('POST', path, typeof body === 'string' ? Buffer.from(body, 'utf8') : body, bearer);
   }
 
-  #send(method: 'GET' | 'POST', path: string, body?: Buffer): Promise<JsonResponse> {
+  #send(method: 'GET' | 'POST', path: string, body?: Buffer, bearer?: string): Promise<JsonResponse> {
+    const headers = bearer ? { ...this.#headers, Authorization: `Bearer ${bearer}` } : this.#headers;
     return new Promise((resolve, reject) => {
       const req = request(
         {
@@ -36,8 +40,8 @@ export class ApiClient {
           method,
           agent: this.#agent,
           headers: body
-            ? { ...this.#headers, 'Content-Type': 'application/json', 'Content-Length': body.length }
-            : this.#headers,
+            ? { ...headers, 'Content-Type': 'application/json', 'Content-Length': body.length }
+            : headers,
         },
         (res) => {
           const chunks: Buffer[] = [];
