@@ -12,7 +12,7 @@ import {
   putPendingDownload,
 } from '../data/download-requests';
 import { listRoutesOfDate } from '../data/routes';
-import { isCalendarDate } from '../endpoints/common';
+import { CalendarDate } from '../endpoints/common';
 import { randomId } from '../shared/crypto';
 import { ApiError, ForbiddenDcError } from '../shared/errors';
 import { logger } from '../shared/logger';
@@ -64,7 +64,7 @@ export async function requestDownload(
     ['from_date', input.fromDate],
     ['to_date', input.toDate],
   ] as const) {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !isCalendarDate(date)) {
+    if (!CalendarDate.safeParse(date).success) {
       throw new ApiError('INVALID_DATE', `${field}: '${date}' is not a YYYY-MM-DD calendar date`);
     }
   }

@@ -63,8 +63,11 @@ export async function accountingRecords(ref: RouteRef): Promise<AccountingRecord
 }
 
 /** The stored ETAs, or the planned ones for a route imported before ETAs were stored. */
-async function etasOf(route: RouteHeader, waypoints: readonly WaypointRow[]): Promise<RouteEtas> {
-  const stored = await getRouteEtas(route.accountId, route.routeId);
+async function etasOf(
+  route: RouteHeader,
+  waypoints: readonly WaypointRow[],
+  stored: RouteEtas | undefined,
+): Promise<RouteEtas> {
   if (stored) return stored;
   const dc = await getDc(route.accountId, route.dcId);
   return plannedEtas(route, waypoints, dc?.etaSpeedKmh);
@@ -78,12 +81,13 @@ function detailOf(waypoint: WaypointRow, progress: WaypointProgress, etas: Route
 
 /** Everything about a route's waypoints: rows, statuses, attempts and ETAs, in sequence. */
 async function routeProgress(route: RouteHeader) {
-  const [waypoints, attempts] = await Promise.all([
+  const [waypoints, attempts, stored] = await Promise.all([
     listWaypointRows(route.accountId, route.routeId),
     listAttempts(route.accountId, route.routeId),
+    getRouteEtas(route.accountId, route.routeId),
   ]);
   const progress = progressByWaypoint(attempts);
-  const etas = await etasOf(route, waypoints);
+  const etas = await etasOf(route, waypoints, stored);
   return {
     waypoints: waypoints.map((waypoint) => detailOf(waypoint, progressOf(progress, waypoint), etas)),
     actual: actualCompletion(waypoints, progress),
