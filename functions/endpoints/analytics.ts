@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DcParams, EpochMillis, Id } from './common';
 import { defineEndpoint } from './define';
 

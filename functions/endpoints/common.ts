@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Ids: 1..128 characters, none of them whitespace, `/` or control characters (they travel in URL paths). */
 export const Id = z

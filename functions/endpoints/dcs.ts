@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEndpoint } from './define';
 
 export const Dc = z

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EmptyData, Id, Location, ReportedTimestamp } from './common';
 import { defineEndpoint } from './define';
 import { AccountingRecord, Attempt, FailureReason, InvoiceStatus, Route, Waypoint } from './routes';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SECRET_PREFIX } from '../shared/crypto';
 import { DcParams, EmptyData, EpochMillis, Id, Location, Name, NextToken, PaginationQuery } from './common';
 import { alsoAs, defineEndpoint } from './define';

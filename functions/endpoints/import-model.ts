@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EpochMillis, Id, Location, Name } from './common';
 
 /** Limits of one imported route (DESIGN §2). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CalendarDate, DcParams, EpochMillis, Id, Location, ReportedTimestamp } from './common';
 import { alsoAs, defineEndpoint } from './define';
 import { ImportRouteBody } from './import-model';

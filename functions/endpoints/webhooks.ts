@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EmptyData, EpochMillis, Id } from './common';
 import { alsoAs, defineEndpoint } from './define';
 

@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type EndpointDefinition, isDcScoped } from '../endpoints/define';
 import { ERROR_CODES } from './error-codes';
 

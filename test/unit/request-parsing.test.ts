@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { decodeNextToken, encodeNextToken } from '../../functions/data/pagination';
 import { bearerSecret } from '../../functions/shared/bearer';
 import { describeIssues } from '../../functions/shared/http-handler';
