@@ -11,6 +11,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { ResourceAccess, TableAccess } from '../../functions/endpoints/define';
 import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../../functions/shared/resources';
+import { LAMBDA_BUNDLE } from '../bundling';
 import type { ServiceResources } from './stateful-imports';
 
 export type BucketAccess = NonNullable<ResourceAccess['bucket']>;
@@ -22,10 +23,6 @@ const BUCKET_ACTIONS: Record<BucketAccess, string> = { read: 's3:GetObject', wri
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export const SERVICE_NAME = 'delivery-route-service';
-
-/** Bundles are ESM; CommonJS dependencies inside them still call `require`, so give them one. */
-const CJS_REQUIRE_BANNER =
-  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 export interface ServiceFunctionProps {
   /** Handler module under `functions/handlers/`, without extension, e.g. `drivers/finish-routes`. */
@@ -82,12 +79,13 @@ export class ServiceFunction extends NodejsFunction {
       depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        banner: CJS_REQUIRE_BANNER,
+        target: LAMBDA_BUNDLE.target,
+        mainFields: [...LAMBDA_BUNDLE.mainFields],
+        minify: LAMBDA_BUNDLE.minify,
+        sourceMap: LAMBDA_BUNDLE.sourcemap,
+        sourcesContent: LAMBDA_BUNDLE.sourcesContent,
+        externalModules: [...LAMBDA_BUNDLE.external],
+        banner: LAMBDA_BUNDLE.banner,
       },
     });
 
