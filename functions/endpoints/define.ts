@@ -48,6 +48,14 @@ export interface EndpointDefinition {
    * token: its token lookup may then come from the process's short cache (functions/domain/driver-auth).
    */
   driverTokenVerifiedBy?: 'write';
+  /**
+   * Files copied beside the bundle, under `node_modules/`, for handlers that read them at run time (rather
+   * than importing them into the bundle): package-relative paths such as `swagger-ui-dist/swagger-ui.css`.
+   * The handler finds them the same way locally and on Lambda, by resolving from its own module
+   * (`createRequire(import.meta.url).resolve('swagger-ui-dist/package.json')`), so list the package's
+   * `package.json` too when it resolves through it.
+   */
+  bundledFiles?: readonly string[];
 }
 
 export function defineEndpoint<const E extends EndpointDefinition>(endpoint: E): E {
