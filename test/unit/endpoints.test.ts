@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZERS, checkedByGateway } from '../../functions/endpoints/authorizers';
@@ -47,6 +48,19 @@ describe('the endpoint list', () => {
       const declared = Object.keys(endpoint.request.params?.shape ?? {}).sort();
       expect(declared).toEqual(pathParams);
       expect(Object.keys(endpoint.responses).length).toBeGreaterThan(0);
+    },
+  );
+
+  it.each(endpoints.filter((e) => e.bundledFiles?.length).map((e) => [`${e.method} ${e.path}`, e] as const))(
+    '%s declares bundled files that its handler module resolves under node_modules/',
+    (_, endpoint) => {
+      // CDK copies these to node_modules/<file> beside the bundle; the handler reads them from there.
+      const resolve = createRequire(handlerFile(endpoint.handler)).resolve;
+      for (const file of endpoint.bundledFiles ?? []) {
+        expect(file, file).toMatch(/^(@[\w.-]+\/)?[\w.-]+\/[\w./-]+$/);
+        expect(file.split('/'), file).not.toContain('..');
+        expect(resolve(file).replaceAll('\\', '/').endsWith(`/node_modules/${file}`), file).toBe(true);
+      }
     },
   );
 

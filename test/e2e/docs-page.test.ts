@@ -1,0 +1,261 @@
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DOCS_ASSET_FILES } from '../../functions/endpoints/docs';
+import { endpoints } from '../../functions/endpoints/index';
+import { call, expectError } from '../support/http';
+import { startTestApi, type TestApi } from '../support/local-api';
+
+const ARTIFACTS_DIR = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+const STAGE = '/v1';
+
+/** Debian's chromium (installed by .ci/run); without the background-networking flags it dials out. */
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+interface StageProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * API Gateway's stage prefix in front of the local API: `/v1/x` is forwarded as `/x`; anything outside the
+ * stage is 404, so a page that builds a URL from the origin root instead of relative to itself breaks.
+ */
+async function startStageProxy(target: string): Promise<StageProxy> {
+  const server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    if (!path.startsWith(`${STAGE}/`)) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`outside the stage: ${path}`);
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headersDistinct))
+      if (value && !['host', 'connection'].includes(name)) headers[name] = value.join(', ');
+    fetch(`${target}${path.slice(STAGE.length)}`, { method: req.method, headers, redirect: 'manual' })
+      .then(async (response) => {
+        const body = Buffer.from(await response.arrayBuffer());
+        const answered: Record<string, string> = {};
+        for (const [name, value] of response.headers)
+          if (!['connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(name))
+            answered[name] = value;
+        res.writeHead(response.status, answered).end(body);
+      })
+      .catch((error: unknown) => res.writeHead(502).end(String(error)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+let api: TestApi;
+let stage: StageProxy;
+let browser: Browser;
+
+beforeAll(async () => {
+  api = await startTestApi('docs-page', { pollers: false });
+  stage = await startStageProxy(api.url);
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stage?.close();
+  await api?.close();
+});
+
+/** What a page did besides rendering: every request, and every sign of trouble. */
+interface PageRecord {
+  requests: string[];
+  problems: string[];
+}
+
+async function openPage(url: string): Promise<{ page: Page; record: PageRecord }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const record: PageRecord = { requests: [], problems: [] };
+  page.on('request', (request) => record.requests.push(request.url()));
+  page.on('console', (message) => {
+    if (message.type() === 'error') record.problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => record.problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) =>
+    record.problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`),
+  );
+  page.on('response', (response) => {
+    if (response.status() >= 400) record.problems.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  const response = await page.goto(url);
+  expect(response?.status()).toBe(200);
+  return { page, record };
+}
+
+/** Waits for Swagger UI, opens every collapsed tag and returns the operations shown, as `METHOD /path`. */
+async function renderedOperations(page: Page): Promise<string[]> {
+  await page.locator('.swagger-ui .opblock').first().waitFor({ timeout: 20_000 });
+  for (const closed of await page.locator('.opblock-tag-section:not(.is-open) .opblock-tag').all())
+    await closed.click();
+  const operations: string[] = [];
+  for (const block of await page.locator('.opblock').all()) {
+    const method = (await block.locator('.opblock-summary-method').textContent())?.trim().toUpperCase();
+    const pathElement = block.locator('.opblock-summary-path');
+    const path = (await pathElement.getAttribute('data-path')) ?? (await pathElement.textContent());
+    operations.push(`${method} ${path?.trim()}`);
+  }
+  return operations.sort();
+}
+
+const expectedOperations = endpoints.map((e) => `${e.method} ${e.path}`).sort();
+
+describe('GET /docs in a browser', () => {
+  it.each([
+    ['at the root', '', 'docs.png'],
+    [`under a ${STAGE} stage prefix`, STAGE, 'docs-stage.png'],
+  ])(
+    'renders every endpoint of the endpoint list %s, from this origin only',
+    async (_, prefix, screenshot) => {
+      const base = prefix ? stage.url : api.url;
+      const { page, record } = await openPage(`${base}${prefix}/docs`);
+      try {
+        expect(await renderedOperations(page)).toEqual(expectedOperations);
+        await expect
+          .poll(() => page.locator('.swagger-ui .info .title').textContent())
+          .toContain('Delivery Route Service');
+        await page.screenshot({ path: `${ARTIFACTS_DIR}${screenshot}`, fullPage: true });
+
+        const origin = new URL(base).origin;
+        const elsewhere = record.requests.filter(
+          (url) => !url.startsWith('data:') && new URL(url).origin !== origin,
+        );
+        expect(elsewhere, 'requests that left the origin').toEqual([]);
+        const outsideStage = record.requests.filter(
+          (url) => !url.startsWith('data:') && !new URL(url).pathname.startsWith(`${prefix}/`),
+        );
+        expect(outsideStage, 'requests outside the stage prefix').toEqual([]);
+        expect(record.requests).toEqual(
+          expect.arrayContaining([
+            `${base}${prefix}/docs/assets/swagger-ui-bundle.js`,
+            `${base}${prefix}/docs/assets/swagger-ui.css`,
+            `${base}${prefix}/docs/assets/initializer.js`,
+            `${base}${prefix}/openapi.json`,
+          ]),
+        );
+        expect(record.problems).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    },
+    60_000,
+  );
+
+  it('notices an endpoint missing from the rendered page', async () => {
+    // The same page, fed a document without one operation: the check above must see the gap.
+    const document = (await (await fetch(`${api.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const dropped = endpoints[0];
+    if (!dropped) throw new Error('the endpoint list is empty');
+    delete document.paths[dropped.path]?.[dropped.method.toLowerCase()];
+    const page = await browser.newPage();
+    try {
+      await page.route('**/openapi.json', (route) => route.fulfill({ json: document }));
+      await page.goto(`${api.url}/docs`);
+      const rendered = await renderedOperations(page);
+      expect(expectedOperations.filter((operation) => !rendered.includes(operation))).toEqual([
+        `${dropped.method} ${dropped.path}`,
+      ]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+});
+
+describe('GET /docs over HTTP', () => {
+  it('answers HTML with a same-origin content security policy and only relative URLs', async () => {
+    const response = await fetch(`${api.url}/docs`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const policy = response.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("default-src 'self'");
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).not.toContain('unsafe-eval');
+    const html = await response.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
+    const urls = [...html.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((match) => match[1] ?? '');
+    expect(urls.length).toBeGreaterThan(0);
+    for (const url of urls) expect(url, url).toMatch(/^(docs\/assets\/[\w.-]+|data:.*)$/);
+  });
+
+  it('sends /docs/ back to /docs, keeping the stage prefix', async () => {
+    const response = await fetch(`${stage.url}${STAGE}/docs/`, { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    const location = response.headers.get('location') ?? '';
+    expect(new URL(location, `${stage.url}${STAGE}/docs/`).href).toBe(`${stage.url}${STAGE}/docs`);
+  });
+});
+
+const SERVED: [file: string, contentType: string, contains: string][] = [
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8', 'SwaggerUIBundle'],
+  ['swagger-ui.css', 'text/css; charset=utf-8', '.swagger-ui'],
+  ['initializer.js', 'text/javascript; charset=utf-8', 'SwaggerUIBundle('],
+  ['swagger-ui-bundle.js.LICENSE.txt', 'text/plain; charset=utf-8', 'license'],
+];
+
+describe('GET /docs/assets/{file}', () => {
+  it('is tested with every file of its allow-list', () => {
+    expect(SERVED.map(([file]) => file).sort()).toEqual([...DOCS_ASSET_FILES].sort());
+  });
+
+  it.each(SERVED)(
+    'serves %s as %s, cacheable, with a 304 for a matching ETag',
+    async (file, contentType, contains) => {
+      const response = await fetch(`${api.url}/docs/assets/${file}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe(contentType);
+      expect(response.headers.get('cache-control')).toMatch(/^public, max-age=\d+/);
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      const body = await response.text();
+      expect(body).toContain(contains);
+      expect(body).not.toContain('sourceMappingURL'); // the maps are not served
+
+      const etag = response.headers.get('etag');
+      expect(etag).toMatch(/^".+"$/);
+      const again = await fetch(`${api.url}/docs/assets/${file}`, {
+        headers: { 'If-None-Match': etag ?? '' },
+      });
+      expect(again.status).toBe(304);
+    },
+  );
+
+  it.each([
+    'swagger-ui.js',
+    'index.html',
+    'package.json',
+    '..%2F..%2F..%2Fpackage.json',
+    '%2E%2E%2Fopenapi.ts',
+    '..%5Cpackage.json',
+    'swagger-ui.css%00.js',
+  ])('answers 404 with code 1007 for %s', async (file) => {
+    const response = await call(api.url, 'GET', `/docs/assets/${file}`);
+    expect(response.status).toBe(404);
+    expect(expectError(response, 404, 1007)).not.toContain(decodeURIComponent(file));
+  });
+});
