@@ -1,20 +1,25 @@
-import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Size, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
+  Deployment,
   EndpointType,
   type IAuthorizer,
   IdentitySource,
   LogGroupLogDestination,
+  type MethodDeploymentOptions,
   RequestAuthorizer,
   ResponseType,
   RestApi,
+  Stage,
 } from 'aws-cdk-lib/aws-apigateway';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { ConsumerDefinition } from '../functions/consumers';
 import { AUTHORIZERS, checkedByGateway } from '../functions/endpoints/authorizers';
 import type { AuthKind, EndpointDefinition } from '../functions/endpoints/define';
+import { ALARM_PERIOD, notify } from './constructs/alarm-topic';
 import { EndpointGroup } from './constructs/endpoint-group';
 import { QueueConsumers } from './constructs/queue-consumers';
 import { ServiceFunction } from './constructs/service-function';
@@ -24,7 +29,7 @@ import { functionId, pascalCase } from './naming';
 import type { StatefulExports } from './stateful-stack';
 
 export interface ApiStackProps extends StackProps {
-  /** The stateful stack's table, bucket and queues, imported by their fixed export names. */
+  /** The stateful stack's table, bucket, queues and alarm topic, imported by their fixed export names. */
   readonly stateful: StatefulExports;
   readonly endpoints: readonly EndpointDefinition[];
   /** @default none */
@@ -39,41 +44,52 @@ export interface ApiStackProps extends StackProps {
   readonly stageName?: string;
 }
 
+/** The API's own alarms, besides each function's throttles alarm and the queues' alarms. */
+export const API_ALARMS = {
+  /** Percentage of requests answered 5xx in a 5-minute period; a 500 is a bug, a 502/504 an outage. */
+  serverErrorRatePercent: 1,
+  /** p99 latency in milliseconds over a 5-minute period; handlers answer in tens of milliseconds. */
+  p99LatencyMs: 3000,
+  /** Periods (of 5 minutes) that must breach, out of the last three, before the alarm fires. */
+  datapointsToAlarm: 2,
+} as const;
+
 /**
- * The stateless side: the REST API, its authorizers, one Lambda per handler module and one per queue
- * consumer. It holds no data, so it can be destroyed and redeployed at will; the table, bucket and queues
- * come in from the stateful stack.
+ * The stateless side: the REST API with its paths, authorizers, deployment and stage, one nested stack of
+ * endpoint functions and methods per domain (the endpoints' `tag`), and one of queue consumers. It holds no
+ * data, so it can be destroyed and redeployed at will; the table, bucket, queues and alarm topic come in
+ * from the stateful stack.
  */
 export class ApiStack extends Stack {
   readonly api: RestApi;
+  readonly stage: Stage;
   /** The authorizer function of each auth kind the endpoints use. */
   readonly authorizerFunctions: ReadonlyMap<AuthKind, ServiceFunction>;
+  /** The nested stack of each domain, by tag. */
+  readonly endpointGroups: ReadonlyMap<string, EndpointGroup>;
   /** The function of each handler module of the endpoint list. */
   readonly endpointFunctions: ReadonlyMap<string, ServiceFunction>;
+  readonly consumers: QueueConsumers;
   /** The function of each queue consumer, by the consumer's `id`. */
   readonly consumerFunctions: ReadonlyMap<string, ServiceFunction>;
+  readonly serverErrorAlarm: Alarm;
+  readonly latencyAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
     const resources = new StatefulImports(this, 'Stateful', props.stateful);
 
-    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention });
     this.api = new RestApi(this, 'Api', {
       restApiName: 'delivery-routes',
       description: 'Delivery Route Service public and driver API',
       endpointTypes: [EndpointType.REGIONAL],
       // Execution logging would need the account-wide API Gateway CloudWatch role; access logs suffice.
       cloudWatchRole: false,
-      deploy: true,
-      deployOptions: {
-        stageName: props.stageName ?? 'v1',
-        throttlingRateLimit: props.throttlingRateLimit,
-        throttlingBurstLimit: props.throttlingBurstLimit,
-        tracingEnabled: true,
-        accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: accessLogFormat(),
-      },
+      // Answers over 1 KB are gzipped for clients that accept it (route lists, the docs page's 1.7 MB script).
+      minCompressionSize: Size.kibibytes(1),
+      // The methods live in nested stacks; the deployment below waits for them (see deploy()).
+      deploy: false,
     });
 
     for (const type of Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[]) {
@@ -98,6 +114,7 @@ export class ApiStack extends Stack {
       });
       // Authorizers look credentials up (API key hashes); they never write.
       fn.bindAccess({ table: 'read' }, resources);
+      fn.alarmOnThrottles(resources.alarmTopic);
       authorizerFunctions.set(kind, fn);
       authorizers[kind] = new RequestAuthorizer(this, `${pascalCase(kind)}Authorizer`, {
         handler: fn,
@@ -107,25 +124,95 @@ export class ApiStack extends Stack {
     }
     this.authorizerFunctions = authorizerFunctions;
 
-    const endpoints = new EndpointGroup(this, 'Endpoints', {
-      api: this.api,
-      endpoints: props.endpoints,
-      authorizers,
-      resources,
-      logRetention,
-    });
-    this.endpointFunctions = endpoints.functions;
+    const groups = new Map<string, EndpointGroup>();
+    for (const [tag, endpoints] of groupBy(props.endpoints, (endpoint) => endpoint.tag)) {
+      groups.set(
+        tag,
+        new EndpointGroup(this, `${pascalCase(tag)}Endpoints`, {
+          api: this.api,
+          endpoints,
+          authorizers,
+          stateful: props.stateful,
+          logRetention,
+        }),
+      );
+    }
+    this.endpointGroups = groups;
+    this.endpointFunctions = new Map([...groups.values()].flatMap((group) => [...group.functions]));
 
-    const consumers = new QueueConsumers(this, 'Consumers', {
+    this.consumers = new QueueConsumers(this, 'Consumers', {
       consumers: props.consumers ?? [],
-      resources,
+      stateful: props.stateful,
       logRetention,
     });
-    this.consumerFunctions = consumers.functions;
+    this.consumerFunctions = this.consumers.functions;
+
+    this.stage = this.deploy(props, [...groups.values()], logRetention);
+
+    this.serverErrorAlarm = notify(
+      new Alarm(this, 'ServerErrorRateAlarm', {
+        alarmDescription: `More than ${API_ALARMS.serverErrorRatePercent}% of API requests answered 5xx`,
+        metric: new MathExpression({
+          label: '5xx rate (%)',
+          expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+          usingMetrics: {
+            errors: this.stage.metricServerError({ period: ALARM_PERIOD, statistic: 'Sum' }),
+            requests: this.stage.metricCount({ period: ALARM_PERIOD, statistic: 'SampleCount' }),
+          },
+          period: ALARM_PERIOD,
+        }),
+        threshold: API_ALARMS.serverErrorRatePercent,
+        evaluationPeriods: 3,
+        datapointsToAlarm: API_ALARMS.datapointsToAlarm,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      resources.alarmTopic,
+    );
+    this.latencyAlarm = notify(
+      new Alarm(this, 'LatencyP99Alarm', {
+        alarmDescription: `API p99 latency above ${API_ALARMS.p99LatencyMs} ms`,
+        metric: this.stage.metricLatency({ period: ALARM_PERIOD, statistic: 'p99' }),
+        threshold: API_ALARMS.p99LatencyMs,
+        evaluationPeriods: 3,
+        datapointsToAlarm: API_ALARMS.datapointsToAlarm,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      resources.alarmTopic,
+    );
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API stage' });
 
     this.acknowledgeNagFindings();
+  }
+
+  /**
+   * The deployment and its stage. The deployment is made after every nested stack's methods exist, and gets
+   * a new logical id (a new deployment) whenever the endpoint list, the authorizers or the gateway responses
+   * change; function code changes need none (methods point at the functions, not at their code).
+   */
+  private deploy(props: ApiStackProps, groups: readonly EndpointGroup[], logRetention: RetentionDays): Stage {
+    const deployment = new Deployment(this, 'Deployment', {
+      api: this.api,
+      description: 'Delivery Route Service API',
+    });
+    deployment.addToLogicalId(deploymentFingerprint(props.endpoints));
+    for (const group of groups) deployment.node.addDependency(group);
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention });
+    const stage = new Stage(this, 'Stage', {
+      deployment,
+      stageName: props.stageName ?? 'v1',
+      throttlingRateLimit: props.throttlingRateLimit,
+      throttlingBurstLimit: props.throttlingBurstLimit,
+      methodOptions: methodThrottling(props.endpoints),
+      tracingEnabled: true,
+      accessLogDestination: new LogGroupLogDestination(accessLogs),
+      accessLogFormat: accessLogFormat(),
+    });
+    this.api.deploymentStage = stage;
+    return stage;
   }
 
   /**
@@ -142,7 +229,7 @@ export class ApiStack extends Stack {
       {
         id: 'AwsSolutions-APIG3',
         reason:
-          'No WAF web ACL yet: stage throttling limits abuse and every method but /openapi.json needs a valid API key or driver token. Revisit before public launch.',
+          'No WAF web ACL yet: stage throttling limits abuse and every method but /openapi.json and the /docs page needs a valid API key or driver token. Revisit before public launch.',
       },
       {
         id: 'AwsSolutions-APIG6',
@@ -161,6 +248,48 @@ export class ApiStack extends Stack {
       },
     );
   }
+}
+
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
+/** Stage method settings for the endpoints with their own throttling (`/path/METHOD` keys). */
+function methodThrottling(endpoints: readonly EndpointDefinition[]): Record<string, MethodDeploymentOptions> {
+  return Object.fromEntries(
+    endpoints
+      .filter((endpoint) => endpoint.throttling)
+      .map(({ path, method, throttling }) => [
+        `${path}/${method}`,
+        { throttlingRateLimit: throttling?.rateLimit, throttlingBurstLimit: throttling?.burstLimit },
+      ]),
+  );
+}
+
+/** What a deployment of the API is made of, as plain data: when it changes, API Gateway needs a new one. */
+function deploymentFingerprint(endpoints: readonly EndpointDefinition[]): unknown {
+  return {
+    methods: endpoints.map(({ method, path, auth, operationId, handler }) => [
+      method,
+      path,
+      auth,
+      operationId,
+      handler,
+    ]),
+    authorizers: AUTHORIZERS,
+    gatewayResponses: Object.keys(GATEWAY_RESPONSES).map((type) => [
+      type,
+      GATEWAY_RESPONSES[type as GatewayResponseType],
+      gatewayResponseBody(type as GatewayResponseType),
+    ]),
+  };
 }
 
 /** The auth kinds the endpoints use that the gateway checks with an authorizer (driver tokens are not). */

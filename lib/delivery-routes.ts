@@ -14,6 +14,8 @@ export interface DeliveryRoutesConfig {
   readonly throttlingRateLimit: number;
   readonly throttlingBurstLimit: number;
   readonly logRetention: RetentionDays;
+  /** Subscribed by email to the alarm topic when given (`-c alarmEmail=ops@example.com`). */
+  readonly alarmEmail?: string;
 }
 
 export const DEFAULT_CONFIG = {
@@ -35,6 +37,7 @@ export function readConfig(app: App): DeliveryRoutesConfig {
     throttlingRateLimit: numberContext(app, 'throttlingRateLimit') ?? DEFAULT_CONFIG.throttlingRateLimit,
     throttlingBurstLimit: numberContext(app, 'throttlingBurstLimit') ?? DEFAULT_CONFIG.throttlingBurstLimit,
     logRetention: retentionContext(app, 'logRetentionDays') ?? DEFAULT_CONFIG.logRetention,
+    alarmEmail: emailContext(app, 'alarmEmail'),
   };
 }
 
@@ -55,7 +58,8 @@ export function defineDeliveryRoutes(
 ): DeliveryRoutes {
   const stateful = new StatefulStack(app, `${config.stackPrefix}-Stateful`, {
     env: config.env,
-    description: 'Delivery Route Service: table, bucket and queues (retained data)',
+    description: 'Delivery Route Service: table, bucket, queues and alarm topic (retained data)',
+    alarmEmail: config.alarmEmail,
   });
   const api = new ApiStack(app, `${config.stackPrefix}-Api`, {
     env: config.env,
@@ -76,6 +80,14 @@ function stringContext(app: App, key: string): string | undefined {
   const value: unknown = app.node.tryGetContext(key);
   if (value === undefined || value === null || value === '') return undefined;
   return String(value);
+}
+
+function emailContext(app: App, key: string): string | undefined {
+  const text = stringContext(app, key);
+  if (text !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text)) {
+    throw new Error(`context ${key} must be an email address, got '${text}'`);
+  }
+  return text;
 }
 
 /** Context given on the command line arrives as a string; in cdk.json as a number. */

@@ -2,10 +2,12 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../functions/data/table-schema';
 import { BUCKET_LIFECYCLE, DLQ_RETENTION_DAYS, QUEUES, type QueueName } from '../functions/shared/resources';
+import { ALARM_PERIOD, AlarmTopic, ANY_OCCURRENCE, notify } from './constructs/alarm-topic';
 import { EventPipe } from './constructs/event-pipe';
 import { pascalCase } from './naming';
 
@@ -40,7 +42,20 @@ export interface StatefulExports {
   readonly table: TableExports;
   readonly bucket: BucketExports;
   readonly queues: Readonly<Record<QueueName, QueueExports>>;
+  /** The SNS topic every alarm notifies: its ARN under a fixed export name. */
+  readonly alarmTopicArnExportName: string;
 }
+
+export interface StatefulStackProps extends StackProps {
+  /** Subscribed by email to the alarm topic when given. */
+  readonly alarmEmail?: string;
+}
+
+/**
+ * The import worker's backlog alarm: the oldest accepted import has waited this long for a worker. Imports
+ * normally start within seconds; 10 minutes means workers are failing or capped far below the arrival rate.
+ */
+export const IMPORT_QUEUE_MAX_AGE = Duration.minutes(10);
 
 export interface QueueWithDlq {
   readonly queue: Queue;
@@ -58,11 +73,17 @@ export class StatefulStack extends Stack {
   readonly tableExports: TableExports;
   readonly bucket: Bucket;
   readonly queues: Readonly<Record<QueueName, QueueWithDlq>>;
+  readonly alarmTopic: Topic;
+  /** In alarm while the oldest accepted import has waited IMPORT_QUEUE_MAX_AGE for the import worker. */
+  readonly importBacklogAlarm: Alarm;
   /** The table, bucket and queues under fixed export names, for the stateless stacks to import. */
   readonly exports: StatefulExports;
 
-  constructor(scope: Construct, id: string, props?: StackProps) {
+  constructor(scope: Construct, id: string, props: StatefulStackProps = {}) {
     super(scope, id, props);
+    // Here rather than with the API: the topic outlives redeployments of the stateless side, and with it
+    // the email subscription its recipient confirmed.
+    this.alarmTopic = new AlarmTopic(this, 'Alarms', { email: props.alarmEmail }).topic;
 
     this.table = new Table(this, 'Table', {
       partitionKey: { name: TABLE_SCHEMA.partitionKey, type: AttributeType.STRING },
@@ -129,17 +150,29 @@ export class StatefulStack extends Stack {
       const deadLetterAlarm = new Alarm(this, `${id}DeadLetterAlarm`, {
         alarmDescription: `Messages of the ${name} queue failed ${definition.maxReceiveCount} times and wait in its DLQ`,
         metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period: Duration.minutes(5),
+          period: ALARM_PERIOD,
           statistic: 'Maximum',
         }),
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
+        ...ANY_OCCURRENCE,
       });
+      notify(deadLetterAlarm, this.alarmTopic);
       queues[name] = { queue, deadLetterQueue, deadLetterAlarm };
     }
     this.queues = queues as Record<QueueName, QueueWithDlq>;
+    this.importBacklogAlarm = notify(
+      new Alarm(this, 'ImportBacklogAlarm', {
+        alarmDescription: `An accepted route import has waited more than ${IMPORT_QUEUE_MAX_AGE.toMinutes()} minutes for the import worker`,
+        metric: this.queues.imports.queue.metricApproximateAgeOfOldestMessage({
+          period: ALARM_PERIOD,
+          statistic: 'Maximum',
+        }),
+        threshold: IMPORT_QUEUE_MAX_AGE.toSeconds(),
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      this.alarmTopic,
+    );
     new EventPipe(this, 'EventPipe', {
       table: this.table,
       target: this.queues.events.queue,
@@ -163,15 +196,22 @@ export class StatefulStack extends Stack {
       this.exportValue(deadLetterQueue.queueUrl, { name: exported.deadLetterUrlExportName });
       queueExports[name] = exported;
     }
+    const alarmTopicArnExportName = `${this.stackName}-AlarmTopicArn`;
+    this.exportValue(this.alarmTopic.topicArn, { name: alarmTopicArnExportName });
     this.exports = {
       table: this.tableExports,
       bucket: bucketExports,
       queues: queueExports as Record<QueueName, QueueExports>,
+      alarmTopicArnExportName,
     };
 
     new CfnOutput(this, 'TableName', {
       value: this.table.tableName,
       description: 'The single table; pass it to the admin CLI as --table',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarmTopic.topicArn,
+      description: 'SNS topic every alarm notifies; subscribe more endpoints to it as needed',
     });
     new CfnOutput(this, 'BucketName', {
       value: this.bucket.bucketName,

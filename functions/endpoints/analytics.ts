@@ -44,6 +44,8 @@ export const requestAnalyticsDownload = defineEndpoint({
   summary: 'Request CSV files of route and/or attempt analytics for DCs and DC-local dates',
   tag: TAG,
   access: { table: 'readWrite', sendTo: ['analytics'] },
+  // Each request can read millions of rows; the export worker runs two at a time.
+  throttling: { rateLimit: 2, burstLimit: 10 },
   request: {
     body: z
       .object({

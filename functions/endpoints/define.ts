@@ -56,6 +56,18 @@ export interface EndpointDefinition {
    * `package.json` too when it resolves through it.
    */
   bundledFiles?: readonly string[];
+  /**
+   * This method's own API Gateway throttling, below the stage-wide limits: for endpoints whose every call
+   * is expensive (an import writes up to 100,000 items), so one client cannot spend the table's capacity.
+   */
+  throttling?: MethodThrottling;
+}
+
+export interface MethodThrottling {
+  /** Steady-state requests per second, across all callers. */
+  rateLimit: number;
+  /** Requests that may arrive at once (token bucket size). */
+  burstLimit: number;
 }
 
 export function defineEndpoint<const E extends EndpointDefinition>(endpoint: E): E {

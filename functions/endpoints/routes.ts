@@ -119,6 +119,8 @@ export const importRoute = defineEndpoint({
   summary: 'Import an invoiced route (asynchronous: poll the import status with the txid)',
   tag: TAG,
   access: { table: 'readWrite', bucket: 'write', sendTo: ['imports'] },
+  // An import writes up to ~100,000 items; the import worker takes five at a time.
+  throttling: { rateLimit: 10, burstLimit: 20 },
   request: { params: DcParams, body: ImportRouteBody },
   responses: {
     202: {

@@ -141,6 +141,8 @@ export const testWebhook = defineEndpoint({
   summary: 'Send a PING event to the webhook (delivered, signed and retried like any event)',
   tag: TAG,
   access: { table: 'read', sendTo: ['deliveries'] },
+  // Every call makes an outbound POST to a customer's server: not a load generator.
+  throttling: { rateLimit: 5, burstLimit: 10 },
   request: { params: WebhookParams },
   responses: { 200: { description: 'queued', data: z.object({ event_id: z.string() }) } },
   errorCodes: [1003],

@@ -1,41 +1,50 @@
-import { Validations } from 'aws-cdk-lib';
+import { NestedStack, Validations } from 'aws-cdk-lib';
 import {
   AuthorizationType,
+  AwsIntegration,
   type IAuthorizer,
-  LambdaIntegration,
+  Method,
   type RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { checkedByGateway } from '../../functions/endpoints/authorizers';
 import type { AuthKind, EndpointDefinition, ResourceAccess } from '../../functions/endpoints/define';
 import { functionId } from '../naming';
+import type { StatefulExports } from '../stateful-stack';
 import { ServiceFunction } from './service-function';
-import type { ServiceResources } from './stateful-imports';
+import { StatefulImports } from './stateful-imports';
 
 export interface EndpointGroupProps {
+  /** The API the methods join; its resources (paths) and deployment stay in the parent stack. */
   readonly api: RestApi;
   /** The endpoints this group serves; one function per distinct `handler`. */
   readonly endpoints: readonly EndpointDefinition[];
   /** The authorizer of every auth kind (other than 'none') the endpoints use. */
   readonly authorizers: Partial<Record<AuthKind, IAuthorizer>>;
-  /** What the endpoints' `access` may name: the table, the bucket and the queues. */
-  readonly resources: ServiceResources;
+  /** The stateful stack's exports: the group imports what its functions may use itself. */
+  readonly stateful: StatefulExports;
   readonly logRetention?: RetentionDays;
 }
 
 /**
- * A group of endpoints: one Lambda per distinct handler module, granted exactly the resource access its
- * endpoints declare, and one API Gateway method per endpoint. Everything a group creates hangs off the
- * group, so a domain's endpoints can move to their own (nested) stack when the API outgrows one stack.
+ * A domain's endpoints in a nested stack of their own: one Lambda per distinct handler module, granted
+ * exactly the resource access its endpoints declare, with a throttles alarm, and one API Gateway method
+ * per endpoint. Nested stacks keep every template far from CloudFormation's 500-resource limit; the
+ * parent keeps the API, its paths, authorizers and deployment.
  */
-export class EndpointGroup extends Construct {
+export class EndpointGroup extends NestedStack {
   /** The function of each handler module, e.g. `drivers/list`. */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
+  /** The API Gateway method of each endpoint, by operationId. */
+  readonly methods: ReadonlyMap<string, Method>;
 
   constructor(scope: Construct, id: string, props: EndpointGroupProps) {
-    super(scope, id);
+    super(scope, id, { description: `Delivery Route Service: ${id}` });
+    const resources = new StatefulImports(this, 'Stateful', props.stateful);
     const functions = new Map<string, ServiceFunction>();
+    const methods = new Map<string, Method>();
 
     for (const [handlerModule, served] of groupByHandler(props.endpoints)) {
       const access = resourceAccessOf(handlerModule, served);
@@ -43,18 +52,31 @@ export class EndpointGroup extends Construct {
         handlerModule,
         description: truncate(`${handlerModule}: ${served.map((e) => e.operationId).join(', ')}`, 256),
         logRetention: props.logRetention,
+        bundledFiles: bundledFilesOf(served),
       });
-      fn.bindAccess(access, props.resources);
+      fn.bindAccess(access, resources);
+      fn.alarmOnThrottles(resources.alarmTopic);
       functions.set(handlerModule, fn);
 
-      // One integration per function; scopePermissionToMethod: false makes all its methods share a single
-      // lambda:InvokeFunction permission scoped to this API, instead of two permissions per method.
-      const integration = new LambdaIntegration(fn, { scopePermissionToMethod: false });
+      // A Lambda proxy integration, with one invoke permission per function for the whole API, made here in
+      // the nested stack (LambdaIntegration would add it to the parent stack, next to the API).
+      const integration = new AwsIntegration({
+        proxy: true,
+        service: 'lambda',
+        path: `2015-03-31/functions/${fn.functionArn}/invocations`,
+      });
+      fn.addPermission('ApiInvokePermission', {
+        principal: new ServicePrincipal('apigateway.amazonaws.com'),
+        sourceArn: props.api.arnForExecuteApi('*', '/*', '*'),
+      });
       for (const endpoint of served) {
-        const method = props.api.root.resourceForPath(endpoint.path).addMethod(endpoint.method, integration, {
-          operationName: endpoint.operationId,
-          ...authorization(endpoint, props.authorizers),
+        const method = new Method(this, `${endpoint.operationId}Method`, {
+          resource: props.api.root.resourceForPath(endpoint.path),
+          httpMethod: endpoint.method,
+          integration,
+          options: { operationName: endpoint.operationId, ...authorization(endpoint, props.authorizers) },
         });
+        methods.set(endpoint.operationId, method);
         if (endpoint.auth === 'none') {
           Validations.of(method).acknowledge({
             id: 'AwsSolutions-APIG4',
@@ -71,6 +93,7 @@ export class EndpointGroup extends Construct {
       }
     }
     this.functions = functions;
+    this.methods = methods;
   }
 }
 
@@ -82,6 +105,11 @@ function groupByHandler(endpoints: readonly EndpointDefinition[]): Map<string, E
     else groups.set(endpoint.handler, [endpoint]);
   }
   return groups;
+}
+
+/** Endpoints sharing a handler share a function: it ships every file any of them reads. */
+function bundledFilesOf(served: readonly EndpointDefinition[]): string[] {
+  return [...new Set(served.flatMap((endpoint) => endpoint.bundledFiles ?? []))].sort();
 }
 
 /** Endpoints sharing a handler share a function, so they must agree on what it may do. */

@@ -1,31 +1,34 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, NestedStack } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import type { ConsumerDefinition } from '../../functions/consumers';
 import { QUEUES } from '../../functions/shared/resources';
 import { pascalCase } from '../naming';
+import type { StatefulExports } from '../stateful-stack';
 import { ServiceFunction } from './service-function';
-import type { ServiceResources } from './stateful-imports';
+import { StatefulImports } from './stateful-imports';
 
 export interface QueueConsumersProps {
   readonly consumers: readonly ConsumerDefinition[];
-  /** What the consumers' `access` may name, and the queues they consume. */
-  readonly resources: ServiceResources;
+  /** The stateful stack's exports: what the consumers' `access` may name, and the queues they consume. */
+  readonly stateful: StatefulExports;
   readonly logRetention?: RetentionDays;
 }
 
 /**
- * One Lambda per queue consumer, fed by an SQS event source with partial batch responses: a record the
- * handler reports as failed goes back to the queue alone (and on to the DLQ), the rest of the batch is
- * deleted. Each function gets exactly the access its definition declares, like an endpoint function.
+ * The queue consumers, in a nested stack of their own: one Lambda per consumer, fed by an SQS event source
+ * with partial batch responses: a record the handler reports as failed goes back to the queue alone (and on
+ * to the DLQ), the rest of the batch is deleted. Each function gets exactly the access its definition
+ * declares, like an endpoint function, and a throttles alarm.
  */
-export class QueueConsumers extends Construct {
+export class QueueConsumers extends NestedStack {
   /** The function of each consumer, by its `id`. */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
 
   constructor(scope: Construct, id: string, props: QueueConsumersProps) {
-    super(scope, id);
+    super(scope, id, { description: 'Delivery Route Service: queue consumers' });
+    const resources = new StatefulImports(this, 'Stateful', props.stateful);
     const functions = new Map<string, ServiceFunction>();
 
     for (const consumer of props.consumers) {
@@ -47,10 +50,11 @@ export class QueueConsumers extends Construct {
         nodeOptions: consumer.nodeOptions,
         logRetention: props.logRetention,
       });
-      fn.bindAccess(consumer.access, props.resources);
+      fn.bindAccess(consumer.access, resources);
+      fn.alarmOnThrottles(resources.alarmTopic);
       // The event source also grants the function receive, delete and change-visibility on this queue.
       fn.addEventSource(
-        new SqsEventSource(props.resources.queue(consumer.queue), {
+        new SqsEventSource(resources.queue(consumer.queue), {
           batchSize: consumer.batchSize,
           maxConcurrency: consumer.maxConcurrency,
           reportBatchItemFailures: true,

@@ -1,17 +1,20 @@
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, Validations } from 'aws-cdk-lib';
+import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { ResourceAccess, TableAccess } from '../../functions/endpoints/define';
 import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../../functions/shared/resources';
 import { LAMBDA_BUNDLE } from '../bundling';
+import { ALARM_PERIOD, ANY_OCCURRENCE, notify } from './alarm-topic';
 import type { ServiceResources } from './stateful-imports';
 
 export type BucketAccess = NonNullable<ResourceAccess['bucket']>;
@@ -38,6 +41,11 @@ export interface ServiceFunctionProps {
   readonly logRetention?: RetentionDays;
   /** V8 flags added to NODE_OPTIONS (after --enable-source-maps). */
   readonly nodeOptions?: string;
+  /**
+   * Files copied from the repository's node_modules into the asset's node_modules, for a handler that reads
+   * them at run time instead of bundling them (see EndpointDefinition.bundledFiles).
+   */
+  readonly bundledFiles?: readonly string[];
 }
 
 /**
@@ -86,6 +94,7 @@ export class ServiceFunction extends NodejsFunction {
         sourcesContent: LAMBDA_BUNDLE.sourcesContent,
         externalModules: [...LAMBDA_BUNDLE.external],
         banner: LAMBDA_BUNDLE.banner,
+        commandHooks: props.bundledFiles?.length ? copyNodeModuleFiles(props.bundledFiles) : undefined,
       },
     });
 
@@ -97,6 +106,19 @@ export class ServiceFunction extends NodejsFunction {
       reason:
         'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
     });
+  }
+
+  /**
+   * Alarms when Lambda throttles any invocation of this function: the account's concurrency is used up, or a
+   * reserved limit is too low. Requests then fail (API) or wait (queues) although nothing is broken.
+   */
+  alarmOnThrottles(topic: ITopic): Alarm {
+    const alarm = new Alarm(this, 'ThrottlesAlarm', {
+      alarmDescription: `Lambda throttled invocations of ${this.handlerModule}`,
+      metric: this.metricThrottles({ period: ALARM_PERIOD, statistic: 'Sum' }),
+      ...ANY_OCCURRENCE,
+    });
+    return notify(alarm, topic);
   }
 
   /**
@@ -137,4 +159,25 @@ export class ServiceFunction extends NodejsFunction {
     this.addEnvironment(QUEUES[name].urlEnv, queue.queueUrl);
     queue.grantSendMessages(this);
   }
+}
+
+/** Only plain package-relative paths: they end up in a shell command. */
+const NODE_MODULE_FILE = /^(@[\w.-]+\/)?[\w.-]+(\/[\w.-]+)+$/;
+
+/** Bundling hooks that copy `files` (paths under node_modules/) into the asset's node_modules/. */
+function copyNodeModuleFiles(files: readonly string[]): ICommandHooks {
+  for (const file of files) {
+    if (!NODE_MODULE_FILE.test(file) || file.split('/').includes('..')) {
+      throw new Error(`bundledFiles: '${file}' is not a plain path inside a package under node_modules`);
+    }
+  }
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir, outputDir) =>
+      files.map((file) => {
+        const target = `${outputDir}/node_modules/${file}`;
+        return `mkdir -p "${posix.dirname(target)}" && cp "${inputDir}/node_modules/${file}" "${target}"`;
+      }),
+  };
 }

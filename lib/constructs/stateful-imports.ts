@@ -1,6 +1,7 @@
 import { Fn, Stack, Validations } from 'aws-cdk-lib';
 import { type ITable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Bucket, type IBucket } from 'aws-cdk-lib/aws-s3';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { type IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { QueueName } from '../../functions/shared/resources';
@@ -13,19 +14,22 @@ export interface ServiceResources {
   readonly bucket: IBucket;
   queue(name: QueueName): IQueue;
   deadLetterQueue(name: QueueName): IQueue;
+  /** The SNS topic every alarm notifies. */
+  readonly alarmTopic: ITopic;
 }
 
 /**
- * The stateful stack's table, bucket and queues, imported by their fixed export names. Fixed names keep
+ * The stateful stack's table, bucket, queues and alarm topic, imported by their fixed export names. Fixed names keep
  * ARNs rendering the same everywhere (cdk-nag finding ids among them) whatever the logical ids.
  *
- * The bucket and the queues are imported on first use only: CloudFormation locks every export some stack
+ * The bucket, the queues and the topic are imported on first use only: CloudFormation locks every export some stack
  * imports, so importing only what a function is granted keeps the stateful stack free to change the rest.
  */
 export class StatefulImports extends Construct implements ServiceResources {
   readonly table: ITable;
   private readonly exported: StatefulExports;
   private importedBucket?: IBucket;
+  private importedAlarmTopic?: ITopic;
   private readonly importedQueues = new Map<string, IQueue>();
 
   constructor(scope: Construct, id: string, exported: StatefulExports) {
@@ -54,6 +58,15 @@ export class StatefulImports extends Construct implements ServiceResources {
       });
     }
     return this.importedBucket;
+  }
+
+  get alarmTopic(): ITopic {
+    this.importedAlarmTopic ??= Topic.fromTopicArn(
+      this,
+      'AlarmTopic',
+      Fn.importValue(this.exported.alarmTopicArnExportName),
+    );
+    return this.importedAlarmTopic;
   }
 
   queue(name: QueueName): IQueue {

@@ -1,3 +1,6 @@
+import { type NestedStack, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import { describe, expect, it } from 'vitest';
 import { consumers } from '../../functions/consumers';
 import { AUTHORIZERS, checkedByGateway } from '../../functions/endpoints/authorizers';
@@ -5,6 +8,9 @@ import type { EndpointDefinition, ResourceAccess } from '../../functions/endpoin
 import { endpoints } from '../../functions/endpoints/index';
 import { importRoute } from '../../functions/endpoints/routes';
 import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../../functions/shared/resources';
+import { API_ALARMS } from '../../lib/api-stack';
+import type { ServiceFunction } from '../../lib/constructs/service-function';
+import { DEFAULT_CONFIG } from '../../lib/delivery-routes';
 import {
   GATEWAY_RESPONSES,
   type GatewayResponseType,
@@ -13,8 +19,80 @@ import {
 import { type CfnResource, logicalIdOf, resourcesOf, synthesize } from './synth';
 
 const { api, apiTemplate, stateful } = synthesize();
-const resources = resourcesOf(apiTemplate);
 const apiId = logicalIdOf(api, api.api);
+const nestedStacks: NestedStack[] = [...api.endpointGroups.values(), api.consumers];
+
+/** The resources of one template (the API stack or one of its nested stacks). */
+class TemplateView {
+  readonly resources: Record<string, CfnResource>;
+
+  constructor(readonly stack: Stack) {
+    this.resources = resourcesOf(Template.fromStack(stack));
+  }
+
+  ofType(type: string): [string, CfnResource][] {
+    return Object.entries(this.resources).filter(([, r]) => r.Type === type);
+  }
+
+  props(logicalId: string): Record<string, unknown> {
+    const resource = this.resources[logicalId];
+    if (!resource) throw new Error(`no resource ${logicalId} in ${this.stack.node.path}`);
+    return resource.Properties ?? {};
+  }
+}
+
+const views = new Map<Stack, TemplateView>();
+function viewOf(stack: Stack): TemplateView {
+  let view = views.get(stack);
+  if (!view) {
+    view = new TemplateView(stack);
+    views.set(stack, view);
+  }
+  return view;
+}
+const parent = viewOf(api);
+const allViews = [parent, ...nestedStacks.map(viewOf)];
+
+/** Every resource of a type across the API stack and its nested stacks, with the view it is in. */
+function allOfType(type: string): [TemplateView, string, CfnResource][] {
+  return allViews.flatMap((view) =>
+    view.ofType(type).map(([id, r]) => [view, id, r] as [TemplateView, string, CfnResource]),
+  );
+}
+
+/**
+ * `value` as the parent stack sees it: references to a nested stack's parameters are replaced by what the
+ * parent passes in (e.g. the API's id, a path's resource id, the authorizer's id).
+ */
+function resolvedFromParent(stack: Stack, value: unknown): unknown {
+  if (stack === api) return value;
+  const nested = stack as NestedStack;
+  const passed = (parent.props(logicalIdOf(api, { node: { defaultChild: nested.nestedStackResource } }))
+    .Parameters ?? {}) as Record<string, unknown>;
+  return JSON.parse(JSON.stringify(value), (_key, v) => {
+    if (v && typeof v === 'object' && typeof v.Ref === 'string' && v.Ref in passed) return passed[v.Ref];
+    return v;
+  });
+}
+
+/** A function, where it is defined: its stack's view and its logical id there. */
+interface FunctionRef {
+  view: TemplateView;
+  id: string;
+  fn: ServiceFunction;
+}
+
+function refOf(fn: ServiceFunction | undefined, what: string): FunctionRef {
+  if (!fn) throw new Error(`no function for ${what}`);
+  const stack = Stack.of(fn);
+  return { view: viewOf(stack), id: logicalIdOf(stack, fn), fn };
+}
+
+const functionOf = (handlerModule: string) => refOf(api.endpointFunctions.get(handlerModule), handlerModule);
+const authorizerFunctionOf = (kind: EndpointDefinition['auth']) =>
+  refOf(api.authorizerFunctions.get(kind), `authorizer ${kind}`);
+const consumerFunctionOf = (consumerId: string) =>
+  refOf(api.consumerFunctions.get(consumerId), `consumer ${consumerId}`);
 
 const READ_ACTIONS = new Set([
   'dynamodb:BatchGetItem',
@@ -33,54 +111,6 @@ const WRITE_ACTIONS = [
   'dynamodb:BatchWriteItem',
 ];
 
-function ofType(type: string): [string, CfnResource][] {
-  return Object.entries(resources).filter(([, r]) => r.Type === type);
-}
-
-function props(logicalId: string): Record<string, unknown> {
-  const resource = resources[logicalId];
-  if (!resource) throw new Error(`no resource ${logicalId}`);
-  return resource.Properties ?? {};
-}
-
-function isRootRef(ref: unknown): boolean {
-  return JSON.stringify(ref) === JSON.stringify({ 'Fn::GetAtt': [apiId, 'RootResourceId'] });
-}
-
-/** Full path of an AWS::ApiGateway::Resource (or the root) from its ParentId chain. */
-function pathOf(ref: unknown): string {
-  if (isRootRef(ref)) return '';
-  const id = (ref as { Ref: string }).Ref;
-  const { ParentId, PathPart } = props(id) as { ParentId: unknown; PathPart: string };
-  return `${pathOf(ParentId)}/${PathPart}`;
-}
-
-/** 'GET /dcs/{dc_id}/drivers' -> the method's properties. */
-const methods = new Map(
-  ofType('AWS::ApiGateway::Method').map(([, r]) => {
-    const p = r.Properties as { HttpMethod: string; ResourceId: unknown };
-    return [`${p.HttpMethod} ${pathOf(p.ResourceId) || '/'}`, r.Properties as Record<string, unknown>];
-  }),
-);
-
-function functionIdOf(handlerModule: string): string {
-  const fn = api.endpointFunctions.get(handlerModule);
-  if (!fn) throw new Error(`no function for handler ${handlerModule}`);
-  return logicalIdOf(api, fn);
-}
-
-function authorizerFunctionIdOf(kind: EndpointDefinition['auth']): string {
-  const fn = api.authorizerFunctions.get(kind);
-  if (!fn) throw new Error(`no authorizer function for ${kind}`);
-  return logicalIdOf(api, fn);
-}
-
-function consumerFunctionIdOf(consumerId: string): string {
-  const fn = api.consumerFunctions.get(consumerId);
-  if (!fn) throw new Error(`no function for consumer ${consumerId}`);
-  return logicalIdOf(api, fn);
-}
-
 const functionArn = (id: string) => JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] });
 
 interface Statement {
@@ -92,11 +122,15 @@ interface Statement {
 const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
 /** Every Allow statement of any policy attached to the function's role, actions and resources as arrays. */
-function allowStatements(functionLogicalId: string): Statement[] {
-  const role = (props(functionLogicalId).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-  return ofType('AWS::IAM::Policy')
+function allowStatements({ view, id }: FunctionRef): Statement[] {
+  const role = (view.props(id).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  return view
+    .ofType('AWS::IAM::Policy')
     .filter(([, p]) => JSON.stringify(p.Properties?.Roles).includes(JSON.stringify({ Ref: role })))
-    .flatMap(([id]) => (props(id).PolicyDocument as { Statement: Record<string, unknown>[] }).Statement)
+    .flatMap(
+      ([policyId]) =>
+        (view.props(policyId).PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
+    )
     .filter((s) => s.Effect === 'Allow')
     .map((s) => ({
       Effect: 'Allow',
@@ -106,19 +140,19 @@ function allowStatements(functionLogicalId: string): Statement[] {
 }
 
 /** Every action any policy attached to the function's role allows. */
-function allowedActions(functionLogicalId: string): string[] {
-  return allowStatements(functionLogicalId).flatMap((s) => s.Action);
+function allowedActions(fn: FunctionRef): string[] {
+  return allowStatements(fn).flatMap((s) => s.Action);
 }
 
 /** The resources the function may perform `action` on. */
-function resourcesAllowed(functionLogicalId: string, action: string): unknown[] {
-  return allowStatements(functionLogicalId)
+function resourcesAllowed(fn: FunctionRef, action: string): unknown[] {
+  return allowStatements(fn)
     .filter((s) => s.Action.includes(action))
     .flatMap((s) => s.Resource);
 }
 
-function environmentOf(functionLogicalId: string): Record<string, unknown> {
-  return (props(functionLogicalId).Environment as { Variables: Record<string, unknown> }).Variables;
+function environmentOf({ view, id }: FunctionRef): Record<string, unknown> {
+  return (view.props(id).Environment as { Variables: Record<string, unknown> }).Variables;
 }
 
 const importOf = (exportName: string) => ({ 'Fn::ImportValue': exportName });
@@ -128,6 +162,7 @@ const queueArn = (name: QueueName) => importOf(stateful.exports.queues[name].que
 const queueUrl = (name: QueueName) => importOf(stateful.exports.queues[name].queueUrlExportName);
 const deadLetterArn = (name: QueueName) => importOf(stateful.exports.queues[name].deadLetterArnExportName);
 const deadLetterUrl = (name: QueueName) => importOf(stateful.exports.queues[name].deadLetterUrlExportName);
+const alarmTopicArn = importOf(stateful.exports.alarmTopicArnExportName);
 const QUEUE_URL_ENVS = Object.values(QUEUES).flatMap((q) => [q.urlEnv, q.deadLetterUrlEnv]);
 
 const handlers = [...new Set(endpoints.map((e) => e.handler))];
@@ -135,51 +170,88 @@ const handlers = [...new Set(endpoints.map((e) => e.handler))];
 const usedAuthKinds = [...new Set(endpoints.map((e) => e.auth).filter(checkedByGateway))];
 
 /** Every function with its declared access: one per endpoint handler, then one per consumer. */
-const accessByFunction: { name: string; logicalId: string; access: ResourceAccess }[] = [
+const accessByFunction: { name: string; fn: FunctionRef; access: ResourceAccess }[] = [
   ...handlers.map((handler) => ({
     name: handler,
-    logicalId: functionIdOf(handler),
+    fn: functionOf(handler),
     access: endpoints.find((e) => e.handler === handler)?.access ?? {},
   })),
-  ...consumers.map((c) => ({
-    name: `consumer ${c.id}`,
-    logicalId: consumerFunctionIdOf(c.id),
-    access: c.access,
-  })),
+  ...consumers.map((c) => ({ name: `consumer ${c.id}`, fn: consumerFunctionOf(c.id), access: c.access })),
 ];
+
+const allFunctions: FunctionRef[] = [
+  ...handlers.map(functionOf),
+  ...usedAuthKinds.map(authorizerFunctionOf),
+  ...consumers.map((c) => consumerFunctionOf(c.id)),
+];
+
+/** An endpoint's method: its stack's view, its properties there, and the path it is on. */
+interface MethodRef {
+  view: TemplateView;
+  id: string;
+  props: Record<string, unknown>;
+  path: string;
+  httpMethod: string;
+}
+
+const methodRefs: MethodRef[] = [...api.endpointGroups.values()].flatMap((group) =>
+  [...group.methods.values()].map((method: Method) => {
+    const view = viewOf(group);
+    const id = logicalIdOf(group, method);
+    return { view, id, props: view.props(id), path: method.resource.path, httpMethod: method.httpMethod };
+  }),
+);
+const methods = new Map(methodRefs.map((m) => [`${m.httpMethod} ${m.path}`, m]));
+
+function methodOf(endpoint: EndpointDefinition): MethodRef {
+  const method = methods.get(`${endpoint.method} ${endpoint.path}`);
+  if (!method) throw new Error(`no ${endpoint.method} method on ${endpoint.path}`);
+  return method;
+}
 
 describe('API methods', () => {
   it.each(endpoints)('$operationId: $method $path exists with its operation name', (endpoint) => {
-    const method = methods.get(`${endpoint.method} ${endpoint.path}`);
-    expect(method, `no ${endpoint.method} method on ${endpoint.path}`).toBeDefined();
-    expect(method?.OperationName).toBe(endpoint.operationId);
+    expect(methodOf(endpoint).props.OperationName).toBe(endpoint.operationId);
   });
 
+  it.each(endpoints)(
+    '$operationId: sits on the path resource the parent stack made for $path',
+    (endpoint) => {
+      const method = methodOf(endpoint);
+      const resourceId = resolvedFromParent(method.view.stack, method.props.ResourceId) as { Ref?: string };
+      const pathParts = endpoint.path.split('/').filter(Boolean);
+      expect(parent.props(resourceId.Ref ?? '').PathPart).toBe(pathParts.at(-1));
+      expect(resolvedFromParent(method.view.stack, method.props.RestApiId)).toEqual({ Ref: apiId });
+    },
+  );
+
   it.each(endpoints)('$operationId: integrates as AWS_PROXY with the function of $handler', (endpoint) => {
-    const integration = methods.get(`${endpoint.method} ${endpoint.path}`)?.Integration as Record<
-      string,
-      unknown
-    >;
+    const method = methodOf(endpoint);
+    const fn = functionOf(endpoint.handler);
+    expect(fn.view).toBe(method.view);
+    const integration = method.props.Integration as Record<string, unknown>;
     expect(integration.Type).toBe('AWS_PROXY');
     expect(integration.IntegrationHttpMethod).toBe('POST');
     const uri = JSON.stringify(integration.Uri);
     expect(uri).toContain(':lambda:path/2015-03-31/functions/');
-    expect(uri).toContain(functionArn(functionIdOf(endpoint.handler)));
+    expect(uri).toContain(functionArn(fn.id));
   });
 
   it.each(endpoints)(
     '$operationId: auth $auth is enforced by the matching authorizer, if the gateway checks it',
     (endpoint) => {
-      const method = methods.get(`${endpoint.method} ${endpoint.path}`) as Record<string, unknown>;
+      const method = methodOf(endpoint);
       if (!checkedByGateway(endpoint.auth)) {
-        expect(method.AuthorizationType).toBe('NONE');
-        expect(method.AuthorizerId).toBeUndefined();
+        expect(method.props.AuthorizationType).toBe('NONE');
+        expect(method.props.AuthorizerId).toBeUndefined();
         return;
       }
-      expect(method.AuthorizationType).toBe('CUSTOM');
-      const authorizer = props((method.AuthorizerId as { Ref: string }).Ref);
-      expect(JSON.stringify(authorizer.AuthorizerUri)).toContain(
-        functionArn(authorizerFunctionIdOf(endpoint.auth)),
+      expect(method.props.AuthorizationType).toBe('CUSTOM');
+      const authorizerId = resolvedFromParent(method.view.stack, method.props.AuthorizerId) as {
+        Ref: string;
+      };
+      expect(JSON.stringify(parent.props(authorizerId.Ref).AuthorizerUri)).toContain(
+        functionArn(authorizerFunctionOf(endpoint.auth).id),
       );
     },
   );
@@ -187,7 +259,15 @@ describe('API methods', () => {
   it('has no methods beyond the endpoint list', () => {
     const expected = new Set(endpoints.map((e) => `${e.method} ${e.path}`));
     expect([...methods.keys()].filter((key) => !expected.has(key))).toEqual([]);
-    expect(methods.size).toBe(endpoints.length);
+    expect(allOfType('AWS::ApiGateway::Method')).toHaveLength(endpoints.length);
+  });
+
+  it('puts each domain (endpoint tag) in a nested stack of its own', () => {
+    const tags = [...new Set(endpoints.map((e) => e.tag))].sort();
+    expect([...api.endpointGroups.keys()].sort()).toEqual(tags);
+    for (const endpoint of endpoints) {
+      expect(methodOf(endpoint).view.stack, endpoint.operationId).toBe(api.endpointGroups.get(endpoint.tag));
+    }
   });
 });
 
@@ -197,9 +277,11 @@ describe('authorizers', () => {
     (kind) => {
       const definition = AUTHORIZERS[kind];
       expect(definition, `AUTHORIZERS has no ${kind}`).toBeDefined();
-      const authorizers = ofType('AWS::ApiGateway::Authorizer').filter(([, r]) =>
-        JSON.stringify(r.Properties?.AuthorizerUri).includes(functionArn(authorizerFunctionIdOf(kind))),
-      );
+      const authorizers = parent
+        .ofType('AWS::ApiGateway::Authorizer')
+        .filter(([, r]) =>
+          JSON.stringify(r.Properties?.AuthorizerUri).includes(functionArn(authorizerFunctionOf(kind).id)),
+        );
       expect(authorizers).toHaveLength(1);
       expect(authorizers[0]?.[1].Properties).toMatchObject({
         Type: 'REQUEST',
@@ -212,63 +294,86 @@ describe('authorizers', () => {
 
 describe('Lambda functions', () => {
   it('has one function per distinct handler plus one per authorizer and one per consumer, and no others', () => {
-    const expected = [
-      ...handlers.map(functionIdOf),
-      ...usedAuthKinds.map(authorizerFunctionIdOf),
-      ...consumers.map((c) => consumerFunctionIdOf(c.id)),
-    ];
+    const expected = allFunctions.map((f) => `${f.view.stack.node.path}/${f.id}`);
     expect(new Set(expected).size).toBe(handlers.length + usedAuthKinds.length + consumers.length);
     expect(
-      ofType('AWS::Lambda::Function')
-        .map(([id]) => id)
+      allOfType('AWS::Lambda::Function')
+        .map(([view, id]) => `${view.stack.node.path}/${id}`)
         .sort(),
     ).toEqual(expected.sort());
   });
 
   it('endpoints that share a handler share its function', () => {
     const targets = new Set(
-      [...methods.values()].map((m) => JSON.stringify((m.Integration as { Uri: unknown }).Uri)),
+      methodRefs.map(
+        (m) => `${m.view.stack.node.path} ${JSON.stringify((m.props.Integration as { Uri: unknown }).Uri)}`,
+      ),
     );
     expect(targets.size).toBe(handlers.length);
   });
 
   it('gives each function exactly one invoke permission, scoped to this API', () => {
     for (const handler of handlers) {
-      const id = functionIdOf(handler);
-      const permissions = ofType('AWS::Lambda::Permission').filter(
-        ([, p]) => JSON.stringify(p.Properties?.FunctionName) === functionArn(id),
-      );
+      const { view, id } = functionOf(handler);
+      const permissions = view
+        .ofType('AWS::Lambda::Permission')
+        .filter(([, p]) => JSON.stringify(p.Properties?.FunctionName) === functionArn(id));
       expect(permissions, handler).toHaveLength(1);
       expect(permissions[0]?.[1].Properties?.Principal).toBe('apigateway.amazonaws.com');
-      expect(JSON.stringify(permissions[0]?.[1].Properties?.SourceArn)).toContain(
-        JSON.stringify({ Ref: apiId }),
-      );
+      expect(
+        JSON.stringify(resolvedFromParent(view.stack, permissions[0]?.[1].Properties?.SourceArn)),
+      ).toContain(JSON.stringify({ Ref: apiId }));
     }
   });
 
   it('every endpoint and authorizer function has 1024 MB and 10 s', () => {
-    for (const id of [...handlers.map(functionIdOf), ...usedAuthKinds.map(authorizerFunctionIdOf)]) {
-      expect(props(id), id).toMatchObject({ MemorySize: 1024, Timeout: 10 });
+    for (const fn of [...handlers.map(functionOf), ...usedAuthKinds.map(authorizerFunctionOf)]) {
+      expect(fn.view.props(fn.id), fn.id).toMatchObject({ MemorySize: 1024, Timeout: 10 });
     }
   });
 
-  it('every function runs nodejs22.x on arm64 with tracing, source maps and its own log group', () => {
-    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
-      expect(fn.Properties, id).toMatchObject({
+  it.each(allFunctions.map((fn) => [fn.fn.handlerModule, fn] as const))(
+    '%s runs nodejs22.x on arm64 with active tracing, source maps and its own log group with retention',
+    (_name, fn) => {
+      expect(fn.view.props(fn.id)).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
       });
-      expect(environmentOf(id).NODE_OPTIONS, id).toMatch(/^--enable-source-maps( |$)/);
-      const logGroup = (props(id).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
-      expect(resources[logGroup]?.Type).toBe('AWS::Logs::LogGroup');
-      expect(props(logGroup).RetentionInDays).toBe(30);
-    }
-  });
+      expect(environmentOf(fn).NODE_OPTIONS).toMatch(/^--enable-source-maps( |$)/);
+      const logGroup = (fn.view.props(fn.id).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      expect(fn.view.resources[logGroup]?.Type).toBe('AWS::Logs::LogGroup');
+      expect(fn.view.props(logGroup).RetentionInDays).toBe(30);
+    },
+  );
+
+  it.each(allFunctions.map((fn) => [fn.fn.handlerModule, fn] as const))(
+    '%s alarms on any throttled invocation, to the alarm topic',
+    (_name, fn) => {
+      const alarms = fn.view
+        .ofType('AWS::CloudWatch::Alarm')
+        .filter(
+          ([, a]) =>
+            JSON.stringify(a.Properties?.Dimensions) ===
+            JSON.stringify([{ Name: 'FunctionName', Value: { Ref: fn.id } }]),
+        );
+      expect(alarms).toHaveLength(1);
+      expect(alarms[0]?.[1].Properties).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Throttles',
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [alarmTopicArn],
+        OKActions: [alarmTopicArn],
+      });
+    },
+  );
 
   it('no function role carries an AWS managed policy', () => {
-    for (const [id, role] of ofType('AWS::IAM::Role')) {
-      expect(role.Properties?.ManagedPolicyArns, id).toBeUndefined();
+    for (const [view, id, role] of allOfType('AWS::IAM::Role')) {
+      expect(role.Properties?.ManagedPolicyArns, `${view.stack.node.path}/${id}`).toBeUndefined();
     }
   });
 });
@@ -279,45 +384,39 @@ describe('table access', () => {
   ];
 
   it.each(byAccess('read'))("%s (access 'read') may only read the table", (handler) => {
-    const dynamo = allowedActions(functionIdOf(handler)).filter((a) => a.startsWith('dynamodb:'));
+    const dynamo = allowedActions(functionOf(handler)).filter((a) => a.startsWith('dynamodb:'));
     expect(dynamo).toContain('dynamodb:GetItem');
     expect(dynamo).toContain('dynamodb:Query');
     expect(dynamo.filter((a) => !READ_ACTIONS.has(a))).toEqual([]);
-    expect(props(functionIdOf(handler)).Environment).toMatchObject({
-      Variables: { [TABLE_NAME_ENV]: expect.anything() },
-    });
+    expect(environmentOf(functionOf(handler))).toMatchObject({ [TABLE_NAME_ENV]: expect.anything() });
   });
 
   it.each(byAccess('readWrite'))("%s (access 'readWrite') may read and write the table", (handler) => {
-    const actions = allowedActions(functionIdOf(handler));
+    const actions = allowedActions(functionOf(handler));
     for (const action of [...WRITE_ACTIONS, 'dynamodb:GetItem', 'dynamodb:Query'])
       expect(actions).toContain(action);
-    expect(props(functionIdOf(handler)).Environment).toMatchObject({
-      Variables: { [TABLE_NAME_ENV]: expect.anything() },
-    });
+    expect(environmentOf(functionOf(handler))).toMatchObject({ [TABLE_NAME_ENV]: expect.anything() });
   });
 
   it.each(byAccess(undefined))(
     '%s (no table access) gets no DynamoDB permission and no table name',
     (handler) => {
-      expect(allowedActions(functionIdOf(handler)).filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
-      const variables = (props(functionIdOf(handler)).Environment as { Variables: Record<string, unknown> })
-        .Variables;
-      expect(variables[TABLE_NAME_ENV]).toBeUndefined();
+      expect(allowedActions(functionOf(handler)).filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
+      expect(environmentOf(functionOf(handler))[TABLE_NAME_ENV]).toBeUndefined();
     },
   );
 
   it.each(usedAuthKinds)('the %s authorizer may only read the table', (kind) => {
-    const dynamo = allowedActions(authorizerFunctionIdOf(kind)).filter((a) => a.startsWith('dynamodb:'));
+    const dynamo = allowedActions(authorizerFunctionOf(kind)).filter((a) => a.startsWith('dynamodb:'));
     expect(dynamo).toContain('dynamodb:GetItem');
     expect(dynamo.filter((a) => !READ_ACTIONS.has(a))).toEqual([]);
   });
 
   it('no function role allows a wildcard action', () => {
-    for (const [id] of ofType('AWS::Lambda::Function')) {
+    for (const fn of allFunctions) {
       expect(
-        allowedActions(id).filter((a) => a.includes('*')),
-        id,
+        allowedActions(fn).filter((a) => a.includes('*')),
+        fn.id,
       ).toEqual([]);
     }
   });
@@ -328,17 +427,17 @@ describe('bucket access', () => {
   const withBucket = accessByFunction.filter((f) => f.access.bucket);
 
   it.each(withoutBucket)('$name (no bucket access) gets no S3 permission and no bucket name', (f) => {
-    expect(allowedActions(f.logicalId).filter((a) => a.startsWith('s3:'))).toEqual([]);
-    expect(environmentOf(f.logicalId)[BUCKET_NAME_ENV]).toBeUndefined();
+    expect(allowedActions(f.fn).filter((a) => a.startsWith('s3:'))).toEqual([]);
+    expect(environmentOf(f.fn)[BUCKET_NAME_ENV]).toBeUndefined();
   });
 
   it.each(withBucket)("$name (bucket '$access.bucket') gets that one object action and the name", (f) => {
     const [allowed, denied] =
       f.access.bucket === 'read' ? ['s3:GetObject', 's3:PutObject'] : ['s3:PutObject', 's3:GetObject'];
-    expect(allowedActions(f.logicalId).filter((a) => a.startsWith('s3:'))).toEqual([allowed]);
-    expect(resourcesAllowed(f.logicalId, allowed)).toEqual([bucketObjects]);
-    expect(allowedActions(f.logicalId)).not.toContain(denied);
-    const variables = environmentOf(f.logicalId);
+    expect(allowedActions(f.fn).filter((a) => a.startsWith('s3:'))).toEqual([allowed]);
+    expect(resourcesAllowed(f.fn, allowed)).toEqual([bucketObjects]);
+    expect(allowedActions(f.fn)).not.toContain(denied);
+    const variables = environmentOf(f.fn);
     expect(variables[BUCKET_NAME_ENV]).toBeDefined();
     expect(JSON.stringify(variables[BUCKET_NAME_ENV])).toContain(JSON.stringify(bucketArn));
     // Path-style addressing is for the local S3 emulator only.
@@ -351,13 +450,13 @@ describe('queue access', () => {
     const sendTo = [...new Set(f.access.sendTo ?? [])];
     const sendToDeadLetter = [...new Set(f.access.sendToDeadLetter ?? [])];
     expect(
-      resourcesAllowed(f.logicalId, 'sqs:SendMessage')
+      resourcesAllowed(f.fn, 'sqs:SendMessage')
         .map((r) => JSON.stringify(r))
         .sort(),
     ).toEqual(
       [...sendTo.map(queueArn), ...sendToDeadLetter.map(deadLetterArn)].map((r) => JSON.stringify(r)).sort(),
     );
-    const variables = environmentOf(f.logicalId);
+    const variables = environmentOf(f.fn);
     for (const name of sendTo) expect(variables[QUEUES[name].urlEnv]).toEqual(queueUrl(name));
     for (const name of sendToDeadLetter)
       expect(variables[QUEUES[name].deadLetterUrlEnv]).toEqual(deadLetterUrl(name));
@@ -384,7 +483,7 @@ describe('shared handlers', () => {
 });
 
 describe('importRoute', () => {
-  const id = functionIdOf(importRoute.handler);
+  const id = functionOf(importRoute.handler);
 
   it('is served, with the access this test expects', () => {
     expect(endpoints.map((e) => e.operationId)).toContain(importRoute.operationId);
@@ -406,7 +505,8 @@ describe('importRoute', () => {
 });
 
 describe('queue consumers', () => {
-  const mappings = ofType('AWS::Lambda::EventSourceMapping');
+  const consumerView = viewOf(api.consumers);
+  const mappings = consumerView.ofType('AWS::Lambda::EventSourceMapping');
 
   it('has one event source mapping per consumer and no others', () => {
     expect(mappings).toHaveLength(consumers.length);
@@ -415,7 +515,7 @@ describe('queue consumers', () => {
   it.each(consumers)(
     '$id consumes the $queue queue in batches of $batchSize, at most $maxConcurrency at once, with partial failures',
     (c) => {
-      const id = consumerFunctionIdOf(c.id);
+      const { id } = consumerFunctionOf(c.id);
       const mine = mappings.filter(
         ([, m]) => JSON.stringify(m.Properties?.FunctionName) === JSON.stringify({ Ref: id }),
       );
@@ -430,24 +530,25 @@ describe('queue consumers', () => {
   );
 
   it.each(consumers)('$id runs $handler with its timeout and memory', (c) => {
-    const id = consumerFunctionIdOf(c.id);
-    expect(api.consumerFunctions.get(c.id)?.handlerModule).toBe(c.handler);
-    expect(props(id)).toMatchObject({ Timeout: c.timeoutSeconds, MemorySize: c.memorySize });
+    const fn = consumerFunctionOf(c.id);
+    expect(fn.fn.handlerModule).toBe(c.handler);
+    expect(fn.view.props(fn.id)).toMatchObject({ Timeout: c.timeoutSeconds, MemorySize: c.memorySize });
   });
 
   it.each(consumers)('$id runs with source maps plus exactly its own V8 flags', (c) => {
-    expect(environmentOf(consumerFunctionIdOf(c.id)).NODE_OPTIONS).toBe(
+    expect(environmentOf(consumerFunctionOf(c.id)).NODE_OPTIONS).toBe(
       ['--enable-source-maps', c.nodeOptions].filter(Boolean).join(' '),
     );
   });
 
   it.each(consumers)("$id times out before its queue's visibility timeout", (c) => {
-    const timeout = props(consumerFunctionIdOf(c.id)).Timeout as number;
+    const fn = consumerFunctionOf(c.id);
+    const timeout = fn.view.props(fn.id).Timeout as number;
     expect(timeout).toBeLessThan(QUEUES[c.queue].visibilityTimeoutSeconds);
   });
 
   it.each(consumers)('$id may receive and delete messages of its own queue only', (c) => {
-    const id = consumerFunctionIdOf(c.id);
+    const id = consumerFunctionOf(c.id);
     for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'])
       expect(resourcesAllowed(id, action), action).toEqual([queueArn(c.queue)]);
   });
@@ -462,7 +563,7 @@ describe('queue consumers', () => {
   it('the import worker may read import payloads but not write objects, and write the table', () => {
     const worker = consumers.find((c) => c.handler === 'workers/import-routes');
     expect(worker, 'no consumer runs workers/import-routes').toBeDefined();
-    const id = consumerFunctionIdOf(worker?.id ?? '');
+    const id = consumerFunctionOf(worker?.id ?? '');
     const actions = allowedActions(id);
     expect(actions).toContain('s3:GetObject');
     expect(actions).not.toContain('s3:PutObject');
@@ -479,9 +580,9 @@ describe('gateway responses', () => {
   it.each(Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[])(
     '%s answers the error envelope',
     (type) => {
-      const found = ofType('AWS::ApiGateway::GatewayResponse').filter(
-        ([, r]) => r.Properties?.ResponseType === type,
-      );
+      const found = parent
+        .ofType('AWS::ApiGateway::GatewayResponse')
+        .filter(([, r]) => r.Properties?.ResponseType === type);
       expect(found).toHaveLength(1);
       const response = found[0]?.[1].Properties ?? {};
       const { statusCode } = GATEWAY_RESPONSES[type];
@@ -502,14 +603,47 @@ describe('stage', () => {
   it('applies the configured throttling to every method of the stage', () => {
     const { apiTemplate: custom } = synthesize({ throttlingRateLimit: 123, throttlingBurstLimit: 45 });
     custom.hasResourceProperties('AWS::ApiGateway::Stage', {
-      MethodSettings: [
-        { HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 123, ThrottlingBurstLimit: 45 },
-      ],
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: 123,
+          ThrottlingBurstLimit: 45,
+        }),
+      ]),
     });
   });
 
-  it('is v1 with JSON access logs to its own log group and X-Ray tracing', () => {
-    const stages = ofType('AWS::ApiGateway::Stage');
+  const throttled = endpoints.filter((e) => e.throttling);
+
+  it('some endpoints have their own throttling', () => {
+    expect(throttled.map((e) => e.operationId)).toContain(importRoute.operationId);
+  });
+
+  it.each(throttled)('$operationId: $method $path is throttled to its own limits', (endpoint) => {
+    const settings = (parent.ofType('AWS::ApiGateway::Stage')[0]?.[1].Properties?.MethodSettings ??
+      []) as Record<string, unknown>[];
+    // API Gateway's encoding of a resource path: '/dcs/{dc_id}' -> '/~1dcs~1{dc_id}'.
+    const resourcePath = `/${endpoint.path.replaceAll('/', '~1')}`;
+    const mine = settings.filter((m) => m.HttpMethod === endpoint.method && m.ResourcePath === resourcePath);
+    expect(mine).toEqual([
+      expect.objectContaining({
+        HttpMethod: endpoint.method,
+        ResourcePath: resourcePath,
+        ThrottlingRateLimit: endpoint.throttling?.rateLimit,
+        ThrottlingBurstLimit: endpoint.throttling?.burstLimit,
+      }),
+    ]);
+    expect(endpoint.throttling?.rateLimit).toBeLessThan(DEFAULT_CONFIG.throttlingRateLimit);
+  });
+
+  it('has no method settings beyond the stage default and the throttled endpoints', () => {
+    const settings = parent.ofType('AWS::ApiGateway::Stage')[0]?.[1].Properties?.MethodSettings as unknown[];
+    expect(settings).toHaveLength(throttled.length + 1);
+  });
+
+  it('is v1 with JSON access logs to its own log group with retention, and X-Ray tracing', () => {
+    const stages = parent.ofType('AWS::ApiGateway::Stage');
     expect(stages).toHaveLength(1);
     const stage = stages[0]?.[1].Properties as Record<string, unknown>;
     expect(stage.StageName).toBe('v1');
@@ -518,21 +652,76 @@ describe('stage', () => {
       DestinationArn: { 'Fn::GetAtt': [string, string] };
       Format: string;
     };
-    expect(resources[access.DestinationArn['Fn::GetAtt'][0]]?.Type).toBe('AWS::Logs::LogGroup');
+    const logGroup = access.DestinationArn['Fn::GetAtt'][0];
+    expect(parent.resources[logGroup]?.Type).toBe('AWS::Logs::LogGroup');
+    expect(parent.props(logGroup).RetentionInDays).toBe(30);
     expect(JSON.parse(access.Format)).toMatchObject({
       requestId: '$context.requestId',
       status: '$context.status',
     });
   });
 
+  it('deploys after every nested stack of methods, under a deployment id that follows the endpoint list', () => {
+    const [[deploymentId, deployment]] = parent.ofType('AWS::ApiGateway::Deployment') as [
+      [string, CfnResource & { DependsOn?: string[] }],
+    ];
+    const groupIds = [...api.endpointGroups.values()].map((group) =>
+      logicalIdOf(api, { node: { defaultChild: group.nestedStackResource } }),
+    );
+    expect(deployment.DependsOn ?? []).toEqual(expect.arrayContaining(groupIds));
+    const stage = parent.ofType('AWS::ApiGateway::Stage')[0]?.[1].Properties as { DeploymentId: unknown };
+    expect(stage.DeploymentId).toEqual({ Ref: deploymentId });
+
+    const [first, ...rest] = endpoints;
+    const fewer = synthesize({}, { endpoints: rest });
+    const fewerId = Object.keys(resourcesOf(fewer.apiTemplate)).find(
+      (id) => fewer.apiTemplate.toJSON().Resources[id].Type === 'AWS::ApiGateway::Deployment',
+    );
+    expect(first).toBeDefined();
+    expect(fewerId).toBeDefined();
+    expect(fewerId).not.toBe(deploymentId);
+  });
+
   it('is a regional API without the account-wide CloudWatch role', () => {
     apiTemplate.hasResourceProperties('AWS::ApiGateway::RestApi', {
       EndpointConfiguration: { Types: ['REGIONAL'] },
     });
-    expect(ofType('AWS::ApiGateway::Account')).toEqual([]);
+    expect(allOfType('AWS::ApiGateway::Account')).toEqual([]);
   });
 
   it('outputs the API URL', () => {
     apiTemplate.hasOutput('ApiUrl', {});
+  });
+});
+
+describe('API alarms', () => {
+  const alarms = parent.ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties ?? {});
+
+  it('alarms when more than 1% of requests answer 5xx in 2 of 3 five-minute periods', () => {
+    const [rate] = alarms.filter((a) => JSON.stringify(a.Metrics ?? []).includes('5XXError'));
+    expect(rate).toMatchObject({
+      Threshold: API_ALARMS.serverErrorRatePercent,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+      ComparisonOperator: 'GreaterThanThreshold',
+      AlarmActions: [alarmTopicArn],
+    });
+    const metrics = JSON.stringify(rate?.Metrics);
+    expect(metrics).toContain('100 * errors / requests');
+    expect(metrics).toContain('"Count"');
+  });
+
+  it('alarms when p99 latency passes the limit in 2 of 3 five-minute periods', () => {
+    const [latency] = alarms.filter((a) => a.MetricName === 'Latency');
+    expect(latency).toMatchObject({
+      Namespace: 'AWS/ApiGateway',
+      ExtendedStatistic: 'p99',
+      Period: 300,
+      Threshold: API_ALARMS.p99LatencyMs,
+      DatapointsToAlarm: 2,
+      AlarmActions: [alarmTopicArn],
+      OKActions: [alarmTopicArn],
+    });
+    expect(JSON.stringify(latency?.Dimensions)).toContain('"Stage"');
   });
 });

@@ -1,0 +1,55 @@
+import { Duration } from 'aws-cdk-lib';
+import { type Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+
+export interface AlarmTopicProps {
+  /** Subscribed by email when given (the recipient confirms once); other subscriptions can be added by hand. */
+  readonly email?: string;
+}
+
+/**
+ * The SNS topic every alarm of the service notifies. Encrypted with its own key, which CloudWatch may use:
+ * alarms cannot publish to a topic under the AWS managed SNS key.
+ */
+export class AlarmTopic extends Construct {
+  readonly topic: Topic;
+
+  constructor(scope: Construct, id: string, props: AlarmTopicProps = {}) {
+    super(scope, id);
+    const key = new Key(this, 'Key', {
+      description: 'Encrypts the Delivery Route Service alarm topic',
+      enableKeyRotation: true,
+    });
+    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    this.topic = new Topic(this, 'Topic', {
+      displayName: 'Delivery Route Service alarms',
+      masterKey: key,
+      enforceSSL: true,
+    });
+    if (props.email) this.topic.addSubscription(new EmailSubscription(props.email));
+  }
+}
+
+/** Sends an alarm's state changes (into alarm and back to OK) to the alarm topic. */
+export function notify(alarm: Alarm, topic: ITopic): Alarm {
+  const action = new SnsAction(topic);
+  alarm.addAlarmAction(action);
+  alarm.addOkAction(action);
+  return alarm;
+}
+
+/** Alarm settings for "this should never happen": any datapoint at or above 1 in a 5-minute period. */
+export const ANY_OCCURRENCE = {
+  threshold: 1,
+  evaluationPeriods: 1,
+  comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+  treatMissingData: TreatMissingData.NOT_BREACHING,
+} as const;
+
+/** The period of every alarm metric of the service. */
+export const ALARM_PERIOD = Duration.minutes(5);
