@@ -127,6 +127,17 @@ describe('config from context', () => {
     });
   });
 
+  it('reads alarmEmail, and has none by default', () => {
+    expect(readConfig(new App()).alarmEmail).toBeUndefined();
+    expect(readConfig(new App({ context: { alarmEmail: 'ops@example.com' } })).alarmEmail).toBe(
+      'ops@example.com',
+    );
+  });
+
+  it('refuses an alarmEmail that is not an email address', () => {
+    expect(() => readConfig(new App({ context: { alarmEmail: 'ops-at-example' } }))).toThrow(/alarmEmail/);
+  });
+
   it('refuses a log retention CloudWatch does not offer', () => {
     expect(() => readConfig(new App({ context: { logRetentionDays: '10' } }))).toThrow(/logRetentionDays/);
   });

@@ -8,6 +8,7 @@ import {
   QUEUES,
   type QueueName,
 } from '../../functions/shared/resources';
+import { IMPORT_QUEUE_MAX_AGE } from '../../lib/stateful-stack';
 import { logicalIdOf, resourcesOf, synthesize } from './synth';
 
 const { stateful, statefulTemplate: template } = synthesize();
@@ -21,6 +22,7 @@ function resource(id: string) {
 
 const table = resource(logicalIdOf(stateful, stateful.table));
 const bucketId = logicalIdOf(stateful, stateful.bucket);
+const topicId = logicalIdOf(stateful, stateful.alarmTopic);
 
 describe('table', () => {
   it('is the only table, retained on delete and replace', () => {
@@ -183,9 +185,24 @@ describe('queues', () => {
         Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [{ Ref: topicId }],
+        OKActions: [{ Ref: topicId }],
       });
     },
   );
+
+  it("alarms to the topic when the import queue's oldest message has waited IMPORT_QUEUE_MAX_AGE", () => {
+    const importsQueue = logicalIdOf(stateful, stateful.queues.imports.queue);
+    expect(resource(logicalIdOf(stateful, stateful.importBacklogAlarm)).Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [importsQueue, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: IMPORT_QUEUE_MAX_AGE.toSeconds(),
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [{ Ref: topicId }],
+    });
+  });
 
   it.each(names)('%s and its DLQ are SQS-encrypted and refuse requests without TLS', (name) => {
     for (const queue of [stateful.queues[name].queue, stateful.queues[name].deadLetterQueue]) {
@@ -200,6 +217,47 @@ describe('queues', () => {
         },
       });
     }
+  });
+});
+
+describe('alarm topic', () => {
+  it('is the only topic, encrypted with a rotating key that CloudWatch alarms may use, TLS only', () => {
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    const keyRef = resource(topicId).Properties?.KmsMasterKeyId as { 'Fn::GetAtt': [string, string] };
+    const key = resource(keyRef['Fn::GetAtt'][0]);
+    expect(key.Type).toBe('AWS::KMS::Key');
+    expect(key.Properties?.EnableKeyRotation).toBe(true);
+    const statements = JSON.stringify(key.Properties?.KeyPolicy);
+    expect(statements).toContain('cloudwatch.amazonaws.com');
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topicId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  it('has no subscription unless alarmEmail is given', () => {
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+
+  it('subscribes alarmEmail by email', () => {
+    const { statefulTemplate } = synthesize({ alarmEmail: 'ops@example.com' });
+    statefulTemplate.resourceCountIs('AWS::SNS::Subscription', 1);
+    statefulTemplate.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+  });
+
+  it('exports its ARN under the fixed name the API stack imports, and outputs it', () => {
+    template.hasOutput('*', {
+      Value: { Ref: topicId },
+      Export: { Name: stateful.exports.alarmTopicArnExportName },
+    });
+    template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });
   });
 });
 
