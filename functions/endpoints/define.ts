@@ -37,8 +37,13 @@ export interface EndpointDefinition {
   tag: string;
   access: ResourceAccess;
   request: { params?: z.ZodObject; query?: z.ZodObject; body?: z.ZodType };
-  /** Success responses by HTTP status; `data` is the schema of the envelope's `data`. */
-  responses: Partial<Record<200 | 202, { description: string; data: z.ZodType }>>;
+  /**
+   * Success responses by HTTP status; `data` is the schema of the envelope's `data`. `contentTypes`, for
+   * endpoints that skip the envelope, lists the media types the body may have (default application/json).
+   */
+  responses: Partial<
+    Record<200 | 202, { description: string; data: z.ZodType; contentTypes?: readonly string[] }>
+  >;
   /** Error codes (beyond the generic ones every endpoint may answer) this endpoint can return. */
   errorCodes: number[];
   /** Documents served as they are (the OpenAPI document) skip the envelope. */

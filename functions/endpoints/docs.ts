@@ -29,8 +29,9 @@ export const getDocsPage = defineEndpoint({
   responses: {
     200: {
       description:
-        'the page, as text/html; it loads its scripts and styles from /docs/assets/ and the document from /openapi.json, all on the same origin',
+        'the page; it loads its scripts and styles from /docs/assets/ and the document from /openapi.json, all on the same origin',
       data: z.string(),
+      contentTypes: ['text/html'],
     },
   },
   errorCodes: [],
@@ -58,7 +59,11 @@ export const getDocsAsset = defineEndpoint({
   access: {},
   request: { params: z.object({ file: z.enum(DOCS_ASSET_FILES) }) },
   responses: {
-    200: { description: 'the file, as text/javascript, text/css or text/plain', data: z.string() },
+    200: {
+      description: 'the file: a script, a style sheet or a license text',
+      data: z.string(),
+      contentTypes: ['text/javascript', 'text/css', 'text/plain'],
+    },
   },
   errorCodes: [1007],
   envelope: false,

@@ -50,7 +50,11 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
         endpoint.envelope === false
           ? response.data
           : z.object({ status: z.literal('success'), data: response.data });
-      responses[status] = { description: response.description, content: { 'application/json': { schema } } };
+      const contentTypes = response.contentTypes ?? ['application/json'];
+      responses[status] = {
+        description: response.description,
+        content: Object.fromEntries(contentTypes.map((type) => [type, { schema }])),
+      };
     }
     for (const [status, codes] of errorResponses(endpoint)) {
       const description = codes

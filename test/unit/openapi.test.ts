@@ -40,4 +40,20 @@ describe('the OpenAPI document', () => {
         expect(Object.keys(operation?.responses ?? {}), endpoint.operationId).toContain('403');
     }
   });
+
+  it.each(endpoints)(
+    '$operationId: its success responses list the media types it answers with',
+    (endpoint) => {
+      const operation = document.paths[endpoint.path]?.[endpoint.method.toLowerCase()];
+      for (const [status, response] of Object.entries(endpoint.responses)) {
+        const content = (operation?.responses[status] as { content: Record<string, unknown> }).content;
+        expect(Object.keys(content)).toEqual(response.contentTypes ?? ['application/json']);
+      }
+    },
+  );
+
+  it('documents the docs page as HTML, not JSON', () => {
+    const page = document.paths['/docs']?.get?.responses['200'] as { content: Record<string, unknown> };
+    expect(Object.keys(page.content)).toEqual(['text/html']);
+  });
 });
