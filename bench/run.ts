@@ -1,6 +1,8 @@
 /**
  * `npm run bench`: starts the local runtime (`tsx bin/local.ts --in-memory`) as a child process, runs the
  * scenarios against it from this process and prints ONE JSON object on stdout; progress goes to stderr.
+ * Scenarios that need no runtime (`bundles`: every Lambda bundle's size and init time) run before it
+ * starts; when only such scenarios are selected it is not started at all.
  * Env: BENCH_SCENARIOS (comma-separated names to run, e.g. `get_driver,route_import`; default all),
  * BENCH_SECONDS (measured seconds per path and concurrency, default 5), BENCH_SLICE_SECONDS (interleaving
  * slice, default 1), BENCH_WARMUP (warm-up requests per path, default 300), BENCH_IMPORT_FULL_RAW=0 (route_import:
@@ -13,17 +15,19 @@
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { analyticsExportScenario } from './analytics';
+import { bundlesScenario } from './bundles';
 import { driverLocationScenario } from './driver-location';
 import { getDriverScenario } from './drivers';
 import { routeImportScenario } from './route-import';
 import { type LocalRuntime, startLocalRuntime } from './runtime';
-import type { BenchConfig, Scenario, ScenarioContext, ScenarioResult } from './scenario';
+import type { BenchConfig, Scenario, ScenarioResult, StandaloneContext } from './scenario';
 import { round } from './stats';
 import { webhookDeliveryScenario } from './webhooks';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const SCENARIOS: Scenario[] = [
+  bundlesScenario,
   getDriverScenario,
   routeImportScenario,
   driverLocationScenario,
@@ -95,10 +99,16 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 /** A scenario that throws (but not an interruption) is reported as failed, with one error, and the bench goes on. */
-async function runScenario(scenario: Scenario, context: ScenarioContext): Promise<ScenarioResult> {
+async function runScenario(
+  scenario: Scenario,
+  context: StandaloneContext,
+  runtime: LocalRuntime | undefined,
+): Promise<ScenarioResult> {
   const started = performance.now();
   try {
-    return await scenario.run(context);
+    if (scenario.needsRuntime === false) return await scenario.run(context);
+    if (!runtime) throw new Error('the local runtime is not running');
+    return await scenario.run({ ...context, runtime });
   } catch (error) {
     context.abort.throwIfAborted();
     log(
@@ -131,14 +141,16 @@ try {
     concurrencies: config.concurrencies,
   };
 
-  log('starting the local runtime (tsx bin/local.ts --in-memory)');
-  runtime = await startLocalRuntime(log, abort.signal);
-  report.runtime = { startup_s: round(runtime.startupMs / 1000, 2) };
-
   const scenarios: Record<string, ScenarioResult & { pass: boolean }> = {};
   for (const scenario of selected) {
+    // Started before the first scenario that needs it; a runtime that does not start fails the bench.
+    if (scenario.needsRuntime !== false && !runtime) {
+      log('starting the local runtime (tsx bin/local.ts --in-memory)');
+      runtime = await startLocalRuntime(log, abort.signal);
+      report.runtime = { startup_s: round(runtime.startupMs / 1000, 2) };
+    }
     log(`scenario ${scenario.name}`);
-    const result = await runScenario(scenario, { runtime, config, abort: abort.signal, log });
+    const result = await runScenario(scenario, { config, abort: abort.signal, log }, runtime);
     const pass = result.errors === 0 && Object.values(result.checks).every((c) => c.pass);
     scenarios[scenario.name] = { ...result, pass };
     for (const [name, c] of Object.entries(result.checks))

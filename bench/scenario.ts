@@ -28,8 +28,13 @@ export interface ScenarioResult {
   [detail: string]: unknown;
 }
 
-/** One entry of the bench JSON's `scenarios`; run.ts runs them in order on one local runtime. */
-export interface Scenario {
-  name: string;
-  run(context: ScenarioContext): Promise<ScenarioResult>;
-}
+/** What a scenario that does not use the local runtime gets. */
+export type StandaloneContext = Omit<ScenarioContext, 'runtime'>;
+
+/**
+ * One entry of the bench JSON's `scenarios`; run.ts runs them in order on one local runtime, which it starts
+ * before the first scenario that needs it (none: `needsRuntime: false`), so such scenarios alone start none.
+ */
+export type Scenario =
+  | { name: string; needsRuntime?: true; run(context: ScenarioContext): Promise<ScenarioResult> }
+  | { name: string; needsRuntime: false; run(context: StandaloneContext): Promise<ScenarioResult> };

@@ -1,0 +1,535 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { consumers } from '../functions/consumers';
+import { AUTHORIZERS } from '../functions/endpoints/authorizers';
+import { endpoints } from '../functions/endpoints/index';
+import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../functions/shared/resources';
+import { LAMBDA_BUNDLE } from '../lib/bundling';
+import { repoRoot } from './runtime';
+import type { Scenario, ScenarioResult, StandaloneContext } from './scenario';
+import { check, round } from './stats';
+
+/**
+ * The issue (7, item 1): every function's bundle built as a deploy builds it (lib/bundling.ts), its size
+ * and its module initialisation time (the bundle imported in a fresh Node process, median of 5). Targets
+ * for API functions (endpoint handlers and authorizers): <= 400 KB and <= 200 ms each. Queue consumers are
+ * reported against the same numbers, informatively.
+ *
+ * The bundles stay in BUNDLE_DIR after a run (with each one's metafile.json) for a closer look, e.g. in
+ * esbuild's bundle analyser; they are under the repository's node_modules so that the `@aws-sdk/*` imports
+ * left out of them resolve to the repository's SDK, as they resolve to the runtime's SDK on Lambda.
+ */
+const BUNDLE_KB_TARGET = 400;
+const INIT_MS_TARGET = 200;
+const INIT_RUNS = 5;
+/** Builds at once (esbuild is itself parallel; the machine has two cores). */
+const BUILD_PARALLELISM = 2;
+const IMPORT_TIMEOUT_MS = 30_000;
+const TOP_PACKAGES = 3;
+const KB = 1024;
+
+export const BUNDLE_DIR = join(repoRoot, 'node_modules', '.cache', 'bench-bundles');
+
+export type FunctionKind = 'api' | 'consumer';
+
+export interface LambdaFunction {
+  /** Handler module under functions/handlers/, without extension: `drivers/get`. */
+  name: string;
+  kind: FunctionKind;
+}
+
+/** Every function a deploy creates: each distinct endpoint handler, the authorizers, the queue consumers. */
+export function lambdaFunctions(): LambdaFunction[] {
+  const api = new Set([
+    ...endpoints.map((endpoint) => endpoint.handler),
+    ...Object.values(AUTHORIZERS).map((authorizer) => authorizer.handler),
+  ]);
+  return [
+    ...[...api].map((name) => ({ name, kind: 'api' as const })),
+    ...[...new Set(consumers.map((consumer) => consumer.handler))].map((name) => ({
+      name,
+      kind: 'consumer' as const,
+    })),
+  ];
+}
+
+/** esbuild options for one function, from LAMBDA_BUNDLE alone (plus what NodejsFunction always adds: bundle). */
+export function lambdaBuildOptions(handler: string, outdir: string): BuildOptions {
+  const { outputFile, banner, mainFields, external, ...settings } = LAMBDA_BUNDLE;
+  return {
+    ...settings,
+    mainFields: [...mainFields],
+    external: [...external],
+    banner: { js: banner },
+    bundle: true,
+    entryPoints: [join(repoRoot, 'functions', 'handlers', `${handler}.ts`)],
+    outfile: join(outdir, outputFile),
+    absWorkingDir: repoRoot,
+    metafile: true,
+    logLevel: 'silent',
+  };
+}
+
+export interface BuiltBundle {
+  /** Absolute path of the bundle (index.mjs) and of its source map. */
+  file: string;
+  mapFile: string;
+  bytes: number;
+  mapBytes: number;
+  metafile: Metafile;
+  /** The metafile's key of the bundle and of the handler's source (relative to the repository). */
+  outputKey: string;
+  entryKey: string;
+}
+
+/** Builds one function's bundle into `outdir` (index.mjs and index.mjs.map) as a deploy would. */
+export async function buildLambdaBundle(handler: string, outdir: string): Promise<BuiltBundle> {
+  const options = lambdaBuildOptions(handler, outdir);
+  const result = await build(options);
+  const metafile = result.metafile as Metafile;
+  const file = options.outfile as string;
+  const outputKey = Object.keys(metafile.outputs).find((key) => key.endsWith(`/${LAMBDA_BUNDLE.outputFile}`));
+  if (!outputKey) throw new Error(`esbuild wrote no ${LAMBDA_BUNDLE.outputFile} for ${handler}`);
+  const entryKey = metafile.outputs[outputKey]?.entryPoint;
+  if (!entryKey) throw new Error(`no entry point in the metafile of ${handler}`);
+  const mapFile = `${file}.map`;
+  return {
+    file,
+    mapFile,
+    bytes: statSync(file).size,
+    mapBytes: statSync(mapFile).size,
+    metafile,
+    outputKey,
+    entryKey,
+  };
+}
+
+/** `node_modules/@scope/name/...` -> `@scope/name` (the innermost package); undefined for the service's own code. */
+export function packageOf(inputPath: string): string | undefined {
+  const at = inputPath.lastIndexOf('node_modules/');
+  if (at < 0) return undefined;
+  const [first, second] = inputPath.slice(at + 'node_modules/'.length).split('/');
+  return first?.startsWith('@') ? `${first}/${second}` : first;
+}
+
+export const OWN_CODE = '(service code)';
+
+/** Bytes each package (and the service's own code, OWN_CODE) contributes to the bundle, largest first. */
+export function bytesByPackage(bundle: BuiltBundle): { name: string; bytes: number }[] {
+  const totals = new Map<string, number>();
+  for (const [path, input] of Object.entries(bundle.metafile.outputs[bundle.outputKey]?.inputs ?? {})) {
+    const name = packageOf(path) ?? OWN_CODE;
+    totals.set(name, (totals.get(name) ?? 0) + input.bytesInOutput);
+  }
+  return [...totals].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
+}
+
+/** The `@aws-sdk/*` packages the bundle imports at run time (left out of it: the runtime's SDK). */
+export function externalSdkImports(bundle: BuiltBundle): string[] {
+  const imports = bundle.metafile.outputs[bundle.outputKey]?.imports ?? [];
+  return [
+    ...new Set(imports.filter((i) => i.external && i.path.startsWith('@aws-sdk/')).map((i) => i.path)),
+  ].sort();
+}
+
+/**
+ * The shortest import chain from the handler to the first file of `pkg` that has bytes in the bundle:
+ * `functions/handlers/x.ts > functions/shared/logger.ts > @aws-lambda-powertools/logger`. Files of one
+ * package in a row are shown as the package, once.
+ */
+export function importChain(bundle: BuiltBundle, pkg: string): string | undefined {
+  const inOutput = bundle.metafile.outputs[bundle.outputKey]?.inputs ?? {};
+  const previous = new Map<string, string | undefined>([[bundle.entryKey, undefined]]);
+  const queue = [bundle.entryKey];
+  for (let i = 0; i < queue.length; i++) {
+    const path = queue[i] as string;
+    if (packageOf(path) === pkg && (inOutput[path]?.bytesInOutput ?? 0) > 0) {
+      const files: string[] = [];
+      for (let at: string | undefined = path; at !== undefined; at = previous.get(at)) files.unshift(at);
+      const names = files.map((file) => packageOf(file) ?? file);
+      return names.filter((name, index) => name !== names[index - 1]).join(' > ');
+    }
+    for (const imported of bundle.metafile.inputs[path]?.imports ?? []) {
+      if (imported.external || previous.has(imported.path)) continue;
+      previous.set(imported.path, path);
+      queue.push(imported.path);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What a function sees at import on Lambda, with dummy values: the resource names and queue URLs CDK sets
+ * (bindAccess in lib/constructs/service-function.ts; all of them, whichever a function is granted), the
+ * runtime's region and function variables, and NODE_OPTIONS with source maps on, as ServiceFunction sets it.
+ * LAMBDA_TASK_ROOT is left unset: it would put the X-Ray SDK into its Lambda mode, which writes under /tmp.
+ */
+export function lambdaLikeEnvironment(name: string): Record<string, string> {
+  const queues = (Object.keys(QUEUES) as QueueName[]).flatMap((queue) => [
+    [QUEUES[queue].urlEnv, `https://sqs.us-east-1.amazonaws.com/123456789012/bench-${queue}`],
+    [QUEUES[queue].deadLetterUrlEnv, `https://sqs.us-east-1.amazonaws.com/123456789012/bench-${queue}-dlq`],
+  ]);
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    LANG: 'en_US.UTF-8',
+    TZ: ':UTC',
+    NODE_OPTIONS: '--enable-source-maps',
+    AWS_REGION: 'us-east-1',
+    AWS_DEFAULT_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'AKIDBENCHBUNDLES',
+    AWS_SECRET_ACCESS_KEY: 'bench-bundles-not-a-secret',
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+    AWS_LAMBDA_FUNCTION_NAME: `bench-${name.replaceAll('/', '-')}`,
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    POWERTOOLS_SERVICE_NAME: 'delivery-route-service',
+    [TABLE_NAME_ENV]: 'bench-table',
+    [BUCKET_NAME_ENV]: 'bench-bucket',
+    ...Object.fromEntries(queues),
+  };
+}
+
+/**
+ * Run by `node --input-type=module -e`: imports the bundle, prints how long that took (wall time, and the
+ * process's CPU time, which other load on the machine inflates much less), checks the export.
+ */
+const MEASURE_IMPORT = `
+const cpuBefore = process.cpuUsage();
+const started = performance.now();
+const module = await import(process.env.BENCH_BUNDLE_URL);
+const ms = performance.now() - started;
+const cpu = process.cpuUsage(cpuBefore);
+if (typeof module.handler !== 'function') {
+  process.stderr.write('the bundle exports no handler function\\n');
+  process.exit(3);
+}
+process.stdout.write(JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000 }) + '\\n');
+process.exit(0);
+`;
+
+interface InitRun {
+  ms: number;
+  cpuMs: number;
+}
+
+/** How long `await import(bundle)` takes in a fresh `node` process. */
+async function measureInit(file: string, env: Record<string, string>, abort: AbortSignal): Promise<InitRun> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', MEASURE_IMPORT], {
+    cwd: repoRoot,
+    env: { ...env, BENCH_BUNDLE_URL: pathToFileURL(file).href },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    signal: abort,
+    timeout: IMPORT_TIMEOUT_MS,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  const run = code === 0 ? (JSON.parse(stdout) as Partial<InitRun>) : {};
+  if (typeof run.ms !== 'number' || typeof run.cpuMs !== 'number')
+    throw new Error(`importing the bundle failed (exit ${code}): ${stderr.trim().slice(-800) || stdout}`);
+  return { ms: run.ms, cpuMs: run.cpuMs };
+}
+
+/**
+ * A module that only imports these `@aws-sdk/*` packages: its init time is the part of a function's init
+ * that the runtime's SDK costs (the bundle itself cannot make it smaller, only import fewer clients).
+ */
+function writeSdkOnlyModule(packages: readonly string[]): string {
+  const dir = join(
+    BUNDLE_DIR,
+    '_sdk-only',
+    packages.map((p) => p.replace('@aws-sdk/', '')).join('+') || 'none',
+  );
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'index.mjs');
+  const lines = [
+    ...packages.map((p) => `import ${JSON.stringify(p)};`),
+    'export const handler = async () => {};',
+  ];
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+async function inParallel<T>(items: readonly T[], parallelism: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(parallelism, items.length) }, worker));
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+const kb = (bytes: number) => round(bytes / KB, 1);
+
+/** The commit the numbers come from, and the files of the functions that differ from it (others' work). */
+function sourceState(): { commit: string; uncommitted: string[] } {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trim();
+  try {
+    return {
+      commit: git('rev-parse', 'HEAD'),
+      uncommitted: git('status', '--porcelain', '--', 'functions', 'lib/bundling.ts', 'package-lock.json')
+        .split('\n')
+        .filter(Boolean),
+    };
+  } catch (error) {
+    return {
+      commit: 'unknown',
+      uncommitted: [`git failed: ${error instanceof Error ? error.message : error}`],
+    };
+  }
+}
+
+interface Measured extends LambdaFunction {
+  bundle?: BuiltBundle;
+  packages?: { name: string; bytes: number }[];
+  initRuns: InitRun[];
+  /** Key of the SDK-only module with the same `@aws-sdk/*` imports. */
+  sdkKey?: string;
+  error?: string;
+}
+
+function why(item: Measured): string {
+  const packages = (item.packages ?? []).filter((p) => p.name !== OWN_CODE).slice(0, TOP_PACKAGES);
+  const own = item.packages?.find((p) => p.name === OWN_CODE)?.bytes ?? 0;
+  return [...packages.map((p) => `${p.name} ${kb(p.bytes)} KB`), `${OWN_CODE} ${kb(own)} KB`].join(', ');
+}
+
+export const bundlesScenario: Scenario = {
+  name: 'bundles',
+  needsRuntime: false,
+  async run({ abort, log }: StandaloneContext): Promise<ScenarioResult> {
+    const started = performance.now();
+    const source = sourceState();
+    const functions: Measured[] = lambdaFunctions().map((f) => ({ ...f, initRuns: [] }));
+    rmSync(BUNDLE_DIR, { recursive: true, force: true });
+    mkdirSync(BUNDLE_DIR, { recursive: true });
+
+    log(`building ${functions.length} bundles (${BUILD_PARALLELISM} at a time) into ${BUNDLE_DIR}`);
+    await inParallel(functions, BUILD_PARALLELISM, async (item) => {
+      abort.throwIfAborted();
+      try {
+        item.bundle = await buildLambdaBundle(item.name, join(BUNDLE_DIR, item.name));
+        item.packages = bytesByPackage(item.bundle);
+        writeFileSync(join(BUNDLE_DIR, item.name, 'metafile.json'), JSON.stringify(item.bundle.metafile));
+      } catch (error) {
+        item.error = `build failed: ${error instanceof Error ? error.message : String(error)}`;
+        log(`  ${item.name}: ${item.error}`);
+      }
+    });
+
+    // The SDK-only modules: one per distinct set of `@aws-sdk/*` imports, measured like the bundles.
+    const sdkOnly = new Map<string, { file: string; runs: InitRun[]; error?: string }>();
+    for (const item of functions) {
+      if (!item.bundle) continue;
+      const packages = externalSdkImports(item.bundle);
+      item.sdkKey = packages.join(' ');
+      if (!sdkOnly.has(item.sdkKey))
+        sdkOnly.set(item.sdkKey, { file: writeSdkOnlyModule(packages), runs: [] });
+    }
+
+    // Round-robin, one process at a time: run k of every function before run k+1 of any, so a passing
+    // load on the machine spreads over all functions instead of skewing one.
+    const loadBefore = loadavg();
+    log(
+      `measuring init: ${INIT_RUNS} fresh node processes per function and per SDK-only module ` +
+        `(${sdkOnly.size}), one at a time`,
+    );
+    for (let run = 0; run < INIT_RUNS; run++) {
+      const targets: { label: string; file: string; runs: InitRun[]; fail(message: string): void }[] = [
+        ...functions
+          .filter((item) => item.bundle && !item.error)
+          .map((item) => ({
+            label: item.name,
+            file: (item.bundle as BuiltBundle).file,
+            runs: item.initRuns,
+            fail: (message: string) => {
+              item.error = message;
+            },
+          })),
+        ...[...sdkOnly]
+          .filter(([, module]) => !module.error)
+          .map(([key, module]) => ({
+            label: `SDK only: ${key || 'none'}`,
+            file: module.file,
+            runs: module.runs,
+            fail: (message: string) => {
+              module.error = message;
+            },
+          })),
+      ];
+      for (const target of targets) {
+        abort.throwIfAborted();
+        try {
+          target.runs.push(await measureInit(target.file, lambdaLikeEnvironment(target.label), abort));
+        } catch (error) {
+          abort.throwIfAborted();
+          const message = error instanceof Error ? error.message : String(error);
+          target.fail(message);
+          log(`  ${target.label}: ${message}`);
+        }
+      }
+      log(`  run ${run + 1}/${INIT_RUNS} done`);
+    }
+    const loadAfter = loadavg();
+
+    const rows = functions.map((item) => {
+      if (!item.bundle || item.error) return { name: item.name, kind: item.kind, error: item.error };
+      const initMs = round(median(item.initRuns.map((r) => r.ms)), 1);
+      const sdkRuns = sdkOnly.get(item.sdkKey ?? '')?.runs ?? [];
+      const kilobytes = kb(item.bundle.bytes);
+      return {
+        name: item.name,
+        kind: item.kind,
+        bytes: item.bundle.bytes,
+        kb: kilobytes,
+        map_kb: kb(item.bundle.mapBytes),
+        init_ms_median: initMs,
+        init_ms_runs: item.initRuns.map((r) => round(r.ms, 1)),
+        init_ms_min: round(Math.min(...item.initRuns.map((r) => r.ms)), 1),
+        /** CPU time of the import (user + system), median: less sensitive to other load than wall time. */
+        init_cpu_ms_median: round(median(item.initRuns.map((r) => r.cpuMs)), 1),
+        /** Init of a module importing only the same `@aws-sdk/*` packages (the runtime's SDK), median. */
+        sdk_only_init_ms_median: sdkRuns.length ? round(median(sdkRuns.map((r) => r.ms)), 1) : Number.NaN,
+        top_packages: (item.packages ?? [])
+          .filter((p) => p.name !== OWN_CODE)
+          .slice(0, TOP_PACKAGES)
+          .map((p) => ({ package: p.name, kb: kb(p.bytes) })),
+        own_code_kb: kb(item.packages?.find((p) => p.name === OWN_CODE)?.bytes ?? 0),
+        sdk_imports: externalSdkImports(item.bundle),
+        meets_targets: kilobytes <= BUNDLE_KB_TARGET && initMs <= INIT_MS_TARGET,
+      };
+    });
+    const measured = rows.filter((row) => row.error === undefined) as Extract<
+      (typeof rows)[number],
+      { bytes: number }
+    >[];
+    const ofKind = (kind: FunctionKind) => measured.filter((row) => row.kind === kind);
+    const maxOf = (list: typeof measured, key: 'kb' | 'init_ms_median') =>
+      list.length ? Math.max(...list.map((row) => row[key])) : Number.NaN;
+    const api = { max_kb: maxOf(ofKind('api'), 'kb'), max_init_ms: maxOf(ofKind('api'), 'init_ms_median') };
+    const consumer = {
+      max_kb: maxOf(ofKind('consumer'), 'kb'),
+      max_init_ms: maxOf(ofKind('consumer'), 'init_ms_median'),
+    };
+
+    const byName = new Map(functions.map((item) => [item.name, item]));
+    const biggestThree = [...measured]
+      .sort((a, b) => b.bytes - a.bytes)
+      .slice(0, 3)
+      .map((row) => {
+        const item = byName.get(row.name) as Measured;
+        const bundle = item.bundle as BuiltBundle;
+        return {
+          name: row.name,
+          kind: row.kind,
+          kb: row.kb,
+          why: why(item),
+          /** How the handler reaches each of its biggest packages (shortest import chain). */
+          chains: Object.fromEntries(
+            row.top_packages.map((p) => [p.package, importChain(bundle, p.package)]),
+          ),
+        };
+      });
+    const slowestThree = [...measured]
+      .sort((a, b) => b.init_ms_median - a.init_ms_median)
+      .slice(0, 3)
+      .map((row) => ({
+        name: row.name,
+        kind: row.kind,
+        init_ms_median: row.init_ms_median,
+        init_cpu_ms_median: row.init_cpu_ms_median,
+        sdk_only_init_ms_median: row.sdk_only_init_ms_median,
+        kb: row.kb,
+        sdk_imports: row.sdk_imports,
+      }));
+
+    const failed = rows.filter((row) => row.error !== undefined);
+    const apiPass = {
+      bundle_kb: api.max_kb <= BUNDLE_KB_TARGET,
+      init_ms: api.max_init_ms <= INIT_MS_TARGET,
+    };
+    return {
+      description:
+        'every Lambda bundle built with lib/bundling.ts (esbuild, ESM, minified, source map, @aws-sdk/* external): ' +
+        `size of index.mjs (KB = 1024 bytes) and module init (await import() in a fresh node process, median of ${INIT_RUNS})`,
+      errors: failed.length,
+      source,
+      bundle_dir: BUNDLE_DIR,
+      node: process.version,
+      /** 1-minute load average before and after the init measurements (2 cores: above 2, they wait for CPU). */
+      init_loadavg_1m: [round(loadBefore[0] ?? Number.NaN, 2), round(loadAfter[0] ?? Number.NaN, 2)],
+      sdk_only_init: [...sdkOnly].map(([key, module]) => ({
+        sdk_imports: key ? key.split(' ') : [],
+        init_ms_median: module.runs.length ? round(median(module.runs.map((r) => r.ms)), 1) : Number.NaN,
+        init_ms_runs: module.runs.map((r) => round(r.ms, 1)),
+        init_cpu_ms_median: module.runs.length
+          ? round(median(module.runs.map((r) => r.cpuMs)), 1)
+          : Number.NaN,
+        ...(module.error ? { error: module.error } : {}),
+      })),
+      functions: rows,
+      summary: {
+        api_functions: ofKind('api').length,
+        consumer_functions: ofKind('consumer').length,
+        failed: failed.map((row) => row.name),
+        api_max_kb: api.max_kb,
+        api_max_init_ms: api.max_init_ms,
+        consumer_max_kb: consumer.max_kb,
+        consumer_max_init_ms: consumer.max_init_ms,
+        targets: { bundle_kb_max: BUNDLE_KB_TARGET, init_ms_max: INIT_MS_TARGET },
+        pass: {
+          api_bundle_kb: apiPass.bundle_kb,
+          api_init_ms: apiPass.init_ms,
+          api: apiPass.bundle_kb && apiPass.init_ms && failed.every((row) => row.kind !== 'api'),
+          /** Informative: the targets are for API functions. */
+          consumers_would_pass: ofKind('consumer').every((row) => row.meets_targets),
+        },
+        api_over_target: ofKind('api')
+          .filter((row) => !row.meets_targets)
+          .map((row) => row.name),
+        consumers_over_target: ofKind('consumer')
+          .filter((row) => !row.meets_targets)
+          .map((row) => row.name),
+        biggest_three: biggestThree,
+        slowest_three: slowestThree,
+      },
+      duration_s: round((performance.now() - started) / 1000, 1),
+      checks: {
+        api_bundle_kb_max: check(
+          api.max_kb,
+          '<=',
+          BUNDLE_KB_TARGET,
+          'largest API function bundle (index.mjs), KB',
+        ),
+        api_init_ms_max: check(
+          api.max_init_ms,
+          '<=',
+          INIT_MS_TARGET,
+          `slowest API function init, median of ${INIT_RUNS} fresh processes, ms`,
+        ),
+      },
+    };
+  },
+};
