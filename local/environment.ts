@@ -31,5 +31,10 @@ export function localHandlerEnvironment(
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     // This machine runs Node 20 (Lambda runs 22); the SDK's reminder about that is noise here.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    // No X-Ray here. Off already without AWS_EXECUTION_ENV, but a shell may have one (AWS CloudShell does).
+    POWERTOOLS_TRACE_ENABLED: 'false',
+    // No CloudWatch to read the EMF lines either: they would only bury the logs. The shell's value wins
+    // (POWERTOOLS_METRICS_DISABLED=false npm start prints them).
+    POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
   };
 }

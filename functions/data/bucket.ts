@@ -3,10 +3,11 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { requireEnv } from '../shared/env';
+import { traceAwsClient } from '../shared/observability';
 import { BUCKET_NAME_ENV } from '../shared/resources';
 
 /** Path-style addressing only where configured (the local S3 emulator); AWS uses virtual-hosted style. */
-const s3 = new S3Client({ forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' });
+const s3 = traceAwsClient(new S3Client({ forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' }));
 const bucketName = requireEnv(BUCKET_NAME_ENV);
 
 export const bucketKeys = {

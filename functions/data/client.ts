@@ -9,11 +9,15 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { requireEnv } from '../shared/env';
+import { traceAwsClient } from '../shared/observability';
 import { chunks, inParallel } from '../shared/parallel';
 import type { TableKey } from './table-schema';
 
-/** Created once per cold start; the endpoint comes from AWS_ENDPOINT_URL_DYNAMODB locally, never from code. */
-export const db = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+/**
+ * Created once per cold start; the endpoint comes from AWS_ENDPOINT_URL_DYNAMODB locally, never from code.
+ * Each call is a subsegment of the invocation's trace (a no-op where tracing is off).
+ */
+export const db = DynamoDBDocumentClient.from(traceAwsClient(new DynamoDBClient({})), {
   marshallOptions: { removeUndefinedValues: true },
 });
 

@@ -15,7 +15,7 @@ import { listRoutesOfDate } from '../data/routes';
 import { CalendarDate } from '../endpoints/common';
 import { randomId } from '../shared/crypto';
 import { ApiError, ForbiddenDcError } from '../shared/errors';
-import { logger } from '../shared/logger';
+import { countMetric, logger } from '../shared/observability';
 import { sendToQueue } from '../shared/queues';
 import { ATTEMPT_ANALYSIS_COLUMNS, ROUTE_ANALYSIS_COLUMNS } from './analytics';
 import { computeRouteAnalytics } from './route-analytics';
@@ -219,7 +219,12 @@ export async function runExport(
     const files: DownloadFile[] = [];
     for (const type of request.analyticsTypes)
       files.push(...(await exportType(live, type, options.rowsPerFile)));
-    await finishDownload(request.accountId, request.txid, { status: 'SUCCEEDED', files });
+    // Counted by the attempt that ended the request: a redelivered message may write the files twice.
+    if (await finishDownload(request.accountId, request.txid, { status: 'SUCCEEDED', files }))
+      countMetric(
+        'AnalyticsRowsExported',
+        files.reduce((sum, file) => sum + file.rows, 0),
+      );
     return 'SUCCEEDED';
   } catch (error) {
     if (!options.lastAttempt) throw error;

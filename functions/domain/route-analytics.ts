@@ -14,7 +14,7 @@ import { getDriver } from '../data/drivers';
 import { listTracePoints } from '../data/location-trace';
 import { listInvoiceRows, listWaypointRows, type RouteHeader } from '../data/routes';
 import { NotFoundError } from '../shared/errors';
-import { logger } from '../shared/logger';
+import { logger } from '../shared/observability';
 import { attemptAnalytics, type RouteFacts, routeAnalytics } from './analytics';
 import { type RouteRef, requireRoute } from './routes';
 

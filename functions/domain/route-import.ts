@@ -27,7 +27,7 @@ import { randomId } from '../shared/crypto';
 import type { ErrorCodeName } from '../shared/error-codes';
 import { ERROR_CODES } from '../shared/error-codes';
 import { ApiError, ConflictError } from '../shared/errors';
-import { logger } from '../shared/logger';
+import { logger } from '../shared/observability';
 import { sendToQueue } from '../shared/queues';
 import { localDateOf } from '../shared/time';
 import { plannedEtas } from './route-etas';

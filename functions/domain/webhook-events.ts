@@ -8,7 +8,7 @@ import {
   markWebhookFailing,
   setWebhookEnabled,
 } from '../data/webhooks';
-import { logger } from '../shared/logger';
+import { logger } from '../shared/observability';
 import { MAX_DELAY_SECONDS, sendAllToQueue, sendToDeadLetterQueue, sendToQueue } from '../shared/queues';
 import { postWebhook, signatureHeader } from './webhook-http';
 
@@ -192,7 +192,10 @@ export async function deliver(
     return 'delivered';
   }
 
+  // Ids and the target's host only: the URL's path or query may carry the receiver's own credentials.
   const context = {
+    account_id: accountId,
+    dc_id: event.dc_id ?? undefined,
     webhook_id: webhookId,
     event_id: event.event_id,
     event_type: event.type,

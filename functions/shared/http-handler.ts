@@ -1,4 +1,3 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
@@ -9,7 +8,7 @@ import { errorResponse, successResponse } from './envelope';
 import { ERROR_CODES } from './error-codes';
 import { ApiError, ForbiddenDcError, InvalidDriverTokenError, ValidationError } from './errors';
 import { MAX_BODY_BYTES } from './limits';
-import { logger } from './logger';
+import { appendLogKeys, logger, observed } from './observability';
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
 
@@ -50,8 +49,15 @@ export function httpHandler<const E extends EndpointDefinition>(
 
   async function run(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
     const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+    // Ids only: never the headers or the body, which carry API keys, login tokens and webhook secrets.
+    appendLogKeys({
+      request_id: requestId,
+      operation: endpoint.operationId,
+      dc_id: event.pathParameters?.dc_id,
+    });
     try {
       const caller = await readCaller(endpoint, event);
+      appendLogKeys(callerLogKeys(caller));
       const params = parsePart('path', endpoint.request.params, event.pathParameters ?? {});
       if (dcScoped && caller.kind === 'apiKey') {
         const dcId = (params as { dc_id: string }).dc_id;
@@ -62,19 +68,32 @@ export function httpHandler<const E extends EndpointDefinition>(
         ? parsePart('body', endpoint.request.body, parseJsonBody(event))
         : undefined;
       const result = await handle({ params, query, body, caller, requestId } as ApiRequest<E>);
-      return result instanceof WithStatus
-        ? successResponse(result.statusCode, result.data)
-        : successResponse(200, result);
+      const response =
+        result instanceof WithStatus
+          ? successResponse(result.statusCode, result.data)
+          : successResponse(200, result);
+      logger.debug('request handled', { status_code: response.statusCode });
+      return response;
     } catch (error) {
-      if (error instanceof ApiError) return errorResponse(error.httpStatus, error.code, error.message);
-      logger.error('unhandled error', { error, requestId, operation: endpoint.operationId });
+      if (error instanceof ApiError) {
+        logger.debug('request refused', { status_code: error.httpStatus, code: error.code });
+        return errorResponse(error.httpStatus, error.code, error.message);
+      }
+      logger.error('unhandled error', { error });
       const { code, httpStatus } = ERROR_CODES.INTERNAL;
       return errorResponse(httpStatus, code, `internal error (request id ${requestId})`);
     }
   }
 
-  const handler = middy(run).use(injectLambdaContext(logger, { resetKeys: true }));
-  return Object.assign(handler, { endpoint });
+  return Object.assign(observed(middy(run)), { endpoint });
+}
+
+/** Who called, for the log lines: the account, and for a driver its DC and id (never its token). */
+function callerLogKeys(caller: Caller) {
+  if (caller.kind === 'apiKey') return { account_id: caller.accountId };
+  if (caller.kind === 'driverToken')
+    return { account_id: caller.accountId, dc_id: caller.dcId, driver_id: caller.driverId };
+  return {};
 }
 
 /**

@@ -1,6 +1,5 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-
-/** One structured JSON logger per process, shared by every handler. Never log keys, tokens or secrets. */
-export const logger = new Logger({
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'delivery-route-service',
-});
+/**
+ * @deprecated Import `logger` from `./observability`, which also has the metrics, the tracer and
+ * `observed()`. Kept only so that code written before it still builds.
+ */
+export { logger } from './observability';

@@ -1,11 +1,12 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { requireEnv } from './env';
+import { traceAwsClient } from './observability';
 import { chunks } from './parallel';
 import { QUEUES, type QueueName } from './resources';
 
 // Requests go to the client's endpoint (the regional one on AWS, AWS_ENDPOINT_URL_SQS locally), not to
 // the host inside the queue URL, which the local emulator names sqs.<region>.localhost.
-const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+const sqs = traceAwsClient(new SQSClient({ useQueueUrlAsEndpoint: false }));
 
 /** SQS caps a message's delay at 15 minutes; longer waits are chained by the consumer. */
 export const MAX_DELAY_SECONDS = 900;

@@ -1,11 +1,7 @@
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
-import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSRecord } from 'aws-lambda';
 import { eventsOfStreamMessage, fanOut } from '../../domain/webhook-events';
-import { logger } from '../../shared/logger';
-
-const processor = new BatchProcessor(EventType.SQS);
+import { logger } from '../../shared/observability';
+import { sqsHandler } from '../../shared/sqs-handler';
 
 /**
  * One message of the events queue: new event items from the table stream. A record that throws is
@@ -14,10 +10,18 @@ const processor = new BatchProcessor(EventType.SQS);
 async function fanOutRecord(record: SQSRecord): Promise<void> {
   for (const { accountId, event } of eventsOfStreamMessage(record.body)) {
     const deliveries = await fanOut(accountId, event);
-    logger.info('event fanned out', { event_id: event.event_id, event_type: event.type, deliveries });
+    logger.info('event fanned out', {
+      account_id: accountId,
+      dc_id: event.dc_id ?? undefined,
+      event_id: event.event_id,
+      event_type: event.type,
+      deliveries,
+    });
   }
 }
 
-export const handler = middy((event: SQSEvent, context: Context) =>
-  processPartialResponse(event, fanOutRecord, processor, { context }),
-).use(injectLambdaContext(logger, { resetKeys: true }));
+export const handler = sqsHandler({
+  // A message may hold events of several accounts: each log line names its own.
+  logKeys: () => ({}),
+  handle: fanOutRecord,
+});

@@ -1,0 +1,134 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import type { MiddyfiedHandler } from '@middy/core';
+import type { Context } from 'aws-lambda';
+
+/**
+ * Logs, metrics and traces of every function: one Powertools Logger, Metrics and Tracer per process,
+ * created at cold start, and `observed()` to put their middleware on a handler.
+ *
+ * Configured by the environment, never by where the code runs:
+ * - POWERTOOLS_SERVICE_NAME: the `service` of every log line, the metrics' `service` dimension and the
+ *   traces' service annotation;
+ * - POWERTOOLS_LOG_LEVEL (default INFO);
+ * - POWERTOOLS_METRICS_NAMESPACE (default DeliveryRouteService); POWERTOOLS_METRICS_DISABLED=true keeps
+ *   the EMF lines off stdout (the local runtime sets it);
+ * - tracing is on only inside Lambda (AWS_EXECUTION_ENV set), unless POWERTOOLS_TRACE_ENABLED=false.
+ *
+ * Never log API keys, login tokens, webhook secrets, Authorization headers or request bodies: the event is
+ * never logged (`logEvent: false`, whatever POWERTOOLS_LOGGER_LOG_EVENT says), and handlers log ids only.
+ */
+
+const serviceName = process.env.POWERTOOLS_SERVICE_NAME || 'delivery-route-service';
+
+export const logger = new Logger({ serviceName });
+
+/**
+ * Powertools warns on every flush without application metrics; most invocations (every read) have none,
+ * so that one goes to DEBUG. Its other warnings (an invalid metric or dimension) stay warnings.
+ */
+const metricsLogger = {
+  debug: (message: unknown) => logger.debug(String(message)),
+  info: (message: unknown) => logger.info(String(message)),
+  warn: (message: unknown) =>
+    String(message).startsWith('No application metrics to publish')
+      ? logger.debug(String(message))
+      : logger.warn(String(message)),
+  error: (message: unknown) => logger.error(String(message)),
+};
+
+export const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'DeliveryRouteService',
+  serviceName,
+  logger: metricsLogger,
+});
+
+/**
+ * Powertools' own rule (Tracer#setTracingEnabled): off when POWERTOOLS_TRACE_ENABLED is 'false', outside
+ * Lambda (no AWS_EXECUTION_ENV) and under SAM local or the Amplify mock.
+ */
+function tracingWanted(env: NodeJS.ProcessEnv): boolean {
+  if (env.POWERTOOLS_TRACE_ENABLED?.toLowerCase() === 'false') return false;
+  const executionEnv = env.AWS_EXECUTION_ENV ?? '';
+  return executionEnv !== '' && executionEnv !== 'AWS_Lambda_amplify-mock' && !env.AWS_SAM_LOCAL;
+}
+
+/**
+ * The Tracer, or undefined where tracing is off. It is loaded only where it traces: importing the X-Ray
+ * SDK costs tens of milliseconds of init and installs an async hook (cls-hooked) that slows every promise
+ * of the process, traced or not. So locally, and on a function deployed with POWERTOOLS_TRACE_ENABLED=false,
+ * none of that is paid and nothing ever talks to an X-Ray daemon.
+ *
+ * Handler responses are not recorded (they carry login tokens and webhook secrets), and the global
+ * http/https patch is off: it would add X-Amzn-Trace-Id to requests to customers' webhook receivers.
+ */
+export const tracer: Tracer | undefined = tracingWanted(process.env)
+  ? new (await import('@aws-lambda-powertools/tracer')).Tracer({ serviceName, captureHTTPsRequests: false })
+  : undefined;
+
+/** The client with each of its calls traced as a subsegment (the client unchanged where tracing is off). */
+export function traceAwsClient<T>(client: T): T {
+  return tracer ? tracer.captureAWSv3Client(client) : client;
+}
+
+/**
+ * The business metrics, all counts, with the `service` dimension only: per-account dimensions would make
+ * one CloudWatch metric per account (cost, cardinality); the logs carry account_id for that.
+ */
+export type BusinessMetric =
+  /** POST /invoiced-routes accepted an import (202). */
+  | 'ImportsAccepted'
+  /** The import worker finished an import as SUCCEEDED. */
+  | 'ImportsSucceeded'
+  /** The import worker finished an import as FAILED (a taken id, a driver gone, its last attempt failing). */
+  | 'ImportsFailed'
+  /** A webhook POST answered 2xx in time. */
+  | 'WebhookDeliveriesSucceeded'
+  /** A webhook POST failed (status, timeout, connection, refused target): one per failed attempt. */
+  | 'WebhookDeliveriesFailed'
+  /** Rows written to the CSV files of a finished analytics export. */
+  | 'AnalyticsRowsExported';
+
+/** Adds to a count, flushed as EMF at the end of the invocation (by `observed()`'s logMetrics). */
+export function countMetric(name: BusinessMetric, count = 1): void {
+  metrics.addMetric(name, MetricUnit.Count, count);
+}
+
+/** Keys appended to every log line of an invocation (cleared when it ends). */
+export interface LogKeys {
+  request_id?: string;
+  operation?: string;
+  account_id?: string;
+  dc_id?: string;
+  driver_id?: string;
+  [key: string]: string | number | undefined;
+}
+
+/** Appends the keys that have a value to the invocation's log lines, and the ids to its trace. */
+export function appendLogKeys(keys: LogKeys): void {
+  const present = Object.fromEntries(Object.entries(keys).filter(([, value]) => value !== undefined));
+  logger.appendKeys(present);
+  if (!tracer) return;
+  // Annotations are indexed: traces can be searched by account and operation.
+  for (const key of ['account_id', 'operation'] as const) {
+    const value = present[key];
+    if (value !== undefined) tracer.putAnnotation(key, value);
+  }
+}
+
+/**
+ * Puts the observability middleware on a handler: the trace segment (opened first, closed last), the
+ * Lambda context and cleared keys on every log line, and the metrics flushed when the invocation ends.
+ */
+export function observed<TEvent, TResult>(
+  handler: MiddyfiedHandler<TEvent, TResult, Error, Context>,
+): MiddyfiedHandler<TEvent, TResult, Error, Context> {
+  if (tracer) handler.use(captureLambdaHandler(tracer, { captureResponse: false }));
+  return handler
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+    .use(logMetrics(metrics, { throwOnEmptyMetrics: false }));
+}
