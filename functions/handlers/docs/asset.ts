@@ -7,6 +7,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { type DocsAssetFile, getDocsAsset } from '../../endpoints/docs';
 import { errorResponse } from '../../shared/envelope';
 import { ERROR_CODES } from '../../shared/error-codes';
+import { logger, observed } from '../../shared/observability';
 
 /**
  * The page's own script (the page allows no inline script). It fetches the document beside the page
@@ -123,8 +124,7 @@ async function serve(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult
   try {
     asset = await load(parsed.data.file);
   } catch (error) {
-    // console, not the shared logger: that would add its tracing and metrics dependencies to this bundle.
-    console.error(`docs asset ${parsed.data.file} unreadable`, error);
+    logger.error('docs asset unreadable', { file: parsed.data.file, error });
     const { httpStatus, code } = ERROR_CODES.INTERNAL;
     return errorResponse(httpStatus, code, 'internal error');
   }
@@ -140,4 +140,4 @@ async function serve(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult
   return { statusCode: 200, headers, body: asset.body };
 }
 
-export const handler = Object.assign(middy(serve), { endpoint: getDocsAsset });
+export const handler = Object.assign(observed(middy(serve)), { endpoint: getDocsAsset });

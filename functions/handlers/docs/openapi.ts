@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { getOpenApiDocument } from '../../endpoints/docs';
 import { endpoints } from '../../endpoints/index';
+import { observed } from '../../shared/observability';
 import { buildOpenApiDocument } from '../../shared/openapi';
 
 // Built once per cold start: the document only changes with a deployment.
@@ -13,4 +14,4 @@ async function serve(): Promise<APIGatewayProxyResult> {
   return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body };
 }
 
-export const handler = Object.assign(middy(serve), { endpoint: getOpenApiDocument });
+export const handler = Object.assign(observed(middy(serve)), { endpoint: getOpenApiDocument });

@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { getDocsPage } from '../../endpoints/docs';
+import { observed } from '../../shared/observability';
 
 /**
  * Same-origin scripts and styles only: no inline script, no eval, no inline style sheets or style
@@ -59,4 +60,4 @@ async function serve(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult
   };
 }
 
-export const handler = Object.assign(middy(serve), { endpoint: getDocsPage });
+export const handler = Object.assign(observed(middy(serve)), { endpoint: getDocsPage });
