@@ -6,6 +6,7 @@ import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { MiddyfiedHandler } from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { METRICS_NAMESPACE, SERVICE_NAME } from './service-identity';
 
 /**
  * Logs, metrics and traces of every function: one Powertools Logger, Metrics and Tracer per process,
@@ -23,7 +24,7 @@ import type { Context } from 'aws-lambda';
  * never logged (`logEvent: false`, whatever POWERTOOLS_LOGGER_LOG_EVENT says), and handlers log ids only.
  */
 
-const serviceName = process.env.POWERTOOLS_SERVICE_NAME || 'delivery-route-service';
+const serviceName = process.env.POWERTOOLS_SERVICE_NAME || SERVICE_NAME;
 
 export const logger = new Logger({ serviceName });
 
@@ -42,7 +43,7 @@ const metricsLogger = {
 };
 
 export const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'DeliveryRouteService',
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE,
   serviceName,
   logger: metricsLogger,
 });

@@ -13,6 +13,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { ResourceAccess, TableAccess } from '../../functions/endpoints/define';
 import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../../functions/shared/resources';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import { LAMBDA_BUNDLE } from '../bundling';
 import { ALARM_PERIOD, ANY_OCCURRENCE, notify } from './alarm-topic';
 import type { ServiceResources } from './stateful-imports';
@@ -24,8 +25,6 @@ const BUCKET_ACTIONS: Record<BucketAccess, string> = { read: 's3:GetObject', wri
 
 /** The repository root: entries, the lock file and esbuild's project root are resolved from here. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-export const SERVICE_NAME = 'delivery-route-service';
 
 export interface ServiceFunctionProps {
   /** Handler module under `functions/handlers/`, without extension, e.g. `drivers/finish-routes`. */
@@ -81,6 +80,7 @@ export class ServiceFunction extends NodejsFunction {
       environment: {
         NODE_OPTIONS: ['--enable-source-maps', props.nodeOptions].filter(Boolean).join(' '),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         ...props.environment,
       },
       projectRoot: REPO_ROOT,

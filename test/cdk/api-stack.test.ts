@@ -8,6 +8,7 @@ import type { EndpointDefinition, ResourceAccess } from '../../functions/endpoin
 import { endpoints } from '../../functions/endpoints/index';
 import { importRoute } from '../../functions/endpoints/routes';
 import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../../functions/shared/resources';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import { API_ALARMS } from '../../lib/api-stack';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
 import { DEFAULT_CONFIG } from '../../lib/delivery-routes';
@@ -333,7 +334,7 @@ describe('Lambda functions', () => {
   });
 
   it.each(allFunctions.map((fn) => [fn.fn.handlerModule, fn] as const))(
-    '%s runs nodejs22.x on arm64 with active tracing, source maps and its own log group with retention',
+    '%s runs nodejs22.x on arm64 with active tracing, Powertools settings, source maps and its own log group with retention',
     (_name, fn) => {
       expect(fn.view.props(fn.id)).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -341,6 +342,13 @@ describe('Lambda functions', () => {
         TracingConfig: { Mode: 'Active' },
       });
       expect(environmentOf(fn).NODE_OPTIONS).toMatch(/^--enable-source-maps( |$)/);
+      // Logs, metrics and traces name the service; tracing is never switched off by the environment.
+      expect(environmentOf(fn)).toMatchObject({
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      });
+      expect(environmentOf(fn).POWERTOOLS_TRACE_ENABLED).toBeUndefined();
+      expect(environmentOf(fn).POWERTOOLS_METRICS_DISABLED).toBeUndefined();
       const logGroup = (fn.view.props(fn.id).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
       expect(fn.view.resources[logGroup]?.Type).toBe('AWS::Logs::LogGroup');
       expect(fn.view.props(logGroup).RetentionInDays).toBe(30);
