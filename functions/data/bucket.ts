@@ -1,14 +1,34 @@
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { requireEnv } from '../shared/env';
 import { traceAwsClient } from '../shared/observability';
 import { BUCKET_NAME_ENV } from '../shared/resources';
 
-/** Path-style addressing only where configured (the local S3 emulator); AWS uses virtual-hosted style. */
-const s3 = traceAwsClient(new S3Client({ forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' }));
-const bucketName = requireEnv(BUCKET_NAME_ENV);
+interface Bucket {
+  readonly sdk: typeof import('@aws-sdk/client-s3');
+  readonly s3: S3Client;
+  readonly name: string;
+}
+
+let bucket: Promise<Bucket> | undefined;
+
+/**
+ * The S3 client and the bucket's name, made on first use. Modules that import this one only for a key
+ * builder or a function they never call (an import-status read, a download request) neither load the S3
+ * SDK at cold start (about 75 ms) nor need BUCKET_NAME, which CDK sets only where the bucket is granted.
+ */
+function theBucket(): Promise<Bucket> {
+  bucket ??= (async () => {
+    const name = requireEnv(BUCKET_NAME_ENV);
+    const sdk = await import('@aws-sdk/client-s3');
+    // Path-style addressing only where configured (the local S3 emulator); AWS uses virtual-hosted style.
+    const s3 = traceAwsClient(
+      new sdk.S3Client({ forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' }),
+    );
+    return { sdk, s3, name };
+  })();
+  return bucket;
+}
 
 export const bucketKeys = {
   importPayload: (accountId: string, txid: string) => `imports/${accountId}/${txid}.json`,
@@ -16,13 +36,15 @@ export const bucketKeys = {
 };
 
 export async function putJsonObject(key: string, body: string): Promise<void> {
+  const { sdk, s3, name } = await theBucket();
   await s3.send(
-    new PutObjectCommand({ Bucket: bucketName, Key: key, Body: body, ContentType: 'application/json' }),
+    new sdk.PutObjectCommand({ Bucket: name, Key: key, Body: body, ContentType: 'application/json' }),
   );
 }
 
 export async function getJsonObject(key: string): Promise<unknown> {
-  const { Body } = await s3.send(new GetObjectCommand({ Bucket: bucketName, Key: key }));
+  const { sdk, s3, name } = await theBucket();
+  const { Body } = await s3.send(new sdk.GetObjectCommand({ Bucket: name, Key: key }));
   if (!Body) throw new Error(`object ${key} has no body`);
   return JSON.parse(await Body.transformToString('utf8'));
 }
@@ -32,9 +54,11 @@ export async function getJsonObject(key: string): Promise<unknown> {
  * bounded whatever the object's size.
  */
 export async function uploadStream(key: string, body: Readable, contentType: string): Promise<void> {
+  const { s3, name } = await theBucket();
+  const { Upload } = await import('@aws-sdk/lib-storage');
   await new Upload({
     client: s3,
-    params: { Bucket: bucketName, Key: key, Body: body, ContentType: contentType },
+    params: { Bucket: name, Key: key, Body: body, ContentType: contentType },
     queueSize: 2,
     partSize: 5 * 1024 * 1024,
   }).done();
@@ -42,10 +66,12 @@ export async function uploadStream(key: string, body: Readable, contentType: str
 
 /** A GET link that works without credentials until it expires. */
 export async function presignedDownloadLink(key: string, expiresInSeconds: number, fileName: string) {
+  const { sdk, s3, name } = await theBucket();
+  const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
   return getSignedUrl(
     s3,
-    new GetObjectCommand({
-      Bucket: bucketName,
+    new sdk.GetObjectCommand({
+      Bucket: name,
       Key: key,
       ResponseContentDisposition: `attachment; filename="${fileName}"`,
     }),

@@ -1,12 +1,29 @@
-import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { requireEnv } from './env';
 import { traceAwsClient } from './observability';
 import { chunks } from './parallel';
 import { QUEUES, type QueueName } from './resources';
 
-// Requests go to the client's endpoint (the regional one on AWS, AWS_ENDPOINT_URL_SQS locally), not to
-// the host inside the queue URL, which the local emulator names sqs.<region>.localhost.
-const sqs = traceAwsClient(new SQSClient({ useQueueUrlAsEndpoint: false }));
+interface Sqs {
+  readonly sdk: typeof import('@aws-sdk/client-sqs');
+  readonly client: SQSClient;
+}
+
+let sqs: Promise<Sqs> | undefined;
+
+/**
+ * The SQS client, made on first use: functions that import this module but never send (reads that share a
+ * domain module with a write) do not load the SQS SDK at cold start.
+ */
+function theSqs(): Promise<Sqs> {
+  sqs ??= import('@aws-sdk/client-sqs').then((sdk) => ({
+    sdk,
+    // Requests go to the client's endpoint (the regional one on AWS, AWS_ENDPOINT_URL_SQS locally), not to
+    // the host inside the queue URL, which the local emulator names sqs.<region>.localhost.
+    client: traceAwsClient(new sdk.SQSClient({ useQueueUrlAsEndpoint: false })),
+  }));
+  return sqs;
+}
 
 /** SQS caps a message's delay at 15 minutes; longer waits are chained by the consumer. */
 export const MAX_DELAY_SECONDS = 900;
@@ -17,8 +34,9 @@ export async function sendToQueue(
   body: object,
   options: { delaySeconds?: number } = {},
 ): Promise<void> {
-  await sqs.send(
-    new SendMessageCommand({
+  const { sdk, client } = await theSqs();
+  await client.send(
+    new sdk.SendMessageCommand({
       QueueUrl: requireEnv(QUEUES[queue].urlEnv),
       MessageBody: JSON.stringify(body),
       DelaySeconds: options.delaySeconds,
@@ -29,9 +47,10 @@ export async function sendToQueue(
 /** Sends JSON messages, 10 per request; throws unless every one was accepted. */
 export async function sendAllToQueue(queue: QueueName, bodies: readonly object[]): Promise<void> {
   const queueUrl = requireEnv(QUEUES[queue].urlEnv);
+  const { sdk, client } = await theSqs();
   for (const batch of chunks(bodies, 10)) {
-    const { Failed = [] } = await sqs.send(
-      new SendMessageBatchCommand({
+    const { Failed = [] } = await client.send(
+      new sdk.SendMessageBatchCommand({
         QueueUrl: queueUrl,
         Entries: batch.map((body, index) => ({ Id: String(index), MessageBody: JSON.stringify(body) })),
       }),
@@ -46,8 +65,9 @@ export async function sendAllToQueue(queue: QueueName, bodies: readonly object[]
 
 /** Gives a message up: into the queue's DLQ, where its alarm tells an operator. */
 export async function sendToDeadLetterQueue(queue: QueueName, body: object): Promise<void> {
-  await sqs.send(
-    new SendMessageCommand({
+  const { sdk, client } = await theSqs();
+  await client.send(
+    new sdk.SendMessageCommand({
       QueueUrl: requireEnv(QUEUES[queue].deadLetterUrlEnv),
       MessageBody: JSON.stringify(body),
     }),
