@@ -16,7 +16,7 @@ import { itemSize, RawTable, type Row, sleep } from './dynamo';
 import { ApiClient } from './http';
 import { repoRoot, type StackInfo } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
-import { check, round } from './stats';
+import { check, median, round } from './stats';
 
 /**
  * The issue: export 20,000 and 200,000 attempt rows of finished routes, rows/s >= 0.5 x a raw paginated
@@ -990,11 +990,3 @@ export const analyticsExportScenario: Scenario = {
     }
   },
 };
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -11,9 +11,10 @@ import type { ResourceAccess } from '../functions/endpoints/define';
 import { endpoints } from '../functions/endpoints/index';
 import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../functions/shared/resources';
 import { LAMBDA_BUNDLE } from '../lib/bundling';
+import { runNodeScript } from './node-script';
 import { repoRoot } from './runtime';
 import type { Scenario, ScenarioResult, StandaloneContext } from './scenario';
-import { check, round } from './stats';
+import { check, median, round } from './stats';
 
 /**
  * The issue (7, item 1): every function's bundle built as a deploy builds it (lib/bundling.ts), its size
@@ -254,24 +255,11 @@ interface InitRun {
 
 /** How long `await import(bundle)` takes in a fresh `node` process. */
 async function measureInit(file: string, env: Record<string, string>, abort: AbortSignal): Promise<InitRun> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', MEASURE_IMPORT], {
+  const { code, stdout, stderr } = await runNodeScript(MEASURE_IMPORT, {
     cwd: repoRoot,
     env: { ...env, BENCH_BUNDLE_URL: pathToFileURL(file).href },
-    stdio: ['ignore', 'pipe', 'pipe'],
     signal: abort,
-    timeout: IMPORT_TIMEOUT_MS,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
+    timeoutMs: IMPORT_TIMEOUT_MS,
   });
   const run = code === 0 ? (JSON.parse(stdout) as Partial<InitRun>) : {};
   if (typeof run.ms !== 'number' || typeof run.cpuMs !== 'number')
@@ -305,14 +293,6 @@ async function inParallel<T>(items: readonly T[], parallelism: number, work: (it
     while (next < items.length) await work(items[next++] as T);
   };
   await Promise.all(Array.from({ length: Math.min(parallelism, items.length) }, worker));
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 const kb = (bytes: number) => round(bytes / KB, 1);

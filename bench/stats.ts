@@ -30,6 +30,16 @@ export function percentile(sortedAscending: readonly number[], p: number): numbe
   return sortedAscending[index] as number;
 }
 
+/** The middle value (the mean of the two middle ones for an even count); NaN when empty. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
 export function summarizeLatencies(values: readonly number[]): LatencySummary {
   const sorted = Float64Array.from(values).sort();
   const list = Array.from(sorted);

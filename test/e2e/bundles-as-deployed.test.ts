@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -6,6 +5,7 @@ import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runNodeScript } from '../../bench/node-script';
 import { LAMBDA_BUNDLE } from '../../lib/bundling';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
 import { type CfnResource, logicalIdOf, resourcesOf, synthesize } from '../cdk/synth';
@@ -78,25 +78,15 @@ afterAll(() => {
   if (outdir) rmSync(outdir, { recursive: true, force: true });
 });
 
-/** Imports the bundle in a fresh node with only `env`; resolves with the exit code and what it printed. */
-function importBundle(
+/** Imports the bundle in a fresh node with only `env` and checks that it exports a handler. */
+async function importBundle(
   file: string,
   env: Record<string, string>,
 ): Promise<{ code: number | null; output: string }> {
   const script = `const m = await import(${JSON.stringify(pathToFileURL(file).href)});
 if (typeof m.handler !== 'function') { console.error('no handler export'); process.exit(2); }`;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
+  const { code, stdout, stderr } = await runNodeScript(script, { env, timeoutMs: 20_000 });
+  return { code, output: stdout + stderr };
 }
 
 describe('every production bundle, with the environment CDK gives its function', () => {

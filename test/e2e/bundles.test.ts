@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type BuiltBundle, buildLambdaBundle, packageOf } from '../../bench/bundles';
+import { runNodeScript } from '../../bench/node-script';
 import { repoRoot } from '../../bench/runtime';
 import { LAMBDA_BUNDLE } from '../../lib/bundling';
 import { localHandlerEnvironment } from '../../local/environment';
@@ -79,23 +79,10 @@ process.exit(0);
 type Outcome = { result: unknown; error?: undefined } | { error: { message: string; stack: string } };
 
 async function invoke(bundle: BuiltBundle, event: unknown): Promise<Outcome> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', INVOKE], {
+  const { code, stdout, stderr } = await runNodeScript(INVOKE, {
     cwd: repoRoot,
     env: { ...env, BUNDLE_URL: pathToFileURL(bundle.file).href, EVENT_JSON: JSON.stringify(event) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 20_000,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
+    timeoutMs: 20_000,
   });
   const line = stdout.split('\n').find((l) => l.startsWith(OUTCOME));
   if (code !== 0 || !line)
