@@ -5,6 +5,7 @@ import * as analytics from '../../functions/endpoints/analytics';
 import * as driverApp from '../../functions/endpoints/driver-app';
 import * as drivers from '../../functions/endpoints/drivers';
 import * as routes from '../../functions/endpoints/routes';
+import { DESIGN_ATTEMPT_COLUMNS, DESIGN_ROUTE_COLUMNS } from '../support/analytics-columns';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { importRoute } from '../support/routes';
@@ -90,62 +91,6 @@ const TYO_NAME = '東京 DC, "Shibuya"';
 const ROUTE_NAME = 'Route "Nord", Zoë';
 const DRIVER_NAME = 'Zoë "Q", Ltd.';
 const CUSTOMER_A = 'Zoë "Q", Ltd.\nNorth';
-
-const DESIGN_ROUTE_COLUMNS = [
-  'dc_id',
-  'dc_name',
-  'dc_time_zone',
-  'route_id',
-  'route_name',
-  'planned_route_start_date',
-  'planned_route_start_timestamp',
-  'driver_id',
-  'driver_name',
-  'imported_customers_count',
-  'successful_customers_count',
-  'failed_customers_count',
-  'try_again_later_customers_count',
-  'mixed_status_customers_count',
-  'total_visited_customers_count',
-  'total_unvisited_customers_count',
-  'actual_route_departure_time',
-  'actual_route_arrival_time',
-  'planned_driving_meters',
-  'total_driven_meters',
-  'planned_driving_seconds',
-  'planned_journey_seconds',
-  'total_journey_seconds',
-  'customers_with_additional_visits',
-  'total_additional_visits',
-  'planned_items_count',
-  'delivered_items_count',
-  'failed_items_count',
-  'planned_cash_cents',
-  'cash_received_cents',
-];
-
-const DESIGN_ATTEMPT_COLUMNS = [
-  'dc_id',
-  'dc_name',
-  'dc_time_zone',
-  'route_id',
-  'route_name',
-  'planned_route_start_date',
-  'driver_id',
-  'driver_name',
-  'waypoint_id',
-  'customer_id',
-  'customer_name',
-  'attempt_id',
-  'attempt_number',
-  'visit_start_timestamp',
-  'visit_meters_from_customer',
-  'aggregate_visit_status',
-  'waypoint_time_windows',
-  'visit_timeliness',
-  'items_successful',
-  'items_failed',
-];
 
 // ---------------------------------------------------------------------------------------------------
 // Routes
