@@ -10,7 +10,7 @@ import { AUTHORIZERS } from '../functions/endpoints/authorizers';
 import type { ResourceAccess } from '../functions/endpoints/define';
 import { endpoints } from '../functions/endpoints/index';
 import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../functions/shared/resources';
-import { LAMBDA_BUNDLE } from '../lib/bundling';
+import { LAMBDA_BUNDLE, LAMBDA_ESBUILD_OPTIONS } from '../lib/bundling';
 import { runNodeScript } from './node-script';
 import { repoRoot } from './runtime';
 import type { Scenario, ScenarioResult, StandaloneContext } from './scenario';
@@ -72,17 +72,12 @@ export function lambdaFunctions(): LambdaFunction[] {
   return [...api.values(), ...queueConsumers.values()];
 }
 
-/** esbuild options for one function, from LAMBDA_BUNDLE alone (plus what NodejsFunction always adds: bundle). */
+/** esbuild options for one function: the deploy's (LAMBDA_ESBUILD_OPTIONS), with a metafile. */
 export function lambdaBuildOptions(handler: string, outdir: string): BuildOptions {
-  const { outputFile, banner, mainFields, external, ...settings } = LAMBDA_BUNDLE;
   return {
-    ...settings,
-    mainFields: [...mainFields],
-    external: [...external],
-    banner: { js: banner },
-    bundle: true,
+    ...LAMBDA_ESBUILD_OPTIONS,
     entryPoints: [join(repoRoot, 'functions', 'handlers', `${handler}.ts`)],
-    outfile: join(outdir, outputFile),
+    outfile: join(outdir, LAMBDA_BUNDLE.outputFile),
     absWorkingDir: repoRoot,
     metafile: true,
     logLevel: 'silent',

@@ -20,7 +20,7 @@ import type { ConsumerDefinition } from '../functions/consumers';
 import { AUTHORIZERS, checkedByGateway } from '../functions/endpoints/authorizers';
 import type { AuthKind, EndpointDefinition } from '../functions/endpoints/define';
 import { ALARM_PERIOD, notify } from './constructs/alarm-topic';
-import { EndpointGroup } from './constructs/endpoint-group';
+import { EndpointGroup, groupBy } from './constructs/endpoint-group';
 import { QueueConsumers } from './constructs/queue-consumers';
 import { ServiceFunction } from './constructs/service-function';
 import { StatefulImports } from './constructs/stateful-imports';
@@ -248,17 +248,6 @@ export class ApiStack extends Stack {
       },
     );
   }
-}
-
-function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  return groups;
 }
 
 /** Stage method settings for the endpoints with their own throttling (`/path/METHOD` keys). */

@@ -1,3 +1,5 @@
+import type { BuildOptions } from 'esbuild';
+
 /**
  * How every Lambda bundle is built: one ESM file per function, minified, tree-shaken by esbuild, with a
  * source map. CDK's NodejsFunction (lib/constructs/service-function.ts) and the bundle benchmark
@@ -30,3 +32,20 @@ export const LAMBDA_BUNDLE = {
   /** What NodejsFunction names the ESM bundle inside the asset. */
   outputFile: 'index.mjs',
 } as const;
+
+/**
+ * LAMBDA_BUNDLE as esbuild build options, for builds outside CDK (the bundle bench and tests): the same
+ * flags NodejsFunction passes to esbuild's CLI, with bundling on. Add entry points and an output.
+ */
+export const LAMBDA_ESBUILD_OPTIONS: BuildOptions = {
+  format: LAMBDA_BUNDLE.format,
+  platform: LAMBDA_BUNDLE.platform,
+  target: LAMBDA_BUNDLE.target,
+  mainFields: [...LAMBDA_BUNDLE.mainFields],
+  minify: LAMBDA_BUNDLE.minify,
+  sourcemap: LAMBDA_BUNDLE.sourcemap,
+  sourcesContent: LAMBDA_BUNDLE.sourcesContent,
+  external: [...LAMBDA_BUNDLE.external],
+  banner: { js: LAMBDA_BUNDLE.banner },
+  bundle: true,
+};

@@ -46,7 +46,7 @@ export class EndpointGroup extends NestedStack {
     const functions = new Map<string, ServiceFunction>();
     const methods = new Map<string, Method>();
 
-    for (const [handlerModule, served] of groupByHandler(props.endpoints)) {
+    for (const [handlerModule, served] of groupBy(props.endpoints, (endpoint) => endpoint.handler)) {
       const access = resourceAccessOf(handlerModule, served);
       const fn = new ServiceFunction(this, functionId(handlerModule), {
         handlerModule,
@@ -97,12 +97,14 @@ export class EndpointGroup extends NestedStack {
   }
 }
 
-function groupByHandler(endpoints: readonly EndpointDefinition[]): Map<string, EndpointDefinition[]> {
-  const groups = new Map<string, EndpointDefinition[]>();
-  for (const endpoint of endpoints) {
-    const group = groups.get(endpoint.handler);
-    if (group) group.push(endpoint);
-    else groups.set(endpoint.handler, [endpoint]);
+/** The items by key, each group in the items' order: endpoints by handler module, or by tag. */
+export function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
   }
   return groups;
 }

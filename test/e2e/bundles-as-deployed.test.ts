@@ -6,7 +6,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runNodeScript } from '../../bench/node-script';
-import { LAMBDA_BUNDLE } from '../../lib/bundling';
+import { LAMBDA_BUNDLE, LAMBDA_ESBUILD_OPTIONS } from '../../lib/bundling';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
 import { type CfnResource, logicalIdOf, resourcesOf, synthesize } from '../cdk/synth';
 
@@ -57,19 +57,13 @@ beforeAll(async () => {
   const cache = join(process.cwd(), 'node_modules', '.cache');
   mkdirSync(cache, { recursive: true });
   outdir = mkdtempSync(join(cache, 'bundles-as-deployed-'));
-  const { outputFile, sourcemap, ...options } = LAMBDA_BUNDLE;
   await build({
-    ...options,
-    external: [...options.external],
-    mainFields: [...options.mainFields],
-    banner: { js: options.banner },
+    ...LAMBDA_ESBUILD_OPTIONS,
     entryPoints: Object.fromEntries(
       functions.map((fn) => [fn.handlerModule, join('functions', 'handlers', `${fn.handlerModule}.ts`)]),
     ),
     outdir,
-    outExtension: { '.js': extname(outputFile) },
-    sourcemap,
-    bundle: true,
+    outExtension: { '.js': extname(LAMBDA_BUNDLE.outputFile) },
     logLevel: 'error',
   });
 });
