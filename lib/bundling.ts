@@ -49,3 +49,15 @@ export const LAMBDA_ESBUILD_OPTIONS: BuildOptions = {
   banner: { js: LAMBDA_BUNDLE.banner },
   bundle: true,
 };
+
+/**
+ * Template metadata key of every function: what its asset is bundled from. CloudFormation only sees the asset's
+ * S3 key; the local runtime reads this to build and run the same bundle. Metadata is ignored on deploy.
+ */
+export const BUNDLE_METADATA_KEY = 'DeliveryRoutes::Bundle';
+
+/** How a function's asset is built: its source entry (repository-relative) and the files shipped beside it. */
+export interface BundleMetadata {
+  entry: string;
+  bundledFiles: readonly string[];
+}

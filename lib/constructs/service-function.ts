@@ -1,6 +1,6 @@
 import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { type CfnResource, Duration, Validations } from 'aws-cdk-lib';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -14,7 +14,7 @@ import type { Construct } from 'constructs';
 import type { ResourceAccess, TableAccess } from '../../functions/endpoints/define';
 import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
-import { LAMBDA_BUNDLE } from '../bundling';
+import { BUNDLE_METADATA_KEY, type BundleMetadata, LAMBDA_BUNDLE } from '../bundling';
 import { ALARM_PERIOD, ANY_OCCURRENCE, notify } from './alarm-topic';
 import type { ServiceResources } from './stateful-imports';
 
@@ -99,6 +99,11 @@ export class ServiceFunction extends NodejsFunction {
     });
 
     this.handlerModule = props.handlerModule;
+    // What the asset is built from, for the local runtime, which runs the same bundle.
+    (this.node.defaultChild as CfnResource).addMetadata(BUNDLE_METADATA_KEY, {
+      entry: posix.join('functions', 'handlers', `${props.handlerModule}.ts`),
+      bundledFiles: props.bundledFiles ?? [],
+    } satisfies BundleMetadata);
     logGroup.grantWrite(role);
     // Tracing: ACTIVE adds xray:PutTraceSegments/PutTelemetryRecords on '*' to this role.
     Validations.of(role).acknowledge({

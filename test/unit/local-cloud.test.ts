@@ -1,0 +1,674 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the templates below use CloudFormation's Fn::Sub syntax
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consumers } from '../../functions/consumers';
+import { EVENT_RECORD_PATTERN } from '../../functions/data/event-records';
+import { AUTHORIZERS } from '../../functions/endpoints/authorizers';
+import { endpoints } from '../../functions/endpoints/index';
+import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../../functions/shared/resources';
+import { BUNDLE_METADATA_KEY } from '../../lib/bundling';
+import { DEFAULT_CONFIG } from '../../lib/delivery-routes';
+import {
+  GATEWAY_RESPONSES,
+  type GatewayResponseType,
+  gatewayResponseBody,
+} from '../../lib/gateway-responses';
+import { pascalCase } from '../../lib/naming';
+import { readDeployment } from '../../local/cloud/deployment';
+import type { Deployment, DeploymentOptions, FunctionSpec, RoleSpec } from '../../local/cloud/model';
+import { NAMING_RULES, physicalName } from '../../local/cloud/physical-ids';
+import { synthesizeApp } from '../../local/cloud/synth';
+
+const OPTIONS: DeploymentOptions = { namePrefix: 'unit-cloud', awsEndpoint: 'http://127.0.0.1:4566' };
+const scratch = mkdtempSync(join(tmpdir(), 'local-cloud-test-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const entryOf = (handler: string) => `functions/handlers/${handler}.ts`;
+
+/** Does some Allow statement of the role grant `action` on exactly `resource` (IAM wildcards honoured)? */
+function allows(role: RoleSpec, action: string, resource: string): boolean {
+  const matches = (pattern: string, value: string) =>
+    new RegExp(
+      `^${pattern
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+      'i',
+    ).test(value);
+  const list = (value: string | string[] | undefined) => (value === undefined ? [] : [value].flat());
+  return role.policies.some((policy) =>
+    policy.Statement.some(
+      (statement) =>
+        statement.Effect === 'Allow' &&
+        list(statement.Action).some((pattern) => matches(pattern, action)) &&
+        list(statement.Resource).some((pattern) => matches(pattern, resource)),
+    ),
+  );
+}
+
+describe('the synthesized app, read as a deployment', () => {
+  let deployment: Deployment;
+
+  beforeAll(async () => {
+    const assemblyDir = await synthesizeApp({ outdir: join(scratch, 'app') });
+    deployment = readDeployment(assemblyDir, OPTIONS);
+  });
+
+  const functionWithEntry = (entry: string): FunctionSpec => {
+    const matching = deployment.functions.filter((fn) => fn.entry === entry);
+    expect(matching, entry).toHaveLength(1);
+    return matching[0] as FunctionSpec;
+  };
+  const roleOf = (fn: FunctionSpec): RoleSpec => {
+    const role = deployment.roles.find((candidate) => candidate.arn === fn.roleArn);
+    if (!role) throw new Error(`no role ${fn.roleArn}`);
+    return role;
+  };
+  const queueOf = (name: QueueName, deadLetter = false) => {
+    const logicalIdStart = `${pascalCase(name)}${deadLetter ? 'DeadLetterQueue' : 'Queue'}`;
+    const queue = deployment.queues.find((candidate) => candidate.logicalId.startsWith(logicalIdStart));
+    if (!queue) throw new Error(`no queue ${logicalIdStart}`);
+    return queue;
+  };
+  const table = () => {
+    expect(deployment.tables).toHaveLength(1);
+    return deployment.tables[0] as Deployment['tables'][number];
+  };
+
+  it('has one function per handler module of the endpoints and authorizers, and one per consumer', () => {
+    const endpointHandlers = new Set(endpoints.map((endpoint) => endpoint.handler));
+    const authorizerHandlers = Object.values(AUTHORIZERS).map((authorizer) => authorizer.handler);
+    for (const handler of [...endpointHandlers, ...authorizerHandlers, ...consumers.map((c) => c.handler)]) {
+      functionWithEntry(entryOf(handler));
+    }
+    expect(deployment.functions).toHaveLength(
+      endpointHandlers.size + authorizerHandlers.length + consumers.length,
+    );
+    for (const fn of deployment.functions) {
+      expect(fn.name.length).toBeLessThanOrEqual(64);
+      expect(fn.arn).toBe(`arn:aws:lambda:us-east-1:000000000000:function:${fn.name}`);
+      expect(fn.runtime).toBe('nodejs22.x');
+      expect(fn.handler).toBe('index.handler');
+    }
+  });
+
+  it.each(consumers)(
+    'consumer $id: its function, queue and event source as consumers.ts declares',
+    (consumer) => {
+      const fn = functionWithEntry(entryOf(consumer.handler));
+      expect(fn.timeoutSeconds).toBe(consumer.timeoutSeconds);
+      expect(fn.memorySize).toBe(consumer.memorySize);
+      expect(fn.environment[TABLE_NAME_ENV]).toBe(table().name);
+      expect(BUCKET_NAME_ENV in fn.environment).toBe(consumer.access.bucket !== undefined);
+      for (const name of consumer.access.sendTo ?? [])
+        expect(fn.environment[QUEUES[name].urlEnv]).toBe(queueOf(name).url);
+
+      const mappings = deployment.eventSourceMappings.filter((mapping) => mapping.functionName === fn.name);
+      expect(mappings).toHaveLength(1);
+      expect(mappings[0]).toMatchObject({
+        eventSourceArn: queueOf(consumer.queue).arn,
+        batchSize: consumer.batchSize,
+        maximumConcurrency: consumer.maxConcurrency,
+        maximumBatchingWindowSeconds: 0,
+        reportBatchItemFailures: true,
+        enabled: true,
+        filterPatterns: [],
+      });
+    },
+  );
+
+  it.each(Object.keys(QUEUES) as QueueName[])(
+    'queue %s: visibility timeout and redrive to its DLQ',
+    (name) => {
+      const queue = queueOf(name);
+      const deadLetterQueue = queueOf(name, true);
+      expect(queue.url).toBe(`${OPTIONS.awsEndpoint}/000000000000/${queue.name}`);
+      expect(queue.name.length).toBeLessThanOrEqual(80);
+      expect(queue.attributes.VisibilityTimeout).toBe(String(QUEUES[name].visibilityTimeoutSeconds));
+      expect(JSON.parse(queue.attributes.RedrivePolicy ?? '{}')).toEqual({
+        deadLetterTargetArn: deadLetterQueue.arn,
+        maxReceiveCount: QUEUES[name].maxReceiveCount,
+      });
+      expect(deadLetterQueue.attributes.RedrivePolicy).toBeUndefined();
+      // Encryption is AWS's business; the local queues take only what CreateQueue needs.
+      expect(Object.keys(queue.attributes)).not.toContain('SqsManagedSseEnabled');
+    },
+  );
+
+  it('has the table with its keys, indexes, stream and TTL', () => {
+    expect(table()).toMatchObject({
+      partitionKey: { name: 'pk', type: 'S' },
+      sortKey: { name: 'sk', type: 'S' },
+      billingMode: 'PAY_PER_REQUEST',
+      streamViewType: 'NEW_IMAGE',
+      streamArn: `${table().arn}/stream/pending`,
+      ttlAttribute: 'expires_at',
+    });
+    expect(table().globalSecondaryIndexes.map((index) => index.name)).toEqual(['gsi1', 'gsi2']);
+  });
+
+  it('relays new event records from the table stream to the events queue, failures to its DLQ', () => {
+    expect(deployment.pipes).toHaveLength(1);
+    const [pipe] = deployment.pipes;
+    expect(pipe).toMatchObject({
+      source: table().streamArn,
+      target: queueOf('events').arn,
+      filterPatterns: [JSON.stringify(EVENT_RECORD_PATTERN)],
+      streamSource: {
+        startingPosition: 'TRIM_HORIZON',
+        batchSize: 1,
+        deadLetterArn: queueOf('events', true).arn,
+        maximumRetryAttempts: -1,
+        maximumRecordAgeSeconds: -1,
+        parallelizationFactor: 1,
+      },
+    });
+    const role = deployment.roles.find((candidate) => candidate.arn === pipe?.roleArn);
+    expect(role && allows(role, 'sqs:SendMessage', queueOf('events').arn)).toBe(true);
+  });
+
+  it.each(endpoints)('$method $path: a method with its function and auth', (endpoint) => {
+    const [api] = deployment.restApis;
+    const methods =
+      api?.methods.filter((m) => m.path === endpoint.path && m.httpMethod === endpoint.method) ?? [];
+    expect(methods).toHaveLength(1);
+    const method = methods[0];
+    const fn = functionWithEntry(entryOf(endpoint.handler));
+    expect(method?.integration).toEqual({ type: 'AWS_PROXY', functionName: fn.name });
+    expect(method?.operationName).toBe(endpoint.operationId);
+    expect(BUCKET_NAME_ENV in fn.environment).toBe(endpoint.access.bucket !== undefined);
+    expect(TABLE_NAME_ENV in fn.environment).toBe(endpoint.access.table !== undefined);
+
+    const authorizerDefinition = AUTHORIZERS[endpoint.auth];
+    if (!authorizerDefinition) {
+      expect(method?.authorizationType).toBe('NONE');
+      return;
+    }
+    expect(method?.authorizationType).toBe('CUSTOM');
+    const authorizer = api?.authorizers.find(
+      (candidate) => candidate.logicalId === method?.authorizerLogicalId,
+    );
+    expect(authorizer).toMatchObject({
+      type: 'REQUEST',
+      functionName: functionWithEntry(entryOf(authorizerDefinition.handler)).name,
+      identitySources: ['method.request.header.Authorization'],
+      resultTtlSeconds: authorizerDefinition.cacheTtlSeconds,
+    });
+  });
+
+  it('has one REST API with exactly the endpoint list, compression and the stage', () => {
+    expect(deployment.restApis).toHaveLength(1);
+    const [api] = deployment.restApis;
+    expect(api?.methods).toHaveLength(endpoints.length);
+    expect(api?.minimumCompressionSize).toBe(1024);
+    expect(api?.stages).toHaveLength(1);
+    const stage = api?.stages[0];
+    expect(stage).toMatchObject({
+      stageName: DEFAULT_CONFIG.stageName,
+      throttlingRateLimit: DEFAULT_CONFIG.throttlingRateLimit,
+      throttlingBurstLimit: DEFAULT_CONFIG.throttlingBurstLimit,
+      tracingEnabled: true,
+    });
+    for (const endpoint of endpoints.filter((e) => e.throttling)) {
+      expect(stage?.methodSettings).toContainEqual({
+        resourcePath: `/${endpoint.path.replaceAll('/', '~1')}`,
+        httpMethod: endpoint.method,
+        throttlingRateLimit: endpoint.throttling?.rateLimit,
+        throttlingBurstLimit: endpoint.throttling?.burstLimit,
+      });
+    }
+  });
+
+  it.each(Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[])('gateway response %s', (type) => {
+    const response = deployment.restApis[0]?.gatewayResponses.find((r) => r.responseType === type);
+    expect(response?.statusCode).toBe(GATEWAY_RESPONSES[type].statusCode);
+    expect(response?.responseTemplates).toEqual({ 'application/json': gatewayResponseBody(type) });
+    expect(response?.responseParameters).toEqual({
+      'gatewayresponse.header.Content-Type': "'application/json'",
+    });
+  });
+
+  it('gives a read-only function GetItem but not PutItem on the table', () => {
+    const readOnly = endpoints.find((endpoint) => endpoint.access.table === 'read');
+    const readWrite = endpoints.find((endpoint) => endpoint.access.table === 'readWrite');
+    if (!readOnly || !readWrite)
+      throw new Error('the endpoint list has no read-only or no read-write endpoint');
+    const readerRole = roleOf(functionWithEntry(entryOf(readOnly.handler)));
+    expect(allows(readerRole, 'dynamodb:GetItem', table().arn)).toBe(true);
+    expect(allows(readerRole, 'dynamodb:Query', `${table().arn}/index/gsi1`)).toBe(true);
+    expect(allows(readerRole, 'dynamodb:PutItem', table().arn)).toBe(false);
+    expect(
+      allows(roleOf(functionWithEntry(entryOf(readWrite.handler))), 'dynamodb:PutItem', table().arn),
+    ).toBe(true);
+  });
+
+  it('lets every function write to its own log group only', () => {
+    for (const fn of deployment.functions) {
+      const role = roleOf(fn);
+      const logGroupArn = `arn:aws:logs:us-east-1:000000000000:log-group:${fn.logGroupName}:*`;
+      expect(allows(role, 'logs:PutLogEvents', logGroupArn), fn.name).toBe(true);
+      expect(allows(role, 'logs:PutLogEvents', 'arn:aws:logs:us-east-1:000000000000:log-group:other:*')).toBe(
+        false,
+      );
+    }
+  });
+
+  it('does not load CDK when local/cloud is imported', () => {
+    // CDK is CommonJS: once loaded, its files are in the require cache (the second count proves the check).
+    const script = [
+      "import { createRequire } from 'node:module';",
+      'const cdkFiles = () => Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes("aws-cdk-lib")).length;',
+      "await import('./local/cloud/deployment.ts');",
+      "await import('./local/cloud/synth.ts');",
+      'const afterLocalCloud = cdkFiles();',
+      "await import('aws-cdk-lib');",
+      'console.log(JSON.stringify([afterLocalCloud, cdkFiles() > 0]));',
+    ].join('\n');
+    const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: join(import.meta.dirname, '../..'),
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(output.trim().split('\n').at(-1) ?? 'null')).toEqual([0, true]);
+  });
+});
+
+describe('a change made in CDK', () => {
+  it('shows in the deployment with no other edit', async () => {
+    const assemblyDir = await synthesizeApp({
+      outdir: join(scratch, 'customized'),
+      customize: ({ api, stateful }) => {
+        const worker = api.consumerFunctions.get('exportAnalytics');
+        const lister = api.endpointFunctions.get('dcs/list');
+        if (!worker || !lister)
+          throw new Error('the app has no exportAnalytics consumer or dcs/list function');
+        // The L1 escape hatch, an environment variable and a cross-stack grant.
+        (worker.node.defaultChild as CfnFunction).timeout = 42;
+        lister.addEnvironment('CUSTOMIZED', 'yes');
+        stateful.queues.analytics.queue.grantSendMessages(lister);
+      },
+    });
+    const deployment = readDeployment(assemblyDir, OPTIONS);
+    const byEntry = (handler: string) => deployment.functions.find((fn) => fn.entry === entryOf(handler));
+    expect(byEntry('workers/export-analytics')?.timeoutSeconds).toBe(42);
+    const lister = byEntry('dcs/list');
+    expect(lister?.environment.CUSTOMIZED).toBe('yes');
+    const role = deployment.roles.find((candidate) => candidate.arn === lister?.roleArn);
+    const analyticsQueue = deployment.queues.find((queue) => queue.logicalId.startsWith('AnalyticsQueue'));
+    expect(role && analyticsQueue && allows(role, 'sqs:SendMessage', analyticsQueue.arn)).toBe(true);
+  });
+});
+
+// --- The resolver, on small hand-written assemblies ---
+
+interface HandWrittenStack {
+  template: Record<string, unknown>;
+  /** Nested templates by file name; the parent's TemplateURL ends in `<file>.key`. */
+  nested?: Record<string, Record<string, unknown>>;
+}
+
+let assemblies = 0;
+
+/** Writes a cloud assembly of `stacks` (manifest, templates, assets manifest) and returns its directory. */
+function writeAssembly(stacks: Record<string, HandWrittenStack>): string {
+  const dir = join(scratch, `assembly-${assemblies++}`);
+  mkdirSync(dir, { recursive: true });
+  const artifacts: Record<string, unknown> = {};
+  for (const [name, stack] of Object.entries(stacks)) {
+    writeFileSync(join(dir, `${name}.template.json`), JSON.stringify(stack.template));
+    const files: Record<string, unknown> = {};
+    for (const [file, template] of Object.entries(stack.nested ?? {})) {
+      writeFileSync(join(dir, file), JSON.stringify(template));
+      files[file] = {
+        source: { path: file, packaging: 'file' },
+        destinations: { current: { bucketName: 'assets', objectKey: `${file}.key` } },
+      };
+    }
+    writeFileSync(join(dir, `${name}.assets.json`), JSON.stringify({ version: '1', files }));
+    artifacts[`${name}.assets`] = { type: 'cdk:asset-manifest', properties: { file: `${name}.assets.json` } };
+    artifacts[name] = {
+      type: 'aws:cloudformation:stack',
+      properties: { templateFile: `${name}.template.json` },
+    };
+  }
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ version: '1', artifacts }));
+  return dir;
+}
+
+const BUNDLE = { [BUNDLE_METADATA_KEY]: { entry: 'functions/handlers/x.ts', bundledFiles: [] } };
+
+/** A function resource whose environment variables are `variables` (the resolver's output lands there). */
+function fnWith(variables: Record<string, unknown>, properties: Record<string, unknown> = {}) {
+  return {
+    Type: 'AWS::Lambda::Function',
+    Metadata: BUNDLE,
+    Properties: {
+      Handler: 'index.handler',
+      Runtime: 'nodejs22.x',
+      Role: { 'Fn::GetAtt': ['Role', 'Arn'] },
+      Environment: { Variables: variables },
+      ...properties,
+    },
+  };
+}
+
+const ROLE = { Type: 'AWS::IAM::Role', Properties: { AssumeRolePolicyDocument: {} } };
+
+function tableWith(properties: Record<string, unknown>) {
+  return {
+    Type: 'AWS::DynamoDB::Table',
+    Properties: {
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      ...properties,
+    },
+  };
+}
+
+function environmentOf(template: Record<string, unknown>, options: Partial<DeploymentOptions> = {}) {
+  const deployment = readDeployment(writeAssembly({ Main: { template } }), { ...OPTIONS, ...options });
+  return deployment.functions[0]?.environment;
+}
+
+describe('the template resolver', () => {
+  it('resolves Join, Select, Split, Sub (both forms), Base64 and pseudo parameters', () => {
+    const environment = environmentOf({
+      Resources: {
+        Role: ROLE,
+        Queue: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'jobs' } },
+        Fn: fnWith({
+          JOIN: { 'Fn::Join': ['-', ['a', { Ref: 'AWS::Region' }, 3]] },
+          SELECT: { 'Fn::Select': ['1', { 'Fn::Split': [':', 'x:y:z'] }] },
+          SUB: { 'Fn::Sub': '${AWS::AccountId}/${Queue.QueueName}/${Queue}/${!Literal}' },
+          SUB_VARIABLES: { 'Fn::Sub': ['${Name}-${AWS::Partition}', { Name: { Ref: 'AWS::StackName' } }] },
+          BASE64: { 'Fn::Base64': 'hello' },
+          URL_SUFFIX: { Ref: 'AWS::URLSuffix' },
+        }),
+      },
+    });
+    expect(environment).toEqual({
+      JOIN: 'a-us-east-1-3',
+      SELECT: 'y',
+      SUB: `000000000000/jobs/${OPTIONS.awsEndpoint}/000000000000/jobs/\${Literal}`,
+      SUB_VARIABLES: 'Main-aws',
+      BASE64: Buffer.from('hello').toString('base64'),
+      URL_SUFFIX: 'amazonaws.com',
+    });
+  });
+
+  it('evaluates conditions for Fn::If, drops AWS::NoValue and leaves out resources whose condition fails', () => {
+    const template = {
+      Parameters: { Mode: { Type: 'String', Default: 'prod' } },
+      Conditions: {
+        IsProd: { 'Fn::Equals': [{ Ref: 'Mode' }, 'prod'] },
+        IsDev: { 'Fn::Not': [{ Condition: 'IsProd' }] },
+        Both: {
+          'Fn::And': [
+            { Condition: 'IsProd' },
+            { 'Fn::Or': [{ Condition: 'IsDev' }, { Condition: 'IsProd' }] },
+          ],
+        },
+      },
+      Resources: {
+        Role: ROLE,
+        DevQueue: { Type: 'AWS::SQS::Queue', Condition: 'IsDev' },
+        Fn: fnWith(
+          {
+            STAGE: { 'Fn::If': ['IsProd', 'production', 'development'] },
+            BOTH: { 'Fn::If': ['Both', 'yes', 'no'] },
+            GONE: { 'Fn::If': ['IsDev', 'dev-only', { Ref: 'AWS::NoValue' }] },
+          },
+          { MemorySize: { 'Fn::If': ['IsDev', 512, { Ref: 'AWS::NoValue' }] } },
+        ),
+      },
+    };
+    const deployment = readDeployment(writeAssembly({ Main: { template } }), OPTIONS);
+    expect(deployment.functions[0]?.environment).toEqual({ STAGE: 'production', BOTH: 'yes' });
+    expect(deployment.functions[0]?.memorySize).toBe(128);
+    expect(deployment.queues).toEqual([]);
+  });
+
+  it('imports values other stacks export', () => {
+    const deployment = readDeployment(
+      writeAssembly({
+        Producer: {
+          template: {
+            Resources: { Table: tableWith({ TableName: 'items' }) },
+            Outputs: {
+              TableArn: {
+                Value: { 'Fn::GetAtt': ['Table', 'Arn'] },
+                Export: { Name: { 'Fn::Sub': '${AWS::StackName}-Arn' } },
+              },
+            },
+          },
+        },
+        Consumer: {
+          template: {
+            Resources: { Role: ROLE, Fn: fnWith({ TABLE_ARN: { 'Fn::ImportValue': 'Producer-Arn' } }) },
+          },
+        },
+      }),
+      OPTIONS,
+    );
+    expect(deployment.functions[0]?.environment.TABLE_ARN).toBe(
+      'arn:aws:dynamodb:us-east-1:000000000000:table/items',
+    );
+  });
+
+  it("passes a parent's parameters into a nested stack and reads its outputs back", () => {
+    const nested = {
+      Parameters: { QueueUrl: { Type: 'String' }, Greeting: { Type: 'String', Default: 'hi' } },
+      Resources: {
+        Role: ROLE,
+        Fn: fnWith(
+          { QUEUE_URL: { Ref: 'QueueUrl' }, GREETING: { Ref: 'Greeting' } },
+          { FunctionName: 'inner' },
+        ),
+      },
+      Outputs: { FunctionArn: { Value: { 'Fn::GetAtt': ['Fn', 'Arn'] } } },
+    };
+    const parent = {
+      Resources: {
+        Queue: { Type: 'AWS::SQS::Queue' },
+        Nested: {
+          Type: 'AWS::CloudFormation::Stack',
+          Properties: {
+            TemplateURL: {
+              'Fn::Join': ['', ['https://s3.', { Ref: 'AWS::URLSuffix' }, '/assets/inner.json.key']],
+            },
+            Parameters: { QueueUrl: { Ref: 'Queue' } },
+          },
+        },
+        Alias: {
+          Type: 'AWS::Lambda::EventSourceMapping',
+          Properties: {
+            FunctionName: { 'Fn::GetAtt': ['Nested', 'Outputs.FunctionArn'] },
+            EventSourceArn: { 'Fn::GetAtt': ['Queue', 'Arn'] },
+          },
+        },
+      },
+    };
+    const deployment = readDeployment(
+      writeAssembly({ Parent: { template: parent, nested: { 'inner.json': nested } } }),
+      OPTIONS,
+    );
+    const [queue] = deployment.queues;
+    expect(deployment.functions[0]).toMatchObject({
+      name: 'inner',
+      stackPath: 'Parent/Nested',
+      environment: { QUEUE_URL: queue?.url, GREETING: 'hi' },
+      // Lambda's defaults for what the template leaves out.
+      memorySize: 128,
+      timeoutSeconds: 3,
+      architectures: ['x86_64'],
+      logGroupName: '/aws/lambda/inner',
+    });
+    // SQS event source defaults, and the function named by the ARN a nested output gives.
+    expect(deployment.eventSourceMappings[0]).toMatchObject({
+      functionName: 'inner',
+      eventSourceArn: queue?.arn,
+      batchSize: 10,
+      maximumBatchingWindowSeconds: 0,
+      enabled: true,
+      reportBatchItemFailures: false,
+    });
+  });
+
+  it('gives resources that several templates declare under one logical id names of their own', () => {
+    const nestedStack = (parameter: string) => ({
+      Type: 'AWS::CloudFormation::Stack',
+      Properties: {
+        TemplateURL: 'https://s3.amazonaws.com/assets/shared.json.key',
+        Parameters: { Label: parameter },
+      },
+    });
+    const shared = {
+      Parameters: { Label: { Type: 'String' } },
+      Resources: { Role: ROLE, Fn: fnWith({ LABEL: { Ref: 'Label' } }) },
+    };
+    const assembly = writeAssembly({
+      Parent: {
+        template: { Resources: { One: nestedStack('one'), Two: nestedStack('two') } },
+        nested: { 'shared.json': shared },
+      },
+    });
+    const read = () => readDeployment(assembly, OPTIONS).functions;
+    const functions = read();
+    expect(functions.map((fn) => [fn.stackPath, fn.environment.LABEL])).toEqual([
+      ['Parent/One', 'one'],
+      ['Parent/Two', 'two'],
+    ]);
+    const [one, two] = functions;
+    expect(one?.name).not.toBe(two?.name);
+    expect(one?.roleArn).not.toBe(two?.roleArn);
+    expect(read().map((fn) => fn.name)).toEqual(functions.map((fn) => fn.name));
+  });
+
+  it('refuses two resources with the same explicit name', () => {
+    const template = {
+      Resources: {
+        A: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'same' } },
+        B: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'same' } },
+      },
+    };
+    expect(() => readDeployment(writeAssembly({ Main: { template } }), OPTIONS)).toThrow(
+      'queues: Main/A and Main/B both have the name same',
+    );
+  });
+
+  it('names an unsupported intrinsic function with the template and the property path', () => {
+    const template = {
+      Resources: { Role: ROLE, Fn: fnWith({ RANGE: { 'Fn::Cidr': ['10.0.0.0/16', 2, 8] } }) },
+    };
+    expect(() => environmentOf(template)).toThrow(
+      'Main (Main.template.json): Resources.Fn.Properties.Environment.Variables.RANGE: unsupported intrinsic function Fn::Cidr',
+    );
+  });
+
+  it('fails on a reference to nothing, and on a circular one', () => {
+    expect(() => environmentOf({ Resources: { Role: ROLE, Fn: fnWith({ X: { Ref: 'Missing' } }) } })).toThrow(
+      'Resources.Fn.Properties.Environment.Variables.X.Ref: no parameter or resource named Missing',
+    );
+    const circular = {
+      Resources: {
+        Role: ROLE,
+        A: { Type: 'AWS::SQS::Queue', Properties: { QueueName: { 'Fn::GetAtt': ['B', 'QueueName'] } } },
+        B: { Type: 'AWS::SQS::Queue', Properties: { QueueName: { 'Fn::GetAtt': ['A', 'QueueName'] } } },
+        Fn: fnWith({ X: { Ref: 'A' } }),
+      },
+    };
+    expect(() => environmentOf(circular)).toThrow('circular reference');
+  });
+
+  it('makes names within each service rule, deterministic, and lets an explicit name win', () => {
+    const longId = `Very${'Long'.repeat(30)}Id`;
+    const template = {
+      Resources: {
+        Role: ROLE,
+        [longId]: { Type: 'AWS::SQS::Queue' },
+        Bucket: { Type: 'AWS::S3::Bucket' },
+        Named: tableWith({ TableName: 'explicit', StreamSpecification: { StreamViewType: 'KEYS_ONLY' } }),
+        Fn: fnWith({
+          QUEUE: { 'Fn::GetAtt': [longId, 'QueueName'] },
+          BUCKET: { Ref: 'Bucket' },
+          TABLE: { Ref: 'Named' },
+          STREAM: { 'Fn::GetAtt': ['Named', 'StreamArn'] },
+        }),
+      },
+    };
+    const environment = environmentOf(template, { tableStreamArns: { Named: 'arn:local:stream/1' } });
+    expect(environment?.QUEUE).toHaveLength(80);
+    expect(environment?.QUEUE).toMatch(/^unit-cloud-VeryLong[A-Za-z]+-[0-9a-f]{8}$/);
+    expect(environment?.QUEUE).toBe(physicalName(OPTIONS.namePrefix, longId, NAMING_RULES.queue));
+    expect(environment?.BUCKET).toBe('unit-cloud-bucket');
+    expect(environment?.TABLE).toBe('explicit');
+    expect(environment?.STREAM).toBe('arn:local:stream/1');
+    expect(environmentOf(template)?.QUEUE).toBe(environment?.QUEUE);
+  });
+
+  it('refuses a role with an AWS managed policy, naming it', () => {
+    const template = {
+      Resources: {
+        Role: {
+          Type: 'AWS::IAM::Role',
+          Properties: {
+            ManagedPolicyArns: [
+              { 'Fn::Sub': 'arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole' },
+            ],
+          },
+        },
+        Fn: fnWith({}),
+      },
+    };
+    expect(() => environmentOf(template)).toThrow(
+      /ManagedPolicyArns: AWS managed policies .*AWSLambdaBasicExecutionRole/,
+    );
+  });
+
+  it('collects inline policies and policies of other templates that name the role', () => {
+    const statement = (action: string) => ({ Effect: 'Allow', Action: action, Resource: '*' });
+    const deployment = readDeployment(
+      writeAssembly({
+        Roles: {
+          template: {
+            Resources: {
+              Role: {
+                Type: 'AWS::IAM::Role',
+                Properties: {
+                  Policies: [{ PolicyName: 'inline', PolicyDocument: { Statement: statement('a:Inline') } }],
+                },
+              },
+            },
+            Outputs: { RoleName: { Value: { Ref: 'Role' }, Export: { Name: 'RoleName' } } },
+          },
+        },
+        Grants: {
+          template: {
+            Resources: {
+              Policy: {
+                Type: 'AWS::IAM::Policy',
+                Properties: {
+                  PolicyDocument: { Statement: [statement('b:Attached')] },
+                  Roles: [{ 'Fn::ImportValue': 'RoleName' }],
+                },
+              },
+            },
+          },
+        },
+      }),
+      OPTIONS,
+    );
+    expect(deployment.roles[0]?.policies.flatMap((policy) => policy.Statement.map((s) => s.Action))).toEqual([
+      'a:Inline',
+      'b:Attached',
+    ]);
+  });
+
+  it('refuses a function without bundle metadata', () => {
+    const template = { Resources: { Role: ROLE, Fn: { ...fnWith({}), Metadata: {} } } };
+    expect(() => environmentOf(template)).toThrow(`Resources.Fn.Metadata.${BUNDLE_METADATA_KEY}`);
+  });
+});
