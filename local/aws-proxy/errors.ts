@@ -1,0 +1,197 @@
+/**
+ * Failures the proxy itself answers, in each service's own error shape, so the SDK raises the error it
+ * raises on AWS:
+ * - DynamoDB: AWS JSON 1.0, `{"__type": "<namespace>#<Code>", "message": ...}`, status 400 for client errors.
+ * - SQS (AWS JSON 1.0, query-compatible): the same body plus `x-amzn-query-error: <query code>;Sender`,
+ *   which the SDK takes the error name from (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-json-api-responses.html).
+ * - S3: REST XML `<Error><Code>...</Code><Message>...</Message>...</Error>`, no body for HEAD.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+
+export type ServiceName = 'dynamodb' | 'sqs' | 's3';
+
+export interface ServiceError {
+  status: number;
+  /** The JSON `__type` (DynamoDB, SQS) or the XML `Code` (S3). */
+  type: string;
+  message: string;
+  /** SQS only: the awsQuery error code, e.g. `AccessDenied` or `AWS.SimpleQueueService.BatchRequestTooLong`. */
+  queryCode?: string;
+  /** DynamoDB's AccessDeniedException spells the key `Message`. */
+  messageKey?: 'message' | 'Message';
+}
+
+const CORAL = 'com.amazon.coral.service#';
+const SIGNATURE_MISMATCH =
+  'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.';
+const INVALID_TOKEN = 'The security token included in the request is invalid.';
+const EXPIRED_TOKEN = 'The security token included in the request is expired';
+
+/** Why authentication failed, independent of the service. */
+export type AuthenticationFailure =
+  | { kind: 'missing' }
+  | { kind: 'malformed'; message: string }
+  | { kind: 'unknownKey' }
+  | { kind: 'invalidToken' }
+  | { kind: 'expiredToken' }
+  | { kind: 'badSignature' }
+  | { kind: 'skewed'; message: string }
+  | { kind: 'presignExpired' }
+  | { kind: 'presignTooLong' };
+
+const dynamodb = (type: string, message: string, status = 400): ServiceError => ({
+  status,
+  type: `${CORAL}${type}`,
+  message,
+});
+
+const sqs = (type: string, queryCode: string, message: string, status = 403): ServiceError => ({
+  status,
+  type: `${CORAL}${type}`,
+  message,
+  queryCode,
+});
+
+const s3 = (type: string, message: string, status = 403): ServiceError => ({ status, type, message });
+
+export function authenticationError(service: ServiceName, failure: AuthenticationFailure): ServiceError {
+  switch (failure.kind) {
+    case 'missing':
+      if (service === 's3') return s3('AccessDenied', 'Access Denied');
+      return service === 'dynamodb'
+        ? dynamodb('MissingAuthenticationTokenException', 'Request is missing Authentication Token')
+        : sqs(
+            'MissingAuthenticationTokenException',
+            'MissingAuthenticationToken',
+            'Request is missing Authentication Token',
+          );
+    case 'malformed':
+      if (service === 's3') return s3('AuthorizationHeaderMalformed', failure.message, 400);
+      return service === 'dynamodb'
+        ? dynamodb('IncompleteSignatureException', failure.message)
+        : sqs('IncompleteSignatureException', 'IncompleteSignature', failure.message, 400);
+    case 'unknownKey':
+      if (service === 's3')
+        return s3('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
+      return service === 'dynamodb'
+        ? dynamodb('UnrecognizedClientException', INVALID_TOKEN)
+        : sqs('InvalidClientTokenIdException', 'InvalidClientTokenId', INVALID_TOKEN);
+    case 'invalidToken':
+      if (service === 's3')
+        return s3('InvalidToken', 'The provided token is malformed or otherwise invalid.', 400);
+      return service === 'dynamodb'
+        ? dynamodb('UnrecognizedClientException', INVALID_TOKEN)
+        : sqs('InvalidClientTokenIdException', 'InvalidClientTokenId', INVALID_TOKEN);
+    case 'expiredToken':
+      if (service === 's3') return s3('ExpiredToken', 'The provided token has expired.', 400);
+      return service === 'dynamodb'
+        ? dynamodb('ExpiredTokenException', EXPIRED_TOKEN)
+        : sqs('ExpiredTokenException', 'ExpiredToken', EXPIRED_TOKEN);
+    case 'badSignature':
+      if (service === 's3') {
+        return s3(
+          'SignatureDoesNotMatch',
+          'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+        );
+      }
+      return service === 'dynamodb'
+        ? dynamodb('InvalidSignatureException', SIGNATURE_MISMATCH)
+        : sqs('SignatureDoesNotMatchException', 'SignatureDoesNotMatch', SIGNATURE_MISMATCH);
+    case 'skewed':
+      if (service === 's3') {
+        return s3(
+          'RequestTimeTooSkewed',
+          'The difference between the request time and the current time is too large.',
+        );
+      }
+      return service === 'dynamodb'
+        ? dynamodb('InvalidSignatureException', failure.message)
+        : sqs('SignatureDoesNotMatchException', 'SignatureDoesNotMatch', failure.message);
+    case 'presignExpired':
+      return s3('AccessDenied', 'Request has expired');
+    case 'presignTooLong':
+      return s3(
+        'AuthorizationQueryParametersError',
+        'X-Amz-Expires must be less than a week (in seconds) that is; 604800',
+        400,
+      );
+  }
+}
+
+/** AccessDenied as each service words it for an identity-based denial (S3 quotes the resource). */
+export function accessDeniedError(
+  service: ServiceName,
+  principalArn: string,
+  action: string,
+  resource: string,
+  explicit: boolean,
+): ServiceError {
+  // SQS spells the action in lower case in this message ("sqs:sendmessage").
+  const shownAction = service === 'sqs' ? action.toLowerCase() : action;
+  const shownResource = service === 's3' ? `"${resource}"` : resource;
+  const reason = explicit
+    ? 'with an explicit deny in an identity-based policy'
+    : `because no identity-based policy allows the ${shownAction} action`;
+  const message = `User: ${principalArn} is not authorized to perform: ${shownAction} on resource: ${shownResource} ${reason}`;
+  return operationDenied(service, message);
+}
+
+/** A denial with a message of the proxy's own (an operation it cannot authorize). */
+export function operationDenied(service: ServiceName, message: string): ServiceError {
+  if (service === 's3') return s3('AccessDenied', message);
+  if (service === 'dynamodb') return { ...dynamodb('AccessDeniedException', message), messageKey: 'Message' };
+  return { ...sqs('AccessDeniedException', 'AccessDenied', message), messageKey: 'Message' };
+}
+
+/** A request the service rejects before looking at any resource (missing or malformed parameters). */
+export function validationError(service: ServiceName, message: string): ServiceError {
+  if (service === 's3') return s3('InvalidRequest', message, 400);
+  if (service === 'dynamodb')
+    return { status: 400, type: 'com.amazon.coral.validate#ValidationException', message };
+  return sqsError('InvalidParameterValue', 'InvalidParameterValue', message);
+}
+
+/** An SQS-specific error (`com.amazonaws.sqs#<type>`), e.g. BatchRequestTooLong. */
+export function sqsError(type: string, queryCode: string, message: string, status = 400): ServiceError {
+  return { status, type: `com.amazonaws.sqs#${type}`, message, queryCode };
+}
+
+export function internalError(service: ServiceName, message: string): ServiceError {
+  if (service === 's3') return s3('InternalError', message, 500);
+  if (service === 'dynamodb') return dynamodb('InternalFailure', message, 500);
+  return sqs('InternalFailure', 'InternalFailure', message, 500);
+}
+
+const escapeXml = (text: string) => text.replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+export function sendError(
+  res: ServerResponse,
+  service: ServiceName,
+  error: ServiceError,
+  isHead = false,
+): void {
+  const requestId = randomUUID();
+  if (service === 's3') {
+    const body = isHead
+      ? ''
+      : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${error.type}</Code><Message>${escapeXml(error.message)}</Message><RequestId>${requestId}</RequestId><HostId>local-aws-proxy</HostId></Error>`;
+    res.writeHead(error.status, {
+      'content-type': 'application/xml',
+      'content-length': Buffer.byteLength(body),
+      'x-amz-request-id': requestId,
+    });
+    res.end(body);
+    return;
+  }
+  const body = JSON.stringify({ __type: error.type, [error.messageKey ?? 'message']: error.message });
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/x-amz-json-1.0',
+    'content-length': Buffer.byteLength(body),
+    'x-amzn-requestid': requestId,
+  };
+  if (error.queryCode)
+    headers['x-amzn-query-error'] = `${error.queryCode};${error.status >= 500 ? 'Receiver' : 'Sender'}`;
+  res.writeHead(error.status, headers);
+  res.end(body);
+}

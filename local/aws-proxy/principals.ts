@@ -1,0 +1,91 @@
+/** Who may call the local AWS endpoint, and what IAM lets each of them do. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LOCAL_ACCOUNT_ID, type PolicyDocument } from '../cloud/model';
+import type { RequestScope } from '../iam/actions';
+import { type AuthorizationCheck, type Decision, evaluate, validatePolicy } from '../iam/policy';
+import { accessDeniedError, type ServiceName, sendError } from './errors';
+import type { SignatureClaim } from './sigv4';
+
+export interface Principal {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+  /** e.g. arn:aws:sts::000000000000:assumed-role/<role name>/<function name>; shown in AccessDenied messages */
+  arn: string;
+  /** The identity-based policies of its role, or 'admin' for the local operator (tests, admin CLI, seeding): every action allowed, limits still enforced. */
+  policies: PolicyDocument[] | 'admin';
+  /** epoch ms: requests signed with these credentials after it (and presigned URLs used after it) fail with AWS's ExpiredToken errors */
+  expiresAt?: number;
+}
+
+/** Refuses a principal whose policies use what the evaluator cannot evaluate (see local/iam/policy.ts). */
+export function checkPrincipal(principal: Principal): void {
+  if (principal.policies === 'admin') return;
+  for (const policy of principal.policies) validatePolicy(policy);
+}
+
+/** `aws:PrincipalArn` of an assumed-role session is its role's ARN. */
+function principalArnKey(arn: string): string {
+  const session = /^arn:aws:sts::(\d{12}):assumed-role\/([^/]+)\/.+$/.exec(arn);
+  return session ? `arn:aws:iam::${session[1]}:role/${session[2]}` : arn;
+}
+
+export interface Denial {
+  check: AuthorizationCheck;
+  decision: Exclude<Decision, 'Allow'>;
+}
+
+/** The first check the principal's policies do not allow, if any. */
+export function firstDenial(
+  principal: Principal,
+  checks: readonly AuthorizationCheck[],
+  region: string,
+): Denial | undefined {
+  if (principal.policies === 'admin') return undefined;
+  const context = {
+    // On AWS the SDK always calls over TLS; the plain-HTTP loopback hop stands in for that.
+    'aws:SecureTransport': 'true',
+    'aws:PrincipalArn': principalArnKey(principal.arn),
+    'aws:PrincipalAccount': LOCAL_ACCOUNT_ID,
+    'aws:RequestedRegion': region,
+  };
+  for (const check of checks) {
+    const decision = evaluate(principal.policies, check, context);
+    if (decision !== 'Allow') return { check, decision };
+  }
+  return undefined;
+}
+
+/** A request whose credentials are known and current; its signature is checked by the service handler. */
+export interface SignedCall {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** The path as it came on the wire, percent-encoded. */
+  rawPath: string;
+  rawQuery: string;
+  query: Record<string, string | string[]>;
+  claim: SignatureClaim;
+  principal: Principal;
+  scope: RequestScope;
+  /** Compares the client's signature with the principal's for this payload hash. */
+  signatureMatches(payloadHash: string): boolean;
+}
+
+/** Answers AccessDenied and returns false unless every check is allowed. */
+export function authorize(
+  service: ServiceName,
+  call: SignedCall,
+  checks: readonly AuthorizationCheck[],
+): boolean {
+  const denial = firstDenial(call.principal, checks, call.scope.region);
+  if (!denial) return true;
+  const error = accessDeniedError(
+    service,
+    call.principal.arn,
+    denial.check.action,
+    denial.check.resource,
+    denial.decision === 'ExplicitDeny',
+  );
+  sendError(call.res, service, error, call.req.method === 'HEAD');
+  return false;
+}

@@ -1,0 +1,200 @@
+/**
+ * The local AWS endpoint: a signing-aware proxy in front of DynamoDB Local and fauxqs. It identifies each
+ * caller by the access key id of its SigV4 signature, checks the signature, authorizes the call against
+ * the caller's identity-based policies as IAM does, enforces the AWS limits the emulators do not, and
+ * forwards the call. Each function gets AWS_ENDPOINT_URL_DYNAMODB / _SQS / _S3 pointing here and
+ * credentials of its own; handler code is the code that runs on AWS.
+ *
+ * Routing is by the service of the signature's credential scope (`dynamodb`, which DynamoDB Streams signs
+ * with too, `sqs`, `s3`); unsigned requests are told apart by their shape.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { LOCAL_ACCOUNT_ID } from '../cloud/model';
+import { handleDynamoDb } from './dynamodb';
+import {
+  type AuthenticationFailure,
+  authenticationError,
+  internalError,
+  type ServiceName,
+  sendError,
+  validationError,
+} from './errors';
+import { checkPrincipal, type Principal, type SignedCall } from './principals';
+import { handleS3 } from './s3';
+import {
+  amzDateToMs,
+  MAX_PRESIGNED_EXPIRY_SECONDS,
+  parseAuthentication,
+  parseQuery,
+  type SignatureClaim,
+  signatureMatches,
+} from './sigv4';
+import { SqsProxy } from './sqs';
+import { BodyTooLargeError, Upstream } from './upstream';
+
+export type { Principal } from './principals';
+
+export interface AwsProxy {
+  /** e.g. http://127.0.0.1:4566: the value for AWS_ENDPOINT_URL_DYNAMODB, _SQS and _S3. */
+  endpoint: string;
+  addPrincipal(principal: Principal): void;
+  removePrincipal(accessKeyId: string): void;
+  close(): Promise<void>;
+}
+
+export interface AwsProxyOptions {
+  dynamodbEndpoint: string;
+  /** fauxqs (SQS and S3). */
+  awsEndpoint: string;
+  /** 0 or absent: any free port. */
+  port?: number;
+}
+
+/** AWS refuses header-signed requests dated more than 15 minutes from its clock. */
+const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
+
+const SERVICES = new Set<ServiceName>(['dynamodb', 'sqs', 's3']);
+
+/** The service an unsigned request was meant for, from its shape alone. */
+function unsignedService(req: IncomingMessage): ServiceName {
+  const target = String(req.headers['x-amz-target'] ?? '');
+  if (target.startsWith('DynamoDB')) return 'dynamodb';
+  if (target.startsWith('AmazonSQS')) return 'sqs';
+  return 's3';
+}
+
+export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy> {
+  const principals = new Map<string, Principal>();
+  const dynamodb = new Upstream(options.dynamodbEndpoint);
+  const fauxqs = new Upstream(options.awsEndpoint);
+  let sqs: SqsProxy | undefined;
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const service = unsignedService(req);
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (error instanceof BodyTooLargeError) {
+        sendError(res, service, { ...validationError(service, error.message), status: 413 });
+        return;
+      }
+      sendError(res, service, internalError(service, `local AWS proxy: ${String(error)}`));
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? '/';
+    const questionMark = url.indexOf('?');
+    const rawPath = questionMark < 0 ? url : url.slice(0, questionMark);
+    const rawQuery = questionMark < 0 ? '' : url.slice(questionMark + 1);
+    const query = parseQuery(rawQuery);
+    const isHead = req.method === 'HEAD';
+    const parsed = parseAuthentication(req.headers, query);
+    if (parsed.kind !== 'signed') {
+      const failure: AuthenticationFailure =
+        parsed.kind === 'unsigned' ? { kind: 'missing' } : { kind: 'malformed', message: parsed.message };
+      const service = unsignedService(req);
+      req.resume();
+      sendError(res, service, authenticationError(service, failure), isHead);
+      return;
+    }
+    const { claim } = parsed;
+    const service = claim.service as ServiceName;
+    if (!SERVICES.has(service)) {
+      req.resume();
+      sendError(
+        res,
+        'dynamodb',
+        validationError('dynamodb', `The local AWS endpoint does not serve ${claim.service}.`),
+      );
+      return;
+    }
+    const failure = authenticate(claim, principals.get(claim.accessKeyId));
+    if (failure) {
+      req.resume();
+      sendError(res, service, authenticationError(service, failure), isHead);
+      return;
+    }
+    const principal = principals.get(claim.accessKeyId) as Principal;
+    const call: SignedCall = {
+      req,
+      res,
+      rawPath,
+      rawQuery,
+      query,
+      claim,
+      principal,
+      scope: { region: claim.region, accountId: LOCAL_ACCOUNT_ID },
+      signatureMatches: (payloadHash) =>
+        signatureMatches(claim, principal.secretAccessKey, {
+          method: req.method ?? 'GET',
+          rawPath,
+          query,
+          headers: req.headers,
+          payloadHash,
+          doubleEncodePath: service !== 's3',
+        }),
+    };
+    if (service === 'dynamodb') return handleDynamoDb(call, dynamodb);
+    if (service === 'sqs') return (sqs as SqsProxy).handle(call);
+    return handleS3(call, fauxqs);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  // Long polls (ReceiveMessage waits up to 20 s) and large uploads must not be cut by server timeouts.
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = 60_000;
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  sqs = new SqsProxy(fauxqs, new URL(endpoint));
+
+  return {
+    endpoint,
+    addPrincipal(principal) {
+      checkPrincipal(principal);
+      principals.set(principal.accessKeyId, principal);
+    },
+    removePrincipal(accessKeyId) {
+      principals.delete(accessKeyId);
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+        dynamodb.close();
+        fauxqs.close();
+      }),
+  };
+}
+
+/** Why the credentials of a signed request are not acceptable now, if they are not. */
+function authenticate(
+  claim: SignatureClaim,
+  principal: Principal | undefined,
+): AuthenticationFailure | undefined {
+  if (!principal) return { kind: 'unknownKey' };
+  if (claim.sessionToken !== principal.sessionToken) return { kind: 'invalidToken' };
+  const now = Date.now();
+  if (principal.expiresAt !== undefined && now >= principal.expiresAt) return { kind: 'expiredToken' };
+  if (claim.amzDate.slice(0, 8) !== claim.scopeDate) return { kind: 'badSignature' };
+  const signedAt = amzDateToMs(claim.amzDate);
+  if (claim.presigned) {
+    if (claim.presigned.expiresSeconds > MAX_PRESIGNED_EXPIRY_SECONDS) return { kind: 'presignTooLong' };
+    if (now > signedAt + claim.presigned.expiresSeconds * 1000) return { kind: 'presignExpired' };
+    return undefined;
+  }
+  if (Math.abs(now - signedAt) > MAX_CLOCK_SKEW_MS) {
+    const earliest = new Date(now - MAX_CLOCK_SKEW_MS).toISOString().replace(/[-:]|\.\d{3}/g, '');
+    const current = new Date(now).toISOString().replace(/[-:]|\.\d{3}/g, '');
+    return {
+      kind: 'skewed',
+      message: `Signature expired: ${claim.amzDate} is now earlier than ${earliest} (${current} - 15 min.)`,
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,424 @@
+/**
+ * Which IAM permissions AWS checks for each API operation the service and its local runtime call: the
+ * action(s) and the resource ARN(s), as the Service Authorization Reference and the service guides give
+ * them. An operation not listed here is refused (UnknownOperationError), never allowed by default.
+ *
+ * DynamoDB (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazondynamodb.html)
+ *   GetItem, PutItem, UpdateItem, DeleteItem   dynamodb:<same name>     table ARN
+ *   Query, Scan                                dynamodb:<same name>     table ARN, or `<table ARN>/index/<IndexName>`
+ *   BatchGetItem, BatchWriteItem               dynamodb:<same name>     one check per table of RequestItems
+ *   TransactWriteItems                         per item: dynamodb:PutItem / UpdateItem / DeleteItem /
+ *                                              ConditionCheckItem on its table ("Using IAM with DynamoDB
+ *                                              transactions": the underlying item operations' permissions)
+ *   TransactGetItems                           per item: dynamodb:GetItem on its table
+ *   DescribeTable, CreateTable, DeleteTable, UpdateTable, UpdateTimeToLive, DescribeTimeToLive
+ *                                              dynamodb:<same name>     table ARN
+ *   ListTables                                 dynamodb:ListTables      `*`
+ * DynamoDB Streams (signed as `dynamodb`, X-Amz-Target DynamoDBStreams_20120810.*)
+ *   DescribeStream, GetShardIterator           dynamodb:<same name>     stream ARN (StreamArn)
+ *   GetRecords                                 dynamodb:GetRecords      stream ARN (the iterator's stream)
+ *   ListStreams                                dynamodb:ListStreams     `*`
+ * SQS (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonsqs.html)
+ *   SendMessage and SendMessageBatch           sqs:SendMessage          queue ARN (no separate *Batch actions)
+ *   DeleteMessage(+Batch), ChangeMessageVisibility(+Batch)   the non-batch action, queue ARN
+ *   ReceiveMessage, GetQueueAttributes, SetQueueAttributes, PurgeQueue, DeleteQueue, TagQueue,
+ *   UntagQueue, ListQueueTags, ListDeadLetterSourceQueues   sqs:<same name>, queue ARN (from QueueUrl)
+ *   CreateQueue, GetQueueUrl                   sqs:<same name>          queue ARN (from QueueName)
+ *   ListQueues                                 sqs:ListQueues           `*`
+ * S3 (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazons3.html)
+ *   GetObject, HeadObject                      s3:GetObject             `arn:aws:s3:::<bucket>/<key>`
+ *   PutObject, CreateMultipartUpload, UploadPart, CompleteMultipartUpload   s3:PutObject, object ARN
+ *   CopyObject, UploadPartCopy                 s3:GetObject on the source and s3:PutObject on the target
+ *   AbortMultipartUpload                       s3:AbortMultipartUpload  object ARN
+ *   ListParts                                  s3:ListMultipartUploadParts   object ARN
+ *   DeleteObject                               s3:DeleteObject          object ARN
+ *   ListObjects(V2), HeadBucket                s3:ListBucket            `arn:aws:s3:::<bucket>`
+ *   ListMultipartUploads                       s3:ListBucketMultipartUploads  bucket ARN
+ *   CreateBucket, DeleteBucket, GetBucketLocation   s3:<same name>  bucket ARN
+ *   PutBucketNotificationConfiguration         s3:PutBucketNotification  bucket ARN
+ *   GetBucketNotificationConfiguration         s3:GetBucketNotification  bucket ARN
+ *   ListBuckets                                s3:ListAllMyBuckets      `*`
+ */
+import type { AuthorizationCheck } from './policy';
+
+export type { AuthorizationCheck } from './policy';
+
+/** Account and Region of the resources a request names: the Region comes from its signature's scope. */
+export interface RequestScope {
+  region: string;
+  accountId: string;
+}
+
+export class UnknownOperationError extends Error {
+  override name = 'UnknownOperationError';
+  constructor(readonly operation: string) {
+    super(
+      `The local runtime does not know which IAM permissions AWS checks for ${operation}; ` +
+        'add the operation to local/iam/actions.ts before using it.',
+    );
+  }
+}
+
+/** A request parameter that has to be present to name the resource is missing or of the wrong type. */
+export class MalformedRequestError extends Error {
+  override name = 'MalformedRequestError';
+}
+
+type Input = Record<string, unknown>;
+
+function text(input: Input, name: string): string {
+  const value = input[name];
+  if (typeof value !== 'string' || value === '') throw new MalformedRequestError(`${name} is required`);
+  return value;
+}
+
+function record(input: Input, name: string): Input {
+  const value = input[name];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new MalformedRequestError(`${name} is required`);
+  }
+  return value as Input;
+}
+
+const check = (action: string, resource: string): AuthorizationCheck => ({ action, resource });
+
+// ---------------------------------------------------------------------------------------------- DynamoDB
+
+/** A table named by its name, or by its ARN (DynamoDB accepts either in TableName). */
+export function tableArn(scope: RequestScope, table: string): string {
+  return table.startsWith('arn:')
+    ? normalizeDynamoDbArn(table, scope.region)
+    : `arn:aws:dynamodb:${scope.region}:${scope.accountId}:table/${table}`;
+}
+
+/**
+ * DynamoDB Local makes its ARNs with the Region `ddblocal`; AWS's carry the Region the table lives in,
+ * which for the local runtime is the Region of the request.
+ */
+export function normalizeDynamoDbArn(arn: string, region: string): string {
+  return arn.replace(/^arn:aws:dynamodb:ddblocal:/, `arn:aws:dynamodb:${region}:`);
+}
+
+const onTable =
+  (action: string) =>
+  (input: Input, scope: RequestScope): AuthorizationCheck[] => [
+    check(action, tableArn(scope, text(input, 'TableName'))),
+  ];
+
+const onTableOrIndex =
+  (action: string) =>
+  (input: Input, scope: RequestScope): AuthorizationCheck[] => {
+    const table = tableArn(scope, text(input, 'TableName'));
+    const index = input.IndexName;
+    return [check(action, typeof index === 'string' ? `${table}/index/${index}` : table)];
+  };
+
+const onEachRequestedTable =
+  (action: string) =>
+  (input: Input, scope: RequestScope): AuthorizationCheck[] =>
+    Object.keys(record(input, 'RequestItems')).map((table) => check(action, tableArn(scope, table)));
+
+/** Each TransactWriteItems element is authorized as the item operation it stands for. */
+const TRANSACT_WRITE_ACTIONS: Record<string, string> = {
+  Put: 'dynamodb:PutItem',
+  Update: 'dynamodb:UpdateItem',
+  Delete: 'dynamodb:DeleteItem',
+  ConditionCheck: 'dynamodb:ConditionCheckItem',
+};
+
+function transactItems(input: Input): Input[] {
+  const items = input.TransactItems;
+  if (!Array.isArray(items)) throw new MalformedRequestError('TransactItems is required');
+  return items as Input[];
+}
+
+function transactWriteChecks(input: Input, scope: RequestScope): AuthorizationCheck[] {
+  return transactItems(input).map((item) => {
+    const [kind, operation] = Object.entries(item)[0] ?? [];
+    const action = kind === undefined ? undefined : TRANSACT_WRITE_ACTIONS[kind];
+    if (!action) throw new MalformedRequestError(`unknown TransactWriteItems element ${kind}`);
+    return check(action, tableArn(scope, text(operation as Input, 'TableName')));
+  });
+}
+
+function transactGetChecks(input: Input, scope: RequestScope): AuthorizationCheck[] {
+  return transactItems(input).map((item) =>
+    check('dynamodb:GetItem', tableArn(scope, text(record(item, 'Get'), 'TableName'))),
+  );
+}
+
+const onStream =
+  (action: string) =>
+  (input: Input, scope: RequestScope): AuthorizationCheck[] => [
+    check(action, normalizeDynamoDbArn(text(input, 'StreamArn'), scope.region)),
+  ];
+
+/** DynamoDB Local's shard iterators start with their stream's ARN (`<stream ARN>|<shard>|...`). */
+function getRecordsChecks(input: Input, scope: RequestScope): AuthorizationCheck[] {
+  const iterator = text(input, 'ShardIterator');
+  const streamArn = iterator.split('|')[0] as string;
+  if (!streamArn.startsWith('arn:aws:dynamodb:')) {
+    throw new MalformedRequestError('ShardIterator does not name a stream');
+  }
+  return [check('dynamodb:GetRecords', normalizeDynamoDbArn(streamArn, scope.region))];
+}
+
+type ChecksOf = (input: Input, scope: RequestScope) => AuthorizationCheck[];
+
+const DYNAMODB: Record<string, ChecksOf> = {
+  GetItem: onTable('dynamodb:GetItem'),
+  PutItem: onTable('dynamodb:PutItem'),
+  UpdateItem: onTable('dynamodb:UpdateItem'),
+  DeleteItem: onTable('dynamodb:DeleteItem'),
+  Query: onTableOrIndex('dynamodb:Query'),
+  Scan: onTableOrIndex('dynamodb:Scan'),
+  BatchGetItem: onEachRequestedTable('dynamodb:BatchGetItem'),
+  BatchWriteItem: onEachRequestedTable('dynamodb:BatchWriteItem'),
+  TransactWriteItems: transactWriteChecks,
+  TransactGetItems: transactGetChecks,
+  DescribeTable: onTable('dynamodb:DescribeTable'),
+  CreateTable: onTable('dynamodb:CreateTable'),
+  DeleteTable: onTable('dynamodb:DeleteTable'),
+  UpdateTable: onTable('dynamodb:UpdateTable'),
+  UpdateTimeToLive: onTable('dynamodb:UpdateTimeToLive'),
+  DescribeTimeToLive: onTable('dynamodb:DescribeTimeToLive'),
+  ListTables: () => [check('dynamodb:ListTables', '*')],
+};
+
+const DYNAMODB_STREAMS: Record<string, ChecksOf> = {
+  DescribeStream: onStream('dynamodb:DescribeStream'),
+  GetShardIterator: onStream('dynamodb:GetShardIterator'),
+  GetRecords: getRecordsChecks,
+  ListStreams: () => [check('dynamodb:ListStreams', '*')],
+};
+
+const TARGET_PREFIXES: Record<string, Record<string, ChecksOf>> = {
+  DynamoDB_20120810: DYNAMODB,
+  DynamoDBStreams_20120810: DYNAMODB_STREAMS,
+};
+
+/** The checks for a DynamoDB or DynamoDB Streams call, by its `X-Amz-Target` (`DynamoDB_20120810.GetItem`). */
+export function dynamodbChecks(target: string, input: Input, scope: RequestScope): AuthorizationCheck[] {
+  const [prefix = '', operation = ''] = target.split('.');
+  const checksOf = TARGET_PREFIXES[prefix]?.[operation];
+  if (!checksOf) throw new UnknownOperationError(`DynamoDB ${target}`);
+  return checksOf(input, scope);
+}
+
+// --------------------------------------------------------------------------------------------------- SQS
+
+export function queueArn(scope: RequestScope, accountId: string, name: string): string {
+  return `arn:aws:sqs:${scope.region}:${accountId}:${name}`;
+}
+
+/** The account and name in a queue URL's path (`<origin>/<account>/<name>`). */
+export function queueUrlParts(url: string): { accountId: string; name: string } {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    throw new MalformedRequestError(`QueueUrl ${url} is not a URL`);
+  }
+  const match = /^\/(\d{12})\/([^/]+)$/.exec(path);
+  if (!match) throw new MalformedRequestError(`QueueUrl ${url} does not name a queue`);
+  return { accountId: match[1] as string, name: decodeURIComponent(match[2] as string) };
+}
+
+const onQueueUrl =
+  (action: string) =>
+  (input: Input, scope: RequestScope): AuthorizationCheck[] => {
+    const { accountId, name } = queueUrlParts(text(input, 'QueueUrl'));
+    return [check(action, queueArn(scope, accountId, name))];
+  };
+
+const onQueueName =
+  (action: string) =>
+  (input: Input, scope: RequestScope): AuthorizationCheck[] => {
+    const owner = input.QueueOwnerAWSAccountId;
+    const accountId = typeof owner === 'string' && owner !== '' ? owner : scope.accountId;
+    return [check(action, queueArn(scope, accountId, text(input, 'QueueName')))];
+  };
+
+const SQS: Record<string, ChecksOf> = {
+  SendMessage: onQueueUrl('sqs:SendMessage'),
+  SendMessageBatch: onQueueUrl('sqs:SendMessage'),
+  ReceiveMessage: onQueueUrl('sqs:ReceiveMessage'),
+  DeleteMessage: onQueueUrl('sqs:DeleteMessage'),
+  DeleteMessageBatch: onQueueUrl('sqs:DeleteMessage'),
+  ChangeMessageVisibility: onQueueUrl('sqs:ChangeMessageVisibility'),
+  ChangeMessageVisibilityBatch: onQueueUrl('sqs:ChangeMessageVisibility'),
+  GetQueueAttributes: onQueueUrl('sqs:GetQueueAttributes'),
+  SetQueueAttributes: onQueueUrl('sqs:SetQueueAttributes'),
+  PurgeQueue: onQueueUrl('sqs:PurgeQueue'),
+  DeleteQueue: onQueueUrl('sqs:DeleteQueue'),
+  TagQueue: onQueueUrl('sqs:TagQueue'),
+  UntagQueue: onQueueUrl('sqs:UntagQueue'),
+  ListQueueTags: onQueueUrl('sqs:ListQueueTags'),
+  ListDeadLetterSourceQueues: onQueueUrl('sqs:ListDeadLetterSourceQueues'),
+  CreateQueue: onQueueName('sqs:CreateQueue'),
+  GetQueueUrl: onQueueName('sqs:GetQueueUrl'),
+  ListQueues: () => [check('sqs:ListQueues', '*')],
+};
+
+/** The checks for an SQS call by its operation name (`SendMessage`, from `X-Amz-Target: AmazonSQS.SendMessage`). */
+export function sqsChecks(operation: string, input: Input, scope: RequestScope): AuthorizationCheck[] {
+  const checksOf = SQS[operation];
+  if (!checksOf) throw new UnknownOperationError(`SQS ${operation}`);
+  return checksOf(input, scope);
+}
+
+// ---------------------------------------------------------------------------------------------------- S3
+
+/** What the S3 REST API identifies a request by: method, bucket and key (decoded), query and headers. */
+export interface S3Request {
+  method: string;
+  bucket: string;
+  key: string;
+  query: URLSearchParams;
+  /** Lower-case header names. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+export interface S3Operation {
+  operation: string;
+  checks: AuthorizationCheck[];
+}
+
+const bucketArn = (bucket: string) => `arn:aws:s3:::${bucket}`;
+const objectArn = (bucket: string, key: string) => `arn:aws:s3:::${bucket}/${key}`;
+
+/**
+ * Query parameters that do not change which operation a request is: the SDK's `x-id`, `x-amz-*` (presigning
+ * and the headers a presigned URL carries in its query), response overrides and listing parameters. Any
+ * other parameter names a subresource (`?tagging`, `?acl`...) this module does not know, and makes the
+ * request an unknown operation.
+ */
+const PLAIN_PARAMETERS = new Set([
+  'x-id',
+  'response-content-type',
+  'response-content-language',
+  'response-expires',
+  'response-cache-control',
+  'response-content-disposition',
+  'response-content-encoding',
+  'partnumber',
+  'uploadid',
+  'list-type',
+  'prefix',
+  'delimiter',
+  'max-keys',
+  'continuation-token',
+  'start-after',
+  'fetch-owner',
+  'encoding-type',
+  'marker',
+  'max-parts',
+  'part-number-marker',
+  'max-uploads',
+  'key-marker',
+  'upload-id-marker',
+  'expected-bucket-owner',
+]);
+
+/** The bucket subresources this module knows, each with its own operation. */
+const BUCKET_SUBRESOURCES = new Set(['uploads', 'notification', 'location']);
+const OBJECT_SUBRESOURCES = new Set(['uploads']);
+
+function copySourceArn(headers: S3Request['headers']): string | undefined {
+  const source = headers['x-amz-copy-source'];
+  if (typeof source !== 'string') return undefined;
+  const path = decodeURIComponent(source.split('?')[0] as string).replace(/^\//, '');
+  return `arn:aws:s3:::${path}`;
+}
+
+/** Names an S3 REST request's operation and the checks AWS makes for it. */
+export function s3Operation(request: S3Request): S3Operation {
+  const { method, bucket, key, query, headers } = request;
+  const subresources = [...query.keys()].filter(
+    (name) => !PLAIN_PARAMETERS.has(name.toLowerCase()) && !name.toLowerCase().startsWith('x-amz-'),
+  );
+  const allowed = key === '' ? BUCKET_SUBRESOURCES : OBJECT_SUBRESOURCES;
+  const unknown = subresources.find((name) => !allowed.has(name));
+  const has = (name: string) => query.has(name);
+  const label = `S3 ${method} ${key === '' ? '/<bucket>' : '/<bucket>/<key>'}${subresources.length ? `?${subresources.join('&')}` : ''}`;
+  if (unknown !== undefined || subresources.length > 1) throw new UnknownOperationError(label);
+  const op = (operation: string, ...checks: AuthorizationCheck[]): S3Operation => ({ operation, checks });
+
+  if (bucket === '') {
+    if (method === 'GET' && subresources.length === 0) {
+      return op('ListBuckets', check('s3:ListAllMyBuckets', '*'));
+    }
+    throw new UnknownOperationError(label);
+  }
+  if (key === '') {
+    const arn = bucketArn(bucket);
+    const sub = subresources[0];
+    switch (method) {
+      case 'PUT':
+        if (sub === 'notification') {
+          return op('PutBucketNotificationConfiguration', check('s3:PutBucketNotification', arn));
+        }
+        if (sub === undefined) return op('CreateBucket', check('s3:CreateBucket', arn));
+        break;
+      case 'GET':
+        if (sub === 'uploads') return op('ListMultipartUploads', check('s3:ListBucketMultipartUploads', arn));
+        if (sub === 'notification') {
+          return op('GetBucketNotificationConfiguration', check('s3:GetBucketNotification', arn));
+        }
+        if (sub === 'location') return op('GetBucketLocation', check('s3:GetBucketLocation', arn));
+        return op(
+          query.get('list-type') === '2' ? 'ListObjectsV2' : 'ListObjects',
+          check('s3:ListBucket', arn),
+        );
+      case 'HEAD':
+        if (sub === undefined) return op('HeadBucket', check('s3:ListBucket', arn));
+        break;
+      case 'DELETE':
+        if (sub === undefined) return op('DeleteBucket', check('s3:DeleteBucket', arn));
+        break;
+    }
+    throw new UnknownOperationError(label);
+  }
+
+  const arn = objectArn(bucket, key);
+  const source = copySourceArn(headers);
+  const sub = subresources[0];
+  const uploadId = has('uploadId');
+  switch (method) {
+    case 'GET':
+      if (sub === undefined) {
+        return uploadId
+          ? op('ListParts', check('s3:ListMultipartUploadParts', arn))
+          : op('GetObject', check('s3:GetObject', arn));
+      }
+      break;
+    case 'HEAD':
+      if (sub === undefined && !uploadId) return op('HeadObject', check('s3:GetObject', arn));
+      break;
+    case 'PUT':
+      if (sub !== undefined) break;
+      if (uploadId && has('partNumber')) {
+        return source
+          ? op('UploadPartCopy', check('s3:GetObject', source), check('s3:PutObject', arn))
+          : op('UploadPart', check('s3:PutObject', arn));
+      }
+      if (!uploadId && !has('partNumber')) {
+        return source
+          ? op('CopyObject', check('s3:GetObject', source), check('s3:PutObject', arn))
+          : op('PutObject', check('s3:PutObject', arn));
+      }
+      break;
+    case 'POST':
+      if (sub === 'uploads' && !uploadId) return op('CreateMultipartUpload', check('s3:PutObject', arn));
+      if (sub === undefined && uploadId) return op('CompleteMultipartUpload', check('s3:PutObject', arn));
+      break;
+    case 'DELETE':
+      if (sub === undefined) {
+        return uploadId
+          ? op('AbortMultipartUpload', check('s3:AbortMultipartUpload', arn))
+          : op('DeleteObject', check('s3:DeleteObject', arn));
+      }
+      break;
+  }
+  throw new UnknownOperationError(label);
+}

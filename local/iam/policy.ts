@@ -1,0 +1,232 @@
+/**
+ * Identity-based policy evaluation as IAM does it for a caller in the resource's own account:
+ * an explicit Deny in any statement wins, else any Allow allows, else the request is implicitly denied.
+ *
+ * Only identity-based policies are evaluated. The app's resource-based policies (queue and bucket
+ * policies) only deny requests whose `aws:SecureTransport` is false; on AWS every SDK call uses TLS, so
+ * they never deny one of its calls, and the local traffic (plain HTTP on loopback) stands for that TLS
+ * traffic. Permissions boundaries, session policies and SCPs do not exist locally either.
+ */
+import type { PolicyDocument, PolicyStatement } from '../cloud/model';
+
+/** One permission AWS checks for an API call: an action (`dynamodb:GetItem`) on a resource ARN (or `*`). */
+export interface AuthorizationCheck {
+  action: string;
+  resource: string;
+}
+
+export type Decision = 'Allow' | 'ExplicitDeny' | 'ImplicitDeny';
+
+/** The request context keys conditions may read (all values strings, as IAM compares them). */
+export type ConditionContext = Readonly<Record<string, string>>;
+
+/**
+ * The condition operators this evaluator implements (each also with the `IfExists` suffix). Anything else
+ * is refused when a principal is registered, so a policy is never evaluated with a condition ignored.
+ */
+const OPERATORS: Record<string, (actual: string, expected: string) => boolean> = {
+  StringEquals: (actual, expected) => actual === expected,
+  StringNotEquals: (actual, expected) => actual !== expected,
+  StringEqualsIgnoreCase: (actual, expected) => actual.toLowerCase() === expected.toLowerCase(),
+  StringNotEqualsIgnoreCase: (actual, expected) => actual.toLowerCase() !== expected.toLowerCase(),
+  StringLike: (actual, expected) => wildcardRegExp(expected, '').test(actual),
+  StringNotLike: (actual, expected) => !wildcardRegExp(expected, '').test(actual),
+  ArnEquals: (actual, expected) => arnMatches(expected, actual),
+  ArnLike: (actual, expected) => arnMatches(expected, actual),
+  ArnNotEquals: (actual, expected) => !arnMatches(expected, actual),
+  ArnNotLike: (actual, expected) => !arnMatches(expected, actual),
+  Bool: (actual, expected) => actual.toLowerCase() === expected.toLowerCase(),
+  NumericEquals: (actual, expected) => Number(actual) === Number(expected),
+  NumericNotEquals: (actual, expected) => Number(actual) !== Number(expected),
+  NumericLessThan: (actual, expected) => Number(actual) < Number(expected),
+  NumericLessThanEquals: (actual, expected) => Number(actual) <= Number(expected),
+  NumericGreaterThan: (actual, expected) => Number(actual) > Number(expected),
+  NumericGreaterThanEquals: (actual, expected) => Number(actual) >= Number(expected),
+};
+
+/** Negated operators match when any value differs, i.e. they are true only if no listed value matches. */
+const NEGATED = new Set([
+  'StringNotEquals',
+  'StringNotEqualsIgnoreCase',
+  'StringNotLike',
+  'ArnNotEquals',
+  'ArnNotLike',
+  'NumericNotEquals',
+]);
+
+/**
+ * The context keys the local runtime can fill in. A condition on any other key is refused at registration:
+ * treating it as absent could make a Deny statement silently not apply.
+ */
+export const SUPPORTED_CONDITION_KEYS = [
+  'aws:SecureTransport',
+  'aws:PrincipalArn',
+  'aws:PrincipalAccount',
+  'aws:RequestedRegion',
+] as const;
+
+const supportedKeys = new Set(SUPPORTED_CONDITION_KEYS.map((key) => key.toLowerCase()));
+
+export class UnsupportedPolicyError extends Error {
+  override name = 'UnsupportedPolicyError';
+}
+
+const asList = (value: string | string[] | undefined): string[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value];
+
+/**
+ * Refuses what this evaluator cannot evaluate faithfully: statements without exactly one of Action/NotAction
+ * and Resource/NotResource, policy variables, and condition operators or keys it does not implement.
+ */
+export function validatePolicy(document: PolicyDocument): void {
+  for (const [index, statement] of document.Statement.entries()) {
+    const where = `statement ${statement.Sid ?? index}`;
+    if (statement.Effect !== 'Allow' && statement.Effect !== 'Deny') {
+      throw new UnsupportedPolicyError(`${where}: Effect must be Allow or Deny`);
+    }
+    if ((statement.Action === undefined) === (statement.NotAction === undefined)) {
+      throw new UnsupportedPolicyError(`${where}: needs exactly one of Action and NotAction`);
+    }
+    if ((statement.Resource === undefined) === (statement.NotResource === undefined)) {
+      throw new UnsupportedPolicyError(`${where}: needs exactly one of Resource and NotResource`);
+    }
+    for (const resource of [...asList(statement.Resource), ...asList(statement.NotResource)]) {
+      if (resource.includes('${')) {
+        throw new UnsupportedPolicyError(`${where}: policy variables are not supported (${resource})`);
+      }
+    }
+    for (const [operator, keys] of Object.entries(statement.Condition ?? {})) {
+      const base = operator.endsWith('IfExists') ? operator.slice(0, -'IfExists'.length) : operator;
+      if (!(base in OPERATORS) && base !== 'Null') {
+        throw new UnsupportedPolicyError(`${where}: condition operator ${operator} is not supported`);
+      }
+      for (const key of Object.keys(keys)) {
+        if (!supportedKeys.has(key.toLowerCase())) {
+          throw new UnsupportedPolicyError(
+            `${where}: condition key ${key} is not supported (supported: ${SUPPORTED_CONDITION_KEYS.join(', ')})`,
+          );
+        }
+      }
+    }
+  }
+}
+
+/** The decision IAM reaches for one check against a principal's identity-based policies. */
+export function evaluate(
+  policies: readonly PolicyDocument[],
+  check: AuthorizationCheck,
+  context: ConditionContext = {},
+): Decision {
+  let allowed = false;
+  for (const policy of policies) {
+    for (const statement of policy.Statement) {
+      if (!statementApplies(statement, check, context)) continue;
+      if (statement.Effect === 'Deny') return 'ExplicitDeny';
+      allowed = true;
+    }
+  }
+  return allowed ? 'Allow' : 'ImplicitDeny';
+}
+
+function statementApplies(
+  statement: PolicyStatement,
+  check: AuthorizationCheck,
+  context: ConditionContext,
+): boolean {
+  const actionListed = (patterns: string | string[] | undefined) =>
+    asList(patterns).some((pattern) => actionMatches(pattern, check.action));
+  const resourceListed = (patterns: string | string[] | undefined) =>
+    asList(patterns).some((pattern) => arnMatches(pattern, check.resource));
+  const actionApplies =
+    statement.Action !== undefined ? actionListed(statement.Action) : !actionListed(statement.NotAction);
+  if (!actionApplies) return false;
+  const resourceApplies =
+    statement.Resource !== undefined
+      ? resourceListed(statement.Resource)
+      : !resourceListed(statement.NotResource);
+  return resourceApplies && conditionsHold(statement.Condition ?? {}, context);
+}
+
+/** Action names match case-insensitively, with `*` and `?` wildcards (`dynamodb:Get*`, `s3:*`). */
+export function actionMatches(pattern: string, action: string): boolean {
+  return wildcardRegExp(pattern, 'i').test(action);
+}
+
+/**
+ * Resource ARNs match case-sensitively with `*` and `?` wildcards within the colon-separated segments; a
+ * `*` that ends a segment may expand beyond the colon (IAM User Guide, "IAM JSON policy elements:
+ * Resource", Using wildcards in resource ARNs). A bare `*` matches everything.
+ */
+export function arnMatches(pattern: string, resource: string): boolean {
+  if (pattern === '*') return true;
+  let compiled = arnPatternCache.get(pattern);
+  if (!compiled) {
+    let source = '';
+    for (let index = 0; index < pattern.length; index++) {
+      const char = pattern[index] as string;
+      const next = pattern[index + 1];
+      if (char === '*') source += next === undefined || next === ':' ? '.*' : '[^:]*';
+      else if (char === '?') source += '[^:]';
+      else source += char.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+    }
+    compiled = new RegExp(`^${source}$`, 's');
+    arnPatternCache.set(pattern, compiled);
+  }
+  return compiled.test(resource);
+}
+
+const arnPatternCache = new Map<string, RegExp>();
+
+const patternCache = new Map<string, RegExp>();
+
+function wildcardRegExp(pattern: string, flags: '' | 'i'): RegExp {
+  const cacheKey = `${flags}:${pattern}`;
+  let compiled = patternCache.get(cacheKey);
+  if (!compiled) {
+    const source = pattern
+      .split('')
+      .map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+      .join('');
+    compiled = new RegExp(`^${source}$`, `s${flags}`);
+    patternCache.set(cacheKey, compiled);
+  }
+  return compiled;
+}
+
+/** Every operator block must hold (AND); within a block every key must hold; a key holds if any value matches. */
+function conditionsHold(
+  conditions: Record<string, Record<string, string | string[]>>,
+  context: ConditionContext,
+): boolean {
+  return Object.entries(conditions).every(([operator, keys]) =>
+    Object.entries(keys).every(([key, expected]) => conditionHolds(operator, key, asList(expected), context)),
+  );
+}
+
+function conditionHolds(
+  operator: string,
+  key: string,
+  expected: string[],
+  context: ConditionContext,
+): boolean {
+  const actual = lookup(context, key);
+  if (operator === 'Null') {
+    // `Null: true` holds when the key is absent, `Null: false` when it is present.
+    return expected.some((value) => (value.toLowerCase() === 'true') === (actual === undefined));
+  }
+  const ifExists = operator.endsWith('IfExists');
+  const base = ifExists ? operator.slice(0, -'IfExists'.length) : operator;
+  if (actual === undefined) return ifExists;
+  const compare = OPERATORS[base];
+  if (!compare) throw new UnsupportedPolicyError(`condition operator ${operator} is not supported`);
+  return NEGATED.has(base)
+    ? expected.every((value) => compare(actual, value))
+    : expected.some((value) => compare(actual, value));
+}
+
+/** Condition key names are case-insensitive. */
+function lookup(context: ConditionContext, key: string): string | undefined {
+  const wanted = key.toLowerCase();
+  for (const [name, value] of Object.entries(context)) if (name.toLowerCase() === wanted) return value;
+  return undefined;
+}
