@@ -1,0 +1,120 @@
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, rm, symlink } from 'node:fs/promises';
+import { dirname, extname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { LAMBDA_BUNDLE, LAMBDA_ESBUILD_OPTIONS } from '../../lib/bundling';
+import type { FunctionSpec } from '../cloud/model';
+
+/**
+ * Every function's bundle, built as a deploy builds it (lib/bundling.ts) and laid out as Lambda lays out the
+ * asset: `<outDir>/<name>/index.mjs` with its source map, the asset's node_modules/ holding only the files
+ * the function ships (FunctionSpec.bundledFiles, as CDK's bundling hook copies them), and `@aws-sdk`
+ * standing for the SDK v3 that the nodejs22.x runtime provides (left out of every bundle).
+ *
+ * outDir must lie outside the repository, with no node_modules/ on the way up: Node resolves a bare import
+ * by walking up from the importing file, and on Lambda nothing is above /var/task. A bundle that imports a
+ * package it neither bundles nor ships then fails here as it fails on AWS.
+ */
+
+/** Entries are relative to it; esbuild runs from it as CDK's bundling does (projectRoot). */
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const REPO_NODE_MODULES = join(REPO_ROOT, 'node_modules');
+/** What the runtime provides beside the asset (EXTERNAL_MODULES is `@aws-sdk/*`). */
+const RUNTIME_SDK_SCOPE = '@aws-sdk';
+
+/** Builds the bundle of every distinct entry of `functions` in one esbuild run; entry -> bundle directory. */
+export async function buildBundles(
+  functions: readonly FunctionSpec[],
+  outDir: string,
+): Promise<Map<string, string>> {
+  const root = resolve(outDir);
+  assertIsolated(root);
+  const assets = assetsByEntry(functions);
+  const names = directoryNames([...assets.keys()]);
+
+  await build({
+    ...LAMBDA_ESBUILD_OPTIONS,
+    absWorkingDir: REPO_ROOT,
+    entryPoints: Object.fromEntries(
+      [...assets.keys()].map((entry) => [
+        join(names.get(entry) as string, parse(LAMBDA_BUNDLE.outputFile).name),
+        join(REPO_ROOT, entry),
+      ]),
+    ),
+    outdir: root,
+    outExtension: { '.js': extname(LAMBDA_BUNDLE.outputFile) },
+    logLevel: 'error',
+  });
+
+  const bundles = new Map<string, string>();
+  await Promise.all(
+    [...assets].map(async ([entry, bundledFiles]) => {
+      const dir = join(root, names.get(entry) as string);
+      await layOutNodeModules(dir, bundledFiles);
+      bundles.set(entry, dir);
+    }),
+  );
+  return bundles;
+}
+
+/** Refuses an outDir where Node's resolution could reach packages Lambda would not have. */
+function assertIsolated(outDir: string): void {
+  const fromRepo = relative(REPO_ROOT, outDir);
+  if (fromRepo === '' || (!fromRepo.startsWith('..') && !isAbsolute(fromRepo)))
+    throw new Error(`buildBundles: ${outDir} is inside the repository; use a directory under os.tmpdir()`);
+  for (let dir = dirname(outDir); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'node_modules')))
+      throw new Error(
+        `buildBundles: ${join(dir, 'node_modules')} would be visible to the bundles in ${outDir}`,
+      );
+    if (dirname(dir) === dir) return;
+  }
+}
+
+/** Each entry's shipped files; functions sharing an entry share its asset, so they must ship the same. */
+function assetsByEntry(functions: readonly FunctionSpec[]): Map<string, readonly string[]> {
+  const assets = new Map<string, readonly string[]>();
+  for (const fn of functions) {
+    const files = [...new Set(fn.bundledFiles)].sort();
+    const known = assets.get(fn.entry);
+    if (known && known.join('\n') !== files.join('\n'))
+      throw new Error(`buildBundles: functions built from ${fn.entry} ship different bundledFiles`);
+    for (const file of files)
+      if (file.split('/')[0] === RUNTIME_SDK_SCOPE)
+        throw new Error(`buildBundles: ${fn.name} ships ${file}, but ${RUNTIME_SDK_SCOPE} is the runtime's`);
+    assets.set(fn.entry, files);
+  }
+  return assets;
+}
+
+/** A directory name per entry, readable (`functions.handlers.docs.openapi`) and distinct. */
+function directoryNames(entries: readonly string[]): Map<string, string> {
+  const names = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const entry of entries) {
+    const { dir, name } = parse(entry);
+    const directory = [...dir.split(/[\\/]/), name]
+      .filter(Boolean)
+      .join('.')
+      .replace(/[^\w.-]/g, '_');
+    if (taken.has(directory)) throw new Error(`buildBundles: two entries map to the directory ${directory}`);
+    taken.add(directory);
+    names.set(entry, directory);
+  }
+  return names;
+}
+
+/** `<bundle dir>/node_modules`: the shipped files, copied, and the runtime's SDK, linked. */
+async function layOutNodeModules(bundleDir: string, bundledFiles: readonly string[]): Promise<void> {
+  const nodeModules = join(bundleDir, 'node_modules');
+  await rm(nodeModules, { recursive: true, force: true });
+  await mkdir(nodeModules, { recursive: true });
+  await symlink(join(REPO_NODE_MODULES, RUNTIME_SDK_SCOPE), join(nodeModules, RUNTIME_SDK_SCOPE), 'dir');
+  for (const file of bundledFiles) {
+    const target = resolve(nodeModules, file);
+    if (!target.startsWith(nodeModules + sep)) throw new Error(`buildBundles: '${file}' leaves node_modules`);
+    await mkdir(dirname(target), { recursive: true });
+    await copyFile(join(REPO_NODE_MODULES, file), target);
+  }
+}
