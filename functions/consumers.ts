@@ -23,6 +23,8 @@ export interface ConsumerDefinition {
   access: ResourceAccess;
   /** V8 flags for the function (its NODE_OPTIONS), where the default heap sizing does not fit. */
   nodeOptions?: string;
+  /** Variables for the function beyond its resources' (deployment settings, see lib/delivery-routes.ts). */
+  environment?: Readonly<Record<string, string>>;
 }
 
 export const consumers: readonly ConsumerDefinition[] = [

@@ -16,6 +16,11 @@ export interface DeliveryRoutesConfig {
   readonly logRetention: RetentionDays;
   /** Subscribed by email to the alarm topic when given (`-c alarmEmail=ops@example.com`). */
   readonly alarmEmail?: string;
+  /**
+   * Seconds to wait before each retry of a failed webhook delivery (`-c webhookRetryDelaysSeconds=60,300`).
+   * @default the delivery worker's own schedule (DESIGN §4: about 1, 5, 15, 30 minutes, then hourly, 8 hours)
+   */
+  readonly webhookRetryDelaysSeconds?: readonly number[];
 }
 
 export const DEFAULT_CONFIG = {
@@ -38,6 +43,7 @@ export function readConfig(app: App): DeliveryRoutesConfig {
     throttlingBurstLimit: numberContext(app, 'throttlingBurstLimit') ?? DEFAULT_CONFIG.throttlingBurstLimit,
     logRetention: retentionContext(app, 'logRetentionDays') ?? DEFAULT_CONFIG.logRetention,
     alarmEmail: emailContext(app, 'alarmEmail'),
+    webhookRetryDelaysSeconds: secondsListContext(app, 'webhookRetryDelaysSeconds'),
   };
 }
 
@@ -66,7 +72,7 @@ export function defineDeliveryRoutes(
     description: 'Delivery Route Service: REST API, authorizers, endpoint functions and queue consumers',
     stateful: stateful.exports,
     endpoints,
-    consumers,
+    consumers: withDeliverySettings(consumers, config),
     stageName: config.stageName,
     throttlingRateLimit: config.throttlingRateLimit,
     throttlingBurstLimit: config.throttlingBurstLimit,
@@ -74,6 +80,22 @@ export function defineDeliveryRoutes(
   });
   api.addStackDependency(stateful, 'imports the table, bucket and queue exports');
   return { stateful, api };
+}
+
+/** The consumers, the webhook delivery worker (the deliveries queue's) with the configured retry schedule. */
+function withDeliverySettings(
+  consumers: readonly ConsumerDefinition[],
+  config: DeliveryRoutesConfig,
+): ConsumerDefinition[] {
+  const delays = config.webhookRetryDelaysSeconds;
+  return consumers.map((consumer) =>
+    consumer.queue === 'deliveries' && delays
+      ? {
+          ...consumer,
+          environment: { ...consumer.environment, WEBHOOK_RETRY_DELAYS_SECONDS: delays.join(',') },
+        }
+      : consumer,
+  );
 }
 
 function stringContext(app: App, key: string): string | undefined {
@@ -98,6 +120,17 @@ function numberContext(app: App, key: string): number | undefined {
   if (!Number.isFinite(value) || value < 0)
     throw new Error(`context ${key} must be a number >= 0, got '${text}'`);
   return value;
+}
+
+/** Comma-separated seconds, each a whole number from 0 to 86,400. */
+function secondsListContext(app: App, key: string): number[] | undefined {
+  const text = stringContext(app, key);
+  if (text === undefined) return undefined;
+  const seconds = text.split(',').map((part) => Number(part.trim()));
+  if (seconds.some((value) => !Number.isInteger(value) || value < 0 || value > 86_400)) {
+    throw new Error(`context ${key} must be comma-separated whole seconds (0..86400), got '${text}'`);
+  }
+  return seconds;
 }
 
 function retentionContext(app: App, key: string): RetentionDays | undefined {

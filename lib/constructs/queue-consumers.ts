@@ -48,6 +48,7 @@ export class QueueConsumers extends NestedStack {
         timeout: Duration.seconds(consumer.timeoutSeconds),
         memorySize: consumer.memorySize,
         nodeOptions: consumer.nodeOptions,
+        environment: consumer.environment ? { ...consumer.environment } : undefined,
         logRetention: props.logRetention,
       });
       fn.bindAccess(consumer.access, resources);

@@ -138,6 +138,35 @@ describe('config from context', () => {
     expect(() => readConfig(new App({ context: { alarmEmail: 'ops-at-example' } }))).toThrow(/alarmEmail/);
   });
 
+  it('reads webhookRetryDelaysSeconds as a list of seconds, and has none by default', () => {
+    expect(readConfig(new App()).webhookRetryDelaysSeconds).toBeUndefined();
+    const context = { webhookRetryDelaysSeconds: '1, 2,5' };
+    expect(readConfig(new App({ context })).webhookRetryDelaysSeconds).toEqual([1, 2, 5]);
+  });
+
+  it.each(['1,x', '-1', '1.5', '90000', ''])('refuses webhookRetryDelaysSeconds=%j unless empty', (value) => {
+    const read = () => readConfig(new App({ context: { webhookRetryDelaysSeconds: value } }));
+    if (value === '') expect(read().webhookRetryDelaysSeconds).toBeUndefined();
+    else expect(read).toThrow(/webhookRetryDelaysSeconds/);
+  });
+
+  it('gives the webhook delivery worker, and no other function, the retry schedule it is configured with', () => {
+    const environmentOf = (routes: ReturnType<typeof synthesize>) =>
+      [...routes.api.consumerFunctions.entries()].map(([id, fn]) => {
+        const resource = Template.fromStack(Stack.of(fn)).toJSON().Resources[
+          Stack.of(fn).getLogicalId(fn.node.defaultChild as never)
+        ];
+        return [id, resource.Properties.Environment.Variables.WEBHOOK_RETRY_DELAYS_SECONDS];
+      });
+    expect(environmentOf(synthesize({ webhookRetryDelaysSeconds: [1, 2] }))).toEqual([
+      ['importRoutes', undefined],
+      ['fanOutEvents', undefined],
+      ['deliverWebhooks', '1,2'],
+      ['exportAnalytics', undefined],
+    ]);
+    expect(environmentOf(synthesize()).every(([, delays]) => delays === undefined)).toBe(true);
+  });
+
   it('refuses a log retention CloudWatch does not offer', () => {
     expect(() => readConfig(new App({ context: { logRetentionDays: '10' } }))).toThrow(/logRetentionDays/);
   });
