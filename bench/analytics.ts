@@ -11,7 +11,6 @@ import type { AccountingRecord } from '../functions/data/accounting';
 import type { Attempt, Reason } from '../functions/data/attempts';
 import type { InvoiceRow, RouteHeader, WaypointRow } from '../functions/data/routes';
 import type { RouteFacts } from '../functions/domain/analytics';
-import { localHandlerEnvironment } from '../local/environment';
 import { itemSize, RawTable, type Row, sleep } from './dynamo';
 import { ApiClient } from './http';
 import { repoRoot, type StackInfo } from './runtime';
@@ -792,20 +791,15 @@ export const analyticsExportScenario: Scenario = {
       }
 
       // ---- The same exports by the worker's handler alone, in a fresh process per size.
-      const extra = stack as StackInfo & { bucket_name?: string; s3_endpoint?: string };
+      const extra = stack as StackInfo & {
+        bucket_name?: string;
+        operator_environment?: Record<string, string>;
+      };
       const isolated: Record<string, unknown> = {};
       const isolatedPeaks: Record<string, number> = {};
       const isolatedLive: Record<string, number> = {};
-      if (extra.bucket_name && extra.s3_endpoint && stack.queue_urls && stack.dlq_urls) {
-        const handlerEnv = localHandlerEnvironment(
-          { dynamodb: stack.dynamodb_endpoint, aws: extra.s3_endpoint },
-          {
-            tableName: stack.table_name,
-            bucketName: extra.bucket_name,
-            queueUrls: stack.queue_urls as never,
-            dlqUrls: stack.dlq_urls as never,
-          },
-        );
+      if (extra.operator_environment) {
+        const handlerEnv = extra.operator_environment;
         const runWorker = async (set: DataSet, forceGc: boolean) => {
           const txid = `dl_bench${runId}${set.key.replace('rows_', '')}${forceGc ? 'gc' : ''}`;
           await putPendingDownload({

@@ -1,23 +1,28 @@
+import { readFileSync, statSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS } from '../local/services';
 import { ApiClient } from './http';
 import { type ComparedPath, compareInterleaved, type Operation, runLoad } from './load';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
-import { check, round } from './stats';
+import { check, median, round } from './stats';
 
 const P50_OVERHEAD_TARGET_MS = 3;
 const THROUGHPUT_RATIO_TARGET = 0.5;
 
 /**
- * `GET /dcs/{dc}/drivers/{id}` through the local HTTP runtime (authorizer cache, proxy event, middy
- * handler, GetItem) against the bare GetItem of the same item with ConsistentRead, as the handler reads
- * it, on the same DynamoDB Local: what the API path costs on top of the database.
+ * `GET /dcs/{dc}/drivers/{id}` through the local runtime as deployed (API Gateway with the authorizer's cache,
+ * the function in its own execution environment, its GetItem signed with its role's credentials and checked
+ * against its policy by the local AWS endpoint) against the bare GetItem of the same item with ConsistentRead,
+ * as the handler reads it, on DynamoDB Local itself: what the API path costs on top of the database. The same
+ * GetItem through the local AWS endpoint, and the function's own durations (its REPORT lines), split the cost
+ * into its layers.
  */
 export const getDriverScenario: Scenario = {
   name: 'get_driver',
   async run({ runtime, config, abort, log }: ScenarioContext): Promise<ScenarioResult> {
     const { stack, apiKey } = runtime;
+    // Layers are read from the function's REPORT lines: the runtime prints each one (LOCAL_PLATFORM_LOG=all).
     const { account_id: accountId, dc_id: dcId, driver_id: driverId } = stack.demo;
     // The data layer reads TABLE_NAME when it loads; the bench only borrows its key builder.
     process.env.TABLE_NAME ??= stack.table_name;
@@ -26,29 +31,30 @@ export const getDriverScenario: Scenario = {
 
     const maxConcurrency = Math.max(...config.concurrencies);
     const api = new ApiClient(stack.api_url, apiKey, maxConcurrency);
-    const db = DynamoDBDocumentClient.from(
-      new DynamoDBClient({
-        endpoint: stack.dynamodb_endpoint,
-        region: stack.region,
-        credentials: LOCAL_CREDENTIALS,
-      }),
-    );
+    const client = (endpoint: string) =>
+      DynamoDBDocumentClient.from(
+        new DynamoDBClient({ endpoint, region: stack.region, credentials: LOCAL_CREDENTIALS }),
+      );
+    const db = client(stack.emulator_endpoints.dynamodb);
+    const viaProxy = client(stack.dynamodb_endpoint);
     const path = `/dcs/${encodeURIComponent(dcId)}/drivers/${encodeURIComponent(driverId)}`;
 
-    const paths: Record<'api' | 'raw', Operation> = {
+    const getItem = async (through: DynamoDBDocumentClient) => {
+      const { Item } = await through.send(
+        new GetCommand({ TableName: stack.table_name, Key: key, ConsistentRead: true }),
+      );
+      if (Item?.driver_id !== driverId)
+        throw new Error(`GetItem returned driver id ${JSON.stringify(Item?.driver_id)}`);
+    };
+    const paths: Record<'api' | 'proxy' | 'raw', Operation> = {
       api: async () => {
         const { status, body } = await api.get(path);
         const id = (body as { data?: { driver?: { id?: unknown } } } | undefined)?.data?.driver?.id;
         if (status !== 200) throw new Error(`API answered ${status}: ${JSON.stringify(body).slice(0, 200)}`);
         if (id !== driverId) throw new Error(`API answered 200 with driver id ${JSON.stringify(id)}`);
       },
-      raw: async () => {
-        const { Item } = await db.send(
-          new GetCommand({ TableName: stack.table_name, Key: key, ConsistentRead: true }),
-        );
-        if (Item?.driver_id !== driverId)
-          throw new Error(`GetItem returned driver id ${JSON.stringify(Item?.driver_id)}`);
-      },
+      proxy: () => getItem(viaProxy),
+      raw: () => getItem(db),
     };
 
     try {
@@ -57,15 +63,22 @@ export const getDriverScenario: Scenario = {
       log(`warming up: ${config.warmupRequests} requests per path`);
       const warmup = {
         api: await runLoad(paths.api, { concurrency: maxConcurrency, count: config.warmupRequests, abort }),
+        proxy: await runLoad(paths.proxy, {
+          concurrency: maxConcurrency,
+          count: config.warmupRequests,
+          abort,
+        }),
         raw: await runLoad(paths.raw, { concurrency: maxConcurrency, count: config.warmupRequests, abort }),
       };
-      const warmupErrors = cold.errors + warmup.api.errors + warmup.raw.errors;
+      const warmupErrors = cold.errors + warmup.api.errors + warmup.proxy.errors + warmup.raw.errors;
       if (cold.ok + warmup.api.ok === 0)
         throw new Error(`every API request failed: ${[...cold.errorSamples, ...warmup.api.errorSamples][0]}`);
 
-      const byConcurrency: Record<string, Record<'api' | 'raw', ComparedPath>> = {};
+      const byConcurrency: Record<string, Record<'api' | 'proxy' | 'raw', ComparedPath>> = {};
+      const functionDurations: Record<string, number> = {};
       for (const concurrency of config.concurrencies) {
         log(`concurrency ${concurrency}: ${config.seconds} s per path, interleaved`);
+        const logOffset = statSync(runtime.logFile).size;
         byConcurrency[concurrency] = await compareInterleaved(paths, {
           concurrency,
           seconds: config.seconds,
@@ -73,18 +86,22 @@ export const getDriverScenario: Scenario = {
           abort,
           log,
         });
+        functionDurations[concurrency] = median(
+          reportedDurations(runtime.logFile, logOffset, 'DriversGetFunction'),
+        );
       }
 
       const c1 = byConcurrency[1];
       const c16 = byConcurrency[16];
       const measuredErrors = Object.values(byConcurrency).reduce(
-        (total, result) => total + result.api.errors + result.raw.errors,
+        (total, result) => total + result.api.errors + result.proxy.errors + result.raw.errors,
         0,
       );
       return {
         description:
-          'GET /dcs/{dc}/drivers/{id} through the local HTTP runtime (api) vs. a raw GetItem of the same ' +
-          'item with ConsistentRead (raw) on the same DynamoDB Local; closed loop, keep-alive',
+          'GET /dcs/{dc}/drivers/{id} through the local runtime as deployed (api) vs. a raw GetItem of the same ' +
+          'item with ConsistentRead on DynamoDB Local itself (raw), and the same GetItem through the local AWS ' +
+          'endpoint with its signature and IAM checks (proxy); closed loop, keep-alive',
         item_key: key,
         errors: warmupErrors + measuredErrors,
         cold_first_api_request_ms: round(cold.latenciesMs[0] ?? Number.NaN),
@@ -100,6 +117,19 @@ export const getDriverScenario: Scenario = {
             : {}),
         },
         concurrency: byConcurrency,
+        layers_at_concurrency_1_p50_ms: c1
+          ? {
+              dynamodb_local: round(c1.raw.latency_ms.p50),
+              local_aws_endpoint: round(c1.proxy.latency_ms.p50 - c1.raw.latency_ms.p50),
+              function_duration: round(functionDurations[1] ?? Number.NaN),
+              api_gateway_and_lambda_runtime: round(
+                c1.api.latency_ms.p50 - (functionDurations[1] ?? Number.NaN),
+              ),
+            }
+          : undefined,
+        function_duration_p50_ms: Object.fromEntries(
+          Object.entries(functionDurations).map(([concurrency, ms]) => [concurrency, round(ms)]),
+        ),
         checks: {
           api_p50_minus_raw_p50_ms: check(
             c1 ? c1.api.latency_ms.p50 - c1.raw.latency_ms.p50 : Number.NaN,
@@ -118,6 +148,17 @@ export const getDriverScenario: Scenario = {
     } finally {
       api.close();
       db.destroy();
+      viaProxy.destroy();
     }
   },
 };
+
+/** The Duration of each REPORT line a function wrote to the runtime's log after `offset` (Lambda's, in ms). */
+export function reportedDurations(logFile: string, offset: number, functionLabel: string): number[] {
+  const text = readFileSync(logFile).subarray(offset).toString('utf8');
+  return [
+    ...text.matchAll(
+      new RegExp(`^${functionLabel} \\| REPORT RequestId: \\S+\\tDuration: ([\\d.]+) ms`, 'gm'),
+    ),
+  ].map((match) => Number(match[1]));
+}

@@ -40,7 +40,8 @@ export class RawTable {
     this.#abort = abort;
     this.db = DynamoDBDocumentClient.from(
       new DynamoDBClient({
-        endpoint: stack.dynamodb_endpoint,
+        // DynamoDB Local itself: the raw baseline skips the local AWS endpoint's checks.
+        endpoint: stack.emulator_endpoints.dynamodb,
         region: stack.region,
         credentials: LOCAL_CREDENTIALS,
       }),

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 export interface StackInfo {
   api_url: string;
   region: string;
+  /** The local AWS endpoint (IAM and limits checked), with the operator's credentials. */
   dynamodb_endpoint: string;
   table_name: string;
   demo: { account_id: string; dc_id: string; driver_id: string };
@@ -17,15 +18,19 @@ export interface StackInfo {
   sqs_endpoint?: string;
   queue_urls?: Record<string, string>;
   dlq_urls?: Record<string, string>;
+  /** DynamoDB Local and fauxqs themselves: the raw baselines talk to them directly. */
+  emulator_endpoints: { dynamodb: string; aws: string };
 }
 
 /**
- * Environment the bench's runtime gets unless the bench's own environment sets the variable: a short
- * webhook retry schedule (seconds instead of DESIGN §4's minutes to hours), so webhook_delivery's induced
- * failures are retried while it waits.
+ * CDK context the bench deploys the app with, as `cdk deploy -c` would take it: the stage's throttling out of
+ * the way of load that is the point of the measurement, and a short webhook retry schedule (seconds instead
+ * of DESIGN §4's minutes to hours), so webhook_delivery's induced failures are retried while it waits.
  */
-export const RUNTIME_ENV_DEFAULTS: Readonly<Record<string, string>> = {
-  WEBHOOK_RETRY_DELAYS_SECONDS: '1,2,5',
+export const BENCH_CONTEXT: Readonly<Record<string, string>> = {
+  throttlingRateLimit: '100000',
+  throttlingBurstLimit: '100000',
+  webhookRetryDelaysSeconds: '1,2,5',
 };
 
 export interface LocalRuntime {
@@ -61,10 +66,12 @@ export async function startLocalRuntime(
   const started = performance.now();
   let child: ChildProcess;
   try {
-    child = spawn(join(repoRoot, 'node_modules/.bin/tsx'), ['bin/local.ts', '--in-memory'], {
+    const context = Object.entries(BENCH_CONTEXT).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+    child = spawn(join(repoRoot, 'node_modules/.bin/tsx'), ['bin/local.ts', '--in-memory', ...context], {
       cwd: repoRoot,
       env: {
-        ...RUNTIME_ENV_DEFAULTS,
+        // Every invocation's REPORT line: the scenarios read functions' durations from them.
+        LOCAL_PLATFORM_LOG: 'all',
         ...process.env,
         PORT: '0',
         LOCAL_STATE_DIR: stateDir,
@@ -148,8 +155,16 @@ function readStack(stackFile: string): StackInfo | undefined {
   } catch {
     return undefined; // still being written
   }
-  const { api_url, dynamodb_endpoint, table_name, region, demo } = parsed;
-  if (!api_url || !dynamodb_endpoint || !table_name || !region || !demo?.account_id || !demo.dc_id)
+  const { api_url, dynamodb_endpoint, table_name, region, demo, emulator_endpoints } = parsed;
+  if (
+    !api_url ||
+    !dynamodb_endpoint ||
+    !table_name ||
+    !region ||
+    !demo?.account_id ||
+    !demo.dc_id ||
+    !emulator_endpoints?.dynamodb
+  )
     throw new Error(`stack.json lacks a field the bench needs: ${JSON.stringify(parsed)}`);
   return parsed as StackInfo;
 }

@@ -18,7 +18,7 @@ import { LOCAL_CREDENTIALS } from '../local/services';
 import { inParallel, RawTable, sleep } from './dynamo';
 import { ApiClient } from './http';
 import { type LoadRun, runLoad } from './load';
-import { RUNTIME_ENV_DEFAULTS, type StackInfo } from './runtime';
+import { BENCH_CONTEXT, type StackInfo } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, percentile, round, summarizePath } from './stats';
 
@@ -340,8 +340,7 @@ export const webhookDeliveryScenario: Scenario = {
     // The data layer reads TABLE_NAME when it loads; the bench borrows its event item builder.
     process.env.TABLE_NAME ??= stack.table_name;
     const { putEventItem } = await import('../functions/data/events');
-    const retrySchedule =
-      process.env.WEBHOOK_RETRY_DELAYS_SECONDS ?? RUNTIME_ENV_DEFAULTS.WEBHOOK_RETRY_DELAYS_SECONDS;
+    const retrySchedule = BENCH_CONTEXT.webhookRetryDelaysSeconds;
     const logOffset = statSync(runtime.logFile).size;
 
     const api = new ApiClient(stack.api_url, apiKey, 4);
@@ -595,7 +594,7 @@ export const webhookDeliveryScenario: Scenario = {
           `that answers 500 to the first request of every ${FAIL_EVERY}th (event, webhook) pair and 200 otherwise, ` +
           'and checks every X-Signature with its webhook’s secret. Path: table stream -> local stream poller -> ' +
           'events queue -> fan-out consumer -> deliveries queue -> delivery consumer -> POST, in the local runtime ' +
-          `with WEBHOOK_RETRY_DELAYS_SECONDS=${retrySchedule}. Delay: event write acknowledged -> first 200 ` +
+          `with webhookRetryDelaysSeconds=${retrySchedule}. Delay: event write acknowledged -> first 200 ` +
           'answered for the pair. deliveries/s: delivered pairs / (last first success - first write). Raw: the ' +
           `delivered bodies POSTed again from this process, signed the same way, at concurrency ${RAW_CONCURRENCY} ` +
           '(the delivery consumer’s batch size, one poller), a fresh connection per POST as the delivery worker ' +

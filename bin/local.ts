@@ -1,60 +1,86 @@
 /**
- * `npm start`: the whole service on this machine, no AWS account needed.
- * Env: PORT (default 3000; 0 = any free port), LOCAL_STATE_DIR (default .local), LOCAL_DEMO_API_KEY.
- * Flag: --in-memory (DynamoDB data is not kept between runs).
+ * `npm start`: the whole service on this machine, no AWS account needed, run as deployed: the CDK app is
+ * synthesized (without bundling) and every function, queue, pipe and API method comes from its templates.
+ * Env: PORT (default 3000; 0 = any free port), LOCAL_STATE_DIR (default .local), LOCAL_DEMO_API_KEY,
+ * LOCAL_PLATFORM_LOG (all: every Lambda START/END/REPORT line).
+ * Flags: --in-memory (DynamoDB data is not kept between runs); -c key=value (CDK context, as `cdk deploy -c`).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { consumers } from '../functions/consumers';
-import { endpoints } from '../functions/endpoints/index';
-import { startApiServer } from '../local/api-server';
-import { startQueuePollers } from '../local/queue-pollers';
-import { startLocalStack } from '../local/stack';
-import { startStreamPoller } from '../local/stream-poller';
+import { parseArgs } from 'node:util';
+import { synthesizeApp } from '../local/cloud/synth';
+import { startLocalCloud } from '../local/cloud-runtime';
+import { startDynamoDbLocal, startLocalAws } from '../local/services';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const inMemory = process.argv.includes('--in-memory');
+const { values: flags } = parseArgs({
+  options: {
+    'in-memory': { type: 'boolean', default: false },
+    context: { type: 'string', short: 'c', multiple: true, default: [] },
+  },
+});
+const inMemory = flags['in-memory'];
 const port = Number(process.env.PORT ?? 3000);
 const stateDir = resolve(process.env.LOCAL_STATE_DIR ?? '.local');
 mkdirSync(stateDir, { recursive: true });
 const stackFile = join(stateDir, 'stack.json');
+const scratch = mkdtempSync(join(tmpdir(), 'drs-local-'));
+const started = performance.now();
 
-const stack = await startLocalStack({
-  dataDir: inMemory ? undefined : join(stateDir, 'dynamodb'),
-  namePrefix: 'delivery-routes',
+// The emulators start (DynamoDB Local's JVM in its own process) while the app is synthesized.
+const emulators = Promise.all([
+  startDynamoDbLocal({ dataDir: inMemory ? undefined : join(stateDir, 'dynamodb') }),
+  startLocalAws(),
+]);
+const assemblyDir = await synthesizeApp({
+  outdir: join(scratch, 'cdk.out'),
+  context: cdkContext(flags.context),
 });
-// Imported only now: the data layer reads TABLE_NAME and the endpoints when it loads.
+const [dynamodb, aws] = await emulators;
+const cloud = await startLocalCloud({
+  assemblyDir,
+  emulators: { dynamodb: dynamodb.endpoint, aws: aws.endpoint },
+  namePrefix: 'delivery-routes',
+  port,
+  accessLog: true,
+  onLog: printFunctionLog,
+  pipeCheckpointFile: inMemory ? undefined : join(stateDir, 'pipe-checkpoints.json'),
+});
+// This process is the local operator: the demo account is made with the service's own code.
+Object.assign(process.env, cloud.operatorEnvironment);
 const { seedDemoAccount } = await import('../local/seed');
 const demo = await seedDemoAccount(stateDir, process.env.LOCAL_DEMO_API_KEY);
-const api = await startApiServer({ endpoints, port, accessLog: true });
-const pollers = startQueuePollers({
-  consumers,
-  awsEndpoint: stack.endpoints.aws,
-  queueUrls: stack.resources.queueUrls,
-});
-// Does the EventBridge Pipe's job: event items from the table stream to the events queue.
-const streamPoller = startStreamPoller({
-  dynamodbEndpoint: stack.endpoints.dynamodb,
-  awsEndpoint: stack.endpoints.aws,
-  tableName: stack.resources.tableName,
-  eventQueueUrl: stack.resources.queueUrls.events,
-});
-await streamPoller.ready;
 
 writeFileSync(
   stackFile,
   JSON.stringify(
     {
-      api_url: api.url,
-      region: stack.environment.AWS_REGION,
-      dynamodb_endpoint: stack.endpoints.dynamodb,
-      sqs_endpoint: stack.endpoints.aws,
-      s3_endpoint: stack.endpoints.aws,
-      table_name: stack.resources.tableName,
-      bucket_name: stack.resources.bucketName,
-      queue_urls: stack.resources.queueUrls,
-      dlq_urls: stack.resources.dlqUrls,
+      api_url: cloud.api.url,
+      region: cloud.deployment.region,
+      aws_endpoint: cloud.proxy.endpoint,
+      dynamodb_endpoint: cloud.proxy.endpoint,
+      /** DynamoDB Local and fauxqs themselves, past the local AWS endpoint's checks (the bench's baselines). */
+      emulator_endpoints: { dynamodb: dynamodb.endpoint, aws: aws.endpoint },
+      sqs_endpoint: cloud.proxy.endpoint,
+      s3_endpoint: cloud.proxy.endpoint,
+      table_name: cloud.operatorEnvironment.TABLE_NAME,
+      bucket_name: cloud.operatorEnvironment.BUCKET_NAME,
+      queue_urls: Object.fromEntries(
+        (['imports', 'events', 'deliveries', 'analytics'] as const).map((name) => [
+          name,
+          cloud.queueUrl(name),
+        ]),
+      ),
+      dlq_urls: Object.fromEntries(
+        (['imports', 'events', 'deliveries', 'analytics'] as const).map((name) => [
+          name,
+          cloud.queueUrl(name, true),
+        ]),
+      ),
+      /** What a local operator's process needs to use the table, bucket and queues with the service's code. */
+      operator_environment: cloud.operatorEnvironment,
       demo: {
         account_id: demo.accountId,
         dc_id: demo.dcId,
@@ -67,14 +93,16 @@ writeFileSync(
   ),
 );
 
-console.log(`Route service listening on ${api.url}`);
+console.log(
+  `Route service listening on ${cloud.api.url} (ready in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+);
 console.log(
   `Demo account ${demo.accountId}: DC ${demo.dcId}, driver ${demo.driverId}, route ${demo.routeId}`,
 );
 console.log(`Demo API key: ${demo.apiKey}`);
-console.log(`Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${api.url}/dcs/${demo.dcId}/drivers`);
+console.log(`Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${cloud.api.url}/dcs/${demo.dcId}/drivers`);
 console.log(`Demo driver login token: ${demo.driverToken}`);
-console.log(`Try: curl -H "Authorization: Bearer ${demo.driverToken}" ${api.url}/driver/routes`);
+console.log(`Try: curl -H "Authorization: Bearer ${demo.driverToken}" ${cloud.api.url}/driver/routes`);
 console.log(
   `Stack endpoints written to ${stackFile}${inMemory ? ' (in-memory data)' : ''}; Ctrl-C stops everything.`,
 );
@@ -85,11 +113,38 @@ async function shutdown(signal: string) {
   stopping = true;
   console.log(`${signal}: stopping`);
   rmSync(stackFile, { force: true });
-  await api.close();
-  await pollers.stop();
-  await streamPoller.stop();
-  await stack.stop();
+  await cloud.stop();
+  await Promise.all([dynamodb.stop(), aws.stop()]);
+  rmSync(scratch, { recursive: true, force: true });
   process.exit(0);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+/**
+ * A function's log line on stdout, after the function's name (less the stack prefix and hash): what the
+ * function writes, and of Lambda's own lines only the REPORT of cold starts and of invocations that ended
+ * badly (LOCAL_PLATFORM_LOG=all: every START, END and REPORT).
+ */
+function printFunctionLog(record: { functionName: string; stream: string; line: string }): void {
+  const everyPlatformLine = process.env.LOCAL_PLATFORM_LOG === 'all';
+  if (
+    record.stream === 'platform' &&
+    !everyPlatformLine &&
+    !/^REPORT .*(Init Duration|Status: )/.test(record.line)
+  )
+    return;
+  const label = record.functionName.replace(/^delivery-routes-/, '').replace(/[0-9A-F]{8}$/, '');
+  console.log(`${label} | ${record.line}`);
+}
+
+/** `-c key=value` pairs, as the CDK CLI takes them. */
+function cdkContext(pairs: string[]): Record<string, string> {
+  return Object.fromEntries(
+    pairs.map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`-c takes key=value, not '${pair}'`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+}

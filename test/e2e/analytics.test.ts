@@ -6,6 +6,7 @@ import * as driverApp from '../../functions/endpoints/driver-app';
 import * as drivers from '../../functions/endpoints/drivers';
 import * as routes from '../../functions/endpoints/routes';
 import { DESIGN_ATTEMPT_COLUMNS, DESIGN_ROUTE_COLUMNS } from '../support/analytics-columns';
+import { functionOf } from '../support/cdk';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { importRoute } from '../support/routes';
@@ -353,8 +354,13 @@ const byRouteId = (a: Record<string, Value>, b: Record<string, Value>) =>
 // ---------------------------------------------------------------------------------------------------
 
 beforeAll(async () => {
-  process.env.ANALYTICS_ROWS_PER_FILE = String(ROWS_PER_FILE);
-  api = await startTestApi('analytics');
+  api = await startTestApi('analytics', {
+    customize: (routes) =>
+      functionOf(routes, 'workers/export-analytics').addEnvironment(
+        'ANALYTICS_ROWS_PER_FILE',
+        String(ROWS_PER_FILE),
+      ),
+  });
   acme = await createAccount('Acme', [
     { dcId: 'chi', timeZone: CHICAGO, name: CHI_NAME },
     { dcId: 'tyo', timeZone: TOKYO, name: TYO_NAME },
@@ -396,7 +402,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.close();
-  delete process.env.ANALYTICS_ROWS_PER_FILE;
 });
 
 // ---------------------------------------------------------------------------------------------------

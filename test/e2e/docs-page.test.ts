@@ -45,10 +45,15 @@ async function startStageProxy(target: string): Promise<StageProxy> {
       if (value && !['host', 'connection'].includes(name)) headers[name] = value.join(', ');
     fetch(`${target}${path.slice(STAGE.length)}`, { method: req.method, headers, redirect: 'manual' })
       .then(async (response) => {
+        // fetch has already undone any Content-Encoding (the API gzips answers over 1 KB).
         const body = Buffer.from(await response.arrayBuffer());
         const answered: Record<string, string> = {};
         for (const [name, value] of response.headers)
-          if (!['connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(name))
+          if (
+            !['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding'].includes(
+              name,
+            )
+          )
             answered[name] = value;
         res.writeHead(response.status, answered).end(body);
       })

@@ -142,11 +142,25 @@ describe('POST /dcs/{dc_id}/drivers', () => {
     expectError(response, 400, 1005);
   });
 
-  it('rejects a body over 6 MB with 413 and 1004', async () => {
-    const body = JSON.stringify({ driver_id: 'big', driver_name: 'x', padding: 'p'.repeat(6 * 1024 * 1024) });
+  it('rejects a body over 5 MB with 413 and 1004', async () => {
+    const body = JSON.stringify({
+      driver_id: 'big',
+      driver_name: 'x',
+      padding: 'p'.repeat(5.5 * 1024 * 1024),
+    });
     const response = await request('POST', '/dcs/dc-1/drivers', { key: acme.key, body });
     expectError(response, 413, 1004);
     expectError(await asAcme('GET', '/dcs/dc-1/drivers/big'), 404, 1003);
+  });
+
+  it('gets API Gateway’s 500, as on AWS, for a body whose invocation event passes Lambda’s 6 MB', async () => {
+    const body = JSON.stringify({
+      driver_id: 'bigger',
+      driver_name: 'x',
+      padding: 'p'.repeat(6.5 * 1024 * 1024),
+    });
+    expectError(await request('POST', '/dcs/dc-1/drivers', { key: acme.key, body }), 500, 1000);
+    expectError(await asAcme('GET', '/dcs/dc-1/drivers/bigger'), 404, 1003);
   });
 
   it('rejects a body over API Gateway’s 10 MB with 413 and 1004', async () => {

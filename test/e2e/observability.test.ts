@@ -1,26 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSRecord } from 'aws-lambda';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import { createTestAccount } from '../support/accounts';
+import { allFunctions } from '../support/cdk';
 import { type ApiResponse, type CallOptions, call, expectError } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { exampleRoute, receiveImportMessages } from '../support/routes';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 /**
- * What the functions write to stdout/stderr, from real handlers over the local API and the workers driven
- * by the test: JSON log lines carrying the request id, account, DC and driver; EMF metrics with the right
- * counts; and never an API key, login token, webhook secret or Authorization header, errors included.
- * The loggers and metrics are created when the handlers load, so the level and the metrics switch are set
- * before anything is imported (vitest's config runs the suite at ERROR, the local runtime without EMF).
+ * What the functions write to stdout/stderr (their CloudWatch log streams), from real handlers over the local
+ * API and the workers driven by the test: JSON log lines carrying the request id, account, DC and driver; EMF
+ * metrics with the right counts; and never an API key, login token, webhook secret or Authorization header,
+ * errors included. The functions log at DEBUG here (POWERTOOLS_LOG_LEVEL set in CDK for this file) and print
+ * their EMF lines (which the local runtime otherwise turns off, having no CloudWatch).
  */
-vi.hoisted(() => {
-  process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
-  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
-});
 
 const NAMESPACE = 'DeliveryRouteService';
 const SERVICE = 'delivery-route-service';
@@ -42,48 +39,38 @@ const receivers: WebhookReceiver[] = [];
 const webhooks: { ok: { id: string; secret: string }; failing: { id: string; secret: string } } = {} as never;
 
 // ---------------------------------------------------------------------------------------------------
-// Output capture: every write to stdout and stderr of this process, from the first request on
+// Output: every line the functions wrote (not the runtime's START/END/REPORT lines)
 // ---------------------------------------------------------------------------------------------------
 
-const written: string[] = [];
-const originalWrites = { stdout: process.stdout.write, stderr: process.stderr.write };
-
-function startCapture() {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      written.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-      const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
-      callback?.();
-      return true;
-    }) as typeof stream.write;
-  }
-}
-
-function stopCapture() {
-  process.stdout.write = originalWrites.stdout;
-  process.stderr.write = originalWrites.stderr;
-}
+/**
+ * Lambda's Node.js runtime logs an error a handler throws in its own text format
+ * (`<time>\t<request id>\tERROR\tInvoke Error \t<JSON>`); every other line is the function's own.
+ */
+const INVOKE_ERROR = /^\S+\t[0-9a-f-]{36}\tERROR\tInvoke Error \t(\{.*\})$/;
 
 /** Every line written so far, in order. */
 const allLines = () =>
-  written
-    .join('')
-    .split('\n')
-    .filter((line) => line.trim() !== '');
+  api.logs
+    .filter((record) => record.stream !== 'platform' && record.line.trim() !== '')
+    .map((record) => record.line);
 
-/** Runs `action` and returns the lines written meanwhile, each parsed (the test fails on a non-JSON line). */
+/**
+ * Runs `action` and returns the lines written meanwhile, each parsed: the functions' JSON lines, and the
+ * runtime's Invoke Error lines as `{ invokeError: <its JSON> }` (the test fails on any other line).
+ */
 async function linesDuring(action: () => Promise<unknown>): Promise<Line[]> {
   const from = allLines().length;
   await action();
-  return allLines()
-    .slice(from)
-    .map((line) => {
-      try {
-        return JSON.parse(line) as Line;
-      } catch {
-        throw new Error(`not a JSON line: ${line}`);
-      }
-    });
+  return allLines().slice(from).map(parseLine);
+}
+
+function parseLine(line: string): Line {
+  const invokeError = INVOKE_ERROR.exec(line)?.[1];
+  try {
+    return invokeError ? { invokeError: JSON.parse(invokeError) } : (JSON.parse(line) as Line);
+  } catch {
+    throw new Error(`neither a JSON line nor the runtime's Invoke Error line: ${line}`);
+  }
 }
 
 const logLines = (lines: Line[]) => lines.filter((line) => !('_aws' in line));
@@ -169,16 +156,11 @@ function sqsRecord(messageId: string, body: string): SQSRecord {
   };
 }
 
+/** Invokes a worker as its SQS event source would, with these records. */
 async function runWorker(name: string, records: SQSRecord[]) {
-  const { handler } = (await import(`../../functions/handlers/workers/${name}.ts`)) as {
-    handler: (event: SQSEvent, context: Context) => Promise<{ batchItemFailures: unknown[] }>;
-  };
-  const context = {
-    awsRequestId: `worker-${randomBytes(4).toString('hex')}`,
-    functionName: name,
-    getRemainingTimeInMillis: () => 60_000,
-  } as Context;
-  return handler({ Records: records }, context);
+  const result = await api.invoke(`workers/${name}`, { Records: records });
+  if (result.kind !== 'success') throw new Error(`the ${name} worker failed: ${JSON.stringify(result)}`);
+  return result.payload as { batchItemFailures: unknown[] };
 }
 
 async function createWebhook(receiver: WebhookReceiver) {
@@ -197,10 +179,15 @@ async function createWebhook(receiver: WebhookReceiver) {
 // ---------------------------------------------------------------------------------------------------
 
 beforeAll(async () => {
-  api = await startTestApi('observability', { pollers: false });
+  api = await startTestApi('observability', {
+    pollers: false,
+    metrics: true,
+    customize: (routes) => {
+      for (const fn of allFunctions(routes)) fn.addEnvironment('POWERTOOLS_LOG_LEVEL', 'DEBUG');
+    },
+  });
   acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }]);
   globex = await createTestAccount('Globex', [{ dcId: 'gx-1' }]);
-  startCapture();
   expectStatus(
     await asAcme('POST', '/dcs/dc-1/drivers', {
       driver_id: DRIVER_ID,
@@ -217,7 +204,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  stopCapture();
   await Promise.all(receivers.map((receiver) => receiver.close()));
   await api?.close();
 });
@@ -251,7 +237,7 @@ describe('the function code observability', () => {
       dc_id: 'dc-1',
       txid,
       status_code: 202,
-      function_name: 'local-routes-import',
+      function_name: api.cloud.functionOf('functions/handlers/routes/import.ts').name,
     });
     expect(handled?.request_id).toMatch(UUID);
     expectNoSecret(lines);
@@ -429,10 +415,10 @@ describe('the function code observability', () => {
     });
   });
 
-  it('wrote only JSON lines, none with a key, token or secret', () => {
+  it('wrote only JSON lines (and the runtime its Invoke Error lines), none with a key, token or secret', () => {
     const lines = allLines();
     expect(lines.length).toBeGreaterThan(20);
-    const parsed = lines.map((line) => JSON.parse(line) as Line);
+    const parsed = lines.map(parseLine);
     expectNoSecret(parsed);
     // The authorizer ran once per key (API Gateway caches it); its line and the handler's that followed
     // carry the same API Gateway request id.

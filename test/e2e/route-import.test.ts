@@ -211,14 +211,14 @@ describe('POST /dcs/{dc_id}/invoiced-routes', () => {
     expect(expectError(await post(route), 400, 1006)).toMatch(/at most 50000 items/);
   });
 
-  it('rejects malformed JSON with 1005 and a body over 6 MB with 413 and 1004', async () => {
+  it('rejects malformed JSON with 1005 and a body over 5 MB with 413 and 1004', async () => {
     expectError(
       await request('POST', '/dcs/dc-1/invoiced-routes', { key: acme.key, body: '{"route": {' }),
       400,
       1005,
     );
     const huge = exampleRoute('huge', { waypoints: 1 });
-    const body = JSON.stringify({ route: huge, padding: 'x'.repeat(6 * 1024 * 1024) });
+    const body = JSON.stringify({ route: huge, padding: 'x'.repeat(5.5 * 1024 * 1024) });
     expectError(await request('POST', '/dcs/dc-1/invoiced-routes', { key: acme.key, body }), 413, 1004);
   });
 

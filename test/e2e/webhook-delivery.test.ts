@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import { verifySignature } from '../../functions/domain/webhook-http';
 import * as webhooks from '../../functions/endpoints/webhooks';
 import { createTestAccount } from '../support/accounts';
+import { functionOf } from '../support/cdk';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { exampleRoute, importRoute } from '../support/routes';
@@ -23,8 +24,8 @@ import {
 
 /**
  * Webhook delivery when receivers fail: retries on the schedule, timeouts, the DLQ at the end of the
- * schedule, auto-disable, and webhooks disabled or deleted while a retry waits. The delivery consumer
- * reads its settings when it loads, so they are shortened here, before the local API starts:
+ * schedule, auto-disable, and webhooks disabled or deleted while a retry waits. The delivery consumer's
+ * settings are shortened in its CDK definition for this file (its environment, as a deploy would set it):
  * - retries after 1 s and 1 s: three attempts in about 2 to 4 s, then the DLQ;
  * - a 500 ms timeout;
  * - disabled after failing for 8 s: well past one event's three attempts, so only a second event's
@@ -33,9 +34,6 @@ import {
 const RETRY_DELAYS_SECONDS = [1, 1];
 const TIMEOUT_MS = 500;
 const DISABLE_AFTER_SECONDS = 8;
-process.env.WEBHOOK_RETRY_DELAYS_SECONDS = RETRY_DELAYS_SECONDS.join(',');
-process.env.WEBHOOK_TIMEOUT_MS = String(TIMEOUT_MS);
-process.env.WEBHOOK_DISABLE_AFTER_SECONDS = String(DISABLE_AFTER_SECONDS);
 
 type Webhook = z.infer<typeof webhooks.Webhook>;
 type CreatedWebhook = Webhook & { secret: string };
@@ -51,7 +49,15 @@ const asAcme = (method: string, path: string, body?: unknown) =>
   request(method, path, { key: acme.key, body });
 
 beforeAll(async () => {
-  api = await startTestApi('webhook-delivery', { streams: true });
+  api = await startTestApi('webhook-delivery', {
+    streams: true,
+    customize: (routes) => {
+      const worker = functionOf(routes, 'workers/deliver-webhooks');
+      worker.addEnvironment('WEBHOOK_RETRY_DELAYS_SECONDS', RETRY_DELAYS_SECONDS.join(','));
+      worker.addEnvironment('WEBHOOK_TIMEOUT_MS', String(TIMEOUT_MS));
+      worker.addEnvironment('WEBHOOK_DISABLE_AFTER_SECONDS', String(DISABLE_AFTER_SECONDS));
+    },
+  });
   acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
 });
 
@@ -130,20 +136,10 @@ function expectRetryGaps(deliveries: ReceivedDelivery[]) {
 }
 
 /** Records what is written to stdout and stderr (the logger's JSON lines) until `stop` is called. */
-function captureLogs() {
-  const chunks: string[] = [];
-  const record = (chunk: unknown) => {
-    chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
-    return true;
-  };
-  const spies = [vi.spyOn(process.stdout, 'write'), vi.spyOn(process.stderr, 'write')];
-  for (const spy of spies) spy.mockImplementation(record);
-  return {
-    lines: () => chunks.join('').split('\n'),
-    stop: () => {
-      for (const spy of spies) spy.mockRestore();
-    },
-  };
+/** A reader of the functions' log lines from now on. */
+function capturedLogs(): () => string[] {
+  const from = api.logs.length;
+  return () => api.logs.slice(from).map((record) => record.line);
 }
 
 const isHttp500 = expect.stringMatching(/500/);
@@ -211,27 +207,22 @@ describe('retries', () => {
 
   it('gives up after the schedule (3 attempts): the delivery goes to the DLQ, every attempt is logged', async () => {
     const { receiver, webhook } = await hookedReceiver(() => 500);
-    const logs = captureLogs();
-    let eventId: string;
-    try {
-      eventId = await sendTest(webhook.id);
-      const dead = await findInDeliveriesDlq<DeliveryMessage>(
-        api,
-        (body) => body.webhook_id === webhook.id && body.event?.event_id === eventId,
-      );
-      expect(dead).toMatchObject({
-        account_id: acme.accountId,
-        webhook_id: webhook.id,
-        event: { event_id: eventId, type: 'PING' },
-        attempt: 3,
-      });
-    } finally {
-      logs.stop();
-    }
-    const givenUp = logs
-      .lines()
-      .find((line) => line.includes(eventId) && line.includes(webhook.id) && /given up/i.test(line));
-    expect(givenUp, 'a log line about the delivery given up').toBeDefined();
+    const logs = capturedLogs();
+    const eventId = await sendTest(webhook.id);
+    const dead = await findInDeliveriesDlq<DeliveryMessage>(
+      api,
+      (body) => body.webhook_id === webhook.id && body.event?.event_id === eventId,
+    );
+    expect(dead).toMatchObject({
+      account_id: acme.accountId,
+      webhook_id: webhook.id,
+      event: { event_id: eventId, type: 'PING' },
+      attempt: 3,
+    });
+    // The worker sends to the DLQ before its invocation ends, and with it the invocation's log lines.
+    await waitUntil('a log line about the delivery given up', async () =>
+      logs().find((line) => line.includes(eventId) && line.includes(webhook.id) && /given up/i.test(line)),
+    );
 
     await waitForQueuesDrained(api, ['deliveries']);
     const deliveries = receiver.deliveries;

@@ -13,6 +13,11 @@ export interface CallOptions {
   /** An object is sent as JSON; a string is sent as it is (for malformed bodies). */
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * Retry a 429 after a short backoff, as a client of the API must (the stage and some methods are throttled,
+   * locally as on AWS). Default true; false to see the 429.
+   */
+  retryThrottled?: boolean;
 }
 
 /** One HTTP call to the local API; returns status and parsed body (every answer must be JSON). */
@@ -29,9 +34,13 @@ export async function call(
     body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     headers['Content-Type'] ??= 'application/json';
   }
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
-  const text = await response.text();
-  return { status: response.status, body: JSON.parse(text), text };
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const text = await response.text();
+    if (response.status !== 429 || options.retryThrottled === false || attempt >= 60)
+      return { status: response.status, body: JSON.parse(text), text };
+    await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 500)));
+  }
 }
 
 /** Asserts a success envelope whose data matches the endpoint's declared response schema; returns data. */

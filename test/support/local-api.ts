@@ -1,60 +1,113 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inject } from 'vitest';
-import { consumers } from '../../functions/consumers';
-import { endpoints } from '../../functions/endpoints/index';
-import { type ApiServer, startApiServer } from '../../local/api-server';
-import { localHandlerEnvironment } from '../../local/environment';
-import { startQueuePollers } from '../../local/queue-pollers';
-import type { LocalResources } from '../../local/resources';
-import { createLocalResources } from '../../local/stack';
-import { startStreamPoller } from '../../local/stream-poller';
+import { QUEUES, type QueueName } from '../../functions/shared/resources';
+import { type SynthesizeOptions, synthesizeApp } from '../../local/cloud/synth';
+import { type LocalCloud, startLocalCloud } from '../../local/cloud-runtime';
+import type { InvokeResult } from '../../local/lambda/runtime';
+import { startDynamoDbLocal } from '../../local/services';
 
-export interface TestApi extends ApiServer {
+export interface TestApi {
+  url: string;
   tableName: string;
-  resources: LocalResources;
+  resources: {
+    tableName: string;
+    bucketName: string;
+    queueUrls: Record<QueueName, string>;
+    dlqUrls: Record<QueueName, string>;
+  };
+  /** The whole local deployment (functions, proxy, runtime). */
+  cloud: LocalCloud;
+  /** Every line the functions wrote, in order, with the function that wrote it. */
+  logs: { functionName: string; stream: string; line: string }[];
+  /** Invokes the function built from a handler module (e.g. `workers/import-routes`) as Lambda would. */
+  invoke(handlerModule: string, event: unknown): Promise<InvokeResult>;
+  close(): Promise<void>;
+}
+
+export interface TestApiOptions {
+  /** Run the SQS event source mappings (default true); without them queued work waits for the test. */
+  pollers?: boolean;
+  /**
+   * Batches in flight per event source mapping at most, below its maximum concurrency (default 2: test files
+   * share two cores).
+   */
+  pollerConcurrency?: number;
+  /** Run the pipe from the table stream to the events queue (default false: it costs every file CPU). */
+  streams?: boolean;
+  /**
+   * Changes to the CDK app before it is synthesized for this file (a timeout, an environment variable, a
+   * grant): the local deployment follows them as `cdk deploy` would. Costs this file a synth (~3 s).
+   */
+  customize?: SynthesizeOptions['customize'];
+  /** Functions trace as deployed (the X-Ray SDK loads); off by default, as there is no X-Ray daemon here. */
+  tracing?: boolean;
+  /** Functions print their EMF metric lines; off by default, as there is no CloudWatch here. */
+  metrics?: boolean;
 }
 
 /**
- * A local API for one test file: its own table, queues and bucket (named after the file) on the shared
- * DynamoDB Local and fauxqs, and the same HTTP adapter `npm start` uses. Call before importing anything
- * from functions/data: the handlers read their environment when they load.
+ * The service deployed for one test file: its own table, queues and bucket (named after the file) on a
+ * DynamoDB Local of its own and the run's fauxqs, behind its own signing proxy, with every function run from the bundles
+ * built once for the run. The test process acts as the local operator: process.env gets the operator's
+ * environment, so code imported from functions/ afterwards reads and writes this file's resources. Call
+ * before importing anything from functions/data: the data layer reads TABLE_NAME when it loads.
  */
-export async function startTestApi(
-  name: string,
-  options: { pollers?: boolean; streams?: boolean } = {},
-): Promise<TestApi> {
-  const endpointsUsed = { dynamodb: inject('dynamodbEndpoint'), aws: inject('awsEndpoint') };
-  const prefix = `t-${name}-${randomBytes(3).toString('hex')}`;
-  const resources = await createLocalResources(endpointsUsed, prefix);
-  Object.assign(process.env, localHandlerEnvironment(endpointsUsed, resources));
-  const api = await startApiServer({ endpoints });
-  // Without pollers, queued work waits until a test drives the consumer itself.
-  const pollers = startQueuePollers({
-    consumers: options.pollers === false ? [] : consumers,
-    awsEndpoint: endpointsUsed.aws,
-    queueUrls: resources.queueUrls,
-    // Every test file runs its own pollers on one machine: one batch at a time per consumer.
-    maxPollersPerConsumer: 1,
+export async function startTestApi(name: string, options: TestApiOptions = {}): Promise<TestApi> {
+  const scratch = options.customize ? mkdtempSync(join(tmpdir(), `drs-${name}-`)) : undefined;
+  const assemblyDir = scratch
+    ? await synthesizeApp({ outdir: scratch, customize: options.customize })
+    : inject('assemblyDir');
+  const logs: TestApi['logs'] = [];
+  // A DynamoDB Local per file: in one shared database, every write to a table created after some file's large
+  // import slows down in proportion to the stream records in the whole database (measured: 35 ms a write after
+  // 100,000 records elsewhere), and files would run in minutes instead of seconds.
+  const dynamodb = await startDynamoDbLocal();
+  const cloud = await startLocalCloud({
+    assemblyDir,
+    emulators: { dynamodb: dynamodb.endpoint, aws: inject('awsEndpoint') },
+    namePrefix: `t-${name}-${randomBytes(3).toString('hex')}`,
+    bundles: new Map(inject('bundles')),
+    eventSources: options.pollers === false ? false : { concurrencyCap: options.pollerConcurrency ?? 2 },
+    // Test files share two cores: a burst of requests reuses a few warm environments instead of starting one
+    // each (every invocation still runs alone in its environment).
+    maxInstancesPerFunction: 3,
+    pipes: options.streams === true,
+    extraFunctionEnvironment: {
+      ...(options.tracing ? { POWERTOOLS_TRACE_ENABLED: 'true' } : {}),
+      ...(options.metrics ? { POWERTOOLS_METRICS_DISABLED: 'false' } : {}),
+    },
+    onLog: ({ functionName, stream, line }) => {
+      logs.push({ functionName, stream, line });
+      // TEST_FUNCTION_LOGS=1 shows every function's output as it comes, for debugging a test.
+      if (process.env.TEST_FUNCTION_LOGS) process.stderr.write(`${functionName} | ${line}\n`);
+    },
   });
-  // The pipe's stand-in: event items written by this file's handlers reach this file's events queue. Only
-  // files that follow events ask for it: a poller per file costs CPU every test file shares.
-  const streams = !options.streams
-    ? undefined
-    : startStreamPoller({
-        dynamodbEndpoint: endpointsUsed.dynamodb,
-        awsEndpoint: endpointsUsed.aws,
-        tableName: resources.tableName,
-        eventQueueUrl: resources.queueUrls.events,
-      });
-  await streams?.ready;
+  Object.assign(process.env, cloud.operatorEnvironment);
+  const queues = (deadLetter: boolean) =>
+    Object.fromEntries(
+      (Object.keys(QUEUES) as QueueName[]).map((queue) => [queue, cloud.queueUrl(queue, deadLetter)]),
+    ) as Record<QueueName, string>;
+  const tableName = cloud.operatorEnvironment.TABLE_NAME as string;
   return {
-    ...api,
-    tableName: resources.tableName,
-    resources,
+    url: cloud.api.url,
+    tableName,
+    resources: {
+      tableName,
+      bucketName: cloud.operatorEnvironment.BUCKET_NAME as string,
+      queueUrls: queues(false),
+      dlqUrls: queues(true),
+    },
+    cloud,
+    logs,
+    invoke: (handlerModule, event) =>
+      cloud.invoke(cloud.functionOf(`functions/handlers/${handlerModule}.ts`).name, event),
     close: async () => {
-      await api.close();
-      await pollers.stop();
-      await streams?.stop();
+      await cloud.stop();
+      await dynamodb.stop();
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
     },
   };
 }

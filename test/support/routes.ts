@@ -1,4 +1,4 @@
-import type { Context, SQSRecord } from 'aws-lambda';
+import type { SQSRecord } from 'aws-lambda';
 import { expect } from 'vitest';
 import { call } from './http';
 import type { TestApi } from './local-api';
@@ -40,6 +40,7 @@ export async function importRoute(
 /** Takes `count` messages off the imports queue (for tests that deliver them to the worker themselves). */
 export async function receiveImportMessages(api: TestApi, count: number) {
   const { ReceiveMessageCommand, SQSClient } = await import('@aws-sdk/client-sqs');
+  // The test process is the local operator: its environment points the client at the local endpoint.
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
   const messages: SQSRecord[] = [];
   const deadline = Date.now() + 10_000;
@@ -57,15 +58,12 @@ export async function receiveImportMessages(api: TestApi, count: number) {
         messageId: message.MessageId as string,
         receiptHandle: message.ReceiptHandle as string,
         body: message.Body as string,
-        attributes: {
-          ApproximateReceiveCount: '1',
-          ...(message.Attributes as object),
-        } as SQSRecord['attributes'],
+        attributes: message.Attributes as unknown as SQSRecord['attributes'],
         messageAttributes: {},
-        md5OfBody: '',
+        md5OfBody: message.MD5OfBody as string,
         eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:imports',
-        awsRegion: 'us-east-1',
+        eventSourceARN: api.cloud.queue('imports').arn,
+        awsRegion: api.cloud.deployment.region,
       });
     }
   }
@@ -74,15 +72,12 @@ export async function receiveImportMessages(api: TestApi, count: number) {
   return messages;
 }
 
-/** Delivers records to the import worker as Lambda's SQS event source would; returns the batch failures. */
-export async function runImportWorker(records: SQSRecord[]) {
-  const { handler } = await import('../../functions/handlers/workers/import-routes');
-  const context = {
-    awsRequestId: 'test',
-    functionName: 'import-routes',
-    getRemainingTimeInMillis: () => 300_000,
-  } as Context;
-  return (await handler({ Records: records }, context)) as {
-    batchItemFailures: { itemIdentifier: string }[];
-  };
+/**
+ * Delivers records to the import worker as Lambda's SQS event source would: the deployed function, in its
+ * own environment with its own role. Returns its batch failures; a function error is thrown.
+ */
+export async function runImportWorker(api: TestApi, records: SQSRecord[]) {
+  const result = await api.invoke('workers/import-routes', { Records: records });
+  if (result.kind !== 'success') throw new Error(`the import worker failed: ${JSON.stringify(result)}`);
+  return result.payload as { batchItemFailures: { itemIdentifier: string }[] };
 }

@@ -2,9 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { expect, inject } from 'vitest';
+import { expect } from 'vitest';
 import type { QueueName } from '../../functions/shared/resources';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/services';
 import type { TestApi } from './local-api';
 
 /** One request a receiver got, as it arrived. */
@@ -144,12 +143,9 @@ export function independentlyVerified(secret: string, signature: string, rawBody
   return timingSafeEqual(Buffer.from(v1, 'hex'), expected);
 }
 
+/** The local operator's SQS client: the test's environment points it at the local endpoint. */
 function sqsClient() {
-  return new SQSClient({
-    endpoint: inject('awsEndpoint'),
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-  });
+  return new SQSClient({ useQueueUrlAsEndpoint: false });
 }
 
 /**

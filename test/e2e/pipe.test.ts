@@ -1,20 +1,26 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   CreateQueueCommand,
   DeleteMessageBatchCommand,
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/services';
-import { startStreamPoller } from '../../local/stream-poller';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PipeSpec, QueueSpec } from '../../local/cloud/model';
+import { startPipe } from '../../local/pipes';
+import { LOCAL_CREDENTIALS } from '../../local/services';
 import { startTestApi, type TestApi } from '../support/local-api';
 
 /**
- * The local stand-in for stream -> EventBridge Pipe -> SQS `events`, on real DynamoDB Local and fauxqs.
- * No queue pollers, so nothing but this test drains the events queue.
+ * The local EventBridge Pipe from the table stream to the events queue, configured from the template (filter,
+ * batch size, starting position) and reading and sending with its role's credentials. No event source mappings
+ * run, so nothing but this test drains the events queue.
  */
 let api: TestApi;
 let sqs: SQSClient;
+let scratch: string;
 let data: {
   db: typeof import('../../functions/data/client').db;
   events: typeof import('../../functions/data/events');
@@ -36,12 +42,10 @@ interface PipeMessage {
 }
 
 beforeAll(async () => {
-  api = await startTestApi('stream', { pollers: false, streams: true });
-  sqs = new SQSClient({
-    endpoint: inject('awsEndpoint'),
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-  });
+  scratch = mkdtempSync(join(tmpdir(), 'pipe-test-'));
+  api = await startTestApi('pipe', { pollers: false, streams: true });
+  // The test process is the local operator: its environment points the client at the local endpoint.
+  sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
   // Only now: the data layer reads TABLE_NAME when it loads.
   data = {
     db: (await import('../../functions/data/client')).db,
@@ -53,12 +57,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close();
   sqs?.destroy();
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 /** Writes one event item the way handlers do: inside a transaction. Returns its event id. */
 async function writeEvent(routeId: string): Promise<{ eventId: string; key: { pk: string; sk: string } }> {
   const put = data.events.putEventItem({
-    accountId: 'acc-stream',
+    accountId: 'acc-pipe',
     dcId: 'dc-1',
     routeId,
     type: 'ROUTE_CREATED',
@@ -72,7 +77,7 @@ async function writeEvent(routeId: string): Promise<{ eventId: string; key: { pk
 /** Receives (and deletes) messages until `count` arrived, then for `quietMs` more to catch extras. */
 async function receive(queueUrl: string, count: number, quietMs = 1500): Promise<PipeMessage[]> {
   const messages: PipeMessage[] = [];
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 30_000;
   let quietUntil = Number.POSITIVE_INFINITY;
   while (Date.now() < Math.min(deadline, quietUntil)) {
     const { Messages = [] } = await sqs.send(
@@ -96,14 +101,17 @@ async function receive(queueUrl: string, count: number, quietMs = 1500): Promise
   return messages;
 }
 
-describe('stream poller', () => {
-  it('sends a new event item to the events queue as the pipe would, and nothing else', async () => {
+const eventIds = (messages: PipeMessage[]) =>
+  messages.map((message) => message.dynamodb.NewImage.event_id?.S);
+
+describe('the pipe from the table stream to the events queue', () => {
+  it('sends a new event item as the pipe formats stream records, and nothing its filter drops', async () => {
     const { eventId, key } = await writeEvent('route-1');
     // Not an event item: the pipe's filter drops it.
     await data.db.send(
       new data.dynamo.PutCommand({
         TableName: api.tableName,
-        Item: { pk: 'STREAMTEST#x', sk: 'ITEM', entity: 'DRIVER', event_id: 'not-an-event' },
+        Item: { pk: 'PIPETEST#x', sk: 'ITEM', entity: 'DRIVER', event_id: 'not-an-event' },
       }),
     );
     // A change of the event item is a MODIFY: dropped too.
@@ -134,39 +142,73 @@ describe('stream poller', () => {
       },
     });
     expect(message.eventID).toEqual(expect.any(String));
+    expect(message.eventSourceARN).toBe(pipeSpec().source);
     expect(message.eventSourceARN).toContain(`table/${api.tableName}/stream/`);
     expect(message.dynamodb.SequenceNumber).toEqual(expect.any(String));
-    // Epoch seconds, as in a Lambda or pipe event, not the SDK's Date.
-    expect(message.dynamodb.ApproximateCreationDateTime).toEqual(expect.any(Number));
+    // Epoch seconds, as in a pipe's event, not the SDK's Date.
     expect(Math.abs(message.dynamodb.ApproximateCreationDateTime - Date.now() / 1000)).toBeLessThan(120);
   });
 
   it('carries a burst of 25 events, each once', async () => {
     const written = await Promise.all(Array.from({ length: 25 }, (_, index) => writeEvent(`burst-${index}`)));
-    const messages = await receive(api.resources.queueUrls.events, 25);
-    const received = messages.map((message) => message.dynamodb.NewImage.event_id?.S);
+    const received = eventIds(await receive(api.resources.queueUrls.events, 25));
     expect(received).toHaveLength(25);
     expect(new Set(received)).toEqual(new Set(written.map((event) => event.eventId)));
   });
 
-  it('starts at the end of the stream: a restarted poller does not resend earlier events', async () => {
-    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `${api.tableName}-restart` }));
-    const restarted = startStreamPoller({
-      dynamodbEndpoint: inject('dynamodbEndpoint'),
-      awsEndpoint: inject('awsEndpoint'),
-      tableName: api.tableName,
-      eventQueueUrl: QueueUrl as string,
-    });
+  it('starts a new pipe at the start of the stream, and a restarted one where it stopped', async () => {
+    const target = await newQueue('restart');
+    const checkpointFile = join(scratch, 'checkpoints.json');
+    const first = startCopy(target, checkpointFile);
+    await first.ready;
+    // Everything the stream holds so far reaches a new pipe (TRIM_HORIZON, as the template says).
+    const earlier = await writeEvent('before-stop');
+    expect(eventIds(await receive(target.url, 1, 3000))).toContain(earlier.eventId);
+    await first.stop();
+
+    const whileStopped = await writeEvent('while-stopped');
+    const second = startCopy(target, checkpointFile);
     try {
-      await restarted.ready;
-      const { eventId } = await writeEvent('after-restart');
-      const messages = await receive(QueueUrl as string, 1);
-      expect(messages.map((message) => message.dynamodb.NewImage.event_id?.S)).toEqual([eventId]);
-      // The file's own poller carried it as well.
-      const own = await receive(api.resources.queueUrls.events, 1, 500);
-      expect(own.map((message) => message.dynamodb.NewImage.event_id?.S)).toEqual([eventId]);
+      await second.ready;
+      expect(eventIds(await receive(target.url, 1))).toEqual([whileStopped.eventId]);
     } finally {
-      await restarted.stop();
+      await second.stop();
     }
+    // The file's own pipe carried these two as well.
+    expect(eventIds(await receive(api.resources.queueUrls.events, 2))).toEqual([
+      earlier.eventId,
+      whileStopped.eventId,
+    ]);
   });
 });
+
+function pipeSpec(): PipeSpec {
+  const [pipe] = api.cloud.deployment.pipes;
+  if (!pipe) throw new Error('the deployment has no pipe');
+  return pipe;
+}
+
+async function newQueue(suffix: string): Promise<QueueSpec> {
+  const name = `${api.tableName}-${suffix}`;
+  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: name }));
+  return {
+    logicalId: suffix,
+    stackPath: 'test',
+    name,
+    arn: `arn:aws:sqs:us-east-1:000000000000:${name}`,
+    url: QueueUrl as string,
+    attributes: {},
+  };
+}
+
+/** The deployment's pipe with another target, run as the operator (its role may send to the events queue only). */
+function startCopy(target: QueueSpec, checkpointFile: string) {
+  return startPipe({
+    pipe: { ...pipeSpec(), target: target.arn },
+    queues: [target],
+    endpoint: api.cloud.proxy.endpoint,
+    region: api.cloud.deployment.region,
+    credentials: LOCAL_CREDENTIALS,
+    checkpointFile,
+  });
+}

@@ -1,0 +1,353 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { QUEUES, type QueueName } from '../functions/shared/resources';
+import { pascalCase } from '../lib/naming';
+import { type ApiGateway, startApiGateway } from './api-gateway';
+import { type AwsProxy, type Principal, startAwsProxy } from './aws-proxy/proxy';
+import { readDeployment } from './cloud/deployment';
+import {
+  type Deployment,
+  type FunctionSpec,
+  LOCAL_ACCOUNT_ID,
+  LOCAL_REGION,
+  type QueueSpec,
+  type TableSpec,
+} from './cloud/model';
+import { buildBundles } from './lambda/bundles';
+import { type InvokeResult, type LambdaRuntime, startLambdaRuntime } from './lambda/runtime';
+import { type LocalPipe, startPipe } from './pipes';
+import { LOCAL_CREDENTIALS } from './services';
+import { type Credentials, type SqsEventSources, startSqsEventSources } from './sqs-event-sources';
+
+export interface LocalCloudOptions {
+  /** A synthesized cloud assembly (local/cloud/synth.ts). */
+  assemblyDir: string;
+  /** DynamoDB Local and fauxqs, already running. */
+  emulators: { dynamodb: string; aws: string };
+  /** Every physical name starts with it. */
+  namePrefix: string;
+  /** Bundles already built for this assembly's functions (entry -> bundle dir); built here when absent. */
+  bundles?: Map<string, string>;
+  /** API Gateway's port (default: any free one). */
+  port?: number;
+  accessLog?: boolean;
+  /** Run the SQS event source mappings (default true); a cap on their concurrency for crowded machines. */
+  eventSources?: boolean | { concurrencyCap: number };
+  /** Run the pipes (default true). */
+  pipes?: boolean;
+  /** Keeps the pipes' stream positions between runs (npm start). */
+  pipeCheckpointFile?: string;
+  /** Where functions' log lines go (default: stdout, prefixed with the function). */
+  onLog?: Parameters<typeof startLambdaRuntime>[0]['onLog'];
+  /** Variables every function gets on top of its template's, besides the endpoints and credentials. */
+  extraFunctionEnvironment?: Record<string, string>;
+  /** Execution environments per function at most (default 16; more invocations at once wait). */
+  maxInstancesPerFunction?: number;
+}
+
+export interface LocalCloud {
+  deployment: Deployment;
+  api: ApiGateway;
+  proxy: AwsProxy;
+  lambda: LambdaRuntime;
+  /** What the local operator's process needs to use the table, bucket and queues with the service's code. */
+  operatorEnvironment: Record<string, string>;
+  /** The function of a handler module (`routes/start`) or consumer entry, by its bundle entry. */
+  functionOf(entry: string): FunctionSpec;
+  /** A queue of QUEUES (or its dead-letter queue) as deployed. */
+  queue(name: QueueName, deadLetter?: boolean): QueueSpec;
+  queueUrl(name: QueueName, deadLetter?: boolean): string;
+  invoke(functionName: string, event: unknown): Promise<InvokeResult>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The service as deployed, on this machine: the table, queues and bucket created as the templates declare them
+ * (through the signing proxy, so every later call is checked against the caller's IAM policy), each function
+ * run from its bundle in environments of its own with its own credentials, and API Gateway, the SQS event
+ * source mappings and the pipe configured from the same templates.
+ */
+export async function startLocalCloud(options: LocalCloudOptions): Promise<LocalCloud> {
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const step of stops.reverse())
+      await step().catch((error) => console.error('stopping failed', error));
+  };
+  try {
+    const proxy = await startAwsProxy({
+      dynamodbEndpoint: options.emulators.dynamodb,
+      awsEndpoint: options.emulators.aws,
+    });
+    stops.push(() => proxy.close());
+    proxy.addPrincipal({
+      ...LOCAL_CREDENTIALS,
+      arn: `arn:aws:iam::${LOCAL_ACCOUNT_ID}:user/local-operator`,
+      policies: 'admin',
+    });
+    const deploymentOptions = { namePrefix: options.namePrefix, awsEndpoint: proxy.endpoint };
+    const declared = readDeployment(options.assemblyDir, deploymentOptions);
+    const tableStreamArns = await createResources(declared, proxy.endpoint);
+    const deployment = readDeployment(options.assemblyDir, { ...deploymentOptions, tableStreamArns });
+
+    const credentials = roleCredentials(deployment, proxy);
+    const credentialsOf = (functionName: string): Credentials => {
+      const fn = deployment.functions.find((candidate) => candidate.name === functionName);
+      const found = fn && credentials.get(fn.roleArn);
+      if (!found) throw new Error(`no function ${functionName} in the deployment`);
+      return found;
+    };
+
+    const bundles =
+      options.bundles ??
+      (await buildBundles(deployment.functions, mkdtempSync(join(tmpdir(), 'drs-bundles-'))));
+    const lambda = startLambdaRuntime({
+      functions: deployment.functions,
+      bundles,
+      credentialsFor: (fn) => credentialsOf(fn.name) as Required<Credentials>,
+      localEnvironment: {
+        ...localFunctionEnvironment(proxy.endpoint),
+        ...options.extraFunctionEnvironment,
+      },
+      onLog: options.onLog,
+      maxInstancesPerFunction: options.maxInstancesPerFunction,
+    });
+    stops.push(() => lambda.stop());
+
+    const pipes: LocalPipe[] = [];
+    if (options.pipes !== false) {
+      for (const pipe of deployment.pipes) {
+        const started = startPipe({
+          pipe,
+          queues: deployment.queues,
+          endpoint: proxy.endpoint,
+          region: deployment.region,
+          credentials: requireCredentials(credentials, pipe.roleArn),
+          checkpointFile: options.pipeCheckpointFile,
+        });
+        pipes.push(started);
+        stops.push(() => started.stop());
+      }
+    }
+    let eventSources: SqsEventSources | undefined;
+    if (options.eventSources !== false) {
+      eventSources = startSqsEventSources({
+        mappings: deployment.eventSourceMappings,
+        queues: deployment.queues,
+        lambda,
+        endpoint: proxy.endpoint,
+        region: deployment.region,
+        credentialsOf,
+        concurrencyCap:
+          typeof options.eventSources === 'object' ? options.eventSources.concurrencyCap : undefined,
+      });
+      stops.push(() => (eventSources as SqsEventSources).stop());
+    }
+    const restApi = deployment.restApis[0];
+    if (!restApi) throw new Error('the deployment has no REST API');
+    const api = await startApiGateway({
+      api: restApi,
+      lambda,
+      accountId: deployment.accountId,
+      region: deployment.region,
+      port: options.port,
+      accessLog: options.accessLog,
+    });
+    stops.push(() => api.close());
+    await Promise.all(pipes.map((pipe) => pipe.ready));
+
+    const queueUrl = (name: QueueName, deadLetter = false) => queueNamed(deployment, name, deadLetter).url;
+    return {
+      deployment,
+      api,
+      proxy,
+      lambda,
+      operatorEnvironment: operatorEnvironment(deployment, proxy.endpoint, queueUrl),
+      functionOf: (entry) => {
+        const fn = deployment.functions.find((candidate) => candidate.entry === entry);
+        if (!fn) throw new Error(`no function is built from ${entry}`);
+        return fn;
+      },
+      queue: (name, deadLetter = false) => queueNamed(deployment, name, deadLetter),
+      queueUrl,
+      invoke: (functionName, event) => lambda.invoke(functionName, event),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * Variables the local runtime adds to every function's template environment: where AWS is (the signing proxy),
+ * and the few settings this machine needs. Nothing else: a function sees what its template gives it.
+ */
+function localFunctionEnvironment(awsEndpoint: string): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL_DYNAMODB: awsEndpoint,
+    AWS_ENDPOINT_URL_SQS: awsEndpoint,
+    AWS_ENDPOINT_URL_S3: awsEndpoint,
+    // The S3 emulator serves path-style URLs only.
+    S3_FORCE_PATH_STYLE: 'true',
+    // Local webhook receivers listen on 127.0.0.1, which the SSRF guard refuses by default.
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    // No X-Ray daemon here.
+    POWERTOOLS_TRACE_ENABLED: 'false',
+    // No CloudWatch to read EMF lines either; POWERTOOLS_METRICS_DISABLED=false npm start prints them.
+    POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
+    // This machine runs Node 20 (Lambda runs 22); the SDK's reminder about that is noise here.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+}
+
+/** The operator's environment: the table, bucket and queue variables the functions' code reads, and AWS's. */
+function operatorEnvironment(
+  deployment: Deployment,
+  awsEndpoint: string,
+  queueUrl: (name: QueueName, deadLetter?: boolean) => string,
+): Record<string, string> {
+  const table = deployment.tables[0];
+  const bucket = deployment.buckets[0];
+  const queues = (Object.keys(QUEUES) as QueueName[]).flatMap((name) => [
+    [QUEUES[name].urlEnv, queueUrl(name)],
+    [QUEUES[name].deadLetterUrlEnv, queueUrl(name, true)],
+  ]);
+  return {
+    ...localFunctionEnvironment(awsEndpoint),
+    AWS_REGION: deployment.region,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    ...(table ? { TABLE_NAME: table.name } : {}),
+    ...(bucket ? { BUCKET_NAME: bucket.name } : {}),
+    ...Object.fromEntries(queues),
+  };
+}
+
+/** A queue of QUEUES by the construct id the stateful stack gives it (`ImportsQueue`, `ImportsDeadLetterQueue`). */
+function queueNamed(deployment: Deployment, name: QueueName, deadLetter: boolean): QueueSpec {
+  const id = `${pascalCase(name)}${deadLetter ? 'DeadLetterQueue' : 'Queue'}`;
+  const queue = deployment.queues.find((candidate) =>
+    new RegExp(`^${id}[0-9A-F]{8}$`).test(candidate.logicalId),
+  );
+  if (!queue) throw new Error(`the deployment has no ${id}`);
+  return queue;
+}
+
+/**
+ * Temporary credentials per role, as Lambda and Pipes get from STS: a key id derived from the role, a fresh
+ * secret and session token each run; the proxy knows them with the role's policies.
+ */
+function roleCredentials(deployment: Deployment, proxy: AwsProxy): Map<string, Required<Credentials>> {
+  const credentials = new Map<string, Required<Credentials>>();
+  for (const role of deployment.roles) {
+    const digest = createHash('sha256').update(role.arn).digest('hex').toUpperCase();
+    const issued = {
+      accessKeyId: `ASIA${digest.slice(0, 16)}`,
+      secretAccessKey: randomBytes(30).toString('base64'),
+      sessionToken: randomBytes(48).toString('base64'),
+    };
+    const principal: Principal = {
+      ...issued,
+      arn: `arn:aws:sts::${deployment.accountId}:assumed-role/${role.name}/${role.name}`,
+      policies: role.policies,
+    };
+    proxy.addPrincipal(principal);
+    credentials.set(role.arn, issued);
+  }
+  return credentials;
+}
+
+function requireCredentials(credentials: Map<string, Required<Credentials>>, roleArn: string) {
+  const found = credentials.get(roleArn);
+  if (!found) throw new Error(`no role ${roleArn} in the deployment`);
+  return found;
+}
+
+/**
+ * Creates the tables, queues (dead-letter queues first: a redrive policy names its DLQ) and buckets as the
+ * templates declare them, as the operator; keeps what exists. Returns each table's stream ARN.
+ */
+async function createResources(deployment: Deployment, endpoint: string): Promise<Record<string, string>> {
+  const config = { endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  const dynamodb = new DynamoDBClient(config);
+  const sqs = new SQSClient({ ...config, useQueueUrlAsEndpoint: false });
+  const s3 = new S3Client({ ...config, forcePathStyle: true });
+  try {
+    const streamArns: Record<string, string> = {};
+    for (const table of deployment.tables) {
+      await createTable(dynamodb, table);
+      const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: table.name }));
+      if (Table?.LatestStreamArn) streamArns[table.logicalId] = Table.LatestStreamArn;
+    }
+    const redrives = (queue: QueueSpec) => (queue.attributes.RedrivePolicy ? 1 : 0);
+    for (const queue of [...deployment.queues].sort((a, b) => redrives(a) - redrives(b))) {
+      await sqs.send(new CreateQueueCommand({ QueueName: queue.name, Attributes: queue.attributes }));
+    }
+    for (const bucket of deployment.buckets) {
+      try {
+        await s3.send(new CreateBucketCommand({ Bucket: bucket.name }));
+      } catch (error) {
+        if (!(error instanceof Error && /BucketAlready(OwnedByYou|Exists)/.test(error.name))) throw error;
+      }
+    }
+    return streamArns;
+  } finally {
+    dynamodb.destroy();
+    sqs.destroy();
+    s3.destroy();
+  }
+}
+
+async function createTable(dynamodb: DynamoDBClient, table: TableSpec): Promise<void> {
+  try {
+    await dynamodb.send(
+      new CreateTableCommand({
+        TableName: table.name,
+        BillingMode: table.billingMode,
+        AttributeDefinitions: table.attributeDefinitions.map(({ name, type }) => ({
+          AttributeName: name,
+          AttributeType: type,
+        })),
+        KeySchema: [
+          { AttributeName: table.partitionKey.name, KeyType: 'HASH' },
+          ...(table.sortKey ? [{ AttributeName: table.sortKey.name, KeyType: 'RANGE' as const }] : []),
+        ],
+        GlobalSecondaryIndexes: table.globalSecondaryIndexes.length
+          ? table.globalSecondaryIndexes.map((index) => ({
+              IndexName: index.name,
+              KeySchema: [
+                { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+                ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' as const }] : []),
+              ],
+              Projection: { ProjectionType: index.projectionType, NonKeyAttributes: index.nonKeyAttributes },
+            }))
+          : undefined,
+        StreamSpecification: table.streamViewType
+          ? { StreamEnabled: true, StreamViewType: table.streamViewType }
+          : undefined,
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ResourceInUseException) return; // kept from an earlier run
+    throw error;
+  }
+  if (table.ttlAttribute) {
+    await dynamodb.send(
+      new UpdateTimeToLiveCommand({
+        TableName: table.name,
+        TimeToLiveSpecification: { AttributeName: table.ttlAttribute, Enabled: true },
+      }),
+    );
+  }
+}

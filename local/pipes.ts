@@ -1,0 +1,325 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  type GetRecordsCommandOutput,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+  type Shard as StreamShard,
+} from '@aws-sdk/client-dynamodb-streams';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { PipeSpec, QueueSpec } from './cloud/model';
+import { matchesPattern } from './event-pattern';
+import type { Credentials } from './sqs-event-sources';
+
+export interface LocalPipe {
+  /** Resolves once every shard open at start has its iterator: writes after this are carried. */
+  ready: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface LocalPipeOptions {
+  pipe: PipeSpec;
+  queues: readonly QueueSpec[];
+  /** The local AWS endpoint (the signing proxy): the pipe reads and sends with its role's credentials. */
+  endpoint: string;
+  region: string;
+  credentials: Credentials;
+  /** Where shard positions are kept between runs, as the pipe keeps them on AWS (none: start afresh). */
+  checkpointFile?: string;
+  pollIntervalMs?: number;
+  /** Backoff before the first retry of a failed batch; it doubles up to a minute, as Pipes backs off. */
+  retryDelayMs?: number;
+}
+
+/** How often the pipe looks for new shards besides when one ends. */
+const SHARD_LIST_REFRESH_MS = 30_000;
+
+interface ShardState {
+  id: string;
+  iterator?: string;
+  /** Last record done with (sent, filtered out, or given up), to resume after an expired iterator. */
+  lastSequence?: string;
+  /** Failed attempts of the batch at the head of the shard. */
+  attempts: number;
+  retryAt: number;
+}
+
+interface Checkpoints {
+  shards: Record<string, string>;
+  finished: string[];
+}
+
+/**
+ * The local stand-in for an EventBridge Pipe from a DynamoDB stream to an SQS queue, configured as deployed:
+ * the pipe's filter, batch size, starting position, retry and record-age limits and dead-letter queue, with
+ * its role's credentials (the role needs its stream and queue grants, as on AWS). Records are read per shard
+ * in order; a batch the target refuses is retried with backoff, and, once it passes MaximumRetryAttempts or
+ * MaximumRecordAgeInSeconds (both unlimited by default, as on AWS), goes to the dead-letter queue so that the
+ * records behind it flow again.
+ */
+export function startPipe(options: LocalPipeOptions): LocalPipe {
+  const { pipe } = options;
+  const source = pipe.streamSource;
+  if (!source) throw new Error(`pipe ${pipe.name}: only DynamoDB stream sources are supported locally`);
+  const target = options.queues.find((queue) => queue.arn === pipe.target);
+  if (!target) throw new Error(`pipe ${pipe.name}: only SQS targets are supported locally`);
+  const deadLetter = source.deadLetterArn
+    ? options.queues.find((queue) => queue.arn === source.deadLetterArn)
+    : undefined;
+  const patterns = pipe.filterPatterns.map((pattern) => JSON.parse(pattern) as unknown);
+  const clientConfig = {
+    endpoint: options.endpoint,
+    region: options.region,
+    credentials: options.credentials,
+  };
+  const streams = new DynamoDBStreamsClient(clientConfig);
+  const sqs = new SQSClient({ ...clientConfig, useQueueUrlAsEndpoint: false });
+  const interval = options.pollIntervalMs ?? 250;
+  const firstRetryDelay = options.retryDelayMs ?? 1000;
+  const checkpoints = readCheckpoints(options.checkpointFile);
+  const shards = new Map<string, ShardState>();
+  const finished = new Set(checkpoints.finished);
+  let running = true;
+  let markReady = () => {};
+  const ready = new Promise<void>((resolve) => {
+    markReady = resolve;
+  });
+  let wake = () => {};
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  // DescribeStream is costly on DynamoDB Local (it reads the stream's records), and shards change seldom (a
+  // closed shard's end is seen by reading it): the shard list is read at start, after a shard ends, and every
+  // SHARD_LIST_REFRESH_MS.
+  let shardListReadAt = Number.NEGATIVE_INFINITY;
+
+  const loop = run();
+
+  async function run(): Promise<void> {
+    while (running) {
+      let busy = false;
+      try {
+        if (Date.now() - shardListReadAt >= SHARD_LIST_REFRESH_MS) {
+          await refreshShards();
+          shardListReadAt = Date.now();
+        }
+        markReady();
+        for (const shard of shards.values()) if (running && (await readShard(shard))) busy = true;
+      } catch (error) {
+        if (running) console.error(`pipe ${pipe.name}: will retry after`, error);
+      }
+      // A shard that just gave records may hold more: read again at once to catch up.
+      if (running && !busy) await sleep(interval);
+    }
+  }
+
+  async function refreshShards(): Promise<void> {
+    const listed: StreamShard[] = [];
+    let ExclusiveStartShardId: string | undefined;
+    do {
+      const { StreamDescription } = await streams.send(
+        new DescribeStreamCommand({ StreamArn: pipe.source, ExclusiveStartShardId }),
+      );
+      listed.push(...(StreamDescription?.Shards ?? []));
+      ExclusiveStartShardId = StreamDescription?.LastEvaluatedShardId;
+    } while (ExclusiveStartShardId);
+    const listedIds = new Set(listed.map((shard) => shard.ShardId));
+    for (const shard of listed) {
+      const id = shard.ShardId as string;
+      if (shards.has(id) || finished.has(id)) continue;
+      // A child only after its parent, as Pipes reads them, so that one item's changes stay in order.
+      const parent = shard.ParentShardId;
+      if (parent && listedIds.has(parent) && !finished.has(parent)) continue;
+      shards.set(id, { id, lastSequence: checkpoints.shards[id], attempts: 0, retryAt: 0 });
+    }
+  }
+
+  async function shardIterator(shard: ShardState): Promise<string | undefined> {
+    const position = shard.lastSequence
+      ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER' as const, SequenceNumber: shard.lastSequence }
+      : { ShardIteratorType: source?.startingPosition ?? 'TRIM_HORIZON' };
+    const { ShardIterator } = await streams.send(
+      new GetShardIteratorCommand({ StreamArn: pipe.source, ShardId: shard.id, ...position }),
+    );
+    return ShardIterator;
+  }
+
+  /** Reads one page of the shard and passes its batches on; true when the page had records. */
+  async function readShard(shard: ShardState): Promise<boolean> {
+    if (Date.now() < shard.retryAt) return false;
+    shard.iterator ??= await shardIterator(shard);
+    let page: GetRecordsCommandOutput;
+    try {
+      page = await streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator }));
+    } catch (error) {
+      // An iterator lives 15 minutes (a laptop's sleep): take a new one after the last record done with.
+      if (error instanceof Error && /ExpiredIterator|TrimmedDataAccess/.test(error.name))
+        shard.iterator = undefined;
+      throw error;
+    }
+    const records = page.Records ?? [];
+    for (let start = 0; start < records.length; start += source?.batchSize ?? 1) {
+      const batch = records.slice(start, start + (source?.batchSize ?? 1));
+      if (!(await processBatch(shard, batch))) {
+        // Read the same records again after the backoff: iterators from the last record done with.
+        shard.iterator = undefined;
+        return true;
+      }
+      shard.lastSequence = batch.at(-1)?.dynamodb?.SequenceNumber ?? shard.lastSequence;
+      saveCheckpoints();
+    }
+    shard.iterator = page.NextShardIterator;
+    if (!shard.iterator) {
+      // A closed shard read to its end: its children take over.
+      shards.delete(shard.id);
+      finished.add(shard.id);
+      saveCheckpoints();
+      shardListReadAt = Number.NEGATIVE_INFINITY;
+    }
+    return records.length > 0;
+  }
+
+  /** Sends a batch to the target; false when it failed and must be tried again later. */
+  async function processBatch(shard: ShardState, batch: StreamRecord[]): Promise<boolean> {
+    const wanted = batch
+      .map(pipeRecord)
+      .filter((record) => patterns.some((pattern) => matchesPattern(pattern, record)));
+    const tooOld =
+      source?.maximumRecordAgeSeconds !== undefined &&
+      source.maximumRecordAgeSeconds >= 0 &&
+      batch.some((record) => ageSeconds(record) > (source?.maximumRecordAgeSeconds ?? Infinity));
+    if (wanted.length === 0) return true;
+    if (!tooOld) {
+      try {
+        await sendToTarget(wanted);
+        shard.attempts = 0;
+        return true;
+      } catch (error) {
+        shard.attempts += 1;
+        const retriesLeft =
+          source?.maximumRetryAttempts === undefined ||
+          source.maximumRetryAttempts < 0 ||
+          shard.attempts <= source.maximumRetryAttempts;
+        if (retriesLeft) {
+          shard.retryAt = Date.now() + Math.min(60_000, firstRetryDelay * 2 ** (shard.attempts - 1));
+          console.error(
+            `pipe ${pipe.name}: target refused a batch (attempt ${shard.attempts}); will retry`,
+            error,
+          );
+          return false;
+        }
+      }
+    }
+    await giveUp(shard, batch, tooOld ? 'RecordAgeExceeded' : 'RetryAttemptsExhausted');
+    shard.attempts = 0;
+    return true;
+  }
+
+  async function sendToTarget(records: object[]): Promise<void> {
+    if (records.length === 1) {
+      await sqs.send(
+        new SendMessageCommand({ QueueUrl: target?.url, MessageBody: JSON.stringify(records[0]) }),
+      );
+      return;
+    }
+    for (let start = 0; start < records.length; start += 10) {
+      const { Failed = [] } = await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: target?.url,
+          Entries: records.slice(start, start + 10).map((record, index) => ({
+            Id: String(index),
+            MessageBody: JSON.stringify(record),
+          })),
+        }),
+      );
+      if (Failed.length > 0)
+        throw new Error(`target refused ${Failed.length} messages: ${Failed[0]?.Message}`);
+    }
+  }
+
+  /**
+   * A batch that used up its retries (or got too old) goes to the dead-letter queue as Pipes describes a failed
+   * stream batch: where it is in the stream, not its records; without a DLQ it is dropped.
+   */
+  async function giveUp(shard: ShardState, batch: StreamRecord[], condition: string): Promise<void> {
+    const first = batch[0]?.dynamodb;
+    const last = batch.at(-1)?.dynamodb;
+    const description = {
+      requestContext: {
+        requestId: randomUUID(),
+        pipeArn: `arn:aws:pipes:${options.region}:${pipe.roleArn.split(':')[4]}:pipe/${pipe.name}`,
+        condition,
+        approximateInvokeCount: shard.attempts,
+      },
+      timestamp: new Date().toISOString(),
+      DDBStreamBatchInfo: {
+        shardId: shard.id,
+        startSequenceNumber: first?.SequenceNumber,
+        endSequenceNumber: last?.SequenceNumber,
+        approximateArrivalOfFirstRecord: first?.ApproximateCreationDateTime?.toISOString(),
+        approximateArrivalOfLastRecord: last?.ApproximateCreationDateTime?.toISOString(),
+        batchSize: batch.length,
+        streamArn: pipe.source,
+      },
+    };
+    if (!deadLetter) {
+      console.error(
+        `pipe ${pipe.name}: dropped a batch (${condition}); it has no dead-letter queue`,
+        description,
+      );
+      return;
+    }
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl: deadLetter.url, MessageBody: JSON.stringify(description) }),
+    );
+  }
+
+  /** The record as the pipe's filter sees it and its SQS target receives it: times in epoch seconds. */
+  function pipeRecord(record: StreamRecord) {
+    const created = record.dynamodb?.ApproximateCreationDateTime;
+    return {
+      ...record,
+      eventSourceARN: pipe.source,
+      dynamodb: { ...record.dynamodb, ApproximateCreationDateTime: created && created.getTime() / 1000 },
+    };
+  }
+
+  function saveCheckpoints(): void {
+    if (!options.checkpointFile) return;
+    const positions: Record<string, string> = { ...checkpoints.shards };
+    for (const shard of shards.values()) if (shard.lastSequence) positions[shard.id] = shard.lastSequence;
+    checkpoints.shards = positions;
+    checkpoints.finished = [...finished];
+    writeFileSync(options.checkpointFile, JSON.stringify(checkpoints));
+  }
+
+  return {
+    ready,
+    stop: async () => {
+      running = false;
+      wake();
+      await loop;
+      markReady(); // nobody waits forever on a pipe stopped before it was ready
+      streams.destroy();
+      sqs.destroy();
+    },
+  };
+}
+
+function ageSeconds(record: StreamRecord): number {
+  const created = record.dynamodb?.ApproximateCreationDateTime;
+  return created ? (Date.now() - created.getTime()) / 1000 : 0;
+}
+
+function readCheckpoints(file: string | undefined): Checkpoints {
+  if (!file || !existsSync(file)) return { shards: {}, finished: [] };
+  return JSON.parse(readFileSync(file, 'utf8')) as Checkpoints;
+}

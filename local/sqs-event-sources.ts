@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import {
+  DeleteMessageBatchCommand,
+  type Message,
+  type MessageAttributeValue,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSEvent, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
+import type { EventSourceMappingSpec, QueueSpec } from './cloud/model';
+import { matchesPattern } from './event-pattern';
+import type { LambdaRuntime } from './lambda/runtime';
+
+/** AWS credentials of the function whose execution role the event source polls with, as on AWS. */
+export interface Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+export interface SqsEventSources {
+  stop(): Promise<void>;
+}
+
+export interface SqsEventSourceOptions {
+  mappings: readonly EventSourceMappingSpec[];
+  queues: readonly QueueSpec[];
+  lambda: LambdaRuntime;
+  /** The local AWS endpoint (the signing proxy). */
+  endpoint: string;
+  region: string;
+  /** The credentials of a function's execution role: Lambda polls the queue with them. */
+  credentialsOf(functionName: string): Credentials;
+  /**
+   * At most this many batches in flight per mapping, below its maximum concurrency (tests: many test files
+   * share two cores). Lambda runs up to MaximumConcurrency at once, and without one scales further.
+   * @default each mapping's MaximumConcurrency, or 5 without one
+   */
+  concurrencyCap?: number;
+}
+
+/**
+ * The local stand-in for Lambda's SQS event source mappings, configured as deployed: each mapping's batch
+ * size, batching window, maximum concurrency, filter and partial batch responses. Like Lambda it polls with
+ * the function's execution role (so the role needs the SQS grants it needs on AWS), invokes the function
+ * synchronously, deletes what succeeded and leaves the rest alone: a failed message becomes visible again
+ * when its visibility timeout ends, and the queue's redrive policy moves it to the DLQ.
+ */
+export function startSqsEventSources(options: SqsEventSourceOptions): SqsEventSources {
+  const controller = new AbortController();
+  // Every long poll in flight listens to it.
+  setMaxListeners(Number.POSITIVE_INFINITY, controller.signal);
+  const clients: SQSClient[] = [];
+  const loops: Promise<void>[] = [];
+  for (const mapping of options.mappings) {
+    if (!mapping.enabled) continue;
+    const queue = options.queues.find((candidate) => candidate.arn === mapping.eventSourceArn);
+    if (!queue) continue; // not an SQS source (the app has only SQS mappings)
+    const sqs = new SQSClient({
+      endpoint: options.endpoint,
+      region: options.region,
+      credentials: options.credentialsOf(mapping.functionName),
+      useQueueUrlAsEndpoint: false,
+    });
+    clients.push(sqs);
+    const concurrency = Math.min(mapping.maximumConcurrency ?? 5, options.concurrencyCap ?? Infinity);
+    for (let i = 0; i < concurrency; i++) loops.push(poll(mapping, queue, sqs));
+  }
+
+  async function poll(mapping: EventSourceMappingSpec, queue: QueueSpec, sqs: SQSClient): Promise<void> {
+    while (!controller.signal.aborted) {
+      try {
+        const messages = await receiveBatch(mapping, queue, sqs);
+        if (messages.length > 0) await deliver(mapping, queue, sqs, messages);
+      } catch (error) {
+        if (controller.signal.aborted) return;
+        console.error(`event source ${mapping.logicalId}: polling ${queue.name} failed; retrying`, error);
+        await sleep(1000, controller.signal);
+      }
+    }
+  }
+
+  /** Up to the batch size, gathered for at most the batching window (one long poll without a window). */
+  async function receiveBatch(mapping: EventSourceMappingSpec, queue: QueueSpec, sqs: SQSClient) {
+    const messages: Message[] = [];
+    const windowEnds = Date.now() + mapping.maximumBatchingWindowSeconds * 1000;
+    do {
+      const remaining = Math.ceil((windowEnds - Date.now()) / 1000);
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queue.url,
+          MaxNumberOfMessages: Math.min(10, mapping.batchSize - messages.length),
+          WaitTimeSeconds: messages.length === 0 ? 20 : Math.max(0, Math.min(20, remaining)),
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        }),
+        { abortSignal: controller.signal },
+      );
+      messages.push(...Messages);
+    } while (messages.length > 0 && messages.length < mapping.batchSize && Date.now() < windowEnds);
+    return messages;
+  }
+
+  async function deliver(
+    mapping: EventSourceMappingSpec,
+    queue: QueueSpec,
+    sqs: SQSClient,
+    messages: Message[],
+  ): Promise<void> {
+    const records = messages.map((message) => sqsRecord(message, queue, options.region));
+    // Messages the filter drops are deleted without an invocation, as Lambda does.
+    const wanted = records.filter((record) => passesFilters(mapping.filterPatterns, record));
+    const done = new Set(records.filter((record) => !wanted.includes(record)).map((r) => r.messageId));
+    if (wanted.length > 0) {
+      const event: SQSEvent = { Records: wanted };
+      const result = await options.lambda.invoke(mapping.functionName, event, { requestId: randomUUID() });
+      if (result.kind === 'success') {
+        const failed = mapping.reportBatchItemFailures
+          ? failedItems(result.payload, wanted)
+          : new Set<string>();
+        for (const record of wanted) if (!failed.has(record.messageId)) done.add(record.messageId);
+      }
+    }
+    const toDelete = messages.filter((message) => done.has(message.MessageId as string));
+    if (toDelete.length === 0) return;
+    const { Failed = [] } = await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queue.url,
+        Entries: toDelete.map((message, index) => ({
+          Id: String(index),
+          ReceiptHandle: message.ReceiptHandle,
+        })),
+      }),
+    );
+    if (Failed.length > 0)
+      console.error(`event source ${mapping.logicalId}: ${Failed.length} deletes failed`);
+  }
+
+  return {
+    stop: async () => {
+      controller.abort();
+      await Promise.allSettled(loops);
+      for (const client of clients) client.destroy();
+    },
+  };
+}
+
+/**
+ * The message ids a partial batch response reports as failed. As Lambda does, a response that names an id
+ * that is not in the batch, or names none at all where it should, fails the whole batch.
+ */
+function failedItems(payload: unknown, records: readonly SQSRecord[]): Set<string> {
+  const all = new Set(records.map((record) => record.messageId));
+  if (payload === null || payload === undefined) return new Set();
+  const failures = (payload as { batchItemFailures?: unknown }).batchItemFailures;
+  if (failures === undefined || failures === null) return new Set();
+  if (!Array.isArray(failures)) return all;
+  const failed = new Set<string>();
+  for (const failure of failures) {
+    const id = (failure as { itemIdentifier?: unknown })?.itemIdentifier;
+    if (typeof id !== 'string' || !all.has(id)) return all;
+    failed.add(id);
+  }
+  return failed;
+}
+
+function passesFilters(patterns: readonly string[], record: SQSRecord): boolean {
+  if (patterns.length === 0) return true;
+  // Lambda filters on the record with its body parsed when it is JSON.
+  let body: unknown = record.body;
+  try {
+    body = JSON.parse(record.body);
+  } catch {
+    // a plain-text body is matched as a string
+  }
+  return patterns.some((pattern) => matchesPattern(JSON.parse(pattern), { ...record, body }));
+}
+
+/** A received message as Lambda's SQS event source hands it to the function. */
+function sqsRecord(message: Message, queue: QueueSpec, region: string): SQSRecord {
+  return {
+    messageId: message.MessageId as string,
+    receiptHandle: message.ReceiptHandle as string,
+    body: message.Body ?? '',
+    attributes: (message.Attributes ?? {}) as unknown as SQSRecordAttributes,
+    messageAttributes: Object.fromEntries(
+      Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [name, recordAttribute(value)]),
+    ),
+    md5OfBody: message.MD5OfBody ?? '',
+    ...(message.MD5OfMessageAttributes ? { md5OfMessageAttributes: message.MD5OfMessageAttributes } : {}),
+    eventSource: 'aws:sqs',
+    eventSourceARN: queue.arn,
+    awsRegion: region,
+  };
+}
+
+function recordAttribute(value: MessageAttributeValue): SQSRecord['messageAttributes'][string] {
+  return {
+    dataType: value.DataType as string,
+    stringValue: value.StringValue,
+    binaryValue: value.BinaryValue ? Buffer.from(value.BinaryValue).toString('base64') : undefined,
+    stringListValues: value.StringListValues ?? [],
+    binaryListValues: (value.BinaryListValues ?? []).map((bytes) => Buffer.from(bytes).toString('base64')),
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
+}

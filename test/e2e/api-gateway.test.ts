@@ -1,0 +1,318 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiGateway, startApiGateway } from '../../local/api-gateway';
+import { type FunctionSpec, LOCAL_ACCOUNT_ID, LOCAL_REGION, type RestApiSpec } from '../../local/cloud/model';
+import { buildBundles } from '../../local/lambda/bundles';
+import { type LambdaRuntime, startLambdaRuntime } from '../../local/lambda/runtime';
+
+/**
+ * The local API Gateway, configured as a REST API's template declares it, in front of fixture functions run
+ * by the local Lambda runtime (test/fixtures/lambda/gateway.ts): routing, the REQUEST authorizer (identity
+ * source, cache, policy, context), API Gateway's own limits and errors, throttling and compression.
+ */
+
+const ENTRY = 'test/fixtures/lambda/gateway.ts';
+
+function fixture(name: string, handler: string, overrides: Partial<FunctionSpec> = {}): FunctionSpec {
+  return {
+    logicalId: name,
+    stackPath: 'GatewayTest',
+    name,
+    arn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:${name}`,
+    entry: ENTRY,
+    bundledFiles: [],
+    handler,
+    runtime: 'nodejs22.x',
+    architectures: ['arm64'],
+    memorySize: 512,
+    timeoutSeconds: 10,
+    environment: {},
+    roleArn: `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/${name}`,
+    ...overrides,
+  };
+}
+
+const FUNCTIONS = [
+  fixture('gw-authorizer', 'index.authorizer'),
+  fixture('gw-integration', 'index.integration'),
+  fixture('gw-slow', 'index.integration', { timeoutSeconds: 1 }),
+];
+
+const ENVELOPE = (code: number, message: string) =>
+  JSON.stringify({ status: 'error', data: { code, message } });
+
+const API: RestApiSpec = {
+  logicalId: 'Api',
+  stackPath: 'GatewayTest',
+  id: 'gwtest',
+  name: 'gateway-test',
+  minimumCompressionSize: 1024,
+  methods: [
+    method('GET', '/public/{action}', 'NONE'),
+    method('GET', '/public/literal', 'NONE'),
+    method('POST', '/public/{action}', 'NONE'),
+    method('GET', '/private/{action}', 'CUSTOM'),
+    method('POST', '/private/{action}', 'CUSTOM'),
+    method('GET', '/slow/{action}', 'NONE', 'gw-slow'),
+    method('GET', '/throttled/{action}', 'NONE'),
+  ],
+  authorizers: [
+    {
+      logicalId: 'Authorizer',
+      type: 'REQUEST',
+      functionName: 'gw-authorizer',
+      identitySources: ['method.request.header.Authorization'],
+      resultTtlSeconds: 60,
+    },
+  ],
+  gatewayResponses: [
+    {
+      logicalId: 'Unauthorized',
+      responseType: 'UNAUTHORIZED',
+      statusCode: 401,
+      responseTemplates: { 'application/json': ENVELOPE(1001, 'unauthorized') },
+      responseParameters: { 'gatewayresponse.header.Content-Type': "'application/json'" },
+    },
+    {
+      logicalId: 'Missing',
+      responseType: 'MISSING_AUTHENTICATION_TOKEN',
+      statusCode: 404,
+      responseTemplates: { 'application/json': ENVELOPE(1007, 'no such endpoint') },
+      responseParameters: {},
+    },
+    {
+      logicalId: 'Default5xx',
+      responseType: 'DEFAULT_5XX',
+      responseTemplates: { 'application/json': ENVELOPE(1000, 'internal error') },
+      responseParameters: {},
+    },
+    {
+      logicalId: 'Default4xx',
+      responseType: 'DEFAULT_4XX',
+      responseTemplates: { 'application/json': ENVELOPE(1006, 'invalid request') },
+      responseParameters: {},
+    },
+  ],
+  stages: [
+    {
+      stageName: 'v1',
+      methodSettings: [
+        { resourcePath: '/*', httpMethod: '*', throttlingRateLimit: 1000, throttlingBurstLimit: 1000 },
+        {
+          resourcePath: '/~1throttled~1{action}',
+          httpMethod: 'GET',
+          throttlingRateLimit: 0.5,
+          throttlingBurstLimit: 2,
+        },
+      ],
+      tracingEnabled: false,
+    },
+  ],
+};
+
+function method(
+  httpMethod: string,
+  path: string,
+  authorizationType: string,
+  functionName = 'gw-integration',
+) {
+  return {
+    logicalId: `${httpMethod}${path.replace(/\W/g, '')}`,
+    path,
+    httpMethod,
+    authorizationType,
+    authorizerLogicalId: authorizationType === 'CUSTOM' ? 'Authorizer' : undefined,
+    apiKeyRequired: false,
+    integration: { type: 'AWS_PROXY', functionName },
+  };
+}
+
+let scratch: string;
+let lambda: LambdaRuntime;
+let gateway: ApiGateway;
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'gateway-test-'));
+  const bundles = await buildBundles(FUNCTIONS, join(scratch, 'bundles'));
+  lambda = startLambdaRuntime({
+    functions: FUNCTIONS,
+    bundles,
+    credentialsFor: () => ({
+      accessKeyId: 'ASIAGATEWAYTEST',
+      secretAccessKey: 'secret',
+      sessionToken: 'token',
+    }),
+    localEnvironment: {},
+    onLog: () => {},
+  });
+  gateway = await startApiGateway({
+    api: API,
+    lambda,
+    accountId: LOCAL_ACCOUNT_ID,
+    region: LOCAL_REGION,
+    integrationTimeoutMs: 3000,
+  });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await lambda?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function request(path: string, init: RequestInit = {}) {
+  const response = await fetch(`${gateway.url}${path}`, init);
+  const buffer = Buffer.from(await response.arrayBuffer());
+  return { status: response.status, headers: response.headers, text: buffer.toString('utf8'), buffer };
+}
+
+const invocations = (functionName: string) => lambda.stats(functionName).invocations;
+
+describe('routing', () => {
+  it('passes the request to the function as a REST proxy event, path parameters decoded', async () => {
+    const response = await request('/public/echo?x=1&x=2', { headers: { 'X-Custom': 'a b' } });
+    expect(response.status).toBe(200);
+    const event = JSON.parse(response.text);
+    expect(event).toMatchObject({
+      resource: '/public/{action}',
+      path: '/public/echo',
+      httpMethod: 'GET',
+      pathParameters: { action: 'echo' },
+      queryStringParameters: { x: '2' },
+      multiValueQueryStringParameters: { x: ['1', '2'] },
+      requestContext: {
+        stage: 'v1',
+        apiId: 'gwtest',
+        resourcePath: '/public/{action}',
+        accountId: LOCAL_ACCOUNT_ID,
+      },
+    });
+    expect(event.headers['X-Custom']).toBe('a b');
+    expect(JSON.parse((await request('/public/%65cho')).text).pathParameters).toEqual({ action: 'echo' });
+  });
+
+  it('prefers a literal path segment to a parameter', async () => {
+    expect(JSON.parse((await request('/public/literal')).text)).toEqual({ unknown: undefined });
+  });
+
+  it('answers an unknown path or method with MISSING_AUTHENTICATION_TOKEN, without invoking anything', async () => {
+    const before = invocations('gw-integration');
+    for (const [path, method] of [
+      ['/nowhere', 'GET'],
+      ['/public/echo', 'DELETE'],
+    ] as const) {
+      const response = await request(path, { method });
+      expect(response.status).toBe(404);
+      expect(response.text).toBe(ENVELOPE(1007, 'no such endpoint'));
+    }
+    expect(invocations('gw-integration')).toBe(before);
+  });
+});
+
+describe('the REQUEST authorizer', () => {
+  it('answers 401 without calling the authorizer when the identity source is missing or empty', async () => {
+    const before = invocations('gw-authorizer');
+    expect((await request('/private/echo')).status).toBe(401);
+    expect((await request('/private/echo', { headers: { Authorization: '' } })).status).toBe(401);
+    expect(invocations('gw-authorizer')).toBe(before);
+  });
+
+  it('matches the identity source header whatever its case', async () => {
+    const response = await request('/private/echo', {
+      headers: { AUTHORIZATION: 'Bearer upper-case-header' },
+    });
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.text).requestContext.authorizer).toEqual({
+      account_id: 'acc-1',
+      dcs: 2,
+      admin: false,
+      identity: 'Bearer upper-case-header',
+      principalId: 'caller-1',
+    });
+  });
+
+  it('caches a result by the identity source for the TTL: the same key is not authorized twice', async () => {
+    const before = invocations('gw-authorizer');
+    for (let i = 0; i < 3; i++)
+      expect((await request('/private/echo', { headers: { Authorization: 'Bearer cached' } })).status).toBe(
+        200,
+      );
+    expect(invocations('gw-authorizer')).toBe(before + 1);
+  });
+
+  it('evaluates a cached policy against each method: one that allows only the first method denies the next', async () => {
+    const headers = { Authorization: 'Bearer narrow', 'x-answer': 'narrow' };
+    expect((await request('/private/echo', { headers })).status).toBe(200);
+    const other = await request('/private/other', { headers });
+    expect(other.status).toBe(403);
+    expect(other.text).toBe(ENVELOPE(1006, 'invalid request'));
+  });
+
+  it.each([
+    ['throws Unauthorized', 'refuse', 401, ENVELOPE(1001, 'unauthorized')],
+    ['returns a Deny policy', 'deny', 403, ENVELOPE(1006, 'invalid request')],
+    ['fails', 'fail', 500, ENVELOPE(1000, 'internal error')],
+    ['returns a context value that is an object', 'object-context', 500, ENVELOPE(1000, 'internal error')],
+  ])('answers as API Gateway does when the authorizer %s', async (_, answer, status, body) => {
+    const response = await request('/private/echo', {
+      headers: { Authorization: `Bearer ${answer}`, 'x-answer': answer },
+    });
+    expect(response.status).toBe(status);
+    expect(response.text).toBe(body);
+  });
+});
+
+describe('limits and integration errors', () => {
+  it('refuses a body over 10 MB with REQUEST_TOO_LARGE before any function runs', async () => {
+    const before = invocations('gw-integration');
+    const response = await request('/public/echo', {
+      method: 'POST',
+      body: 'x'.repeat(10 * 1024 * 1024 + 1),
+    });
+    expect(response.status).toBe(413);
+    expect(invocations('gw-integration')).toBe(before);
+  });
+
+  it('answers 500 when Lambda refuses the invocation: an event over 6 MB with a body under 10 MB', async () => {
+    const response = await request('/public/echo', { method: 'POST', body: 'x'.repeat(7 * 1024 * 1024) });
+    expect(response.status).toBe(500);
+    expect(response.text).toBe(ENVELOPE(1000, 'internal error'));
+  });
+
+  it('answers 502 when the function throws, returns a malformed result or a response over 6 MB', async () => {
+    for (const path of ['/public/throw', '/public/malformed', `/public/big?bytes=${6 * 1024 * 1024 + 200}`]) {
+      const response = await request(path);
+      expect(response.status, path).toBe(502);
+      expect(response.text).toBe(ENVELOPE(1000, 'internal error'));
+    }
+  });
+
+  it('answers 502 when the function times out (its own 1 s timeout)', async () => {
+    const response = await request('/slow/sleep?ms=2000');
+    expect(response.status).toBe(502);
+  });
+
+  it('answers 504 when the integration timeout passes first', async () => {
+    const response = await request('/public/sleep?ms=5000');
+    expect(response.status).toBe(504);
+    expect(response.text).toBe(ENVELOPE(1000, 'internal error'));
+  });
+});
+
+describe('stage settings', () => {
+  it('throttles a method by its own method setting, with the THROTTLED response', async () => {
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await request('/throttled/echo')).status);
+    expect(statuses).toEqual([200, 200, 429, 429]);
+  });
+
+  it('compresses answers of at least minimumCompressionSize for clients that accept gzip', async () => {
+    const big = await request('/public/big?bytes=5000', { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(big.headers.get('content-encoding')).toBe('gzip');
+    const small = await request('/public/big?bytes=100', { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(small.headers.get('content-encoding')).toBeNull();
+    expect(small.text).toBe('x'.repeat(100));
+  });
+});
