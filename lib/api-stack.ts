@@ -1,9 +1,10 @@
-import { CfnOutput, Duration, Size, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Size, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
   Deployment,
   EndpointType,
+  type GatewayResponse,
   type IAuthorizer,
   IdentitySource,
   LogGroupLogDestination,
@@ -15,7 +16,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { Construct } from 'constructs';
+import type { Construct, IDependable } from 'constructs';
 import type { ConsumerDefinition } from '../functions/consumers';
 import { AUTHORIZERS, checkedByGateway } from '../functions/endpoints/authorizers';
 import type { AuthKind, EndpointDefinition } from '../functions/endpoints/define';
@@ -42,6 +43,12 @@ export interface ApiStackProps extends StackProps {
   readonly logRetention?: RetentionDays;
   /** @default 'v1' */
   readonly stageName?: string;
+  /**
+   * Sets the account's API Gateway CloudWatch role (retained when the stack goes: other APIs of the account
+   * may log through it). Without one, a stage with access logging cannot be created.
+   * @default true
+   */
+  readonly apiGatewayAccountRole?: boolean;
 }
 
 /** The API's own alarms, besides each function's throttles alarm and the queues' alarms. */
@@ -84,22 +91,27 @@ export class ApiStack extends Stack {
       restApiName: 'delivery-routes',
       description: 'Delivery Route Service public and driver API',
       endpointTypes: [EndpointType.REGIONAL],
-      // Execution logging would need the account-wide API Gateway CloudWatch role; access logs suffice.
-      cloudWatchRole: false,
       // Answers over 1 KB are gzipped for clients that accept it (route lists, the docs page's 1.7 MB script).
       minCompressionSize: Size.kibibytes(1),
+      // The stage's access logs need the account's API Gateway CloudWatch role; a first deploy in an account
+      // or Region that never used API Gateway has none. The stage waits for it (CDK adds the dependency).
+      ...(props.apiGatewayAccountRole === false
+        ? { cloudWatchRole: false }
+        : { cloudWatchRole: true, cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN }),
       // The methods live in nested stacks; the deployment below waits for them (see deploy()).
       deploy: false,
     });
 
+    const gatewayResponses: GatewayResponse[] = [];
     for (const type of Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[]) {
       const { statusCode } = GATEWAY_RESPONSES[type];
-      this.api.addGatewayResponse(`${pascalCase(type.toLowerCase())}Response`, {
+      const response = this.api.addGatewayResponse(`${pascalCase(type.toLowerCase())}Response`, {
         type: ResponseType.of(type),
         statusCode: statusCode === undefined ? undefined : String(statusCode),
         responseHeaders: { 'Content-Type': "'application/json'" },
         templates: { 'application/json': gatewayResponseBody(type) },
       });
+      gatewayResponses.push(response);
     }
 
     const authorizerFunctions = new Map<AuthKind, ServiceFunction>();
@@ -147,7 +159,7 @@ export class ApiStack extends Stack {
     });
     this.consumerFunctions = this.consumers.functions;
 
-    this.stage = this.deploy(props, [...groups.values()], logRetention);
+    this.stage = this.deploy(props, [...groups.values(), ...gatewayResponses], logRetention);
 
     this.serverErrorAlarm = notify(
       new Alarm(this, 'ServerErrorRateAlarm', {
@@ -188,17 +200,23 @@ export class ApiStack extends Stack {
   }
 
   /**
-   * The deployment and its stage. The deployment is made after every nested stack's methods exist, and gets
-   * a new logical id (a new deployment) whenever the endpoint list, the authorizers or the gateway responses
-   * change; function code changes need none (methods point at the functions, not at their code).
+   * The deployment and its stage. The deployment is made after every nested stack's methods and every gateway
+   * response exist (a deployment snapshots the API as it is when it is created), and gets a new logical id (a
+   * new deployment) whenever the endpoint list, the authorizers or the gateway responses change (CDK adds the
+   * REST API's own properties, such as compression); function code changes need none (methods point at the
+   * functions, not at their code).
    */
-  private deploy(props: ApiStackProps, groups: readonly EndpointGroup[], logRetention: RetentionDays): Stage {
+  private deploy(
+    props: ApiStackProps,
+    snapshotOf: readonly IDependable[],
+    logRetention: RetentionDays,
+  ): Stage {
     const deployment = new Deployment(this, 'Deployment', {
       api: this.api,
       description: 'Delivery Route Service API',
     });
     deployment.addToLogicalId(deploymentFingerprint(props.endpoints));
-    for (const group of groups) deployment.node.addDependency(group);
+    for (const part of snapshotOf) deployment.node.addDependency(part);
 
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention });
     const stage = new Stage(this, 'Stage', {
@@ -234,7 +252,12 @@ export class ApiStack extends Stack {
       {
         id: 'AwsSolutions-APIG6',
         reason:
-          'Execution logging needs the account-wide API Gateway CloudWatch role (cloudWatchRole: false on purpose); JSON access logs and X-Ray tracing are on.',
+          'JSON access logs and X-Ray tracing are on; execution logs (per-request detail, including bodies at INFO) would add cost and risk logging payloads.',
+      },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason:
+          "API Gateway's account-level CloudWatch role uses the AWS managed AmazonAPIGatewayPushToCloudWatchLogs policy, as AWS documents for it; no function role carries a managed policy.",
       },
       {
         id: 'AwsSolutions-COG4',

@@ -21,6 +21,12 @@ export interface DeliveryRoutesConfig {
    * @default the delivery worker's own schedule (DESIGN §4: about 1, 5, 15, 30 minutes, then hourly, 8 hours)
    */
   readonly webhookRetryDelaysSeconds?: readonly number[];
+  /**
+   * Whether this app sets API Gateway's account-level CloudWatch role (`AWS::ApiGateway::Account`), which the
+   * stage's access logging needs. `-c apiGatewayAccountRole=false` leaves it to whoever manages it in the
+   * account (it is one setting per account and Region); the account must then have one before the deploy.
+   */
+  readonly apiGatewayAccountRole: boolean;
 }
 
 export const DEFAULT_CONFIG = {
@@ -29,6 +35,7 @@ export const DEFAULT_CONFIG = {
   throttlingRateLimit: 100,
   throttlingBurstLimit: 200,
   logRetention: RetentionDays.ONE_MONTH,
+  apiGatewayAccountRole: true,
 } as const satisfies DeliveryRoutesConfig;
 
 /** Reads the config from the app's context and the CLI's CDK_DEFAULT_ACCOUNT/REGION. */
@@ -44,6 +51,8 @@ export function readConfig(app: App): DeliveryRoutesConfig {
     logRetention: retentionContext(app, 'logRetentionDays') ?? DEFAULT_CONFIG.logRetention,
     alarmEmail: emailContext(app, 'alarmEmail'),
     webhookRetryDelaysSeconds: secondsListContext(app, 'webhookRetryDelaysSeconds'),
+    apiGatewayAccountRole:
+      booleanContext(app, 'apiGatewayAccountRole') ?? DEFAULT_CONFIG.apiGatewayAccountRole,
   };
 }
 
@@ -77,6 +86,7 @@ export function defineDeliveryRoutes(
     throttlingRateLimit: config.throttlingRateLimit,
     throttlingBurstLimit: config.throttlingBurstLimit,
     logRetention: config.logRetention,
+    apiGatewayAccountRole: config.apiGatewayAccountRole,
   });
   api.addStackDependency(stateful, 'imports the table, bucket and queue exports');
   return { stateful, api };
@@ -110,6 +120,14 @@ function emailContext(app: App, key: string): string | undefined {
     throw new Error(`context ${key} must be an email address, got '${text}'`);
   }
   return text;
+}
+
+function booleanContext(app: App, key: string): boolean | undefined {
+  const text = stringContext(app, key);
+  if (text === undefined) return undefined;
+  if (text !== 'true' && text !== 'false')
+    throw new Error(`context ${key} must be true or false, got '${text}'`);
+  return text === 'true';
 }
 
 /** Context given on the command line arrives as a string; in cdk.json as a number. */

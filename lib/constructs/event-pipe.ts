@@ -31,7 +31,7 @@ export class EventPipe extends Construct {
     props.table.grantStreamRead(role);
     props.target.grantSendMessages(role);
     props.deadLetterQueue.grantSendMessages(role);
-    new CfnPipe(this, 'Pipe', {
+    const pipe = new CfnPipe(this, 'Pipe', {
       roleArn: role.roleArn,
       description: 'New EVENT# items of the table -> events queue (one message per stream record)',
       source: tableStreamArn,
@@ -45,6 +45,8 @@ export class EventPipe extends Construct {
       },
       target: props.target.queueArn,
     });
+    // Pipes checks the role's permissions when it creates the pipe: the role's policy must exist by then.
+    pipe.node.addDependency(role);
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'dynamodb:ListStreams (part of the stream-read grant) supports no resource-level permissions.',

@@ -7,7 +7,13 @@ import type { CloudTemplates } from './templates';
 const AWS_MANAGED_POLICY = /^arn:aws[\w-]*:iam::aws:policy\//;
 
 /**
- * Every role with every identity-based policy attached to it anywhere in the assembly: inline Policies,
+ * The services whose roles the local runtime hands credentials to (functions, the pipe). Roles only other
+ * services assume (API Gateway's account-level CloudWatch role) are never used here and are not read.
+ */
+const LOCALLY_ASSUMED_BY = new Set(['lambda.amazonaws.com', 'pipes.amazonaws.com']);
+
+/**
+ * Every role a local function or pipe assumes, with every identity-based policy attached to it anywhere in the assembly: inline Policies,
  * AWS::IAM::Policy and AWS::IAM::ManagedPolicy resources naming it (any stack), AWS::IAM::RolePolicy, and
  * customer managed policies of the assembly that its ManagedPolicyArns name.
  */
@@ -35,7 +41,8 @@ export function readRoles(templates: CloudTemplates): RoleSpec[] {
     ]),
   );
 
-  return readEach(templates, 'AWS::IAM::Role', (role): RoleSpec => {
+  const roles = readEach(templates, 'AWS::IAM::Role', (role): RoleSpec | undefined => {
+    if (!trustedServices(role).some((service) => LOCALLY_ASSUMED_BY.has(service))) return undefined;
     const { stack } = role.declared;
     const name = templates.physicalId(stack, role.logicalId);
     const inline = role
@@ -52,6 +59,18 @@ export function readRoles(templates: CloudTemplates): RoleSpec[] {
         ...managedPolicyDocuments(role, managedPolicies),
       ],
     };
+  });
+  return roles.filter((role): role is RoleSpec => role !== undefined);
+}
+
+/** The service principals the role's trust policy names. */
+function trustedServices(role: ResourceProperties): string[] {
+  const trust = role.value('AssumeRolePolicyDocument');
+  const statements = isPlainObject(trust) ? [trust.Statement].flat() : [];
+  return statements.flatMap((statement) => {
+    const service =
+      isPlainObject(statement) && isPlainObject(statement.Principal) && statement.Principal.Service;
+    return [service ?? []].flat().filter((name): name is string => typeof name === 'string');
   });
 }
 

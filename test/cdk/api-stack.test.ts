@@ -1,6 +1,6 @@
-import { type NestedStack, Stack } from 'aws-cdk-lib';
+import { App, type NestedStack, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import type { Method } from 'aws-cdk-lib/aws-apigateway';
+import type { CfnRestApi, Method } from 'aws-cdk-lib/aws-apigateway';
 import { describe, expect, it } from 'vitest';
 import { consumers } from '../../functions/consumers';
 import { AUTHORIZERS, checkedByGateway } from '../../functions/endpoints/authorizers';
@@ -11,7 +11,7 @@ import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../../f
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import { API_ALARMS } from '../../lib/api-stack';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
-import { DEFAULT_CONFIG } from '../../lib/delivery-routes';
+import { DEFAULT_CONFIG, defineDeliveryRoutes } from '../../lib/delivery-routes';
 import {
   GATEWAY_RESPONSES,
   type GatewayResponseType,
@@ -380,7 +380,11 @@ describe('Lambda functions', () => {
   );
 
   it('no function role carries an AWS managed policy', () => {
-    for (const [view, id, role] of allOfType('AWS::IAM::Role')) {
+    const assumedByLambda = (role: CfnResource) =>
+      JSON.stringify(role.Properties?.AssumeRolePolicyDocument).includes('lambda.amazonaws.com');
+    const functionRoles = allOfType('AWS::IAM::Role').filter(([, , role]) => assumedByLambda(role));
+    expect(functionRoles.length).toBeGreaterThan(endpoints.length / 2);
+    for (const [view, id, role] of functionRoles) {
       expect(role.Properties?.ManagedPolicyArns, `${view.stack.node.path}/${id}`).toBeUndefined();
     }
   });
@@ -677,6 +681,10 @@ describe('stage', () => {
       logicalIdOf(api, { node: { defaultChild: group.nestedStackResource } }),
     );
     expect(deployment.DependsOn ?? []).toEqual(expect.arrayContaining(groupIds));
+    // A deployment snapshots the API: the gateway responses must exist when it is made.
+    const responseIds = parent.ofType('AWS::ApiGateway::GatewayResponse').map(([id]) => id);
+    expect(responseIds).toHaveLength(Object.keys(GATEWAY_RESPONSES).length);
+    expect(deployment.DependsOn ?? []).toEqual(expect.arrayContaining(responseIds));
     const stage = parent.ofType('AWS::ApiGateway::Stage')[0]?.[1].Properties as { DeploymentId: unknown };
     expect(stage.DeploymentId).toEqual({ Ref: deploymentId });
 
@@ -690,11 +698,46 @@ describe('stage', () => {
     expect(fewerId).not.toBe(deploymentId);
   });
 
-  it('is a regional API without the account-wide CloudWatch role', () => {
+  it('is a regional API', () => {
     apiTemplate.hasResourceProperties('AWS::ApiGateway::RestApi', {
       EndpointConfiguration: { Types: ['REGIONAL'] },
     });
-    expect(allOfType('AWS::ApiGateway::Account')).toEqual([]);
+  });
+
+  it("sets the account's API Gateway CloudWatch role, retained, before the stage that logs through it", () => {
+    const [[accountId, account]] = parent.ofType('AWS::ApiGateway::Account') as [[string, CfnResource]];
+    expect(account.DeletionPolicy).toBe('Retain');
+    const roleArn = parent.props(accountId).CloudWatchRoleArn as { 'Fn::GetAtt': [string, string] };
+    const roleId = roleArn['Fn::GetAtt'][0];
+    expect(parent.resources[roleId]?.DeletionPolicy).toBe('Retain');
+    expect(JSON.stringify(parent.props(roleId).AssumeRolePolicyDocument)).toContain(
+      'apigateway.amazonaws.com',
+    );
+    const [[, stage]] = parent.ofType('AWS::ApiGateway::Stage') as [
+      [string, CfnResource & { DependsOn?: string[] }],
+    ];
+    expect(stage.DependsOn).toContain(accountId);
+  });
+
+  it('leaves the account role to the account when apiGatewayAccountRole is false', () => {
+    const without = synthesize({ apiGatewayAccountRole: false });
+    expect(without.apiTemplate.findResources('AWS::ApiGateway::Account')).toEqual({});
+  });
+
+  it('publishes a new deployment when a REST API setting such as compression changes', () => {
+    const deploymentIdOf = (stack: Stack) =>
+      Object.entries(resourcesOf(Template.fromStack(stack))).find(
+        ([, resource]) => resource.Type === 'AWS::ApiGateway::Deployment',
+      )?.[0];
+    const app = new App({
+      context: { 'aws:cdk:bundling-stacks': [] },
+      builtinCloudFormationValidation: false,
+    });
+    const changed = defineDeliveryRoutes(app, DEFAULT_CONFIG).api;
+    (changed.api.node.defaultChild as CfnRestApi).minimumCompressionSize = 4096;
+    const changedId = deploymentIdOf(changed);
+    expect(changedId).toMatch(/^Deployment/);
+    expect(changedId).not.toBe(deploymentIdOf(api));
   });
 
   it('outputs the API URL', () => {

@@ -9,7 +9,7 @@ import {
   type QueueName,
 } from '../../functions/shared/resources';
 import { IMPORT_QUEUE_MAX_AGE } from '../../lib/stateful-stack';
-import { logicalIdOf, resourcesOf, synthesize } from './synth';
+import { type CfnResource, logicalIdOf, resourcesOf, synthesize } from './synth';
 
 const { stateful, statefulTemplate: template } = synthesize();
 const resources = resourcesOf(template);
@@ -290,5 +290,19 @@ describe('event pipe', () => {
     const role = resource(props.RoleArn['Fn::GetAtt'][0]);
     expect(JSON.stringify(role.Properties?.AssumeRolePolicyDocument)).toContain('pipes.amazonaws.com');
     expect(JSON.stringify(role.Properties?.AssumeRolePolicyDocument)).toContain('aws:SourceAccount');
+  });
+
+  it("is created after its role's policy: Pipes checks the permissions when it creates the pipe", () => {
+    const [pipe] = Object.values(resources).filter((r) => r.Type === 'AWS::Pipes::Pipe') as (CfnResource & {
+      DependsOn?: string[];
+      Properties: { RoleArn: { 'Fn::GetAtt': [string, string] } };
+    })[];
+    const roleId = pipe?.Properties.RoleArn['Fn::GetAtt'][0];
+    const policyIds = Object.entries(resources)
+      .filter(([, r]) => r.Type === 'AWS::IAM::Policy')
+      .filter(([, r]) => JSON.stringify(r.Properties?.Roles).includes(String(roleId)))
+      .map(([id]) => id);
+    expect(policyIds).toHaveLength(1);
+    expect(pipe?.DependsOn).toEqual(expect.arrayContaining([...policyIds, roleId]));
   });
 });

@@ -355,7 +355,10 @@ function fnWith(variables: Record<string, unknown>, properties: Record<string, u
   };
 }
 
-const ROLE = { Type: 'AWS::IAM::Role', Properties: { AssumeRolePolicyDocument: {} } };
+const LAMBDA_TRUST = {
+  Statement: [{ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' } }],
+};
+const ROLE = { Type: 'AWS::IAM::Role', Properties: { AssumeRolePolicyDocument: LAMBDA_TRUST } };
 
 function tableWith(properties: Record<string, unknown>) {
   return {
@@ -615,6 +618,7 @@ describe('the template resolver', () => {
         Role: {
           Type: 'AWS::IAM::Role',
           Properties: {
+            AssumeRolePolicyDocument: LAMBDA_TRUST,
             ManagedPolicyArns: [
               { 'Fn::Sub': 'arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole' },
             ],
@@ -638,6 +642,7 @@ describe('the template resolver', () => {
               Role: {
                 Type: 'AWS::IAM::Role',
                 Properties: {
+                  AssumeRolePolicyDocument: LAMBDA_TRUST,
                   Policies: [{ PolicyName: 'inline', PolicyDocument: { Statement: statement('a:Inline') } }],
                 },
               },
