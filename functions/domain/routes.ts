@@ -237,7 +237,7 @@ export type RouteRemovalOutcome = 'REMOVED' | 'CONTINUED' | 'NOTHING_TO_REMOVE';
  * 3. releases the route id's claim, then deletes the header.
  * The route id is released only once the rows are gone: whoever takes it next writes rows into the same
  * partition, and must not find ours there (or have its own deleted by us). A header that is gone, or not
- * marked (the id was imported again since), means there is nothing left to remove.
+ * marked (the id was imported again since, or the DELETE took its mark back), leaves nothing to remove.
  */
 export async function removeDeletedRoute(
   message: RouteDeletionMessage,
