@@ -60,14 +60,16 @@ export async function listRouteAnalytics(
 }
 
 /**
- * Every record of a type of a DC's date, page by page (an export streams them; none is held for long).
- * Route records are ordered by route id; attempts by route id, then attempt order.
+ * Every record of a type of a DC's date that belongs to one of `routeIds`, page by page (an export streams
+ * them; none is held for long). Route records are ordered by route id; attempts by route id, then attempt
+ * order.
  */
 export async function* analyticsOfDate(
   accountId: string,
   dcId: string,
   localDate: string,
   type: AnalyticsType,
+  routeIds: ReadonlySet<string>,
 ): AsyncGenerator<AnalyticsRow[]> {
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -81,7 +83,10 @@ export async function* analyticsOfDate(
       },
       1000,
     );
-    if (page.items.length > 0) yield page.items.map((item) => item.row as AnalyticsRow);
+    const rows = page.items
+      .filter((item) => routeIds.has(item.route_id))
+      .map((item) => item.row as AnalyticsRow);
+    if (rows.length > 0) yield rows;
     startKey = page.lastKey;
   } while (startKey);
 }

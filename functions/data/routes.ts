@@ -394,17 +394,24 @@ export async function listWaypointItemIds(
   return items.filter((item) => item.entity === 'ITEM').map((item) => item.item_id);
 }
 
-/** Every row of the route partition but the header (to delete a route or a failed import's leftovers). */
+/**
+ * The rows of the route partition but the header (to delete a route or a failed import's leftovers): all of
+ * them, or those among the first `limit` items of the partition.
+ */
 export async function listRouteRows(
   accountId: string,
   routeId: string,
+  limit?: number,
 ): Promise<{ key: TableKey; claim?: Claim }[]> {
-  const { items } = await queryItems({
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': routePartition(accountId, routeId) },
-    ProjectionExpression: 'pk, sk, entity, waypoint_id, invoice_id, item_id, record_id',
-    ConsistentRead: true,
-  });
+  const { items } = await queryItems(
+    {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': routePartition(accountId, routeId) },
+      ProjectionExpression: 'pk, sk, entity, waypoint_id, invoice_id, item_id, record_id',
+      ConsistentRead: true,
+    },
+    limit,
+  );
   return items
     .filter((item) => item.sk !== 'ROUTE')
     .map((item) => ({ key: { pk: item.pk, sk: item.sk }, claim: claimOfRow(item) }));

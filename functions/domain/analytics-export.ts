@@ -136,15 +136,22 @@ export async function downloadFiles(accountId: string, txid: string): Promise<Do
   return { pending: false, files };
 }
 
-/** Finished routes of a DC-date without stored analytics (their computation at finish failed) get them now. */
-async function completeAnalyticsOfDate(accountId: string, dcId: string, localDate: string): Promise<void> {
-  const finished = (await listRoutesOfDate(accountId, dcId, localDate)).filter(
-    (route) => route.isFinalized && !route.deleting,
-  );
-  for (const route of finished) {
+/**
+ * The ids of a DC-date's routes, less those being deleted (their analytics stay until the deletion worker
+ * removes them, and must not be exported meanwhile). Finished ones without stored analytics (their
+ * computation at finish failed) get them now.
+ */
+async function exportableRoutesOfDate(
+  accountId: string,
+  dcId: string,
+  localDate: string,
+): Promise<Set<string>> {
+  const routes = (await listRoutesOfDate(accountId, dcId, localDate)).filter((route) => !route.deleting);
+  for (const route of routes.filter((candidate) => candidate.isFinalized)) {
     const place = { accountId, dcId, localDate, routeId: route.routeId };
     if ((await listRouteAnalytics(place, 'ROUTE_ANALYTICS')).length === 0) await computeRouteAnalytics(route);
   }
+  return new Set(routes.map((route) => route.routeId));
 }
 
 /**
@@ -180,8 +187,8 @@ async function exportType(
   startFile();
   for (const dcId of request.dcIds) {
     for (const date of datesBetween(request.fromDate, request.toDate)) {
-      await completeAnalyticsOfDate(request.accountId, dcId, date);
-      for await (const rows of analyticsOfDate(request.accountId, dcId, date, type)) {
+      const routeIds = await exportableRoutesOfDate(request.accountId, dcId, date);
+      for await (const rows of analyticsOfDate(request.accountId, dcId, date, type, routeIds)) {
         for (const row of rows) {
           const file = files.at(-1) as DownloadFile;
           if (file.rows === rowsPerFile) {

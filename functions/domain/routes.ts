@@ -13,6 +13,7 @@ import {
   type WaypointRow,
 } from '../data/routes';
 import { ApiError, ConflictError } from '../shared/errors';
+import { sendToQueue } from '../shared/queues';
 
 export type { RouteHeader, WaypointRow };
 
@@ -177,36 +178,39 @@ export function assignVehicle(ref: RouteRef, vehicleId: string): Promise<RouteHe
   });
 }
 
-/**
- * Deletes a route and frees its ids for new imports:
- * 1. refuses a started, unfinished route (3011);
- * 2. marks the header `deleting` (a version bump): it leaves both indexes and every read answers 404;
- * 3. releases the waypoint, invoice and item claims the route's import holds, then deletes the rows
- *    (and a finished route's analytics, so exports no longer show it);
- * 4. releases the route id's claim, then deletes the header.
- * The route id is released only once the rows are gone: whoever takes it next writes rows into the same
- * partition, and must not find ours there (or have its own deleted by us). A call that finds the header
- * already marked continues from step 3, so a deletion cut short is finished by the next DELETE.
- */
-export async function deleteRoute(ref: RouteRef): Promise<void> {
-  const route = await markDeleting(ref);
-  const { accountId, routeId } = ref;
-  const rows = await listRouteRows(accountId, routeId);
-  const rowClaims = rows.flatMap((row): Claim[] => (row.claim ? [row.claim] : []));
-  await releaseClaims(accountId, rowClaims, route.importTxid);
-  await deleteAll(rows.map((row) => row.key));
-  if (route.isFinalized)
-    await deleteRouteAnalytics({ accountId, dcId: route.dcId, localDate: route.localDate, routeId });
-  await releaseClaims(accountId, [{ kind: 'ROUTE', id: routeId }], route.importTxid);
-  await deleteRouteHeader(accountId, routeId);
+/** A deletions queue message: the route, marked `deleting`, whose rows the deletion worker removes. */
+export interface RouteDeletionMessage {
+  account_id: string;
+  route_id: string;
 }
 
-async function markDeleting(ref: RouteRef): Promise<RouteHeader> {
+/**
+ * Deletes a route; the answer does not wait for its rows (up to ~100,000 of them):
+ * 1. refuses a started, unfinished route (3011);
+ * 2. marks the header `deleting` (a version bump): it leaves both indexes, every read and change answers 404;
+ * 3. queues the rest for the deletion worker (removeDeletedRoute), which frees the ids once the rows are gone.
+ * A DELETE that finds the header already marked queues the deletion again and succeeds: the worker is
+ * idempotent, and a deletion whose message ended in the DLQ starts again. When the message cannot be
+ * queued, a mark made by this call is taken back, so the route is whole again and the error (500) true.
+ */
+export async function deleteRoute(ref: RouteRef): Promise<void> {
+  const { route, markedNow } = await markDeleting(ref);
+  const message: RouteDeletionMessage = { account_id: ref.accountId, route_id: ref.routeId };
+  try {
+    await sendToQueue('deletions', message);
+  } catch (error) {
+    if (markedNow)
+      await replaceRouteHeader({ ...route, deleting: undefined, version: route.version + 1 }, route.version);
+    throw error;
+  }
+}
+
+async function markDeleting(ref: RouteRef): Promise<{ route: RouteHeader; markedNow: boolean }> {
   for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
     await pauseBeforeRetry(attempt);
     const current = await findRoute(ref);
     if (!current) throw routeNotFound(ref);
-    if (current.deleting) return current;
+    if (current.deleting) return { route: current, markedNow: false };
     if (current.startedTimestamp !== undefined && !current.isFinalized) {
       throw new ConflictError(
         'TRANSITION_NOT_ALLOWED',
@@ -214,7 +218,50 @@ async function markDeleting(ref: RouteRef): Promise<RouteHeader> {
       );
     }
     const next: RouteHeader = { ...current, deleting: true, version: current.version + 1 };
-    if (await replaceRouteHeader(next, current.version)) return next;
+    if (await replaceRouteHeader(next, current.version)) return { route: next, markedNow: true };
   }
   throw new Error(`route '${ref.routeId}' kept changing under ${MAX_CHANGE_ATTEMPTS} attempts to delete it`);
+}
+
+/** Rows read, claims released and rows deleted at a time. */
+const ROWS_PER_CHUNK = 1000;
+
+export type RouteRemovalOutcome = 'REMOVED' | 'CONTINUED' | 'NOTHING_TO_REMOVE';
+
+/**
+ * The deletion worker's part; safe to run again for the same message:
+ * 1. a chunk at a time, releases the waypoint, invoice, item and accounting record claims the route's
+ *    import holds, then deletes those rows. Past `rowsPerMessage` rows it queues the route again and stops:
+ *    the rest is a fresh message, so a huge route never runs into the worker's timeout;
+ * 2. deletes a finished route's analytics, so exports no longer show it;
+ * 3. releases the route id's claim, then deletes the header.
+ * The route id is released only once the rows are gone: whoever takes it next writes rows into the same
+ * partition, and must not find ours there (or have its own deleted by us). A header that is gone, or not
+ * marked (the id was imported again since, or the DELETE took its mark back), leaves nothing to remove.
+ */
+export async function removeDeletedRoute(
+  message: RouteDeletionMessage,
+  options: { rowsPerMessage: number },
+): Promise<RouteRemovalOutcome> {
+  const { account_id: accountId, route_id: routeId } = message;
+  const route = await getRouteHeader(accountId, routeId);
+  if (!route?.deleting) return 'NOTHING_TO_REMOVE';
+  let removed = 0;
+  for (;;) {
+    const rows = await listRouteRows(accountId, routeId, ROWS_PER_CHUNK);
+    if (rows.length === 0) break;
+    if (removed >= options.rowsPerMessage) {
+      await sendToQueue('deletions', message);
+      return 'CONTINUED';
+    }
+    const rowClaims = rows.flatMap((row): Claim[] => (row.claim ? [row.claim] : []));
+    await releaseClaims(accountId, rowClaims, route.importTxid);
+    await deleteAll(rows.map((row) => row.key));
+    removed += rows.length;
+  }
+  if (route.isFinalized)
+    await deleteRouteAnalytics({ accountId, dcId: route.dcId, localDate: route.localDate, routeId });
+  await releaseClaims(accountId, [{ kind: 'ROUTE', id: routeId }], route.importTxid);
+  await deleteRouteHeader(accountId, routeId);
+  return 'REMOVED';
 }

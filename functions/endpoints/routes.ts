@@ -365,11 +365,16 @@ export const deleteRoute = defineEndpoint({
   auth: 'apiKey',
   handler: 'routes/delete',
   summary:
-    'Delete a route that has not started; its route, waypoint, invoice and item ids can be imported again',
+    'Delete a route that has not started (or has finished): it is gone at once; its rows are removed asynchronously, then its ids can be imported again',
   tag: TAG,
-  access: { table: 'readWrite' },
+  access: { table: 'readWrite', sendTo: ['deletions'] },
   request: { params: RouteParams },
-  responses: { 200: { description: 'deleted', data: z.object({}) } },
+  responses: {
+    200: {
+      description: 'deleted: the route answers 404 from now on; its rows and ids are freed shortly after',
+      data: z.object({}),
+    },
+  },
   errorCodes: [3003, 3011],
 });
 

@@ -38,6 +38,16 @@ export const QUEUES = {
     visibilityTimeoutSeconds: 60,
     maxReceiveCount: 10,
   },
+  /**
+   * Routes marked deleting whose rows are still to go. Visibility is six times the deletion worker's timeout
+   * (AWS's advice for SQS event sources), so a batch Lambda retries on throttling is not handed out twice.
+   */
+  deletions: {
+    urlEnv: 'DELETION_QUEUE_URL',
+    deadLetterUrlEnv: 'DELETION_DLQ_URL',
+    visibilityTimeoutSeconds: 720,
+    maxReceiveCount: 5,
+  },
   /** Analytics download requests. */
   analytics: {
     urlEnv: 'ANALYTICS_QUEUE_URL',

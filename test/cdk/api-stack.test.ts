@@ -586,6 +586,18 @@ describe('queue consumers', () => {
       [BUCKET_NAME_ENV]: expect.anything(),
     });
   });
+
+  it('the deletion worker deletes table items, queues the rest of a route to itself, and its queue keeps a message invisible six times its timeout', () => {
+    const worker = consumers.find((c) => c.handler === 'workers/delete-routes');
+    expect(worker, 'no consumer runs workers/delete-routes').toBeDefined();
+    const id = consumerFunctionOf(worker?.id ?? '');
+    for (const action of ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'])
+      expect(allowedActions(id)).toContain(action);
+    expect(allowedActions(id).filter((action) => action.startsWith('s3:'))).toEqual([]);
+    expect(resourcesAllowed(id, 'sqs:SendMessage')).toEqual([queueArn('deletions')]);
+    const timeout = id.view.props(id.id).Timeout as number;
+    expect(QUEUES.deletions.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * timeout);
+  });
 });
 
 describe('gateway responses', () => {

@@ -162,6 +162,7 @@ describe('config from context', () => {
       ['importRoutes', undefined],
       ['fanOutEvents', undefined],
       ['deliverWebhooks', '1,2'],
+      ['deleteRoutes', undefined],
       ['exportAnalytics', undefined],
     ]);
     expect(environmentOf(synthesize()).every(([, delays]) => delays === undefined)).toBe(true);

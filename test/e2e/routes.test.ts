@@ -105,6 +105,29 @@ async function markDeletingThroughDataLayer(accountId: string, routeId: string) 
 }
 
 /**
+ * Waits until the deletion worker removed the route: its partition is empty, header included (the last
+ * thing it deletes, after the rows and the claims).
+ */
+async function waitUntilRemoved(accountId: string, routeId: string, timeoutMs = 20_000) {
+  const { queryItems } = await import('../../functions/data/client');
+  const { routeKeys } = await import('../../functions/data/routes');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { items } = await queryItems(
+      {
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': routeKeys.route(accountId, routeId).pk },
+        ConsistentRead: true,
+      },
+      1,
+    );
+    if (items.length === 0) return;
+    expect(Date.now(), `route ${routeId} still not removed`).toBeLessThan(deadline);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
  * The answers every route-scoped endpoint shares: 401, 403, 404 (3003) for an unknown route and for a
  * route of another DC of the same account, and 1006 for a malformed route id.
  */
@@ -707,7 +730,7 @@ describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/vehicle-assig
 });
 
 describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
-  it('deletes the route: data is empty, every read answers 404 and a second DELETE answers 404', async () => {
+  it('deletes the route: data is empty, every read answers 404 and a DELETE once it is removed answers 404', async () => {
     await createDriver('dc-1', 'del-driver');
     await importRoute(api.url, acme.key, 'dc-1', exampleRoute('del-1', { driverId: 'del-driver' }));
     expect(await activeRouteIds('dc-1', 'del-driver')).toEqual(['del-1']);
@@ -718,6 +741,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
     expectError(await asAcme('GET', '/dcs/dc-1/routes/del-1/waypoints/del-1-wp-0'), 404, 3003);
     expectError(await asAcme('PATCH', '/dcs/dc-1/routes/del-1/activate'), 404, 3003);
     expect(await activeRouteIds('dc-1', 'del-driver')).toEqual([]);
+    await waitUntilRemoved(acme.accountId, 'del-1');
     expectError(await asAcme('DELETE', '/dcs/dc-1/routes/del-1'), 404, 3003);
   });
 
@@ -727,6 +751,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
     await change('PATCH', '/dcs/dc-1/routes/del-reimport/vehicle-assignment', { vehicle_id: 'changed' });
     expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/del-reimport'), routes.deleteRoute);
 
+    await waitUntilRemoved(acme.accountId, 'del-reimport');
     await importRoute(api.url, acme.key, 'dc-1', route);
     expect(await readRoute('dc-1', 'del-reimport')).toMatchObject({
       version: 1,
@@ -746,6 +771,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
     });
     expectError(taken, 400, 3006);
     expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/del-move'), routes.deleteRoute);
+    await waitUntilRemoved(acme.accountId, 'del-move');
     await importRoute(api.url, acme.key, 'dc-1', {
       ...minimalRoute('del-move-new'),
       waypoints: minimalRoute('del-move').waypoints,
@@ -776,7 +802,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
     expectError(again, 400, 3005);
   });
 
-  it('finishes a deletion cut short: the marked route reads as 404, DELETE completes it and frees the ids', async () => {
+  it('finishes a deletion cut short: the marked route reads as 404, DELETE queues it again and the ids are freed', async () => {
     const route = exampleRoute('del-resume');
     await importRoute(api.url, acme.key, 'dc-1', route);
     await markDeletingThroughDataLayer(acme.accountId, 'del-resume');
@@ -791,6 +817,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
     ).not.toContain('del-resume');
 
     expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/del-resume'), routes.deleteRoute);
+    await waitUntilRemoved(acme.accountId, 'del-resume');
     expectError(await asAcme('DELETE', '/dcs/dc-1/routes/del-resume'), 404, 3003);
     await importRoute(api.url, acme.key, 'dc-1', route);
     expect((await readRoute('dc-1', 'del-resume')).version).toBe(1);
