@@ -27,7 +27,7 @@ export interface DownloadRequest {
 /** The files expire after 7 days (bucket lifecycle); so does the request that lists them. */
 export const DOWNLOAD_RETENTION_SECONDS = 7 * 86_400;
 
-const requestKey = (accountId: string, txid: string): TableKey => ({
+export const downloadRequestKey = (accountId: string, txid: string): TableKey => ({
   pk: `DOWNLOAD#${accountId}/${txid}`,
   sk: 'DOWNLOAD',
 });
@@ -37,7 +37,7 @@ export async function putPendingDownload(request: DownloadRequest): Promise<void
     new PutCommand({
       TableName: tableName,
       Item: {
-        ...requestKey(request.accountId, request.txid),
+        ...downloadRequestKey(request.accountId, request.txid),
         entity: 'DOWNLOAD_REQUEST',
         account_id: request.accountId,
         txid: request.txid,
@@ -57,7 +57,7 @@ export async function putPendingDownload(request: DownloadRequest): Promise<void
 
 export async function getDownload(accountId: string, txid: string): Promise<DownloadRequest | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: requestKey(accountId, txid), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName, Key: downloadRequestKey(accountId, txid), ConsistentRead: true }),
   );
   if (!Item) return undefined;
   return {
@@ -83,7 +83,7 @@ export async function finishDownload(
     await db.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: requestKey(accountId, txid),
+        Key: downloadRequestKey(accountId, txid),
         UpdateExpression: 'SET #status = :status, files = :files, finished_at = :now',
         ConditionExpression: '#status = :pending',
         ExpressionAttributeNames: { '#status': 'status' },

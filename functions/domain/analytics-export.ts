@@ -7,16 +7,19 @@ import {
   DOWNLOAD_RETENTION_SECONDS,
   type DownloadFile,
   type DownloadRequest,
+  downloadRequestKey,
   finishDownload,
   getDownload,
   putPendingDownload,
 } from '../data/download-requests';
 import { listRoutesOfDate } from '../data/routes';
+import { countWorkerAttempt } from '../data/worker-attempts';
 import { CalendarDate } from '../endpoints/common';
 import { randomId } from '../shared/crypto';
 import { ApiError, ForbiddenDcError } from '../shared/errors';
 import { countMetric, logger } from '../shared/observability';
 import { sendToQueue } from '../shared/queues';
+import { QUEUES } from '../shared/resources';
 import { ATTEMPT_ANALYSIS_COLUMNS, ROUTE_ANALYSIS_COLUMNS } from './analytics';
 import { computeRouteAnalytics } from './route-analytics';
 
@@ -28,6 +31,7 @@ export const MAX_RANGE_DAYS = 92;
 /** Download links work this long after each files read. */
 export const LINK_EXPIRY_SECONDS = 3600;
 const DAY_MS = 86_400_000;
+const EXPORT_ATTEMPTS = QUEUES.analytics.workerAttempts;
 
 const COLUMNS: Record<AnalyticsType, readonly string[]> = {
   ROUTE_ANALYTICS: Object.keys(ROUTE_ANALYSIS_COLUMNS),
@@ -210,15 +214,24 @@ async function exportType(
 
 /**
  * Runs one queued download request; a request that already ended is left alone (SQS may deliver twice).
- * Other errors are rethrown for SQS to retry, except on the last attempt, which marks it FAILED.
+ * Other errors are rethrown for SQS to retry, except on the worker's last attempt (counted on the request),
+ * which marks it FAILED; a run after that (the last one timed out) ends it FAILED at once.
  */
 export async function runExport(
   message: ExportMessage,
-  options: { lastAttempt: boolean; rowsPerFile: number },
+  options: { rowsPerFile: number },
 ): Promise<'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED'> {
   const request = await getDownload(message.account_id, message.txid);
   if (!request) throw new Error(`download request ${message.txid} has no record`);
   if (request.status !== 'PENDING') return 'ALREADY_FINISHED';
+  const attempt = await countWorkerAttempt(downloadRequestKey(request.accountId, request.txid));
+  if (attempt === undefined) return 'ALREADY_FINISHED';
+  const lastAttempt = attempt >= EXPORT_ATTEMPTS;
+  if (attempt > EXPORT_ATTEMPTS) {
+    logger.error('analytics export ran out of attempts', { txid: request.txid, attempt });
+    await finishDownload(request.accountId, request.txid, { status: 'FAILED' });
+    return 'FAILED';
+  }
   try {
     // The account's DCs may have changed since the request: export only those still there.
     const dcs = new Set((await listDcs(request.accountId)).map((dc) => dc.dcId));
@@ -234,7 +247,7 @@ export async function runExport(
       );
     return 'SUCCEEDED';
   } catch (error) {
-    if (!options.lastAttempt) throw error;
+    if (!lastAttempt) throw error;
     logger.error('analytics export failed on its last attempt', { error, txid: request.txid });
     await finishDownload(request.accountId, request.txid, { status: 'FAILED' });
     return 'FAILED';

@@ -5,10 +5,19 @@
 export interface QueueDefinition {
   /** Environment variable through which consumers and producers learn the queue's URL. */
   urlEnv: string;
-  /** Longer than the consumer's timeout, so a message is not handed out twice while in flight. */
+  /**
+   * At least six times the consumer's timeout, as AWS advises for SQS event sources: a message is not handed
+   * out twice while in flight, even when Lambda retries a throttled batch (checked in CDK).
+   */
   visibilityTimeoutSeconds: number;
   /** Receives before the message moves to the queue's DLQ. */
   maxReceiveCount: number;
+  /**
+   * For jobs with a record of their own (imports, download requests): runs of the worker counted on the
+   * record; the last one ends the job FAILED instead of leaving it PENDING. `maxReceiveCount` leaves room
+   * above it for receives spent while the function was throttled.
+   */
+  workerAttempts?: number;
   /** Environment variable with the DLQ's URL, for consumers that give a message up themselves. */
   deadLetterUrlEnv: string;
 }
@@ -18,14 +27,15 @@ export const QUEUES = {
   imports: {
     urlEnv: 'IMPORT_QUEUE_URL',
     deadLetterUrlEnv: 'IMPORT_DLQ_URL',
-    visibilityTimeoutSeconds: 360,
-    maxReceiveCount: 5,
+    visibilityTimeoutSeconds: 1800,
+    maxReceiveCount: 10,
+    workerAttempts: 3,
   },
   /** Route events carried from the table stream. */
   events: {
     urlEnv: 'EVENT_QUEUE_URL',
     deadLetterUrlEnv: 'EVENT_DLQ_URL',
-    visibilityTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
   },
   /**
@@ -35,13 +45,10 @@ export const QUEUES = {
   deliveries: {
     urlEnv: 'DELIVERY_QUEUE_URL',
     deadLetterUrlEnv: 'DELIVERY_DLQ_URL',
-    visibilityTimeoutSeconds: 60,
+    visibilityTimeoutSeconds: 180,
     maxReceiveCount: 10,
   },
-  /**
-   * Routes marked deleting whose rows are still to go. Visibility is six times the deletion worker's timeout
-   * (AWS's advice for SQS event sources), so a batch Lambda retries on throttling is not handed out twice.
-   */
+  /** Routes marked deleting whose rows are still to go. */
   deletions: {
     urlEnv: 'DELETION_QUEUE_URL',
     deadLetterUrlEnv: 'DELETION_DLQ_URL',
@@ -52,8 +59,9 @@ export const QUEUES = {
   analytics: {
     urlEnv: 'ANALYTICS_QUEUE_URL',
     deadLetterUrlEnv: 'ANALYTICS_DLQ_URL',
-    visibilityTimeoutSeconds: 900,
-    maxReceiveCount: 3,
+    visibilityTimeoutSeconds: 3600,
+    maxReceiveCount: 10,
+    workerAttempts: 3,
   },
 } as const satisfies Record<string, QueueDefinition>;
 

@@ -22,6 +22,9 @@ export interface QueueConsumersProps {
  * to the DLQ), the rest of the batch is deleted. Each function gets exactly the access its definition
  * declares, like an endpoint function, and a throttles alarm.
  */
+/** Queue visibility timeout per second of its consumer's timeout, at least. */
+export const VISIBILITY_PER_TIMEOUT = 6;
+
 export class QueueConsumers extends NestedStack {
   /** The function of each consumer, by its `id`. */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
@@ -34,11 +37,12 @@ export class QueueConsumers extends NestedStack {
     for (const consumer of props.consumers) {
       if (functions.has(consumer.id)) throw new Error(`two consumers have the id '${consumer.id}'`);
       const { visibilityTimeoutSeconds } = QUEUES[consumer.queue];
-      // SQS would hand a message to a second invocation while the first still works on it.
-      if (consumer.timeoutSeconds >= visibilityTimeoutSeconds) {
+      // AWS's advice for SQS event sources: at least six times the function's timeout, or a message can be
+      // handed out again while an invocation (or Lambda's retry of a throttled batch) still has it.
+      if (visibilityTimeoutSeconds < VISIBILITY_PER_TIMEOUT * consumer.timeoutSeconds) {
         throw new Error(
-          `consumer ${consumer.id} times out after ${consumer.timeoutSeconds} s, not before the ` +
-            `${consumer.queue} queue's visibility timeout (${visibilityTimeoutSeconds} s)`,
+          `consumer ${consumer.id} times out after ${consumer.timeoutSeconds} s: the ${consumer.queue} queue's ` +
+            `visibility timeout (${visibilityTimeoutSeconds} s) must be at least ${VISIBILITY_PER_TIMEOUT} times that`,
         );
       }
 

@@ -20,8 +20,15 @@ import type { ServiceResources } from './stateful-imports';
 
 export type BucketAccess = NonNullable<ResourceAccess['bucket']>;
 
-/** The one S3 action each bucket access allows, on objects only (no List, no Delete, no bucket actions). */
-const BUCKET_ACTIONS: Record<BucketAccess, string> = { read: 's3:GetObject', write: 's3:PutObject' };
+/**
+ * The S3 actions each bucket access allows, on objects only (no List, no Delete, no bucket actions). Writing
+ * includes aborting a multipart upload: the SDK's streaming upload aborts its own upload when a part fails,
+ * and without the grant the parts would stay (billed) until the bucket's lifecycle rule removes them.
+ */
+const BUCKET_ACTIONS: Record<BucketAccess, readonly string[]> = {
+  read: ['s3:GetObject'],
+  write: ['s3:PutObject', 's3:AbortMultipartUpload'],
+};
 
 /** The repository root: entries, the lock file and esbuild's project root are resolved from here. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -149,13 +156,13 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /**
-   * Tells the function the bucket's name and grants one object action: s3:GetObject to read, s3:PutObject
-   * to write. Not `grantRead`/`grantPut`: those add s3:GetObject*, s3:List* or s3:Abort* wildcards.
+   * Tells the function the bucket's name and grants the object actions of its access (BUCKET_ACTIONS). Not
+   * `grantRead`/`grantPut`: those add s3:GetObject*, s3:List* or s3:Abort* wildcards.
    */
   bindBucket(bucket: IBucket, access: BucketAccess): void {
     this.addEnvironment(BUCKET_NAME_ENV, bucket.bucketName);
     this.addToRolePolicy(
-      new PolicyStatement({ actions: [BUCKET_ACTIONS[access]], resources: [bucket.arnForObjects('*')] }),
+      new PolicyStatement({ actions: [...BUCKET_ACTIONS[access]], resources: [bucket.arnForObjects('*')] }),
     );
   }
 

@@ -1,5 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import { expect } from 'vitest';
+import type { QueueName } from '../../functions/shared/resources';
 import { call } from './http';
 import type { TestApi } from './local-api';
 
@@ -38,7 +39,11 @@ export async function importRoute(
 }
 
 /** Takes `count` messages off the imports queue (for tests that deliver them to the worker themselves). */
-export async function receiveImportMessages(api: TestApi, count: number) {
+export const receiveImportMessages = (api: TestApi, count: number) =>
+  receiveQueueMessages(api, 'imports', count);
+
+/** Takes `count` messages off a queue as SQS records (for tests that deliver them to its worker themselves). */
+export async function receiveQueueMessages(api: TestApi, queue: QueueName, count: number) {
   const { ReceiveMessageCommand, SQSClient } = await import('@aws-sdk/client-sqs');
   // The test process is the local operator: its environment points the client at the local endpoint.
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
@@ -47,7 +52,7 @@ export async function receiveImportMessages(api: TestApi, count: number) {
   while (messages.length < count && Date.now() < deadline) {
     const { Messages = [] } = await sqs.send(
       new ReceiveMessageCommand({
-        QueueUrl: api.resources.queueUrls.imports,
+        QueueUrl: api.resources.queueUrls[queue],
         MaxNumberOfMessages: 10,
         WaitTimeSeconds: 1,
         MessageSystemAttributeNames: ['All'],
@@ -62,7 +67,7 @@ export async function receiveImportMessages(api: TestApi, count: number) {
         messageAttributes: {},
         md5OfBody: message.MD5OfBody as string,
         eventSource: 'aws:sqs',
-        eventSourceARN: api.cloud.queue('imports').arn,
+        eventSourceARN: api.cloud.queue(queue).arn,
         awsRegion: api.cloud.deployment.region,
       });
     }

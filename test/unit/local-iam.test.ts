@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { readDeployment } from '../../local/cloud/deployment';
 import type { PolicyDocument } from '../../local/cloud/model';
 import {
   type AuthorizationCheck,
@@ -334,5 +335,56 @@ describe('policy evaluation', () => {
     expect(() =>
       validatePolicy(withCondition({ BoolIfExists: { 'aws:SecureTransport': 'false' } })),
     ).not.toThrow();
+  });
+});
+
+describe("the synthesized functions' roles", () => {
+  const deployment = readDeployment(inject('assemblyDir'), {
+    namePrefix: 'iam',
+    awsEndpoint: 'http://127.0.0.1',
+  });
+  const [bucket] = deployment.buckets;
+  const policiesOf = (entry: string) => {
+    const fn = deployment.functions.find((candidate) => candidate.entry.endsWith(`${entry}.ts`));
+    const role = deployment.roles.find((candidate) => candidate.arn === fn?.roleArn);
+    if (!role) throw new Error(`no role for ${entry}`);
+    return role.policies;
+  };
+  const decisions = (entry: string, operations: [string, ReturnType<typeof s3Operation>][]) =>
+    Object.fromEntries(
+      operations.map(([name, { checks }]) => [name, checks.map((one) => evaluate(policiesOf(entry), one))]),
+    );
+  const request = (method: string, query = '') =>
+    s3Operation({
+      method,
+      bucket: bucket?.name as string,
+      key: 'analytics/acc/tx/route_analytics_1.csv',
+      query: new URLSearchParams(query),
+      headers: {},
+    });
+
+  it('let the export worker make every call of a streaming upload, aborting one included', () => {
+    expect(
+      decisions('workers/export-analytics', [
+        ['CreateMultipartUpload', request('POST', 'uploads')],
+        ['UploadPart', request('PUT', 'partNumber=1&uploadId=u')],
+        ['CompleteMultipartUpload', request('POST', 'uploadId=u')],
+        ['AbortMultipartUpload', request('DELETE', 'uploadId=u')],
+      ]),
+    ).toEqual({
+      CreateMultipartUpload: ['Allow'],
+      UploadPart: ['Allow'],
+      CompleteMultipartUpload: ['Allow'],
+      AbortMultipartUpload: ['Allow'],
+    });
+  });
+
+  it('let no function delete or list what the bucket holds', () => {
+    expect(
+      decisions('workers/export-analytics', [
+        ['DeleteObject', request('DELETE')],
+        ['ListParts', request('GET', 'uploadId=u')],
+      ]),
+    ).toEqual({ DeleteObject: ['ImplicitDeny'], ListParts: ['ImplicitDeny'] });
   });
 });

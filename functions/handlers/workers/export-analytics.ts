@@ -2,7 +2,6 @@ import type { SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 import { runExport } from '../../domain/analytics-export';
 import { logger } from '../../shared/observability';
-import { QUEUES } from '../../shared/resources';
 import { sqsHandler } from '../../shared/sqs-handler';
 
 const ExportMessage = z.object({ account_id: z.string(), txid: z.string() });
@@ -11,12 +10,12 @@ const rowsPerFile = Number(process.env.ANALYTICS_ROWS_PER_FILE ?? 1_000_000);
 
 async function exportRecord(record: SQSRecord): Promise<void> {
   const message = ExportMessage.parse(JSON.parse(record.body));
-  const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
-  const outcome = await runExport(message, {
-    lastAttempt: receiveCount >= QUEUES.analytics.maxReceiveCount,
-    rowsPerFile,
+  const outcome = await runExport(message, { rowsPerFile });
+  logger.info('analytics export processed', {
+    txid: message.txid,
+    outcome,
+    receiveCount: Number(record.attributes.ApproximateReceiveCount ?? '1'),
   });
-  logger.info('analytics export processed', { txid: message.txid, outcome, receiveCount });
 }
 
 export const handler = sqsHandler({
