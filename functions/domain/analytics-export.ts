@@ -138,7 +138,7 @@ export async function downloadFiles(accountId: string, txid: string): Promise<Do
 
 /** Finished routes of a DC-date without stored analytics (their computation at finish failed) get them now. */
 async function completeAnalyticsOfDate(accountId: string, dcId: string, localDate: string): Promise<void> {
-  const finished = (await listRoutesOfDate(accountId, dcId, localDate)).filter(
+  const finished = (await listRoutesOfDate(accountId, dcId, localDate)).items.filter(
     (route) => route.isFinalized && !route.deleting,
   );
   for (const route of finished) {

@@ -31,10 +31,10 @@ async function factsOf(route: RouteHeader): Promise<RouteFacts> {
   const [dc, driver, waypoints, invoices, attempts, accountingRecords, trace] = await Promise.all([
     getDc(route.accountId, route.dcId),
     driverRef ? getDriver(route.accountId, route.dcId, driverRef) : undefined,
-    listWaypointRows(route.accountId, route.routeId),
-    listInvoiceRows(route.accountId, route.routeId),
+    listWaypointRows(route.accountId, route.routeId).then((page) => page.items),
+    listInvoiceRows(route.accountId, route.routeId).then((page) => page.items),
     listAttempts(route.accountId, route.routeId),
-    listAccountingRecords(route.accountId, route.routeId),
+    listAccountingRecords(route.accountId, route.routeId).then((page) => page.items),
     driverRef && route.startedTimestamp !== undefined
       ? listTracePoints(
           { accountId: route.accountId, dcId: route.dcId, driverId: driverRef },

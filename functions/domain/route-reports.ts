@@ -2,6 +2,7 @@ import { type AccountingRecord, listAccountingRecords } from '../data/accounting
 import { getDc } from '../data/accounts';
 import { type Attempt, listAttempts } from '../data/attempts';
 import { getDriver } from '../data/drivers';
+import type { Page, PageRequest } from '../data/pagination';
 import { getRouteEtas, type RouteEtas } from '../data/route-etas';
 import {
   getRouteHeader,
@@ -35,41 +36,47 @@ export interface WaypointDetail extends WaypointRow {
   attempts: Attempt[];
 }
 
-/** Every invoice of the route with its items' latest statuses, in import order. */
-export async function invoiceStatus(ref: RouteRef): Promise<InvoiceRow[]> {
+/** One page of the route's invoices with their items' latest statuses, in import order. */
+export async function invoiceStatus(ref: RouteRef, page: PageRequest): Promise<Page<InvoiceRow>> {
   await requireRoute(ref, NOT_FOUND_STATUS);
-  return invoicesWithStatus(ref);
+  return invoicesWithStatus(ref, page);
 }
 
-async function invoicesWithStatus(ref: RouteRef): Promise<InvoiceRow[]> {
+async function invoicesWithStatus(ref: RouteRef, page?: PageRequest): Promise<Page<InvoiceRow>> {
   const [invoices, attempts] = await Promise.all([
-    listInvoiceRows(ref.accountId, ref.routeId),
+    listInvoiceRows(ref.accountId, ref.routeId, page),
     listAttempts(ref.accountId, ref.routeId),
   ]);
   if (attempts.length === 0) return invoices;
   const progress = progressByWaypoint(attempts);
-  return invoices.map((invoice) => {
-    const visits = progress.get(invoice.waypointId)?.attempts ?? [];
-    return {
-      ...invoice,
-      items: invoice.items.map((item) => ({ ...item, status: itemStatusOf(item.id, visits) })),
-    };
-  });
+  return {
+    ...invoices,
+    items: invoices.items.map((invoice) => {
+      const visits = progress.get(invoice.waypointId)?.attempts ?? [];
+      return {
+        ...invoice,
+        items: invoice.items.map((item) => ({ ...item, status: itemStatusOf(item.id, visits) })),
+      };
+    }),
+  };
 }
 
-export async function accountingRecords(ref: RouteRef): Promise<AccountingRecord[]> {
+export async function accountingRecords(ref: RouteRef, page: PageRequest): Promise<Page<AccountingRecord>> {
   await requireRoute(ref, NOT_FOUND_STATUS);
-  return listAccountingRecords(ref.accountId, ref.routeId);
+  return listAccountingRecords(ref.accountId, ref.routeId, page);
 }
 
-/** The stored ETAs, or the planned ones for a route imported before ETAs were stored. */
+/**
+ * The stored ETAs, or the planned ones for a route imported before ETAs were stored (computed along all
+ * of its waypoints).
+ */
 async function etasOf(
   route: RouteHeader,
-  waypoints: readonly WaypointRow[],
+  allWaypoints: () => Promise<readonly WaypointRow[]>,
   stored: RouteEtas | undefined,
 ): Promise<RouteEtas> {
   if (stored) return stored;
-  const dc = await getDc(route.accountId, route.dcId);
+  const [dc, waypoints] = await Promise.all([getDc(route.accountId, route.dcId), allWaypoints()]);
   return plannedEtas(route, waypoints, dc?.etaSpeedKmh);
 }
 
@@ -81,13 +88,13 @@ function detailOf(waypoint: WaypointRow, progress: WaypointProgress, etas: Route
 
 /** Everything about a route's waypoints: rows, statuses, attempts and ETAs, in sequence. */
 async function routeProgress(route: RouteHeader) {
-  const [waypoints, attempts, stored] = await Promise.all([
+  const [{ items: waypoints }, attempts, stored] = await Promise.all([
     listWaypointRows(route.accountId, route.routeId),
     listAttempts(route.accountId, route.routeId),
     getRouteEtas(route.accountId, route.routeId),
   ]);
   const progress = progressByWaypoint(attempts);
-  const etas = await etasOf(route, waypoints, stored);
+  const etas = await etasOf(route, async () => waypoints, stored);
   return {
     waypoints: waypoints.map((waypoint) => detailOf(waypoint, progressOf(progress, waypoint), etas)),
     actual: actualCompletion(waypoints, progress),
@@ -95,9 +102,21 @@ async function routeProgress(route: RouteHeader) {
   };
 }
 
-/** The waypoints of a route in sequence, with status, attempts and ETA. */
-export async function waypointsOf(ref: RouteRef): Promise<WaypointDetail[]> {
-  return (await routeProgress(await requireRoute(ref))).waypoints;
+/** One page of the waypoints of a route in sequence, with status, attempts and ETA. */
+export async function waypointsOf(ref: RouteRef, page: PageRequest): Promise<Page<WaypointDetail>> {
+  const route = await requireRoute(ref);
+  const [waypoints, attempts, stored] = await Promise.all([
+    listWaypointRows(route.accountId, route.routeId, page),
+    listAttempts(route.accountId, route.routeId),
+    getRouteEtas(route.accountId, route.routeId),
+  ]);
+  const progress = progressByWaypoint(attempts);
+  const allWaypoints = async () => (await listWaypointRows(route.accountId, route.routeId)).items;
+  const etas = await etasOf(route, allWaypoints, stored);
+  return {
+    ...waypoints,
+    items: waypoints.items.map((waypoint) => detailOf(waypoint, progressOf(progress, waypoint), etas)),
+  };
 }
 
 /** One waypoint of a route; 1003 when the route has no waypoint with that id. */
@@ -136,7 +155,7 @@ export interface RouteDetail {
 export async function routeDetail(route: RouteHeader): Promise<RouteDetail> {
   const [{ waypoints }, invoices] = await Promise.all([routeProgress(route), invoicesWithStatus(route)]);
   const byWaypoint = new Map<string, InvoiceRow[]>();
-  for (const invoice of invoices) {
+  for (const invoice of invoices.items) {
     byWaypoint.set(invoice.waypointId, [...(byWaypoint.get(invoice.waypointId) ?? []), invoice]);
   }
   return {

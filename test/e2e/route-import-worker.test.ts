@@ -286,7 +286,7 @@ describe('a route of 2,000 waypoints and 50,000 items', () => {
       route_id: 'big-1',
     });
     const { listInvoiceRows } = await import('../../functions/data/routes');
-    const stored = await listInvoiceRows(acme.accountId, 'big-1');
+    const { items: stored } = await listInvoiceRows(acme.accountId, 'big-1');
     expect(stored.reduce((sum, invoice) => sum + invoice.items.length, 0)).toBe(50_000);
     expect(stored.map((invoice) => invoice.id)).toEqual(
       route.waypoints.map((waypoint) => waypoint.invoices[0]?.id),
