@@ -408,7 +408,7 @@ describe('the webhooks API', () => {
     // Every attempt, straight from the table (the log is written just after each POST is answered).
     const { listDeliveryAttempts } = await import('../../functions/data/webhook-deliveries');
     const everything = await waitUntil('all 104 attempts in the table', async () => {
-      const stored = await listDeliveryAttempts(acme.accountId, hook.id, 1000);
+      const { items: stored } = await listDeliveryAttempts(acme.accountId, hook.id, { limit: 1000 });
       return stored.length >= 104 ? stored : undefined;
     });
     expect(everything).toHaveLength(104);
