@@ -26,10 +26,24 @@ export function decodeNextToken(
   partition: TableKey['pk'],
   skPrefix: string,
 ): TableKey | undefined {
+  return decodeNextTokenAmong(token, [partition], skPrefix);
+}
+
+/** The same check for a list that runs through several partitions: the token must point into one of them. */
+export function decodeNextTokenAmong(
+  token: string | undefined,
+  partitions: readonly TableKey['pk'][],
+  skPrefix: string,
+): TableKey | undefined {
   if (token === undefined) return undefined;
   try {
     const key = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Partial<TableKey>;
-    if (key.pk === partition && typeof key.sk === 'string' && key.sk.startsWith(skPrefix)) {
+    if (
+      typeof key.pk === 'string' &&
+      partitions.includes(key.pk) &&
+      typeof key.sk === 'string' &&
+      key.sk.startsWith(skPrefix)
+    ) {
       return { pk: key.pk, sk: key.sk };
     }
   } catch {

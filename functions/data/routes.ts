@@ -384,8 +384,13 @@ export async function listInvoiceRows(
       Item ?? { entity: 'INVOICE', invoice_id: first.invoice_id, waypoint_id: first.waypoint_id },
     );
   }
+  return { items: invoicesOfRows(items), nextToken };
+}
+
+/** Invoice rows each followed by its item rows, as invoices holding their items. */
+function invoicesOfRows(rows: Item[]): InvoiceRow[] {
   const invoices: InvoiceRow[] = [];
-  for (const item of items) {
+  for (const item of rows) {
     if (item.entity === 'INVOICE') {
       invoices.push({
         id: item.invoice_id,
@@ -407,7 +412,27 @@ export async function listInvoiceRows(
       });
     }
   }
-  return { items: invoices, nextToken };
+  return invoices;
+}
+
+/** The invoices of the waypoints in sequence `first`..`last`, with their items, in import order. */
+export async function listInvoiceRowsOfWaypoints(
+  accountId: string,
+  routeId: string,
+  first: number,
+  last: number,
+): Promise<InvoiceRow[]> {
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': routePartition(accountId, routeId),
+      ':from': `${ROUTE_ROW_PREFIX.invoiceOrItem}${seq(first, 5)}#`,
+      // Sorts after every row of waypoint `last` and before those of the next one.
+      ':to': `${ROUTE_ROW_PREFIX.invoiceOrItem}${seq(last + 1, 5)}`,
+    },
+    ConsistentRead: true,
+  });
+  return invoicesOfRows(items);
 }
 
 /** An item row's sk is its invoice's sk followed by `#<item seq>`. */

@@ -2,15 +2,18 @@ import { type AccountingRecord, listAccountingRecords } from '../data/accounting
 import { getDc } from '../data/accounts';
 import { type Attempt, listAttempts } from '../data/attempts';
 import { getDriver } from '../data/drivers';
-import type { Page, PageRequest } from '../data/pagination';
+import { decodeNextTokenAmong, type Page, type PageRequest } from '../data/pagination';
 import { getRouteEtas, type RouteEtas } from '../data/route-etas';
 import {
   getRouteHeader,
   type InvoiceRow,
   listActiveRoutesOfDriver,
   listInvoiceRows,
+  listInvoiceRowsOfWaypoints,
   listWaypointRows,
+  ROUTE_ROW_PREFIX,
   type RouteHeader,
+  routeKeys,
   type WaypointRow,
 } from '../data/routes';
 import type { DriverCaller } from '../shared/auth-context';
@@ -39,26 +42,24 @@ export interface WaypointDetail extends WaypointRow {
 /** One page of the route's invoices with their items' latest statuses, in import order. */
 export async function invoiceStatus(ref: RouteRef, page: PageRequest): Promise<Page<InvoiceRow>> {
   await requireRoute(ref, NOT_FOUND_STATUS);
-  return invoicesWithStatus(ref, page);
-}
-
-async function invoicesWithStatus(ref: RouteRef, page?: PageRequest): Promise<Page<InvoiceRow>> {
   const [invoices, attempts] = await Promise.all([
     listInvoiceRows(ref.accountId, ref.routeId, page),
     listAttempts(ref.accountId, ref.routeId),
   ]);
-  if (attempts.length === 0) return invoices;
-  const progress = progressByWaypoint(attempts);
-  return {
-    ...invoices,
-    items: invoices.items.map((invoice) => {
-      const visits = progress.get(invoice.waypointId)?.attempts ?? [];
-      return {
-        ...invoice,
-        items: invoice.items.map((item) => ({ ...item, status: itemStatusOf(item.id, visits) })),
-      };
-    }),
-  };
+  return { ...invoices, items: withItemStatuses(invoices.items, progressByWaypoint(attempts)) };
+}
+
+function withItemStatuses(
+  invoices: readonly InvoiceRow[],
+  progress: ReadonlyMap<string, WaypointProgress>,
+): InvoiceRow[] {
+  return invoices.map((invoice) => {
+    const visits = progress.get(invoice.waypointId)?.attempts ?? [];
+    return {
+      ...invoice,
+      items: invoice.items.map((item) => ({ ...item, status: itemStatusOf(item.id, visits) })),
+    };
+  });
 }
 
 export async function accountingRecords(ref: RouteRef, page: PageRequest): Promise<Page<AccountingRecord>> {
@@ -104,7 +105,11 @@ async function routeProgress(route: RouteHeader) {
 
 /** One page of the waypoints of a route in sequence, with status, attempts and ETA. */
 export async function waypointsOf(ref: RouteRef, page: PageRequest): Promise<Page<WaypointDetail>> {
-  const route = await requireRoute(ref);
+  return (await waypointPage(await requireRoute(ref), page)).waypoints;
+}
+
+/** A page of the route's waypoints in detail, and the progress of all of them. */
+async function waypointPage(route: RouteHeader, page: PageRequest) {
   const [waypoints, attempts, stored] = await Promise.all([
     listWaypointRows(route.accountId, route.routeId, page),
     listAttempts(route.accountId, route.routeId),
@@ -113,10 +118,8 @@ export async function waypointsOf(ref: RouteRef, page: PageRequest): Promise<Pag
   const progress = progressByWaypoint(attempts);
   const allWaypoints = async () => (await listWaypointRows(route.accountId, route.routeId)).items;
   const etas = await etasOf(route, allWaypoints, stored);
-  return {
-    ...waypoints,
-    items: waypoints.items.map((waypoint) => detailOf(waypoint, progressOf(progress, waypoint), etas)),
-  };
+  const details = waypoints.items.map((waypoint) => detailOf(waypoint, progressOf(progress, waypoint), etas));
+  return { waypoints: { ...waypoints, items: details }, progress };
 }
 
 /** One waypoint of a route; 1003 when the route has no waypoint with that id. */
@@ -151,24 +154,53 @@ export interface RouteDetail {
   waypoints: (WaypointDetail & { invoices: InvoiceRow[] })[];
 }
 
-/** A route with its waypoints, each with its invoices and their items' statuses (the driver app's view). */
-export async function routeDetail(route: RouteHeader): Promise<RouteDetail> {
-  const [{ waypoints }, invoices] = await Promise.all([routeProgress(route), invoicesWithStatus(route)]);
+/** A page of the route's waypoints, each with its invoices and their items' statuses (the driver app's view). */
+async function routeDetailPage(route: RouteHeader, page: PageRequest) {
+  const { waypoints, progress } = await waypointPage(route, page);
+  const first = waypoints.items[0];
+  const last = waypoints.items.at(-1);
+  const invoices =
+    first && last
+      ? await listInvoiceRowsOfWaypoints(route.accountId, route.routeId, first.sequence, last.sequence)
+      : [];
   const byWaypoint = new Map<string, InvoiceRow[]>();
-  for (const invoice of invoices.items) {
+  for (const invoice of withItemStatuses(invoices, progress)) {
     byWaypoint.set(invoice.waypointId, [...(byWaypoint.get(invoice.waypointId) ?? []), invoice]);
   }
   return {
-    route,
-    waypoints: waypoints.map((waypoint) => ({ ...waypoint, invoices: byWaypoint.get(waypoint.id) ?? [] })),
+    ...waypoints,
+    items: waypoints.items.map((waypoint) => ({ ...waypoint, invoices: byWaypoint.get(waypoint.id) ?? [] })),
   };
 }
 
 /**
- * The driver's active and started routes in full, by planned start. Started ones come from the driver's
- * own item (read consistently), active ones from the index; each header is re-read and checked.
+ * One page of the driver's active and started routes in full, by planned start. `limit` counts waypoints:
+ * a route cut by the page's end goes on in the next page (its token points into that route's waypoints).
+ * Started routes come from the driver's own item (read consistently), active ones from the index; each
+ * header is re-read and checked.
  */
-export async function routesOfDriver(driver: DriverCaller): Promise<RouteDetail[]> {
+export async function routesOfDriver(driver: DriverCaller, page: PageRequest): Promise<Page<RouteDetail>> {
+  const routes = await runningRoutesOf(driver);
+  const partitions = routes.map((route) => routeKeys.route(route.accountId, route.routeId).pk);
+  const start = decodeNextTokenAmong(page.nextToken, partitions, ROUTE_ROW_PREFIX.waypoint);
+  const items: RouteDetail[] = [];
+  let remaining = page.limit;
+  for (
+    let index = start ? partitions.indexOf(start.pk) : 0;
+    index < routes.length && remaining > 0;
+    index++
+  ) {
+    const route = routes[index] as RouteHeader;
+    const nextToken = start?.pk === partitions[index] ? page.nextToken : undefined;
+    const waypoints = await routeDetailPage(route, { limit: remaining, nextToken });
+    if (waypoints.items.length > 0) items.push({ route, waypoints: waypoints.items });
+    remaining -= waypoints.items.length;
+    if (waypoints.nextToken) return { items, nextToken: waypoints.nextToken };
+  }
+  return { items };
+}
+
+async function runningRoutesOf(driver: DriverCaller): Promise<RouteHeader[]> {
   const [active, record] = await Promise.all([
     listActiveRoutesOfDriver(driver.accountId, driver.dcId, driver.driverId),
     getDriver(driver.accountId, driver.dcId, driver.driverId),
@@ -177,7 +209,7 @@ export async function routesOfDriver(driver: DriverCaller): Promise<RouteDetail[
   const headers = await Promise.all(
     [...routeIds].map((routeId) => getRouteHeader(driver.accountId, routeId)),
   );
-  const running = headers
+  return headers
     .filter((route): route is RouteHeader => route !== undefined)
     .filter(
       (route) =>
@@ -188,5 +220,4 @@ export async function routesOfDriver(driver: DriverCaller): Promise<RouteDetail[
         (route.isActive || route.startedTimestamp !== undefined),
     )
     .sort((a, b) => a.startTime - b.startTime || a.routeId.localeCompare(b.routeId));
-  return Promise.all(running.map(routeDetail));
 }
