@@ -125,7 +125,10 @@ export const AccountingRecord = z
 export const ROUTE_PAGE_SIZES = {
   /** I# rows. An invoice with 50 name attributes is 128 KB, and a page may repeat one cut invoice: 40 + 1. */
   invoiceRows: { defaultLimit: 40, maxLimit: 40 },
-  /** 5 KB of a waypoint's own fields; its invoice ids and attempts have no bound, sized at 25 each way. */
+  /**
+   * A waypoint's own fields are 5 KB; its invoice ids and attempts have no bound of their own, so it is
+   * sized with its share of a full route (25 items of one invoice, one attempt listing them all): 80 KB.
+   */
   waypoints: { defaultLimit: 50, maxLimit: 50 },
   /** A record is 1.6 KB. */
   accountingRecords: { defaultLimit: 1000, maxLimit: 1000 },
