@@ -47,6 +47,8 @@ const driverRoutes = [
   exampleRoute('drv-1', { waypoints: 4, driverId: 'paging-driver', startTime: START }),
   exampleRoute('drv-2', { waypoints: 6, driverId: 'paging-driver', startTime: START + HOUR }),
 ];
+/** Its invoice rows are replaced by worst-case ones. */
+const worstRoute = exampleRoute('worst-1', { waypoints: 1, invoicesPerWaypoint: 0 });
 /** More routes on one date than the default page of 5. */
 const sameDay = Array.from({ length: 7 }, (_, index) =>
   exampleRoute(`day-${index}`, { waypoints: 1, startTime: START + index * 60_000 }),
@@ -60,7 +62,7 @@ beforeAll(async () => {
     body: { driver_id: 'paging-driver', driver_name: 'Pat', login_token: DRIVER_TOKEN },
   });
   expectSuccess(driver, drivers.createDriver);
-  for (const route of [invoiceRoute, longRoute, ...driverRoutes, ...sameDay]) {
+  for (const route of [invoiceRoute, longRoute, worstRoute, ...driverRoutes, ...sameDay]) {
     await importRoute(api.url, acme.key, 'dc-1', route);
   }
   const started = await request('POST', '/driver/routes/drv-1/start', {
@@ -168,6 +170,44 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/invoices', () => {
   });
 });
 
+describe('a route whose invoices are all worst-case rows', () => {
+  /** Invoices with 50 name attributes of maximum length, in characters JSON escapes twice: 128 KB each. */
+  const WORST_INVOICES = 60;
+
+  beforeAll(async () => {
+    // Written as the import writes rows: the import body's 5 MB limit cannot carry 7.7 MB of them.
+    const { routeRowItems } = await import('../../functions/data/routes');
+    const { putAll } = await import('../../functions/data/client');
+    const invoices = Array.from({ length: WORST_INVOICES }, (_, index) => ({
+      id: `worst-inv-${index}`,
+      waypointId: 'worst-1-wp-0',
+      nameAttributes: Array.from({ length: 50 }, () => ({ key: '"'.repeat(128), value: '"'.repeat(500) })),
+      items: [],
+    }));
+    const waypoint = {
+      sequence: 0,
+      id: 'worst-1-wp-0',
+      location: { latitude: 41.9, longitude: -87.6 },
+      serviceTimeMinutes: 0,
+      timeWindows: [],
+      invoiceIds: invoices.map((invoice) => invoice.id),
+    };
+    const rows = routeRowItems(acme.accountId, 'worst-1', [waypoint], [invoices]);
+    await putAll(rows.filter((row) => row.entity === 'INVOICE'));
+  }, 120_000);
+
+  it('answers every page within Lambda’s response limit, where the whole list would not fit', async () => {
+    const path = '/dcs/dc-1/routes/worst-1/invoices';
+    // In Lambda's response the body is escaped once more: the first page is over 5 MB there.
+    const firstPage = await asAcme(path);
+    expect(firstPage.status, firstPage.text.slice(0, 300)).toBe(200);
+    expect(Buffer.byteLength(JSON.stringify(firstPage.text))).toBeGreaterThan(5_000_000);
+    const pages = await pagesOf(asAcme, path, routes.getInvoiceStatus, 'invoices');
+    expect(pages.map((page) => page.length)).toEqual([40, 20]);
+    expect(ids(pages)).toEqual(Array.from({ length: WORST_INVOICES }, (_, index) => `worst-inv-${index}`));
+  });
+});
+
 describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
   const path = '/dcs/dc-1/routes/long-1/waypoints';
   const imported = longRoute.waypoints.map((waypoint) => waypoint.id);
@@ -208,7 +248,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/accounting', () => {
 describe('GET /dcs/{dc_id}/routes/find_by_date/{date}', () => {
   const path = '/dcs/dc-1/routes/find_by_date/2026-11-23';
   /** Every route of this file starts on 2026-11-23 in Chicago, the same-day ones a minute apart. */
-  const expected = [invoiceRoute, longRoute, driverRoutes[0], ...sameDay, driverRoutes[1]]
+  const expected = [invoiceRoute, longRoute, worstRoute, ...driverRoutes, ...sameDay]
     .map((route) => route?.id)
     .sort();
 
