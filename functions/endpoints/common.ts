@@ -31,7 +31,7 @@ export const Location = z
 
 export const DcParams = z.object({ dc_id: Id });
 
-/** Optional pagination of list endpoints: without `limit` the whole list is returned. */
+/** Optional paging of the driver list: without `limit` the whole list is returned. */
 export const PaginationQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   next_token: z.string().min(1).max(2048).optional(),
