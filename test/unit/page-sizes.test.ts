@@ -26,7 +26,7 @@ const PAGE_BUDGET_BYTES = 5 * 1024 * 1024;
 const text = (length: number) => '"'.repeat(length);
 const id = () => text(128);
 const timestamp = 9_999_999_999_999;
-const location = { latitude: -89.123456789012345, longitude: -179.12345678901234 };
+const location = { latitude: -89.12345678901235, longitude: -179.12345678901235 };
 const reason = { code: text(64), message: text(500) };
 
 const MAX_WAYPOINTS = IMPORT_LIMITS.waypoints;
@@ -35,7 +35,7 @@ const item = () => ({
   id: id(),
   sku: text(128),
   name: text(200),
-  quantity: 1.2345678901234567e-7,
+  quantity: 1.2345678901234566e-7,
   total_price_cents: -999_999_999_999,
   currency: 'EUR',
   status: { status: 'SUCCESSFUL', timestamp, reason },
