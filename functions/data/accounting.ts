@@ -1,6 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ValidationError } from '../shared/errors';
 import { newClaimItem } from './claims';
 import { db, type Item, queryItems, tableName } from './client';
+import { decodeNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
 import { routeKeys, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
@@ -78,12 +80,31 @@ export async function getAccountingRecord(
   return Item ? fromItem(Item) : undefined;
 }
 
-/** The route's records in the order they were created. */
-export async function listAccountingRecords(accountId: string, routeId: string): Promise<AccountingRecord[]> {
+/**
+ * The route's records in the order they were created: all of them, or one page. Keys are record ids, not
+ * times, so every page reads all of the route's records (a few per driver and route) and cuts its rows
+ * after the record the token names.
+ */
+export async function listAccountingRecords(
+  accountId: string,
+  routeId: string,
+  page?: PageRequest,
+): Promise<Page<AccountingRecord>> {
+  const partition = routeKeys.route(accountId, routeId).pk;
+  const after = decodeNextToken(page?.nextToken, partition, PREFIX);
   const { items } = await queryItems({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': routeKeys.route(accountId, routeId).pk, ':prefix': PREFIX },
+    ExpressionAttributeValues: { ':pk': partition, ':prefix': PREFIX },
     ConsistentRead: true,
   });
-  return items.map(fromItem).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  const records = items.map(fromItem).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  const start = after ? records.findIndex((record) => `${PREFIX}${record.id}` === after.sk) + 1 : 0;
+  if (after && start === 0) throw new ValidationError('query.next_token: names no record of this route');
+  const end = page ? start + page.limit : records.length;
+  const last = records[end - 1];
+  return {
+    items: records.slice(start, end),
+    nextToken:
+      end < records.length && last ? encodeNextToken(recordKey(accountId, routeId, last.id)) : undefined,
+  };
 }

@@ -1,4 +1,5 @@
 import { deleteAll, queryItems } from './client';
+import { decodeNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
 import type { TableKey } from './table-schema';
 
 export type AnalyticsType = 'ROUTE_ANALYTICS' | 'ATTEMPT_ANALYTICS';
@@ -41,22 +42,38 @@ export async function listRouteAnalytics(
   place: AnalyticsPlace,
   type: AnalyticsType,
 ): Promise<AnalyticsRow[]> {
+  return (await queryRouteAnalytics(place, type)).items;
+}
+
+/** One page of a route's attempt records, in attempt order. */
+export const listAttemptAnalytics = (place: AnalyticsPlace, page: PageRequest) =>
+  queryRouteAnalytics(place, 'ATTEMPT_ANALYTICS', page);
+
+async function queryRouteAnalytics(
+  place: AnalyticsPlace,
+  type: AnalyticsType,
+  page?: PageRequest,
+): Promise<Page<AnalyticsRow>> {
+  const pk = partition(place.accountId, place.dcId, place.localDate);
   const prefix =
     type === 'ROUTE_ANALYTICS'
       ? analyticsKeys.route(place).sk
       : `${PREFIX.ATTEMPT_ANALYTICS}${place.routeId}#`;
-  const { items } = await queryItems({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: {
-      ':pk': partition(place.accountId, place.dcId, place.localDate),
-      ':prefix': prefix,
+  const { items, lastKey } = await queryItems(
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+      ExclusiveStartKey: decodeNextToken(page?.nextToken, pk, prefix),
+      ConsistentRead: true,
     },
-    ConsistentRead: true,
-  });
-  // Ids may contain '#': the prefix of route 'r1' also matches route 'r1#2', so the route id decides.
-  return items
+    page?.limit,
+  );
+  // Ids may contain '#': the prefix of route 'r1' also matches route 'r1#2', so the route id decides
+  // (a page may then hold fewer than `limit` records).
+  const rows = items
     .filter((item) => item.entity === type && item.route_id === place.routeId)
     .map((item) => item.row as AnalyticsRow);
+  return { items: rows, nextToken: encodeNextToken(lastKey) };
 }
 
 /**

@@ -6,6 +6,12 @@ export interface Page<T> {
   nextToken?: string;
 }
 
+/** What a client asks of a paged list: at most `limit` rows, after the page `nextToken` ended. */
+export interface PageRequest {
+  limit: number;
+  nextToken?: string;
+}
+
 /** `next_token` is the opaque base64url form of DynamoDB's LastEvaluatedKey. */
 export function encodeNextToken(lastKey: Record<string, unknown> | undefined): string | undefined {
   return lastKey ? Buffer.from(JSON.stringify(lastKey)).toString('base64url') : undefined;
@@ -20,14 +26,58 @@ export function decodeNextToken(
   partition: TableKey['pk'],
   skPrefix: string,
 ): TableKey | undefined {
+  return decodeNextTokenAmong(token, [partition], skPrefix);
+}
+
+/** The same check for a list that runs through several partitions: the token must point into one of them. */
+export function decodeNextTokenAmong(
+  token: string | undefined,
+  partitions: readonly TableKey['pk'][],
+  skPrefix: string,
+): TableKey | undefined {
   if (token === undefined) return undefined;
   try {
     const key = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Partial<TableKey>;
-    if (key.pk === partition && typeof key.sk === 'string' && key.sk.startsWith(skPrefix)) {
+    if (
+      typeof key.pk === 'string' &&
+      partitions.includes(key.pk) &&
+      typeof key.sk === 'string' &&
+      key.sk.startsWith(skPrefix)
+    ) {
       return { pk: key.pk, sk: key.sk };
     }
   } catch {
     // fall through to the validation error
   }
-  throw new ValidationError('query.next_token: is not a token this list returned');
+  throw invalidToken();
+}
+
+function invalidToken(): ValidationError {
+  return new ValidationError('query.next_token: is not a token this list returned');
+}
+
+/**
+ * The same check for a list read from a global index: the token must hold the index partition being listed
+ * and string keys only (an index page's key also carries the table's pk and sk).
+ */
+export function decodeIndexNextToken(
+  token: string | undefined,
+  index: { partitionKey: string; sortKey: string },
+  partition: string,
+): Record<string, string> | undefined {
+  if (token === undefined) return undefined;
+  try {
+    const key = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const names = ['pk', 'sk', index.partitionKey, index.sortKey];
+    if (
+      key[index.partitionKey] === partition &&
+      names.every((name) => typeof key[name] === 'string') &&
+      Object.keys(key).length === names.length
+    ) {
+      return Object.fromEntries(names.map((name) => [name, key[name] as string]));
+    }
+  } catch {
+    // fall through to the validation error
+  }
+  throw invalidToken();
 }

@@ -7,6 +7,13 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Claim } from './claims';
 import { conditionFailedAt, db, type Item, isConditionFailure, queryItems, tableName } from './client';
+import {
+  decodeIndexNextToken,
+  decodeNextToken,
+  encodeNextToken,
+  type Page,
+  type PageRequest,
+} from './pagination';
 import { TABLE_SCHEMA, type TableKey } from './table-schema';
 
 /**
@@ -318,40 +325,72 @@ export async function deleteRouteHeader(accountId: string, routeId: string): Pro
   }
 }
 
-export async function listWaypointRows(accountId: string, routeId: string): Promise<WaypointRow[]> {
-  const { items } = await queryItems({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: {
-      ':pk': routePartition(accountId, routeId),
-      ':prefix': ROUTE_ROW_PREFIX.waypoint,
+/** Rows of one kind in the route partition, in key order: all of them, or one page. */
+async function queryRouteRows(accountId: string, routeId: string, prefix: string, page?: PageRequest) {
+  const partition = routePartition(accountId, routeId);
+  const { items, lastKey } = await queryItems(
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': partition, ':prefix': prefix },
+      ExclusiveStartKey: decodeNextToken(page?.nextToken, partition, prefix),
+      ConsistentRead: true,
     },
-    ConsistentRead: true,
-  });
-  return items.map((item) => ({
-    sequence: item.sequence,
-    id: item.waypoint_id,
-    customerId: item.customer_id,
-    name: item.name,
-    address: item.address,
-    location: item.location,
-    serviceTimeMinutes: item.service_time_minutes,
-    timeWindows: item.time_windows ?? [],
-    invoiceIds: item.invoice_ids ?? [],
-  }));
+    page?.limit,
+  );
+  return { items, nextToken: encodeNextToken(lastKey) };
 }
 
-/** Invoices with their items, in import order: one query over the `I#` rows. */
-export async function listInvoiceRows(accountId: string, routeId: string): Promise<InvoiceRow[]> {
-  const { items } = await queryItems({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: {
-      ':pk': routePartition(accountId, routeId),
-      ':prefix': ROUTE_ROW_PREFIX.invoiceOrItem,
-    },
-    ConsistentRead: true,
-  });
+/** The waypoints of a route in sequence: all of them, or one page. */
+export async function listWaypointRows(
+  accountId: string,
+  routeId: string,
+  page?: PageRequest,
+): Promise<Page<WaypointRow>> {
+  const { items, nextToken } = await queryRouteRows(accountId, routeId, ROUTE_ROW_PREFIX.waypoint, page);
+  return {
+    items: items.map((item) => ({
+      sequence: item.sequence,
+      id: item.waypoint_id,
+      customerId: item.customer_id,
+      name: item.name,
+      address: item.address,
+      location: item.location,
+      serviceTimeMinutes: item.service_time_minutes,
+      timeWindows: item.time_windows ?? [],
+      invoiceIds: item.invoice_ids ?? [],
+    })),
+    nextToken,
+  };
+}
+
+/**
+ * Invoices with their items, in import order, from the `I#` rows: all of them, or a page of `limit` rows
+ * (invoices and items alike). A page that starts inside an invoice repeats that invoice (its header is
+ * read by key) with the items that follow.
+ */
+export async function listInvoiceRows(
+  accountId: string,
+  routeId: string,
+  page?: PageRequest,
+): Promise<Page<InvoiceRow>> {
+  const { items, nextToken } = await queryRouteRows(accountId, routeId, ROUTE_ROW_PREFIX.invoiceOrItem, page);
+  const first = items[0];
+  if (first?.entity === 'ITEM') {
+    const { Item } = await db.send(
+      new GetCommand({ TableName: tableName, Key: invoiceKeyOfItem(first), ConsistentRead: true }),
+    );
+    // The header is gone only when the route is being deleted: its items then show under their invoice id.
+    items.unshift(
+      Item ?? { entity: 'INVOICE', invoice_id: first.invoice_id, waypoint_id: first.waypoint_id },
+    );
+  }
+  return { items: invoicesOfRows(items), nextToken };
+}
+
+/** Invoice rows each followed by its item rows, as invoices holding their items. */
+function invoicesOfRows(rows: Item[]): InvoiceRow[] {
   const invoices: InvoiceRow[] = [];
-  for (const item of items) {
+  for (const item of rows) {
     if (item.entity === 'INVOICE') {
       invoices.push({
         id: item.invoice_id,
@@ -374,6 +413,31 @@ export async function listInvoiceRows(accountId: string, routeId: string): Promi
     }
   }
   return invoices;
+}
+
+/** The invoices of the waypoints in sequence `first`..`last`, with their items, in import order. */
+export async function listInvoiceRowsOfWaypoints(
+  accountId: string,
+  routeId: string,
+  first: number,
+  last: number,
+): Promise<InvoiceRow[]> {
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': routePartition(accountId, routeId),
+      ':from': `${ROUTE_ROW_PREFIX.invoiceOrItem}${seq(first, 5)}#`,
+      // Sorts after every row of waypoint `last` and before those of the next one.
+      ':to': `${ROUTE_ROW_PREFIX.invoiceOrItem}${seq(last + 1, 5)}`,
+    },
+    ConsistentRead: true,
+  });
+  return invoicesOfRows(items);
+}
+
+/** An item row's sk is its invoice's sk followed by `#<item seq>`. */
+function invoiceKeyOfItem(item: Item): TableKey {
+  return { pk: item.pk, sk: item.sk.slice(0, item.sk.lastIndexOf('#')) };
 }
 
 /** The ids of the items of one waypoint (by its sequence). */
@@ -449,16 +513,23 @@ export async function listActiveRoutesOfDriver(
   return items.map((item) => ({ routeId: item.route_id, startTime: item.start_time }));
 }
 
+/** Routes of a DC-local date by planned start: all of them, or one page. */
 export async function listRoutesOfDate(
   accountId: string,
   dcId: string,
   localDate: string,
-): Promise<RouteHeader[]> {
+  page?: PageRequest,
+): Promise<Page<RouteHeader>> {
+  const index = TABLE_SCHEMA.indexes.gsi2;
   const { gsi2pk } = routeKeys.byDate(accountId, dcId, localDate, 0, '');
-  const { items } = await queryItems({
-    IndexName: 'gsi2',
-    KeyConditionExpression: `${TABLE_SCHEMA.indexes.gsi2.partitionKey} = :pk`,
-    ExpressionAttributeValues: { ':pk': gsi2pk },
-  });
-  return items.map(headerFromItem);
+  const { items, lastKey } = await queryItems(
+    {
+      IndexName: 'gsi2',
+      KeyConditionExpression: `${index.partitionKey} = :pk`,
+      ExpressionAttributeValues: { ':pk': gsi2pk },
+      ExclusiveStartKey: decodeIndexNextToken(page?.nextToken, index, gsi2pk),
+    },
+    page?.limit,
+  );
+  return { items: items.map(headerFromItem), nextToken: encodeNextToken(lastKey) };
 }

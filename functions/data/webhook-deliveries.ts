@@ -1,6 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomId } from '../shared/crypto';
 import { db, queryItems, tableName } from './client';
+import { decodeNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
 
 /** One delivery attempt of one event to one webhook, as `GET /webhooks/{id}/deliveries` shows it. */
 export interface DeliveryAttempt {
@@ -44,22 +45,24 @@ export async function recordDeliveryAttempt(
   );
 }
 
-/** The latest `limit` attempts, newest first. */
+/** One page of the attempts, newest first. */
 export async function listDeliveryAttempts(
   accountId: string,
   webhookId: string,
-  limit: number,
-): Promise<DeliveryAttempt[]> {
-  const { items } = await queryItems(
+  page: PageRequest,
+): Promise<Page<DeliveryAttempt>> {
+  const pk = partition(accountId, webhookId);
+  const { items, lastKey } = await queryItems(
     {
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': partition(accountId, webhookId) },
+      ExpressionAttributeValues: { ':pk': pk },
+      ExclusiveStartKey: decodeNextToken(page.nextToken, pk, ''),
       ScanIndexForward: false,
       ConsistentRead: true,
     },
-    limit,
+    page.limit,
   );
-  return items.map((item) => ({
+  const attempts = items.map((item) => ({
     eventId: item.event_id,
     eventType: item.event_type,
     attempt: item.attempt,
@@ -68,4 +71,5 @@ export async function listDeliveryAttempts(
     durationMs: item.duration_ms,
     timestamp: item.timestamp,
   }));
+  return { items: attempts, nextToken: encodeNextToken(lastKey) };
 }

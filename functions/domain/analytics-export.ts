@@ -150,7 +150,9 @@ async function exportableRoutesOfDate(
   dcId: string,
   localDate: string,
 ): Promise<Set<string>> {
-  const routes = (await listRoutesOfDate(accountId, dcId, localDate)).filter((route) => !route.deleting);
+  const routes = (await listRoutesOfDate(accountId, dcId, localDate)).items.filter(
+    (route) => !route.deleting,
+  );
   for (const route of routes.filter((candidate) => candidate.isFinalized)) {
     const place = { accountId, dcId, localDate, routeId: route.routeId };
     if ((await listRouteAnalytics(place, 'ROUTE_ANALYTICS')).length === 0) await computeRouteAnalytics(route);

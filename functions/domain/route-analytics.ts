@@ -3,15 +3,16 @@ import { getDc } from '../data/accounts';
 import {
   type AnalyticsPlace,
   type AnalyticsRow,
-  type AnalyticsType,
   analyticsItem,
   analyticsKeys,
+  listAttemptAnalytics,
   listRouteAnalytics,
 } from '../data/analytics';
 import { listAttempts } from '../data/attempts';
 import { putAll } from '../data/client';
 import { getDriver } from '../data/drivers';
 import { listTracePoints } from '../data/location-trace';
+import type { Page, PageRequest } from '../data/pagination';
 import { listInvoiceRows, listWaypointRows, type RouteHeader } from '../data/routes';
 import { NotFoundError } from '../shared/errors';
 import { logger } from '../shared/observability';
@@ -31,10 +32,10 @@ async function factsOf(route: RouteHeader): Promise<RouteFacts> {
   const [dc, driver, waypoints, invoices, attempts, accountingRecords, trace] = await Promise.all([
     getDc(route.accountId, route.dcId),
     driverRef ? getDriver(route.accountId, route.dcId, driverRef) : undefined,
-    listWaypointRows(route.accountId, route.routeId),
-    listInvoiceRows(route.accountId, route.routeId),
+    listWaypointRows(route.accountId, route.routeId).then((page) => page.items),
+    listInvoiceRows(route.accountId, route.routeId).then((page) => page.items),
     listAttempts(route.accountId, route.routeId),
-    listAccountingRecords(route.accountId, route.routeId),
+    listAccountingRecords(route.accountId, route.routeId).then((page) => page.items),
     driverRef && route.startedTimestamp !== undefined
       ? listTracePoints(
           { accountId: route.accountId, dcId: route.dcId, driverId: driverRef },
@@ -88,24 +89,25 @@ export async function computeAfterFinish(route: RouteHeader): Promise<void> {
   }
 }
 
-/** The stored analytics of a finished route, computed first if missing; undefined while it runs. */
-export async function analyticsOfRoute(
-  route: RouteHeader,
-  type: AnalyticsType,
-): Promise<AnalyticsRow[] | undefined> {
-  if (!route.isFinalized) return undefined;
-  const place = placeOf(route);
-  const [routeRecord] = await listRouteAnalytics(place, 'ROUTE_ANALYTICS');
-  if (!routeRecord) await computeRouteAnalytics(route);
-  return type === 'ROUTE_ANALYTICS' && routeRecord ? [routeRecord] : listRouteAnalytics(place, type);
-}
-
-/** The single-route reads: 404 for an unknown route (3003) or one not finished yet (1003). */
-export async function requireRouteAnalytics(ref: RouteRef, type: AnalyticsType): Promise<AnalyticsRow[]> {
+/**
+ * Where a finished route's analytics are stored and its route record, computed first (attempt records
+ * too) if missing; 404 for an unknown route (3003) or one not finished yet (1003).
+ */
+async function requireComputedAnalytics(ref: RouteRef) {
   const route = await requireRoute(ref);
-  const rows = await analyticsOfRoute(route, type);
-  if (!rows) {
+  if (!route.isFinalized) {
     throw new NotFoundError(`route '${ref.routeId}' is not finished; its analytics are not available yet`);
   }
-  return rows;
+  const place = placeOf(route);
+  const [stored] = await listRouteAnalytics(place, 'ROUTE_ANALYTICS');
+  return { place, routeRecord: stored ?? (await computeRouteAnalytics(route)) };
+}
+
+export async function requireRouteAnalytics(ref: RouteRef): Promise<AnalyticsRow> {
+  return (await requireComputedAnalytics(ref)).routeRecord;
+}
+
+/** One page of a finished route's attempt records, in attempt order. */
+export async function requireAttemptAnalytics(ref: RouteRef, page: PageRequest): Promise<Page<AnalyticsRow>> {
+  return listAttemptAnalytics((await requireComputedAnalytics(ref)).place, page);
 }

@@ -89,7 +89,7 @@ export async function refreshEtas(
     const route = await getRouteHeader(ref.accountId, ref.routeId);
     if (!route || route.deleting || route.isFinalized || route.startedTimestamp === undefined) return;
     const [waypoints, attempts, stored, dc, driver] = await Promise.all([
-      listWaypointRows(ref.accountId, ref.routeId),
+      listWaypointRows(ref.accountId, ref.routeId).then((page) => page.items),
       listAttempts(ref.accountId, ref.routeId),
       getRouteEtas(ref.accountId, ref.routeId),
       getDc(route.accountId, route.dcId),

@@ -2,14 +2,18 @@ import { type AccountingRecord, listAccountingRecords } from '../data/accounting
 import { getDc } from '../data/accounts';
 import { type Attempt, listAttempts } from '../data/attempts';
 import { getDriver } from '../data/drivers';
+import { decodeNextTokenAmong, type Page, type PageRequest } from '../data/pagination';
 import { getRouteEtas, type RouteEtas } from '../data/route-etas';
 import {
   getRouteHeader,
   type InvoiceRow,
   listActiveRoutesOfDriver,
   listInvoiceRows,
+  listInvoiceRowsOfWaypoints,
   listWaypointRows,
+  ROUTE_ROW_PREFIX,
   type RouteHeader,
+  routeKeys,
   type WaypointRow,
 } from '../data/routes';
 import type { DriverCaller } from '../shared/auth-context';
@@ -35,19 +39,20 @@ export interface WaypointDetail extends WaypointRow {
   attempts: Attempt[];
 }
 
-/** Every invoice of the route with its items' latest statuses, in import order. */
-export async function invoiceStatus(ref: RouteRef): Promise<InvoiceRow[]> {
+/** One page of the route's invoices with their items' latest statuses, in import order. */
+export async function invoiceStatus(ref: RouteRef, page: PageRequest): Promise<Page<InvoiceRow>> {
   await requireRoute(ref, NOT_FOUND_STATUS);
-  return invoicesWithStatus(ref);
-}
-
-async function invoicesWithStatus(ref: RouteRef): Promise<InvoiceRow[]> {
   const [invoices, attempts] = await Promise.all([
-    listInvoiceRows(ref.accountId, ref.routeId),
+    listInvoiceRows(ref.accountId, ref.routeId, page),
     listAttempts(ref.accountId, ref.routeId),
   ]);
-  if (attempts.length === 0) return invoices;
-  const progress = progressByWaypoint(attempts);
+  return { ...invoices, items: withItemStatuses(invoices.items, progressByWaypoint(attempts)) };
+}
+
+function withItemStatuses(
+  invoices: readonly InvoiceRow[],
+  progress: ReadonlyMap<string, WaypointProgress>,
+): InvoiceRow[] {
   return invoices.map((invoice) => {
     const visits = progress.get(invoice.waypointId)?.attempts ?? [];
     return {
@@ -57,19 +62,22 @@ async function invoicesWithStatus(ref: RouteRef): Promise<InvoiceRow[]> {
   });
 }
 
-export async function accountingRecords(ref: RouteRef): Promise<AccountingRecord[]> {
+export async function accountingRecords(ref: RouteRef, page: PageRequest): Promise<Page<AccountingRecord>> {
   await requireRoute(ref, NOT_FOUND_STATUS);
-  return listAccountingRecords(ref.accountId, ref.routeId);
+  return listAccountingRecords(ref.accountId, ref.routeId, page);
 }
 
-/** The stored ETAs, or the planned ones for a route imported before ETAs were stored. */
+/**
+ * The stored ETAs, or the planned ones for a route imported before ETAs were stored (computed along all
+ * of its waypoints).
+ */
 async function etasOf(
   route: RouteHeader,
-  waypoints: readonly WaypointRow[],
+  allWaypoints: () => Promise<readonly WaypointRow[]>,
   stored: RouteEtas | undefined,
 ): Promise<RouteEtas> {
   if (stored) return stored;
-  const dc = await getDc(route.accountId, route.dcId);
+  const [dc, waypoints] = await Promise.all([getDc(route.accountId, route.dcId), allWaypoints()]);
   return plannedEtas(route, waypoints, dc?.etaSpeedKmh);
 }
 
@@ -81,13 +89,13 @@ function detailOf(waypoint: WaypointRow, progress: WaypointProgress, etas: Route
 
 /** Everything about a route's waypoints: rows, statuses, attempts and ETAs, in sequence. */
 async function routeProgress(route: RouteHeader) {
-  const [waypoints, attempts, stored] = await Promise.all([
+  const [{ items: waypoints }, attempts, stored] = await Promise.all([
     listWaypointRows(route.accountId, route.routeId),
     listAttempts(route.accountId, route.routeId),
     getRouteEtas(route.accountId, route.routeId),
   ]);
   const progress = progressByWaypoint(attempts);
-  const etas = await etasOf(route, waypoints, stored);
+  const etas = await etasOf(route, async () => waypoints, stored);
   return {
     waypoints: waypoints.map((waypoint) => detailOf(waypoint, progressOf(progress, waypoint), etas)),
     actual: actualCompletion(waypoints, progress),
@@ -95,9 +103,23 @@ async function routeProgress(route: RouteHeader) {
   };
 }
 
-/** The waypoints of a route in sequence, with status, attempts and ETA. */
-export async function waypointsOf(ref: RouteRef): Promise<WaypointDetail[]> {
-  return (await routeProgress(await requireRoute(ref))).waypoints;
+/** One page of the waypoints of a route in sequence, with status, attempts and ETA. */
+export async function waypointsOf(ref: RouteRef, page: PageRequest): Promise<Page<WaypointDetail>> {
+  return (await waypointPage(await requireRoute(ref), page)).waypoints;
+}
+
+/** A page of the route's waypoints in detail, and the progress of all of them. */
+async function waypointPage(route: RouteHeader, page: PageRequest) {
+  const [waypoints, attempts, stored] = await Promise.all([
+    listWaypointRows(route.accountId, route.routeId, page),
+    listAttempts(route.accountId, route.routeId),
+    getRouteEtas(route.accountId, route.routeId),
+  ]);
+  const progress = progressByWaypoint(attempts);
+  const allWaypoints = async () => (await listWaypointRows(route.accountId, route.routeId)).items;
+  const etas = await etasOf(route, allWaypoints, stored);
+  const details = waypoints.items.map((waypoint) => detailOf(waypoint, progressOf(progress, waypoint), etas));
+  return { waypoints: { ...waypoints, items: details }, progress };
 }
 
 /** One waypoint of a route; 1003 when the route has no waypoint with that id. */
@@ -132,24 +154,53 @@ export interface RouteDetail {
   waypoints: (WaypointDetail & { invoices: InvoiceRow[] })[];
 }
 
-/** A route with its waypoints, each with its invoices and their items' statuses (the driver app's view). */
-export async function routeDetail(route: RouteHeader): Promise<RouteDetail> {
-  const [{ waypoints }, invoices] = await Promise.all([routeProgress(route), invoicesWithStatus(route)]);
+/** A page of the route's waypoints, each with its invoices and their items' statuses (the driver app's view). */
+async function routeDetailPage(route: RouteHeader, page: PageRequest) {
+  const { waypoints, progress } = await waypointPage(route, page);
+  const first = waypoints.items[0];
+  const last = waypoints.items.at(-1);
+  const invoices =
+    first && last
+      ? await listInvoiceRowsOfWaypoints(route.accountId, route.routeId, first.sequence, last.sequence)
+      : [];
   const byWaypoint = new Map<string, InvoiceRow[]>();
-  for (const invoice of invoices) {
+  for (const invoice of withItemStatuses(invoices, progress)) {
     byWaypoint.set(invoice.waypointId, [...(byWaypoint.get(invoice.waypointId) ?? []), invoice]);
   }
   return {
-    route,
-    waypoints: waypoints.map((waypoint) => ({ ...waypoint, invoices: byWaypoint.get(waypoint.id) ?? [] })),
+    ...waypoints,
+    items: waypoints.items.map((waypoint) => ({ ...waypoint, invoices: byWaypoint.get(waypoint.id) ?? [] })),
   };
 }
 
 /**
- * The driver's active and started routes in full, by planned start. Started ones come from the driver's
- * own item (read consistently), active ones from the index; each header is re-read and checked.
+ * One page of the driver's active and started routes in full, by planned start. `limit` counts waypoints:
+ * a route cut by the page's end goes on in the next page (its token points into that route's waypoints).
+ * Started routes come from the driver's own item (read consistently), active ones from the index; each
+ * header is re-read and checked.
  */
-export async function routesOfDriver(driver: DriverCaller): Promise<RouteDetail[]> {
+export async function routesOfDriver(driver: DriverCaller, page: PageRequest): Promise<Page<RouteDetail>> {
+  const routes = await runningRoutesOf(driver);
+  const partitions = routes.map((route) => routeKeys.route(route.accountId, route.routeId).pk);
+  const start = decodeNextTokenAmong(page.nextToken, partitions, ROUTE_ROW_PREFIX.waypoint);
+  const items: RouteDetail[] = [];
+  let remaining = page.limit;
+  for (
+    let index = start ? partitions.indexOf(start.pk) : 0;
+    index < routes.length && remaining > 0;
+    index++
+  ) {
+    const route = routes[index] as RouteHeader;
+    const nextToken = start?.pk === partitions[index] ? page.nextToken : undefined;
+    const waypoints = await routeDetailPage(route, { limit: remaining, nextToken });
+    if (waypoints.items.length > 0) items.push({ route, waypoints: waypoints.items });
+    remaining -= waypoints.items.length;
+    if (waypoints.nextToken) return { items, nextToken: waypoints.nextToken };
+  }
+  return { items };
+}
+
+async function runningRoutesOf(driver: DriverCaller): Promise<RouteHeader[]> {
   const [active, record] = await Promise.all([
     listActiveRoutesOfDriver(driver.accountId, driver.dcId, driver.driverId),
     getDriver(driver.accountId, driver.dcId, driver.driverId),
@@ -158,7 +209,7 @@ export async function routesOfDriver(driver: DriverCaller): Promise<RouteDetail[
   const headers = await Promise.all(
     [...routeIds].map((routeId) => getRouteHeader(driver.accountId, routeId)),
   );
-  const running = headers
+  return headers
     .filter((route): route is RouteHeader => route !== undefined)
     .filter(
       (route) =>
@@ -169,5 +220,4 @@ export async function routesOfDriver(driver: DriverCaller): Promise<RouteDetail[
         (route.isActive || route.startedTimestamp !== undefined),
     )
     .sort((a, b) => a.startTime - b.startTime || a.routeId.localeCompare(b.routeId));
-  return Promise.all(running.map(routeDetail));
 }

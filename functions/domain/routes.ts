@@ -2,6 +2,7 @@ import { deleteRouteAnalytics } from '../data/analytics';
 import { type Claim, releaseClaims } from '../data/claims';
 import { conditionFailedAt, deleteAll } from '../data/client';
 import { driverExistsCheck, getDriver } from '../data/drivers';
+import type { Page, PageRequest } from '../data/pagination';
 import {
   deleteRouteHeader,
   getRouteHeader,
@@ -57,16 +58,18 @@ export async function requireRoute(ref: RouteRef, notFoundStatus?: number): Prom
 
 export const getRoute = (ref: RouteRef) => requireRoute(ref);
 
-/** Routes whose start time falls on `localDate` in the DC's zone, by start time (then id). */
+/**
+ * One page of the routes whose start time falls on `localDate` in the DC's zone, by start time (then id):
+ * the order of the date index.
+ */
 export async function routesOfDate(
   accountId: string,
   dcId: string,
   localDate: string,
-): Promise<RouteHeader[]> {
-  const routes = await listRoutesOfDate(accountId, dcId, localDate);
-  return routes
-    .filter((route) => !route.deleting)
-    .sort((a, b) => a.startTime - b.startTime || a.routeId.localeCompare(b.routeId));
+  page: PageRequest,
+): Promise<Page<RouteHeader>> {
+  const routes = await listRoutesOfDate(accountId, dcId, localDate, page);
+  return { ...routes, items: routes.items.filter((route) => !route.deleting) };
 }
 
 type HeaderChange = Partial<

@@ -1,4 +1,5 @@
 import { listDcs } from '../data/accounts';
+import type { PageRequest } from '../data/pagination';
 import { listDeliveryAttempts } from '../data/webhook-deliveries';
 import type { Webhook } from '../data/webhooks';
 import * as webhooksTable from '../data/webhooks';
@@ -8,9 +9,6 @@ import { sendToQueue } from '../shared/queues';
 import { type DeliveryMessage, SUBSCRIBABLE_EVENTS, type SubscribableEvent } from './webhook-events';
 
 export type { Webhook };
-
-/** How many delivery attempts `GET /webhooks/{id}/deliveries` shows. */
-export const DELIVERY_LOG_SIZE = 100;
 
 const MAX_URL_LENGTH = 2048;
 
@@ -94,9 +92,10 @@ export async function deleteWebhook(accountId: string, webhookId: string): Promi
   if (!(await webhooksTable.deleteWebhook(accountId, webhookId))) throw webhookNotFound(webhookId);
 }
 
-export async function deliveryLog(accountId: string, webhookId: string) {
+/** One page of the webhook's delivery attempts, newest first. */
+export async function deliveryLog(accountId: string, webhookId: string, page: PageRequest) {
   await requireWebhook(accountId, webhookId);
-  return listDeliveryAttempts(accountId, webhookId, DELIVERY_LOG_SIZE);
+  return listDeliveryAttempts(accountId, webhookId, page);
 }
 
 /** Queues a PING to the webhook (whatever its event types), delivered and retried like any event. */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { DcParams, EpochMillis, Id } from './common';
+import { DcParams, EpochMillis, Id, NextToken, type PageSize, pagedQuery } from './common';
 import { defineEndpoint } from './define';
 
 const TAG = 'Analytics';
@@ -103,6 +103,12 @@ export const getAnalyticsDownloadFiles = defineEndpoint({
   errorCodes: [6000],
 });
 
+/**
+ * Attempt records per page: a record is 7.8 KB when every name and id is at its maximum length (with 20
+ * time windows), so 500 stay under 5 MB of Lambda's 6 MB response limit (test/unit/page-sizes.test.ts).
+ */
+export const ATTEMPT_ANALYTICS_PAGE = { defaultLimit: 500, maxLimit: 500 } as const satisfies PageSize;
+
 const singleRouteAnalytics = (kind: 'route' | 'attempts') =>
   defineEndpoint({
     operationId: kind === 'route' ? 'getRouteAnalytics' : 'getAttemptAnalytics',
@@ -119,19 +125,22 @@ const singleRouteAnalytics = (kind: 'route' | 'attempts') =>
     access: { table: 'readWrite' },
     request: { params: RouteParams },
     responses: {
-      200: {
-        description: 'the analytics',
-        data:
-          kind === 'route'
-            ? z.object({ route_analytics: AnalyticsRecord })
-            : z.object({ attempt_analytics: z.array(AnalyticsRecord) }),
-      },
+      200: { description: 'the analytics', data: z.object({ route_analytics: AnalyticsRecord }) },
     },
     errorCodes: [3003, 1003],
   });
 
 export const getRouteAnalytics = singleRouteAnalytics('route');
-export const getAttemptAnalytics = singleRouteAnalytics('attempts');
+export const getAttemptAnalytics = defineEndpoint({
+  ...singleRouteAnalytics('attempts'),
+  request: { params: RouteParams, query: pagedQuery(ATTEMPT_ANALYTICS_PAGE) },
+  responses: {
+    200: {
+      description: 'the analytics',
+      data: z.object({ attempt_analytics: z.array(AnalyticsRecord), next_token: NextToken }),
+    },
+  },
+});
 
 export const analyticsEndpoints = [
   getColumnDefinitions,

@@ -31,13 +31,37 @@ export const Location = z
 
 export const DcParams = z.object({ dc_id: Id });
 
-/** Optional pagination of list endpoints: without `limit` the whole list is returned. */
+/** Optional paging of the driver list: without `limit` the whole list is returned. */
 export const PaginationQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   next_token: z.string().min(1).max(2048).optional(),
 });
 
 export const NextToken = z.string().optional().meta({ description: 'present when more items remain' });
+
+/**
+ * Paging of a list that grows with a route: `limit` rows per page, `defaultLimit` without one. Both are
+ * chosen so that a page of worst-case rows stays well under Lambda's 6 MB response limit (checked in
+ * test/unit/page-sizes.test.ts).
+ */
+export interface PageSize {
+  defaultLimit: number;
+  maxLimit: number;
+}
+
+export const pagedQuery = ({ defaultLimit, maxLimit }: PageSize) =>
+  z.object({
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(maxLimit)
+      .default(defaultLimit)
+      .meta({ description: `rows per page, 1..${maxLimit}; ${defaultLimit} when absent` }),
+    next_token: PaginationQuery.shape.next_token.meta({
+      description: 'the `next_token` of the previous page',
+    }),
+  });
 
 export const EmptyData = z.object({}).meta({ id: 'Empty' });
 

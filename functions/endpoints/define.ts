@@ -34,6 +34,8 @@ export interface EndpointDefinition {
   /** Handler module under `functions/handlers/`, without extension. Endpoints may share one (one Lambda). */
   handler: string;
   summary: string;
+  /** What the summary leaves out (how a paged list cuts its rows), for the OpenAPI operation. */
+  description?: string;
   tag: string;
   access: ResourceAccess;
   request: { params?: z.ZodObject; query?: z.ZodObject; body?: z.ZodType };

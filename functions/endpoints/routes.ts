@@ -1,5 +1,15 @@
 import * as z from 'zod';
-import { CalendarDate, DcParams, EpochMillis, Id, Location, ReportedTimestamp } from './common';
+import {
+  CalendarDate,
+  DcParams,
+  EpochMillis,
+  Id,
+  Location,
+  NextToken,
+  type PageSize,
+  pagedQuery,
+  ReportedTimestamp,
+} from './common';
 import { alsoAs, defineEndpoint } from './define';
 import { ImportRouteBody } from './import-model';
 
@@ -107,6 +117,25 @@ export const AccountingRecord = z
   })
   .meta({ id: 'AccountingRecord' });
 
+/**
+ * Page sizes of the reads that grow with a route. Each keeps a page of worst-case rows (every text at its
+ * maximum length, every character one that JSON escapes twice: 4 bytes in Lambda's response) under 5 MB,
+ * below Lambda's 6 MB response limit; test/unit/page-sizes.test.ts checks the figures.
+ */
+export const ROUTE_PAGE_SIZES = {
+  /** I# rows. An invoice with 50 name attributes is 128 KB, and a page may repeat one cut invoice: 40 + 1. */
+  invoiceRows: { defaultLimit: 40, maxLimit: 40 },
+  /**
+   * A waypoint's own fields are 5 KB; its invoice ids and attempts have no bound of their own, so it is
+   * sized with its share of a full route (25 items of one invoice, one attempt listing them all): 80 KB.
+   */
+  waypoints: { defaultLimit: 50, maxLimit: 50 },
+  /** A record is 1.6 KB. */
+  accountingRecords: { defaultLimit: 1000, maxLimit: 1000 },
+  /** A route lists its waypoint ids: 2,000 of 128 characters make 1 MB. */
+  routesOfDate: { defaultLimit: 5, maxLimit: 5 },
+} as const satisfies Record<string, PageSize>;
+
 const RouteData = z.object({ route: Route });
 const IMPORT_FAILURE_CODES = [3005, 3006, 3008, 3009, 3010];
 
@@ -160,12 +189,18 @@ export const getInvoiceStatus = defineEndpoint({
   path: '/dcs/{dc_id}/routes/{route_id}/invoices',
   auth: 'apiKey',
   handler: 'routes/invoices',
-  summary: 'Per-item status of every invoice of a route, in import order',
+  summary:
+    'Per-item status of every invoice of a route, in import order, a page of invoice and item rows at a time',
+  description:
+    '`limit` counts rows: each invoice and each item is one. An invoice cut by a page boundary continues on the next page under the same invoice id (with its payment method and name attributes again), holding the items that follow.',
   tag: TAG,
   access: { table: 'read' },
-  request: { params: RouteParams },
+  request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.invoiceRows) },
   responses: {
-    200: { description: 'invoices in import order', data: z.object({ invoices: z.array(InvoiceStatus) }) },
+    200: {
+      description: 'invoices in import order',
+      data: z.object({ invoices: z.array(InvoiceStatus), next_token: NextToken }),
+    },
   },
   errorCodes: [3003],
 });
@@ -176,12 +211,15 @@ export const getRouteAccounting = defineEndpoint({
   path: '/dcs/{dc_id}/routes/{route_id}/accounting',
   auth: 'apiKey',
   handler: 'routes/accounting',
-  summary: 'Cash accounting records of a route',
+  summary: 'Cash accounting records of a route, oldest first',
   tag: TAG,
   access: { table: 'read' },
-  request: { params: RouteParams },
+  request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.accountingRecords) },
   responses: {
-    200: { description: 'the route’s records', data: z.object({ records: z.array(AccountingRecord) }) },
+    200: {
+      description: 'the route’s records',
+      data: z.object({ records: z.array(AccountingRecord), next_token: NextToken }),
+    },
   },
   errorCodes: [3003],
 });
@@ -213,9 +251,13 @@ export const findRoutesByDate = defineEndpoint({
     params: DcParams.extend({
       date: CalendarDate.meta({ description: 'YYYY-MM-DD in the DC’s time zone' }),
     }),
+    query: pagedQuery(ROUTE_PAGE_SIZES.routesOfDate),
   },
   responses: {
-    200: { description: 'the routes of that local date', data: z.object({ routes: z.array(Route) }) },
+    200: {
+      description: 'the routes of that local date',
+      data: z.object({ routes: z.array(Route), next_token: NextToken }),
+    },
   },
   errorCodes: [],
 });
@@ -229,9 +271,12 @@ export const listWaypoints = defineEndpoint({
   summary: 'The waypoints of a route in sequence',
   tag: TAG,
   access: { table: 'read' },
-  request: { params: RouteParams },
+  request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.waypoints) },
   responses: {
-    200: { description: 'waypoints in sequence', data: z.object({ waypoints: z.array(Waypoint) }) },
+    200: {
+      description: 'waypoints in sequence',
+      data: z.object({ waypoints: z.array(Waypoint), next_token: NextToken }),
+    },
   },
   errorCodes: [3003],
 });

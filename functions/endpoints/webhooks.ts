@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { EmptyData, EpochMillis, Id } from './common';
+import { EmptyData, EpochMillis, Id, NextToken, type PageSize, pagedQuery } from './common';
 import { alsoAs, defineEndpoint } from './define';
 
 const TAG = 'Webhooks';
@@ -36,6 +36,12 @@ export const DeliveryAttempt = z
     timestamp: EpochMillis,
   })
   .meta({ id: 'DeliveryAttempt' });
+
+/**
+ * Delivery attempts per page: an attempt is 2.7 KB with a 500-character error (errors are Node's short
+ * messages), so 1,000 stay under 5 MB of Lambda's 6 MB response limit (test/unit/page-sizes.test.ts).
+ */
+export const DELIVERY_ATTEMPTS_PAGE = { defaultLimit: 100, maxLimit: 1000 } as const satisfies PageSize;
 
 const WebhookData = z.object({ webhook: Webhook });
 
@@ -122,12 +128,15 @@ export const listWebhookDeliveries = defineEndpoint({
   path: '/webhooks/{id}/deliveries',
   auth: 'apiKey',
   handler: 'webhooks/deliveries',
-  summary: 'The last 100 delivery attempts of a webhook, newest first',
+  summary: 'The delivery attempts of a webhook (kept 30 days), newest first',
   tag: TAG,
   access: { table: 'read' },
-  request: { params: WebhookParams },
+  request: { params: WebhookParams, query: pagedQuery(DELIVERY_ATTEMPTS_PAGE) },
   responses: {
-    200: { description: 'delivery attempts', data: z.object({ deliveries: z.array(DeliveryAttempt) }) },
+    200: {
+      description: 'delivery attempts',
+      data: z.object({ deliveries: z.array(DeliveryAttempt), next_token: NextToken }),
+    },
   },
   errorCodes: [1003],
 });

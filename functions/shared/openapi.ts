@@ -67,6 +67,7 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
       path: endpoint.path,
       operationId: endpoint.operationId,
       summary: endpoint.summary,
+      description: endpoint.description,
       tags: [endpoint.tag],
       security: endpoint.auth === 'none' ? [] : [{ [endpoint.auth]: [] }],
       request: {

@@ -7,7 +7,7 @@ import * as drivers from '../../functions/endpoints/drivers';
 import * as routes from '../../functions/endpoints/routes';
 import { DESIGN_ATTEMPT_COLUMNS, DESIGN_ROUTE_COLUMNS } from '../support/analytics-columns';
 import { functionOf } from '../support/cdk';
-import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
+import { type CallOptions, call, expectError, expectSuccess, readAllPages } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { importRoute } from '../support/routes';
 
@@ -690,6 +690,27 @@ describe('analytics of a route driven through the driver app', () => {
     expectError(again, 400, 3012);
     expect(await routeAnalytics('chi', 'calc-1')).toEqual(finishedRoute);
     expect(await attemptAnalytics('chi', 'calc-1')).toEqual(finishedAttempts);
+  });
+
+  it('pages the attempt records: every one once, in order, at any page size', async () => {
+    expect(finishedAttempts.length, 'the attempt records were not read').toBeGreaterThan(1);
+    const path = '/dcs/chi/routes/calc-1/analytics/attempts';
+    for (const limit of [1, 2]) {
+      const pages = await readAllPages(
+        (pathAndQuery) => asAcme('GET', pathAndQuery),
+        path,
+        analytics.getAttemptAnalytics,
+        { limit: String(limit) },
+      );
+      for (const page of pages) expect((page.attempt_analytics as Row[]).length).toBeLessThanOrEqual(limit);
+      expect(pages.flatMap((page) => page.attempt_analytics as Row[])).toEqual(finishedAttempts);
+    }
+    for (const limit of ['0', String(analytics.ATTEMPT_ANALYTICS_PAGE.maxLimit + 1)]) {
+      expect(expectError(await asAcme('GET', `${path}?limit=${limit}`), 400, 1006)).toContain('query.limit');
+    }
+    const forged = Buffer.from(JSON.stringify({ pk: 'ANALYTICS#x', sk: 'ATTEMPT#calc-1#000001' }));
+    const response = await asAcme('GET', `${path}?next_token=${forged.toString('base64url')}`);
+    expect(expectError(response, 400, 1006)).toContain('query.next_token');
   });
 
   it('exports the same rows as CSV, names with commas, quotes, line breaks and non-ASCII intact', async () => {

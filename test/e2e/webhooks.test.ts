@@ -6,7 +6,14 @@ import { verifySignature } from '../../functions/domain/webhook-http';
 import * as drivers from '../../functions/endpoints/drivers';
 import * as webhooks from '../../functions/endpoints/webhooks';
 import { createTestAccount } from '../support/accounts';
-import { type ApiResponse, type CallOptions, call, expectError, expectSuccess } from '../support/http';
+import {
+  type ApiResponse,
+  type CallOptions,
+  call,
+  expectError,
+  expectSuccess,
+  readAllPages,
+} from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { exampleRoute, importRoute, waitForImport } from '../support/routes';
 import {
@@ -362,6 +369,18 @@ describe('the webhooks API', () => {
     expectError(await asAcme('POST', `/webhooks/${doomed.id}/test`), 404, 1003);
   });
 
+  it('refuses a bad limit or a forged next_token with 1006, naming the field', async () => {
+    const path = `/webhooks/${first.id}/deliveries`;
+    for (const limit of ['0', '1001', 'x']) {
+      expect(expectError(await asAcme('GET', `${path}?limit=${limit}`), 400, 1006)).toContain('query.limit');
+    }
+    const otherWebhook = Buffer.from(JSON.stringify({ pk: 'WEBHOOK#x/y', sk: '000000000000001#a' }));
+    for (const token of ['not-a-token', otherWebhook.toString('base64url')]) {
+      const response = await asAcme('GET', `${path}?next_token=${token}`);
+      expect(expectError(response, 400, 1006)).toContain('query.next_token');
+    }
+  });
+
   it('shows no deliveries for a new webhook', async () => {
     expect(await deliveriesOf(first.id)).toEqual([]);
   });
@@ -397,7 +416,7 @@ describe('the webhooks API', () => {
     expectError(await request('GET', `/webhooks/${first.id}/deliveries`, { key: globex.key }), 404, 1003);
   });
 
-  it('shows the 100 newest attempts, newest first', async () => {
+  it('shows the 100 newest attempts, newest first, and the older ones on the next pages', async () => {
     const busy = await receiver();
     const hook = await createWebhook(busy.url, ['ROUTE_FINISHED'], ['dc-2']);
     // Queued by the operator: POST /webhooks/{id}/test is throttled (5/s), and the log is what is tested here.
@@ -408,7 +427,7 @@ describe('the webhooks API', () => {
     // Every attempt, straight from the table (the log is written just after each POST is answered).
     const { listDeliveryAttempts } = await import('../../functions/data/webhook-deliveries');
     const everything = await waitUntil('all 104 attempts in the table', async () => {
-      const stored = await listDeliveryAttempts(acme.accountId, hook.id, 1000);
+      const { items: stored } = await listDeliveryAttempts(acme.accountId, hook.id, { limit: 1000 });
       return stored.length >= 104 ? stored : undefined;
     });
     expect(everything).toHaveLength(104);
@@ -425,6 +444,18 @@ describe('the webhooks API', () => {
     const newestFirst = [...everything].sort((a, b) => b.timestamp - a.timestamp);
     expect(Math.min(...times)).toBeGreaterThanOrEqual(newestFirst[99]?.timestamp as number);
     expect(Math.min(...times)).toBeGreaterThanOrEqual(newestFirst[100]?.timestamp as number);
+    // The default page says more remain; pages of 30 hold every attempt once, newest first.
+    const path = `/webhooks/${hook.id}/deliveries`;
+    const firstPage = expectSuccess(await asAcme('GET', path), webhooks.listWebhookDeliveries);
+    expect((firstPage as { next_token?: string }).next_token).toEqual(expect.any(String));
+    const pages = await readAllPages((page) => asAcme('GET', page), path, webhooks.listWebhookDeliveries, {
+      limit: '30',
+    });
+    for (const page of pages) expect((page.deliveries as unknown[]).length).toBeLessThanOrEqual(30);
+    const paged = pages.flatMap((page) => page.deliveries as DeliveryAttempt[]);
+    expect(paged.map((attempt) => attempt.event_id).sort()).toEqual([...sent].sort());
+    const pagedTimes = paged.map((attempt) => attempt.timestamp);
+    expect(pagedTimes).toEqual([...pagedTimes].sort((a, b) => b - a));
     await asAcme('DELETE', `/webhooks/${hook.id}`);
   }, 60_000);
 });

@@ -68,3 +68,52 @@ export function expectError(response: ApiResponse, status: number, code: number)
   expect(message).not.toMatch(/\bat .+\.(ts|js):\d+/); // never a stack trace
   return message;
 }
+
+/**
+ * Every page of a paged list, in order: follows `next_token` until a page carries none. Each page's data
+ * is checked against the endpoint's schema.
+ */
+export async function readAllPages<E extends EndpointDefinition>(
+  get: (pathAndQuery: string) => Promise<ApiResponse>,
+  path: string,
+  endpoint: E,
+  query: Record<string, string> = {},
+): Promise<Record<string, unknown>[]> {
+  const pages: Record<string, unknown>[] = [];
+  let nextToken: string | undefined;
+  do {
+    const params = new URLSearchParams({ ...query, ...(nextToken ? { next_token: nextToken } : {}) });
+    const page = expectSuccess(await get(params.size > 0 ? `${path}?${params}` : path), endpoint) as Record<
+      string,
+      unknown
+    >;
+    pages.push(page);
+    nextToken = page.next_token as string | undefined;
+  } while (nextToken);
+  return pages;
+}
+
+/**
+ * The `listKey` entries of all pages in order, an entry cut by a page boundary (the same id ending one page
+ * and starting the next) joined again by concatenating its `continuedKey` lists.
+ */
+export function joinPages<T extends { id: string }>(
+  pages: readonly Record<string, unknown>[],
+  listKey: string,
+  continuedKey: keyof T & string,
+): T[] {
+  const joined: T[] = [];
+  for (const page of pages) {
+    const [first, ...rest] = page[listKey] as T[];
+    if (!first) continue;
+    const previous = joined.at(-1);
+    if (previous?.id === first.id) {
+      const continued = [...(previous[continuedKey] as unknown[]), ...(first[continuedKey] as unknown[])];
+      joined[joined.length - 1] = { ...previous, [continuedKey]: continued };
+    } else {
+      joined.push(first);
+    }
+    joined.push(...rest);
+  }
+  return joined;
+}

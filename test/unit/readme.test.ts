@@ -2,6 +2,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { signatureHeader, verifySignature } from '../../functions/domain/webhook-http';
+import { ATTEMPT_ANALYTICS_PAGE } from '../../functions/endpoints/analytics';
+import { DRIVER_ROUTE_WAYPOINTS_PAGE } from '../../functions/endpoints/driver-app';
+import { ROUTE_PAGE_SIZES } from '../../functions/endpoints/routes';
+import { DELIVERY_ATTEMPTS_PAGE } from '../../functions/endpoints/webhooks';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
 import { BUCKET_NAME_ENV, QUEUES, TABLE_NAME_ENV } from '../../functions/shared/resources';
 
@@ -44,6 +48,25 @@ describe('README', () => {
     );
     const codes = Object.values(ERROR_CODES).map((entry) => `${entry.code} ${entry.httpStatus}`);
     expect(rows.sort()).toEqual(codes.sort());
+  });
+
+  it('gives the page sizes the endpoints declare', () => {
+    const sizes: [string, string][] = [
+      ['/invoices', `${ROUTE_PAGE_SIZES.invoiceRows.maxLimit}`],
+      ['/waypoints', `${ROUTE_PAGE_SIZES.waypoints.maxLimit}`],
+      ['/accounting', ROUTE_PAGE_SIZES.accountingRecords.maxLimit.toLocaleString('en-US')],
+      ['/find_by_date/', `${ROUTE_PAGE_SIZES.routesOfDate.maxLimit}`],
+      ['/driver/routes', `${DRIVER_ROUTE_WAYPOINTS_PAGE.maxLimit}`],
+      ['/analytics/attempts', `${ATTEMPT_ANALYTICS_PAGE.maxLimit}`],
+      [
+        '/deliveries',
+        `${DELIVERY_ATTEMPTS_PAGE.defaultLimit}, up to ${DELIVERY_ATTEMPTS_PAGE.maxLimit.toLocaleString('en-US')}`,
+      ],
+    ];
+    for (const [path, size] of sizes) {
+      const row = readme.split('\n').find((line) => line.startsWith('| `GET ') && line.includes(path));
+      expect(row, `README paging row of ${path}`).toMatch(new RegExp(`\\| ${size} \\|$`));
+    }
   });
 
   it('gives the set-up and test commands CI runs', () => {

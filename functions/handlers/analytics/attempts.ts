@@ -1,10 +1,11 @@
-import { requireRouteAnalytics } from '../../domain/route-analytics';
+import { requireAttemptAnalytics } from '../../domain/route-analytics';
 import { getAttemptAnalytics as endpoint } from '../../endpoints/analytics';
 import { httpHandler } from '../../shared/http-handler';
 
-export const handler = httpHandler(endpoint, async ({ params, caller }) => ({
-  attempt_analytics: await requireRouteAnalytics(
+export const handler = httpHandler(endpoint, async ({ params, query, caller }) => {
+  const page = await requireAttemptAnalytics(
     { accountId: caller.accountId, dcId: params.dc_id, routeId: params.route_id },
-    'ATTEMPT_ANALYTICS',
-  ),
-}));
+    { limit: query.limit, nextToken: query.next_token },
+  );
+  return { attempt_analytics: page.items, next_token: page.nextToken };
+});

@@ -11,6 +11,7 @@ const driverRouteView = ({ route, waypoints }: RouteDetail) => ({
   })),
 });
 
-export const handler = httpHandler(endpoint, async ({ caller }) => ({
-  routes: (await routesOfDriver(caller)).map(driverRouteView),
-}));
+export const handler = httpHandler(endpoint, async ({ query, caller }) => {
+  const page = await routesOfDriver(caller, { limit: query.limit, nextToken: query.next_token });
+  return { routes: page.items.map(driverRouteView), next_token: page.nextToken };
+});

@@ -3,11 +3,10 @@ import { getRouteAccounting as endpoint } from '../../endpoints/routes';
 import { httpHandler } from '../../shared/http-handler';
 import { accountingRecordView } from './views';
 
-export const handler = httpHandler(endpoint, async ({ params, caller }) => {
-  const records = await accountingRecords({
-    accountId: caller.accountId,
-    dcId: params.dc_id,
-    routeId: params.route_id,
-  });
-  return { records: records.map(accountingRecordView) };
+export const handler = httpHandler(endpoint, async ({ params, query, caller }) => {
+  const page = await accountingRecords(
+    { accountId: caller.accountId, dcId: params.dc_id, routeId: params.route_id },
+    { limit: query.limit, nextToken: query.next_token },
+  );
+  return { records: page.items.map(accountingRecordView), next_token: page.nextToken };
 });

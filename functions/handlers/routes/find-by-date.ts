@@ -3,7 +3,10 @@ import { findRoutesByDate as endpoint } from '../../endpoints/routes';
 import { httpHandler } from '../../shared/http-handler';
 import { routeView } from './views';
 
-export const handler = httpHandler(endpoint, async ({ params, caller }) => {
-  const routes = await routesOfDate(caller.accountId, params.dc_id, params.date);
-  return { routes: routes.map(routeView) };
+export const handler = httpHandler(endpoint, async ({ params, query, caller }) => {
+  const page = await routesOfDate(caller.accountId, params.dc_id, params.date, {
+    limit: query.limit,
+    nextToken: query.next_token,
+  });
+  return { routes: page.items.map(routeView), next_token: page.nextToken };
 });

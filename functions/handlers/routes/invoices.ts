@@ -3,11 +3,10 @@ import { getInvoiceStatus as endpoint } from '../../endpoints/routes';
 import { httpHandler } from '../../shared/http-handler';
 import { invoiceStatusView } from './views';
 
-export const handler = httpHandler(endpoint, async ({ params, caller }) => {
-  const invoices = await invoiceStatus({
-    accountId: caller.accountId,
-    dcId: params.dc_id,
-    routeId: params.route_id,
-  });
-  return { invoices: invoices.map(invoiceStatusView) };
+export const handler = httpHandler(endpoint, async ({ params, query, caller }) => {
+  const page = await invoiceStatus(
+    { accountId: caller.accountId, dcId: params.dc_id, routeId: params.route_id },
+    { limit: query.limit, nextToken: query.next_token },
+  );
+  return { invoices: page.items.map(invoiceStatusView), next_token: page.nextToken };
 });

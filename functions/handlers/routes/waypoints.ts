@@ -3,11 +3,10 @@ import { listWaypoints as endpoint } from '../../endpoints/routes';
 import { httpHandler } from '../../shared/http-handler';
 import { waypointView } from './views';
 
-export const handler = httpHandler(endpoint, async ({ params, caller }) => {
-  const waypoints = await waypointsOf({
-    accountId: caller.accountId,
-    dcId: params.dc_id,
-    routeId: params.route_id,
-  });
-  return { waypoints: waypoints.map(waypointView) };
+export const handler = httpHandler(endpoint, async ({ params, query, caller }) => {
+  const page = await waypointsOf(
+    { accountId: caller.accountId, dcId: params.dc_id, routeId: params.route_id },
+    { limit: query.limit, nextToken: query.next_token },
+  );
+  return { waypoints: page.items.map(waypointView), next_token: page.nextToken };
 });

@@ -3,6 +3,10 @@ import { listWebhookDeliveries as endpoint } from '../../endpoints/webhooks';
 import { httpHandler } from '../../shared/http-handler';
 import { deliveryAttemptView } from './views';
 
-export const handler = httpHandler(endpoint, async ({ params, caller }) => ({
-  deliveries: (await deliveryLog(caller.accountId, params.id)).map(deliveryAttemptView),
-}));
+export const handler = httpHandler(endpoint, async ({ params, query, caller }) => {
+  const page = await deliveryLog(caller.accountId, params.id, {
+    limit: query.limit,
+    nextToken: query.next_token,
+  });
+  return { deliveries: page.items.map(deliveryAttemptView), next_token: page.nextToken };
+});

@@ -1,0 +1,354 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import * as driverApp from '../../functions/endpoints/driver-app';
+import * as drivers from '../../functions/endpoints/drivers';
+import * as routes from '../../functions/endpoints/routes';
+import { createTestAccount } from '../support/accounts';
+import {
+  type ApiResponse,
+  type CallOptions,
+  call,
+  expectError,
+  expectSuccess,
+  joinPages,
+  readAllPages,
+} from '../support/http';
+import { startTestApi, type TestApi } from '../support/local-api';
+import { exampleRoute, importRoute } from '../support/routes';
+
+/**
+ * Paging of the reads that grow with a route: every row comes back exactly once and in order whatever
+ * the page size, a list longer than its default page says so with `next_token`, and a bad `limit` or a
+ * forged `next_token` is a 400 with 1006 naming the field.
+ */
+
+type InvoiceStatus = z.infer<typeof routes.InvoiceStatus>;
+type DriverRoute = z.infer<typeof driverApp.DriverRoute>;
+
+let api: TestApi;
+let acme: { accountId: string; key: string };
+
+const request = (method: string, path: string, options: CallOptions = {}) =>
+  call(api.url, method, path, options);
+const asAcme = (path: string) => request('GET', path, { key: acme.key });
+const asDriver = (path: string) => request('GET', path, { key: DRIVER_TOKEN });
+
+const DRIVER_TOKEN = 'paging-driver-token';
+/** 2026-11-23 07:00 in Chicago. */
+const START = Date.UTC(2026, 10, 23, 13, 0);
+const HOUR = 3_600_000;
+
+/** 3 waypoints x 2 invoices x 20 items: 126 invoice and item rows, more than the default page of 40. */
+const invoiceRoute = exampleRoute('inv-1', { waypoints: 3, invoicesPerWaypoint: 2, itemsPerInvoice: 20 });
+/** More waypoints than the default page of 50. */
+const longRoute = exampleRoute('long-1', { waypoints: 53, invoicesPerWaypoint: 0 });
+/** Two routes of the driver (started first, active second): 4 + 6 waypoints, more than a default page of 8. */
+const driverRoutes = [
+  exampleRoute('drv-1', { waypoints: 4, driverId: 'paging-driver', startTime: START }),
+  exampleRoute('drv-2', { waypoints: 6, driverId: 'paging-driver', startTime: START + HOUR }),
+];
+/** Its invoice rows are replaced by worst-case ones. */
+const worstRoute = exampleRoute('worst-1', { waypoints: 1, invoicesPerWaypoint: 0 });
+/** More routes on one date than the default page of 5. */
+const sameDay = Array.from({ length: 7 }, (_, index) =>
+  exampleRoute(`day-${index}`, { waypoints: 1, startTime: START + index * 60_000 }),
+);
+
+beforeAll(async () => {
+  api = await startTestApi('paging');
+  acme = await createTestAccount('Acme', [{ dcId: 'dc-1', timeZone: 'America/Chicago' }]);
+  const driver = await request('POST', '/dcs/dc-1/drivers', {
+    key: acme.key,
+    body: { driver_id: 'paging-driver', driver_name: 'Pat', login_token: DRIVER_TOKEN },
+  });
+  expectSuccess(driver, drivers.createDriver);
+  for (const route of [invoiceRoute, longRoute, worstRoute, ...driverRoutes, ...sameDay]) {
+    await importRoute(api.url, acme.key, 'dc-1', route);
+  }
+  const started = await request('POST', '/driver/routes/drv-1/start', {
+    key: DRIVER_TOKEN,
+    body: { timestamp: Date.now() - 60_000 },
+  });
+  expectSuccess(started, driverApp.startDriverRoute);
+  for (let index = 0; index < 5; index++) {
+    const record = await request('POST', '/driver/routes/drv-1/accounting', {
+      key: DRIVER_TOKEN,
+      body: { id: `cash-${index}`, cash_received_cents: 100 * index, cash_container_id: 'bag-1' },
+    });
+    expectSuccess(record, driverApp.addDriverAccountingRecord);
+  }
+}, 240_000);
+
+afterAll(() => api?.close());
+
+/** Every page at `limit` (none: the default), each page's rows checked against the limit. */
+async function pagesOf(
+  get: (path: string) => Promise<ApiResponse>,
+  path: string,
+  endpoint: Parameters<typeof readAllPages>[2],
+  listKey: string,
+  limit?: number,
+) {
+  const pages = await readAllPages(get, path, endpoint, limit ? { limit: String(limit) } : {});
+  for (const page of pages.slice(0, -1)) expect(page.next_token).toEqual(expect.any(String));
+  expect(pages.at(-1)?.next_token).toBeUndefined();
+  return pages.map((page) => page[listKey] as { id: string }[]);
+}
+
+const ids = (pages: { id: string }[][]) => pages.flat().map((row) => row.id);
+
+describe('GET /dcs/{dc_id}/routes/{route_id}/invoices', () => {
+  const path = '/dcs/dc-1/routes/inv-1/invoices';
+  const imported = invoiceRoute.waypoints.flatMap((waypoint) => waypoint.invoices);
+  /** The rows of the route partition as the import wrote them: each invoice, then its items. */
+  const importedRows = imported.flatMap((invoice) => [invoice.id, ...invoice.items.map((item) => item.id)]);
+
+  /** A page's rows: an invoice that continues the previous page's last one counts only its items. */
+  function rowsOf(pages: InvoiceStatus[][]): string[] {
+    const rows: string[] = [];
+    let previous: string | undefined;
+    for (const page of pages) {
+      page.forEach((invoice, index) => {
+        if (!(index === 0 && invoice.id === previous)) rows.push(invoice.id);
+        rows.push(...invoice.items.map((item) => item.id));
+      });
+      previous = page.at(-1)?.id;
+    }
+    return rows;
+  }
+
+  it.each([1, 7, 40])('returns every row once, in import order, %i rows a page', async (limit) => {
+    const pages = (await pagesOf(
+      asAcme,
+      path,
+      routes.getInvoiceStatus,
+      'invoices',
+      limit,
+    )) as InvoiceStatus[][];
+    expect(rowsOf(pages)).toEqual(importedRows);
+    for (const page of pages) {
+      const rowCount = page.reduce(
+        (sum, invoice, index) => sum + invoice.items.length + (index === 0 ? 0 : 1),
+        0,
+      );
+      expect(rowCount).toBeLessThanOrEqual(limit);
+    }
+  });
+
+  it('repeats a cut invoice on the next page under its id, with its payment method and name attributes', async () => {
+    const pages = await readAllPages(asAcme, path, routes.getInvoiceStatus, { limit: '7' });
+    const joined = joinPages<InvoiceStatus>(pages, 'invoices', 'items');
+    const whole = joinPages<InvoiceStatus>(
+      await readAllPages(asAcme, path, routes.getInvoiceStatus),
+      'invoices',
+      'items',
+    );
+    expect(joined).toEqual(whole);
+    expect(joined.map((invoice) => invoice.id)).toEqual(imported.map((invoice) => invoice.id));
+    const [first, second] = pages.map((page) => page.invoices as InvoiceStatus[]);
+    // 7 rows: the first invoice and 6 of its 20 items; the next page goes on with the same invoice.
+    expect(first?.map((invoice) => invoice.id)).toEqual([imported[0]?.id]);
+    expect(second?.[0]).toMatchObject({
+      id: imported[0]?.id,
+      payment_method: 'CASH',
+      invoice_name_attributes: [{ key: 'invoice_number', value: 'INV-0-0' }],
+    });
+    expect(second?.[0]?.items.map((item) => item.id)).toEqual(
+      imported[0]?.items.slice(6, 13).map((item) => item.id),
+    );
+  });
+
+  it('answers a default page of 40 rows with a next_token', async () => {
+    const data = expectSuccess(await asAcme(path), routes.getInvoiceStatus) as {
+      invoices: InvoiceStatus[];
+      next_token?: string;
+    };
+    expect(data.next_token).toEqual(expect.any(String));
+    expect(rowsOf([data.invoices])).toEqual(
+      importedRows.slice(0, routes.ROUTE_PAGE_SIZES.invoiceRows.defaultLimit),
+    );
+  });
+});
+
+describe('a route whose invoices are all worst-case rows', () => {
+  /** Invoices with 50 name attributes of maximum length, in characters JSON escapes twice: 128 KB each. */
+  const WORST_INVOICES = 60;
+
+  beforeAll(async () => {
+    // Written as the import writes rows: the import body's 5 MB limit cannot carry 7.7 MB of them.
+    const { routeRowItems } = await import('../../functions/data/routes');
+    const { putAll } = await import('../../functions/data/client');
+    const invoices = Array.from({ length: WORST_INVOICES }, (_, index) => ({
+      id: `worst-inv-${index}`,
+      waypointId: 'worst-1-wp-0',
+      nameAttributes: Array.from({ length: 50 }, () => ({ key: '"'.repeat(128), value: '"'.repeat(500) })),
+      items: [],
+    }));
+    const waypoint = {
+      sequence: 0,
+      id: 'worst-1-wp-0',
+      location: { latitude: 41.9, longitude: -87.6 },
+      serviceTimeMinutes: 0,
+      timeWindows: [],
+      invoiceIds: invoices.map((invoice) => invoice.id),
+    };
+    const rows = routeRowItems(acme.accountId, 'worst-1', [waypoint], [invoices]);
+    await putAll(rows.filter((row) => row.entity === 'INVOICE'));
+  }, 120_000);
+
+  it('answers every page within Lambda’s response limit, where the whole list would not fit', async () => {
+    const path = '/dcs/dc-1/routes/worst-1/invoices';
+    // In Lambda's response the body is escaped once more: the first page is over 5 MB there.
+    const firstPage = await asAcme(path);
+    expect(firstPage.status, firstPage.text.slice(0, 300)).toBe(200);
+    expect(Buffer.byteLength(JSON.stringify(firstPage.text))).toBeGreaterThan(5_000_000);
+    const pages = await pagesOf(asAcme, path, routes.getInvoiceStatus, 'invoices');
+    expect(pages.map((page) => page.length)).toEqual([40, 20]);
+    expect(ids(pages)).toEqual(Array.from({ length: WORST_INVOICES }, (_, index) => `worst-inv-${index}`));
+  });
+});
+
+describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
+  const path = '/dcs/dc-1/routes/long-1/waypoints';
+  const imported = longRoute.waypoints.map((waypoint) => waypoint.id);
+
+  it.each([1, 10, 50])('returns every waypoint once, in sequence, %i a page', async (limit) => {
+    const pages = await pagesOf(asAcme, path, routes.listWaypoints, 'waypoints', limit);
+    expect(ids(pages)).toEqual(imported);
+    for (const page of pages) expect(page.length).toBeLessThanOrEqual(limit);
+  });
+
+  it('answers a default page of 50 waypoints with a next_token', async () => {
+    const data = expectSuccess(await asAcme(path), routes.listWaypoints) as {
+      waypoints: { id: string }[];
+      next_token?: string;
+    };
+    expect(data.next_token).toEqual(expect.any(String));
+    expect(data.waypoints.map((waypoint) => waypoint.id)).toEqual(imported.slice(0, 50));
+  });
+});
+
+describe('GET /dcs/{dc_id}/routes/{route_id}/accounting', () => {
+  const path = '/dcs/dc-1/routes/drv-1/accounting';
+  const created = Array.from({ length: 5 }, (_, index) => `cash-${index}`);
+
+  it.each([1, 2, 5])('returns every record once, oldest first, %i a page', async (limit) => {
+    const pages = await pagesOf(asAcme, path, routes.getRouteAccounting, 'records', limit);
+    expect(ids(pages)).toEqual(created);
+    for (const page of pages) expect(page.length).toBeLessThanOrEqual(limit);
+  });
+
+  it('answers all of a short list in the default page, without a next_token', async () => {
+    const data = expectSuccess(await asAcme(path), routes.getRouteAccounting) as Record<string, unknown>;
+    expect(data.next_token).toBeUndefined();
+    expect((data.records as { id: string }[]).map((record) => record.id)).toEqual(created);
+  });
+});
+
+describe('GET /dcs/{dc_id}/routes/find_by_date/{date}', () => {
+  const path = '/dcs/dc-1/routes/find_by_date/2026-11-23';
+  /** Every route of this file starts on 2026-11-23 in Chicago, the same-day ones a minute apart. */
+  const expected = [invoiceRoute, longRoute, worstRoute, ...driverRoutes, ...sameDay]
+    .map((route) => route?.id)
+    .sort();
+
+  it.each([1, 2, 5])('returns every route once, by start time, %i a page', async (limit) => {
+    const pages = await pagesOf(asAcme, path, routes.findRoutesByDate, 'routes', limit);
+    expect([...ids(pages)].sort()).toEqual(expected);
+    expect(new Set(ids(pages)).size).toBe(expected.length);
+    const starts = pages.flat().map((route) => (route as unknown as { start_time: number }).start_time);
+    expect(starts).toEqual([...starts].sort((a, b) => a - b));
+  });
+
+  it('answers a default page of 5 routes with a next_token', async () => {
+    const data = expectSuccess(await asAcme(path), routes.findRoutesByDate) as Record<string, unknown>;
+    expect(data.routes).toHaveLength(5);
+    expect(data.next_token).toEqual(expect.any(String));
+  });
+});
+
+describe('GET /driver/routes', () => {
+  const expected = driverRoutes.map((route) => ({
+    id: route.id,
+    waypoints: route.waypoints.map((waypoint) => waypoint.id),
+  }));
+  const shape = (joined: DriverRoute[]) =>
+    joined.map((route) => ({ id: route.id, waypoints: route.waypoints.map((waypoint) => waypoint.id) }));
+
+  it.each([1, 3, 8])('returns every waypoint once, by route start and sequence, %i a page', async (limit) => {
+    const pages = await readAllPages(asDriver, '/driver/routes', driverApp.listDriverRoutes, {
+      limit: String(limit),
+    });
+    for (const page of pages) {
+      const waypoints = (page.routes as DriverRoute[]).flatMap((route) => route.waypoints);
+      expect(waypoints.length).toBeLessThanOrEqual(limit);
+    }
+    expect(shape(joinPages<DriverRoute>(pages, 'routes', 'waypoints'))).toEqual(expected);
+  });
+
+  it('answers a default page of 8 waypoints with a next_token, cutting the second route', async () => {
+    const data = expectSuccess(await asDriver('/driver/routes'), driverApp.listDriverRoutes) as {
+      routes: DriverRoute[];
+      next_token?: string;
+    };
+    expect(data.next_token).toEqual(expect.any(String));
+    expect(shape(data.routes)).toEqual([
+      expected[0],
+      { id: expected[1]?.id, waypoints: expected[1]?.waypoints.slice(0, 4) },
+    ]);
+    // The cut route comes whole again (header, invoices) with the waypoints that follow.
+    const next = expectSuccess(
+      await asDriver(`/driver/routes?next_token=${encodeURIComponent(data.next_token as string)}`),
+      driverApp.listDriverRoutes,
+    ) as { routes: DriverRoute[] };
+    expect(shape(next.routes)).toEqual([{ id: expected[1]?.id, waypoints: expected[1]?.waypoints.slice(4) }]);
+    expect(next.routes[0]?.waypoints[0]?.invoices.map((invoice) => invoice.id)).toEqual(
+      driverRoutes[1]?.waypoints[4]?.invoices.map((invoice) => invoice.id),
+    );
+  });
+});
+
+describe('bad paging parameters', () => {
+  const lists: [string, (path: string) => Promise<ApiResponse>, number][] = [
+    ['/dcs/dc-1/routes/inv-1/invoices', asAcme, routes.ROUTE_PAGE_SIZES.invoiceRows.maxLimit],
+    ['/dcs/dc-1/routes/long-1/waypoints', asAcme, routes.ROUTE_PAGE_SIZES.waypoints.maxLimit],
+    ['/dcs/dc-1/routes/drv-1/accounting', asAcme, routes.ROUTE_PAGE_SIZES.accountingRecords.maxLimit],
+    ['/dcs/dc-1/routes/find_by_date/2026-11-23', asAcme, routes.ROUTE_PAGE_SIZES.routesOfDate.maxLimit],
+    ['/driver/routes', asDriver, driverApp.DRIVER_ROUTE_WAYPOINTS_PAGE.maxLimit],
+  ];
+  const token = (key: Record<string, unknown>) => Buffer.from(JSON.stringify(key)).toString('base64url');
+  const partition = (routeId: string) => `ROUTE#${acme.accountId}/${routeId}`;
+
+  it.each(lists)(
+    '%s: a limit out of range or not an integer is 400 with 1006 naming query.limit',
+    async (path, get, max) => {
+      for (const limit of ['0', '-1', String(max + 1), '1.5', 'ten']) {
+        expect(expectError(await get(`${path}?limit=${limit}`), 400, 1006)).toContain('query.limit');
+      }
+    },
+  );
+
+  it.each(lists)('%s: a forged next_token is 400 with 1006 naming query.next_token', async (path, get) => {
+    const forged = [
+      'not-a-token',
+      token({ pk: partition('inv-1') }),
+      token({ pk: 'ACCOUNT#someone-else', sk: 'WP#00001' }),
+      // Another list's rows of the same route.
+      token({ pk: partition('long-1'), sk: 'ATTEMPT#x' }),
+      token({ pk: partition('drv-2'), sk: 'ROUTE', gsi2pk: 'ROUTES_BY_DATE#x', gsi2sk: '0' }),
+    ];
+    for (const nextToken of forged) {
+      const response = await get(`${path}?next_token=${encodeURIComponent(nextToken)}`);
+      expect(expectError(response, 400, 1006)).toContain('query.next_token');
+    }
+  });
+
+  it('refuses a token of another route’s list', async () => {
+    const { next_token } = expectSuccess(
+      await asAcme('/dcs/dc-1/routes/long-1/waypoints?limit=1'),
+      routes.listWaypoints,
+    ) as { next_token: string };
+    const response = await asAcme(`/dcs/dc-1/routes/inv-1/waypoints?next_token=${next_token}`);
+    expect(expectError(response, 400, 1006)).toContain('query.next_token');
+  });
+});
