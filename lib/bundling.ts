@@ -1,9 +1,10 @@
 import type { BuildOptions } from 'esbuild';
 
 /**
- * How every Lambda bundle is built: one ESM file per function, minified, tree-shaken by esbuild, with a
- * source map. CDK's NodejsFunction (lib/constructs/service-function.ts) and the bundle benchmark
- * (bench/bundles.ts) both read these settings, so the benchmark measures what a deploy ships.
+ * How every Lambda bundle is built: one self-contained ESM file per function, minified and tree-shaken by
+ * esbuild, AWS SDK clients included, with a source map beside it. CDK's NodejsFunction
+ * (lib/constructs/service-function.ts), the local runtime (local/lambda/bundles.ts) and the bundle benchmark
+ * (bench/bundles.ts) all read these settings, so the benchmark measures what a deploy ships.
  */
 
 /** Bundles are ESM; CommonJS dependencies inside them still call `require`, so give them one. */
@@ -11,11 +12,14 @@ export const CJS_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /**
- * Left out of every bundle: the AWS SDK v3 that the nodejs22.x runtime ships (CDK's default for Node 18+
- * runtimes). Bundling it would add 300-500 KB per function (the DynamoDB, S3 and SQS clients with their
- * credential chain), which is what keeps API bundles under the 400 KB budget.
+ * Left out of every bundle: nothing. In particular not the AWS SDK v3 that the nodejs22.x runtime ships
+ * (CDK's default for Node 18+ runtimes leaves `@aws-sdk/*` out): loaded from the runtime's node_modules, its
+ * CommonJS builds cost 110-130 ms of every cold start, while the ESM builds of the clients a function uses,
+ * tree-shaken and minified into its bundle, initialise in about half that (bench/bundles.ts measures it).
+ * Bundling also pins the SDK version: a function runs the package-lock's SDK, the one the tests ran, not
+ * whichever one the runtime ships that day.
  */
-export const EXTERNAL_MODULES: readonly string[] = ['@aws-sdk/*'];
+export const EXTERNAL_MODULES: readonly string[] = [];
 
 export const LAMBDA_BUNDLE = {
   format: 'esm',
@@ -24,6 +28,11 @@ export const LAMBDA_BUNDLE = {
   /** Prefer packages' ESM builds: they tree-shake, their CommonJS builds do not. */
   mainFields: ['module', 'main'],
   minify: true,
+  /**
+   * A source map beside the bundle (index.mjs.map), for decoding a minified stack trace from the logs. Node
+   * does not read it: NODE_OPTIONS has no --enable-source-maps (SOURCE_MAPS_NODE_OPTION), which would parse the
+   * map at every cold start. The map costs the asset's size, not init time.
+   */
   sourcemap: true,
   /** The map points at the sources instead of embedding them: smaller artefact, same stack traces. */
   sourcesContent: false,
@@ -32,6 +41,13 @@ export const LAMBDA_BUNDLE = {
   /** What NodejsFunction names the ESM bundle inside the asset. */
   outputFile: 'index.mjs',
 } as const;
+
+/**
+ * The node flag that makes stack traces point into the sources through the bundle's map. Not set on deployed
+ * functions: on Node 20 it adds 15-30 ms to each function's module init (reading and parsing a map of
+ * 0.5-1.3 MB), more than the whole init budget's margin. Add it to a function's `nodeOptions` to debug.
+ */
+export const SOURCE_MAPS_NODE_OPTION = '--enable-source-maps';
 
 /**
  * LAMBDA_BUNDLE as esbuild build options, for builds outside CDK (the bundle bench and tests): the same

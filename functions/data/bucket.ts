@@ -1,11 +1,10 @@
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { requireEnv } from '../shared/env';
-import { traceAwsClient } from '../shared/observability';
 import { BUCKET_NAME_ENV } from '../shared/resources';
 
 interface Bucket {
-  readonly sdk: typeof import('@aws-sdk/client-s3');
+  readonly sdk: typeof import('./s3-client');
   readonly s3: S3Client;
   readonly name: string;
 }
@@ -15,17 +14,15 @@ let bucket: Promise<Bucket> | undefined;
 /**
  * The S3 client and the bucket's name, made on first use. Modules that import this one only for a key
  * builder or a function they never call (an import-status read, a download request) neither load the S3
- * SDK at cold start (about 75 ms) nor need BUCKET_NAME, which CDK sets only where the bucket is granted.
+ * client at cold start nor need BUCKET_NAME, which CDK sets only where the bucket is granted. Bundled, the
+ * client is still in their bundle (parsed, not run) unless the function's handler never reaches this module;
+ * functions without bucket access do not reach it (test/cdk/bundling.test.ts checks).
  */
 function theBucket(): Promise<Bucket> {
   bucket ??= (async () => {
     const name = requireEnv(BUCKET_NAME_ENV);
-    const sdk = await import('@aws-sdk/client-s3');
-    // Path-style addressing only where configured (the local S3 emulator); AWS uses virtual-hosted style.
-    const s3 = traceAwsClient(
-      new sdk.S3Client({ forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' }),
-    );
-    return { sdk, s3, name };
+    const sdk = await import('./s3-client');
+    return { sdk, s3: sdk.createS3Client(), name };
   })();
   return bucket;
 }

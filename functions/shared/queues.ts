@@ -1,11 +1,10 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { requireEnv } from './env';
-import { traceAwsClient } from './observability';
 import { chunks } from './parallel';
 import { QUEUES, type QueueName } from './resources';
 
 interface Sqs {
-  readonly sdk: typeof import('@aws-sdk/client-sqs');
+  readonly sdk: typeof import('./sqs-client');
   readonly client: SQSClient;
 }
 
@@ -16,12 +15,7 @@ let sqs: Promise<Sqs> | undefined;
  * domain module with a write) do not load the SQS SDK at cold start.
  */
 function theSqs(): Promise<Sqs> {
-  sqs ??= import('@aws-sdk/client-sqs').then((sdk) => ({
-    sdk,
-    // Requests go to the client's endpoint (the regional one on AWS, AWS_ENDPOINT_URL_SQS locally), not to
-    // the host inside the queue URL, which the local emulator names sqs.<region>.localhost.
-    client: traceAwsClient(new sdk.SQSClient({ useQueueUrlAsEndpoint: false })),
-  }));
+  sqs ??= import('./sqs-client').then((sdk) => ({ sdk, client: sdk.createSqsClient() }));
   return sqs;
 }
 

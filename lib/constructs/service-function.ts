@@ -45,7 +45,10 @@ export interface ServiceFunctionProps {
   readonly environment?: Record<string, string>;
   /** @default one month */
   readonly logRetention?: RetentionDays;
-  /** V8 flags added to NODE_OPTIONS (after --enable-source-maps). */
+  /**
+   * The function's NODE_OPTIONS (V8 flags), where the defaults do not fit. None by default: in particular no
+   * --enable-source-maps, which costs every cold start (see SOURCE_MAPS_NODE_OPTION in lib/bundling.ts).
+   */
   readonly nodeOptions?: string;
   /**
    * Files copied from the repository's node_modules into the asset's node_modules, for a handler that reads
@@ -55,8 +58,9 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * A Lambda function with the defaults every function of the service shares: Node.js 22 on ARM, an ESM
- * bundle built by the local esbuild (no Docker), X-Ray tracing, and its own log group with retention.
+ * A Lambda function with the defaults every function of the service shares: Node.js 22 on ARM, a
+ * self-contained ESM bundle (AWS SDK included, see lib/bundling.ts) built by the local esbuild (no Docker),
+ * X-Ray tracing, and its own log group with retention.
  *
  * The role is created here rather than by the Function so that it gets no AWS managed policy: the function
  * may write to its own log group only (instead of AWSLambdaBasicExecutionRole's logs:* on every group).
@@ -85,7 +89,7 @@ export class ServiceFunction extends NodejsFunction {
       logGroup,
       tracing: Tracing.ACTIVE,
       environment: {
-        NODE_OPTIONS: ['--enable-source-maps', props.nodeOptions].filter(Boolean).join(' '),
+        ...(props.nodeOptions ? { NODE_OPTIONS: props.nodeOptions } : {}),
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         ...props.environment,

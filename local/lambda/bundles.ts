@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, rm, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -8,9 +8,9 @@ import type { FunctionSpec } from '../cloud/model';
 
 /**
  * Every function's bundle, built as a deploy builds it (lib/bundling.ts) and laid out as Lambda lays out the
- * asset: `<outDir>/<name>/index.mjs` with its source map, the asset's node_modules/ holding only the files
- * the function ships (FunctionSpec.bundledFiles, as CDK's bundling hook copies them), and `@aws-sdk`
- * standing for the SDK v3 that the nodejs22.x runtime provides (left out of every bundle).
+ * asset: `<outDir>/<name>/index.mjs` with its source map, and the asset's node_modules/ holding only the files
+ * the function ships (FunctionSpec.bundledFiles, as CDK's bundling hook copies them). Nothing else is beside
+ * a bundle: the AWS SDK is inside it, as in the deployed asset, so the runtime's own SDK is never used.
  *
  * outDir must lie outside the repository, with no node_modules/ on the way up: Node resolves a bare import
  * by walking up from the importing file, and on Lambda nothing is above /var/task. A bundle that imports a
@@ -20,8 +20,6 @@ import type { FunctionSpec } from '../cloud/model';
 /** Entries are relative to it; esbuild runs from it as CDK's bundling does (projectRoot). */
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const REPO_NODE_MODULES = join(REPO_ROOT, 'node_modules');
-/** What the runtime provides beside the asset (EXTERNAL_MODULES is `@aws-sdk/*`). */
-const RUNTIME_SDK_SCOPE = '@aws-sdk';
 
 /** Builds the bundle of every distinct entry of `functions` in one esbuild run; entry -> bundle directory. */
 export async function buildBundles(
@@ -80,9 +78,6 @@ function assetsByEntry(functions: readonly FunctionSpec[]): Map<string, readonly
     const known = assets.get(fn.entry);
     if (known && known.join('\n') !== files.join('\n'))
       throw new Error(`buildBundles: functions built from ${fn.entry} ship different bundledFiles`);
-    for (const file of files)
-      if (file.split('/')[0] === RUNTIME_SDK_SCOPE)
-        throw new Error(`buildBundles: ${fn.name} ships ${file}, but ${RUNTIME_SDK_SCOPE} is the runtime's`);
     assets.set(fn.entry, files);
   }
   return assets;
@@ -105,12 +100,11 @@ function directoryNames(entries: readonly string[]): Map<string, string> {
   return names;
 }
 
-/** `<bundle dir>/node_modules`: the shipped files, copied, and the runtime's SDK, linked. */
+/** `<bundle dir>/node_modules`: the shipped files, copied. */
 async function layOutNodeModules(bundleDir: string, bundledFiles: readonly string[]): Promise<void> {
   const nodeModules = join(bundleDir, 'node_modules');
   await rm(nodeModules, { recursive: true, force: true });
   await mkdir(nodeModules, { recursive: true });
-  await symlink(join(REPO_NODE_MODULES, RUNTIME_SDK_SCOPE), join(nodeModules, RUNTIME_SDK_SCOPE), 'dir');
   for (const file of bundledFiles) {
     const target = resolve(nodeModules, file);
     if (!target.startsWith(nodeModules + sep)) throw new Error(`buildBundles: '${file}' leaves node_modules`);

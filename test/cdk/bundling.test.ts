@@ -3,8 +3,32 @@ import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { getDocsAsset } from '../../functions/endpoints/docs';
-import { LAMBDA_BUNDLE } from '../../lib/bundling';
+import { endpoints } from '../../functions/endpoints/index';
+import { EXTERNAL_MODULES, LAMBDA_BUNDLE } from '../../lib/bundling';
 import { ServiceFunction } from '../../lib/constructs/service-function';
+
+/** The one asset directory of a stack with one function, bundled for real as `cdk synth` does. */
+function bundleOf(handlerModule: string): string {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': ['**'] } });
+  const stack = new Stack(app, 'BundledFunction');
+  new ServiceFunction(stack, 'Fn', { handlerModule });
+  const { directory } = app.synth();
+  const assets = readdirSync(directory).filter((name) => name.startsWith('asset.'));
+  expect(assets).toHaveLength(1);
+  return readFileSync(join(directory, assets[0] as string, LAMBDA_BUNDLE.outputFile), 'utf8');
+}
+
+/**
+ * Which AWS clients a minified bundle contains: each client's operation schemas name its Smithy namespace
+ * (`com.amazonaws.s3`, ...), a string that minification keeps.
+ */
+const hasClient = (bundle: string, namespace: 'dynamodb' | 's3' | 'sqs') =>
+  bundle.includes(`"com.amazonaws.${namespace}"`);
+
+/** `import ... from "@aws-sdk/..."` or `import("@aws-sdk/...")` left in a bundle: the runtime's SDK. */
+const RUNTIME_SDK_IMPORT = /(from\s*|import\s*\(\s*)["']@aws-sdk\//;
+
+const accessOf = (handler: string) => endpoints.find((e) => e.handler === handler)?.access;
 
 /**
  * Real bundling, as `cdk synth` does it, of the one function that ships files beside its bundle: the asset
@@ -37,6 +61,12 @@ describe('bundling a function with bundledFiles', () => {
     expect(statSync(shipped).size).toBe(statSync(join('node_modules', file)).size);
   });
 
+  it('bundles no AWS SDK client into a function that makes no AWS call', () => {
+    const [dir = ''] = assetDirs;
+    const bundle = readFileSync(join(dir, LAMBDA_BUNDLE.outputFile), 'utf8');
+    for (const client of ['dynamodb', 's3', 'sqs'] as const) expect(hasClient(bundle, client)).toBe(false);
+  });
+
   it('refuses a bundled file that is not a plain path inside node_modules', () => {
     const other = new Stack(new App(), 'Refused');
     expect(
@@ -46,5 +76,43 @@ describe('bundling a function with bundledFiles', () => {
           bundledFiles: ['../etc/passwd'],
         }),
     ).toThrow(/bundledFiles/);
+  });
+});
+
+/**
+ * The AWS SDK is bundled (nothing is left to the runtime's copy), and only the clients a function can use:
+ * no S3 client without bucket access, no SQS client without a queue to send to. routes/import-status shares
+ * its domain module's file with the import (which writes the payload to S3 and queues it) and must not
+ * carry either client; routes/import carries both, which shows the check sees them.
+ */
+describe('bundling the AWS SDK', () => {
+  it('leaves no module out of the bundles', () => {
+    expect(EXTERNAL_MODULES).toEqual([]);
+    expect(LAMBDA_BUNDLE.external).toEqual([]);
+  });
+
+  it('bundles the DynamoDB client, but neither S3 nor SQS, into a function with table access only', () => {
+    expect(accessOf('routes/import-status')).toEqual({ table: 'read' });
+    const bundle = bundleOf('routes/import-status');
+    expect(bundle).not.toMatch(RUNTIME_SDK_IMPORT);
+    expect(hasClient(bundle, 'dynamodb')).toBe(true);
+    expect(hasClient(bundle, 's3')).toBe(false);
+    expect(hasClient(bundle, 'sqs')).toBe(false);
+  });
+
+  it('bundles the SQS client, but not S3, into a function that sends to a queue without bucket access', () => {
+    expect(accessOf('webhooks/test')).toMatchObject({ sendTo: ['deliveries'] });
+    expect(accessOf('webhooks/test')?.bucket).toBeUndefined();
+    const bundle = bundleOf('webhooks/test');
+    expect(bundle).not.toMatch(RUNTIME_SDK_IMPORT);
+    expect(hasClient(bundle, 'sqs')).toBe(true);
+    expect(hasClient(bundle, 's3')).toBe(false);
+  });
+
+  it('bundles the S3 and SQS clients into the function that writes to the bucket and the import queue', () => {
+    expect(accessOf('routes/import')).toMatchObject({ bucket: 'write', sendTo: ['imports'] });
+    const bundle = bundleOf('routes/import');
+    expect(bundle).not.toMatch(RUNTIME_SDK_IMPORT);
+    for (const client of ['dynamodb', 's3', 'sqs'] as const) expect(hasClient(bundle, client)).toBe(true);
   });
 });
