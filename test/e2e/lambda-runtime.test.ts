@@ -160,7 +160,7 @@ function eventOfSize(bytes: number, character = 'x'): { action: string; pad: str
 }
 
 describe('bundles as Lambda lays them out', () => {
-  it('gives a function the runtime SDK and the files its asset ships, and nothing else of the repository', async () => {
+  it('gives a function its bundled SDK client and the files its asset ships, and nothing else of the repository', async () => {
     const result = succeeded(await runtime.invoke(FUNCTIONS.packages.name, { require: 'csv-parse' }));
     // csv-parse is in the repository's node_modules, but neither bundled nor shipped.
     expect(result.payload).toEqual({
