@@ -132,7 +132,7 @@ export class ServiceFunction extends NodejsFunction {
    */
   bindAccess(access: ResourceAccess, resources: ServiceResources): void {
     if (access.table) this.bindTable(resources.table, access.table);
-    if (access.bucket) this.bindBucket(resources.bucket, access.bucket);
+    if (access.bucket) this.bindBucket(resources.bucket, access.bucket, access.bucketKeyPrefix);
     for (const name of new Set(access.sendTo ?? [])) this.bindQueue(resources.queue(name), name);
     for (const name of new Set(access.sendToDeadLetter ?? [])) {
       const deadLetterQueue = resources.deadLetterQueue(name);
@@ -150,12 +150,16 @@ export class ServiceFunction extends NodejsFunction {
 
   /**
    * Tells the function the bucket's name and grants one object action: s3:GetObject to read, s3:PutObject
-   * to write. Not `grantRead`/`grantPut`: those add s3:GetObject*, s3:List* or s3:Abort* wildcards.
+   * to write, on keys under `keyPrefix` only when given. Not `grantRead`/`grantPut`: those add
+   * s3:GetObject*, s3:List* or s3:Abort* wildcards.
    */
-  bindBucket(bucket: IBucket, access: BucketAccess): void {
+  bindBucket(bucket: IBucket, access: BucketAccess, keyPrefix = ''): void {
     this.addEnvironment(BUCKET_NAME_ENV, bucket.bucketName);
     this.addToRolePolicy(
-      new PolicyStatement({ actions: [BUCKET_ACTIONS[access]], resources: [bucket.arnForObjects('*')] }),
+      new PolicyStatement({
+        actions: [BUCKET_ACTIONS[access]],
+        resources: [bucket.arnForObjects(`${keyPrefix}*`)],
+      }),
     );
   }
 
