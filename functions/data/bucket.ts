@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { requireEnv } from '../shared/env';
 import { traceAwsClient } from '../shared/observability';
-import { BUCKET_NAME_ENV } from '../shared/resources';
+import { BUCKET_NAME_ENV, IMPORT_UPLOADS_PREFIX } from '../shared/resources';
 
 interface Bucket {
   readonly sdk: typeof import('@aws-sdk/client-s3');
@@ -32,6 +32,7 @@ function theBucket(): Promise<Bucket> {
 
 export const bucketKeys = {
   importPayload: (accountId: string, txid: string) => `imports/${accountId}/${txid}.json`,
+  importUpload: (accountId: string, txid: string) => `${IMPORT_UPLOADS_PREFIX}${accountId}/${txid}.json`,
   analyticsFile: (accountId: string, txid: string, name: string) => `analytics/${accountId}/${txid}/${name}`,
 };
 
@@ -42,11 +43,27 @@ export async function putJsonObject(key: string, body: string): Promise<void> {
   );
 }
 
-export async function getJsonObject(key: string): Promise<unknown> {
+/** An object larger than its reader accepts; its body was not read. */
+export class ObjectTooLargeError extends Error {
+  constructor(
+    readonly key: string,
+    readonly size: number,
+  ) {
+    super(`object ${key} has ${size} bytes`);
+    this.name = 'ObjectTooLargeError';
+  }
+}
+
+/** The object's text, refused with ObjectTooLargeError before its body is read when over `maxBytes`. */
+export async function getObjectText(key: string, maxBytes: number): Promise<string> {
   const { sdk, s3, name } = await theBucket();
-  const { Body } = await s3.send(new sdk.GetObjectCommand({ Bucket: name, Key: key }));
+  const { Body, ContentLength = 0 } = await s3.send(new sdk.GetObjectCommand({ Bucket: name, Key: key }));
   if (!Body) throw new Error(`object ${key} has no body`);
-  return JSON.parse(await Body.transformToString('utf8'));
+  if (ContentLength > maxBytes) {
+    (Body as Readable).destroy();
+    throw new ObjectTooLargeError(key, ContentLength);
+  }
+  return Body.transformToString('utf8');
 }
 
 /**
@@ -77,4 +94,27 @@ export async function presignedDownloadLink(key: string, expiresInSeconds: numbe
     }),
     { expiresIn: expiresInSeconds },
   );
+}
+
+/**
+ * A PUT link for `key` that works without credentials until `expiresAt` (epoch ms). A presigned link stops
+ * working when the credentials that signed it expire (a Lambda role's are temporary), so the link never
+ * outlives them when the SDK knows their expiration.
+ */
+export async function presignedUploadLink(key: string, expiresInSeconds: number) {
+  const { sdk, s3, name } = await theBucket();
+  const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
+  const { expiration } = await s3.config.credentials();
+  // SigV4 dates have whole seconds: the link expires exactly at signedAt + expiresIn.
+  const signedAt = Math.floor(Date.now() / 1000) * 1000;
+  const latest = Math.min(
+    signedAt + expiresInSeconds * 1000,
+    expiration?.getTime() ?? Number.POSITIVE_INFINITY,
+  );
+  const expiresIn = Math.floor((latest - signedAt) / 1000);
+  const url = await getSignedUrl(s3, new sdk.PutObjectCommand({ Bucket: name, Key: key }), {
+    expiresIn,
+    signingDate: new Date(signedAt),
+  });
+  return { url, expiresAt: signedAt + expiresIn * 1000 };
 }
