@@ -96,15 +96,25 @@ export async function presignedDownloadLink(key: string, expiresInSeconds: numbe
   );
 }
 
+let uploadSigner: S3Client | undefined;
+
 /**
  * A PUT link for `key` that works without credentials until `expiresAt` (epoch ms). A presigned link stops
  * working when the credentials that signed it expire (a Lambda role's are temporary), so the link never
  * outlives them when the SDK knows their expiration.
  */
 export async function presignedUploadLink(key: string, expiresInSeconds: number) {
-  const { sdk, s3, name } = await theBucket();
+  const { sdk, name } = await theBucket();
   const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
-  const { expiration } = await s3.config.credentials();
+  // Checksums only where S3 requires them: by default the link would carry the CRC32 of the empty body the
+  // command has, and S3 would refuse every upload as BadDigest.
+  uploadSigner ??= traceAwsClient(
+    new sdk.S3Client({
+      forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true',
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+    }),
+  );
+  const { expiration } = await uploadSigner.config.credentials();
   // SigV4 dates have whole seconds: the link expires exactly at signedAt + expiresIn.
   const signedAt = Math.floor(Date.now() / 1000) * 1000;
   const latest = Math.min(
@@ -112,7 +122,7 @@ export async function presignedUploadLink(key: string, expiresInSeconds: number)
     expiration?.getTime() ?? Number.POSITIVE_INFINITY,
   );
   const expiresIn = Math.floor((latest - signedAt) / 1000);
-  const url = await getSignedUrl(s3, new sdk.PutObjectCommand({ Bucket: name, Key: key }), {
+  const url = await getSignedUrl(uploadSigner, new sdk.PutObjectCommand({ Bucket: name, Key: key }), {
     expiresIn,
     signingDate: new Date(signedAt),
   });

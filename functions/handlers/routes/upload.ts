@@ -5,8 +5,8 @@ import { appendLogKeys, countMetric } from '../../shared/observability';
 
 /**
  * How long the upload link works, and how long after that an upload may still arrive (a PUT may start
- * until the link expires and carry 100 MB; the notification may wait behind other imports). Variables of
- * the function so that a deployment (or a test) can shorten them.
+ * until the link expires and carry 100 MB; the notification may wait behind other imports). Function
+ * variables, so that a CDK change (a test's) can shorten them.
  */
 const LINK_SECONDS = Number(process.env.IMPORT_UPLOAD_LINK_SECONDS ?? 15 * 60);
 const ARRIVAL_GRACE_SECONDS = Number(process.env.IMPORT_UPLOAD_ARRIVAL_GRACE_SECONDS ?? 15 * 60);
