@@ -132,7 +132,10 @@ export class ServiceFunction extends NodejsFunction {
    */
   bindAccess(access: ResourceAccess, resources: ServiceResources): void {
     if (access.table) this.bindTable(resources.table, access.table);
-    if (access.bucket) this.bindBucket(resources.bucket, access.bucket, access.bucketKeyPrefix);
+    if (access.bucket) {
+      const objects = resources.bucketObjectsArn(access.bucketKeyPrefix ?? '');
+      this.bindBucket(resources.bucket, access.bucket, objects);
+    }
     for (const name of new Set(access.sendTo ?? [])) this.bindQueue(resources.queue(name), name);
     for (const name of new Set(access.sendToDeadLetter ?? [])) {
       const deadLetterQueue = resources.deadLetterQueue(name);
@@ -149,18 +152,13 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /**
-   * Tells the function the bucket's name and grants one object action: s3:GetObject to read, s3:PutObject
-   * to write, on keys under `keyPrefix` only when given. Not `grantRead`/`grantPut`: those add
+   * Tells the function the bucket's name and grants one object action on `objectsArn` (some or all of the
+   * bucket's objects): s3:GetObject to read, s3:PutObject to write. Not `grantRead`/`grantPut`: those add
    * s3:GetObject*, s3:List* or s3:Abort* wildcards.
    */
-  bindBucket(bucket: IBucket, access: BucketAccess, keyPrefix = ''): void {
+  bindBucket(bucket: IBucket, access: BucketAccess, objectsArn: string): void {
     this.addEnvironment(BUCKET_NAME_ENV, bucket.bucketName);
-    this.addToRolePolicy(
-      new PolicyStatement({
-        actions: [BUCKET_ACTIONS[access]],
-        resources: [bucket.arnForObjects(`${keyPrefix}*`)],
-      }),
-    );
+    this.addToRolePolicy(new PolicyStatement({ actions: [BUCKET_ACTIONS[access]], resources: [objectsArn] }));
   }
 
   /** Lets the function send to queue `name` of QUEUES and tells it the URL (in the queue's `urlEnv`). */

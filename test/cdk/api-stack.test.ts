@@ -158,7 +158,7 @@ function environmentOf({ view, id }: FunctionRef): Record<string, unknown> {
 
 const importOf = (exportName: string) => ({ 'Fn::ImportValue': exportName });
 const bucketArn = importOf(stateful.exports.bucket.bucketArnExportName);
-const bucketObjects = { 'Fn::Join': ['', [bucketArn, '/*']] };
+const bucketObjects = (keyPrefix = '') => ({ 'Fn::Join': ['', [bucketArn, `/${keyPrefix}*`]] });
 const queueArn = (name: QueueName) => importOf(stateful.exports.queues[name].queueArnExportName);
 const queueUrl = (name: QueueName) => importOf(stateful.exports.queues[name].queueUrlExportName);
 const deadLetterArn = (name: QueueName) => importOf(stateful.exports.queues[name].deadLetterArnExportName);
@@ -439,18 +439,21 @@ describe('bucket access', () => {
     expect(environmentOf(f.fn)[BUCKET_NAME_ENV]).toBeUndefined();
   });
 
-  it.each(withBucket)("$name (bucket '$access.bucket') gets that one object action and the name", (f) => {
-    const [allowed, denied] =
-      f.access.bucket === 'read' ? ['s3:GetObject', 's3:PutObject'] : ['s3:PutObject', 's3:GetObject'];
-    expect(allowedActions(f.fn).filter((a) => a.startsWith('s3:'))).toEqual([allowed]);
-    expect(resourcesAllowed(f.fn, allowed)).toEqual([bucketObjects]);
-    expect(allowedActions(f.fn)).not.toContain(denied);
-    const variables = environmentOf(f.fn);
-    expect(variables[BUCKET_NAME_ENV]).toBeDefined();
-    expect(JSON.stringify(variables[BUCKET_NAME_ENV])).toContain(JSON.stringify(bucketArn));
-    // Path-style addressing is for the local S3 emulator only.
-    expect(variables.S3_FORCE_PATH_STYLE).toBeUndefined();
-  });
+  it.each(withBucket)(
+    "$name (bucket '$access.bucket') gets that one object action, on its key prefix, and the name",
+    (f) => {
+      const [allowed, denied] =
+        f.access.bucket === 'read' ? ['s3:GetObject', 's3:PutObject'] : ['s3:PutObject', 's3:GetObject'];
+      expect(allowedActions(f.fn).filter((a) => a.startsWith('s3:'))).toEqual([allowed]);
+      expect(resourcesAllowed(f.fn, allowed)).toEqual([bucketObjects(f.access.bucketKeyPrefix)]);
+      expect(allowedActions(f.fn)).not.toContain(denied);
+      const variables = environmentOf(f.fn);
+      expect(variables[BUCKET_NAME_ENV]).toBeDefined();
+      expect(JSON.stringify(variables[BUCKET_NAME_ENV])).toContain(JSON.stringify(bucketArn));
+      // Path-style addressing is for the local S3 emulator only.
+      expect(variables.S3_FORCE_PATH_STYLE).toBeUndefined();
+    },
+  );
 });
 
 describe('queue access', () => {
