@@ -148,8 +148,10 @@ describe('bucket', () => {
     });
 
     it('which S3 may send to from this bucket in this account only', () => {
-      const statements = (policy.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] })
-        .Statement;
+      const { PolicyDocument } = policy.Properties as {
+        PolicyDocument: { Statement: Record<string, unknown>[] };
+      };
+      const statements = PolicyDocument.Statement;
       const fromS3 = statements.filter((statement) => JSON.stringify(statement.Principal).includes('s3.'));
       expect(fromS3).toEqual([
         {
