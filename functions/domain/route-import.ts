@@ -216,7 +216,6 @@ async function readImportBody(record: ImportRecord): Promise<ImportedRoute> {
     throw new ApiError(
       'BODY_TOO_LARGE',
       `the uploaded body has ${error.size} bytes; an upload may have at most ${MAX_UPLOAD_BYTES}`,
-      400,
     );
   }
 }
@@ -226,10 +225,11 @@ export type ImportOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED';
 /**
  * Runs one queued import; safe to run twice for the same message.
  * 1. skips an import that already finished (SQS delivers at least once);
- * 2. claims every id for the txid (conditional writes; a retry of the same txid re-takes its own claims);
- * 3. writes waypoints, invoices and items in parallel batches (invisible until the header exists);
- * 4. writes the header, SUCCEEDED and the ROUTE_CREATED event in one transaction.
- * A taken id or a driver gone from the DC fails the import with its code, after deleting what it wrote
+ * 2. reads the body from the bucket (at most 100 MB) and checks it as the POST does (an upload's is unchecked);
+ * 3. claims every id for the txid (conditional writes; a retry of the same txid re-takes its own claims);
+ * 4. writes waypoints, invoices and items in parallel batches (invisible until the header exists);
+ * 5. writes the header, SUCCEEDED and the ROUTE_CREATED event in one transaction.
+ * A refused body, a taken id or a driver gone from the DC fails the import with its code, after deleting what it wrote
  * and releasing its claims; so does any other error on the last attempt (1000). Earlier, other errors are
  * rethrown for SQS to retry the same txid.
  */
