@@ -225,7 +225,7 @@ export type ImportOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED';
 /**
  * Runs one queued import; safe to run twice for the same message.
  * 1. skips an import that already finished (SQS delivers at least once);
- * 2. reads the body from the bucket (at most 100 MB) and checks it as the POST does (an upload's is unchecked);
+ * 2. reads the body from the bucket (at most 100 MB) and checks it as the POST does (an upload's first check);
  * 3. claims every id for the txid (conditional writes; a retry of the same txid re-takes its own claims);
  * 4. writes waypoints, invoices and items in parallel batches (invisible until the header exists);
  * 5. writes the header, SUCCEEDED and the ROUTE_CREATED event in one transaction.
