@@ -1,12 +1,25 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  type CfnBucket,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../functions/data/table-schema';
-import { BUCKET_LIFECYCLE, DLQ_RETENTION_DAYS, QUEUES, type QueueName } from '../functions/shared/resources';
+import {
+  BUCKET_LIFECYCLE,
+  DLQ_RETENTION_DAYS,
+  IMPORT_UPLOADS_PREFIX,
+  QUEUES,
+  type QueueName,
+} from '../functions/shared/resources';
 import { ALARM_PERIOD, AlarmTopic, ANY_OCCURRENCE, notify } from './constructs/alarm-topic';
 import { EventPipe } from './constructs/event-pipe';
 import { pascalCase } from './naming';
@@ -173,6 +186,7 @@ export class StatefulStack extends Stack {
       }),
       this.alarmTopic,
     );
+    this.notifyImportsOfUploads();
     new EventPipe(this, 'EventPipe', {
       table: this.table,
       target: this.queues.events.queue,
@@ -223,5 +237,41 @@ export class StatefulStack extends Stack {
       reason:
         'Holds only short-lived service-written objects (1-7 days), read through presigned links; CloudTrail data events are the audit path if needed, not a second logging bucket.',
     });
+  }
+
+  /**
+   * Objects created under the uploads prefix are announced on the imports queue, which starts their import.
+   * The bucket's own NotificationConfiguration (not `addEventNotification`, whose custom resource is a Lambda
+   * of its own). S3 checks that it may send to the queue when the configuration is saved, so the bucket waits
+   * for the queue policy. That policy cannot name the bucket by `Fn::GetAtt` (the bucket would then wait for
+   * itself): it names it by its generated name, `<stack>-<logical id>-<suffix>` lower-cased, in this account.
+   */
+  private notifyImportsOfUploads(): void {
+    const { queue } = this.queues.imports;
+    const cfnBucket = this.bucket.node.defaultChild as CfnBucket;
+    const bucketLogicalId = this.getLogicalId(cfnBucket).toLowerCase();
+    const { policyDependable } = queue.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'BucketNotifiesUploads',
+        principals: [new ServicePrincipal('s3.amazonaws.com')],
+        actions: ['sqs:SendMessage'],
+        resources: [queue.queueArn],
+        conditions: {
+          ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:s3:::*${bucketLogicalId}*` },
+          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+        },
+      }),
+    );
+    cfnBucket.notificationConfiguration = {
+      queueConfigurations: [
+        {
+          event: 's3:ObjectCreated:*',
+          queue: queue.queueArn,
+          filter: { s3Key: { rules: [{ name: 'prefix', value: IMPORT_UPLOADS_PREFIX }] } },
+        },
+      ],
+    };
+    if (!policyDependable) throw new Error('the imports queue has no queue policy to wait for');
+    cfnBucket.node.addDependency(policyDependable);
   }
 }

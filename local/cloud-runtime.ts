@@ -99,6 +99,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     const declared = readDeployment(options.assemblyDir, deploymentOptions);
     const tableStreamArns = await createResources(declared, proxy.endpoint);
     const deployment = readDeployment(options.assemblyDir, { ...deploymentOptions, tableStreamArns });
+    proxy.configureBucketNotifications(deployment);
 
     const credentials = roleCredentials(deployment, proxy);
     const credentialsOf = (functionName: string): Credentials => {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { requireEnv } from '../shared/env';
-import { BUCKET_NAME_ENV } from '../shared/resources';
+import { BUCKET_NAME_ENV, IMPORT_UPLOADS_PREFIX } from '../shared/resources';
 
 interface Bucket {
   readonly sdk: typeof import('./s3-client');
@@ -29,6 +29,7 @@ function theBucket(): Promise<Bucket> {
 
 export const bucketKeys = {
   importPayload: (accountId: string, txid: string) => `imports/${accountId}/${txid}.json`,
+  importUpload: (accountId: string, txid: string) => `${IMPORT_UPLOADS_PREFIX}${accountId}/${txid}.json`,
   analyticsFile: (accountId: string, txid: string, name: string) => `analytics/${accountId}/${txid}/${name}`,
 };
 
@@ -39,11 +40,27 @@ export async function putJsonObject(key: string, body: string): Promise<void> {
   );
 }
 
-export async function getJsonObject(key: string): Promise<unknown> {
+/** An object larger than its reader accepts; its body was not read. */
+export class ObjectTooLargeError extends Error {
+  constructor(
+    readonly key: string,
+    readonly size: number,
+  ) {
+    super(`object ${key} has ${size} bytes`);
+    this.name = 'ObjectTooLargeError';
+  }
+}
+
+/** The object's text, refused with ObjectTooLargeError before its body is read when over `maxBytes`. */
+export async function getObjectText(key: string, maxBytes: number): Promise<string> {
   const { sdk, s3, name } = await theBucket();
-  const { Body } = await s3.send(new sdk.GetObjectCommand({ Bucket: name, Key: key }));
+  const { Body, ContentLength = 0 } = await s3.send(new sdk.GetObjectCommand({ Bucket: name, Key: key }));
   if (!Body) throw new Error(`object ${key} has no body`);
-  return JSON.parse(await Body.transformToString('utf8'));
+  if (ContentLength > maxBytes) {
+    (Body as Readable).destroy();
+    throw new ObjectTooLargeError(key, ContentLength);
+  }
+  return Body.transformToString('utf8');
 }
 
 /**
@@ -74,4 +91,32 @@ export async function presignedDownloadLink(key: string, expiresInSeconds: numbe
     }),
     { expiresIn: expiresInSeconds },
   );
+}
+
+let uploadSigner: S3Client | undefined;
+
+/**
+ * A PUT link for `key` that works without credentials until `expiresAt` (epoch ms). A presigned link stops
+ * working when the credentials that signed it expire (a Lambda role's are temporary), so the link never
+ * outlives them when the SDK knows their expiration.
+ */
+export async function presignedUploadLink(key: string, expiresInSeconds: number) {
+  const { sdk, name } = await theBucket();
+  const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
+  // Checksums only where S3 requires them: by default the link would carry the CRC32 of the empty body the
+  // command has, and S3 would refuse every upload as BadDigest.
+  uploadSigner ??= sdk.createS3Client({ requestChecksumCalculation: 'WHEN_REQUIRED' });
+  const { expiration } = await uploadSigner.config.credentials();
+  // SigV4 dates have whole seconds: the link expires exactly at signedAt + expiresIn.
+  const signedAt = Math.floor(Date.now() / 1000) * 1000;
+  const latest = Math.min(
+    signedAt + expiresInSeconds * 1000,
+    expiration?.getTime() ?? Number.POSITIVE_INFINITY,
+  );
+  const expiresIn = Math.floor((latest - signedAt) / 1000);
+  const url = await getSignedUrl(uploadSigner, new sdk.PutObjectCommand({ Bucket: name, Key: key }), {
+    expiresIn,
+    signingDate: new Date(signedAt),
+  });
+  return { url, expiresAt: signedAt + expiresIn * 1000 };
 }

@@ -14,7 +14,8 @@ export type EventType =
 export interface RouteEvent {
   accountId: string;
   dcId: string;
-  routeId: string;
+  /** Absent only for an upload that failed before its route id was read. */
+  routeId?: string;
   type: EventType;
   /** Type-specific fields of the webhook body (DESIGN §4). */
   details: Record<string, unknown>;
@@ -42,7 +43,7 @@ export function putEventItem(event: RouteEvent) {
         event_type: event.type,
         account_id: event.accountId,
         dc_id: event.dcId,
-        route_id: event.routeId,
+        ...(event.routeId === undefined ? {} : { route_id: event.routeId }),
         details: event.details,
         occurred_at: event.occurredAt,
         expires_at: Math.floor(event.occurredAt / 1000) + RETENTION_SECONDS,

@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionFailedAt, db, tableName } from './client';
 import type { TableKey } from './table-schema';
 
 export type ImportStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
@@ -8,13 +8,25 @@ export interface ImportRecord {
   accountId: string;
   dcId: string;
   txid: string;
-  routeId: string;
+  /** Known from the start for a POSTed route; for an upload, once its body has been read. */
+  routeId?: string;
   status: ImportStatus;
   error?: { code: number; message: string };
   /** Where the accepted body waits in the bucket (claim-check). */
   payloadKey: string;
   createdAt: number;
   finishedAt?: number;
+  /** Present for an import whose body the client uploads to the bucket itself. */
+  upload?: ImportUpload;
+}
+
+export interface ImportUpload {
+  /** When the upload link stops working (epoch ms). */
+  linkExpiresAt: number;
+  /** An object the worker has not seen by then is ignored, and the import has failed (3015). */
+  arrivalDeadline: number;
+  /** When the worker first saw the object. */
+  receivedAt?: number;
 }
 
 /** Import records are kept for 30 days: clients poll them shortly after the import. */
@@ -37,10 +49,16 @@ export async function putPendingImport(record: ImportRecord): Promise<void> {
         account_id: record.accountId,
         dc_id: record.dcId,
         txid: record.txid,
-        route_id: record.routeId,
+        ...(record.routeId === undefined ? {} : { route_id: record.routeId }),
         status: 'PENDING',
         payload_key: record.payloadKey,
         created_at: record.createdAt,
+        ...(record.upload
+          ? {
+              upload_link_expires_at: record.upload.linkExpiresAt,
+              upload_arrival_deadline: record.upload.arrivalDeadline,
+            }
+          : {}),
         expires_at: Math.floor(record.createdAt / 1000) + RETENTION_SECONDS,
       },
       ConditionExpression: 'attribute_not_exists(pk)',
@@ -63,32 +81,70 @@ export async function getImport(accountId: string, txid: string): Promise<Import
     payloadKey: Item.payload_key,
     createdAt: Item.created_at,
     finishedAt: Item.finished_at,
+    ...(Item.upload_arrival_deadline === undefined
+      ? {}
+      : {
+          upload: {
+            linkExpiresAt: Item.upload_link_expires_at,
+            arrivalDeadline: Item.upload_arrival_deadline,
+            receivedAt: Item.upload_received_at,
+          },
+        }),
   };
 }
 
 /**
- * Transaction item ending a pending import, as SUCCEEDED or FAILED with its error. The condition makes
+ * Records that the upload's object has arrived, unless the import is no longer pending or its arrival
+ * deadline has passed (then import-status already reports it failed, and the object is ignored). True when
+ * the import should run; a repeated call for the same arrival (SQS delivers at least once) is true again.
+ */
+export async function markUploadReceived(accountId: string, txid: string, at: number): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: importKeys.record(accountId, txid),
+        UpdateExpression: 'SET upload_received_at = if_not_exists(upload_received_at, :at)',
+        ConditionExpression:
+          '#status = :pending AND (attribute_exists(upload_received_at) OR upload_arrival_deadline >= :at)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pending': 'PENDING', ':at': at },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (conditionFailedAt(error, 0)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Transaction item ending a pending import, as SUCCEEDED or FAILED with its error, with the route id once
+ * known (an upload's comes with its body). The condition makes
  * the end happen once even when SQS delivers the message twice.
  */
 export function finishImportItem(
   accountId: string,
   txid: string,
   at: number,
+  routeId: string | undefined,
   error?: { code: number; message: string },
 ) {
+  const sets = ['#status = :status', 'finished_at = :at'];
+  if (routeId !== undefined) sets.push('route_id = :routeId');
+  if (error) sets.push('#error = :error');
   return {
     Update: {
       TableName: tableName,
       Key: importKeys.record(accountId, txid),
-      UpdateExpression: error
-        ? 'SET #status = :status, finished_at = :at, #error = :error'
-        : 'SET #status = :status, finished_at = :at',
+      UpdateExpression: `SET ${sets.join(', ')}`,
       ConditionExpression: '#status = :pending',
       ExpressionAttributeNames: { '#status': 'status', ...(error ? { '#error': 'error' } : {}) },
       ExpressionAttributeValues: {
         ':status': error ? 'FAILED' : 'SUCCEEDED',
         ':pending': 'PENDING',
         ':at': at,
+        ...(routeId === undefined ? {} : { ':routeId': routeId }),
         ...(error ? { ':error': error } : {}),
       },
     },

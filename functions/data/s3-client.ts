@@ -10,6 +10,8 @@ import { traceAwsClient } from '../shared/observability';
 export { GetObjectCommand, PutObjectCommand };
 
 /** Path-style addressing only where configured (the local S3 emulator); AWS uses virtual-hosted style. */
-export function createS3Client(): S3Client {
-  return traceAwsClient(new S3Client({ forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true' }));
+export function createS3Client(options: { requestChecksumCalculation?: 'WHEN_REQUIRED' } = {}): S3Client {
+  return traceAwsClient(
+    new S3Client({ forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true', ...options }),
+  );
 }

@@ -1,6 +1,12 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { type Dc, getDc } from '../data/accounts';
-import { bucketKeys, getJsonObject, putJsonObject } from '../data/bucket';
+import {
+  bucketKeys,
+  getObjectText,
+  ObjectTooLargeError,
+  presignedUploadLink,
+  putJsonObject,
+} from '../data/bucket';
 import {
   type Claim,
   ClaimConflict,
@@ -12,7 +18,13 @@ import {
 import { conditionFailedAt, db, deleteAll, putAll } from '../data/client';
 import { getDriver } from '../data/drivers';
 import { putEventItem } from '../data/events';
-import { finishImportItem, getImport, type ImportRecord, putPendingImport } from '../data/imports';
+import {
+  finishImportItem,
+  getImport,
+  type ImportRecord,
+  markUploadReceived,
+  putPendingImport,
+} from '../data/imports';
 import { routeEtasItem } from '../data/route-etas';
 import {
   type InvoiceRow,
@@ -22,13 +34,16 @@ import {
   routeRowItems,
   type WaypointRow,
 } from '../data/routes';
-import { type ImportedRoute, ImportRoute } from '../endpoints/import-model';
+import { type ImportedRoute, ImportRouteBody } from '../endpoints/import-model';
 import { randomId } from '../shared/crypto';
 import type { ErrorCodeName } from '../shared/error-codes';
 import { ERROR_CODES } from '../shared/error-codes';
 import { ApiError, ConflictError } from '../shared/errors';
+import { MAX_UPLOAD_BYTES } from '../shared/limits';
 import { logger } from '../shared/observability';
 import { sendToQueue } from '../shared/queues';
+import { parseJsonText, parsePart } from '../shared/request-parsing';
+import { IMPORT_UPLOADS_PREFIX } from '../shared/resources';
 import { localDateOf } from '../shared/time';
 import { plannedEtas } from './route-etas';
 import { claimsOf } from './route-ids';
@@ -129,15 +144,92 @@ export async function acceptImport(accountId: string, dcId: string, route: Impor
   return txid;
 }
 
+export interface AcceptedUpload {
+  txid: string;
+  uploadUrl: string;
+  /** When the link stops working (epoch ms). */
+  uploadExpiresAt: number;
+}
+
+/**
+ * Starts an import whose body the client PUTs to the bucket itself (bodies too large for API Gateway and
+ * Lambda): records it as PENDING and returns a presigned PUT link. The object's arrival queues the import
+ * (an S3 event notification); one that has not arrived `arrivalGraceSeconds` after the link expired never
+ * will be imported (a PUT may start until the link expires and take a while).
+ */
+export async function acceptUpload(
+  accountId: string,
+  dcId: string,
+  settings: { linkSeconds: number; arrivalGraceSeconds: number },
+): Promise<AcceptedUpload> {
+  const txid = randomId('imp_');
+  const payloadKey = bucketKeys.importUpload(accountId, txid);
+  const link = await presignedUploadLink(payloadKey, settings.linkSeconds);
+  await putPendingImport({
+    accountId,
+    dcId,
+    txid,
+    status: 'PENDING',
+    payloadKey,
+    createdAt: Date.now(),
+    upload: {
+      linkExpiresAt: link.expiresAt,
+      arrivalDeadline: link.expiresAt + settings.arrivalGraceSeconds * 1000,
+    },
+  });
+  return { txid, uploadUrl: link.url, uploadExpiresAt: link.expiresAt };
+}
+
+const UPLOAD_KEY = new RegExp(`^${IMPORT_UPLOADS_PREFIX}([^/]+)/(imp_[^/]+)\\.json$`);
+
+/**
+ * The import an uploaded object starts, from its key (S3 event keys come URL-encoded, spaces as `+`):
+ * undefined for a key that is no upload, an import no longer pending, or an object that came after the
+ * upload's deadline (import-status already reports that import failed).
+ */
+export async function arrivedUpload(encodedKey: string): Promise<ImportMessage | undefined> {
+  const key = decodeURIComponent(encodedKey.replace(/\+/g, ' '));
+  const [, accountId, txid] = UPLOAD_KEY.exec(key) ?? [];
+  if (!accountId || !txid) return undefined;
+  const record = await getImport(accountId, txid);
+  if (!record?.upload || record.payloadKey !== key) return undefined;
+  if (!(await markUploadReceived(accountId, txid, Date.now()))) return undefined;
+  return { account_id: accountId, dc_id: record.dcId, txid };
+}
+
+/**
+ * The route of an import body, checked as POST .../invoiced-routes checks it, with the same codes and
+ * messages: 1005 for malformed JSON, 1006 naming the field, 3006/3008/3009 for a repeated id.
+ */
+function parseImportBody(text: string): ImportedRoute {
+  const { route } = parsePart('body', ImportRouteBody, parseJsonText(text));
+  rejectRepeatedIds(route);
+  return route;
+}
+
+/** The body of an import from the bucket; a POSTed one is well under the upload limit. */
+async function readImportBody(record: ImportRecord): Promise<ImportedRoute> {
+  try {
+    return parseImportBody(await getObjectText(record.payloadKey, MAX_UPLOAD_BYTES));
+  } catch (error) {
+    if (!(error instanceof ObjectTooLargeError)) throw error;
+    throw new ApiError(
+      'BODY_TOO_LARGE',
+      `the uploaded body has ${error.size} bytes; an upload may have at most ${MAX_UPLOAD_BYTES}`,
+    );
+  }
+}
+
 export type ImportOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED';
 
 /**
  * Runs one queued import; safe to run twice for the same message.
  * 1. skips an import that already finished (SQS delivers at least once);
- * 2. claims every id for the txid (conditional writes; a retry of the same txid re-takes its own claims);
- * 3. writes waypoints, invoices and items in parallel batches (invisible until the header exists);
- * 4. writes the header, SUCCEEDED and the ROUTE_CREATED event in one transaction.
- * A taken id or a driver gone from the DC fails the import with its code, after deleting what it wrote
+ * 2. reads the body from the bucket (at most 100 MB) and checks it as the POST does (an upload's first check);
+ * 3. claims every id for the txid (conditional writes; a retry of the same txid re-takes its own claims);
+ * 4. writes waypoints, invoices and items in parallel batches (invisible until the header exists);
+ * 5. writes the header, SUCCEEDED and the ROUTE_CREATED event in one transaction.
+ * A refused body, a taken id or a driver gone from the DC fails the import with its code, after deleting what it wrote
  * and releasing its claims; so does any other error on the last attempt (1000). Earlier, other errors are
  * rethrown for SQS to retry the same txid.
  */
@@ -150,17 +242,18 @@ export async function runImport(
   if (record.status !== 'PENDING') return 'ALREADY_FINISHED';
 
   let claims: Claim[] = [];
+  let imported = record;
   try {
-    const { route: payload } = (await getJsonObject(record.payloadKey)) as { route: unknown };
-    const route = ImportRoute.parse(payload);
+    const route = await readImportBody(record);
+    imported = { ...record, routeId: route.id };
     claims = claimsOf(route);
     await takeClaims(record.accountId, claims, record.txid, route.id);
     await requireDriverOfDc(record.accountId, record.dcId, route.driver_id);
     const dc = await getDc(record.accountId, record.dcId);
     if (!dc) throw new Error(`DC ${record.dcId} is gone`);
-    const { header, rows } = routeRecords(record, route, dc);
+    const { header, rows } = routeRecords(imported, route, dc);
     await putAll(rows);
-    return await finishImport(record, undefined, header);
+    return await finishImport(imported, undefined, header);
   } catch (error) {
     const failure =
       error instanceof ClaimConflict
@@ -175,8 +268,8 @@ export async function runImport(
     if (!(error instanceof ClaimConflict || error instanceof ApiError)) {
       logger.error('import failed on its last attempt', { error, txid: record.txid });
     }
-    await discardImport(record, claims);
-    return finishImport(record, failure);
+    await discardImport(imported, claims);
+    return finishImport(imported, failure);
   }
 }
 
@@ -189,9 +282,11 @@ function internalFailure(message: string): ApiError {
  * hold the route id: when the route id itself was taken, the partition belongs to the other route.
  */
 async function discardImport(record: ImportRecord, claims: Claim[]): Promise<void> {
-  const [routeClaim] = await findHeldClaims(record.accountId, [{ kind: 'ROUTE', id: record.routeId }]);
+  const { routeId } = record;
+  if (routeId === undefined) return; // an upload whose body was refused: nothing written, nothing claimed
+  const [routeClaim] = await findHeldClaims(record.accountId, [{ kind: 'ROUTE', id: routeId }]);
   if (routeClaim?.txid === record.txid)
-    await deleteAll((await listRouteRows(record.accountId, record.routeId)).map((row) => row.key));
+    await deleteAll((await listRouteRows(record.accountId, routeId)).map((row) => row.key));
   await releaseClaims(record.accountId, claims, record.txid);
 }
 
@@ -227,7 +322,7 @@ async function finishImport(
       new TransactWriteCommand({
         TransactItems: [
           ...(header ? [putNewHeaderItem(header)] : []),
-          finishImportItem(record.accountId, record.txid, now, error),
+          finishImportItem(record.accountId, record.txid, now, record.routeId, error),
           event,
         ],
       }),
@@ -293,10 +388,34 @@ function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
   return { header, rows: [...routeRowItems(record.accountId, route.id, waypoints, invoices), etas] };
 }
 
-/** What GET .../import-status answers: the record, for the caller's DC only. */
-export async function importStatus(accountId: string, dcId: string, txid: string): Promise<ImportRecord> {
+export type ImportStatusView =
+  | { status: 'PENDING' }
+  | { status: 'SUCCEEDED'; routeId: string }
+  | { status: 'FAILED'; error: { code: number; message: string } };
+
+/**
+ * What GET .../import-status answers, for the caller's DC only. An upload whose object the worker has not
+ * seen by its arrival deadline has failed (3015): the worker ignores the object from then on, so the answer
+ * never changes once given.
+ */
+export async function importStatus(accountId: string, dcId: string, txid: string): Promise<ImportStatusView> {
   const record = await getImport(accountId, txid);
   if (!record || record.dcId !== dcId)
     throw new ApiError('IMPORT_NOT_FOUND', `no route import '${txid}' in DC '${dcId}'`);
-  return record;
+  const { upload } = record;
+  if (record.status === 'PENDING' && upload && !upload.receivedAt && Date.now() > upload.arrivalDeadline) {
+    const expiredAt = new Date(upload.linkExpiresAt).toISOString();
+    return {
+      status: 'FAILED',
+      error: {
+        code: ERROR_CODES.UPLOAD_EXPIRED.code,
+        message: `no route body was uploaded before the upload link expired at ${expiredAt}`,
+      },
+    };
+  }
+  // A SUCCEEDED record always has its route id: the import that succeeded set it.
+  if (record.status === 'SUCCEEDED') return { status: 'SUCCEEDED', routeId: record.routeId as string };
+  if (record.status === 'FAILED')
+    return { status: 'FAILED', error: record.error ?? internalFailure('unknown error') };
+  return { status: 'PENDING' };
 }

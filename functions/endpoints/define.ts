@@ -14,6 +14,8 @@ export interface ResourceAccess {
   table?: TableAccess;
   /** Objects in the one bucket: read (GetObject) or write (PutObject). */
   bucket?: 'read' | 'write';
+  /** Limits the bucket access to keys under this prefix (default: every key). */
+  bucketKeyPrefix?: string;
   /** Queues the function sends messages to. */
   sendTo?: QueueName[];
   /** Queues whose DLQ the function sends messages to (a consumer giving a message up itself). */

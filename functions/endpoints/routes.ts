@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { IMPORT_UPLOADS_PREFIX } from '../shared/resources';
 import {
   CalendarDate,
   DcParams,
@@ -160,6 +161,33 @@ export const importRoute = defineEndpoint({
   errorCodes: IMPORT_FAILURE_CODES,
 });
 
+export const createImportUpload = defineEndpoint({
+  operationId: 'createImportUpload',
+  method: 'POST',
+  path: '/dcs/{dc_id}/invoiced-routes/uploads',
+  auth: 'apiKey',
+  handler: 'routes/upload',
+  summary:
+    'Import a route too large for a request body (up to 100 MB): PUT the same {route} JSON to upload_url, then poll the import status with the txid',
+  tag: TAG,
+  // Signs PUTs of upload keys only; the object's arrival queues the import (S3 event notification).
+  access: { table: 'readWrite', bucket: 'write', bucketKeyPrefix: IMPORT_UPLOADS_PREFIX },
+  throttling: { rateLimit: 10, burstLimit: 20 },
+  request: { params: DcParams },
+  responses: {
+    202: {
+      description:
+        'PUT the body to upload_url before upload_expiration_timestamp; poll the import status with the txid',
+      data: z.object({
+        txid: z.string(),
+        upload_url: z.string().meta({ description: 'presigned S3 PUT link; anyone holding it can upload' }),
+        upload_expiration_timestamp: EpochMillis.meta({ description: 'when upload_url stops working' }),
+      }),
+    },
+  },
+  errorCodes: [],
+});
+
 export const getImportStatus = defineEndpoint({
   operationId: 'getImportStatus',
   method: 'GET',
@@ -180,7 +208,8 @@ export const getImportStatus = defineEndpoint({
       data: z.object({ txid: z.string(), status: z.literal('PENDING') }),
     },
   },
-  errorCodes: [...IMPORT_FAILURE_CODES, 3004],
+  // An upload's body is checked by the worker: its 1004/1005/1006 come through here, as does 3015.
+  errorCodes: [...IMPORT_FAILURE_CODES, 3004, 1004, 1005, 3015],
 });
 
 export const getInvoiceStatus = defineEndpoint({
@@ -425,6 +454,7 @@ export const deleteRoute = defineEndpoint({
 
 export const routeEndpoints = [
   importRoute,
+  createImportUpload,
   getImportStatus,
   getInvoiceStatus,
   getRouteAccounting,

@@ -57,6 +57,11 @@ export const ERROR_CODES = {
     httpStatus: 400,
     meaning: 'the accounting record id is already used in the account',
   },
+  UPLOAD_EXPIRED: {
+    code: 3015,
+    httpStatus: 400,
+    meaning: 'the route upload did not arrive before its upload link expired',
+  },
   WEBHOOK_URL_INVALID: {
     code: 4001,
     httpStatus: 400,

@@ -6,9 +6,10 @@ import { type AccountCaller, type Caller, type DriverCaller, readAccountCaller }
 import { bearerSecret } from './bearer';
 import { errorResponse, successResponse } from './envelope';
 import { ERROR_CODES } from './error-codes';
-import { ApiError, ForbiddenDcError, InvalidDriverTokenError, ValidationError } from './errors';
+import { ApiError, ForbiddenDcError, InvalidDriverTokenError } from './errors';
 import { MAX_BODY_BYTES } from './limits';
 import { appendLogKeys, logger, observed } from './observability';
+import { parseJsonText, parsePart, type RequestPart } from './request-parsing';
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
 
@@ -58,14 +59,14 @@ export function httpHandler<const E extends EndpointDefinition>(
     try {
       const caller = await readCaller(endpoint, event);
       appendLogKeys(callerLogKeys(caller));
-      const params = parsePart('path', endpoint.request.params, event.pathParameters ?? {});
+      const params = parseOptionalPart('path', endpoint.request.params, event.pathParameters ?? {});
       if (dcScoped && caller.kind === 'apiKey') {
         const dcId = (params as { dc_id: string }).dc_id;
         if (!caller.dcIds.includes(dcId)) throw new ForbiddenDcError(dcId);
       }
-      const query = parsePart('query', endpoint.request.query, event.queryStringParameters ?? {});
+      const query = parseOptionalPart('query', endpoint.request.query, event.queryStringParameters ?? {});
       const body = endpoint.request.body
-        ? parsePart('body', endpoint.request.body, parseJsonBody(event))
+        ? parseOptionalPart('body', endpoint.request.body, parseJsonBody(event))
         : undefined;
       const result = await handle({ params, query, body, caller, requestId } as ApiRequest<E>);
       const response =
@@ -120,31 +121,9 @@ function parseJsonBody(event: APIGatewayProxyEvent): unknown {
   if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) {
     throw new ApiError('BODY_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes`);
   }
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ApiError('MALFORMED_JSON', 'request body is not valid JSON');
-  }
+  return parseJsonText(text);
 }
 
-type Part = 'path' | 'query' | 'body';
-
-function parsePart(part: Part, schema: z.ZodType | undefined, input: unknown): unknown {
-  if (!schema) return undefined;
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  throw new ValidationError(describeIssues(part, result.error.issues));
-}
-
-/** "driver_name: Too big: expected string to have <=200 characters; path.dc_id: ..." */
-export function describeIssues(part: Part, issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .map((issue) => {
-      const path = issue.path.map(String);
-      const field = part === 'body' ? path.join('.') : [part, ...path].join('.');
-      if (field === '') return `request body: ${issue.message}`;
-      return `${field}: ${issue.message}`;
-    })
-    .join('; ');
+function parseOptionalPart(part: RequestPart, schema: z.ZodType | undefined, input: unknown): unknown {
+  return schema ? parsePart(part, schema, input) : undefined;
 }

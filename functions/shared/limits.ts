@@ -5,3 +5,10 @@
  * just over the limit gets a clear 413 instead.
  */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Largest route body an upload (POST .../invoiced-routes/uploads) may carry: 2,000 waypoints and 50,000 items
+ * with long texts stay under it. A presigned PUT cannot bound the size it accepts (content-length-range is a
+ * condition of POST policies only; one PUT may carry up to 5 GB), so the import worker refuses a larger object.
+ */
+export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;

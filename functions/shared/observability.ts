@@ -86,6 +86,8 @@ export function traceAwsClient<T>(client: T): T {
 export type BusinessMetric =
   /** POST /invoiced-routes accepted an import (202). */
   | 'ImportsAccepted'
+  /** POST /invoiced-routes/uploads handed out an upload link (202). */
+  | 'ImportUploadsStarted'
   /** The import worker finished an import as SUCCEEDED. */
   | 'ImportsSucceeded'
   /** The import worker finished an import as FAILED (a taken id, a driver gone, its last attempt failing). */

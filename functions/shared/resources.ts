@@ -72,8 +72,15 @@ export const DLQ_RETENTION_DAYS = 14;
 /** Object lifetimes by key prefix in the one private bucket. */
 export const BUCKET_LIFECYCLE = [
   { prefix: 'imports/', expireAfterDays: 1 },
+  { prefix: 'uploads/', expireAfterDays: 1 },
   { prefix: 'analytics/', expireAfterDays: 7 },
 ] as const;
+
+/**
+ * Where clients PUT route uploads through presigned links: the bucket notifies the imports queue of objects
+ * created under this prefix only (the service's own objects elsewhere start nothing).
+ */
+export const IMPORT_UPLOADS_PREFIX = 'uploads/';
 
 export const BUCKET_NAME_ENV = 'BUCKET_NAME';
 export const TABLE_NAME_ENV = 'TABLE_NAME';

@@ -143,7 +143,10 @@ export class ServiceFunction extends NodejsFunction {
    */
   bindAccess(access: ResourceAccess, resources: ServiceResources): void {
     if (access.table) this.bindTable(resources.table, access.table);
-    if (access.bucket) this.bindBucket(resources.bucket, access.bucket);
+    if (access.bucket) {
+      const objects = resources.bucketObjectsArn(access.bucketKeyPrefix ?? '');
+      this.bindBucket(resources.bucket, access.bucket, objects);
+    }
     for (const name of new Set(access.sendTo ?? [])) this.bindQueue(resources.queue(name), name);
     for (const name of new Set(access.sendToDeadLetter ?? [])) {
       const deadLetterQueue = resources.deadLetterQueue(name);
@@ -160,13 +163,14 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /**
-   * Tells the function the bucket's name and grants the object actions of its access (BUCKET_ACTIONS). Not
-   * `grantRead`/`grantPut`: those add s3:GetObject*, s3:List* or s3:Abort* wildcards.
+   * Tells the function the bucket's name and grants the object actions of its access (BUCKET_ACTIONS) on
+   * `objectsArn` (some or all of the bucket's objects). Not `grantRead`/`grantPut`: those add s3:GetObject*,
+   * s3:List* or s3:Abort* wildcards.
    */
-  bindBucket(bucket: IBucket, access: BucketAccess): void {
+  bindBucket(bucket: IBucket, access: BucketAccess, objectsArn: string): void {
     this.addEnvironment(BUCKET_NAME_ENV, bucket.bucketName);
     this.addToRolePolicy(
-      new PolicyStatement({ actions: [...BUCKET_ACTIONS[access]], resources: [bucket.arnForObjects('*')] }),
+      new PolicyStatement({ actions: [...BUCKET_ACTIONS[access]], resources: [objectsArn] }),
     );
   }
 

@@ -12,6 +12,8 @@ import type { StatefulExports } from '../stateful-stack';
 export interface ServiceResources {
   readonly table: ITable;
   readonly bucket: IBucket;
+  /** The ARN of the bucket's objects under `keyPrefix` (every object for ''), for object grants. */
+  bucketObjectsArn(keyPrefix: string): string;
   queue(name: QueueName): IQueue;
   deadLetterQueue(name: QueueName): IQueue;
   /** The SNS topic every alarm notifies. */
@@ -30,6 +32,7 @@ export class StatefulImports extends Construct implements ServiceResources {
   private readonly exported: StatefulExports;
   private importedBucket?: IBucket;
   private importedAlarmTopic?: ITopic;
+  private readonly acknowledgedPrefixes = new Set<string>();
   private readonly importedQueues = new Map<string, IQueue>();
 
   constructor(scope: Construct, id: string, exported: StatefulExports) {
@@ -46,18 +49,22 @@ export class StatefulImports extends Construct implements ServiceResources {
   }
 
   get bucket(): IBucket {
-    if (!this.importedBucket) {
-      const { bucketArnExportName } = this.exported.bucket;
-      this.importedBucket = Bucket.fromBucketAttributes(this, 'Bucket', {
-        bucketArn: Fn.importValue(bucketArnExportName),
-      });
+    this.importedBucket ??= Bucket.fromBucketAttributes(this, 'Bucket', {
+      bucketArn: Fn.importValue(this.exported.bucket.bucketArnExportName),
+    });
+    return this.importedBucket;
+  }
+
+  bucketObjectsArn(keyPrefix: string): string {
+    if (!this.acknowledgedPrefixes.has(keyPrefix)) {
+      this.acknowledgedPrefixes.add(keyPrefix);
       Validations.of(Stack.of(this)).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${bucketArnExportName}/*]`,
+        id: `AwsSolutions-IAM5[Resource::${this.exported.bucket.bucketArnExportName}/${keyPrefix}*]`,
         reason:
-          "Object keys are made per import (imports/<account>/<txid>.json), so object grants name <bucket ARN>/*; each statement allows exactly one action (s3:GetObject for 'read', s3:PutObject for 'write'), never List or Delete, and the bucket holds only short-lived service-written objects.",
+          "Object keys are made per import or upload (imports/<account>/<txid>.json, uploads/<account>/<txid>.json), so object grants name <bucket ARN>/<prefix>*; each statement allows exactly one action (s3:GetObject for 'read', s3:PutObject for 'write'), never List or Delete, and the bucket holds only short-lived service-written objects.",
       });
     }
-    return this.importedBucket;
+    return this.bucket.arnForObjects(`${keyPrefix}*`);
   }
 
   get alarmTopic(): ITopic {

@@ -22,6 +22,7 @@ import {
 } from './errors';
 import { checkPrincipal, type Principal, type SignedCall } from './principals';
 import { handleS3 } from './s3';
+import { type NotificationSetup, S3Notifications } from './s3-notifications';
 import {
   amzDateToMs,
   MAX_PRESIGNED_EXPIRY_SECONDS,
@@ -40,6 +41,8 @@ export interface AwsProxy {
   endpoint: string;
   addPrincipal(principal: Principal): void;
   removePrincipal(accessKeyId: string): void;
+  /** The deployment's bucket notifications, from then on delivered; refused as S3 refuses them (see s3-notifications.ts). */
+  configureBucketNotifications(setup: NotificationSetup): void;
   close(): Promise<void>;
 }
 
@@ -68,6 +71,7 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
   const principals = new Map<string, Principal>();
   const dynamodb = new Upstream(options.dynamodbEndpoint);
   const fauxqs = new Upstream(options.awsEndpoint);
+  const notifications = new S3Notifications(fauxqs);
   let sqs: SqsProxy | undefined;
 
   const server = createServer((req, res) => {
@@ -140,7 +144,7 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
     };
     if (service === 'dynamodb') return handleDynamoDb(call, dynamodb);
     if (service === 'sqs') return (sqs as SqsProxy).handle(call);
-    return handleS3(call, fauxqs);
+    return handleS3(call, fauxqs, notifications);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -162,6 +166,7 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
     removePrincipal(accessKeyId) {
       principals.delete(accessKeyId);
     },
+    configureBucketNotifications: (setup) => notifications.configure(setup),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

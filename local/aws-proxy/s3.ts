@@ -4,18 +4,24 @@
  * through; when it does not match, the upstream request is aborted before fauxqs stores anything and the
  * client gets S3's XAmzContentSHA256Mismatch.
  *
+ * A PutObject or UploadPart that declares a CRC32 checksum (header, or query of a presigned URL, as SDK v3's
+ * presigner adds one for an empty body unless told not to) has its plain body checked against it as S3
+ * does: fauxqs stores without checking. Other checksum algorithms and aws-chunked trailers are not checked.
+ *
  * Limits: fauxqs already refuses a CompleteMultipartUpload whose parts other than the last are under
  * 5 MiB (EntityTooSmall, node_modules/fauxqs/dist/s3/s3Store.js), as S3 does, so the proxy adds nothing.
  * Chunk signatures of STREAMING-AWS4-HMAC-SHA256-PAYLOAD bodies are not verified (the seed signature is).
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { crc32 } from 'node:zlib';
 import { s3Operation, UnknownOperationError } from '../iam/actions';
 import { authenticationError, operationDenied, sendError } from './errors';
 import { authorize, type SignedCall } from './principals';
+import type { S3Notifications } from './s3-notifications';
 import { UNSIGNED_PAYLOAD } from './sigv4';
 import { endToEndHeaders, relay, type Upstream } from './upstream';
 
@@ -36,34 +42,63 @@ export function bucketAndKey(host: string, rawPath: string): { bucket: string; k
 }
 
 class PayloadMismatchError extends Error {}
+class ChecksumMismatchError extends Error {}
+
+/** What a request body must hash to: its signed SHA-256 (hex) and/or its declared CRC32 (base64). */
+interface ExpectedBody {
+  sha256?: string;
+  crc32?: string;
+}
 
 /**
  * Passes the body through while hashing it, always holding back the latest chunk: fauxqs never has the
- * whole body (by its content length) until the hash is found to be the signed one.
+ * whole body (by its content length) until it is found to be the one signed and declared.
  */
 class VerifyingStream extends Transform {
-  private readonly hash = createHash('sha256');
+  private readonly hash: Hash | undefined;
+  private crc = 0;
   private held: Buffer | undefined;
-  constructor(private readonly expected: string) {
+  constructor(private readonly expected: ExpectedBody) {
     super();
+    this.hash = expected.sha256 ? createHash('sha256') : undefined;
   }
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.hash.update(chunk);
+    this.hash?.update(chunk);
+    if (this.expected.crc32) this.crc = crc32(chunk, this.crc);
     const previous = this.held;
     this.held = chunk;
     callback(null, previous);
   }
   override _flush(callback: TransformCallback): void {
-    const actual = this.hash.digest('hex');
-    if (actual !== this.expected) {
-      callback(new PayloadMismatchError(actual));
+    if (this.hash && this.hash.digest('hex') !== this.expected.sha256) {
+      callback(new PayloadMismatchError());
+      return;
+    }
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(this.crc >>> 0);
+    if (this.expected.crc32 && crc.toString('base64') !== this.expected.crc32) {
+      callback(new ChecksumMismatchError());
       return;
     }
     callback(null, this.held);
   }
 }
 
-export async function handleS3(call: SignedCall, upstream: Upstream): Promise<void> {
+/** The CRC32 a PutObject or UploadPart declares for its plain (not aws-chunked) body, if any. */
+function declaredCrc32(call: SignedCall, operation: string, payloadHash: string): string | undefined {
+  if (operation !== 'PutObject' && operation !== 'UploadPart') return undefined;
+  if (payloadHash.startsWith('STREAMING-')) return undefined;
+  const value = call.claim.presigned
+    ? call.query['x-amz-checksum-crc32']
+    : call.req.headers['x-amz-checksum-crc32'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export async function handleS3(
+  call: SignedCall,
+  upstream: Upstream,
+  notifications: S3Notifications,
+): Promise<void> {
   const { req, res } = call;
   const isHead = req.method === 'HEAD';
   const declared = call.claim.presigned
@@ -87,24 +122,26 @@ export async function handleS3(call: SignedCall, upstream: Upstream): Promise<vo
     return;
   }
   const { bucket, key } = bucketAndKey(String(req.headers.host ?? ''), call.rawPath);
-  let checks: ReturnType<typeof s3Operation>['checks'];
+  let operation: ReturnType<typeof s3Operation>;
   try {
-    checks = s3Operation({
+    operation = s3Operation({
       method: req.method ?? 'GET',
       bucket,
       key,
       query: new URLSearchParams(call.rawQuery),
       headers: req.headers,
-    }).checks;
+    });
   } catch (error) {
     if (!(error instanceof UnknownOperationError)) throw error;
     if (call.principal.policies !== 'admin') {
       sendError(res, 's3', operationDenied('s3', error.message), isHead);
       return;
     }
-    checks = [];
+    operation = { operation: 'unknown', checks: [] };
   }
+  const { checks } = operation;
   if (!authorize('s3', call, checks)) return;
+  const crc32Declared = declaredCrc32(call, operation.operation, declared);
 
   const response = new Promise<IncomingMessage>((resolve, reject) => {
     const outgoing = upstream.open(
@@ -114,8 +151,12 @@ export async function handleS3(call: SignedCall, upstream: Upstream): Promise<vo
       resolve,
       reject,
     );
-    const verifying = SHA256_HEX.test(declared) && hasBody(req);
-    const stages = verifying ? [req, new VerifyingStream(declared), outgoing] : [req, outgoing];
+    const expected: ExpectedBody = {
+      ...(SHA256_HEX.test(declared) && hasBody(req) ? { sha256: declared } : {}),
+      ...(crc32Declared === undefined ? {} : { crc32: crc32Declared }),
+    };
+    const verifying = expected.sha256 !== undefined || expected.crc32 !== undefined;
+    const stages = verifying ? [req, new VerifyingStream(expected), outgoing] : [req, outgoing];
     // A failed pipeline destroys the upstream request unfinished, so fauxqs stores nothing.
     pipeline(stages).catch((error: unknown) => {
       outgoing.destroy();
@@ -123,8 +164,20 @@ export async function handleS3(call: SignedCall, upstream: Upstream): Promise<vo
     });
   });
   try {
-    relay(await response, res);
+    const upstreamResponse = await response;
+    relay(upstreamResponse, res);
+    if (upstreamResponse.statusCode === 200) {
+      notifications.objectCreated(operation.operation, bucket, key, call.principal.arn);
+    }
   } catch (error) {
+    if (error instanceof ChecksumMismatchError) {
+      sendError(res, 's3', {
+        status: 400,
+        type: 'BadDigest',
+        message: 'The CRC32 you specified did not match the calculated checksum.',
+      });
+      return;
+    }
     if (!(error instanceof PayloadMismatchError)) throw error;
     sendError(res, 's3', {
       status: 400,

@@ -1,5 +1,5 @@
 import { BUNDLE_METADATA_KEY } from '../../lib/bundling';
-import { readRoles } from './iam';
+import { policyDocument, readRoles } from './iam';
 import { isPlainObject } from './intrinsics';
 import {
   type BucketSpec,
@@ -10,6 +10,7 @@ import {
   LOCAL_ACCOUNT_ID,
   LOCAL_REGION,
   type PipeSpec,
+  type QueuePolicySpec,
   type QueueSpec,
   type TableSpec,
 } from './model';
@@ -55,11 +56,13 @@ const QUEUE_ATTRIBUTES = [
  */
 export function readDeployment(assemblyDir: string, options: DeploymentOptions): Deployment {
   const templates = CloudTemplates.load(assemblyDir, options);
+  const queues = readEach(templates, 'AWS::SQS::Queue', readQueue);
   const deployment: Deployment = {
     accountId: LOCAL_ACCOUNT_ID,
     region: LOCAL_REGION,
     tables: readEach(templates, 'AWS::DynamoDB::Table', readTable),
-    queues: readEach(templates, 'AWS::SQS::Queue', readQueue),
+    queues,
+    queuePolicies: readEach(templates, 'AWS::SQS::QueuePolicy', (policy) => readQueuePolicy(policy, queues)),
     buckets: readBuckets(templates),
     roles: readRoles(templates),
     functions: readEach(templates, 'AWS::Lambda::Function', readFunction),
@@ -170,6 +173,15 @@ function readQueue(queue: ResourceProperties): QueueSpec {
     url: attribute(queue, 'QueueUrl'),
     attributes,
   };
+}
+
+function readQueuePolicy(policy: ResourceProperties, queues: readonly QueueSpec[]): QueuePolicySpec {
+  const queueArns = policy.list('Queues').map((url, index) => {
+    const queue = queues.find((candidate) => candidate.url === url);
+    if (!queue) throw policy.fail(`Queues.${index}`, `${String(url)} is not a queue of the deployment`);
+    return queue.arn;
+  });
+  return { ...located(policy), queueArns, document: policyDocument(policy, 'PolicyDocument') };
 }
 
 /** RedrivePolicy as SQS takes it: JSON with the DLQ's ARN and the receive count (an object or JSON text). */

@@ -91,7 +91,7 @@ function managedPolicyDocuments(role: ResourceProperties, assemblyPolicies: Map<
 }
 
 /** A policy document at `path` (an object, or JSON text), its Statement always a list. */
-function policyDocument(resource: ResourceProperties, path: string): PolicyDocument {
+export function policyDocument(resource: ResourceProperties, path: string): PolicyDocument {
   let document = resource.value(path);
   if (typeof document === 'string') document = JSON.parse(document);
   if (!isPlainObject(document)) throw resource.fail(path, 'expected a policy document');

@@ -18,6 +18,8 @@ export interface PolicyDocument {
 export interface PolicyStatement {
   Sid?: string;
   Effect: 'Allow' | 'Deny';
+  /** Resource-based policies only: who the statement is about (`*`, `{ Service: ... }`, `{ AWS: ... }`). */
+  Principal?: '*' | Record<string, string | string[]>;
   Action?: string | string[];
   NotAction?: string | string[];
   Resource?: string | string[];
@@ -75,6 +77,15 @@ export interface BucketSpec {
   arn: string;
   /** The template's `NotificationConfiguration`, resolved (e.g. QueueConfigurations), when it has one. */
   notificationConfiguration?: Record<string, unknown>;
+}
+
+/** An AWS::SQS::QueuePolicy: the resource-based policy of the queues it names. */
+export interface QueuePolicySpec {
+  logicalId: string;
+  stackPath: string;
+  /** ARNs of the queues it applies to (the template names them by URL). */
+  queueArns: string[];
+  document: PolicyDocument;
 }
 
 export interface RoleSpec {
@@ -234,6 +245,7 @@ export interface Deployment {
   region: string;
   tables: TableSpec[];
   queues: QueueSpec[];
+  queuePolicies: QueuePolicySpec[];
   buckets: BucketSpec[];
   roles: RoleSpec[];
   functions: FunctionSpec[];

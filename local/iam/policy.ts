@@ -2,10 +2,12 @@
  * Identity-based policy evaluation as IAM does it for a caller in the resource's own account:
  * an explicit Deny in any statement wins, else any Allow allows, else the request is implicitly denied.
  *
- * Only identity-based policies are evaluated. The app's resource-based policies (queue and bucket
- * policies) only deny requests whose `aws:SecureTransport` is false; on AWS every SDK call uses TLS, so
- * they never deny one of its calls, and the local traffic (plain HTTP on loopback) stands for that TLS
- * traffic. Permissions boundaries, session policies and SCPs do not exist locally either.
+ * Callers' requests are checked against identity-based policies only. The app's resource-based policies
+ * (queue and bucket policies) only deny requests whose `aws:SecureTransport` is false; on AWS every SDK call
+ * uses TLS, so they never deny one of its calls, and the local traffic (plain HTTP on loopback) stands for
+ * that TLS traffic. A service principal's access (S3 sending event notifications to a queue) is granted by
+ * the resource-based policy alone: `servicePrincipalDecision` evaluates it. Permissions boundaries, session
+ * policies and SCPs do not exist locally.
  */
 import type { PolicyDocument, PolicyStatement } from '../cloud/model';
 
@@ -63,6 +65,9 @@ export const SUPPORTED_CONDITION_KEYS = [
   'aws:PrincipalArn',
   'aws:PrincipalAccount',
   'aws:RequestedRegion',
+  // Set when a service principal acts for a resource (S3 notifying a queue of a bucket's objects).
+  'aws:SourceArn',
+  'aws:SourceAccount',
 ] as const;
 
 const supportedKeys = new Set(SUPPORTED_CONDITION_KEYS.map((key) => key.toLowerCase()));
@@ -126,6 +131,29 @@ export function evaluate(
     }
   }
   return allowed ? 'Allow' : 'ImplicitDeny';
+}
+
+/**
+ * The decision a resource-based policy reaches for a service principal (e.g. `s3.amazonaws.com`): only
+ * statements whose Principal names that service (or everyone) apply; a Deny among them wins.
+ */
+export function servicePrincipalDecision(
+  policies: readonly PolicyDocument[],
+  service: string,
+  check: AuthorizationCheck,
+  context: ConditionContext,
+): Decision {
+  const about = (statement: PolicyStatement) => {
+    const { Principal } = statement;
+    if (Principal === '*') return true;
+    if (!Principal) return false;
+    return asList(Principal.Service).includes(service) || asList(Principal.AWS).includes('*');
+  };
+  return evaluate(
+    policies.map((policy) => ({ ...policy, Statement: policy.Statement.filter(about) })),
+    check,
+    context,
+  );
 }
 
 function statementApplies(

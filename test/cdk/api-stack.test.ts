@@ -158,7 +158,7 @@ function environmentOf({ view, id }: FunctionRef): Record<string, unknown> {
 
 const importOf = (exportName: string) => ({ 'Fn::ImportValue': exportName });
 const bucketArn = importOf(stateful.exports.bucket.bucketArnExportName);
-const bucketObjects = { 'Fn::Join': ['', [bucketArn, '/*']] };
+const bucketObjects = (keyPrefix = '') => ({ 'Fn::Join': ['', [bucketArn, `/${keyPrefix}*`]] });
 const queueArn = (name: QueueName) => importOf(stateful.exports.queues[name].queueArnExportName);
 const queueUrl = (name: QueueName) => importOf(stateful.exports.queues[name].queueUrlExportName);
 const deadLetterArn = (name: QueueName) => importOf(stateful.exports.queues[name].deadLetterArnExportName);
@@ -445,7 +445,7 @@ describe('bucket access', () => {
   });
 
   it.each(withBucket)(
-    "$name (bucket '$access.bucket') gets that access's object actions and the name",
+    "$name (bucket '$access.bucket') gets that access's object actions, on its key prefix, and the name",
     (f) => {
       // Writers may abort their multipart uploads (the SDK's Upload does when a part fails); nobody lists or deletes.
       const [allowed, denied] =
@@ -453,7 +453,8 @@ describe('bucket access', () => {
           ? [['s3:GetObject'], 's3:PutObject']
           : [['s3:PutObject', 's3:AbortMultipartUpload'], 's3:GetObject'];
       expect(allowedActions(f.fn).filter((a) => a.startsWith('s3:'))).toEqual(allowed);
-      for (const action of allowed) expect(resourcesAllowed(f.fn, action)).toEqual([bucketObjects]);
+      for (const action of allowed)
+        expect(resourcesAllowed(f.fn, action)).toEqual([bucketObjects(f.access.bucketKeyPrefix)]);
       expect(allowedActions(f.fn)).not.toContain(denied);
       const variables = environmentOf(f.fn);
       expect(variables[BUCKET_NAME_ENV]).toBeDefined();

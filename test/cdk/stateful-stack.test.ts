@@ -5,6 +5,7 @@ import { TABLE_SCHEMA } from '../../functions/data/table-schema';
 import {
   BUCKET_LIFECYCLE,
   DLQ_RETENTION_DAYS,
+  IMPORT_UPLOADS_PREFIX,
   QUEUES,
   type QueueName,
 } from '../../functions/shared/resources';
@@ -119,6 +120,61 @@ describe('bucket', () => {
           }),
         ]),
       },
+    });
+  });
+
+  describe('notifies the imports queue of uploads', () => {
+    const importsQueueId = logicalIdOf(stateful, stateful.queues.imports.queue);
+    const importsQueueArn = { 'Fn::GetAtt': [importsQueueId, 'Arn'] };
+    const [policyId, policy] = Object.entries(resources).find(
+      ([, candidate]) =>
+        candidate.Type === 'AWS::SQS::QueuePolicy' &&
+        JSON.stringify(candidate.Properties?.Queues) === JSON.stringify([{ Ref: importsQueueId }]),
+    ) as [string, CfnResource];
+
+    it('with its own NotificationConfiguration: created objects under the uploads prefix only', () => {
+      expect(resource(bucketId).Properties?.NotificationConfiguration).toEqual({
+        QueueConfigurations: [
+          {
+            Event: 's3:ObjectCreated:*',
+            Filter: { S3Key: { Rules: [{ Name: 'prefix', Value: IMPORT_UPLOADS_PREFIX }] } },
+            Queue: importsQueueArn,
+          },
+        ],
+      });
+      // No custom resource (and no Lambda of its own) sets notifications.
+      expect(Object.values(resources).map((r) => r.Type)).not.toContain('Custom::S3BucketNotifications');
+    });
+
+    it('which S3 may send to from this bucket in this account only', () => {
+      const { PolicyDocument } = policy.Properties as {
+        PolicyDocument: { Statement: Record<string, unknown>[] };
+      };
+      const statements = PolicyDocument.Statement;
+      const fromS3 = statements.filter((statement) => JSON.stringify(statement.Principal).includes('s3.'));
+      expect(fromS3).toEqual([
+        {
+          Sid: 'BucketNotifiesUploads',
+          Effect: 'Allow',
+          Principal: { Service: 's3.amazonaws.com' },
+          Action: 'sqs:SendMessage',
+          Resource: importsQueueArn,
+          Condition: {
+            ArnLike: {
+              'aws:SourceArn': {
+                'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:s3:::*${bucketId.toLowerCase()}*`]],
+              },
+            },
+            StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+          },
+        },
+      ]);
+    });
+
+    it('and the bucket waits for that policy: S3 validates the destination when saving the configuration', () => {
+      expect((resource(bucketId) as { DependsOn?: string[] }).DependsOn).toContain(policyId);
+      // The policy names the bucket without referring to it, or the two would wait for each other.
+      expect(JSON.stringify(policy)).not.toContain(`"${bucketId}"`);
     });
   });
 

@@ -18,6 +18,8 @@ import {
   gatewayResponseBody,
 } from '../../lib/gateway-responses';
 import { pascalCase } from '../../lib/naming';
+import { DestinationValidationError, S3Notifications } from '../../local/aws-proxy/s3-notifications';
+import { Upstream } from '../../local/aws-proxy/upstream';
 import { readDeployment } from '../../local/cloud/deployment';
 import type { Deployment, DeploymentOptions, FunctionSpec, RoleSpec } from '../../local/cloud/model';
 import { NAMING_RULES, physicalName } from '../../local/cloud/physical-ids';
@@ -255,6 +257,43 @@ describe('the synthesized app, read as a deployment', () => {
         false,
       );
     }
+  });
+
+  it("notifies the imports queue of uploads, as the queue's policy lets S3 do for this bucket only", () => {
+    const [bucket] = deployment.buckets;
+    const importsQueue = deployment.queues.find((queue) => queue.logicalId.startsWith('ImportsQueue'));
+    expect(bucket?.notificationConfiguration).toEqual({
+      QueueConfigurations: [
+        {
+          Event: 's3:ObjectCreated:*',
+          Filter: { S3Key: { Rules: [{ Name: 'prefix', Value: 'uploads/' }] } },
+          Queue: importsQueue?.arn,
+        },
+      ],
+    });
+    const notifications = new S3Notifications(new Upstream(OPTIONS.awsEndpoint));
+    expect(() => notifications.configure(deployment)).not.toThrow();
+
+    // Without the policy's statement for S3, or from another bucket, S3 could not validate the destination.
+    const withoutS3 = deployment.queuePolicies.map((policy) => ({
+      ...policy,
+      document: {
+        ...policy.document,
+        Statement: policy.document.Statement.filter(
+          (statement) => !JSON.stringify(statement.Principal ?? '').includes('s3.amazonaws.com'),
+        ),
+      },
+    }));
+    expect(() => notifications.configure({ ...deployment, queuePolicies: withoutS3 })).toThrow(
+      DestinationValidationError,
+    );
+    const otherBucket = {
+      ...(bucket as NonNullable<typeof bucket>),
+      arn: 'arn:aws:s3:::someone-elses-bucket',
+    };
+    expect(() => notifications.configure({ ...deployment, buckets: [otherBucket] })).toThrow(
+      /does not let s3\.amazonaws\.com send messages from arn:aws:s3:::someone-elses-bucket/,
+    );
   });
 
   it('does not load CDK when local/cloud is imported', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { decodeNextToken, encodeNextToken } from '../../functions/data/pagination';
 import { bearerSecret } from '../../functions/shared/bearer';
-import { describeIssues } from '../../functions/shared/http-handler';
+import { describeIssues } from '../../functions/shared/request-parsing';
 
 describe('describeIssues', () => {
   const schema = z.object({ route: z.object({ waypoints: z.array(z.object({ id: z.string() })) }) });
