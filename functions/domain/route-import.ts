@@ -22,6 +22,7 @@ import {
   finishImportItem,
   getImport,
   type ImportRecord,
+  importKeys,
   markUploadReceived,
   putPendingImport,
 } from '../data/imports';
@@ -34,6 +35,7 @@ import {
   routeRowItems,
   type WaypointRow,
 } from '../data/routes';
+import { countWorkerAttempt } from '../data/worker-attempts';
 import { type ImportedRoute, ImportRouteBody } from '../endpoints/import-model';
 import { randomId } from '../shared/crypto';
 import type { ErrorCodeName } from '../shared/error-codes';
@@ -43,7 +45,7 @@ import { MAX_UPLOAD_BYTES } from '../shared/limits';
 import { logger } from '../shared/observability';
 import { sendToQueue } from '../shared/queues';
 import { parseJsonText, parsePart } from '../shared/request-parsing';
-import { IMPORT_UPLOADS_PREFIX } from '../shared/resources';
+import { IMPORT_UPLOADS_PREFIX, QUEUES } from '../shared/resources';
 import { localDateOf } from '../shared/time';
 import { plannedEtas } from './route-etas';
 import { claimsOf } from './route-ids';
@@ -220,6 +222,9 @@ async function readImportBody(record: ImportRecord): Promise<ImportedRoute> {
   }
 }
 
+/** Runs of the import worker per import (counted on its record); the last ends it FAILED (1000). */
+const IMPORT_ATTEMPTS = QUEUES.imports.workerAttempts;
+
 export type ImportOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED';
 
 /**
@@ -230,16 +235,17 @@ export type ImportOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED';
  * 4. writes waypoints, invoices and items in parallel batches (invisible until the header exists);
  * 5. writes the header, SUCCEEDED and the ROUTE_CREATED event in one transaction.
  * A refused body, a taken id or a driver gone from the DC fails the import with its code, after deleting what it wrote
- * and releasing its claims; so does any other error on the last attempt (1000). Earlier, other errors are
- * rethrown for SQS to retry the same txid.
+ * and releasing its claims; so does any other error on the worker's last attempt (1000; its runs are counted on
+ * the import's record, not by SQS's receive count, which throttled receives raise too). Earlier, other errors
+ * are rethrown for SQS to retry the same txid; a run after the last (the last one timed out) fails it at once.
  */
-export async function runImport(
-  message: ImportMessage,
-  options: { lastAttempt: boolean },
-): Promise<ImportOutcome> {
+export async function runImport(message: ImportMessage): Promise<ImportOutcome> {
   const record = await getImport(message.account_id, message.txid);
   if (!record) throw new Error(`import ${message.txid} has no record`);
   if (record.status !== 'PENDING') return 'ALREADY_FINISHED';
+  const attempt = await countWorkerAttempt(importKeys.record(record.accountId, record.txid));
+  if (attempt === undefined) return 'ALREADY_FINISHED';
+  const lastAttempt = attempt >= IMPORT_ATTEMPTS;
 
   let claims: Claim[] = [];
   let imported = record;
@@ -247,6 +253,9 @@ export async function runImport(
     const route = await readImportBody(record);
     imported = { ...record, routeId: route.id };
     claims = claimsOf(route);
+    // The body is read first even then: the failure releases the claims an earlier run took.
+    if (attempt > IMPORT_ATTEMPTS)
+      throw new Error(`the import's last attempt (${IMPORT_ATTEMPTS}) did not finish`);
     await takeClaims(record.accountId, claims, record.txid, route.id);
     await requireDriverOfDc(record.accountId, record.dcId, route.driver_id);
     const dc = await getDc(record.accountId, record.dcId);
@@ -260,7 +269,7 @@ export async function runImport(
         ? takenError(error.claim)
         : error instanceof ApiError
           ? error
-          : options.lastAttempt
+          : lastAttempt
             ? internalFailure('the import failed; send it again')
             : undefined;
     // A passing failure keeps its claims and rows: SQS retries the same txid, which re-takes and rewrites them.

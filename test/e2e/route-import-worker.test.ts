@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as routes from '../../functions/endpoints/routes';
+import { QUEUES } from '../../functions/shared/resources';
 import { createTestAccount } from '../support/accounts';
 import { type CallOptions, call, expectError, expectSuccess, readAllPages } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
@@ -228,18 +229,26 @@ describe('a worker killed in the middle of an import', () => {
     const accepted = await request('POST', '/dcs/doomed/invoiced-routes', { body: { route } });
     const { txid } = expectSuccess(accepted, routes.importRoute, 202) as { txid: string };
     const [message] = await receiveImportMessages(api, 1);
-    // The DC disappears between acceptance and the worker: a failure no retry can fix, met on the last delivery.
+    // The DC disappears between acceptance and the worker: a failure no retry can fix.
     const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
     const { db, tableName } = await import('../../functions/data/client');
     const { accountKeys } = await import('../../functions/data/accounts');
     await db.send(new DeleteCommand({ TableName: tableName, Key: accountKeys.dc(acme.accountId, 'doomed') }));
-    const last = {
+    // Every receive but the worker's runs was spent while throttled: the receive count is at the DLQ's limit
+    // from the first run on, and still only the worker's own count of runs decides its last attempt.
+    const { maxReceiveCount, workerAttempts } = QUEUES.imports;
+    const throttled = {
       ...(message as SQSRecord),
-      attributes: { ...(message as SQSRecord).attributes, ApproximateReceiveCount: '5' },
+      attributes: { ...(message as SQSRecord).attributes, ApproximateReceiveCount: String(maxReceiveCount) },
     };
-
-    expect(await runImportWorker(api, [last])).toEqual({ batchItemFailures: [] });
     const { getImport } = await import('../../functions/data/imports');
+    for (let run = 1; run < workerAttempts; run++) {
+      await expect(runImportWorker(api, [throttled])).rejects.toThrow(/All records failed/);
+      expect(await getImport(acme.accountId, txid)).toMatchObject({ status: 'PENDING' });
+      expect(await claimsHeldBy(txid, route)).toBeGreaterThan(0);
+    }
+
+    expect(await runImportWorker(api, [throttled])).toEqual({ batchItemFailures: [] });
     expect(await getImport(acme.accountId, txid)).toMatchObject({ status: 'FAILED', error: { code: 1000 } });
     expect(await claimsHeldBy(txid, route)).toBe(0);
     const { getRouteHeader } = await import('../../functions/data/routes');

@@ -2,7 +2,6 @@ import type { SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 import { arrivedUpload, type ImportMessage, runImport } from '../../domain/route-import';
 import { countMetric, logger } from '../../shared/observability';
-import { QUEUES } from '../../shared/resources';
 import { sqsHandler } from '../../shared/sqs-handler';
 
 /** What POST .../invoiced-routes queues. */
@@ -39,7 +38,7 @@ async function importsOf(body: unknown): Promise<ImportMessage[]> {
 async function importRecord(record: SQSRecord): Promise<void> {
   const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
   for (const message of await importsOf(JSON.parse(record.body))) {
-    const outcome = await runImport(message, { lastAttempt: receiveCount >= QUEUES.imports.maxReceiveCount });
+    const outcome = await runImport(message);
     // Counted once per import: a redelivery of a finished one is ALREADY_FINISHED.
     if (outcome === 'SUCCEEDED') countMetric('ImportsSucceeded');
     if (outcome === 'FAILED') countMetric('ImportsFailed');
