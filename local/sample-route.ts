@@ -12,6 +12,8 @@ export function sampleRoute(
     startTime?: number;
     /** Items with only their required fields: 50,000 of them make a 5.6 MB body. */
     leanItems?: boolean;
+    /** Names, addresses and units as long as a real ERP's (a 50,000-item route is then about 11 MB). */
+    realisticText?: boolean;
   } = {},
 ) {
   const {
@@ -20,6 +22,7 @@ export function sampleRoute(
     itemsPerInvoice = 2,
     startTime = Date.UTC(2026, 10, 23, 13, 0),
   } = options;
+  const text = (short: string, realistic: string) => (options.realisticText ? realistic : short);
   return {
     id,
     name: `Route ${id}`,
@@ -42,8 +45,8 @@ export function sampleRoute(
     waypoints: Array.from({ length: waypoints }, (_, w) => ({
       id: `${id}-wp-${w}`,
       customer_id: `customer-${w}`,
-      name: `Customer ${w}`,
-      address: `${w} Main St`,
+      name: text(`Customer ${w}`, `Lakeview Family Grocery & Deli #${w}`),
+      address: text(`${w} Main St`, `${w} North Lincoln Avenue, Loading Dock B, Chicago, IL 60614`),
       location: { latitude: 41.88 + w / 1000, longitude: -87.63 - w / 1000 },
       service_time_minutes: 10,
       time_windows: [{ start: startTime + 3_600_000, end: startTime + 7_200_000 }],
@@ -55,7 +58,11 @@ export function sampleRoute(
           id: `${id}-item-${w}-${i}-${t}`,
           ...(options.leanItems
             ? {}
-            : { sku: `SKU-${t}`, name: `Product ${t}`, display_unit_of_measure: 'CASE' }),
+            : {
+                sku: text(`SKU-${t}`, `SKU-0049-${String(t).padStart(5, '0')}`),
+                name: text(`Product ${t}`, `Whole grain sandwich bread, 24 oz loaf, 12 per case (${t})`),
+                display_unit_of_measure: text('CASE', 'CASE OF 12'),
+              }),
           quantity: 1.5 + t,
           total_price_cents: 1299 + t,
           currency: 'USD',

@@ -276,36 +276,3 @@ describe('a worker killed in the middle of an import', () => {
     expect((await status(txid)).status).toBe(200);
   });
 });
-
-describe('a route of 2,000 waypoints and 50,000 items', () => {
-  // Accepted and read back by the operator: its body is over what API Gateway and Lambda take in one request,
-  // and its invoice read over Lambda's 6 MB response limit, until the upload to S3 and paged reads exist.
-  it('imports whole, every item stored in import order', async () => {
-    const route = exampleRoute('big-1', {
-      waypoints: 2000,
-      invoicesPerWaypoint: 1,
-      itemsPerInvoice: 25,
-      leanItems: true,
-    });
-    const { acceptImport } = await import('../../functions/domain/route-import');
-    const { ImportRoute } = await import('../../functions/endpoints/import-model');
-    const txid = await acceptImport(acme.accountId, 'dc-1', ImportRoute.parse(route));
-    expect(await runImportWorker(api, await receiveImportMessages(api, 1))).toEqual({
-      batchItemFailures: [],
-    });
-    expect(expectSuccess(await status(txid), routes.getImportStatus)).toEqual({
-      txid,
-      status: 'SUCCEEDED',
-      route_id: 'big-1',
-    });
-    const { listInvoiceRows } = await import('../../functions/data/routes');
-    const { items: stored } = await listInvoiceRows(acme.accountId, 'big-1');
-    expect(stored.reduce((sum, invoice) => sum + invoice.items.length, 0)).toBe(50_000);
-    expect(stored.map((invoice) => invoice.id)).toEqual(
-      route.waypoints.map((waypoint) => waypoint.invoices[0]?.id),
-    );
-    expect(stored[1999]?.items.map((item) => item.id)).toEqual(
-      route.waypoints[1999]?.invoices[0]?.items.map((item) => item.id),
-    );
-  }, 240_000);
-});

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as routes from '../../functions/endpoints/routes';
+import { MAX_BODY_BYTES } from '../../functions/shared/limits';
+import { createTestAccount } from '../support/accounts';
+import { call, expectError, expectSuccess, joinPages, readAllPages } from '../support/http';
+import { startTestApi, type TestApi } from '../support/local-api';
+import { exampleRoute, waitForImport } from '../support/routes';
+
+/**
+ * The largest route the service takes (2,000 waypoints, 50,000 items, every optional field filled with
+ * realistic text) through every limit of AWS the local runtime enforces: its body is over what API Gateway
+ * and Lambda take in one request, so it goes through an upload link; every answer that reads it back stays
+ * under Lambda's 6 MB (else the gateway's 502); its deletion answers at once and a worker removes its rows;
+ * then the same ids import again.
+ */
+
+/** Quiet, the file takes about three minutes; under a loaded CI machine, several times that. */
+const DEADLINE_MS = 900_000;
+
+let api: TestApi;
+let acme: { accountId: string; key: string };
+const asAcme = (pathAndQuery: string, method = 'GET') =>
+  call(api.url, method, pathAndQuery, { key: acme.key });
+
+beforeAll(async () => {
+  api = await startTestApi('large-route');
+  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }]);
+});
+
+afterAll(() => api?.close());
+
+/** Uploads the route through a presigned link and waits for its import to end; returns the final status. */
+async function uploadAndImport(body: string) {
+  const upload = expectSuccess(
+    await asAcme('/dcs/dc-1/invoiced-routes/uploads', 'POST'),
+    routes.createImportUpload,
+    202,
+  ) as { txid: string; upload_url: string };
+  const put = await fetch(upload.upload_url, { method: 'PUT', body });
+  expect(put.status, await put.text()).toBe(200);
+  return waitForImport(api.url, acme.key, 'dc-1', upload.txid, DEADLINE_MS / 3);
+}
+
+describe('a route of 2,000 waypoints and 50,000 items', () => {
+  it(
+    'uploads, reads back whole page by page, deletes at once and imports again',
+    async () => {
+      const route = exampleRoute('big-1', {
+        waypoints: 2000,
+        invoicesPerWaypoint: 1,
+        itemsPerInvoice: 25,
+        realisticText: true,
+      });
+      const body = JSON.stringify({ route });
+      expect(Buffer.byteLength(body)).toBeGreaterThan(2 * MAX_BODY_BYTES);
+
+      const imported = await uploadAndImport(body);
+      expect(expectSuccess(imported, routes.getImportStatus)).toMatchObject({ status: 'SUCCEEDED' });
+
+      // Every item, in import order, through the pages: no page passes the 6 MB the local runtime enforces.
+      const invoicePages = await readAllPages(
+        asAcme,
+        '/dcs/dc-1/routes/big-1/invoices',
+        routes.getInvoiceStatus,
+      );
+      const invoices = joinPages<{ id: string; items: { id: string; name: string | null }[] }>(
+        invoicePages,
+        'invoices',
+        'items',
+      );
+      expect(invoices.map((invoice) => invoice.id)).toEqual(
+        route.waypoints.map((waypoint) => waypoint.invoices[0]?.id),
+      );
+      const items = invoices.flatMap((invoice) => invoice.items);
+      expect(items).toHaveLength(50_000);
+      expect(items.map((item) => item.id)).toEqual(
+        route.waypoints.flatMap((waypoint) =>
+          waypoint.invoices.flatMap((invoice) => invoice.items.map((i) => i.id)),
+        ),
+      );
+      expect(items.at(-1)?.name).toBe(route.waypoints[1999]?.invoices[0]?.items[24]?.name);
+      const waypointPages = await readAllPages(
+        asAcme,
+        '/dcs/dc-1/routes/big-1/waypoints',
+        routes.listWaypoints,
+      );
+      const waypoints = waypointPages.flatMap((page) => page.waypoints as { id: string }[]);
+      expect(waypoints.map((waypoint) => waypoint.id)).toEqual(
+        route.waypoints.map((waypoint) => waypoint.id),
+      );
+
+      // The DELETE answers (a synchronous one would pass API Gateway's 29 s: 504), and the route is gone at once.
+      expectSuccess(await asAcme('/dcs/dc-1/routes/big-1', 'DELETE'), routes.deleteRoute);
+      expectError(await asAcme('/dcs/dc-1/routes/big-1'), 400, 3003);
+      expectError(await asAcme('/dcs/dc-1/routes/big-1/invoices'), 400, 3003);
+
+      // Its ids are freed once the worker has removed its rows: then the same route imports again.
+      // The header goes last, after the route id's claim (read as the operator).
+      const { getRouteHeader } = await import('../../functions/data/routes');
+      const deadline = Date.now() + DEADLINE_MS / 3;
+      while (await getRouteHeader(acme.accountId, 'big-1')) {
+        expect(Date.now(), 'the deletion worker has not finished').toBeLessThan(deadline);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+      const again = await uploadAndImport(body);
+      expect(expectSuccess(again, routes.getImportStatus)).toMatchObject({
+        status: 'SUCCEEDED',
+        route_id: 'big-1',
+      });
+      const first = expectSuccess(
+        await asAcme('/dcs/dc-1/routes/big-1/invoices?limit=1'),
+        routes.getInvoiceStatus,
+      ) as { invoices: { id: string }[]; next_token?: string };
+      expect(first.invoices.map((invoice) => invoice.id)).toEqual([route.waypoints[0]?.invoices[0]?.id]);
+      expect(first.next_token).toBeDefined();
+    },
+    DEADLINE_MS,
+  );
+});
