@@ -15,10 +15,24 @@ const WARMUP_SHAPE: RouteShape = { waypoints: 50, invoicesPerWaypoint: 5, itemsP
 const ROW_WRITE_PARALLELISM = 8;
 const CLAIMS_PER_TRANSACTION = 100;
 const CLAIM_PARALLELISM = 4;
+/**
+ * The alternative the raw baseline measures for the claims: one conditional PutItem per id. 32 in flight keeps
+ * the requests to DynamoDB at about the worker's (4 transactions of 100 puts) without one socket per put.
+ */
+const SINGLE_PUT_PARALLELISM = 32;
 const POLL_MS = 50;
 const IMPORT_TIMEOUT_MS = 180_000;
 const READ_RUNS = 3;
-const IMPORT_RATIO_TARGET = 1.5;
+const IMPORT_RATIO_TARGET = 1.1;
+/**
+ * DynamoDB on-demand, us-east-1, standard table class: USD per million write request units (the price since
+ * AWS's on-demand reduction of 1 November 2024; assumed for 2026-11-22, not looked up live).
+ */
+const WRITE_REQUEST_UNIT_USD_PER_MILLION = 0.625;
+const PRICE_NOTE =
+  'us-east-1 on-demand, standard table class: $0.625 per million write request units (price in effect since ' +
+  '2024-11-01, assumed as of 2026-11-22, not checked against the live price list); write units only (no ' +
+  'reads, storage, streams, S3 or SQS)';
 const READ_RATIO_TARGET = 1.5;
 
 type RouteKeys = typeof import('../functions/data/routes')['routeKeys'];
@@ -67,6 +81,8 @@ export const routeImportScenario: Scenario = {
     const { account_id: accountId, dc_id: dcId } = stack.demo;
     process.env.TABLE_NAME ??= stack.table_name;
     const { routeKeys, ROUTE_ROW_PREFIX } = await import('../functions/data/routes');
+    const { importKeys } = await import('../functions/data/imports');
+    const { putEventItem } = await import('../functions/data/events');
     const context: Context = {
       api: new ApiClient(stack.api_url, apiKey, 4),
       raw: new RawTable(stack, abort),
@@ -85,6 +101,7 @@ export const routeImportScenario: Scenario = {
     let errors = 0;
     let importRun: ImportRun | undefined;
     let rawItems: WriteStats | undefined;
+    let rawFull: RawFullWrites | undefined;
     let read: { api: number[]; raw: number[] } | undefined;
     try {
       log(`warm-up import (${countOf(WARMUP_SHAPE).items} items)`);
@@ -144,18 +161,65 @@ export const routeImportScenario: Scenario = {
         itemRows.map(stored.moveTo(routeKeys.route(accountId, `bench-raw-${runId}`).pk)),
         ROW_WRITE_PARALLELISM,
       );
-      details.raw_items_write = writeSummary(rawItems);
+      details.raw_items_write = {
+        ...writeSummary(rawItems),
+        import_vs_raw_item_rows_ratio: round(importRun.post_to_succeeded_ms / rawItems.ms),
+        note:
+          'not a check (the former one): the item rows alone, without the claims, waypoint and invoice rows the ' +
+          'import must write as well',
+      };
       log(`  ${round(rawItems.ms, 0)} ms`);
 
-      if (process.env.BENCH_IMPORT_FULL_RAW !== '0') {
-        log(`raw writes of everything the import writes (${counts.rows} rows, claims)`);
-        details.raw_full_writes = await rawFullWrites(
-          context,
-          stored,
-          `bench-ful-${runId}`,
-          importRun.post_to_succeeded_ms,
-        );
-      }
+      log(`raw writes of everything the import writes (${counts.rows} rows, claims)`);
+      rawFull = await rawFullWrites(context, stored, `bench-ful-${runId}`);
+      details.raw_full_writes = {
+        ...rawFull.summary,
+        import_vs_raw_full_writes_ratio: round(importRun.post_to_succeeded_ms / rawFull.ms),
+      };
+
+      log(`raw claims as single conditional PutItems, parallelism ${SINGLE_PUT_PARALLELISM}`);
+      const singlePuts = await rawSinglePutClaims(context, `bench-sgl-${runId}`);
+      details.claims_transactions_vs_single_puts = compareClaimWrites(rawFull.claims, singlePuts);
+
+      // The import's own bookkeeping writes, sized from what it stored (they are not in the raw runs): the
+      // POST's PENDING record (PutItem), then one transaction of the header, the record's SUCCEEDED update
+      // and the ROUTE_CREATED event.
+      const importRecord = await context.raw.get(importKeys.record(accountId, importRun.txid));
+      if (!importRecord || !stored.header)
+        throw new Error('the import record or the route header is missing');
+      const event = putEventItem({
+        accountId,
+        dcId,
+        routeId,
+        type: 'ROUTE_CREATED',
+        details: {
+          route: {
+            id: routeId,
+            name: stored.header.name,
+            start_time: stored.header.start_time,
+            driver_id: stored.header.assigned_driver_id ?? null,
+            waypoint_count: SHAPE.waypoints,
+            is_active: stored.header.is_active ?? false,
+          },
+        },
+        occurredAt: Date.now(),
+      }).Put.Item;
+      details.write_units = writeUnits({
+        items: counts.items,
+        claims: rawFull.claims,
+        singlePutClaims: singlePuts,
+        rows: rawFull.rows,
+        rowsEstimate: stored.rows.reduce((total, row) => total + unitsBySize(row), 0),
+        bookkeeping: {
+          pending_import_put: unitsBySize(importRecord),
+          finish_transaction_header:
+            2 * unitsBySize(stored.header) +
+            ['gsi1pk', 'gsi2pk'].filter((key) => stored.header?.[key] !== undefined).length *
+              unitsBySize(stored.header),
+          finish_transaction_import_update: 2 * unitsBySize(importRecord),
+          finish_transaction_event: 2 * unitsBySize(event),
+        },
+      });
     } catch (error) {
       abort.throwIfAborted();
       errors++;
@@ -169,8 +233,11 @@ export const routeImportScenario: Scenario = {
       description:
         `POST /dcs/{dc}/invoiced-routes of one route (${SHAPE.waypoints} waypoints x ${SHAPE.invoicesPerWaypoint} ` +
         `invoices x ${SHAPE.itemsPerInvoice} items = ${counts.items} items) until import-status answers ` +
-        `SUCCEEDED, vs. BatchWriteItem of the same ${counts.items} item rows (25 per request, parallelism ` +
-        `${ROW_WRITE_PARALLELISM}) into another partition; then every page of GET /dcs/{dc}/routes/{id}/invoices vs. a ` +
+        `SUCCEEDED, vs. raw writes of everything it must write: its ${claimsOf(benchRoute(routeId, SHAPE)).length} ` +
+        `claims (TransactWriteItems of ${CLAIMS_PER_TRANSACTION}, ${CLAIM_PARALLELISM} in flight), then its ` +
+        `${counts.rows} rows (BatchWriteItem, 25 per request, parallelism ${ROW_WRITE_PARALLELISM}) into another ` +
+        "partition; the same claims as single conditional PutItems (time and write units); the import's write " +
+        'units per item and their on-demand price; then every page of GET /dcs/{dc}/routes/{id}/invoices vs. a ' +
         'paginated Query (ConsistentRead) of the same I# rows; same DynamoDB Local',
       route: {
         id: routeId,
@@ -182,12 +249,13 @@ export const routeImportScenario: Scenario = {
       ...(errorSamples.length ? { error_samples: errorSamples } : {}),
       ...details,
       checks: {
-        import_vs_raw_write_ratio: check(
-          importRun && rawItems ? importRun.post_to_succeeded_ms / rawItems.ms : Number.NaN,
+        import_vs_raw_full_writes_ratio: check(
+          importRun && rawFull ? importRun.post_to_succeeded_ms / rawFull.ms : Number.NaN,
           '<=',
           IMPORT_RATIO_TARGET,
-          `POST sent to SUCCEEDED seen (${POLL_MS} ms polling) / raw BatchWriteItem of the ${counts.items} ` +
-            `item rows at parallelism ${ROW_WRITE_PARALLELISM}`,
+          `POST sent to SUCCEEDED seen (${POLL_MS} ms polling) / raw writes of everything the import must ` +
+            `write: its claims (TransactWriteItems of ${CLAIMS_PER_TRANSACTION}, ${CLAIM_PARALLELISM} in flight), ` +
+            `then its ${counts.rows} waypoint, invoice and item rows (BatchWriteItem, parallelism ${ROW_WRITE_PARALLELISM})`,
         ),
         get_invoices_vs_raw_query_ratio: check(
           read ? median(read.api) / median(read.raw) : Number.NaN,
@@ -218,6 +286,8 @@ function writeSummary(stats: WriteStats) {
     requests: stats.requests,
     unprocessed_retries: stats.retries,
     items_per_s: round(stats.items / (stats.ms / 1000), 0),
+    write_units: stats.units,
+    ...(stats.reportedUnits !== stats.units ? { dynamodb_local_reported_units: stats.reportedUnits } : {}),
   };
 }
 
@@ -405,6 +475,7 @@ async function copyStoredRows(context: Context, routeId: string) {
   });
   return {
     rows: rows.filter((row) => row.sk !== 'ROUTE'),
+    header: rows.find((row) => row.sk === 'ROUTE'),
     size: itemSize,
     moveTo(otherPk: string) {
       if (otherPk.length !== pk.length)
@@ -414,27 +485,40 @@ async function copyStoredRows(context: Context, routeId: string) {
   };
 }
 
+interface RawFullWrites {
+  /** Claims then rows, one after the other. */
+  ms: number;
+  claims: WriteStats;
+  rows: WriteStats;
+  summary: Record<string, unknown>;
+}
+
+/** The claim items the worker writes for a route of the bench's shape with id `routeId`, held by `txid`. */
+function claimRowsOf(context: Context, routeId: string, txid: string): Row[] {
+  return claimsOf(benchRoute(routeId, SHAPE)).map((claim) => ({
+    ...claimKey(context.accountId, claim),
+    entity: 'CLAIM',
+    kind: claim.kind,
+    id: claim.id,
+    route_id: routeId,
+    txid,
+  }));
+}
+
+const newTxid = () => `imp_${randomBytes(16).toString('base64url')}`;
+
 /**
- * For transparency: every write the worker makes, raw. Its claims (one conditional put per id, 100 per
- * TransactWriteItems, CLAIM_PARALLELISM in flight) for the ids of a route of the same shape and id length,
- * then all its rows (waypoints, invoices, items) with BatchWriteItem at ROW_WRITE_PARALLELISM.
+ * The check's baseline: every write the worker must make, raw. Its claims (one conditional put per id, 100
+ * per TransactWriteItems, CLAIM_PARALLELISM in flight) for the ids of a route of the same shape and id
+ * length, then all its rows (waypoints, invoices, items) with BatchWriteItem at ROW_WRITE_PARALLELISM.
  */
 async function rawFullWrites(
   context: Context,
   stored: Awaited<ReturnType<typeof copyStoredRows>>,
   rawRouteId: string,
-  importMs: number,
-) {
-  const route = benchRoute(rawRouteId, SHAPE);
-  const txid = `imp_${randomBytes(16).toString('base64url')}`;
-  const claimRows = claimsOf(route).map((claim) => ({
-    ...claimKey(context.accountId, claim),
-    entity: 'CLAIM',
-    kind: claim.kind,
-    id: claim.id,
-    route_id: route.id,
-    txid,
-  }));
+): Promise<RawFullWrites> {
+  const txid = newTxid();
+  const claimRows = claimRowsOf(context, rawRouteId, txid);
   // What the POST does before it accepts (functions/data/claims.ts findHeldClaims): none of them is held yet.
   const check = await context.raw.existingAll(
     claimRows.map((row) => ({ pk: row.pk, sk: row.sk })),
@@ -448,31 +532,131 @@ async function rawFullWrites(
     condition: 'attribute_not_exists(pk) OR txid = :txid',
     values: { ':txid': txid },
   });
-  context.log(`  claims ${round(claims.ms, 0)} ms`);
+  context.log(`  claims ${round(claims.ms, 0)} ms, ${claims.units} write units`);
   const rows = await context.raw.putAll(
     stored.rows.map(stored.moveTo(context.routeKeys.route(context.accountId, rawRouteId).pk)),
     ROW_WRITE_PARALLELISM,
   );
-  context.log(`  rows ${round(rows.ms, 0)} ms`);
+  context.log(`  rows ${round(rows.ms, 0)} ms, ${rows.units} write units`);
   return {
-    ms: round(claims.ms + rows.ms),
-    import_vs_raw_full_writes_ratio: round(importMs / (claims.ms + rows.ms)),
-    claim_check_read: {
-      ms: round(check.ms),
-      keys: claimRows.length,
-      per_request: 100,
-      parallelism: ROW_WRITE_PARALLELISM,
-      note: 'BatchGetItem of every claim key, as POST checks them before accepting',
+    ms: claims.ms + rows.ms,
+    claims,
+    rows,
+    summary: {
+      ms: round(claims.ms + rows.ms),
+      claim_check_read: {
+        ms: round(check.ms),
+        keys: claimRows.length,
+        per_request: 100,
+        parallelism: ROW_WRITE_PARALLELISM,
+        note: "not in the baseline's ms: BatchGetItem of every claim key, as POST checks them before accepting",
+      },
+      claims: {
+        ...writeSummary(claims),
+        per_transaction: CLAIMS_PER_TRANSACTION,
+        parallelism: CLAIM_PARALLELISM,
+      },
+      rows: { ...writeSummary(rows), parallelism: ROW_WRITE_PARALLELISM },
+      note:
+        "the check's baseline: the writes the worker must make (claims, then rows, one after the other, as the " +
+        "worker makes them: ms); the ratio is POST-to-SUCCEEDED over that. Leaves out the import's bookkeeping " +
+        '(PENDING record, S3 body, SQS message, the final transaction) and the claim check read',
     },
-    claims: {
-      ...writeSummary(claims),
+  };
+}
+
+/** The same number of claims (another route id of the same length) as one conditional PutItem each. */
+async function rawSinglePutClaims(context: Context, rawRouteId: string): Promise<WriteStats> {
+  const txid = newTxid();
+  const stats = await context.raw.conditionalPutAll(claimRowsOf(context, rawRouteId, txid), {
+    parallelism: SINGLE_PUT_PARALLELISM,
+    condition: 'attribute_not_exists(pk) OR txid = :txid',
+    values: { ':txid': txid },
+  });
+  context.log(`  ${round(stats.ms, 0)} ms, ${stats.units} write units`);
+  return stats;
+}
+
+/** Transactions of 100 claims (the worker's) against single conditional puts of as many claims. */
+function compareClaimWrites(transactions: WriteStats, singles: WriteStats) {
+  return {
+    transactions: {
+      ...writeSummary(transactions),
       per_transaction: CLAIMS_PER_TRANSACTION,
       parallelism: CLAIM_PARALLELISM,
+      units_per_claim: round(transactions.units / transactions.items),
     },
-    rows: { ...writeSummary(rows), parallelism: ROW_WRITE_PARALLELISM },
+    single_puts: {
+      ...writeSummary(singles),
+      parallelism: SINGLE_PUT_PARALLELISM,
+      units_per_claim: round(singles.units / singles.items),
+    },
+    units_single_over_transactions: round(singles.units / transactions.units),
+    ms_single_over_transactions: round(singles.ms / transactions.ms),
+    // Units per claim x USD per million units = USD per million claims.
+    usd_saved_per_million_claims_with_single_puts: round(
+      (transactions.units / transactions.items - singles.units / singles.items) *
+        WRITE_REQUEST_UNIT_USD_PER_MILLION,
+    ),
+    trade_off:
+      'transactions: a conflicting id cancels its whole group of 100 with nothing written, at 2 units per ' +
+      'claim; single puts: 1 unit per claim, but a conflict leaves the claims taken before it written, which ' +
+      "the worker must release (it already releases an import's claims by txid on failure: releaseClaims " +
+      'reads every claim and deletes its own, so a conflicting import costs a read and a delete per claim ' +
+      'taken). Same result either way; only the cost of the rare conflicting import grows',
+  };
+}
+
+/** Write units of one put of `row` on AWS's rules: one per started KB (DynamoDB's item size). */
+const unitsBySize = (row: Row) => Math.ceil(itemSize(row) / 1024);
+
+/**
+ * The import's write units per imported item: claims and rows as DynamoDB Local reported them for the same
+ * writes, raw; bookkeeping from the stored items' sizes (transaction items count twice); the header also
+ * writes each global secondary index it carries keys for (projection ALL: its size again, once).
+ */
+function writeUnits(input: {
+  items: number;
+  claims: WriteStats;
+  /** The same claims as single conditional puts: the alternative's price. */
+  singlePutClaims: WriteStats;
+  rows: WriteStats;
+  rowsEstimate: number;
+  bookkeeping: Record<string, number>;
+}) {
+  const bookkeeping = Object.values(input.bookkeeping).reduce((total, units) => total + units, 0);
+  const total = input.claims.units + input.rows.units + bookkeeping;
+  const perItem = (units: number) => round(units / input.items, 4);
+  const usd = (units: number) => (units * WRITE_REQUEST_UNIT_USD_PER_MILLION) / 1e6;
+  return {
+    imported_items: input.items,
+    total_units: total,
+    claims_units: input.claims.units,
+    rows_units: input.rows.units,
+    rows_units_by_size_estimate: input.rowsEstimate,
+    bookkeeping_units: bookkeeping,
+    bookkeeping: input.bookkeeping,
+    per_item: {
+      total: perItem(total),
+      claims: perItem(input.claims.units),
+      rows: perItem(input.rows.units),
+      bookkeeping: perItem(bookkeeping),
+    },
+    usd_per_import: round(usd(total), 6),
+    usd_per_million_items: round((usd(total) / input.items) * 1e6, 2),
+    usd_per_million_items_claims_as_single_puts: round(
+      (usd(total - input.claims.units + input.singlePutClaims.units) / input.items) * 1e6,
+      2,
+    ),
+    price: PRICE_NOTE,
     note:
-      'not a check: the raw cost of the writes the worker makes (claims, then rows, one after the other: ms); ' +
-      'the ratio is POST-to-SUCCEEDED over that',
+      'rows: the ConsumedCapacity (TOTAL) DynamoDB Local returned for the raw BatchWriteItems of the same rows ' +
+      '(rows_units_by_size_estimate cross-checks it from their sizes); claims: 2 per started KB of each claim ' +
+      'item from its size, as AWS charges transactional writes (DynamoDB Local reports 2 units per ' +
+      'TransactWriteItems whatever it holds, shown as dynamodb_local_reported_units); ' +
+      'bookkeeping: from the stored sizes (PENDING import record PutItem; the final transaction of header, ' +
+      'import record update and ROUTE_CREATED event at 2 per KB; header GSI writes in the header entry). ' +
+      "The claims-as-single-puts price takes the single puts' units (ConsumedCapacity) instead of the claims'",
   };
 }
 

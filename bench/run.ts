@@ -5,8 +5,7 @@
  * starts; when only such scenarios are selected it is not started at all.
  * Env: BENCH_SCENARIOS (comma-separated names to run, e.g. `get_driver,route_import`; default all),
  * BENCH_SECONDS (measured seconds per path and concurrency, default 5), BENCH_SLICE_SECONDS (interleaving
- * slice, default 1), BENCH_WARMUP (warm-up requests per path, default 300), BENCH_IMPORT_FULL_RAW=0 (route_import:
- * skip the informative raw run of every write the import makes, about a fifth of the scenario's time).
+ * slice, default 1), BENCH_WARMUP (warm-up requests per path, default 300).
  * Exit code 1 when a request failed (the numbers are then not trustworthy) or the bench could not run, 130 when
  * interrupted; targets that are missed are reported in the JSON (`pass`) without failing the command. A
  * scenario that fails is reported with its error and the next one still runs.
