@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { EmptyData, Id, Location, NextToken, type PageSize, pagedQuery, ReportedTimestamp } from './common';
+import { EmptyData, FULL_PAGES, Id, Location, NextToken, pagedQuery, ReportedTimestamp } from './common';
 import { defineEndpoint } from './define';
 import { AccountingRecord, Attempt, FailureReason, InvoiceStatus, Route, Waypoint } from './routes';
 
@@ -60,12 +60,10 @@ export const DriverRoute = Route.extend({
 
 /**
  * Waypoints per page of the driver's routes. One route of 2,000 worst-case waypoints is 10 MB without its
- * invoices, so no page size holds a whole route: pages count waypoints instead. A waypoint with its share
- * of a full route (25 items of one invoice with 50 name attributes, one attempt listing them all) is
- * 316 KB, and a page's first and last routes may each list 2,000 waypoint ids (1 MB): 8 waypoints stay
- * under 5 MB of Lambda's 6 MB response limit (test/unit/page-sizes.test.ts).
+ * invoices, so pages count waypoints (with their invoices and items), and the byte budget ends a page of
+ * large waypoints early.
  */
-export const DRIVER_ROUTE_WAYPOINTS_PAGE = { defaultLimit: 8, maxLimit: 8 } as const satisfies PageSize;
+export const DRIVER_ROUTE_WAYPOINTS_PAGE = FULL_PAGES;
 
 export const listDriverRoutes = defineEndpoint({
   operationId: 'listDriverRoutes',
