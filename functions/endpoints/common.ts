@@ -59,7 +59,10 @@ export const FULL_PAGES = {
   maxLimit: MAX_PAGE_ROWS,
 } as const satisfies PageSize;
 
-const MIB = 1024 * 1024;
+/** How the byte budget ends a page, as the API documentation says it. */
+export const PAGE_BYTES_NOTE =
+  `A page ends earlier once its rows reach ${PAGE_BYTE_BUDGET / (1024 * 1024)} MiB of the response ` +
+  '(it always holds at least one row); its `next_token` continues just after its last row.';
 
 export const pagedQuery = ({ defaultLimit, maxLimit }: PageSize) =>
   z.object({
@@ -70,9 +73,7 @@ export const pagedQuery = ({ defaultLimit, maxLimit }: PageSize) =>
       .max(maxLimit)
       .default(defaultLimit)
       .meta({
-        description:
-          `most rows per page, 1..${maxLimit}; ${defaultLimit} when absent. A page ends earlier once its ` +
-          `rows reach ${PAGE_BYTE_BUDGET / MIB} MiB of the response, and holds at least one row`,
+        description: `most rows per page, 1..${maxLimit}; ${defaultLimit} when absent. ${PAGE_BYTES_NOTE}`,
       }),
     next_token: PaginationQuery.shape.next_token.meta({
       description: 'the `next_token` of the previous page',

@@ -1,5 +1,14 @@
 import * as z from 'zod';
-import { EmptyData, FULL_PAGES, Id, Location, NextToken, pagedQuery, ReportedTimestamp } from './common';
+import {
+  EmptyData,
+  FULL_PAGES,
+  Id,
+  Location,
+  NextToken,
+  PAGE_BYTES_NOTE,
+  pagedQuery,
+  ReportedTimestamp,
+} from './common';
 import { defineEndpoint } from './define';
 import { AccountingRecord, Attempt, FailureReason, InvoiceStatus, Route, Waypoint } from './routes';
 
@@ -73,7 +82,8 @@ export const listDriverRoutes = defineEndpoint({
   handler: 'driver-app/routes',
   summary: 'The driver’s active and started routes in full, by planned start, a page of waypoints at a time',
   description:
-    '`limit` counts waypoints (each with its invoices and items). A route cut by a page boundary continues on the next page under the same route id, holding the waypoints that follow. A `next_token` stops working when its route leaves the list (finished or reassigned): start again without one.',
+    '`limit` counts waypoints (each with its invoices and items). A route cut by a page boundary continues on the next page under the same route id, holding the waypoints that follow. A `next_token` stops working when its route leaves the list (finished or reassigned): start again without one. ' +
+    PAGE_BYTES_NOTE,
   tag: TAG,
   access: { table: 'read' },
   request: { query: pagedQuery(DRIVER_ROUTE_WAYPOINTS_PAGE) },

@@ -7,6 +7,7 @@ import {
   Id,
   Location,
   NextToken,
+  PAGE_BYTES_NOTE,
   type PageSize,
   pagedQuery,
   ReportedTimestamp,
@@ -187,7 +188,8 @@ export const getInvoiceStatus = defineEndpoint({
   summary:
     'Per-item status of every invoice of a route, in import order, a page of invoice and item rows at a time',
   description:
-    '`limit` counts rows: each invoice and each item is one. An invoice cut by a page boundary continues on the next page under the same invoice id (with its payment method and name attributes again), holding the items that follow.',
+    '`limit` counts rows: each invoice and each item is one. An invoice cut by a page boundary continues on the next page under the same invoice id (with its payment method and name attributes again), holding the items that follow. ' +
+    PAGE_BYTES_NOTE,
   tag: TAG,
   access: { table: 'read' },
   request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.invoiceRows) },
