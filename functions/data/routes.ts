@@ -342,7 +342,7 @@ async function queryRouteRows(accountId: string, routeId: string, prefix: string
   return { items, nextToken: encodeNextToken(lastKey) };
 }
 
-/** The key a page of waypoints continues after. */
+/** The key a page of waypoints continues after (a waypoint's sequence is its position in the route). */
 export const waypointKeyOf = (accountId: string, routeId: string, waypoint: WaypointRow): TableKey =>
   routeKeys.waypoint(accountId, routeId, waypoint.sequence);
 

@@ -391,6 +391,76 @@ describe('GET /driver/routes of a realistic route', () => {
   });
 });
 
+describe('GET /driver/routes of waypoints with worst-case invoices', () => {
+  /** 12 waypoints, each with 5 invoices of 50 name attributes of maximum length: 630 KB a waypoint. */
+  const WAYPOINTS = 12;
+  const INVOICES_PER_WAYPOINT = 5;
+  const TOKEN = 'paging-worst-driver-token';
+  const worstDriverRoute = exampleRoute('worst-drv', {
+    waypoints: WAYPOINTS,
+    invoicesPerWaypoint: 0,
+    driverId: 'worst-driver',
+    // Another date: the routes of 2026-11-23 are listed above.
+    startTime: START + 48 * HOUR,
+  });
+  const get = (path: string) => request('GET', path, { key: TOKEN });
+
+  beforeAll(async () => {
+    const driver = await request('POST', '/dcs/dc-1/drivers', {
+      key: acme.key,
+      body: { driver_id: 'worst-driver', driver_name: 'Wes', login_token: TOKEN },
+    });
+    expectSuccess(driver, drivers.createDriver);
+    await importRoute(api.url, acme.key, 'dc-1', worstDriverRoute);
+    // Written as the import writes rows: the import body's 5 MB limit cannot carry 7.5 MB of them.
+    const { routeRowItems } = await import('../../functions/data/routes');
+    const { putAll } = await import('../../functions/data/client');
+    const waypoints = worstDriverRoute.waypoints.map((waypoint, sequence) => ({
+      sequence,
+      id: waypoint.id,
+      location: waypoint.location,
+      serviceTimeMinutes: 0,
+      timeWindows: [],
+      invoiceIds: [],
+    }));
+    const invoices = waypoints.map((waypoint) =>
+      Array.from({ length: INVOICES_PER_WAYPOINT }, (_, index) => ({
+        id: `${waypoint.id}-worst-inv-${index}`,
+        waypointId: waypoint.id,
+        nameAttributes: Array.from({ length: 50 }, () => ({ key: '"'.repeat(128), value: '"'.repeat(500) })),
+        items: [],
+      })),
+    );
+    const rows = routeRowItems(acme.accountId, 'worst-drv', waypoints, invoices);
+    await putAll(rows.filter((row) => row.entity === 'INVOICE'));
+  }, 120_000);
+
+  it('ends each page by size, every waypoint once and in order with its invoices', async () => {
+    const pages = await readAllPages(get, '/driver/routes', driverApp.listDriverRoutes);
+    const waypointCounts = pages.map((page) =>
+      (page.routes as DriverRoute[]).reduce((sum, route) => sum + route.waypoints.length, 0),
+    );
+    // 12 waypoints are fewer than a default page: only their size ends the pages.
+    expect(WAYPOINTS).toBeLessThan(driverApp.DRIVER_ROUTE_WAYPOINTS_PAGE.defaultLimit);
+    expect(waypointCounts.filter((count) => count > 0).length).toBeGreaterThanOrEqual(2);
+    for (const page of pages) {
+      expect(Buffer.byteLength(JSON.stringify(JSON.stringify(page)))).toBeLessThan(
+        PAGE_BYTE_BUDGET + 64 * 1024,
+      );
+    }
+    const joined = joinPages<DriverRoute>(pages, 'routes', 'waypoints');
+    expect(joined.map((route) => route.id)).toEqual(['worst-drv']);
+    expect(joined[0]?.waypoints.map((waypoint) => waypoint.id)).toEqual(
+      worstDriverRoute.waypoints.map((waypoint) => waypoint.id),
+    );
+    for (const waypoint of joined[0]?.waypoints ?? []) {
+      expect(waypoint.invoices.map((invoice) => invoice.id)).toEqual(
+        Array.from({ length: INVOICES_PER_WAYPOINT }, (_, index) => `${waypoint.id}-worst-inv-${index}`),
+      );
+    }
+  });
+});
+
 describe('bad paging parameters', () => {
   const lists: [string, (path: string) => Promise<ApiResponse>, number][] = [
     ['/dcs/dc-1/routes/inv-1/invoices', asAcme, routes.ROUTE_PAGE_SIZES.invoiceRows.maxLimit],
