@@ -38,8 +38,8 @@ export const DeliveryAttempt = z
   .meta({ id: 'DeliveryAttempt' });
 
 /**
- * Delivery attempts per page: 100 recent ones unless `limit` asks for more. An attempt is 2.7 KB with a
- * 500-character error (errors are Node's short messages), so a full page (2.7 MB) stays within the byte
+ * Delivery attempts per page: 100 recent ones unless `limit` asks for more. An attempt weighs 2.8 KB with a
+ * 500-character error (errors are Node's short messages), so a full page (2.8 MB) stays within the byte
  * budget and never ends early (test/unit/page-sizes.test.ts).
  */
 export const DELIVERY_ATTEMPTS_PAGE = {

@@ -201,7 +201,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/invoices', () => {
 });
 
 describe('a route whose invoices are all worst-case rows', () => {
-  /** Invoices with 50 name attributes of maximum length, in characters JSON escapes twice: 126 KB each. */
+  /** Invoices with 50 name attributes of maximum length, in characters JSON escapes twice: 129 KB each. */
   const WORST_INVOICES = 60;
   /** Each with items whose texts are at their maximum length too. */
   const ITEMS_PER_INVOICE = 3;
