@@ -1,5 +1,12 @@
-import { deleteAll, queryItems } from './client';
-import { decodeNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
+import { PAGE_BYTE_BUDGET } from '../shared/limits';
+import { deleteAll, type Item, queryItems } from './client';
+import {
+  cutToBudget,
+  decodeNextToken,
+  encodeNextToken,
+  type Page,
+  type SizedPageRequest,
+} from './pagination';
 import type { TableKey } from './table-schema';
 
 export type AnalyticsType = 'ROUTE_ANALYTICS' | 'ATTEMPT_ANALYTICS';
@@ -45,14 +52,14 @@ export async function listRouteAnalytics(
   return (await queryRouteAnalytics(place, type)).items;
 }
 
-/** One page of a route's attempt records, in attempt order. */
-export const listAttemptAnalytics = (place: AnalyticsPlace, page: PageRequest) =>
+/** One page of a route's attempt records, in attempt order, cut to the byte budget. */
+export const listAttemptAnalytics = (place: AnalyticsPlace, page: SizedPageRequest<AnalyticsRow>) =>
   queryRouteAnalytics(place, 'ATTEMPT_ANALYTICS', page);
 
 async function queryRouteAnalytics(
   place: AnalyticsPlace,
   type: AnalyticsType,
-  page?: PageRequest,
+  page?: SizedPageRequest<AnalyticsRow>,
 ): Promise<Page<AnalyticsRow>> {
   const pk = partition(place.accountId, place.dcId, place.localDate);
   const prefix =
@@ -67,13 +74,21 @@ async function queryRouteAnalytics(
       ConsistentRead: true,
     },
     page?.limit,
+    { stopAfterBytes: page && PAGE_BYTE_BUDGET },
   );
   // Ids may contain '#': the prefix of route 'r1' also matches route 'r1#2', so the route id decides
   // (a page may then hold fewer than `limit` records).
-  const rows = items
-    .filter((item) => item.entity === type && item.route_id === place.routeId)
-    .map((item) => item.row as AnalyticsRow);
-  return { items: rows, nextToken: encodeNextToken(lastKey) };
+  const ofRoute = items.filter((item) => item.entity === type && item.route_id === place.routeId);
+  const rowOf = (item: Item) => item.row as AnalyticsRow;
+  const read = { items: ofRoute, nextToken: encodeNextToken(lastKey) };
+  const kept = page
+    ? cutToBudget(
+        read,
+        (item) => page.bytesOf(rowOf(item)),
+        (item) => ({ pk: item.pk, sk: item.sk }),
+      )
+    : read;
+  return { items: kept.items.map(rowOf), nextToken: kept.nextToken };
 }
 
 /**

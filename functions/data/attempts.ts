@@ -28,12 +28,25 @@ export interface Attempt {
   recordedAt: number;
 }
 
-/** Attempts live in their route's partition, keyed by the client's attempt id: a retried call finds its own. */
+/**
+ * Attempts live in their route's partition, sorted by waypoint, so a page of the route's rows reads the
+ * attempts of its own waypoints only:
+ *   ATTEMPT#<wp seq 5>#<attempt id>   the attempt
+ *   ATTEMPT_ID#<attempt id>           the waypoint the id was recorded for: an id is taken once per route,
+ *                                     and a retried call finds its own attempt by it
+ */
 const PREFIX = 'ATTEMPT#';
+const ID_PREFIX = 'ATTEMPT_ID#';
+const waypointPrefix = (sequence: number) => `${PREFIX}${String(sequence).padStart(5, '0')}#`;
 
-const attemptKey = (accountId: string, routeId: string, attemptId: string): TableKey => ({
+const attemptKey = (accountId: string, routeId: string, sequence: number, attemptId: string): TableKey => ({
   pk: routeKeys.route(accountId, routeId).pk,
-  sk: `${PREFIX}${attemptId}`,
+  sk: `${waypointPrefix(sequence)}${attemptId}`,
+});
+
+const attemptIdKey = (accountId: string, routeId: string, attemptId: string): TableKey => ({
+  pk: routeKeys.route(accountId, routeId).pk,
+  sk: `${ID_PREFIX}${attemptId}`,
 });
 
 function fromItem(item: Item): Attempt {
@@ -51,13 +64,28 @@ function fromItem(item: Item): Attempt {
   };
 }
 
-/** Transaction item writing a new attempt; its condition fails when the id was already recorded. */
-export function putNewAttemptItem(accountId: string, routeId: string, attempt: Attempt): TransactItem {
-  return {
+/**
+ * Transaction items writing a new attempt: its id first, whose condition fails when the id was already
+ * recorded, then the attempt itself.
+ */
+export function putNewAttemptItems(accountId: string, routeId: string, attempt: Attempt): TransactItem[] {
+  const idItem: TransactItem = {
     Put: {
       TableName: tableName,
       Item: {
-        ...attemptKey(accountId, routeId, attempt.id),
+        ...attemptIdKey(accountId, routeId, attempt.id),
+        entity: 'ATTEMPT_ID',
+        attempt_id: attempt.id,
+        sequence: attempt.sequence,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+  const attemptItem: TransactItem = {
+    Put: {
+      TableName: tableName,
+      Item: {
+        ...attemptKey(accountId, routeId, attempt.sequence, attempt.id),
         entity: 'ATTEMPT',
         attempt_id: attempt.id,
         waypoint_id: attempt.waypointId,
@@ -70,9 +98,9 @@ export function putNewAttemptItem(accountId: string, routeId: string, attempt: A
         driver_id: attempt.driverId,
         recorded_at: attempt.recordedAt,
       },
-      ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
+  return [idItem, attemptItem];
 }
 
 export async function getAttempt(
@@ -80,21 +108,38 @@ export async function getAttempt(
   routeId: string,
   attemptId: string,
 ): Promise<Attempt | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: attemptKey(accountId, routeId, attemptId),
-      ConsistentRead: true,
-    }),
-  );
+  const get = (Key: TableKey) => db.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }));
+  const { Item: idItem } = await get(attemptIdKey(accountId, routeId, attemptId));
+  if (!idItem) return undefined;
+  const { Item } = await get(attemptKey(accountId, routeId, idItem.sequence, attemptId));
   return Item ? fromItem(Item) : undefined;
 }
 
-/** Every attempt of the route, in the order they happened (timestamp, then the order they were recorded). */
-export async function listAttempts(accountId: string, routeId: string): Promise<Attempt[]> {
+/**
+ * The attempts of the route, or of its waypoints in sequence `first`..`last`, in the order they happened
+ * (timestamp, then the order they were recorded).
+ */
+export async function listAttempts(
+  accountId: string,
+  routeId: string,
+  waypoints?: { first: number; last: number },
+): Promise<Attempt[]> {
+  const pk = routeKeys.route(accountId, routeId).pk;
   const { items } = await queryItems({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': routeKeys.route(accountId, routeId).pk, ':prefix': PREFIX },
+    ...(waypoints
+      ? {
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          // :to sorts after every attempt of waypoint `last` and before those of the next one.
+          ExpressionAttributeValues: {
+            ':pk': pk,
+            ':from': waypointPrefix(waypoints.first),
+            ':to': waypointPrefix(waypoints.last + 1),
+          },
+        }
+      : {
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': pk, ':prefix': PREFIX },
+        }),
     ConsistentRead: true,
   });
   return items.map(fromItem).sort((a, b) => a.timestamp - b.timestamp || a.recordedAt - b.recordedAt);

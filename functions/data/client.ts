@@ -48,14 +48,17 @@ export function conditionFailedAt(error: unknown, index: number): boolean {
 export type Item = Record<string, NativeAttributeValue>;
 
 /**
- * Runs a query page after page until `limit` items (or, without a limit, all of them) are read.
- * Returns the key to continue from when more remain.
+ * Runs a query page after page until `limit` items (or, without a limit, all of them) are read, or until
+ * the items read reach `stopAfterBytes` (as JSON): a paged list whose rows turn out large stops reading
+ * about where its byte budget ends its page. Returns the key to continue from when more remain.
  */
 export async function queryItems(
   input: Omit<QueryCommandInput, 'TableName' | 'Limit'>,
   limit?: number,
+  { stopAfterBytes }: { stopAfterBytes?: number } = {},
 ): Promise<{ items: Item[]; lastKey?: Record<string, unknown> }> {
   const items: Item[] = [];
+  let bytesRead = 0;
   let startKey = input.ExclusiveStartKey;
   do {
     const page = await db.send(
@@ -67,8 +70,15 @@ export async function queryItems(
       }),
     );
     items.push(...(page.Items ?? []));
+    if (stopAfterBytes !== undefined) {
+      for (const item of page.Items ?? []) bytesRead += Buffer.byteLength(JSON.stringify(item));
+    }
     startKey = page.LastEvaluatedKey;
-  } while (startKey && (limit === undefined || items.length < limit));
+  } while (
+    startKey &&
+    (limit === undefined || items.length < limit) &&
+    (stopAfterBytes === undefined || bytesRead < stopAfterBytes)
+  );
   return { items, lastKey: startKey };
 }
 

@@ -1,4 +1,5 @@
 import { ValidationError } from '../shared/errors';
+import { countWithinBudget } from '../shared/limits';
 import type { TableKey } from './table-schema';
 
 export interface Page<T> {
@@ -10,6 +11,29 @@ export interface Page<T> {
 export interface PageRequest {
   limit: number;
   nextToken?: string;
+}
+
+/**
+ * A page of a list whose rows can be large: it also ends once its rows reach PAGE_BYTE_BUDGET, each weighed
+ * by `bytesOf` as it will be serialized (proxyBytesOf of its view).
+ */
+export interface SizedPageRequest<T> extends PageRequest {
+  bytesOf: (row: T) => number;
+}
+
+/**
+ * The leading rows of a page read by `limit` that fit the byte budget. When some are left out, `next_token`
+ * points just after the last row kept (`keyOf` gives a row's key as DynamoDB's LastEvaluatedKey would).
+ */
+export function cutToBudget<T>(
+  page: Page<T>,
+  bytesOf: (row: T) => number,
+  keyOf: (row: T) => Record<string, unknown>,
+): Page<T> {
+  const count = countWithinBudget(page.items, bytesOf);
+  if (count === page.items.length) return page;
+  const items = page.items.slice(0, count);
+  return { items, nextToken: encodeNextToken(keyOf(items[count - 1] as T)) };
 }
 
 /** `next_token` is the opaque base64url form of DynamoDB's LastEvaluatedKey. */

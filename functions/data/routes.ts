@@ -5,6 +5,7 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { PAGE_BYTE_BUDGET } from '../shared/limits';
 import type { Claim } from './claims';
 import { conditionFailedAt, db, type Item, isConditionFailure, queryItems, tableName } from './client';
 import {
@@ -336,9 +337,14 @@ async function queryRouteRows(accountId: string, routeId: string, prefix: string
       ConsistentRead: true,
     },
     page?.limit,
+    { stopAfterBytes: page && PAGE_BYTE_BUDGET },
   );
   return { items, nextToken: encodeNextToken(lastKey) };
 }
+
+/** The key a page of waypoints continues after (a waypoint's sequence is its position in the route). */
+export const waypointKeyOf = (accountId: string, routeId: string, waypoint: WaypointRow): TableKey =>
+  routeKeys.waypoint(accountId, routeId, waypoint.sequence);
 
 /** The waypoints of a route in sequence: all of them, or one page. */
 export async function listWaypointRows(
@@ -363,6 +369,16 @@ export async function listWaypointRows(
   };
 }
 
+/** A page of invoices, and what a caller needs to cut it shorter or read what its rows refer to. */
+export interface InvoiceRowsPage extends Page<InvoiceRow> {
+  /** The key of each row read, in order: an invoice's, then each of its items'. */
+  rowKeys: TableKey[];
+  /** True when the page starts inside an invoice: the first invoice repeats a header read on an earlier page. */
+  continuesInvoice: boolean;
+  /** The sequences of the first and last waypoints the rows belong to (none on an empty page). */
+  waypoints?: { first: number; last: number };
+}
+
 /**
  * Invoices with their items, in import order, from the `I#` rows: all of them, or a page of `limit` rows
  * (invoices and items alike). A page that starts inside an invoice repeats that invoice (its header is
@@ -372,10 +388,13 @@ export async function listInvoiceRows(
   accountId: string,
   routeId: string,
   page?: PageRequest,
-): Promise<Page<InvoiceRow>> {
+): Promise<InvoiceRowsPage> {
   const { items, nextToken } = await queryRouteRows(accountId, routeId, ROUTE_ROW_PREFIX.invoiceOrItem, page);
+  const rowKeys = items.map((item): TableKey => ({ pk: item.pk, sk: item.sk }));
   const first = items[0];
-  if (first?.entity === 'ITEM') {
+  const last = items.at(-1);
+  const continuesInvoice = first?.entity === 'ITEM';
+  if (continuesInvoice) {
     const { Item } = await db.send(
       new GetCommand({ TableName: tableName, Key: invoiceKeyOfItem(first), ConsistentRead: true }),
     );
@@ -384,8 +403,19 @@ export async function listInvoiceRows(
       Item ?? { entity: 'INVOICE', invoice_id: first.invoice_id, waypoint_id: first.waypoint_id },
     );
   }
-  return { items: invoicesOfRows(items), nextToken };
+  return {
+    items: invoicesOfRows(items),
+    nextToken,
+    rowKeys,
+    continuesInvoice,
+    waypoints:
+      first && last ? { first: waypointSequenceOfRow(first), last: waypointSequenceOfRow(last) } : undefined,
+  };
 }
+
+/** The sequence of the waypoint an `I#<wp seq>#…` row belongs to. */
+const waypointSequenceOfRow = (item: Item) =>
+  Number(item.sk.slice(ROUTE_ROW_PREFIX.invoiceOrItem.length).split('#', 1)[0]);
 
 /** Invoice rows each followed by its item rows, as invoices holding their items. */
 function invoicesOfRows(rows: Item[]): InvoiceRow[] {
@@ -530,6 +560,13 @@ export async function listRoutesOfDate(
       ExclusiveStartKey: decodeIndexNextToken(page?.nextToken, index, gsi2pk),
     },
     page?.limit,
+    { stopAfterBytes: page && PAGE_BYTE_BUDGET },
   );
   return { items: items.map(headerFromItem), nextToken: encodeNextToken(lastKey) };
 }
+
+/** The key a page of routes of a date continues after (its index key and table key, as the index gives it). */
+export const routeOfDateKeyOf = (route: RouteHeader) => ({
+  ...routeKeys.route(route.accountId, route.routeId),
+  ...routeKeys.byDate(route.accountId, route.dcId, route.localDate, route.startTime, route.routeId),
+});

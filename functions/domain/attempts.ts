@@ -3,7 +3,7 @@ import {
   type Attempt,
   type AttemptStatus,
   getAttempt,
-  putNewAttemptItem,
+  putNewAttemptItems,
   type Reason,
 } from '../data/attempts';
 import { conditionFailedAt, db } from '../data/client';
@@ -73,7 +73,7 @@ export async function recordAttempt(
       await db.send(
         new TransactWriteCommand({
           TransactItems: [
-            putNewAttemptItem(driver.accountId, routeId, attempt),
+            ...putNewAttemptItems(driver.accountId, routeId, attempt),
             routeUnchangedCheck(route),
             putEventItem({
               accountId: driver.accountId,
@@ -92,8 +92,9 @@ export async function recordAttempt(
         }),
       );
     } catch (error) {
-      // A lost race with the same attempt id, or with a change of the route: read again and decide again.
-      if (conditionFailedAt(error, 0) || conditionFailedAt(error, 1)) continue;
+      // A lost race with the same attempt id (item 0), or with a change of the route (item 2): read again
+      // and decide again.
+      if (conditionFailedAt(error, 0) || conditionFailedAt(error, 2)) continue;
       throw error;
     }
     await refreshEtas(ref, {

@@ -12,7 +12,7 @@ import { listAttempts } from '../data/attempts';
 import { putAll } from '../data/client';
 import { getDriver } from '../data/drivers';
 import { listTracePoints } from '../data/location-trace';
-import type { Page, PageRequest } from '../data/pagination';
+import type { Page, SizedPageRequest } from '../data/pagination';
 import { listInvoiceRows, listWaypointRows, type RouteHeader } from '../data/routes';
 import { NotFoundError } from '../shared/errors';
 import { logger } from '../shared/observability';
@@ -108,6 +108,9 @@ export async function requireRouteAnalytics(ref: RouteRef): Promise<AnalyticsRow
 }
 
 /** One page of a finished route's attempt records, in attempt order. */
-export async function requireAttemptAnalytics(ref: RouteRef, page: PageRequest): Promise<Page<AnalyticsRow>> {
+export async function requireAttemptAnalytics(
+  ref: RouteRef,
+  page: SizedPageRequest<AnalyticsRow>,
+): Promise<Page<AnalyticsRow>> {
   return listAttemptAnalytics((await requireComputedAnalytics(ref)).place, page);
 }

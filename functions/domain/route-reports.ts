@@ -2,11 +2,20 @@ import { type AccountingRecord, listAccountingRecords } from '../data/accounting
 import { getDc } from '../data/accounts';
 import { type Attempt, listAttempts } from '../data/attempts';
 import { getDriver } from '../data/drivers';
-import { decodeNextTokenAmong, type Page, type PageRequest } from '../data/pagination';
+import {
+  cutToBudget,
+  decodeNextTokenAmong,
+  encodeNextToken,
+  type Page,
+  type PageRequest,
+  type SizedPageRequest,
+} from '../data/pagination';
 import { getRouteEtas, type RouteEtas } from '../data/route-etas';
 import {
   getRouteHeader,
   type InvoiceRow,
+  type InvoiceRowsPage,
+  type ItemRow,
   listActiveRoutesOfDriver,
   listInvoiceRows,
   listInvoiceRowsOfWaypoints,
@@ -15,9 +24,11 @@ import {
   type RouteHeader,
   routeKeys,
   type WaypointRow,
+  waypointKeyOf,
 } from '../data/routes';
 import type { DriverCaller } from '../shared/auth-context';
 import { NotFoundError } from '../shared/errors';
+import { countWithinBudget, PAGE_BYTE_BUDGET } from '../shared/limits';
 import { plannedEtas } from './route-etas';
 import {
   actualCompletion,
@@ -39,14 +50,51 @@ export interface WaypointDetail extends WaypointRow {
   attempts: Attempt[];
 }
 
-/** One page of the route's invoices with their items' latest statuses, in import order. */
-export async function invoiceStatus(ref: RouteRef, page: PageRequest): Promise<Page<InvoiceRow>> {
+/** A page of invoices, each invoice (without its items) and each item weighed as it will be serialized. */
+export interface InvoicePageRequest extends PageRequest {
+  invoiceHeaderBytes: (invoice: InvoiceRow) => number;
+  itemBytes: (item: ItemRow) => number;
+}
+
+/**
+ * One page of the route's invoices with their items' latest statuses, in import order: `limit` rows, fewer
+ * when they reach the byte budget. The statuses come from the attempts of the page's waypoints only.
+ */
+export async function invoiceStatus(ref: RouteRef, page: InvoicePageRequest): Promise<Page<InvoiceRow>> {
   await requireRoute(ref, NOT_FOUND_STATUS);
-  const [invoices, attempts] = await Promise.all([
-    listInvoiceRows(ref.accountId, ref.routeId, page),
-    listAttempts(ref.accountId, ref.routeId),
-  ]);
-  return { ...invoices, items: withItemStatuses(invoices.items, progressByWaypoint(attempts)) };
+  const invoices = await listInvoiceRows(ref.accountId, ref.routeId, page);
+  const attempts = invoices.waypoints
+    ? await listAttempts(ref.accountId, ref.routeId, invoices.waypoints)
+    : [];
+  const items = withItemStatuses(invoices.items, progressByWaypoint(attempts));
+  return invoicesWithinBudget({ ...invoices, items }, page);
+}
+
+/**
+ * The leading rows of an invoice page that fit the byte budget; `next_token` then points just after the
+ * last row kept, so a cut invoice continues on the next page. A header repeated from an earlier page is
+ * no row of its own: it weighs with the item that follows it, and at least that item is kept.
+ */
+function invoicesWithinBudget(page: InvoiceRowsPage, request: InvoicePageRequest): Page<InvoiceRow> {
+  const headerIsRow = (index: number) => index > 0 || !page.continuesInvoice;
+  const rowWeights = page.items.flatMap((invoice, index) => {
+    const header = request.invoiceHeaderBytes(invoice);
+    const items = invoice.items.map(request.itemBytes);
+    if (headerIsRow(index)) return [header, ...items];
+    return items.map((bytes, item) => (item === 0 ? header + bytes : bytes));
+  });
+  const count = countWithinBudget(rowWeights, (bytes) => bytes);
+  if (count === rowWeights.length) return { items: page.items, nextToken: page.nextToken };
+  const kept: InvoiceRow[] = [];
+  let rowsLeft = count;
+  for (const [index, invoice] of page.items.entries()) {
+    if (headerIsRow(index)) rowsLeft--;
+    const items = invoice.items.slice(0, rowsLeft);
+    rowsLeft -= items.length;
+    kept.push({ ...invoice, items });
+    if (rowsLeft === 0) break;
+  }
+  return { items: kept, nextToken: encodeNextToken(page.rowKeys[count - 1]) };
 }
 
 function withItemStatuses(
@@ -103,18 +151,36 @@ async function routeProgress(route: RouteHeader) {
   };
 }
 
-/** One page of the waypoints of a route in sequence, with status, attempts and ETA. */
-export async function waypointsOf(ref: RouteRef, page: PageRequest): Promise<Page<WaypointDetail>> {
-  return (await waypointPage(await requireRoute(ref), page)).waypoints;
+/**
+ * One page of the waypoints of a route in sequence, with status, attempts and ETA: `limit` waypoints, fewer
+ * when they reach the byte budget.
+ */
+export async function waypointsOf(
+  ref: RouteRef,
+  page: SizedPageRequest<WaypointDetail>,
+): Promise<Page<WaypointDetail>> {
+  const route = await requireRoute(ref);
+  const { waypoints } = await waypointPage(route, page);
+  return cutToBudget(waypoints, page.bytesOf, (waypoint) =>
+    waypointKeyOf(route.accountId, route.routeId, waypoint),
+  );
 }
 
-/** A page of the route's waypoints in detail, and the progress of all of them. */
+/** The sequences of the first and last of some waypoints in sequence (none when there are none). */
+function sequenceRange(waypoints: readonly WaypointRow[]) {
+  const first = waypoints[0];
+  const last = waypoints.at(-1);
+  return first && last ? { first: first.sequence, last: last.sequence } : undefined;
+}
+
+/** A page of the route's waypoints in detail, and the progress of those waypoints (from their attempts only). */
 async function waypointPage(route: RouteHeader, page: PageRequest) {
-  const [waypoints, attempts, stored] = await Promise.all([
+  const [waypoints, stored] = await Promise.all([
     listWaypointRows(route.accountId, route.routeId, page),
-    listAttempts(route.accountId, route.routeId),
     getRouteEtas(route.accountId, route.routeId),
   ]);
+  const range = sequenceRange(waypoints.items);
+  const attempts = range ? await listAttempts(route.accountId, route.routeId, range) : [];
   const progress = progressByWaypoint(attempts);
   const allWaypoints = async () => (await listWaypointRows(route.accountId, route.routeId)).items;
   const etas = await etasOf(route, allWaypoints, stored);
@@ -157,12 +223,10 @@ export interface RouteDetail {
 /** A page of the route's waypoints, each with its invoices and their items' statuses (the driver app's view). */
 async function routeDetailPage(route: RouteHeader, page: PageRequest) {
   const { waypoints, progress } = await waypointPage(route, page);
-  const first = waypoints.items[0];
-  const last = waypoints.items.at(-1);
-  const invoices =
-    first && last
-      ? await listInvoiceRowsOfWaypoints(route.accountId, route.routeId, first.sequence, last.sequence)
-      : [];
+  const range = sequenceRange(waypoints.items);
+  const invoices = range
+    ? await listInvoiceRowsOfWaypoints(route.accountId, route.routeId, range.first, range.last)
+    : [];
   const byWaypoint = new Map<string, InvoiceRow[]>();
   for (const invoice of withItemStatuses(invoices, progress)) {
     byWaypoint.set(invoice.waypointId, [...(byWaypoint.get(invoice.waypointId) ?? []), invoice]);
@@ -173,31 +237,72 @@ async function routeDetailPage(route: RouteHeader, page: PageRequest) {
   };
 }
 
+/** A waypoint as the driver app shows it: in detail, with its invoices. */
+export type DriverWaypoint = RouteDetail['waypoints'][number];
+
+/** A page of the driver's routes: a route (without its waypoints) and a waypoint weighed as they will be serialized. */
+export interface DriverRoutesPageRequest extends PageRequest {
+  routeHeaderBytes: (route: RouteHeader) => number;
+  waypointBytes: (waypoint: DriverWaypoint) => number;
+}
+
 /**
- * One page of the driver's active and started routes in full, by planned start. `limit` counts waypoints:
- * a route cut by the page's end goes on in the next page (its token points into that route's waypoints).
- * Started routes come from the driver's own item (read consistently), active ones from the index; each
- * header is re-read and checked.
+ * Waypoints read at a time, with their invoices and attempts: a page that the byte budget ends early reads
+ * at most this many waypoints more than it returns.
  */
-export async function routesOfDriver(driver: DriverCaller, page: PageRequest): Promise<Page<RouteDetail>> {
+const DRIVER_WAYPOINTS_PER_READ = 100;
+
+/**
+ * One page of the driver's active and started routes in full, by planned start. `limit` counts waypoints,
+ * and the page ends earlier when they (and their routes' headers) reach the byte budget: a route cut by
+ * the page's end goes on in the next page (its token points into that route's waypoints). Started routes
+ * come from the driver's own item (read consistently), active ones from the index; each header is re-read
+ * and checked.
+ */
+export async function routesOfDriver(
+  driver: DriverCaller,
+  page: DriverRoutesPageRequest,
+): Promise<Page<RouteDetail>> {
   const routes = await runningRoutesOf(driver);
   const partitions = routes.map((route) => routeKeys.route(route.accountId, route.routeId).pk);
   const start = decodeNextTokenAmong(page.nextToken, partitions, ROUTE_ROW_PREFIX.waypoint);
   const items: RouteDetail[] = [];
-  let remaining = page.limit;
-  for (
-    let index = start ? partitions.indexOf(start.pk) : 0;
-    index < routes.length && remaining > 0;
-    index++
-  ) {
+  let waypointsLeft = page.limit;
+  let bytesLeft = PAGE_BYTE_BUDGET;
+  let index = start ? partitions.indexOf(start.pk) : 0;
+  let nextToken = start ? page.nextToken : undefined;
+  while (index < routes.length) {
     const route = routes[index] as RouteHeader;
-    const nextToken = start?.pk === partitions[index] ? page.nextToken : undefined;
-    const waypoints = await routeDetailPage(route, { limit: remaining, nextToken });
-    if (waypoints.items.length > 0) items.push({ route, waypoints: waypoints.items });
-    remaining -= waypoints.items.length;
-    if (waypoints.nextToken) return { items, nextToken: waypoints.nextToken };
+    const read = await routeDetailPage(route, {
+      limit: Math.min(waypointsLeft, DRIVER_WAYPOINTS_PER_READ),
+      nextToken,
+    });
+    const current = items.at(-1)?.route === route ? items.at(-1) : undefined;
+    const headerBytes = current ? 0 : page.routeHeaderBytes(route);
+    const weights = read.items.map(page.waypointBytes);
+    const count = countWithinBudget(weights, (bytes) => bytes, {
+      budget: bytesLeft - headerBytes,
+      atLeast: items.length === 0 ? 1 : 0,
+    });
+    const kept = read.items.slice(0, count);
+    if (kept.length > 0) {
+      if (current) current.waypoints.push(...kept);
+      else items.push({ route, waypoints: kept });
+      bytesLeft -= headerBytes + weights.slice(0, count).reduce((sum, bytes) => sum + bytes, 0);
+      waypointsLeft -= count;
+    }
+    if (count < read.items.length || waypointsLeft === 0) return { items, nextToken: tokenAfter(items) };
+    nextToken = read.nextToken;
+    if (!nextToken) index++;
   }
   return { items };
+}
+
+/** The token of a page of the driver's routes that ends early: it continues after the page's last waypoint. */
+function tokenAfter(items: readonly RouteDetail[]): string | undefined {
+  const last = items.at(-1) as RouteDetail;
+  const waypoint = last.waypoints.at(-1) as DriverWaypoint;
+  return encodeNextToken(waypointKeyOf(last.route.accountId, last.route.routeId, waypoint));
 }
 
 async function runningRoutesOf(driver: DriverCaller): Promise<RouteHeader[]> {

@@ -2,7 +2,7 @@ import { deleteRouteAnalytics } from '../data/analytics';
 import { type Claim, releaseClaims } from '../data/claims';
 import { conditionFailedAt, deleteAll } from '../data/client';
 import { driverExistsCheck, getDriver } from '../data/drivers';
-import type { Page, PageRequest } from '../data/pagination';
+import { cutToBudget, type Page, type SizedPageRequest } from '../data/pagination';
 import {
   deleteRouteHeader,
   getRouteHeader,
@@ -10,6 +10,7 @@ import {
   listRoutesOfDate,
   type RouteHeader,
   replaceRouteHeader,
+  routeOfDateKeyOf,
   type TransactItem,
   type WaypointRow,
 } from '../data/routes';
@@ -66,10 +67,11 @@ export async function routesOfDate(
   accountId: string,
   dcId: string,
   localDate: string,
-  page: PageRequest,
+  page: SizedPageRequest<RouteHeader>,
 ): Promise<Page<RouteHeader>> {
   const routes = await listRoutesOfDate(accountId, dcId, localDate, page);
-  return { ...routes, items: routes.items.filter((route) => !route.deleting) };
+  const shown = { ...routes, items: routes.items.filter((route) => !route.deleting) };
+  return cutToBudget(shown, page.bytesOf, routeOfDateKeyOf);
 }
 
 type HeaderChange = Partial<

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { DcParams, EpochMillis, Id, NextToken, type PageSize, pagedQuery } from './common';
+import { DcParams, EpochMillis, FULL_PAGES, Id, NextToken, pagedQuery } from './common';
 import { defineEndpoint } from './define';
 
 const TAG = 'Analytics';
@@ -105,9 +105,9 @@ export const getAnalyticsDownloadFiles = defineEndpoint({
 
 /**
  * Attempt records per page: a record is 7.8 KB when every name and id is at its maximum length (with 20
- * time windows), so 500 stay under 5 MB of Lambda's 6 MB response limit (test/unit/page-sizes.test.ts).
+ * time windows), so the byte budget ends a page of such records after about 500.
  */
-export const ATTEMPT_ANALYTICS_PAGE = { defaultLimit: 500, maxLimit: 500 } as const satisfies PageSize;
+export const ATTEMPT_ANALYTICS_PAGE = FULL_PAGES;
 
 const singleRouteAnalytics = (kind: 'route' | 'attempts') =>
   defineEndpoint({

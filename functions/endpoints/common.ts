@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { PAGE_BYTE_BUDGET } from '../shared/limits';
 
 /** Ids: 1..128 characters, none of them whitespace, `/` or control characters (they travel in URL paths). */
 export const Id = z
@@ -31,23 +32,37 @@ export const Location = z
 
 export const DcParams = z.object({ dc_id: Id });
 
+/** The most rows a page of any list holds. */
+export const MAX_PAGE_ROWS = 1000;
+
 /** Optional paging of the driver list: without `limit` the whole list is returned. */
 export const PaginationQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_ROWS).optional(),
   next_token: z.string().min(1).max(2048).optional(),
 });
 
 export const NextToken = z.string().optional().meta({ description: 'present when more items remain' });
 
 /**
- * Paging of a list that grows with a route: `limit` rows per page, `defaultLimit` without one. Both are
- * chosen so that a page of worst-case rows stays well under Lambda's 6 MB response limit (checked in
- * test/unit/page-sizes.test.ts).
+ * Paging of a list that grows with a route: `limit` rows per page, `defaultLimit` without one. A page also
+ * ends early once its rows reach PAGE_BYTE_BUDGET, which keeps it under Lambda's 6 MB response limit
+ * whatever the rows hold (checked in test/unit/page-sizes.test.ts).
  */
 export interface PageSize {
   defaultLimit: number;
   maxLimit: number;
 }
+
+/** Pages of MAX_PAGE_ROWS rows unless `limit` asks for fewer. */
+export const FULL_PAGES = {
+  defaultLimit: MAX_PAGE_ROWS,
+  maxLimit: MAX_PAGE_ROWS,
+} as const satisfies PageSize;
+
+/** How the byte budget ends a page, as the API documentation says it. */
+export const PAGE_BYTES_NOTE =
+  `A page ends earlier once its rows reach ${PAGE_BYTE_BUDGET / (1024 * 1024)} MiB of the response ` +
+  '(it always holds at least one row); its `next_token` continues just after its last row.';
 
 export const pagedQuery = ({ defaultLimit, maxLimit }: PageSize) =>
   z.object({
@@ -57,7 +72,9 @@ export const pagedQuery = ({ defaultLimit, maxLimit }: PageSize) =>
       .min(1)
       .max(maxLimit)
       .default(defaultLimit)
-      .meta({ description: `rows per page, 1..${maxLimit}; ${defaultLimit} when absent` }),
+      .meta({
+        description: `most rows per page, 1..${maxLimit}; ${defaultLimit} when absent. ${PAGE_BYTES_NOTE}`,
+      }),
     next_token: PaginationQuery.shape.next_token.meta({
       description: 'the `next_token` of the previous page',
     }),

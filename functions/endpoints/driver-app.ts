@@ -1,5 +1,14 @@
 import * as z from 'zod';
-import { EmptyData, Id, Location, NextToken, type PageSize, pagedQuery, ReportedTimestamp } from './common';
+import {
+  EmptyData,
+  FULL_PAGES,
+  Id,
+  Location,
+  NextToken,
+  PAGE_BYTES_NOTE,
+  pagedQuery,
+  ReportedTimestamp,
+} from './common';
 import { defineEndpoint } from './define';
 import { AccountingRecord, Attempt, FailureReason, InvoiceStatus, Route, Waypoint } from './routes';
 
@@ -60,12 +69,10 @@ export const DriverRoute = Route.extend({
 
 /**
  * Waypoints per page of the driver's routes. One route of 2,000 worst-case waypoints is 10 MB without its
- * invoices, so no page size holds a whole route: pages count waypoints instead. A waypoint with its share
- * of a full route (25 items of one invoice with 50 name attributes, one attempt listing them all) is
- * 316 KB, and a page's first and last routes may each list 2,000 waypoint ids (1 MB): 8 waypoints stay
- * under 5 MB of Lambda's 6 MB response limit (test/unit/page-sizes.test.ts).
+ * invoices, so pages count waypoints (with their invoices and items), and the byte budget ends a page of
+ * large waypoints early.
  */
-export const DRIVER_ROUTE_WAYPOINTS_PAGE = { defaultLimit: 8, maxLimit: 8 } as const satisfies PageSize;
+export const DRIVER_ROUTE_WAYPOINTS_PAGE = FULL_PAGES;
 
 export const listDriverRoutes = defineEndpoint({
   operationId: 'listDriverRoutes',
@@ -75,7 +82,8 @@ export const listDriverRoutes = defineEndpoint({
   handler: 'driver-app/routes',
   summary: 'The driver’s active and started routes in full, by planned start, a page of waypoints at a time',
   description:
-    '`limit` counts waypoints (each with its invoices and items). A route cut by a page boundary continues on the next page under the same route id, holding the waypoints that follow. A `next_token` stops working when its route leaves the list (finished or reassigned): start again without one.',
+    '`limit` counts waypoints (each with its invoices and items). A route cut by a page boundary continues on the next page under the same route id, holding the waypoints that follow. A `next_token` stops working when its route leaves the list (finished or reassigned): start again without one. ' +
+    PAGE_BYTES_NOTE,
   tag: TAG,
   access: { table: 'read' },
   request: { query: pagedQuery(DRIVER_ROUTE_WAYPOINTS_PAGE) },

@@ -4,9 +4,11 @@ import {
   CalendarDate,
   DcParams,
   EpochMillis,
+  FULL_PAGES,
   Id,
   Location,
   NextToken,
+  PAGE_BYTES_NOTE,
   type PageSize,
   pagedQuery,
   ReportedTimestamp,
@@ -119,22 +121,16 @@ export const AccountingRecord = z
   .meta({ id: 'AccountingRecord' });
 
 /**
- * Page sizes of the reads that grow with a route. Each keeps a page of worst-case rows (every text at its
- * maximum length, every character one that JSON escapes twice: 4 bytes in Lambda's response) under 5 MB,
- * below Lambda's 6 MB response limit; test/unit/page-sizes.test.ts checks the figures.
+ * Page sizes of the reads that grow with a route: full pages, which the byte budget ends earlier when the
+ * rows are large (an invoice with 50 long name attributes, a route listing 2,000 waypoint ids).
  */
 export const ROUTE_PAGE_SIZES = {
-  /** I# rows. An invoice with 50 name attributes is 128 KB, and a page may repeat one cut invoice: 40 + 1. */
-  invoiceRows: { defaultLimit: 40, maxLimit: 40 },
-  /**
-   * A waypoint's own fields are 5 KB; its invoice ids and attempts have no bound of their own, so it is
-   * sized with its share of a full route (25 items of one invoice, one attempt listing them all): 80 KB.
-   */
-  waypoints: { defaultLimit: 50, maxLimit: 50 },
-  /** A record is 1.6 KB. */
-  accountingRecords: { defaultLimit: 1000, maxLimit: 1000 },
-  /** A route lists its waypoint ids: 2,000 of 128 characters make 1 MB. */
-  routesOfDate: { defaultLimit: 5, maxLimit: 5 },
+  /** I# rows: each invoice and each item is one. */
+  invoiceRows: FULL_PAGES,
+  waypoints: FULL_PAGES,
+  /** 1,000 worst-case records (1.7 MB) stay within the byte budget: these pages never end early. */
+  accountingRecords: FULL_PAGES,
+  routesOfDate: FULL_PAGES,
 } as const satisfies Record<string, PageSize>;
 
 const RouteData = z.object({ route: Route });
@@ -221,7 +217,8 @@ export const getInvoiceStatus = defineEndpoint({
   summary:
     'Per-item status of every invoice of a route, in import order, a page of invoice and item rows at a time',
   description:
-    '`limit` counts rows: each invoice and each item is one. An invoice cut by a page boundary continues on the next page under the same invoice id (with its payment method and name attributes again), holding the items that follow.',
+    '`limit` counts rows: each invoice and each item is one. An invoice cut by a page boundary continues on the next page under the same invoice id (with its payment method and name attributes again), holding the items that follow. ' +
+    PAGE_BYTES_NOTE,
   tag: TAG,
   access: { table: 'read' },
   request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.invoiceRows) },

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { EmptyData, EpochMillis, Id, NextToken, type PageSize, pagedQuery } from './common';
+import { EmptyData, EpochMillis, Id, MAX_PAGE_ROWS, NextToken, type PageSize, pagedQuery } from './common';
 import { alsoAs, defineEndpoint } from './define';
 
 const TAG = 'Webhooks';
@@ -38,10 +38,14 @@ export const DeliveryAttempt = z
   .meta({ id: 'DeliveryAttempt' });
 
 /**
- * Delivery attempts per page: an attempt is 2.7 KB with a 500-character error (errors are Node's short
- * messages), so 1,000 stay under 5 MB of Lambda's 6 MB response limit (test/unit/page-sizes.test.ts).
+ * Delivery attempts per page: 100 recent ones unless `limit` asks for more. An attempt weighs 2.8 KB with a
+ * 500-character error (errors are Node's short messages), so a full page (2.8 MB) stays within the byte
+ * budget and never ends early (test/unit/page-sizes.test.ts).
  */
-export const DELIVERY_ATTEMPTS_PAGE = { defaultLimit: 100, maxLimit: 1000 } as const satisfies PageSize;
+export const DELIVERY_ATTEMPTS_PAGE = {
+  defaultLimit: 100,
+  maxLimit: MAX_PAGE_ROWS,
+} as const satisfies PageSize;
 
 const WebhookData = z.object({ webhook: Webhook });
 

@@ -12,3 +12,39 @@ export const MAX_BODY_BYTES = 5 * 1024 * 1024;
  * condition of POST policies only; one PUT may carry up to 5 GB), so the import worker refuses a larger object.
  */
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+
+/**
+ * Bytes of rows a page of a list may hold, weighed by `proxyBytesOf`. Lambda caps the whole proxy result at
+ * 6 MB (6,291,556 bytes of its JSON); besides the rows it holds the status, the Content-Type header, the
+ * envelope and `next_token` (a few KB at most), so 4 MiB of rows leaves about 2 MB of headroom. A page ends
+ * before the row that would pass it, but always holds its first row: a single row up to about 6 MB still
+ * goes alone.
+ */
+export const PAGE_BYTE_BUDGET = 4 * 1024 * 1024;
+
+/**
+ * What a row adds to the proxy result: its JSON and a comma, escaped once more inside the body string.
+ * JSON.stringify leaves no control character or lone surrogate unescaped, so escaping its output again
+ * doubles `"` and `\` only: at most 2 bytes for each byte (a `"` in a text: 1 byte, `\"` in the body,
+ * `\\\"` in the proxy result).
+ */
+export function proxyBytesOf(row: unknown): number {
+  return 2 * (Buffer.byteLength(JSON.stringify(row)) + 1);
+}
+
+/**
+ * How many of `rows`, in order, fit `budget` bytes (PAGE_BYTE_BUDGET unless part of it is spent); never
+ * fewer than `atLeast` (one by default), so that a page always makes progress.
+ */
+export function countWithinBudget<T>(
+  rows: readonly T[],
+  bytesOf: (row: T) => number,
+  { budget = PAGE_BYTE_BUDGET, atLeast = 1 } = {},
+): number {
+  let total = 0;
+  for (const [index, row] of rows.entries()) {
+    total += bytesOf(row);
+    if (total > budget && index >= atLeast) return index;
+  }
+  return rows.length;
+}

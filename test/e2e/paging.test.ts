@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import * as driverApp from '../../functions/endpoints/driver-app';
 import * as drivers from '../../functions/endpoints/drivers';
 import * as routes from '../../functions/endpoints/routes';
+import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
 import { createTestAccount } from '../support/accounts';
 import {
   type ApiResponse,
@@ -18,8 +19,8 @@ import { exampleRoute, importRoute } from '../support/routes';
 
 /**
  * Paging of the reads that grow with a route: every row comes back exactly once and in order whatever
- * the page size, a list longer than its default page says so with `next_token`, and a bad `limit` or a
- * forged `next_token` is a 400 with 1006 naming the field.
+ * the page size, a realistic route reads in full pages of 1,000 rows, pages of large rows end early by
+ * size, and a bad `limit` or a forged `next_token` is a 400 with 1006 naming the field.
  */
 
 type InvoiceStatus = z.infer<typeof routes.InvoiceStatus>;
@@ -38,18 +39,28 @@ const DRIVER_TOKEN = 'paging-driver-token';
 const START = Date.UTC(2026, 10, 23, 13, 0);
 const HOUR = 3_600_000;
 
-/** 3 waypoints x 2 invoices x 20 items: 126 invoice and item rows, more than the default page of 40. */
+/** 3 waypoints x 2 invoices x 20 items: 126 invoice and item rows. */
 const invoiceRoute = exampleRoute('inv-1', { waypoints: 3, invoicesPerWaypoint: 2, itemsPerInvoice: 20 });
-/** More waypoints than the default page of 50. */
 const longRoute = exampleRoute('long-1', { waypoints: 53, invoicesPerWaypoint: 0 });
-/** Two routes of the driver (started first, active second): 4 + 6 waypoints, more than a default page of 8. */
+/**
+ * A realistic route longer than a full page: 1,100 waypoints of one invoice of one item, 2,200 invoice and
+ * item rows. Its driver has no other route.
+ */
+const REALISTIC_WAYPOINTS = 1100;
+const realisticRoute = exampleRoute('real-1', {
+  waypoints: REALISTIC_WAYPOINTS,
+  itemsPerInvoice: 1,
+  driverId: 'realistic-driver',
+});
+const REALISTIC_DRIVER_TOKEN = 'paging-realistic-driver-token';
+/** Two routes of the driver (started first, active second): 4 + 6 waypoints. */
 const driverRoutes = [
   exampleRoute('drv-1', { waypoints: 4, driverId: 'paging-driver', startTime: START }),
   exampleRoute('drv-2', { waypoints: 6, driverId: 'paging-driver', startTime: START + HOUR }),
 ];
 /** Its invoice rows are replaced by worst-case ones. */
 const worstRoute = exampleRoute('worst-1', { waypoints: 1, invoicesPerWaypoint: 0 });
-/** More routes on one date than the default page of 5. */
+/** More routes on one date. */
 const sameDay = Array.from({ length: 7 }, (_, index) =>
   exampleRoute(`day-${index}`, { waypoints: 1, startTime: START + index * 60_000 }),
 );
@@ -62,7 +73,12 @@ beforeAll(async () => {
     body: { driver_id: 'paging-driver', driver_name: 'Pat', login_token: DRIVER_TOKEN },
   });
   expectSuccess(driver, drivers.createDriver);
-  for (const route of [invoiceRoute, longRoute, worstRoute, ...driverRoutes, ...sameDay]) {
+  const realisticDriver = await request('POST', '/dcs/dc-1/drivers', {
+    key: acme.key,
+    body: { driver_id: 'realistic-driver', driver_name: 'Ray', login_token: REALISTIC_DRIVER_TOKEN },
+  });
+  expectSuccess(realisticDriver, drivers.createDriver);
+  for (const route of [invoiceRoute, longRoute, worstRoute, realisticRoute, ...driverRoutes, ...sameDay]) {
     await importRoute(api.url, acme.key, 'dc-1', route);
   }
   const started = await request('POST', '/driver/routes/drv-1/start', {
@@ -97,25 +113,27 @@ async function pagesOf(
 
 const ids = (pages: { id: string }[][]) => pages.flat().map((row) => row.id);
 
+/** Pages' rows: an invoice that continues the previous page's last one counts only its items. */
+function rowsOfInvoicePages(pages: InvoiceStatus[][]): string[] {
+  const rows: string[] = [];
+  let previous: string | undefined;
+  for (const page of pages) {
+    page.forEach((invoice, index) => {
+      if (!(index === 0 && invoice.id === previous)) rows.push(invoice.id);
+      rows.push(...invoice.items.map((item) => item.id));
+    });
+    previous = page.at(-1)?.id;
+  }
+  return rows;
+}
+
 describe('GET /dcs/{dc_id}/routes/{route_id}/invoices', () => {
   const path = '/dcs/dc-1/routes/inv-1/invoices';
   const imported = invoiceRoute.waypoints.flatMap((waypoint) => waypoint.invoices);
   /** The rows of the route partition as the import wrote them: each invoice, then its items. */
   const importedRows = imported.flatMap((invoice) => [invoice.id, ...invoice.items.map((item) => item.id)]);
 
-  /** A page's rows: an invoice that continues the previous page's last one counts only its items. */
-  function rowsOf(pages: InvoiceStatus[][]): string[] {
-    const rows: string[] = [];
-    let previous: string | undefined;
-    for (const page of pages) {
-      page.forEach((invoice, index) => {
-        if (!(index === 0 && invoice.id === previous)) rows.push(invoice.id);
-        rows.push(...invoice.items.map((item) => item.id));
-      });
-      previous = page.at(-1)?.id;
-    }
-    return rows;
-  }
+  const rowsOf = rowsOfInvoicePages;
 
   it.each([1, 7, 40])('returns every row once, in import order, %i rows a page', async (limit) => {
     const pages = (await pagesOf(
@@ -158,32 +176,56 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/invoices', () => {
     );
   });
 
-  it('answers a default page of 40 rows with a next_token', async () => {
+  it('answers a short list in one default page, without a next_token', async () => {
     const data = expectSuccess(await asAcme(path), routes.getInvoiceStatus) as {
       invoices: InvoiceStatus[];
       next_token?: string;
     };
-    expect(data.next_token).toEqual(expect.any(String));
-    expect(rowsOf([data.invoices])).toEqual(
-      importedRows.slice(0, routes.ROUTE_PAGE_SIZES.invoiceRows.defaultLimit),
-    );
+    expect(data.next_token).toBeUndefined();
+    expect(rowsOf([data.invoices])).toEqual(importedRows);
+  });
+
+  it('reads a realistic route in full pages of 1,000 rows', async () => {
+    const pages = (await pagesOf(
+      asAcme,
+      '/dcs/dc-1/routes/real-1/invoices',
+      routes.getInvoiceStatus,
+      'invoices',
+    )) as InvoiceStatus[][];
+    const realisticRows = realisticRoute.waypoints
+      .flatMap((waypoint) => waypoint.invoices)
+      .flatMap((invoice) => [invoice.id, ...invoice.items.map((item) => item.id)]);
+    expect(pages.map((page) => rowsOf([page]).length)).toEqual([1000, 1000, 200]);
+    expect(rowsOf(pages)).toEqual(realisticRows);
   });
 });
 
 describe('a route whose invoices are all worst-case rows', () => {
-  /** Invoices with 50 name attributes of maximum length, in characters JSON escapes twice: 128 KB each. */
+  /** Invoices with 50 name attributes of maximum length, in characters JSON escapes twice: 129 KB each. */
   const WORST_INVOICES = 60;
+  /** Each with items whose texts are at their maximum length too. */
+  const ITEMS_PER_INVOICE = 3;
+  const path = '/dcs/dc-1/routes/worst-1/invoices';
+  const longText = (length: number) => '"'.repeat(length);
+  const invoices = Array.from({ length: WORST_INVOICES }, (_, index) => ({
+    id: `worst-inv-${index}`,
+    waypointId: 'worst-1-wp-0',
+    nameAttributes: Array.from({ length: 50 }, () => ({ key: longText(128), value: longText(500) })),
+    items: Array.from({ length: ITEMS_PER_INVOICE }, (_, item) => ({
+      id: `worst-inv-${index}-item-${item}`,
+      sku: longText(128),
+      name: longText(200),
+      quantity: 1,
+      totalPriceCents: 100,
+      currency: 'EUR',
+    })),
+  }));
+  const worstRows = invoices.flatMap((invoice) => [invoice.id, ...invoice.items.map((item) => item.id)]);
 
   beforeAll(async () => {
     // Written as the import writes rows: the import body's 5 MB limit cannot carry 7.7 MB of them.
     const { routeRowItems } = await import('../../functions/data/routes');
     const { putAll } = await import('../../functions/data/client');
-    const invoices = Array.from({ length: WORST_INVOICES }, (_, index) => ({
-      id: `worst-inv-${index}`,
-      waypointId: 'worst-1-wp-0',
-      nameAttributes: Array.from({ length: 50 }, () => ({ key: '"'.repeat(128), value: '"'.repeat(500) })),
-      items: [],
-    }));
     const waypoint = {
       sequence: 0,
       id: 'worst-1-wp-0',
@@ -193,18 +235,42 @@ describe('a route whose invoices are all worst-case rows', () => {
       invoiceIds: invoices.map((invoice) => invoice.id),
     };
     const rows = routeRowItems(acme.accountId, 'worst-1', [waypoint], [invoices]);
-    await putAll(rows.filter((row) => row.entity === 'INVOICE'));
+    await putAll(rows.filter((row) => row.entity === 'INVOICE' || row.entity === 'ITEM'));
   }, 120_000);
 
-  it('answers every page within Lambda’s response limit, where the whole list would not fit', async () => {
-    const path = '/dcs/dc-1/routes/worst-1/invoices';
-    // In Lambda's response the body is escaped once more: the first page is over 5 MB there.
-    const firstPage = await asAcme(path);
-    expect(firstPage.status, firstPage.text.slice(0, 300)).toBe(200);
-    expect(Buffer.byteLength(JSON.stringify(firstPage.text))).toBeGreaterThan(5_000_000);
-    const pages = await pagesOf(asAcme, path, routes.getInvoiceStatus, 'invoices');
-    expect(pages.map((page) => page.length)).toEqual([40, 20]);
-    expect(ids(pages)).toEqual(Array.from({ length: WORST_INVOICES }, (_, index) => `worst-inv-${index}`));
+  it('ends each page by size, long before 1,000 rows, with every row once and in order', async () => {
+    const pages = await readAllPages(asAcme, path, routes.getInvoiceStatus);
+    const invoicePages = pages.map((page) => page.invoices as InvoiceStatus[]);
+    const rowCounts = invoicePages.map((page) =>
+      page.reduce((sum, invoice) => sum + 1 + invoice.items.length, 0),
+    );
+    // All 240 rows are fewer than a default page: only their size ends the pages.
+    expect(worstRows.length).toBeLessThan(routes.ROUTE_PAGE_SIZES.invoiceRows.defaultLimit);
+    expect(rowCounts.length).toBeGreaterThanOrEqual(2);
+    expect(rowsOfInvoicePages(invoicePages)).toEqual(worstRows);
+    expect(joinPages<InvoiceStatus>(pages, 'invoices', 'items').map((invoice) => invoice.id)).toEqual(
+      invoices.map((invoice) => invoice.id),
+    );
+  });
+
+  it('answers every page within the byte budget, where the whole list would not fit Lambda’s response', async () => {
+    let total = 0;
+    let nextToken: string | undefined;
+    do {
+      const response = await asAcme(nextToken ? `${path}?next_token=${encodeURIComponent(nextToken)}` : path);
+      expect(response.status, response.text.slice(0, 300)).toBe(200);
+      // In Lambda's response the body is escaped once more.
+      const escaped = Buffer.byteLength(JSON.stringify(response.text));
+      expect(escaped).toBeLessThan(PAGE_BYTE_BUDGET + 64 * 1024);
+      total += escaped;
+      nextToken = (response.body.data as { next_token?: string }).next_token;
+    } while (nextToken);
+    expect(total).toBeGreaterThan(6_291_556);
+  });
+
+  it('cuts an invoice at any page size and continues it under its id', async () => {
+    const pages = await readAllPages(asAcme, path, routes.getInvoiceStatus, { limit: '5' });
+    expect(rowsOfInvoicePages(pages.map((page) => page.invoices as InvoiceStatus[]))).toEqual(worstRows);
   });
 });
 
@@ -218,13 +284,15 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
     for (const page of pages) expect(page.length).toBeLessThanOrEqual(limit);
   });
 
-  it('answers a default page of 50 waypoints with a next_token', async () => {
-    const data = expectSuccess(await asAcme(path), routes.listWaypoints) as {
-      waypoints: { id: string }[];
-      next_token?: string;
-    };
-    expect(data.next_token).toEqual(expect.any(String));
-    expect(data.waypoints.map((waypoint) => waypoint.id)).toEqual(imported.slice(0, 50));
+  it('reads a realistic route in full pages of 1,000 waypoints', async () => {
+    const pages = await pagesOf(
+      asAcme,
+      '/dcs/dc-1/routes/real-1/waypoints',
+      routes.listWaypoints,
+      'waypoints',
+    );
+    expect(pages.map((page) => page.length)).toEqual([1000, REALISTIC_WAYPOINTS - 1000]);
+    expect(ids(pages)).toEqual(realisticRoute.waypoints.map((waypoint) => waypoint.id));
   });
 });
 
@@ -248,7 +316,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/accounting', () => {
 describe('GET /dcs/{dc_id}/routes/find_by_date/{date}', () => {
   const path = '/dcs/dc-1/routes/find_by_date/2026-11-23';
   /** Every route of this file starts on 2026-11-23 in Chicago, the same-day ones a minute apart. */
-  const expected = [invoiceRoute, longRoute, worstRoute, ...driverRoutes, ...sameDay]
+  const expected = [invoiceRoute, longRoute, worstRoute, realisticRoute, ...driverRoutes, ...sameDay]
     .map((route) => route?.id)
     .sort();
 
@@ -260,10 +328,10 @@ describe('GET /dcs/{dc_id}/routes/find_by_date/{date}', () => {
     expect(starts).toEqual([...starts].sort((a, b) => a - b));
   });
 
-  it('answers a default page of 5 routes with a next_token', async () => {
+  it('answers all routes of the date in the default page, without a next_token', async () => {
     const data = expectSuccess(await asAcme(path), routes.findRoutesByDate) as Record<string, unknown>;
-    expect(data.routes).toHaveLength(5);
-    expect(data.next_token).toEqual(expect.any(String));
+    expect(data.routes).toHaveLength(expected.length);
+    expect(data.next_token).toBeUndefined();
   });
 });
 
@@ -286,8 +354,8 @@ describe('GET /driver/routes', () => {
     expect(shape(joinPages<DriverRoute>(pages, 'routes', 'waypoints'))).toEqual(expected);
   });
 
-  it('answers a default page of 8 waypoints with a next_token, cutting the second route', async () => {
-    const data = expectSuccess(await asDriver('/driver/routes'), driverApp.listDriverRoutes) as {
+  it('cuts the second route at a page of 8 waypoints and continues it under its id', async () => {
+    const data = expectSuccess(await asDriver('/driver/routes?limit=8'), driverApp.listDriverRoutes) as {
       routes: DriverRoute[];
       next_token?: string;
     };
@@ -298,13 +366,98 @@ describe('GET /driver/routes', () => {
     ]);
     // The cut route comes whole again (header, invoices) with the waypoints that follow.
     const next = expectSuccess(
-      await asDriver(`/driver/routes?next_token=${encodeURIComponent(data.next_token as string)}`),
+      await asDriver(`/driver/routes?limit=8&next_token=${encodeURIComponent(data.next_token as string)}`),
       driverApp.listDriverRoutes,
     ) as { routes: DriverRoute[] };
     expect(shape(next.routes)).toEqual([{ id: expected[1]?.id, waypoints: expected[1]?.waypoints.slice(4) }]);
     expect(next.routes[0]?.waypoints[0]?.invoices.map((invoice) => invoice.id)).toEqual(
       driverRoutes[1]?.waypoints[4]?.invoices.map((invoice) => invoice.id),
     );
+  });
+});
+
+describe('GET /driver/routes of a realistic route', () => {
+  it('reads it in full pages of 1,000 waypoints with their invoices', async () => {
+    const get = (path: string) => request('GET', path, { key: REALISTIC_DRIVER_TOKEN });
+    const pages = await readAllPages(get, '/driver/routes', driverApp.listDriverRoutes);
+    const waypointsOf = (page: Record<string, unknown>) =>
+      (page.routes as DriverRoute[]).flatMap((route) => route.waypoints);
+    expect(pages.map((page) => waypointsOf(page).length)).toEqual([1000, REALISTIC_WAYPOINTS - 1000]);
+    const joined = joinPages<DriverRoute>(pages, 'routes', 'waypoints');
+    expect(joined.map((route) => route.id)).toEqual([realisticRoute.id]);
+    expect(joined[0]?.waypoints.map((waypoint) => waypoint.invoices[0]?.items[0]?.id)).toEqual(
+      realisticRoute.waypoints.map((waypoint) => waypoint.invoices[0]?.items[0]?.id),
+    );
+  });
+});
+
+describe('GET /driver/routes of waypoints with worst-case invoices', () => {
+  /** 12 waypoints, each with 5 invoices of 50 name attributes of maximum length: 630 KB a waypoint. */
+  const WAYPOINTS = 12;
+  const INVOICES_PER_WAYPOINT = 5;
+  const TOKEN = 'paging-worst-driver-token';
+  const worstDriverRoute = exampleRoute('worst-drv', {
+    waypoints: WAYPOINTS,
+    invoicesPerWaypoint: 0,
+    driverId: 'worst-driver',
+    // Another date: the routes of 2026-11-23 are listed above.
+    startTime: START + 48 * HOUR,
+  });
+  const get = (path: string) => request('GET', path, { key: TOKEN });
+
+  beforeAll(async () => {
+    const driver = await request('POST', '/dcs/dc-1/drivers', {
+      key: acme.key,
+      body: { driver_id: 'worst-driver', driver_name: 'Wes', login_token: TOKEN },
+    });
+    expectSuccess(driver, drivers.createDriver);
+    await importRoute(api.url, acme.key, 'dc-1', worstDriverRoute);
+    // Written as the import writes rows: the import body's 5 MB limit cannot carry 7.5 MB of them.
+    const { routeRowItems } = await import('../../functions/data/routes');
+    const { putAll } = await import('../../functions/data/client');
+    const waypoints = worstDriverRoute.waypoints.map((waypoint, sequence) => ({
+      sequence,
+      id: waypoint.id,
+      location: waypoint.location,
+      serviceTimeMinutes: 0,
+      timeWindows: [],
+      invoiceIds: [],
+    }));
+    const invoices = waypoints.map((waypoint) =>
+      Array.from({ length: INVOICES_PER_WAYPOINT }, (_, index) => ({
+        id: `${waypoint.id}-worst-inv-${index}`,
+        waypointId: waypoint.id,
+        nameAttributes: Array.from({ length: 50 }, () => ({ key: '"'.repeat(128), value: '"'.repeat(500) })),
+        items: [],
+      })),
+    );
+    const rows = routeRowItems(acme.accountId, 'worst-drv', waypoints, invoices);
+    await putAll(rows.filter((row) => row.entity === 'INVOICE'));
+  }, 120_000);
+
+  it('ends each page by size, every waypoint once and in order with its invoices', async () => {
+    const pages = await readAllPages(get, '/driver/routes', driverApp.listDriverRoutes);
+    const waypointCounts = pages.map((page) =>
+      (page.routes as DriverRoute[]).reduce((sum, route) => sum + route.waypoints.length, 0),
+    );
+    // 12 waypoints are fewer than a default page: only their size ends the pages.
+    expect(WAYPOINTS).toBeLessThan(driverApp.DRIVER_ROUTE_WAYPOINTS_PAGE.defaultLimit);
+    expect(waypointCounts.filter((count) => count > 0).length).toBeGreaterThanOrEqual(2);
+    for (const page of pages) {
+      expect(Buffer.byteLength(JSON.stringify(JSON.stringify(page)))).toBeLessThan(
+        PAGE_BYTE_BUDGET + 64 * 1024,
+      );
+    }
+    const joined = joinPages<DriverRoute>(pages, 'routes', 'waypoints');
+    expect(joined.map((route) => route.id)).toEqual(['worst-drv']);
+    expect(joined[0]?.waypoints.map((waypoint) => waypoint.id)).toEqual(
+      worstDriverRoute.waypoints.map((waypoint) => waypoint.id),
+    );
+    for (const waypoint of joined[0]?.waypoints ?? []) {
+      expect(waypoint.invoices.map((invoice) => invoice.id)).toEqual(
+        Array.from({ length: INVOICES_PER_WAYPOINT }, (_, index) => `${waypoint.id}-worst-inv-${index}`),
+      );
+    }
   });
 });
 

@@ -1,8 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { ATTEMPT_ANALYSIS_COLUMNS } from '../../functions/domain/analytics';
 import { ATTEMPT_ANALYTICS_PAGE, getAttemptAnalytics } from '../../functions/endpoints/analytics';
-import type { PageSize } from '../../functions/endpoints/common';
+import { MAX_PAGE_ROWS, type PageSize } from '../../functions/endpoints/common';
 import type { EndpointDefinition } from '../../functions/endpoints/define';
 import { DRIVER_ROUTE_WAYPOINTS_PAGE, listDriverRoutes } from '../../functions/endpoints/driver-app';
 import { IMPORT_LIMITS } from '../../functions/endpoints/import-model';
@@ -15,14 +16,15 @@ import {
 } from '../../functions/endpoints/routes';
 import { DELIVERY_ATTEMPTS_PAGE, listWebhookDeliveries } from '../../functions/endpoints/webhooks';
 import { successResponse } from '../../functions/shared/envelope';
+import { countWithinBudget, PAGE_BYTE_BUDGET, proxyBytesOf } from '../../functions/shared/limits';
 
 /**
- * A full page of worst-case rows must stay under 5 MB of Lambda's 6 MB response limit, measured as Lambda
- * measures it: the JSON of the proxy result, whose body is the envelope's JSON escaped once more.
- * Worst-case rows have every text at the maximum length its schema allows, written with `"`: JSON escapes
- * it twice, so it weighs 4 bytes (more than any UTF-8 character).
+ * A page of worst-case rows, cut by the byte budget as the lists cut it, must stay under Lambda's 6 MB
+ * response limit, measured as Lambda measures it: the JSON of the proxy result, whose body is the
+ * envelope's JSON escaped once more. Worst-case rows have every text at the maximum length its schema
+ * allows, written with `"`: JSON escapes it twice, so it weighs 4 bytes (more than any UTF-8 character).
  */
-const PAGE_BUDGET_BYTES = 5 * 1024 * 1024;
+const LAMBDA_RESPONSE_LIMIT_BYTES = 6_291_556;
 const text = (length: number) => '"'.repeat(length);
 const id = () => text(128);
 const timestamp = 9_999_999_999_999;
@@ -129,57 +131,91 @@ const delivery = () => ({
 function responseBytes(endpoint: EndpointDefinition, data: unknown): number {
   const schema = endpoint.responses[200]?.data as z.ZodType;
   expect(schema.safeParse(data).success).toBe(true);
-  return Buffer.byteLength(JSON.stringify(successResponse(200, { ...(data as object), next_token: id() })));
+  return Buffer.byteLength(JSON.stringify(successResponse(200, { ...(data as object), next_token: token })));
 }
+
+/** The longest `next_token` a list returns: the key of a route's row, every id at its maximum length. */
+const token = Buffer.from(
+  JSON.stringify({ pk: id(), sk: id(), gsi2pk: id(), gsi2sk: id() }).replace(/"/g, '\u{10FFFF}'),
+).toString('base64url');
 
 const rows = <T>(count: number, row: () => T) => Array.from({ length: count }, row);
 
-describe('page sizes keep a page of worst-case rows under 5 MB', () => {
-  const cases: [string, PageSize, EndpointDefinition, (limit: number) => unknown][] = [
+/** How many of `maxLimit` copies of `row` a page keeps: as many as the byte budget holds. */
+const rowsKept = (maxLimit: number, row: unknown, budget = PAGE_BYTE_BUDGET) =>
+  countWithinBudget(Array(maxLimit).fill(row), proxyBytesOf, { budget });
+
+const driverWaypoint = () => ({ ...waypoint(), invoices: [invoice(ITEMS_PER_WAYPOINT)] });
+const driverRouteHeader = () => ({ ...route(MAX_WAYPOINTS), waypoints: [] });
+
+describe('the byte budget keeps a page of worst-case rows under Lambda’s 6 MB response limit', () => {
+  it('weighs a row at least as much as it adds to the proxy result, whatever its text', () => {
+    const added = (row: unknown) =>
+      Buffer.byteLength(JSON.stringify(successResponse(200, { rows: [row, row] }))) -
+      Buffer.byteLength(JSON.stringify(successResponse(200, { rows: [row] })));
+    fc.assert(
+      fc.property(fc.jsonValue({ stringUnit: 'binary' }), (row) => {
+        expect(proxyBytesOf(row)).toBeGreaterThanOrEqual(added(row));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const text of ['"', '\\', '\u0000', '\u001f', '\ud800', '\u2028', '\u{10FFFF}', 'é']) {
+      expect(proxyBytesOf({ text: text.repeat(1000) })).toBeGreaterThanOrEqual(
+        added({ text: text.repeat(1000) }),
+      );
+    }
+    // Doubling is exact for the worst case (but for the comma, which is not escaped): no smaller factor is safe.
+    expect(added(text(1000))).toBe(proxyBytesOf(text(1000)) - 1);
+  });
+
+  const cases: [string, PageSize, EndpointDefinition, (budget?: number) => unknown][] = [
     [
       'invoice status: every row an invoice with 50 name attributes, plus one cut invoice repeated',
       ROUTE_PAGE_SIZES.invoiceRows,
       getInvoiceStatus,
-      (limit) => ({ invoices: rows(limit + 1, () => invoice(0)) }),
+      (budget) => {
+        const kept = rowsKept(ROUTE_PAGE_SIZES.invoiceRows.maxLimit, invoice(0), budget);
+        return { invoices: rows(kept + 1, () => invoice(0)) };
+      },
     ],
     [
       'invoice status: every row an item',
       ROUTE_PAGE_SIZES.invoiceRows,
       getInvoiceStatus,
-      (limit) => ({ invoices: [invoice(limit - 1)] }),
+      (budget) => ({
+        invoices: [invoice(rowsKept(ROUTE_PAGE_SIZES.invoiceRows.maxLimit, item(), budget))],
+      }),
     ],
     [
-      'waypoints',
+      'waypoints, each with its share of a full route',
       ROUTE_PAGE_SIZES.waypoints,
       listWaypoints,
-      (limit) => ({ waypoints: rows(limit, waypoint) }),
-    ],
-    [
-      'accounting records',
-      ROUTE_PAGE_SIZES.accountingRecords,
-      getRouteAccounting,
-      (limit) => ({
-        records: rows(limit, () => ({
-          id: id(),
-          driver_id: id(),
-          cash_received_cents: Number.MAX_SAFE_INTEGER,
-          cash_container_id: id(),
-        })),
+      (budget) => ({
+        waypoints: rows(rowsKept(ROUTE_PAGE_SIZES.waypoints.maxLimit, waypoint(), budget), waypoint),
       }),
     ],
     [
       'routes of a date, each listing 2,000 waypoint ids',
       ROUTE_PAGE_SIZES.routesOfDate,
       findRoutesByDate,
-      (limit) => ({ routes: rows(limit, () => route(MAX_WAYPOINTS)) }),
+      (budget) => ({
+        routes: rows(rowsKept(ROUTE_PAGE_SIZES.routesOfDate.maxLimit, route(MAX_WAYPOINTS), budget), () =>
+          route(MAX_WAYPOINTS),
+        ),
+      }),
     ],
     [
       'driver routes: the page cuts two routes of 2,000 waypoints',
       DRIVER_ROUTE_WAYPOINTS_PAGE,
       listDriverRoutes,
-      (limit) => {
-        const waypoints = rows(limit, () => ({ ...waypoint(), invoices: [invoice(ITEMS_PER_WAYPOINT)] }));
-        const half = Math.ceil(limit / 2);
+      (budget = PAGE_BYTE_BUDGET) => {
+        const headers = 2 * proxyBytesOf(driverRouteHeader());
+        const kept = Math.max(
+          1,
+          rowsKept(DRIVER_ROUTE_WAYPOINTS_PAGE.maxLimit, driverWaypoint(), budget - headers),
+        );
+        const waypoints = rows(kept, driverWaypoint);
+        const half = Math.ceil(kept / 2);
         return {
           routes: [
             { ...route(MAX_WAYPOINTS), waypoints: waypoints.slice(0, half) },
@@ -192,19 +228,70 @@ describe('page sizes keep a page of worst-case rows under 5 MB', () => {
       'attempt analytics',
       ATTEMPT_ANALYTICS_PAGE,
       getAttemptAnalytics,
-      (limit) => ({ attempt_analytics: rows(limit, () => ({ ...WORST_ATTEMPT_ANALYTICS })) }),
-    ],
-    [
-      'webhook delivery attempts',
-      DELIVERY_ATTEMPTS_PAGE,
-      listWebhookDeliveries,
-      (limit) => ({ deliveries: rows(limit, delivery) }),
+      (budget) => ({
+        attempt_analytics: rows(
+          rowsKept(ATTEMPT_ANALYTICS_PAGE.maxLimit, WORST_ATTEMPT_ANALYTICS, budget),
+          () => ({
+            ...WORST_ATTEMPT_ANALYTICS,
+          }),
+        ),
+      }),
     ],
   ];
 
   it.each(cases)('%s', (_name, size, endpoint, page) => {
     expect(size.defaultLimit).toBeLessThanOrEqual(size.maxLimit);
-    expect(responseBytes(endpoint, page(size.maxLimit))).toBeLessThan(PAGE_BUDGET_BYTES);
+    expect(responseBytes(endpoint, page())).toBeLessThan(LAMBDA_RESPONSE_LIMIT_BYTES);
+  });
+
+  it.each(cases)(
+    '%s: a page holds its first row however large, and it fits alone',
+    (_name, _size, endpoint, page) => {
+      // With no budget left a page keeps its first row only (the driver's page: its first waypoint).
+      expect(responseBytes(endpoint, page(0))).toBeLessThan(LAMBDA_RESPONSE_LIMIT_BYTES);
+    },
+  );
+
+  it('ends pages of large rows early, and gives realistic rows full pages', () => {
+    expect(rowsKept(MAX_PAGE_ROWS, invoice(0))).toBeLessThan(MAX_PAGE_ROWS);
+    expect(rowsKept(MAX_PAGE_ROWS, route(MAX_WAYPOINTS))).toBeLessThan(10);
+    const realisticItem = {
+      id: 'item-000001',
+      sku: 'SKU-12345',
+      name: 'Sparkling water 6 x 1.5 l',
+      quantity: 2,
+      total_price_cents: 1299,
+      currency: 'EUR',
+      status: null,
+    };
+    expect(rowsKept(MAX_PAGE_ROWS, realisticItem)).toBe(MAX_PAGE_ROWS);
+  });
+
+  it('keeps full pages of the lists whose rows stay small within the budget', () => {
+    const accountingRecord = {
+      id: id(),
+      driver_id: id(),
+      cash_received_cents: Number.MAX_SAFE_INTEGER,
+      cash_container_id: id(),
+    };
+    const small: [PageSize, EndpointDefinition, unknown][] = [
+      [
+        ROUTE_PAGE_SIZES.accountingRecords,
+        getRouteAccounting,
+        { records: rows(ROUTE_PAGE_SIZES.accountingRecords.maxLimit, () => accountingRecord) },
+      ],
+      [
+        DELIVERY_ATTEMPTS_PAGE,
+        listWebhookDeliveries,
+        { deliveries: rows(DELIVERY_ATTEMPTS_PAGE.maxLimit, delivery) },
+      ],
+    ];
+    for (const [size, endpoint, page] of small) {
+      const [list] = Object.values(page as object) as unknown[][];
+      expect(list?.reduce<number>((sum, row) => sum + proxyBytesOf(row), 0)).toBeLessThan(PAGE_BYTE_BUDGET);
+      expect(size.maxLimit).toBe(MAX_PAGE_ROWS);
+      expect(responseBytes(endpoint, page)).toBeLessThan(LAMBDA_RESPONSE_LIMIT_BYTES);
+    }
   });
 
   it('sizes attempt analytics by every column', () => {

@@ -7,6 +7,7 @@ import { DRIVER_ROUTE_WAYPOINTS_PAGE } from '../../functions/endpoints/driver-ap
 import { ROUTE_PAGE_SIZES } from '../../functions/endpoints/routes';
 import { DELIVERY_ATTEMPTS_PAGE } from '../../functions/endpoints/webhooks';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
+import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
 import { BUCKET_NAME_ENV, QUEUES, TABLE_NAME_ENV } from '../../functions/shared/resources';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -50,23 +51,25 @@ describe('README', () => {
     expect(rows.sort()).toEqual(codes.sort());
   });
 
-  it('gives the page sizes the endpoints declare', () => {
+  it('gives the page sizes and the page byte budget the endpoints declare', () => {
+    const rows = (count: number) => count.toLocaleString('en-US');
     const sizes: [string, string][] = [
-      ['/invoices', `${ROUTE_PAGE_SIZES.invoiceRows.maxLimit}`],
-      ['/waypoints', `${ROUTE_PAGE_SIZES.waypoints.maxLimit}`],
-      ['/accounting', ROUTE_PAGE_SIZES.accountingRecords.maxLimit.toLocaleString('en-US')],
-      ['/find_by_date/', `${ROUTE_PAGE_SIZES.routesOfDate.maxLimit}`],
-      ['/driver/routes', `${DRIVER_ROUTE_WAYPOINTS_PAGE.maxLimit}`],
-      ['/analytics/attempts', `${ATTEMPT_ANALYTICS_PAGE.maxLimit}`],
+      ['/invoices', rows(ROUTE_PAGE_SIZES.invoiceRows.maxLimit)],
+      ['/waypoints', rows(ROUTE_PAGE_SIZES.waypoints.maxLimit)],
+      ['/accounting', rows(ROUTE_PAGE_SIZES.accountingRecords.maxLimit)],
+      ['/find_by_date/', rows(ROUTE_PAGE_SIZES.routesOfDate.maxLimit)],
+      ['/driver/routes', rows(DRIVER_ROUTE_WAYPOINTS_PAGE.maxLimit)],
+      ['/analytics/attempts', rows(ATTEMPT_ANALYTICS_PAGE.maxLimit)],
       [
         '/deliveries',
-        `${DELIVERY_ATTEMPTS_PAGE.defaultLimit}, up to ${DELIVERY_ATTEMPTS_PAGE.maxLimit.toLocaleString('en-US')}`,
+        `${rows(DELIVERY_ATTEMPTS_PAGE.defaultLimit)}, up to ${rows(DELIVERY_ATTEMPTS_PAGE.maxLimit)}`,
       ],
     ];
     for (const [path, size] of sizes) {
       const row = readme.split('\n').find((line) => line.startsWith('| `GET ') && line.includes(path));
       expect(row, `README paging row of ${path}`).toMatch(new RegExp(`\\| ${size} \\|$`));
     }
+    expect(readme).toContain(`once its rows reach ${PAGE_BYTE_BUDGET / (1024 * 1024)} MiB`);
   });
 
   it('gives the set-up and test commands CI runs', () => {

@@ -1,17 +1,25 @@
-import { type RouteDetail, routesOfDriver } from '../../domain/route-reports';
+import { type DriverWaypoint, type RouteDetail, routesOfDriver } from '../../domain/route-reports';
 import { listDriverRoutes as endpoint } from '../../endpoints/driver-app';
 import { httpHandler } from '../../shared/http-handler';
+import { proxyBytesOf } from '../../shared/limits';
 import { invoiceStatusView, routeView, waypointView } from '../routes/views';
+
+const driverWaypointView = (waypoint: DriverWaypoint) => ({
+  ...waypointView(waypoint),
+  invoices: waypoint.invoices.map(invoiceStatusView),
+});
 
 const driverRouteView = ({ route, waypoints }: RouteDetail) => ({
   ...routeView(route),
-  waypoints: waypoints.map((waypoint) => ({
-    ...waypointView(waypoint),
-    invoices: waypoint.invoices.map(invoiceStatusView),
-  })),
+  waypoints: waypoints.map(driverWaypointView),
 });
 
 export const handler = httpHandler(endpoint, async ({ query, caller }) => {
-  const page = await routesOfDriver(caller, { limit: query.limit, nextToken: query.next_token });
+  const page = await routesOfDriver(caller, {
+    limit: query.limit,
+    nextToken: query.next_token,
+    routeHeaderBytes: (route) => proxyBytesOf(driverRouteView({ route, waypoints: [] })),
+    waypointBytes: (waypoint) => proxyBytesOf(driverWaypointView(waypoint)),
+  });
   return { routes: page.items.map(driverRouteView), next_token: page.nextToken };
 });

@@ -1,12 +1,14 @@
 import { routesOfDate } from '../../domain/routes';
 import { findRoutesByDate as endpoint } from '../../endpoints/routes';
 import { httpHandler } from '../../shared/http-handler';
+import { proxyBytesOf } from '../../shared/limits';
 import { routeView } from './views';
 
 export const handler = httpHandler(endpoint, async ({ params, query, caller }) => {
   const page = await routesOfDate(caller.accountId, params.dc_id, params.date, {
     limit: query.limit,
     nextToken: query.next_token,
+    bytesOf: (route) => proxyBytesOf(routeView(route)),
   });
   return { routes: page.items.map(routeView), next_token: page.nextToken };
 });

@@ -1,12 +1,18 @@
 import { invoiceStatus } from '../../domain/route-reports';
 import { getInvoiceStatus as endpoint } from '../../endpoints/routes';
 import { httpHandler } from '../../shared/http-handler';
-import { invoiceStatusView } from './views';
+import { proxyBytesOf } from '../../shared/limits';
+import { invoiceStatusView, itemStatusView } from './views';
 
 export const handler = httpHandler(endpoint, async ({ params, query, caller }) => {
   const page = await invoiceStatus(
     { accountId: caller.accountId, dcId: params.dc_id, routeId: params.route_id },
-    { limit: query.limit, nextToken: query.next_token },
+    {
+      limit: query.limit,
+      nextToken: query.next_token,
+      invoiceHeaderBytes: (invoice) => proxyBytesOf(invoiceStatusView({ ...invoice, items: [] })),
+      itemBytes: (item) => proxyBytesOf(itemStatusView(item)),
+    },
   );
   return { invoices: page.items.map(invoiceStatusView), next_token: page.nextToken };
 });

@@ -1,6 +1,6 @@
 import type { AccountingRecord } from '../../data/accounting';
 import type { Attempt } from '../../data/attempts';
-import type { InvoiceRow } from '../../data/routes';
+import type { InvoiceRow, ItemRow } from '../../data/routes';
 import type { WaypointDetail } from '../../domain/route-reports';
 import type { RouteHeader } from '../../domain/routes';
 
@@ -61,15 +61,20 @@ export function invoiceStatusView(invoice: InvoiceRow) {
     id: invoice.id,
     payment_method: invoice.paymentMethod ?? null,
     invoice_name_attributes: invoice.nameAttributes,
-    items: invoice.items.map((item) => ({
-      id: item.id,
-      sku: item.sku ?? null,
-      name: item.name ?? null,
-      quantity: item.quantity,
-      total_price_cents: item.totalPriceCents,
-      currency: item.currency,
-      status: item.status ?? null,
-    })),
+    items: invoice.items.map(itemStatusView),
+  };
+}
+
+/** An item of the invoice status record, with its latest status. */
+export function itemStatusView(item: ItemRow) {
+  return {
+    id: item.id,
+    sku: item.sku ?? null,
+    name: item.name ?? null,
+    quantity: item.quantity,
+    total_price_cents: item.totalPriceCents,
+    currency: item.currency,
+    status: item.status ?? null,
   };
 }
 
