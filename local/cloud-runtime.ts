@@ -1,7 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -24,7 +21,7 @@ import {
   type QueueSpec,
   type TableSpec,
 } from './cloud/model';
-import { buildBundles } from './lambda/bundles';
+import { cachedBundles } from './lambda/bundles';
 import { type InvokeResult, type LambdaRuntime, startLambdaRuntime } from './lambda/runtime';
 import { type LocalPipe, startPipe } from './pipes';
 import { LOCAL_CREDENTIALS } from './services';
@@ -109,9 +106,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       return found;
     };
 
-    const bundles =
-      options.bundles ??
-      (await buildBundles(deployment.functions, mkdtempSync(join(tmpdir(), 'drs-bundles-'))));
+    const bundles = options.bundles ?? (await cachedBundles(deployment.functions));
     const lambda = startLambdaRuntime({
       functions: deployment.functions,
       bundles,

@@ -143,6 +143,14 @@ export async function handleS3(
   if (!authorize('s3', call, checks)) return;
   const crc32Declared = declaredCrc32(call, operation.operation, declared);
 
+  if (
+    operation.operation === 'PutObject' &&
+    Number(req.headers['content-length'] ?? 0) > EMULATOR_BODY_LIMIT
+  ) {
+    await putInParts(call, upstream, notifications, { bucket, key, declared, crc32Declared });
+    return;
+  }
+
   const response = new Promise<IncomingMessage>((resolve, reject) => {
     const outgoing = upstream.open(
       req.method ?? 'GET',
@@ -185,6 +193,83 @@ export async function handleS3(
       message: "The provided 'x-amz-content-sha256' header does not match what was computed.",
     });
   }
+}
+
+/**
+ * The largest request body fauxqs reads (11 MiB, its `bodyLimit`, less a margin). One PutObject on S3 may carry
+ * 5 GB: a larger body is stored through a multipart upload instead, so a request valid on AWS never fails here.
+ */
+const EMULATOR_BODY_LIMIT = 10 * 1024 * 1024;
+const PART_BYTES = 8 * 1024 * 1024;
+
+/** Stores a PutObject body larger than fauxqs takes as a multipart upload of it, answering as S3's PutObject. */
+async function putInParts(
+  call: SignedCall,
+  upstream: Upstream,
+  notifications: S3Notifications,
+  target: { bucket: string; key: string; declared: string; crc32Declared: string | undefined },
+): Promise<void> {
+  const { req, res } = call;
+  const expected: ExpectedBody = {
+    ...(SHA256_HEX.test(target.declared) ? { sha256: target.declared } : {}),
+    ...(target.crc32Declared === undefined ? {} : { crc32: target.crc32Declared }),
+  };
+  const chunks: Buffer[] = [];
+  try {
+    const verify = new VerifyingStream(expected);
+    verify.on('data', (chunk: Buffer) => chunks.push(chunk));
+    await pipeline(req, verify);
+  } catch (error) {
+    if (error instanceof ChecksumMismatchError || error instanceof PayloadMismatchError) {
+      sendError(res, 's3', {
+        status: 400,
+        type: error instanceof ChecksumMismatchError ? 'BadDigest' : 'XAmzContentSHA256Mismatch',
+        message: error.message,
+      });
+      return;
+    }
+    throw error;
+  }
+  const body = Buffer.concat(chunks);
+  const path = (req.url ?? '/').split('?')[0] as string;
+  const contentType = req.headers['content-type'];
+  const created = await upstream.send(
+    'POST',
+    `${path}?uploads`,
+    contentType ? { 'content-type': contentType } : {},
+  );
+  const uploadId = (await text(created)).match(/<UploadId>([^<]+)<\/UploadId>/)?.[1];
+  if (created.statusCode !== 200 || !uploadId)
+    throw new Error(`fauxqs refused CreateMultipartUpload for ${path}`);
+  const parts: string[] = [];
+  for (let offset = 0, number = 1; offset < body.length; offset += PART_BYTES, number++) {
+    const part = await upstream.send(
+      'PUT',
+      `${path}?partNumber=${number}&uploadId=${encodeURIComponent(uploadId)}`,
+      {},
+      body.subarray(offset, offset + PART_BYTES),
+    );
+    await text(part);
+    if (part.statusCode !== 200) throw new Error(`fauxqs refused part ${number} of ${path}`);
+    parts.push(`<Part><PartNumber>${number}</PartNumber><ETag>${part.headers.etag}</ETag></Part>`);
+  }
+  const completed = await upstream.send(
+    'POST',
+    `${path}?uploadId=${encodeURIComponent(uploadId)}`,
+    { 'content-type': 'application/xml' },
+    Buffer.from(`<CompleteMultipartUpload>${parts.join('')}</CompleteMultipartUpload>`),
+  );
+  const etag = (await text(completed)).match(/<ETag>([^<]+)<\/ETag>/)?.[1];
+  if (completed.statusCode !== 200) throw new Error(`fauxqs refused CompleteMultipartUpload for ${path}`);
+  res.writeHead(200, { ETag: (etag ?? '').replaceAll('&quot;', '"'), 'Content-Length': '0' });
+  res.end();
+  notifications.objectCreated('PutObject', target.bucket, target.key, call.principal.arn);
+}
+
+async function text(response: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function hasBody(req: IncomingMessage): boolean {

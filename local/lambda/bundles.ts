@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, extname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -26,12 +28,84 @@ export async function buildBundles(
   functions: readonly FunctionSpec[],
   outDir: string,
 ): Promise<Map<string, string>> {
+  return (await buildInto(functions, outDir)).bundles;
+}
+
+/** What a cached build was made from: every file esbuild read and every file shipped, by content hash. */
+const INPUTS_FILE = 'inputs.json';
+
+/**
+ * The bundles of `functions`, reused from an earlier run when nothing they are built from changed (the bundling
+ * options, the entries and shipped files, and the content of every file esbuild read for them), else built
+ * afresh: `npm start` and the bench restart in seconds. The cache lives under the system's temp directory (a
+ * bundle must not see the repository's node_modules); a build goes to a new directory that replaces the cached
+ * one whole, so concurrent runs never see half a build.
+ */
+export async function cachedBundles(functions: readonly FunctionSpec[]): Promise<Map<string, string>> {
+  const recipe = createHash('sha256')
+    .update(
+      JSON.stringify({
+        REPO_ROOT,
+        LAMBDA_ESBUILD_OPTIONS,
+        LAMBDA_BUNDLE,
+        assets: [...assetsByEntry(functions)],
+      }),
+    )
+    .digest('hex');
+  const cacheRoot = join(tmpdir(), 'drs-bundle-cache');
+  const cached = join(cacheRoot, recipe.slice(0, 24));
+  const names = directoryNames([...assetsByEntry(functions).keys()]);
+  const inputs = await readFile(join(cached, INPUTS_FILE), 'utf8').then(JSON.parse, () => undefined);
+  if (inputs && (await unchanged(inputs as Record<string, string>)))
+    return new Map([...names].map(([entry, name]) => [entry, join(cached, name)]));
+
+  await mkdir(cacheRoot, { recursive: true });
+  const fresh = await mkdtemp(join(cacheRoot, 'build-'));
+  const { readFiles } = await buildInto(functions, fresh);
+  await writeFile(join(fresh, INPUTS_FILE), JSON.stringify(await hashes(readFiles)));
+  await rm(cached, { recursive: true, force: true });
+  await rename(fresh, cached).catch(async (error) => {
+    // Another run cached the same recipe meanwhile: use this build where it is.
+    if (!existsSync(join(cached, INPUTS_FILE))) throw error;
+  });
+  const dir = existsSync(join(fresh, INPUTS_FILE)) ? fresh : cached;
+  return new Map([...names].map(([entry, name]) => [entry, join(dir, name)]));
+}
+
+async function hashes(paths: readonly string[]): Promise<Record<string, string>> {
+  const entries = await Promise.all(
+    paths.map(
+      async (path) =>
+        [
+          path,
+          createHash('sha256')
+            .update(await readFile(path))
+            .digest('hex'),
+        ] as const,
+    ),
+  );
+  return Object.fromEntries(entries);
+}
+
+async function unchanged(inputs: Record<string, string>): Promise<boolean> {
+  try {
+    const now = await hashes(Object.keys(inputs));
+    return Object.entries(inputs).every(([path, hash]) => now[path] === hash);
+  } catch {
+    return false; // a file is gone
+  }
+}
+
+async function buildInto(
+  functions: readonly FunctionSpec[],
+  outDir: string,
+): Promise<{ bundles: Map<string, string>; readFiles: string[] }> {
   const root = resolve(outDir);
   assertIsolated(root);
   const assets = assetsByEntry(functions);
   const names = directoryNames([...assets.keys()]);
 
-  await build({
+  const { metafile } = await build({
     ...LAMBDA_ESBUILD_OPTIONS,
     absWorkingDir: REPO_ROOT,
     entryPoints: Object.fromEntries(
@@ -43,6 +117,7 @@ export async function buildBundles(
     outdir: root,
     outExtension: { '.js': extname(LAMBDA_BUNDLE.outputFile) },
     logLevel: 'error',
+    metafile: true,
   });
 
   const bundles = new Map<string, string>();
@@ -53,7 +128,9 @@ export async function buildBundles(
       bundles.set(entry, dir);
     }),
   );
-  return bundles;
+  const shipped = [...assets.values()].flat().map((file) => join(REPO_NODE_MODULES, file));
+  const read = Object.keys(metafile.inputs).map((path) => resolve(REPO_ROOT, path));
+  return { bundles, readFiles: [...new Set([...read, ...shipped])] };
 }
 
 /** Refuses an outDir where Node's resolution could reach packages Lambda would not have. */

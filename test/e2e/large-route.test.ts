@@ -91,7 +91,7 @@ describe('a route of 2,000 waypoints and 50,000 items', () => {
 
       // The DELETE answers (a synchronous one would pass API Gateway's 29 s: 504), and the route is gone at once.
       expectSuccess(await asAcme('/dcs/dc-1/routes/big-1', 'DELETE'), routes.deleteRoute);
-      expectError(await asAcme('/dcs/dc-1/routes/big-1'), 400, 3003);
+      expectError(await asAcme('/dcs/dc-1/routes/big-1'), 404, 3003);
       expectError(await asAcme('/dcs/dc-1/routes/big-1/invoices'), 400, 3003);
 
       // Its ids are freed once the worker has removed its rows: then the same route imports again.
