@@ -8,12 +8,14 @@ import {
   type RequestScope,
   s3Operation,
   sqsChecks,
+  stsChecks,
   UnknownOperationError,
 } from '../../local/iam/actions';
 import {
   actionMatches,
   arnMatches,
   evaluate,
+  trustDecision,
   UnsupportedPolicyError,
   validatePolicy,
 } from '../../local/iam/policy';
@@ -218,6 +220,51 @@ describe('S3 operations', () => {
     expect(() => request('GET', 'a', 'versionId=1')).toThrow(UnknownOperationError);
     expect(() => request('POST', '', 'delete')).toThrow(UnknownOperationError);
     expect(() => request('GET', 'a', 'uploads')).toThrow(UnknownOperationError);
+  });
+});
+
+describe('STS operations', () => {
+  const role = 'arn:aws:iam::000000000000:role/link-signer';
+
+  it('AssumeRole checks sts:AssumeRole on the role', () => {
+    expect(stsChecks('AssumeRole', { RoleArn: role, RoleSessionName: 's' }, scope)).toEqual([
+      check('sts:AssumeRole', role),
+    ]);
+  });
+
+  it('refuses what it does not know, and AssumeRole without a role', () => {
+    expect(() => stsChecks('GetSessionToken', {}, scope)).toThrow(UnknownOperationError);
+    expect(() => stsChecks('AssumeRole', { RoleSessionName: 's' }, scope)).toThrow(MalformedRequestError);
+  });
+});
+
+describe('trust policy evaluation', () => {
+  const caller = { arn: 'arn:aws:iam::000000000000:role/uploader', accountId: '000000000000' };
+  const trusting = (AWS: string | string[], Effect: 'Allow' | 'Deny' = 'Allow'): PolicyDocument => ({
+    Statement: [{ Effect, Action: 'sts:AssumeRole', Principal: { AWS } }],
+  });
+
+  it("allows the role it names, or the caller's account", () => {
+    expect(trustDecision(trusting(caller.arn), caller, 'sts:AssumeRole', {})).toBe('Allow');
+    expect(trustDecision(trusting('arn:aws:iam::000000000000:root'), caller, 'sts:AssumeRole', {})).toBe(
+      'Allow',
+    );
+  });
+
+  it('denies another role, another action, a service principal, and an explicit Deny', () => {
+    const other = 'arn:aws:iam::000000000000:role/other';
+    expect(trustDecision(trusting(other), caller, 'sts:AssumeRole', {})).toBe('ImplicitDeny');
+    expect(trustDecision(trusting(caller.arn), caller, 'sts:TagSession', {})).toBe('ImplicitDeny');
+    const lambda: PolicyDocument = {
+      Statement: [
+        { Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' } },
+      ],
+    };
+    expect(trustDecision(lambda, caller, 'sts:AssumeRole', {})).toBe('ImplicitDeny');
+    const denied = {
+      Statement: [...trusting(caller.arn).Statement, ...trusting(caller.arn, 'Deny').Statement],
+    };
+    expect(trustDecision(denied, caller, 'sts:AssumeRole', {})).toBe('ExplicitDeny');
   });
 });
 
