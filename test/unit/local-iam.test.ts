@@ -426,6 +426,42 @@ describe("the synthesized functions' roles", () => {
     });
   });
 
+  it('let the link signers do only what their links do, and only their functions assume them', () => {
+    const signers = deployment.roles.filter((role) => role.trustedServices.length === 0);
+    const functionRole = (entry: string) =>
+      deployment.functions.find((candidate) => candidate.entry.endsWith(`${entry}.ts`))?.roleArn as string;
+    const signerOf = (entry: string) =>
+      signers.find((role) =>
+        role.trustPolicy.Statement.some((statement) =>
+          JSON.stringify(statement.Principal).includes(functionRole(entry)),
+        ),
+      );
+    const download = signerOf('analytics/download-files');
+    const upload = signerOf('routes/upload');
+    expect(download && upload).toBeDefined();
+    expect(new Set(signers)).toEqual(new Set([download, upload]));
+    const object = (key: string) => `arn:aws:s3:::${bucket?.name}/${key}`;
+    const decide = (policies: PolicyDocument[] | undefined, action: string, key: string) =>
+      evaluate(policies ?? [], check(action, object(key)));
+    expect(decide(download?.policies, 's3:GetObject', 'analytics/a/t/f.csv')).toBe('Allow');
+    expect(decide(download?.policies, 's3:GetObject', 'uploads/a/t.json')).toBe('ImplicitDeny');
+    expect(decide(download?.policies, 's3:PutObject', 'analytics/a/t/f.csv')).toBe('ImplicitDeny');
+    expect(decide(upload?.policies, 's3:PutObject', 'uploads/a/t.json')).toBe('Allow');
+    expect(decide(upload?.policies, 's3:PutObject', 'imports/a/t.json')).toBe('ImplicitDeny');
+    expect(decide(upload?.policies, 's3:GetObject', 'uploads/a/t.json')).toBe('ImplicitDeny');
+    const assume = (signer: typeof download) => check('sts:AssumeRole', signer?.arn as string);
+    expect(evaluate(policiesOf('analytics/download-files'), assume(download))).toBe('Allow');
+    expect(evaluate(policiesOf('analytics/download-files'), assume(upload))).toBe('ImplicitDeny');
+    expect(evaluate(policiesOf('routes/upload'), assume(upload))).toBe('Allow');
+    expect(evaluate(policiesOf('routes/import'), assume(upload))).toBe('ImplicitDeny');
+    const caller = (entry: string) => ({ arn: functionRole(entry), accountId: deployment.accountId });
+    const trusts = (signer: typeof download, entry: string) =>
+      trustDecision(signer?.trustPolicy as PolicyDocument, caller(entry), 'sts:AssumeRole', {});
+    expect(trusts(upload, 'routes/upload')).toBe('Allow');
+    expect(trusts(upload, 'analytics/download-files')).toBe('ImplicitDeny');
+    expect(trusts(download, 'analytics/download-files')).toBe('Allow');
+  });
+
   it('let no function delete or list what the bucket holds', () => {
     expect(
       decisions('workers/export-analytics', [
