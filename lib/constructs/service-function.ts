@@ -196,7 +196,7 @@ export class ServiceFunction extends NodejsFunction {
    * and no S3 action. Links signed with the role's session credentials expire when those do, at a time
    * STS tells the function (its own Lambda credentials' expiry is never told).
    */
-  bindLinkSigner(bucket: IBucket, access: LinkSigning['access'], objectsArn: string): Role {
+  bindLinkSigner(bucket: IBucket, access: LinkSigning['access'], objectsArn: string): void {
     const { id, action } = LINK_SIGNERS[access];
     const functionRole = this.role as Role;
     const signer = new Role(this, id, {
@@ -207,7 +207,6 @@ export class ServiceFunction extends NodejsFunction {
     signer.grantAssumeRole(functionRole);
     this.addEnvironment(BUCKET_NAME_ENV, bucket.bucketName);
     this.addEnvironment(LINK_SIGNER_ROLE_ARN_ENV, signer.roleArn);
-    return signer;
   }
 
   /** Lets the function send to queue `name` of QUEUES and tells it the URL (in the queue's `urlEnv`). */

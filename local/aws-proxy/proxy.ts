@@ -64,7 +64,7 @@ export interface AwsProxyOptions {
   port?: number;
   /**
    * Sessions AssumeRole issues expire after at most this many seconds (default 3600, AWS's limit for role
-   * chaining, which every local caller does): a test shortens it to see links outlive nothing.
+   * chaining, which every local caller does): a test shortens it to outwait a session.
    */
   maxChainedSessionSeconds?: number;
 }

@@ -14,9 +14,10 @@ const LOCALLY_ASSUMED_BY = new Set(['lambda.amazonaws.com', 'pipes.amazonaws.com
 
 /**
  * Every role a local function or pipe assumes, and every role one of those may assume in turn (its trust
- * policy names the role's ARN: a link signer, see ResourceAccess.signLinks), with every identity-based policy attached to it anywhere in the assembly: inline Policies,
- * AWS::IAM::Policy and AWS::IAM::ManagedPolicy resources naming it (any stack), AWS::IAM::RolePolicy, and
- * customer managed policies of the assembly that its ManagedPolicyArns name.
+ * policy names the role's ARN: a link signer, see ResourceAccess.signLinks), with every identity-based
+ * policy attached to it anywhere in the assembly: inline Policies, AWS::IAM::Policy and
+ * AWS::IAM::ManagedPolicy resources naming it (any stack), AWS::IAM::RolePolicy, and customer managed
+ * policies of the assembly that its ManagedPolicyArns name.
  */
 export function readRoles(templates: CloudTemplates): RoleSpec[] {
   const byRoleName = new Map<string, PolicyDocument[]>();
