@@ -51,6 +51,8 @@ export interface LocalCloudOptions {
   extraFunctionEnvironment?: Record<string, string>;
   /** Execution environments per function at most (default 16; more invocations at once wait). */
   maxInstancesPerFunction?: number;
+  /** Sessions that functions assume (STS AssumeRole) last at most this long (default 3600 s, as on AWS). */
+  maxChainedSessionSeconds?: number;
 }
 
 export interface LocalCloud {
@@ -85,6 +87,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     const proxy = await startAwsProxy({
       dynamodbEndpoint: options.emulators.dynamodb,
       awsEndpoint: options.emulators.aws,
+      maxChainedSessionSeconds: options.maxChainedSessionSeconds,
     });
     stops.push(() => proxy.close());
     proxy.addPrincipal({
@@ -194,6 +197,7 @@ function localFunctionEnvironment(awsEndpoint: string): Record<string, string> {
     AWS_ENDPOINT_URL_DYNAMODB: awsEndpoint,
     AWS_ENDPOINT_URL_SQS: awsEndpoint,
     AWS_ENDPOINT_URL_S3: awsEndpoint,
+    AWS_ENDPOINT_URL_STS: awsEndpoint,
     // The S3 emulator serves path-style URLs only.
     S3_FORCE_PATH_STYLE: 'true',
     // Local webhook receivers listen on 127.0.0.1, which the SSRF guard refuses by default.
@@ -241,12 +245,14 @@ function queueNamed(deployment: Deployment, name: QueueName, deadLetter: boolean
 }
 
 /**
- * Temporary credentials per role, as Lambda and Pipes get from STS: a key id derived from the role, a fresh
- * secret and session token each run; the proxy knows them with the role's policies.
+ * Temporary credentials per role a service assumes, as Lambda and Pipes get from STS: a key id derived from
+ * the role, a fresh secret and session token each run; the proxy knows them with the role's policies. Every
+ * role is also one callers may assume through the proxy's STS, as its trust policy allows (link signers).
  */
 function roleCredentials(deployment: Deployment, proxy: AwsProxy): Map<string, Required<Credentials>> {
   const credentials = new Map<string, Required<Credentials>>();
-  for (const role of deployment.roles) {
+  for (const role of deployment.roles) proxy.addRole(role);
+  for (const role of deployment.roles.filter(({ trustedServices }) => trustedServices.length > 0)) {
     const digest = createHash('sha256').update(role.arn).digest('hex').toUpperCase();
     const issued = {
       accessKeyId: `ASIA${digest.slice(0, 16)}`,

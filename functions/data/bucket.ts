@@ -1,7 +1,13 @@
 import type { Readable } from 'node:stream';
-import type { S3Client } from '@aws-sdk/client-s3';
+import type { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { STSClient } from '@aws-sdk/client-sts';
 import { requireEnv } from '../shared/env';
-import { BUCKET_NAME_ENV, IMPORT_UPLOADS_PREFIX } from '../shared/resources';
+import {
+  ANALYTICS_FILES_PREFIX,
+  BUCKET_NAME_ENV,
+  IMPORT_UPLOADS_PREFIX,
+  LINK_SIGNER_ROLE_ARN_ENV,
+} from '../shared/resources';
 
 interface Bucket {
   readonly sdk: typeof import('./s3-client');
@@ -30,7 +36,8 @@ function theBucket(): Promise<Bucket> {
 export const bucketKeys = {
   importPayload: (accountId: string, txid: string) => `imports/${accountId}/${txid}.json`,
   importUpload: (accountId: string, txid: string) => `${IMPORT_UPLOADS_PREFIX}${accountId}/${txid}.json`,
-  analyticsFile: (accountId: string, txid: string, name: string) => `analytics/${accountId}/${txid}/${name}`,
+  analyticsFile: (accountId: string, txid: string, name: string) =>
+    `${ANALYTICS_FILES_PREFIX}${accountId}/${txid}/${name}`,
 };
 
 export async function putJsonObject(key: string, body: string): Promise<void> {
@@ -78,45 +85,123 @@ export async function uploadStream(key: string, body: Readable, contentType: str
   }).done();
 }
 
-/** A GET link that works without credentials until it expires. */
-export async function presignedDownloadLink(key: string, expiresInSeconds: number, fileName: string) {
-  const { sdk, s3, name } = await theBucket();
-  const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
-  return getSignedUrl(
-    s3,
+/** A presigned link and when it stops working (epoch ms). */
+export interface PresignedLink {
+  url: string;
+  expiresAt: number;
+}
+
+/** A GET link for `key`, for at most `expiresInSeconds`, that downloads as `fileName`. */
+export async function presignedDownloadLink(
+  key: string,
+  expiresInSeconds: number,
+  fileName: string,
+): Promise<PresignedLink> {
+  const { sdk, name } = await theBucket();
+  return presign(
     new sdk.GetObjectCommand({
       Bucket: name,
       Key: key,
       ResponseContentDisposition: `attachment; filename="${fileName}"`,
     }),
-    { expiresIn: expiresInSeconds },
+    expiresInSeconds,
   );
 }
 
-let uploadSigner: S3Client | undefined;
+/** A PUT link for `key`, for at most `expiresInSeconds`; the client may send any body and content type. */
+export async function presignedUploadLink(key: string, expiresInSeconds: number): Promise<PresignedLink> {
+  const { sdk, name } = await theBucket();
+  return presign(new sdk.PutObjectCommand({ Bucket: name, Key: key }), expiresInSeconds);
+}
 
 /**
- * A PUT link for `key` that works without credentials until `expiresAt` (epoch ms). A presigned link stops
- * working when the credentials that signed it expire (a Lambda role's are temporary), so the link never
- * outlives them when the SDK knows their expiration.
+ * Signs `command` with the link-signing role's credentials. A presigned link stops working when the
+ * credentials that signed it expire, and Lambda never tells a function when its own do; STS tells when the
+ * role's do, so the link's expiry is known: the sooner of the one asked for and the credentials'.
  */
-export async function presignedUploadLink(key: string, expiresInSeconds: number) {
-  const { sdk, name } = await theBucket();
-  const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
-  // Checksums only where S3 requires them: by default the link would carry the CRC32 of the empty body the
-  // command has, and S3 would refuse every upload as BadDigest.
-  uploadSigner ??= sdk.createS3Client({ requestChecksumCalculation: 'WHEN_REQUIRED' });
-  const { expiration } = await uploadSigner.config.credentials();
+async function presign(
+  command: GetObjectCommand | PutObjectCommand,
+  expiresInSeconds: number,
+): Promise<PresignedLink> {
+  const [signer, presigner] = await Promise.all([
+    linkSigner(expiresInSeconds * 1000),
+    import('@aws-sdk/s3-request-presigner'),
+  ]);
   // SigV4 dates have whole seconds: the link expires exactly at signedAt + expiresIn.
   const signedAt = Math.floor(Date.now() / 1000) * 1000;
-  const latest = Math.min(
-    signedAt + expiresInSeconds * 1000,
-    expiration?.getTime() ?? Number.POSITIVE_INFINITY,
-  );
+  const latest = Math.min(signedAt + expiresInSeconds * 1000, signer.expiresAt);
   const expiresIn = Math.floor((latest - signedAt) / 1000);
-  const url = await getSignedUrl(uploadSigner, new sdk.PutObjectCommand({ Bucket: name, Key: key }), {
+  const url = await presigner.getSignedUrl(signer.s3, command, {
     expiresIn,
     signingDate: new Date(signedAt),
   });
   return { url, expiresAt: signedAt + expiresIn * 1000 };
 }
+
+interface LinkSigner {
+  s3: S3Client;
+  /** When the credentials expire (epoch ms), as STS gave it. */
+  expiresAt: number;
+}
+
+/** At most an hour: STS caps a session assumed with role credentials (role chaining) there anyway. */
+const LINK_SIGNER_SESSION_SECONDS = 3600;
+
+let currentSigner: LinkSigner | undefined;
+let renewal: Promise<LinkSigner> | undefined;
+
+/**
+ * The link signer, renewed when its credentials have less than `lifetimeMs` left. Links asked for while a
+ * renewal is under way take its credentials whatever they have left (the freshest there are), so the links
+ * of one response share one AssumeRole.
+ */
+async function linkSigner(lifetimeMs: number): Promise<LinkSigner> {
+  if (currentSigner && currentSigner.expiresAt - Date.now() >= lifetimeMs) return currentSigner;
+  renewal ??= assumeLinkSigner()
+    .then((renewed) => {
+      currentSigner = renewed;
+      return renewed;
+    })
+    .finally(() => {
+      renewal = undefined;
+    });
+  return renewal;
+}
+
+/**
+ * An S3 client signing with a session of the role LINK_SIGNER_ROLE_ARN names. Required, not defaulted to the
+ * function's own credentials: on Lambda their expiry is unknown, so links signed with them could die before
+ * the time the API promises.
+ */
+async function assumeLinkSigner(): Promise<LinkSigner> {
+  const roleArn = requireEnv(LINK_SIGNER_ROLE_ARN_ENV);
+  const [{ sdk }, sts] = await Promise.all([theBucket(), import('./sts-client')]);
+  stsClient ??= sts.createStsClient();
+  const { Credentials } = await stsClient.send(
+    new sts.AssumeRoleCommand({
+      RoleArn: roleArn,
+      RoleSessionName: (process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'link-signer').slice(0, 64),
+      DurationSeconds: LINK_SIGNER_SESSION_SECONDS,
+    }),
+  );
+  if (!Credentials?.AccessKeyId || !Credentials.SecretAccessKey || !Credentials.Expiration) {
+    throw new Error('AssumeRole of the link signer returned no credentials');
+  }
+  const expiration = Credentials.Expiration;
+  return {
+    // Checksums only where S3 requires them: by default an upload link would carry the CRC32 of the empty
+    // body the command has, and S3 would refuse every upload as BadDigest.
+    s3: sdk.createS3Client({
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      credentials: {
+        accessKeyId: Credentials.AccessKeyId,
+        secretAccessKey: Credentials.SecretAccessKey,
+        sessionToken: Credentials.SessionToken,
+        expiration,
+      },
+    }),
+    expiresAt: expiration.getTime(),
+  };
+}
+
+let stsClient: STSClient | undefined;

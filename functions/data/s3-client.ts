@@ -1,4 +1,4 @@
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { traceAwsClient } from '../shared/observability';
 
 /**
@@ -10,7 +10,9 @@ import { traceAwsClient } from '../shared/observability';
 export { GetObjectCommand, PutObjectCommand };
 
 /** Path-style addressing only where configured (the local S3 emulator); AWS uses virtual-hosted style. */
-export function createS3Client(options: { requestChecksumCalculation?: 'WHEN_REQUIRED' } = {}): S3Client {
+export function createS3Client(
+  options: Pick<S3ClientConfig, 'requestChecksumCalculation' | 'credentials'> = {},
+): S3Client {
   return traceAwsClient(
     new S3Client({ forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true', ...options }),
   );

@@ -28,7 +28,7 @@ export const ANALYTICS_TYPES = [
   'ATTEMPT_ANALYTICS',
 ] as const satisfies readonly AnalyticsType[];
 export const MAX_RANGE_DAYS = 92;
-/** Download links work this long after each files read. */
+/** Download links work this long after each files read, or less when the credentials signing them expire sooner. */
 export const LINK_EXPIRY_SECONDS = 3600;
 const DAY_MS = 86_400_000;
 const EXPORT_ATTEMPTS = QUEUES.analytics.workerAttempts;
@@ -115,7 +115,10 @@ export type DownloadFiles =
       files: { fileType: 'CSV'; link: string; expiresAt: number; analyticsType: AnalyticsType }[];
     };
 
-/** The files of a request (links presigned now, for an hour); 6000 for unknown, expired or failed ones. */
+/**
+ * The files of a request, with links presigned now for an hour at most (each says when it stops working);
+ * 6000 for unknown, expired or failed ones.
+ */
 export async function downloadFiles(accountId: string, txid: string): Promise<DownloadFiles> {
   const request = await getDownload(accountId, txid);
   const expired = request && request.createdAt + DOWNLOAD_RETENTION_SECONDS * 1000 < Date.now();
@@ -128,14 +131,17 @@ export async function downloadFiles(accountId: string, txid: string): Promise<Do
     );
   }
   if (request.status === 'PENDING') return { pending: true };
-  const expiresAt = Date.now() + LINK_EXPIRY_SECONDS * 1000;
   const files = await Promise.all(
-    request.files.map(async (file) => ({
-      fileType: 'CSV' as const,
-      link: await presignedDownloadLink(file.key, LINK_EXPIRY_SECONDS, file.key.split('/').pop() as string),
-      expiresAt,
-      analyticsType: file.analyticsType,
-    })),
+    request.files.map(async (file) => {
+      const fileName = file.key.split('/').pop() as string;
+      const link = await presignedDownloadLink(file.key, LINK_EXPIRY_SECONDS, fileName);
+      return {
+        fileType: 'CSV' as const,
+        link: link.url,
+        expiresAt: link.expiresAt,
+        analyticsType: file.analyticsType,
+      };
+    }),
   );
   return { pending: false, files };
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ANALYTICS_FILES_PREFIX } from '../shared/resources';
 import { DcParams, EpochMillis, FULL_PAGES, Id, NextToken, pagedQuery } from './common';
 import { defineEndpoint } from './define';
 
@@ -76,7 +77,8 @@ export const getAnalyticsDownloadFiles = defineEndpoint({
   handler: 'analytics/download-files',
   summary: 'The files of a download request: 202 while they are generated, then links valid for an hour',
   tag: TAG,
-  access: { table: 'read', bucket: 'read' },
+  // Only presigns GETs of the export's files; it reads no object itself.
+  access: { table: 'read', signLinks: { access: 'read', keyPrefix: ANALYTICS_FILES_PREFIX } },
   // Any text: a txid this service never issued is 6000 (the spec's only code here), not a format error.
   request: { params: z.object({ download_request_txid: z.string() }) },
   responses: {

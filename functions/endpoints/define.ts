@@ -9,6 +9,11 @@ export type AuthKind = 'apiKey' | 'driverToken' | 'none';
 /** What an endpoint's Lambda may do to the table; CDK grants exactly this and nothing more. */
 export type TableAccess = 'read' | 'readWrite';
 
+export interface LinkSigning {
+  access: 'read' | 'write';
+  keyPrefix: string;
+}
+
 /** What a function may touch; CDK grants exactly this and sets the matching environment variables. */
 export interface ResourceAccess {
   table?: TableAccess;
@@ -16,6 +21,12 @@ export interface ResourceAccess {
   bucket?: 'read' | 'write';
   /** Limits the bucket access to keys under this prefix (default: every key). */
   bucketKeyPrefix?: string;
+  /**
+   * Presigned links the function hands out: CDK makes a role that may only read (GetObject) or only write
+   * (PutObject) keys under `keyPrefix`, which only this function may assume; links are signed with its
+   * credentials (functions/data/bucket.ts). The function itself gets no S3 action for this.
+   */
+  signLinks?: LinkSigning;
   /** Queues the function sends messages to. */
   sendTo?: QueueName[];
   /** Queues whose DLQ the function sends messages to (a consumer giving a message up itself). */

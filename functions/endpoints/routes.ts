@@ -166,8 +166,8 @@ export const createImportUpload = defineEndpoint({
   summary:
     'Import a route too large for a request body (up to 100 MB): PUT the same {route} JSON to upload_url, then poll the import status with the txid',
   tag: TAG,
-  // Signs PUTs of upload keys only; the object's arrival queues the import (S3 event notification).
-  access: { table: 'readWrite', bucket: 'write', bucketKeyPrefix: IMPORT_UPLOADS_PREFIX },
+  // Only presigns PUTs of upload keys; the object's arrival queues the import (S3 event notification).
+  access: { table: 'readWrite', signLinks: { access: 'write', keyPrefix: IMPORT_UPLOADS_PREFIX } },
   throttling: { rateLimit: 10, burstLimit: 20 },
   request: { params: DcParams },
   responses: {

@@ -82,5 +82,10 @@ export const BUCKET_LIFECYCLE = [
  */
 export const IMPORT_UPLOADS_PREFIX = 'uploads/';
 
+/** Where the analytics export writes its CSV files, which clients download through presigned links. */
+export const ANALYTICS_FILES_PREFIX = 'analytics/';
+
 export const BUCKET_NAME_ENV = 'BUCKET_NAME';
+/** The role a function that hands out presigned links signs them with (ResourceAccess.signLinks). */
+export const LINK_SIGNER_ROLE_ARN_ENV = 'LINK_SIGNER_ROLE_ARN';
 export const TABLE_NAME_ENV = 'TABLE_NAME';

@@ -127,8 +127,14 @@ function resourceAccessOf(handlerModule: string, served: readonly EndpointDefini
 }
 
 /** The same string for the same grants, whatever the key order or the order of `sendTo`. */
-function accessKey({ table, bucket, sendTo }: ResourceAccess): string {
-  return JSON.stringify({ table, bucket, sendTo: [...new Set(sendTo ?? [])].sort() });
+function accessKey({ table, bucket, bucketKeyPrefix, signLinks, sendTo }: ResourceAccess): string {
+  return JSON.stringify({
+    table,
+    bucket,
+    bucketKeyPrefix,
+    signLinks: signLinks && [signLinks.access, signLinks.keyPrefix],
+    sendTo: [...new Set(sendTo ?? [])].sort(),
+  });
 }
 
 function authorization(

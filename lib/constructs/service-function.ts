@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { type CfnResource, Duration, Validations } from 'aws-cdk-lib';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ArnPrincipal, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -11,8 +11,14 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { ResourceAccess, TableAccess } from '../../functions/endpoints/define';
-import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../../functions/shared/resources';
+import type { LinkSigning, ResourceAccess, TableAccess } from '../../functions/endpoints/define';
+import {
+  BUCKET_NAME_ENV,
+  LINK_SIGNER_ROLE_ARN_ENV,
+  QUEUES,
+  type QueueName,
+  TABLE_NAME_ENV,
+} from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import { BUNDLE_METADATA_KEY, type BundleMetadata, LAMBDA_BUNDLE } from '../bundling';
 import { ALARM_PERIOD, ANY_OCCURRENCE, notify } from './alarm-topic';
@@ -28,6 +34,12 @@ export type BucketAccess = NonNullable<ResourceAccess['bucket']>;
 const BUCKET_ACTIONS: Record<BucketAccess, readonly string[]> = {
   read: ['s3:GetObject'],
   write: ['s3:PutObject', 's3:AbortMultipartUpload'],
+};
+
+/** What a presigned link of each kind does: a download GETs one object, an upload PUTs one (no multipart). */
+const LINK_SIGNERS: Record<LinkSigning['access'], { id: string; action: string }> = {
+  read: { id: 'DownloadLinkSignerRole', action: 's3:GetObject' },
+  write: { id: 'UploadLinkSignerRole', action: 's3:PutObject' },
 };
 
 /** The repository root: entries, the lock file and esbuild's project root are resolved from here. */
@@ -147,6 +159,10 @@ export class ServiceFunction extends NodejsFunction {
       const objects = resources.bucketObjectsArn(access.bucketKeyPrefix ?? '');
       this.bindBucket(resources.bucket, access.bucket, objects);
     }
+    if (access.signLinks) {
+      const objects = resources.bucketObjectsArn(access.signLinks.keyPrefix);
+      this.bindLinkSigner(resources.bucket, access.signLinks.access, objects);
+    }
     for (const name of new Set(access.sendTo ?? [])) this.bindQueue(resources.queue(name), name);
     for (const name of new Set(access.sendToDeadLetter ?? [])) {
       const deadLetterQueue = resources.deadLetterQueue(name);
@@ -172,6 +188,25 @@ export class ServiceFunction extends NodejsFunction {
     this.addToRolePolicy(
       new PolicyStatement({ actions: [...BUCKET_ACTIONS[access]], resources: [objectsArn] }),
     );
+  }
+
+  /**
+   * A role that may do only what the function's presigned links do (`access` on `objectsArn`) and that only
+   * this function's role may assume; the function gets sts:AssumeRole on it, its ARN and the bucket's name,
+   * and no S3 action. Links signed with the role's session credentials expire when those do, at a time
+   * STS tells the function (its own Lambda credentials' expiry is never told).
+   */
+  bindLinkSigner(bucket: IBucket, access: LinkSigning['access'], objectsArn: string): void {
+    const { id, action } = LINK_SIGNERS[access];
+    const functionRole = this.role as Role;
+    const signer = new Role(this, id, {
+      assumedBy: new ArnPrincipal(functionRole.roleArn),
+      description: `Signs the presigned ${action} links of ${this.handlerModule}`,
+    });
+    signer.addToPolicy(new PolicyStatement({ actions: [action], resources: [objectsArn] }));
+    signer.grantAssumeRole(functionRole);
+    this.addEnvironment(BUCKET_NAME_ENV, bucket.bucketName);
+    this.addEnvironment(LINK_SIGNER_ROLE_ARN_ENV, signer.roleArn);
   }
 
   /** Lets the function send to queue `name` of QUEUES and tells it the URL (in the queue's `urlEnv`). */

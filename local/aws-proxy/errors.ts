@@ -5,15 +5,17 @@
  * - SQS (AWS JSON 1.0, query-compatible): the same body plus `x-amzn-query-error: <query code>;Sender`,
  *   which the SDK takes the error name from (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-json-api-responses.html).
  * - S3: REST XML `<Error><Code>...</Code><Message>...</Message>...</Error>`, no body for HEAD.
+ * - STS (awsQuery): XML `<ErrorResponse><Error><Type>Sender</Type><Code>...</Code><Message>...</Message>
+ *   </Error><RequestId>...</RequestId></ErrorResponse>`.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 
-export type ServiceName = 'dynamodb' | 'sqs' | 's3';
+export type ServiceName = 'dynamodb' | 'sqs' | 's3' | 'sts';
 
 export interface ServiceError {
   status: number;
-  /** The JSON `__type` (DynamoDB, SQS) or the XML `Code` (S3). */
+  /** The JSON `__type` (DynamoDB, SQS) or the XML `Code` (S3, STS). */
   type: string;
   message: string;
   /** SQS only: the awsQuery error code, e.g. `AccessDenied` or `AWS.SimpleQueueService.BatchRequestTooLong`. */
@@ -55,10 +57,14 @@ const sqs = (type: string, queryCode: string, message: string, status = 403): Se
 
 const s3 = (type: string, message: string, status = 403): ServiceError => ({ status, type, message });
 
+const sts = (code: string, message: string, status = 403): ServiceError => ({ status, type: code, message });
+
 export function authenticationError(service: ServiceName, failure: AuthenticationFailure): ServiceError {
   switch (failure.kind) {
     case 'missing':
       if (service === 's3') return s3('AccessDenied', 'Access Denied');
+      if (service === 'sts')
+        return sts('MissingAuthenticationToken', 'Request is missing Authentication Token');
       return service === 'dynamodb'
         ? dynamodb('MissingAuthenticationTokenException', 'Request is missing Authentication Token')
         : sqs(
@@ -68,23 +74,27 @@ export function authenticationError(service: ServiceName, failure: Authenticatio
           );
     case 'malformed':
       if (service === 's3') return s3('AuthorizationHeaderMalformed', failure.message, 400);
+      if (service === 'sts') return sts('IncompleteSignature', failure.message, 400);
       return service === 'dynamodb'
         ? dynamodb('IncompleteSignatureException', failure.message)
         : sqs('IncompleteSignatureException', 'IncompleteSignature', failure.message, 400);
     case 'unknownKey':
       if (service === 's3')
         return s3('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
+      if (service === 'sts') return sts('InvalidClientTokenId', INVALID_TOKEN);
       return service === 'dynamodb'
         ? dynamodb('UnrecognizedClientException', INVALID_TOKEN)
         : sqs('InvalidClientTokenIdException', 'InvalidClientTokenId', INVALID_TOKEN);
     case 'invalidToken':
       if (service === 's3')
         return s3('InvalidToken', 'The provided token is malformed or otherwise invalid.', 400);
+      if (service === 'sts') return sts('InvalidClientTokenId', INVALID_TOKEN);
       return service === 'dynamodb'
         ? dynamodb('UnrecognizedClientException', INVALID_TOKEN)
         : sqs('InvalidClientTokenIdException', 'InvalidClientTokenId', INVALID_TOKEN);
     case 'expiredToken':
       if (service === 's3') return s3('ExpiredToken', 'The provided token has expired.', 400);
+      if (service === 'sts') return sts('ExpiredToken', EXPIRED_TOKEN, 400);
       return service === 'dynamodb'
         ? dynamodb('ExpiredTokenException', EXPIRED_TOKEN)
         : sqs('ExpiredTokenException', 'ExpiredToken', EXPIRED_TOKEN);
@@ -95,6 +105,7 @@ export function authenticationError(service: ServiceName, failure: Authenticatio
           'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
         );
       }
+      if (service === 'sts') return sts('SignatureDoesNotMatch', SIGNATURE_MISMATCH);
       return service === 'dynamodb'
         ? dynamodb('InvalidSignatureException', SIGNATURE_MISMATCH)
         : sqs('SignatureDoesNotMatchException', 'SignatureDoesNotMatch', SIGNATURE_MISMATCH);
@@ -105,6 +116,7 @@ export function authenticationError(service: ServiceName, failure: Authenticatio
           'The difference between the request time and the current time is too large.',
         );
       }
+      if (service === 'sts') return sts('SignatureDoesNotMatch', failure.message);
       return service === 'dynamodb'
         ? dynamodb('InvalidSignatureException', failure.message)
         : sqs('SignatureDoesNotMatchException', 'SignatureDoesNotMatch', failure.message);
@@ -139,7 +151,7 @@ export function accessDeniedError(
 
 /** A denial with a message of the proxy's own (an operation it cannot authorize). */
 export function operationDenied(service: ServiceName, message: string): ServiceError {
-  if (service === 's3') return s3('AccessDenied', message);
+  if (service === 's3' || service === 'sts') return s3('AccessDenied', message);
   if (service === 'dynamodb') return { ...dynamodb('AccessDeniedException', message), messageKey: 'Message' };
   return { ...sqs('AccessDeniedException', 'AccessDenied', message), messageKey: 'Message' };
 }
@@ -147,6 +159,7 @@ export function operationDenied(service: ServiceName, message: string): ServiceE
 /** A request the service rejects before looking at any resource (missing or malformed parameters). */
 export function validationError(service: ServiceName, message: string): ServiceError {
   if (service === 's3') return s3('InvalidRequest', message, 400);
+  if (service === 'sts') return sts('ValidationError', message, 400);
   if (service === 'dynamodb')
     return { status: 400, type: 'com.amazon.coral.validate#ValidationException', message };
   return sqsError('InvalidParameterValue', 'InvalidParameterValue', message);
@@ -159,11 +172,14 @@ export function sqsError(type: string, queryCode: string, message: string, statu
 
 export function internalError(service: ServiceName, message: string): ServiceError {
   if (service === 's3') return s3('InternalError', message, 500);
+  if (service === 'sts') return sts('InternalFailure', message, 500);
   if (service === 'dynamodb') return dynamodb('InternalFailure', message, 500);
   return sqs('InternalFailure', 'InternalFailure', message, 500);
 }
 
-const escapeXml = (text: string) => text.replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`);
+export const STS_NAMESPACE = 'https://sts.amazonaws.com/doc/2011-06-15/';
+
+export const escapeXml = (text: string) => text.replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 export function sendError(
   res: ServerResponse,
@@ -180,6 +196,16 @@ export function sendError(
       'content-type': 'application/xml',
       'content-length': Buffer.byteLength(body),
       'x-amz-request-id': requestId,
+    });
+    res.end(body);
+    return;
+  }
+  if (service === 'sts') {
+    const body = `<ErrorResponse xmlns="${STS_NAMESPACE}"><Error><Type>${error.status >= 500 ? 'Receiver' : 'Sender'}</Type><Code>${error.type}</Code><Message>${escapeXml(error.message)}</Message></Error><RequestId>${requestId}</RequestId></ErrorResponse>`;
+    res.writeHead(error.status, {
+      'content-type': 'text/xml',
+      'content-length': Buffer.byteLength(body),
+      'x-amzn-requestid': requestId,
     });
     res.end(body);
     return;

@@ -25,7 +25,7 @@ export function checkPrincipal(principal: Principal): void {
 }
 
 /** `aws:PrincipalArn` of an assumed-role session is its role's ARN. */
-function principalArnKey(arn: string): string {
+export function principalArnKey(arn: string): string {
   const session = /^arn:aws:sts::(\d{12}):assumed-role\/([^/]+)\/.+$/.exec(arn);
   return session ? `arn:aws:iam::${session[1]}:role/${session[2]}` : arn;
 }

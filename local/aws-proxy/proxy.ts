@@ -2,15 +2,19 @@
  * The local AWS endpoint: a signing-aware proxy in front of DynamoDB Local and fauxqs. It identifies each
  * caller by the access key id of its SigV4 signature, checks the signature, authorizes the call against
  * the caller's identity-based policies as IAM does, enforces the AWS limits the emulators do not, and
- * forwards the call. Each function gets AWS_ENDPOINT_URL_DYNAMODB / _SQS / _S3 pointing here and
+ * forwards the call. Each function gets AWS_ENDPOINT_URL_DYNAMODB / _SQS / _S3 / _STS pointing here and
  * credentials of its own; handler code is the code that runs on AWS.
  *
+ * STS's AssumeRole is answered here (local/aws-proxy/sts.ts): the roles a function may assume are the
+ * deployment's, and the credentials it issues become principals of their own.
+ *
  * Routing is by the service of the signature's credential scope (`dynamodb`, which DynamoDB Streams signs
- * with too, `sqs`, `s3`); unsigned requests are told apart by their shape.
+ * with too, `sqs`, `s3`, `sts`); unsigned requests are told apart by their shape.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LOCAL_ACCOUNT_ID } from '../cloud/model';
+import { aboutTheRole, validatePolicy } from '../iam/policy';
 import { handleDynamoDb } from './dynamodb';
 import {
   type AuthenticationFailure,
@@ -32,15 +36,21 @@ import {
   signatureMatches,
 } from './sigv4';
 import { SqsProxy } from './sqs';
+import { type AssumableRole, handleSts } from './sts';
 import { BodyTooLargeError, Upstream } from './upstream';
 
 export type { Principal } from './principals';
+export type { AssumableRole } from './sts';
 
 export interface AwsProxy {
-  /** e.g. http://127.0.0.1:4566: the value for AWS_ENDPOINT_URL_DYNAMODB, _SQS and _S3. */
+  /** e.g. http://127.0.0.1:4566: the value for AWS_ENDPOINT_URL_DYNAMODB, _SQS, _S3 and _STS. */
   endpoint: string;
   addPrincipal(principal: Principal): void;
   removePrincipal(accessKeyId: string): void;
+  /** Who signs with this access key id (one STS issued too), for tests that follow credentials. */
+  principalOf(accessKeyId: string): Readonly<Principal> | undefined;
+  /** A role callers may assume (STS AssumeRole), as its trust policy and their own policies allow. */
+  addRole(role: AssumableRole): void;
   /** The deployment's bucket notifications, from then on delivered; refused as S3 refuses them (see s3-notifications.ts). */
   configureBucketNotifications(setup: NotificationSetup): void;
   close(): Promise<void>;
@@ -52,23 +62,35 @@ export interface AwsProxyOptions {
   awsEndpoint: string;
   /** 0 or absent: any free port. */
   port?: number;
+  /**
+   * Sessions AssumeRole issues expire after at most this many seconds (default 3600, AWS's limit for role
+   * chaining, which every local caller does): a test shortens it to outwait a session.
+   */
+  maxChainedSessionSeconds?: number;
 }
 
 /** AWS refuses header-signed requests dated more than 15 minutes from its clock. */
 const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
 
-const SERVICES = new Set<ServiceName>(['dynamodb', 'sqs', 's3']);
+const SERVICES = new Set<ServiceName>(['dynamodb', 'sqs', 's3', 'sts']);
 
 /** The service an unsigned request was meant for, from its shape alone. */
 function unsignedService(req: IncomingMessage): ServiceName {
   const target = String(req.headers['x-amz-target'] ?? '');
   if (target.startsWith('DynamoDB')) return 'dynamodb';
   if (target.startsWith('AmazonSQS')) return 'sqs';
+  // Query protocol calls are form-encoded; S3's browser uploads (POST Object) are multipart.
+  if (String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return 'sts';
   return 's3';
 }
 
 export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy> {
   const principals = new Map<string, Principal>();
+  const roles = new Map<string, AssumableRole>();
+  const addPrincipal = (principal: Principal) => {
+    checkPrincipal(principal);
+    principals.set(principal.accessKeyId, principal);
+  };
   const dynamodb = new Upstream(options.dynamodbEndpoint);
   const fauxqs = new Upstream(options.awsEndpoint);
   const notifications = new S3Notifications(fauxqs);
@@ -144,6 +166,13 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
     };
     if (service === 'dynamodb') return handleDynamoDb(call, dynamodb);
     if (service === 'sqs') return (sqs as SqsProxy).handle(call);
+    if (service === 'sts') {
+      return handleSts(call, {
+        roles,
+        addPrincipal,
+        maxChainedSessionSeconds: options.maxChainedSessionSeconds,
+      });
+    }
     return handleS3(call, fauxqs, notifications);
   }
 
@@ -159,13 +188,16 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
 
   return {
     endpoint,
-    addPrincipal(principal) {
-      checkPrincipal(principal);
-      principals.set(principal.accessKeyId, principal);
+    addPrincipal,
+    addRole(role) {
+      for (const policy of role.policies) validatePolicy(policy);
+      validatePolicy({ Statement: role.trustPolicy.Statement.map(aboutTheRole) });
+      roles.set(role.arn, role);
     },
     removePrincipal(accessKeyId) {
       principals.delete(accessKeyId);
     },
+    principalOf: (accessKeyId) => principals.get(accessKeyId),
     configureBucketNotifications: (setup) => notifications.configure(setup),
     close: () =>
       new Promise<void>((resolve, reject) => {

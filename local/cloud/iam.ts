@@ -13,9 +13,11 @@ const AWS_MANAGED_POLICY = /^arn:aws[\w-]*:iam::aws:policy\//;
 const LOCALLY_ASSUMED_BY = new Set(['lambda.amazonaws.com', 'pipes.amazonaws.com']);
 
 /**
- * Every role a local function or pipe assumes, with every identity-based policy attached to it anywhere in the assembly: inline Policies,
- * AWS::IAM::Policy and AWS::IAM::ManagedPolicy resources naming it (any stack), AWS::IAM::RolePolicy, and
- * customer managed policies of the assembly that its ManagedPolicyArns name.
+ * Every role a local function or pipe assumes, and every role one of those may assume in turn (its trust
+ * policy names the role's ARN: a link signer, see ResourceAccess.signLinks), with every identity-based
+ * policy attached to it anywhere in the assembly: inline Policies, AWS::IAM::Policy and
+ * AWS::IAM::ManagedPolicy resources naming it (any stack), AWS::IAM::RolePolicy, and customer managed
+ * policies of the assembly that its ManagedPolicyArns name.
  */
 export function readRoles(templates: CloudTemplates): RoleSpec[] {
   const byRoleName = new Map<string, PolicyDocument[]>();
@@ -41,10 +43,27 @@ export function readRoles(templates: CloudTemplates): RoleSpec[] {
     ]),
   );
 
-  const roles = readEach(templates, 'AWS::IAM::Role', (role): RoleSpec | undefined => {
-    if (!trustedServices(role).some((service) => LOCALLY_ASSUMED_BY.has(service))) return undefined;
-    const { stack } = role.declared;
-    const name = templates.physicalId(stack, role.logicalId);
+  const declared = readEach(templates, 'AWS::IAM::Role', (role) => ({
+    role,
+    arn: String(templates.getAtt(role.declared.stack, role.logicalId, 'Arn')),
+    trustPolicy: policyDocument(role, 'AssumeRolePolicyDocument'),
+    trustedServices: trustedServices(role),
+  }));
+  const used = declared.filter(({ trustedServices }) =>
+    trustedServices.some((service) => LOCALLY_ASSUMED_BY.has(service)),
+  );
+  // Roles that a used role may assume are used too, until no more are added.
+  for (let added = true; added; ) {
+    const usedArns = new Set(used.map(({ arn }) => arn));
+    const next = declared.filter(
+      (candidate) =>
+        !usedArns.has(candidate.arn) && trustedRoles(candidate.trustPolicy).some((arn) => usedArns.has(arn)),
+    );
+    used.push(...next);
+    added = next.length > 0;
+  }
+  return used.map(({ role, arn, trustPolicy, trustedServices }): RoleSpec => {
+    const name = templates.physicalId(role.declared.stack, role.logicalId);
     const inline = role
       .list('Policies')
       .map((_policy, index) => policyDocument(role, `Policies.${index}.PolicyDocument`));
@@ -52,15 +71,24 @@ export function readRoles(templates: CloudTemplates): RoleSpec[] {
       logicalId: role.logicalId,
       stackPath: role.stackPath,
       name,
-      arn: String(templates.getAtt(stack, role.logicalId, 'Arn')),
+      arn,
       policies: [
         ...inline,
         ...(byRoleName.get(name) ?? []),
         ...managedPolicyDocuments(role, managedPolicies),
       ],
+      trustPolicy,
+      trustedServices,
     };
   });
-  return roles.filter((role): role is RoleSpec => role !== undefined);
+}
+
+/** The role ARNs the role's trust policy names as AWS principals. */
+function trustedRoles(trustPolicy: PolicyDocument): string[] {
+  return trustPolicy.Statement.flatMap((statement) => {
+    const principal = statement.Principal;
+    return typeof principal === 'object' ? [principal.AWS ?? []].flat() : [];
+  });
 }
 
 /** The service principals the role's trust policy names. */

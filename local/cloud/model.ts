@@ -99,6 +99,10 @@ export interface RoleSpec {
    * managed policy ARN fails: the local runtime cannot know its statements.
    */
   policies: PolicyDocument[];
+  /** Who may assume the role (AssumeRolePolicyDocument). */
+  trustPolicy: PolicyDocument;
+  /** The service principals the trust policy names (`lambda.amazonaws.com`): roles a service hands out. */
+  trustedServices: string[];
 }
 
 export interface FunctionSpec {

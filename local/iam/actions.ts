@@ -38,6 +38,9 @@
  *   PutBucketNotificationConfiguration         s3:PutBucketNotification  bucket ARN
  *   GetBucketNotificationConfiguration         s3:GetBucketNotification  bucket ARN
  *   ListBuckets                                s3:ListAllMyBuckets      `*`
+ * STS (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awssecuritytokenservice.html)
+ *   AssumeRole                                 sts:AssumeRole           the role's ARN (RoleArn); the role's
+ *                                              trust policy must also name the caller (local/aws-proxy/sts.ts)
  */
 import type { AuthorizationCheck } from './policy';
 
@@ -421,4 +424,17 @@ export function s3Operation(request: S3Request): S3Operation {
       break;
   }
   throw new UnknownOperationError(label);
+}
+
+// --------------------------------------------------------------------------------------------------- STS
+
+const STS: Record<string, ChecksOf> = {
+  AssumeRole: (input) => [check('sts:AssumeRole', text(input, 'RoleArn'))],
+};
+
+/** The checks for an STS call by its Query protocol `Action` (`AssumeRole`). */
+export function stsChecks(action: string, input: Input, scope: RequestScope): AuthorizationCheck[] {
+  const checksOf = STS[action];
+  if (!checksOf) throw new UnknownOperationError(`STS ${action}`);
+  return checksOf(input, scope);
 }

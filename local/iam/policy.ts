@@ -156,6 +156,39 @@ export function servicePrincipalDecision(
   );
 }
 
+/**
+ * The decision a role's trust policy reaches for a caller assuming it: only statements whose Principal
+ * names the caller's role ARN, its account (`<id>` or `arn:aws:iam::<id>:root`) or everyone apply. A trust
+ * policy has no Resource: it is about the role itself.
+ */
+export function trustDecision(
+  trustPolicy: PolicyDocument,
+  caller: { arn: string; accountId: string },
+  action: string,
+  context: ConditionContext,
+): Decision {
+  const names = (statement: PolicyStatement) => {
+    const { Principal } = statement;
+    if (Principal === '*') return true;
+    const named = asList(Principal?.AWS);
+    return [caller.arn, caller.accountId, `arn:aws:iam::${caller.accountId}:root`, '*'].some((arn) =>
+      named.includes(arn),
+    );
+  };
+  return evaluate(
+    [{ Statement: trustPolicy.Statement.filter(names).map(aboutTheRole) }],
+    { action, resource: '*' },
+    context,
+  );
+}
+
+/** A trust policy statement as the evaluator reads statements: about every resource (the role itself). */
+export function aboutTheRole(statement: PolicyStatement): PolicyStatement {
+  return statement.Resource === undefined && statement.NotResource === undefined
+    ? { ...statement, Resource: '*' }
+    : statement;
+}
+
 function statementApplies(
   statement: PolicyStatement,
   check: AuthorizationCheck,

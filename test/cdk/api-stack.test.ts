@@ -7,7 +7,15 @@ import { AUTHORIZERS, checkedByGateway } from '../../functions/endpoints/authori
 import type { EndpointDefinition, ResourceAccess } from '../../functions/endpoints/define';
 import { endpoints } from '../../functions/endpoints/index';
 import { importRoute } from '../../functions/endpoints/routes';
-import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../../functions/shared/resources';
+import {
+  ANALYTICS_FILES_PREFIX,
+  BUCKET_NAME_ENV,
+  IMPORT_UPLOADS_PREFIX,
+  LINK_SIGNER_ROLE_ARN_ENV,
+  QUEUES,
+  type QueueName,
+  TABLE_NAME_ENV,
+} from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import { API_ALARMS } from '../../lib/api-stack';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
@@ -436,7 +444,7 @@ describe('table access', () => {
 });
 
 describe('bucket access', () => {
-  const withoutBucket = accessByFunction.filter((f) => !f.access.bucket);
+  const withoutBucket = accessByFunction.filter((f) => !f.access.bucket && !f.access.signLinks);
   const withBucket = accessByFunction.filter((f) => f.access.bucket);
 
   it.each(withoutBucket)('$name (no bucket access) gets no S3 permission and no bucket name', (f) => {
@@ -463,6 +471,91 @@ describe('bucket access', () => {
       expect(variables.S3_FORCE_PATH_STYLE).toBeUndefined();
     },
   );
+});
+
+describe('link signing', () => {
+  const signers = accessByFunction.filter((f) => f.access.signLinks);
+  const others = accessByFunction.filter((f) => !f.access.signLinks);
+  const SIGNER_ROLE = { read: 'DownloadLinkSignerRole', write: 'UploadLinkSignerRole' } as const;
+  const LINK_ACTION = { read: 's3:GetObject', write: 's3:PutObject' } as const;
+
+  /** The function's logical id without CDK's hash: its child constructs' ids start with it. */
+  const idPrefix = (f: (typeof signers)[number]) => f.fn.id.replace(/[0-9A-F]{8}$/, '');
+
+  /** The function's link-signer role: its logical id and its properties, in the function's template. */
+  function signerRoleOf(f: (typeof signers)[number]) {
+    const roles = f.fn.view
+      .ofType('AWS::IAM::Role')
+      .filter(([roleId]) =>
+        roleId.startsWith(`${idPrefix(f)}${SIGNER_ROLE[f.access.signLinks?.access ?? 'read']}`),
+      );
+    expect(roles, f.name).toHaveLength(1);
+    const [roleId] = roles[0] as [string, CfnResource];
+    return { roleId, props: f.fn.view.props(roleId) };
+  }
+
+  /** Every Allow statement attached to a role of the view, by its logical id. */
+  const roleStatements = (view: TemplateView, roleId: string) =>
+    view
+      .ofType('AWS::IAM::Policy')
+      .filter(([, p]) => JSON.stringify(p.Properties?.Roles) === JSON.stringify([{ Ref: roleId }]))
+      .flatMap(([policyId]) => (view.props(policyId).PolicyDocument as { Statement: unknown[] }).Statement);
+
+  it('is what the download-files and upload endpoints do, and only they', () => {
+    expect(signers.map((f) => [f.name, f.access.signLinks])).toEqual([
+      ['routes/upload', { access: 'write', keyPrefix: IMPORT_UPLOADS_PREFIX }],
+      ['analytics/download-files', { access: 'read', keyPrefix: ANALYTICS_FILES_PREFIX }],
+    ]);
+  });
+
+  it.each(signers)('$name signs with a role that may only do what its links do, on their prefix', (f) => {
+    const access = f.access.signLinks?.access ?? 'read';
+    const { roleId } = signerRoleOf(f);
+    expect(roleStatements(f.fn.view, roleId)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: LINK_ACTION[access],
+        Resource: bucketObjects(f.access.signLinks?.keyPrefix),
+      },
+    ]);
+  });
+
+  it.each(signers)("$name's signer role trusts only the function's own role", (f) => {
+    const { props } = signerRoleOf(f);
+    const functionRole = (f.fn.view.props(f.fn.id).Role as { 'Fn::GetAtt': [string, string] })[
+      'Fn::GetAtt'
+    ][0];
+    expect(props.AssumeRolePolicyDocument).toEqual({
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Effect: 'Allow',
+          Action: 'sts:AssumeRole',
+          Principal: { AWS: { 'Fn::GetAtt': [functionRole, 'Arn'] } },
+        },
+      ],
+    });
+    expect(props.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it.each(signers)('$name may assume exactly its signer role, knows its ARN, and has no S3 action', (f) => {
+    const { roleId } = signerRoleOf(f);
+    expect(resourcesAllowed(f.fn, 'sts:AssumeRole')).toEqual([{ 'Fn::GetAtt': [roleId, 'Arn'] }]);
+    expect(allowedActions(f.fn).filter((a) => a.startsWith('sts:'))).toEqual(['sts:AssumeRole']);
+    expect(allowedActions(f.fn).filter((a) => a.startsWith('s3:'))).toEqual([]);
+    expect(environmentOf(f.fn)[LINK_SIGNER_ROLE_ARN_ENV]).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+    expect(JSON.stringify(environmentOf(f.fn)[BUCKET_NAME_ENV])).toContain(JSON.stringify(bucketArn));
+  });
+
+  it.each(others)('$name (no link signing) may assume no role and has no signer role', (f) => {
+    expect(allowedActions(f.fn).filter((a) => a.startsWith('sts:'))).toEqual([]);
+    expect(environmentOf(f.fn)[LINK_SIGNER_ROLE_ARN_ENV]).toBeUndefined();
+    expect(
+      f.fn.view
+        .ofType('AWS::IAM::Role')
+        .filter(([roleId]) => roleId.startsWith(idPrefix(f)) && roleId.includes('LinkSigner')),
+    ).toEqual([]);
+  });
 });
 
 describe('queue access', () => {

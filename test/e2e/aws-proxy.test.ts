@@ -37,6 +37,7 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -611,6 +612,116 @@ describe('authentication', () => {
       admin.s3.send(new GetObjectCommand({ Bucket: names.bucket, Key: 'tampered.txt' })),
     );
     expect(missing.name).toBe('NoSuchKey');
+  });
+});
+
+describe('STS AssumeRole', () => {
+  const signerName = `proxy-${run}-signer`;
+  const signerArn = `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/${signerName}`;
+  /** The role ARN of a `principal(name)`'s session. */
+  const roleOf = (name: string) => `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/${name}-role`;
+  const mayAssume: PolicyDocument = {
+    Statement: [{ Effect: 'Allow', Action: 'sts:AssumeRole', Resource: signerArn }],
+  };
+  const stsClients: STSClient[] = [];
+  const stsFor = (who: Principal) => {
+    const client = new STSClient({
+      endpoint: proxy.endpoint,
+      region: LOCAL_REGION,
+      maxAttempts: 1,
+      credentials: {
+        accessKeyId: who.accessKeyId,
+        secretAccessKey: who.secretAccessKey,
+        sessionToken: who.sessionToken,
+      },
+    });
+    stsClients.push(client);
+    return client;
+  };
+  const assume = (who: Principal, DurationSeconds = 900) =>
+    stsFor(who).send(
+      new AssumeRoleCommand({ RoleArn: signerArn, RoleSessionName: 'links', DurationSeconds }),
+    );
+
+  beforeAll(() => {
+    proxy.addRole({
+      name: signerName,
+      arn: signerArn,
+      policies: [
+        { Statement: [{ Effect: 'Allow', Action: 's3:GetObject', Resource: `${bucketArn}/reports/*` }] },
+      ],
+      trustPolicy: {
+        Statement: [{ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { AWS: roleOf('link-maker') } }],
+      },
+    });
+  });
+
+  afterAll(() => {
+    for (const client of stsClients) client.destroy();
+  });
+
+  it("issues credentials that may do what the role's policies allow, until they expire", async () => {
+    const caller = principal('link-maker', [mayAssume]);
+    proxy.addPrincipal(caller);
+    const before = Date.now();
+    const { Credentials, AssumedRoleUser } = await assume(caller);
+    expect(AssumedRoleUser?.Arn).toBe(`arn:aws:sts::${LOCAL_ACCOUNT_ID}:assumed-role/${signerName}/links`);
+    const expiration = Credentials?.Expiration?.getTime() as number;
+    expect(expiration).toBeGreaterThanOrEqual(before + 900_000);
+    expect(expiration).toBeLessThanOrEqual(Date.now() + 900_000);
+    const issued = proxy.principalOf(Credentials?.AccessKeyId as string);
+    expect(issued?.expiresAt).toBe(expiration);
+
+    const session = clientsFor(issued as Principal);
+    const read = await session.s3.send(
+      new GetObjectCommand({ Bucket: names.bucket, Key: 'reports/a b.csv' }),
+    );
+    expect(await read.Body?.transformToString()).toBe('id,name\n1,x\n');
+    const write = await failure(
+      session.s3.send(new PutObjectCommand({ Bucket: names.bucket, Key: 'reports/new.csv', Body: 'x' })),
+    );
+    expect(write.name).toBe('AccessDenied');
+    // The caller's own policies are not the session's.
+    expect((await failure(session.dynamodb.send(new ListTablesCommand({})))).name).toBe(
+      'AccessDeniedException',
+    );
+  });
+
+  it('denies a caller the trust policy names but whose policies do not allow sts:AssumeRole on the role', async () => {
+    const caller = principal('link-maker', [
+      { Statement: [{ Effect: 'Allow', Action: 'sts:AssumeRole', Resource: `${signerArn}-other` }] },
+    ]);
+    proxy.addPrincipal(caller);
+    const denied = await failure(assume(caller));
+    expect(denied.name).toBe('AccessDenied');
+    expect(denied.$metadata?.httpStatusCode).toBe(403);
+    expect(denied.message).toBe(
+      `User: ${caller.arn} is not authorized to perform: sts:AssumeRole on resource: ${signerArn} because no identity-based policy allows the sts:AssumeRole action`,
+    );
+  });
+
+  it('denies a caller whose policies allow it but whom the trust policy does not name', async () => {
+    const caller = principal('stranger', [mayAssume]);
+    proxy.addPrincipal(caller);
+    const denied = await failure(assume(caller));
+    expect(denied.name).toBe('AccessDenied');
+    expect(denied.$metadata?.httpStatusCode).toBe(403);
+    expect(denied.message).toContain(
+      `is not authorized to perform: sts:AssumeRole on resource: ${signerArn}`,
+    );
+  });
+
+  it('refuses a session longer than role chaining allows, and expired credentials', async () => {
+    const caller = principal('link-maker', [mayAssume]);
+    proxy.addPrincipal(caller);
+    const tooLong = await failure(assume(caller, 7200));
+    expect(tooLong.name).toBe('ValidationError');
+    expect(tooLong.$metadata?.httpStatusCode).toBe(400);
+
+    proxy.addPrincipal({ ...caller, expiresAt: Date.now() - 1 });
+    const expired = await failure(assume(caller));
+    expect(expired.name).toBe('ExpiredToken');
+    expect(expired.$metadata?.httpStatusCode).toBe(400);
   });
 });
 

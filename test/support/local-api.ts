@@ -46,6 +46,8 @@ export interface TestApiOptions {
   tracing?: boolean;
   /** Functions print their EMF metric lines; off by default, as there is no CloudWatch here. */
   metrics?: boolean;
+  /** Sessions functions assume through STS (link signers) last at most this long (default 3600 s). */
+  maxChainedSessionSeconds?: number;
 }
 
 /**
@@ -74,6 +76,7 @@ export async function startTestApi(name: string, options: TestApiOptions = {}): 
     // Test files share two cores: a burst of requests reuses a few warm environments instead of starting one
     // each (every invocation still runs alone in its environment).
     maxInstancesPerFunction: 3,
+    maxChainedSessionSeconds: options.maxChainedSessionSeconds,
     pipes: options.streams === true,
     extraFunctionEnvironment: {
       ...(options.tracing ? { POWERTOOLS_TRACE_ENABLED: 'true' } : {}),

@@ -182,7 +182,9 @@ describe('the synthesized app, read as a deployment', () => {
     const fn = functionWithEntry(entryOf(endpoint.handler));
     expect(method?.integration).toEqual({ type: 'AWS_PROXY', functionName: fn.name });
     expect(method?.operationName).toBe(endpoint.operationId);
-    expect(BUCKET_NAME_ENV in fn.environment).toBe(endpoint.access.bucket !== undefined);
+    expect(BUCKET_NAME_ENV in fn.environment).toBe(
+      endpoint.access.bucket !== undefined || endpoint.access.signLinks !== undefined,
+    );
     expect(TABLE_NAME_ENV in fn.environment).toBe(endpoint.access.table !== undefined);
 
     const authorizerDefinition = AUTHORIZERS[endpoint.auth];

@@ -8,12 +8,14 @@ import {
   type RequestScope,
   s3Operation,
   sqsChecks,
+  stsChecks,
   UnknownOperationError,
 } from '../../local/iam/actions';
 import {
   actionMatches,
   arnMatches,
   evaluate,
+  trustDecision,
   UnsupportedPolicyError,
   validatePolicy,
 } from '../../local/iam/policy';
@@ -221,6 +223,51 @@ describe('S3 operations', () => {
   });
 });
 
+describe('STS operations', () => {
+  const role = 'arn:aws:iam::000000000000:role/link-signer';
+
+  it('AssumeRole checks sts:AssumeRole on the role', () => {
+    expect(stsChecks('AssumeRole', { RoleArn: role, RoleSessionName: 's' }, scope)).toEqual([
+      check('sts:AssumeRole', role),
+    ]);
+  });
+
+  it('refuses what it does not know, and AssumeRole without a role', () => {
+    expect(() => stsChecks('GetSessionToken', {}, scope)).toThrow(UnknownOperationError);
+    expect(() => stsChecks('AssumeRole', { RoleSessionName: 's' }, scope)).toThrow(MalformedRequestError);
+  });
+});
+
+describe('trust policy evaluation', () => {
+  const caller = { arn: 'arn:aws:iam::000000000000:role/uploader', accountId: '000000000000' };
+  const trusting = (AWS: string | string[], Effect: 'Allow' | 'Deny' = 'Allow'): PolicyDocument => ({
+    Statement: [{ Effect, Action: 'sts:AssumeRole', Principal: { AWS } }],
+  });
+
+  it("allows the role it names, or the caller's account", () => {
+    expect(trustDecision(trusting(caller.arn), caller, 'sts:AssumeRole', {})).toBe('Allow');
+    expect(trustDecision(trusting('arn:aws:iam::000000000000:root'), caller, 'sts:AssumeRole', {})).toBe(
+      'Allow',
+    );
+  });
+
+  it('denies another role, another action, a service principal, and an explicit Deny', () => {
+    const other = 'arn:aws:iam::000000000000:role/other';
+    expect(trustDecision(trusting(other), caller, 'sts:AssumeRole', {})).toBe('ImplicitDeny');
+    expect(trustDecision(trusting(caller.arn), caller, 'sts:TagSession', {})).toBe('ImplicitDeny');
+    const lambda: PolicyDocument = {
+      Statement: [
+        { Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' } },
+      ],
+    };
+    expect(trustDecision(lambda, caller, 'sts:AssumeRole', {})).toBe('ImplicitDeny');
+    const denied = {
+      Statement: [...trusting(caller.arn).Statement, ...trusting(caller.arn, 'Deny').Statement],
+    };
+    expect(trustDecision(denied, caller, 'sts:AssumeRole', {})).toBe('ExplicitDeny');
+  });
+});
+
 describe('policy evaluation', () => {
   const allow = (Action: string | string[], Resource: string | string[]): PolicyDocument => ({
     Statement: [{ Effect: 'Allow', Action, Resource }],
@@ -377,6 +424,42 @@ describe("the synthesized functions' roles", () => {
       CompleteMultipartUpload: ['Allow'],
       AbortMultipartUpload: ['Allow'],
     });
+  });
+
+  it('let the link signers do only what their links do, and only their functions assume them', () => {
+    const signers = deployment.roles.filter((role) => role.trustedServices.length === 0);
+    const functionRole = (entry: string) =>
+      deployment.functions.find((candidate) => candidate.entry.endsWith(`${entry}.ts`))?.roleArn as string;
+    const signerOf = (entry: string) =>
+      signers.find((role) =>
+        role.trustPolicy.Statement.some((statement) =>
+          JSON.stringify(statement.Principal).includes(functionRole(entry)),
+        ),
+      );
+    const download = signerOf('analytics/download-files');
+    const upload = signerOf('routes/upload');
+    expect(download && upload).toBeDefined();
+    expect(new Set(signers)).toEqual(new Set([download, upload]));
+    const object = (key: string) => `arn:aws:s3:::${bucket?.name}/${key}`;
+    const decide = (policies: PolicyDocument[] | undefined, action: string, key: string) =>
+      evaluate(policies ?? [], check(action, object(key)));
+    expect(decide(download?.policies, 's3:GetObject', 'analytics/a/t/f.csv')).toBe('Allow');
+    expect(decide(download?.policies, 's3:GetObject', 'uploads/a/t.json')).toBe('ImplicitDeny');
+    expect(decide(download?.policies, 's3:PutObject', 'analytics/a/t/f.csv')).toBe('ImplicitDeny');
+    expect(decide(upload?.policies, 's3:PutObject', 'uploads/a/t.json')).toBe('Allow');
+    expect(decide(upload?.policies, 's3:PutObject', 'imports/a/t.json')).toBe('ImplicitDeny');
+    expect(decide(upload?.policies, 's3:GetObject', 'uploads/a/t.json')).toBe('ImplicitDeny');
+    const assume = (signer: typeof download) => check('sts:AssumeRole', signer?.arn as string);
+    expect(evaluate(policiesOf('analytics/download-files'), assume(download))).toBe('Allow');
+    expect(evaluate(policiesOf('analytics/download-files'), assume(upload))).toBe('ImplicitDeny');
+    expect(evaluate(policiesOf('routes/upload'), assume(upload))).toBe('Allow');
+    expect(evaluate(policiesOf('routes/import'), assume(upload))).toBe('ImplicitDeny');
+    const caller = (entry: string) => ({ arn: functionRole(entry), accountId: deployment.accountId });
+    const trusts = (signer: typeof download, entry: string) =>
+      trustDecision(signer?.trustPolicy as PolicyDocument, caller(entry), 'sts:AssumeRole', {});
+    expect(trusts(upload, 'routes/upload')).toBe('Allow');
+    expect(trusts(upload, 'analytics/download-files')).toBe('ImplicitDeny');
+    expect(trusts(download, 'analytics/download-files')).toBe('Allow');
   });
 
   it('let no function delete or list what the bucket holds', () => {
