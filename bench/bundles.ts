@@ -10,7 +10,13 @@ import { consumers } from '../functions/consumers';
 import { AUTHORIZERS } from '../functions/endpoints/authorizers';
 import type { ResourceAccess } from '../functions/endpoints/define';
 import { endpoints } from '../functions/endpoints/index';
-import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../functions/shared/resources';
+import {
+  BUCKET_NAME_ENV,
+  LINK_SIGNER_ROLE_ARN_ENV,
+  QUEUES,
+  type QueueName,
+  TABLE_NAME_ENV,
+} from '../functions/shared/resources';
 import { LAMBDA_BUNDLE, LAMBDA_ESBUILD_OPTIONS } from '../lib/bundling';
 import { runNodeScript } from './node-script';
 import { repoRoot } from './runtime';
@@ -219,8 +225,8 @@ const EVERY_RESOURCE: ResourceAccess = {
 
 /**
  * What a function sees at import on Lambda, with dummy values: the resource variables CDK sets for its
- * `access` (ServiceFunction.bindAccess: TABLE_NAME with a table grant, BUCKET_NAME with a bucket grant,
- * the URL variable of each queue it sends to or dead-letters into), NODE_OPTIONS and POWERTOOLS_SERVICE_NAME
+ * `access` (ServiceFunction.bindAccess: TABLE_NAME with a table grant, BUCKET_NAME with a bucket grant or
+ * links to sign, LINK_SIGNER_ROLE_ARN with the latter, the URL variable of each queue it sends to or dead-letters into), NODE_OPTIONS and POWERTOOLS_SERVICE_NAME
  * as ServiceFunction sets them, and the runtime's own variables (AWS_EXECUTION_ENV among them: the tracer is
  * loaded, as with the template's active tracing). LAMBDA_TASK_ROOT is left unset: it would
  * put the X-Ray SDK into its Lambda mode, which writes under /tmp.
@@ -228,7 +234,7 @@ const EVERY_RESOURCE: ResourceAccess = {
 export function lambdaLikeEnvironment(
   fn: Pick<LambdaFunction, 'name' | 'access' | 'nodeOptions'>,
 ): Record<string, string> {
-  const { table, bucket, sendTo = [], sendToDeadLetter = [] } = fn.access;
+  const { table, bucket, signLinks, sendTo = [], sendToDeadLetter = [] } = fn.access;
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     LANG: 'en_US.UTF-8',
@@ -245,7 +251,8 @@ export function lambdaLikeEnvironment(
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     POWERTOOLS_SERVICE_NAME: 'delivery-route-service',
     ...(table ? { [TABLE_NAME_ENV]: 'bench-table' } : {}),
-    ...(bucket ? { [BUCKET_NAME_ENV]: 'bench-bucket' } : {}),
+    ...(bucket || signLinks ? { [BUCKET_NAME_ENV]: 'bench-bucket' } : {}),
+    ...(signLinks ? { [LINK_SIGNER_ROLE_ARN_ENV]: 'arn:aws:iam::123456789012:role/bench-link-signer' } : {}),
     ...Object.fromEntries(sendTo.map((queue) => [QUEUES[queue].urlEnv, queueUrl(queue)])),
     ...Object.fromEntries(
       sendToDeadLetter.map((queue) => [QUEUES[queue].deadLetterUrlEnv, queueUrl(`${queue}-dlq`)]),
@@ -482,11 +489,12 @@ export const bundlesScenario: Scenario = {
         ),
       }));
 
-    // Clients a function has no use for: the S3 client without a bucket grant, SQS without a queue to send to.
+    // Clients a function has no use for: the S3 client without a bucket grant or links to sign, SQS without a
+    // queue to send to.
     const needlessClients = measured.flatMap((row) => {
       const needless: string[] = [];
-      if (!row.access.bucket && row.sdk_clients.includes('@aws-sdk/client-s3'))
-        needless.push('@aws-sdk/client-s3');
+      const usesS3 = row.access.bucket !== undefined || row.access.signLinks !== undefined;
+      if (!usesS3 && row.sdk_clients.includes('@aws-sdk/client-s3')) needless.push('@aws-sdk/client-s3');
       const sends = (row.access.sendTo?.length ?? 0) + (row.access.sendToDeadLetter?.length ?? 0) > 0;
       if (!sends && row.sdk_clients.includes('@aws-sdk/client-sqs')) needless.push('@aws-sdk/client-sqs');
       return needless.map((client) => `${row.name}: ${client}`);
