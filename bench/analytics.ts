@@ -494,6 +494,7 @@ export const analyticsExportScenario: Scenario = {
     process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
     const { analyticsItem, analyticsKeys } = await import('../functions/data/analytics');
     const { putAll } = await import('../functions/data/client');
+    const { headerItem } = await import('../functions/data/routes');
     const { listDcs } = await import('../functions/data/accounts');
     const { putPendingDownload, getDownload } = await import('../functions/data/download-requests');
     const analytics = await import('../functions/domain/analytics');
@@ -537,6 +538,8 @@ export const analyticsExportScenario: Scenario = {
           abort.throwIfAborted();
           const attemptItems: Row[] = [];
           const routeItems: Row[] = [];
+          // An export reads the routes of each date (it leaves out routes being deleted): their headers too.
+          const headerItems: Row[] = [];
           for (let index = 0; index < set.routesPerDate; index++) {
             const { routeId, facts, attempts } = rowsOfRoute(date, index);
             if (attempts.length !== ATTEMPTS_PER_ROUTE || attempts[0]?.planned_route_start_date !== date)
@@ -558,11 +561,13 @@ export const analyticsExportScenario: Scenario = {
                 analytics.routeAnalytics(facts),
               ),
             );
+            headerItems.push(headerItem(facts.route));
           }
           for (const item of attemptItems) itemBytes += itemSize(item);
           await putAll(attemptItems, SEED_PARALLELISM);
           await putAll(routeItems, SEED_PARALLELISM);
-          seededItems += attemptItems.length + routeItems.length;
+          await putAll(headerItems, SEED_PARALLELISM);
+          seededItems += attemptItems.length + routeItems.length + headerItems.length;
         }
       }
       const seedMs = performance.now() - seedStarted;

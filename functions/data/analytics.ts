@@ -91,6 +91,24 @@ async function queryRouteAnalytics(
   return { items: kept.items.map(rowOf), nextToken: kept.nextToken };
 }
 
+/** The ids of the routes of a DC's date whose route record is stored: one query for the whole date. */
+export async function routesWithAnalytics(
+  accountId: string,
+  dcId: string,
+  localDate: string,
+): Promise<Set<string>> {
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': partition(accountId, dcId, localDate),
+      ':prefix': PREFIX.ROUTE_ANALYTICS,
+    },
+    ProjectionExpression: 'route_id',
+    ConsistentRead: true,
+  });
+  return new Set(items.map((item) => item.route_id as string));
+}
+
 /**
  * Every record of a type of a DC's date that belongs to one of `routeIds`, page by page (an export streams
  * them; none is held for long). Route records are ordered by route id; attempts by route id, then attempt

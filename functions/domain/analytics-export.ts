@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { stringify } from 'csv-stringify';
 import { listDcs } from '../data/accounts';
-import { type AnalyticsType, analyticsOfDate, listRouteAnalytics } from '../data/analytics';
+import { type AnalyticsType, analyticsOfDate, routesWithAnalytics } from '../data/analytics';
 import { bucketKeys, presignedDownloadLink, uploadStream } from '../data/bucket';
 import {
   DOWNLOAD_RETENTION_SECONDS,
@@ -159,10 +159,9 @@ async function exportableRoutesOfDate(
   const routes = (await listRoutesOfDate(accountId, dcId, localDate)).items.filter(
     (route) => !route.deleting,
   );
-  for (const route of routes.filter((candidate) => candidate.isFinalized)) {
-    const place = { accountId, dcId, localDate, routeId: route.routeId };
-    if ((await listRouteAnalytics(place, 'ROUTE_ANALYTICS')).length === 0) await computeRouteAnalytics(route);
-  }
+  const computed = await routesWithAnalytics(accountId, dcId, localDate);
+  for (const route of routes.filter((candidate) => candidate.isFinalized && !computed.has(candidate.routeId)))
+    await computeRouteAnalytics(route);
   return new Set(routes.map((route) => route.routeId));
 }
 
