@@ -1,4 +1,3 @@
-import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CfnEventSourceMapping } from 'aws-cdk-lib/aws-lambda';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +7,7 @@ import { createTestAccount } from '../support/accounts';
 import { functionOf } from '../support/cdk';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
-import { exampleRoute, importRoute } from '../support/routes';
+import { exampleRoute, importRoute, receiveWaiting } from '../support/routes';
 
 /**
  * Route deletion with the deletion worker held back: its event source mapping is disabled, so the test
@@ -74,35 +73,6 @@ async function heldClaims(route: ReturnType<typeof exampleRoute>) {
   ]);
 }
 
-/** Takes the messages waiting in the deletions queue off it, as the event source would. */
-async function receiveDeletionMessages(): Promise<SQSRecord[]> {
-  // The test process is the local operator: its environment points the client at the local endpoint.
-  const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
-  try {
-    const { Messages = [] } = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: api.resources.queueUrls.deletions,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 1,
-        MessageSystemAttributeNames: ['All'],
-      }),
-    );
-    return Messages.map((message) => ({
-      messageId: message.MessageId as string,
-      receiptHandle: message.ReceiptHandle as string,
-      body: message.Body as string,
-      attributes: message.Attributes as unknown as SQSRecord['attributes'],
-      messageAttributes: {},
-      md5OfBody: message.MD5OfBody as string,
-      eventSource: 'aws:sqs',
-      eventSourceARN: api.cloud.queue('deletions').arn,
-      awsRegion: api.cloud.deployment.region,
-    }));
-  } finally {
-    sqs.destroy();
-  }
-}
-
 /** Runs the deployed deletion worker on one record, as its event source would; asserts it succeeded. */
 async function runDeletionWorker(record: SQSRecord): Promise<void> {
   const result = await api.invoke('workers/delete-routes', { Records: [record] });
@@ -113,10 +83,10 @@ async function runDeletionWorker(record: SQSRecord): Promise<void> {
 /** Runs the worker on every queued message, continuations included, until the queue is empty. */
 async function runDeletionWorkerUntilIdle(): Promise<number> {
   let invocations = 0;
-  for (let records = await receiveDeletionMessages(); records.length > 0; ) {
+  for (let records = await receiveWaiting(api, 'deletions'); records.length > 0; ) {
     for (const record of records) await runDeletionWorker(record);
     invocations += records.length;
-    records = await receiveDeletionMessages();
+    records = await receiveWaiting(api, 'deletions');
   }
   return invocations;
 }

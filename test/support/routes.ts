@@ -44,12 +44,20 @@ export const receiveImportMessages = (api: TestApi, count: number) =>
 
 /** Takes `count` messages off a queue as SQS records (for tests that deliver them to its worker themselves). */
 export async function receiveQueueMessages(api: TestApi, queue: QueueName, count: number) {
+  const messages: SQSRecord[] = [];
+  const deadline = Date.now() + 10_000;
+  while (messages.length < count && Date.now() < deadline)
+    messages.push(...(await receiveWaiting(api, queue)));
+  expect(messages).toHaveLength(count);
+  return messages;
+}
+
+/** One receive of up to 10 messages waiting in a queue (1 s long poll), as SQS records an event source hands on. */
+export async function receiveWaiting(api: TestApi, queue: QueueName): Promise<SQSRecord[]> {
   const { ReceiveMessageCommand, SQSClient } = await import('@aws-sdk/client-sqs');
   // The test process is the local operator: its environment points the client at the local endpoint.
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
-  const messages: SQSRecord[] = [];
-  const deadline = Date.now() + 10_000;
-  while (messages.length < count && Date.now() < deadline) {
+  try {
     const { Messages = [] } = await sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: api.resources.queueUrls[queue],
@@ -58,23 +66,20 @@ export async function receiveQueueMessages(api: TestApi, queue: QueueName, count
         MessageSystemAttributeNames: ['All'],
       }),
     );
-    for (const message of Messages) {
-      messages.push({
-        messageId: message.MessageId as string,
-        receiptHandle: message.ReceiptHandle as string,
-        body: message.Body as string,
-        attributes: message.Attributes as unknown as SQSRecord['attributes'],
-        messageAttributes: {},
-        md5OfBody: message.MD5OfBody as string,
-        eventSource: 'aws:sqs',
-        eventSourceARN: api.cloud.queue(queue).arn,
-        awsRegion: api.cloud.deployment.region,
-      });
-    }
+    return Messages.map((message) => ({
+      messageId: message.MessageId as string,
+      receiptHandle: message.ReceiptHandle as string,
+      body: message.Body as string,
+      attributes: message.Attributes as unknown as SQSRecord['attributes'],
+      messageAttributes: {},
+      md5OfBody: message.MD5OfBody as string,
+      eventSource: 'aws:sqs',
+      eventSourceARN: api.cloud.queue(queue).arn,
+      awsRegion: api.cloud.deployment.region,
+    }));
+  } finally {
+    sqs.destroy();
   }
-  sqs.destroy();
-  expect(messages).toHaveLength(count);
-  return messages;
 }
 
 /**
