@@ -47,6 +47,11 @@ function unitsOf(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): n
   return list.reduce((total, entry) => total + (entry.CapacityUnits ?? Number.NaN), 0);
 }
 
+/** Counters of a write run that has not started. */
+function emptyStats(items: number): WriteStats {
+  return { ms: 0, items, requests: 0, retries: 0, units: 0, reportedUnits: 0 };
+}
+
 export class RawTable {
   readonly db: DynamoDBDocumentClient;
   readonly tableName: string;
@@ -105,14 +110,7 @@ export class RawTable {
 
   /** BatchWriteItem puts, 25 per request, `parallelism` requests in flight, unprocessed items sent again. */
   async putAll(rows: readonly Row[], parallelism: number): Promise<WriteStats> {
-    const stats: WriteStats = {
-      ms: 0,
-      items: rows.length,
-      requests: 0,
-      retries: 0,
-      units: 0,
-      reportedUnits: 0,
-    };
+    const stats = emptyStats(rows.length);
     const started = performance.now();
     await inParallel(chunks(rows, 25), parallelism, this.#abort, async (chunk) => {
       let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
@@ -146,14 +144,7 @@ export class RawTable {
     rows: readonly Row[],
     options: { perTransaction: number; parallelism: number; condition: string; values: Row },
   ): Promise<WriteStats> {
-    const stats: WriteStats = {
-      ms: 0,
-      items: rows.length,
-      requests: 0,
-      retries: 0,
-      units: 0,
-      reportedUnits: 0,
-    };
+    const stats = emptyStats(rows.length);
     const started = performance.now();
     await inParallel(
       chunks(rows, options.perTransaction),
@@ -190,14 +181,7 @@ export class RawTable {
     rows: readonly Row[],
     options: { parallelism: number; condition: string; values: Row },
   ): Promise<WriteStats> {
-    const stats: WriteStats = {
-      ms: 0,
-      items: rows.length,
-      requests: 0,
-      retries: 0,
-      units: 0,
-      reportedUnits: 0,
-    };
+    const stats = emptyStats(rows.length);
     const started = performance.now();
     await inParallel(rows, options.parallelism, this.#abort, async (Item) => {
       stats.requests++;
