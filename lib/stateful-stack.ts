@@ -89,6 +89,8 @@ export class StatefulStack extends Stack {
   readonly alarmTopic: Topic;
   /** In alarm while the oldest accepted import has waited IMPORT_QUEUE_MAX_AGE for the import worker. */
   readonly importBacklogAlarm: Alarm;
+  /** The relay from the table stream to the events queue, with its own dead-letter queue and alarm. */
+  readonly eventPipe: EventPipe;
   /** The table, bucket and queues under fixed export names, for the stateless stacks to import. */
   readonly exports: StatefulExports;
 
@@ -187,10 +189,10 @@ export class StatefulStack extends Stack {
       this.alarmTopic,
     );
     this.notifyImportsOfUploads();
-    new EventPipe(this, 'EventPipe', {
+    this.eventPipe = new EventPipe(this, 'EventPipe', {
       table: this.table,
       target: this.queues.events.queue,
-      deadLetterQueue: this.queues.events.deadLetterQueue,
+      alarmTopic: this.alarmTopic,
     });
 
     const bucketExports: BucketExports = { bucketArnExportName: `${this.stackName}-BucketArn` };

@@ -1,27 +1,85 @@
-import { Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { CfnPipe } from 'aws-cdk-lib/aws-pipes';
-import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EVENT_RECORD_PATTERN } from '../../functions/data/event-records';
+import { DLQ_RETENTION_DAYS } from '../../functions/shared/resources';
+import { ALARM_PERIOD, ANY_OCCURRENCE, notify } from './alarm-topic';
+
+/**
+ * How long the pipe keeps trying a stream record before it gives the record up to its dead-letter queue.
+ * - Retries: while a record is retried, the records behind it on its shard wait (events of every tenant),
+ *   so a few tries, not Pipes' default of retrying until the record leaves the stream (24 hours stalled).
+ *   Only refusals of the target count, and SQS refuses a message for what it is (characters it does not
+ *   take, e.g. U+FFFF; its size) or for a wrong permission: trying again does not help. Throttling, 5xx and
+ *   connection errors do not count, Pipes retries them without limit. Two retries: three tries in all
+ *   (locally they take about 3 s of backoff; three retries took 7 s, most of a 10 s delivery target).
+ * - Record age: a record older than this goes to the DLQ too, even if only the pipe was behind. 6 hours
+ *   rides out a long outage, and leaves 18 of the stream's 24 hours to read the record back from the
+ *   stream after the alarm (the DLQ message says where it is in the stream, not what it holds).
+ */
+export const EVENT_PIPE_RETRIES = {
+  maximumRetryAttempts: 2,
+  maximumRecordAge: Duration.hours(6),
+} as const;
 
 export interface EventPipeProps {
   readonly table: Table;
   readonly target: Queue;
-  /** Where the pipe puts stream records it could not deliver (the events queue's DLQ). */
-  readonly deadLetterQueue: Queue;
+  /** Notified while the pipe's dead-letter queue holds a message. */
+  readonly alarmTopic: ITopic;
 }
 
 /**
  * The transactional outbox's relay: an EventBridge Pipe from the table's stream to the events queue that
  * lets only new event items through (no code of ours in between, so nothing to lose an event).
+ *
+ * One stream record a batch, so one SendMessage a record: a record the queue refuses fails alone, the records
+ * before it were each sent once, and after EVENT_PIPE_RETRIES it goes to the pipe's own dead-letter queue and
+ * the records behind it flow again (bisecting a batch, OnPartialBatchItemFailure, has nothing to split here).
+ * Pipes delivers at least once (a retried send may have reached the queue), like the events queue itself:
+ * receivers deduplicate deliveries by `event_id` (DESIGN §4), which stays the same through every hop.
  */
 export class EventPipe extends Construct {
+  /**
+   * Where the pipe describes a batch it gave up: shard and sequence numbers of its records in the stream
+   * (Pipes' DDBStreamBatchInfo), not the records. Not the events queue's DLQ: these are not event
+   * messages, and redriving them to the events queue would deliver nothing.
+   */
+  readonly deadLetterQueue: Queue;
+  /** In alarm while the pipe's dead-letter queue holds any message. */
+  readonly deadLetterAlarm: Alarm;
+
   constructor(scope: Construct, id: string, props: EventPipeProps) {
     super(scope, id);
     const { tableStreamArn } = props.table;
     if (!tableStreamArn) throw new Error('the table needs a stream for the event pipe');
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      retentionPeriod: Duration.days(DLQ_RETENTION_DAYS),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: "This is the event pipe's dead-letter queue; a DLQ has no DLQ of its own.",
+    });
+    this.deadLetterAlarm = notify(
+      new Alarm(this, 'DeadLetterAlarm', {
+        alarmDescription:
+          'The event pipe gave up stream records it could not send to the events queue; they wait in the stream (24 h) and are described in its DLQ',
+        metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: ALARM_PERIOD,
+          statistic: 'Maximum',
+        }),
+        ...ANY_OCCURRENCE,
+      }),
+      props.alarmTopic,
+    );
+
     const role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('pipes.amazonaws.com', {
         conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
@@ -30,7 +88,10 @@ export class EventPipe extends Construct {
     });
     props.table.grantStreamRead(role);
     props.target.grantSendMessages(role);
-    props.deadLetterQueue.grantSendMessages(role);
+    // What Pipes needs to describe a failed batch in an SQS dead-letter queue (its DynamoDB source permissions).
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deadLetterQueue.queueArn] }),
+    );
     const pipe = new CfnPipe(this, 'Pipe', {
       roleArn: role.roleArn,
       description: 'New EVENT# items of the table -> events queue (one message per stream record)',
@@ -39,7 +100,9 @@ export class EventPipe extends Construct {
         dynamoDbStreamParameters: {
           startingPosition: 'TRIM_HORIZON',
           batchSize: 1,
-          deadLetterConfig: { arn: props.deadLetterQueue.queueArn },
+          maximumRetryAttempts: EVENT_PIPE_RETRIES.maximumRetryAttempts,
+          maximumRecordAgeInSeconds: EVENT_PIPE_RETRIES.maximumRecordAge.toSeconds(),
+          deadLetterConfig: { arn: this.deadLetterQueue.queueArn },
         },
         filterCriteria: { filters: [{ pattern: JSON.stringify(EVENT_RECORD_PATTERN) }] },
       },

@@ -9,6 +9,7 @@ import {
   QUEUES,
   type QueueName,
 } from '../../functions/shared/resources';
+import { EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
 import { IMPORT_QUEUE_MAX_AGE } from '../../lib/stateful-stack';
 import { type CfnResource, logicalIdOf, resourcesOf, synthesize } from './synth';
 
@@ -204,8 +205,8 @@ describe('bucket', () => {
 describe('queues', () => {
   const names = Object.keys(QUEUES) as QueueName[];
 
-  it('has a queue and a DLQ per QUEUES entry and no other queue', () => {
-    template.resourceCountIs('AWS::SQS::Queue', names.length * 2);
+  it("has a queue and a DLQ per QUEUES entry, the event pipe's DLQ and no other queue", () => {
+    template.resourceCountIs('AWS::SQS::Queue', names.length * 2 + 1);
   });
 
   it.each(names)('%s redrives to its own DLQ after maxReceiveCount receives', (name) => {
@@ -320,32 +321,94 @@ describe('alarm topic', () => {
 describe('event pipe', () => {
   const pipes = Object.values(resources).filter((r) => r.Type === 'AWS::Pipes::Pipe');
   const eventsQueue = logicalIdOf(stateful, stateful.queues.events.queue);
-  const eventsDlq = logicalIdOf(stateful, stateful.queues.events.deadLetterQueue);
+  const pipeDlq = logicalIdOf(stateful, stateful.eventPipe.deadLetterQueue);
   const tableId = logicalIdOf(stateful, stateful.table);
-
-  it('carries only new event items from the table stream to the events queue', () => {
-    expect(pipes).toHaveLength(1);
-    const props = pipes[0]?.Properties as Record<string, unknown> & {
+  const pipeProps = () =>
+    pipes[0]?.Properties as Record<string, unknown> & {
+      RoleArn: { 'Fn::GetAtt': [string, string] };
       SourceParameters: {
         FilterCriteria: { Filters: { Pattern: string }[] };
         DynamoDBStreamParameters: Record<string, unknown>;
       };
     };
+
+  it('carries only new event items from the table stream to the events queue, one record a message', () => {
+    expect(pipes).toHaveLength(1);
+    const props = pipeProps();
     expect(props.Source).toEqual({ 'Fn::GetAtt': [tableId, 'StreamArn'] });
     expect(props.Target).toEqual({ 'Fn::GetAtt': [eventsQueue, 'Arn'] });
     const patterns = props.SourceParameters.FilterCriteria.Filters.map((f) => JSON.parse(f.Pattern));
     expect(patterns).toEqual([EVENT_RECORD_PATTERN]);
     expect(props.SourceParameters.DynamoDBStreamParameters).toMatchObject({
       StartingPosition: 'TRIM_HORIZON',
-      DeadLetterConfig: { Arn: { 'Fn::GetAtt': [eventsDlq, 'Arn'] } },
+      BatchSize: 1,
+    });
+  });
+
+  it('gives a record up to its own DLQ after a few retries or 6 hours, not after 24 hours of stalling its shard', () => {
+    const stream = pipeProps().SourceParameters.DynamoDBStreamParameters;
+    expect(stream).toMatchObject({
+      MaximumRetryAttempts: EVENT_PIPE_RETRIES.maximumRetryAttempts,
+      MaximumRecordAgeInSeconds: EVENT_PIPE_RETRIES.maximumRecordAge.toSeconds(),
+      DeadLetterConfig: { Arn: { 'Fn::GetAtt': [pipeDlq, 'Arn'] } },
+    });
+    expect(stream.MaximumRetryAttempts).toBeGreaterThanOrEqual(0);
+    expect(stream.MaximumRetryAttempts).toBeLessThanOrEqual(10);
+    // Under the stream's 24 hours, with time left to read the record back after the alarm.
+    expect(stream.MaximumRecordAgeInSeconds).toBeGreaterThanOrEqual(3600);
+    expect(stream.MaximumRecordAgeInSeconds).toBeLessThanOrEqual(12 * 3600);
+    // Not the events queue's DLQ: its messages describe stream batches, they are not events.
+    expect(pipeDlq).not.toBe(logicalIdOf(stateful, stateful.queues.events.deadLetterQueue));
+  });
+
+  it('has a DLQ like the others: SQS-encrypted, TLS only, 14 days, alarming to the topic when not empty', () => {
+    expect(resource(pipeDlq).Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: DLQ_RETENTION_DAYS * 24 * 3600,
+    });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: pipeDlq }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+    expect(resource(logicalIdOf(stateful, stateful.eventPipe.deadLetterAlarm)).Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [pipeDlq, 'QueueName'] } }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [{ Ref: topicId }],
+      OKActions: [{ Ref: topicId }],
     });
   });
 
   it('runs as a role only EventBridge Pipes can assume', () => {
-    const props = pipes[0]?.Properties as { RoleArn: { 'Fn::GetAtt': [string, string] } };
-    const role = resource(props.RoleArn['Fn::GetAtt'][0]);
+    const role = resource(pipeProps().RoleArn['Fn::GetAtt'][0]);
     expect(JSON.stringify(role.Properties?.AssumeRolePolicyDocument)).toContain('pipes.amazonaws.com');
     expect(JSON.stringify(role.Properties?.AssumeRolePolicyDocument)).toContain('aws:SourceAccount');
+  });
+
+  it('may only send to its DLQ (sqs:SendMessage, what Pipes needs for a stream DLQ)', () => {
+    const roleId = pipeProps().RoleArn['Fn::GetAtt'][0];
+    const statements = Object.values(resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties?.Roles).includes(roleId))
+      .flatMap((r) => {
+        const document = r.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] } | undefined;
+        return document?.Statement ?? [];
+      });
+    const onDlq = statements.filter((statement) =>
+      JSON.stringify(statement.Resource).includes(`"${pipeDlq}"`),
+    );
+    expect(onDlq).toEqual([
+      expect.objectContaining({
+        Effect: 'Allow',
+        Action: 'sqs:SendMessage',
+        Resource: { 'Fn::GetAtt': [pipeDlq, 'Arn'] },
+      }),
+    ]);
   });
 
   it("is created after its role's policy: Pipes checks the permissions when it creates the pipe", () => {

@@ -11,6 +11,7 @@ import { AUTHORIZERS } from '../../functions/endpoints/authorizers';
 import { endpoints } from '../../functions/endpoints/index';
 import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../../functions/shared/resources';
 import { BUNDLE_METADATA_KEY } from '../../lib/bundling';
+import { EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
 import { DEFAULT_CONFIG } from '../../lib/delivery-routes';
 import {
   GATEWAY_RESPONSES,
@@ -163,14 +164,18 @@ describe('the synthesized app, read as a deployment', () => {
       streamSource: {
         startingPosition: 'TRIM_HORIZON',
         batchSize: 1,
-        deadLetterArn: queueOf('events', true).arn,
-        maximumRetryAttempts: -1,
-        maximumRecordAgeSeconds: -1,
+        deadLetterArn: expect.any(String),
+        maximumRetryAttempts: EVENT_PIPE_RETRIES.maximumRetryAttempts,
+        maximumRecordAgeSeconds: EVENT_PIPE_RETRIES.maximumRecordAge.toSeconds(),
         parallelizationFactor: 1,
       },
     });
+    // Its own dead-letter queue (not the events queue's), which it may send to.
+    const deadLetter = deployment.queues.find((queue) => queue.arn === pipe?.streamSource?.deadLetterArn);
+    expect(deadLetter?.logicalId).toMatch(/^EventPipeDeadLetterQueue[0-9A-F]{8}$/);
     const role = deployment.roles.find((candidate) => candidate.arn === pipe?.roleArn);
     expect(role && allows(role, 'sqs:SendMessage', queueOf('events').arn)).toBe(true);
+    expect(role && allows(role, 'sqs:SendMessage', deadLetter?.arn ?? '')).toBe(true);
   });
 
   it.each(endpoints)('$method $path: a method with its function and auth', (endpoint) => {
