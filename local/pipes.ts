@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import {
   DescribeStreamCommand,
@@ -42,8 +41,12 @@ interface ShardState {
   iterator?: string;
   /** Last record done with (sent, filtered out, or given up), to resume after an expired iterator. */
   lastSequence?: string;
-  /** Failed attempts of the batch at the head of the shard. */
-  attempts: number;
+  /** Failed attempts of the batch at the head of the shard (any error: they set the backoff). */
+  failures: number;
+  /** Those of them the target refused (what MaximumRetryAttempts counts). */
+  refusals: number;
+  /** Records of the head batch the target already took (by eventID): a retry sends only the rest. */
+  sent: Set<string>;
   retryAt: number;
 }
 
@@ -56,9 +59,14 @@ interface Checkpoints {
  * The local stand-in for an EventBridge Pipe from a DynamoDB stream to an SQS queue, configured as deployed:
  * the pipe's filter, batch size, starting position, retry and record-age limits and dead-letter queue, with
  * its role's credentials (the role needs its stream and queue grants, as on AWS). Records are read per shard
- * in order; a batch the target refuses is retried with backoff, and, once it passes MaximumRetryAttempts or
- * MaximumRecordAgeInSeconds (both unlimited by default, as on AWS), goes to the dead-letter queue so that the
- * records behind it flow again.
+ * in order, as Pipes reads them (AWS's "Amazon EventBridge Pipes error handling" and "batching" pages):
+ * - a batch the target refuses is tried again after a backoff, the records behind it on its shard waiting;
+ * - of a batch sent with SendMessageBatch, a retry sends only the entries SQS did not take;
+ * - refusals of the target (4xx) count against MaximumRetryAttempts; errors of the service or the connection
+ *   (5xx, throttling, network) are retried without limit, as Pipes retries its internal errors;
+ * - once a batch passes MaximumRetryAttempts or MaximumRecordAgeInSeconds (both unlimited by default, as on
+ *   AWS), the dead-letter queue gets a description of it (where it is in the stream, not its records) and
+ *   the records behind it flow again; without a dead-letter queue it is dropped.
  */
 export function startPipe(options: LocalPipeOptions): LocalPipe {
   const { pipe } = options;
@@ -69,6 +77,11 @@ export function startPipe(options: LocalPipeOptions): LocalPipe {
   const deadLetter = source.deadLetterArn
     ? options.queues.find((queue) => queue.arn === source.deadLetterArn)
     : undefined;
+  if (source.onPartialBatchItemFailure !== undefined && source.batchSize > 1) {
+    // Bisecting batches is not played locally: rather refuse the template than run it differently.
+    throw new Error(`pipe ${pipe.name}: OnPartialBatchItemFailure is not supported locally`);
+  }
+  const pipeArn = `arn:aws:pipes:${options.region}:${pipe.roleArn.split(':')[4]}:pipe/${pipe.name}`;
   const patterns = pipe.filterPatterns.map((pattern) => JSON.parse(pattern) as unknown);
   const clientConfig = {
     endpoint: options.endpoint,
@@ -138,7 +151,14 @@ export function startPipe(options: LocalPipeOptions): LocalPipe {
       // A child only after its parent, as Pipes reads them, so that one item's changes stay in order.
       const parent = shard.ParentShardId;
       if (parent && listedIds.has(parent) && !finished.has(parent)) continue;
-      shards.set(id, { id, lastSequence: checkpoints.shards[id], attempts: 0, retryAt: 0 });
+      shards.set(id, {
+        id,
+        lastSequence: checkpoints.shards[id],
+        failures: 0,
+        refusals: 0,
+        sent: new Set(),
+        retryAt: 0,
+      });
     }
   }
 
@@ -192,26 +212,25 @@ export function startPipe(options: LocalPipeOptions): LocalPipe {
     const wanted = batch
       .map(pipeRecord)
       .filter((record) => patterns.some((pattern) => matchesPattern(pattern, record)));
-    const tooOld =
-      source?.maximumRecordAgeSeconds !== undefined &&
-      source.maximumRecordAgeSeconds >= 0 &&
-      batch.some((record) => ageSeconds(record) > (source?.maximumRecordAgeSeconds ?? Infinity));
     if (wanted.length === 0) return true;
+    const maxAge = source?.maximumRecordAgeSeconds ?? -1;
+    const tooOld = maxAge >= 0 && batch.some((record) => ageSeconds(record) > maxAge);
     if (!tooOld) {
       try {
-        await sendToTarget(wanted);
-        shard.attempts = 0;
+        await sendToTarget(
+          wanted.filter((record) => !shard.sent.has(record.eventID ?? '')),
+          shard.sent,
+        );
+        doneWithBatch(shard);
         return true;
       } catch (error) {
-        shard.attempts += 1;
-        const retriesLeft =
-          source?.maximumRetryAttempts === undefined ||
-          source.maximumRetryAttempts < 0 ||
-          shard.attempts <= source.maximumRetryAttempts;
-        if (retriesLeft) {
-          shard.retryAt = Date.now() + Math.min(60_000, firstRetryDelay * 2 ** (shard.attempts - 1));
+        shard.failures += 1;
+        if (refusedByTarget(error)) shard.refusals += 1;
+        const maxRetries = source?.maximumRetryAttempts ?? -1;
+        if (maxRetries < 0 || shard.refusals <= maxRetries) {
+          shard.retryAt = Date.now() + Math.min(60_000, firstRetryDelay * 2 ** (shard.failures - 1));
           console.error(
-            `pipe ${pipe.name}: target refused a batch (attempt ${shard.attempts}); will retry`,
+            `pipe ${pipe.name}: target refused a batch (attempt ${shard.failures}); will retry`,
             error,
           );
           return false;
@@ -219,46 +238,57 @@ export function startPipe(options: LocalPipeOptions): LocalPipe {
       }
     }
     await giveUp(shard, batch, tooOld ? 'RecordAgeExceeded' : 'RetryAttemptsExhausted');
-    shard.attempts = 0;
+    doneWithBatch(shard);
     return true;
   }
 
-  async function sendToTarget(records: object[]): Promise<void> {
+  function doneWithBatch(shard: ShardState): void {
+    shard.failures = 0;
+    shard.refusals = 0;
+    shard.sent.clear();
+  }
+
+  /** Sends the records, one message each; `sent` gets the eventID of each record SQS took. */
+  async function sendToTarget(records: PipeRecord[], sent: Set<string>): Promise<void> {
     if (records.length === 1) {
-      await sqs.send(
-        new SendMessageCommand({ QueueUrl: target?.url, MessageBody: JSON.stringify(records[0]) }),
-      );
+      const [record] = records as [PipeRecord];
+      await sqs.send(new SendMessageCommand({ QueueUrl: target?.url, MessageBody: JSON.stringify(record) }));
+      sent.add(record.eventID ?? '');
       return;
     }
+    let refused: { Code?: string; Message?: string; SenderFault?: boolean } | undefined;
     for (let start = 0; start < records.length; start += 10) {
-      const { Failed = [] } = await sqs.send(
+      const entries = records.slice(start, start + 10);
+      const { Successful = [], Failed = [] } = await sqs.send(
         new SendMessageBatchCommand({
           QueueUrl: target?.url,
-          Entries: records.slice(start, start + 10).map((record, index) => ({
+          Entries: entries.map((record, index) => ({
             Id: String(index),
             MessageBody: JSON.stringify(record),
           })),
         }),
       );
-      if (Failed.length > 0)
-        throw new Error(`target refused ${Failed.length} messages: ${Failed[0]?.Message}`);
+      for (const entry of Successful) sent.add(entries[Number(entry.Id)]?.eventID ?? '');
+      refused ??= Failed[0];
+    }
+    if (refused) {
+      throw Object.assign(new Error(`target refused a message: ${refused.Code}: ${refused.Message}`), {
+        $fault: refused.SenderFault ? 'client' : 'server',
+      });
     }
   }
 
   /**
    * A batch that used up its retries (or got too old) goes to the dead-letter queue as Pipes describes a failed
-   * stream batch: where it is in the stream, not its records; without a DLQ it is dropped.
+   * stream batch: where it is in the stream (shard, first and last sequence numbers), not its records, which
+   * an operator reads back from the stream. Without a DLQ it is dropped.
    */
   async function giveUp(shard: ShardState, batch: StreamRecord[], condition: string): Promise<void> {
     const first = batch[0]?.dynamodb;
     const last = batch.at(-1)?.dynamodb;
     const description = {
-      requestContext: {
-        requestId: randomUUID(),
-        pipeArn: `arn:aws:pipes:${options.region}:${pipe.roleArn.split(':')[4]}:pipe/${pipe.name}`,
-        condition,
-        approximateInvokeCount: shard.attempts,
-      },
+      context: { partnerResourceArn: pipeArn, condition },
+      version: '1.0',
       timestamp: new Date().toISOString(),
       DDBStreamBatchInfo: {
         shardId: shard.id,
@@ -277,13 +307,14 @@ export function startPipe(options: LocalPipeOptions): LocalPipe {
       );
       return;
     }
+    console.error(`pipe ${pipe.name}: gave a batch up to its dead-letter queue (${condition})`, description);
     await sqs.send(
       new SendMessageCommand({ QueueUrl: deadLetter.url, MessageBody: JSON.stringify(description) }),
     );
   }
 
   /** The record as the pipe's filter sees it and its SQS target receives it: times in epoch seconds. */
-  function pipeRecord(record: StreamRecord) {
+  function pipeRecord(record: StreamRecord): PipeRecord {
     const created = record.dynamodb?.ApproximateCreationDateTime;
     return {
       ...record,
@@ -312,6 +343,27 @@ export function startPipe(options: LocalPipeOptions): LocalPipe {
       sqs.destroy();
     },
   };
+}
+
+type PipeRecord = Omit<StreamRecord, 'dynamodb'> & {
+  eventSourceARN: string;
+  dynamodb: Omit<NonNullable<StreamRecord['dynamodb']>, 'ApproximateCreationDateTime'> & {
+    ApproximateCreationDateTime?: number;
+  };
+};
+
+/**
+ * Whether the target refused the request (a 4xx of SQS: invalid contents, too long, access denied, no such
+ * queue), which counts against MaximumRetryAttempts, rather than failed to answer it (5xx, throttling, the
+ * connection), which Pipes retries without counting.
+ */
+function refusedByTarget(error: unknown): boolean {
+  const { $fault, $retryable, name } = (error ?? {}) as {
+    $fault?: string;
+    $retryable?: { throttling?: boolean };
+    name?: string;
+  };
+  return $fault === 'client' && !$retryable?.throttling && !/Throttl/i.test(name ?? '');
 }
 
 function ageSeconds(record: StreamRecord): number {

@@ -2,6 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+} from '@aws-sdk/client-dynamodb-streams';
+import {
   CreateQueueCommand,
   DeleteMessageBatchCommand,
   ReceiveMessageCommand,
@@ -61,13 +67,16 @@ afterAll(async () => {
 });
 
 /** Writes one event item the way handlers do: inside a transaction. Returns its event id. */
-async function writeEvent(routeId: string): Promise<{ eventId: string; key: { pk: string; sk: string } }> {
+async function writeEvent(
+  routeId: string,
+  details: Record<string, unknown> = {},
+): Promise<{ eventId: string; key: { pk: string; sk: string } }> {
   const put = data.events.putEventItem({
     accountId: 'acc-pipe',
     dcId: 'dc-1',
     routeId,
     type: 'ROUTE_CREATED',
-    details: { route_id: routeId },
+    details: { route_id: routeId, ...details },
     occurredAt: Date.now(),
   });
   await data.db.send(new data.dynamo.TransactWriteCommand({ TransactItems: [put] }));
@@ -180,7 +189,85 @@ describe('the pipe from the table stream to the events queue', () => {
       whileStopped.eventId,
     ]);
   });
+
+  it('of a batch SQS takes in part, sends the rest once; what it refuses goes to the DLQ after the retries', async () => {
+    const target = await newQueue('partial');
+    const deadLetter = await newQueue('partial-dlq');
+    const written = [await writeEvent('mate-1')];
+    // SQS refuses U+FFFF in a message body: this record fails on every try.
+    const bad = await writeEvent('refused', { note: 'not for SQS \uFFFF' });
+    written.push(await writeEvent('mate-2'), await writeEvent('mate-3'));
+    const copy = startPipe({
+      pipe: {
+        ...pipeSpec(),
+        target: target.arn,
+        streamSource: {
+          ...(pipeSpec().streamSource as StreamSource),
+          batchSize: 3,
+          deadLetterArn: deadLetter.arn,
+        },
+      },
+      queues: [target, deadLetter],
+      endpoint: api.cloud.proxy.endpoint,
+      region: api.cloud.deployment.region,
+      credentials: LOCAL_CREDENTIALS,
+      retryDelayMs: 200,
+    });
+    try {
+      const [dead] = (await receive(deadLetter.url, 1)) as unknown as {
+        context: { condition: string };
+        DDBStreamBatchInfo: { startSequenceNumber: string; endSequenceNumber: string; batchSize: number };
+      }[];
+      expect(dead?.context.condition).toBe('RetryAttemptsExhausted');
+      const sequence = BigInt(await sequenceOf(bad.eventId));
+      expect(BigInt(dead?.DDBStreamBatchInfo.startSequenceNumber ?? 0)).toBeLessThanOrEqual(sequence);
+      expect(BigInt(dead?.DDBStreamBatchInfo.endSequenceNumber ?? 0)).toBeGreaterThanOrEqual(sequence);
+      // Everything else the stream holds reached the target, each record once (the refused one's batch
+      // mates were not sent again with its retries).
+      const received = eventIds(await receive(target.url, 1, 3000));
+      for (const { eventId } of written) expect(received.filter((id) => id === eventId)).toHaveLength(1);
+      expect(received).not.toContain(bad.eventId);
+      expect(new Set(received).size).toBe(received.length);
+    } finally {
+      await copy.stop();
+    }
+  });
 });
+
+type StreamSource = NonNullable<PipeSpec['streamSource']>;
+
+/** The sequence number of an event item's stream record, read from the stream as an operator would. */
+async function sequenceOf(eventId: string): Promise<string> {
+  const streams = new DynamoDBStreamsClient({
+    endpoint: api.cloud.proxy.endpoint,
+    region: api.cloud.deployment.region,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  try {
+    const { StreamDescription } = await streams.send(
+      new DescribeStreamCommand({ StreamArn: pipeSpec().source }),
+    );
+    for (const shard of StreamDescription?.Shards ?? []) {
+      let { ShardIterator } = await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: pipeSpec().source,
+          ShardId: shard.ShardId,
+          ShardIteratorType: 'TRIM_HORIZON',
+        }),
+      );
+      while (ShardIterator) {
+        const page = await streams.send(new GetRecordsCommand({ ShardIterator }));
+        const found = page.Records?.find((record) => record.dynamodb?.NewImage?.event_id?.S === eventId);
+        if (found?.dynamodb?.SequenceNumber) return found.dynamodb.SequenceNumber;
+        if (!page.Records?.length) break;
+        ShardIterator = page.NextShardIterator;
+      }
+    }
+    throw new Error(`no stream record of ${eventId}`);
+  } finally {
+    streams.destroy();
+  }
+}
 
 function pipeSpec(): PipeSpec {
   const [pipe] = api.cloud.deployment.pipes;
