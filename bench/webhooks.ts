@@ -21,7 +21,7 @@ import {
   SendMessageBatchCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS } from '../local/services';
 import { inParallel, RawTable, sleep } from './dynamo';
 import { ApiClient } from './http';
@@ -32,7 +32,8 @@ import { check, percentile, round, summarizePath } from './stats';
 
 /**
  * 2,000 events to 3 webhooks, 20 % of first attempts fail: deliveries/s >= 0.5 x the same work done raw, one
- * delivery's work (SQS receive and delete, webhook read, attempt write, signed POST) per loop iteration.
+ * delivery's work (SQS receive and delete, webhook read, attempt and delivery writes, signed POST) per loop
+ * iteration.
  */
 const EVENTS = 2000;
 const WEBHOOKS = 3;
@@ -84,6 +85,20 @@ const pairKey = (eventId: string, webhookId: string) => `${eventId}\u0000${webho
 
 const hmacHex = (secret: string, timestampMs: number, body: string) =>
   createHmac('sha256', secret).update(`${timestampMs}.${body}`, 'utf8').digest('hex');
+
+/** Standard Webhooks' headers as the worker sends them (a secret of the standard form: whsec_ + base64 key). */
+function standardHeaders(secret: string, eventId: string, timestampMs: number, body: string) {
+  const seconds = Math.floor(timestampMs / 1000);
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const signature = createHmac('sha256', key)
+    .update(`${eventId}.${seconds}.${body}`, 'utf8')
+    .digest('base64');
+  return {
+    'webhook-id': eventId,
+    'webhook-timestamp': String(seconds),
+    'webhook-signature': `v1,${signature}`,
+  };
+}
 
 /**
  * The receiver's own check of `X-Signature: t=<ms>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (DESIGN
@@ -239,6 +254,7 @@ function rawPost(
       'X-Webhook-Id': pair.webhook.id,
       'X-Event-Id': pair.eventId,
       'X-Event-Type': EVENT_TYPE,
+      ...standardHeaders(pair.webhook.secret, pair.eventId, timestampMs, body),
       'X-Signature': `t=${timestampMs},v1=${hmacHex(pair.webhook.secret, timestampMs, body)}`,
       [RAW_HEADER]: '1',
       'Content-Length': String(Buffer.byteLength(body)),
@@ -376,8 +392,9 @@ function deliveryMessageOf(accountId: string, pair: Pair, body: string): string 
  * that succeeds, with the event source's receive and delete around it), as a plain loop: ReceiveMessage of
  * one message of the delivery's size from a scratch queue, its body parsed, a consistent GetItem of the
  * webhook item, the signed POST on a fresh connection (postWebhook's agent: false), a PutItem of a delivery
- * attempt record shaped as recordDeliveryAttempt writes it (under a scratch partition of the same length, so
- * the webhooks' delivery logs stay as the pipeline wrote them), DeleteMessage. SQS and DynamoDB are the
+ * attempt record shaped as recordDeliveryAttempt writes it and, at once, the UpdateItem of the delivery's record
+ * as recordDeliveryOutcome writes it (both under scratch partitions of the same length, so the webhooks'
+ * delivery logs stay as the pipeline wrote them), DeleteMessage. SQS and DynamoDB are the
  * emulators themselves (fauxqs and DynamoDB Local, as the other raw baselines), not the local AWS endpoint.
  */
 async function rawDeliveryWork(options: {
@@ -486,7 +503,36 @@ async function rawDeliveryWork(options: {
         await rawPost(options.receiverUrl, false, target, body);
         statusCode = 200;
       } finally {
-        await raw.db.send(
+        // The attempt record and the delivery's record, written together as the worker writes them.
+        const deliveryId = `dlv_${String(sentAt).padStart(13, '0')}${randomBytes(8).toString('hex')}`;
+        const recordDelivery = raw.db.send(
+          new UpdateCommand({
+            TableName: raw.tableName,
+            Key: {
+              pk: `WEBHOOK_DELIVERY#${delivery.account_id}/${scratchIds.get(delivery.webhook_id)}`,
+              sk: deliveryId,
+            },
+            UpdateExpression:
+              'SET entity = :entity, delivery_id = :id, event_id = :event_id, event_type = :event_type, ' +
+              'event_json = if_not_exists(event_json, :event_json), created_at = if_not_exists(created_at, :at), ' +
+              '#status = :status, attempts = :attempts, updated_at = :at, expires_at = :expires',
+            ConditionExpression: 'attribute_not_exists(#status) OR #status = :pending',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':entity': 'WEBHOOK_DELIVERY',
+              ':id': deliveryId,
+              ':event_id': event.event_id,
+              ':event_type': event.type,
+              ':event_json': JSON.stringify(event),
+              ':at': sentAt,
+              ':status': statusCode === 200 ? 'SUCCEEDED' : 'PENDING',
+              ':attempts': delivery.attempt,
+              ':expires': Math.floor(sentAt / 1000) + 30 * 86_400,
+              ':pending': 'PENDING',
+            },
+          }),
+        );
+        const logAttempt = raw.db.send(
           new PutCommand({
             TableName: raw.tableName,
             Item: {
@@ -503,6 +549,7 @@ async function rawDeliveryWork(options: {
             },
           }),
         );
+        await Promise.all([logAttempt, recordDelivery]);
       }
       await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
     };
@@ -772,7 +819,7 @@ export const webhookDeliveryScenario: Scenario = {
       let rawDelivery: Awaited<ReturnType<typeof rawDeliveryWork>> | undefined;
       if (bodies.length > 0) {
         log(
-          `raw delivery work: ${bodies.length} x (SQS receive, GetItem, signed POST, PutItem, SQS delete) at ` +
+          `raw delivery work: ${bodies.length} x (SQS receive, GetItem, signed POST, PutItem + UpdateItem, SQS delete) at ` +
             `concurrency ${RAW_CONCURRENCY} (after ${config.warmupRequests} warm-up)`,
         );
         rawDelivery = await rawDeliveryWork({

@@ -56,7 +56,7 @@ export const consumers: readonly ConsumerDefinition[] = [
     handler: 'workers/deliver-webhooks',
     // Up to ten POSTs in parallel, each cut off after 10 s: well inside the queue's 60 s visibility.
     batchSize: 10,
-    // Receivers are slow and many; each delivery costs the table one read and one write.
+    // Receivers are slow and many; each delivery costs the table one read and two writes (attempt, delivery).
     maxConcurrency: 20,
     timeoutSeconds: 30,
     memorySize: 512,

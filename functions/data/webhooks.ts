@@ -11,8 +11,11 @@ export interface Webhook {
   enabled: boolean;
   dcIds: string[];
   events: EventType[];
-  /** HMAC key of the signatures; returned once, at creation. */
+  /** HMAC key of the signatures; returned once, at creation or rotation. */
   secret: string;
+  /** The secret before the last rotation: deliveries are signed with it too until it expires. */
+  previousSecret?: string;
+  previousSecretExpiresAt?: number;
   /** Start of the current run of failed deliveries; cleared by a success. */
   failingSince?: number;
   /** Why the service disabled the webhook (continuous failure), when it did. */
@@ -37,6 +40,8 @@ function fromItem(item: Item): Webhook {
     dcIds: item.dc_ids ?? [],
     events: item.events ?? [],
     secret: item.secret,
+    previousSecret: item.previous_secret,
+    previousSecretExpiresAt: item.previous_secret_expires_at,
     failingSince: item.failing_since,
     disabledReason: item.disabled_reason,
     createdAt: item.created_at,
@@ -174,5 +179,41 @@ export async function clearWebhookFailing(accountId: string, webhookId: string):
     );
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/**
+ * Replaces the secret; the one it replaces stays valid until `previousExpiresAt` (not at all when undefined).
+ * One update, so concurrent rotations each keep the secret they replaced, never a mix. Undefined when the
+ * webhook does not exist.
+ */
+export async function rotateWebhookSecret(
+  accountId: string,
+  webhookId: string,
+  secret: string,
+  previousExpiresAt: number | undefined,
+): Promise<Webhook | undefined> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: webhookKey(accountId, webhookId),
+        UpdateExpression:
+          previousExpiresAt === undefined
+            ? 'SET #secret = :secret REMOVE previous_secret, previous_secret_expires_at'
+            : 'SET previous_secret = #secret, previous_secret_expires_at = :expires, #secret = :secret',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#secret': 'secret' },
+        ExpressionAttributeValues: {
+          ':secret': secret,
+          ...(previousExpiresAt === undefined ? {} : { ':expires': previousExpiresAt }),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes ? fromItem(Attributes) : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
   }
 }

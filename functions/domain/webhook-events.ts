@@ -1,16 +1,23 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { EventType } from '../data/events';
-import { recordDeliveryAttempt } from '../data/webhook-deliveries';
+import {
+  type DeliveryStatus,
+  newDeliveryId,
+  recordDeliveryAttempt,
+  recordDeliveryOutcome,
+  setRedeliveryStatus,
+} from '../data/webhook-deliveries';
 import {
   clearWebhookFailing,
   getWebhook,
   listWebhooks,
   markWebhookFailing,
   setWebhookEnabled,
+  type Webhook,
 } from '../data/webhooks';
 import { logger } from '../shared/observability';
 import { MAX_DELAY_SECONDS, sendAllToQueue, sendToDeadLetterQueue, sendToQueue } from '../shared/queues';
-import { postWebhook, signatureHeader } from './webhook-http';
+import { postWebhook, signatureHeaders } from './webhook-http';
 
 /** The event types a webhook can subscribe to (spec §6 and DESIGN §4); PING only comes from the test call. */
 export const SUBSCRIBABLE_EVENTS = [
@@ -43,6 +50,10 @@ export interface DeliveryMessage {
   first_attempt_at?: number;
   /** Not before this time: SQS delays at most 15 minutes, so longer waits take several hops. */
   due_at?: number;
+  /** Set by the first attempt (or by a redelivery request), then carried by every retry. */
+  delivery_id?: string;
+  /** On a redelivery: the original delivery it sends again. */
+  redelivery_of?: string;
 }
 
 /** The body receivers get (DESIGN §4); the same bytes on every attempt, so `event_id` deduplicates. */
@@ -140,11 +151,24 @@ export function deliverySettings(env: NodeJS.ProcessEnv = process.env): Delivery
 
 export type DeliveryOutcome = 'delivered' | 'retry_queued' | 'waiting' | 'given_up' | 'skipped' | 'disabled';
 
+/** The secrets deliveries are signed with now: the current one, and the previous one until it expires. */
+export function signingSecrets(
+  webhook: Pick<Webhook, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
+  now: number,
+): string[] {
+  const { previousSecret, previousSecretExpiresAt } = webhook;
+  const previousValid =
+    previousSecret !== undefined && previousSecretExpiresAt !== undefined && previousSecretExpiresAt > now;
+  return previousValid ? [webhook.secret, previousSecret] : [webhook.secret];
+}
+
 /**
  * One delivery attempt:
- * 1. a deleted or disabled webhook gets nothing (what was queued for it is dropped);
+ * 1. a deleted webhook gets nothing; a disabled one neither, and the delivery is recorded FAILED so it can
+ *    be redelivered once the webhook is enabled again;
  * 2. a message that is not due yet is queued again for the rest of its wait;
- * 3. POSTs the signed body (SSRF guard, timeout, no redirects) and logs the attempt;
+ * 3. POSTs the signed body (SSRF guard, timeout, no redirects), logs the attempt and records where the
+ *    delivery stands (with the event, so it can be redelivered);
  * 4. a 2xx ends the webhook's failure run; a failure starts or continues it, and a run longer than
  *    `disableAfterMs` disables the webhook;
  * 5. otherwise a failed attempt is queued again after the next delay of the schedule, or, when the
@@ -156,8 +180,16 @@ export async function deliver(
 ): Promise<DeliveryOutcome> {
   const { account_id: accountId, webhook_id: webhookId, event } = message;
   const webhook = await getWebhook(accountId, webhookId);
-  if (!webhook?.enabled) return 'skipped';
+  if (!webhook) return 'skipped';
   const now = Date.now();
+  const firstAttemptAt = message.first_attempt_at ?? now;
+  const deliveryId = message.delivery_id ?? newDeliveryId(firstAttemptAt);
+  const record = (status: DeliveryStatus, at: number, error?: string) =>
+    recordOutcome(message, { deliveryId, firstAttemptAt, status, at, error });
+  if (!webhook.enabled) {
+    await record('FAILED', now, 'webhook disabled');
+    return 'skipped';
+  }
   if (message.due_at !== undefined && message.due_at > now + 1000) {
     await sendToQueue('deliveries', message, { delaySeconds: waitSeconds(message.due_at - now) });
     return 'waiting';
@@ -173,12 +205,14 @@ export async function deliver(
       'X-Webhook-Id': webhookId,
       'X-Event-Id': event.event_id,
       'X-Event-Type': event.type,
-      'X-Signature': signatureHeader(webhook.secret, sentAt, body),
+      ...signatureHeaders(signingSecrets(webhook, sentAt), event.event_id, sentAt, body),
     },
     timeoutMs: settings.timeoutMs,
     allowPrivateTargets: settings.allowPrivateTargets,
   });
-  await recordDeliveryAttempt(accountId, webhookId, {
+  const logged = recordDeliveryAttempt(accountId, webhookId, {
+    deliveryId,
+    redeliveryOf: message.redelivery_of,
     eventId: event.event_id,
     eventType: event.type,
     attempt: message.attempt,
@@ -188,9 +222,14 @@ export async function deliver(
     timestamp: sentAt,
   });
   if (result.ok) {
-    if (webhook.failingSince !== undefined) await clearWebhookFailing(accountId, webhookId);
+    await Promise.all([
+      logged,
+      record('SUCCEEDED', sentAt),
+      webhook.failingSince === undefined ? undefined : clearWebhookFailing(accountId, webhookId),
+    ]);
     return 'delivered';
   }
+  await logged;
 
   // Ids and the target's host only: the URL's path or query may carry the receiver's own credentials.
   const context = {
@@ -199,6 +238,7 @@ export async function deliver(
     webhook_id: webhookId,
     event_id: event.event_id,
     event_type: event.type,
+    delivery_id: deliveryId,
     attempt: message.attempt,
     target_host: new URL(webhook.url).host,
     error: result.error,
@@ -211,27 +251,58 @@ export async function deliver(
       false,
       `deliveries failed continuously since ${new Date(failingSince).toISOString()}`,
     );
+    await record('FAILED', sentAt, result.error);
     logger.warn('webhook disabled after failing continuously', { ...context, failing_since: failingSince });
     return 'disabled';
   }
   const delaySeconds = result.refused ? undefined : settings.retryDelaysSeconds[message.attempt - 1];
   if (delaySeconds === undefined) {
-    await sendToDeadLetterQueue('deliveries', message);
+    await record('FAILED', sentAt, result.error);
+    await sendToDeadLetterQueue('deliveries', { ...message, delivery_id: deliveryId });
     logger.error(
       result.refused ? 'webhook target refused by the SSRF guard' : 'webhook delivery given up',
       context,
     );
     return 'given_up';
   }
+  // The first failure creates the delivery's record (PENDING); later ones leave it as it is.
+  if (message.delivery_id === undefined || message.attempt === 1)
+    await record('PENDING', sentAt, result.error);
   const retry: DeliveryMessage = {
     ...message,
+    delivery_id: deliveryId,
     attempt: message.attempt + 1,
-    first_attempt_at: message.first_attempt_at ?? sentAt,
+    first_attempt_at: firstAttemptAt,
     due_at: Date.now() + delaySeconds * 1000,
   };
   await sendToQueue('deliveries', retry, { delaySeconds: waitSeconds(delaySeconds * 1000) });
   logger.info('webhook delivery failed; retry queued', { ...context, retry_in_seconds: delaySeconds });
   return 'retry_queued';
+}
+
+/** Writes the delivery's record; a redelivery also tells its original delivery how it stands. */
+async function recordOutcome(
+  message: DeliveryMessage,
+  outcome: {
+    deliveryId: string;
+    firstAttemptAt: number;
+    status: DeliveryStatus;
+    at: number;
+    error?: string;
+  },
+): Promise<void> {
+  const { account_id: accountId, webhook_id: webhookId, event, redelivery_of: originalId } = message;
+  await recordDeliveryOutcome(accountId, webhookId, {
+    ...outcome,
+    redeliveryOf: originalId,
+    eventId: event.event_id,
+    eventType: event.type,
+    eventJson: JSON.stringify(event),
+    attempt: message.attempt,
+  });
+  if (originalId !== undefined && outcome.status !== 'PENDING') {
+    await setRedeliveryStatus(accountId, webhookId, originalId, outcome.deliveryId, outcome.status);
+  }
 }
 
 const waitSeconds = (ms: number) => Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(ms / 1000)));

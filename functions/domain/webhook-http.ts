@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import {
   type ClientRequest,
@@ -11,13 +11,76 @@ import { BlockList, isIP } from 'node:net';
 
 // ---- Signing ----
 
+/** The secret's prefix (Standard Webhooks: a symmetric secret is `whsec_` + base64 of the key bytes). */
+const SECRET_PREFIX = 'whsec_';
+
+/** A new signing secret: `whsec_` + standard base64 of 32 random bytes, as Standard Webhooks libraries read it. */
+export function newWebhookSecret(): string {
+  return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
+}
+
+/** `whsec_` + padded standard base64 (the alphabet with `+` and `/`): the form Standard Webhooks decodes. */
+const STANDARD_SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/;
+
+/**
+ * The HMAC key of a secret's `webhook-signature`: the bytes its base64 part encodes. Secrets issued before
+ * webhooks were signed the Standard Webhooks way are `whsec_` + unpadded base64url, which the standard's
+ * libraries refuse: their key is the secret's own bytes (the key their X-Signature has always had), so a
+ * receiver keeps its secret and reads it as raw bytes, or as `whsec_` + base64 of it.
+ */
+export function signingKey(secret: string): Buffer {
+  const standard = STANDARD_SECRET.exec(secret);
+  return standard?.[1] ? Buffer.from(standard[1], 'base64') : Buffer.from(secret, 'utf8');
+}
+
+/** `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>`: one Standard Webhooks signature. */
+export function standardSignature(secret: string, messageId: string, timestampSeconds: number, body: string) {
+  const signed = `${messageId}.${timestampSeconds}.${body}`;
+  return `v1,${createHmac('sha256', signingKey(secret)).update(signed, 'utf8').digest('base64')}`;
+}
+
+/**
+ * The signature headers of one attempt, signed with every secret valid now (two during a rotation):
+ * Standard Webhooks' `webhook-id` (the event id: the same on every attempt, so receivers deduplicate by it),
+ * `webhook-timestamp` (this attempt, in seconds) and `webhook-signature` (space-separated `v1,` signatures),
+ * and the older `X-Signature` (one `v1=` per secret), kept so receivers that check it go on working.
+ */
+export function signatureHeaders(
+  secrets: readonly string[],
+  messageId: string,
+  sentAtMs: number,
+  body: string,
+): Record<string, string> {
+  // The id is part of the signed text, delimited by dots (the standard forbids them in it).
+  if (messageId.includes('.')) throw new Error(`webhook-id '${messageId}' contains a '.'`);
+  const timestamp = Math.floor(sentAtMs / 1000);
+  return {
+    'webhook-id': messageId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': secrets
+      .map((secret) => standardSignature(secret, messageId, timestamp, body))
+      .join(' '),
+    'X-Signature': signatureHeader(secrets, sentAtMs, body),
+  };
+}
+
 function hmacHex(secret: string, timestampMs: number, rawBody: string): string {
   return createHmac('sha256', secret).update(`${timestampMs}.${rawBody}`, 'utf8').digest('hex');
 }
 
-/** `t=<unix ms>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` — the timestamp is signed so replays expire. */
-export function signatureHeader(secret: string, timestampMs: number, rawBody: string): string {
-  return `t=${timestampMs},v1=${hmacHex(secret, timestampMs, rawBody)}`;
+/**
+ * The older header, `t=<unix ms>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` with one `v1` per secret;
+ * the timestamp is signed so replays expire. Deprecated for `webhook-signature`.
+ */
+export function signatureHeader(
+  secrets: string | readonly string[],
+  timestampMs: number,
+  rawBody: string,
+): string {
+  const keys = typeof secrets === 'string' ? [secrets] : secrets;
+  return [`t=${timestampMs}`, ...keys.map((secret) => `v1=${hmacHex(secret, timestampMs, rawBody)}`)].join(
+    ',',
+  );
 }
 
 const DEFAULT_TOLERANCE_MS = 5 * 60_000;

@@ -1,12 +1,29 @@
 import { listDcs } from '../data/accounts';
 import type { PageRequest } from '../data/pagination';
-import { listDeliveryAttempts } from '../data/webhook-deliveries';
+import {
+  type Delivery,
+  failedDeliveriesInWindow,
+  getDelivery,
+  listDeliveryAttempts,
+  markRedelivery,
+  newDeliveryId,
+  recordDeliveryOutcome,
+  setRedeliveryStatus,
+} from '../data/webhook-deliveries';
 import type { Webhook } from '../data/webhooks';
 import * as webhooksTable from '../data/webhooks';
-import { randomId, randomSecret } from '../shared/crypto';
+import { MAX_DELIVERIES_EXAMINED_PER_CALL } from '../endpoints/webhooks';
+import { randomId } from '../shared/crypto';
 import { ApiError, ConflictError, NotFoundError } from '../shared/errors';
-import { sendToQueue } from '../shared/queues';
-import { type DeliveryMessage, SUBSCRIBABLE_EVENTS, type SubscribableEvent } from './webhook-events';
+import { chunks, inParallel } from '../shared/parallel';
+import { sendAllToQueue, sendToQueue } from '../shared/queues';
+import {
+  type DeliveryMessage,
+  SUBSCRIBABLE_EVENTS,
+  type SubscribableEvent,
+  type WebhookEvent,
+} from './webhook-events';
+import { newWebhookSecret } from './webhook-http';
 
 export type { Webhook };
 
@@ -63,7 +80,7 @@ export async function createWebhook(
     enabled: true,
     dcIds: [...new Set(input.dcIds)],
     events: [...new Set(input.events)] as SubscribableEvent[],
-    secret: randomSecret('whsec_'),
+    secret: newWebhookSecret(),
     createdAt: Date.now(),
   };
   await webhooksTable.putNewWebhook(webhook);
@@ -117,6 +134,224 @@ export async function sendTestEvent(accountId: string, webhookId: string): Promi
   };
   await sendToQueue('deliveries', message);
   return eventId;
+}
+
+// ---- Secret rotation ----
+
+/**
+ * Gives the webhook a new secret. For `expirePreviousAfterSeconds` deliveries carry signatures for both the
+ * new and the replaced secret, so receivers can switch at any moment of it; 0 stops the replaced one at once.
+ * A rotation during another's grace period ends that grace: only the current and the replaced secret sign.
+ */
+export async function rotateSecret(
+  accountId: string,
+  webhookId: string,
+  expirePreviousAfterSeconds: number,
+): Promise<{ webhook: Webhook; previousSecretExpiresAt: number }> {
+  const now = Date.now();
+  const previousSecretExpiresAt = now + expirePreviousAfterSeconds * 1000;
+  const webhook = await webhooksTable.rotateWebhookSecret(
+    accountId,
+    webhookId,
+    newWebhookSecret(),
+    expirePreviousAfterSeconds > 0 ? previousSecretExpiresAt : undefined,
+  );
+  if (!webhook) throw webhookNotFound(webhookId);
+  return { webhook, previousSecretExpiresAt };
+}
+
+// ---- Redelivery ----
+
+/** A redelivery request's answer: the new delivery, and the delivery it sends again. */
+export interface Redelivery {
+  deliveryId: string;
+  redeliveryOf: string;
+}
+
+/** The webhook, if it can take redeliveries now: 4011 while it is disabled (they would only be dropped). */
+async function requireEnabledWebhook(accountId: string, webhookId: string): Promise<Webhook> {
+  const webhook = await requireWebhook(accountId, webhookId);
+  if (!webhook.enabled) {
+    throw new ApiError(
+      'WEBHOOK_DISABLED',
+      `webhook '${webhookId}' is disabled: enable it (PATCH /webhooks/${webhookId} with {"enabled": true}) before redelivering`,
+    );
+  }
+  return webhook;
+}
+
+const redeliveryMessage = (accountId: string, webhookId: string, original: Delivery, redeliveryId: string) =>
+  ({
+    account_id: accountId,
+    webhook_id: webhookId,
+    event: JSON.parse(original.eventJson) as WebhookEvent,
+    attempt: 1,
+    delivery_id: redeliveryId,
+    redelivery_of: original.deliveryId,
+  }) satisfies DeliveryMessage;
+
+/**
+ * Sends one past delivery again: the same event (same body, same `webhook-id`) as a new delivery, signed
+ * afresh and retried on the schedule. A redelivery of a redelivery sends its original again. While a
+ * redelivery of it is still pending, that one is answered and nothing more is sent, so a repeated call does
+ * not send the event twice; once it has ended, a call sends the event again.
+ */
+export async function redeliver(
+  accountId: string,
+  webhookId: string,
+  deliveryId: string,
+): Promise<Redelivery> {
+  await requireEnabledWebhook(accountId, webhookId);
+  const requested = await getDelivery(accountId, webhookId, deliveryId);
+  if (!requested) {
+    throw new NotFoundError(`delivery '${deliveryId}' of webhook '${webhookId}' not found`);
+  }
+  const originalId = requested.redeliveryOf ?? requested.deliveryId;
+  let original =
+    originalId === requested.deliveryId ? requested : await getDelivery(accountId, webhookId, originalId);
+  // Two tries: a concurrent call may win the first; its redelivery is then the answer.
+  for (let tries = 1; ; tries++) {
+    if (!original) {
+      throw new NotFoundError(`delivery '${originalId}' of webhook '${webhookId}' not found (expired)`);
+    }
+    if (original.status === 'PENDING') {
+      throw new ApiError(
+        'WEBHOOK_DELIVERY_PENDING',
+        `delivery '${originalId}' is still being retried on its schedule; redeliver it once it has ended`,
+      );
+    }
+    if (original.redeliveredAs !== undefined && original.redeliveryStatus === 'PENDING') {
+      return { deliveryId: original.redeliveredAs, redeliveryOf: originalId };
+    }
+    const claim = await claimEach(accountId, webhookId, [original], { onlyIfFailed: false });
+    if (claim.length > 0) {
+      await queueRedeliveries(accountId, webhookId, claim);
+      return { deliveryId: (claim[0] as Claim).redeliveryId, redeliveryOf: originalId };
+    }
+    if (tries === 2) throw new Error(`delivery '${originalId}' kept changing while it was being redelivered`);
+    original = await getDelivery(accountId, webhookId, originalId);
+  }
+}
+
+/**
+ * Re-queues the failed deliveries whose first attempt was in [since, until], oldest first, at most `limit`
+ * (and at most MAX_DELIVERIES_EXAMINED_PER_CALL read) a call; `nextToken` continues the window. Each is
+ * marked before it is queued, by a conditional write, so calling again (or twice at once) does not queue a
+ * delivery whose redelivery is pending or succeeded; one whose redelivery failed is re-queued again.
+ */
+export async function redeliverFailed(
+  accountId: string,
+  webhookId: string,
+  window: { since: number; until: number; limit: number; nextToken?: string },
+): Promise<{ redeliveries: Redelivery[]; nextToken?: string }> {
+  await requireEnabledWebhook(accountId, webhookId);
+  const page = await failedDeliveriesInWindow(accountId, webhookId, {
+    ...window,
+    examine: MAX_DELIVERIES_EXAMINED_PER_CALL,
+  });
+  const claimed = await claimEach(accountId, webhookId, page.deliveries, { onlyIfFailed: true });
+  await queueRedeliveries(accountId, webhookId, claimed);
+  return {
+    redeliveries: claimed.map(({ original, redeliveryId }) => ({
+      deliveryId: redeliveryId,
+      redeliveryOf: original.deliveryId,
+    })),
+    nextToken: page.nextToken,
+  };
+}
+
+/** An original delivery claimed for a redelivery: marked as being sent again as `redeliveryId`. */
+interface Claim {
+  original: Delivery;
+  redeliveryId: string;
+}
+
+/**
+ * Claims each original delivery for a new redelivery, in their order: marks it by a conditional write (of
+ * two concurrent claims one wins; one that no longer stands as read is left out) and records the
+ * redelivery as pending, so it can be named at once. When a write fails, the claims made are undone.
+ */
+async function claimEach(
+  accountId: string,
+  webhookId: string,
+  originals: readonly Delivery[],
+  { onlyIfFailed }: { onlyIfFailed: boolean },
+): Promise<Claim[]> {
+  const claims: (Claim | undefined)[] = new Array(originals.length);
+  try {
+    await inParallel(
+      originals.map((original, index) => ({ original, index })),
+      10,
+      async ({ original, index }) => {
+        const at = Date.now();
+        const redeliveryId = newDeliveryId(at);
+        const mark = { redeliveryId, seen: original.redeliveredAs, onlyIfFailed, at };
+        if (!(await markRedelivery(accountId, webhookId, original.deliveryId, mark))) return;
+        const claim = { original, redeliveryId };
+        claims[index] = claim;
+        await recordRedelivery(accountId, webhookId, claim, 'PENDING');
+      },
+    );
+  } catch (error) {
+    await undoClaims(
+      accountId,
+      webhookId,
+      claims.filter((claim) => claim !== undefined),
+    );
+    throw error;
+  }
+  return claims.filter((claim) => claim !== undefined);
+}
+
+const recordRedelivery = (
+  accountId: string,
+  webhookId: string,
+  { original, redeliveryId }: Claim,
+  status: 'PENDING' | 'FAILED',
+  error?: string,
+) =>
+  recordDeliveryOutcome(accountId, webhookId, {
+    deliveryId: redeliveryId,
+    redeliveryOf: original.deliveryId,
+    eventId: original.eventId,
+    eventType: original.eventType,
+    eventJson: original.eventJson,
+    status,
+    // None made yet.
+    attempt: 0,
+    error,
+    firstAttemptAt: Date.now(),
+    at: Date.now(),
+  });
+
+/**
+ * Queues claimed redeliveries, ten a request. When a batch cannot be queued, it and the rest have their
+ * claims undone before the error goes on, so a later call can queue those deliveries.
+ */
+async function queueRedeliveries(accountId: string, webhookId: string, claims: readonly Claim[]) {
+  for (const [index, batch] of chunks(claims, 10).entries()) {
+    try {
+      await sendAllToQueue(
+        'deliveries',
+        batch.map(({ original, redeliveryId }) =>
+          redeliveryMessage(accountId, webhookId, original, redeliveryId),
+        ),
+      );
+    } catch (error) {
+      await undoClaims(accountId, webhookId, claims.slice(index * 10));
+      throw error;
+    }
+  }
+}
+
+/** Undoes claims whose redeliveries were never queued: they end FAILED, so the originals can be queued again. */
+async function undoClaims(accountId: string, webhookId: string, claims: readonly Claim[]) {
+  await Promise.all(
+    claims.flatMap((claim) => [
+      recordRedelivery(accountId, webhookId, claim, 'FAILED', 'not queued'),
+      setRedeliveryStatus(accountId, webhookId, claim.original.deliveryId, claim.redeliveryId, 'FAILED'),
+    ]),
+  );
 }
 
 function webhookNotFound(webhookId: string): NotFoundError {

@@ -15,14 +15,23 @@ export const Webhook = z
   })
   .meta({ id: 'Webhook' });
 
+const SECRET_DESCRIPTION =
+  'the signing secret, `whsec_` + base64 of the HMAC-SHA256 key of `webhook-signature` (Standard Webhooks); returned only here, once';
+
 const CreatedWebhook = Webhook.extend({
-  secret: z.string().meta({
-    description: 'HMAC-SHA256 key of the X-Signature header; returned only here, once',
-  }),
+  secret: z.string().meta({ description: SECRET_DESCRIPTION }),
 }).meta({ id: 'CreatedWebhook' });
 
 export const DeliveryAttempt = z
   .object({
+    delivery_id: z.string().nullable().meta({
+      description:
+        'the delivery (one event to this webhook, all its attempts) the attempt is part of; null on attempts logged before deliveries had ids',
+    }),
+    redelivery_of: z
+      .string()
+      .nullable()
+      .meta({ description: 'on a redelivery: the delivery it sends again; null otherwise' }),
     event_id: z.string(),
     event_type: z.string(),
     attempt: z.number().int().meta({ description: '1 for the first try of the event, then 2, 3 ...' }),
@@ -38,8 +47,8 @@ export const DeliveryAttempt = z
   .meta({ id: 'DeliveryAttempt' });
 
 /**
- * Delivery attempts per page: 100 recent ones unless `limit` asks for more. An attempt weighs 2.8 KB with a
- * 500-character error (errors are Node's short messages), so a full page (2.8 MB) stays within the byte
+ * Delivery attempts per page: 100 recent ones unless `limit` asks for more. An attempt weighs 3.0 KB with a
+ * 500-character error (errors are Node's short messages), so a full page (3.0 MB) stays within the byte
  * budget and never ends early (test/unit/page-sizes.test.ts).
  */
 export const DELIVERY_ATTEMPTS_PAGE = {
@@ -161,6 +170,135 @@ export const testWebhook = defineEndpoint({
   errorCodes: [1003],
 });
 
+/** How long a replaced secret goes on signing when the rotation does not say (a day), and at most (a week). */
+export const DEFAULT_PREVIOUS_SECRET_SECONDS = 86_400;
+export const MAX_PREVIOUS_SECRET_SECONDS = 7 * 86_400;
+
+/** The most deliveries one window redelivery queues, and the most deliveries of the window it reads. */
+export const MAX_REDELIVERIES_PER_CALL = 100;
+export const MAX_DELIVERIES_EXAMINED_PER_CALL = 1000;
+
+export const rotateWebhookSecret = defineEndpoint({
+  operationId: 'rotateWebhookSecret',
+  method: 'POST',
+  path: '/webhooks/{id}/rotate-secret',
+  auth: 'apiKey',
+  handler: 'webhooks/rotate-secret',
+  summary: 'Replace the signing secret; the previous one goes on signing deliveries for a grace period',
+  description:
+    'Until `previous_secret_expires_at` every delivery carries a signature for each secret (space-separated in `webhook-signature`), so receivers can switch to the new secret at any time of it; then only the new one signs. Rotating again replaces the previous secret with the current one.',
+  tag: TAG,
+  access: { table: 'readWrite' },
+  request: {
+    params: WebhookParams,
+    body: z
+      .strictObject({
+        expire_previous_after_seconds: z
+          .number()
+          .int()
+          .min(0)
+          .max(MAX_PREVIOUS_SECRET_SECONDS)
+          .default(DEFAULT_PREVIOUS_SECRET_SECONDS)
+          .meta({
+            description: `how long the previous secret still signs, 0..${MAX_PREVIOUS_SECRET_SECONDS} seconds (0: not at all); ${DEFAULT_PREVIOUS_SECRET_SECONDS} when absent`,
+          }),
+      })
+      // The body itself may be left out.
+      .prefault({})
+      .meta({ id: 'RotateWebhookSecretRequest' }),
+  },
+  responses: {
+    200: {
+      description: 'the new secret',
+      data: z.object({
+        webhook_id: z.string(),
+        secret: z.string().meta({ description: SECRET_DESCRIPTION.replace('here, once', 'here') }),
+        previous_secret_expires_at: EpochMillis.meta({
+          description: 'when the previous secret stops signing (now, for 0 seconds)',
+        }),
+      }),
+    },
+  },
+  errorCodes: [1003],
+});
+
+const DeliveryParams = z.object({ id: Id, delivery_id: Id });
+
+const Redelivery = z
+  .object({
+    delivery_id: z
+      .string()
+      .meta({ description: 'the new delivery; its attempts show in the deliveries log' }),
+    redelivery_of: z.string().meta({ description: 'the delivery it sends again' }),
+  })
+  .meta({ id: 'Redelivery' });
+
+/** Each call queues outbound POSTs to a customer's server: not a load generator. */
+const REDELIVERY_THROTTLING = { rateLimit: 5, burstLimit: 10 };
+
+export const redeliverWebhookDelivery = defineEndpoint({
+  operationId: 'redeliverWebhookDelivery',
+  method: 'POST',
+  path: '/webhooks/{id}/deliveries/{delivery_id}/redeliver',
+  auth: 'apiKey',
+  handler: 'webhooks/redeliver',
+  summary: 'Send a past delivery again: the same event (same body and webhook-id), signed afresh',
+  description:
+    'The redelivery is a new delivery, retried on the schedule; the log shows its attempts with `redelivery_of`. A redelivery of a redelivery sends its original again. While a redelivery of the delivery is still pending, the call answers that one and sends nothing more.',
+  tag: TAG,
+  access: { table: 'readWrite', sendTo: ['deliveries'] },
+  throttling: REDELIVERY_THROTTLING,
+  request: { params: DeliveryParams },
+  responses: { 202: { description: 'queued', data: Redelivery } },
+  errorCodes: [1003, 4010, 4011],
+});
+
+export const redeliverFailedWebhookDeliveries = defineEndpoint({
+  operationId: 'redeliverFailedWebhookDeliveries',
+  method: 'POST',
+  path: '/webhooks/{id}/redeliver',
+  auth: 'apiKey',
+  handler: 'webhooks/redeliver-failed',
+  summary: 'Send again every failed delivery whose first attempt was in a time window',
+  description: `Oldest first, at most \`limit\` (up to ${MAX_REDELIVERIES_PER_CALL}) deliveries a call, and at most ${MAX_DELIVERIES_EXAMINED_PER_CALL} deliveries of the window read: \`next_token\` is present while the window may hold more; send the same body with it. A delivery whose redelivery is pending or succeeded is not queued again, so repeating a call sends nothing twice; one whose redelivery failed is.`,
+  tag: TAG,
+  access: { table: 'readWrite', sendTo: ['deliveries'] },
+  throttling: REDELIVERY_THROTTLING,
+  request: {
+    params: WebhookParams,
+    body: z
+      .strictObject({
+        since: EpochMillis.meta({ description: 'first attempts at or after this time (epoch ms)' }),
+        until: EpochMillis.meta({ description: 'first attempts at or before this time (epoch ms)' }),
+        status: z
+          .enum(['FAILED'])
+          .meta({ description: 'which deliveries: FAILED ones (given up or dropped)' }),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_REDELIVERIES_PER_CALL)
+          .default(MAX_REDELIVERIES_PER_CALL)
+          .meta({ description: `most deliveries queued by this call, 1..${MAX_REDELIVERIES_PER_CALL}` }),
+        next_token: z.string().min(1).max(2048).optional().meta({
+          description: 'the `next_token` of the previous call for the same window',
+        }),
+      })
+      .refine((body) => body.since <= body.until, { path: ['until'], message: 'is before since' })
+      .meta({ id: 'RedeliverFailedRequest' }),
+  },
+  responses: {
+    202: {
+      description: 'queued',
+      data: z.object({
+        redeliveries: z.array(Redelivery),
+        next_token: NextToken,
+      }),
+    },
+  },
+  errorCodes: [1003, 4011],
+});
+
 export const webhookEndpoints = [
   listWebhooks,
   createWebhook,
@@ -169,4 +307,7 @@ export const webhookEndpoints = [
   deleteWebhook,
   listWebhookDeliveries,
   testWebhook,
+  rotateWebhookSecret,
+  redeliverWebhookDelivery,
+  redeliverFailedWebhookDeliveries,
 ];

@@ -69,6 +69,16 @@ export const ERROR_CODES = {
   },
   UNKNOWN_EVENT_TYPE: { code: 4002, httpStatus: 400, meaning: 'an event type that does not exist' },
   WEBHOOK_DC_FORBIDDEN: { code: 4003, httpStatus: 400, meaning: 'a DC of the webhook is not in the account' },
+  WEBHOOK_DELIVERY_PENDING: {
+    code: 4010,
+    httpStatus: 400,
+    meaning: 'the delivery is still being retried on its schedule: redeliver it once it has ended',
+  },
+  WEBHOOK_DISABLED: {
+    code: 4011,
+    httpStatus: 400,
+    meaning: 'the webhook is disabled: enable it before redelivering',
+  },
   DOWNLOAD_NOT_FOUND: {
     code: 6000,
     httpStatus: 400,

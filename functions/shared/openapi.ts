@@ -73,7 +73,13 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
       request: {
         params,
         query,
-        body: body ? { required: true, content: { 'application/json': { schema: body } } } : undefined,
+        body: body
+          ? {
+              // A body whose every field is optional may be left out altogether (rotate-secret's).
+              required: !body.safeParse(undefined).success,
+              content: { 'application/json': { schema: body } },
+            }
+          : undefined,
       },
       responses,
     });

@@ -16,6 +16,7 @@ import {
   independentlyVerified,
   type ReceivedDelivery,
   sleep,
+  standardVerified,
   startWebhookReceiver,
   type WebhookReceiver,
   waitForQueuesDrained,
@@ -111,6 +112,7 @@ async function sendTest(id: string): Promise<string> {
 function expectSigned(delivery: ReceivedDelivery, webhook: CreatedWebhook) {
   const signature = headerOf(delivery, 'X-Signature') ?? '';
   expect(headerOf(delivery, 'X-Webhook-Id')).toBe(webhook.id);
+  expect(standardVerified(webhook.secret, delivery)).toBe(true);
   expect(verifySignature(webhook.secret, signature, delivery.body)).toBe(true);
   expect(independentlyVerified(webhook.secret, signature, delivery.body)).toBe(true);
 }
@@ -165,7 +167,11 @@ describe('retries', () => {
     expectRetryGaps(deliveries);
 
     const log = await loggedAttempts(webhook.id, 3);
+    const deliveryId = log[0]?.delivery_id;
+    expect(deliveryId).toMatch(/^dlv_/);
     const attempt = (n: number, statusCode: number, error: unknown) => ({
+      delivery_id: deliveryId,
+      redelivery_of: null,
       event_id: eventId,
       event_type: 'ROUTE_CREATED',
       attempt: n,
@@ -336,5 +342,267 @@ describe('disabled and deleted webhooks', () => {
     expect(receiver.deliveries).toHaveLength(1);
     expect(await getWebhook(webhook.id)).toBeUndefined();
     expectError(await asAcme('GET', `/webhooks/${webhook.id}/deliveries`), 404, 1003);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Redelivery
+// ---------------------------------------------------------------------------------------------------
+
+type Redelivery = { delivery_id: string; redelivery_of: string };
+type WindowAnswer = { redeliveries: Redelivery[]; next_token?: string };
+
+async function redeliverOne(webhookId: string, deliveryId: string): Promise<Redelivery> {
+  const response = await asAcme('POST', `/webhooks/${webhookId}/deliveries/${deliveryId}/redeliver`);
+  return expectSuccess(response, webhooks.redeliverWebhookDelivery, 202);
+}
+
+async function redeliverWindow(webhookId: string, body: Record<string, unknown>): Promise<WindowAnswer> {
+  const response = await asAcme('POST', `/webhooks/${webhookId}/redeliver`, body);
+  return expectSuccess(response, webhooks.redeliverFailedWebhookDeliveries, 202);
+}
+
+/** A receiver that answers 500 while `state.up` is false, 204 once it is, and keeps what it answered 204. */
+async function outageReceiver() {
+  const state = { up: false, accepted: [] as ReceivedDelivery[] };
+  const hooked = await hookedReceiver((delivery) => {
+    if (!state.up) return 500;
+    state.accepted.push(delivery);
+    return 204;
+  });
+  return { ...hooked, state };
+}
+
+/** Sends `count` PINGs at once; waits until each failed its three attempts and nothing is left queued. */
+async function failedPings(webhookId: string, receiver: WebhookReceiver, count: number): Promise<string[]> {
+  const eventIds = await Promise.all(Array.from({ length: count }, () => sendTest(webhookId)));
+  await receiver.waitFor((delivery) => eventIds.includes(eventIdOf(delivery) as string), 3 * count);
+  await waitForQueuesDrained(api, ['deliveries']);
+  return eventIds;
+}
+
+/** The body the receiver first got for the event: a redelivery sends the same bytes. */
+const firstBodyOf = (receiver: WebhookReceiver, eventId: string) =>
+  receiver.deliveries.find((delivery) => eventIdOf(delivery) === eventId)?.body;
+
+describe('redelivery', () => {
+  it('redelivers one past delivery: same body and webhook-id, signed afresh, logged as a redelivery of it', async () => {
+    let phase: 'down' | 'holding' | 'up' = 'down';
+    const accepted: ReceivedDelivery[] = [];
+    const { receiver, webhook } = await hookedReceiver((delivery) => {
+      if (phase === 'down') return 500;
+      // The redelivery stays pending (timed out, retried) until the test lets it through.
+      if (phase === 'holding') return 'hang';
+      accepted.push(delivery);
+      return 204;
+    });
+    const [eventId] = (await failedPings(webhook.id, receiver, 1)) as [string];
+    const failed = await loggedAttempts(webhook.id, 3);
+    const originalId = failed[0]?.delivery_id as string;
+    expect(failed.map((attempt) => attempt.delivery_id)).toEqual([originalId, originalId, originalId]);
+
+    expectError(
+      await asAcme('POST', `/webhooks/${webhook.id}/deliveries/dlv_0000000000000ffff/redeliver`),
+      404,
+      1003,
+    );
+    phase = 'holding';
+    const redelivery = await redeliverOne(webhook.id, originalId);
+    expect(redelivery).toEqual({ delivery_id: expect.stringMatching(/^dlv_/), redelivery_of: originalId });
+    expect(redelivery.delivery_id).not.toBe(originalId);
+    // While it is pending, asking again (for the original or for the redelivery) answers it and sends nothing.
+    expect(await redeliverOne(webhook.id, originalId)).toEqual(redelivery);
+    expect(await redeliverOne(webhook.id, redelivery.delivery_id)).toEqual(redelivery);
+    phase = 'up';
+
+    const [again] = (await waitUntil('the redelivery accepted', () =>
+      accepted.length > 0 ? accepted : undefined,
+    )) as [ReceivedDelivery];
+    await waitForQueuesDrained(api, ['deliveries']);
+    expect(accepted).toHaveLength(1);
+    expect(again.body).toBe(firstBodyOf(receiver, eventId));
+    expect(headerOf(again, 'webhook-id')).toBe(eventId);
+    const firstTry = receiver.deliveries[0] as ReceivedDelivery;
+    expect(Number(headerOf(again, 'webhook-timestamp'))).toBeGreaterThanOrEqual(
+      Number(headerOf(firstTry, 'webhook-timestamp')),
+    );
+    expect(headerOf(again, 'webhook-signature')).not.toBe(headerOf(firstTry, 'webhook-signature'));
+    expectSigned(again, webhook);
+
+    const log = await deliveriesOf(webhook.id);
+    const redelivered = log.filter((attempt) => attempt.delivery_id === redelivery.delivery_id);
+    expect(redelivered.length).toBeGreaterThanOrEqual(1);
+    for (const attempt of redelivered) {
+      expect(attempt).toMatchObject({ redelivery_of: originalId, event_id: eventId, event_type: 'PING' });
+    }
+    expect(redelivered[0]).toMatchObject({ status_code: 204, error: null });
+
+    // Once it has ended, asking again sends the event again, as a new redelivery of the original.
+    const second = await redeliverOne(webhook.id, originalId);
+    expect(second.redelivery_of).toBe(originalId);
+    expect(second.delivery_id).not.toBe(redelivery.delivery_id);
+    await waitUntil('the second redelivery accepted', () => (accepted.length === 2 ? true : undefined));
+    await waitForQueuesDrained(api, ['deliveries']);
+    expect(accepted).toHaveLength(2);
+    expect(accepted[1]?.body).toBe(again.body);
+  }, 60_000);
+
+  it('answers 4010 for a delivery still being retried, and 1003 for another account’s', async () => {
+    const { webhook } = await hookedReceiver(() => 204);
+    // A delivery whose first attempt failed and whose retry waits (written as the delivery worker does).
+    const { newDeliveryId, recordDeliveryOutcome } = await import('../../functions/data/webhook-deliveries');
+    const deliveryId = newDeliveryId(Date.now());
+    const event = {
+      event_id: 'evt_pending',
+      type: 'PING',
+      dc_id: null,
+      route_id: null,
+      occurred_at: Date.now(),
+      details: {},
+    };
+    await recordDeliveryOutcome(acme.accountId, webhook.id, {
+      deliveryId,
+      eventId: event.event_id,
+      eventType: event.type,
+      eventJson: JSON.stringify(event),
+      status: 'PENDING',
+      attempt: 1,
+      error: 'HTTP 500',
+      firstAttemptAt: Date.now(),
+      at: Date.now(),
+    });
+    const path = `/webhooks/${webhook.id}/deliveries/${deliveryId}/redeliver`;
+    expect(expectError(await asAcme('POST', path), 400, 4010)).toContain(deliveryId);
+    const globex = await createTestAccount('Globex', [{ dcId: 'gx-1' }]);
+    expectError(await request('POST', path, { key: globex.key }), 404, 1003);
+  });
+
+  it(`catches up a webhook disabled after failing: enabled again, its failed window redelivered, every event arrives once`, async () => {
+    const { receiver, webhook, state } = await outageReceiver();
+    const since = Date.now();
+    const givenUp = await failedPings(webhook.id, receiver, 3);
+    expect((await getWebhook(webhook.id))?.enabled).toBe(true);
+
+    // Still failing DISABLE_AFTER_SECONDS after the first failure: the next failure disables the webhook.
+    const failingSince = (receiver.deliveries[0] as ReceivedDelivery).receivedAt;
+    await sleep(Math.max(0, failingSince + DISABLE_AFTER_SECONDS * 1000 + 300 - Date.now()));
+    const disabling = await sendTest(webhook.id);
+    await waitUntil('the webhook disabled', async () =>
+      (await getWebhook(webhook.id))?.enabled === false ? true : undefined,
+    );
+    // Queued for the disabled webhook: dropped, and recorded as failed.
+    const dropped = await sendTest(webhook.id);
+    await waitForQueuesDrained(api, ['deliveries']);
+    expect(receiver.deliveries.filter((delivery) => eventIdOf(delivery) === dropped)).toEqual([]);
+    const window = { since, until: Date.now(), status: 'FAILED' };
+
+    // The receiver is back; nothing is redelivered to the webhook while it is disabled.
+    state.up = true;
+    const refused = expectError(await asAcme('POST', `/webhooks/${webhook.id}/redeliver`, window), 400, 4011);
+    expect(refused).toMatch(/enable/);
+    const enabled = await asAcme('PATCH', `/webhooks/${webhook.id}`, { enabled: true });
+    expect((expectSuccess(enabled, webhooks.updateWebhook) as { webhook: Webhook }).webhook.enabled).toBe(
+      true,
+    );
+
+    // Two calls at once: the conditional mark gives each failed delivery to one of them.
+    const answers = await Promise.all([
+      redeliverWindow(webhook.id, window),
+      redeliverWindow(webhook.id, window),
+    ]);
+    const redeliveries = answers.flatMap((answer) => answer.redeliveries);
+    for (const answer of answers) expect(answer.next_token).toBeUndefined();
+    expect(redeliveries).toHaveLength(5);
+    expect(new Set(redeliveries.map((redelivery) => redelivery.redelivery_of)).size).toBe(5);
+
+    const events = [...givenUp, disabling, dropped];
+    await waitUntil('every failed event accepted', () =>
+      events.every((eventId) => state.accepted.some((delivery) => eventIdOf(delivery) === eventId))
+        ? true
+        : undefined,
+    );
+    // Pending or succeeded: calling again queues nothing.
+    expect(await redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
+    await waitForQueuesDrained(api, ['deliveries']);
+    expect(await redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
+    // Each event arrived once, as it was first sent, signed.
+    expect(state.accepted.map(eventIdOf).sort()).toEqual([...events].sort());
+    for (const delivery of state.accepted) {
+      expectSigned(delivery, webhook);
+      const first = firstBodyOf(receiver, eventIdOf(delivery) as string);
+      expect(delivery.body).toBe(first);
+    }
+
+    // The log: each redelivery's attempt names the delivery it sends again; the originals are the failed ones.
+    const log = await deliveriesOf(webhook.id);
+    const redelivered = log.filter((attempt) => attempt.redelivery_of !== null);
+    expect(redelivered.map((attempt) => `${attempt.delivery_id} ${attempt.redelivery_of}`).sort()).toEqual(
+      redeliveries.map((redelivery) => `${redelivery.delivery_id} ${redelivery.redelivery_of}`).sort(),
+    );
+    for (const attempt of redelivered)
+      expect(attempt).toMatchObject({ attempt: 1, status_code: 204, error: null });
+    const failedOriginals = new Set(
+      log.filter((attempt) => attempt.redelivery_of === null).map((attempt) => attempt.delivery_id),
+    );
+    // Four were attempted before; the dropped one never was.
+    expect(failedOriginals.size).toBe(4);
+    for (const id of failedOriginals) expect(redeliveries.map((r) => r.redelivery_of)).toContain(id);
+    expect((await getWebhook(webhook.id))?.enabled).toBe(true);
+  }, 90_000);
+
+  it('redelivers a window a page at a time: `limit` a call, oldest first, `next_token` to go on', async () => {
+    const { receiver, webhook, state } = await outageReceiver();
+    const since = Date.now();
+    await failedPings(webhook.id, receiver, 3);
+    state.up = true;
+    const window = { since, until: Date.now(), status: 'FAILED', limit: 2 };
+
+    const first = await redeliverWindow(webhook.id, window);
+    expect(first.redeliveries).toHaveLength(2);
+    expect(first.next_token).toEqual(expect.any(String));
+    const rest = await redeliverWindow(webhook.id, { ...window, next_token: first.next_token });
+    expect(rest.redeliveries).toHaveLength(1);
+    expect(rest.next_token).toBeUndefined();
+    const originals = [...first.redeliveries, ...rest.redeliveries].map(
+      (redelivery) => redelivery.redelivery_of,
+    );
+    expect(originals).toEqual([...originals].sort());
+    expect(new Set(originals).size).toBe(3);
+
+    await waitUntil('the three events accepted', () => (state.accepted.length >= 3 ? true : undefined));
+    await waitForQueuesDrained(api, ['deliveries']);
+    expect(state.accepted).toHaveLength(3);
+    expect(new Set(state.accepted.map(eventIdOf)).size).toBe(3);
+  }, 60_000);
+
+  it('refuses a bad window with 1006 naming the field', async () => {
+    const { webhook } = await hookedReceiver(() => 204);
+    const path = `/webhooks/${webhook.id}/redeliver`;
+    const now = Date.now();
+    const bodies: [Record<string, unknown> | undefined, string][] = [
+      [{ since: now, until: now - 1, status: 'FAILED' }, 'until'],
+      [{ since: now, until: now, status: 'SUCCEEDED' }, 'status'],
+      [{ since: now, until: now }, 'status'],
+      [{ until: now, status: 'FAILED' }, 'since'],
+      [{ since: -1, until: now, status: 'FAILED' }, 'since'],
+      [{ since: 0, until: now, status: 'FAILED', limit: 101 }, 'limit'],
+      [{ since: 0, until: now, status: 'FAILED', limit: 0 }, 'limit'],
+      [{ since: 0, until: now, status: 'FAILED', next_token: 'not-a-token' }, 'next_token'],
+      [{ since: 0, until: now, status: 'FAILED', webhook_id: 'x' }, 'webhook_id'],
+    ];
+    for (const [body, field] of bodies) {
+      expect(expectError(await asAcme('POST', path, body), 400, 1006), JSON.stringify(body)).toContain(field);
+    }
+    expectError(await asAcme('POST', path), 400, 1006);
+    // A token of another window or another webhook does not continue this one.
+    const { encodeNextToken } = await import('../../functions/data/pagination');
+    const elsewhere = [
+      { pk: `WEBHOOK_DELIVERY#${acme.accountId}/${webhook.id}`, sk: `dlv_${String(now + 10 * 60_000)}0000` },
+      { pk: `WEBHOOK_DELIVERY#${acme.accountId}/wh_other`, sk: `dlv_${String(now)}0000` },
+    ];
+    for (const key of elsewhere) {
+      const body = { since: now - 60_000, until: now, status: 'FAILED', next_token: encodeNextToken(key) };
+      expect(expectError(await asAcme('POST', path, body), 400, 1006)).toContain('next_token');
+    }
   });
 });

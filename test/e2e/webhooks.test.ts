@@ -23,6 +23,7 @@ import {
   headerOf,
   independentlyVerified,
   type ReceivedDelivery,
+  standardVerified,
   startWebhookReceiver,
   type WebhookReceiver,
   waitForQueuesDrained,
@@ -126,15 +127,26 @@ async function sendTest(id: string): Promise<string> {
 /** The view every read shows: the creation answer without the secret. */
 const viewOf = ({ secret: _secret, ...view }: CreatedWebhook): Webhook => view;
 
-/** Headers and signature of one delivery, checked with the service's verifier and independently. */
+/**
+ * Headers and signatures of one delivery: `webhook-signature` checked with the `standardwebhooks` package,
+ * the older X-Signature with the service's verifier and independently.
+ */
 function expectSigned(delivery: ReceivedDelivery, webhook: CreatedWebhook, type: string) {
   expect(delivery.method).toBe('POST');
   expect(headerOf(delivery, 'Content-Type')).toMatch(/^application\/json\b/);
   expect(headerOf(delivery, 'X-Webhook-Id')).toBe(webhook.id);
   expect(headerOf(delivery, 'X-Event-Type')).toBe(type);
+  expect(headerOf(delivery, 'webhook-id')).toBe(delivery.json.event_id);
   expect(headerOf(delivery, 'X-Event-Id')).toBe(delivery.json.event_id);
+  const timestamp = Number(headerOf(delivery, 'webhook-timestamp'));
+  expect(timestamp * 1000).toBeLessThanOrEqual(delivery.receivedAt);
+  expect(timestamp * 1000).toBeGreaterThan(delivery.receivedAt - MINUTE);
+  // One signature per valid secret (two during a rotation).
+  expect(headerOf(delivery, 'webhook-signature')).toMatch(/^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$/);
+  expect(standardVerified(webhook.secret, delivery)).toBe(true);
+  expect(standardVerified(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, delivery)).toBe(false);
   const signature = headerOf(delivery, 'X-Signature') ?? '';
-  expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+  expect(signature).toMatch(/^t=\d+(,v1=[0-9a-f]{64}){1,2}$/);
   const t = Number(/^t=(\d+)/.exec(signature)?.[1]);
   expect(t).toBeLessThanOrEqual(delivery.receivedAt);
   expect(t).toBeGreaterThan(delivery.receivedAt - MINUTE);
@@ -214,6 +226,9 @@ describe('the webhooks API', () => {
       ['DELETE', `/webhooks/${foreign.id}`],
       ['GET', `/webhooks/${foreign.id}/deliveries`],
       ['POST', `/webhooks/${foreign.id}/test`],
+      ['POST', `/webhooks/${foreign.id}/rotate-secret`, {}],
+      ['POST', `/webhooks/${foreign.id}/deliveries/dlv_1/redeliver`],
+      ['POST', `/webhooks/${foreign.id}/redeliver`, { since: 0, until: 1, status: 'FAILED' }],
     ];
     for (const [method, path, body] of paths) {
       expectError(await request(method, path, { body }), 401, 1001);
@@ -288,6 +303,10 @@ describe('the webhooks API', () => {
       expectError(await as('PUT', `/webhooks/${id}`, { enabled: false }), 404, 1003);
       expectError(await as('GET', `/webhooks/${id}/deliveries`), 404, 1003);
       expectError(await as('POST', `/webhooks/${id}/test`), 404, 1003);
+      expectError(await as('POST', `/webhooks/${id}/rotate-secret`), 404, 1003);
+      expectError(await as('POST', `/webhooks/${id}/deliveries/dlv_1/redeliver`), 404, 1003);
+      const window = { since: 0, until: Date.now(), status: 'FAILED' };
+      expectError(await as('POST', `/webhooks/${id}/redeliver`, window), 404, 1003);
       expectError(await as('DELETE', `/webhooks/${id}`), 404, 1003);
     }
     // Nothing changed for the owners.
@@ -401,6 +420,8 @@ describe('the webhooks API', () => {
       return log.length > 0 ? log : undefined;
     });
     expect(attempt).toEqual({
+      delivery_id: expect.stringMatching(/^dlv_\d{13}[0-9a-f]{16}$/),
+      redelivery_of: null,
       event_id: eventId,
       event_type: 'PING',
       attempt: 1,
@@ -458,6 +479,190 @@ describe('the webhooks API', () => {
     expect(pagedTimes).toEqual([...pagedTimes].sort((a, b) => b - a));
     await asAcme('DELETE', `/webhooks/${hook.id}`);
   }, 60_000);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// 1b. Standard Webhooks signatures, checked as integrators check them, and secret rotation
+// ---------------------------------------------------------------------------------------------------
+
+describe('Standard Webhooks signatures and secret rotation', () => {
+  let to: WebhookReceiver;
+  let hook: CreatedWebhook;
+
+  beforeAll(async () => {
+    to = await receiver();
+    hook = await createWebhook(to.url, ['ROUTE_FINISHED'], ['dc-2']);
+  });
+
+  /** Sends a PING to the webhook and waits for it at the receiver. */
+  async function ping(id = hook.id): Promise<ReceivedDelivery> {
+    const eventId = await sendTest(id);
+    const [delivery] = await to.waitFor((received) => eventIdOf(received) === eventId);
+    return delivery as ReceivedDelivery;
+  }
+
+  const rotate = async (body?: unknown, id = hook.id) => {
+    const response = await asAcme('POST', `/webhooks/${id}/rotate-secret`, body);
+    return expectSuccess(response, webhooks.rotateWebhookSecret) as {
+      webhook_id: string;
+      secret: string;
+      previous_secret_expires_at: number;
+    };
+  };
+
+  const signatures = (delivery: ReceivedDelivery) =>
+    (headerOf(delivery, 'webhook-signature') ?? '').split(' ');
+
+  it('issues a whsec_ secret of 32 bytes in standard base64, as the libraries read it', () => {
+    expect(hook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(hook.secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
+  });
+
+  it('delivers what the standardwebhooks package verifies, and it refuses a tampered body, a wrong secret and an old timestamp', async () => {
+    const delivery = await ping();
+    expectSigned(delivery, hook, 'PING');
+    expect(standardVerified(hook.secret, delivery)).toBe(true);
+    // Other bytes than those signed.
+    expect(standardVerified(hook.secret, { ...delivery, body: delivery.body.replace('PING', 'PONG') })).toBe(
+      false,
+    );
+    expect(standardVerified(hook.secret, { ...delivery, body: `${delivery.body} ` })).toBe(false);
+    // Another webhook's secret.
+    const other = await createWebhook('https://example.com/other-hooks', ['ROUTE_FINISHED'], ['dc-2']);
+    expect(standardVerified(other.secret, delivery)).toBe(false);
+    await asAcme('DELETE', `/webhooks/${other.id}`);
+    // Another id or timestamp than signed.
+    const headers = { ...delivery.headers, 'webhook-id': 'evt_other' };
+    expect(standardVerified(hook.secret, { ...delivery, headers })).toBe(false);
+    const timestamp = String(Number(headerOf(delivery, 'webhook-timestamp')) + 1);
+    expect(
+      standardVerified(hook.secret, {
+        ...delivery,
+        headers: { ...delivery.headers, 'webhook-timestamp': timestamp },
+      }),
+    ).toBe(false);
+    // The same request, checked 6 minutes after it was sent: a replay.
+    vi.useFakeTimers({ now: delivery.receivedAt + 6 * MINUTE, toFake: ['Date'] });
+    try {
+      expect(standardVerified(hook.secret, delivery)).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('keeps signing deliveries for webhooks with a secret of the older form, keyed by its own bytes', async () => {
+    // A webhook created before this release: its secret as it was issued then (the operator writes it).
+    const legacyTo = await receiver();
+    const legacy = await createWebhook(legacyTo.url, ['ROUTE_FINISHED'], ['dc-2']);
+    const { randomBytes } = await import('node:crypto');
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { db } = await import('../../functions/data/client');
+    const oldSecret = `whsec_${randomBytes(32).toString('base64url')}`;
+    await db.send(
+      new UpdateCommand({
+        TableName: api.tableName,
+        Key: { pk: `ACCOUNT#${acme.accountId}`, sk: `WEBHOOK#${legacy.id}` },
+        UpdateExpression: 'SET #secret = :secret',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#secret': 'secret' },
+        ExpressionAttributeValues: { ':secret': oldSecret },
+      }),
+    );
+    const eventId = await sendTest(legacy.id);
+    const [delivery] = (await legacyTo.waitFor((received) => eventIdOf(received) === eventId)) as [
+      ReceivedDelivery,
+    ];
+    expect(standardVerified(oldSecret, delivery, { format: 'raw' })).toBe(true);
+    expect(standardVerified(`whsec_${Buffer.from(oldSecret).toString('base64')}`, delivery)).toBe(true);
+    expect(verifySignature(oldSecret, headerOf(delivery, 'X-Signature') ?? '', delivery.body)).toBe(true);
+    // Rotating gives it a secret of the standard form.
+    const rotated = await rotate({ expire_previous_after_seconds: 0 }, legacy.id);
+    expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    await asAcme('DELETE', `/webhooks/${legacy.id}`);
+  });
+
+  it('rotates the secret: during the grace period deliveries verify with the previous and with the new secret', async () => {
+    const before = Date.now();
+    const previous = hook.secret;
+    const rotated = await rotate();
+    expect(rotated).toEqual({
+      webhook_id: hook.id,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      previous_secret_expires_at: expect.any(Number),
+    });
+    expect(rotated.secret).not.toBe(previous);
+    // The default grace: a day.
+    expect(rotated.previous_secret_expires_at).toBeGreaterThanOrEqual(before + 86_400_000);
+    expect(rotated.previous_secret_expires_at).toBeLessThanOrEqual(Date.now() + 86_400_000);
+    hook = { ...hook, secret: rotated.secret };
+
+    const delivery = await ping();
+    expect(signatures(delivery)).toHaveLength(2);
+    expect(standardVerified(rotated.secret, delivery)).toBe(true);
+    expect(standardVerified(previous, delivery)).toBe(true);
+    const legacyHeader = headerOf(delivery, 'X-Signature') ?? '';
+    expect(verifySignature(rotated.secret, legacyHeader, delivery.body)).toBe(true);
+    expect(verifySignature(previous, legacyHeader, delivery.body)).toBe(true);
+    expectSigned(delivery, hook, 'PING');
+    // The list never shows a secret.
+    for (const listed of await listWebhooks()) expect(listed).not.toHaveProperty('secret');
+  });
+
+  it('with expire_previous_after_seconds 0, only the new secret verifies the next delivery', async () => {
+    const previous = hook.secret;
+    const before = Date.now();
+    const rotated = await rotate({ expire_previous_after_seconds: 0 });
+    expect(rotated.previous_secret_expires_at).toBeGreaterThanOrEqual(before);
+    expect(rotated.previous_secret_expires_at).toBeLessThanOrEqual(Date.now());
+    hook = { ...hook, secret: rotated.secret };
+    const delivery = await ping();
+    expect(signatures(delivery)).toHaveLength(1);
+    expect(standardVerified(rotated.secret, delivery)).toBe(true);
+    expect(standardVerified(previous, delivery)).toBe(false);
+    expect(verifySignature(previous, headerOf(delivery, 'X-Signature') ?? '', delivery.body)).toBe(false);
+  });
+
+  it('once the grace period is over, only the new secret verifies', async () => {
+    const previous = hook.secret;
+    const rotated = await rotate({ expire_previous_after_seconds: 1 });
+    hook = { ...hook, secret: rotated.secret };
+    // Sent after the previous secret expired.
+    await waitUntil('the previous secret to expire', () =>
+      Date.now() > rotated.previous_secret_expires_at ? true : undefined,
+    );
+    const delivery = await ping();
+    expect(signatures(delivery)).toHaveLength(1);
+    expect(standardVerified(rotated.secret, delivery)).toBe(true);
+    expect(standardVerified(previous, delivery)).toBe(false);
+  });
+
+  it('refuses a grace period out of 0..604800 whole seconds, or another field, with 1006 naming it', async () => {
+    const path = `/webhooks/${hook.id}/rotate-secret`;
+    for (const value of [-1, 604_801, 1.5, '60', null]) {
+      const message = expectError(
+        await asAcme('POST', path, { expire_previous_after_seconds: value }),
+        400,
+        1006,
+      );
+      expect(message).toContain('expire_previous_after_seconds');
+    }
+    expect(expectError(await asAcme('POST', path, { secret: 'whsec_mine' }), 400, 1006)).toContain('secret');
+    // Nothing changed: the last secret still signs, alone.
+    const delivery = await ping();
+    expect(signatures(delivery)).toHaveLength(1);
+    expect(standardVerified(hook.secret, delivery)).toBe(true);
+  });
+
+  it('rotates only the key’s account’s webhooks: another account’s answers 404 and keeps its secret', async () => {
+    const response = await request('POST', `/webhooks/${hook.id}/rotate-secret`, {
+      key: globex.key,
+      body: {},
+    });
+    expectError(response, 404, 1003);
+    const delivery = await ping();
+    expect(standardVerified(hook.secret, delivery)).toBe(true);
+    expect(signatures(delivery)).toHaveLength(1);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------
@@ -812,6 +1017,8 @@ describe('the SSRF guard refuses private targets', () => {
     const log = await deliveriesOf(webhook.id);
     expect(log).toEqual([
       {
+        delivery_id: expect.stringMatching(/^dlv_/),
+        redelivery_of: null,
         event_id: eventId,
         event_type: 'ROUTE_CREATED',
         attempt: 1,

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { expect } from 'vitest';
 import type { QueueName } from '../../functions/shared/resources';
 import type { TestApi } from './local-api';
@@ -40,7 +41,8 @@ const header = (delivery: ReceivedDelivery, name: string) => {
   return Array.isArray(value) ? value.join(',') : value;
 };
 
-export const eventIdOf = (delivery: ReceivedDelivery) => header(delivery, 'X-Event-Id');
+/** The event id: Standard Webhooks' `webhook-id`, the same on every attempt and redelivery of the event. */
+export const eventIdOf = (delivery: ReceivedDelivery) => header(delivery, 'webhook-id');
 export const eventTypeOf = (delivery: ReceivedDelivery) => delivery.json.event as string | undefined;
 export const headerOf = header;
 
@@ -131,16 +133,37 @@ export async function waitUntil<T>(
 }
 
 /**
- * An independent check of `X-Signature: t=<ms>,v1=<hex>` (not the service's verifySignature): HMAC-SHA256
- * of "<t>.<raw body>" with the secret, and t within five minutes of now.
+ * An independent check of `X-Signature: t=<ms>,v1=<hex>[,v1=<hex>]` (not the service's verifySignature): one
+ * v1 is HMAC-SHA256 of "<t>.<raw body>" with the secret (a rotation adds one), and t within five minutes of now.
  */
 export function independentlyVerified(secret: string, signature: string, rawBody: string): boolean {
-  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(signature);
+  const match = /^t=(\d+)((?:,v1=[0-9a-f]{64})+)$/.exec(signature);
   if (!match) return false;
-  const [, t, v1] = match as unknown as [string, string, string];
+  const [, t, v1s] = match as unknown as [string, string, string];
   if (Math.abs(Date.now() - Number(t)) > 5 * 60_000) return false;
   const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`, 'utf8').digest();
-  return timingSafeEqual(Buffer.from(v1, 'hex'), expected);
+  return v1s
+    .split(',v1=')
+    .slice(1)
+    .some((v1) => timingSafeEqual(Buffer.from(v1, 'hex'), expected));
+}
+
+/**
+ * Whether the `standardwebhooks` package (what integrators use) accepts the delivery as signed with `secret`,
+ * as it arrived: the raw body and the headers. `format: 'raw'` reads the secret as its own bytes.
+ */
+export function standardVerified(
+  secret: string,
+  delivery: Pick<ReceivedDelivery, 'body' | 'headers'>,
+  options?: { format: 'raw' },
+): boolean {
+  try {
+    new Webhook(secret, options).verify(delivery.body, delivery.headers as Record<string, string>);
+    return true;
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return false;
+    throw error;
+  }
 }
 
 /** The local operator's SQS client: the test's environment points it at the local endpoint. */

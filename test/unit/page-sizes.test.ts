@@ -117,7 +117,12 @@ const WORST_ATTEMPT_ANALYTICS: Record<string, string | number> = {
   items_failed: 999_999,
 };
 
+/** Delivery ids are the service's own: `dlv_`, 13 digits and 16 hex digits. */
+const deliveryId = `dlv_${'9'.repeat(13)}${'f'.repeat(16)}`;
+
 const delivery = () => ({
+  delivery_id: deliveryId,
+  redelivery_of: deliveryId,
   event_id: id(),
   event_type: 'WAYPOINT_STATUS_CHANGED',
   attempt: 12,

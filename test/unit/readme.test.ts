@@ -1,7 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { signatureHeader, verifySignature } from '../../functions/domain/webhook-http';
+import { newWebhookSecret, signatureHeaders } from '../../functions/domain/webhook-http';
 import { ATTEMPT_ANALYTICS_PAGE } from '../../functions/endpoints/analytics';
 import { DRIVER_ROUTE_WAYPOINTS_PAGE } from '../../functions/endpoints/driver-app';
 import { ROUTE_PAGE_SIZES } from '../../functions/endpoints/routes';
@@ -22,24 +22,28 @@ function codeBlockAfter(heading: string, language: string): string {
   return block?.[1] ?? '';
 }
 
-type Verify = (
-  secret: string,
-  header: string,
-  rawBody: Buffer,
-  toleranceMs?: number,
-  now?: number,
-) => boolean;
+type Verify = (secret: string, rawBody: string, headers: Record<string, string>) => unknown;
 
-/** The README's verifier, run as written (its `node:crypto` import is given to it). */
+/** The README's verifier, run as written (its `standardwebhooks` import is given to it). */
 function readmeVerifier(): Verify {
   const code = codeBlockAfter('### Verifying webhook signatures', 'js');
-  const importLine = "import { createHmac, timingSafeEqual } from 'node:crypto';";
+  const importLine = "import { Webhook } from 'standardwebhooks';";
   expect(code).toContain(importLine);
-  const body = code.replace(importLine, '').replace(/^export /m, '');
-  return new Function('createHmac', 'timingSafeEqual', `${body}\nreturn verifySignature;`)(
-    createHmac,
-    timingSafeEqual,
-  ) as Verify;
+  const body = code.replace(importLine, '');
+  // Three lines: the import, the verifier, the check.
+  expect(
+    code
+      .trim()
+      .split('\n')
+      .filter((line) => line.trim() !== ''),
+  ).toHaveLength(3);
+  return (secret, rawBody, headers) =>
+    new Function('Webhook', 'process', 'rawBody', 'req', `${body}\nreturn event;`)(
+      Webhook,
+      { env: { WEBHOOK_SECRET: secret } },
+      rawBody,
+      { headers },
+    );
 }
 
 describe('README', () => {
@@ -105,22 +109,35 @@ describe('README', () => {
 
   it("gives a webhook signature check that accepts the service's signatures and nothing else", () => {
     const verify = readmeVerifier();
-    const secret = 'whsec_readme-test';
-    const body = '{"event":"PING","hook_timestamp_millis":1795438800000,"name":"Zoë Ødegård"}';
-    const now = 1_795_438_800_000;
-    const cases: [string, string, string, boolean][] = [
-      ['as signed', signatureHeader(secret, now, body), body, true],
-      ['signed 4 minutes ago', signatureHeader(secret, now - 4 * 60_000, body), body, true],
-      ['signed 6 minutes ago', signatureHeader(secret, now - 6 * 60_000, body), body, false],
-      ['another body', signatureHeader(secret, now, body), body.replace('PING', 'PONG'), false],
-      ['another secret', signatureHeader('whsec_other', now, body), body, false],
-      ['no header', '', body, false],
-      ['no v1', `t=${now}`, body, false],
+    const secret = newWebhookSecret();
+    const other = newWebhookSecret();
+    const body =
+      '{"event":"PING","hook_timestamp_millis":1795438800000,"event_id":"evt_1","name":"Zoë Ødegård"}';
+    const now = Date.now();
+    // As a receiver gets them: lower-case names.
+    const signed = (secrets: string[], at: number, id = 'evt_1') =>
+      Object.fromEntries(
+        Object.entries(signatureHeaders(secrets, id, at, body)).map(([name, value]) => [
+          name.toLowerCase(),
+          value,
+        ]),
+      );
+    const cases: [string, Record<string, string>, string, string, boolean][] = [
+      ['as signed', signed([secret], now), body, secret, true],
+      ['signed 4 minutes ago', signed([secret], now - 4 * 60_000), body, secret, true],
+      ['during a rotation, with the new secret', signed([secret, other], now), body, secret, true],
+      ['during a rotation, with the previous secret', signed([other, secret], now), body, secret, true],
+      ['signed 6 minutes ago', signed([secret], now - 6 * 60_000), body, secret, false],
+      ['another body', signed([secret], now), body.replace('PING', 'PONG'), secret, false],
+      ['another secret', signed([other], now), body, secret, false],
+      ['another webhook-id', { ...signed([secret], now), 'webhook-id': 'evt_2' }, body, secret, false],
+      ['no signature', { ...signed([secret], now), 'webhook-signature': '' }, body, secret, false],
+      ['no headers', {}, body, secret, false],
     ];
-    for (const [name, header, received, valid] of cases) {
-      expect(verify(secret, header, Buffer.from(received, 'utf8'), undefined, now), name).toBe(valid);
-      // The service's own verifier (functions/domain/webhook-http.ts) agrees.
-      expect(verifySignature(secret, header, received, { now }), name).toBe(valid);
+    for (const [name, headers, received, key, valid] of cases) {
+      const run = () => verify(key, received, headers);
+      if (valid) expect(run(), name).toEqual(JSON.parse(received));
+      else expect(run, name).toThrow(WebhookVerificationError);
     }
   });
 });

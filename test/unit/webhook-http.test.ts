@@ -1,11 +1,15 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   isBlockedAddress,
+  newWebhookSecret,
   postWebhook,
   signatureHeader,
+  signatureHeaders,
+  signingKey,
   verifySignature,
   type WebhookPost,
 } from '../../functions/domain/webhook-http';
@@ -137,6 +141,81 @@ describe('signatureHeader / verifySignature', () => {
     expect(verifySignature(secret, header, BODY, { now: t - 5 * 60_000 - 1 })).toBe(false);
     expect(verifySignature(secret, header, BODY, { now: t + 2_000, toleranceMs: 1_000 })).toBe(false);
     expect(verifySignature(secret, signatureHeader(secret, Date.now(), BODY), BODY)).toBe(true);
+  });
+});
+
+describe('Standard Webhooks signatures (signatureHeaders)', () => {
+  const id = 'evt_0123456789abcdef';
+  const lower = (headers: Record<string, string>) =>
+    Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+
+  it('issues secrets as whsec_ + padded base64 of 32 random bytes, the form the libraries read', () => {
+    const secrets = Array.from({ length: 20 }, newWebhookSecret);
+    expect(new Set(secrets).size).toBe(20);
+    for (const secret of secrets) {
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(signingKey(secret)).toEqual(Buffer.from(secret.slice('whsec_'.length), 'base64'));
+      expect(signingKey(secret)).toHaveLength(32);
+      expect(() => new Webhook(secret)).not.toThrow();
+    }
+  });
+
+  it('signs "<webhook-id>.<seconds>.<body>" with the key the secret encodes, in the headers of the spec', () => {
+    const secret = newWebhookSecret();
+    const sentAt = 1_750_000_000_123;
+    const headers = signatureHeaders([secret], id, sentAt, BODY);
+    const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+    const expected = createHmac('sha256', key).update(`${id}.1750000000.${BODY}`).digest('base64');
+    expect(headers).toEqual({
+      'webhook-id': id,
+      'webhook-timestamp': '1750000000',
+      'webhook-signature': `v1,${expected}`,
+      'X-Signature': signatureHeader(secret, sentAt, BODY),
+    });
+  });
+
+  it('is verified by the standardwebhooks package, which refuses other bytes, another secret or an old timestamp', () => {
+    const secret = newWebhookSecret();
+    const verifier = new Webhook(secret);
+    const now = Date.now();
+    expect(verifier.verify(BODY, lower(signatureHeaders([secret], id, now, BODY)))).toEqual(JSON.parse(BODY));
+    const tampered = BODY.replace('evt_1', 'evt_2');
+    expect(() => verifier.verify(tampered, lower(signatureHeaders([secret], id, now, BODY)))).toThrow(
+      WebhookVerificationError,
+    );
+    const foreign = lower(signatureHeaders([newWebhookSecret()], id, now, BODY));
+    expect(() => verifier.verify(BODY, foreign)).toThrow(WebhookVerificationError);
+    const old = lower(signatureHeaders([secret], id, now - 6 * 60_000, BODY));
+    expect(() => verifier.verify(BODY, old)).toThrow(/too old/);
+  });
+
+  it('signs with every secret given (a rotation): either verifies, in both header forms', () => {
+    const [current, previous] = [newWebhookSecret(), newWebhookSecret()];
+    const now = Date.now();
+    const headers = signatureHeaders([current, previous], id, now, BODY);
+    expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/);
+    for (const secret of [current, previous]) {
+      expect(new Webhook(secret).verify(BODY, lower(headers))).toEqual(JSON.parse(BODY));
+      expect(verifySignature(secret, headers['X-Signature'] as string, BODY, { now })).toBe(true);
+    }
+    expect(() => new Webhook(newWebhookSecret()).verify(BODY, lower(headers))).toThrow(
+      WebhookVerificationError,
+    );
+  });
+
+  it('keys an older secret (whsec_ + base64url) by its own bytes: raw, or wrapped as whsec_ + base64', () => {
+    const legacy = `whsec_${randomBytes(32).toString('base64url')}`;
+    expect(signingKey(legacy)).toEqual(Buffer.from(legacy, 'utf8'));
+    const headers = lower(signatureHeaders([legacy], id, Date.now(), BODY));
+    expect(new Webhook(legacy, { format: 'raw' }).verify(BODY, headers)).toEqual(JSON.parse(BODY));
+    const wrapped = `whsec_${Buffer.from(legacy).toString('base64')}`;
+    expect(new Webhook(wrapped).verify(BODY, headers)).toEqual(JSON.parse(BODY));
+    // The same key as its X-Signature.
+    expect(verifySignature(legacy, headers['x-signature'] as string, BODY)).toBe(true);
+  });
+
+  it('refuses a webhook-id with a dot, which would blur the signed text', () => {
+    expect(() => signatureHeaders([newWebhookSecret()], 'evt.1', Date.now(), BODY)).toThrow(/'\.'/);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { DeliveryAttempt } from '../../data/webhook-deliveries';
-import type { Webhook } from '../../domain/webhooks';
+import type { Redelivery, Webhook } from '../../domain/webhooks';
 
 /** The spec's webhook resource (never the secret). */
 export function webhookView(webhook: Webhook) {
@@ -14,6 +14,8 @@ export function webhookView(webhook: Webhook) {
 
 export function deliveryAttemptView(attempt: DeliveryAttempt) {
   return {
+    delivery_id: attempt.deliveryId ?? null,
+    redelivery_of: attempt.redeliveryOf ?? null,
     event_id: attempt.eventId,
     event_type: attempt.eventType,
     attempt: attempt.attempt,
@@ -22,4 +24,8 @@ export function deliveryAttemptView(attempt: DeliveryAttempt) {
     duration_ms: attempt.durationMs,
     timestamp: attempt.timestamp,
   };
+}
+
+export function redeliveryView(redelivery: Redelivery) {
+  return { delivery_id: redelivery.deliveryId, redelivery_of: redelivery.redeliveryOf };
 }

@@ -1,0 +1,12 @@
+import { rotateSecret } from '../../domain/webhooks';
+import { rotateWebhookSecret as endpoint } from '../../endpoints/webhooks';
+import { httpHandler } from '../../shared/http-handler';
+
+export const handler = httpHandler(endpoint, async ({ params, body, caller }) => {
+  const rotated = await rotateSecret(caller.accountId, params.id, body.expire_previous_after_seconds);
+  return {
+    webhook_id: rotated.webhook.webhookId,
+    secret: rotated.webhook.secret,
+    previous_secret_expires_at: rotated.previousSecretExpiresAt,
+  };
+});
