@@ -15,6 +15,7 @@ import {
   tableName,
 } from './client';
 import { decodeNextToken, encodeNextToken, type Page } from './pagination';
+import { type RouteHeader, routeUnchangedCheck } from './routes';
 import type { TableKey } from './table-schema';
 
 export interface DriverLocation {
@@ -409,6 +410,30 @@ export function driverRoutesItem(
       ExpressionAttributeValues: { ':route': new Set([routeId]), ':one': 1 },
     },
   };
+}
+
+/**
+ * Adds a route to its driver's sets (assigned, and started when it has started) on condition that the
+ * header is still the one read: 'changed' when it is not, 'driver_gone' when the driver does not exist.
+ */
+export async function addRouteToSets(route: RouteHeader): Promise<'added' | 'changed' | 'driver_gone'> {
+  const ref = { accountId: route.accountId, dcId: route.dcId, driverId: route.assignedDriverId as string };
+  const started = route.startedTimestamp !== undefined;
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          routeUnchangedCheck(route),
+          driverRoutesItem(ref, route.routeId, { assigned: 'add', ...(started ? { started: 'add' } : {}) }),
+        ],
+      }),
+    );
+    return 'added';
+  } catch (error) {
+    if (conditionFailedAt(error, 0) || isTransactionConflict(error)) return 'changed';
+    if (conditionFailedAt(error, 1)) return 'driver_gone';
+    throw error;
+  }
 }
 
 export type LocationUpdate =

@@ -2,6 +2,7 @@ import {
   DeleteCommand,
   GetCommand,
   PutCommand,
+  ScanCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -586,3 +587,25 @@ export const routeOfDateKeyOf = (route: RouteHeader) => ({
   ...routeKeys.route(route.accountId, route.routeId),
   ...routeKeys.byDate(route.accountId, route.dcId, route.localDate, route.startTime, route.routeId),
 });
+
+/**
+ * Every route header that names a driver and is neither finished nor being deleted, a scan page at a time
+ * (the operator's one-off backfill of drivers' route sets; no request path scans).
+ */
+export async function* scanAssignedUnfinishedRoutes(): AsyncGenerator<RouteHeader[]> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression:
+          'entity = :route AND attribute_exists(assigned_driver_id) AND is_finalized = :false AND attribute_not_exists(deleting)',
+        ExpressionAttributeValues: { ':route': 'ROUTE', ':false': false },
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    );
+    yield (page.Items ?? []).map(headerFromItem);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}

@@ -5,6 +5,8 @@ import {
   listActiveRoutesOfDriver,
   type RouteHeader,
   replaceHeaderItem,
+  replaceRouteHeader,
+  scanAssignedUnfinishedRoutes,
 } from '../data/routes';
 import { randomSecret, SECRET_PREFIX, sha256Hex } from '../shared/crypto';
 import { ConflictError, NotFoundError } from '../shared/errors';
@@ -150,6 +152,43 @@ async function heldRoutes(driver: Driver): Promise<RouteHeader[]> {
       !route.isFinalized &&
       !route.deleting,
   );
+}
+
+/**
+ * One-off and idempotent (the operator's `backfill-driver-routes`): puts the unfinished routes assigned
+ * before drivers kept their route sets into their driver's sets, so deleting the driver sees them. A route
+ * whose driver no longer exists loses its driver (a started one is left as it is, and counted).
+ */
+export async function backfillDriverRouteSets(): Promise<{
+  added: number;
+  unassigned: number;
+  left: number;
+}> {
+  const counts = { added: 0, unassigned: 0, left: 0 };
+  for await (const page of scanAssignedUnfinishedRoutes()) {
+    await inParallel(page, 10, async (scanned) => {
+      let route: RouteHeader | undefined = scanned;
+      for (let attempt = 1; route && attempt <= MAX_ATTEMPTS; attempt++) {
+        const outcome = await backfillRoute(route);
+        if (outcome !== 'changed') {
+          counts[outcome]++;
+          return;
+        }
+        route = await getRouteHeader(route.accountId, route.routeId);
+        if (!route?.assignedDriverId || route.isFinalized || route.deleting) return;
+      }
+      if (route) throw new Error(`route '${route.routeId}' kept changing during the backfill`);
+    });
+  }
+  return counts;
+}
+
+async function backfillRoute(route: RouteHeader): Promise<'added' | 'unassigned' | 'left' | 'changed'> {
+  const outcome = await driversTable.addRouteToSets(route);
+  if (outcome !== 'driver_gone') return outcome;
+  if (route.startedTimestamp !== undefined) return 'left';
+  const unassigned = { ...route, assignedDriverId: undefined, version: route.version + 1 };
+  return (await replaceRouteHeader(unassigned, route.version)) ? 'unassigned' : 'changed';
 }
 
 export async function activeRoutesOf(ref: DriverRef) {

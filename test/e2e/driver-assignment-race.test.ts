@@ -149,6 +149,40 @@ describe('assigning a route to a driver while the driver is deleted', () => {
   });
 });
 
+describe('the backfill of drivers’ route sets (routes assigned before drivers kept them)', () => {
+  it('puts such a route into its driver’s set, so deleting the driver unassigns it; a ghost driver’s route is unassigned', async () => {
+    await createDriver('old-timer', 'old-timer-login-token-01');
+    await seedLegacyRoute('legacy-assigned', 'old-timer');
+    await seedLegacyRoute('legacy-ghost', 'no-such-driver');
+
+    const { backfillDriverRouteSets } = await import('../../functions/domain/drivers');
+    const counts = await backfillDriverRouteSets();
+    expect(counts.added).toBeGreaterThanOrEqual(1);
+    expect(counts.unassigned).toBe(1);
+    expect((await readRoute('legacy-ghost')).assigned_driver_id ?? null).toBeNull();
+    // Running it again changes nothing more.
+    expect((await backfillDriverRouteSets()).unassigned).toBe(0);
+
+    expectSuccess(await asAcme('DELETE', '/dcs/dc-1/drivers/old-timer'), drivers.deleteDriver);
+    expect((await readRoute('legacy-assigned')).assigned_driver_id ?? null).toBeNull();
+  });
+});
+
+/** A route header written as before drivers kept route sets: it names the driver, the driver's set lacks it. */
+async function seedLegacyRoute(routeId: string, driverId: string) {
+  await importRoute(api.url, acme.key, 'dc-1', {
+    ...exampleRoute(routeId),
+    activate_after_successful_import: false,
+  });
+  const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { db, tableName } = await import('../../functions/data/client');
+  const { getRouteHeader, headerItem } = await import('../../functions/data/routes');
+  const header = await getRouteHeader(acme.accountId, routeId);
+  if (!header) throw new Error(`route ${routeId} was not imported`);
+  const item = headerItem({ ...header, assignedDriverId: driverId });
+  await db.send(new PutCommand({ TableName: tableName, Item: item }));
+}
+
 /** True for a 200; false for the refusal with `code` the race allows; anything else fails the test. */
 function outcome(response: ApiResponse, code: number): boolean {
   if (response.status === 200) return true;
