@@ -6,6 +6,7 @@
  *   npm run admin -- create-api-key --account <account_id>
  *   npm run admin -- revoke-api-key --account <account_id> --key-id <key_id>
  *   npm run admin -- set-eta-speed --account <account_id> --dc <dc_id> --kmh <km/h>
+ *   npm run admin -- backfill-driver-routes   (once, for routes assigned before drivers kept route sets)
  *
  * Targets the local stack of `npm start` (found through <LOCAL_STATE_DIR>/stack.json), or a deployed
  * table with `--table <name>` [--region <region>] and the usual AWS credentials. Prints JSON.
@@ -20,6 +21,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
   create-api-key --account <account_id>
   revoke-api-key --account <account_id> --key-id <key_id>
   set-eta-speed  --account <account_id> --dc <dc_id> --kmh <average km/h for the DC's ETAs, default 30>
+  backfill-driver-routes   puts routes assigned before drivers kept their route sets into those sets (once)
 options: --table <name> [--region <region>] to target AWS; otherwise the local stack (LOCAL_STATE_DIR, default .local)`;
 
 function fail(message: string): never {
@@ -128,6 +130,11 @@ try {
       const kmh = Number(required('kmh'));
       await accounts.setEtaSpeed(required('account'), dcId, kmh);
       console.log(JSON.stringify({ account_id: values.account, dc_id: dcId, eta_speed_kmh: kmh }, null, 2));
+      break;
+    }
+    case 'backfill-driver-routes': {
+      const { backfillDriverRouteSets } = await import('../functions/domain/drivers');
+      console.log(JSON.stringify(await backfillDriverRouteSets(), null, 2));
       break;
     }
     default:

@@ -45,6 +45,16 @@ export function conditionFailedAt(error: unknown, index: number): boolean {
   return error.name === 'TransactionCanceledException' && reasons?.[index]?.Code === 'ConditionalCheckFailed';
 }
 
+/**
+ * True when a transaction was cancelled because another transaction was changing one of its items at the
+ * same time (DynamoDB orders them by cancelling one): the caller reads again and retries.
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return false;
+  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  return !!reasons?.some((r) => r.Code === 'TransactionConflict');
+}
+
 export type Item = Record<string, NativeAttributeValue>;
 
 /**

@@ -1,7 +1,21 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { sha256Hex } from '../shared/crypto';
-import { db, type Item, isConditionFailure, queryItems, tableName } from './client';
+import {
+  conditionFailedAt,
+  db,
+  type Item,
+  isConditionFailure,
+  isTransactionConflict,
+  queryItems,
+  tableName,
+} from './client';
 import { decodeNextToken, encodeNextToken, type Page } from './pagination';
+import { type RouteHeader, routeUnchangedCheck } from './routes';
 import type { TableKey } from './table-schema';
 
 export interface DriverLocation {
@@ -20,6 +34,14 @@ export interface Driver {
   location?: DriverLocation;
   /** Routes the driver has started and not finished; kept in the same transactions as start and finish. */
   startedRouteIds: string[];
+  /**
+   * Routes assigned to the driver that are neither finished nor being deleted, kept in the same
+   * transactions as the routes' headers (import, assignment, finish, deletion). Routes assigned before
+   * the set existed are missing from it.
+   */
+  assignedRouteIds: string[];
+  /** Bumped by every change of those two sets; a driver's deletion is conditional on it. */
+  routesVersion: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -33,8 +55,16 @@ export const driverKeys = {
     pk: dcPartition(accountId, dcId),
     sk: `${DRIVER_PREFIX}${driverId}`,
   }),
-  /** Driver-app authentication looks drivers up by token hash. */
-  loginToken: (tokenHash: string, accountId: string, dcId: string, driverId: string): TableKey => ({
+  /**
+   * A login token's claim: one item per token hash, written on condition that it does not exist, so a
+   * token belongs to one driver across the service. Driver-app authentication looks drivers up by it.
+   */
+  tokenClaim: (tokenHash: string): TableKey => ({ pk: `DRIVER_TOKEN#${tokenHash}`, sk: 'CLAIM' }),
+  /**
+   * The token lookup drivers created before claims have (keyed by the driver too, so it never conflicted).
+   * Read like a claim (same partition) and deleted with the driver or its token; never written any more.
+   */
+  legacyTokenLookup: (tokenHash: string, accountId: string, dcId: string, driverId: string): TableKey => ({
     pk: `DRIVER_TOKEN#${tokenHash}`,
     sk: `${accountId}/${dcId}/${driverId}`,
   }),
@@ -64,19 +94,24 @@ function fromItem(item: Item): Driver {
     loginToken: item.login_token,
     location: item.location,
     startedRouteIds: item.started_route_ids ? [...(item.started_route_ids as Set<string>)].sort() : [],
+    assignedRouteIds: item.assigned_route_ids ? [...(item.assigned_route_ids as Set<string>)].sort() : [],
+    routesVersion: item.routes_version ?? 0,
     createdAt: item.created_at,
     updatedAt: item.updated_at,
   };
 }
 
-/** The drivers whose login token has this hash (two when two drivers chose the same token). */
+/**
+ * The drivers whose login token has this hash: its claim's, or a driver's created before claims (two only
+ * when two such drivers chose the same token, which claims now prevent).
+ */
 export async function findTokenOwners(
   tokenHash: string,
 ): Promise<{ accountId: string; dcId: string; driverId: string }[]> {
   const { items } = await queryItems(
     {
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': driverKeys.loginToken(tokenHash, '', '', '').pk },
+      ExpressionAttributeValues: { ':pk': driverKeys.tokenClaim(tokenHash).pk },
       ConsistentRead: true,
     },
     2,
@@ -84,12 +119,65 @@ export async function findTokenOwners(
   return items.map((item) => ({ accountId: item.account_id, dcId: item.dc_id, driverId: item.driver_id }));
 }
 
-function tokenItemKey(driver: Pick<Driver, 'accountId' | 'dcId' | 'driverId' | 'loginToken'>): TableKey {
-  return driverKeys.loginToken(sha256Hex(driver.loginToken), driver.accountId, driver.dcId, driver.driverId);
+/** True when some driver holds the token: its claim, or a lookup item written before claims. */
+export async function tokenInUse(tokenHash: string): Promise<boolean> {
+  return (await findTokenOwners(tokenHash)).length > 0;
 }
 
-/** Creates the driver and its token lookup together; returns false when the id is taken in this DC. */
-export async function insertDriver(driver: Driver): Promise<boolean> {
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+function claimItem(driver: Pick<Driver, 'accountId' | 'dcId' | 'driverId'>, tokenHash: string): TransactItem {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: {
+        ...driverKeys.tokenClaim(tokenHash),
+        entity: 'DRIVER_TOKEN',
+        account_id: driver.accountId,
+        dc_id: driver.dcId,
+        driver_id: driver.driverId,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/**
+ * Items freeing the driver's token: its claim (only while it is this driver's, so a mix-up never frees
+ * another driver's token) and the lookup item of a driver created before claims.
+ */
+function releaseTokenItems(
+  driver: Pick<Driver, 'accountId' | 'dcId' | 'driverId' | 'loginToken'>,
+): TransactItem[] {
+  const tokenHash = sha256Hex(driver.loginToken);
+  return [
+    {
+      Delete: {
+        TableName: tableName,
+        Key: driverKeys.tokenClaim(tokenHash),
+        ConditionExpression:
+          'attribute_not_exists(pk) OR (account_id = :account AND dc_id = :dc AND driver_id = :driver)',
+        ExpressionAttributeValues: {
+          ':account': driver.accountId,
+          ':dc': driver.dcId,
+          ':driver': driver.driverId,
+        },
+      },
+    },
+    {
+      Delete: {
+        TableName: tableName,
+        Key: driverKeys.legacyTokenLookup(tokenHash, driver.accountId, driver.dcId, driver.driverId),
+      },
+    },
+  ];
+}
+
+/**
+ * Creates the driver and claims its token together; 'id_taken' when the id is taken in this DC,
+ * 'token_taken' when another driver holds the token's claim.
+ */
+export async function insertDriver(driver: Driver): Promise<'created' | 'id_taken' | 'token_taken'> {
   try {
     await db.send(
       new TransactWriteCommand({
@@ -101,24 +189,14 @@ export async function insertDriver(driver: Driver): Promise<boolean> {
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          {
-            Put: {
-              TableName: tableName,
-              Item: {
-                ...tokenItemKey(driver),
-                entity: 'DRIVER_TOKEN',
-                account_id: driver.accountId,
-                dc_id: driver.dcId,
-                driver_id: driver.driverId,
-              },
-            },
-          },
+          claimItem(driver, sha256Hex(driver.loginToken)),
         ],
       }),
     );
-    return true;
+    return 'created';
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (conditionFailedAt(error, 0)) return 'id_taken';
+    if (conditionFailedAt(error, 1)) return 'token_taken';
     throw error;
   }
 }
@@ -183,10 +261,58 @@ export async function renameDriver(
 }
 
 /**
- * Deletes the driver and its token lookup, so the token stops working at once; returns false when the
- * driver is gone or has started routes.
+ * Gives the driver `newToken` (and `name`, when given) unless its token changed since `driver` was read:
+ * claims the new token and frees the old one in the same transaction. 'changed' when the driver is gone
+ * or holds another token now, 'token_taken' when another driver holds the new token.
  */
-export async function deleteDriver(driver: Driver): Promise<boolean> {
+export async function changeDriverToken(
+  driver: Driver,
+  newToken: string,
+  name: string | undefined,
+  at: number,
+): Promise<{ outcome: 'updated'; driver: Driver } | { outcome: 'changed' | 'token_taken' }> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName,
+              Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
+              UpdateExpression: `SET login_token = :new, updated_at = :at${name === undefined ? '' : ', #name = :name'}`,
+              ConditionExpression: 'login_token = :old',
+              ...(name === undefined ? {} : { ExpressionAttributeNames: { '#name': 'name' } }),
+              ExpressionAttributeValues: {
+                ':new': newToken,
+                ':old': driver.loginToken,
+                ':at': at,
+                ...(name === undefined ? {} : { ':name': name }),
+              },
+            },
+          },
+          ...releaseTokenItems(driver),
+          claimItem(driver, sha256Hex(newToken)),
+        ],
+      }),
+    );
+    return {
+      outcome: 'updated',
+      driver: { ...driver, loginToken: newToken, name: name ?? driver.name, updatedAt: at },
+    };
+  } catch (error) {
+    if (conditionFailedAt(error, 0) || isTransactionConflict(error)) return { outcome: 'changed' };
+    if (conditionFailedAt(error, 3)) return { outcome: 'token_taken' };
+    throw error;
+  }
+}
+
+/**
+ * Deletes the driver and frees its token, so the token stops working at once, together with `alsoWrite`
+ * (the headers of the routes it leaves unassigned); on condition that the driver still holds that token,
+ * has no started route and its route sets did not change since `driver` was read. Returns false when any
+ * of those conditions (or one of `alsoWrite`) failed, or another transaction got in the way.
+ */
+export async function deleteDriver(driver: Driver, alsoWrite: TransactItem[] = []): Promise<boolean> {
   try {
     await db.send(
       new TransactWriteCommand({
@@ -196,49 +322,118 @@ export async function deleteDriver(driver: Driver): Promise<boolean> {
               TableName: tableName,
               Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
               // A string set is never empty: the attribute goes when the last started route finishes.
-              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(started_route_ids)',
+              ConditionExpression: `attribute_exists(pk) AND login_token = :token AND attribute_not_exists(started_route_ids) AND ${routesVersionIs(driver.routesVersion)}`,
+              ExpressionAttributeValues: {
+                ':token': driver.loginToken,
+                ...(driver.routesVersion === 0 ? {} : { ':routes_version': driver.routesVersion }),
+              },
             },
           },
-          { Delete: { TableName: tableName, Key: tokenItemKey(driver) } },
+          ...releaseTokenItems(driver),
+          ...alsoWrite,
         ],
       }),
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error) || isTransactionConflict(error)) return false;
     throw error;
   }
 }
 
-/** Transaction item that fails unless the driver exists. */
-export function driverExistsCheck(ref: { accountId: string; dcId: string; driverId: string }) {
+const routesVersionIs = (version: number) =>
+  version === 0 ? 'attribute_not_exists(routes_version)' : 'routes_version = :routes_version';
+
+/**
+ * Takes routes off the driver's assigned set, with `alsoWrite` (their headers, unassigned), on condition
+ * that the sets did not change since `driver` was read (a deletion with more routes than one transaction
+ * holds does this first). False when that condition or one of `alsoWrite` failed.
+ */
+export async function releaseAssignedRoutes(
+  driver: Driver,
+  routeIds: string[],
+  alsoWrite: TransactItem[],
+): Promise<boolean> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName,
+              Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
+              UpdateExpression: 'DELETE assigned_route_ids :routes ADD routes_version :one',
+              ConditionExpression: `attribute_exists(pk) AND ${routesVersionIs(driver.routesVersion)}`,
+              ExpressionAttributeValues: {
+                ':routes': new Set(routeIds),
+                ':one': 1,
+                ...(driver.routesVersion === 0 ? {} : { ':routes_version': driver.routesVersion }),
+              },
+            },
+          },
+          ...alsoWrite,
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error) || isTransactionConflict(error)) return false;
+    throw error;
+  }
+}
+
+export type SetChange = 'add' | 'remove';
+
+/**
+ * Transaction item changing the driver's route sets for one route: `assigned` as the route becomes or
+ * stops being the driver's unfinished route, `started` as it starts or finishes. Conditional on the driver
+ * existing, so a route never becomes the route of a driver deleted in the meantime (nor creates one), and
+ * it bumps the version a deletion is conditional on: the two are ordered on this item.
+ */
+export function driverRoutesItem(
+  ref: { accountId: string; dcId: string; driverId: string },
+  routeId: string,
+  change: { assigned?: SetChange; started?: SetChange },
+): TransactItem {
+  const sets = [
+    ['assigned_route_ids', change.assigned],
+    ['started_route_ids', change.started],
+  ] as const;
+  const added = sets.filter(([, how]) => how === 'add').map(([name]) => `, ${name} :route`);
+  const removed = sets.filter(([, how]) => how === 'remove').map(([name]) => `${name} :route`);
   return {
-    ConditionCheck: {
+    Update: {
       TableName: tableName,
       Key: driverKeys.driver(ref.accountId, ref.dcId, ref.driverId),
+      UpdateExpression: `ADD routes_version :one${added.join('')}${removed.length ? ` DELETE ${removed.join(', ')}` : ''}`,
       ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':route': new Set([routeId]), ':one': 1 },
     },
   };
 }
 
 /**
- * Transaction item adding a started route to the driver, or removing a finished one. Its condition (the
- * driver exists) keeps a route from starting for a driver deleted in the meantime.
+ * Adds a route to its driver's sets (assigned, and started when it has started) on condition that the
+ * header is still the one read: 'changed' when it is not, 'driver_gone' when the driver does not exist.
  */
-export function startedRouteItem(
-  ref: { accountId: string; dcId: string; driverId: string },
-  routeId: string,
-  change: 'add' | 'remove',
-) {
-  return {
-    Update: {
-      TableName: tableName,
-      Key: driverKeys.driver(ref.accountId, ref.dcId, ref.driverId),
-      UpdateExpression: `${change === 'add' ? 'ADD' : 'DELETE'} started_route_ids :route`,
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':route': new Set([routeId]) },
-    },
-  };
+export async function addRouteToSets(route: RouteHeader): Promise<'added' | 'changed' | 'driver_gone'> {
+  const ref = { accountId: route.accountId, dcId: route.dcId, driverId: route.assignedDriverId as string };
+  const started = route.startedTimestamp !== undefined;
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          routeUnchangedCheck(route),
+          driverRoutesItem(ref, route.routeId, { assigned: 'add', ...(started ? { started: 'add' } : {}) }),
+        ],
+      }),
+    );
+    return 'added';
+  } catch (error) {
+    if (conditionFailedAt(error, 0) || isTransactionConflict(error)) return 'changed';
+    if (conditionFailedAt(error, 1)) return 'driver_gone';
+    throw error;
+  }
 }
 
 export type LocationUpdate =

@@ -2,12 +2,21 @@ import {
   DeleteCommand,
   GetCommand,
   PutCommand,
+  ScanCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { PAGE_BYTE_BUDGET } from '../shared/limits';
 import type { Claim } from './claims';
-import { conditionFailedAt, db, type Item, isConditionFailure, queryItems, tableName } from './client';
+import {
+  conditionFailedAt,
+  db,
+  type Item,
+  isConditionFailure,
+  isTransactionConflict,
+  queryItems,
+  tableName,
+} from './client';
 import {
   decodeIndexNextToken,
   decodeNextToken,
@@ -282,20 +291,28 @@ export async function replaceRouteHeader(
   expectedVersion: number,
   alsoWrite: TransactItem[] = [],
 ): Promise<boolean> {
-  const put = {
-    TableName: tableName,
-    Item: headerItem(next),
-    ConditionExpression: 'version = :expected',
-    ExpressionAttributeValues: { ':expected': expectedVersion },
-  };
+  const { Put: put } = replaceHeaderItem(next, expectedVersion);
   try {
     if (alsoWrite.length === 0) await db.send(new PutCommand(put));
     else await db.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, ...alsoWrite] }));
     return true;
   } catch (error) {
-    if (conditionFailedAt(error, 0)) return false;
+    // A transaction cancelled for another one changing the same items lost a race as well.
+    if (conditionFailedAt(error, 0) || isTransactionConflict(error)) return false;
     throw error;
   }
+}
+
+/** Transaction item replacing the header with `next` on condition that its version is still `expectedVersion`. */
+export function replaceHeaderItem(next: RouteHeader, expectedVersion: number) {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: headerItem(next),
+      ConditionExpression: 'version = :expected',
+      ExpressionAttributeValues: { ':expected': expectedVersion },
+    },
+  };
 }
 
 /** A header condition (version) for a write that changes other rows of the route in the same transaction. */
@@ -570,3 +587,25 @@ export const routeOfDateKeyOf = (route: RouteHeader) => ({
   ...routeKeys.route(route.accountId, route.routeId),
   ...routeKeys.byDate(route.accountId, route.dcId, route.localDate, route.startTime, route.routeId),
 });
+
+/**
+ * Every route header that names a driver and is neither finished nor being deleted, a scan page at a time
+ * (the operator's one-off backfill of drivers' route sets; no request path scans).
+ */
+export async function* scanAssignedUnfinishedRoutes(): AsyncGenerator<RouteHeader[]> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression:
+          'entity = :route AND attribute_exists(assigned_driver_id) AND is_finalized = :false AND attribute_not_exists(deleting)',
+        ExpressionAttributeValues: { ':route': 'ROUTE', ':false': false },
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    );
+    yield (page.Items ?? []).map(headerFromItem);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}

@@ -8,10 +8,10 @@ const ownerCache = new Map<string, { caller: DriverCaller; expiresAt: number }>(
 
 /**
  * The driver a login token belongs to. Undefined for an unknown token, an API key, or a token two
- * drivers share (refused rather than guessed).
+ * drivers share (refused rather than guessed; only drivers created before tokens were claimed can).
  *
- * By default the token is looked up by hash on every request: deleting a driver deletes the lookup item
- * in the same transaction, so its token stops working at once. With `verifiedByWrite`, a lookup made in
+ * By default the token is looked up by hash on every request (its claim item): deleting a driver, or
+ * changing its token, deletes the claim in the same transaction, so the token stops working at once. With `verifiedByWrite`, a lookup made in
  * the last 30 s by this process is reused: only for endpoints whose write is conditional on the driver
  * item still holding this token (location pings), so a deleted driver is still refused at once.
  */

@@ -16,7 +16,7 @@ import {
   takeClaims,
 } from '../data/claims';
 import { conditionFailedAt, db, deleteAll, putAll } from '../data/client';
-import { getDriver } from '../data/drivers';
+import { driverRoutesItem, getDriver } from '../data/drivers';
 import { putEventItem } from '../data/events';
 import {
   finishImportItem,
@@ -101,11 +101,15 @@ async function requireDriverOfDc(
   driverId: string | undefined,
 ): Promise<void> {
   if (driverId !== undefined && !(await getDriver(accountId, dcId, driverId))) {
-    throw new ConflictError(
-      'DRIVER_NOT_IN_DC',
-      `route.driver_id: '${driverId}' is not a driver of DC '${dcId}'`,
-    );
+    throw driverNotInDc(dcId, driverId);
   }
+}
+
+function driverNotInDc(dcId: string, driverId: string | undefined): ConflictError {
+  return new ConflictError(
+    'DRIVER_NOT_IN_DC',
+    `route.driver_id: '${driverId}' is not a driver of DC '${dcId}'`,
+  );
 }
 
 /**
@@ -326,6 +330,15 @@ async function finishImport(
       : { txid: record.txid, error },
     occurredAt: now,
   });
+  // A route imported with a driver joins the driver's assigned set, on condition that the driver exists
+  // (it may have been deleted since the import checked it).
+  const driverId = header?.assignedDriverId;
+  const driverItem =
+    header && driverId !== undefined
+      ? driverRoutesItem({ accountId: header.accountId, dcId: header.dcId, driverId }, header.routeId, {
+          assigned: 'add',
+        })
+      : undefined;
   try {
     await db.send(
       new TransactWriteCommand({
@@ -333,6 +346,7 @@ async function finishImport(
           ...(header ? [putNewHeaderItem(header)] : []),
           finishImportItem(record.accountId, record.txid, now, record.routeId, error),
           event,
+          ...(driverItem ? [driverItem] : []),
         ],
       }),
     );
@@ -340,6 +354,7 @@ async function finishImport(
     // The import record's condition failing means another delivery of the same message finished first.
     // The header's failing alone means a route with this id is still being deleted: let SQS retry.
     if (conditionFailedAt(transactionError, header ? 1 : 0)) return 'ALREADY_FINISHED';
+    if (driverItem && conditionFailedAt(transactionError, 3)) throw driverNotInDc(record.dcId, driverId);
     throw transactionError;
   }
   return header ? 'SUCCEEDED' : 'FAILED';

@@ -1,15 +1,13 @@
-import { conditionFailedAt } from '../data/client';
-import { startedRouteItem } from '../data/drivers';
 import { putEventItem } from '../data/events';
 import { listActiveRoutesOfDriver, type RouteHeader } from '../data/routes';
 import { ApiError, ConflictError, ValidationError } from '../shared/errors';
 import { computeAfterFinish } from './route-analytics';
 import { refreshEtas } from './route-etas';
-import { changeRoute, type RouteRef, rejectFinalized } from './routes';
+import { changeRoute, DriverGoneError, type RouteRef, rejectFinalized } from './routes';
 
 /**
  * Route states (DESIGN §3): imported (inactive) -> active -> started -> finalized. Each move is a
- * conditional write of the header (its version) with its event and the driver's started-route set.
+ * conditional write of the header (its version) with its event and the driver's route sets (changeRoute).
  */
 
 function transitionRefused(route: RouteHeader, why: string): ConflictError {
@@ -29,24 +27,21 @@ export async function startRoute(ref: RouteRef, at: number): Promise<RouteHeader
         if (!current.assignedDriverId) throw transitionRefused(current, 'has no driver; assign one first');
         return { startedTimestamp: at };
       },
-      (next) => {
-        const driverId = next.assignedDriverId as string;
-        return [
-          startedRouteItem({ accountId: next.accountId, dcId: next.dcId, driverId }, next.routeId, 'add'),
-          putEventItem({
-            accountId: next.accountId,
-            dcId: next.dcId,
-            routeId: next.routeId,
-            type: 'ROUTE_STARTED',
-            details: { driver_id: driverId, started_timestamp: at },
-            occurredAt: Date.now(),
-          }),
-        ];
-      },
+      // The route joins the driver's started set (changeRoute), on condition that the driver still exists.
+      (next) => [
+        putEventItem({
+          accountId: next.accountId,
+          dcId: next.dcId,
+          routeId: next.routeId,
+          type: 'ROUTE_STARTED',
+          details: { driver_id: next.assignedDriverId as string, started_timestamp: at },
+          occurredAt: Date.now(),
+        }),
+      ],
     );
   } catch (error) {
-    // The driver item's condition (index 1): the driver was deleted since the route was assigned.
-    if (conditionFailedAt(error, 1)) {
+    // The driver was deleted since the route was assigned (a route assigned before drivers kept their sets).
+    if (error instanceof DriverGoneError) {
       throw new ConflictError(
         'DRIVER_NOT_IN_DC',
         `the route's driver is no longer a driver of DC '${ref.dcId}'`,
@@ -74,16 +69,8 @@ export async function finishRoute(ref: RouteRef, at: number): Promise<RouteHeade
       }
       return { isFinalized: true, isActive: false, finalizedTimestamp: at };
     },
+    // The route leaves its driver's sets in the same transaction (changeRoute).
     (next, previous) => [
-      ...(previous.startedTimestamp !== undefined && previous.assignedDriverId
-        ? [
-            startedRouteItem(
-              { accountId: next.accountId, dcId: next.dcId, driverId: previous.assignedDriverId },
-              next.routeId,
-              'remove',
-            ),
-          ]
-        : []),
       putEventItem({
         accountId: next.accountId,
         dcId: next.dcId,

@@ -1,7 +1,7 @@
 import { deleteRouteAnalytics } from '../data/analytics';
 import { type Claim, releaseClaims } from '../data/claims';
 import { conditionFailedAt, deleteAll } from '../data/client';
-import { driverExistsCheck, getDriver } from '../data/drivers';
+import { driverRoutesItem, getDriver, type SetChange } from '../data/drivers';
 import { cutToBudget, type Page, type SizedPageRequest } from '../data/pagination';
 import {
   deleteRouteHeader,
@@ -81,14 +81,84 @@ type HeaderChange = Partial<
   >
 >;
 
+/** Raised when a header change would make a route the route of a driver that no longer exists. */
+export class DriverGoneError extends Error {
+  constructor(readonly driverId: string) {
+    super(`driver '${driverId}' no longer exists`);
+  }
+}
+
+/** The driver whose assigned set holds the route: its driver while the route is unfinished and not being deleted. */
+const holderOf = (route: RouteHeader) =>
+  route.isFinalized || route.deleting ? undefined : route.assignedDriverId;
+/** The driver whose started set holds the route: its driver while the route has started and not finished. */
+const starterOf = (route: RouteHeader) =>
+  route.startedTimestamp === undefined ? undefined : holderOf(route);
+
+/**
+ * The driver items a header change touches: the route leaves the sets of the driver that held it and
+ * joins those of the driver that holds it now (one item per driver). A driver in `gone` (deleted while a
+ * route from before the sets still named it) has nothing to take the route off.
+ */
+function driverSide(previous: RouteHeader, next: RouteHeader, gone: ReadonlySet<string>) {
+  const changes = new Map<string, { assigned?: SetChange; started?: SetChange }>();
+  const note = (driverId: string | undefined, set: 'assigned' | 'started', how: SetChange) => {
+    if (driverId === undefined) return;
+    changes.set(driverId, { ...changes.get(driverId), [set]: how });
+  };
+  for (const [set, of] of [
+    ['assigned', holderOf],
+    ['started', starterOf],
+  ] as const) {
+    if (of(previous) === of(next)) continue;
+    note(of(previous), set, 'remove');
+    note(of(next), set, 'add');
+  }
+  return [...changes]
+    .map(([driverId, change]) => ({
+      driverId,
+      adds: change.assigned === 'add' || change.started === 'add',
+      item: driverRoutesItem({ accountId: next.accountId, dcId: next.dcId, driverId }, next.routeId, change),
+    }))
+    .filter((side) => side.adds || !gone.has(side.driverId));
+}
+
+/**
+ * Replaces the header `previous` with `next` (unless its version changed: false), together with the
+ * driver items the change touches (driverSide) and `alsoWrite`, in one transaction. Throws DriverGoneError
+ * when the driver the route would join does not exist.
+ */
+async function writeHeader(
+  next: RouteHeader,
+  previous: RouteHeader,
+  alsoWrite: TransactItem[] = [],
+): Promise<boolean> {
+  const gone = new Set<string>();
+  for (;;) {
+    const sides = driverSide(previous, next, gone);
+    try {
+      return await replaceRouteHeader(next, previous.version, [
+        ...sides.map((side) => side.item),
+        ...alsoWrite,
+      ]);
+    } catch (error) {
+      const failed = sides.find((_, index) => conditionFailedAt(error, index + 1));
+      if (!failed) throw error;
+      if (failed.adds) throw new DriverGoneError(failed.driverId);
+      gone.add(failed.driverId);
+    }
+  }
+}
+
 /**
  * Applies one change to a route's header:
  * 1. reads the header (404 when gone);
  * 2. `decide` checks the rules against it (throwing 3011/3012 ...) and returns the fields to set;
  * 3. when no field changes, returns the route as it is (no version bump);
- * 4. otherwise writes the header with `version + 1`, together with what `alsoWrite` returns (the change's
- *    event, the driver's started routes) in one transaction, on condition that the version is still the
- *    one read; a lost race starts again from 1, so every rule is checked against the state it changes.
+ * 4. otherwise writes the header with `version + 1`, together with the drivers' route sets it changes
+ *    (writeHeader) and what `alsoWrite` returns (the change's event) in one transaction, on condition that
+ *    the version is still the one read; a lost race starts again from 1, so every rule is checked against
+ *    the state it changes.
  */
 export async function changeRoute(
   ref: RouteRef,
@@ -104,7 +174,7 @@ export async function changeRoute(
     );
     if (!changed) return current;
     const next: RouteHeader = { ...current, ...change, version: current.version + 1 };
-    if (await replaceRouteHeader(next, current.version, alsoWrite(next, current))) return next;
+    if (await writeHeader(next, current, alsoWrite(next, current))) return next;
   }
   throw new Error(`route '${ref.routeId}' kept changing under ${MAX_CHANGE_ATTEMPTS} attempts to change it`);
 }
@@ -150,18 +220,15 @@ export async function assignDriver(ref: RouteRef, driverId: string): Promise<Rou
   );
   if (!(await getDriver(ref.accountId, ref.dcId, driverId))) throw notInDc;
   try {
-    return await changeRoute(
-      ref,
-      (current) => {
-        rejectFinalized(current);
-        rejectStarted(current, 'change its driver');
-        return { assignedDriverId: driverId };
-      },
-      // The driver must still exist when the assignment commits (it may be deleted in between).
-      () => [driverExistsCheck({ accountId: ref.accountId, dcId: ref.dcId, driverId })],
-    );
+    // The route joins the driver's assigned set in the same transaction, on condition that the driver
+    // still exists: a deletion in between either sees the route there or makes this fail.
+    return await changeRoute(ref, (current) => {
+      rejectFinalized(current);
+      rejectStarted(current, 'change its driver');
+      return { assignedDriverId: driverId };
+    });
   } catch (error) {
-    if (conditionFailedAt(error, 1)) throw notInDc;
+    if (error instanceof DriverGoneError) throw notInDc;
     throw error;
   }
 }
@@ -204,9 +271,19 @@ export async function deleteRoute(ref: RouteRef): Promise<void> {
   try {
     await sendToQueue('deletions', message);
   } catch (error) {
-    if (markedNow)
-      await replaceRouteHeader({ ...route, deleting: undefined, version: route.version + 1 }, route.version);
+    if (markedNow) await unmarkDeleting(route);
     throw error;
+  }
+}
+
+/** Takes a deletion mark back: the route is whole again, and its driver's again (or unassigned, if gone). */
+async function unmarkDeleting(route: RouteHeader): Promise<void> {
+  const restored: RouteHeader = { ...route, deleting: undefined, version: route.version + 1 };
+  try {
+    await writeHeader(restored, route);
+  } catch (error) {
+    if (!(error instanceof DriverGoneError)) throw error;
+    await writeHeader({ ...restored, assignedDriverId: undefined }, route);
   }
 }
 
@@ -223,7 +300,7 @@ async function markDeleting(ref: RouteRef): Promise<{ route: RouteHeader; marked
       );
     }
     const next: RouteHeader = { ...current, deleting: true, version: current.version + 1 };
-    if (await replaceRouteHeader(next, current.version)) return { route: next, markedNow: true };
+    if (await writeHeader(next, current)) return { route: next, markedNow: true };
   }
   throw new Error(`route '${ref.routeId}' kept changing under ${MAX_CHANGE_ATTEMPTS} attempts to delete it`);
 }

@@ -137,31 +137,95 @@ const BLOCKED_V6: Array<[string, number]> = [
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
+  // NAT64 local-use prefix (RFC 8215): only ever routed inside a network, and where the IPv4 address sits
+  // depends on the prefix length its operator chose, so the whole /48 is refused.
+  ['64:ff9b:1::', 48],
+  // Teredo (RFC 4380): refused whole. Its client address is obfuscated (XOR) beside a server address and a
+  // port, a tunnel a webhook receiver has no reason to sit behind; refusing it leaves nothing to get wrong.
+  ['2001::', 32],
 ];
 
-const blockList = new BlockList();
-for (const [net, prefix] of BLOCKED_V4) {
-  blockList.addSubnet(net, prefix, 'ipv4');
-  // Node's BlockList already matches ::ffff:a.b.c.d against IPv4 rules; the explicit mapped ranges keep that
-  // true whatever the Node version does. (Never add all of ::ffff:0:0/96: that would block every IPv4.)
-  blockList.addSubnet(`::ffff:${net}`, 96 + prefix, 'ipv6');
-}
-blockList.addAddress('255.255.255.255', 'ipv4');
-for (const [net, prefix] of BLOCKED_V6) blockList.addSubnet(net, prefix, 'ipv6');
+const blockedV4 = new BlockList();
+for (const [net, prefix] of BLOCKED_V4) blockedV4.addSubnet(net, prefix, 'ipv4');
+blockedV4.addAddress('255.255.255.255', 'ipv4');
+const blockedV6 = new BlockList();
+for (const [net, prefix] of BLOCKED_V6) blockedV6.addSubnet(net, prefix, 'ipv6');
 
-/** True for addresses a webhook may not reach. Anything that is not an IP address is blocked (fail closed). */
+/** The 16 bytes of a valid IPv6 address (as `isIP` accepts it, zone removed), or undefined. */
+function ipv6Bytes(address: string): Uint8Array | undefined {
+  let text = address;
+  const bytes: number[] = [];
+  // A trailing dotted quad (::ffff:1.2.3.4, 64:ff9b::1.2.3.4) stands for the last two groups.
+  const quad = /(?:^|:)(\d{1,3}(?:\.\d{1,3}){3})$/.exec(text);
+  let tail: number[] = [];
+  if (quad?.[1]) {
+    tail = quad[1].split('.').map(Number);
+    text = `${text.slice(0, text.length - quad[1].length)}0:0`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const groups = (part: string | undefined) => (part ? part.split(':') : []);
+  const head = groups(halves[0]);
+  const rest = groups(halves[1]);
+  const missing = 8 - head.length - rest.length;
+  if (missing < 0 || (halves.length === 1 && missing !== 0)) return undefined;
+  for (const group of [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...rest]) {
+    const value = Number.parseInt(group, 16);
+    if (!/^[0-9a-f]{1,4}$/i.test(group) || Number.isNaN(value)) return undefined;
+    bytes.push(value >> 8, value & 0xff);
+  }
+  if (tail.length === 4) bytes.splice(12, 4, ...tail);
+  return bytes.length === 16 ? Uint8Array.from(bytes) : undefined;
+}
+
+const startsWith = (bytes: Uint8Array, prefix: readonly number[]) => prefix.every((b, i) => bytes[i] === b);
+const ZEROS_80 = Array<number>(10).fill(0);
+const quadAt = (bytes: Uint8Array, at: number) => Array.from(bytes.subarray(at, at + 4)).join('.');
+
+/**
+ * The IPv4 address an IPv6 address carries, for the forms a host may route as IPv4 (or translate to it):
+ * IPv4-mapped ::ffff:0:0/96, IPv4-compatible ::/96, IPv4-translated ::ffff:0:0:0/96, the NAT64 well-known
+ * prefix 64:ff9b::/96 (RFC 6052) and 6to4 2002::/16 (RFC 3056, bits 16..47).
+ */
+export function embeddedIPv4(address: string): string | undefined {
+  const bytes = ipv6Bytes(address);
+  if (!bytes) return undefined;
+  if (startsWith(bytes, [...ZEROS_80, 0xff, 0xff])) return quadAt(bytes, 12); // mapped
+  if (startsWith(bytes, [...ZEROS_80, 0, 0])) return quadAt(bytes, 12); // compatible
+  if (startsWith(bytes, [0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0])) return quadAt(bytes, 12); // translated
+  if (startsWith(bytes, [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])) return quadAt(bytes, 12); // NAT64
+  if (startsWith(bytes, [0x20, 0x02])) return quadAt(bytes, 2); // 6to4
+  return undefined;
+}
+
+/**
+ * True for addresses a webhook may not reach: blocked IPv4 ranges, blocked IPv6 ranges, and IPv6 forms that
+ * embed a blocked IPv4 address. Anything that is not an IP address is blocked (fail closed).
+ */
 export function isBlockedAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  return blockList.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  // A zone (fe80::1%eth0) only scopes a link-local address; the address is judged without it.
+  const bare = address.replace(/%.*$/, '');
+  const family = isIP(bare);
+  if (family === 4) return blockedV4.check(bare, 'ipv4');
+  if (family !== 6) return true;
+  if (blockedV6.check(bare, 'ipv6')) return true;
+  const v4 = embeddedIPv4(bare);
+  if (v4 !== undefined) return blockedV4.check(v4, 'ipv4');
+  // A valid address the parser cannot read would be a bug here: refuse rather than guess.
+  return ipv6Bytes(bare) === undefined;
 }
 
 /** Marks the error raised for a refused target, so postWebhook can report `refused: true`. */
 class RefusedTargetError extends Error {}
 
-function refusedMessage(address: string, hostname: string): string {
-  return `refused private address ${address} for host ${hostname}`;
-}
+/**
+ * What the delivery log (shown to the tenant) says about a refused target: why, never the address a name
+ * resolved to, which would map the network the service runs in.
+ */
+const BLOCKED_KINDS = 'loopback, private, link-local, metadata or otherwise reserved';
+const refusedLiteral = () => `refused: the target address is blocked (${BLOCKED_KINDS})`;
+const refusedName = (hostname: string) =>
+  `refused: host '${hostname}' resolves to a blocked address (${BLOCKED_KINDS})`;
 
 type LookupCallback = (
   err: NodeJS.ErrnoException | null,
@@ -183,9 +247,9 @@ function guardedLookup(
     if (err) return callback(err, []);
     const blocked = addresses.find((a) => isBlockedAddress(a.address));
     // Refuse when ANY answer is private: a name mixing public and private answers is a rebinding trick.
-    if (blocked) return callback(new RefusedTargetError(refusedMessage(blocked.address, hostname)), []);
+    if (blocked) return callback(new RefusedTargetError(refusedName(hostname)), []);
     const first = addresses[0];
-    if (!first) return callback(new Error(`no address for ${hostname}`), []);
+    if (!first) return callback(new Error(`no address for host '${hostname}'`), []);
     // With autoSelectFamily (the default since Node 20) Node asks for all addresses; all of them passed.
     if (options.all) return callback(null, addresses);
     callback(null, first.address, first.family);
@@ -209,10 +273,33 @@ export type WebhookPostResult =
 /** Read at most this much of a response; receivers' bodies are not used, only drained. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-/** Short, stack-free text. Happy-eyeballs failures are AggregateErrors with an empty message. */
+/** Socket and DNS error codes, in words: Node's own messages name the address connected to. */
+const ERROR_CODE_TEXT: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EADDRNOTAVAIL: 'address not available',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed for now',
+  EPIPE: 'connection closed while sending',
+};
+
+/**
+ * Short, stack-free text for the delivery log, which the tenant reads: an error with a code (socket, DNS,
+ * TLS) is described by its code alone, as Node's messages name the resolved address and port. Happy-eyeballs
+ * failures are AggregateErrors with an empty message.
+ */
 function describeError(err: unknown): string {
   if (err instanceof AggregateError && err.errors.length > 0) return describeError(err.errors[0]);
-  if (err instanceof Error) return err.message || (err as NodeJS.ErrnoException).code || err.name;
+  if (err instanceof RefusedTargetError) return err.message;
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string' && code !== '') {
+    const words = ERROR_CODE_TEXT[code];
+    return words ? `${words} (${code})` : `request failed (${code})`;
+  }
+  if (err instanceof Error) return err.message || err.name;
   return String(err);
 }
 
@@ -240,7 +327,7 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookPostResult>
   // forms like 0x7f.1 or 2130706433 to 127.0.0.1).
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (!post.allowPrivateTargets && isIP(hostname) && isBlockedAddress(hostname)) {
-    return refuse(refusedMessage(hostname, hostname));
+    return refuse(refusedLiteral());
   }
 
   const options: RequestOptions = {

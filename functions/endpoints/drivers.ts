@@ -22,25 +22,40 @@ export const ActiveRoute = z
 
 const DriverParams = DcParams.extend({ driver_id: Id });
 
+/** A client-chosen login token: unique across the service (claimed; 2002 when in use). */
+const LoginToken = z
+  .string()
+  .min(16)
+  .max(256)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+  .refine(
+    (token) => !token.startsWith(SECRET_PREFIX.apiKey),
+    `must not start with '${SECRET_PREFIX.apiKey}' (API keys do)`,
+  );
+
 export const CreateDriverBody = z
   .object({
     driver_id: Id,
     driver_name: Name,
-    login_token: z
-      .string()
-      .min(8)
-      .max(256)
-      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
-      .refine(
-        (token) => !token.startsWith(SECRET_PREFIX.apiKey),
-        `must not start with '${SECRET_PREFIX.apiKey}' (API keys do)`,
-      )
-      .optional()
-      .meta({ description: 'generated (43 random base64url characters after `drv_`) when absent' }),
+    login_token: LoginToken.optional().meta({
+      description:
+        'unique across the service; generated (43 random base64url characters after `drv_`) when absent',
+    }),
   })
   .meta({ id: 'CreateDriverRequest' });
 
-export const UpdateDriverBody = z.object({ driver_name: Name }).meta({ id: 'UpdateDriverRequest' });
+export const UpdateDriverBody = z
+  .object({
+    driver_name: Name.optional(),
+    login_token: LoginToken.optional().meta({
+      description: 'a new token: claimed, and the old one stops working and is freed at once',
+    }),
+  })
+  .refine((body) => body.driver_name !== undefined || body.login_token !== undefined, {
+    path: ['driver_name'],
+    message: 'required unless login_token is given',
+  })
+  .meta({ id: 'UpdateDriverRequest' });
 
 const DriverData = z.object({ driver: Driver });
 const TAG = 'Drivers';
@@ -75,7 +90,7 @@ export const createDriver = defineEndpoint({
   access: { table: 'readWrite' },
   request: { params: DcParams, body: CreateDriverBody },
   responses: { 200: { description: 'the created driver', data: DriverData } },
-  errorCodes: [2000],
+  errorCodes: [2000, 2002],
 });
 
 export const getDriver = defineEndpoint({
@@ -98,12 +113,12 @@ export const updateDriver = defineEndpoint({
   path: '/dcs/{dc_id}/drivers/{driver_id}',
   auth: 'apiKey',
   handler: 'drivers/update',
-  summary: 'Rename a driver',
+  summary: 'Rename a driver or change its login token',
   tag: TAG,
   access: { table: 'readWrite' },
   request: { params: DriverParams, body: UpdateDriverBody },
   responses: { 200: { description: 'the updated driver', data: DriverData } },
-  errorCodes: [1003],
+  errorCodes: [1003, 2002],
 });
 
 export const deleteDriver = defineEndpoint({

@@ -30,6 +30,11 @@ export const ERROR_CODES = {
   RATE_LIMITED: { code: 1008, httpStatus: 429, meaning: 'too many requests' },
   DRIVER_EXISTS: { code: 2000, httpStatus: 400, meaning: 'a driver with that id already exists in the DC' },
   DRIVER_HAS_ACTIVE_ROUTES: { code: 2001, httpStatus: 400, meaning: 'the driver still has active routes' },
+  LOGIN_TOKEN_TAKEN: {
+    code: 2002,
+    httpStatus: 400,
+    meaning: 'the login token is already in use (tokens are unique across the service); choose another',
+  },
   ROUTE_NOT_FOUND: {
     code: 3003,
     httpStatus: 404,

@@ -110,9 +110,9 @@ describe('POST /dcs/{dc_id}/drivers', () => {
     ['a driver_id with a space', { driver_id: 'a b', driver_name: 'x' }, /^driver_id: must not contain/],
     ['a driver_name with a control character', { driver_id: 'x', driver_name: 'a\u0000b' }, /^driver_name: /],
     [
-      'a login_token shorter than 8 characters',
-      { driver_id: 'x', driver_name: 'x', login_token: 'short' },
-      /^login_token: /,
+      'a login_token shorter than 16 characters',
+      { driver_id: 'x', driver_name: 'x', login_token: 'fifteen-chars-x' },
+      /^login_token: .*16/,
     ],
     [
       'a login_token that is not a string',
@@ -297,14 +297,30 @@ describe('PATCH /dcs/{dc_id}/drivers/{driver_id}', () => {
     });
   });
 
-  it('does not let the body change the id or the token', async () => {
+  it('does not let the body change the id', async () => {
     const { driver } = await createDriver('dc-1', 'rename-2');
     const response = await asAcme('PATCH', '/dcs/dc-1/drivers/rename-2', {
       driver_name: 'Other',
       driver_id: 'hijack',
-      login_token: 'changed-token',
     });
     expect(expectSuccess(response, drivers.updateDriver)).toEqual({ driver: { ...driver, name: 'Other' } });
+  });
+
+  it('changes the login token when the body has one (test/e2e/driver-tokens.test.ts has the claims)', async () => {
+    const { driver } = await createDriver('dc-1', 'rename-3');
+    const response = await asAcme('PATCH', '/dcs/dc-1/drivers/rename-3', {
+      login_token: 'rename-3-new-login-token',
+    });
+    expect(expectSuccess(response, drivers.updateDriver)).toEqual({
+      driver: { ...driver, login_token: 'rename-3-new-login-token' },
+    });
+    expect(
+      expectError(
+        await asAcme('PATCH', '/dcs/dc-1/drivers/rename-3', { login_token: 'too-short' }),
+        400,
+        1006,
+      ),
+    ).toMatch(/^login_token: /);
   });
 
   it('answers 404 for an unknown driver without creating it', async () => {

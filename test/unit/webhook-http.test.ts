@@ -21,6 +21,7 @@ const fakeDns: Record<string, Array<{ address: string; family: number }>> = {
     { address: '127.0.0.1', family: 4 },
   ],
   'public.test': [{ address: '192.0.2.1', family: 4 }],
+  'nat64.test': [{ address: '64:ff9b::a9fe:a9fe', family: 6 }],
 };
 const lookedUp: string[] = [];
 vi.mock('node:dns', async (importOriginal) => {
@@ -251,6 +252,59 @@ describe('isBlockedAddress', () => {
   ])('%s -> blocked %s', (address, blocked) => {
     expect(isBlockedAddress(address)).toBe(blocked);
   });
+
+  // IPv6 forms that carry an IPv4 address: a blocked IPv4 stays blocked in every one of them.
+  it.each([
+    // IPv4-mapped (::ffff:0:0/96)
+    ['::ffff:169.254.169.254', true],
+    ['::ffff:a9fe:a9fe', true],
+    ['::ffff:192.168.0.1', true],
+    ['::ffff:93.184.216.34', false],
+    // IPv4-compatible (::/96, deprecated)
+    ['::127.0.0.1', true],
+    ['::7f00:1', true],
+    ['::10.0.0.1', true],
+    ['::169.254.169.254', true],
+    ['::a9fe:a9fe', true],
+    ['::8.8.8.8', false],
+    ['::808:808', false],
+    // IPv4-translated (::ffff:0:0:0/96)
+    ['::ffff:0:127.0.0.1', true],
+    ['::ffff:0:8.8.8.8', false],
+    // NAT64 well-known prefix (64:ff9b::/96): by the embedded address
+    ['64:ff9b::127.0.0.1', true],
+    ['64:ff9b::7f00:1', true],
+    ['64:ff9b::10.1.2.3', true],
+    ['64:ff9b::a9fe:a9fe', true],
+    ['64:ff9b::c0a8:101', true],
+    ['64:ff9b::8.8.8.8', false],
+    ['64:ff9b::5db8:d822', false],
+    // NAT64 local-use prefix (64:ff9b:1::/48): never a public target, refused whole
+    ['64:ff9b:1::808:808', true],
+    ['64:ff9b:1:abcd::1', true],
+    // 6to4 (2002::/16): the IPv4 address is bits 16..47
+    ['2002:7f00:1::', true],
+    ['2002:7f00:0001::1', true],
+    ['2002:a9fe:a9fe::1', true],
+    ['2002:0a00:0001:1::1', true],
+    ['2002:c0a8:0101::', true],
+    ['2002:808:808::1', false],
+    ['2002:5db8:d822:1::1', false],
+    // Teredo (2001::/32): refused whole, whatever its obfuscated client address
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', true],
+    ['2001:0:0:0:0:0:80ff:fffe', true],
+    ['2001::1', true],
+    // Neighbours of those prefixes that are ordinary public IPv6
+    ['2001:4860:4860::8888', false],
+    ['2001:1::1', false],
+    ['2003::1', false],
+    ['64:ff9b:2::1', false],
+    ['2a00:1450:4001:80b::200e', false],
+    // Scoped (zone) forms are link-local whatever the zone
+    ['fe80::1%eth0', true],
+  ])('embedded form %s -> blocked %s', (address, blocked) => {
+    expect(isBlockedAddress(address)).toBe(blocked);
+  });
 });
 
 // ---- Delivery ----
@@ -361,7 +415,10 @@ describe('postWebhook (private targets allowed)', () => {
     expect(result.ok).toBe(false);
     expect(result).not.toHaveProperty('refused');
     expect(result).not.toHaveProperty('statusCode');
-    if (!result.ok) expect(result.error).toMatch(/ECONNREFUSED/);
+    if (!result.ok) {
+      expect(result.error).toBe('connection refused (ECONNREFUSED)');
+      expect(result.error).not.toContain('127.0.0.1');
+    }
   });
 });
 
@@ -372,31 +429,38 @@ describe('postWebhook (private targets refused)', () => {
     local = await receiver(status(200));
   });
 
+  // The error is shown to the tenant (delivery log): it says why, never which internal address was found.
+  const literal = /^refused: the target address is blocked \(/;
+  const resolved = (host: string) => new RegExp(`^refused: host '${host}' resolves to a blocked address \\(`);
   it.each([
-    ['loopback IPv4 literal', () => `${local.url}/hook`, /refused private address 127\.0\.0\.1/],
-    ['loopback IPv6 literal', () => `http://[::1]:${local.port}/hook`, /refused private address ::1/],
-    [
-      'IPv4-mapped loopback',
-      () => `http://[::ffff:127.0.0.1]:${local.port}/`,
-      /refused private address ::ffff:7f00:1/,
-    ],
-    ['hex-encoded loopback', () => `http://0x7f.1:${local.port}/`, /refused private address 127\.0\.0\.1/],
-    ['metadata service', () => 'http://169.254.169.254/latest/meta-data', /169\.254\.169\.254/],
-    ['private network', () => 'http://10.0.0.1/', /refused private address 10\.0\.0\.1/],
-    [
-      'hostname resolving to loopback',
-      () => `http://localhost:${local.port}/hook`,
-      /refused private address (127\.0\.0\.1|::1) for host localhost/,
-    ],
+    ['loopback IPv4 literal', () => `${local.url}/hook`, literal],
+    ['loopback IPv6 literal', () => `http://[::1]:${local.port}/hook`, literal],
+    ['IPv4-mapped loopback', () => `http://[::ffff:127.0.0.1]:${local.port}/`, literal],
+    ['IPv4-compatible loopback', () => `http://[::127.0.0.1]:${local.port}/`, literal],
+    ['NAT64 form of the metadata service', () => 'http://[64:ff9b::169.254.169.254]/latest', literal],
+    ['6to4 form of a private address', () => 'http://[2002:a00:1::1]/', literal],
+    ['Teredo address', () => 'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', literal],
+    ['hex-encoded loopback', () => `http://0x7f.1:${local.port}/`, literal],
+    ['metadata service', () => 'http://169.254.169.254/latest/meta-data', literal],
+    ['private network', () => 'http://10.0.0.1/', literal],
+    ['hostname resolving to loopback', () => `http://localhost:${local.port}/hook`, resolved('localhost')],
     [
       'hostname with one public and one private answer',
       () => `http://rebind.test:${local.port}/`,
-      /refused private address 127\.0\.0\.1 for host rebind\.test/,
+      resolved('rebind\\.test'),
     ],
-  ])('refuses a %s', async (_name, url, error) => {
+    [
+      'hostname resolving to an embedded private address',
+      () => 'http://nat64.test/',
+      resolved('nat64\\.test'),
+    ],
+  ])('refuses a %s without naming the address', async (_name, url, error) => {
     const result = await postWebhook(post(url(), { allowPrivateTargets: false, timeoutMs: 300 }));
     expect(result).toMatchObject({ ok: false, refused: true });
-    if (!result.ok) expect(result.error).toMatch(error);
+    if (!result.ok) {
+      expect(result.error).toMatch(error);
+      expect(result.error).not.toMatch(/127\.0\.0\.1|::1\b|7f00|10\.0\.0\.1|169\.254|a9fe|192\.168/);
+    }
     expect(local.received).toHaveLength(0);
   });
 
@@ -406,11 +470,12 @@ describe('postWebhook (private targets refused)', () => {
       post('http://public.test/hook', { allowPrivateTargets: false, timeoutMs: 300 }),
     );
     expect(lookedUp).toEqual(['public.test']);
-    // 192.0.2.1 (TEST-NET-1) is not blocked, so the connection is attempted: it fails with the address in the
-    // error (refused/unreachable) or times out, depending on the network; it is never a refused target.
+    // 192.0.2.1 (TEST-NET-1) is not blocked, so the connection is attempted: it fails (refused/unreachable)
+    // or times out, depending on the network; it is never a refused target, and the error does not name
+    // the address the name resolved to.
     expect(result.ok).toBe(false);
     expect(result).not.toHaveProperty('refused');
-    if (!result.ok) expect(result.error).toMatch(/192\.0\.2\.1|timed out after 300 ms/);
+    if (!result.ok) expect(result.error).not.toContain('192.0.2.1');
   });
 });
 

@@ -1,12 +1,12 @@
-import { renameDriver } from '../../domain/drivers';
+import { updateDriver } from '../../domain/drivers';
 import { updateDriver as endpoint } from '../../endpoints/drivers';
 import { httpHandler } from '../../shared/http-handler';
 import { driverView } from './views';
 
 export const handler = httpHandler(endpoint, async ({ params, body, caller }) => {
-  const driver = await renameDriver(
+  const driver = await updateDriver(
     { accountId: caller.accountId, dcId: params.dc_id, driverId: params.driver_id },
-    body.driver_name,
+    { name: body.driver_name, loginToken: body.login_token },
   );
   return { driver: driverView(driver) };
 });
