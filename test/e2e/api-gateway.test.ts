@@ -110,6 +110,7 @@ const API: RestApiSpec = {
       tracingEnabled: false,
     },
   ],
+  usagePlans: [],
 };
 
 function method(
