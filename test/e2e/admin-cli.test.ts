@@ -34,6 +34,8 @@ beforeAll(async () => {
       table_name: api.tableName,
       region: process.env.AWS_REGION,
       dynamodb_endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB,
+      aws_endpoint: process.env.AWS_ENDPOINT_URL_API_GATEWAY,
+      usage_plan_id: process.env.USAGE_PLAN_ID,
     }),
   );
 });
