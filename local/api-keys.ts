@@ -114,12 +114,8 @@ export class ApiKeyStore {
     if (!members) throw new ApiGatewayFault('NotFoundException', 'Invalid Usage Plan ID specified');
     const key = this.keys.get(keyId);
     if (!key) throw new ApiGatewayFault('NotFoundException', 'Invalid API Key identifier specified');
-    if (members.has(keyId)) {
-      throw new ApiGatewayFault(
-        'ConflictException',
-        `Usage Plan ${planId} cannot be added because API Key ${keyId} cannot reference multiple Usage Plans with the same API Stage`,
-      );
-    }
+    if (members.has(keyId))
+      throw new ApiGatewayFault('ConflictException', `API Key ${keyId} is already in Usage Plan ${planId}`);
     const stages = this.planStages.get(planId) ?? new Set();
     for (const [otherPlan, otherMembers] of this.planKeys) {
       const shared = [...(this.planStages.get(otherPlan) ?? [])].some((stage) => stages.has(stage));

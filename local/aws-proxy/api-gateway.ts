@@ -5,7 +5,7 @@
  * Authorized as IAM does: `apigateway:<HTTP method>` on `arn:aws:apigateway:<region>::<path>` (the operator
  * may; no function role is granted any apigateway action).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ApiGatewayFault, type ApiKeyStore, type StoredApiKey } from '../api-keys';
 import { apiGatewayChecks, UnknownOperationError } from '../iam/actions';
 import { authenticationError, sendError, validationError } from './errors';
@@ -109,10 +109,7 @@ export async function handleApiGateway(call: SignedCall, store: ApiKeyStore): Pr
     res.writeHead(status, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(text),
-      'x-amzn-requestid': createHash('sha256')
-        .update(`${Date.now()}${Math.random()}`)
-        .digest('hex')
-        .slice(0, 32),
+      'x-amzn-requestid': randomUUID(),
     });
     res.end(text);
   }

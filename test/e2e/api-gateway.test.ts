@@ -407,7 +407,7 @@ describe('API keys and usage plans', () => {
     store.addUsagePlanKey('plan01', key.id);
     // The authorizer's result for this caller is cached, its usage key with it: the plan is read anew.
     expect((await metered(LATE)).status).toBe(200);
-    expect(() => store.addUsagePlanKey('plan01', key.id)).toThrow(/cannot reference multiple Usage Plans/);
+    expect(() => store.addUsagePlanKey('plan01', key.id)).toThrow(/already in Usage Plan/);
     expect(() => store.addUsagePlanKey('no-such-plan', key.id)).toThrow(/Invalid Usage Plan ID/);
   });
 
