@@ -23,13 +23,15 @@ export interface StackInfo {
 }
 
 /**
- * CDK context the bench deploys the app with, as `cdk deploy -c` would take it: the stage's throttling out of
- * the way of load that is the point of the measurement, and a short webhook retry schedule (seconds instead
+ * CDK context the bench deploys the app with, as `cdk deploy -c` would take it: the stage's and the demo
+ * account's throttling out of the way of load that is the point of the measurement, and a short webhook retry schedule (seconds instead
  * of DESIGN §4's minutes to hours), so webhook_delivery's induced failures are retried while it waits.
  */
 export const BENCH_CONTEXT: Readonly<Record<string, string>> = {
   throttlingRateLimit: '100000',
   throttlingBurstLimit: '100000',
+  accountThrottlingRateLimit: '100000',
+  accountThrottlingBurstLimit: '100000',
   webhookRetryDelaysSeconds: '1,2,5',
 };
 

@@ -2,6 +2,7 @@
  * Operator CLI for accounts, DCs and API keys (there is no public sign-up endpoint).
  *
  *   npm run admin -- create-account --name <name> --dc <id>:<IANA zone>[:<name>] [--dc ...]
+ *   npm run admin -- register-usage-key --account <account_id>
  *   npm run admin -- add-dc --account <account_id> --dc <id>:<IANA zone>[:<name>]
  *   npm run admin -- create-api-key --account <account_id>
  *   npm run admin -- revoke-api-key --account <account_id> --key-id <key_id>
@@ -10,6 +11,11 @@
  *
  * Targets the local stack of `npm start` (found through <LOCAL_STATE_DIR>/stack.json), or a deployed
  * table with `--table <name>` [--region <region>] and the usual AWS credentials. Prints JSON.
+ *
+ * create-account also registers the account's usage key with API Gateway (an API key in the accounts'
+ * usage plan, `--usage-plan <UsagePlanId output>` on AWS), without which API Gateway refuses the account's
+ * requests (403, 1009); register-usage-key finishes a registration that failed, or registers an account
+ * made before usage plans. Both are safe to repeat.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -17,12 +23,14 @@ import { parseArgs } from 'node:util';
 
 const USAGE = `usage: npm run admin -- <command> [options]
   create-account --name <name> --dc <id>:<IANA zone>[:<name>] [--dc ...]
+  register-usage-key --account <account_id>
   add-dc         --account <account_id> --dc <id>:<IANA zone>[:<name>]
   create-api-key --account <account_id>
   revoke-api-key --account <account_id> --key-id <key_id>
   set-eta-speed  --account <account_id> --dc <dc_id> --kmh <average km/h for the DC's ETAs, default 30>
   backfill-driver-routes   puts routes assigned before drivers kept their route sets into those sets (once)
-options: --table <name> [--region <region>] to target AWS; otherwise the local stack (LOCAL_STATE_DIR, default .local)`;
+options: --table <name> [--region <region>] --usage-plan <UsagePlanId> to target AWS (the API stack's
+  outputs); otherwise the local stack (LOCAL_STATE_DIR, default .local)`;
 
 function fail(message: string): never {
   console.error(`${message}\n\n${USAGE}`);
@@ -39,6 +47,7 @@ const { positionals, values } = parseArgs({
     kmh: { type: 'string' },
     table: { type: 'string' },
     region: { type: 'string' },
+    'usage-plan': { type: 'string' },
   },
 });
 
@@ -59,6 +68,7 @@ function selectTarget(): void {
   if (values.table) {
     process.env.TABLE_NAME = values.table;
     if (values.region) process.env.AWS_REGION = values.region;
+    if (values['usage-plan']) process.env.USAGE_PLAN_ID = values['usage-plan'];
     return;
   }
   const stackFile = join(resolve(process.env.LOCAL_STATE_DIR ?? '.local'), 'stack.json');
@@ -69,6 +79,8 @@ function selectTarget(): void {
     TABLE_NAME: stack.table_name,
     AWS_REGION: stack.region,
     AWS_ENDPOINT_URL_DYNAMODB: stack.dynamodb_endpoint,
+    AWS_ENDPOINT_URL_API_GATEWAY: stack.aws_endpoint ?? stack.dynamodb_endpoint,
+    ...(stack.usage_plan_id ? { USAGE_PLAN_ID: stack.usage_plan_id } : {}),
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -79,20 +91,46 @@ const [command] = positionals;
 if (!command) fail('a command is required');
 selectTarget();
 const accounts = await import('../functions/domain/accounts');
+const usageKeys = await import('../functions/domain/usage-keys');
+
+/** The usage plan, before anything is written: create-account registers the new account's key in it. */
+function usagePlan(): string {
+  const id = process.env.USAGE_PLAN_ID;
+  if (!id) fail('--usage-plan <id> is required (the API stack’s UsagePlanId output)');
+  return id;
+}
 
 try {
   switch (command) {
     case 'create-account': {
       const dcs = (values.dc ?? []).map(parseDc);
       if (dcs.length === 0) fail('create-account needs at least one --dc');
+      const planId = usagePlan();
       const created = await accounts.createAccount({ name: required('name'), dcs });
+      const printed = {
+        account_id: created.accountId,
+        api_key: created.apiKey,
+        key_id: created.keyId,
+        dc_ids: created.dcIds,
+      };
+      try {
+        await usageKeys.registerUsageKey(created.accountId, planId);
+      } catch (error) {
+        // The account and its key exist: print them (shown once), then say how to finish.
+        console.log(JSON.stringify(printed, null, 2));
+        throw new usageKeys.UsageKeyNotRegisteredError(created, error);
+      }
+      console.log(JSON.stringify(printed, null, 2));
+      break;
+    }
+    case 'register-usage-key': {
+      const registered = await usageKeys.registerUsageKey(required('account'), usagePlan());
       console.log(
         JSON.stringify(
           {
-            account_id: created.accountId,
-            api_key: created.apiKey,
-            key_id: created.keyId,
-            dc_ids: created.dcIds,
+            account_id: registered.accountId,
+            usage_plan_id: registered.usagePlanId,
+            api_gateway_key_id: registered.apiKeyId,
           },
           null,
           2,

@@ -47,6 +47,7 @@ const cloud = await startLocalCloud({
   accessLog: true,
   onLog: printFunctionLog,
   pipeCheckpointFile: inMemory ? undefined : join(stateDir, 'pipe-checkpoints.json'),
+  apiKeysFile: inMemory ? undefined : join(stateDir, 'api-keys.json'),
 });
 // This process is the local operator: the demo account is made with the service's own code.
 Object.assign(process.env, cloud.operatorEnvironment);
@@ -61,6 +62,8 @@ writeFileSync(
       region: cloud.deployment.region,
       aws_endpoint: cloud.proxy.endpoint,
       dynamodb_endpoint: cloud.proxy.endpoint,
+      /** The accounts' usage plan (the API stack's UsagePlanId output): the admin CLI registers accounts in it. */
+      usage_plan_id: cloud.operatorEnvironment.USAGE_PLAN_ID,
       /** DynamoDB Local and fauxqs themselves, past the local AWS endpoint's checks (the bench's baselines). */
       emulator_endpoints: { dynamodb: dynamodb.endpoint, aws: aws.endpoint },
       sqs_endpoint: cloud.proxy.endpoint,

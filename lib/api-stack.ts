@@ -2,6 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy, Size, Stack, type StackProps, Valid
 import {
   AccessLogField,
   AccessLogFormat,
+  ApiKeySourceType,
   Deployment,
   EndpointType,
   type GatewayResponse,
@@ -13,6 +14,8 @@ import {
   ResponseType,
   RestApi,
   Stage,
+  type ThrottleSettings,
+  type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -21,7 +24,7 @@ import type { ConsumerDefinition } from '../functions/consumers';
 import { AUTHORIZERS, checkedByGateway } from '../functions/endpoints/authorizers';
 import type { AuthKind, EndpointDefinition } from '../functions/endpoints/define';
 import { ALARM_PERIOD, notify } from './constructs/alarm-topic';
-import { EndpointGroup, groupBy } from './constructs/endpoint-group';
+import { apiKeyRequired, EndpointGroup, groupBy } from './constructs/endpoint-group';
 import { QueueConsumers } from './constructs/queue-consumers';
 import { ServiceFunction } from './constructs/service-function';
 import { StatefulImports } from './constructs/stateful-imports';
@@ -39,6 +42,14 @@ export interface ApiStackProps extends StackProps {
   readonly throttlingRateLimit: number;
   /** Stage-wide burst (token bucket size). */
   readonly throttlingBurstLimit: number;
+  /**
+   * Each account's throttle on the methods that take an account key: the usage plan every account's usage key
+   * joins (the API key authorizer names the key, so the limit follows the account, whichever of its keys it
+   * uses).
+   */
+  readonly accountThrottling: Required<ThrottleSettings>;
+  /** Webhooks an account may have at once (the webhook create function's MAX_WEBHOOKS_PER_ACCOUNT). */
+  readonly maxWebhooksPerAccount?: number;
   /** @default one month */
   readonly logRetention?: RetentionDays;
   /** @default 'v1' */
@@ -70,6 +81,11 @@ export const API_ALARMS = {
 export class ApiStack extends Stack {
   readonly api: RestApi;
   readonly stage: Stage;
+  /**
+   * The accounts' usage plan: its throttle holds per account (per usage key). The admin CLI registers each
+   * account's key in it by the id the stack outputs (UsagePlanId).
+   */
+  readonly usagePlan: UsagePlan;
   /** The authorizer function of each auth kind the endpoints use. */
   readonly authorizerFunctions: ReadonlyMap<AuthKind, ServiceFunction>;
   /** The nested stack of each domain, by tag. */
@@ -100,6 +116,9 @@ export class ApiStack extends Stack {
         : { cloudWatchRole: true, cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN }),
       // The methods live in nested stacks; the deployment below waits for them (see deploy()).
       deploy: false,
+      // The API key authorizer returns the account's usage key (usageIdentifierKey): clients send only their
+      // own bearer key, and API Gateway throttles each account by its usage plan.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
     });
 
     const gatewayResponses: GatewayResponse[] = [];
@@ -160,6 +179,15 @@ export class ApiStack extends Stack {
     this.consumerFunctions = this.consumers.functions;
 
     this.stage = this.deploy(props, [...groups.values(), ...gatewayResponses], logRetention);
+    this.usagePlan = this.api.addUsagePlan('AccountUsagePlan', {
+      name: `${this.stackName}-accounts`,
+      description: 'Per-account throttle of the account-key methods: every account’s usage key joins it',
+      throttle: props.accountThrottling,
+      apiStages: [{ api: this.api, stage: this.stage }],
+    });
+    const createWebhook = this.endpointFunctions.get('webhooks/create');
+    if (createWebhook && props.maxWebhooksPerAccount !== undefined)
+      createWebhook.addEnvironment('MAX_WEBHOOKS_PER_ACCOUNT', String(props.maxWebhooksPerAccount));
 
     this.serverErrorAlarm = notify(
       new Alarm(this, 'ServerErrorRateAlarm', {
@@ -195,6 +223,11 @@ export class ApiStack extends Stack {
     );
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API stage' });
+    new CfnOutput(this, 'UsagePlanId', {
+      value: this.usagePlan.usagePlanId,
+      description:
+        'The accounts’ usage plan: npm run admin -- ... --usage-plan <id> registers accounts in it',
+    });
 
     this.acknowledgeNagFindings();
   }
@@ -288,12 +321,13 @@ function methodThrottling(endpoints: readonly EndpointDefinition[]): Record<stri
 /** What a deployment of the API is made of, as plain data: when it changes, API Gateway needs a new one. */
 function deploymentFingerprint(endpoints: readonly EndpointDefinition[]): unknown {
   return {
-    methods: endpoints.map(({ method, path, auth, operationId, handler }) => [
-      method,
-      path,
-      auth,
-      operationId,
-      handler,
+    methods: endpoints.map((endpoint) => [
+      endpoint.method,
+      endpoint.path,
+      endpoint.auth,
+      endpoint.operationId,
+      endpoint.handler,
+      apiKeyRequired(endpoint),
     ]),
     authorizers: AUTHORIZERS,
     gatewayResponses: Object.keys(GATEWAY_RESPONSES).map((type) => [

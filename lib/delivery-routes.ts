@@ -3,6 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { consumers as allConsumers, type ConsumerDefinition } from '../functions/consumers';
 import type { EndpointDefinition } from '../functions/endpoints/define';
 import { endpoints as allEndpoints } from '../functions/endpoints/index';
+import { ACCOUNT_LIMITS } from '../functions/shared/limits';
 import { ApiStack } from './api-stack';
 import { StatefulStack } from './stateful-stack';
 
@@ -13,6 +14,12 @@ export interface DeliveryRoutesConfig {
   readonly stageName: string;
   readonly throttlingRateLimit: number;
   readonly throttlingBurstLimit: number;
+  /** Each account's steady requests per second on the account-key methods (the usage plan's throttle). */
+  readonly accountThrottlingRateLimit: number;
+  /** Each account's burst (token bucket size) on the account-key methods. */
+  readonly accountThrottlingBurstLimit: number;
+  /** Webhooks an account may have at once (MAX_WEBHOOKS_PER_ACCOUNT of the webhook create function). */
+  readonly maxWebhooksPerAccount: number;
   readonly logRetention: RetentionDays;
   /** Subscribed by email to the alarm topic when given (`-c alarmEmail=ops@example.com`). */
   readonly alarmEmail?: string;
@@ -34,6 +41,9 @@ export const DEFAULT_CONFIG = {
   stageName: 'v1',
   throttlingRateLimit: 100,
   throttlingBurstLimit: 200,
+  accountThrottlingRateLimit: ACCOUNT_LIMITS.throttlingRateLimit,
+  accountThrottlingBurstLimit: ACCOUNT_LIMITS.throttlingBurstLimit,
+  maxWebhooksPerAccount: ACCOUNT_LIMITS.webhooks,
   logRetention: RetentionDays.ONE_MONTH,
   apiGatewayAccountRole: true,
 } as const satisfies DeliveryRoutesConfig;
@@ -48,6 +58,12 @@ export function readConfig(app: App): DeliveryRoutesConfig {
     stageName: stringContext(app, 'stageName') ?? DEFAULT_CONFIG.stageName,
     throttlingRateLimit: numberContext(app, 'throttlingRateLimit') ?? DEFAULT_CONFIG.throttlingRateLimit,
     throttlingBurstLimit: numberContext(app, 'throttlingBurstLimit') ?? DEFAULT_CONFIG.throttlingBurstLimit,
+    accountThrottlingRateLimit:
+      numberContext(app, 'accountThrottlingRateLimit') ?? DEFAULT_CONFIG.accountThrottlingRateLimit,
+    accountThrottlingBurstLimit:
+      wholeNumberContext(app, 'accountThrottlingBurstLimit') ?? DEFAULT_CONFIG.accountThrottlingBurstLimit,
+    maxWebhooksPerAccount:
+      maxWebhooksContext(app, 'maxWebhooksPerAccount') ?? DEFAULT_CONFIG.maxWebhooksPerAccount,
     logRetention: retentionContext(app, 'logRetentionDays') ?? DEFAULT_CONFIG.logRetention,
     alarmEmail: emailContext(app, 'alarmEmail'),
     webhookRetryDelaysSeconds: secondsListContext(app, 'webhookRetryDelaysSeconds'),
@@ -85,6 +101,11 @@ export function defineDeliveryRoutes(
     stageName: config.stageName,
     throttlingRateLimit: config.throttlingRateLimit,
     throttlingBurstLimit: config.throttlingBurstLimit,
+    accountThrottling: {
+      rateLimit: config.accountThrottlingRateLimit,
+      burstLimit: config.accountThrottlingBurstLimit,
+    },
+    maxWebhooksPerAccount: config.maxWebhooksPerAccount,
     logRetention: config.logRetention,
     apiGatewayAccountRole: config.apiGatewayAccountRole,
   });
@@ -137,6 +158,22 @@ function numberContext(app: App, key: string): number | undefined {
   const value = Number(text);
   if (!Number.isFinite(value) || value < 0)
     throw new Error(`context ${key} must be a number >= 0, got '${text}'`);
+  return value;
+}
+
+/** A whole number >= 0 (API Gateway's burst limits are integers). */
+function wholeNumberContext(app: App, key: string): number | undefined {
+  const value = numberContext(app, key);
+  if (value !== undefined && !Number.isInteger(value))
+    throw new Error(`context ${key} must be a whole number >= 0, got '${value}'`);
+  return value;
+}
+
+/** 1..ACCOUNT_LIMITS.maxWebhooks: a webhook create transaction writes one item per event type besides. */
+function maxWebhooksContext(app: App, key: string): number | undefined {
+  const value = wholeNumberContext(app, key);
+  if (value !== undefined && (value < 1 || value > ACCOUNT_LIMITS.maxWebhooks))
+    throw new Error(`context ${key} must be 1..${ACCOUNT_LIMITS.maxWebhooks}, got ${value}`);
   return value;
 }
 

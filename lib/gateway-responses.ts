@@ -24,6 +24,16 @@ export const GATEWAY_RESPONSES = {
   },
   INCOMPLETE_SIGNATURE: { statusCode: 404, error: 'UNKNOWN_ENDPOINT', message: 'no such endpoint or method' },
   REQUEST_TOO_LARGE: { statusCode: 413, error: 'BODY_TOO_LARGE', message: 'request body too large' },
+  // A method that takes an account key needs the account's usage key (the authorizer's usageIdentifierKey)
+  // in the API's usage plan; API Gateway answers 403 without one. An account is registered when it is made
+  // (functions/domain/usage-keys.ts); this is an operator's fault, not the caller's key.
+  INVALID_API_KEY: {
+    statusCode: 403,
+    error: 'ACCOUNT_NOT_ENABLED',
+    message: 'this account is not enabled for API requests yet; ask the service operator',
+  },
+  // THROTTLED: the account's usage plan throttle, a method's own limit or the stage's; QUOTA_EXCEEDED: a
+  // usage plan quota (none is set).
   THROTTLED: { statusCode: 429, error: 'RATE_LIMITED', message: 'too many requests; retry with backoff' },
   QUOTA_EXCEEDED: {
     statusCode: 429,

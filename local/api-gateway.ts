@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { deflate, gzip } from 'node:zlib';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { ApiKeyStore } from './api-keys';
 import type {
   ApiAuthorizerSpec,
   ApiMethodSpec,
@@ -51,6 +52,8 @@ const DEFAULT_STATUS: Record<string, number> = {
 const DEFAULT_MESSAGE: Record<string, string> = {
   ACCESS_DENIED: 'User is not authorized to access this resource with an explicit deny',
   MISSING_AUTHENTICATION_TOKEN: 'Missing Authentication Token',
+  INVALID_API_KEY: 'Forbidden',
+  QUOTA_EXCEEDED: 'Limit Exceeded',
   REQUEST_TOO_LARGE: 'Request Too Long',
   THROTTLED: 'Too Many Requests',
   UNAUTHORIZED: 'Unauthorized',
@@ -75,6 +78,8 @@ interface CachedPolicy {
   principalId: string;
   statements: { effect: string; resources: string[] }[];
   context: Record<string, string | number | boolean>;
+  /** The API key value the authorizer names for usage plans (API key source AUTHORIZER). */
+  usageIdentifierKey?: string;
   expiresAt: number;
 }
 
@@ -94,12 +99,18 @@ export interface ApiGatewayOptions {
   accessLog?: boolean;
   /** Only ever shorter than API Gateway's 29 s (tests of the timeout itself). */
   integrationTimeoutMs?: number;
+  /**
+   * API keys and usage plan keys, those the operator adds at run time included (the local AWS endpoint's
+   * store); default: the keys the API's templates declare.
+   */
+  apiKeys?: ApiKeyStore;
 }
 
 /**
  * The local stand-in for one REST API stage, built from the API as CloudFormation would create it (methods,
  * their Lambda proxy integrations, authorizers with their identity sources and cache TTL, gateway responses,
- * stage and method throttling, compression) and invoking the functions through the local Lambda runtime.
+ * stage and method throttling, API keys and usage plan throttling, compression) and invoking the functions
+ * through the local Lambda runtime.
  * Served at the root of its port (no stage prefix in the path, as with a custom domain).
  */
 export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGateway> {
@@ -110,6 +121,9 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
   const authorizers = new Map(api.authorizers.map((authorizer) => [authorizer.logicalId, authorizer]));
   const policyCache = new Map<string, CachedPolicy>();
   const throttle = methodThrottles(stage);
+  const apiKeys = options.apiKeys ?? new ApiKeyStore();
+  apiKeys.declare(api.id, api.usagePlans);
+  const meter = usagePlanThrottles(api, stage, apiKeys);
   const integrationTimeoutMs = Math.min(
     options.integrationTimeoutMs ?? API_GATEWAY_LIMITS.integrationTimeoutMs,
     API_GATEWAY_LIMITS.integrationTimeoutMs,
@@ -128,6 +142,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
 
     const headers = singleValueHeaders(req);
     let authorizerContext: Record<string, unknown> | null = null;
+    let usageIdentifierKey: string | undefined;
     if (method.authorizationType === 'CUSTOM') {
       const authorizer = method.authorizerLogicalId ? authorizers.get(method.authorizerLogicalId) : undefined;
       if (!authorizer) return gatewayResponse('API_CONFIGURATION_ERROR');
@@ -143,8 +158,24 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
       });
       if ('reply' in outcome) return outcome.reply;
       authorizerContext = outcome.context;
+      usageIdentifierKey = outcome.usageIdentifierKey;
     } else if (method.authorizationType !== 'NONE') {
       throw new Error(`authorization type ${method.authorizationType} is not supported locally`);
+    }
+
+    // A method that requires an API key takes it from the API's key source: the X-API-Key header, or the
+    // authorizer's usageIdentifierKey. It must be an enabled key of a usage plan of this stage (403
+    // INVALID_API_KEY otherwise), and the plan's throttle holds per key (429 THROTTLED).
+    let apiKeyIdentity: { apiKey: string; apiKeyId: string } | undefined;
+    if (method.apiKeyRequired) {
+      const apiKey =
+        api.apiKeySource === 'AUTHORIZER'
+          ? usageIdentifierKey
+          : Object.entries(headers).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
+      const verdict = meter(apiKey);
+      if (verdict === 'forbidden') return gatewayResponse('INVALID_API_KEY');
+      if (verdict === 'throttled') return gatewayResponse('THROTTLED');
+      apiKeyIdentity = { apiKey: apiKey as string, apiKeyId: verdict.keyId };
     }
 
     const functionName = method.integration.functionName;
@@ -172,6 +203,8 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
         identity: {
           sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
           userAgent: req.headers['user-agent'] ?? null,
+          apiKey: apiKeyIdentity?.apiKey ?? null,
+          apiKeyId: apiKeyIdentity?.apiKeyId ?? null,
         } as APIGatewayProxyEvent['requestContext']['identity'],
         path: `/${stage.stageName}${url.pathname}`,
         protocol: `HTTP/${req.httpVersion}`,
@@ -200,7 +233,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
       methodArn: string;
       requestId: string;
     },
-  ): Promise<{ context: Record<string, unknown> } | { reply: Reply }> {
+  ): Promise<{ context: Record<string, unknown>; usageIdentifierKey?: string } | { reply: Reply }> {
     if (authorizer.type !== 'REQUEST')
       throw new Error(`authorizer type ${authorizer.type} is not supported locally`);
     // Every identity source must be present and non-empty, or API Gateway answers 401 without calling the
@@ -251,7 +284,10 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     }
     // A cached policy is evaluated against each request's method ARN: it may not cover this method.
     if (!policyAllows(policy, request.methodArn)) return { reply: gatewayResponse('ACCESS_DENIED') };
-    return { context: { ...policy.context, principalId: policy.principalId } };
+    return {
+      context: { ...policy.context, principalId: policy.principalId },
+      usageIdentifierKey: policy.usageIdentifierKey,
+    };
   }
 
   function gatewayResponse(type: string): Reply {
@@ -386,9 +422,12 @@ function parseAuthorizerResult(payload: unknown): Omit<CachedPolicy, 'expiresAt'
     principalId?: unknown;
     policyDocument?: { Statement?: unknown };
     context?: Record<string, unknown>;
+    usageIdentifierKey?: unknown;
   };
   if (typeof result.principalId !== 'string' || !Array.isArray(result.policyDocument?.Statement))
     return undefined;
+  const usageIdentifierKey = result.usageIdentifierKey;
+  if (usageIdentifierKey !== undefined && typeof usageIdentifierKey !== 'string') return undefined;
   const context: Record<string, string | number | boolean> = {};
   for (const [key, value] of Object.entries(result.context ?? {})) {
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
@@ -401,7 +440,7 @@ function parseAuthorizerResult(payload: unknown): Omit<CachedPolicy, 'expiresAt'
       .flat()
       .filter((r): r is string => typeof r === 'string'),
   }));
-  return { principalId: result.principalId, statements, context };
+  return { principalId: result.principalId, statements, context, usageIdentifierKey };
 }
 
 /** An explicit Deny wins; otherwise some Allow must cover the method ARN. */
@@ -513,6 +552,37 @@ function methodThrottles(stage: ApiStageSpec): (method: ApiMethodSpec) => boolea
       buckets.set(key, rate === undefined || burst === undefined ? undefined : new TokenBucket(rate, burst));
     }
     return buckets.get(key)?.take() ?? true;
+  };
+}
+
+/**
+ * The usage plans of the stage: whether a request with API key `value` may pass now. The key must be an
+ * enabled key of one of the stage's plans ('forbidden' otherwise); each key has a token bucket of its own,
+ * sized by its plan's throttle ('throttled' when empty). Keys join plans at run time (the store).
+ */
+function usagePlanThrottles(
+  api: RestApiSpec,
+  stage: ApiStageSpec,
+  apiKeys: ApiKeyStore,
+): (value: string | undefined) => 'forbidden' | 'throttled' | { keyId: string } {
+  const plans = api.usagePlans.filter((plan) => plan.stages.includes(stage.stageName));
+  const buckets = new Map<string, TokenBucket | undefined>();
+  return (value) => {
+    const key = value === undefined ? undefined : apiKeys.keyByValue(value);
+    if (!key?.enabled) return 'forbidden';
+    const plan = plans.find((candidate) => apiKeys.inPlan(candidate.id, key.id));
+    if (!plan) return 'forbidden';
+    const id = `${plan.id}/${key.id}`;
+    if (!buckets.has(id)) {
+      const { rateLimit, burstLimit } = plan.throttle ?? {};
+      buckets.set(
+        id,
+        rateLimit === undefined || burstLimit === undefined
+          ? undefined
+          : new TokenBucket(rateLimit, burstLimit),
+      );
+    }
+    return buckets.get(id)?.take() === false ? 'throttled' : { keyId: key.id };
   };
 }
 

@@ -11,6 +11,7 @@ import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { QUEUES, type QueueName } from '../functions/shared/resources';
 import { pascalCase } from '../lib/naming';
 import { type ApiGateway, startApiGateway } from './api-gateway';
+import { ApiKeyStore } from './api-keys';
 import { type AwsProxy, type Principal, startAwsProxy } from './aws-proxy/proxy';
 import { readDeployment } from './cloud/deployment';
 import {
@@ -45,6 +46,8 @@ export interface LocalCloudOptions {
   pipes?: boolean;
   /** Keeps the pipes' stream positions between runs (npm start). */
   pipeCheckpointFile?: string;
+  /** Keeps the API keys and usage plan keys created at run time between runs (npm start). */
+  apiKeysFile?: string;
   /** Where functions' log lines go (default: stdout, prefixed with the function). */
   onLog?: Parameters<typeof startLambdaRuntime>[0]['onLog'];
   /** Variables every function gets on top of its template's, besides the endpoints and credentials. */
@@ -60,7 +63,10 @@ export interface LocalCloud {
   api: ApiGateway;
   proxy: AwsProxy;
   lambda: LambdaRuntime;
-  /** What the local operator's process needs to use the table, bucket and queues with the service's code. */
+  /**
+   * What the local operator's process needs to use the table, bucket and queues with the service's code, and
+   * to register accounts' usage keys (USAGE_PLAN_ID, the API stack's usage plan).
+   */
   operatorEnvironment: Record<string, string>;
   /** The function of a handler module (`routes/start`) or consumer entry, by its bundle entry. */
   functionOf(entry: string): FunctionSpec;
@@ -84,10 +90,12 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       await step().catch((error) => console.error('stopping failed', error));
   };
   try {
+    const apiKeys = new ApiKeyStore(options.apiKeysFile);
     const proxy = await startAwsProxy({
       dynamodbEndpoint: options.emulators.dynamodb,
       awsEndpoint: options.emulators.aws,
       maxChainedSessionSeconds: options.maxChainedSessionSeconds,
+      apiKeys,
     });
     stops.push(() => proxy.close());
     proxy.addPrincipal({
@@ -161,6 +169,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       region: deployment.region,
       port: options.port,
       accessLog: options.accessLog,
+      apiKeys,
     });
     stops.push(() => api.close());
     await Promise.all(pipes.map((pipe) => pipe.ready));
@@ -171,7 +180,10 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       api,
       proxy,
       lambda,
-      operatorEnvironment: operatorEnvironment(deployment, proxy.endpoint, queueUrl),
+      operatorEnvironment: {
+        ...operatorEnvironment(deployment, proxy.endpoint, queueUrl),
+        ...(restApi.usagePlans[0] ? { USAGE_PLAN_ID: restApi.usagePlans[0].id } : {}),
+      },
       functionOf: (entry) => {
         const fn = deployment.functions.find((candidate) => candidate.entry === entry);
         if (!fn) throw new Error(`no function is built from ${entry}`);
@@ -198,6 +210,7 @@ function localFunctionEnvironment(awsEndpoint: string): Record<string, string> {
     AWS_ENDPOINT_URL_SQS: awsEndpoint,
     AWS_ENDPOINT_URL_S3: awsEndpoint,
     AWS_ENDPOINT_URL_STS: awsEndpoint,
+    AWS_ENDPOINT_URL_API_GATEWAY: awsEndpoint,
     // The S3 emulator serves path-style URLs only.
     S3_FORCE_PATH_STYLE: 'true',
     // Local webhook receivers listen on 127.0.0.1, which the SSRF guard refuses by default.

@@ -4,9 +4,10 @@ import { getAccount } from '../functions/data/accounts';
 import { findApiKeyByHash } from '../functions/data/api-keys';
 import { getImport } from '../functions/data/imports';
 import { getRouteHeader } from '../functions/data/routes';
-import { createAccount, issueApiKey, revokeApiKey } from '../functions/domain/accounts';
+import { issueApiKey, revokeApiKey } from '../functions/domain/accounts';
 import { createDriver, requireDriver } from '../functions/domain/drivers';
 import { acceptImport } from '../functions/domain/route-import';
+import { createAccountWithUsageKey, registerUsageKey } from '../functions/domain/usage-keys';
 import { type ImportedRoute, ImportRoute } from '../functions/endpoints/import-model';
 import { sha256Hex } from '../functions/shared/crypto';
 import { NotFoundError } from '../functions/shared/errors';
@@ -31,7 +32,9 @@ export interface DemoAccount {
 }
 
 /**
- * Makes sure the demo account (DC dc-1, one driver) exists and returns a working API key for it.
+ * Makes sure the demo account (DC dc-1, one driver) exists, with its usage key in the API's usage plan
+ * (registered again on every start: a no-op unless the key store was lost, as with --in-memory data of an
+ * earlier run), and returns a working API key for it.
  * Only key hashes are stored, so unless LOCAL_DEMO_API_KEY fixes the key, each start issues a fresh
  * key and revokes the previous start's one (remembered by id in <state dir>/demo.json).
  */
@@ -54,6 +57,7 @@ export async function seedDemoAccount(
   let routeTxid: string | undefined;
   if (previous && (await getAccount(previous.account_id))) {
     accountId = previous.account_id;
+    await registerUsageKey(accountId);
     if (fixedApiKey && (await findApiKeyByHash(sha256Hex(fixedApiKey)))?.accountId === accountId) {
       apiKey = fixedApiKey;
       keyId = previous.key_id;
@@ -64,7 +68,7 @@ export async function seedDemoAccount(
       ({ apiKey, keyId } = issued);
     }
   } else {
-    const created = await createAccount({
+    const created = await createAccountWithUsageKey({
       name: 'Demo account',
       dcs: [{ dcId: DEMO.dcId, timeZone: DEMO.timeZone, name: DEMO.dcName }],
       apiKey: fixedApiKey,

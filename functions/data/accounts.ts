@@ -6,6 +6,12 @@ export interface Account {
   accountId: string;
   name: string;
   createdAt: number;
+  /**
+   * The value of the account's API Gateway API key, which the API key authorizer returns as the usage
+   * identifier (functions/domain/usage-keys.ts). Not a credential: API Gateway takes usage keys from the
+   * authorizer only. Absent on accounts made before usage plans (register-usage-key sets it).
+   */
+  usageKey?: string;
 }
 
 export interface Dc {
@@ -42,6 +48,7 @@ export function putAccountItem(account: Account) {
         account_id: account.accountId,
         name: account.name,
         created_at: account.createdAt,
+        usage_key: account.usageKey,
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
@@ -81,7 +88,45 @@ export async function getAccount(accountId: string): Promise<Account | undefined
   const { Item } = await db.send(
     new GetCommand({ TableName: tableName, Key: accountKeys.account(accountId), ConsistentRead: true }),
   );
-  return Item ? { accountId: Item.account_id, name: Item.name, createdAt: Item.created_at } : undefined;
+  return Item
+    ? { accountId: Item.account_id, name: Item.name, createdAt: Item.created_at, usageKey: Item.usage_key }
+    : undefined;
+}
+
+/** The account's usage key (the authorizer's read: that one attribute), if it has one. */
+export async function getUsageKey(accountId: string): Promise<string | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: accountKeys.account(accountId),
+      ProjectionExpression: 'usage_key',
+      ConsistentRead: true,
+    }),
+  );
+  return Item?.usage_key;
+}
+
+/**
+ * Gives an account without one the usage key `value`; returns the key the account has afterwards (its own
+ * when it had one), or undefined when there is no such account.
+ */
+export async function setUsageKeyOnce(accountId: string, value: string): Promise<string | undefined> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: accountKeys.account(accountId),
+        UpdateExpression: 'SET usage_key = :value',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(usage_key)',
+        ExpressionAttributeValues: { ':value': value },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes?.usage_key;
+  } catch (error) {
+    if (isConditionFailure(error)) return (await getAccount(accountId))?.usageKey;
+    throw error;
+  }
 }
 
 export async function getDc(accountId: string, dcId: string): Promise<Dc | undefined> {

@@ -1,8 +1,11 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKeys } from './accounts';
 import { db, type Item, isConditionFailure, queryItems, tableName } from './client';
 import type { EventType } from './events';
 import type { TableKey } from './table-schema';
+import { deleteWithinLimits, putWithinLimits, type WebhookTarget } from './webhook-limits';
+
+export { WebhookLimitReached, type WebhookTarget, WebhookTargetTaken } from './webhook-limits';
 
 export interface Webhook {
   accountId: string;
@@ -48,24 +51,37 @@ function fromItem(item: Item): Webhook {
   };
 }
 
-export async function putNewWebhook(webhook: Webhook): Promise<void> {
-  await db.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: {
-        ...webhookKey(webhook.accountId, webhook.webhookId),
-        entity: 'WEBHOOK',
-        account_id: webhook.accountId,
-        webhook_id: webhook.webhookId,
-        url: webhook.url,
-        enabled: webhook.enabled,
-        dc_ids: webhook.dcIds,
-        events: webhook.events,
-        secret: webhook.secret,
-        created_at: webhook.createdAt,
+/**
+ * Writes a new webhook unless the account has `limits.max` webhooks (WebhookLimitReached) or another of its
+ * webhooks has one of `limits.targets` (WebhookTargetTaken).
+ */
+export async function putNewWebhook(
+  webhook: Webhook,
+  limits: { max: number; targets: readonly WebhookTarget[] },
+): Promise<void> {
+  await putWithinLimits(
+    webhook.accountId,
+    webhook.webhookId,
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...webhookKey(webhook.accountId, webhook.webhookId),
+          entity: 'WEBHOOK',
+          account_id: webhook.accountId,
+          webhook_id: webhook.webhookId,
+          url: webhook.url,
+          enabled: webhook.enabled,
+          dc_ids: webhook.dcIds,
+          events: webhook.events,
+          secret: webhook.secret,
+          created_at: webhook.createdAt,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
       },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
+    },
+    limits.targets,
+    limits.max,
   );
 }
 
@@ -123,20 +139,26 @@ export async function setWebhookEnabled(
   }
 }
 
-export async function deleteWebhook(accountId: string, webhookId: string): Promise<boolean> {
-  try {
-    await db.send(
-      new DeleteCommand({
+/** Deletes a webhook, freeing its place and its targets (`targetsOf` the webhook); false when it is gone. */
+export async function deleteWebhook(
+  accountId: string,
+  webhookId: string,
+  targetsOf: (webhook: Webhook) => WebhookTarget[],
+): Promise<boolean> {
+  const webhook = await getWebhook(accountId, webhookId);
+  if (!webhook) return false;
+  return deleteWithinLimits(
+    accountId,
+    webhookId,
+    {
+      Delete: {
         TableName: tableName,
         Key: webhookKey(accountId, webhookId),
         ConditionExpression: 'attribute_exists(pk)',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+      },
+    },
+    targetsOf(webhook),
+  );
 }
 
 /**

@@ -1,5 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { accountExistsCheck, listDcs, putAccountItem, putDcItem, setDcEtaSpeed } from '../data/accounts';
+import {
+  accountExistsCheck,
+  getUsageKey,
+  listDcs,
+  putAccountItem,
+  putDcItem,
+  setDcEtaSpeed,
+} from '../data/accounts';
 import { createApiKey, deleteApiKey, findApiKeyByHash, putApiKeyItems } from '../data/api-keys';
 import { db, isConditionFailure } from '../data/client';
 import { Id } from '../endpoints/common';
@@ -42,13 +50,26 @@ function checkDcs(dcs: readonly NewDc[]): void {
   }
 }
 
+/**
+ * A new value for an account's API Gateway API key: 40 hex characters (API Gateway takes 20..128
+ * alphanumeric characters), unguessable, though it is no credential (API Gateway reads usage keys from the
+ * authorizer only, never from a request).
+ */
+export function newUsageKey(): string {
+  return randomBytes(20).toString('hex');
+}
+
 function newApiKey(accountId: string, now: number) {
   const apiKey = randomSecret(SECRET_PREFIX.apiKey);
   const record = { accountId, keyId: randomId('key_'), keyHash: sha256Hex(apiKey), createdAt: now };
   return { record, issued: { accountId, keyId: record.keyId, apiKey } };
 }
 
-/** Creates an account, its DCs and its first API key in one transaction. */
+/**
+ * Creates an account, its DCs and its first API key in one transaction, with the value of its usage key;
+ * the operator then registers that key with API Gateway (registerUsageKey in functions/domain/usage-keys.ts,
+ * which createAccountWithUsageKey does), or the account's requests are refused (403, 1009).
+ */
 export async function createAccount(input: {
   name: string;
   dcs: NewDc[];
@@ -65,7 +86,7 @@ export async function createAccount(input: {
   await db.send(
     new TransactWriteCommand({
       TransactItems: [
-        putAccountItem({ accountId, name: input.name, createdAt: now }),
+        putAccountItem({ accountId, name: input.name, createdAt: now, usageKey: newUsageKey() }),
         ...input.dcs.map((dc) =>
           putDcItem({ accountId, dcId: dc.dcId, timeZone: dc.timeZone, name: dc.name ?? dc.dcId }),
         ),
@@ -116,12 +137,20 @@ export async function revokeApiKey(accountId: string, keyId: string): Promise<vo
     throw new Error(`account '${accountId}' has no API key '${keyId}'`);
 }
 
-/** The caller behind an API key, or undefined when the key is unknown or revoked. */
-export async function authenticateApiKey(apiKey: string): Promise<AccountCaller | undefined> {
+/**
+ * The caller behind an API key, with its account's usage key (API Gateway's usage identifier; undefined
+ * for an account that has none yet), or undefined when the key is unknown or revoked.
+ */
+export async function authenticateApiKey(
+  apiKey: string,
+): Promise<{ caller: AccountCaller; usageKey: string | undefined } | undefined> {
   const key = await findApiKeyByHash(sha256Hex(apiKey));
   if (!key) return undefined;
-  const dcs = await listDcs(key.accountId);
-  return { kind: 'apiKey', accountId: key.accountId, dcIds: dcs.map((dc) => dc.dcId) };
+  const [dcs, usageKey] = await Promise.all([listDcs(key.accountId), getUsageKey(key.accountId)]);
+  return {
+    caller: { kind: 'apiKey', accountId: key.accountId, dcIds: dcs.map((dc) => dc.dcId) },
+    usageKey,
+  };
 }
 
 /** Sets the average driving speed a DC's ETAs use (DESIGN §5); 1..200 km/h. */

@@ -15,6 +15,7 @@ import * as webhooksTable from '../data/webhooks';
 import { MAX_DELIVERIES_EXAMINED_PER_CALL } from '../endpoints/webhooks';
 import { randomId } from '../shared/crypto';
 import { ApiError, ConflictError, NotFoundError } from '../shared/errors';
+import { ACCOUNT_LIMITS } from '../shared/limits';
 import { chunks, inParallel } from '../shared/parallel';
 import { sendAllToQueue, sendToQueue } from '../shared/queues';
 import {
@@ -28,6 +29,36 @@ import { newWebhookSecret } from './webhook-http';
 export type { Webhook };
 
 const MAX_URL_LENGTH = 2048;
+
+/**
+ * Webhooks an account may have at once: MAX_WEBHOOKS_PER_ACCOUNT (set by CDK from the context value
+ * maxWebhooksPerAccount), ACCOUNT_LIMITS.webhooks without it.
+ */
+export function maxWebhooksPerAccount(): number {
+  const text = process.env.MAX_WEBHOOKS_PER_ACCOUNT;
+  if (text === undefined || text === '') return ACCOUNT_LIMITS.webhooks;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1 || value > ACCOUNT_LIMITS.maxWebhooks)
+    throw new Error(`MAX_WEBHOOKS_PER_ACCOUNT must be 1..${ACCOUNT_LIMITS.maxWebhooks}, not '${text}'`);
+  return value;
+}
+
+/**
+ * The URL as two webhooks are compared: WHATWG-serialized (scheme and host lower-cased, default port and
+ * `.`/`..` segments dropped, an empty path made `/`), without the fragment, which no request carries. Path,
+ * query and their case stay as given: servers may tell them apart.
+ */
+export function normalizedWebhookUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.hash = '';
+  return parsed.href;
+}
+
+/** What a webhook holds: each of its event types at its URL. */
+function targetsOf(webhook: Pick<Webhook, 'url' | 'events'>): webhooksTable.WebhookTarget[] {
+  const url = normalizedWebhookUrl(webhook.url);
+  return webhook.events.map((event) => ({ event, url }));
+}
 
 /** 4001 unless `url` is a fully formed http(s) URL with a host and no credentials. */
 function requireWebhookUrl(url: string): string {
@@ -83,7 +114,25 @@ export async function createWebhook(
     secret: newWebhookSecret(),
     createdAt: Date.now(),
   };
-  await webhooksTable.putNewWebhook(webhook);
+  const max = maxWebhooksPerAccount();
+  try {
+    await webhooksTable.putNewWebhook(webhook, { max, targets: targetsOf(webhook) });
+  } catch (error) {
+    if (error instanceof webhooksTable.WebhookTargetTaken) {
+      throw new ApiError(
+        'WEBHOOK_DUPLICATE',
+        `webhook_url: another webhook of this account already sends ${error.target.event} to this URL ` +
+          '(one webhook per URL and event type; delete the other, or register other event types)',
+      );
+    }
+    if (error instanceof webhooksTable.WebhookLimitReached) {
+      throw new ApiError(
+        'WEBHOOK_LIMIT_REACHED',
+        `webhooks: the account has ${max} webhooks, as many as it may have; delete one to add another`,
+      );
+    }
+    throw error;
+  }
   return webhook;
 }
 
@@ -106,7 +155,7 @@ export async function setWebhookEnabled(
 }
 
 export async function deleteWebhook(accountId: string, webhookId: string): Promise<void> {
-  if (!(await webhooksTable.deleteWebhook(accountId, webhookId))) throw webhookNotFound(webhookId);
+  if (!(await webhooksTable.deleteWebhook(accountId, webhookId, targetsOf))) throw webhookNotFound(webhookId);
 }
 
 /** One page of the webhook's delivery attempts, newest first. */

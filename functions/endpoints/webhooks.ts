@@ -93,7 +93,8 @@ export const createWebhook = defineEndpoint({
       .meta({ id: 'CreateWebhookRequest' }),
   },
   responses: { 200: { description: 'the created webhook', data: z.object({ webhook: CreatedWebhook }) } },
-  errorCodes: [4001, 4002, 4003],
+  // 4004: the account's webhook limit (20 by default); 4005: the URL already gets one of these event types.
+  errorCodes: [4001, 4002, 4003, 4004, 4005],
 });
 
 const ONLY_ENABLED =

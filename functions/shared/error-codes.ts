@@ -27,7 +27,16 @@ export const ERROR_CODES = {
     meaning: 'validation failed; the message names the field path',
   },
   UNKNOWN_ENDPOINT: { code: 1007, httpStatus: 404, meaning: 'no such endpoint or method' },
-  RATE_LIMITED: { code: 1008, httpStatus: 429, meaning: 'too many requests' },
+  RATE_LIMITED: {
+    code: 1008,
+    httpStatus: 429,
+    meaning: 'too many requests: the account’s request rate (usage plan) or the endpoint’s own limit',
+  },
+  ACCOUNT_NOT_ENABLED: {
+    code: 1009,
+    httpStatus: 403,
+    meaning: 'the account has no usage key registered with the API’s usage plan (an operator registers it)',
+  },
   DRIVER_EXISTS: { code: 2000, httpStatus: 400, meaning: 'a driver with that id already exists in the DC' },
   DRIVER_HAS_ACTIVE_ROUTES: { code: 2001, httpStatus: 400, meaning: 'the driver still has active routes' },
   LOGIN_TOKEN_TAKEN: {
@@ -74,6 +83,16 @@ export const ERROR_CODES = {
   },
   UNKNOWN_EVENT_TYPE: { code: 4002, httpStatus: 400, meaning: 'an event type that does not exist' },
   WEBHOOK_DC_FORBIDDEN: { code: 4003, httpStatus: 400, meaning: 'a DC of the webhook is not in the account' },
+  WEBHOOK_LIMIT_REACHED: {
+    code: 4004,
+    httpStatus: 400,
+    meaning: 'the account already has as many webhooks as it may (20 by default); delete one first',
+  },
+  WEBHOOK_DUPLICATE: {
+    code: 4005,
+    httpStatus: 400,
+    meaning: 'another webhook of the account already sends one of these event types to the same URL',
+  },
   WEBHOOK_DELIVERY_PENDING: {
     code: 4010,
     httpStatus: 400,

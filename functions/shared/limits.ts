@@ -48,3 +48,21 @@ export function countWithinBudget<T>(
   }
   return rows.length;
 }
+
+/**
+ * Per-account limits (DESIGN §2), so one account cannot spend the capacity of all; each is configurable by
+ * CDK context (README, Configuration).
+ */
+export const ACCOUNT_LIMITS = {
+  /** Requests per second of one account on the account-key methods: the API's usage plan throttle. */
+  throttlingRateLimit: 50,
+  /** Requests one account may send at once (the usage plan's token bucket). */
+  throttlingBurstLimit: 100,
+  /** Webhooks an account may have at once, by default (MAX_WEBHOOKS_PER_ACCOUNT). */
+  webhooks: 20,
+  /**
+   * Highest webhook limit the service takes: the fan-out reads an account's webhooks for every event, and
+   * GET /webhooks returns them whole.
+   */
+  maxWebhooks: 1000,
+} as const;

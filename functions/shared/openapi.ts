@@ -18,6 +18,8 @@ function errorResponses(endpoint: EndpointDefinition): Map<number, number[]> {
   if (params || query || body) codes.push(1006);
   if (body) codes.push(1004, 1005);
   if (endpoint.auth !== 'none') codes.push(1001);
+  // The account's usage plan: its throttle (429), and no registered usage key (403).
+  if (endpoint.auth === 'apiKey') codes.push(1008, 1009);
   if (isDcScoped(endpoint)) codes.push(1002);
   const byStatus = new Map<number, number[]>();
   for (const code of [...new Set(codes)].sort()) {

@@ -74,7 +74,11 @@ export class EndpointGroup extends NestedStack {
           resource: props.api.root.resourceForPath(endpoint.path),
           httpMethod: endpoint.method,
           integration,
-          options: { operationName: endpoint.operationId, ...authorization(endpoint, props.authorizers) },
+          options: {
+            operationName: endpoint.operationId,
+            ...authorization(endpoint, props.authorizers),
+            apiKeyRequired: apiKeyRequired(endpoint),
+          },
         });
         methods.set(endpoint.operationId, method);
         if (endpoint.auth === 'none') {
@@ -95,6 +99,17 @@ export class EndpointGroup extends NestedStack {
     this.functions = functions;
     this.methods = methods;
   }
+}
+
+/**
+ * Whether API Gateway needs the caller's usage key in the accounts' usage plan: on every method that takes an
+ * account key, whose authorizer names the account's usage key, so each account is throttled on its own.
+ * Driver-token methods have no authorizer (the handler checks the token on every request so that deleting a
+ * driver revokes it at once), hence no usage key: the stage and method throttling cover them, as it does the
+ * public methods (auth 'none').
+ */
+export function apiKeyRequired(endpoint: Pick<EndpointDefinition, 'auth'>): boolean {
+  return endpoint.auth === 'apiKey';
 }
 
 /** The items by key, each group in the items' order: endpoints by handler module, or by tag. */

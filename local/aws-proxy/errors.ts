@@ -7,11 +7,12 @@
  * - S3: REST XML `<Error><Code>...</Code><Message>...</Message>...</Error>`, no body for HEAD.
  * - STS (awsQuery): XML `<ErrorResponse><Error><Type>Sender</Type><Code>...</Code><Message>...</Message>
  *   </Error><RequestId>...</RequestId></ErrorResponse>`.
+ * - API Gateway (REST JSON): `{"message": ...}` with the type in `x-amzn-ErrorType`.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 
-export type ServiceName = 'dynamodb' | 'sqs' | 's3' | 'sts';
+export type ServiceName = 'dynamodb' | 'sqs' | 's3' | 'sts' | 'apigateway';
 
 export interface ServiceError {
   status: number;
@@ -59,7 +60,23 @@ const s3 = (type: string, message: string, status = 403): ServiceError => ({ sta
 
 const sts = (code: string, message: string, status = 403): ServiceError => ({ status, type: code, message });
 
+/** API Gateway names its errors as DynamoDB does, without the namespace. */
+const restJson = (error: ServiceError): ServiceError => ({
+  status: error.status,
+  type: error.type.replace(/^.*#/, ''),
+  message: error.message,
+});
+
 export function authenticationError(service: ServiceName, failure: AuthenticationFailure): ServiceError {
+  if (service === 'apigateway') {
+    if (failure.kind === 'missing')
+      return {
+        status: 403,
+        type: 'MissingAuthenticationTokenException',
+        message: 'Missing Authentication Token',
+      };
+    return restJson({ ...authenticationError('dynamodb', failure), status: 403 });
+  }
   switch (failure.kind) {
     case 'missing':
       if (service === 's3') return s3('AccessDenied', 'Access Denied');
@@ -151,6 +168,7 @@ export function accessDeniedError(
 
 /** A denial with a message of the proxy's own (an operation it cannot authorize). */
 export function operationDenied(service: ServiceName, message: string): ServiceError {
+  if (service === 'apigateway') return { status: 403, type: 'AccessDeniedException', message };
   if (service === 's3' || service === 'sts') return s3('AccessDenied', message);
   if (service === 'dynamodb') return { ...dynamodb('AccessDeniedException', message), messageKey: 'Message' };
   return { ...sqs('AccessDeniedException', 'AccessDenied', message), messageKey: 'Message' };
@@ -158,6 +176,7 @@ export function operationDenied(service: ServiceName, message: string): ServiceE
 
 /** A request the service rejects before looking at any resource (missing or malformed parameters). */
 export function validationError(service: ServiceName, message: string): ServiceError {
+  if (service === 'apigateway') return { status: 400, type: 'BadRequestException', message };
   if (service === 's3') return s3('InvalidRequest', message, 400);
   if (service === 'sts') return sts('ValidationError', message, 400);
   if (service === 'dynamodb')
@@ -171,6 +190,7 @@ export function sqsError(type: string, queryCode: string, message: string, statu
 }
 
 export function internalError(service: ServiceName, message: string): ServiceError {
+  if (service === 'apigateway') return { status: 500, type: 'InternalFailure', message };
   if (service === 's3') return s3('InternalError', message, 500);
   if (service === 'sts') return sts('InternalFailure', message, 500);
   if (service === 'dynamodb') return dynamodb('InternalFailure', message, 500);
@@ -205,6 +225,17 @@ export function sendError(
     res.writeHead(error.status, {
       'content-type': 'text/xml',
       'content-length': Buffer.byteLength(body),
+      'x-amzn-requestid': requestId,
+    });
+    res.end(body);
+    return;
+  }
+  if (service === 'apigateway') {
+    const body = JSON.stringify({ message: error.message });
+    res.writeHead(error.status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      'x-amzn-errortype': error.type,
       'x-amzn-requestid': requestId,
     });
     res.end(body);

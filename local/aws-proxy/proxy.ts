@@ -6,15 +6,18 @@
  * credentials of its own; handler code is the code that runs on AWS.
  *
  * STS's AssumeRole is answered here (local/aws-proxy/sts.ts): the roles a function may assume are the
- * deployment's, and the credentials it issues become principals of their own.
+ * deployment's, and the credentials it issues become principals of their own. So are API Gateway's API key
+ * calls (local/aws-proxy/api-gateway.ts), on the key store the local API Gateway reads.
  *
  * Routing is by the service of the signature's credential scope (`dynamodb`, which DynamoDB Streams signs
- * with too, `sqs`, `s3`, `sts`); unsigned requests are told apart by their shape.
+ * with too, `sqs`, `s3`, `sts`, `apigateway`); unsigned requests are told apart by their shape.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ApiKeyStore } from '../api-keys';
 import { LOCAL_ACCOUNT_ID } from '../cloud/model';
 import { aboutTheRole, validatePolicy } from '../iam/policy';
+import { handleApiGateway } from './api-gateway';
 import { handleDynamoDb } from './dynamodb';
 import {
   type AuthenticationFailure,
@@ -43,8 +46,10 @@ export type { Principal } from './principals';
 export type { AssumableRole } from './sts';
 
 export interface AwsProxy {
-  /** e.g. http://127.0.0.1:4566: the value for AWS_ENDPOINT_URL_DYNAMODB, _SQS, _S3 and _STS. */
+  /** e.g. http://127.0.0.1:4566: the value for AWS_ENDPOINT_URL_DYNAMODB, _SQS, _S3, _STS and _API_GATEWAY. */
   endpoint: string;
+  /** API Gateway's API keys and usage plan keys, as the control-plane calls leave them. */
+  apiKeys: ApiKeyStore;
   addPrincipal(principal: Principal): void;
   removePrincipal(accessKeyId: string): void;
   /** Who signs with this access key id (one STS issued too), for tests that follow credentials. */
@@ -67,18 +72,21 @@ export interface AwsProxyOptions {
    * chaining, which every local caller does): a test shortens it to outwait a session.
    */
   maxChainedSessionSeconds?: number;
+  /** API Gateway's API keys (default: a store of this process alone). */
+  apiKeys?: ApiKeyStore;
 }
 
 /** AWS refuses header-signed requests dated more than 15 minutes from its clock. */
 const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
 
-const SERVICES = new Set<ServiceName>(['dynamodb', 'sqs', 's3', 'sts']);
+const SERVICES = new Set<ServiceName>(['dynamodb', 'sqs', 's3', 'sts', 'apigateway']);
 
 /** The service an unsigned request was meant for, from its shape alone. */
 function unsignedService(req: IncomingMessage): ServiceName {
   const target = String(req.headers['x-amz-target'] ?? '');
   if (target.startsWith('DynamoDB')) return 'dynamodb';
   if (target.startsWith('AmazonSQS')) return 'sqs';
+  if (/^\/(apikeys|usageplans)(\/|\?|$)/.test(req.url ?? '')) return 'apigateway';
   // Query protocol calls are form-encoded; S3's browser uploads (POST Object) are multipart.
   if (String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return 'sts';
   return 's3';
@@ -94,6 +102,7 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
   const dynamodb = new Upstream(options.dynamodbEndpoint);
   const fauxqs = new Upstream(options.awsEndpoint);
   const notifications = new S3Notifications(fauxqs);
+  const apiKeys = options.apiKeys ?? new ApiKeyStore();
   let sqs: SqsProxy | undefined;
 
   const server = createServer((req, res) => {
@@ -173,6 +182,7 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
         maxChainedSessionSeconds: options.maxChainedSessionSeconds,
       });
     }
+    if (service === 'apigateway') return handleApiGateway(call, apiKeys);
     return handleS3(call, fauxqs, notifications);
   }
 
@@ -188,6 +198,7 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
 
   return {
     endpoint,
+    apiKeys,
     addPrincipal,
     addRole(role) {
       for (const policy of role.policies) validatePolicy(policy);

@@ -219,6 +219,25 @@ export interface ApiStageSpec {
   tracingEnabled: boolean;
 }
 
+/**
+ * An AWS::ApiGateway::UsagePlan of the API: its throttle, the API's stages it covers, and the API keys the
+ * templates put in it (AWS::ApiGateway::UsagePlanKey); keys added at run time (CreateUsagePlanKey) are the
+ * local API Gateway key store's (local/api-keys.ts).
+ */
+export interface UsagePlanSpec {
+  logicalId: string;
+  stackPath: string;
+  /** The plan's id (what Ref gives, and CreateUsagePlanKey takes). */
+  id: string;
+  name?: string;
+  /** Per API key: steady requests per second and bucket size; absent, no usage plan throttling. */
+  throttle?: { rateLimit?: number; burstLimit?: number };
+  /** Names of this API's stages the plan covers. */
+  stages: string[];
+  /** API keys of the templates in the plan. */
+  keys: { id: string; value: string; enabled: boolean }[];
+}
+
 export interface RestApiSpec {
   logicalId: string;
   stackPath: string;
@@ -231,6 +250,7 @@ export interface RestApiSpec {
   authorizers: ApiAuthorizerSpec[];
   gatewayResponses: GatewayResponseSpec[];
   stages: ApiStageSpec[];
+  usagePlans: UsagePlanSpec[];
 }
 
 /** How local physical ids are made. */

@@ -201,6 +201,9 @@ export const RESOURCE_KINDS: Record<string, ResourceKind> = {
   'AWS::ApiGateway::Authorizer': { physicalId: madeUpId(6), attributes: { AuthorizerId: (a) => a.id } },
   'AWS::ApiGateway::Deployment': { physicalId: madeUpId(6), attributes: { DeploymentId: (d) => d.id } },
   'AWS::ApiGateway::Stage': STAGE,
+  'AWS::ApiGateway::UsagePlan': { physicalId: madeUpId(6), attributes: { Id: (plan) => plan.id } },
+  'AWS::ApiGateway::ApiKey': { physicalId: madeUpId(10), attributes: { APIKeyId: (key) => key.id } },
+  'AWS::ApiGateway::UsagePlanKey': { physicalId: madeUpId(10), attributes: { Id: (key) => key.id } },
 };
 
 /**

@@ -5,6 +5,7 @@ import type {
   ApiStageSpec,
   GatewayResponseSpec,
   RestApiSpec,
+  UsagePlanSpec,
 } from './model';
 import { functionNameOf, type ResourceProperties, readEach } from './properties';
 import type { CloudTemplates } from './templates';
@@ -39,6 +40,7 @@ export function readRestApis(templates: CloudTemplates): RestApiSpec[] {
   const responses = membersOf('AWS::ApiGateway::GatewayResponse');
   const stages = membersOf('AWS::ApiGateway::Stage');
   const deployments = membersOf('AWS::ApiGateway::Deployment');
+  const plans = readUsagePlans(templates);
 
   return readEach(templates, 'AWS::ApiGateway::RestApi', (api): RestApiSpec => {
     const { stack } = api.declared;
@@ -67,6 +69,71 @@ export function readRestApis(templates: CloudTemplates): RestApiSpec[] {
           .filter((d) => d.value('StageName') !== undefined)
           .map((d) => readStage(d, 'StageDescription.')),
       ],
+      usagePlans: plans.flatMap(({ apiStages, ...plan }) => {
+        const stageNames = apiStages.filter((stage) => stage.apiId === id).map((stage) => stage.stage);
+        return stageNames.length ? [{ ...plan, stages: stageNames }] : [];
+      }),
+    };
+  });
+}
+
+/**
+ * Every usage plan with its API stages and the template's keys in it. A quota or a per-method throttle of a
+ * plan fails the read: the local API Gateway does not enforce them, and would let through what AWS refuses.
+ */
+function readUsagePlans(
+  templates: CloudTemplates,
+): (Omit<UsagePlanSpec, 'stages'> & { apiStages: { apiId: string; stage: string }[] })[] {
+  const keys = new Map(
+    readEach(templates, 'AWS::ApiGateway::ApiKey', (key) => {
+      if (key.list('StageKeys').length)
+        throw key.fail('StageKeys', 'stage keys (not usage plans) are not supported by the local runtime');
+      const value = key.string('Value');
+      if (value === undefined)
+        throw key.fail('Value', 'is required locally (the local runtime does not generate key values)');
+      return [
+        key.physicalId,
+        { id: key.physicalId, value, enabled: key.boolean('Enabled') ?? false },
+      ] as const;
+    }),
+  );
+  const planKeys = readEach(templates, 'AWS::ApiGateway::UsagePlanKey', (planKey) => {
+    if (planKey.requiredString('KeyType') !== 'API_KEY') throw planKey.fail('KeyType', 'must be API_KEY');
+    const key = keys.get(planKey.requiredString('KeyId'));
+    if (!key) throw planKey.fail('KeyId', 'is not an AWS::ApiGateway::ApiKey of the templates');
+    return { usagePlanId: planKey.requiredString('UsagePlanId'), key };
+  });
+  return readEach(templates, 'AWS::ApiGateway::UsagePlan', (plan) => {
+    if (plan.value('Quota') !== undefined)
+      throw plan.fail('Quota', 'usage plan quotas are not enforced by the local runtime');
+    const apiStages = plan.list('ApiStages').map((_, index) => {
+      const at = `ApiStages.${index}`;
+      const methodThrottles = plan.object(`${at}.Throttle`);
+      if (methodThrottles && Object.keys(methodThrottles).length)
+        throw plan.fail(
+          `${at}.Throttle`,
+          'per-method usage plan throttles are not enforced by the local runtime',
+        );
+      return { apiId: plan.requiredString(`${at}.ApiId`), stage: plan.requiredString(`${at}.Stage`) };
+    });
+    const throttle = plan.object('Throttle');
+    if (throttle && (throttle.RateLimit === undefined) !== (throttle.BurstLimit === undefined))
+      throw plan.fail('Throttle', 'give both RateLimit and BurstLimit (the local runtime needs both)');
+    return {
+      logicalId: plan.logicalId,
+      stackPath: plan.stackPath,
+      id: plan.physicalId,
+      name: plan.string('UsagePlanName'),
+      ...(throttle
+        ? {
+            throttle: {
+              rateLimit: plan.number('Throttle.RateLimit'),
+              burstLimit: plan.number('Throttle.BurstLimit'),
+            },
+          }
+        : {}),
+      apiStages,
+      keys: planKeys.filter((planKey) => planKey.usagePlanId === plan.physicalId).map(({ key }) => key),
     };
   });
 }

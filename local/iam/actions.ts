@@ -41,6 +41,11 @@
  * STS (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awssecuritytokenservice.html)
  *   AssumeRole                                 sts:AssumeRole           the role's ARN (RoleArn); the role's
  *                                              trust policy must also name the caller (local/aws-proxy/sts.ts)
+ * API Gateway control plane (https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-control-access-using-iam-policies-to-create-and-manage-api.html):
+ * the action is the HTTP method, the resource the path, `arn:aws:apigateway:<region>::<path>`
+ *   CreateApiKey (POST /apikeys), GetApiKeys (GET /apikeys)                 apigateway:POST / GET
+ *   GetApiKey (GET /apikeys/{id})                                          apigateway:GET
+ *   CreateUsagePlanKey, GetUsagePlanKeys (POST / GET /usageplans/{id}/keys) apigateway:POST / GET
  */
 import type { AuthorizationCheck } from './policy';
 
@@ -437,4 +442,29 @@ export function stsChecks(action: string, input: Input, scope: RequestScope): Au
   const checksOf = STS[action];
   if (!checksOf) throw new UnknownOperationError(`STS ${action}`);
   return checksOf(input, scope);
+}
+
+// ------------------------------------------------------------------------------------------- API Gateway
+
+/** The API Gateway operations the local AWS endpoint serves, by method and path pattern. */
+const API_GATEWAY: { method: string; path: RegExp; operation: string }[] = [
+  { method: 'POST', path: /^\/apikeys$/, operation: 'CreateApiKey' },
+  { method: 'GET', path: /^\/apikeys$/, operation: 'GetApiKeys' },
+  { method: 'GET', path: /^\/apikeys\/[^/]+$/, operation: 'GetApiKey' },
+  { method: 'POST', path: /^\/usageplans\/[^/]+\/keys$/, operation: 'CreateUsagePlanKey' },
+  { method: 'GET', path: /^\/usageplans\/[^/]+\/keys$/, operation: 'GetUsagePlanKeys' },
+];
+
+/** The operation of an API Gateway control-plane request (decoded path) and its one check. */
+export function apiGatewayChecks(
+  method: string,
+  path: string,
+  scope: RequestScope,
+): { operation: string; checks: AuthorizationCheck[] } {
+  const found = API_GATEWAY.find((candidate) => candidate.method === method && candidate.path.test(path));
+  if (!found) throw new UnknownOperationError(`API Gateway ${method} ${path}`);
+  return {
+    operation: found.operation,
+    checks: [check(`apigateway:${method}`, `arn:aws:apigateway:${scope.region}::${path}`)],
+  };
 }

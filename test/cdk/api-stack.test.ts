@@ -1,4 +1,4 @@
-import { App, type NestedStack, Stack } from 'aws-cdk-lib';
+import { App, type CfnElement, type NestedStack, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnRestApi, Method } from 'aws-cdk-lib/aws-apigateway';
 import { describe, expect, it } from 'vitest';
@@ -160,6 +160,13 @@ function resourcesAllowed(fn: FunctionRef, action: string): unknown[] {
     .flatMap((s) => s.Resource);
 }
 
+/** The environment variables of a function of any synth (this file's or another). */
+function resolvedVariables(fn: ServiceFunction): Record<string, unknown> {
+  const id = fn.stack.getLogicalId(fn.node.defaultChild as CfnElement);
+  const environment = viewOf(fn.stack).props(id).Environment as { Variables?: Record<string, unknown> };
+  return environment?.Variables ?? {};
+}
+
 function environmentOf({ view, id }: FunctionRef): Record<string, unknown> {
   return (view.props(id).Environment as { Variables: Record<string, unknown> }).Variables;
 }
@@ -262,6 +269,15 @@ describe('API methods', () => {
       expect(JSON.stringify(parent.props(authorizerId.Ref).AuthorizerUri)).toContain(
         functionArn(authorizerFunctionOf(endpoint.auth).id),
       );
+    },
+  );
+
+  it.each(endpoints)(
+    '$operationId: requires the account’s usage key only when it takes an account key (auth $auth)',
+    (endpoint) => {
+      // apiKey methods: the authorizer names the account's usage key and the usage plan throttles it.
+      // Driver-token and public methods have no authorizer to name one: stage and method throttling only.
+      expect(methodOf(endpoint).props.ApiKeyRequired ?? false).toBe(endpoint.auth === 'apiKey');
     },
   );
 
@@ -859,6 +875,60 @@ describe('stage', () => {
 
   it('outputs the API URL', () => {
     apiTemplate.hasOutput('ApiUrl', {});
+  });
+});
+
+describe('per-account limits', () => {
+  it('takes usage keys from the authorizer', () => {
+    expect(parent.props(apiId).ApiKeySourceType).toBe('AUTHORIZER');
+  });
+
+  it('throttles each account by a usage plan on the stage, 50 requests/s with a burst of 100 by default', () => {
+    expect(DEFAULT_CONFIG).toMatchObject({
+      accountThrottlingRateLimit: 50,
+      accountThrottlingBurstLimit: 100,
+    });
+    const plans = parent.ofType('AWS::ApiGateway::UsagePlan');
+    expect(plans).toHaveLength(1);
+    const [[planId, plan]] = plans as [[string, CfnResource]];
+    const [[stageId]] = parent.ofType('AWS::ApiGateway::Stage') as [[string, CfnResource]];
+    expect(plan.Properties).toMatchObject({
+      Throttle: { RateLimit: 50, BurstLimit: 100 },
+      ApiStages: [{ ApiId: { Ref: apiId }, Stage: { Ref: stageId } }],
+    });
+    expect(plan.Properties?.Quota).toBeUndefined();
+    // The admin CLI registers accounts' keys in it by this id; no key is declared in the templates.
+    expect(apiTemplate.findOutputs('UsagePlanId').UsagePlanId?.Value).toEqual({ Ref: planId });
+    expect(parent.ofType('AWS::ApiGateway::ApiKey')).toEqual([]);
+  });
+
+  it('takes the account throttle and the webhook limit from CDK context', () => {
+    const custom = synthesize({
+      accountThrottlingRateLimit: 7,
+      accountThrottlingBurstLimit: 9,
+      maxWebhooksPerAccount: 3,
+    });
+    custom.apiTemplate.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+      Throttle: { RateLimit: 7, BurstLimit: 9 },
+    });
+    const create = custom.api.endpointFunctions.get('webhooks/create') as ServiceFunction;
+    const variables = resolvedVariables(create);
+    expect(variables.MAX_WEBHOOKS_PER_ACCOUNT).toBe('3');
+  });
+
+  it('tells the webhook create function the default limit of 20, and no other function', () => {
+    for (const [handler, fn] of api.endpointFunctions) {
+      expect(resolvedVariables(fn).MAX_WEBHOOKS_PER_ACCOUNT, handler).toBe(
+        handler === 'webhooks/create' ? '20' : undefined,
+      );
+    }
+  });
+
+  it('answers an account without a registered usage key with 403 and 1009', () => {
+    const responses = parent.ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties ?? {});
+    expect(responses.find((r) => r.ResponseType === 'INVALID_API_KEY')).toMatchObject({ StatusCode: '403' });
+    expect(JSON.parse(gatewayResponseBody('INVALID_API_KEY')).data.code).toBe(1009);
+    expect(JSON.parse(gatewayResponseBody('THROTTLED')).data.code).toBe(1008);
   });
 });
 

@@ -14,9 +14,13 @@ let stateDir: string;
 
 /** Runs `npm run admin -- ...` the way an operator would, against this file's local stack. */
 async function admin(...args: string[]) {
+  return adminWith({}, ...args);
+}
+
+async function adminWith(env: Record<string, string | undefined>, ...args: string[]) {
   try {
     const { stdout } = await run('node_modules/.bin/tsx', ['bin/admin.ts', ...args], {
-      env: { ...process.env, LOCAL_STATE_DIR: stateDir },
+      env: { ...process.env, LOCAL_STATE_DIR: stateDir, ...env },
     });
     return { code: 0, json: JSON.parse(stdout), stderr: '' };
   } catch (error) {
@@ -34,6 +38,8 @@ beforeAll(async () => {
       table_name: api.tableName,
       region: process.env.AWS_REGION,
       dynamodb_endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB,
+      aws_endpoint: process.env.AWS_ENDPOINT_URL_API_GATEWAY,
+      usage_plan_id: process.env.USAGE_PLAN_ID,
     }),
   );
 });
@@ -131,10 +137,37 @@ describe('npm run admin', () => {
       'a DC the account does not have',
       ['set-eta-speed', '--account', 'acc_missing', '--dc', 'chi', '--kmh', '30'],
     ],
+    ['a usage key of an account that does not exist', ['register-usage-key', '--account', 'acc_missing']],
   ])('fails with a message and a non-zero exit for %s', async (_, args) => {
     const result = await admin(...args);
     expect(result.code).not.toBe(0);
     expect(result.stderr.length).toBeGreaterThan(0);
+  });
+
+  it('register-usage-key enables an account whose usage key is not in the usage plan, and may be repeated', async () => {
+    const { createAccount, issueApiKey } = await import('../../functions/domain/accounts');
+    const bare = await createAccount({ name: 'Unregistered', dcs: [{ dcId: 'chi', timeZone: 'UTC' }] });
+    expectError(await call(api.url, 'GET', '/dcs', { key: bare.apiKey }), 403, 1009);
+
+    const result = await admin('register-usage-key', '--account', bare.accountId);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json).toEqual({
+      account_id: bare.accountId,
+      usage_plan_id: process.env.USAGE_PLAN_ID,
+      api_gateway_key_id: expect.any(String),
+    });
+    // The refused key's authorizer result is cached for a minute; a new key is authorized afresh.
+    const fresh = await issueApiKey(bare.accountId);
+    expectSuccess(await call(api.url, 'GET', '/dcs', { key: fresh.apiKey }), dcs.listDcs);
+    const again = await admin('register-usage-key', '--account', bare.accountId);
+    expect(again.json).toEqual(result.json);
+  });
+
+  it('needs --usage-plan to create an account on AWS, and says so before writing anything', async () => {
+    const args = ['create-account', '--table', 'some-table', '--name', 'X', '--dc', 'a:UTC'];
+    const result = await adminWith({ USAGE_PLAN_ID: undefined }, ...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--usage-plan');
   });
 
   it('refuses a DC id the account already has', async () => {

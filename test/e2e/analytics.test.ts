@@ -223,8 +223,8 @@ const SPLIT_IDS = Array.from({ length: 7 }, (_, index) => `split-${index + 1}`);
 // ---------------------------------------------------------------------------------------------------
 
 async function createAccount(name: string, dcs: { dcId: string; timeZone: string; name?: string }[]) {
-  const { createAccount: create } = await import('../../functions/domain/accounts');
-  const created = await create({ name, dcs });
+  const { createAccountWithUsageKey } = await import('../../functions/domain/usage-keys');
+  const created = await createAccountWithUsageKey({ name, dcs });
   return { accountId: created.accountId, key: created.apiKey };
 }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiGateway, startApiGateway } from '../../local/api-gateway';
+import { ApiKeyStore } from '../../local/api-keys';
 import { type FunctionSpec, LOCAL_ACCOUNT_ID, LOCAL_REGION, type RestApiSpec } from '../../local/cloud/model';
 import { buildBundles } from '../../local/lambda/bundles';
 import { type LambdaRuntime, startLambdaRuntime } from '../../local/lambda/runtime';
@@ -110,6 +111,7 @@ const API: RestApiSpec = {
       tracingEnabled: false,
     },
   ],
+  usagePlans: [],
 };
 
 function method(
@@ -314,5 +316,109 @@ describe('stage settings', () => {
     const small = await request('/public/big?bytes=100', { headers: { 'Accept-Encoding': 'gzip' } });
     expect(small.headers.get('content-encoding')).toBeNull();
     expect(small.text).toBe('x'.repeat(100));
+  });
+});
+
+describe('API keys and usage plans', () => {
+  // API key values: 20..128 alphanumeric characters, as API Gateway takes them.
+  const ALPHA = 'alphaKey000000000000000001';
+  const BETA = 'betaKey0000000000000000002';
+  const OFF = 'offKey00000000000000000003';
+  const LATE = 'lateKey0000000000000000004';
+
+  function meteredApi(apiKeySource: 'AUTHORIZER' | 'HEADER'): RestApiSpec {
+    return {
+      ...API,
+      id: `gw${apiKeySource.toLowerCase()}`,
+      apiKeySource,
+      methods: [
+        { ...method('GET', '/metered/{action}', 'CUSTOM'), apiKeyRequired: true },
+        { ...method('GET', '/keyed/{action}', 'NONE'), apiKeyRequired: true },
+        method('GET', '/public/{action}', 'NONE'),
+      ],
+      usagePlans: [
+        {
+          logicalId: 'Plan',
+          stackPath: 'GatewayTest',
+          id: 'plan01',
+          throttle: { rateLimit: 0.5, burstLimit: 2 },
+          stages: ['v1'],
+          keys: [
+            { id: 'k-alpha', value: ALPHA, enabled: true },
+            { id: 'k-beta', value: BETA, enabled: true },
+            { id: 'k-off', value: OFF, enabled: false },
+          ],
+        },
+      ],
+    };
+  }
+
+  let store: ApiKeyStore;
+  let byAuthorizer: ApiGateway;
+  let byHeader: ApiGateway;
+
+  beforeAll(async () => {
+    store = new ApiKeyStore();
+    const options = { lambda, accountId: LOCAL_ACCOUNT_ID, region: LOCAL_REGION, apiKeys: store };
+    byAuthorizer = await startApiGateway({ ...options, api: meteredApi('AUTHORIZER') });
+    byHeader = await startApiGateway({ ...options, api: meteredApi('HEADER') });
+  });
+
+  afterAll(async () => {
+    await byAuthorizer?.close();
+    await byHeader?.close();
+  });
+
+  /** A request whose authorizer names `usageKey` (cached by the Authorization header, as API Gateway does). */
+  const metered = (usageKey: string | undefined, path = '/metered/echo', gateway = byAuthorizer) =>
+    fetch(`${gateway.url}${path}`, {
+      headers: {
+        Authorization: `Bearer caller-of-${usageKey ?? 'none'}`,
+        ...(usageKey ? { 'x-usage-key': usageKey } : {}),
+      },
+    });
+
+  it('refuses with INVALID_API_KEY (403) a request whose usage key is missing, unknown or disabled', async () => {
+    for (const usageKey of [undefined, 'unknownKey00000000000000000', OFF]) {
+      const response = await metered(usageKey);
+      expect(response.status, String(usageKey)).toBe(403);
+      // No INVALID_API_KEY response on this API: its DEFAULT_4XX body, with the type's own status.
+      expect(await response.text()).toBe(ENVELOPE(1006, 'invalid request'));
+    }
+  });
+
+  it('throttles each key by its own bucket of the plan, and passes the key id to the function', async () => {
+    const alpha = [];
+    for (let i = 0; i < 3; i++) alpha.push(await metered(ALPHA));
+    expect(alpha.map((response) => response.status)).toEqual([200, 200, 429]);
+    expect(JSON.parse(await (alpha[0] as Response).text()).requestContext.identity).toMatchObject({
+      apiKey: ALPHA,
+      apiKeyId: 'k-alpha',
+    });
+    // Another key of the same plan is not held back by the first one's requests.
+    expect((await metered(BETA)).status).toBe(200);
+    // Methods that do not require a key do not draw on the plan.
+    expect((await fetch(`${byAuthorizer.url}/public/echo`)).status).toBe(200);
+  });
+
+  it('lets a key created at run time through once it joins the plan', async () => {
+    const key = store.createApiKey({ name: 'late', value: LATE, enabled: true });
+    expect((await metered(LATE)).status).toBe(403);
+    store.addUsagePlanKey('plan01', key.id);
+    // The authorizer's result for this caller is cached, its usage key with it: the plan is read anew.
+    expect((await metered(LATE)).status).toBe(200);
+    expect(() => store.addUsagePlanKey('plan01', key.id)).toThrow(/already in Usage Plan/);
+    expect(() => store.addUsagePlanKey('no-such-plan', key.id)).toThrow(/Invalid Usage Plan ID/);
+  });
+
+  it('takes the key from X-API-Key when the key source is HEADER, never from the authorizer', async () => {
+    const keyed = (headers: Record<string, string>) => fetch(`${byHeader.url}/keyed/echo`, { headers });
+    expect((await keyed({ 'X-API-Key': BETA })).status).toBe(200);
+    expect((await keyed({})).status).toBe(403);
+    expect((await metered(ALPHA, '/metered/echo', byHeader)).status).toBe(403);
+    // On an AUTHORIZER-source API the header means nothing: a method without an authorizer has no key.
+    expect((await fetch(`${byAuthorizer.url}/keyed/echo`, { headers: { 'X-API-Key': BETA } })).status).toBe(
+      403,
+    );
   });
 });

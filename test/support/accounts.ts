@@ -1,7 +1,10 @@
-/** Test accounts made through the same domain code the admin CLI uses. Import after startTestApi. */
+/**
+ * Test accounts made through the same domain code the admin CLI uses, usage key registered in the API's
+ * usage plan (through the local AWS endpoint, as the operator). Import after startTestApi.
+ */
 export async function createTestAccount(name: string, dcs: { dcId: string; timeZone?: string }[]) {
-  const { createAccount } = await import('../../functions/domain/accounts');
-  const created = await createAccount({
+  const { createAccountWithUsageKey } = await import('../../functions/domain/usage-keys');
+  const created = await createAccountWithUsageKey({
     name,
     dcs: dcs.map((dc) => ({ dcId: dc.dcId, timeZone: dc.timeZone ?? 'America/Chicago' })),
   });

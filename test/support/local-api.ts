@@ -42,6 +42,8 @@ export interface TestApiOptions {
    * grant): the local deployment follows them as `cdk deploy` would. Costs this file a synth (~3 s).
    */
   customize?: SynthesizeOptions['customize'];
+  /** CDK context for this file's synth, as `cdk deploy -c` gives it (a limit); costs a synth as customize does. */
+  context?: SynthesizeOptions['context'];
   /** Functions trace as deployed (the X-Ray SDK loads); off by default, as there is no X-Ray daemon here. */
   tracing?: boolean;
   /** Functions print their EMF metric lines; off by default, as there is no CloudWatch here. */
@@ -58,9 +60,10 @@ export interface TestApiOptions {
  * before importing anything from functions/data: the data layer reads TABLE_NAME when it loads.
  */
 export async function startTestApi(name: string, options: TestApiOptions = {}): Promise<TestApi> {
-  const scratch = options.customize ? mkdtempSync(join(tmpdir(), `drs-${name}-`)) : undefined;
+  const scratch =
+    options.customize || options.context ? mkdtempSync(join(tmpdir(), `drs-${name}-`)) : undefined;
   const assemblyDir = scratch
-    ? await synthesizeApp({ outdir: scratch, customize: options.customize })
+    ? await synthesizeApp({ outdir: scratch, customize: options.customize, context: options.context })
     : inject('assemblyDir');
   const logs: TestApi['logs'] = [];
   // A DynamoDB Local per file: in one shared database, every write to a table created after some file's large

@@ -232,6 +232,25 @@ describe('the synthesized app, read as a deployment', () => {
     }
   });
 
+  it('takes usage keys from the authorizer and has the accounts’ usage plan on the stage', () => {
+    const [api] = deployment.restApis;
+    expect(api?.apiKeySource).toBe('AUTHORIZER');
+    expect(api?.usagePlans).toEqual([
+      expect.objectContaining({
+        throttle: {
+          rateLimit: DEFAULT_CONFIG.accountThrottlingRateLimit,
+          burstLimit: DEFAULT_CONFIG.accountThrottlingBurstLimit,
+        },
+        stages: [DEFAULT_CONFIG.stageName],
+        keys: [],
+      }),
+    ]);
+    for (const endpoint of endpoints) {
+      const method = api?.methods.find((m) => m.path === endpoint.path && m.httpMethod === endpoint.method);
+      expect(method?.apiKeyRequired, endpoint.operationId).toBe(endpoint.auth === 'apiKey');
+    }
+  });
+
   it.each(Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[])('gateway response %s', (type) => {
     const response = deployment.restApis[0]?.gatewayResponses.find((r) => r.responseType === type);
     expect(response?.statusCode).toBe(GATEWAY_RESPONSES[type].statusCode);
@@ -421,6 +440,70 @@ function environmentOf(template: Record<string, unknown>, options: Partial<Deplo
   const deployment = readDeployment(writeAssembly({ Main: { template } }), { ...OPTIONS, ...options });
   return deployment.functions[0]?.environment;
 }
+
+describe('usage plans', () => {
+  const planTemplate = (plan: Record<string, unknown> = {}) => ({
+    Resources: {
+      Api: { Type: 'AWS::ApiGateway::RestApi', Properties: { Name: 'metered', ApiKeySourceType: 'HEADER' } },
+      Stage: {
+        Type: 'AWS::ApiGateway::Stage',
+        Properties: { RestApiId: { Ref: 'Api' }, StageName: 'v1', DeploymentId: 'd1' },
+      },
+      Plan: {
+        Type: 'AWS::ApiGateway::UsagePlan',
+        Properties: {
+          ApiStages: [{ ApiId: { Ref: 'Api' }, Stage: { Ref: 'Stage' }, Throttle: {} }],
+          Throttle: { RateLimit: 5, BurstLimit: '10' },
+          ...plan,
+        },
+      },
+      Key: { Type: 'AWS::ApiGateway::ApiKey', Properties: { Value: 'k'.repeat(24), Enabled: 'true' } },
+      PlanKey: {
+        Type: 'AWS::ApiGateway::UsagePlanKey',
+        Properties: { KeyId: { Ref: 'Key' }, KeyType: 'API_KEY', UsagePlanId: { Ref: 'Plan' } },
+      },
+    },
+  });
+  const apiOf = (template: Record<string, unknown>) =>
+    readDeployment(writeAssembly({ Main: { template } }), OPTIONS).restApis[0];
+
+  it('reads the throttle, the stages and the keys the templates put in each plan', () => {
+    const api = apiOf(planTemplate());
+    expect(api?.apiKeySource).toBe('HEADER');
+    expect(api?.usagePlans).toEqual([
+      {
+        logicalId: 'Plan',
+        stackPath: 'Main',
+        id: expect.stringMatching(/^[0-9a-f]{6}$/),
+        throttle: { rateLimit: 5, burstLimit: 10 },
+        stages: ['v1'],
+        keys: [{ id: expect.stringMatching(/^[0-9a-f]{10}$/), value: 'k'.repeat(24), enabled: true }],
+      },
+    ]);
+  });
+
+  it('refuses what the local API Gateway would not enforce: quotas, per-method plan throttles', () => {
+    expect(() => apiOf(planTemplate({ Quota: { Limit: 1000, Period: 'DAY' } }))).toThrow(
+      /quotas are not enforced/,
+    );
+    expect(() =>
+      apiOf(
+        planTemplate({
+          ApiStages: [
+            {
+              ApiId: { Ref: 'Api' },
+              Stage: { Ref: 'Stage' },
+              Throttle: { '/x/GET': { RateLimit: 1, BurstLimit: 1 } },
+            },
+          ],
+        }),
+      ),
+    ).toThrow(/per-method usage plan throttles/);
+    expect(() => apiOf(planTemplate({ Throttle: { RateLimit: 5 } }))).toThrow(
+      /both RateLimit and BurstLimit/,
+    );
+  });
+});
 
 describe('the template resolver', () => {
   it('resolves Join, Select, Split, Sub (both forms), Base64 and pseudo parameters', () => {

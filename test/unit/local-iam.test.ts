@@ -3,6 +3,7 @@ import { readDeployment } from '../../local/cloud/deployment';
 import type { PolicyDocument } from '../../local/cloud/model';
 import {
   type AuthorizationCheck,
+  apiGatewayChecks,
   dynamodbChecks,
   MalformedRequestError,
   type RequestScope,
@@ -238,6 +239,27 @@ describe('STS operations', () => {
   });
 });
 
+describe('API Gateway operations', () => {
+  it('checks apigateway:<HTTP method> on the path of the call', () => {
+    expect(apiGatewayChecks('POST', '/apikeys', scope)).toEqual({
+      operation: 'CreateApiKey',
+      checks: [check('apigateway:POST', 'arn:aws:apigateway:us-east-1::/apikeys')],
+    });
+    expect(apiGatewayChecks('GET', '/apikeys', scope).checks).toEqual([
+      check('apigateway:GET', 'arn:aws:apigateway:us-east-1::/apikeys'),
+    ]);
+    expect(apiGatewayChecks('POST', '/usageplans/ab12cd/keys', scope)).toEqual({
+      operation: 'CreateUsagePlanKey',
+      checks: [check('apigateway:POST', 'arn:aws:apigateway:us-east-1::/usageplans/ab12cd/keys')],
+    });
+  });
+
+  it('refuses what it does not know', () => {
+    expect(() => apiGatewayChecks('DELETE', '/apikeys/k1', scope)).toThrow(UnknownOperationError);
+    expect(() => apiGatewayChecks('PATCH', '/restapis/a1', scope)).toThrow(UnknownOperationError);
+  });
+});
+
 describe('trust policy evaluation', () => {
   const caller = { arn: 'arn:aws:iam::000000000000:role/uploader', accountId: '000000000000' };
   const trusting = (AWS: string | string[], Effect: 'Allow' | 'Deny' = 'Allow'): PolicyDocument => ({
@@ -409,6 +431,19 @@ describe("the synthesized functions' roles", () => {
       query: new URLSearchParams(query),
       headers: {},
     });
+
+  it('let no function create API keys or put them in a usage plan (only the operator registers them)', () => {
+    const calls = [
+      apiGatewayChecks('POST', '/apikeys', scope),
+      apiGatewayChecks('GET', '/apikeys', scope),
+      apiGatewayChecks('POST', '/usageplans/plan01/keys', scope),
+    ].flatMap(({ checks }) => checks);
+    expect(deployment.functions.length).toBeGreaterThan(10);
+    for (const fn of deployment.functions) {
+      const role = deployment.roles.find((candidate) => candidate.arn === fn.roleArn);
+      for (const one of calls) expect(evaluate(role?.policies ?? [], one), fn.entry).toBe('ImplicitDeny');
+    }
+  });
 
   it('let the export worker make every call of a streaming upload, aborting one included', () => {
     expect(

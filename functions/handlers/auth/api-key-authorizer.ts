@@ -9,20 +9,30 @@ import { appendLogKeys, logger, observed } from '../../shared/observability';
  * REQUEST authorizer for the public API. API Gateway caches the result by the Authorization header and
  * reuses it for every endpoint, so the policy allows the whole API; DC ownership is checked per request
  * from the DC list in the context. Throwing 'Unauthorized' is how API Gateway is told to answer 401.
+ *
+ * The result names the account's usage key (usageIdentifierKey; the API's key source is AUTHORIZER), which
+ * API Gateway looks up in the accounts' usage plan: every key of an account draws on one throttle. An
+ * account without a registered key gets 403 (1009) from API Gateway. The key's value is never logged nor put
+ * in the context handlers see.
  */
 async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   // The request id and path, never the headers: the Authorization header is the key itself.
   appendLogKeys({ request_id: event.requestContext?.requestId, path: event.path });
   const apiKey = bearerSecret(event.headers);
-  const caller = apiKey ? await lookUp(apiKey) : undefined;
-  if (!caller) {
+  const found = apiKey ? await lookUp(apiKey) : undefined;
+  if (!found) {
     logger.info('API key refused', {
       reason: apiKey ? 'unknown key' : 'missing or malformed Authorization header',
     });
     throw new Error('Unauthorized');
   }
+  const { caller, usageKey } = found;
   appendLogKeys({ account_id: caller.accountId });
-  logger.debug('API key accepted');
+  if (usageKey === undefined)
+    logger.warn(
+      'account has no usage key: API Gateway refuses its requests (npm run admin -- register-usage-key)',
+    );
+  else logger.debug('API key accepted');
   return {
     principalId: caller.accountId,
     policyDocument: {
@@ -30,6 +40,7 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) }],
     },
     context: accountCallerContext(caller),
+    ...(usageKey === undefined ? {} : { usageIdentifierKey: usageKey }),
   };
 }
 

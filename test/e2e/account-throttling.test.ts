@@ -1,0 +1,209 @@
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as dcs from '../../functions/endpoints/dcs';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/cloud/model';
+import { createTestAccount } from '../support/accounts';
+import { type ApiResponse, call, expectError, expectSuccess } from '../support/http';
+import { startTestApi, type TestApi } from '../support/local-api';
+
+/**
+ * Per-account throttling through the API's usage plan, on the local runtime: each account's usage key (named
+ * by the API key authorizer) has its own token bucket, so an account that spends its burst gets 429 (1008)
+ * while another is served; an account whose usage key is not in the plan gets 403 (1009), as API Gateway
+ * answers; the operator registers keys through the local AWS endpoint, which no function role may call.
+ * The plan's throttle comes from CDK context, as `cdk deploy -c` sets it: 1 request/s, burst 5.
+ */
+
+const RATE = 1;
+const BURST = 5;
+
+let api: TestApi;
+let acme: { accountId: string; key: string };
+let globex: { accountId: string; key: string };
+
+beforeAll(async () => {
+  api = await startTestApi('account-throttling', {
+    pollers: false,
+    context: { accountThrottlingRateLimit: String(RATE), accountThrottlingBurstLimit: String(BURST) },
+  });
+  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }]);
+  globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }]);
+});
+
+afterAll(() => api?.close());
+
+const listDcs = (key: string): Promise<ApiResponse> =>
+  call(api.url, 'GET', '/dcs', { key, retryThrottled: false });
+
+/** Waits until the account's bucket is full again (BURST tokens at RATE per second), plus a margin. */
+const refill = () => new Promise((resolve) => setTimeout(resolve, ((BURST + 1) / RATE) * 1000));
+
+describe('per-account throttling (usage plan)', () => {
+  it('answers 429 (1008) to an account past its burst while another account is served', async () => {
+    // One call each first, so that the hammering below meets cached authorizer results.
+    expectSuccess(await listDcs(acme.key), dcs.listDcs);
+    expectSuccess(await listDcs(globex.key), dcs.listDcs);
+    await refill();
+
+    const hammered = Promise.all(Array.from({ length: 4 * BURST }, () => listDcs(acme.key)));
+    const others = Promise.all(Array.from({ length: BURST - 1 }, () => listDcs(globex.key)));
+    const [acmeResponses, globexResponses] = await Promise.all([hammered, others]);
+
+    const throttled = acmeResponses.filter((response) => response.status === 429);
+    const served = acmeResponses.filter((response) => response.status === 200);
+    expect(throttled.length + served.length, 'every answer is a 200 or a 429').toBe(4 * BURST);
+    expect(throttled.length).toBeGreaterThan(0);
+    for (const response of throttled) expectError(response, 429, 1008);
+    // The bucket lets BURST through at once, and RATE more each second the requests took to arrive.
+    expect(served.length).toBeGreaterThanOrEqual(1);
+    expect(served.length).toBeLessThan(4 * BURST);
+    for (const response of globexResponses) expectSuccess(response, dcs.listDcs);
+  });
+
+  it('lets an account through again once its bucket refills', async () => {
+    await refill();
+    expectSuccess(await listDcs(acme.key), dcs.listDcs);
+  });
+
+  it('draws every API key of an account from the one bucket of its usage key', async () => {
+    const { issueApiKey } = await import('../../functions/domain/accounts');
+    const second = await issueApiKey(acme.accountId);
+    expectSuccess(await listDcs(second.apiKey), dcs.listDcs); // its authorizer result, cached
+    await refill();
+    const responses = await Promise.all(
+      Array.from({ length: 2 * BURST }, (_, index) => listDcs(index % 2 ? second.apiKey : acme.key)),
+    );
+    expect(responses.filter((response) => response.status === 429).length).toBeGreaterThan(0);
+  });
+
+  it('never writes the usage key to a log line', async () => {
+    const { getAccount } = await import('../../functions/data/accounts');
+    for (const account of [acme, globex]) {
+      const usageKey = (await getAccount(account.accountId))?.usageKey as string;
+      expect(usageKey).toMatch(/^[0-9a-f]{40}$/);
+      expect(api.logs.filter((entry) => entry.line.includes(usageKey))).toEqual([]);
+    }
+  });
+});
+
+describe('accounts without a registered usage key', () => {
+  it('are refused with 403 (1009) until the operator registers the key', async () => {
+    const { createAccount, issueApiKey } = await import('../../functions/domain/accounts');
+    const { registerUsageKey } = await import('../../functions/domain/usage-keys');
+    const created = await createAccount({ name: 'Initech', dcs: [{ dcId: 'dc-1', timeZone: 'UTC' }] });
+    expectError(await listDcs(created.apiKey), 403, 1009);
+
+    const registered = await registerUsageKey(created.accountId);
+    expect(registered.usagePlanId).toBe(process.env.USAGE_PLAN_ID);
+    // The first key's authorizer result (without a usage key) is cached for the authorizer's TTL; a key
+    // never seen before is authorized afresh.
+    const fresh = await issueApiKey(created.accountId);
+    expectSuccess(await listDcs(fresh.apiKey), dcs.listDcs);
+    // Registering again changes nothing (the key and its place in the plan exist).
+    expect(await registerUsageKey(created.accountId)).toEqual(registered);
+  });
+
+  it('are refused when their usage key is not in the plan, whatever the authorizer says', async () => {
+    const { createApiKey } = await import('../../functions/data/api-gateway-keys');
+    const { getAccount } = await import('../../functions/data/accounts');
+    const { createAccount } = await import('../../functions/domain/accounts');
+    // The account's usage key is an API key of API Gateway, but in no usage plan.
+    const created = await createAccount({ name: 'Hooli', dcs: [{ dcId: 'dc-1', timeZone: 'UTC' }] });
+    const value = (await getAccount(created.accountId))?.usageKey as string;
+    await createApiKey({ name: created.accountId, value, description: 'not in the plan' });
+    expectError(await listDcs(created.apiKey), 403, 1009);
+  });
+});
+
+describe('the API Gateway calls of the operator', () => {
+  it('are refused to a function role (no function may create API keys) and allowed to the operator', async () => {
+    const authorizer = api.cloud.functionOf('functions/handlers/auth/api-key-authorizer.ts');
+    const role = api.cloud.deployment.roles.find((candidate) => candidate.arn === authorizer.roleArn);
+    if (!role) throw new Error('the authorizer has no role');
+    const asAuthorizer = {
+      accessKeyId: 'ASIATESTAUTHORIZER01',
+      secretAccessKey: 'authorizer-secret',
+      sessionToken: 'authorizer-token',
+    };
+    api.cloud.proxy.addPrincipal({
+      ...asAuthorizer,
+      arn: `arn:aws:sts::${LOCAL_ACCOUNT_ID}:assumed-role/${role.name}/${authorizer.name}`,
+      policies: role.policies,
+    });
+    const body = { name: 'sneaky', value: 'a'.repeat(30), enabled: true };
+    const denied = await signedApiGatewayCall(asAuthorizer, 'POST', '/apikeys', body);
+    expect(denied.status).toBe(403);
+    expect(denied.headers.get('x-amzn-errortype')).toBe('AccessDeniedException');
+    expect(await denied.json()).toEqual({
+      message: expect.stringContaining(
+        `is not authorized to perform: apigateway:POST on resource: arn:aws:apigateway:${LOCAL_REGION}::/apikeys`,
+      ),
+    });
+    const plan = process.env.USAGE_PLAN_ID as string;
+    const joining = await signedApiGatewayCall(asAuthorizer, 'POST', `/usageplans/${plan}/keys`, {
+      keyId: 'anything',
+      keyType: 'API_KEY',
+    });
+    expect(joining.status).toBe(403);
+
+    const operator = { accessKeyId: 'local', secretAccessKey: 'local' };
+    const created = await signedApiGatewayCall(operator, 'POST', '/apikeys', body);
+    expect(created.status).toBe(201);
+    const duplicate = await signedApiGatewayCall(operator, 'POST', '/apikeys', body);
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.headers.get('x-amzn-errortype')).toBe('ConflictException');
+    const tooShort = await signedApiGatewayCall(operator, 'POST', '/apikeys', { value: 'short' });
+    expect(tooShort.status).toBe(400);
+  });
+});
+
+/** An API Gateway control-plane call signed with `credentials` (SigV4, the SDK's signer). */
+async function signedApiGatewayCall(
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string },
+  method: string,
+  path: string,
+  input: object,
+): Promise<Response> {
+  const url = new URL(path, api.cloud.proxy.endpoint);
+  const body = JSON.stringify(input);
+  const signer = new SignatureV4({
+    service: 'apigateway',
+    region: LOCAL_REGION,
+    credentials,
+    sha256: Sha256,
+  });
+  const signed = await signer.sign({
+    method,
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port: Number(url.port),
+    path: url.pathname,
+    headers: { host: url.host, 'content-type': 'application/json' },
+    body,
+  });
+  return fetch(url, { method, headers: signed.headers, body });
+}
+
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+
+const bytes = (data: SourceData): Uint8Array =>
+  typeof data === 'string'
+    ? Buffer.from(data, 'utf8')
+    : ArrayBuffer.isView(data)
+      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+      : new Uint8Array(data);
+
+/** SHA-256 (or HMAC-SHA-256 with a secret) in the shape the SDK's signer takes. */
+class Sha256 {
+  private readonly hash: Hash | Hmac;
+  constructor(secret?: SourceData) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
+  }
+  update(data: SourceData): void {
+    this.hash.update(bytes(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+}
