@@ -8,7 +8,7 @@
  * UsagePlanId output (USAGE_PLAN_ID; the local stack writes it to stack.json).
  */
 import { getAccount, setUsageKeyOnce } from '../data/accounts';
-import { ApiGatewayError, addKeyToUsagePlan, createApiKey, findApiKeys } from '../data/api-gateway-keys';
+import { addKeyToUsagePlan, createApiKey, findApiKeys } from '../data/api-gateway-keys';
 import { createAccount, newUsageKey } from './accounts';
 
 export interface RegisteredUsageKey {
@@ -50,12 +50,8 @@ export async function registerUsageKey(
       value,
       description: `Delivery Route Service: usage key of account ${accountId}`,
     }));
-  try {
-    await addKeyToUsagePlan(usagePlanId, key.id);
-  } catch (error) {
-    // Already in the plan: the registration was done before.
-    if (!(error instanceof ApiGatewayError && error.type === 'ConflictException')) throw error;
-  }
+  // False when the key is in the plan already: the registration was done before.
+  await addKeyToUsagePlan(usagePlanId, key.id);
   return { accountId, usagePlanId, apiKeyId: key.id };
 }
 
