@@ -1,3 +1,5 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -5,12 +7,13 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, readConfig } from '../../lib/delivery-routes';
+import { synthesizeApp } from '../../local/cloud/synth';
 import { resourcesOf, synthesize } from './synth';
 
 /** CloudFormation allows 500 resources per stack; stay well clear so one more domain never breaks a deploy. */
 const MAX_RESOURCES_PER_STACK = 450;
 
-const { app, stateful, api, statefulTemplate, apiTemplate } = synthesize();
+const { app, assembly, stateful, api, statefulTemplate, apiTemplate } = synthesize();
 const stacks = app.node.children.filter(Stack.isStack);
 /** The stateful stack, the API stack and the API's nested stacks (one per domain, one for consumers). */
 const allTemplates: [string, Template][] = [
@@ -98,6 +101,57 @@ describe('cdk-nag AwsSolutions', () => {
     );
     expect(acknowledgments.length).toBeGreaterThan(0);
     for (const [id, reason] of acknowledgments) expect(reason.trim().length, id).toBeGreaterThan(30);
+  });
+});
+
+/**
+ * Feature flags kept at another value than the one a new CDK app gets (`cdk init`), each with its reason. Only
+ * for a flag whose new behaviour would replace a resource that holds data or break a deployed stack.
+ */
+const FLAGS_KEPT_AT_OLD_VALUE: Record<string, string> = {};
+
+interface FeatureFlag {
+  userValue?: unknown;
+  recommendedValue?: unknown;
+  unconfiguredBehavesLike?: { v2?: unknown };
+}
+
+/** Flags whose value (cdk.json's, else the default) is not the one recommended for new apps. */
+function flagsNotAsRecommended(manifestFile: string): string[] {
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as {
+    artifacts: Record<string, { type: string; properties?: { flags?: Record<string, FeatureFlag> } }>;
+  };
+  const reports = Object.values(manifest.artifacts).filter((a) => a.type === 'cdk:feature-flag-report');
+  expect(reports.length).toBeGreaterThan(0);
+  return reports.flatMap((report) =>
+    Object.entries(report.properties?.flags ?? {})
+      .filter(([name]) => !(name in FLAGS_KEPT_AT_OLD_VALUE))
+      .filter(([, flag]) => {
+        const value = 'userValue' in flag ? flag.userValue : (flag.unconfiguredBehavesLike?.v2 ?? false);
+        return JSON.stringify(value) !== JSON.stringify(flag.recommendedValue ?? false);
+      })
+      .map(([name, flag]) => `${name}: ${JSON.stringify(flag.userValue)}`),
+  );
+}
+
+describe('feature flags', () => {
+  // The feature-flag report `cdk synth` reads to warn of flags "not configured", from each way the app is made.
+  it("sets every flag as a new CDK app does (cdk.json), in the CDK tests' synth", () => {
+    expect(flagsNotAsRecommended(join(assembly.directory, 'manifest.json'))).toEqual([]);
+  });
+
+  it("sets every flag as a new CDK app does (cdk.json), in the local runtime's synth", async () => {
+    const directory = await synthesizeApp();
+    try {
+      expect(flagsNotAsRecommended(join(directory, 'manifest.json'))).toEqual([]);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps a flag at its old value only with a reason', () => {
+    for (const [name, reason] of Object.entries(FLAGS_KEPT_AT_OLD_VALUE))
+      expect(reason.trim().length, name).toBeGreaterThan(30);
   });
 });
 
