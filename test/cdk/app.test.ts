@@ -108,7 +108,10 @@ describe('cdk-nag AwsSolutions', () => {
  * Feature flags kept at another value than the one a new CDK app gets (`cdk init`), each with its reason. Only
  * for a flag whose new behaviour would replace a resource that holds data or break a deployed stack.
  */
-const FLAGS_KEPT_AT_OLD_VALUE: Record<string, string> = {};
+const FLAGS_KEPT_AT_OLD_VALUE: Record<string, string> = {
+  '@aws-cdk/core:defaultCrossStackReferences':
+    'strong (Fn::ImportValue of an export), not weak (Fn::GetStackOutput): CloudFormation then refuses to remove or change a table, bucket or queue of the stateful stack while a function of the API stack still uses it, as it does for the fixed exports StatefulImports reads; a weak reference would let it go and leave the function pointing at nothing.',
+};
 
 interface FeatureFlag {
   userValue?: unknown;
