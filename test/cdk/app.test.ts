@@ -6,6 +6,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
+import { cdkJsonContext } from '../../lib/app-context';
 import { DEFAULT_CONFIG, readConfig } from '../../lib/delivery-routes';
 import { synthesizeApp } from '../../local/cloud/synth';
 import { resourcesOf, synthesize } from './synth';
@@ -105,8 +106,8 @@ describe('cdk-nag AwsSolutions', () => {
 });
 
 /**
- * Feature flags kept at another value than the one a new CDK app gets (`cdk init`), each with its reason. Only
- * for a flag whose new behaviour would replace a resource that holds data or break a deployed stack.
+ * Feature flags cdk.json sets to another value than the one a new CDK app gets (`cdk init`), each with its
+ * reason: a new behaviour that would replace a resource holding data, or drop a protection the app relies on.
  */
 const FLAGS_KEPT_AT_OLD_VALUE: Record<string, string> = {
   '@aws-cdk/core:defaultCrossStackReferences':
@@ -152,9 +153,12 @@ describe('feature flags', () => {
     }
   });
 
-  it('keeps a flag at its old value only with a reason', () => {
-    for (const [name, reason] of Object.entries(FLAGS_KEPT_AT_OLD_VALUE))
+  it('keeps a flag at another value only explicitly, in cdk.json, with a reason', () => {
+    const context = cdkJsonContext();
+    for (const [name, reason] of Object.entries(FLAGS_KEPT_AT_OLD_VALUE)) {
+      expect(context, name).toHaveProperty([name]);
       expect(reason.trim().length, name).toBeGreaterThan(30);
+    }
   });
 });
 
