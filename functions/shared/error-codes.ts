@@ -47,7 +47,7 @@ export const ERROR_CODES = {
   ROUTE_NOT_FOUND: {
     code: 3003,
     httpStatus: 404,
-    meaning: 'route not found in this DC (400 on the invoice status and accounting reads, as the spec says)',
+    meaning: 'route not found in this DC (400 on the invoice status and accounting reads)',
   },
   IMPORT_NOT_FOUND: { code: 3004, httpStatus: 404, meaning: 'no route import with that txid in this DC' },
   ROUTE_ID_TAKEN: {

@@ -7,7 +7,7 @@ import type { DeliveryRoutes, DeliveryRoutesConfig } from '../../lib/delivery-ro
 export interface SynthesizeOptions {
   /** Where the cloud assembly goes. @default a fresh temporary directory */
   outdir?: string;
-  /** CDK context, as `cdk deploy -c key=value` gives it (read by the app's readConfig). */
+  /** CDK context, as `cdk deploy -c key=value` gives it (read by the app's readConfig), over cdk.json's. */
   context?: Record<string, unknown>;
   /** Overrides of the deployment settings, over what the context gives. */
   config?: Partial<DeliveryRoutesConfig>;
@@ -26,14 +26,16 @@ export interface SynthesizeOptions {
  */
 export async function synthesizeApp(options: SynthesizeOptions = {}): Promise<string> {
   // Loaded here, not at the top: importing local/cloud must not cost CDK's load time (~1.7 s).
-  const [{ App }, { defineDeliveryRoutes, readConfig }] = await Promise.all([
+  const [{ App }, { defineDeliveryRoutes, readConfig }, { cdkJsonContext }] = await Promise.all([
     import('aws-cdk-lib'),
     import('../../lib/delivery-routes'),
+    import('../../lib/app-context'),
   ]);
   const outdir = options.outdir ?? mkdtempSync(join(tmpdir(), 'drs-cdk-'));
   const app = new App({
     outdir,
-    context: { ...options.context, 'aws:cdk:bundling-stacks': [] },
+    // cdk.json's feature flags, as the CLI gives them to `cdk deploy`: the local templates are the deployed ones.
+    context: { ...cdkJsonContext(), ...options.context, 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: false,
   });
   const routes = defineDeliveryRoutes(app, { ...readConfig(app), env: undefined, ...options.config });

@@ -1,16 +1,20 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
+import { cdkJsonContext } from '../../lib/app-context';
 import { DEFAULT_CONFIG, readConfig } from '../../lib/delivery-routes';
+import { synthesizeApp } from '../../local/cloud/synth';
 import { resourcesOf, synthesize } from './synth';
 
 /** CloudFormation allows 500 resources per stack; stay well clear so one more domain never breaks a deploy. */
 const MAX_RESOURCES_PER_STACK = 450;
 
-const { app, stateful, api, statefulTemplate, apiTemplate } = synthesize();
+const { app, assembly, stateful, api, statefulTemplate, apiTemplate } = synthesize();
 const stacks = app.node.children.filter(Stack.isStack);
 /** The stateful stack, the API stack and the API's nested stacks (one per domain, one for consumers). */
 const allTemplates: [string, Template][] = [
@@ -98,6 +102,63 @@ describe('cdk-nag AwsSolutions', () => {
     );
     expect(acknowledgments.length).toBeGreaterThan(0);
     for (const [id, reason] of acknowledgments) expect(reason.trim().length, id).toBeGreaterThan(30);
+  });
+});
+
+/**
+ * Feature flags cdk.json sets to another value than the one a new CDK app gets (`cdk init`), each with its
+ * reason: a new behaviour that would replace a resource holding data, or drop a protection the app relies on.
+ */
+const FLAGS_KEPT_AT_OLD_VALUE: Record<string, string> = {
+  '@aws-cdk/core:defaultCrossStackReferences':
+    'strong (Fn::ImportValue of an export), not weak (Fn::GetStackOutput): CloudFormation then refuses to remove or change a table, bucket or queue of the stateful stack while a function of the API stack still uses it, as it does for the fixed exports StatefulImports reads; a weak reference would let it go and leave the function pointing at nothing.',
+};
+
+interface FeatureFlag {
+  userValue?: unknown;
+  recommendedValue?: unknown;
+  unconfiguredBehavesLike?: { v2?: unknown };
+}
+
+/** Flags whose value (cdk.json's, else the default) is not the one recommended for new apps. */
+function flagsNotAsRecommended(manifestFile: string): string[] {
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as {
+    artifacts: Record<string, { type: string; properties?: { flags?: Record<string, FeatureFlag> } }>;
+  };
+  const reports = Object.values(manifest.artifacts).filter((a) => a.type === 'cdk:feature-flag-report');
+  expect(reports.length).toBeGreaterThan(0);
+  return reports.flatMap((report) =>
+    Object.entries(report.properties?.flags ?? {})
+      .filter(([name]) => !(name in FLAGS_KEPT_AT_OLD_VALUE))
+      .filter(([, flag]) => {
+        const value = 'userValue' in flag ? flag.userValue : (flag.unconfiguredBehavesLike?.v2 ?? false);
+        return JSON.stringify(value) !== JSON.stringify(flag.recommendedValue ?? false);
+      })
+      .map(([name, flag]) => `${name}: ${JSON.stringify(flag.userValue)}`),
+  );
+}
+
+describe('feature flags', () => {
+  // The feature-flag report `cdk synth` reads to warn of flags "not configured", from each way the app is made.
+  it("sets every flag as a new CDK app does (cdk.json), in the CDK tests' synth", () => {
+    expect(flagsNotAsRecommended(join(assembly.directory, 'manifest.json'))).toEqual([]);
+  });
+
+  it("sets every flag as a new CDK app does (cdk.json), in the local runtime's synth", async () => {
+    const directory = await synthesizeApp();
+    try {
+      expect(flagsNotAsRecommended(join(directory, 'manifest.json'))).toEqual([]);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps a flag at another value only explicitly, in cdk.json, with a reason', () => {
+    const context = cdkJsonContext();
+    for (const [name, reason] of Object.entries(FLAGS_KEPT_AT_OLD_VALUE)) {
+      expect(context, name).toHaveProperty([name]);
+      expect(reason.trim().length, name).toBeGreaterThan(30);
+    }
   });
 });
 

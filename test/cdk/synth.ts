@@ -2,6 +2,7 @@ import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { ConsumerDefinition } from '../../functions/consumers';
 import type { EndpointDefinition } from '../../functions/endpoints/define';
+import { cdkJsonContext } from '../../lib/app-context';
 import { DEFAULT_CONFIG, type DeliveryRoutesConfig, defineDeliveryRoutes } from '../../lib/delivery-routes';
 
 /** A CloudFormation resource as it appears in a synthesized template. */
@@ -12,8 +13,16 @@ export interface CfnResource {
   UpdateReplacePolicy?: string;
 }
 
+/** A CDK app with cdk.json's feature flags, as `cdk synth` makes it, that skips bundling and schema validation. */
+export function testApp(): App {
+  return new App({
+    context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: false,
+  });
+}
+
 /**
- * Synthesizes the app as `bin/app.ts` does, minus two slow steps that these tests do not look at:
+ * Synthesizes the app as `bin/app.ts` does under `cdk synth` (cdk.json's feature flags included), minus two slow steps that these tests do not look at:
  * bundling (an empty `aws:cdk:bundling-stacks` list makes every NodejsFunction skip esbuild and point its
  * asset at the source directory) and CDK's built-in CloudFormation schema validation (`cdk synth` runs it).
  */
@@ -21,10 +30,7 @@ export function synthesize(
   config: Partial<DeliveryRoutesConfig> = {},
   lists: { endpoints?: readonly EndpointDefinition[]; consumers?: readonly ConsumerDefinition[] } = {},
 ) {
-  const app = new App({
-    context: { 'aws:cdk:bundling-stacks': [] },
-    builtinCloudFormationValidation: false,
-  });
+  const app = testApp();
   const stacks = defineDeliveryRoutes(
     app,
     { ...DEFAULT_CONFIG, ...config },
