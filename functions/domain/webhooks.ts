@@ -6,6 +6,7 @@ import * as webhooksTable from '../data/webhooks';
 import { randomId, randomSecret } from '../shared/crypto';
 import { ApiError, ConflictError, NotFoundError } from '../shared/errors';
 import { sendToQueue } from '../shared/queues';
+import { quote, quoteList } from '../shared/quote';
 import { type DeliveryMessage, SUBSCRIBABLE_EVENTS, type SubscribableEvent } from './webhook-events';
 
 export type { Webhook };
@@ -18,7 +19,7 @@ function requireWebhookUrl(url: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    throw new ApiError('WEBHOOK_URL_INVALID', `webhook_url: '${url.slice(0, 200)}' is not a URL`);
+    throw new ApiError('WEBHOOK_URL_INVALID', `webhook_url: ${quote(url)} is not a URL`);
   }
   const problem =
     url.length > MAX_URL_LENGTH
@@ -45,7 +46,7 @@ export async function createWebhook(
   if (unknown.length > 0) {
     throw new ApiError(
       'UNKNOWN_EVENT_TYPE',
-      `events: unknown event type ${unknown.map((event) => `'${event}'`).join(', ')}; known: ${SUBSCRIBABLE_EVENTS.join(', ')}`,
+      `events: unknown event type ${quoteList(unknown)}; known: ${SUBSCRIBABLE_EVENTS.join(', ')}`,
     );
   }
   const accountDcs = new Set((await listDcs(accountId)).map((dc) => dc.dcId));
@@ -53,7 +54,7 @@ export async function createWebhook(
   if (foreign.length > 0) {
     throw new ConflictError(
       'WEBHOOK_DC_FORBIDDEN',
-      `dc_ids: ${foreign.map((dcId) => `'${dcId}'`).join(', ')} ${foreign.length === 1 ? 'is' : 'are'} not a DC of this account`,
+      `dc_ids: ${quoteList(foreign)} ${foreign.length === 1 ? 'is' : 'are'} not a DC of this account`,
     );
   }
   const webhook: Webhook = {
@@ -120,5 +121,5 @@ export async function sendTestEvent(accountId: string, webhookId: string): Promi
 }
 
 function webhookNotFound(webhookId: string): NotFoundError {
-  return new NotFoundError(`webhook '${webhookId}' not found`);
+  return new NotFoundError(`webhook ${quote(webhookId)} not found`);
 }
