@@ -1,5 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { chunks, inParallel } from '../shared/parallel';
+import { quote } from '../shared/quote';
 import { db, deleteAll, getAll, tableName } from './client';
 import type { TableKey } from './table-schema';
 
@@ -27,7 +28,7 @@ const claimKey = (accountId: string, claim: Claim): TableKey => ({
 /** Raised when an id is held by another import; names the first such id. */
 export class ClaimConflict extends Error {
   constructor(readonly claim: Claim) {
-    super(`${claim.kind.toLowerCase()} id '${claim.id}' is taken`);
+    super(`${claim.kind.toLowerCase()} id ${quote(claim.id)} is taken`);
   }
 }
 

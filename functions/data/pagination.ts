@@ -41,6 +41,13 @@ export function encodeNextToken(lastKey: Record<string, unknown> | undefined): s
   return lastKey ? Buffer.from(JSON.stringify(lastKey)).toString('base64url') : undefined;
 }
 
+/** DynamoDB's limits on a key attribute, in UTF-8 bytes: a forged token past them would fail the query (a 500). */
+const MAX_PARTITION_KEY_BYTES = 2048;
+const MAX_SORT_KEY_BYTES = 1024;
+
+const fits = (value: string, maxBytes: number) =>
+  value !== '' && Buffer.byteLength(value, 'utf8') <= maxBytes;
+
 /**
  * Decodes a client's `next_token` and checks it points into the partition being listed, so a forged
  * token can neither read another partition nor make DynamoDB fail with a 500.
@@ -66,7 +73,8 @@ export function decodeNextTokenAmong(
       typeof key.pk === 'string' &&
       partitions.includes(key.pk) &&
       typeof key.sk === 'string' &&
-      key.sk.startsWith(skPrefix)
+      key.sk.startsWith(skPrefix) &&
+      fits(key.sk, MAX_SORT_KEY_BYTES)
     ) {
       return { pk: key.pk, sk: key.sk };
     }
@@ -96,7 +104,11 @@ export function decodeIndexNextToken(
     if (
       key[index.partitionKey] === partition &&
       names.every((name) => typeof key[name] === 'string') &&
-      Object.keys(key).length === names.length
+      Object.keys(key).length === names.length &&
+      fits(key.pk as string, MAX_PARTITION_KEY_BYTES) &&
+      fits(key[index.partitionKey] as string, MAX_PARTITION_KEY_BYTES) &&
+      fits(key.sk as string, MAX_SORT_KEY_BYTES) &&
+      fits(key[index.sortKey] as string, MAX_SORT_KEY_BYTES)
     ) {
       return Object.fromEntries(names.map((name) => [name, key[name] as string]));
     }

@@ -13,6 +13,7 @@ import { db, isConditionFailure } from '../data/client';
 import { Id } from '../endpoints/common';
 import type { AccountCaller } from '../shared/auth-context';
 import { randomId, randomSecret, SECRET_PREFIX, sha256Hex } from '../shared/crypto';
+import { quote } from '../shared/quote';
 
 export interface NewDc {
   dcId: string;
@@ -39,10 +40,9 @@ export function isValidTimeZone(timeZone: string): boolean {
 function checkDcs(dcs: readonly NewDc[]): void {
   const seen = new Set<string>();
   for (const dc of dcs) {
-    if (!Id.safeParse(dc.dcId).success)
-      throw new Error(
-        `invalid DC id '${dc.dcId}': 1..128 characters, no whitespace, "/" or control characters`,
-      );
+    const checked = Id.safeParse(dc.dcId);
+    if (!checked.success)
+      throw new Error(`invalid DC id ${quote(dc.dcId)}: ${checked.error.issues[0]?.message ?? 'not an id'}`);
     if (!isValidTimeZone(dc.timeZone))
       throw new Error(`unknown IANA time zone '${dc.timeZone}' for DC '${dc.dcId}'`);
     if (seen.has(dc.dcId)) throw new Error(`DC '${dc.dcId}' is listed twice`);

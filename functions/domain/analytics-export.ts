@@ -19,6 +19,7 @@ import { randomId } from '../shared/crypto';
 import { ApiError, ForbiddenDcError } from '../shared/errors';
 import { countMetric, logger } from '../shared/observability';
 import { sendToQueue } from '../shared/queues';
+import { quote, quoteList } from '../shared/quote';
 import { QUEUES } from '../shared/resources';
 import { ATTEMPT_ANALYSIS_COLUMNS, ROUTE_ANALYSIS_COLUMNS } from './analytics';
 import { computeRouteAnalytics } from './route-analytics';
@@ -69,7 +70,7 @@ export async function requestDownload(
     ['to_date', input.toDate],
   ] as const) {
     if (!CalendarDate.safeParse(date).success) {
-      throw new ApiError('INVALID_DATE', `${field}: '${date}' is not a YYYY-MM-DD calendar date`);
+      throw new ApiError('INVALID_DATE', `${field}: ${quote(date)} is not a YYYY-MM-DD calendar date`);
     }
   }
   if (input.fromDate > input.toDate) {
@@ -86,7 +87,7 @@ export async function requestDownload(
   if (input.analyticsTypes.length === 0 || unknown.length > 0) {
     throw new ApiError(
       'UNKNOWN_ANALYTICS_TYPE',
-      `analytics_types: ${unknown.length ? `unknown ${unknown.map((t) => `'${t}'`).join(', ')}` : 'name at least one'}; known: ${ANALYTICS_TYPES.join(', ')}`,
+      `analytics_types: ${unknown.length ? `unknown ${quoteList(unknown)}` : 'name at least one'}; known: ${ANALYTICS_TYPES.join(', ')}`,
     );
   }
   const foreign = input.dcIds.find((dcId) => !accountDcIds.includes(dcId));
@@ -126,8 +127,8 @@ export async function downloadFiles(accountId: string, txid: string): Promise<Do
     throw new ApiError(
       'DOWNLOAD_NOT_FOUND',
       request?.status === 'FAILED'
-        ? `download request '${txid}' failed; request the files again`
-        : `no download request '${txid}' (unknown or expired)`,
+        ? `download request ${quote(txid)} failed; request the files again`
+        : `no download request ${quote(txid)} (unknown or expired)`,
     );
   }
   if (request.status === 'PENDING') return { pending: true };

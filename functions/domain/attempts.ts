@@ -11,6 +11,7 @@ import { putEventItem } from '../data/events';
 import { listWaypointItemIds, routeUnchangedCheck } from '../data/routes';
 import type { DriverCaller } from '../shared/auth-context';
 import { ConflictError, ValidationError } from '../shared/errors';
+import { quote, quoteList } from '../shared/quote';
 import { refreshEtas } from './route-etas';
 import { rejectFinalized, requireRoute } from './routes';
 
@@ -49,11 +50,17 @@ export async function recordAttempt(
     if (earlier) return { attempt: sameAttempt(earlier, waypointId), created: false };
     rejectFinalized(route);
     if (route.startedTimestamp === undefined) {
-      throw new ConflictError('TRANSITION_NOT_ALLOWED', `route '${routeId}' has not started; start it first`);
+      throw new ConflictError(
+        'TRANSITION_NOT_ALLOWED',
+        `route ${quote(routeId)} has not started; start it first`,
+      );
     }
     const sequence = route.waypointIds.indexOf(waypointId);
     if (sequence < 0) {
-      throw new ConflictError('NOT_ON_ROUTE', `waypoint '${waypointId}' is not on route '${routeId}'`);
+      throw new ConflictError(
+        'NOT_ON_ROUTE',
+        `waypoint ${quote(waypointId)} is not on route ${quote(routeId)}`,
+      );
     }
     await rejectUnknownItems(driver.accountId, routeId, sequence, waypointId, input.items ?? []);
 
@@ -110,7 +117,7 @@ export async function recordAttempt(
 function sameAttempt(earlier: Attempt, waypointId: string): Attempt {
   if (earlier.waypointId !== waypointId) {
     throw new ValidationError(
-      `id: attempt '${earlier.id}' was already recorded for waypoint '${earlier.waypointId}'`,
+      `id: attempt ${quote(earlier.id)} was already recorded for waypoint ${quote(earlier.waypointId)}`,
     );
   }
   return earlier;
@@ -125,12 +132,12 @@ async function rejectUnknownItems(
 ): Promise<void> {
   if (items.length === 0) return;
   const onWaypoint = new Set(await listWaypointItemIds(accountId, routeId, sequence));
-  const unknown = items.filter((item) => !onWaypoint.has(item.id)).map((item) => `'${item.id}'`);
+  const unknown = items.filter((item) => !onWaypoint.has(item.id)).map((item) => item.id);
   if (unknown.length > 0) {
     throw new ConflictError(
       'NOT_ON_ROUTE',
-      `items: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''} ` +
-        `${unknown.length === 1 ? 'is' : 'are'} not on waypoint '${waypointId}' of route '${routeId}'`,
+      `items: ${quoteList(unknown)} ` +
+        `${unknown.length === 1 ? 'is' : 'are'} not on waypoint ${quote(waypointId)} of route ${quote(routeId)}`,
     );
   }
 }

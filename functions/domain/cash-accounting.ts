@@ -4,6 +4,7 @@ import { conditionFailedAt, db } from '../data/client';
 import { routeUnchangedCheck } from '../data/routes';
 import type { DriverCaller } from '../shared/auth-context';
 import { ConflictError } from '../shared/errors';
+import { quote } from '../shared/quote';
 import { rejectFinalized, requireRoute } from './routes';
 
 export type { AccountingRecord };
@@ -25,7 +26,10 @@ export async function addAccountingRecord(
     try {
       rejectFinalized(route);
       if (!route.isActive && route.startedTimestamp === undefined) {
-        throw new ConflictError('TRANSITION_NOT_ALLOWED', `route '${routeId}' is neither active nor started`);
+        throw new ConflictError(
+          'TRANSITION_NOT_ALLOWED',
+          `route ${quote(routeId)} is neither active nor started`,
+        );
       }
     } catch (refused) {
       // A retry of a record stored before the route was finished still gets its answer, as attempts do.
@@ -59,7 +63,10 @@ async function sameRecordOrConflict(
 ): Promise<AccountingRecord> {
   const stored = await getAccountingRecord(driver.accountId, routeId, record.id);
   if (stored && sameContent(stored, record)) return stored;
-  throw new ConflictError('ACCOUNTING_ID_TAKEN', `id: accounting record id '${record.id}' is already used`);
+  throw new ConflictError(
+    'ACCOUNTING_ID_TAKEN',
+    `id: accounting record id ${quote(record.id)} is already used`,
+  );
 }
 
 const sameContent = (a: AccountingRecord, b: AccountingRecord) =>

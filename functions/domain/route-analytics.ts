@@ -16,6 +16,7 @@ import type { Page, SizedPageRequest } from '../data/pagination';
 import { listInvoiceRows, listWaypointRows, type RouteHeader } from '../data/routes';
 import { NotFoundError } from '../shared/errors';
 import { logger } from '../shared/observability';
+import { quote } from '../shared/quote';
 import { attemptAnalytics, type RouteFacts, routeAnalytics } from './analytics';
 import { type RouteRef, requireRoute } from './routes';
 
@@ -96,7 +97,9 @@ export async function computeAfterFinish(route: RouteHeader): Promise<void> {
 async function requireComputedAnalytics(ref: RouteRef) {
   const route = await requireRoute(ref);
   if (!route.isFinalized) {
-    throw new NotFoundError(`route '${ref.routeId}' is not finished; its analytics are not available yet`);
+    throw new NotFoundError(
+      `route ${quote(ref.routeId)} is not finished; its analytics are not available yet`,
+    );
   }
   const place = placeOf(route);
   const [stored] = await listRouteAnalytics(place, 'ROUTE_ANALYTICS');

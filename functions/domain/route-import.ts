@@ -44,6 +44,7 @@ import { ApiError, ConflictError } from '../shared/errors';
 import { MAX_UPLOAD_BYTES } from '../shared/limits';
 import { logger } from '../shared/observability';
 import { sendToQueue } from '../shared/queues';
+import { quote } from '../shared/quote';
 import { parseJsonText, parsePart } from '../shared/request-parsing';
 import { IMPORT_UPLOADS_PREFIX, QUEUES } from '../shared/resources';
 import { localDateOf } from '../shared/time';
@@ -74,7 +75,7 @@ function rejectRepeatedIds(route: ImportedRoute): void {
     if (first) {
       throw new ConflictError(
         CODE_OF_KIND[kind],
-        `${path}: ${kind.toLowerCase()} id '${id}' already appears at ${first}`,
+        `${path}: ${kind.toLowerCase()} id ${quote(id)} already appears at ${first}`,
       );
     }
     seen.set(key, path);
@@ -92,7 +93,10 @@ function rejectRepeatedIds(route: ImportedRoute): void {
 
 function takenError(claim: Claim): ConflictError {
   const what = claim.kind === 'ROUTE' ? 'was already imported' : 'is already used by another route';
-  return new ConflictError(CODE_OF_KIND[claim.kind], `${claim.kind.toLowerCase()} id '${claim.id}' ${what}`);
+  return new ConflictError(
+    CODE_OF_KIND[claim.kind],
+    `${claim.kind.toLowerCase()} id ${quote(claim.id)} ${what}`,
+  );
 }
 
 async function requireDriverOfDc(
@@ -108,7 +112,7 @@ async function requireDriverOfDc(
 function driverNotInDc(dcId: string, driverId: string | undefined): ConflictError {
   return new ConflictError(
     'DRIVER_NOT_IN_DC',
-    `route.driver_id: '${driverId}' is not a driver of DC '${dcId}'`,
+    `route.driver_id: ${quote(driverId ?? '')} is not a driver of DC ${quote(dcId)}`,
   );
 }
 
@@ -425,7 +429,7 @@ export type ImportStatusView =
 export async function importStatus(accountId: string, dcId: string, txid: string): Promise<ImportStatusView> {
   const record = await getImport(accountId, txid);
   if (!record || record.dcId !== dcId)
-    throw new ApiError('IMPORT_NOT_FOUND', `no route import '${txid}' in DC '${dcId}'`);
+    throw new ApiError('IMPORT_NOT_FOUND', `no route import ${quote(txid)} in DC ${quote(dcId)}`);
   const { upload } = record;
   if (record.status === 'PENDING' && upload && !upload.receivedAt && Date.now() > upload.arrivalDeadline) {
     const expiredAt = new Date(upload.linkExpiresAt).toISOString();

@@ -1,6 +1,7 @@
 import { putEventItem } from '../data/events';
 import { listActiveRoutesOfDriver, type RouteHeader } from '../data/routes';
 import { ApiError, ConflictError, ValidationError } from '../shared/errors';
+import { quote } from '../shared/quote';
 import { computeAfterFinish } from './route-analytics';
 import { refreshEtas } from './route-etas';
 import { changeRoute, DriverGoneError, type RouteRef, rejectFinalized } from './routes';
@@ -11,7 +12,7 @@ import { changeRoute, DriverGoneError, type RouteRef, rejectFinalized } from './
  */
 
 function transitionRefused(route: RouteHeader, why: string): ConflictError {
-  return new ConflictError('TRANSITION_NOT_ALLOWED', `route '${route.routeId}' ${why}`);
+  return new ConflictError('TRANSITION_NOT_ALLOWED', `route ${quote(route.routeId)} ${why}`);
 }
 
 /** Starts an active route that has a driver (by that driver, or by API key); ROUTE_STARTED; ETAs from now on. */
@@ -44,7 +45,7 @@ export async function startRoute(ref: RouteRef, at: number): Promise<RouteHeader
     if (error instanceof DriverGoneError) {
       throw new ConflictError(
         'DRIVER_NOT_IN_DC',
-        `the route's driver is no longer a driver of DC '${ref.dcId}'`,
+        `the route's driver is no longer a driver of DC ${quote(ref.dcId)}`,
       );
     }
     throw error;

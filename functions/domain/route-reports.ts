@@ -29,6 +29,7 @@ import {
 import type { DriverCaller } from '../shared/auth-context';
 import { NotFoundError } from '../shared/errors';
 import { countWithinBudget, PAGE_BYTE_BUDGET } from '../shared/limits';
+import { quote } from '../shared/quote';
 import { plannedEtas } from './route-etas';
 import {
   actualCompletion,
@@ -195,7 +196,8 @@ export async function waypointOf(ref: RouteRef, waypointId: string): Promise<Way
   const waypoint = route.waypointIds.includes(waypointId)
     ? (await routeProgress(route)).waypoints.find((row) => row.id === waypointId)
     : undefined;
-  if (!waypoint) throw new NotFoundError(`waypoint '${waypointId}' not found on route '${ref.routeId}'`);
+  if (!waypoint)
+    throw new NotFoundError(`waypoint ${quote(waypointId)} not found on route ${quote(ref.routeId)}`);
   return waypoint;
 }
 

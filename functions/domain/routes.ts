@@ -16,6 +16,7 @@ import {
 } from '../data/routes';
 import { ApiError, ConflictError } from '../shared/errors';
 import { sendToQueue } from '../shared/queues';
+import { quote } from '../shared/quote';
 
 export type { RouteHeader, WaypointRow };
 
@@ -37,7 +38,11 @@ const pauseBeforeRetry = (attempt: number) =>
     : new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
 
 function routeNotFound(ref: RouteRef, httpStatus?: number): ApiError {
-  return new ApiError('ROUTE_NOT_FOUND', `route '${ref.routeId}' not found in DC '${ref.dcId}'`, httpStatus);
+  return new ApiError(
+    'ROUTE_NOT_FOUND',
+    `route ${quote(ref.routeId)} not found in DC ${quote(ref.dcId)}`,
+    httpStatus,
+  );
 }
 
 /** The header of a route of this DC, including one being deleted (only the deletion itself wants that). */
@@ -181,13 +186,16 @@ export async function changeRoute(
 
 export function rejectFinalized(route: RouteHeader): void {
   if (route.isFinalized) {
-    throw new ConflictError('ROUTE_FINALIZED', `route '${route.routeId}' is already finished`);
+    throw new ConflictError('ROUTE_FINALIZED', `route ${quote(route.routeId)} is already finished`);
   }
 }
 
 function rejectStarted(route: RouteHeader, what: string): void {
   if (route.startedTimestamp !== undefined) {
-    throw new ConflictError('TRANSITION_NOT_ALLOWED', `route '${route.routeId}' has started; cannot ${what}`);
+    throw new ConflictError(
+      'TRANSITION_NOT_ALLOWED',
+      `route ${quote(route.routeId)} has started; cannot ${what}`,
+    );
   }
 }
 
@@ -216,7 +224,7 @@ export async function assignDriver(ref: RouteRef, driverId: string): Promise<Rou
   rejectStarted(route, 'change its driver');
   const notInDc = new ConflictError(
     'DRIVER_NOT_IN_DC',
-    `driver_id: '${driverId}' is not a driver of DC '${ref.dcId}'`,
+    `driver_id: ${quote(driverId)} is not a driver of DC ${quote(ref.dcId)}`,
   );
   if (!(await getDriver(ref.accountId, ref.dcId, driverId))) throw notInDc;
   try {
@@ -296,7 +304,7 @@ async function markDeleting(ref: RouteRef): Promise<{ route: RouteHeader; marked
     if (current.startedTimestamp !== undefined && !current.isFinalized) {
       throw new ConflictError(
         'TRANSITION_NOT_ALLOWED',
-        `route '${ref.routeId}' has started and is not finished; it cannot be deleted`,
+        `route ${quote(ref.routeId)} has started and is not finished; it cannot be deleted`,
       );
     }
     const next: RouteHeader = { ...current, deleting: true, version: current.version + 1 };

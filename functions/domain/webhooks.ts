@@ -18,6 +18,7 @@ import { ApiError, ConflictError, NotFoundError } from '../shared/errors';
 import { ACCOUNT_LIMITS } from '../shared/limits';
 import { chunks, inParallel } from '../shared/parallel';
 import { sendAllToQueue, sendToQueue } from '../shared/queues';
+import { quote, quoteList } from '../shared/quote';
 import {
   type DeliveryMessage,
   SUBSCRIBABLE_EVENTS,
@@ -66,7 +67,7 @@ function requireWebhookUrl(url: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    throw new ApiError('WEBHOOK_URL_INVALID', `webhook_url: '${url.slice(0, 200)}' is not a URL`);
+    throw new ApiError('WEBHOOK_URL_INVALID', `webhook_url: ${quote(url)} is not a URL`);
   }
   const problem =
     url.length > MAX_URL_LENGTH
@@ -93,7 +94,7 @@ export async function createWebhook(
   if (unknown.length > 0) {
     throw new ApiError(
       'UNKNOWN_EVENT_TYPE',
-      `events: unknown event type ${unknown.map((event) => `'${event}'`).join(', ')}; known: ${SUBSCRIBABLE_EVENTS.join(', ')}`,
+      `events: unknown event type ${quoteList(unknown)}; known: ${SUBSCRIBABLE_EVENTS.join(', ')}`,
     );
   }
   const accountDcs = new Set((await listDcs(accountId)).map((dc) => dc.dcId));
@@ -101,7 +102,7 @@ export async function createWebhook(
   if (foreign.length > 0) {
     throw new ConflictError(
       'WEBHOOK_DC_FORBIDDEN',
-      `dc_ids: ${foreign.map((dcId) => `'${dcId}'`).join(', ')} ${foreign.length === 1 ? 'is' : 'are'} not a DC of this account`,
+      `dc_ids: ${quoteList(foreign)} ${foreign.length === 1 ? 'is' : 'are'} not a DC of this account`,
     );
   }
   const webhook: Webhook = {
@@ -404,5 +405,5 @@ async function undoClaims(accountId: string, webhookId: string, claims: readonly
 }
 
 function webhookNotFound(webhookId: string): NotFoundError {
-  return new NotFoundError(`webhook '${webhookId}' not found`);
+  return new NotFoundError(`webhook ${quote(webhookId)} not found`);
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ANALYTICS_FILES_PREFIX } from '../shared/resources';
-import { DcParams, EpochMillis, FULL_PAGES, Id, NextToken, pagedQuery } from './common';
+import { DcParams, EpochMillis, FULL_PAGES, Id, Label, NextToken, pagedQuery, SafeText } from './common';
 import { defineEndpoint } from './define';
 
 const TAG = 'Analytics';
@@ -51,10 +51,10 @@ export const requestAnalyticsDownload = defineEndpoint({
     body: z
       .object({
         dc_ids: z.array(Id).max(100),
-        from_date: z.string().meta({ description: 'YYYY-MM-DD, in each DC’s local time' }),
-        to_date: z.string().meta({ description: 'YYYY-MM-DD, inclusive; at most 92 days after from_date' }),
+        from_date: Label(64).meta({ description: 'YYYY-MM-DD, in each DC’s local time' }),
+        to_date: Label(64).meta({ description: 'YYYY-MM-DD, inclusive; at most 92 days after from_date' }),
         analytics_types: z
-          .array(z.string())
+          .array(Label(64))
           .max(10)
           .meta({ description: 'ROUTE_ANALYTICS and/or ATTEMPT_ANALYTICS' }),
       })
@@ -79,8 +79,9 @@ export const getAnalyticsDownloadFiles = defineEndpoint({
   tag: TAG,
   // Only presigns GETs of the export's files; it reads no object itself.
   access: { table: 'read', signLinks: { access: 'read', keyPrefix: ANALYTICS_FILES_PREFIX } },
-  // Any text: a txid this service never issued is 6000 (the spec's only code here), not a format error.
-  request: { params: z.object({ download_request_txid: z.string() }) },
+  // Any text of up to 256 characters: a txid this service never issued is 6000 (the spec's only code here),
+  // not a format error; longer ones, or ones with characters no text may have, are 1006 like any parameter.
+  request: { params: z.object({ download_request_txid: SafeText({ min: 1, max: 256 }) }) },
   responses: {
     200: {
       description: 'the files',

@@ -1,33 +1,184 @@
 import * as z from 'zod';
 import { PAGE_BYTE_BUDGET } from '../shared/limits';
 
-/** Ids: 1..128 characters, none of them whitespace, `/` or control characters (they travel in URL paths). */
+// ---------------------------------------------------------------------------------------------------
+// Text: the building blocks of every string a client sends (fields, path and query parameters)
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * Characters no text accepts. Any field can end up in an event, which reaches webhooks through SQS, and SQS
+ * carries only #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD | #x10000-#x10FFFF: one lone surrogate (or
+ * U+FFFE/U+FFFF) would make its event unsendable and hold up the queue. The other noncharacters (U+FDD0..
+ * U+FDEF and the last two code points of every plane) are not for interchange (Unicode §23.7), and control
+ * characters (C0, DEL, C1) print nothing: both refused as well. Single-line text also refuses the line and
+ * paragraph separators U+2028/U+2029; free text keeps tabs and line breaks (\t, \n, \r, U+2028, U+2029).
+ * Everything else passes and is stored and sent as it came: emoji, every script, private-use characters.
+ */
+const FORBIDDEN_SINGLE_LINE = /[\p{Cc}\p{Cs}\p{Noncharacter_Code_Point}\u2028\u2029]/u;
+const FORBIDDEN_FREE_TEXT = /(?![\t\n\r])[\p{Cc}\p{Cs}\p{Noncharacter_Code_Point}]/u;
+
+function kindOf(char: string): string {
+  if (/\p{Cs}/u.test(char)) return 'a lone surrogate';
+  if (/\p{Noncharacter_Code_Point}/u.test(char)) return 'a Unicode noncharacter';
+  if (/[\u2028\u2029]/.test(char)) return 'a line separator';
+  return 'a control character';
+}
+
+/** `U+FFFF (a Unicode noncharacter) at character 3` for the first forbidden character, or undefined. */
+function forbiddenCharacter(value: string, multiLine: boolean): string | undefined {
+  const match = (multiLine ? FORBIDDEN_FREE_TEXT : FORBIDDEN_SINGLE_LINE).exec(value);
+  if (!match) return undefined;
+  const char = match[0];
+  const codePoint = (char.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0');
+  const position = Array.from(value.slice(0, match.index)).length + 1;
+  return `U+${codePoint} (${kindOf(char)}) at character ${position}`;
+}
+
+/** Characters as people (and JSON Schema's maxLength) count them: code points, so an emoji is one. */
+export function characterCount(value: string): number {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}
+
+interface TextRules {
+  /** Characters (code points), inclusive. */
+  min?: number;
+  max: number;
+  /** Free text: tabs and line breaks allowed. */
+  multiLine?: boolean;
+  /** Refused when only whitespace. */
+  notBlank?: boolean;
+  description?: string;
+}
+
+/**
+ * A string of `min`..`max` characters (code points) without the characters no text accepts (see above). The
+ * first problem found is reported, naming the character and where it is; the value itself is never echoed.
+ */
+export function SafeText({ min = 0, max, multiLine = false, notBlank = false, description }: TextRules) {
+  return z
+    .string()
+    .superRefine((value, context) => {
+      const problem = textProblem(value, { min, max, multiLine, notBlank });
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    })
+    .meta({
+      ...(min > 0 ? { minLength: min } : {}),
+      maxLength: max,
+      ...(description ? { description } : {}),
+    });
+}
+
+function textProblem(value: string, rules: Required<Omit<TextRules, 'description'>>): string | undefined {
+  // Counting code points is only needed when the UTF-16 length could pass the maximum.
+  const length = value.length > rules.max || value.length < rules.min * 2 ? characterCount(value) : undefined;
+  if (length !== undefined && (length > rules.max || length < rules.min)) {
+    const range = rules.min === rules.max ? `${rules.max}` : `${rules.min}..${rules.max}`;
+    return `must be ${range} characters long; this one has ${length}`;
+  }
+  const forbidden = forbiddenCharacter(value, rules.multiLine);
+  if (forbidden) return `must not contain ${forbidden}`;
+  if (rules.notBlank && value.trim() === '') return 'must not be blank';
+  return undefined;
+}
+
+/** Single-line human text (a name, a code, a container label): any characters but control characters. */
+export const Label = (max: number, rules: Omit<TextRules, 'max' | 'multiLine'> = {}) =>
+  SafeText({ ...rules, max });
+
+/** Free text (addresses, notes, failure messages): tabs and line breaks (\t \n \r U+2028 U+2029) allowed. */
+export const FreeText = (max: number, rules: Omit<TextRules, 'max' | 'multiLine'> = {}) =>
+  SafeText({ ...rules, max, multiLine: true });
+
+/** Most characters of an id. */
+export const MAX_ID_CHARS = 128;
+
+/**
+ * Most UTF-8 bytes of an id. Ids become parts of DynamoDB keys, and the longest key holds two of them: a
+ * driver token's sort key `<account>/<dc id>/<driver id>` (20 + 2 + 2 x 384 = 790 bytes of the 1,024 a sort
+ * key may have; partition keys may have 2,048). 384 bytes is any 128 characters of the Basic Multilingual Plane
+ * (every script's letters, CJK included); ids of emoji and other 4-byte characters have 96 of them at most.
+ */
+export const MAX_ID_BYTES = 384;
+
+const ID_RULES =
+  `1..${MAX_ID_CHARS} characters and at most ${MAX_ID_BYTES} bytes in UTF-8; any characters (spaces and ` +
+  'emoji included) but "/" and control characters, with no space at either end';
+
+/**
+ * Ids as clients choose them (ERP ids such as `R 2026-11-23`): see ID_RULES. `/` is refused because ids travel
+ * in URL paths (percent-encode the rest: `R%202026-11-23`); spaces at either end because they are invisible
+ * and almost always a copy-paste accident (an id that differs only by them would look like a duplicate).
+ */
 export const Id = z
   .string()
-  .min(1)
-  .max(128)
-  .regex(/^[^\s/\p{Cc}]+$/u, 'must not contain whitespace, "/" or control characters');
+  .superRefine((value, context) => {
+    const problem =
+      textProblem(value, { min: 1, max: MAX_ID_CHARS, multiLine: false, notBlank: false }) ??
+      (Buffer.byteLength(value, 'utf8') > MAX_ID_BYTES
+        ? `must be at most ${MAX_ID_BYTES} bytes in UTF-8 (ids become database keys); this one has ${Buffer.byteLength(value, 'utf8')}`
+        : value.includes('/')
+          ? `must not contain "/" (ids travel in URL paths)`
+          : /^\s|\s$/u.test(value)
+            ? 'must not start or end with whitespace'
+            : undefined);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({ minLength: 1, maxLength: MAX_ID_CHARS, description: `an id: ${ID_RULES}` });
 
-/** Human-readable names: 1..200 characters, not blank, no control characters. */
-export const Name = z
-  .string()
-  .max(200)
-  .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters')
-  .refine((value) => value.trim().length > 0, 'must not be blank');
+/** Human-readable names: 1..200 characters, not blank, on one line. */
+export const Name = Label(200, { min: 1, notBlank: true });
+
+// ---------------------------------------------------------------------------------------------------
+// Numbers and times
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * The smallest magnitude DynamoDB stores (1E-130): a smaller non-zero number is refused with "Number
+ * underflow". Its largest (9.99...E+125) and its 38 significant digits never matter for a JS number: the
+ * SDK writes a number with `String(n)` (at most 17 significant digits) and refuses, before sending, any
+ * beyond Number.MAX_SAFE_INTEGER.
+ */
+const MIN_STORABLE_MAGNITUDE = 1e-130;
+
+/** A finite number DynamoDB (through the SDK) can store: 0, or a magnitude in 1E-130..2^53-1. */
+export const StorableNumber = z
+  .number()
+  .refine(
+    (value) =>
+      value === 0 ||
+      (Math.abs(value) >= MIN_STORABLE_MAGNITUDE && Math.abs(value) <= Number.MAX_SAFE_INTEGER),
+    `must be 0 or have a magnitude between 1e-130 and ${Number.MAX_SAFE_INTEGER} (what the database stores)`,
+  );
 
 export const EpochMillis = z.number().int().min(0).meta({ description: 'milliseconds since the Unix epoch' });
+
+/** 2000-01-01T00:00:00Z and 2100-01-01T00:00:00Z: a client's time outside is a bug (seconds, not ms). */
+export const MIN_TIMESTAMP = Date.UTC(2000, 0, 1);
+export const MAX_TIMESTAMP = Date.UTC(2100, 0, 1);
+
+/** A time a client sends: epoch milliseconds from 2000-01-01 to 2100-01-01 (UTC). */
+export const Timestamp = z
+  .int()
+  .min(MIN_TIMESTAMP, 'must be a time from 2000-01-01 (epoch milliseconds)')
+  .max(MAX_TIMESTAMP, 'must be a time up to 2100-01-01 (epoch milliseconds)')
+  .meta({ description: 'milliseconds since the Unix epoch, 2000-01-01..2100-01-01' });
 
 /** Clocks of phones drift; a reported time further ahead than this is a client bug, not a skew. */
 const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 
 /** A time a client reports for something that happened (a visit, a ping): not in the future. */
-export const ReportedTimestamp = EpochMillis.refine(
+export const ReportedTimestamp = Timestamp.refine(
   (timestamp) => timestamp <= Date.now() + MAX_CLOCK_SKEW_MS,
   'is more than 5 minutes in the future',
 );
 
 export const Location = z
-  .object({ latitude: z.number().min(-90).max(90), longitude: z.number().min(-180).max(180) })
+  .object({
+    latitude: StorableNumber.min(-90).max(90),
+    longitude: StorableNumber.min(-180).max(180),
+  })
   .meta({ id: 'Location' });
 
 export const DcParams = z.object({ dc_id: Id });
@@ -38,7 +189,7 @@ export const MAX_PAGE_ROWS = 1000;
 /** Optional paging of the driver list: without `limit` the whole list is returned. */
 export const PaginationQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_ROWS).optional(),
-  next_token: z.string().min(1).max(2048).optional(),
+  next_token: SafeText({ min: 1, max: 2048 }).optional(),
 });
 
 export const NextToken = z.string().optional().meta({ description: 'present when more items remain' });
@@ -88,7 +239,6 @@ export function isCalendarDate(date: string): boolean {
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(date);
 }
 
-export const CalendarDate = z
-  .string()
+export const CalendarDate = Label(10)
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD')
   .refine(isCalendarDate, 'is not a calendar date');

@@ -1,8 +1,10 @@
 import * as z from 'zod';
+import { quote } from '../shared/quote';
 import {
   EmptyData,
   FULL_PAGES,
   Id,
+  Label,
   Location,
   NextToken,
   PAGE_BYTES_NOTE,
@@ -20,6 +22,15 @@ const RouteData = z.object({ route: Route });
 
 /** At most this many items get their own outcome in one attempt (the rest take the attempt's status). */
 export const MAX_ATTEMPT_ITEMS = 500;
+
+/**
+ * Most bytes the item ids and reasons an attempt lists may have together (UTF-8, as JSON writes them). The
+ * attempt is stored as one item, which DynamoDB caps at 400 KB: 500 items with long ids and reasons in a
+ * non-Latin script would pass that, so the request is refused instead of failing when written.
+ */
+export const MAX_ATTEMPT_ITEM_BYTES = 256 * 1024;
+
+const jsonBytesOf = (text: string) => Buffer.byteLength(JSON.stringify(text), 'utf8') - 2;
 
 export const AttemptBody = z
   .object({
@@ -43,12 +54,16 @@ export const AttemptBody = z
       context.addIssue({ code: 'custom', path: ['reason'], message: 'is required when status is FAILED' });
     }
     const seen = new Set<string>();
+    let itemBytes = 0;
     attempt.items?.forEach((item, index) => {
+      itemBytes +=
+        jsonBytesOf(item.id) +
+        (item.reason ? jsonBytesOf(item.reason.code) + jsonBytesOf(item.reason.message) : 0);
       if (seen.has(item.id)) {
         context.addIssue({
           code: 'custom',
           path: ['items', index, 'id'],
-          message: `'${item.id}' is listed twice`,
+          message: `${quote(item.id)} is listed twice`,
         });
       }
       seen.add(item.id);
@@ -60,6 +75,13 @@ export const AttemptBody = z
         });
       }
     });
+    if (itemBytes > MAX_ATTEMPT_ITEM_BYTES) {
+      context.addIssue({
+        code: 'custom',
+        path: ['items'],
+        message: `the listed items' ids and reasons may have at most ${MAX_ATTEMPT_ITEM_BYTES} bytes together (UTF-8, as JSON writes them); these have ${itemBytes}`,
+      });
+    }
   })
   .meta({ id: 'AttemptRequest' });
 
@@ -144,7 +166,11 @@ export const addDriverAccountingRecord = defineEndpoint({
       .object({
         id: Id.meta({ description: 'unique in the account' }),
         cash_received_cents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-        cash_container_id: Id,
+        cash_container_id: Label(128, {
+          min: 1,
+          notBlank: true,
+          description: 'a label of the container the cash went into (`bag A`)',
+        }),
       })
       .meta({ id: 'AccountingRecordRequest' }),
   },

@@ -4,8 +4,10 @@ import {
   CalendarDate,
   DcParams,
   EpochMillis,
+  FreeText,
   FULL_PAGES,
   Id,
+  Label,
   Location,
   NextToken,
   PAGE_BYTES_NOTE,
@@ -38,7 +40,7 @@ export const Route = z
   .meta({ id: 'Route' });
 
 export const FailureReason = z
-  .object({ code: z.string().min(1).max(64), message: z.string().min(1).max(500) })
+  .object({ code: Label(64, { min: 1 }), message: FreeText(500, { min: 1 }) })
   .meta({ id: 'FailureReason' });
 
 export const Attempt = z

@@ -1,5 +1,15 @@
 import * as z from 'zod';
-import { EmptyData, EpochMillis, Id, MAX_PAGE_ROWS, NextToken, type PageSize, pagedQuery } from './common';
+import {
+  EmptyData,
+  EpochMillis,
+  Id,
+  Label,
+  MAX_PAGE_ROWS,
+  NextToken,
+  type PageSize,
+  pagedQuery,
+  SafeText,
+} from './common';
 import { alsoAs, defineEndpoint } from './define';
 
 const TAG = 'Webhooks';
@@ -84,10 +94,10 @@ export const createWebhook = defineEndpoint({
   request: {
     body: z
       .object({
-        webhook_url: z
-          .string()
-          .meta({ description: 'a fully formed http or https URL, without credentials' }),
-        events: z.array(z.string()).min(1).max(20).meta({ description: 'event types (spec §6, DESIGN §4)' }),
+        webhook_url: SafeText({ max: 2048 }).meta({
+          description: 'a fully formed http or https URL, without credentials',
+        }),
+        events: z.array(Label(64)).min(1).max(20).meta({ description: 'event types (spec §6, DESIGN §4)' }),
         dc_ids: z.array(Id).min(1).max(1000),
       })
       .meta({ id: 'CreateWebhookRequest' }),

@@ -1,4 +1,5 @@
 import { ERROR_CODES, type ErrorCodeName } from './error-codes';
+import { quote } from './quote';
 
 /** An error a client caused or may act on; the HTTP layer turns it into the error envelope. */
 export class ApiError extends Error {
@@ -28,7 +29,7 @@ export class NotFoundError extends ApiError {
 
 export class ForbiddenDcError extends ApiError {
   constructor(dcId: string) {
-    super('DC_FORBIDDEN', `DC '${dcId}' does not exist or is not in this account`);
+    super('DC_FORBIDDEN', `DC ${quote(dcId)} does not exist or is not in this account`);
   }
 }
 

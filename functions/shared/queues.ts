@@ -1,6 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { requireEnv } from './env';
-import { chunks } from './parallel';
 import { QUEUES, type QueueName } from './resources';
 
 interface Sqs {
@@ -38,15 +37,41 @@ export async function sendToQueue(
   );
 }
 
-/** Sends JSON messages, 10 per request; throws unless every one was accepted. */
+/** SendMessageBatch takes at most 10 messages, of at most 1 MiB together. */
+const MAX_BATCH_MESSAGES = 10;
+const MAX_BATCH_BYTES = 1_048_576;
+
+/**
+ * Message bodies in batches SendMessageBatch accepts: up to 10 a batch, and no more than 1 MiB together (ten
+ * deliveries of a 2,000-waypoint ROUTE_ETAS_CHANGED would pass it), in order.
+ */
+export function messageBatches(bodies: readonly string[]): string[][] {
+  const batches: string[][] = [];
+  let batch: string[] = [];
+  let bytes = 0;
+  for (const body of bodies) {
+    const size = Buffer.byteLength(body, 'utf8');
+    if (batch.length === MAX_BATCH_MESSAGES || (batch.length > 0 && bytes + size > MAX_BATCH_BYTES)) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(body);
+    bytes += size;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
+
+/** Sends JSON messages, 10 (or 1 MiB) per request; throws unless every one was accepted. */
 export async function sendAllToQueue(queue: QueueName, bodies: readonly object[]): Promise<void> {
   const queueUrl = requireEnv(QUEUES[queue].urlEnv);
   const { sdk, client } = await theSqs();
-  for (const batch of chunks(bodies, 10)) {
+  for (const batch of messageBatches(bodies.map((body) => JSON.stringify(body)))) {
     const { Failed = [] } = await client.send(
       new sdk.SendMessageBatchCommand({
         QueueUrl: queueUrl,
-        Entries: batch.map((body, index) => ({ Id: String(index), MessageBody: JSON.stringify(body) })),
+        Entries: batch.map((body, index) => ({ Id: String(index), MessageBody: body })),
       }),
     );
     if (Failed.length > 0) {

@@ -1,7 +1,21 @@
 import type { z } from 'zod';
 import { ApiError, ValidationError } from './errors';
+import { excerpt, quoteList } from './quote';
 
 export type RequestPart = 'path' | 'query' | 'body';
+
+/** The most problems a 1006 message names; the rest are counted ("and 12 more"). */
+export const MAX_LISTED_ISSUES = 10;
+
+/**
+ * The longest 1006 message, in characters. A message is shown to clients and stored with a failed import (its
+ * record and its ROUTE_IMPORT_FAILED event, which travels through SQS), so it stays small whatever was sent: an
+ * upload with 100,000 bad items fails with ten of them named.
+ */
+export const MAX_ISSUES_MESSAGE_CHARS = 1000;
+
+/** The longest message of one problem. */
+const MAX_ISSUE_CHARS = 300;
 
 /**
  * A request body's JSON: undefined when empty, 1005 when malformed. Shared by the HTTP handlers and the
@@ -23,14 +37,37 @@ export function parsePart<S extends z.ZodType>(part: RequestPart, schema: S, inp
   throw new ValidationError(describeIssues(part, result.error.issues));
 }
 
-/** "driver_name: Too big: expected string to have <=200 characters; path.dc_id: ..." */
+/**
+ * "driver_name: must be 1..200 characters long; this one has 201; path.dc_id: ...": the first problems, each
+ * naming its field, up to MAX_LISTED_ISSUES of them and MAX_ISSUES_MESSAGE_CHARS characters in all, then how
+ * many more there are. A client's value is quoted at most as a short excerpt.
+ */
 export function describeIssues(part: RequestPart, issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .map((issue) => {
-      const path = issue.path.map(String);
-      const field = part === 'body' ? path.join('.') : [part, ...path].join('.');
-      if (field === '') return `request body: ${issue.message}`;
-      return `${field}: ${issue.message}`;
-    })
-    .join('; ');
+  // Room for "; and 123456 more" is kept, so the count always shows.
+  const budget = MAX_ISSUES_MESSAGE_CHARS - 20;
+  const listed: string[] = [];
+  let length = 0;
+  for (const issue of issues.slice(0, MAX_LISTED_ISSUES)) {
+    const path = issue.path.map(String);
+    const field = part === 'body' ? path.join('.') : [part, ...path].join('.');
+    const line = `${field === '' ? 'request body' : field}: ${messageOf(issue)}`;
+    const room = budget - length - (listed.length > 0 ? 2 : 0);
+    if (line.length > room) {
+      if (listed.length === 0) listed.push(excerpt(line, room - 1));
+      break;
+    }
+    listed.push(line);
+    length += line.length + (listed.length > 1 ? 2 : 0);
+  }
+  const more = issues.length - listed.length;
+  return more > 0 ? `${listed.join('; ')}; and ${more} more` : listed.join('; ');
+}
+
+/** zod's message, except where zod would echo what the client sent (the names of unknown keys). */
+function messageOf(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys' && issue.message.startsWith('Unrecognized key')) {
+    return `unrecognized key${issue.keys.length === 1 ? '' : 's'} ${quoteList(issue.keys)}`;
+  }
+  // Messages quote at most excerpts of a value; one longer than this is cut all the same.
+  return excerpt(issue.message, MAX_ISSUE_CHARS);
 }

@@ -107,7 +107,11 @@ describe('POST /dcs/{dc_id}/drivers', () => {
       /^driver_name: .*200/,
     ],
     ['a driver_id with a slash', { driver_id: 'a/b', driver_name: 'x' }, /^driver_id: must not contain/],
-    ['a driver_id with a space', { driver_id: 'a b', driver_name: 'x' }, /^driver_id: must not contain/],
+    [
+      'a driver_id ending in a space',
+      { driver_id: 'a ', driver_name: 'x' },
+      /^driver_id: must not start or end with whitespace/,
+    ],
     ['a driver_name with a control character', { driver_id: 'x', driver_name: 'a\u0000b' }, /^driver_name: /],
     [
       'a login_token shorter than 16 characters',

@@ -174,7 +174,7 @@ describe('POST /dcs/{dc_id}/invoiced-routes', () => {
     ['a fractional total_price_cents', withItem({ total_price_cents: 10.5 }), /total_price_cents: /],
     [
       'a time window that ends before it starts',
-      withWaypoint({ time_windows: [{ start: 10, end: 5 }] }),
+      withWaypoint({ time_windows: [{ start: 1_795_442_400_010, end: 1_795_442_400_005 }] }),
       /time_windows\.0\.end: start must be before end/,
     ],
     ['a lower-case payment method', withInvoice({ payment_method: 'cash' }), /payment_method: /],

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { decodeNextToken, encodeNextToken } from '../../functions/data/pagination';
 import { bearerSecret } from '../../functions/shared/bearer';
-import { describeIssues } from '../../functions/shared/request-parsing';
+import {
+  describeIssues,
+  MAX_ISSUES_MESSAGE_CHARS,
+  MAX_LISTED_ISSUES,
+} from '../../functions/shared/request-parsing';
 
 describe('describeIssues', () => {
   const schema = z.object({ route: z.object({ waypoints: z.array(z.object({ id: z.string() })) }) });
@@ -21,6 +25,37 @@ describe('describeIssues', () => {
 
   it('speaks of the request body when the body itself has the wrong type', () => {
     expect(describeIssues('body', issues('text'))).toMatch(/^request body: /);
+  });
+
+  it('lists the first ten problems and counts the rest, within 1,000 characters', () => {
+    const waypoints = Array.from({ length: 50_000 }, () => ({ id: 7 }));
+    const message = describeIssues('body', issues({ route: { waypoints } }));
+    expect(message.match(/route\.waypoints\.\d+\.id: /g)).toHaveLength(MAX_LISTED_ISSUES);
+    expect(message).toMatch(/; and 49990 more$/);
+    expect(message.length).toBeLessThanOrEqual(MAX_ISSUES_MESSAGE_CHARS);
+  });
+
+  it('names fewer problems when they would pass 1,000 characters, and counts the rest', () => {
+    const long = z.string().refine(() => false, 'x'.repeat(290));
+    const message = describeIssues(
+      'body',
+      z.array(long).safeParse(['a', 'b', 'c', 'd', 'e']).error?.issues ?? [],
+    );
+    expect(message).toMatch(/^0: x{290}; 1: x{290}; 2: x{290}; and 2 more$/);
+    // A message longer than 300 characters (none of ours is) is cut to 300 and an ellipsis.
+    const huge = z.string().refine(() => false, 'y'.repeat(10_000));
+    const cut = describeIssues('body', z.array(huge).safeParse(['a', 'b', 'c', 'd']).error?.issues ?? []);
+    expect(cut).toMatch(/^0: y{300}…; 1: y{300}…; 2: y{300}…; and 1 more$/);
+    expect(cut.length).toBeLessThanOrEqual(MAX_ISSUES_MESSAGE_CHARS);
+  });
+
+  it('quotes unknown keys as short excerpts', () => {
+    const strict = z.strictObject({ a: z.string() });
+    const keys = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`${i}${'k'.repeat(100_000)}`, 1]));
+    const message = describeIssues('body', strict.safeParse({ a: 'x', ...keys }).error?.issues ?? []);
+    expect(message).toMatch(
+      /^request body: unrecognized keys '0k+…', '1k+…', '2k+…', '3k+…', '4k+…' and 15 more$/,
+    );
   });
 });
 
@@ -51,6 +86,11 @@ describe('next_token', () => {
     ['another entity', encodeNextToken({ pk: 'DC#a/dc-1', sk: 'ROUTE#x' })],
     ['garbage', 'not-a-token'],
     ['JSON that is not a key', Buffer.from('[1,2]').toString('base64url')],
+    // DynamoDB refuses a sort key over 1,024 bytes: such a start key would fail the query with a 500.
+    [
+      'a sort key too long for DynamoDB',
+      encodeNextToken({ pk: 'DC#a/dc-1', sk: `DRIVER#${'é'.repeat(510)}` }),
+    ],
   ])('refuses a token for %s with a validation error', (_, token) => {
     expect(() => decodeNextToken(token, 'DC#a/dc-1', 'DRIVER#')).toThrow(/next_token/);
   });
