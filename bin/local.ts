@@ -47,6 +47,7 @@ const cloud = await startLocalCloud({
   accessLog: true,
   onLog: printFunctionLog,
   pipeCheckpointFile: inMemory ? undefined : join(stateDir, 'pipe-checkpoints.json'),
+  kmsMasterKeyFile: inMemory ? undefined : join(stateDir, 'kms-master-key'),
 });
 // This process is the local operator: the demo account is made with the service's own code.
 Object.assign(process.env, cloud.operatorEnvironment);

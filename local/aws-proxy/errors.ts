@@ -5,13 +5,14 @@
  * - SQS (AWS JSON 1.0, query-compatible): the same body plus `x-amzn-query-error: <query code>;Sender`,
  *   which the SDK takes the error name from (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-json-api-responses.html).
  * - S3: REST XML `<Error><Code>...</Code><Message>...</Message>...</Error>`, no body for HEAD.
+ * - KMS: AWS JSON 1.1, `{"__type": "<Code>", "message": ...}`, status 400 for client errors.
  * - STS (awsQuery): XML `<ErrorResponse><Error><Type>Sender</Type><Code>...</Code><Message>...</Message>
  *   </Error><RequestId>...</RequestId></ErrorResponse>`.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 
-export type ServiceName = 'dynamodb' | 'sqs' | 's3' | 'sts';
+export type ServiceName = 'dynamodb' | 'sqs' | 's3' | 'sts' | 'kms';
 
 export interface ServiceError {
   status: number;
@@ -59,7 +60,15 @@ const s3 = (type: string, message: string, status = 403): ServiceError => ({ sta
 
 const sts = (code: string, message: string, status = 403): ServiceError => ({ status, type: code, message });
 
+/** KMS answers the JSON errors DynamoDB does, its `__type` without the namespace. */
+const asKms = (error: ServiceError): ServiceError => ({
+  ...error,
+  type: error.type.replace(/^.*#/, ''),
+  messageKey: 'message',
+});
+
 export function authenticationError(service: ServiceName, failure: AuthenticationFailure): ServiceError {
+  if (service === 'kms') return asKms(authenticationError('dynamodb', failure));
   switch (failure.kind) {
     case 'missing':
       if (service === 's3') return s3('AccessDenied', 'Access Denied');
@@ -151,6 +160,7 @@ export function accessDeniedError(
 
 /** A denial with a message of the proxy's own (an operation it cannot authorize). */
 export function operationDenied(service: ServiceName, message: string): ServiceError {
+  if (service === 'kms') return asKms(operationDenied('dynamodb', message));
   if (service === 's3' || service === 'sts') return s3('AccessDenied', message);
   if (service === 'dynamodb') return { ...dynamodb('AccessDeniedException', message), messageKey: 'Message' };
   return { ...sqs('AccessDeniedException', 'AccessDenied', message), messageKey: 'Message' };
@@ -158,6 +168,7 @@ export function operationDenied(service: ServiceName, message: string): ServiceE
 
 /** A request the service rejects before looking at any resource (missing or malformed parameters). */
 export function validationError(service: ServiceName, message: string): ServiceError {
+  if (service === 'kms') return { status: 400, type: 'ValidationException', message };
   if (service === 's3') return s3('InvalidRequest', message, 400);
   if (service === 'sts') return sts('ValidationError', message, 400);
   if (service === 'dynamodb')
@@ -171,6 +182,7 @@ export function sqsError(type: string, queryCode: string, message: string, statu
 }
 
 export function internalError(service: ServiceName, message: string): ServiceError {
+  if (service === 'kms') return { status: 500, type: 'KMSInternalException', message };
   if (service === 's3') return s3('InternalError', message, 500);
   if (service === 'sts') return sts('InternalFailure', message, 500);
   if (service === 'dynamodb') return dynamodb('InternalFailure', message, 500);
@@ -212,7 +224,7 @@ export function sendError(
   }
   const body = JSON.stringify({ __type: error.type, [error.messageKey ?? 'message']: error.message });
   const headers: Record<string, string | number> = {
-    'content-type': 'application/x-amz-json-1.0',
+    'content-type': `application/x-amz-json-${service === 'kms' ? '1.1' : '1.0'}`,
     'content-length': Buffer.byteLength(body),
     'x-amzn-requestid': requestId,
   };
