@@ -7,6 +7,7 @@ import {
   UnreadableSecretError,
 } from '../data/secret-envelope';
 import type { StoredSecret, Webhook } from '../data/webhooks';
+import { logger } from '../shared/observability';
 
 export { UnreadableSecretError };
 
@@ -37,7 +38,9 @@ async function openStored(secret: StoredSecret, context: EncryptionContext): Pro
 
 /**
  * The secrets deliveries are signed with now, in plain text: the current one, and the previous one until it
- * expires. Throws UnreadableSecretError when one does not open for this webhook.
+ * expires. Throws UnreadableSecretError when the current one does not open for this webhook; a previous one
+ * that does not open is left out (with a warning), so that a rotation, which replaces an unreadable secret,
+ * also ends its failures at once rather than after the grace period.
  */
 export async function signingSecrets(
   webhook: Pick<Webhook, 'accountId' | 'webhookId' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
@@ -47,9 +50,19 @@ export async function signingSecrets(
   const context = secretContext(webhook.accountId, webhook.webhookId);
   const previousValid =
     previousSecret !== undefined && previousSecretExpiresAt !== undefined && previousSecretExpiresAt > now;
-  return Promise.all(
-    (previousValid ? [webhook.secret, previousSecret] : [webhook.secret]).map((secret) =>
-      openStored(secret, context),
-    ),
-  );
+  const [current, previous] = await Promise.all([
+    openStored(webhook.secret, context),
+    previousValid
+      ? openStored(previousSecret, context).catch((error: unknown) => {
+          if (!(error instanceof UnreadableSecretError)) throw error;
+          // Ids only, never a secret.
+          logger.warn('previous webhook signing secret does not decrypt; signing with the current one only', {
+            account_id: webhook.accountId,
+            webhook_id: webhook.webhookId,
+          });
+          return undefined;
+        })
+      : undefined,
+  ]);
+  return previous === undefined ? [current] : [current, previous];
 }
