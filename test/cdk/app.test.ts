@@ -66,6 +66,7 @@ describe('app', () => {
         q.deadLetterUrlExportName,
       ]),
       stateful.exports.alarmTopicArnExportName,
+      stateful.exports.webhookSecretsKeyArnExportName,
     ];
     expect(imported.size).toBeGreaterThan(0);
     for (const name of imported) {
