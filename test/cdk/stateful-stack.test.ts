@@ -333,7 +333,8 @@ describe('webhook secrets key', () => {
   });
 
   it("keeps CDK's default key policy: the account's IAM policies decide who may use it, and no one else is named", () => {
-    const statements = (key.Properties?.KeyPolicy as { Statement: Record<string, unknown>[] }).Statement;
+    const policy = key.Properties?.KeyPolicy as { Statement: Record<string, unknown>[] } | undefined;
+    const statements = policy?.Statement;
     expect(statements).toEqual([
       {
         Action: 'kms:*',
