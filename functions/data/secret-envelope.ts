@@ -122,8 +122,12 @@ function openDataKey(sealed: SealedSecret, context: EncryptionContext): Promise<
   if (cached && cached.expiresAt > now) return cached.key;
   if (cached) dataKeys.delete(cacheKey);
   const key = decryptDataKey(sealed, context);
-  dataKeys.set(cacheKey, { key, expiresAt: now + DATA_KEY_CACHE_MS });
-  key.catch(() => dataKeys.delete(cacheKey));
+  const entry = { key, expiresAt: now + DATA_KEY_CACHE_MS };
+  dataKeys.set(cacheKey, entry);
+  // A failure is not kept: the next delivery asks KMS again.
+  key.catch(() => {
+    if (dataKeys.get(cacheKey) === entry) dataKeys.delete(cacheKey);
+  });
   while (dataKeys.size > DATA_KEY_CACHE_ENTRIES) dataKeys.delete(dataKeys.keys().next().value as string);
   return key;
 }
