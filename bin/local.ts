@@ -48,6 +48,7 @@ const cloud = await startLocalCloud({
   onLog: printFunctionLog,
   pipeCheckpointFile: inMemory ? undefined : join(stateDir, 'pipe-checkpoints.json'),
   apiKeysFile: inMemory ? undefined : join(stateDir, 'api-keys.json'),
+  kmsMasterKeyFile: inMemory ? undefined : join(stateDir, 'kms-master-key'),
 });
 // This process is the local operator: the demo account is made with the service's own code.
 Object.assign(process.env, cloud.operatorEnvironment);

@@ -60,7 +60,13 @@ export const consumers: readonly ConsumerDefinition[] = [
     maxConcurrency: 20,
     timeoutSeconds: 30,
     memorySize: 512,
-    access: { table: 'readWrite', sendTo: ['deliveries'], sendToDeadLetter: ['deliveries'] },
+    // Decrypts the webhook's signing secrets (data keys kept for minutes per environment, see secret-envelope.ts).
+    access: {
+      table: 'readWrite',
+      sendTo: ['deliveries'],
+      sendToDeadLetter: ['deliveries'],
+      webhookSecrets: 'decrypt',
+    },
   },
   {
     id: 'deleteRoutes',

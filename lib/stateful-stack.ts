@@ -2,6 +2,7 @@ import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Valida
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import {
   BlockPublicAccess,
   Bucket,
@@ -57,6 +58,8 @@ export interface StatefulExports {
   readonly queues: Readonly<Record<QueueName, QueueExports>>;
   /** The SNS topic every alarm notifies: its ARN under a fixed export name. */
   readonly alarmTopicArnExportName: string;
+  /** The KMS key webhook signing secrets are encrypted under: its ARN under a fixed export name. */
+  readonly webhookSecretsKeyArnExportName: string;
 }
 
 export interface StatefulStackProps extends StackProps {
@@ -78,7 +81,7 @@ export interface QueueWithDlq {
 }
 
 /**
- * Everything that holds data: the single table, the bucket and the queues. Kept apart from the API so
+ * Everything that holds data: the single table, the bucket, the queues and the key of the webhook secrets. Kept apart from the API so
  * the stateless stack can be replaced freely; the table and bucket are retained even if this stack goes.
  */
 export class StatefulStack extends Stack {
@@ -87,6 +90,13 @@ export class StatefulStack extends Stack {
   readonly bucket: Bucket;
   readonly queues: Readonly<Record<QueueName, QueueWithDlq>>;
   readonly alarmTopic: Topic;
+  /**
+   * Encrypts webhook signing secrets at rest (envelope encryption, functions/data/secret-envelope.ts).
+   * Customer managed, rotated yearly by KMS, retained: without it the stored secrets cannot be read. Its key
+   * policy is CDK's default, which lets the account's IAM policies grant its use: only the functions whose
+   * access names `webhookSecrets` get kms:GenerateDataKey or kms:Decrypt on it.
+   */
+  readonly webhookSecretsKey: Key;
   /** In alarm while the oldest accepted import has waited IMPORT_QUEUE_MAX_AGE for the import worker. */
   readonly importBacklogAlarm: Alarm;
   /** The relay from the table stream to the events queue, with its own dead-letter queue and alarm. */
@@ -99,6 +109,12 @@ export class StatefulStack extends Stack {
     // Here rather than with the API: the topic outlives redeployments of the stateless side, and with it
     // the email subscription its recipient confirmed.
     this.alarmTopic = new AlarmTopic(this, 'Alarms', { email: props.alarmEmail }).topic;
+
+    this.webhookSecretsKey = new Key(this, 'WebhookSecretsKey', {
+      description: 'Encrypts the Delivery Route Service webhook signing secrets (envelope encryption)',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
 
     this.table = new Table(this, 'Table', {
       partitionKey: { name: TABLE_SCHEMA.partitionKey, type: AttributeType.STRING },
@@ -214,11 +230,14 @@ export class StatefulStack extends Stack {
     }
     const alarmTopicArnExportName = `${this.stackName}-AlarmTopicArn`;
     this.exportValue(this.alarmTopic.topicArn, { name: alarmTopicArnExportName });
+    const webhookSecretsKeyArnExportName = `${this.stackName}-WebhookSecretsKeyArn`;
+    this.exportValue(this.webhookSecretsKey.keyArn, { name: webhookSecretsKeyArnExportName });
     this.exports = {
       table: this.tableExports,
       bucket: bucketExports,
       queues: queueExports as Record<QueueName, QueueExports>,
       alarmTopicArnExportName,
+      webhookSecretsKeyArnExportName,
     };
 
     new CfnOutput(this, 'TableName', {

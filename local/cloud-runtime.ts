@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -8,7 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { QUEUES, type QueueName } from '../functions/shared/resources';
+import { QUEUES, type QueueName, WEBHOOK_SECRETS_KEY_ARN_ENV } from '../functions/shared/resources';
 import { pascalCase } from '../lib/naming';
 import { type ApiGateway, startApiGateway } from './api-gateway';
 import { ApiKeyStore } from './api-keys';
@@ -56,6 +57,11 @@ export interface LocalCloudOptions {
   maxInstancesPerFunction?: number;
   /** Sessions that functions assume (STS AssumeRole) last at most this long (default 3600 s, as on AWS). */
   maxChainedSessionSeconds?: number;
+  /**
+   * Keeps the local KMS master key between runs (npm start, whose table is kept too): without it a new one
+   * is made, and what the last run encrypted no longer decrypts.
+   */
+  kmsMasterKeyFile?: string;
 }
 
 export interface LocalCloud {
@@ -96,6 +102,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       awsEndpoint: options.emulators.aws,
       maxChainedSessionSeconds: options.maxChainedSessionSeconds,
       apiKeys,
+      kmsMasterKey: options.kmsMasterKeyFile ? keptMasterKey(options.kmsMasterKeyFile) : undefined,
     });
     stops.push(() => proxy.close());
     proxy.addPrincipal({
@@ -108,6 +115,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     const tableStreamArns = await createResources(declared, proxy.endpoint);
     const deployment = readDeployment(options.assemblyDir, { ...deploymentOptions, tableStreamArns });
     proxy.configureBucketNotifications(deployment);
+    proxy.configureKeys(deployment.keys);
 
     const credentials = roleCredentials(deployment, proxy);
     const credentialsOf = (functionName: string): Credentials => {
@@ -211,6 +219,7 @@ function localFunctionEnvironment(awsEndpoint: string): Record<string, string> {
     AWS_ENDPOINT_URL_S3: awsEndpoint,
     AWS_ENDPOINT_URL_STS: awsEndpoint,
     AWS_ENDPOINT_URL_API_GATEWAY: awsEndpoint,
+    AWS_ENDPOINT_URL_KMS: awsEndpoint,
     // The S3 emulator serves path-style URLs only.
     S3_FORCE_PATH_STYLE: 'true',
     // Local webhook receivers listen on 127.0.0.1, which the SSRF guard refuses by default.
@@ -232,6 +241,10 @@ function operatorEnvironment(
 ): Record<string, string> {
   const table = deployment.tables[0];
   const bucket = deployment.buckets[0];
+  // The key the functions that seal or open webhook secrets are told of (CDK sets it on exactly those).
+  const webhookSecretsKeyArn = deployment.functions
+    .map((fn) => fn.environment[WEBHOOK_SECRETS_KEY_ARN_ENV])
+    .find((arn) => arn !== undefined);
   const queues = (Object.keys(QUEUES) as QueueName[]).flatMap((name) => [
     [QUEUES[name].urlEnv, queueUrl(name)],
     [QUEUES[name].deadLetterUrlEnv, queueUrl(name, true)],
@@ -243,8 +256,21 @@ function operatorEnvironment(
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     ...(table ? { TABLE_NAME: table.name } : {}),
     ...(bucket ? { BUCKET_NAME: bucket.name } : {}),
+    ...(webhookSecretsKeyArn ? { [WEBHOOK_SECRETS_KEY_ARN_ENV]: webhookSecretsKeyArn } : {}),
     ...Object.fromEntries(queues),
   };
+}
+
+/** The master key kept in `file`, made (readable by this user only) when there is none yet. */
+function keptMasterKey(file: string): Buffer {
+  if (existsSync(file)) {
+    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+    if (key.length !== 32) throw new Error(`${file} does not hold a KMS master key (32 bytes, base64)`);
+    return key;
+  }
+  const key = randomBytes(32);
+  writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600 });
+  return key;
 }
 
 /** A queue of QUEUES by the construct id the stateful stack gives it (`ImportsQueue`, `ImportsDeadLetterQueue`). */

@@ -2,10 +2,17 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKeys } from './accounts';
 import { db, type Item, isConditionFailure, queryItems, tableName } from './client';
 import type { EventType } from './events';
+import type { SealedSecret } from './secret-envelope';
 import type { TableKey } from './table-schema';
 import { deleteWithinLimits, putWithinLimits, type WebhookTarget } from './webhook-limits';
 
 export { WebhookLimitReached, type WebhookTarget, WebhookTargetTaken } from './webhook-limits';
+
+/**
+ * A signing secret as the item holds it: sealed under the KMS key (functions/data/secret-envelope.ts), or, for
+ * a webhook whose secret was written before secrets were encrypted, the plain string; rotation seals it.
+ */
+export type StoredSecret = SealedSecret | string;
 
 export interface Webhook {
   accountId: string;
@@ -14,10 +21,10 @@ export interface Webhook {
   enabled: boolean;
   dcIds: string[];
   events: EventType[];
-  /** HMAC key of the signatures; returned once, at creation or rotation. */
-  secret: string;
+  /** HMAC key of the signatures, as stored; returned to the caller once, at creation or rotation. */
+  secret: StoredSecret;
   /** The secret before the last rotation: deliveries are signed with it too until it expires. */
-  previousSecret?: string;
+  previousSecret?: StoredSecret;
   previousSecretExpiresAt?: number;
   /** Start of the current run of failed deliveries; cleared by a success. */
   failingSince?: number;
@@ -206,29 +213,42 @@ export async function clearWebhookFailing(accountId: string, webhookId: string):
 
 /**
  * Replaces the secret; the one it replaces stays valid until `previousExpiresAt` (not at all when undefined).
- * One update, so concurrent rotations each keep the secret they replaced, never a mix. Undefined when the
- * webhook does not exist.
+ * One update, so concurrent rotations each keep the secret they replaced, never a mix. Keeping a sealed
+ * secret copies it; a plain one (stored before encryption) is kept as `plainCurrent.sealed`, and only while
+ * the item still holds `plainCurrent.was`. Undefined when the webhook does not exist or its secret is not
+ * (or no longer) of the form the call expects: read it again and retry.
  */
 export async function rotateWebhookSecret(
   accountId: string,
   webhookId: string,
-  secret: string,
+  secret: SealedSecret,
   previousExpiresAt: number | undefined,
+  plainCurrent?: { was: string; sealed: SealedSecret },
 ): Promise<Webhook | undefined> {
+  const keep = previousExpiresAt !== undefined;
   try {
     const { Attributes } = await db.send(
       new UpdateCommand({
         TableName: tableName,
         Key: webhookKey(accountId, webhookId),
-        UpdateExpression:
-          previousExpiresAt === undefined
-            ? 'SET #secret = :secret REMOVE previous_secret, previous_secret_expires_at'
+        UpdateExpression: !keep
+          ? 'SET #secret = :secret REMOVE previous_secret, previous_secret_expires_at'
+          : plainCurrent
+            ? 'SET previous_secret = :previous, previous_secret_expires_at = :expires, #secret = :secret'
             : 'SET previous_secret = #secret, previous_secret_expires_at = :expires, #secret = :secret',
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: !keep
+          ? 'attribute_exists(pk)'
+          : plainCurrent
+            ? '#secret = :was'
+            : 'attribute_type(#secret, :map)',
         ExpressionAttributeNames: { '#secret': 'secret' },
         ExpressionAttributeValues: {
           ':secret': secret,
-          ...(previousExpiresAt === undefined ? {} : { ':expires': previousExpiresAt }),
+          ...(!keep
+            ? {}
+            : plainCurrent
+              ? { ':expires': previousExpiresAt, ':previous': plainCurrent.sealed, ':was': plainCurrent.was }
+              : { ':expires': previousExpiresAt, ':map': 'M' }),
         },
         ReturnValues: 'ALL_NEW',
       }),

@@ -13,11 +13,11 @@ import {
   listWebhooks,
   markWebhookFailing,
   setWebhookEnabled,
-  type Webhook,
 } from '../data/webhooks';
 import { logger } from '../shared/observability';
 import { MAX_DELAY_SECONDS, sendAllToQueue, sendToDeadLetterQueue, sendToQueue } from '../shared/queues';
 import { postWebhook, signatureHeaders } from './webhook-http';
+import { signingSecrets, UnreadableSecretError } from './webhook-secrets';
 
 /** The event types a webhook can subscribe to (spec §6 and DESIGN §4); PING only comes from the test call. */
 export const SUBSCRIBABLE_EVENTS = [
@@ -151,17 +151,6 @@ export function deliverySettings(env: NodeJS.ProcessEnv = process.env): Delivery
 
 export type DeliveryOutcome = 'delivered' | 'retry_queued' | 'waiting' | 'given_up' | 'skipped' | 'disabled';
 
-/** The secrets deliveries are signed with now: the current one, and the previous one until it expires. */
-export function signingSecrets(
-  webhook: Pick<Webhook, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>,
-  now: number,
-): string[] {
-  const { previousSecret, previousSecretExpiresAt } = webhook;
-  const previousValid =
-    previousSecret !== undefined && previousSecretExpiresAt !== undefined && previousSecretExpiresAt > now;
-  return previousValid ? [webhook.secret, previousSecret] : [webhook.secret];
-}
-
 /**
  * One delivery attempt:
  * 1. a deleted webhook gets nothing; a disabled one neither, and the delivery is recorded FAILED so it can
@@ -194,6 +183,13 @@ export async function deliver(
     await sendToQueue('deliveries', message, { delaySeconds: waitSeconds(message.due_at - now) });
     return 'waiting';
   }
+  let secrets: string[];
+  try {
+    secrets = await signingSecrets(webhook, now);
+  } catch (error) {
+    if (!(error instanceof UnreadableSecretError)) throw error;
+    return giveUpUnreadableSecret(message, deliveryId, now, record);
+  }
 
   const body = webhookBody(event);
   const sentAt = Date.now();
@@ -205,7 +201,7 @@ export async function deliver(
       'X-Webhook-Id': webhookId,
       'X-Event-Id': event.event_id,
       'X-Event-Type': event.type,
-      ...signatureHeaders(signingSecrets(webhook, sentAt), event.event_id, sentAt, body),
+      ...signatureHeaders(secrets, event.event_id, sentAt, body),
     },
     timeoutMs: settings.timeoutMs,
     allowPrivateTargets: settings.allowPrivateTargets,
@@ -278,6 +274,44 @@ export async function deliver(
   await sendToQueue('deliveries', retry, { delaySeconds: waitSeconds(delaySeconds * 1000) });
   logger.info('webhook delivery failed; retry queued', { ...context, retry_in_seconds: delaySeconds });
   return 'retry_queued';
+}
+
+/** What the delivery log says of a delivery whose secret does not decrypt (nothing of the why). */
+export const UNREADABLE_SECRET_ERROR = 'signing secret unreadable; rotate the secret';
+
+/**
+ * A secret that does not decrypt for its webhook (its item was tampered with, or a sealed secret was copied
+ * from another webhook) will not decrypt on a retry either: nothing is sent, the attempt and the delivery are
+ * recorded FAILED (redeliverable once the secret is rotated), the message goes to the DLQ and an error is
+ * logged, with ids only. The queue goes on with the next message.
+ */
+async function giveUpUnreadableSecret(
+  message: DeliveryMessage,
+  deliveryId: string,
+  at: number,
+  record: (status: DeliveryStatus, at: number, error?: string) => Promise<void>,
+): Promise<DeliveryOutcome> {
+  const { account_id: accountId, webhook_id: webhookId, event } = message;
+  await recordDeliveryAttempt(accountId, webhookId, {
+    deliveryId,
+    redeliveryOf: message.redelivery_of,
+    eventId: event.event_id,
+    eventType: event.type,
+    attempt: message.attempt,
+    error: UNREADABLE_SECRET_ERROR,
+    durationMs: 0,
+    timestamp: at,
+  });
+  await record('FAILED', at, UNREADABLE_SECRET_ERROR);
+  await sendToDeadLetterQueue('deliveries', { ...message, delivery_id: deliveryId });
+  logger.error('webhook signing secret does not decrypt; delivery given up', {
+    account_id: accountId,
+    webhook_id: webhookId,
+    event_id: event.event_id,
+    delivery_id: deliveryId,
+    attempt: message.attempt,
+  });
+  return 'given_up';
 }
 
 /** Writes the delivery's record; a redelivery also tells its original delivery how it stands. */

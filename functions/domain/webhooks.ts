@@ -1,5 +1,6 @@
 import { listDcs } from '../data/accounts';
 import type { PageRequest } from '../data/pagination';
+import type { SealedSecret } from '../data/secret-envelope';
 import {
   type Delivery,
   failedDeliveriesInWindow,
@@ -26,6 +27,7 @@ import {
   type WebhookEvent,
 } from './webhook-events';
 import { newWebhookSecret } from './webhook-http';
+import { sealWebhookSecrets } from './webhook-secrets';
 
 export type { Webhook };
 
@@ -85,10 +87,11 @@ function requireWebhookUrl(url: string): string {
   return url;
 }
 
+/** A new webhook, and its secret in plain text: the caller's only chance to see it (the item holds it sealed). */
 export async function createWebhook(
   accountId: string,
   input: { url: string; events: readonly string[]; dcIds: readonly string[] },
-): Promise<Webhook> {
+): Promise<{ webhook: Webhook; secret: string }> {
   const url = requireWebhookUrl(input.url);
   const unknown = input.events.filter((event) => !SUBSCRIBABLE_EVENTS.includes(event as SubscribableEvent));
   if (unknown.length > 0) {
@@ -105,14 +108,17 @@ export async function createWebhook(
       `dc_ids: ${quoteList(foreign)} ${foreign.length === 1 ? 'is' : 'are'} not a DC of this account`,
     );
   }
+  const webhookId = randomId('wh_');
+  const secret = newWebhookSecret();
+  const [sealed] = await sealWebhookSecrets(accountId, webhookId, [secret]);
   const webhook: Webhook = {
     accountId,
-    webhookId: randomId('wh_'),
+    webhookId,
     url,
     enabled: true,
     dcIds: [...new Set(input.dcIds)],
     events: [...new Set(input.events)] as SubscribableEvent[],
-    secret: newWebhookSecret(),
+    secret: sealed as SealedSecret,
     createdAt: Date.now(),
   };
   const max = maxWebhooksPerAccount();
@@ -134,7 +140,7 @@ export async function createWebhook(
     }
     throw error;
   }
-  return webhook;
+  return { webhook, secret };
 }
 
 export async function requireWebhook(accountId: string, webhookId: string): Promise<Webhook> {
@@ -192,22 +198,40 @@ export async function sendTestEvent(accountId: string, webhookId: string): Promi
  * Gives the webhook a new secret. For `expirePreviousAfterSeconds` deliveries carry signatures for both the
  * new and the replaced secret, so receivers can switch at any moment of it; 0 stops the replaced one at once.
  * A rotation during another's grace period ends that grace: only the current and the replaced secret sign.
+ * The new secret is stored sealed; a replaced secret stored in plain text (before secrets were encrypted) is
+ * sealed too, so after a rotation the item holds no plain secret.
  */
 export async function rotateSecret(
   accountId: string,
   webhookId: string,
   expirePreviousAfterSeconds: number,
-): Promise<{ webhook: Webhook; previousSecretExpiresAt: number }> {
+): Promise<{ webhook: Webhook; secret: string; previousSecretExpiresAt: number }> {
   const now = Date.now();
   const previousSecretExpiresAt = now + expirePreviousAfterSeconds * 1000;
-  const webhook = await webhooksTable.rotateWebhookSecret(
-    accountId,
-    webhookId,
-    newWebhookSecret(),
-    expirePreviousAfterSeconds > 0 ? previousSecretExpiresAt : undefined,
-  );
-  if (!webhook) throw webhookNotFound(webhookId);
-  return { webhook, previousSecretExpiresAt };
+  const keepPrevious = expirePreviousAfterSeconds > 0;
+  const secret = newWebhookSecret();
+  // A few tries: when a concurrent rotation (or a write of the secret) came first, the item is read again.
+  for (let tries = 1; ; tries++) {
+    const current = keepPrevious ? await requireWebhook(accountId, webhookId) : undefined;
+    const plain = typeof current?.secret === 'string' ? current.secret : undefined;
+    const [sealed, sealedPlain] = await sealWebhookSecrets(
+      accountId,
+      webhookId,
+      plain === undefined ? [secret] : [secret, plain],
+    );
+    const webhook = await webhooksTable.rotateWebhookSecret(
+      accountId,
+      webhookId,
+      sealed as SealedSecret,
+      keepPrevious ? previousSecretExpiresAt : undefined,
+      plain === undefined ? undefined : { was: plain, sealed: sealedPlain as SealedSecret },
+    );
+    if (webhook) return { webhook, secret, previousSecretExpiresAt };
+    if (!keepPrevious || tries === 3) {
+      await requireWebhook(accountId, webhookId);
+      throw new Error(`webhook '${webhookId}' kept changing while its secret was being rotated`);
+    }
+  }
 }
 
 // ---- Redelivery ----

@@ -31,6 +31,11 @@ export interface ResourceAccess {
   sendTo?: QueueName[];
   /** Queues whose DLQ the function sends messages to (a consumer giving a message up itself). */
   sendToDeadLetter?: QueueName[];
+  /**
+   * Webhook signing secrets, encrypted under the stateful stack's KMS key (functions/data/secret-envelope.ts):
+   * 'encrypt' makes new ones (kms:GenerateDataKey), 'decrypt' reads them (kms:Decrypt); only on that key.
+   */
+  webhookSecrets?: 'encrypt' | 'decrypt';
 }
 
 /**

@@ -90,7 +90,7 @@ export const createWebhook = defineEndpoint({
   handler: 'webhooks/create',
   summary: 'Register a URL for events of some DCs; the answer carries the signing secret, once',
   tag: TAG,
-  access: { table: 'readWrite' },
+  access: { table: 'readWrite', webhookSecrets: 'encrypt' },
   request: {
     body: z
       .object({
@@ -199,7 +199,7 @@ export const rotateWebhookSecret = defineEndpoint({
   description:
     'Until `previous_secret_expires_at` every delivery carries a signature for each secret (space-separated in `webhook-signature`), so receivers can switch to the new secret at any time of it; then only the new one signs. Rotating again replaces the previous secret with the current one.',
   tag: TAG,
-  access: { table: 'readWrite' },
+  access: { table: 'readWrite', webhookSecrets: 'encrypt' },
   request: {
     params: WebhookParams,
     body: z

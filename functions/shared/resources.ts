@@ -89,3 +89,5 @@ export const BUCKET_NAME_ENV = 'BUCKET_NAME';
 /** The role a function that hands out presigned links signs them with (ResourceAccess.signLinks). */
 export const LINK_SIGNER_ROLE_ARN_ENV = 'LINK_SIGNER_ROLE_ARN';
 export const TABLE_NAME_ENV = 'TABLE_NAME';
+/** The ARN of the KMS key webhook signing secrets are encrypted under (ResourceAccess.webhookSecrets). */
+export const WEBHOOK_SECRETS_KEY_ARN_ENV = 'WEBHOOK_SECRETS_KEY_ARN';

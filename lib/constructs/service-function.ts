@@ -4,6 +4,7 @@ import { type CfnResource, Duration, Validations } from 'aws-cdk-lib';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { ArnPrincipal, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -18,6 +19,7 @@ import {
   QUEUES,
   type QueueName,
   TABLE_NAME_ENV,
+  WEBHOOK_SECRETS_KEY_ARN_ENV,
 } from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import { BUNDLE_METADATA_KEY, type BundleMetadata, LAMBDA_BUNDLE } from '../bundling';
@@ -37,6 +39,12 @@ const BUCKET_ACTIONS: Record<BucketAccess, readonly string[]> = {
 };
 
 /** What a presigned link of each kind does: a download GETs one object, an upload PUTs one (no multipart). */
+/** The one KMS action each use of the webhook secrets key allows: making new secrets, or reading them. */
+const WEBHOOK_SECRETS_ACTIONS: Record<NonNullable<ResourceAccess['webhookSecrets']>, string> = {
+  encrypt: 'kms:GenerateDataKey',
+  decrypt: 'kms:Decrypt',
+};
+
 const LINK_SIGNERS: Record<LinkSigning['access'], { id: string; action: string }> = {
   read: { id: 'DownloadLinkSignerRole', action: 's3:GetObject' },
   write: { id: 'UploadLinkSignerRole', action: 's3:PutObject' },
@@ -163,6 +171,7 @@ export class ServiceFunction extends NodejsFunction {
       const objects = resources.bucketObjectsArn(access.signLinks.keyPrefix);
       this.bindLinkSigner(resources.bucket, access.signLinks.access, objects);
     }
+    if (access.webhookSecrets) this.bindWebhookSecretsKey(resources.webhookSecretsKey, access.webhookSecrets);
     for (const name of new Set(access.sendTo ?? [])) this.bindQueue(resources.queue(name), name);
     for (const name of new Set(access.sendToDeadLetter ?? [])) {
       const deadLetterQueue = resources.deadLetterQueue(name);
@@ -207,6 +216,17 @@ export class ServiceFunction extends NodejsFunction {
     signer.grantAssumeRole(functionRole);
     this.addEnvironment(BUCKET_NAME_ENV, bucket.bucketName);
     this.addEnvironment(LINK_SIGNER_ROLE_ARN_ENV, signer.roleArn);
+  }
+
+  /**
+   * Tells the function the webhook secrets key's ARN and allows the one action of `use` on that key only
+   * (WEBHOOK_SECRETS_ACTIONS). Through the role's policy: the key's default policy lets IAM grant its use.
+   */
+  bindWebhookSecretsKey(key: IKey, use: NonNullable<ResourceAccess['webhookSecrets']>): void {
+    this.addEnvironment(WEBHOOK_SECRETS_KEY_ARN_ENV, key.keyArn);
+    this.addToRolePolicy(
+      new PolicyStatement({ actions: [WEBHOOK_SECRETS_ACTIONS[use]], resources: [key.keyArn] }),
+    );
   }
 
   /** Lets the function send to queue `name` of QUEUES and tells it the URL (in the queue's `urlEnv`). */

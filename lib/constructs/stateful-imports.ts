@@ -1,5 +1,6 @@
 import { Fn, Stack, Validations } from 'aws-cdk-lib';
 import { type ITable, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
 import { Bucket, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { type IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
@@ -18,13 +19,15 @@ export interface ServiceResources {
   deadLetterQueue(name: QueueName): IQueue;
   /** The SNS topic every alarm notifies. */
   readonly alarmTopic: ITopic;
+  /** The KMS key webhook signing secrets are encrypted under. */
+  readonly webhookSecretsKey: IKey;
 }
 
 /**
- * The stateful stack's table, bucket, queues and alarm topic, imported by their fixed export names. Fixed names keep
+ * The stateful stack's table, bucket, queues, alarm topic and webhook secrets key, imported by their fixed export names. Fixed names keep
  * ARNs rendering the same everywhere (cdk-nag finding ids among them) whatever the logical ids.
  *
- * The bucket, the queues and the topic are imported on first use only: CloudFormation locks every export some stack
+ * The bucket, the queues, the topic and the key are imported on first use only: CloudFormation locks every export some stack
  * imports, so importing only what a function is granted keeps the stateful stack free to change the rest.
  */
 export class StatefulImports extends Construct implements ServiceResources {
@@ -32,6 +35,7 @@ export class StatefulImports extends Construct implements ServiceResources {
   private readonly exported: StatefulExports;
   private importedBucket?: IBucket;
   private importedAlarmTopic?: ITopic;
+  private importedWebhookSecretsKey?: IKey;
   private readonly acknowledgedPrefixes = new Set<string>();
   private readonly importedQueues = new Map<string, IQueue>();
 
@@ -74,6 +78,15 @@ export class StatefulImports extends Construct implements ServiceResources {
       Fn.importValue(this.exported.alarmTopicArnExportName),
     );
     return this.importedAlarmTopic;
+  }
+
+  get webhookSecretsKey(): IKey {
+    this.importedWebhookSecretsKey ??= Key.fromKeyArn(
+      this,
+      'WebhookSecretsKey',
+      Fn.importValue(this.exported.webhookSecretsKeyArnExportName),
+    );
+    return this.importedWebhookSecretsKey;
   }
 
   queue(name: QueueName): IQueue {

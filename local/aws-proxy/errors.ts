@@ -5,6 +5,7 @@
  * - SQS (AWS JSON 1.0, query-compatible): the same body plus `x-amzn-query-error: <query code>;Sender`,
  *   which the SDK takes the error name from (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-json-api-responses.html).
  * - S3: REST XML `<Error><Code>...</Code><Message>...</Message>...</Error>`, no body for HEAD.
+ * - KMS: AWS JSON 1.1, `{"__type": "<Code>", "message": ...}`, status 400 for client errors.
  * - STS (awsQuery): XML `<ErrorResponse><Error><Type>Sender</Type><Code>...</Code><Message>...</Message>
  *   </Error><RequestId>...</RequestId></ErrorResponse>`.
  * - API Gateway (REST JSON): `{"message": ...}` with the type in `x-amzn-ErrorType`.
@@ -12,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 
-export type ServiceName = 'dynamodb' | 'sqs' | 's3' | 'sts' | 'apigateway';
+export type ServiceName = 'dynamodb' | 'sqs' | 's3' | 'sts' | 'apigateway' | 'kms';
 
 export interface ServiceError {
   status: number;
@@ -67,6 +68,13 @@ const restJson = (error: ServiceError): ServiceError => ({
   message: error.message,
 });
 
+/** KMS answers the JSON errors DynamoDB does, its `__type` without the namespace. */
+const asKms = (error: ServiceError): ServiceError => ({
+  ...error,
+  type: error.type.replace(/^.*#/, ''),
+  messageKey: 'message',
+});
+
 export function authenticationError(service: ServiceName, failure: AuthenticationFailure): ServiceError {
   if (service === 'apigateway') {
     if (failure.kind === 'missing')
@@ -77,6 +85,7 @@ export function authenticationError(service: ServiceName, failure: Authenticatio
       };
     return restJson({ ...authenticationError('dynamodb', failure), status: 403 });
   }
+  if (service === 'kms') return asKms(authenticationError('dynamodb', failure));
   switch (failure.kind) {
     case 'missing':
       if (service === 's3') return s3('AccessDenied', 'Access Denied');
@@ -169,6 +178,7 @@ export function accessDeniedError(
 /** A denial with a message of the proxy's own (an operation it cannot authorize). */
 export function operationDenied(service: ServiceName, message: string): ServiceError {
   if (service === 'apigateway') return { status: 403, type: 'AccessDeniedException', message };
+  if (service === 'kms') return asKms(operationDenied('dynamodb', message));
   if (service === 's3' || service === 'sts') return s3('AccessDenied', message);
   if (service === 'dynamodb') return { ...dynamodb('AccessDeniedException', message), messageKey: 'Message' };
   return { ...sqs('AccessDeniedException', 'AccessDenied', message), messageKey: 'Message' };
@@ -177,6 +187,7 @@ export function operationDenied(service: ServiceName, message: string): ServiceE
 /** A request the service rejects before looking at any resource (missing or malformed parameters). */
 export function validationError(service: ServiceName, message: string): ServiceError {
   if (service === 'apigateway') return { status: 400, type: 'BadRequestException', message };
+  if (service === 'kms') return { status: 400, type: 'ValidationException', message };
   if (service === 's3') return s3('InvalidRequest', message, 400);
   if (service === 'sts') return sts('ValidationError', message, 400);
   if (service === 'dynamodb')
@@ -191,6 +202,7 @@ export function sqsError(type: string, queryCode: string, message: string, statu
 
 export function internalError(service: ServiceName, message: string): ServiceError {
   if (service === 'apigateway') return { status: 500, type: 'InternalFailure', message };
+  if (service === 'kms') return { status: 500, type: 'KMSInternalException', message };
   if (service === 's3') return s3('InternalError', message, 500);
   if (service === 'sts') return sts('InternalFailure', message, 500);
   if (service === 'dynamodb') return dynamodb('InternalFailure', message, 500);
@@ -243,7 +255,7 @@ export function sendError(
   }
   const body = JSON.stringify({ __type: error.type, [error.messageKey ?? 'message']: error.message });
   const headers: Record<string, string | number> = {
-    'content-type': 'application/x-amz-json-1.0',
+    'content-type': `application/x-amz-json-${service === 'kms' ? '1.1' : '1.0'}`,
     'content-length': Buffer.byteLength(body),
     'x-amzn-requestid': requestId,
   };

@@ -7,15 +7,17 @@
  *
  * STS's AssumeRole is answered here (local/aws-proxy/sts.ts): the roles a function may assume are the
  * deployment's, and the credentials it issues become principals of their own. So are API Gateway's API key
- * calls (local/aws-proxy/api-gateway.ts), on the key store the local API Gateway reads.
+ * calls (local/aws-proxy/api-gateway.ts), on the key store the local API Gateway reads, and KMS's
+ * GenerateDataKey and Decrypt (local/aws-proxy/kms.ts), for the deployment's keys, with a master key of this
+ * runtime.
  *
  * Routing is by the service of the signature's credential scope (`dynamodb`, which DynamoDB Streams signs
- * with too, `sqs`, `s3`, `sts`, `apigateway`); unsigned requests are told apart by their shape.
+ * with too, `sqs`, `s3`, `sts`, `apigateway`, `kms`); unsigned requests are told apart by their shape.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiKeyStore } from '../api-keys';
-import { LOCAL_ACCOUNT_ID } from '../cloud/model';
+import { type KmsKeySpec, LOCAL_ACCOUNT_ID } from '../cloud/model';
 import { aboutTheRole, validatePolicy } from '../iam/policy';
 import { handleApiGateway } from './api-gateway';
 import { handleDynamoDb } from './dynamodb';
@@ -27,6 +29,7 @@ import {
   sendError,
   validationError,
 } from './errors';
+import { handleKms, newKmsMasterKey } from './kms';
 import { checkPrincipal, type Principal, type SignedCall } from './principals';
 import { handleS3 } from './s3';
 import { type NotificationSetup, S3Notifications } from './s3-notifications';
@@ -46,7 +49,7 @@ export type { Principal } from './principals';
 export type { AssumableRole } from './sts';
 
 export interface AwsProxy {
-  /** e.g. http://127.0.0.1:4566: the value for AWS_ENDPOINT_URL_DYNAMODB, _SQS, _S3, _STS and _API_GATEWAY. */
+  /** e.g. http://127.0.0.1:4566: the value for AWS_ENDPOINT_URL_DYNAMODB, _SQS, _S3, _STS, _API_GATEWAY and _KMS. */
   endpoint: string;
   /** API Gateway's API keys and usage plan keys, as the control-plane calls leave them. */
   apiKeys: ApiKeyStore;
@@ -58,6 +61,8 @@ export interface AwsProxy {
   addRole(role: AssumableRole): void;
   /** The deployment's bucket notifications, from then on delivered; refused as S3 refuses them (see s3-notifications.ts). */
   configureBucketNotifications(setup: NotificationSetup): void;
+  /** The deployment's KMS keys: KMS calls naming any other key fail with NotFoundException. */
+  configureKeys(keys: readonly KmsKeySpec[]): void;
   close(): Promise<void>;
 }
 
@@ -74,12 +79,17 @@ export interface AwsProxyOptions {
   maxChainedSessionSeconds?: number;
   /** API Gateway's API keys (default: a store of this process alone). */
   apiKeys?: ApiKeyStore;
+  /**
+   * 32 bytes every KMS key's wrapping key derives from (default: random, so only this runtime opens its
+   * ciphertexts); npm start keeps one in its state directory for the data it keeps.
+   */
+  kmsMasterKey?: Buffer;
 }
 
 /** AWS refuses header-signed requests dated more than 15 minutes from its clock. */
 const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
 
-const SERVICES = new Set<ServiceName>(['dynamodb', 'sqs', 's3', 'sts', 'apigateway']);
+const SERVICES = new Set<ServiceName>(['dynamodb', 'sqs', 's3', 'sts', 'apigateway', 'kms']);
 
 /** The service an unsigned request was meant for, from its shape alone. */
 function unsignedService(req: IncomingMessage): ServiceName {
@@ -87,6 +97,7 @@ function unsignedService(req: IncomingMessage): ServiceName {
   if (target.startsWith('DynamoDB')) return 'dynamodb';
   if (target.startsWith('AmazonSQS')) return 'sqs';
   if (/^\/(apikeys|usageplans)(\/|\?|$)/.test(req.url ?? '')) return 'apigateway';
+  if (target.startsWith('TrentService')) return 'kms';
   // Query protocol calls are form-encoded; S3's browser uploads (POST Object) are multipart.
   if (String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return 'sts';
   return 's3';
@@ -95,6 +106,9 @@ function unsignedService(req: IncomingMessage): ServiceName {
 export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy> {
   const principals = new Map<string, Principal>();
   const roles = new Map<string, AssumableRole>();
+  const kmsKeys = new Map<string, KmsKeySpec>();
+  const kmsMasterKey = options.kmsMasterKey ?? newKmsMasterKey();
+  if (kmsMasterKey.length !== 32) throw new Error('kmsMasterKey must be 32 bytes');
   const addPrincipal = (principal: Principal) => {
     checkPrincipal(principal);
     principals.set(principal.accessKeyId, principal);
@@ -183,6 +197,7 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
       });
     }
     if (service === 'apigateway') return handleApiGateway(call, apiKeys);
+    if (service === 'kms') return handleKms(call, { keys: kmsKeys, masterKey: kmsMasterKey });
     return handleS3(call, fauxqs, notifications);
   }
 
@@ -210,6 +225,10 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
     },
     principalOf: (accessKeyId) => principals.get(accessKeyId),
     configureBucketNotifications: (setup) => notifications.configure(setup),
+    configureKeys(keys) {
+      kmsKeys.clear();
+      for (const key of keys) kmsKeys.set(key.arn, key);
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

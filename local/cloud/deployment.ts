@@ -7,6 +7,7 @@ import {
   type DeploymentOptions,
   type EventSourceMappingSpec,
   type FunctionSpec,
+  type KmsKeySpec,
   LOCAL_ACCOUNT_ID,
   LOCAL_REGION,
   type PipeSpec,
@@ -64,6 +65,7 @@ export function readDeployment(assemblyDir: string, options: DeploymentOptions):
     queues,
     queuePolicies: readEach(templates, 'AWS::SQS::QueuePolicy', (policy) => readQueuePolicy(policy, queues)),
     buckets: readBuckets(templates),
+    keys: readEach(templates, 'AWS::KMS::Key', readKey),
     roles: readRoles(templates),
     functions: readEach(templates, 'AWS::Lambda::Function', readFunction),
     eventSourceMappings: readEach(templates, 'AWS::Lambda::EventSourceMapping', readEventSourceMapping),
@@ -196,6 +198,17 @@ function redrivePolicy(queue: ResourceProperties): string | undefined {
   if (!Number.isInteger(maxReceiveCount))
     throw queue.fail('RedrivePolicy.maxReceiveCount', 'expected an integer');
   return JSON.stringify({ deadLetterTargetArn: policy.deadLetterTargetArn, maxReceiveCount });
+}
+
+function readKey(key: ResourceProperties): KmsKeySpec {
+  return {
+    ...located(key),
+    keyId: key.physicalId,
+    arn: attribute(key, 'Arn'),
+    keySpec: key.string('KeySpec') ?? 'SYMMETRIC_DEFAULT',
+    keyUsage: key.string('KeyUsage') ?? 'ENCRYPT_DECRYPT',
+    enabled: key.boolean('Enabled') !== false,
+  };
 }
 
 /**

@@ -80,6 +80,20 @@ export interface BucketSpec {
 }
 
 /** An AWS::SQS::QueuePolicy: the resource-based policy of the queues it names. */
+/** An AWS::KMS::Key: the local AWS endpoint serves KMS for the keys the templates declare, and no others. */
+export interface KmsKeySpec {
+  logicalId: string;
+  stackPath: string;
+  /** The key id (a UUID) and its ARN, `arn:aws:kms:<region>:<account>:key/<key id>`. */
+  keyId: string;
+  arn: string;
+  /** KeySpec (SYMMETRIC_DEFAULT unless the template says otherwise). */
+  keySpec: string;
+  /** KeyUsage (ENCRYPT_DECRYPT unless the template says otherwise). */
+  keyUsage: string;
+  enabled: boolean;
+}
+
 export interface QueuePolicySpec {
   logicalId: string;
   stackPath: string;
@@ -271,6 +285,7 @@ export interface Deployment {
   queues: QueueSpec[];
   queuePolicies: QueuePolicySpec[];
   buckets: BucketSpec[];
+  keys: KmsKeySpec[];
   roles: RoleSpec[];
   functions: FunctionSpec[];
   eventSourceMappings: EventSourceMappingSpec[];

@@ -46,6 +46,13 @@
  *   CreateApiKey (POST /apikeys), GetApiKeys (GET /apikeys)                 apigateway:POST / GET
  *   GetApiKey (GET /apikeys/{id})                                          apigateway:GET
  *   CreateUsagePlanKey, GetUsagePlanKeys (POST / GET /usageplans/{id}/keys) apigateway:POST / GET
+ * KMS (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awskeymanagementservice.html)
+ *   GenerateDataKey                            kms:GenerateDataKey      key ARN `arn:aws:kms:<region>:<account>:key/<key id>`
+ *                                                                       (the key KeyId names)
+ *   Decrypt                                    kms:Decrypt              key ARN (the key the ciphertext was made
+ *                                                                       under, whatever KeyId says)
+ *   The key's own policy is not evaluated: CDK's default key policy delegates to the account's IAM policies,
+ *   so on AWS the caller's role policy decides, as it does here.
  */
 import type { AuthorizationCheck } from './policy';
 
@@ -468,3 +475,23 @@ export function apiGatewayChecks(
     checks: [check(`apigateway:${method}`, `arn:aws:apigateway:${scope.region}::${path}`)],
   };
 }
+
+// --------------------------------------------------------------------------------------------------- KMS
+
+const KMS: Record<string, string> = {
+  GenerateDataKey: 'kms:GenerateDataKey',
+  Decrypt: 'kms:Decrypt',
+};
+
+/**
+ * The checks for a KMS call by its operation (`Decrypt`, from `X-Amz-Target: TrentService.Decrypt`), on the
+ * ARN of the key it uses: the KMS handler finds that key (from KeyId, or from the ciphertext for Decrypt).
+ */
+export function kmsChecks(operation: string, keyArn: string): AuthorizationCheck[] {
+  const action = KMS[operation];
+  if (!action) throw new UnknownOperationError(`KMS ${operation}`);
+  return [check(action, keyArn)];
+}
+
+/** True for an operation kmsChecks knows. */
+export const isKmsOperation = (operation: string): boolean => operation in KMS;

@@ -15,6 +15,7 @@ import {
   QUEUES,
   type QueueName,
   TABLE_NAME_ENV,
+  WEBHOOK_SECRETS_KEY_ARN_ENV,
 } from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import { API_ALARMS } from '../../lib/api-stack';
@@ -601,6 +602,44 @@ describe('queue access', () => {
     for (const env of QUEUE_URL_ENVS.filter((name) => !expectedEnvs.has(name))) {
       expect(variables[env], env).toBeUndefined();
     }
+  });
+});
+
+describe('webhook secrets key', () => {
+  const keyArn = importOf(stateful.exports.webhookSecretsKeyArnExportName);
+  const kmsActions = (f: (typeof accessByFunction)[number]) =>
+    allowedActions(f.fn).filter((action) => action.startsWith('kms:'));
+
+  it('is what webhook creation and rotation (encrypt) and the delivery worker (decrypt) use, and only they', () => {
+    expect(
+      accessByFunction.filter((f) => f.access.webhookSecrets).map((f) => [f.name, f.access.webhookSecrets]),
+    ).toEqual([
+      ['webhooks/create', 'encrypt'],
+      ['webhooks/rotate-secret', 'encrypt'],
+      ['consumer deliverWebhooks', 'decrypt'],
+    ]);
+  });
+
+  it.each(accessByFunction.filter((f) => f.access.webhookSecrets))(
+    '$name may do its one KMS action on that key only, and knows its ARN',
+    (f) => {
+      const action = f.access.webhookSecrets === 'encrypt' ? 'kms:GenerateDataKey' : 'kms:Decrypt';
+      expect(kmsActions(f)).toEqual([action]);
+      expect(resourcesAllowed(f.fn, action)).toEqual([keyArn]);
+      expect(environmentOf(f.fn)[WEBHOOK_SECRETS_KEY_ARN_ENV]).toEqual(keyArn);
+    },
+  );
+
+  it.each(accessByFunction.filter((f) => !f.access.webhookSecrets))(
+    '$name (no webhookSecrets access) gets no KMS permission and no key ARN',
+    (f) => {
+      expect(kmsActions(f)).toEqual([]);
+      expect(environmentOf(f.fn)[WEBHOOK_SECRETS_KEY_ARN_ENV]).toBeUndefined();
+    },
+  );
+
+  it.each(usedAuthKinds)('the %s authorizer gets no KMS permission', (kind) => {
+    expect(allowedActions(authorizerFunctionOf(kind)).filter((a) => a.startsWith('kms:'))).toEqual([]);
   });
 });
 

@@ -70,6 +70,7 @@ describe('app', () => {
         q.deadLetterUrlExportName,
       ]),
       stateful.exports.alarmTopicArnExportName,
+      stateful.exports.webhookSecretsKeyArnExportName,
     ];
     expect(imported.size).toBeGreaterThan(0);
     for (const name of imported) {

@@ -22,7 +22,7 @@ function bundleOf(handlerModule: string): string {
  * Which AWS clients a minified bundle contains: each client's operation schemas name its Smithy namespace
  * (`com.amazonaws.s3`, ...), a string that minification keeps.
  */
-const hasClient = (bundle: string, namespace: 'dynamodb' | 's3' | 'sqs') =>
+const hasClient = (bundle: string, namespace: 'dynamodb' | 's3' | 'sqs' | 'kms') =>
   bundle.includes(`"com.amazonaws.${namespace}"`);
 
 /** `import ... from "@aws-sdk/..."` or `import("@aws-sdk/...")` left in a bundle: the runtime's SDK. */
@@ -107,6 +107,16 @@ describe('bundling the AWS SDK', () => {
     expect(bundle).not.toMatch(RUNTIME_SDK_IMPORT);
     expect(hasClient(bundle, 'sqs')).toBe(true);
     expect(hasClient(bundle, 's3')).toBe(false);
+    // It reads the webhook (sealed secret included) but never opens a secret: no KMS client.
+    expect(accessOf('webhooks/test')?.webhookSecrets).toBeUndefined();
+    expect(hasClient(bundle, 'kms')).toBe(false);
+  });
+
+  it('bundles the KMS client into the function that makes webhook secrets', () => {
+    expect(accessOf('webhooks/create')).toMatchObject({ webhookSecrets: 'encrypt' });
+    const bundle = bundleOf('webhooks/create');
+    expect(bundle).not.toMatch(RUNTIME_SDK_IMPORT);
+    expect(hasClient(bundle, 'kms')).toBe(true);
   });
 
   it('bundles the S3 and SQS clients into the function that writes to the bucket and the import queue', () => {

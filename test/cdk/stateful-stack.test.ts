@@ -318,6 +318,48 @@ describe('alarm topic', () => {
   });
 });
 
+describe('webhook secrets key', () => {
+  const keyId = logicalIdOf(stateful, stateful.webhookSecretsKey);
+  const key = resource(keyId);
+
+  it('is a customer managed symmetric key, rotated by KMS and retained on delete and replace', () => {
+    template.resourceCountIs('AWS::KMS::Key', 2); // this one and the alarm topic's
+    expect(key.Type).toBe('AWS::KMS::Key');
+    expect(key.Properties?.EnableKeyRotation).toBe(true);
+    expect(key.Properties?.KeySpec ?? 'SYMMETRIC_DEFAULT').toBe('SYMMETRIC_DEFAULT');
+    expect(key.Properties?.KeyUsage ?? 'ENCRYPT_DECRYPT').toBe('ENCRYPT_DECRYPT');
+    expect(key.DeletionPolicy).toBe('Retain');
+    expect(key.UpdateReplacePolicy).toBe('Retain');
+  });
+
+  it("keeps CDK's default key policy: the account's IAM policies decide who may use it, and no one else is named", () => {
+    const policy = key.Properties?.KeyPolicy as { Statement: Record<string, unknown>[] } | undefined;
+    const statements = policy?.Statement;
+    expect(statements).toEqual([
+      {
+        Action: 'kms:*',
+        Effect: 'Allow',
+        Principal: {
+          AWS: {
+            'Fn::Join': [
+              '',
+              ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root'],
+            ],
+          },
+        },
+        Resource: '*',
+      },
+    ]);
+  });
+
+  it('exports its ARN under the fixed name the API stack imports', () => {
+    template.hasOutput('*', {
+      Value: { 'Fn::GetAtt': [keyId, 'Arn'] },
+      Export: { Name: stateful.exports.webhookSecretsKeyArnExportName },
+    });
+  });
+});
+
 describe('event pipe', () => {
   const pipes = Object.values(resources).filter((r) => r.Type === 'AWS::Pipes::Pipe');
   const eventsQueue = logicalIdOf(stateful, stateful.queues.events.queue);

@@ -16,6 +16,7 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
+import { DecryptCommand, EncryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import {
   CompleteMultipartUploadCommand,
   CreateBucketCommand,
@@ -722,6 +723,200 @@ describe('STS AssumeRole', () => {
     const expired = await failure(assume(caller));
     expect(expired.name).toBe('ExpiredToken');
     expect(expired.$metadata?.httpStatusCode).toBe(400);
+  });
+});
+
+describe('KMS through the proxy', () => {
+  const keyArn = `arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:key/${randomUUID()}`;
+  const otherKeyArn = `arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:key/${randomUUID()}`;
+  const keySpec = (arn: string, enabled = true) => ({
+    logicalId: 'Key',
+    stackPath: 'Stack',
+    keyId: arn.split('/')[1] as string,
+    arn,
+    keySpec: 'SYMMETRIC_DEFAULT',
+    keyUsage: 'ENCRYPT_DECRYPT',
+    enabled,
+  });
+  const context = { account_id: 'acc_1', webhook_id: 'wh_1' };
+  const kmsClients: KMSClient[] = [];
+  /** A KMS client as functions have one locally, signing as a principal with these policies. */
+  const kmsFor = (policies: Principal['policies'], name = 'kms-user') => {
+    const who = principal(name, policies);
+    proxy.addPrincipal(who);
+    const client = new KMSClient({
+      endpoint: proxy.endpoint,
+      region: LOCAL_REGION,
+      maxAttempts: 1,
+      credentials: { accessKeyId: who.accessKeyId, secretAccessKey: who.secretAccessKey },
+    });
+    kmsClients.push(client);
+    return { who, client };
+  };
+  const allow = (action: string, resource = keyArn): PolicyDocument => ({
+    Statement: [{ Effect: 'Allow', Action: action, Resource: resource }],
+  });
+  let both: KMSClient;
+
+  beforeAll(() => {
+    proxy.configureKeys([keySpec(keyArn), keySpec(otherKeyArn)]);
+    both = kmsFor([allow('kms:GenerateDataKey'), allow('kms:Decrypt'), allow('kms:*', otherKeyArn)]).client;
+  });
+
+  afterAll(() => {
+    for (const client of kmsClients) client.destroy();
+  });
+
+  const generate = (client = both, EncryptionContext: Record<string, string> = context, KeyId = keyArn) =>
+    client.send(new GenerateDataKeyCommand({ KeyId, KeySpec: 'AES_256', EncryptionContext }));
+
+  it('generates a 256-bit data key that Decrypt gives back under the same encryption context, in any order', async () => {
+    const generated = await generate();
+    expect(generated.KeyId).toBe(keyArn);
+    expect(generated.Plaintext).toHaveLength(32);
+    const blob = generated.CiphertextBlob as Uint8Array;
+    // The blob does not carry the data key in the clear.
+    expect(Buffer.from(blob).includes(Buffer.from(generated.Plaintext as Uint8Array))).toBe(false);
+    const reordered = { webhook_id: 'wh_1', account_id: 'acc_1' };
+    const decrypted = await both.send(
+      new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: reordered, KeyId: keyArn }),
+    );
+    expect(Buffer.from(decrypted.Plaintext as Uint8Array)).toEqual(
+      Buffer.from(generated.Plaintext as Uint8Array),
+    );
+    expect(decrypted.KeyId).toBe(keyArn);
+    // By key id as well as by ARN; NumberOfBytes instead of KeySpec.
+    const byId = await both.send(
+      new GenerateDataKeyCommand({ KeyId: keyArn.split('/')[1], NumberOfBytes: 16 }),
+    );
+    expect(byId.Plaintext).toHaveLength(16);
+  });
+
+  it('refuses Decrypt under any other encryption context, as KMS does, with InvalidCiphertextException', async () => {
+    const blob = (await generate()).CiphertextBlob as Uint8Array;
+    const others: Record<string, string>[] = [
+      { account_id: 'acc_1', webhook_id: 'wh_2' },
+      { account_id: 'acc_2', webhook_id: 'wh_1' },
+      { account_id: 'acc_1' },
+      { ...context, extra: 'x' },
+      { account_id: 'ACC_1', webhook_id: 'wh_1' },
+      {},
+    ];
+    for (const EncryptionContext of others) {
+      const refused = await failure(
+        both.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext })),
+      );
+      expect(refused.name, JSON.stringify(EncryptionContext)).toBe('InvalidCiphertextException');
+      expect(refused.$metadata?.httpStatusCode).toBe(400);
+    }
+    // A blob made without a context opens only without one.
+    const bare = (await generate(both, {})).CiphertextBlob as Uint8Array;
+    expect((await both.send(new DecryptCommand({ CiphertextBlob: bare }))).Plaintext).toHaveLength(32);
+    expect(
+      (await failure(both.send(new DecryptCommand({ CiphertextBlob: bare, EncryptionContext: context }))))
+        .name,
+    ).toBe('InvalidCiphertextException');
+  });
+
+  it('refuses a tampered blob, another key named in KeyId, a key not in the deployment, and a disabled key', async () => {
+    const blob = Buffer.from((await generate()).CiphertextBlob as Uint8Array);
+    const tampered = Buffer.from(blob);
+    tampered[tampered.length - 1] = (tampered[tampered.length - 1] as number) ^ 1;
+    expect(
+      (await failure(both.send(new DecryptCommand({ CiphertextBlob: tampered, EncryptionContext: context }))))
+        .name,
+    ).toBe('InvalidCiphertextException');
+    expect(
+      (
+        await failure(
+          both.send(new DecryptCommand({ CiphertextBlob: randomBytes(64), EncryptionContext: context })),
+        )
+      ).name,
+    ).toBe('InvalidCiphertextException');
+    const wrongKey = await failure(
+      both.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: context, KeyId: otherKeyArn })),
+    );
+    expect(wrongKey.name).toBe('IncorrectKeyException');
+    const unknown = `arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:key/${randomUUID()}`;
+    expect((await failure(generate(both, context, unknown))).name).toBe('NotFoundException');
+    expect((await failure(generate(both, context, 'alias/secrets'))).name).toBe('NotFoundException');
+    proxy.configureKeys([keySpec(keyArn, false), keySpec(otherKeyArn)]);
+    try {
+      expect((await failure(generate())).name).toBe('DisabledException');
+    } finally {
+      proxy.configureKeys([keySpec(keyArn), keySpec(otherKeyArn)]);
+    }
+  });
+
+  it("does not open another runtime's ciphertexts: each runtime has its own master key", async () => {
+    const blob = (await generate()).CiphertextBlob as Uint8Array;
+    const other = await startAwsProxy({
+      dynamodbEndpoint: dynamodbLocal.endpoint,
+      awsEndpoint: inject('awsEndpoint'),
+    });
+    try {
+      other.configureKeys([keySpec(keyArn)]);
+      const operator = principal('other-operator', 'admin');
+      other.addPrincipal(operator);
+      const client = new KMSClient({
+        endpoint: other.endpoint,
+        region: LOCAL_REGION,
+        maxAttempts: 1,
+        credentials: { accessKeyId: operator.accessKeyId, secretAccessKey: operator.secretAccessKey },
+      });
+      try {
+        const refused = await failure(
+          client.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: context })),
+        );
+        expect(refused.name).toBe('InvalidCiphertextException');
+      } finally {
+        client.destroy();
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("checks each call against the caller's policies on the key's ARN: AccessDeniedException otherwise", async () => {
+    const blob = (await generate()).CiphertextBlob as Uint8Array;
+    const encryptOnly = kmsFor([allow('kms:GenerateDataKey')], 'sealer');
+    const decryptOnly = kmsFor([allow('kms:Decrypt')], 'opener');
+    const otherKeyOnly = kmsFor([
+      allow('kms:Decrypt', otherKeyArn),
+      allow('kms:GenerateDataKey', otherKeyArn),
+    ]);
+
+    expect((await generate(encryptOnly.client)).Plaintext).toHaveLength(32);
+    const cannotDecrypt = await failure(
+      encryptOnly.client.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: context })),
+    );
+    expect(cannotDecrypt.name).toBe('AccessDeniedException');
+    expect(cannotDecrypt.$metadata?.httpStatusCode).toBe(400);
+    expect(cannotDecrypt.message).toBe(
+      `User: ${encryptOnly.who.arn} is not authorized to perform: kms:Decrypt on resource: ${keyArn} because no identity-based policy allows the kms:Decrypt action`,
+    );
+
+    const opened = await decryptOnly.client.send(
+      new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: context }),
+    );
+    expect(opened.Plaintext).toHaveLength(32);
+    expect((await failure(generate(decryptOnly.client))).name).toBe('AccessDeniedException');
+
+    // A grant on another key is no grant on this one; Decrypt is authorized on the blob's key.
+    expect((await failure(generate(otherKeyOnly.client))).name).toBe('AccessDeniedException');
+    expect(
+      (
+        await failure(
+          otherKeyOnly.client.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: context })),
+        )
+      ).name,
+    ).toBe('AccessDeniedException');
+
+    // An operation the proxy does not serve is refused, not let through.
+    const encrypt = await failure(
+      both.send(new EncryptCommand({ KeyId: keyArn, Plaintext: Buffer.from('secret') })),
+    );
+    expect(encrypt.name).toBe('UnknownOperationException');
   });
 });
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { z } from 'zod';
@@ -662,6 +663,208 @@ describe('Standard Webhooks signatures and secret rotation', () => {
     const delivery = await ping();
     expect(standardVerified(hook.secret, delivery)).toBe(true);
     expect(signatures(delivery)).toHaveLength(1);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// 1c. Signing secrets at rest: sealed with a KMS data key, bound to their webhook
+// ---------------------------------------------------------------------------------------------------
+
+describe('signing secrets at rest', () => {
+  let to: WebhookReceiver;
+  /** Every secret the API answered in this block: none may show in a stored item or a log line. */
+  const issued: string[] = [];
+
+  beforeAll(async () => {
+    to = await receiver();
+  });
+
+  const keyOf = (id: string) => ({ pk: `ACCOUNT#${acme.accountId}`, sk: `WEBHOOK#${id}` });
+
+  /** The webhook's item as the table holds it, read with the operator's DynamoDB client. */
+  async function rawItem(id: string): Promise<Record<string, unknown>> {
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { db } = await import('../../functions/data/client');
+    const { Item } = await db.send(new GetCommand({ TableName: api.tableName, Key: keyOf(id) }));
+    if (!Item) throw new Error(`no item for webhook ${id}`);
+    return Item;
+  }
+
+  async function setSecret(id: string, secret: unknown): Promise<void> {
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { db } = await import('../../functions/data/client');
+    await db.send(
+      new UpdateCommand({
+        TableName: api.tableName,
+        Key: keyOf(id),
+        UpdateExpression: 'SET #secret = :secret',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#secret': 'secret' },
+        ExpressionAttributeValues: { ':secret': secret },
+      }),
+    );
+  }
+
+  /** Every byte of the item in one string: text as it is, binary values in base64, hex and as text. */
+  const itemText = (item: Record<string, unknown>) =>
+    JSON.stringify(item, (_key, value) =>
+      value instanceof Uint8Array
+        ? [
+            Buffer.from(value).toString('base64'),
+            Buffer.from(value).toString('hex'),
+            Buffer.from(value).toString('latin1'),
+          ]
+        : value,
+    );
+
+  /** The forms a secret could be found in: as issued, and its key bytes in base64 and hex. */
+  const formsOf = (secret: string) => {
+    const keyBytes = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+    return [secret, secret.replace(/^whsec_/, ''), keyBytes.toString('hex'), keyBytes.toString('base64url')];
+  };
+
+  function expectNoPlainSecret(item: Record<string, unknown>, secrets: readonly string[]) {
+    const text = itemText(item);
+    for (const secret of secrets) for (const form of formsOf(secret)) expect(text).not.toContain(form);
+  }
+
+  const rotate = async (id: string, body: unknown = {}) => {
+    const response = await asAcme('POST', `/webhooks/${id}/rotate-secret`, body);
+    const rotated = expectSuccess(response, webhooks.rotateWebhookSecret) as { secret: string };
+    issued.push(rotated.secret);
+    return rotated.secret;
+  };
+
+  async function ping(id: string): Promise<ReceivedDelivery> {
+    const eventId = await sendTest(id);
+    const [delivery] = await to.waitFor((received) => eventIdOf(received) === eventId);
+    return delivery as ReceivedDelivery;
+  }
+
+  it('stores a new secret sealed (ciphertext, IV, tag, encrypted data key, key ARN), never in plain text', async () => {
+    const hook = await createWebhook(to.url, ['ROUTE_FINISHED'], ['dc-2']);
+    issued.push(hook.secret);
+    const item = await rawItem(hook.id);
+    expect(item.secret).toEqual({
+      v: 1,
+      key_id: process.env.WEBHOOK_SECRETS_KEY_ARN,
+      data_key: expect.any(Uint8Array),
+      iv: expect.any(Uint8Array),
+      tag: expect.any(Uint8Array),
+      ciphertext: expect.any(Uint8Array),
+    });
+    expect(process.env.WEBHOOK_SECRETS_KEY_ARN).toMatch(/^arn:aws:kms:us-east-1:\d{12}:key\/[0-9a-f-]{36}$/);
+    expectNoPlainSecret(item, [hook.secret]);
+    // Deliveries still verify with the secret the API answered once.
+    expect(standardVerified(hook.secret, await ping(hook.id))).toBe(true);
+
+    // After a rotation both the new and the kept previous secret are sealed, and both sign.
+    const next = await rotate(hook.id);
+    const rotatedItem = await rawItem(hook.id);
+    expect(rotatedItem.previous_secret).toEqual(item.secret);
+    expect(rotatedItem.secret).toMatchObject({ v: 1, ciphertext: expect.any(Uint8Array) });
+    expectNoPlainSecret(rotatedItem, [hook.secret, next]);
+    const delivery = await ping(hook.id);
+    expect(standardVerified(next, delivery)).toBe(true);
+    expect(standardVerified(hook.secret, delivery)).toBe(true);
+    await asAcme('DELETE', `/webhooks/${hook.id}`);
+  });
+
+  it('seals a plain secret of an older webhook when it is rotated, and both go on signing for the grace period', async () => {
+    const hook = await createWebhook(to.url, ['ROUTE_FINISHED'], ['dc-2']);
+    // Stored before secrets were encrypted: the plain string (the operator writes it).
+    const plain = `whsec_${randomBytes(32).toString('base64')}`;
+    issued.push(plain);
+    await setSecret(hook.id, plain);
+    expect(standardVerified(plain, await ping(hook.id))).toBe(true);
+
+    const next = await rotate(hook.id, { expire_previous_after_seconds: 3600 });
+    const item = await rawItem(hook.id);
+    expect(item.secret).toMatchObject({ v: 1 });
+    expect(item.previous_secret).toMatchObject({ v: 1 });
+    expectNoPlainSecret(item, [plain, next]);
+    const delivery = await ping(hook.id);
+    expect(standardVerified(next, delivery)).toBe(true);
+    expect(standardVerified(plain, delivery)).toBe(true);
+    await asAcme('DELETE', `/webhooks/${hook.id}`);
+  });
+
+  it('does not open a sealed secret moved to another webhook: that delivery fails at once, generically, and the queue goes on', async () => {
+    const source = await createWebhook('https://example.com/source-hooks', ['ROUTE_FINISHED'], ['dc-2']);
+    const target = await createWebhook(to.url, ['ROUTE_FINISHED'], ['dc-2']);
+    const healthy = await createWebhook(to.url, ['ROUTE_FINISHED'], ['dc-2']);
+    issued.push(source.secret, target.secret, healthy.secret);
+    // Someone with write access to the table copies the source's sealed secret into the target's item.
+    await setSecret(target.id, (await rawItem(source.id)).secret);
+
+    const eventId = await sendTest(target.id);
+    const [attempt] = await waitUntil('the failed attempt', async () => {
+      const log = await deliveriesOf(target.id);
+      return log.length > 0 ? log : undefined;
+    });
+    expect(attempt).toEqual({
+      delivery_id: expect.stringMatching(/^dlv_/),
+      redelivery_of: null,
+      event_id: eventId,
+      event_type: 'PING',
+      attempt: 1,
+      status_code: null,
+      error: 'signing secret unreadable; rotate the secret',
+      duration_ms: 0,
+      timestamp: expect.any(Number),
+    });
+    const dead = await findInDeliveriesDlq<DeliveryMessage>(
+      api,
+      (body) => body.webhook_id === target.id && body.event?.event_id === eventId,
+    );
+    expect(dead).toMatchObject({ webhook_id: target.id, attempt: 1 });
+    // The queue goes on: the next delivery, to another webhook, arrives; the failed one was not retried.
+    expect(standardVerified(healthy.secret, await ping(healthy.id))).toBe(true);
+    expect(await deliveriesOf(target.id)).toHaveLength(1);
+    expect(to.deliveries.filter((received) => eventIdOf(received) === eventId)).toEqual([]);
+    // The worker logged the failure by ids.
+    await waitUntil('the error line', () =>
+      api.logs.some((log) => log.line.includes('does not decrypt') && log.line.includes(target.id))
+        ? true
+        : undefined,
+    );
+
+    // A rotation gives the webhook a secret it can open again (the unreadable one is not kept signing).
+    const next = await rotate(target.id);
+    const delivery = await ping(target.id);
+    expect(standardVerified(next, delivery)).toBe(true);
+    expect((headerOf(delivery, 'webhook-signature') ?? '').split(' ')).toHaveLength(1);
+    for (const hook of [source, target, healthy]) await asAcme('DELETE', `/webhooks/${hook.id}`);
+  });
+
+  it('keeps a data key KMS decrypted for minutes in the process, for the same owner only', async () => {
+    const { openSecret, sealSecrets, UnreadableSecretError } = await import(
+      '../../functions/data/secret-envelope'
+    );
+    const context = { account_id: acme.accountId, webhook_id: 'wh_cached' };
+    const [sealed] = await sealSecrets(['cached-secret'], context);
+    if (!sealed) throw new Error('nothing sealed');
+    expect(await openSecret(sealed, context)).toBe('cached-secret');
+    // While KMS knows no key, every Decrypt fails: an opening that still succeeds asked KMS nothing.
+    api.cloud.proxy.configureKeys([]);
+    try {
+      expect(await openSecret(sealed, context)).toBe('cached-secret');
+      await expect(openSecret(sealed, { ...context, webhook_id: 'wh_other' })).rejects.toThrow(
+        /NotFound|exist/,
+      );
+    } finally {
+      api.cloud.proxy.configureKeys(api.cloud.deployment.keys);
+    }
+    // Another owner's context is never answered from the cache: KMS refuses it.
+    await expect(openSecret(sealed, { ...context, webhook_id: 'wh_other' })).rejects.toBeInstanceOf(
+      UnreadableSecretError,
+    );
+  });
+
+  it('never writes a secret to a log line', () => {
+    expect(issued.length).toBeGreaterThan(0);
+    const text = api.logs.map((log) => log.line).join('\n');
+    for (const secret of issued) for (const form of formsOf(secret)) expect(text).not.toContain(form);
   });
 });
 

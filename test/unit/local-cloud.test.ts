@@ -9,7 +9,13 @@ import { consumers } from '../../functions/consumers';
 import { EVENT_RECORD_PATTERN } from '../../functions/data/event-records';
 import { AUTHORIZERS } from '../../functions/endpoints/authorizers';
 import { endpoints } from '../../functions/endpoints/index';
-import { BUCKET_NAME_ENV, QUEUES, type QueueName, TABLE_NAME_ENV } from '../../functions/shared/resources';
+import {
+  BUCKET_NAME_ENV,
+  QUEUES,
+  type QueueName,
+  TABLE_NAME_ENV,
+  WEBHOOK_SECRETS_KEY_ARN_ENV,
+} from '../../functions/shared/resources';
 import { BUNDLE_METADATA_KEY } from '../../lib/bundling';
 import { EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
 import { DEFAULT_CONFIG } from '../../lib/delivery-routes';
@@ -258,6 +264,29 @@ describe('the synthesized app, read as a deployment', () => {
     expect(response?.responseParameters).toEqual({
       'gatewayresponse.header.Content-Type': "'application/json'",
     });
+  });
+
+  it('has the webhook secrets key, symmetric and enabled, and tells exactly the functions that use it its ARN', () => {
+    const key = deployment.keys.find((candidate) => candidate.logicalId.startsWith('WebhookSecretsKey'));
+    expect(key).toMatchObject({
+      arn: `arn:aws:kms:us-east-1:000000000000:key/${key?.keyId}`,
+      keySpec: 'SYMMETRIC_DEFAULT',
+      keyUsage: 'ENCRYPT_DECRYPT',
+      enabled: true,
+    });
+    expect(key?.keyId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    const told = deployment.functions
+      .filter((fn) => fn.environment[WEBHOOK_SECRETS_KEY_ARN_ENV] !== undefined)
+      .map((fn) => {
+        expect(fn.environment[WEBHOOK_SECRETS_KEY_ARN_ENV]).toBe(key?.arn);
+        return fn.entry;
+      })
+      .sort();
+    expect(told).toEqual([
+      'functions/handlers/webhooks/create.ts',
+      'functions/handlers/webhooks/rotate-secret.ts',
+      'functions/handlers/workers/deliver-webhooks.ts',
+    ]);
   });
 
   it('gives a read-only function GetItem but not PutItem on the table', () => {

@@ -5,6 +5,7 @@ import {
   type AuthorizationCheck,
   apiGatewayChecks,
   dynamodbChecks,
+  kmsChecks,
   MalformedRequestError,
   type RequestScope,
   s3Operation,
@@ -260,6 +261,20 @@ describe('API Gateway operations', () => {
   });
 });
 
+describe('KMS operations', () => {
+  const key = 'arn:aws:kms:us-east-1:000000000000:key/6f1c3f0e-1a2b-4c3d-8e9f-0a1b2c3d4e5f';
+
+  it('GenerateDataKey and Decrypt check their own action on the key ARN', () => {
+    expect(kmsChecks('GenerateDataKey', key)).toEqual([check('kms:GenerateDataKey', key)]);
+    expect(kmsChecks('Decrypt', key)).toEqual([check('kms:Decrypt', key)]);
+  });
+
+  it('refuses what it does not know (Encrypt is not served)', () => {
+    expect(() => kmsChecks('Encrypt', key)).toThrow(UnknownOperationError);
+    expect(() => kmsChecks('ReEncrypt', key)).toThrow(UnknownOperationError);
+  });
+});
+
 describe('trust policy evaluation', () => {
   const caller = { arn: 'arn:aws:iam::000000000000:role/uploader', accountId: '000000000000' };
   const trusting = (AWS: string | string[], Effect: 'Allow' | 'Deny' = 'Allow'): PolicyDocument => ({
@@ -495,6 +510,23 @@ describe("the synthesized functions' roles", () => {
     expect(trusts(upload, 'routes/upload')).toBe('Allow');
     expect(trusts(upload, 'analytics/download-files')).toBe('ImplicitDeny');
     expect(trusts(download, 'analytics/download-files')).toBe('Allow');
+  });
+
+  it('let exactly webhook creation and rotation make webhook secrets, and only the delivery worker read them', () => {
+    const keys = deployment.keys.filter((key) => key.logicalId.startsWith('WebhookSecretsKey'));
+    expect(keys).toHaveLength(1);
+    const key = keys[0]?.arn as string;
+    const may = (action: string) =>
+      deployment.functions
+        .filter((fn) => {
+          const role = deployment.roles.find((candidate) => candidate.arn === fn.roleArn);
+          return evaluate(role?.policies ?? [], check(action, key)) === 'Allow';
+        })
+        .map((fn) => fn.entry.replace(/^functions\/handlers\/|\.ts$/g, ''))
+        .sort();
+    expect(may('kms:GenerateDataKey')).toEqual(['webhooks/create', 'webhooks/rotate-secret']);
+    expect(may('kms:Decrypt')).toEqual(['workers/deliver-webhooks']);
+    expect(may('kms:Encrypt')).toEqual([]);
   });
 
   it('let no function delete or list what the bucket holds', () => {

@@ -4,10 +4,10 @@ import { httpHandler } from '../../shared/http-handler';
 import { webhookView } from './views';
 
 export const handler = httpHandler(endpoint, async ({ body, caller }) => {
-  const webhook = await createWebhook(caller.accountId, {
+  const { webhook, secret } = await createWebhook(caller.accountId, {
     url: body.webhook_url,
     events: body.events,
     dcIds: body.dc_ids,
   });
-  return { webhook: { ...webhookView(webhook), secret: webhook.secret } };
+  return { webhook: { ...webhookView(webhook), secret } };
 });

@@ -6,7 +6,7 @@ export const handler = httpHandler(endpoint, async ({ params, body, caller }) =>
   const rotated = await rotateSecret(caller.accountId, params.id, body.expire_previous_after_seconds);
   return {
     webhook_id: rotated.webhook.webhookId,
-    secret: rotated.webhook.secret,
+    secret: rotated.secret,
     previous_secret_expires_at: rotated.previousSecretExpiresAt,
   };
 });
