@@ -99,7 +99,7 @@ describe('ids as clients send them, percent-encoded in the path', () => {
     const created = await createDriver(
       'dc-1',
       driverId,
-      `token-${Buffer.from(driverId).toString('hex').slice(0, 40)}`,
+      `login-token-${Buffer.from(driverId).toString('hex').slice(0, 40)}`,
     );
     expect(created.driver.id).toBe(driverId);
     const path = `/dcs/dc-1/drivers/${enc(driverId)}`;
@@ -117,7 +117,7 @@ describe('ids as clients send them, percent-encoded in the path', () => {
     expect((expectSuccess(read, drivers.getDriverBulkInfo) as { driver: { id: string } }).driver.id).toBe(
       driverId,
     );
-    // The token's lookup item is keyed by account, DC and driver (790 of the 1,024 bytes a sort key may have).
+    // Keys that hold both ids (account, DC and driver: 790 of the 1,024 bytes a sort key may have) fit.
     expectSuccess(
       await asDriver('longest-key-token-0001', 'GET', '/driver/routes'),
       driverApp.listDriverRoutes,

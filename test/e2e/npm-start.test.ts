@@ -16,6 +16,9 @@ interface Started {
 }
 
 const children: ChildProcess[] = [];
+const START_DEADLINE_MS = 120_000;
+/** A test that starts the runtime and calls it. */
+const STARTING_TEST_TIMEOUT_MS = START_DEADLINE_MS + 30_000;
 const stateDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
 
 /** Starts `npm start`'s entry point as a child process and waits for its listening line. */
@@ -28,7 +31,8 @@ async function startRuntime(env: Record<string, string>): Promise<Started> {
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
-  const deadline = Date.now() + 60_000;
+  // A first start builds every bundle (about 25 s on a busy 2-core machine); 3x that and more.
+  const deadline = Date.now() + START_DEADLINE_MS;
   while (!/Demo API key: \S+/.test(output)) {
     if (child.exitCode !== null || Date.now() > deadline)
       throw new Error(`npm start did not come up:\n${output}`);
@@ -63,26 +67,30 @@ describe('npm start', () => {
   const fixedKey = `drs_${randomBytes(24).toString('base64url')}`;
   let first: Started;
 
-  it('serves the seeded demo account with the key it prints (LOCAL_DEMO_API_KEY) and writes stack.json', async () => {
-    first = await startRuntime({ LOCAL_DEMO_API_KEY: fixedKey });
-    expect(first.apiKey).toBe(fixedKey);
-    expect(first.stack).toMatchObject({
-      table_name: expect.any(String),
-      demo: { dc_id: 'dc-1', driver_id: 'driver-1' },
-    });
-    const dcs = await call(first.apiUrl, 'GET', '/dcs', { key: first.apiKey });
-    expect(dcs.body).toEqual({
-      status: 'success',
-      data: { dcs: [{ id: 'dc-1', name: 'Demo DC', time_zone: 'America/Chicago' }] },
-    });
-    const drivers = await call(first.apiUrl, 'GET', '/dcs/dc-1/drivers', { key: first.apiKey });
-    expect(drivers.body.data).toMatchObject({ drivers: [{ id: 'driver-1' }] });
-    const created = await call(first.apiUrl, 'POST', '/dcs/dc-1/drivers', {
-      key: first.apiKey,
-      body: { driver_id: 'kept', driver_name: 'Kept' },
-    });
-    expect(created.status).toBe(200);
-  });
+  it(
+    'serves the seeded demo account with the key it prints (LOCAL_DEMO_API_KEY) and writes stack.json',
+    async () => {
+      first = await startRuntime({ LOCAL_DEMO_API_KEY: fixedKey });
+      expect(first.apiKey).toBe(fixedKey);
+      expect(first.stack).toMatchObject({
+        table_name: expect.any(String),
+        demo: { dc_id: 'dc-1', driver_id: 'driver-1' },
+      });
+      const dcs = await call(first.apiUrl, 'GET', '/dcs', { key: first.apiKey });
+      expect(dcs.body).toEqual({
+        status: 'success',
+        data: { dcs: [{ id: 'dc-1', name: 'Demo DC', time_zone: 'America/Chicago' }] },
+      });
+      const drivers = await call(first.apiUrl, 'GET', '/dcs/dc-1/drivers', { key: first.apiKey });
+      expect(drivers.body.data).toMatchObject({ drivers: [{ id: 'driver-1' }] });
+      const created = await call(first.apiUrl, 'POST', '/dcs/dc-1/drivers', {
+        key: first.apiKey,
+        body: { driver_id: 'kept', driver_name: 'Kept' },
+      });
+      expect(created.status).toBe(200);
+    },
+    STARTING_TEST_TIMEOUT_MS,
+  );
 
   it('stops every child process on Ctrl-C and removes stack.json', async () => {
     await stop(first);
@@ -90,15 +98,19 @@ describe('npm start', () => {
     expect(existsSync(join(stateDir, 'stack.json'))).toBe(false);
   });
 
-  it('keeps data across restarts, and a restart without a fixed key prints a new key and revokes the old one', async () => {
-    const second = await startRuntime({ LOCAL_DEMO_API_KEY: '' });
-    try {
-      expect(second.apiKey).not.toBe(fixedKey);
-      const kept = await call(second.apiUrl, 'GET', '/dcs/dc-1/drivers/kept', { key: second.apiKey });
-      expect(kept.body.data).toMatchObject({ driver: { id: 'kept', name: 'Kept' } });
-      expectError(await call(second.apiUrl, 'GET', '/dcs', { key: fixedKey }), 401, 1001);
-    } finally {
-      await stop(second);
-    }
-  });
+  it(
+    'keeps data across restarts, and a restart without a fixed key prints a new key and revokes the old one',
+    async () => {
+      const second = await startRuntime({ LOCAL_DEMO_API_KEY: '' });
+      try {
+        expect(second.apiKey).not.toBe(fixedKey);
+        const kept = await call(second.apiUrl, 'GET', '/dcs/dc-1/drivers/kept', { key: second.apiKey });
+        expect(kept.body.data).toMatchObject({ driver: { id: 'kept', name: 'Kept' } });
+        expectError(await call(second.apiUrl, 'GET', '/dcs', { key: fixedKey }), 401, 1001);
+      } finally {
+        await stop(second);
+      }
+    },
+    STARTING_TEST_TIMEOUT_MS,
+  );
 });
