@@ -1,5 +1,4 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { EventType } from '../data/events';
 import {
   type DeliveryStatus,
   newDeliveryId,
@@ -15,30 +14,18 @@ import {
   setWebhookEnabled,
   type Webhook,
 } from '../data/webhooks';
+import { isSubscribableEvent, type WebhookEvent, webhookBody } from '../events/catalog';
 import { logger } from '../shared/observability';
 import { MAX_DELAY_SECONDS, sendAllToQueue, sendToDeadLetterQueue, sendToQueue } from '../shared/queues';
-import { postWebhook, signatureHeaders } from './webhook-http';
+import { deliveryHeaders, postWebhook } from './webhook-http';
 
-/** The event types a webhook can subscribe to (spec §6 and DESIGN §4); PING only comes from the test call. */
-export const SUBSCRIBABLE_EVENTS = [
-  'ROUTE_CREATED',
-  'ROUTE_STARTED',
-  'ROUTE_ETAS_CHANGED',
-  'WAYPOINT_STATUS_CHANGED',
-  'ROUTE_FINISHED',
-  'ROUTE_IMPORT_FAILED',
-] as const satisfies readonly EventType[];
-export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
-
-/** An event as it travels through the queues. */
-export interface WebhookEvent {
-  event_id: string;
-  type: EventType;
-  dc_id: string | null;
-  route_id: string | null;
-  occurred_at: number;
-  details: Record<string, unknown>;
-}
+// The event catalog declares the types, the events as queued and the body receivers get.
+export {
+  SUBSCRIBABLE_EVENTS,
+  type SubscribableEvent,
+  type WebhookEvent,
+  webhookBody,
+} from '../events/catalog';
 
 /** One delivery of one event to one webhook; a retry is a new message with the next attempt number. */
 export interface DeliveryMessage {
@@ -56,18 +43,6 @@ export interface DeliveryMessage {
   redelivery_of?: string;
 }
 
-/** The body receivers get (DESIGN §4); the same bytes on every attempt, so `event_id` deduplicates. */
-export function webhookBody(event: WebhookEvent): string {
-  return JSON.stringify({
-    event: event.type,
-    hook_timestamp_millis: event.occurred_at,
-    dc_id: event.dc_id,
-    route_id: event.route_id,
-    event_id: event.event_id,
-    ...event.details,
-  });
-}
-
 /**
  * The events in one message of the events queue: the table stream's record(s) of new event items, as
  * the EventBridge Pipe (or the local stream poller) sends them.
@@ -82,6 +57,14 @@ export function eventsOfStreamMessage(body: string): { accountId: string; event:
     if (!image) return [];
     const item = unmarshall(image);
     if (item.entity !== 'EVENT') return [];
+    // The pipe lets through only the catalog's types; anything else has no subscriber to go to.
+    if (!isSubscribableEvent(item.event_type)) {
+      logger.warn('event item of a type outside the catalog skipped', {
+        event_id: item.event_id,
+        event_type: item.event_type,
+      });
+      return [];
+    }
     return [
       {
         accountId: item.account_id as string,
@@ -103,6 +86,7 @@ export async function fanOut(accountId: string, event: WebhookEvent): Promise<nu
   const webhooks = (await listWebhooks(accountId)).filter(
     (webhook) =>
       webhook.enabled &&
+      isSubscribableEvent(event.type) &&
       webhook.events.includes(event.type) &&
       event.dc_id !== null &&
       webhook.dcIds.includes(event.dc_id),
@@ -200,13 +184,7 @@ export async function deliver(
   const result = await postWebhook({
     url: webhook.url,
     body,
-    headers: {
-      'Content-Type': 'application/json',
-      'X-Webhook-Id': webhookId,
-      'X-Event-Id': event.event_id,
-      'X-Event-Type': event.type,
-      ...signatureHeaders(signingSecrets(webhook, sentAt), event.event_id, sentAt, body),
-    },
+    headers: deliveryHeaders(webhookId, event, signingSecrets(webhook, sentAt), sentAt, body),
     timeoutMs: settings.timeoutMs,
     allowPrivateTargets: settings.allowPrivateTargets,
   });
