@@ -117,6 +117,17 @@ export interface DeliverySettings {
 /** About 1, 5, 15 and 30 minutes, then hourly: the last retry comes 7 h 51 min after the first attempt. */
 const DEFAULT_RETRY_DELAYS_SECONDS = [60, 300, 900, 1800, 3600, 3600, 3600, 3600, 3600, 3600, 3600];
 
+/**
+ * How long a redelivery's claim holds (domain/webhooks.ts). A redelivery is claimed (its original marked by
+ * a conditional write) before it is queued; one still pending after this long is taken as never queued
+ * (the call that claimed it died before queueing it), so the original can be claimed again. A day: about
+ * three times the longest a queued redelivery stays pending on the schedule (7 h 51 min of waits and 12
+ * attempts of at most 10 s), and deliverySettings refuses a schedule that could outlast it. Should a queued
+ * redelivery still be pending after a day (a deliveries queue stalled that long), the worst case is the
+ * event sent once more, which receivers deduplicate by `webhook-id` anyway.
+ */
+export const REDELIVERY_CLAIM_HOLDS_MS = 24 * 3_600_000;
+
 /** From the environment (tests and the bench shorten the schedule); the defaults are DESIGN §4's. */
 export function deliverySettings(env: NodeJS.ProcessEnv = process.env): DeliverySettings {
   const delays = env.WEBHOOK_RETRY_DELAYS_SECONDS?.split(',').map(Number);
@@ -125,12 +136,22 @@ export function deliverySettings(env: NodeJS.ProcessEnv = process.env): Delivery
       `WEBHOOK_RETRY_DELAYS_SECONDS must be comma-separated seconds, not '${env.WEBHOOK_RETRY_DELAYS_SECONDS}'`,
     );
   }
-  return {
+  const settings = {
     retryDelaysSeconds: delays ?? DEFAULT_RETRY_DELAYS_SECONDS,
     timeoutMs: Number(env.WEBHOOK_TIMEOUT_MS ?? 10_000),
     allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
     disableAfterMs: Number(env.WEBHOOK_DISABLE_AFTER_SECONDS ?? 86_400) * 1000,
   };
+  const { retryDelaysSeconds, timeoutMs } = settings;
+  const longestPendingMs =
+    retryDelaysSeconds.reduce((sum, delay) => sum + delay, 0) * 1000 +
+    (retryDelaysSeconds.length + 1) * timeoutMs;
+  if (longestPendingMs >= REDELIVERY_CLAIM_HOLDS_MS) {
+    throw new Error(
+      `WEBHOOK_RETRY_DELAYS_SECONDS and WEBHOOK_TIMEOUT_MS keep a delivery pending up to ${longestPendingMs} ms, longer than a redelivery's claim holds (${REDELIVERY_CLAIM_HOLDS_MS} ms)`,
+    );
+  }
+  return settings;
 }
 
 export type DeliveryOutcome = 'delivered' | 'retry_queued' | 'waiting' | 'given_up' | 'skipped' | 'disabled';
