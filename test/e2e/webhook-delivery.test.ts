@@ -1,3 +1,12 @@
+import { randomBytes } from 'node:crypto';
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  DeleteQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { DeliveryMessage } from '../../functions/domain/webhook-events';
@@ -381,21 +390,62 @@ async function failedPings(webhookId: string, receiver: WebhookReceiver, count: 
   return eventIds;
 }
 
+/**
+ * A queue of the test's own that nothing consumes. `queueing` runs the service's code with it in place of the
+ * deliveries queue, so what that code queues waits here (a redelivery stays pending for as long as the test
+ * needs, whatever the machine's speed); `release` hands it on to the deliveries queue, as SQS would.
+ */
+async function heldQueue() {
+  const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+  const { QueueUrl: url } = await sqs.send(
+    new CreateQueueCommand({ QueueName: `held-deliveries-${randomBytes(4).toString('hex')}` }),
+  );
+  if (!url) throw new Error('the held queue was not created');
+  return {
+    async queueing<T>(action: () => Promise<T>): Promise<T> {
+      const deliveries = process.env.DELIVERY_QUEUE_URL;
+      process.env.DELIVERY_QUEUE_URL = url;
+      try {
+        return await action();
+      } finally {
+        process.env.DELIVERY_QUEUE_URL = deliveries;
+      }
+    },
+    /** Moves every held message to the deliveries queue; answers how many there were. */
+    async release(): Promise<number> {
+      let moved = 0;
+      for (;;) {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+        );
+        if (Messages.length === 0) return moved;
+        for (const message of Messages) {
+          await sqs.send(
+            new SendMessageCommand({
+              QueueUrl: api.resources.queueUrls.deliveries,
+              MessageBody: message.Body,
+            }),
+          );
+          await sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message.ReceiptHandle }));
+          moved++;
+        }
+      }
+    },
+    async close() {
+      await sqs.send(new DeleteQueueCommand({ QueueUrl: url }));
+      sqs.destroy();
+    },
+  };
+}
+
 /** The body the receiver first got for the event: a redelivery sends the same bytes. */
 const firstBodyOf = (receiver: WebhookReceiver, eventId: string) =>
   receiver.deliveries.find((delivery) => eventIdOf(delivery) === eventId)?.body;
 
 describe('redelivery', () => {
   it('redelivers one past delivery: same body and webhook-id, signed afresh, logged as a redelivery of it', async () => {
-    let phase: 'down' | 'holding' | 'up' = 'down';
-    const accepted: ReceivedDelivery[] = [];
-    const { receiver, webhook } = await hookedReceiver((delivery) => {
-      if (phase === 'down') return 500;
-      // The redelivery stays pending (timed out, retried) until the test lets it through.
-      if (phase === 'holding') return 'hang';
-      accepted.push(delivery);
-      return 204;
-    });
+    const { receiver, webhook, state } = await outageReceiver();
+    const since = Date.now();
     const [eventId] = (await failedPings(webhook.id, receiver, 1)) as [string];
     const failed = await loggedAttempts(webhook.id, 3);
     const originalId = failed[0]?.delivery_id as string;
@@ -406,45 +456,66 @@ describe('redelivery', () => {
       404,
       1003,
     );
-    phase = 'holding';
-    const redelivery = await redeliverOne(webhook.id, originalId);
-    expect(redelivery).toEqual({ delivery_id: expect.stringMatching(/^dlv_/), redelivery_of: originalId });
-    expect(redelivery.delivery_id).not.toBe(originalId);
-    // While it is pending, asking again (for the original or for the redelivery) answers it and sends nothing.
-    expect(await redeliverOne(webhook.id, originalId)).toEqual(redelivery);
-    expect(await redeliverOne(webhook.id, redelivery.delivery_id)).toEqual(redelivery);
-    phase = 'up';
+    // The receiver is up: anything sent from now on is accepted, and counted.
+    state.up = true;
+    const held = await heldQueue();
+    try {
+      // The redelivery's message waits in the held queue: it stays pending for as long as the test needs.
+      const { redeliver } = await import('../../functions/domain/webhooks');
+      const queued = await held.queueing(() => redeliver(acme.accountId, webhook.id, originalId));
+      const redelivery: Redelivery = { delivery_id: queued.deliveryId, redelivery_of: queued.redeliveryOf };
+      expect(redelivery).toEqual({ delivery_id: expect.stringMatching(/^dlv_/), redelivery_of: originalId });
+      expect(redelivery.delivery_id).not.toBe(originalId);
+      // While it is pending, asking again (for the original or for the redelivery) answers it and sends
+      // nothing; a window redelivery leaves it alone too.
+      expect(await redeliverOne(webhook.id, originalId)).toEqual(redelivery);
+      expect(await redeliverOne(webhook.id, redelivery.delivery_id)).toEqual(redelivery);
+      const window = { since, until: Date.now(), status: 'FAILED' };
+      expect(await redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
+      await waitForQueuesDrained(api, ['deliveries']);
+      expect(state.accepted).toEqual([]);
 
-    const [again] = (await waitUntil('the redelivery accepted', () =>
-      accepted.length > 0 ? accepted : undefined,
-    )) as [ReceivedDelivery];
-    await waitForQueuesDrained(api, ['deliveries']);
-    expect(accepted).toHaveLength(1);
-    expect(again.body).toBe(firstBodyOf(receiver, eventId));
-    expect(headerOf(again, 'webhook-id')).toBe(eventId);
-    const firstTry = receiver.deliveries[0] as ReceivedDelivery;
-    expect(Number(headerOf(again, 'webhook-timestamp'))).toBeGreaterThanOrEqual(
-      Number(headerOf(firstTry, 'webhook-timestamp')),
-    );
-    expect(headerOf(again, 'webhook-signature')).not.toBe(headerOf(firstTry, 'webhook-signature'));
-    expectSigned(again, webhook);
+      // SQS hands the redelivery on: it is sent, once.
+      expect(await held.release()).toBe(1);
+      const [again] = (await waitUntil('the redelivery accepted', () =>
+        state.accepted.length > 0 ? state.accepted : undefined,
+      )) as [ReceivedDelivery];
+      await waitForQueuesDrained(api, ['deliveries']);
+      expect(state.accepted).toHaveLength(1);
+      expect(again.body).toBe(firstBodyOf(receiver, eventId));
+      expect(headerOf(again, 'webhook-id')).toBe(eventId);
+      const firstTry = receiver.deliveries[0] as ReceivedDelivery;
+      expect(Number(headerOf(again, 'webhook-timestamp'))).toBeGreaterThanOrEqual(
+        Number(headerOf(firstTry, 'webhook-timestamp')),
+      );
+      expect(headerOf(again, 'webhook-signature')).not.toBe(headerOf(firstTry, 'webhook-signature'));
+      expectSigned(again, webhook);
 
-    const log = await deliveriesOf(webhook.id);
-    const redelivered = log.filter((attempt) => attempt.delivery_id === redelivery.delivery_id);
-    expect(redelivered.length).toBeGreaterThanOrEqual(1);
-    for (const attempt of redelivered) {
-      expect(attempt).toMatchObject({ redelivery_of: originalId, event_id: eventId, event_type: 'PING' });
+      const log = await deliveriesOf(webhook.id);
+      const redelivered = log.filter((attempt) => attempt.delivery_id === redelivery.delivery_id);
+      expect(redelivered).toHaveLength(1);
+      expect(redelivered[0]).toMatchObject({
+        redelivery_of: originalId,
+        event_id: eventId,
+        event_type: 'PING',
+        attempt: 1,
+        status_code: 204,
+        error: null,
+      });
+
+      // Once it has ended, asking again sends the event again, as a new redelivery of the original.
+      const second = await redeliverOne(webhook.id, originalId);
+      expect(second.redelivery_of).toBe(originalId);
+      expect(second.delivery_id).not.toBe(redelivery.delivery_id);
+      await waitUntil('the second redelivery accepted', () =>
+        state.accepted.length === 2 ? true : undefined,
+      );
+      await waitForQueuesDrained(api, ['deliveries']);
+      expect(state.accepted).toHaveLength(2);
+      expect(state.accepted[1]?.body).toBe(again.body);
+    } finally {
+      await held.close();
     }
-    expect(redelivered[0]).toMatchObject({ status_code: 204, error: null });
-
-    // Once it has ended, asking again sends the event again, as a new redelivery of the original.
-    const second = await redeliverOne(webhook.id, originalId);
-    expect(second.redelivery_of).toBe(originalId);
-    expect(second.delivery_id).not.toBe(redelivery.delivery_id);
-    await waitUntil('the second redelivery accepted', () => (accepted.length === 2 ? true : undefined));
-    await waitForQueuesDrained(api, ['deliveries']);
-    expect(accepted).toHaveLength(2);
-    expect(accepted[1]?.body).toBe(again.body);
   }, 60_000);
 
   it('answers 4010 for a delivery still being retried, and 1003 for another account’s', async () => {
