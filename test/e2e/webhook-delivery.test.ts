@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import type { Delivery } from '../../functions/data/webhook-deliveries';
 import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import { verifySignature } from '../../functions/domain/webhook-http';
 import * as webhooks from '../../functions/endpoints/webhooks';
@@ -517,6 +518,91 @@ describe('redelivery', () => {
       await held.close();
     }
   }, 60_000);
+
+  it('redelivers a delivery whose redelivery was claimed but never queued, once the claim has expired', async () => {
+    const { receiver, webhook, state } = await outageReceiver();
+    const since = Date.now();
+    const [staleEvent, freshEvent] = (await failedPings(webhook.id, receiver, 2)) as [string, string];
+    const log = await loggedAttempts(webhook.id, 6);
+    const originalOf = (eventId: string) =>
+      log.find((attempt) => attempt.event_id === eventId)?.delivery_id as string;
+
+    // Claims written as a redelivery request writes them, by a call that then died before it queued the
+    // redelivery: the original marked (conditionally, at `at`) and the redelivery recorded as pending.
+    const { REDELIVERY_CLAIM_HOLDS_MS } = await import('../../functions/domain/webhook-events');
+    const data = await import('../../functions/data/webhook-deliveries');
+    const claimWithoutQueueing = async (eventId: string, at: number, seen?: string) => {
+      const originalId = originalOf(eventId);
+      const original = (await data.getDelivery(acme.accountId, webhook.id, originalId)) as Delivery;
+      const redeliveryId = data.newDeliveryId(at);
+      const mark = { redeliveryId, seen, onlyIfFailed: seen === undefined, at, claimExpiredBefore: 0 };
+      expect(await data.markRedelivery(acme.accountId, webhook.id, originalId, mark)).toBe(true);
+      await data.recordDeliveryOutcome(acme.accountId, webhook.id, {
+        deliveryId: redeliveryId,
+        redeliveryOf: originalId,
+        eventId,
+        eventType: original.eventType,
+        eventJson: original.eventJson,
+        status: 'PENDING',
+        attempt: 0,
+        firstAttemptAt: at,
+        at,
+      });
+      return { originalId, redeliveryId };
+    };
+    const expiredAt = () => Date.now() - REDELIVERY_CLAIM_HOLDS_MS - 60_000;
+    const stale = await claimWithoutQueueing(staleEvent, expiredAt());
+    const fresh = await claimWithoutQueueing(freshEvent, Date.now());
+    state.up = true;
+
+    // The window redelivery takes the delivery whose claim expired, and leaves the one whose claim holds.
+    const window = { since, until: Date.now(), status: 'FAILED' };
+    const { redeliveries } = await redeliverWindow(webhook.id, window);
+    expect(redeliveries).toEqual([
+      { delivery_id: expect.stringMatching(/^dlv_/), redelivery_of: stale.originalId },
+    ]);
+    expect(redeliveries[0]?.delivery_id).not.toBe(stale.redeliveryId);
+    await waitUntil('the event of the expired claim accepted', () =>
+      state.accepted.length > 0 ? true : undefined,
+    );
+    await waitForQueuesDrained(api, ['deliveries']);
+    expect(state.accepted.map(eventIdOf)).toEqual([staleEvent]);
+    expect(await data.getDelivery(acme.accountId, webhook.id, stale.originalId)).toMatchObject({
+      redeliveredAs: redeliveries[0]?.delivery_id,
+      redeliveryStatus: 'SUCCEEDED',
+    });
+    expect(await redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
+    // A claim that holds is a pending redelivery: asking for the delivery again answers it.
+    const pending = { delivery_id: fresh.redeliveryId, redelivery_of: fresh.originalId };
+    expect(await redeliverOne(webhook.id, fresh.originalId)).toEqual(pending);
+
+    // Once that claim has expired too, asking for the delivery sends it.
+    const expired = await claimWithoutQueueing(freshEvent, expiredAt(), fresh.redeliveryId);
+    const single = await redeliverOne(webhook.id, fresh.originalId);
+    expect(single.redelivery_of).toBe(fresh.originalId);
+    expect([fresh.redeliveryId, expired.redeliveryId]).not.toContain(single.delivery_id);
+    await waitUntil('the event of the second expired claim accepted', () =>
+      state.accepted.length > 1 ? true : undefined,
+    );
+    await waitForQueuesDrained(api, ['deliveries']);
+    expect(state.accepted.map(eventIdOf)).toEqual([staleEvent, freshEvent]);
+    for (const delivery of state.accepted) {
+      expect(delivery.body).toBe(firstBodyOf(receiver, eventIdOf(delivery) as string));
+    }
+  }, 60_000);
+
+  it(`refuses a retry schedule that could keep a delivery pending as long as a redelivery's claim holds`, async () => {
+    const { deliverySettings, REDELIVERY_CLAIM_HOLDS_MS } = await import(
+      '../../functions/domain/webhook-events'
+    );
+    // The default schedule (7 h 51 min of waits, 12 attempts of 10 s) is well inside it.
+    const defaults = deliverySettings({});
+    const longest =
+      defaults.retryDelaysSeconds.reduce((sum, delay) => sum + delay, 0) * 1000 +
+      (defaults.retryDelaysSeconds.length + 1) * defaults.timeoutMs;
+    expect(longest * 2).toBeLessThan(REDELIVERY_CLAIM_HOLDS_MS);
+    expect(() => deliverySettings({ WEBHOOK_RETRY_DELAYS_SECONDS: '43200,43200' })).toThrow(/claim/);
+  });
 
   it('answers 4010 for a delivery still being retried, and 1003 for another account’s', async () => {
     const { webhook } = await hookedReceiver(() => 204);
