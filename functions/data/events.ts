@@ -1,26 +1,18 @@
+import { StreamEvent } from '../events/catalog';
 import { randomId } from '../shared/crypto';
 import { tableName } from './client';
 
-/** Event types (spec §6 and DESIGN §4). */
-export type EventType =
-  | 'ROUTE_CREATED'
-  | 'ROUTE_IMPORT_FAILED'
-  | 'ROUTE_STARTED'
-  | 'ROUTE_ETAS_CHANGED'
-  | 'WAYPOINT_STATUS_CHANGED'
-  | 'ROUTE_FINISHED'
-  | 'PING';
+/** The types of event items: the catalog's stream types (every type but PING, which is never written). */
+export type { StreamEventType as EventType } from '../events/catalog';
 
-export interface RouteEvent {
+/** An event item to write: where and when it happened, and its type with that type's payload (the catalog's). */
+export type RouteEvent = {
   accountId: string;
   dcId: string;
   /** Absent only for an upload that failed before its route id was read. */
   routeId?: string;
-  type: EventType;
-  /** Type-specific fields of the webhook body (DESIGN §4). */
-  details: Record<string, unknown>;
   occurredAt: number;
-}
+} & StreamEvent;
 
 /** Events only need to live until the stream has carried them to the events queue. */
 const RETENTION_SECONDS = 7 * 86_400;
@@ -28,9 +20,12 @@ const RETENTION_SECONDS = 7 * 86_400;
 /**
  * Transaction item recording an event next to the state change that causes it (transactional outbox):
  * the table stream carries it to the webhooks, so an event is never lost when a handler dies after
- * its write, and never sent for a change that did not happen.
+ * its write, and never sent for a change that did not happen. The type and payload are parsed with the
+ * event catalog first (microseconds; a third of a millisecond for the ETAs of 2,000 stops): a producer cannot
+ * write a shape receivers are not told of.
  */
 export function putEventItem(event: RouteEvent) {
+  const { type, details } = StreamEvent.parse({ type: event.type, details: event.details });
   const eventId = randomId('evt_');
   return {
     Put: {
@@ -40,11 +35,11 @@ export function putEventItem(event: RouteEvent) {
         sk: 'EVENT',
         entity: 'EVENT',
         event_id: eventId,
-        event_type: event.type,
+        event_type: type,
         account_id: event.accountId,
         dc_id: event.dcId,
         ...(event.routeId === undefined ? {} : { route_id: event.routeId }),
-        details: event.details,
+        details,
         occurred_at: event.occurredAt,
         expires_at: Math.floor(event.occurredAt / 1000) + RETENTION_SECONDS,
       },

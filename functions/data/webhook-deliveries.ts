@@ -112,9 +112,10 @@ export interface Delivery {
   error?: string;
   /** When its first attempt was made (also encoded in the id). */
   createdAt: number;
-  /** On an original delivery: its latest redelivery, and where that one stands. */
+  /** On an original delivery: its latest redelivery, where that one stands, and when it was claimed. */
   redeliveredAs?: string;
   redeliveryStatus?: DeliveryStatus;
+  redeliveryRequestedAt?: number;
 }
 
 const deliveryPartition = (accountId: string, webhookId: string) =>
@@ -150,6 +151,7 @@ function deliveryOf(item: Item): Delivery {
     createdAt: item.created_at,
     redeliveredAs: item.redelivered_as,
     redeliveryStatus: item.redelivery_status,
+    redeliveryRequestedAt: item.redelivery_requested_at,
   };
 }
 
@@ -230,16 +232,22 @@ export async function getDelivery(
 }
 
 /**
- * Marks an original delivery as being sent again as `redeliveryId`, if it still stands as `seen` says (its
- * latest redelivery then, or none): of two concurrent calls, one wins. With `onlyIfFailed`, also only when
- * it failed and has no redelivery pending or succeeded (what the window redelivery may re-queue). False when
- * the condition did not hold.
+ * Marks (claims) an original delivery as being sent again as `redeliveryId`, at `at`, if it still stands as
+ * `seen` says (its latest redelivery then, or none): of two concurrent calls, one wins. With `onlyIfFailed`,
+ * also only when it failed and has no redelivery pending or succeeded (what the window redelivery may
+ * re-queue), a pending one claimed before `claimExpiredBefore` aside. False when the condition did not hold.
  */
 export async function markRedelivery(
   accountId: string,
   webhookId: string,
   deliveryId: string,
-  mark: { redeliveryId: string; seen: string | undefined; onlyIfFailed: boolean; at: number },
+  mark: {
+    redeliveryId: string;
+    seen: string | undefined;
+    onlyIfFailed: boolean;
+    at: number;
+    claimExpiredBefore: number;
+  },
 ): Promise<boolean> {
   const conditions = [
     'attribute_exists(pk)',
@@ -262,7 +270,7 @@ export async function markRedelivery(
           ':pending': 'PENDING',
           ':at': mark.at,
           ...(mark.seen === undefined ? {} : { ':seen': mark.seen }),
-          ...(mark.onlyIfFailed ? { ':failed': 'FAILED' } : {}),
+          ...(mark.onlyIfFailed ? { ':failed': 'FAILED', ':claim_expired': mark.claimExpiredBefore } : {}),
         },
       }),
     );
@@ -273,8 +281,16 @@ export async function markRedelivery(
   }
 }
 
-/** An original delivery the window redelivery may re-queue: none of its redeliveries pending or succeeded. */
-const REDELIVERABLE = '(attribute_not_exists(redelivered_as) OR redelivery_status = :failed)';
+/**
+ * An original delivery the window redelivery may re-queue: none of its redeliveries pending or succeeded,
+ * but a pending one whose claim expired (claimed before `:claim_expired`) counts as never queued: the call
+ * that claimed it may have died before it queued the redelivery.
+ */
+const REDELIVERABLE = `(${[
+  'attribute_not_exists(redelivered_as)',
+  'redelivery_status = :failed',
+  '(redelivery_status = :pending AND redelivery_requested_at < :claim_expired)',
+].join(' OR ')})`;
 
 /**
  * Where the latest redelivery of an original delivery stands (its redelivery's own record says the same);
@@ -310,14 +326,21 @@ export interface FailedDeliveriesPage {
 
 /**
  * The original deliveries of the window whose first attempt was in [since, until] that failed and have no
- * redelivery pending or succeeded, oldest first: at most `limit` of them, and at most `examine` deliveries
- * read (succeeded ones included), so one call's work is bounded. `nextToken` continues after the last
- * delivery looked at.
+ * redelivery pending (claimed since `claimExpiredBefore`) or succeeded, oldest first: at most `limit` of
+ * them, and at most `examine` deliveries read (succeeded ones included), so one call's work is bounded.
+ * `nextToken` continues after the last delivery looked at.
  */
 export async function failedDeliveriesInWindow(
   accountId: string,
   webhookId: string,
-  window: { since: number; until: number; limit: number; examine: number; nextToken?: string },
+  window: {
+    since: number;
+    until: number;
+    limit: number;
+    examine: number;
+    claimExpiredBefore: number;
+    nextToken?: string;
+  },
 ): Promise<FailedDeliveriesPage> {
   const pk = deliveryPartition(accountId, webhookId);
   const lower = `${ID_PREFIX}${timePart(window.since)}`;
@@ -333,7 +356,14 @@ export async function failedDeliveriesInWindow(
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lower AND :upper',
         FilterExpression: `#status = :failed AND attribute_not_exists(redelivery_of) AND ${REDELIVERABLE}`,
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pk': pk, ':lower': lower, ':upper': upper, ':failed': 'FAILED' },
+        ExpressionAttributeValues: {
+          ':pk': pk,
+          ':lower': lower,
+          ':upper': upper,
+          ':failed': 'FAILED',
+          ':pending': 'PENDING',
+          ':claim_expired': window.claimExpiredBefore,
+        },
         ExclusiveStartKey: startKey,
         // Counts the items read, before the filter: what bounds the work.
         Limit: window.examine - examined,

@@ -37,6 +37,7 @@ import {
 } from '../data/routes';
 import { countWorkerAttempt } from '../data/worker-attempts';
 import { type ImportedRoute, ImportRouteBody } from '../endpoints/import-model';
+import type { EventOf } from '../events/catalog';
 import { randomId } from '../shared/crypto';
 import type { ErrorCodeName } from '../shared/error-codes';
 import { ERROR_CODES } from '../shared/error-codes';
@@ -147,7 +148,7 @@ export async function acceptImport(accountId: string, dcId: string, route: Impor
   } catch (error) {
     await finishImport(
       { accountId, dcId, txid, routeId: route.id },
-      internalFailure('the import could not be queued; send it again'),
+      { failure: internalFailure('the import could not be queued; send it again') },
     );
     throw error;
   }
@@ -270,7 +271,7 @@ export async function runImport(message: ImportMessage): Promise<ImportOutcome> 
     if (!dc) throw new Error(`DC ${record.dcId} is gone`);
     const { header, rows } = routeRecords(imported, route, dc);
     await putAll(rows);
-    return await finishImport(imported, undefined, header);
+    return await finishImport(imported, { header });
   } catch (error) {
     const failure =
       error instanceof ClaimConflict
@@ -286,7 +287,7 @@ export async function runImport(message: ImportMessage): Promise<ImportOutcome> 
       logger.error('import failed on its last attempt', { error, txid: record.txid });
     }
     await discardImport(imported, claims);
-    return finishImport(imported, failure);
+    return finishImport(imported, { failure });
   }
 }
 
@@ -310,28 +311,38 @@ async function discardImport(record: ImportRecord, claims: Claim[]): Promise<voi
 /** Ends the import once: SUCCEEDED with the header and ROUTE_CREATED, or FAILED with ROUTE_IMPORT_FAILED. */
 async function finishImport(
   record: Pick<ImportRecord, 'accountId' | 'dcId' | 'txid' | 'routeId'>,
-  failure: ApiError | undefined,
-  header?: RouteHeader,
+  outcome: { header: RouteHeader } | { failure: ApiError },
 ): Promise<ImportOutcome> {
   const now = Date.now();
-  const error = failure && { code: failure.code, message: failure.message };
+  const header = 'header' in outcome ? outcome.header : undefined;
+  const payload: EventOf<'ROUTE_CREATED'> | EventOf<'ROUTE_IMPORT_FAILED'> =
+    'failure' in outcome
+      ? {
+          type: 'ROUTE_IMPORT_FAILED',
+          details: {
+            txid: record.txid,
+            error: { code: outcome.failure.code, message: outcome.failure.message },
+          },
+        }
+      : {
+          type: 'ROUTE_CREATED',
+          details: {
+            route: {
+              id: outcome.header.routeId,
+              name: outcome.header.name,
+              start_time: outcome.header.startTime,
+              driver_id: outcome.header.assignedDriverId ?? null,
+              waypoint_count: outcome.header.waypointIds.length,
+              is_active: outcome.header.isActive,
+            },
+          },
+        };
+  const error = payload.type === 'ROUTE_IMPORT_FAILED' ? payload.details.error : undefined;
   const event = putEventItem({
     accountId: record.accountId,
     dcId: record.dcId,
     routeId: record.routeId,
-    type: header ? 'ROUTE_CREATED' : 'ROUTE_IMPORT_FAILED',
-    details: header
-      ? {
-          route: {
-            id: header.routeId,
-            name: header.name,
-            start_time: header.startTime,
-            driver_id: header.assignedDriverId ?? null,
-            waypoint_count: header.waypointIds.length,
-            is_active: header.isActive,
-          },
-        }
-      : { txid: record.txid, error },
+    ...payload,
     occurredAt: now,
   });
   // A route imported with a driver joins the driver's assigned set, on condition that the driver exists

@@ -1,5 +1,4 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { EventType } from '../data/events';
 import {
   type DeliveryStatus,
   newDeliveryId,
@@ -14,31 +13,19 @@ import {
   markWebhookFailing,
   setWebhookEnabled,
 } from '../data/webhooks';
+import { isSubscribableEvent, type WebhookEvent, webhookBody } from '../events/catalog';
 import { logger } from '../shared/observability';
 import { MAX_DELAY_SECONDS, sendAllToQueue, sendToDeadLetterQueue, sendToQueue } from '../shared/queues';
-import { postWebhook, signatureHeaders } from './webhook-http';
+import { deliveryHeaders, postWebhook } from './webhook-http';
 import { signingSecrets, UnreadableSecretError } from './webhook-secrets';
 
-/** The event types a webhook can subscribe to (spec §6 and DESIGN §4); PING only comes from the test call. */
-export const SUBSCRIBABLE_EVENTS = [
-  'ROUTE_CREATED',
-  'ROUTE_STARTED',
-  'ROUTE_ETAS_CHANGED',
-  'WAYPOINT_STATUS_CHANGED',
-  'ROUTE_FINISHED',
-  'ROUTE_IMPORT_FAILED',
-] as const satisfies readonly EventType[];
-export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
-
-/** An event as it travels through the queues. */
-export interface WebhookEvent {
-  event_id: string;
-  type: EventType;
-  dc_id: string | null;
-  route_id: string | null;
-  occurred_at: number;
-  details: Record<string, unknown>;
-}
+// The event catalog declares the types, the events as queued and the body receivers get.
+export {
+  SUBSCRIBABLE_EVENTS,
+  type SubscribableEvent,
+  type WebhookEvent,
+  webhookBody,
+} from '../events/catalog';
 
 /** One delivery of one event to one webhook; a retry is a new message with the next attempt number. */
 export interface DeliveryMessage {
@@ -56,18 +43,6 @@ export interface DeliveryMessage {
   redelivery_of?: string;
 }
 
-/** The body receivers get (DESIGN §4); the same bytes on every attempt, so `event_id` deduplicates. */
-export function webhookBody(event: WebhookEvent): string {
-  return JSON.stringify({
-    event: event.type,
-    hook_timestamp_millis: event.occurred_at,
-    dc_id: event.dc_id,
-    route_id: event.route_id,
-    event_id: event.event_id,
-    ...event.details,
-  });
-}
-
 /**
  * The events in one message of the events queue: the table stream's record(s) of new event items, as
  * the EventBridge Pipe (or the local stream poller) sends them.
@@ -82,6 +57,14 @@ export function eventsOfStreamMessage(body: string): { accountId: string; event:
     if (!image) return [];
     const item = unmarshall(image);
     if (item.entity !== 'EVENT') return [];
+    // The pipe lets through only the catalog's types; anything else has no subscriber to go to.
+    if (!isSubscribableEvent(item.event_type)) {
+      logger.warn('event item of a type outside the catalog skipped', {
+        event_id: item.event_id,
+        event_type: item.event_type,
+      });
+      return [];
+    }
     return [
       {
         accountId: item.account_id as string,
@@ -103,6 +86,7 @@ export async function fanOut(accountId: string, event: WebhookEvent): Promise<nu
   const webhooks = (await listWebhooks(accountId)).filter(
     (webhook) =>
       webhook.enabled &&
+      isSubscribableEvent(event.type) &&
       webhook.events.includes(event.type) &&
       event.dc_id !== null &&
       webhook.dcIds.includes(event.dc_id),
@@ -133,6 +117,17 @@ export interface DeliverySettings {
 /** About 1, 5, 15 and 30 minutes, then hourly: the last retry comes 7 h 51 min after the first attempt. */
 const DEFAULT_RETRY_DELAYS_SECONDS = [60, 300, 900, 1800, 3600, 3600, 3600, 3600, 3600, 3600, 3600];
 
+/**
+ * How long a redelivery's claim holds (domain/webhooks.ts). A redelivery is claimed (its original marked by
+ * a conditional write) before it is queued; one still pending after this long is taken as never queued
+ * (the call that claimed it died before queueing it), so the original can be claimed again. A day: about
+ * three times the longest a queued redelivery stays pending on the schedule (7 h 51 min of waits and 12
+ * attempts of at most 10 s), and deliverySettings refuses a schedule that could outlast it. Should a queued
+ * redelivery still be pending after a day (a deliveries queue stalled that long), the worst case is the
+ * event sent once more, which receivers deduplicate by `webhook-id` anyway.
+ */
+export const REDELIVERY_CLAIM_HOLDS_MS = 24 * 3_600_000;
+
 /** From the environment (tests and the bench shorten the schedule); the defaults are DESIGN §4's. */
 export function deliverySettings(env: NodeJS.ProcessEnv = process.env): DeliverySettings {
   const delays = env.WEBHOOK_RETRY_DELAYS_SECONDS?.split(',').map(Number);
@@ -141,12 +136,22 @@ export function deliverySettings(env: NodeJS.ProcessEnv = process.env): Delivery
       `WEBHOOK_RETRY_DELAYS_SECONDS must be comma-separated seconds, not '${env.WEBHOOK_RETRY_DELAYS_SECONDS}'`,
     );
   }
-  return {
+  const settings = {
     retryDelaysSeconds: delays ?? DEFAULT_RETRY_DELAYS_SECONDS,
     timeoutMs: Number(env.WEBHOOK_TIMEOUT_MS ?? 10_000),
     allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
     disableAfterMs: Number(env.WEBHOOK_DISABLE_AFTER_SECONDS ?? 86_400) * 1000,
   };
+  const { retryDelaysSeconds, timeoutMs } = settings;
+  const longestPendingMs =
+    retryDelaysSeconds.reduce((sum, delay) => sum + delay, 0) * 1000 +
+    (retryDelaysSeconds.length + 1) * timeoutMs;
+  if (longestPendingMs >= REDELIVERY_CLAIM_HOLDS_MS) {
+    throw new Error(
+      `WEBHOOK_RETRY_DELAYS_SECONDS and WEBHOOK_TIMEOUT_MS keep a delivery pending up to ${longestPendingMs} ms, longer than a redelivery's claim holds (${REDELIVERY_CLAIM_HOLDS_MS} ms)`,
+    );
+  }
+  return settings;
 }
 
 export type DeliveryOutcome = 'delivered' | 'retry_queued' | 'waiting' | 'given_up' | 'skipped' | 'disabled';
@@ -196,13 +201,7 @@ export async function deliver(
   const result = await postWebhook({
     url: webhook.url,
     body,
-    headers: {
-      'Content-Type': 'application/json',
-      'X-Webhook-Id': webhookId,
-      'X-Event-Id': event.event_id,
-      'X-Event-Type': event.type,
-      ...signatureHeaders(secrets, event.event_id, sentAt, body),
-    },
+    headers: deliveryHeaders(webhookId, event, secrets, sentAt, body),
     timeoutMs: settings.timeoutMs,
     allowPrivateTargets: settings.allowPrivateTargets,
   });

@@ -64,6 +64,27 @@ export function signatureHeaders(
   };
 }
 
+/**
+ * Every header of one delivery attempt: the body's type, the webhook, the event (`X-Event-Id` is the older
+ * name of `webhook-id`, kept for this release) and the signatures of `signatureHeaders`. The OpenAPI
+ * document's `webhooks` section documents these and shows them for its examples.
+ */
+export function deliveryHeaders(
+  webhookId: string,
+  event: { event_id: string; type: string },
+  secrets: readonly string[],
+  sentAtMs: number,
+  body: string,
+): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'X-Webhook-Id': webhookId,
+    'X-Event-Id': event.event_id,
+    'X-Event-Type': event.type,
+    ...signatureHeaders(secrets, event.event_id, sentAtMs, body),
+  };
+}
+
 function hmacHex(secret: string, timestampMs: number, rawBody: string): string {
   return createHmac('sha256', secret).update(`${timestampMs}.${rawBody}`, 'utf8').digest('hex');
 }

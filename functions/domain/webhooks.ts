@@ -22,6 +22,7 @@ import { sendAllToQueue, sendToQueue } from '../shared/queues';
 import { quote, quoteList } from '../shared/quote';
 import {
   type DeliveryMessage,
+  REDELIVERY_CLAIM_HOLDS_MS,
   SUBSCRIBABLE_EVENTS,
   type SubscribableEvent,
   type WebhookEvent,
@@ -264,11 +265,15 @@ const redeliveryMessage = (accountId: string, webhookId: string, original: Deliv
     redelivery_of: original.deliveryId,
   }) satisfies DeliveryMessage;
 
+/** Claims made before this time have expired: their redeliveries are taken as never queued. */
+const claimExpiredBefore = (now: number) => now - REDELIVERY_CLAIM_HOLDS_MS;
+
 /**
  * Sends one past delivery again: the same event (same body, same `webhook-id`) as a new delivery, signed
  * afresh and retried on the schedule. A redelivery of a redelivery sends its original again. While a
  * redelivery of it is still pending, that one is answered and nothing more is sent, so a repeated call does
- * not send the event twice; once it has ended, a call sends the event again.
+ * not send the event twice; once it has ended, or its claim has expired (never queued), a call sends the
+ * event again.
  */
 export async function redeliver(
   accountId: string,
@@ -294,7 +299,11 @@ export async function redeliver(
         `delivery '${originalId}' is still being retried on its schedule; redeliver it once it has ended`,
       );
     }
-    if (original.redeliveredAs !== undefined && original.redeliveryStatus === 'PENDING') {
+    if (
+      original.redeliveredAs !== undefined &&
+      original.redeliveryStatus === 'PENDING' &&
+      (original.redeliveryRequestedAt ?? 0) >= claimExpiredBefore(Date.now())
+    ) {
       return { deliveryId: original.redeliveredAs, redeliveryOf: originalId };
     }
     const claim = await claimEach(accountId, webhookId, [original], { onlyIfFailed: false });
@@ -311,7 +320,8 @@ export async function redeliver(
  * Re-queues the failed deliveries whose first attempt was in [since, until], oldest first, at most `limit`
  * (and at most MAX_DELIVERIES_EXAMINED_PER_CALL read) a call; `nextToken` continues the window. Each is
  * marked before it is queued, by a conditional write, so calling again (or twice at once) does not queue a
- * delivery whose redelivery is pending or succeeded; one whose redelivery failed is re-queued again.
+ * delivery whose redelivery is pending or succeeded; one whose redelivery failed is re-queued again, and so
+ * is one whose pending redelivery's claim has expired (claimed, then never queued).
  */
 export async function redeliverFailed(
   accountId: string,
@@ -322,6 +332,7 @@ export async function redeliverFailed(
   const page = await failedDeliveriesInWindow(accountId, webhookId, {
     ...window,
     examine: MAX_DELIVERIES_EXAMINED_PER_CALL,
+    claimExpiredBefore: claimExpiredBefore(Date.now()),
   });
   const claimed = await claimEach(accountId, webhookId, page.deliveries, { onlyIfFailed: true });
   await queueRedeliveries(accountId, webhookId, claimed);
@@ -359,7 +370,13 @@ async function claimEach(
       async ({ original, index }) => {
         const at = Date.now();
         const redeliveryId = newDeliveryId(at);
-        const mark = { redeliveryId, seen: original.redeliveredAs, onlyIfFailed, at };
+        const mark = {
+          redeliveryId,
+          seen: original.redeliveredAs,
+          onlyIfFailed,
+          at,
+          claimExpiredBefore: claimExpiredBefore(at),
+        };
         if (!(await markRedelivery(accountId, webhookId, original.deliveryId, mark))) return;
         const claim = { original, redeliveryId };
         claims[index] = claim;

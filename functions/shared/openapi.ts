@@ -1,6 +1,17 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
+// Pure signing functions (node:crypto only): the examples carry the headers the delivery worker would send.
+import { deliveryHeaders } from '../domain/webhook-http';
 import { type EndpointDefinition, isDcScoped } from '../endpoints/define';
+import {
+  EVENT_DOCS,
+  EVENT_TYPES,
+  type EventType,
+  exampleEvent,
+  WEBHOOK_BODY_SCHEMAS,
+  webhookBody,
+  webhookBodyOf,
+} from '../events/catalog';
 import { ERROR_CODES } from './error-codes';
 
 const ErrorEnvelope = z
@@ -87,13 +98,105 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
     });
   }
 
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  for (const type of EVENT_TYPES) registerWebhookEvent(registry, type);
+
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  const document = generator.generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Delivery Route Service',
       version: '1.0.0',
-      description:
+      description: [
         'Every response is an envelope `{status: "success" | "error", data}`; errors carry `data.code` and `data.message`.',
+        `Webhooks: the service POSTs each event to the webhooks subscribed to its type and DC. Each event type's body and headers are documented under Webhooks; the examples are signed with the example secret \`${EXAMPLE_DELIVERY.secret}\`.`,
+      ].join('\n\n'),
+    },
+  });
+  // The generator builds the components before the webhooks: build them again, with the schemas only the
+  // webhooks' bodies use (they would be referenced but missing).
+  return { ...document, components: generator.generateComponents().components };
+}
+
+// ---- Webhooks: what the service sends to receivers (OpenAPI 3.1 `webhooks`) ----
+
+/** The headers of every delivery besides `Content-Type` (the media type), as `deliveryHeaders` sets them. */
+export const DELIVERY_HEADER_DOCS: Record<string, { description: string; deprecated?: true }> = {
+  'webhook-id': {
+    description:
+      'Standard Webhooks: the event id (`event_id` of the body), the same on every attempt and redelivery: deduplicate by it',
+  },
+  'webhook-timestamp': {
+    description:
+      'Standard Webhooks: when this attempt was signed, in Unix seconds; reject ones too far from now',
+  },
+  'webhook-signature': {
+    description:
+      'Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, where the key is the bytes the base64 after `whsec_` of the secret encodes; during a secret rotation one signature per valid secret, space-separated',
+  },
+  'X-Event-Type': { description: 'the event type (`event` of the body)' },
+  'X-Webhook-Id': { description: 'the webhook the delivery is for' },
+  'X-Event-Id': {
+    description: 'the same as `webhook-id`; kept for this release only: use `webhook-id`',
+    deprecated: true,
+  },
+  'X-Signature': {
+    description:
+      '`t=<unix ms>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (one `v1=` per valid secret); kept for this release only: verify `webhook-signature`',
+    deprecated: true,
+  },
+};
+
+/** Who the examples are sent to and signed with (an example secret: 32 bytes 0x00..0x1f). */
+export const EXAMPLE_DELIVERY = {
+  webhookId: 'wh_3f9a0c1d2e4b5a68',
+  secret: `whsec_${Buffer.from(Array.from({ length: 32 }, (_, index) => index)).toString('base64')}`,
+  /** The first attempt, this long after the event. */
+  sentAfterMs: 1_500,
+} as const;
+
+/** The headers of the first attempt of a type's example event. */
+export function exampleDeliveryHeaders(type: EventType): Record<string, string> {
+  const event = exampleEvent(type);
+  const { webhookId, secret, sentAfterMs } = EXAMPLE_DELIVERY;
+  return deliveryHeaders(webhookId, event, [secret], event.occurred_at + sentAfterMs, webhookBody(event));
+}
+
+const operationIdOf = (type: EventType) =>
+  `${type.toLowerCase().replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase())}Webhook`;
+
+/** One event type: the POST receivers get, its body (with the example event) and its headers. */
+function registerWebhookEvent(registry: OpenAPIRegistry, type: EventType) {
+  const doc = EVENT_DOCS[type];
+  const headers = exampleDeliveryHeaders(type);
+  const body = WEBHOOK_BODY_SCHEMAS[type];
+  registry.registerWebhook({
+    method: 'post',
+    path: type,
+    operationId: operationIdOf(type),
+    summary: `${type}: ${doc.summary}`,
+    description: `${doc.description}\n\nAt least once: deduplicate by \`webhook-id\` (the \`event_id\`). A 2xx within 10 s ends the delivery; anything else is retried (about 1, 5, 15, 30 minutes, then hourly, 12 attempts in all).`,
+    tags: ['Webhook events'],
+    parameters: Object.entries(DELIVERY_HEADER_DOCS).map(([name, header]) => ({
+      name,
+      in: 'header' as const,
+      required: true,
+      description: header.description,
+      ...(header.deprecated ? { deprecated: true } : {}),
+      schema:
+        name === 'X-Event-Type' ? { type: 'string' as const, const: type } : { type: 'string' as const },
+      example: headers[name],
+    })),
+    request: {
+      body: {
+        required: true,
+        content: {
+          'application/json': { schema: body, example: webhookBodyOf(exampleEvent(type)) },
+        },
+      },
+    },
+    responses: {
+      '2XX': { description: 'received: the delivery has succeeded' },
+      default: { description: 'not received (as is no answer within 10 s): the attempt is retried' },
     },
   });
 }

@@ -6,6 +6,8 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_ASSET_FILES } from '../../functions/endpoints/docs';
 import { endpoints } from '../../functions/endpoints/index';
+import { EVENT_TYPES, exampleEvent } from '../../functions/events/catalog';
+import { DELIVERY_HEADER_DOCS } from '../../functions/shared/openapi';
 import { call, expectError } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 
@@ -119,7 +121,8 @@ async function renderedOperations(page: Page): Promise<string[]> {
   for (const closed of await page.locator('.opblock-tag-section:not(.is-open) .opblock-tag').all())
     await closed.click();
   const operations: string[] = [];
-  for (const block of await page.locator('.opblock').all()) {
+  // The endpoints' operations, grouped by tag (the webhooks have a section of their own).
+  for (const block of await page.locator('.opblock-tag-section .opblock').all()) {
     const method = (await block.locator('.opblock-summary-method').textContent())?.trim().toUpperCase();
     const pathElement = block.locator('.opblock-summary-path');
     const path = (await pathElement.getAttribute('data-path')) ?? (await pathElement.textContent());
@@ -129,6 +132,21 @@ async function renderedOperations(page: Page): Promise<string[]> {
 }
 
 const expectedOperations = endpoints.map((e) => `${e.method} ${e.path}`).sort();
+
+/** The webhooks Swagger UI shows under its "Webhooks" heading (OpenAPI 3.1), as `METHOD <event type>`. */
+async function renderedWebhooks(page: Page): Promise<string[]> {
+  const section = page.locator('.swagger-ui .webhooks');
+  await section.locator('.opblock').first().waitFor({ timeout: 20_000 });
+  expect((await section.locator('h2').first().textContent())?.trim()).toBe('Webhooks');
+  const webhooks: string[] = [];
+  for (const block of await section.locator('.opblock').all()) {
+    const method = (await block.locator('.opblock-summary-method').textContent())?.trim().toUpperCase();
+    const pathElement = block.locator('.opblock-summary-path');
+    const path = (await pathElement.getAttribute('data-path')) ?? (await pathElement.textContent());
+    webhooks.push(`${method} ${path?.trim()}`);
+  }
+  return webhooks.sort();
+}
 
 describe('GET /docs in a browser', () => {
   it.each([
@@ -170,6 +188,35 @@ describe('GET /docs in a browser', () => {
     },
     60_000,
   );
+
+  it('renders every event type of the event catalog under Webhooks: its example body and every delivery header', async () => {
+    const { page, record } = await openPage(`${api.url}/docs`);
+    try {
+      expect(await renderedWebhooks(page)).toEqual(EVENT_TYPES.map((type) => `POST ${type}`).sort());
+      for (const type of EVENT_TYPES) {
+        const block = page.locator('.swagger-ui .webhooks .opblock').filter({
+          has: page.locator(`.opblock-summary-path[data-path="${type}"]`),
+        });
+        await block.locator('.opblock-summary').first().click();
+        const body = block.locator('.opblock-body');
+        await body.waitFor({ timeout: 20_000 });
+        // The headers, each by name, and the example body (its event id is the example's own).
+        const names = (await body.locator('.parameters .parameter__name').allTextContents()).map((name) =>
+          name.replace(/\s|\*|required|deprecated/g, ''),
+        );
+        expect(names.sort(), type).toEqual(Object.keys(DELIVERY_HEADER_DOCS).sort());
+        const example = exampleEvent(type);
+        await expect
+          .poll(async () => (await body.textContent()) ?? '', { timeout: 20_000 })
+          .toContain(`"event_id": "${example.event_id}"`);
+        expect(await body.textContent(), type).toContain(`"event": "${type}"`);
+      }
+      await page.screenshot({ path: `${ARTIFACTS_DIR}docs-webhooks.png`, fullPage: true });
+      expect(record.problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
 
   it('notices an endpoint missing from the rendered page', async () => {
     // The same page, fed a document without one operation: the check above must see the gap.

@@ -301,7 +301,7 @@ describe('the function code observability', () => {
       dc_id: 'dc-1',
       route_id: ROUTE_ID,
       occurred_at: Date.now(),
-      details: {},
+      details: { driver_id: 'obs-driver', started_timestamp: Date.now() },
     };
     const message = (webhookId: string): DeliveryMessage => ({
       account_id: acme.accountId,

@@ -6,6 +6,7 @@ import {
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as webhooks from '../../functions/endpoints/webhooks';
+import { exampleEvent } from '../../functions/events/catalog';
 import type { PipeSpec, QueueSpec } from '../../local/cloud/model';
 import { LOCAL_CREDENTIALS } from '../../local/services';
 import { createTestAccount } from '../support/accounts';
@@ -97,13 +98,13 @@ afterAll(async () => {
 });
 
 /** Writes a ROUTE_CREATED event item of the tenant the way handlers do: in a transaction. */
-async function writeEvent(tenant: Tenant, routeId: string, details: Record<string, unknown> = {}) {
+async function writeEvent(tenant: Tenant, routeId: string, name = `Route ${routeId}`) {
   const put = data.events.putEventItem({
     accountId: tenant.accountId,
     dcId: 'dc-1',
     routeId,
     type: 'ROUTE_CREATED',
-    details: { route_id: routeId, ...details },
+    details: { route: { ...exampleEvent('ROUTE_CREATED').details.route, id: routeId, name } },
     occurredAt: Date.now(),
   });
   await data.db.send(new data.dynamo.TransactWriteCommand({ TransactItems: [put] }));
@@ -130,7 +131,7 @@ describe('an event the pipe cannot deliver', () => {
     const [alpha, bravo, charlie] = tenants as [Tenant, Tenant, Tenant];
     const before = [await writeEvent(alpha, 'alpha-1'), await writeEvent(bravo, 'bravo-1')];
     // Written straight to the table, whatever the API lets through: SQS refuses U+FFFF in a message body.
-    const bad = await writeEvent(charlie, 'charlie-bad', { note: 'not for SQS \uFFFF' });
+    const bad = await writeEvent(charlie, 'charlie-bad', 'not for SQS \uFFFF');
     const after = [
       await writeEvent(alpha, 'alpha-2'),
       await writeEvent(bravo, 'bravo-2'),

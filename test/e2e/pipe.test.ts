@@ -14,6 +14,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exampleEvent } from '../../functions/events/catalog';
 import type { PipeSpec, QueueSpec } from '../../local/cloud/model';
 import { startPipe } from '../../local/pipes';
 import { LOCAL_CREDENTIALS } from '../../local/services';
@@ -69,14 +70,14 @@ afterAll(async () => {
 /** Writes one event item the way handlers do: inside a transaction. Returns its event id. */
 async function writeEvent(
   routeId: string,
-  details: Record<string, unknown> = {},
+  name = `Route ${routeId}`,
 ): Promise<{ eventId: string; key: { pk: string; sk: string } }> {
   const put = data.events.putEventItem({
     accountId: 'acc-pipe',
     dcId: 'dc-1',
     routeId,
     type: 'ROUTE_CREATED',
-    details: { route_id: routeId, ...details },
+    details: { route: { ...exampleEvent('ROUTE_CREATED').details.route, id: routeId, name } },
     occurredAt: Date.now(),
   });
   await data.db.send(new data.dynamo.TransactWriteCommand({ TransactItems: [put] }));
@@ -195,7 +196,7 @@ describe('the pipe from the table stream to the events queue', () => {
     const deadLetter = await newQueue('partial-dlq');
     const written = [await writeEvent('mate-1')];
     // SQS refuses U+FFFF in a message body: this record fails on every try.
-    const bad = await writeEvent('refused', { note: 'not for SQS \uFFFF' });
+    const bad = await writeEvent('refused', 'not for SQS \uFFFF');
     written.push(await writeEvent('mate-2'), await writeEvent('mate-3'));
     const copy = startPipe({
       pipe: {

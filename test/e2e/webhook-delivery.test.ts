@@ -1,5 +1,15 @@
+import { randomBytes } from 'node:crypto';
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  DeleteQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import type { Delivery } from '../../functions/data/webhook-deliveries';
 import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import { verifySignature } from '../../functions/domain/webhook-http';
 import * as webhooks from '../../functions/endpoints/webhooks';
@@ -381,21 +391,62 @@ async function failedPings(webhookId: string, receiver: WebhookReceiver, count: 
   return eventIds;
 }
 
+/**
+ * A queue of the test's own that nothing consumes. `queueing` runs the service's code with it in place of the
+ * deliveries queue, so what that code queues waits here (a redelivery stays pending for as long as the test
+ * needs, whatever the machine's speed); `release` hands it on to the deliveries queue, as SQS would.
+ */
+async function heldQueue() {
+  const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+  const { QueueUrl: url } = await sqs.send(
+    new CreateQueueCommand({ QueueName: `held-deliveries-${randomBytes(4).toString('hex')}` }),
+  );
+  if (!url) throw new Error('the held queue was not created');
+  return {
+    async queueing<T>(action: () => Promise<T>): Promise<T> {
+      const deliveries = process.env.DELIVERY_QUEUE_URL;
+      process.env.DELIVERY_QUEUE_URL = url;
+      try {
+        return await action();
+      } finally {
+        process.env.DELIVERY_QUEUE_URL = deliveries;
+      }
+    },
+    /** Moves every held message to the deliveries queue; answers how many there were. */
+    async release(): Promise<number> {
+      let moved = 0;
+      for (;;) {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+        );
+        if (Messages.length === 0) return moved;
+        for (const message of Messages) {
+          await sqs.send(
+            new SendMessageCommand({
+              QueueUrl: api.resources.queueUrls.deliveries,
+              MessageBody: message.Body,
+            }),
+          );
+          await sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message.ReceiptHandle }));
+          moved++;
+        }
+      }
+    },
+    async close() {
+      await sqs.send(new DeleteQueueCommand({ QueueUrl: url }));
+      sqs.destroy();
+    },
+  };
+}
+
 /** The body the receiver first got for the event: a redelivery sends the same bytes. */
 const firstBodyOf = (receiver: WebhookReceiver, eventId: string) =>
   receiver.deliveries.find((delivery) => eventIdOf(delivery) === eventId)?.body;
 
 describe('redelivery', () => {
   it('redelivers one past delivery: same body and webhook-id, signed afresh, logged as a redelivery of it', async () => {
-    let phase: 'down' | 'holding' | 'up' = 'down';
-    const accepted: ReceivedDelivery[] = [];
-    const { receiver, webhook } = await hookedReceiver((delivery) => {
-      if (phase === 'down') return 500;
-      // The redelivery stays pending (timed out, retried) until the test lets it through.
-      if (phase === 'holding') return 'hang';
-      accepted.push(delivery);
-      return 204;
-    });
+    const { receiver, webhook, state } = await outageReceiver();
+    const since = Date.now();
     const [eventId] = (await failedPings(webhook.id, receiver, 1)) as [string];
     const failed = await loggedAttempts(webhook.id, 3);
     const originalId = failed[0]?.delivery_id as string;
@@ -406,46 +457,152 @@ describe('redelivery', () => {
       404,
       1003,
     );
-    phase = 'holding';
-    const redelivery = await redeliverOne(webhook.id, originalId);
-    expect(redelivery).toEqual({ delivery_id: expect.stringMatching(/^dlv_/), redelivery_of: originalId });
-    expect(redelivery.delivery_id).not.toBe(originalId);
-    // While it is pending, asking again (for the original or for the redelivery) answers it and sends nothing.
-    expect(await redeliverOne(webhook.id, originalId)).toEqual(redelivery);
-    expect(await redeliverOne(webhook.id, redelivery.delivery_id)).toEqual(redelivery);
-    phase = 'up';
+    // The receiver is up: anything sent from now on is accepted, and counted.
+    state.up = true;
+    const held = await heldQueue();
+    try {
+      // The redelivery's message waits in the held queue: it stays pending for as long as the test needs.
+      const { redeliver } = await import('../../functions/domain/webhooks');
+      const queued = await held.queueing(() => redeliver(acme.accountId, webhook.id, originalId));
+      const redelivery: Redelivery = { delivery_id: queued.deliveryId, redelivery_of: queued.redeliveryOf };
+      expect(redelivery).toEqual({ delivery_id: expect.stringMatching(/^dlv_/), redelivery_of: originalId });
+      expect(redelivery.delivery_id).not.toBe(originalId);
+      // While it is pending, asking again (for the original or for the redelivery) answers it and sends
+      // nothing; a window redelivery leaves it alone too.
+      expect(await redeliverOne(webhook.id, originalId)).toEqual(redelivery);
+      expect(await redeliverOne(webhook.id, redelivery.delivery_id)).toEqual(redelivery);
+      const window = { since, until: Date.now(), status: 'FAILED' };
+      expect(await redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
+      await waitForQueuesDrained(api, ['deliveries']);
+      expect(state.accepted).toEqual([]);
 
-    const [again] = (await waitUntil('the redelivery accepted', () =>
-      accepted.length > 0 ? accepted : undefined,
-    )) as [ReceivedDelivery];
-    await waitForQueuesDrained(api, ['deliveries']);
-    expect(accepted).toHaveLength(1);
-    expect(again.body).toBe(firstBodyOf(receiver, eventId));
-    expect(headerOf(again, 'webhook-id')).toBe(eventId);
-    const firstTry = receiver.deliveries[0] as ReceivedDelivery;
-    expect(Number(headerOf(again, 'webhook-timestamp'))).toBeGreaterThanOrEqual(
-      Number(headerOf(firstTry, 'webhook-timestamp')),
-    );
-    expect(headerOf(again, 'webhook-signature')).not.toBe(headerOf(firstTry, 'webhook-signature'));
-    expectSigned(again, webhook);
+      // SQS hands the redelivery on: it is sent, once.
+      expect(await held.release()).toBe(1);
+      const [again] = (await waitUntil('the redelivery accepted', () =>
+        state.accepted.length > 0 ? state.accepted : undefined,
+      )) as [ReceivedDelivery];
+      await waitForQueuesDrained(api, ['deliveries']);
+      expect(state.accepted).toHaveLength(1);
+      expect(again.body).toBe(firstBodyOf(receiver, eventId));
+      expect(headerOf(again, 'webhook-id')).toBe(eventId);
+      const firstTry = receiver.deliveries[0] as ReceivedDelivery;
+      expect(Number(headerOf(again, 'webhook-timestamp'))).toBeGreaterThanOrEqual(
+        Number(headerOf(firstTry, 'webhook-timestamp')),
+      );
+      expect(headerOf(again, 'webhook-signature')).not.toBe(headerOf(firstTry, 'webhook-signature'));
+      expectSigned(again, webhook);
 
-    const log = await deliveriesOf(webhook.id);
-    const redelivered = log.filter((attempt) => attempt.delivery_id === redelivery.delivery_id);
-    expect(redelivered.length).toBeGreaterThanOrEqual(1);
-    for (const attempt of redelivered) {
-      expect(attempt).toMatchObject({ redelivery_of: originalId, event_id: eventId, event_type: 'PING' });
+      const log = await deliveriesOf(webhook.id);
+      const redelivered = log.filter((attempt) => attempt.delivery_id === redelivery.delivery_id);
+      expect(redelivered).toHaveLength(1);
+      expect(redelivered[0]).toMatchObject({
+        redelivery_of: originalId,
+        event_id: eventId,
+        event_type: 'PING',
+        attempt: 1,
+        status_code: 204,
+        error: null,
+      });
+
+      // Once it has ended, asking again sends the event again, as a new redelivery of the original.
+      const second = await redeliverOne(webhook.id, originalId);
+      expect(second.redelivery_of).toBe(originalId);
+      expect(second.delivery_id).not.toBe(redelivery.delivery_id);
+      await waitUntil('the second redelivery accepted', () =>
+        state.accepted.length === 2 ? true : undefined,
+      );
+      await waitForQueuesDrained(api, ['deliveries']);
+      expect(state.accepted).toHaveLength(2);
+      expect(state.accepted[1]?.body).toBe(again.body);
+    } finally {
+      await held.close();
     }
-    expect(redelivered[0]).toMatchObject({ status_code: 204, error: null });
-
-    // Once it has ended, asking again sends the event again, as a new redelivery of the original.
-    const second = await redeliverOne(webhook.id, originalId);
-    expect(second.redelivery_of).toBe(originalId);
-    expect(second.delivery_id).not.toBe(redelivery.delivery_id);
-    await waitUntil('the second redelivery accepted', () => (accepted.length === 2 ? true : undefined));
-    await waitForQueuesDrained(api, ['deliveries']);
-    expect(accepted).toHaveLength(2);
-    expect(accepted[1]?.body).toBe(again.body);
   }, 60_000);
+
+  it('redelivers a delivery whose redelivery was claimed but never queued, once the claim has expired', async () => {
+    const { receiver, webhook, state } = await outageReceiver();
+    const since = Date.now();
+    const [staleEvent, freshEvent] = (await failedPings(webhook.id, receiver, 2)) as [string, string];
+    const log = await loggedAttempts(webhook.id, 6);
+    const originalOf = (eventId: string) =>
+      log.find((attempt) => attempt.event_id === eventId)?.delivery_id as string;
+
+    // Claims written as a redelivery request writes them, by a call that then died before it queued the
+    // redelivery: the original marked (conditionally, at `at`) and the redelivery recorded as pending.
+    const { REDELIVERY_CLAIM_HOLDS_MS } = await import('../../functions/domain/webhook-events');
+    const data = await import('../../functions/data/webhook-deliveries');
+    const claimWithoutQueueing = async (eventId: string, at: number, seen?: string) => {
+      const originalId = originalOf(eventId);
+      const original = (await data.getDelivery(acme.accountId, webhook.id, originalId)) as Delivery;
+      const redeliveryId = data.newDeliveryId(at);
+      const mark = { redeliveryId, seen, onlyIfFailed: seen === undefined, at, claimExpiredBefore: 0 };
+      expect(await data.markRedelivery(acme.accountId, webhook.id, originalId, mark)).toBe(true);
+      await data.recordDeliveryOutcome(acme.accountId, webhook.id, {
+        deliveryId: redeliveryId,
+        redeliveryOf: originalId,
+        eventId,
+        eventType: original.eventType,
+        eventJson: original.eventJson,
+        status: 'PENDING',
+        attempt: 0,
+        firstAttemptAt: at,
+        at,
+      });
+      return { originalId, redeliveryId };
+    };
+    const expiredAt = () => Date.now() - REDELIVERY_CLAIM_HOLDS_MS - 60_000;
+    const stale = await claimWithoutQueueing(staleEvent, expiredAt());
+    const fresh = await claimWithoutQueueing(freshEvent, Date.now());
+    state.up = true;
+
+    // The window redelivery takes the delivery whose claim expired, and leaves the one whose claim holds.
+    const window = { since, until: Date.now(), status: 'FAILED' };
+    const { redeliveries } = await redeliverWindow(webhook.id, window);
+    expect(redeliveries).toEqual([
+      { delivery_id: expect.stringMatching(/^dlv_/), redelivery_of: stale.originalId },
+    ]);
+    expect(redeliveries[0]?.delivery_id).not.toBe(stale.redeliveryId);
+    await waitUntil('the event of the expired claim accepted', () =>
+      state.accepted.length > 0 ? true : undefined,
+    );
+    await waitForQueuesDrained(api, ['deliveries']);
+    expect(state.accepted.map(eventIdOf)).toEqual([staleEvent]);
+    expect(await data.getDelivery(acme.accountId, webhook.id, stale.originalId)).toMatchObject({
+      redeliveredAs: redeliveries[0]?.delivery_id,
+      redeliveryStatus: 'SUCCEEDED',
+    });
+    expect(await redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
+    // A claim that holds is a pending redelivery: asking for the delivery again answers it.
+    const pending = { delivery_id: fresh.redeliveryId, redelivery_of: fresh.originalId };
+    expect(await redeliverOne(webhook.id, fresh.originalId)).toEqual(pending);
+
+    // Once that claim has expired too, asking for the delivery sends it.
+    const expired = await claimWithoutQueueing(freshEvent, expiredAt(), fresh.redeliveryId);
+    const single = await redeliverOne(webhook.id, fresh.originalId);
+    expect(single.redelivery_of).toBe(fresh.originalId);
+    expect([fresh.redeliveryId, expired.redeliveryId]).not.toContain(single.delivery_id);
+    await waitUntil('the event of the second expired claim accepted', () =>
+      state.accepted.length > 1 ? true : undefined,
+    );
+    await waitForQueuesDrained(api, ['deliveries']);
+    expect(state.accepted.map(eventIdOf)).toEqual([staleEvent, freshEvent]);
+    for (const delivery of state.accepted) {
+      expect(delivery.body).toBe(firstBodyOf(receiver, eventIdOf(delivery) as string));
+    }
+  }, 60_000);
+
+  it(`refuses a retry schedule that could keep a delivery pending as long as a redelivery's claim holds`, async () => {
+    const { deliverySettings, REDELIVERY_CLAIM_HOLDS_MS } = await import(
+      '../../functions/domain/webhook-events'
+    );
+    // The default schedule (7 h 51 min of waits, 12 attempts of 10 s) is well inside it.
+    const defaults = deliverySettings({});
+    const longest =
+      defaults.retryDelaysSeconds.reduce((sum, delay) => sum + delay, 0) * 1000 +
+      (defaults.retryDelaysSeconds.length + 1) * defaults.timeoutMs;
+    expect(longest * 2).toBeLessThan(REDELIVERY_CLAIM_HOLDS_MS);
+    expect(() => deliverySettings({ WEBHOOK_RETRY_DELAYS_SECONDS: '43200,43200' })).toThrow(/claim/);
+  });
 
   it('answers 4010 for a delivery still being retried, and 1003 for another account’s', async () => {
     const { webhook } = await hookedReceiver(() => 204);

@@ -1,11 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { z } from 'zod';
+import * as z from 'zod';
 import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import { verifySignature } from '../../functions/domain/webhook-http';
 import * as drivers from '../../functions/endpoints/drivers';
 import * as webhooks from '../../functions/endpoints/webhooks';
+import {
+  type EventType,
+  exampleEvent,
+  SUBSCRIBABLE_EVENTS,
+  WEBHOOK_BODY_SCHEMAS,
+} from '../../functions/events/catalog';
 import { createTestAccount } from '../support/accounts';
 import {
   type ApiResponse,
@@ -52,14 +58,8 @@ const request = (method: string, path: string, options: CallOptions = {}) =>
 const asAcme = (method: string, path: string, body?: unknown) =>
   request(method, path, { key: acme.key, body });
 
-const ALL_EVENTS = [
-  'ROUTE_CREATED',
-  'ROUTE_STARTED',
-  'ROUTE_ETAS_CHANGED',
-  'WAYPOINT_STATUS_CHANGED',
-  'ROUTE_FINISHED',
-  'ROUTE_IMPORT_FAILED',
-];
+/** Every type a webhook can subscribe to, from the event catalog. */
+const ALL_EVENTS: string[] = [...SUBSCRIBABLE_EVENTS];
 
 const MINUTE = 60_000;
 /** Three hours ago, on a whole second: every reported time of the tests is between BASE and now. */
@@ -132,8 +132,11 @@ const viewOf = ({ secret: _secret, ...view }: CreatedWebhook): Webhook => view;
  * Headers and signatures of one delivery: `webhook-signature` checked with the `standardwebhooks` package,
  * the older X-Signature with the service's verifier and independently.
  */
-function expectSigned(delivery: ReceivedDelivery, webhook: CreatedWebhook, type: string) {
+function expectSigned(delivery: ReceivedDelivery, webhook: CreatedWebhook, type: EventType) {
   expect(delivery.method).toBe('POST');
+  // The body is the event catalog's for the type, every field declared (what the OpenAPI document shows).
+  const documented = z.strictObject(WEBHOOK_BODY_SCHEMAS[type].shape).safeParse(delivery.json);
+  expect(documented.error?.issues ?? []).toEqual([]);
   expect(headerOf(delivery, 'Content-Type')).toMatch(/^application\/json\b/);
   expect(headerOf(delivery, 'X-Webhook-Id')).toBe(webhook.id);
   expect(headerOf(delivery, 'X-Event-Type')).toBe(type);
@@ -1166,7 +1169,7 @@ describe('the SSRF guard refuses private targets', () => {
         dc_id: 'dc-1',
         route_id: 'ssrf-route',
         occurred_at: Date.now(),
-        details: {},
+        details: exampleEvent('ROUTE_CREATED').details,
       },
       attempt: 1,
     };

@@ -1,12 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { EVENT_RECORD_PATTERN } from '../../functions/data/event-records';
+import { SUBSCRIBABLE_EVENTS } from '../../functions/events/catalog';
 import { matchesPattern } from '../../local/event-pattern';
 
 /** EventBridge event patterns, as the local pipe and event source mappings filter records with them. */
 describe('matchesPattern', () => {
-  const insert = (entity: string, eventName = 'INSERT') => ({
+  const insert = (entity: string, eventName = 'INSERT', eventType: string | null = 'ROUTE_CREATED') => ({
     eventName,
-    dynamodb: { NewImage: { entity: { S: entity }, id: { S: 'x' } } },
+    dynamodb: {
+      NewImage: {
+        entity: { S: entity },
+        id: { S: 'x' },
+        ...(eventType === null ? {} : { event_type: { S: eventType } }),
+      },
+    },
   });
 
   it('lets through exactly what the pipe’s filter names: new event items', () => {
@@ -14,6 +21,16 @@ describe('matchesPattern', () => {
     expect(matchesPattern(EVENT_RECORD_PATTERN, insert('DRIVER'))).toBe(false);
     expect(matchesPattern(EVENT_RECORD_PATTERN, insert('EVENT', 'MODIFY'))).toBe(false);
     expect(matchesPattern(EVENT_RECORD_PATTERN, { eventName: 'INSERT', dynamodb: {} })).toBe(false);
+  });
+
+  it('lets through event items of every type of the event catalog a webhook can subscribe to, and no other', () => {
+    for (const type of SUBSCRIBABLE_EVENTS) {
+      expect(matchesPattern(EVENT_RECORD_PATTERN, insert('EVENT', 'INSERT', type)), type).toBe(true);
+    }
+    // PING is never an event item (only the test call sends it); unknown or missing types have no subscriber.
+    for (const type of ['PING', 'ROUTE_EXPLODED', 'route_created', null]) {
+      expect(matchesPattern(EVENT_RECORD_PATTERN, insert('EVENT', 'INSERT', type)), String(type)).toBe(false);
+    }
   });
 
   it('matches a list value when any element matches, and a missing key never', () => {

@@ -1,9 +1,36 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import * as z from 'zod';
+import { verifySignature } from '../../functions/domain/webhook-http';
 import { endpoints } from '../../functions/endpoints/index';
-import { buildOpenApiDocument } from '../../functions/shared/openapi';
+import {
+  EVENT_TYPES,
+  type EventType,
+  exampleEvent,
+  WEBHOOK_BODY_SCHEMAS,
+  webhookBody,
+} from '../../functions/events/catalog';
+import {
+  buildOpenApiDocument,
+  DELIVERY_HEADER_DOCS,
+  EXAMPLE_DELIVERY,
+  exampleDeliveryHeaders,
+} from '../../functions/shared/openapi';
+
+interface DocumentedWebhook {
+  post: {
+    operationId: string;
+    parameters: { name: string; in: string; required: boolean; example: string; deprecated?: boolean }[];
+    requestBody: { content: Record<string, { schema: { $ref: string }; example: Record<string, unknown> }> };
+    responses: Record<string, unknown>;
+  };
+}
 
 const document = buildOpenApiDocument(endpoints) as unknown as {
+  openapi: string;
+  webhooks: Record<string, DocumentedWebhook>;
+  components: { schemas: Record<string, unknown> };
   paths: Record<
     string,
     Record<string, { operationId: string; security: unknown[]; responses: Record<string, unknown> }>
@@ -57,4 +84,76 @@ describe('the OpenAPI document', () => {
     const page = document.paths['/docs']?.get?.responses['200'] as { content: Record<string, unknown> };
     expect(Object.keys(page.content)).toEqual(['text/html']);
   });
+});
+
+describe('the OpenAPI document’s webhooks (what receivers get)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('is OpenAPI 3.1, which has a webhooks section', () => {
+    expect(document.openapi).toMatch(/^3\.1\.\d+$/);
+  });
+
+  it('documents every event type of the event catalog as a webhook, PING included, and nothing else', () => {
+    expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    expect(EVENT_TYPES).toContain('PING');
+    const operationIds = [
+      ...Object.values(document.paths).flatMap((methods) => Object.values(methods).map((o) => o.operationId)),
+      ...Object.values(document.webhooks).map((webhook) => webhook.post.operationId),
+    ];
+    expect(new Set(operationIds).size).toBe(operationIds.length);
+  });
+
+  it.each(EVENT_TYPES)(
+    '%s: its example is the body the service sends for the example event, and fits the documented schema',
+    (type: EventType) => {
+      const media = document.webhooks[type]?.post.requestBody.content['application/json'];
+      expect(media?.example).toEqual(JSON.parse(webhookBody(exampleEvent(type))));
+      expect(media?.example.event).toBe(type);
+      const schema = WEBHOOK_BODY_SCHEMAS[type];
+      // Every field of the example is declared (a strict parse), and the schema is in the components.
+      expect(() => z.strictObject(schema.shape).parse(media?.example)).not.toThrow();
+      const name = media?.schema.$ref.replace('#/components/schemas/', '') ?? '';
+      expect(document.components.schemas[name]).toBeDefined();
+      expect(name).toBe(schema.meta()?.id);
+    },
+  );
+
+  it.each(EVENT_TYPES)(
+    '%s: documents every header a delivery carries, each with the value the example’s delivery has',
+    (type: EventType) => {
+      const parameters = document.webhooks[type]?.post.parameters ?? [];
+      const sent = exampleDeliveryHeaders(type);
+      // Content-Type is the request body's media type.
+      expect(parameters.map((p) => p.name).sort()).toEqual(
+        Object.keys(sent)
+          .filter((name) => name !== 'Content-Type')
+          .sort(),
+      );
+      expect(Object.keys(DELIVERY_HEADER_DOCS).sort()).toEqual(parameters.map((p) => p.name).sort());
+      for (const parameter of parameters) {
+        expect(parameter).toMatchObject({ in: 'header', required: true, example: sent[parameter.name] });
+      }
+      expect(parameters.filter((p) => p.deprecated).map((p) => p.name)).toEqual([
+        'X-Event-Id',
+        'X-Signature',
+      ]);
+      expect(sent['X-Event-Type']).toBe(type);
+    },
+  );
+
+  it.each(EVENT_TYPES)(
+    '%s: the example headers sign the example body with the example secret, as receivers verify them',
+    (type: EventType) => {
+      const webhook = document.webhooks[type]?.post;
+      const body = JSON.stringify(webhook?.requestBody.content['application/json']?.example);
+      const headers = Object.fromEntries((webhook?.parameters ?? []).map((p) => [p.name, p.example]));
+      // At the example's own time: the standardwebhooks package refuses timestamps five minutes off.
+      vi.useFakeTimers({ now: Number(headers['webhook-timestamp']) * 1000 });
+      expect(new Webhook(EXAMPLE_DELIVERY.secret).verify(body, headers)).toEqual(JSON.parse(body));
+      expect(verifySignature(EXAMPLE_DELIVERY.secret, headers['X-Signature'] ?? '', body)).toBe(true);
+      expect(() => new Webhook(EXAMPLE_DELIVERY.secret).verify(`${body} `, headers)).toThrow();
+    },
+  );
 });

@@ -6,6 +6,7 @@ import { ATTEMPT_ANALYTICS_PAGE } from '../../functions/endpoints/analytics';
 import { DRIVER_ROUTE_WAYPOINTS_PAGE } from '../../functions/endpoints/driver-app';
 import { ROUTE_PAGE_SIZES } from '../../functions/endpoints/routes';
 import { DELIVERY_ATTEMPTS_PAGE } from '../../functions/endpoints/webhooks';
+import { EVENT_TYPES } from '../../functions/events/catalog';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
 import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
 import { BUCKET_NAME_ENV, QUEUES, TABLE_NAME_ENV } from '../../functions/shared/resources';
@@ -74,6 +75,11 @@ describe('README', () => {
       expect(row, `README paging row of ${path}`).toMatch(new RegExp(`\\| ${size} \\|$`));
     }
     expect(readme).toContain(`once its rows reach ${PAGE_BYTE_BUDGET / (1024 * 1024)} MiB`);
+  });
+
+  it('names every event type of the event catalog where it lists the webhook event types', () => {
+    const bullet = /^- \*\*Event types\.\*\*(.*\n {2}.*)+/m.exec(readme)?.[0] ?? '';
+    for (const type of EVENT_TYPES) expect(bullet, type).toMatch(new RegExp(`\\b${type}\\b`));
   });
 
   it('gives the set-up and test commands CI runs', () => {

@@ -1,0 +1,329 @@
+import * as z from 'zod';
+
+/**
+ * The event catalog (DESIGN §4): every event type and its payload, declared once as a zod discriminated union
+ * on `type`. The producers write event items of it (data/events.ts parses each one before it is written), the
+ * pipe's filter lets through only its types (data/event-records.ts), the fan-out and the webhook body read it
+ * (domain/webhook-events.ts), POST /webhooks documents its types, and the OpenAPI document's `webhooks`
+ * section documents each type's body with an example.
+ *
+ * A model module: it imports nothing of the service (zod only), so every layer, CDK code and the tests may
+ * use it.
+ */
+
+const EpochMillis = z.number().int().min(0);
+const millis = (description: string) => EpochMillis.meta({ description: `${description} (epoch ms)` });
+
+const RouteSummary = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    start_time: millis('the planned start'),
+    driver_id: z.string().nullable().meta({ description: 'the assigned driver; null when none is' }),
+    waypoint_count: z.number().int().min(0),
+    is_active: z.boolean(),
+  })
+  .meta({ id: 'RouteSummary', description: 'the imported route, in brief' });
+
+export const RouteCreated = z.object({
+  type: z.literal('ROUTE_CREATED'),
+  details: z.object({ route: RouteSummary }),
+});
+
+export const RouteStarted = z.object({
+  type: z.literal('ROUTE_STARTED'),
+  details: z.object({
+    driver_id: z.string().meta({ description: 'the driver who started it' }),
+    started_timestamp: millis('when the route started, as the driver (or the API call) reported it'),
+  }),
+});
+
+export const RouteEtasChanged = z.object({
+  type: z.literal('ROUTE_ETAS_CHANGED'),
+  details: z.object({
+    etas: z
+      .array(
+        z.object({
+          waypoint_id: z.string(),
+          eta_timestamp: millis('the estimated arrival'),
+        }),
+      )
+      .meta({ description: 'the waypoints not yet done, in route order, with their new ETAs' }),
+  }),
+});
+
+export const WaypointStatusChanged = z.object({
+  type: z.literal('WAYPOINT_STATUS_CHANGED'),
+  details: z.object({
+    waypoint_id: z.string(),
+    status: z.enum(['SUCCESSFUL', 'FAILED', 'VISIT_LATER']).meta({ description: 'the visit’s outcome' }),
+    attempt_id: z.string().meta({ description: 'the visit (attempt) the driver recorded' }),
+    timestamp: millis('when the visit happened'),
+  }),
+});
+
+export const RouteFinished = z.object({
+  type: z.literal('ROUTE_FINISHED'),
+  details: z.object({
+    finalized_timestamp: millis('when the route was finished'),
+    driver_id: z.string().nullable().meta({ description: 'the route’s driver; null when it had none' }),
+  }),
+});
+
+export const RouteImportFailed = z.object({
+  type: z.literal('ROUTE_IMPORT_FAILED'),
+  details: z.object({
+    txid: z.string().meta({ description: 'the import (`txid` of its POST)' }),
+    error: z
+      .object({ code: z.number().int(), message: z.string() })
+      .meta({ description: 'why it failed: the code and message GET of the import answers' }),
+  }),
+});
+
+export const Ping = z.object({ type: z.literal('PING'), details: z.object({}) });
+
+/** The events written as event items (transactional outbox) and carried by the table stream. */
+export const StreamEvent = z.discriminatedUnion('type', [
+  RouteCreated,
+  RouteStarted,
+  RouteEtasChanged,
+  WaypointStatusChanged,
+  RouteFinished,
+  RouteImportFailed,
+]);
+export type StreamEvent = z.infer<typeof StreamEvent>;
+
+/** Every event a webhook can receive: the stream's, and PING, which only the test call sends. */
+export const CatalogEvent = z.discriminatedUnion('type', [...StreamEvent.options, Ping]);
+export type CatalogEvent = z.infer<typeof CatalogEvent>;
+
+export type EventType = CatalogEvent['type'];
+export type StreamEventType = StreamEvent['type'];
+export type EventOf<T extends EventType> = Extract<CatalogEvent, { type: T }>;
+export type EventDetails<T extends EventType> = EventOf<T>['details'];
+
+/** Every event type, in the catalog's order. */
+export const EVENT_TYPES: readonly EventType[] = CatalogEvent.options.map(
+  (option) => option.shape.type.value,
+);
+
+/** The event types a webhook can subscribe to: the stream's (a webhook gets PING whatever its types). */
+export const SUBSCRIBABLE_EVENTS: readonly StreamEventType[] = StreamEvent.options.map(
+  (option) => option.shape.type.value,
+);
+export type SubscribableEvent = StreamEventType;
+
+export const isSubscribableEvent = (type: unknown): type is SubscribableEvent =>
+  SUBSCRIBABLE_EVENTS.includes(type as SubscribableEvent);
+
+// ---- The webhook body ----
+
+/** An event as it travels through the queues: its id, where and when it happened, and its payload. */
+export type WebhookEvent = {
+  event_id: string;
+  dc_id: string | null;
+  route_id: string | null;
+  occurred_at: number;
+} & CatalogEvent;
+
+/** The fields every body starts with (DESIGN §4), then the type's own (`details`). */
+interface BodyEnvelope<T extends EventType> {
+  event: T;
+  hook_timestamp_millis: number;
+  dc_id: string | null;
+  route_id: string | null;
+  event_id: string;
+}
+export type WebhookBody<T extends EventType = EventType> = T extends EventType
+  ? BodyEnvelope<T> & EventDetails<T>
+  : never;
+
+/** The body receivers get: the same fields in the same order on every attempt and every redelivery. */
+export function webhookBodyOf(event: WebhookEvent): WebhookBody {
+  return {
+    event: event.type,
+    hook_timestamp_millis: event.occurred_at,
+    dc_id: event.dc_id,
+    route_id: event.route_id,
+    event_id: event.event_id,
+    ...event.details,
+  } as WebhookBody;
+}
+
+/** The body's bytes, as signed and sent. */
+export const webhookBody = (event: WebhookEvent): string => JSON.stringify(webhookBodyOf(event));
+
+// ---- Documentation: what each type means, where it happens, and an example ----
+
+interface EventDoc<T extends EventType> {
+  summary: string;
+  description: string;
+  /** Which ids the body carries: a route's event names its DC and route; PING neither. */
+  scope: 'route' | 'route-if-known' | 'none';
+  example: {
+    event_id: string;
+    dc_id: string | null;
+    route_id: string | null;
+    occurred_at: number;
+    details: EventDetails<T>;
+  };
+}
+
+const T0 = 1_795_438_800_000; // 2026-11-23T09:00:00Z
+
+/** One entry per type; the examples are typed by the catalog, so they cannot drift from it. */
+export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
+  ROUTE_CREATED: {
+    summary: 'A route was imported',
+    description:
+      'Sent when an import (`POST /dcs/{dc_id}/invoiced-routes` or an upload) has stored the route. `route` is a summary; read the route for its waypoints.',
+    scope: 'route',
+    example: {
+      event_id: 'evt_5f0c6a1b2d3e4f50',
+      dc_id: 'dc-1',
+      route_id: 'R-2026-11-23-01',
+      occurred_at: T0,
+      details: {
+        route: {
+          id: 'R-2026-11-23-01',
+          name: 'Chicago North, Monday AM',
+          start_time: T0 + 3_600_000,
+          driver_id: 'drv-042',
+          waypoint_count: 38,
+          is_active: true,
+        },
+      },
+    },
+  },
+  ROUTE_STARTED: {
+    summary: 'A driver started a route',
+    description: 'Sent when the route is started, by its driver in the app or through the API.',
+    scope: 'route',
+    example: {
+      event_id: 'evt_7a21c4e09b3d5f12',
+      dc_id: 'dc-1',
+      route_id: 'R-2026-11-23-01',
+      occurred_at: T0 + 3_612_345,
+      details: { driver_id: 'drv-042', started_timestamp: T0 + 3_600_000 },
+    },
+  },
+  ROUTE_ETAS_CHANGED: {
+    summary: 'The ETAs of a started route moved',
+    description:
+      'Sent when a recomputation (at the start, after a visit, or at most once a minute on location pings) moves some ETA by 5 minutes or more since the last set sent.',
+    scope: 'route',
+    example: {
+      event_id: 'evt_0d9e8f7a6b5c4d3e',
+      dc_id: 'dc-1',
+      route_id: 'R-2026-11-23-01',
+      occurred_at: T0 + 5_412_000,
+      details: {
+        etas: [
+          { waypoint_id: 'wp-003', eta_timestamp: T0 + 6_300_000 },
+          { waypoint_id: 'wp-004', eta_timestamp: T0 + 7_260_000 },
+          { waypoint_id: 'wp-005', eta_timestamp: T0 + 8_100_000 },
+        ],
+      },
+    },
+  },
+  WAYPOINT_STATUS_CHANGED: {
+    summary: 'A driver recorded a visit to a waypoint',
+    description: 'Sent for each visit (attempt) recorded; a waypoint visited again sends another.',
+    scope: 'route',
+    example: {
+      event_id: 'evt_3c4d5e6f708192a3',
+      dc_id: 'dc-1',
+      route_id: 'R-2026-11-23-01',
+      occurred_at: T0 + 4_815_000,
+      details: {
+        waypoint_id: 'wp-002',
+        status: 'SUCCESSFUL',
+        attempt_id: 'att-wp-002-1',
+        timestamp: T0 + 4_800_000,
+      },
+    },
+  },
+  ROUTE_FINISHED: {
+    summary: 'A route was finished',
+    description: 'Sent when the route is finalized, by its driver or through the API; its analytics follow.',
+    scope: 'route',
+    example: {
+      event_id: 'evt_b1a2c3d4e5f60718',
+      dc_id: 'dc-1',
+      route_id: 'R-2026-11-23-01',
+      occurred_at: T0 + 19_830_000,
+      details: { finalized_timestamp: T0 + 19_800_000, driver_id: 'drv-042' },
+    },
+  },
+  ROUTE_IMPORT_FAILED: {
+    summary: 'A route import failed',
+    description:
+      'Sent when an accepted import ends FAILED (e.g. another import of the same route id won: 3005). `route_id` is null when the upload failed before its route id could be read.',
+    scope: 'route-if-known',
+    example: {
+      event_id: 'evt_9e8d7c6b5a493827',
+      dc_id: 'dc-1',
+      route_id: 'R-2026-11-23-01',
+      occurred_at: T0 + 1_200,
+      details: {
+        txid: 'imp_4b3a29181706f5e4',
+        error: { code: 3005, message: "route id 'R-2026-11-23-01' was already imported" },
+      },
+    },
+  },
+  PING: {
+    summary: 'A test event',
+    description:
+      'Sent only by `POST /webhooks/{id}/test`, whatever the event types of the webhook; delivered, signed and retried like any event. `dc_id` and `route_id` are null.',
+    scope: 'none',
+    example: {
+      event_id: 'evt_1f2e3d4c5b6a7988',
+      dc_id: null,
+      route_id: null,
+      occurred_at: T0,
+      details: {},
+    },
+  },
+};
+
+/** The example event of a type, as the queues carry it. */
+export function exampleEvent<T extends EventType>(type: T): WebhookEvent & { type: T } {
+  const { example } = EVENT_DOCS[type] as EventDoc<T>;
+  return { ...example, type } as WebhookEvent & { type: T };
+}
+
+const schemaName = (type: EventType) =>
+  `${type
+    .toLowerCase()
+    .split('_')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('')}Event`;
+
+/** The body schema of each type (zod), for the OpenAPI document and for tests that check what arrived. */
+export const WEBHOOK_BODY_SCHEMAS = Object.fromEntries(
+  CatalogEvent.options.map((option) => {
+    const type = option.shape.type.value;
+    const { scope, summary } = EVENT_DOCS[type];
+    const schema = z
+      .object({
+        event: z.literal(type),
+        hook_timestamp_millis: millis('when the event happened'),
+        dc_id:
+          scope === 'none'
+            ? z.null().meta({ description: 'none' })
+            : z.string().meta({ description: 'the DC' }),
+        route_id:
+          scope === 'route'
+            ? z.string().meta({ description: 'the route' })
+            : scope === 'route-if-known'
+              ? z.string().nullable().meta({ description: 'the route; null when its id was never read' })
+              : z.null().meta({ description: 'none' }),
+        event_id: z.string().meta({
+          description: 'the event’s id, also in `webhook-id`: the same on every attempt and redelivery',
+        }),
+        ...option.shape.details.shape,
+      })
+      .meta({ id: schemaName(type), description: summary });
+    return [type, schema];
+  }),
+) as unknown as Record<EventType, z.ZodObject>;
