@@ -22,6 +22,8 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { deliveryHeaders } from '../functions/domain/webhook-http';
+import { type WebhookEvent, webhookBody } from '../functions/events/catalog';
 import { LOCAL_CREDENTIALS } from '../local/services';
 import { inParallel, RawTable, sleep } from './dynamo';
 import { ApiClient } from './http';
@@ -85,20 +87,6 @@ const pairKey = (eventId: string, webhookId: string) => `${eventId}\u0000${webho
 
 const hmacHex = (secret: string, timestampMs: number, body: string) =>
   createHmac('sha256', secret).update(`${timestampMs}.${body}`, 'utf8').digest('hex');
-
-/** Standard Webhooks' headers as the worker sends them (a secret of the standard form: whsec_ + base64 key). */
-function standardHeaders(secret: string, eventId: string, timestampMs: number, body: string) {
-  const seconds = Math.floor(timestampMs / 1000);
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const signature = createHmac('sha256', key)
-    .update(`${eventId}.${seconds}.${body}`, 'utf8')
-    .digest('base64');
-  return {
-    'webhook-id': eventId,
-    'webhook-timestamp': String(seconds),
-    'webhook-signature': `v1,${signature}`,
-  };
-}
 
 /**
  * The receiver's own check of `X-Signature: t=<ms>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (DESIGN
@@ -250,12 +238,14 @@ function rawPost(
     method: 'POST',
     agent,
     headers: {
-      'Content-Type': 'application/json',
-      'X-Webhook-Id': pair.webhook.id,
-      'X-Event-Id': pair.eventId,
-      'X-Event-Type': EVENT_TYPE,
-      ...standardHeaders(pair.webhook.secret, pair.eventId, timestampMs, body),
-      'X-Signature': `t=${timestampMs},v1=${hmacHex(pair.webhook.secret, timestampMs, body)}`,
+      // The worker's own header builder: the raw path does the signing work the worker does.
+      ...deliveryHeaders(
+        pair.webhook.id,
+        { event_id: pair.eventId, type: EVENT_TYPE },
+        [pair.webhook.secret],
+        timestampMs,
+        body,
+      ),
       [RAW_HEADER]: '1',
       'Content-Length': String(Buffer.byteLength(body)),
     },
@@ -481,21 +471,13 @@ async function rawDeliveryWork(options: {
           ConsistentRead: true,
         }),
       );
-      if (!webhook?.enabled || webhook.secret !== secrets.get(delivery.webhook_id))
+      // The item holds the secret sealed (KMS envelope); the worker opens it with a data key it caches, so the
+      // raw path signs with the plain secret the create call answered.
+      const secret = secrets.get(delivery.webhook_id);
+      if (!webhook?.enabled || !webhook.secret || !secret)
         throw new Error(`webhook ${delivery.webhook_id} not found enabled`);
-      // webhookBody (functions/domain/webhook-events.ts): the same fields in the same order.
-      const body = JSON.stringify({
-        event: event.type,
-        hook_timestamp_millis: event.occurred_at,
-        dc_id: event.dc_id,
-        route_id: event.route_id,
-        event_id: event.event_id,
-        ...event.details,
-      });
-      const target = {
-        eventId: event.event_id,
-        webhook: { id: delivery.webhook_id, secret: webhook.secret },
-      };
+      const body = webhookBody(event as WebhookEvent);
+      const target = { eventId: event.event_id, webhook: { id: delivery.webhook_id, secret } };
       const sentAt = Date.now();
       const started = performance.now();
       let statusCode: number | undefined;
