@@ -795,7 +795,8 @@ describe('signing secrets at rest', () => {
   it('does not open a sealed secret moved to another webhook: that delivery fails at once, generically, and the queue goes on', async () => {
     const source = await createWebhook('https://example.com/source-hooks', ['ROUTE_FINISHED'], ['dc-2']);
     const target = await createWebhook(to.url, ['ROUTE_FINISHED'], ['dc-2']);
-    const healthy = await createWebhook(to.url, ['ROUTE_FINISHED'], ['dc-2']);
+    // Another URL of the same receiver: one webhook per URL and event type in an account.
+    const healthy = await createWebhook(new URL('?healthy', to.url).href, ['ROUTE_FINISHED'], ['dc-2']);
     issued.push(source.secret, target.secret, healthy.secret);
     // Someone with write access to the table copies the source's sealed secret into the target's item.
     await setSecret(target.id, (await rawItem(source.id)).secret);
