@@ -1,0 +1,114 @@
+import type { ApiKeyStore } from './api-keys';
+import type { ApiMethodSpec, ApiStageSpec, RestApiSpec } from './cloud/model';
+import { TokenBucket } from './token-bucket';
+
+/** A method with its path template compiled for matching. */
+export interface CompiledMethod {
+  method: ApiMethodSpec;
+  pattern: RegExp;
+  paramNames: string[];
+  /** Literal segments rank above `{param}` ones, as API Gateway matches them. */
+  rank: string;
+}
+
+export function compileMethods(methods: readonly ApiMethodSpec[]): CompiledMethod[] {
+  return methods
+    .map((method) => {
+      const paramNames: string[] = [];
+      const segments = method.path.split('/').slice(1);
+      const pattern = segments
+        .map((segment) => {
+          const param = segment.match(/^\{(\w+)\}$/);
+          if (!param?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+          paramNames.push(param[1]);
+          return '([^/]+)';
+        })
+        .join('/');
+      const rank = segments.map((segment) => (segment.startsWith('{') ? '1' : '0')).join('');
+      return { method, pattern: new RegExp(`^/${pattern}/?$`), paramNames, rank };
+    })
+    .sort((a, b) => a.rank.localeCompare(b.rank));
+}
+
+export function matchMethod(methods: CompiledMethod[], httpMethod: string, path: string) {
+  for (const compiled of methods) {
+    if (compiled.method.httpMethod !== httpMethod && compiled.method.httpMethod !== 'ANY') continue;
+    const match = compiled.pattern.exec(path);
+    if (!match) continue;
+    try {
+      const pathParameters = Object.fromEntries(
+        compiled.paramNames.map((name, index) => [name, decodeURIComponent(match[index + 1] ?? '')]),
+      );
+      return { method: compiled.method, pathParameters };
+    } catch {
+      return undefined; // malformed percent-encoding: no method can match it
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The stage's method throttling: each method has a token bucket of its own, sized by its own method setting
+ * or else by the stage's default (`/*` `*`, which is how CDK writes stage-wide throttling). Returns whether a
+ * request to the method may pass now.
+ */
+export function methodThrottles(stage: ApiStageSpec): (method: ApiMethodSpec) => boolean {
+  const settings = new Map(
+    stage.methodSettings.map((setting) => [
+      `${setting.httpMethod} ${decodeSettingPath(setting.resourcePath)}`,
+      setting,
+    ]),
+  );
+  const fallback = settings.get('* /*') ?? {
+    throttlingRateLimit: stage.throttlingRateLimit,
+    throttlingBurstLimit: stage.throttlingBurstLimit,
+  };
+  const buckets = new Map<string, TokenBucket | undefined>();
+  return (method) => {
+    const key = `${method.httpMethod} ${method.path}`;
+    if (!buckets.has(key)) {
+      const setting = settings.get(key);
+      const rate = setting?.throttlingRateLimit ?? fallback.throttlingRateLimit;
+      const burst = setting?.throttlingBurstLimit ?? fallback.throttlingBurstLimit;
+      buckets.set(key, rate === undefined || burst === undefined ? undefined : new TokenBucket(rate, burst));
+    }
+    return buckets.get(key)?.take() ?? true;
+  };
+}
+
+/**
+ * The usage plans of the stage: whether a request with API key `value` may pass now. The key must be an
+ * enabled key of one of the stage's plans ('forbidden' otherwise); each key has a token bucket of its own,
+ * sized by its plan's throttle ('throttled' when empty). Keys join plans at run time (the store).
+ */
+export function usagePlanThrottles(
+  api: RestApiSpec,
+  stage: ApiStageSpec,
+  apiKeys: ApiKeyStore,
+): (value: string | undefined) => 'forbidden' | 'throttled' | { keyId: string } {
+  const plans = api.usagePlans.filter((plan) => plan.stages.includes(stage.stageName));
+  const buckets = new Map<string, TokenBucket | undefined>();
+  return (value) => {
+    const key = value === undefined ? undefined : apiKeys.keyByValue(value);
+    if (!key?.enabled) return 'forbidden';
+    const plan = plans.find((candidate) => apiKeys.inPlan(candidate.id, key.id));
+    if (!plan) return 'forbidden';
+    const id = `${plan.id}/${key.id}`;
+    if (!buckets.has(id)) {
+      const { rateLimit, burstLimit } = plan.throttle ?? {};
+      buckets.set(
+        id,
+        rateLimit === undefined || burstLimit === undefined
+          ? undefined
+          : new TokenBucket(rateLimit, burstLimit),
+      );
+    }
+    return buckets.get(id)?.take() === false ? 'throttled' : { keyId: key.id };
+  };
+}
+
+/** A method setting's resource path as CloudFormation has it (`/~1dcs~1{dc_id}`, `/*`) as a plain path. */
+function decodeSettingPath(resourcePath: string): string {
+  if (resourcePath === '/*') return '/*';
+  return resourcePath.slice(1).replaceAll('~1', '/').replaceAll('~0', '~');
+}
