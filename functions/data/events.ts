@@ -29,7 +29,7 @@ export function putEventItem(event: RouteEvent) {
   const eventId = randomId('evt_');
   return {
     Put: {
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         pk: `EVENT#${event.accountId}/${eventId}`,
         sk: 'EVENT',

@@ -180,7 +180,7 @@ async function seedLegacyRoute(routeId: string, driverId: string) {
   const header = await getRouteHeader(acme.accountId, routeId);
   if (!header) throw new Error(`route ${routeId} was not imported`);
   const item = headerItem({ ...header, assignedDriverId: driverId });
-  await db.send(new PutCommand({ TableName: tableName, Item: item }));
+  await db.send(new PutCommand({ TableName: tableName(), Item: item }));
 }
 
 /** True for a 200; false for the refusal with `code` the race allows; anything else fails the test. */

@@ -154,10 +154,10 @@ async function rewriteAsLegacyLookup(accountId: string, dcId: string, driverId: 
   const { db, tableName } = await import('../../functions/data/client');
   const { sha256Hex } = await import('../../functions/shared/crypto');
   const pk = `DRIVER_TOKEN#${sha256Hex(token)}`;
-  await db.send(new DeleteCommand({ TableName: tableName, Key: { pk, sk: 'CLAIM' } }));
+  await db.send(new DeleteCommand({ TableName: tableName(), Key: { pk, sk: 'CLAIM' } }));
   await db.send(
     new PutCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         pk,
         sk: `${accountId}/${dcId}/${driverId}`,

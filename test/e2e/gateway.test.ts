@@ -57,7 +57,7 @@ describe('API keys', () => {
     const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
     const { db, tableName } = await import('../../functions/data/client');
     const { sha256Hex } = await import('../../functions/shared/crypto');
-    const { Items = [] } = await db.send(new ScanCommand({ TableName: tableName }));
+    const { Items = [] } = await db.send(new ScanCommand({ TableName: tableName() }));
     const dump = JSON.stringify(Items);
     expect(dump).not.toContain(acme.key);
     expect(dump).toContain(sha256Hex(acme.key));

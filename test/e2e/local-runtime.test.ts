@@ -115,7 +115,7 @@ describe('the deployed configuration, followed locally', () => {
     const { DeleteCommand, GetCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
     const { db, tableName } = await import('../../functions/data/client');
     const dcKey = accountKeys.dc(acme.accountId, 'dc-1');
-    const { Item: dc } = await db.send(new GetCommand({ TableName: tableName, Key: dcKey }));
+    const { Item: dc } = await db.send(new GetCommand({ TableName: tableName(), Key: dcKey }));
     const before = linesOf('workers/import-routes').length;
     const accepted = await call(api.url, 'POST', '/dcs/dc-1/invoiced-routes', {
       key: acme.key,
@@ -123,7 +123,7 @@ describe('the deployed configuration, followed locally', () => {
     });
     const { txid } = accepted.body.data as { txid: string };
     // The DC is gone when the worker first runs: it fails the batch (not its last attempt), and SQS keeps it.
-    await db.send(new DeleteCommand({ TableName: tableName, Key: dcKey }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: dcKey }));
     try {
       await waitFor('the first attempt to fail', () =>
         linesOf('workers/import-routes')
@@ -131,7 +131,7 @@ describe('the deployed configuration, followed locally', () => {
           .some((line) => line.includes('All records failed processing')),
       );
     } finally {
-      await db.send(new PutCommand({ TableName: tableName, Item: dc }));
+      await db.send(new PutCommand({ TableName: tableName(), Item: dc }));
     }
     const finished = await waitForImport(api.url, acme.key, 'dc-1', txid);
     expect(finished.status, finished.text).toBe(200);

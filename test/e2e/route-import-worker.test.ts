@@ -30,7 +30,7 @@ async function eventsOf(routeId: string) {
   const { db, tableName } = await import('../../functions/data/client');
   const { Items = [] } = await db.send(
     new ScanCommand({
-      TableName: tableName,
+      TableName: tableName(),
       FilterExpression: 'entity = :event AND route_id = :route',
       ExpressionAttributeValues: { ':event': 'EVENT', ':route': routeId },
     }),
@@ -233,7 +233,7 @@ describe('a worker killed in the middle of an import', () => {
     const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
     const { db, tableName } = await import('../../functions/data/client');
     const { accountKeys } = await import('../../functions/data/accounts');
-    await db.send(new DeleteCommand({ TableName: tableName, Key: accountKeys.dc(acme.accountId, 'doomed') }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: accountKeys.dc(acme.accountId, 'doomed') }));
     // Every receive but the worker's runs was spent while throttled: the receive count is at the DLQ's limit
     // from the first run on, and still only the worker's own count of runs decides its last attempt.
     const { maxReceiveCount, workerAttempts } = QUEUES.imports;
@@ -263,13 +263,13 @@ describe('a worker killed in the middle of an import', () => {
     const { DeleteCommand, PutCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
     const { db, tableName } = await import('../../functions/data/client');
     const dcKey = accountKeys.dc(acme.accountId, 'dc-1');
-    const { Item: dc } = await db.send(new GetCommand({ TableName: tableName, Key: dcKey }));
-    await db.send(new DeleteCommand({ TableName: tableName, Key: dcKey }));
+    const { Item: dc } = await db.send(new GetCommand({ TableName: tableName(), Key: dcKey }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: dcKey }));
     try {
       // Every record of the batch failed, so the invocation itself fails and SQS redelivers the batch.
       await expect(runImportWorker(api, [message as SQSRecord])).rejects.toThrow(/All records failed/);
     } finally {
-      await db.send(new PutCommand({ TableName: tableName, Item: dc }));
+      await db.send(new PutCommand({ TableName: tableName(), Item: dc }));
     }
     expect(await claimsHeldBy(txid, route)).toBeGreaterThan(0);
     expect(await runImportWorker(api, [message as SQSRecord])).toEqual({ batchItemFailures: [] });

@@ -153,7 +153,7 @@ describe('webhooks made before the limits', () => {
     for (let n = 1; n <= LIMIT; n++) {
       await db.send(
         new PutCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Item: {
             pk: accountKeys.partition(accountId),
             sk: `WEBHOOK#wh_legacy${n}`,

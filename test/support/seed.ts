@@ -26,7 +26,7 @@ export async function seedActiveRoute(
     importTxid: `seed-${routeId}`,
     createdAt: startTime,
   });
-  await db.send(new PutCommand({ TableName: tableName, Item: item }));
+  await db.send(new PutCommand({ TableName: tableName(), Item: item }));
 }
 
 export async function readRoute(accountId: string, routeId: string) {
@@ -34,7 +34,7 @@ export async function readRoute(accountId: string, routeId: string) {
   const { db, tableName } = await import('../../functions/data/client');
   const { routeKeys } = await import('../../functions/data/routes');
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: routeKeys.route(accountId, routeId) }),
+    new GetCommand({ TableName: tableName(), Key: routeKeys.route(accountId, routeId) }),
   );
   return Item;
 }
@@ -48,7 +48,7 @@ export async function seedDriverLocation(
   const { driverKeys } = await import('../../functions/data/drivers');
   await db.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: driverKeys.driver(ref.accountId, ref.dcId, ref.driverId),
       UpdateExpression: 'SET #location = :location',
       ExpressionAttributeNames: { '#location': 'location' },
