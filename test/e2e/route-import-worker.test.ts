@@ -233,7 +233,9 @@ describe('a worker killed in the middle of an import', () => {
     const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
     const { db, tableName } = await import('../../functions/data/client');
     const { accountKeys } = await import('../../functions/data/accounts');
-    await db.send(new DeleteCommand({ TableName: tableName(), Key: accountKeys.dc(acme.accountId, 'doomed') }));
+    await db.send(
+      new DeleteCommand({ TableName: tableName(), Key: accountKeys.dc(acme.accountId, 'doomed') }),
+    );
     // Every receive but the worker's runs was spent while throttled: the receive count is at the DLQ's limit
     // from the first run on, and still only the worker's own count of runs decides its last attempt.
     const { maxReceiveCount, workerAttempts } = QUEUES.imports;
