@@ -95,7 +95,7 @@ describe('accounts without a registered usage key', () => {
     expectError(await listDcs(created.apiKey), 403, 1009);
 
     const registered = await registerUsageKey(created.accountId);
-    expect(registered.usagePlanId).toBe(process.env.USAGE_PLAN_ID);
+    expect(registered.usagePlanId).toBe(api.cloud.operatorEnvironment.USAGE_PLAN_ID);
     // The first key's authorizer result (without a usage key) is cached for the authorizer's TTL; a key
     // never seen before is authorized afresh.
     const fresh = await issueApiKey(created.accountId);
@@ -140,7 +140,7 @@ describe('the API Gateway calls of the operator', () => {
         `is not authorized to perform: apigateway:POST on resource: arn:aws:apigateway:${LOCAL_REGION}::/apikeys`,
       ),
     });
-    const plan = process.env.USAGE_PLAN_ID as string;
+    const plan = api.cloud.operatorEnvironment.USAGE_PLAN_ID as string;
     const joining = await signedApiGatewayCall(asAuthorizer, 'POST', `/usageplans/${plan}/keys`, {
       keyId: 'anything',
       keyType: 'API_KEY',

@@ -39,7 +39,7 @@ beforeAll(async () => {
       region: process.env.AWS_REGION,
       dynamodb_endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB,
       aws_endpoint: process.env.AWS_ENDPOINT_URL_API_GATEWAY,
-      usage_plan_id: process.env.USAGE_PLAN_ID,
+      usage_plan_id: api.cloud.operatorEnvironment.USAGE_PLAN_ID,
     }),
   );
 });
@@ -153,7 +153,7 @@ describe('npm run admin', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.json).toEqual({
       account_id: bare.accountId,
-      usage_plan_id: process.env.USAGE_PLAN_ID,
+      usage_plan_id: api.cloud.operatorEnvironment.USAGE_PLAN_ID,
       api_gateway_key_id: expect.any(String),
     });
     // The refused key's authorizer result is cached for a minute; a new key is authorized afresh.

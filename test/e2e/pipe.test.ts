@@ -53,7 +53,6 @@ beforeAll(async () => {
   api = await startTestApi('pipe', { pollers: false, streams: true });
   // The test process is the local operator: its environment points the client at the local endpoint.
   sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
-  // Only now: the data layer reads TABLE_NAME when it loads.
   data = {
     db: (await import('../../functions/data/client')).db,
     events: await import('../../functions/data/events'),

@@ -13,6 +13,7 @@ import type { Delivery } from '../../functions/data/webhook-deliveries';
 import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import { verifySignature } from '../../functions/domain/webhook-http';
 import * as webhooks from '../../functions/endpoints/webhooks';
+import { configure } from '../../functions/shared/config';
 import { createTestAccount } from '../support/accounts';
 import { functionOf } from '../support/cdk';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
@@ -404,12 +405,11 @@ async function heldQueue() {
   if (!url) throw new Error('the held queue was not created');
   return {
     async queueing<T>(action: () => Promise<T>): Promise<T> {
-      const deliveries = process.env.DELIVERY_QUEUE_URL;
-      process.env.DELIVERY_QUEUE_URL = url;
+      configure({ ...api.cloud.operatorEnvironment, DELIVERY_QUEUE_URL: url });
       try {
         return await action();
       } finally {
-        process.env.DELIVERY_QUEUE_URL = deliveries;
+        configure(api.cloud.operatorEnvironment);
       }
     },
     /** Moves every held message to the deliveries queue; answers how many there were. */

@@ -750,13 +750,15 @@ describe('signing secrets at rest', () => {
     const item = await rawItem(hook.id);
     expect(item.secret).toEqual({
       v: 1,
-      key_id: process.env.WEBHOOK_SECRETS_KEY_ARN,
+      key_id: api.cloud.operatorEnvironment.WEBHOOK_SECRETS_KEY_ARN,
       data_key: expect.any(Uint8Array),
       iv: expect.any(Uint8Array),
       tag: expect.any(Uint8Array),
       ciphertext: expect.any(Uint8Array),
     });
-    expect(process.env.WEBHOOK_SECRETS_KEY_ARN).toMatch(/^arn:aws:kms:us-east-1:\d{12}:key\/[0-9a-f-]{36}$/);
+    expect(api.cloud.operatorEnvironment.WEBHOOK_SECRETS_KEY_ARN).toMatch(
+      /^arn:aws:kms:us-east-1:\d{12}:key\/[0-9a-f-]{36}$/,
+    );
     expectNoPlainSecret(item, [hook.secret]);
     // Deliveries still verify with the secret the API answered once.
     expect(standardVerified(hook.secret, await ping(hook.id))).toBe(true);
@@ -1154,7 +1156,6 @@ describe('the SSRF guard refuses private targets', () => {
 
   beforeAll(async () => {
     target = await receiver();
-    // Only now: the data layer reads the table name when it loads.
     domain = await import('../../functions/domain/webhook-events');
   });
 
