@@ -40,7 +40,8 @@ const MAX_URL_LENGTH = 2048;
  * maxWebhooksPerAccount), ACCOUNT_LIMITS.webhooks without it.
  */
 export function maxWebhooksPerAccount(): number {
-  const text = config().environment.MAX_WEBHOOKS_PER_ACCOUNT;
+  const env = config().environment;
+  const text = env.MAX_WEBHOOKS_PER_ACCOUNT;
   if (text === undefined || text === '') return ACCOUNT_LIMITS.webhooks;
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1 || value > ACCOUNT_LIMITS.maxWebhooks)

@@ -118,7 +118,6 @@ function readConfig(env: Environment): ServiceConfig {
     if (!value) throw new Error(`environment variable ${name} is not set`);
     return value;
   };
-  const number = (name: string, fallback: number): number => Number(env[name] ?? fallback);
   return {
     get tableName() {
       return required(TABLE_NAME_ENV);
@@ -137,10 +136,10 @@ function readConfig(env: Environment): ServiceConfig {
     usagePlanId: env.USAGE_PLAN_ID || undefined,
     functionName: env.AWS_LAMBDA_FUNCTION_NAME || undefined,
     s3ForcePathStyle: env.S3_FORCE_PATH_STYLE === 'true',
-    routeDeletionRowsPerMessage: number('ROUTE_DELETION_ROWS_PER_MESSAGE', 20_000),
-    analyticsRowsPerFile: number('ANALYTICS_ROWS_PER_FILE', 1_000_000),
-    importUploadLinkSeconds: number('IMPORT_UPLOAD_LINK_SECONDS', 15 * 60),
-    importUploadArrivalGraceSeconds: number('IMPORT_UPLOAD_ARRIVAL_GRACE_SECONDS', 15 * 60),
+    routeDeletionRowsPerMessage: Number(env.ROUTE_DELETION_ROWS_PER_MESSAGE ?? 20_000),
+    analyticsRowsPerFile: Number(env.ANALYTICS_ROWS_PER_FILE ?? 1_000_000),
+    importUploadLinkSeconds: Number(env.IMPORT_UPLOAD_LINK_SECONDS ?? 15 * 60),
+    importUploadArrivalGraceSeconds: Number(env.IMPORT_UPLOAD_ARRIVAL_GRACE_SECONDS ?? 15 * 60),
     environment: env,
   };
 }

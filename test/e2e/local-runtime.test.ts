@@ -1,6 +1,10 @@
 import { CfnEventSourceMapping, type CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountKeys } from '../../functions/data/accounts';
+import { db, tableName } from '../../functions/data/client';
+import { createDriver as create } from '../../functions/domain/drivers';
+import { sendTestEvent } from '../../functions/domain/webhooks';
 import * as drivers from '../../functions/endpoints/drivers';
 import { createTestAccount } from '../support/accounts';
 import { functionOf, revokeFromRole } from '../support/cdk';
@@ -62,7 +66,6 @@ const linesOf = (handlerModule: string) =>
     .map((record) => record.line);
 
 async function createDriver(key: string, driverId: string) {
-  const { createDriver: create } = await import('../../functions/domain/drivers');
   const { accountId } = key === acme.key ? acme : globex;
   await create({ accountId, dcId: 'dc-1', driverId }, { name: driverId });
 }
@@ -111,9 +114,7 @@ describe('the deployed configuration, followed locally', () => {
   });
 
   it('leaves a failed batch to SQS: it comes back after the visibility timeout and the retry succeeds', async () => {
-    const { accountKeys } = await import('../../functions/data/accounts');
     const { DeleteCommand, GetCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { db, tableName } = await import('../../functions/data/client');
     const dcKey = accountKeys.dc(acme.accountId, 'dc-1');
     const { Item: dc } = await db.send(new GetCommand({ TableName: tableName(), Key: dcKey }));
     const before = linesOf('workers/import-routes').length;
@@ -160,7 +161,6 @@ describe('event source mappings', () => {
       body: { webhook_url: silent.url, events: ['ROUTE_STARTED'], dc_ids: ['dc-1'] },
     });
     const { webhook } = created.body.data as { webhook: { id: string } };
-    const { sendTestEvent } = await import('../../functions/domain/webhooks');
     // Six deliveries that each hang until the function's 2 s timeout.
     for (let i = 0; i < 6; i++) await sendTestEvent(acme.accountId, webhook.id);
     const worker = functionName('workers/deliver-webhooks');
