@@ -8,9 +8,16 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { parse } from 'csv-parse';
 import { consumers } from '../functions/consumers';
 import type { AccountingRecord } from '../functions/data/accounting';
+import { listDcs } from '../functions/data/accounts';
+import { analyticsItem, analyticsKeys } from '../functions/data/analytics';
 import type { Attempt, Reason } from '../functions/data/attempts';
+import { putAll } from '../functions/data/client';
+import { getDownload, putPendingDownload } from '../functions/data/download-requests';
 import type { InvoiceRow, RouteHeader, WaypointRow } from '../functions/data/routes';
+import { headerItem } from '../functions/data/routes';
 import type { RouteFacts } from '../functions/domain/analytics';
+import * as analytics from '../functions/domain/analytics';
+import { configure } from '../functions/shared/config';
 import { itemSize, RawTable, type Row, sleep } from './dynamo';
 import { ApiClient } from './http';
 import { repoRoot, type StackInfo } from './runtime';
@@ -485,19 +492,14 @@ export const analyticsExportScenario: Scenario = {
   async run({ runtime, abort, log }: ScenarioContext): Promise<ScenarioResult> {
     const { stack, apiKey } = runtime;
     const { account_id: accountId, dc_id: dcId } = stack.demo;
-    // The data layer reads TABLE_NAME when it loads and its client resolves the endpoint and credentials
-    // on its first request: both point at the runtime's DynamoDB Local.
-    process.env.TABLE_NAME ??= stack.table_name;
-    process.env.AWS_ENDPOINT_URL_DYNAMODB = stack.dynamodb_endpoint;
-    process.env.AWS_REGION ??= stack.region;
-    process.env.AWS_ACCESS_KEY_ID ??= 'local';
-    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-    const { analyticsItem, analyticsKeys } = await import('../functions/data/analytics');
-    const { putAll } = await import('../functions/data/client');
-    const { headerItem } = await import('../functions/data/routes');
-    const { listDcs } = await import('../functions/data/accounts');
-    const { putPendingDownload, getDownload } = await import('../functions/data/download-requests');
-    const analytics = await import('../functions/domain/analytics');
+    // The data layer seeds and reads the runtime's table: its client is given the local endpoint.
+    configure({
+      TABLE_NAME: stack.table_name,
+      AWS_ENDPOINT_URL_DYNAMODB: stack.dynamodb_endpoint,
+      AWS_REGION: stack.region,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    });
     const columns = Object.keys(analytics.ATTEMPT_ANALYSIS_COLUMNS);
 
     const api = new ApiClient(stack.api_url, apiKey, 2);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { driverKeys } from '../functions/data/drivers';
 import { inParallel, RawTable, type Row } from './dynamo';
 import { ApiClient } from './http';
 import { type ComparedPath, compareInterleaved, type Operation, runLoad } from './load';
@@ -61,9 +62,6 @@ export const driverLocationScenario: Scenario = {
   async run({ runtime, config, abort, log }: ScenarioContext): Promise<ScenarioResult> {
     const { stack, apiKey } = runtime;
     const { account_id: accountId, dc_id: dcId } = stack.demo;
-    // The data layer reads TABLE_NAME when it loads; the bench only borrows its key builder.
-    process.env.TABLE_NAME ??= stack.table_name;
-    const { driverKeys } = await import('../functions/data/drivers');
     const tableName = stack.table_name;
 
     const api = new ApiClient(stack.api_url, apiKey, SETUP_PARALLELISM);

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { driverKeys } from '../functions/data/drivers';
 import { LOCAL_CREDENTIALS } from '../local/services';
 import { ApiClient } from './http';
 import { type ComparedPath, compareInterleaved, type Operation, runLoad } from './load';
@@ -24,9 +25,6 @@ export const getDriverScenario: Scenario = {
     const { stack, apiKey } = runtime;
     // Layers are read from the function's REPORT lines: the runtime prints each one (LOCAL_PLATFORM_LOG=all).
     const { account_id: accountId, dc_id: dcId, driver_id: driverId } = stack.demo;
-    // The data layer reads TABLE_NAME when it loads; the bench only borrows its key builder.
-    process.env.TABLE_NAME ??= stack.table_name;
-    const { driverKeys } = await import('../functions/data/drivers');
     const key = driverKeys.driver(accountId, dcId, driverId);
 
     const maxConcurrency = Math.max(...config.concurrencies);

@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { putEventItem } from '../functions/data/events';
+import { importKeys } from '../functions/data/imports';
+import { ROUTE_ROW_PREFIX, routeKeys } from '../functions/data/routes';
 import { ROUTE_PAGE_SIZES } from '../functions/endpoints/routes';
+import { configure } from '../functions/shared/config';
 import { chunks, itemSize, type Key, keyString, RawTable, type Row, sleep, type WriteStats } from './dynamo';
 import { ApiClient } from './http';
 import { type BenchRoute, benchRoute, claimKey, claimsOf, countOf, type RouteShape } from './route-body';
@@ -79,10 +83,7 @@ export const routeImportScenario: Scenario = {
   async run({ runtime, abort, log }: ScenarioContext): Promise<ScenarioResult> {
     const { stack, apiKey } = runtime;
     const { account_id: accountId, dc_id: dcId } = stack.demo;
-    process.env.TABLE_NAME ??= stack.table_name;
-    const { routeKeys, ROUTE_ROW_PREFIX } = await import('../functions/data/routes');
-    const { importKeys } = await import('../functions/data/imports');
-    const { putEventItem } = await import('../functions/data/events');
+    configure({ TABLE_NAME: stack.table_name });
     const context: Context = {
       api: new ApiClient(stack.api_url, apiKey, 4),
       raw: new RawTable(stack, abort),

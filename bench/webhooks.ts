@@ -22,8 +22,10 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { putEventItem } from '../functions/data/events';
 import { deliveryHeaders } from '../functions/domain/webhook-http';
 import { type WebhookEvent, webhookBody } from '../functions/events/catalog';
+import { configure } from '../functions/shared/config';
 import { LOCAL_CREDENTIALS } from '../local/services';
 import { inParallel, RawTable, sleep } from './dynamo';
 import { ApiClient } from './http';
@@ -567,9 +569,8 @@ export const webhookDeliveryScenario: Scenario = {
   async run({ runtime, config, abort, log }: ScenarioContext): Promise<ScenarioResult> {
     const { stack, apiKey } = runtime;
     const { account_id: accountId, dc_id: dcId, driver_id: driverId } = stack.demo;
-    // The data layer reads TABLE_NAME when it loads; the bench borrows its event item builder.
-    process.env.TABLE_NAME ??= stack.table_name;
-    const { putEventItem } = await import('../functions/data/events');
+    // The bench borrows the data layer's event item builder, which names the table.
+    configure({ TABLE_NAME: stack.table_name });
     const retrySchedule = BENCH_CONTEXT.webhookRetryDelaysSeconds;
     const logOffset = statSync(runtime.logFile).size;
 

@@ -20,6 +20,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import * as accounts from '../functions/domain/accounts';
+import * as usageKeys from '../functions/domain/usage-keys';
+import { config, configure } from '../functions/shared/config';
 
 const USAGE = `usage: npm run admin -- <command> [options]
   create-account --name <name> --dc <id>:<IANA zone>[:<name>] [--dc ...]
@@ -63,19 +66,23 @@ function required(option: 'name' | 'account' | 'key-id' | 'kmh'): string {
   return value;
 }
 
-/** Points the data layer at the chosen table before it loads (it reads its environment on import). */
+/** Points the service's code at the chosen table (its configuration, read on first use). */
 function selectTarget(): void {
   if (values.table) {
-    process.env.TABLE_NAME = values.table;
-    if (values.region) process.env.AWS_REGION = values.region;
-    if (values['usage-plan']) process.env.USAGE_PLAN_ID = values['usage-plan'];
+    configure({
+      TABLE_NAME: values.table,
+      ...(values.region ? { AWS_REGION: values.region } : {}),
+      ...(values['usage-plan'] ? { USAGE_PLAN_ID: values['usage-plan'] } : {}),
+    });
     return;
   }
   const stackFile = join(resolve(process.env.LOCAL_STATE_DIR ?? '.local'), 'stack.json');
   if (!existsSync(stackFile))
     fail(`no local stack found at ${stackFile}: run npm start, or pass --table for AWS`);
   const stack = JSON.parse(readFileSync(stackFile, 'utf8'));
-  Object.assign(process.env, {
+  // The SDK's reminder that this machine runs Node 20 (Lambda runs 22) is noise here.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  configure({
     TABLE_NAME: stack.table_name,
     AWS_REGION: stack.region,
     AWS_ENDPOINT_URL_DYNAMODB: stack.dynamodb_endpoint,
@@ -83,19 +90,16 @@ function selectTarget(): void {
     ...(stack.usage_plan_id ? { USAGE_PLAN_ID: stack.usage_plan_id } : {}),
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   });
 }
 
 const [command] = positionals;
 if (!command) fail('a command is required');
 selectTarget();
-const accounts = await import('../functions/domain/accounts');
-const usageKeys = await import('../functions/domain/usage-keys');
 
 /** The usage plan, before anything is written: create-account registers the new account's key in it. */
 function usagePlan(): string {
-  const id = process.env.USAGE_PLAN_ID;
+  const id = config().usagePlanId;
   if (!id) fail('--usage-plan <id> is required (the API stack’s UsagePlanId output)');
   return id;
 }

@@ -9,8 +9,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { configure } from '../functions/shared/config';
 import { synthesizeApp } from '../local/cloud/synth';
 import { startLocalCloud } from '../local/cloud-runtime';
+import { seedDemoAccount } from '../local/seed';
 import { startDynamoDbLocal, startLocalAws } from '../local/services';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -51,8 +53,7 @@ const cloud = await startLocalCloud({
   kmsMasterKeyFile: inMemory ? undefined : join(stateDir, 'kms-master-key'),
 });
 // This process is the local operator: the demo account is made with the service's own code.
-Object.assign(process.env, cloud.operatorEnvironment);
-const { seedDemoAccount } = await import('../local/seed');
+configure(cloud.operatorEnvironment);
 const demo = await seedDemoAccount(stateDir, process.env.LOCAL_DEMO_API_KEY);
 
 writeFileSync(

@@ -50,7 +50,7 @@ export function putNewAccountingRecordItems(
     ),
     {
       Put: {
-        TableName: tableName,
+        TableName: tableName(),
         Item: {
           ...recordKey(accountId, route.routeId, record.id),
           entity: 'ACCOUNTING_RECORD',
@@ -72,7 +72,7 @@ export async function getAccountingRecord(
 ): Promise<AccountingRecord | undefined> {
   const { Item } = await db.send(
     new GetCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: recordKey(accountId, routeId, recordId),
       ConsistentRead: true,
     }),

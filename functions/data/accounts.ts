@@ -41,7 +41,7 @@ export const accountKeys = {
 export function putAccountItem(account: Account) {
   return {
     Put: {
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         ...accountKeys.account(account.accountId),
         entity: 'ACCOUNT',
@@ -58,7 +58,7 @@ export function putAccountItem(account: Account) {
 export function putDcItem(dc: Dc) {
   return {
     Put: {
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         ...accountKeys.dc(dc.accountId, dc.dcId),
         entity: 'DC',
@@ -77,7 +77,7 @@ export function putDcItem(dc: Dc) {
 export function accountExistsCheck(accountId: string) {
   return {
     ConditionCheck: {
-      TableName: tableName,
+      TableName: tableName(),
       Key: accountKeys.account(accountId),
       ConditionExpression: 'attribute_exists(pk)',
     },
@@ -86,7 +86,7 @@ export function accountExistsCheck(accountId: string) {
 
 export async function getAccount(accountId: string): Promise<Account | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: accountKeys.account(accountId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: accountKeys.account(accountId), ConsistentRead: true }),
   );
   return Item
     ? { accountId: Item.account_id, name: Item.name, createdAt: Item.created_at, usageKey: Item.usage_key }
@@ -97,7 +97,7 @@ export async function getAccount(accountId: string): Promise<Account | undefined
 export async function getUsageKey(accountId: string): Promise<string | undefined> {
   const { Item } = await db.send(
     new GetCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: accountKeys.account(accountId),
       ProjectionExpression: 'usage_key',
       ConsistentRead: true,
@@ -114,7 +114,7 @@ export async function setUsageKeyOnce(accountId: string, value: string): Promise
   try {
     const { Attributes } = await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: accountKeys.account(accountId),
         UpdateExpression: 'SET usage_key = :value',
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(usage_key)',
@@ -131,7 +131,7 @@ export async function setUsageKeyOnce(accountId: string, value: string): Promise
 
 export async function getDc(accountId: string, dcId: string): Promise<Dc | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: accountKeys.dc(accountId, dcId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: accountKeys.dc(accountId, dcId), ConsistentRead: true }),
   );
   return Item
     ? {
@@ -163,7 +163,7 @@ export async function setDcEtaSpeed(accountId: string, dcId: string, kmh: number
   try {
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: accountKeys.dc(accountId, dcId),
         UpdateExpression: 'SET eta_speed_kmh = :kmh',
         ConditionExpression: 'attribute_exists(pk)',

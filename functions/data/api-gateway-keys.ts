@@ -12,6 +12,7 @@ import {
   CreateUsagePlanKeyCommand,
   GetApiKeysCommand,
 } from '@aws-sdk/client-api-gateway';
+import { awsClientOptions } from '../shared/config';
 
 export interface GatewayApiKey {
   id: string;
@@ -22,7 +23,7 @@ export interface GatewayApiKey {
 
 let client: APIGatewayClient | undefined;
 const apiGateway = () => {
-  client ??= new APIGatewayClient({});
+  client ??= new APIGatewayClient(awsClientOptions('API_GATEWAY'));
   return client;
 };
 

@@ -32,14 +32,14 @@ export function putApiKeyItems(record: ApiKeyRecord) {
   return [
     {
       Put: {
-        TableName: tableName,
+        TableName: tableName(),
         Item: { ...apiKeyKeys.byHash(record.keyHash), ...attributes },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
     {
       Put: {
-        TableName: tableName,
+        TableName: tableName(),
         Item: { ...apiKeyKeys.inAccount(record.accountId, record.keyId), ...attributes },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
@@ -59,7 +59,7 @@ export async function findApiKeyByHash(
   keyHash: string,
 ): Promise<{ accountId: string; keyId: string } | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: apiKeyKeys.byHash(keyHash), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: apiKeyKeys.byHash(keyHash), ConsistentRead: true }),
   );
   return Item ? { accountId: Item.account_id, keyId: Item.key_id } : undefined;
 }
@@ -68,7 +68,7 @@ export async function findApiKeyByHash(
 export async function deleteApiKey(accountId: string, keyId: string): Promise<boolean> {
   const { Item } = await db.send(
     new GetCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: apiKeyKeys.inAccount(accountId, keyId),
       ConsistentRead: true,
     }),
@@ -77,8 +77,8 @@ export async function deleteApiKey(accountId: string, keyId: string): Promise<bo
   await db.send(
     new TransactWriteCommand({
       TransactItems: [
-        { Delete: { TableName: tableName, Key: apiKeyKeys.inAccount(accountId, keyId) } },
-        { Delete: { TableName: tableName, Key: apiKeyKeys.byHash(Item.key_hash) } },
+        { Delete: { TableName: tableName(), Key: apiKeyKeys.inAccount(accountId, keyId) } },
+        { Delete: { TableName: tableName(), Key: apiKeyKeys.byHash(Item.key_hash) } },
       ],
     }),
   );

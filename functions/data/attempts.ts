@@ -71,7 +71,7 @@ function fromItem(item: Item): Attempt {
 export function putNewAttemptItems(accountId: string, routeId: string, attempt: Attempt): TransactItem[] {
   const idItem: TransactItem = {
     Put: {
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         ...attemptIdKey(accountId, routeId, attempt.id),
         entity: 'ATTEMPT_ID',
@@ -83,7 +83,7 @@ export function putNewAttemptItems(accountId: string, routeId: string, attempt: 
   };
   const attemptItem: TransactItem = {
     Put: {
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         ...attemptKey(accountId, routeId, attempt.sequence, attempt.id),
         entity: 'ATTEMPT',
@@ -108,7 +108,8 @@ export async function getAttempt(
   routeId: string,
   attemptId: string,
 ): Promise<Attempt | undefined> {
-  const get = (Key: TableKey) => db.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }));
+  const get = (Key: TableKey) =>
+    db.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
   const { Item: idItem } = await get(attemptIdKey(accountId, routeId, attemptId));
   if (!idItem) return undefined;
   const { Item } = await get(attemptKey(accountId, routeId, idItem.sequence, attemptId));

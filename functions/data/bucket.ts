@@ -1,13 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { STSClient } from '@aws-sdk/client-sts';
-import { requireEnv } from '../shared/env';
-import {
-  ANALYTICS_FILES_PREFIX,
-  BUCKET_NAME_ENV,
-  IMPORT_UPLOADS_PREFIX,
-  LINK_SIGNER_ROLE_ARN_ENV,
-} from '../shared/resources';
+import { config } from '../shared/config';
+import { ANALYTICS_FILES_PREFIX, IMPORT_UPLOADS_PREFIX } from '../shared/resources';
 
 interface Bucket {
   readonly sdk: typeof import('./s3-client');
@@ -26,7 +21,7 @@ let bucket: Promise<Bucket> | undefined;
  */
 function theBucket(): Promise<Bucket> {
   bucket ??= (async () => {
-    const name = requireEnv(BUCKET_NAME_ENV);
+    const name = config().bucketName;
     const sdk = await import('./s3-client');
     return { sdk, s3: sdk.createS3Client(), name };
   })();
@@ -174,13 +169,13 @@ async function linkSigner(lifetimeMs: number): Promise<LinkSigner> {
  * the time the API promises.
  */
 async function assumeLinkSigner(): Promise<LinkSigner> {
-  const roleArn = requireEnv(LINK_SIGNER_ROLE_ARN_ENV);
+  const roleArn = config().linkSignerRoleArn;
   const [{ sdk }, sts] = await Promise.all([theBucket(), import('./sts-client')]);
   stsClient ??= sts.createStsClient();
   const { Credentials } = await stsClient.send(
     new sts.AssumeRoleCommand({
       RoleArn: roleArn,
-      RoleSessionName: (process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'link-signer').slice(0, 64),
+      RoleSessionName: (config().functionName ?? 'link-signer').slice(0, 64),
       DurationSeconds: LINK_SIGNER_SESSION_SECONDS,
     }),
   );

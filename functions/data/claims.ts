@@ -46,7 +46,7 @@ export async function findHeldClaims(accountId: string, claims: readonly Claim[]
 export function newClaimItem(accountId: string, claim: Claim, holder: { txid: string; routeId: string }) {
   return {
     Put: {
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         ...claimKey(accountId, claim),
         entity: 'CLAIM',

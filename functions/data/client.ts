@@ -8,20 +8,32 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { requireEnv } from '../shared/env';
+import { awsClientOptions, config, perConfig } from '../shared/config';
 import { traceAwsClient } from '../shared/observability';
 import { chunks, inParallel } from '../shared/parallel';
 import type { TableKey } from './table-schema';
 
+const documentClient = perConfig(() =>
+  DynamoDBDocumentClient.from(traceAwsClient(new DynamoDBClient(awsClientOptions('DYNAMODB'))), {
+    marshallOptions: { removeUndefinedValues: true },
+  }),
+);
+
 /**
- * Created once per cold start; the endpoint comes from AWS_ENDPOINT_URL_DYNAMODB locally, never from code.
- * Each call is a subsegment of the invocation's trace (a no-op where tracing is off).
+ * The document client, made on first use (once per cold start on Lambda, where the endpoint comes from
+ * AWS_ENDPOINT_URL_DYNAMODB locally, never from code; `configure` may give it one). Each call is a subsegment
+ * of the invocation's trace (a no-op where tracing is off).
  */
-export const db = DynamoDBDocumentClient.from(traceAwsClient(new DynamoDBClient({})), {
-  marshallOptions: { removeUndefinedValues: true },
+export const db: DynamoDBDocumentClient = new Proxy({} as DynamoDBDocumentClient, {
+  get(_, property) {
+    const client = documentClient();
+    const value = Reflect.get(client, property, client);
+    return typeof value === 'function' ? value.bind(client) : value;
+  },
 });
 
-export const tableName = requireEnv('TABLE_NAME');
+/** The table's name (TABLE_NAME), read on first use. */
+export const tableName = (): string => config().tableName;
 
 /** True when a write was refused by its condition (as a plain call or inside a transaction). */
 export function isConditionFailure(error: unknown): boolean {
@@ -74,7 +86,7 @@ export async function queryItems(
     const page = await db.send(
       new QueryCommand({
         ...input,
-        TableName: tableName,
+        TableName: tableName(),
         ExclusiveStartKey: startKey,
         Limit: limit === undefined ? undefined : limit - items.length,
       }),
@@ -111,8 +123,8 @@ type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][
 async function writeAll(requests: WriteRequest[], parallelism: number): Promise<void> {
   await inParallel(chunks(requests, 25), parallelism, (chunk) =>
     withUnprocessedRetry<WriteRequest[]>(async (pending) => {
-      const result = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-      const unprocessed = result.UnprocessedItems?.[tableName];
+      const result = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      const unprocessed = result.UnprocessedItems?.[tableName()];
       return unprocessed?.length ? unprocessed : undefined;
     }, chunk),
   );
@@ -136,10 +148,10 @@ export async function getAll(keys: readonly TableKey[], parallelism = 8): Promis
   await inParallel(chunks(keys, 100), parallelism, (chunk) =>
     withUnprocessedRetry(async (requestKeys) => {
       const result = await db.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: requestKeys, ConsistentRead: true } } }),
+        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requestKeys, ConsistentRead: true } } }),
       );
-      found.push(...(result.Responses?.[tableName] ?? []));
-      const unprocessed = result.UnprocessedKeys?.[tableName]?.Keys;
+      found.push(...(result.Responses?.[tableName()] ?? []));
+      const unprocessed = result.UnprocessedKeys?.[tableName()]?.Keys;
       return unprocessed?.length ? (unprocessed as TableKey[]) : undefined;
     }, chunk),
   );

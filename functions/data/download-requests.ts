@@ -35,7 +35,7 @@ export const downloadRequestKey = (accountId: string, txid: string): TableKey =>
 export async function putPendingDownload(request: DownloadRequest): Promise<void> {
   await db.send(
     new PutCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         ...downloadRequestKey(request.accountId, request.txid),
         entity: 'DOWNLOAD_REQUEST',
@@ -57,7 +57,11 @@ export async function putPendingDownload(request: DownloadRequest): Promise<void
 
 export async function getDownload(accountId: string, txid: string): Promise<DownloadRequest | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: downloadRequestKey(accountId, txid), ConsistentRead: true }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: downloadRequestKey(accountId, txid),
+      ConsistentRead: true,
+    }),
   );
   if (!Item) return undefined;
   return {
@@ -82,7 +86,7 @@ export async function finishDownload(
   try {
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: downloadRequestKey(accountId, txid),
         UpdateExpression: 'SET #status = :status, files = :files, finished_at = :now',
         ConditionExpression: '#status = :pending',

@@ -129,7 +129,7 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 function claimItem(driver: Pick<Driver, 'accountId' | 'dcId' | 'driverId'>, tokenHash: string): TransactItem {
   return {
     Put: {
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         ...driverKeys.tokenClaim(tokenHash),
         entity: 'DRIVER_TOKEN',
@@ -153,7 +153,7 @@ function releaseTokenItems(
   return [
     {
       Delete: {
-        TableName: tableName,
+        TableName: tableName(),
         Key: driverKeys.tokenClaim(tokenHash),
         ConditionExpression:
           'attribute_not_exists(pk) OR (account_id = :account AND dc_id = :dc AND driver_id = :driver)',
@@ -166,7 +166,7 @@ function releaseTokenItems(
     },
     {
       Delete: {
-        TableName: tableName,
+        TableName: tableName(),
         Key: driverKeys.legacyTokenLookup(tokenHash, driver.accountId, driver.dcId, driver.driverId),
       },
     },
@@ -184,7 +184,7 @@ export async function insertDriver(driver: Driver): Promise<'created' | 'id_take
         TransactItems: [
           {
             Put: {
-              TableName: tableName,
+              TableName: tableName(),
               Item: toItem(driver),
               ConditionExpression: 'attribute_not_exists(pk)',
             },
@@ -208,7 +208,7 @@ export async function getDriver(
 ): Promise<Driver | undefined> {
   const { Item } = await db.send(
     new GetCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: driverKeys.driver(accountId, dcId, driverId),
       ConsistentRead: true,
     }),
@@ -244,7 +244,7 @@ export async function renameDriver(
   try {
     const { Attributes } = await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: driverKeys.driver(accountId, dcId, driverId),
         UpdateExpression: 'SET #name = :name, updated_at = :at',
         ConditionExpression: 'attribute_exists(pk)',
@@ -277,7 +277,7 @@ export async function changeDriverToken(
         TransactItems: [
           {
             Update: {
-              TableName: tableName,
+              TableName: tableName(),
               Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
               UpdateExpression: `SET login_token = :new, updated_at = :at${name === undefined ? '' : ', #name = :name'}`,
               ConditionExpression: 'login_token = :old',
@@ -319,7 +319,7 @@ export async function deleteDriver(driver: Driver, alsoWrite: TransactItem[] = [
         TransactItems: [
           {
             Delete: {
-              TableName: tableName,
+              TableName: tableName(),
               Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
               // A string set is never empty: the attribute goes when the last started route finishes.
               ConditionExpression: `attribute_exists(pk) AND login_token = :token AND attribute_not_exists(started_route_ids) AND ${routesVersionIs(driver.routesVersion)}`,
@@ -360,7 +360,7 @@ export async function releaseAssignedRoutes(
         TransactItems: [
           {
             Update: {
-              TableName: tableName,
+              TableName: tableName(),
               Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
               UpdateExpression: 'DELETE assigned_route_ids :routes ADD routes_version :one',
               ConditionExpression: `attribute_exists(pk) AND ${routesVersionIs(driver.routesVersion)}`,
@@ -403,7 +403,7 @@ export function driverRoutesItem(
   const removed = sets.filter(([, how]) => how === 'remove').map(([name]) => `${name} :route`);
   return {
     Update: {
-      TableName: tableName,
+      TableName: tableName(),
       Key: driverKeys.driver(ref.accountId, ref.dcId, ref.driverId),
       UpdateExpression: `ADD routes_version :one${added.join('')}${removed.length ? ` DELETE ${removed.join(', ')}` : ''}`,
       ConditionExpression: 'attribute_exists(pk)',
@@ -453,7 +453,7 @@ export async function updateLatestLocation(
   try {
     const { Attributes } = await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: driverKeys.driver(ref.accountId, ref.dcId, ref.driverId),
         UpdateExpression: 'SET #location = :location',
         ConditionExpression:

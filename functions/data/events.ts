@@ -1,4 +1,4 @@
-import { StreamEvent } from '../events/catalog';
+import { StreamEvent, SUBSCRIBABLE_EVENTS } from '../events/catalog';
 import { randomId } from '../shared/crypto';
 import { tableName } from './client';
 
@@ -13,6 +13,16 @@ export type RouteEvent = {
   routeId?: string;
   occurredAt: number;
 } & StreamEvent;
+
+/**
+ * The table-stream records that carry events: new event items of the event catalog's types, as an EventBridge
+ * event pattern on the DynamoDB stream record. The EventBridge Pipe filters with it on AWS; the local stream
+ * poller applies the same pattern, read from the synthesized pipe.
+ */
+export const EVENT_RECORD_PATTERN = {
+  eventName: ['INSERT'],
+  dynamodb: { NewImage: { entity: { S: ['EVENT'] }, event_type: { S: [...SUBSCRIBABLE_EVENTS] } } },
+} as const;
 
 /** Events only need to live until the stream has carried them to the events queue. */
 const RETENTION_SECONDS = 7 * 86_400;
@@ -29,7 +39,7 @@ export function putEventItem(event: RouteEvent) {
   const eventId = randomId('evt_');
   return {
     Put: {
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         pk: `EVENT#${event.accountId}/${eventId}`,
         sk: 'EVENT',

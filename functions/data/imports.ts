@@ -42,7 +42,7 @@ export const importKeys = {
 export async function putPendingImport(record: ImportRecord): Promise<void> {
   await db.send(
     new PutCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         ...importKeys.record(record.accountId, record.txid),
         entity: 'IMPORT',
@@ -68,7 +68,7 @@ export async function putPendingImport(record: ImportRecord): Promise<void> {
 
 export async function getImport(accountId: string, txid: string): Promise<ImportRecord | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: importKeys.record(accountId, txid), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: importKeys.record(accountId, txid), ConsistentRead: true }),
   );
   if (!Item) return undefined;
   return {
@@ -102,7 +102,7 @@ export async function markUploadReceived(accountId: string, txid: string, at: nu
   try {
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: importKeys.record(accountId, txid),
         UpdateExpression: 'SET upload_received_at = if_not_exists(upload_received_at, :at)',
         ConditionExpression:
@@ -135,7 +135,7 @@ export function finishImportItem(
   if (error) sets.push('#error = :error');
   return {
     Update: {
-      TableName: tableName,
+      TableName: tableName(),
       Key: importKeys.record(accountId, txid),
       UpdateExpression: `SET ${sets.join(', ')}`,
       ConditionExpression: '#status = :pending',

@@ -1,4 +1,5 @@
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
+import { awsClientOptions } from '../shared/config';
 import { traceAwsClient } from '../shared/observability';
 
 /**
@@ -10,5 +11,5 @@ export { DecryptCommand, GenerateDataKeyCommand };
 
 /** The endpoint comes from AWS_ENDPOINT_URL_KMS locally, never from code. */
 export function createKmsClient(): KMSClient {
-  return traceAwsClient(new KMSClient({}));
+  return traceAwsClient(new KMSClient(awsClientOptions('KMS')));
 }

@@ -22,7 +22,7 @@ interface DriverRef {
 export async function appendTracePoint(ref: DriverRef, point: DriverLocation): Promise<void> {
   await db.send(
     new PutCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         ...traceKey(ref, point.timestamp),
         entity: 'TRACE_POINT',

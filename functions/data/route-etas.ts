@@ -39,7 +39,7 @@ export function routeEtasItem(accountId: string, routeId: string, etas: RouteEta
 
 export async function getRouteEtas(accountId: string, routeId: string): Promise<RouteEtas | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: etasKey(accountId, routeId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: etasKey(accountId, routeId), ConsistentRead: true }),
   );
   if (!Item) return undefined;
   return {
@@ -61,7 +61,7 @@ export function putRouteEtasItem(
 ): TransactItem {
   return {
     Put: {
-      TableName: tableName,
+      TableName: tableName(),
       Item: routeEtasItem(accountId, routeId, etas),
       ...(previousVersion === undefined
         ? { ConditionExpression: 'attribute_not_exists(pk)' }
@@ -86,7 +86,7 @@ export async function takePingRefresh(
   try {
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: etasKey(accountId, routeId),
         UpdateExpression: 'SET ping_refresh_at = :now, version = version + :one',
         ConditionExpression:

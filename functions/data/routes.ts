@@ -216,7 +216,7 @@ export function headerFromItem(item: Item): RouteHeader {
 /** Transaction item creating the header; refuses to overwrite one (the import's last step). */
 export function putNewHeaderItem(route: RouteHeader) {
   return {
-    Put: { TableName: tableName, Item: headerItem(route), ConditionExpression: 'attribute_not_exists(pk)' },
+    Put: { TableName: tableName(), Item: headerItem(route), ConditionExpression: 'attribute_not_exists(pk)' },
   };
 }
 
@@ -273,7 +273,11 @@ export function routeRowItems(
 
 export async function getRouteHeader(accountId: string, routeId: string): Promise<RouteHeader | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: routeKeys.route(accountId, routeId), ConsistentRead: true }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: routeKeys.route(accountId, routeId),
+      ConsistentRead: true,
+    }),
   );
   return Item ? headerFromItem(Item) : undefined;
 }
@@ -307,7 +311,7 @@ export async function replaceRouteHeader(
 export function replaceHeaderItem(next: RouteHeader, expectedVersion: number) {
   return {
     Put: {
-      TableName: tableName,
+      TableName: tableName(),
       Item: headerItem(next),
       ConditionExpression: 'version = :expected',
       ExpressionAttributeValues: { ':expected': expectedVersion },
@@ -319,7 +323,7 @@ export function replaceHeaderItem(next: RouteHeader, expectedVersion: number) {
 export function routeUnchangedCheck(route: RouteHeader): TransactItem {
   return {
     ConditionCheck: {
-      TableName: tableName,
+      TableName: tableName(),
       Key: routeKeys.route(route.accountId, route.routeId),
       ConditionExpression: 'version = :version',
       ExpressionAttributeValues: { ':version': route.version },
@@ -332,7 +336,7 @@ export async function deleteRouteHeader(accountId: string, routeId: string): Pro
   try {
     await db.send(
       new DeleteCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: routeKeys.route(accountId, routeId),
         ConditionExpression: 'deleting = :true',
         ExpressionAttributeValues: { ':true': true },
@@ -413,7 +417,7 @@ export async function listInvoiceRows(
   const continuesInvoice = first?.entity === 'ITEM';
   if (continuesInvoice) {
     const { Item } = await db.send(
-      new GetCommand({ TableName: tableName, Key: invoiceKeyOfItem(first), ConsistentRead: true }),
+      new GetCommand({ TableName: tableName(), Key: invoiceKeyOfItem(first), ConsistentRead: true }),
     );
     // The header is gone only when the route is being deleted: its items then show under their invoice id.
     items.unshift(
@@ -597,7 +601,7 @@ export async function* scanAssignedUnfinishedRoutes(): AsyncGenerator<RouteHeade
   do {
     const page = await db.send(
       new ScanCommand({
-        TableName: tableName,
+        TableName: tableName(),
         FilterExpression:
           'entity = :route AND attribute_exists(assigned_driver_id) AND is_finalized = :false AND attribute_not_exists(deleting)',
         ExpressionAttributeValues: { ':route': 'ROUTE', ':false': false },

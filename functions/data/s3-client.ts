@@ -1,4 +1,5 @@
 import { GetObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { awsClientOptions, config } from '../shared/config';
 import { traceAwsClient } from '../shared/observability';
 
 /**
@@ -14,6 +15,6 @@ export function createS3Client(
   options: Pick<S3ClientConfig, 'requestChecksumCalculation' | 'credentials'> = {},
 ): S3Client {
   return traceAwsClient(
-    new S3Client({ forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true', ...options }),
+    new S3Client({ ...awsClientOptions('S3'), forcePathStyle: config().s3ForcePathStyle, ...options }),
   );
 }

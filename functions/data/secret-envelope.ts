@@ -1,6 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { requireEnv } from '../shared/env';
-import { WEBHOOK_SECRETS_KEY_ARN_ENV } from '../shared/resources';
+import { config } from '../shared/config';
 
 /**
  * Envelope encryption of short secrets (webhook signing secrets) with the stateful stack's KMS key: KMS
@@ -38,7 +37,7 @@ const ALGORITHM = 'aes-256-gcm';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-const keyArn = () => requireEnv(WEBHOOK_SECRETS_KEY_ARN_ENV);
+const keyArn = () => config().webhookSecretsKeyArn;
 
 let kms: Promise<{ sdk: typeof import('./kms-client'); client: import('@aws-sdk/client-kms').KMSClient }>;
 function theKms() {

@@ -1,4 +1,5 @@
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import { awsClientOptions } from '../shared/config';
 import { traceAwsClient } from '../shared/observability';
 
 /**
@@ -9,5 +10,5 @@ import { traceAwsClient } from '../shared/observability';
 export { AssumeRoleCommand };
 
 export function createStsClient(): STSClient {
-  return traceAwsClient(new STSClient({}));
+  return traceAwsClient(new STSClient(awsClientOptions('STS')));
 }

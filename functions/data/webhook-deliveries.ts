@@ -33,7 +33,7 @@ export async function recordDeliveryAttempt(
 ): Promise<void> {
   await db.send(
     new PutCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         pk: partition(accountId, webhookId),
         sk: `${String(attempt.timestamp).padStart(15, '0')}#${randomId('')}`,
@@ -182,7 +182,7 @@ export async function recordDeliveryOutcome(
   try {
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: deliveryKey(accountId, webhookId, outcome.deliveryId),
         UpdateExpression:
           [
@@ -223,7 +223,7 @@ export async function getDelivery(
 ): Promise<Delivery | undefined> {
   const { Item } = await db.send(
     new GetCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: deliveryKey(accountId, webhookId, deliveryId),
       ConsistentRead: true,
     }),
@@ -259,7 +259,7 @@ export async function markRedelivery(
   try {
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: deliveryKey(accountId, webhookId, deliveryId),
         UpdateExpression:
           'SET redelivered_as = :redelivery, redelivery_status = :pending, redelivery_requested_at = :at',
@@ -306,7 +306,7 @@ export async function setRedeliveryStatus(
   try {
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: deliveryKey(accountId, webhookId, originalId),
         UpdateExpression: 'SET redelivery_status = :status',
         ConditionExpression: 'redelivered_as = :redelivery',
@@ -352,7 +352,7 @@ export async function failedDeliveriesInWindow(
   for (;;) {
     const page = await db.send(
       new QueryCommand({
-        TableName: tableName,
+        TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lower AND :upper',
         FilterExpression: `#status = :failed AND attribute_not_exists(redelivery_of) AND ${REDELIVERABLE}`,
         ExpressionAttributeNames: { '#status': 'status' },

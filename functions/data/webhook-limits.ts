@@ -53,7 +53,7 @@ export class WebhookTargetTaken extends Error {
  */
 async function ensureCounter(accountId: string): Promise<void> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: counterKey(accountId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: counterKey(accountId), ConsistentRead: true }),
   );
   if (Item) return;
   let count = 0;
@@ -61,7 +61,7 @@ async function ensureCounter(accountId: string): Promise<void> {
   do {
     const page = await db.send(
       new QueryCommand({
-        TableName: tableName,
+        TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':pk': accountKeys.partition(accountId), ':prefix': 'WEBHOOK#' },
         Select: 'COUNT',
@@ -75,7 +75,7 @@ async function ensureCounter(accountId: string): Promise<void> {
   try {
     await db.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Item: {
           ...counterKey(accountId),
           entity: 'WEBHOOK_COUNTER',
@@ -105,7 +105,7 @@ export async function putWithinLimits(
   const transactItems = [
     {
       Update: {
-        TableName: tableName,
+        TableName: tableName(),
         Key: counterKey(accountId),
         UpdateExpression: 'SET webhook_count = webhook_count + :one',
         ConditionExpression: 'attribute_exists(pk) AND webhook_count < :limit',
@@ -115,7 +115,7 @@ export async function putWithinLimits(
     webhookPut,
     ...targets.map((target) => ({
       Put: {
-        TableName: tableName,
+        TableName: tableName(),
         Item: {
           ...targetKey(accountId, target),
           entity: 'WEBHOOK_TARGET',
@@ -154,7 +154,7 @@ export async function deleteWithinLimits(
   const held: WebhookTarget[] = [];
   for (const target of targets) {
     const { Item } = await db.send(
-      new GetCommand({ TableName: tableName, Key: targetKey(accountId, target), ConsistentRead: true }),
+      new GetCommand({ TableName: tableName(), Key: targetKey(accountId, target), ConsistentRead: true }),
     );
     if (Item?.webhook_id === webhookId) held.push(target);
   }
@@ -163,7 +163,7 @@ export async function deleteWithinLimits(
       webhookDelete,
       {
         Update: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: counterKey(accountId),
           UpdateExpression: 'SET webhook_count = webhook_count - :one',
           ConditionExpression: 'webhook_count > :zero',
@@ -172,7 +172,7 @@ export async function deleteWithinLimits(
       },
       ...held.map((target) => ({
         Delete: {
-          TableName: tableName,
+          TableName: tableName(),
           Key: targetKey(accountId, target),
           ConditionExpression: 'webhook_id = :id',
           ExpressionAttributeValues: { ':id': webhookId },

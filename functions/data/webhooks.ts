@@ -71,7 +71,7 @@ export async function putNewWebhook(
     webhook.webhookId,
     {
       Put: {
-        TableName: tableName,
+        TableName: tableName(),
         Item: {
           ...webhookKey(webhook.accountId, webhook.webhookId),
           entity: 'WEBHOOK',
@@ -94,7 +94,7 @@ export async function putNewWebhook(
 
 export async function getWebhook(accountId: string, webhookId: string): Promise<Webhook | undefined> {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: webhookKey(accountId, webhookId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: webhookKey(accountId, webhookId), ConsistentRead: true }),
   );
   return Item ? fromItem(Item) : undefined;
 }
@@ -124,7 +124,7 @@ export async function setWebhookEnabled(
   try {
     const { Attributes } = await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: webhookKey(accountId, webhookId),
         UpdateExpression: enabled
           ? 'SET enabled = :enabled REMOVE failing_since, disabled_reason'
@@ -159,7 +159,7 @@ export async function deleteWebhook(
     webhookId,
     {
       Delete: {
-        TableName: tableName,
+        TableName: tableName(),
         Key: webhookKey(accountId, webhookId),
         ConditionExpression: 'attribute_exists(pk)',
       },
@@ -180,7 +180,7 @@ export async function markWebhookFailing(
   try {
     const { Attributes } = await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: webhookKey(accountId, webhookId),
         UpdateExpression: 'SET failing_since = if_not_exists(failing_since, :at)',
         ConditionExpression: 'attribute_exists(pk)',
@@ -200,7 +200,7 @@ export async function clearWebhookFailing(accountId: string, webhookId: string):
   try {
     await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: webhookKey(accountId, webhookId),
         UpdateExpression: 'REMOVE failing_since',
         ConditionExpression: 'attribute_exists(failing_since)',
@@ -229,7 +229,7 @@ export async function rotateWebhookSecret(
   try {
     const { Attributes } = await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: webhookKey(accountId, webhookId),
         UpdateExpression: !keep
           ? 'SET #secret = :secret REMOVE previous_secret, previous_secret_expires_at'

@@ -12,7 +12,7 @@ export async function countWorkerAttempt(key: TableKey): Promise<number | undefi
   try {
     const { Attributes } = await db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: key,
         UpdateExpression: 'ADD worker_attempts :one',
         ConditionExpression: '#status = :pending',

@@ -9,6 +9,7 @@
  */
 import { getAccount, setUsageKeyOnce } from '../data/accounts';
 import { addKeyToUsagePlan, createApiKey, findApiKeys } from '../data/api-gateway-keys';
+import { config } from '../shared/config';
 import { createAccount, newUsageKey } from './accounts';
 
 export interface RegisteredUsageKey {
@@ -20,7 +21,7 @@ export interface RegisteredUsageKey {
 
 /** The usage plan of USAGE_PLAN_ID, the API stack's UsagePlanId output. */
 export function usagePlanFromEnvironment(): string {
-  const id = process.env.USAGE_PLAN_ID;
+  const id = config().usagePlanId;
   if (!id)
     throw new Error('USAGE_PLAN_ID is not set: pass the API stack’s UsagePlanId output (--usage-plan)');
   return id;

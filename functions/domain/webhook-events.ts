@@ -14,6 +14,7 @@ import {
   setWebhookEnabled,
 } from '../data/webhooks';
 import { isSubscribableEvent, type WebhookEvent, webhookBody } from '../events/catalog';
+import { config, type Environment } from '../shared/config';
 import { logger } from '../shared/observability';
 import { MAX_DELAY_SECONDS, sendAllToQueue, sendToDeadLetterQueue, sendToQueue } from '../shared/queues';
 import { deliveryHeaders, postWebhook } from './webhook-http';
@@ -129,7 +130,7 @@ const DEFAULT_RETRY_DELAYS_SECONDS = [60, 300, 900, 1800, 3600, 3600, 3600, 3600
 export const REDELIVERY_CLAIM_HOLDS_MS = 24 * 3_600_000;
 
 /** From the environment (tests and the bench shorten the schedule); the defaults are DESIGN §4's. */
-export function deliverySettings(env: NodeJS.ProcessEnv = process.env): DeliverySettings {
+export function deliverySettings(env: Environment = config().environment): DeliverySettings {
   const delays = env.WEBHOOK_RETRY_DELAYS_SECONDS?.split(',').map(Number);
   if (delays?.some((delay) => !Number.isFinite(delay) || delay < 0)) {
     throw new Error(

@@ -14,6 +14,7 @@ import {
 import type { Webhook } from '../data/webhooks';
 import * as webhooksTable from '../data/webhooks';
 import { MAX_DELIVERIES_EXAMINED_PER_CALL } from '../endpoints/webhooks';
+import { config } from '../shared/config';
 import { randomId } from '../shared/crypto';
 import { ApiError, ConflictError, NotFoundError } from '../shared/errors';
 import { ACCOUNT_LIMITS } from '../shared/limits';
@@ -39,7 +40,8 @@ const MAX_URL_LENGTH = 2048;
  * maxWebhooksPerAccount), ACCOUNT_LIMITS.webhooks without it.
  */
 export function maxWebhooksPerAccount(): number {
-  const text = process.env.MAX_WEBHOOKS_PER_ACCOUNT;
+  const env = config().environment;
+  const text = env.MAX_WEBHOOKS_PER_ACCOUNT;
   if (text === undefined || text === '') return ACCOUNT_LIMITS.webhooks;
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1 || value > ACCOUNT_LIMITS.maxWebhooks)

@@ -3,7 +3,7 @@ import * as z from 'zod';
 /**
  * The event catalog (DESIGN §4): every event type and its payload, declared once as a zod discriminated union
  * on `type`. The producers write event items of it (data/events.ts parses each one before it is written), the
- * pipe's filter lets through only its types (data/event-records.ts), the fan-out and the webhook body read it
+ * pipe's filter lets through only its types (data/events.ts), the fan-out and the webhook body read it
  * (domain/webhook-events.ts), POST /webhooks documents its types, and the OpenAPI document's `webhooks`
  * section documents each type's body with an example.
  *

@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
+import { authenticateDriverToken } from '../domain/driver-auth';
 import { type EndpointDefinition, isDcScoped } from '../endpoints/define';
 import { type AccountCaller, type Caller, type DriverCaller, readAccountCaller } from './auth-context';
 import { bearerSecret } from './bearer';
@@ -105,8 +106,6 @@ async function readCaller(endpoint: EndpointDefinition, event: APIGatewayProxyEv
   if (endpoint.auth === 'apiKey') return readAccountCaller(event.requestContext?.authorizer);
   if (endpoint.auth === 'driverToken') {
     const token = bearerSecret(event.headers);
-    // Loaded on first use: only driver-app handlers pay for (and need the table configuration of) it.
-    const { authenticateDriverToken } = await import('../domain/driver-auth');
     const verifiedByWrite = endpoint.driverTokenVerifiedBy === 'write';
     const driver = token ? await authenticateDriverToken(token, { verifiedByWrite }) : undefined;
     if (!driver) throw new InvalidDriverTokenError();

@@ -1,6 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { requireEnv } from './env';
-import { QUEUES, type QueueName } from './resources';
+import { config } from './config';
+import type { QueueName } from './resources';
 
 interface Sqs {
   readonly sdk: typeof import('./sqs-client');
@@ -30,7 +30,7 @@ export async function sendToQueue(
   const { sdk, client } = await theSqs();
   await client.send(
     new sdk.SendMessageCommand({
-      QueueUrl: requireEnv(QUEUES[queue].urlEnv),
+      QueueUrl: config().queueUrl(queue),
       MessageBody: JSON.stringify(body),
       DelaySeconds: options.delaySeconds,
     }),
@@ -65,7 +65,7 @@ export function messageBatches(bodies: readonly string[]): string[][] {
 
 /** Sends JSON messages, 10 (or 1 MiB) per request; throws unless every one was accepted. */
 export async function sendAllToQueue(queue: QueueName, bodies: readonly object[]): Promise<void> {
-  const queueUrl = requireEnv(QUEUES[queue].urlEnv);
+  const queueUrl = config().queueUrl(queue);
   const { sdk, client } = await theSqs();
   for (const batch of messageBatches(bodies.map((body) => JSON.stringify(body)))) {
     const { Failed = [] } = await client.send(
@@ -87,7 +87,7 @@ export async function sendToDeadLetterQueue(queue: QueueName, body: object): Pro
   const { sdk, client } = await theSqs();
   await client.send(
     new sdk.SendMessageCommand({
-      QueueUrl: requireEnv(QUEUES[queue].deadLetterUrlEnv),
+      QueueUrl: config().deadLetterQueueUrl(queue),
       MessageBody: JSON.stringify(body),
     }),
   );

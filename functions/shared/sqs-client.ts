@@ -1,4 +1,5 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { awsClientOptions } from './config';
 import { traceAwsClient } from './observability';
 
 /**
@@ -13,5 +14,5 @@ export { SendMessageBatchCommand, SendMessageCommand };
  * host inside the queue URL, which the local emulator names sqs.<region>.localhost.
  */
 export function createSqsClient(): SQSClient {
-  return traceAwsClient(new SQSClient({ useQueueUrlAsEndpoint: false }));
+  return traceAwsClient(new SQSClient({ ...awsClientOptions('SQS'), useQueueUrlAsEndpoint: false }));
 }

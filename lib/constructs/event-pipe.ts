@@ -6,7 +6,7 @@ import { CfnPipe } from 'aws-cdk-lib/aws-pipes';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { EVENT_RECORD_PATTERN } from '../../functions/data/event-records';
+import { EVENT_RECORD_PATTERN } from '../../functions/data/events';
 import { DLQ_RETENTION_DAYS } from '../../functions/shared/resources';
 import { ALARM_PERIOD, ANY_OCCURRENCE, notify } from './alarm-topic';
 

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { EVENT_RECORD_PATTERN } from '../../functions/data/event-records';
+import { EVENT_RECORD_PATTERN } from '../../functions/data/events';
 import { TABLE_SCHEMA } from '../../functions/data/table-schema';
 import {
   BUCKET_LIFECYCLE,

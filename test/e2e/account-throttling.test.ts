@@ -1,6 +1,10 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getAccount } from '../../functions/data/accounts';
+import { createApiKey } from '../../functions/data/api-gateway-keys';
+import { createAccount, issueApiKey } from '../../functions/domain/accounts';
+import { registerUsageKey } from '../../functions/domain/usage-keys';
 import * as dcs from '../../functions/endpoints/dcs';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/cloud/model';
 import { createTestAccount } from '../support/accounts';
@@ -67,7 +71,6 @@ describe('per-account throttling (usage plan)', () => {
   });
 
   it('draws every API key of an account from the one bucket of its usage key', async () => {
-    const { issueApiKey } = await import('../../functions/domain/accounts');
     const second = await issueApiKey(acme.accountId);
     expectSuccess(await listDcs(second.apiKey), dcs.listDcs); // its authorizer result, cached
     await refill();
@@ -78,7 +81,6 @@ describe('per-account throttling (usage plan)', () => {
   });
 
   it('never writes the usage key to a log line', async () => {
-    const { getAccount } = await import('../../functions/data/accounts');
     for (const account of [acme, globex]) {
       const usageKey = (await getAccount(account.accountId))?.usageKey as string;
       expect(usageKey).toMatch(/^[0-9a-f]{40}$/);
@@ -89,13 +91,11 @@ describe('per-account throttling (usage plan)', () => {
 
 describe('accounts without a registered usage key', () => {
   it('are refused with 403 (1009) until the operator registers the key', async () => {
-    const { createAccount, issueApiKey } = await import('../../functions/domain/accounts');
-    const { registerUsageKey } = await import('../../functions/domain/usage-keys');
     const created = await createAccount({ name: 'Initech', dcs: [{ dcId: 'dc-1', timeZone: 'UTC' }] });
     expectError(await listDcs(created.apiKey), 403, 1009);
 
     const registered = await registerUsageKey(created.accountId);
-    expect(registered.usagePlanId).toBe(process.env.USAGE_PLAN_ID);
+    expect(registered.usagePlanId).toBe(api.cloud.operatorEnvironment.USAGE_PLAN_ID);
     // The first key's authorizer result (without a usage key) is cached for the authorizer's TTL; a key
     // never seen before is authorized afresh.
     const fresh = await issueApiKey(created.accountId);
@@ -105,9 +105,6 @@ describe('accounts without a registered usage key', () => {
   });
 
   it('are refused when their usage key is not in the plan, whatever the authorizer says', async () => {
-    const { createApiKey } = await import('../../functions/data/api-gateway-keys');
-    const { getAccount } = await import('../../functions/data/accounts');
-    const { createAccount } = await import('../../functions/domain/accounts');
     // The account's usage key is an API key of API Gateway, but in no usage plan.
     const created = await createAccount({ name: 'Hooli', dcs: [{ dcId: 'dc-1', timeZone: 'UTC' }] });
     const value = (await getAccount(created.accountId))?.usageKey as string;
@@ -140,7 +137,7 @@ describe('the API Gateway calls of the operator', () => {
         `is not authorized to perform: apigateway:POST on resource: arn:aws:apigateway:${LOCAL_REGION}::/apikeys`,
       ),
     });
-    const plan = process.env.USAGE_PLAN_ID as string;
+    const plan = api.cloud.operatorEnvironment.USAGE_PLAN_ID as string;
     const joining = await signedApiGatewayCall(asAuthorizer, 'POST', `/usageplans/${plan}/keys`, {
       keyId: 'anything',
       keyType: 'API_KEY',

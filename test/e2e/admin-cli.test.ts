@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getDc } from '../../functions/data/accounts';
+import { createAccount, issueApiKey } from '../../functions/domain/accounts';
 import * as dcs from '../../functions/endpoints/dcs';
 import { call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
@@ -39,7 +41,7 @@ beforeAll(async () => {
       region: process.env.AWS_REGION,
       dynamodb_endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB,
       aws_endpoint: process.env.AWS_ENDPOINT_URL_API_GATEWAY,
-      usage_plan_id: process.env.USAGE_PLAN_ID,
+      usage_plan_id: api.cloud.operatorEnvironment.USAGE_PLAN_ID,
     }),
   );
 });
@@ -113,7 +115,6 @@ describe('npm run admin', () => {
     );
     expect(result.code, result.stderr).toBe(0);
     expect(result.json).toEqual({ account_id: account.account_id, dc_id: 'chi', eta_speed_kmh: 42.5 });
-    const { getDc } = await import('../../functions/data/accounts');
     expect((await getDc(account.account_id, 'chi'))?.etaSpeedKmh).toBe(42.5);
     expect((await getDc(account.account_id, 'ber'))?.etaSpeedKmh).toBeUndefined();
   });
@@ -145,7 +146,6 @@ describe('npm run admin', () => {
   });
 
   it('register-usage-key enables an account whose usage key is not in the usage plan, and may be repeated', async () => {
-    const { createAccount, issueApiKey } = await import('../../functions/domain/accounts');
     const bare = await createAccount({ name: 'Unregistered', dcs: [{ dcId: 'chi', timeZone: 'UTC' }] });
     expectError(await call(api.url, 'GET', '/dcs', { key: bare.apiKey }), 403, 1009);
 
@@ -153,7 +153,7 @@ describe('npm run admin', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.json).toEqual({
       account_id: bare.accountId,
-      usage_plan_id: process.env.USAGE_PLAN_ID,
+      usage_plan_id: api.cloud.operatorEnvironment.USAGE_PLAN_ID,
       api_gateway_key_id: expect.any(String),
     });
     // The refused key's authorizer result is cached for a minute; a new key is authorized afresh.

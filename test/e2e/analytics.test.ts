@@ -1,6 +1,8 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-
+import { deleteRouteAnalytics, listRouteAnalytics } from '../../functions/data/analytics';
+import { putPendingDownload } from '../../functions/data/download-requests';
+import { createAccountWithUsageKey } from '../../functions/domain/usage-keys';
 import * as analytics from '../../functions/endpoints/analytics';
 import * as driverApp from '../../functions/endpoints/driver-app';
 import * as drivers from '../../functions/endpoints/drivers';
@@ -223,7 +225,6 @@ const SPLIT_IDS = Array.from({ length: 7 }, (_, index) => `split-${index + 1}`);
 // ---------------------------------------------------------------------------------------------------
 
 async function createAccount(name: string, dcs: { dcId: string; timeZone: string; name?: string }[]) {
-  const { createAccountWithUsageKey } = await import('../../functions/domain/usage-keys');
   const created = await createAccountWithUsageKey({ name, dcs });
   return { accountId: created.accountId, key: created.apiKey };
 }
@@ -864,7 +865,6 @@ describe('POST /analytics/download-requests validation', () => {
 describe('GET /analytics/download-requests/{txid}/files', () => {
   it('answers 202 with the txid while the files are pending', async () => {
     // A request stored as pending and never queued stays pending.
-    const { putPendingDownload } = await import('../../functions/data/download-requests');
     const txid = 'dl_seeded_pending';
     await putPendingDownload({
       accountId: acme.accountId,
@@ -985,7 +985,6 @@ describe('an export bigger than one file', () => {
 
   it('computes analytics a finished route is missing, on the read and on the export', async () => {
     // Storage detail (DESIGN §6: stored at the finish, computed on demand when missing).
-    const { deleteRouteAnalytics, listRouteAnalytics } = await import('../../functions/data/analytics');
     const place = (routeId: string) => ({ accountId: acme.accountId, dcId: 'chi', localDate: S, routeId });
     const stored = await listRouteAnalytics(place('split-1'), 'ROUTE_ANALYTICS');
     expect(stored).toHaveLength(1);

@@ -1,6 +1,7 @@
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { db } from '../../functions/data/client';
 import { completionEstimate, computeEtas, type EtaStop, type LatLng } from '../../functions/domain/etas';
 import * as driverApp from '../../functions/endpoints/driver-app';
 import * as drivers from '../../functions/endpoints/drivers';
@@ -202,7 +203,6 @@ const EVENT_ORDER = [
 
 /** The events written for a route, read straight from the table, in the order they occurred. */
 async function eventsOf(accountId: string, routeId: string): Promise<EventItem[]> {
-  const { db } = await import('../../functions/data/client');
   const items: EventItem[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -656,8 +656,6 @@ describe('a whole delivery day through the driver app', () => {
     expect(
       (expectSuccess(bulk, drivers.getDriverBulkInfo) as { driver_location: DriverLocation }).driver_location,
     ).toEqual(latest);
-
-    const { db } = await import('../../functions/data/client');
     const { Items = [] } = await db.send(
       new QueryCommand({
         TableName: api.tableName,
@@ -840,7 +838,6 @@ describe('driver app errors', () => {
       );
     });
     it('refuses a deleted driver’s pings at once though the ping path caches token lookups', async () => {
-      const { db } = await import('../../functions/data/client');
       const traceOf = async (driverId: string) => {
         const { Items = [] } = await db.send(
           new QueryCommand({

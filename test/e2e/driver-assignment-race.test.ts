@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { db, tableName } from '../../functions/data/client';
+import { getRouteHeader, headerItem } from '../../functions/data/routes';
+import { backfillDriverRouteSets } from '../../functions/domain/drivers';
 import * as drivers from '../../functions/endpoints/drivers';
 import * as routes from '../../functions/endpoints/routes';
 import { createTestAccount } from '../support/accounts';
@@ -154,8 +157,6 @@ describe('the backfill of drivers’ route sets (routes assigned before drivers 
     await createDriver('old-timer', 'old-timer-login-token-01');
     await seedLegacyRoute('legacy-assigned', 'old-timer');
     await seedLegacyRoute('legacy-ghost', 'no-such-driver');
-
-    const { backfillDriverRouteSets } = await import('../../functions/domain/drivers');
     const counts = await backfillDriverRouteSets();
     expect(counts.added).toBeGreaterThanOrEqual(1);
     expect(counts.unassigned).toBe(1);
@@ -175,12 +176,10 @@ async function seedLegacyRoute(routeId: string, driverId: string) {
     activate_after_successful_import: false,
   });
   const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { db, tableName } = await import('../../functions/data/client');
-  const { getRouteHeader, headerItem } = await import('../../functions/data/routes');
   const header = await getRouteHeader(acme.accountId, routeId);
   if (!header) throw new Error(`route ${routeId} was not imported`);
   const item = headerItem({ ...header, assignedDriverId: driverId });
-  await db.send(new PutCommand({ TableName: tableName, Item: item }));
+  await db.send(new PutCommand({ TableName: tableName(), Item: item }));
 }
 
 /** True for a 200; false for the refusal with `code` the race allows; anything else fails the test. */

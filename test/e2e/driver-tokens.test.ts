@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { db, tableName } from '../../functions/data/client';
 import * as drivers from '../../functions/endpoints/drivers';
+import { sha256Hex } from '../../functions/shared/crypto';
 import { createTestAccount } from '../support/accounts';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
@@ -151,13 +153,11 @@ describe('login token claims', () => {
 /** Replaces the driver's token claim by the lookup item drivers had before claims (keyed by driver too). */
 async function rewriteAsLegacyLookup(accountId: string, dcId: string, driverId: string, token: string) {
   const { DeleteCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { db, tableName } = await import('../../functions/data/client');
-  const { sha256Hex } = await import('../../functions/shared/crypto');
   const pk = `DRIVER_TOKEN#${sha256Hex(token)}`;
-  await db.send(new DeleteCommand({ TableName: tableName, Key: { pk, sk: 'CLAIM' } }));
+  await db.send(new DeleteCommand({ TableName: tableName(), Key: { pk, sk: 'CLAIM' } }));
   await db.send(
     new PutCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Item: {
         pk,
         sk: `${accountId}/${dcId}/${driverId}`,

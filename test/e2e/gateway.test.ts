@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { db, tableName } from '../../functions/data/client';
+import { issueApiKey, revokeApiKey } from '../../functions/domain/accounts';
 import * as dcs from '../../functions/endpoints/dcs';
+import { sha256Hex } from '../../functions/shared/crypto';
 import { createTestAccount } from '../support/accounts';
 import { call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
@@ -43,7 +46,6 @@ describe('API keys', () => {
   });
 
   it('accepts a second key of the same account and refuses a revoked one', async () => {
-    const { issueApiKey, revokeApiKey } = await import('../../functions/domain/accounts');
     const second = await issueApiKey(acme.accountId);
     expectSuccess(await call(api.url, 'GET', '/dcs', { key: second.apiKey }), dcs.listDcs);
 
@@ -55,9 +57,7 @@ describe('API keys', () => {
 
   it('stores no key in the table, only its SHA-256 hash', async () => {
     const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { db, tableName } = await import('../../functions/data/client');
-    const { sha256Hex } = await import('../../functions/shared/crypto');
-    const { Items = [] } = await db.send(new ScanCommand({ TableName: tableName }));
+    const { Items = [] } = await db.send(new ScanCommand({ TableName: tableName() }));
     const dump = JSON.stringify(Items);
     expect(dump).not.toContain(acme.key);
     expect(dump).toContain(sha256Hex(acme.key));

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getRouteHeader } from '../../functions/data/routes';
 import * as routes from '../../functions/endpoints/routes';
 import { MAX_BODY_BYTES } from '../../functions/shared/limits';
 import { createTestAccount } from '../support/accounts';
@@ -96,7 +97,6 @@ describe('a route of 2,000 waypoints and 50,000 items', () => {
 
       // Its ids are freed once the worker has removed its rows: then the same route imports again.
       // The header goes last, after the route id's claim (read as the operator).
-      const { getRouteHeader } = await import('../../functions/data/routes');
       const deadline = Date.now() + DEADLINE_MS / 3;
       while (await getRouteHeader(acme.accountId, 'big-1')) {
         expect(Date.now(), 'the deletion worker has not finished').toBeLessThan(deadline);

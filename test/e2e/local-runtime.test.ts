@@ -1,6 +1,10 @@
 import { CfnEventSourceMapping, type CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountKeys } from '../../functions/data/accounts';
+import { db, tableName } from '../../functions/data/client';
+import { createDriver as create } from '../../functions/domain/drivers';
+import { sendTestEvent } from '../../functions/domain/webhooks';
 import * as drivers from '../../functions/endpoints/drivers';
 import { createTestAccount } from '../support/accounts';
 import { functionOf, revokeFromRole } from '../support/cdk';
@@ -62,7 +66,6 @@ const linesOf = (handlerModule: string) =>
     .map((record) => record.line);
 
 async function createDriver(key: string, driverId: string) {
-  const { createDriver: create } = await import('../../functions/domain/drivers');
   const { accountId } = key === acme.key ? acme : globex;
   await create({ accountId, dcId: 'dc-1', driverId }, { name: driverId });
 }
@@ -111,11 +114,9 @@ describe('the deployed configuration, followed locally', () => {
   });
 
   it('leaves a failed batch to SQS: it comes back after the visibility timeout and the retry succeeds', async () => {
-    const { accountKeys } = await import('../../functions/data/accounts');
     const { DeleteCommand, GetCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { db, tableName } = await import('../../functions/data/client');
     const dcKey = accountKeys.dc(acme.accountId, 'dc-1');
-    const { Item: dc } = await db.send(new GetCommand({ TableName: tableName, Key: dcKey }));
+    const { Item: dc } = await db.send(new GetCommand({ TableName: tableName(), Key: dcKey }));
     const before = linesOf('workers/import-routes').length;
     const accepted = await call(api.url, 'POST', '/dcs/dc-1/invoiced-routes', {
       key: acme.key,
@@ -123,7 +124,7 @@ describe('the deployed configuration, followed locally', () => {
     });
     const { txid } = accepted.body.data as { txid: string };
     // The DC is gone when the worker first runs: it fails the batch (not its last attempt), and SQS keeps it.
-    await db.send(new DeleteCommand({ TableName: tableName, Key: dcKey }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: dcKey }));
     try {
       await waitFor('the first attempt to fail', () =>
         linesOf('workers/import-routes')
@@ -131,7 +132,7 @@ describe('the deployed configuration, followed locally', () => {
           .some((line) => line.includes('All records failed processing')),
       );
     } finally {
-      await db.send(new PutCommand({ TableName: tableName, Item: dc }));
+      await db.send(new PutCommand({ TableName: tableName(), Item: dc }));
     }
     const finished = await waitForImport(api.url, acme.key, 'dc-1', txid);
     expect(finished.status, finished.text).toBe(200);
@@ -160,7 +161,6 @@ describe('event source mappings', () => {
       body: { webhook_url: silent.url, events: ['ROUTE_STARTED'], dc_ids: ['dc-1'] },
     });
     const { webhook } = created.body.data as { webhook: { id: string } };
-    const { sendTestEvent } = await import('../../functions/domain/webhooks');
     // Six deliveries that each hang until the function's 2 s timeout.
     for (let i = 0; i < 6; i++) await sendTestEvent(acme.accountId, webhook.id);
     const worker = functionName('workers/deliver-webhooks');

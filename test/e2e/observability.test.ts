@@ -4,6 +4,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryMessage } from '../../functions/domain/webhook-events';
+import { tracer } from '../../functions/shared/observability';
 import { createTestAccount } from '../support/accounts';
 import { allFunctions } from '../support/cdk';
 import { type ApiResponse, type CallOptions, call, expectError } from '../support/http';
@@ -214,7 +215,6 @@ afterAll(async () => {
 
 describe('the function code observability', () => {
   it('does not trace outside Lambda: no Tracer is loaded, so nothing reaches for an X-Ray daemon', async () => {
-    const { tracer } = await import('../../functions/shared/observability');
     expect(tracer).toBeUndefined();
   });
 

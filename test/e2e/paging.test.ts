@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { putAll } from '../../functions/data/client';
+import { routeRowItems } from '../../functions/data/routes';
 import * as driverApp from '../../functions/endpoints/driver-app';
 import * as drivers from '../../functions/endpoints/drivers';
 import * as routes from '../../functions/endpoints/routes';
@@ -224,8 +226,6 @@ describe('a route whose invoices are all worst-case rows', () => {
 
   beforeAll(async () => {
     // Written as the import writes rows: the import body's 5 MB limit cannot carry 7.7 MB of them.
-    const { routeRowItems } = await import('../../functions/data/routes');
-    const { putAll } = await import('../../functions/data/client');
     const waypoint = {
       sequence: 0,
       id: 'worst-1-wp-0',
@@ -413,8 +413,6 @@ describe('GET /driver/routes of waypoints with worst-case invoices', () => {
     expectSuccess(driver, drivers.createDriver);
     await importRoute(api.url, acme.key, 'dc-1', worstDriverRoute);
     // Written as the import writes rows: the import body's 5 MB limit cannot carry 7.5 MB of them.
-    const { routeRowItems } = await import('../../functions/data/routes');
-    const { putAll } = await import('../../functions/data/client');
     const waypoints = worstDriverRoute.waypoints.map((waypoint, sequence) => ({
       sequence,
       id: waypoint.id,

@@ -4,7 +4,10 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import * as dynamo from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { db } from '../../functions/data/client';
+import * as events from '../../functions/data/events';
 import * as webhooks from '../../functions/endpoints/webhooks';
 import { exampleEvent } from '../../functions/events/catalog';
 import type { PipeSpec, QueueSpec } from '../../local/cloud/model';
@@ -56,11 +59,7 @@ let api: TestApi;
 let sqs: SQSClient;
 let streams: DynamoDBStreamsClient;
 let tenants: Tenant[] = [];
-let data: {
-  db: typeof import('../../functions/data/client').db;
-  events: typeof import('../../functions/data/events');
-  dynamo: typeof import('@aws-sdk/lib-dynamodb');
-};
+const data = { db, events, dynamo };
 
 beforeAll(async () => {
   api = await startTestApi('pipe-dead-letter', { streams: true });
@@ -71,11 +70,6 @@ beforeAll(async () => {
     region: api.cloud.deployment.region,
     credentials: LOCAL_CREDENTIALS,
   });
-  data = {
-    db: (await import('../../functions/data/client')).db,
-    events: await import('../../functions/data/events'),
-    dynamo: await import('@aws-sdk/lib-dynamodb'),
-  };
   tenants = await Promise.all(
     ['Alpha', 'Bravo', 'Charlie'].map(async (name): Promise<Tenant> => {
       const account = await createTestAccount(name, [{ dcId: 'dc-1' }]);

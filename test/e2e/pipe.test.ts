@@ -13,7 +13,10 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import * as dynamo from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { db } from '../../functions/data/client';
+import * as events from '../../functions/data/events';
 import { exampleEvent } from '../../functions/events/catalog';
 import type { PipeSpec, QueueSpec } from '../../local/cloud/model';
 import { startPipe } from '../../local/pipes';
@@ -28,11 +31,7 @@ import { startTestApi, type TestApi } from '../support/local-api';
 let api: TestApi;
 let sqs: SQSClient;
 let scratch: string;
-let data: {
-  db: typeof import('../../functions/data/client').db;
-  events: typeof import('../../functions/data/events');
-  dynamo: typeof import('@aws-sdk/lib-dynamodb');
-};
+const data = { db, events, dynamo };
 
 interface PipeMessage {
   eventID: string;
@@ -53,12 +52,6 @@ beforeAll(async () => {
   api = await startTestApi('pipe', { pollers: false, streams: true });
   // The test process is the local operator: its environment points the client at the local endpoint.
   sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
-  // Only now: the data layer reads TABLE_NAME when it loads.
-  data = {
-    db: (await import('../../functions/data/client')).db,
-    events: await import('../../functions/data/events'),
-    dynamo: await import('@aws-sdk/lib-dynamodb'),
-  };
 });
 
 afterAll(async () => {

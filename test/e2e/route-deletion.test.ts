@@ -1,6 +1,9 @@
 import { CfnEventSourceMapping } from 'aws-cdk-lib/aws-lambda';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findHeldClaims } from '../../functions/data/claims';
+import { queryItems } from '../../functions/data/client';
+import { routeKeys } from '../../functions/data/routes';
 import * as drivers from '../../functions/endpoints/drivers';
 import * as routes from '../../functions/endpoints/routes';
 import { createTestAccount } from '../support/accounts';
@@ -49,8 +52,6 @@ afterAll(() => api?.close());
 
 /** Every item of the route's partition, header included, read as the operator. */
 async function partitionItems(routeId: string) {
-  const { queryItems } = await import('../../functions/data/client');
-  const { routeKeys } = await import('../../functions/data/routes');
   const { pk } = routeKeys.route(acme.accountId, routeId);
   const { items } = await queryItems({
     KeyConditionExpression: 'pk = :pk',
@@ -62,7 +63,6 @@ async function partitionItems(routeId: string) {
 
 /** The claims still held for the route's route, waypoint, invoice and item ids. */
 async function heldClaims(route: ReturnType<typeof exampleRoute>) {
-  const { findHeldClaims } = await import('../../functions/data/claims');
   const waypoints = route.waypoints;
   const invoices = waypoints.flatMap((waypoint) => waypoint.invoices);
   return findHeldClaims(acme.accountId, [

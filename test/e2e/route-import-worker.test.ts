@@ -1,6 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountKeys } from '../../functions/data/accounts';
+import { findHeldClaims } from '../../functions/data/claims';
+import { db, tableName } from '../../functions/data/client';
+import { getImport } from '../../functions/data/imports';
+import { getRouteHeader } from '../../functions/data/routes';
 import * as routes from '../../functions/endpoints/routes';
 import { QUEUES } from '../../functions/shared/resources';
 import { createTestAccount } from '../support/accounts';
@@ -27,10 +32,9 @@ const invoices = (routeId: string) => request('GET', `/dcs/dc-1/routes/${routeId
 
 async function eventsOf(routeId: string) {
   const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { db, tableName } = await import('../../functions/data/client');
   const { Items = [] } = await db.send(
     new ScanCommand({
-      TableName: tableName,
+      TableName: tableName(),
       FilterExpression: 'entity = :event AND route_id = :route',
       ExpressionAttributeValues: { ':event': 'EVENT', ':route': routeId },
     }),
@@ -40,7 +44,6 @@ async function eventsOf(routeId: string) {
 
 /** How many of the route's ids (route, waypoints, invoices, items) the import holds claims on. */
 async function claimsHeldBy(txid: string, route: ReturnType<typeof exampleRoute>) {
-  const { findHeldClaims } = await import('../../functions/data/claims');
   const claims = [
     { kind: 'ROUTE' as const, id: route.id },
     ...route.waypoints.flatMap((waypoint) => [
@@ -56,7 +59,6 @@ async function claimsHeldBy(txid: string, route: ReturnType<typeof exampleRoute>
 
 /** Whether the import holds the claim of one id (cheap enough to poll). */
 async function holdsClaim(txid: string, kind: 'ITEM', id: string) {
-  const { findHeldClaims } = await import('../../functions/data/claims');
   const [held] = await findHeldClaims(acme.accountId, [{ kind, id }]);
   return held?.txid === txid;
 }
@@ -231,9 +233,9 @@ describe('a worker killed in the middle of an import', () => {
     const [message] = await receiveImportMessages(api, 1);
     // The DC disappears between acceptance and the worker: a failure no retry can fix.
     const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { db, tableName } = await import('../../functions/data/client');
-    const { accountKeys } = await import('../../functions/data/accounts');
-    await db.send(new DeleteCommand({ TableName: tableName, Key: accountKeys.dc(acme.accountId, 'doomed') }));
+    await db.send(
+      new DeleteCommand({ TableName: tableName(), Key: accountKeys.dc(acme.accountId, 'doomed') }),
+    );
     // Every receive but the worker's runs was spent while throttled: the receive count is at the DLQ's limit
     // from the first run on, and still only the worker's own count of runs decides its last attempt.
     const { maxReceiveCount, workerAttempts } = QUEUES.imports;
@@ -241,7 +243,6 @@ describe('a worker killed in the middle of an import', () => {
       ...(message as SQSRecord),
       attributes: { ...(message as SQSRecord).attributes, ApproximateReceiveCount: String(maxReceiveCount) },
     };
-    const { getImport } = await import('../../functions/data/imports');
     for (let run = 1; run < workerAttempts; run++) {
       await expect(runImportWorker(api, [throttled])).rejects.toThrow(/All records failed/);
       expect(await getImport(acme.accountId, txid)).toMatchObject({ status: 'PENDING' });
@@ -251,7 +252,6 @@ describe('a worker killed in the middle of an import', () => {
     expect(await runImportWorker(api, [throttled])).toEqual({ batchItemFailures: [] });
     expect(await getImport(acme.accountId, txid)).toMatchObject({ status: 'FAILED', error: { code: 1000 } });
     expect(await claimsHeldBy(txid, route)).toBe(0);
-    const { getRouteHeader } = await import('../../functions/data/routes');
     expect(await getRouteHeader(acme.accountId, 'last-1')).toBeUndefined();
   });
 
@@ -259,17 +259,15 @@ describe('a worker killed in the middle of an import', () => {
     const route = exampleRoute('retry-1', { waypoints: 5 });
     const txid = await accept(route);
     const [message] = await receiveImportMessages(api, 1);
-    const { accountKeys } = await import('../../functions/data/accounts');
     const { DeleteCommand, PutCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { db, tableName } = await import('../../functions/data/client');
     const dcKey = accountKeys.dc(acme.accountId, 'dc-1');
-    const { Item: dc } = await db.send(new GetCommand({ TableName: tableName, Key: dcKey }));
-    await db.send(new DeleteCommand({ TableName: tableName, Key: dcKey }));
+    const { Item: dc } = await db.send(new GetCommand({ TableName: tableName(), Key: dcKey }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: dcKey }));
     try {
       // Every record of the batch failed, so the invocation itself fails and SQS redelivers the batch.
       await expect(runImportWorker(api, [message as SQSRecord])).rejects.toThrow(/All records failed/);
     } finally {
-      await db.send(new PutCommand({ TableName: tableName, Item: dc }));
+      await db.send(new PutCommand({ TableName: tableName(), Item: dc }));
     }
     expect(await claimsHeldBy(txid, route)).toBeGreaterThan(0);
     expect(await runImportWorker(api, [message as SQSRecord])).toEqual({ batchItemFailures: [] });

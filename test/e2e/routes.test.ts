@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { queryItems } from '../../functions/data/client';
+import { getRouteHeader, replaceRouteHeader, routeKeys } from '../../functions/data/routes';
 import { computeEtas } from '../../functions/domain/etas';
 import * as drivers from '../../functions/endpoints/drivers';
 import * as routes from '../../functions/endpoints/routes';
@@ -87,7 +89,6 @@ async function change(method: string, path: string, body?: unknown): Promise<Rou
  * layer, exactly as the start endpoint will: set started_timestamp and bump the version.
  */
 async function markStartedThroughDataLayer(accountId: string, routeId: string, at = Date.now()) {
-  const { getRouteHeader, replaceRouteHeader } = await import('../../functions/data/routes');
   const route = await getRouteHeader(accountId, routeId);
   if (!route) throw new Error(`no route ${routeId}`);
   const next = { ...route, startedTimestamp: at, version: route.version + 1 };
@@ -96,7 +97,6 @@ async function markStartedThroughDataLayer(accountId: string, routeId: string, a
 
 /** A deletion cut short after its first step (the header marked `deleting`), written through the data layer. */
 async function markDeletingThroughDataLayer(accountId: string, routeId: string) {
-  const { getRouteHeader, replaceRouteHeader } = await import('../../functions/data/routes');
   const route = await getRouteHeader(accountId, routeId);
   if (!route) throw new Error(`no route ${routeId}`);
   expect(
@@ -109,8 +109,6 @@ async function markDeletingThroughDataLayer(accountId: string, routeId: string) 
  * thing it deletes, after the rows and the claims).
  */
 async function waitUntilRemoved(accountId: string, routeId: string, timeoutMs = 20_000) {
-  const { queryItems } = await import('../../functions/data/client');
-  const { routeKeys } = await import('../../functions/data/routes');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { items } = await queryItems(

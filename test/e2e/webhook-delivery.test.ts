@@ -9,10 +9,15 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { encodeNextToken } from '../../functions/data/pagination';
 import type { Delivery } from '../../functions/data/webhook-deliveries';
+import { newDeliveryId, recordDeliveryOutcome } from '../../functions/data/webhook-deliveries';
 import type { DeliveryMessage } from '../../functions/domain/webhook-events';
+import { REDELIVERY_CLAIM_HOLDS_MS } from '../../functions/domain/webhook-events';
 import { verifySignature } from '../../functions/domain/webhook-http';
+import { redeliver } from '../../functions/domain/webhooks';
 import * as webhooks from '../../functions/endpoints/webhooks';
+import { configure } from '../../functions/shared/config';
 import { createTestAccount } from '../support/accounts';
 import { functionOf } from '../support/cdk';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
@@ -404,12 +409,11 @@ async function heldQueue() {
   if (!url) throw new Error('the held queue was not created');
   return {
     async queueing<T>(action: () => Promise<T>): Promise<T> {
-      const deliveries = process.env.DELIVERY_QUEUE_URL;
-      process.env.DELIVERY_QUEUE_URL = url;
+      configure({ ...api.cloud.operatorEnvironment, DELIVERY_QUEUE_URL: url });
       try {
         return await action();
       } finally {
-        process.env.DELIVERY_QUEUE_URL = deliveries;
+        configure(api.cloud.operatorEnvironment);
       }
     },
     /** Moves every held message to the deliveries queue; answers how many there were. */
@@ -462,7 +466,6 @@ describe('redelivery', () => {
     const held = await heldQueue();
     try {
       // The redelivery's message waits in the held queue: it stays pending for as long as the test needs.
-      const { redeliver } = await import('../../functions/domain/webhooks');
       const queued = await held.queueing(() => redeliver(acme.accountId, webhook.id, originalId));
       const redelivery: Redelivery = { delivery_id: queued.deliveryId, redelivery_of: queued.redeliveryOf };
       expect(redelivery).toEqual({ delivery_id: expect.stringMatching(/^dlv_/), redelivery_of: originalId });
@@ -529,7 +532,6 @@ describe('redelivery', () => {
 
     // Claims written as a redelivery request writes them, by a call that then died before it queued the
     // redelivery: the original marked (conditionally, at `at`) and the redelivery recorded as pending.
-    const { REDELIVERY_CLAIM_HOLDS_MS } = await import('../../functions/domain/webhook-events');
     const data = await import('../../functions/data/webhook-deliveries');
     const claimWithoutQueueing = async (eventId: string, at: number, seen?: string) => {
       const originalId = originalOf(eventId);
@@ -607,7 +609,6 @@ describe('redelivery', () => {
   it('answers 4010 for a delivery still being retried, and 1003 for another account’s', async () => {
     const { webhook } = await hookedReceiver(() => 204);
     // A delivery whose first attempt failed and whose retry waits (written as the delivery worker does).
-    const { newDeliveryId, recordDeliveryOutcome } = await import('../../functions/data/webhook-deliveries');
     const deliveryId = newDeliveryId(Date.now());
     const event = {
       event_id: 'evt_pending',
@@ -752,7 +753,6 @@ describe('redelivery', () => {
     }
     expectError(await asAcme('POST', path), 400, 1006);
     // A token of another window or another webhook does not continue this one.
-    const { encodeNextToken } = await import('../../functions/data/pagination');
     const elsewhere = [
       { pk: `WEBHOOK_DELIVERY#${acme.accountId}/${webhook.id}`, sk: `dlv_${String(now + 10 * 60_000)}0000` },
       { pk: `WEBHOOK_DELIVERY#${acme.accountId}/wh_other`, sk: `dlv_${String(now)}0000` },

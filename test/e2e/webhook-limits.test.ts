@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountKeys } from '../../functions/data/accounts';
+import { db, tableName } from '../../functions/data/client';
 import * as webhooks from '../../functions/endpoints/webhooks';
 import { ACCOUNT_LIMITS } from '../../functions/shared/limits';
 import { createTestAccount } from '../support/accounts';
@@ -147,13 +149,11 @@ describe('webhooks made before the limits', () => {
   it('are counted when the account next creates or deletes one', async () => {
     const { accountId, key } = await newAccount('Legacy');
     const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { db, tableName } = await import('../../functions/data/client');
-    const { accountKeys } = await import('../../functions/data/accounts');
     // LIMIT webhook items as the service wrote them before it counted them: no counter, no target claims.
     for (let n = 1; n <= LIMIT; n++) {
       await db.send(
         new PutCommand({
-          TableName: tableName,
+          TableName: tableName(),
           Item: {
             pk: accountKeys.partition(accountId),
             sk: `WEBHOOK#wh_legacy${n}`,

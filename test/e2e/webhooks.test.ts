@@ -2,9 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
+import { db } from '../../functions/data/client';
+import { listDeliveryAttempts } from '../../functions/data/webhook-deliveries';
+import { acceptImport } from '../../functions/domain/route-import';
 import type { DeliveryMessage } from '../../functions/domain/webhook-events';
+import * as webhookEvents from '../../functions/domain/webhook-events';
 import { verifySignature } from '../../functions/domain/webhook-http';
+import { sendTestEvent } from '../../functions/domain/webhooks';
 import * as drivers from '../../functions/endpoints/drivers';
+import { ImportRoute } from '../../functions/endpoints/import-model';
 import * as webhooks from '../../functions/endpoints/webhooks';
 import {
   type EventType,
@@ -183,7 +189,6 @@ const EXPECTED_EVENT_ID = expect.stringMatching(/\S/);
 
 /** The event items written for a route (read straight from the table), as "<type> <event id>", sorted. */
 async function eventItemsOf(accountId: string, routeId: string): Promise<string[]> {
-  const { db } = await import('../../functions/data/client');
   const { Items = [] } = await db.send(
     new ScanCommand({
       TableName: api.tableName,
@@ -445,12 +450,10 @@ describe('the webhooks API', () => {
     const busy = await receiver();
     const hook = await createWebhook(busy.url, ['ROUTE_FINISHED'], ['dc-2']);
     // Queued by the operator: POST /webhooks/{id}/test is throttled (5/s), and the log is what is tested here.
-    const { sendTestEvent } = await import('../../functions/domain/webhooks');
     const sent: string[] = [];
     for (let i = 0; i < 104; i++) sent.push(await sendTestEvent(acme.accountId, hook.id));
     await busy.waitFor(() => true, 104, 30_000);
     // Every attempt, straight from the table (the log is written just after each POST is answered).
-    const { listDeliveryAttempts } = await import('../../functions/data/webhook-deliveries');
     const everything = await waitUntil('all 104 attempts in the table', async () => {
       const { items: stored } = await listDeliveryAttempts(acme.accountId, hook.id, { limit: 1000 });
       return stored.length >= 104 ? stored : undefined;
@@ -560,7 +563,6 @@ describe('Standard Webhooks signatures and secret rotation', () => {
     const legacy = await createWebhook(legacyTo.url, ['ROUTE_FINISHED'], ['dc-2']);
     const { randomBytes } = await import('node:crypto');
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { db } = await import('../../functions/data/client');
     const oldSecret = `whsec_${randomBytes(32).toString('base64url')}`;
     await db.send(
       new UpdateCommand({
@@ -687,7 +689,6 @@ describe('signing secrets at rest', () => {
   /** The webhook's item as the table holds it, read with the operator's DynamoDB client. */
   async function rawItem(id: string): Promise<Record<string, unknown>> {
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { db } = await import('../../functions/data/client');
     const { Item } = await db.send(new GetCommand({ TableName: api.tableName, Key: keyOf(id) }));
     if (!Item) throw new Error(`no item for webhook ${id}`);
     return Item;
@@ -695,7 +696,6 @@ describe('signing secrets at rest', () => {
 
   async function setSecret(id: string, secret: unknown): Promise<void> {
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { db } = await import('../../functions/data/client');
     await db.send(
       new UpdateCommand({
         TableName: api.tableName,
@@ -750,13 +750,15 @@ describe('signing secrets at rest', () => {
     const item = await rawItem(hook.id);
     expect(item.secret).toEqual({
       v: 1,
-      key_id: process.env.WEBHOOK_SECRETS_KEY_ARN,
+      key_id: api.cloud.operatorEnvironment.WEBHOOK_SECRETS_KEY_ARN,
       data_key: expect.any(Uint8Array),
       iv: expect.any(Uint8Array),
       tag: expect.any(Uint8Array),
       ciphertext: expect.any(Uint8Array),
     });
-    expect(process.env.WEBHOOK_SECRETS_KEY_ARN).toMatch(/^arn:aws:kms:us-east-1:\d{12}:key\/[0-9a-f-]{36}$/);
+    expect(api.cloud.operatorEnvironment.WEBHOOK_SECRETS_KEY_ARN).toMatch(
+      /^arn:aws:kms:us-east-1:\d{12}:key\/[0-9a-f-]{36}$/,
+    );
     expectNoPlainSecret(item, [hook.secret]);
     // Deliveries still verify with the secret the API answered once.
     expect(standardVerified(hook.secret, await ping(hook.id))).toBe(true);
@@ -1028,8 +1030,6 @@ describe('route events reach the subscribed receivers, signed', () => {
     // Accepted at the same moment (by the operator, through the code the POST runs): both pass the check at
     // acceptance, as neither has claimed the id yet, and the worker decides. Through HTTP the first import may
     // already be done when the second POST is checked (then it answers 3005 itself, and no event is sent).
-    const { acceptImport } = await import('../../functions/domain/route-import');
-    const { ImportRoute } = await import('../../functions/endpoints/import-model');
     const txids = await Promise.all(
       [raced, { ...raced, name: 'the other one' }].map((body) =>
         acceptImport(acme.accountId, 'dc-1', ImportRoute.parse(body)),
@@ -1150,15 +1150,12 @@ describe('route events reach the subscribed receivers, signed', () => {
 
 describe('the SSRF guard refuses private targets', () => {
   let target: WebhookReceiver;
-  let domain: typeof import('../../functions/domain/webhook-events');
 
   beforeAll(async () => {
     target = await receiver();
-    // Only now: the data layer reads the table name when it loads.
-    domain = await import('../../functions/domain/webhook-events');
   });
 
-  const guarded = () => ({ ...domain.deliverySettings(), allowPrivateTargets: false });
+  const guarded = () => ({ ...webhookEvents.deliverySettings(), allowPrivateTargets: false });
 
   function messageFor(webhook: CreatedWebhook, eventId: string): DeliveryMessage {
     return {
@@ -1212,7 +1209,7 @@ describe('the SSRF guard refuses private targets', () => {
     const webhook = await createWebhook(urlOf(target.port));
     const eventId = `evt_ssrf_${webhook.id}`;
     const { result, logs } = await capturingLogs(() =>
-      domain.deliver(messageFor(webhook, eventId), guarded()),
+      webhookEvents.deliver(messageFor(webhook, eventId), guarded()),
     );
     expect(result).toBe('given_up');
     expect(target.deliveries).toEqual([]);
@@ -1248,8 +1245,8 @@ describe('the SSRF guard refuses private targets', () => {
   it('delivers to the same loopback receiver when private targets are allowed (the guard is what refused)', async () => {
     const webhook = await createWebhook(target.url);
     const eventId = `evt_allowed_${webhook.id}`;
-    const outcome = await domain.deliver(messageFor(webhook, eventId), {
-      ...domain.deliverySettings(),
+    const outcome = await webhookEvents.deliver(messageFor(webhook, eventId), {
+      ...webhookEvents.deliverySettings(),
       allowPrivateTargets: true,
     });
     expect(outcome).toBe('delivered');

@@ -1,9 +1,10 @@
+import { createAccountWithUsageKey } from '../../functions/domain/usage-keys';
+
 /**
  * Test accounts made through the same domain code the admin CLI uses, usage key registered in the API's
- * usage plan (through the local AWS endpoint, as the operator). Import after startTestApi.
+ * usage plan (through the local AWS endpoint, as the operator).
  */
 export async function createTestAccount(name: string, dcs: { dcId: string; timeZone?: string }[]) {
-  const { createAccountWithUsageKey } = await import('../../functions/domain/usage-keys');
   const created = await createAccountWithUsageKey({
     name,
     dcs: dcs.map((dc) => ({ dcId: dc.dcId, timeZone: dc.timeZone ?? 'America/Chicago' })),

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import { configure } from '../../functions/shared/config';
 import { QUEUES, type QueueName } from '../../functions/shared/resources';
 import { type SynthesizeOptions, synthesizeApp } from '../../local/cloud/synth';
 import { type LocalCloud, startLocalCloud } from '../../local/cloud-runtime';
@@ -55,9 +56,9 @@ export interface TestApiOptions {
 /**
  * The service deployed for one test file: its own table, queues and bucket (named after the file) on a
  * DynamoDB Local of its own and the run's fauxqs, behind its own signing proxy, with every function run from the bundles
- * built once for the run. The test process acts as the local operator: process.env gets the operator's
- * environment, so code imported from functions/ afterwards reads and writes this file's resources. Call
- * before importing anything from functions/data: the data layer reads TABLE_NAME when it loads.
+ * built once for the run. The test process acts as the local operator: the service's configuration becomes the
+ * operator's environment (`configure`), so code of functions/, imported before or after, reads and writes this
+ * file's resources.
  */
 export async function startTestApi(name: string, options: TestApiOptions = {}): Promise<TestApi> {
   const scratch =
@@ -91,7 +92,13 @@ export async function startTestApi(name: string, options: TestApiOptions = {}): 
       if (process.env.TEST_FUNCTION_LOGS) process.stderr.write(`${functionName} | ${line}\n`);
     },
   });
-  Object.assign(process.env, cloud.operatorEnvironment);
+  configure(cloud.operatorEnvironment);
+  // The AWS SDK's own variables (endpoints, region, credentials) also go to process.env, for the clients tests
+  // make themselves (a bare `new SQSClient({})`), as an operator's shell would have them.
+  Object.assign(
+    process.env,
+    Object.fromEntries(Object.entries(cloud.operatorEnvironment).filter(([name]) => name.startsWith('AWS_'))),
+  );
   const queues = (deadLetter: boolean) =>
     Object.fromEntries(
       (Object.keys(QUEUES) as QueueName[]).map((queue) => [queue, cloud.queueUrl(queue, deadLetter)]),

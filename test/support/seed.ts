@@ -1,15 +1,17 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../functions/data/client';
+import { driverKeys } from '../../functions/data/drivers';
+import { headerItem, routeKeys } from '../../functions/data/routes';
+
 /**
  * Items that no endpoint of this slice can write yet (routes come with the import pipeline, locations
- * with the driver app), written with the entity modules' own key builders. Import after startTestApi.
+ * with the driver app), written with the entity modules' own key builders.
  */
 export async function seedActiveRoute(
   ref: { accountId: string; dcId: string; driverId: string },
   routeId: string,
   startTime: number,
 ) {
-  const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { db, tableName } = await import('../../functions/data/client');
-  const { headerItem } = await import('../../functions/data/routes');
   // A header without rows: enough for the driver reads and for finishing the route.
   const item = headerItem({
     accountId: ref.accountId,
@@ -26,15 +28,12 @@ export async function seedActiveRoute(
     importTxid: `seed-${routeId}`,
     createdAt: startTime,
   });
-  await db.send(new PutCommand({ TableName: tableName, Item: item }));
+  await db.send(new PutCommand({ TableName: tableName(), Item: item }));
 }
 
 export async function readRoute(accountId: string, routeId: string) {
-  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { db, tableName } = await import('../../functions/data/client');
-  const { routeKeys } = await import('../../functions/data/routes');
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: routeKeys.route(accountId, routeId) }),
+    new GetCommand({ TableName: tableName(), Key: routeKeys.route(accountId, routeId) }),
   );
   return Item;
 }
@@ -43,12 +42,9 @@ export async function seedDriverLocation(
   ref: { accountId: string; dcId: string; driverId: string },
   location: { timestamp: number; latitude: number; longitude: number },
 ) {
-  const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { db, tableName } = await import('../../functions/data/client');
-  const { driverKeys } = await import('../../functions/data/drivers');
   await db.send(
     new UpdateCommand({
-      TableName: tableName,
+      TableName: tableName(),
       Key: driverKeys.driver(ref.accountId, ref.dcId, ref.driverId),
       UpdateExpression: 'SET #location = :location',
       ExpressionAttributeNames: { '#location': 'location' },

@@ -1,22 +1,13 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AUTHORIZERS, checkedByGateway } from '../../functions/endpoints/authorizers';
 import type { EndpointDefinition } from '../../functions/endpoints/define';
 import { endpoints } from '../../functions/endpoints/index';
-import { BUCKET_NAME_ENV, QUEUES, TABLE_NAME_ENV } from '../../functions/shared/resources';
 
 const handlerFile = (handler: string) =>
   fileURLToPath(new URL(`../../functions/handlers/${handler}.ts`, import.meta.url));
-
-beforeAll(() => {
-  // Handler modules read their configuration when they load; nothing is called here.
-  process.env[TABLE_NAME_ENV] ??= 'endpoint-list-test';
-  process.env[BUCKET_NAME_ENV] ??= 'endpoint-list-test';
-  for (const queue of Object.values(QUEUES))
-    process.env[queue.urlEnv] ??= `http://queue.invalid/${queue.urlEnv}`;
-});
 
 describe('the endpoint list', () => {
   it('has unique operationIds and unique method + path pairs', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_RECORD_PATTERN } from '../../functions/data/event-records';
+import { EVENT_RECORD_PATTERN } from '../../functions/data/events';
 import { SUBSCRIBABLE_EVENTS } from '../../functions/events/catalog';
 import { matchesPattern } from '../../local/event-pattern';
 

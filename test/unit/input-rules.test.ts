@@ -2,6 +2,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { putEventItem } from '../../functions/data/events';
 import {
   FreeText,
   Id,
@@ -16,6 +17,7 @@ import {
   Timestamp,
 } from '../../functions/endpoints/common';
 import { IMPORT_LIMITS, MAX_LISTED_ID_BYTES } from '../../functions/endpoints/import-model';
+import { configure } from '../../functions/shared/config';
 import { messageBatches } from '../../functions/shared/queues';
 import { quote, quoteList } from '../../functions/shared/quote';
 
@@ -234,8 +236,7 @@ function streamRecordBytes(item: Record<string, unknown>): number {
 describe('lists of ids stored in one item or sent in one message', () => {
   /** The ROUTE_ETAS_CHANGED event item of a route whose every waypoint has an ETA, as the producer writes it. */
   async function etasEvent(waypointIds: string[]) {
-    process.env.TABLE_NAME ??= 'unit';
-    const { putEventItem } = await import('../../functions/data/events');
+    configure({ TABLE_NAME: 'unit' });
     return putEventItem({
       accountId: 'acc_0123456789abcdef',
       dcId: 'd'.repeat(128),

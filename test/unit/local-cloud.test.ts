@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consumers } from '../../functions/consumers';
-import { EVENT_RECORD_PATTERN } from '../../functions/data/event-records';
+import { EVENT_RECORD_PATTERN } from '../../functions/data/events';
 import { AUTHORIZERS } from '../../functions/endpoints/authorizers';
 import { endpoints } from '../../functions/endpoints/index';
 import {

@@ -1,20 +1,16 @@
 import { acceptUpload } from '../../domain/route-import';
 import { createImportUpload as endpoint } from '../../endpoints/routes';
+import { config } from '../../shared/config';
 import { httpHandler, WithStatus } from '../../shared/http-handler';
 import { appendLogKeys, countMetric } from '../../shared/observability';
 
-/**
- * How long the upload link works, and how long after that an upload may still arrive (a PUT may start
- * until the link expires and carry 100 MB; the notification may wait behind other imports). Function
- * variables, so that a CDK change (a test's) can shorten them.
- */
-const LINK_SECONDS = Number(process.env.IMPORT_UPLOAD_LINK_SECONDS ?? 15 * 60);
-const ARRIVAL_GRACE_SECONDS = Number(process.env.IMPORT_UPLOAD_ARRIVAL_GRACE_SECONDS ?? 15 * 60);
-
 export const handler = httpHandler(endpoint, async ({ params, caller }) => {
   const upload = await acceptUpload(caller.accountId, params.dc_id, {
-    linkSeconds: LINK_SECONDS,
-    arrivalGraceSeconds: ARRIVAL_GRACE_SECONDS,
+    // How long the upload link works, and how long after that an upload may still arrive (a PUT may start
+    // until the link expires and carry 100 MB; the notification may wait behind other imports). Function
+    // variables, so that a CDK change (a test's) can shorten them.
+    linkSeconds: config().importUploadLinkSeconds,
+    arrivalGraceSeconds: config().importUploadArrivalGraceSeconds,
   });
   countMetric('ImportUploadsStarted');
   // Never the link: it grants a PUT to whoever holds it.

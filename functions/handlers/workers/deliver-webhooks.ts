@@ -3,15 +3,13 @@ import { type DeliveryMessage, deliver, deliverySettings } from '../../domain/we
 import { countMetric, logger } from '../../shared/observability';
 import { sqsHandler } from '../../shared/sqs-handler';
 
-const settings = deliverySettings();
-
 /**
  * One delivery attempt per message. Failed deliveries are retried by queueing a new message (the
  * schedule's delay), so a record only throws when that bookkeeping failed: SQS then retries it.
  */
 async function deliverRecord(record: SQSRecord): Promise<void> {
   const message = JSON.parse(record.body) as DeliveryMessage;
-  const outcome = await deliver(message, settings);
+  const outcome = await deliver(message, deliverySettings());
   // Every POST is one of these; 'waiting' and 'skipped' made none.
   if (outcome === 'delivered') countMetric('WebhookDeliveriesSucceeded');
   if (outcome === 'retry_queued' || outcome === 'given_up' || outcome === 'disabled')

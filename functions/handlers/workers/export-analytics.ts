@@ -1,16 +1,17 @@
 import type { SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 import { runExport } from '../../domain/analytics-export';
+import { config } from '../../shared/config';
 import { logger } from '../../shared/observability';
 import { sqsHandler } from '../../shared/sqs-handler';
 
 const ExportMessage = z.object({ account_id: z.string(), txid: z.string() });
 /** A new file every this many rows (DESIGN §6: 1,000,000; tests make it small). */
-const rowsPerFile = Number(process.env.ANALYTICS_ROWS_PER_FILE ?? 1_000_000);
+const rowsPerFile = () => config().analyticsRowsPerFile;
 
 async function exportRecord(record: SQSRecord): Promise<void> {
   const message = ExportMessage.parse(JSON.parse(record.body));
-  const outcome = await runExport(message, { rowsPerFile });
+  const outcome = await runExport(message, { rowsPerFile: rowsPerFile() });
   logger.info('analytics export processed', {
     txid: message.txid,
     outcome,
