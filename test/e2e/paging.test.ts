@@ -224,7 +224,7 @@ describe('a route whose invoices are all worst-case rows', () => {
 
   beforeAll(async () => {
     // Written as the import writes rows: the import body's 5 MB limit cannot carry 7.7 MB of them.
-    const { routeRowItems } = await import('../../functions/data/routes');
+    const { routeRowItems } = await import('../../functions/data/route-rows');
     const { putAll } = await import('../../functions/data/client');
     const waypoint = {
       sequence: 0,
@@ -413,7 +413,7 @@ describe('GET /driver/routes of waypoints with worst-case invoices', () => {
     expectSuccess(driver, drivers.createDriver);
     await importRoute(api.url, acme.key, 'dc-1', worstDriverRoute);
     // Written as the import writes rows: the import body's 5 MB limit cannot carry 7.5 MB of them.
-    const { routeRowItems } = await import('../../functions/data/routes');
+    const { routeRowItems } = await import('../../functions/data/route-rows');
     const { putAll } = await import('../../functions/data/client');
     const waypoints = worstDriverRoute.waypoints.map((waypoint, sequence) => ({
       sequence,

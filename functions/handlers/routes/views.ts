@@ -1,6 +1,6 @@
 import type { AccountingRecord } from '../../data/accounting';
 import type { Attempt } from '../../data/attempts';
-import type { InvoiceRow, ItemRow } from '../../data/routes';
+import type { InvoiceRow, ItemRow } from '../../data/route-rows';
 import type { WaypointDetail } from '../../domain/route-reports';
 import type { RouteHeader } from '../../domain/routes';
 
