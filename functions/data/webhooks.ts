@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKeys } from './accounts';
-import { db, type Item, isConditionFailure, queryItems, tableName } from './client';
+import { db, isConditionFailure, queryItems, tableName } from './client';
+import { codec } from './codec';
 import type { EventType } from './events';
 import type { SealedSecret } from './secret-envelope';
 import type { TableKey } from './table-schema';
@@ -41,22 +42,22 @@ const webhookKey = (accountId: string, webhookId: string): TableKey => ({
   sk: `${PREFIX}${webhookId}`,
 });
 
-function fromItem(item: Item): Webhook {
-  return {
-    accountId: item.account_id,
-    webhookId: item.webhook_id,
-    url: item.url,
-    enabled: item.enabled,
-    dcIds: item.dc_ids ?? [],
-    events: item.events ?? [],
-    secret: item.secret,
-    previousSecret: item.previous_secret,
-    previousSecretExpiresAt: item.previous_secret_expires_at,
-    failingSince: item.failing_since,
-    disabledReason: item.disabled_reason,
-    createdAt: item.created_at,
-  };
-}
+const webhookCodec = codec<Webhook>({
+  accountId: {},
+  webhookId: {},
+  url: {},
+  enabled: {},
+  dcIds: { absent: [] },
+  events: { absent: [] },
+  secret: {},
+  previousSecret: {},
+  previousSecretExpiresAt: {},
+  failingSince: {},
+  disabledReason: {},
+  createdAt: {},
+});
+
+const fromItem = webhookCodec.fromItem;
 
 /**
  * Writes a new webhook unless the account has `limits.max` webhooks (WebhookLimitReached) or another of its
@@ -75,14 +76,7 @@ export async function putNewWebhook(
         Item: {
           ...webhookKey(webhook.accountId, webhook.webhookId),
           entity: 'WEBHOOK',
-          account_id: webhook.accountId,
-          webhook_id: webhook.webhookId,
-          url: webhook.url,
-          enabled: webhook.enabled,
-          dc_ids: webhook.dcIds,
-          events: webhook.events,
-          secret: webhook.secret,
-          created_at: webhook.createdAt,
+          ...webhookCodec.toItem(webhook),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
