@@ -1,7 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../shared/errors';
 import { newClaimItem } from './claims';
-import { db, type Item, queryItems, tableName } from './client';
+import { type Item, queryItems, tableName } from './client';
+import { getItem } from './item-ops';
 import { decodeNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
 import { routeKeys, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
@@ -70,14 +70,8 @@ export async function getAccountingRecord(
   routeId: string,
   recordId: string,
 ): Promise<AccountingRecord | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: recordKey(accountId, routeId, recordId),
-      ConsistentRead: true,
-    }),
-  );
-  return Item ? fromItem(Item) : undefined;
+  const item = await getItem(recordKey(accountId, routeId, recordId));
+  return item && fromItem(item);
 }
 
 /**

@@ -1,6 +1,7 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AnalyticsType } from './analytics';
-import { db, isConditionFailure, tableName } from './client';
+import { db, tableName } from './client';
+import { conditionHeld, getItem } from './item-ops';
 import type { TableKey } from './table-schema';
 
 export type DownloadStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
@@ -56,20 +57,18 @@ export async function putPendingDownload(request: DownloadRequest): Promise<void
 }
 
 export async function getDownload(accountId: string, txid: string): Promise<DownloadRequest | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: downloadRequestKey(accountId, txid), ConsistentRead: true }),
-  );
-  if (!Item) return undefined;
+  const item = await getItem(downloadRequestKey(accountId, txid));
+  if (!item) return undefined;
   return {
-    accountId: Item.account_id,
-    txid: Item.txid,
-    dcIds: Item.dc_ids,
-    fromDate: Item.from_date,
-    toDate: Item.to_date,
-    analyticsTypes: Item.analytics_types,
-    status: Item.status,
-    files: Item.files ?? [],
-    createdAt: Item.created_at,
+    accountId: item.account_id,
+    txid: item.txid,
+    dcIds: item.dc_ids,
+    fromDate: item.from_date,
+    toDate: item.to_date,
+    analyticsTypes: item.analytics_types,
+    status: item.status,
+    files: item.files ?? [],
+    createdAt: item.created_at,
   };
 }
 
@@ -79,8 +78,8 @@ export async function finishDownload(
   txid: string,
   outcome: { status: 'SUCCEEDED'; files: DownloadFile[] } | { status: 'FAILED' },
 ): Promise<boolean> {
-  try {
-    await db.send(
+  return conditionHeld(
+    db.send(
       new UpdateCommand({
         TableName: tableName,
         Key: downloadRequestKey(accountId, txid),
@@ -94,10 +93,6 @@ export async function finishDownload(
           ':now': Date.now(),
         },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }

@@ -1,9 +1,4 @@
-import {
-  GetCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   conditionFailedAt,
   db,
@@ -15,6 +10,7 @@ import {
 } from './client';
 import { codec, sortedSet } from './codec';
 import { claimTokenItem, releaseTokenItems } from './driver-tokens';
+import { getItem, updateIfHeld } from './item-ops';
 import { decodeNextToken, encodeNextToken, type Page } from './pagination';
 import { type RouteHeader, routeUnchangedCheck } from './routes';
 import type { TableKey } from './table-schema';
@@ -116,14 +112,8 @@ export async function getDriver(
   dcId: string,
   driverId: string,
 ): Promise<Driver | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: driverKeys.driver(accountId, dcId, driverId),
-      ConsistentRead: true,
-    }),
-  );
-  return Item ? fromItem(Item) : undefined;
+  const item = await getItem(driverKeys.driver(accountId, dcId, driverId));
+  return item && fromItem(item);
 }
 
 export async function listDrivers(
@@ -151,23 +141,14 @@ export async function renameDriver(
   name: string,
   at: number,
 ): Promise<Driver | undefined> {
-  try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: driverKeys.driver(accountId, dcId, driverId),
-        UpdateExpression: 'SET #name = :name, updated_at = :at',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExpressionAttributeValues: { ':name': name, ':at': at },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return Attributes ? fromItem(Attributes) : undefined;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const updated = await updateIfHeld({
+    Key: driverKeys.driver(accountId, dcId, driverId),
+    UpdateExpression: 'SET #name = :name, updated_at = :at',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: { '#name': 'name' },
+    ExpressionAttributeValues: { ':name': name, ':at': at },
+  });
+  return updated ? fromItem(updated) : undefined;
 }
 
 /**

@@ -1,22 +1,14 @@
 import {
   DeleteCommand,
-  GetCommand,
   PutCommand,
   ScanCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { PAGE_BYTE_BUDGET } from '../shared/limits';
-import {
-  conditionFailedAt,
-  db,
-  type Item,
-  isConditionFailure,
-  isTransactionConflict,
-  queryItems,
-  tableName,
-} from './client';
+import { conditionFailedAt, db, type Item, isTransactionConflict, queryItems, tableName } from './client';
 import { codec } from './codec';
+import { conditionHeld, getItem } from './item-ops';
 import { decodeIndexNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
 import { TABLE_SCHEMA, type TableKey } from './table-schema';
 
@@ -164,10 +156,8 @@ export function putNewHeaderItem(route: RouteHeader) {
 }
 
 export async function getRouteHeader(accountId: string, routeId: string): Promise<RouteHeader | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName, Key: routeKeys.route(accountId, routeId), ConsistentRead: true }),
-  );
-  return Item ? headerFromItem(Item) : undefined;
+  const item = await getItem(routeKeys.route(accountId, routeId));
+  return item && headerFromItem(item);
 }
 
 /** One item of a TransactWriteItems request (a Put, Update, Delete or ConditionCheck). */
@@ -221,18 +211,16 @@ export function routeUnchangedCheck(route: RouteHeader): TransactItem {
 
 /** Deletes the header of a route marked `deleting` (the last step of a deletion); idempotent. */
 export async function deleteRouteHeader(accountId: string, routeId: string): Promise<void> {
-  try {
-    await db.send(
+  await conditionHeld(
+    db.send(
       new DeleteCommand({
         TableName: tableName,
         Key: routeKeys.route(accountId, routeId),
         ConditionExpression: 'deleting = :true',
         ExpressionAttributeValues: { ':true': true },
       }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+    ),
+  );
 }
 
 export interface ActiveRoute {

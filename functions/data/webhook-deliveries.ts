@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomId } from '../shared/crypto';
 import { ValidationError } from '../shared/errors';
-import { db, isConditionFailure, queryItems, tableName } from './client';
+import { db, queryItems, tableName } from './client';
 import { codec } from './codec';
+import { conditionHeld, getItem } from './item-ops';
 import { decodeNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
 
 /** One delivery attempt of one event to one webhook, as `GET /webhooks/{id}/deliveries` shows it. */
@@ -171,8 +172,8 @@ export async function recordDeliveryOutcome(
   outcome: DeliveryOutcome,
 ): Promise<void> {
   const { status, error } = outcome;
-  try {
-    await db.send(
+  await conditionHeld(
+    db.send(
       new UpdateCommand({
         TableName: tableName,
         Key: deliveryKey(accountId, webhookId, outcome.deliveryId),
@@ -202,10 +203,8 @@ export async function recordDeliveryOutcome(
           ...(error === undefined ? {} : { ':error': error }),
         },
       }),
-    );
-  } catch (caught) {
-    if (!isConditionFailure(caught)) throw caught;
-  }
+    ),
+  );
 }
 
 export async function getDelivery(
@@ -213,14 +212,8 @@ export async function getDelivery(
   webhookId: string,
   deliveryId: string,
 ): Promise<Delivery | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: deliveryKey(accountId, webhookId, deliveryId),
-      ConsistentRead: true,
-    }),
-  );
-  return Item ? deliveryOf(Item) : undefined;
+  const item = await getItem(deliveryKey(accountId, webhookId, deliveryId));
+  return item && deliveryOf(item);
 }
 
 /**
@@ -248,8 +241,8 @@ export async function markRedelivery(
     mark.seen === undefined ? 'attribute_not_exists(redelivered_as)' : 'redelivered_as = :seen',
     ...(mark.onlyIfFailed ? [`#status = :failed AND ${REDELIVERABLE}`] : []),
   ];
-  try {
-    await db.send(
+  return conditionHeld(
+    db.send(
       new UpdateCommand({
         TableName: tableName,
         Key: deliveryKey(accountId, webhookId, deliveryId),
@@ -265,12 +258,8 @@ export async function markRedelivery(
           ...(mark.onlyIfFailed ? { ':failed': 'FAILED', ':claim_expired': mark.claimExpiredBefore } : {}),
         },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /**
@@ -295,8 +284,8 @@ export async function setRedeliveryStatus(
   redeliveryId: string,
   status: DeliveryStatus,
 ): Promise<void> {
-  try {
-    await db.send(
+  await conditionHeld(
+    db.send(
       new UpdateCommand({
         TableName: tableName,
         Key: deliveryKey(accountId, webhookId, originalId),
@@ -304,10 +293,8 @@ export async function setRedeliveryStatus(
         ConditionExpression: 'redelivered_as = :redelivery',
         ExpressionAttributeValues: { ':status': status, ':redelivery': redeliveryId },
       }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+    ),
+  );
 }
 
 export interface FailedDeliveriesPage {
