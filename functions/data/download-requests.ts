@@ -1,6 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AnalyticsType } from './analytics';
 import { db, tableName } from './client';
+import { codec } from './codec';
 import { conditionHeld, getItem } from './item-ops';
 import type { TableKey } from './table-schema';
 
@@ -33,6 +34,18 @@ export const downloadRequestKey = (accountId: string, txid: string): TableKey =>
   sk: 'DOWNLOAD',
 });
 
+const requestCodec = codec<DownloadRequest>({
+  accountId: {},
+  txid: {},
+  dcIds: {},
+  fromDate: {},
+  toDate: {},
+  analyticsTypes: {},
+  status: {},
+  files: { absent: [] },
+  createdAt: {},
+});
+
 export async function putPendingDownload(request: DownloadRequest): Promise<void> {
   await db.send(
     new PutCommand({
@@ -40,15 +53,7 @@ export async function putPendingDownload(request: DownloadRequest): Promise<void
       Item: {
         ...downloadRequestKey(request.accountId, request.txid),
         entity: 'DOWNLOAD_REQUEST',
-        account_id: request.accountId,
-        txid: request.txid,
-        dc_ids: request.dcIds,
-        from_date: request.fromDate,
-        to_date: request.toDate,
-        analytics_types: request.analyticsTypes,
-        status: request.status,
-        files: request.files,
-        created_at: request.createdAt,
+        ...requestCodec.toItem(request),
         expires_at: Math.floor(request.createdAt / 1000) + DOWNLOAD_RETENTION_SECONDS,
       },
       ConditionExpression: 'attribute_not_exists(pk)',
@@ -58,18 +63,7 @@ export async function putPendingDownload(request: DownloadRequest): Promise<void
 
 export async function getDownload(accountId: string, txid: string): Promise<DownloadRequest | undefined> {
   const item = await getItem(downloadRequestKey(accountId, txid));
-  if (!item) return undefined;
-  return {
-    accountId: item.account_id,
-    txid: item.txid,
-    dcIds: item.dc_ids,
-    fromDate: item.from_date,
-    toDate: item.to_date,
-    analyticsTypes: item.analytics_types,
-    status: item.status,
-    files: item.files ?? [],
-    createdAt: item.created_at,
-  };
+  return item && requestCodec.fromItem(item);
 }
 
 /** Ends a pending request once (a redelivered message finds it ended and does nothing). */
