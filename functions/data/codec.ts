@@ -21,8 +21,6 @@ export interface Codec<T> {
   /** The record's attributes (without keys or `entity`: the entity's module adds those). */
   toItem(record: T): Item;
   fromItem(item: Item): T;
-  /** The attribute a field is stored under, for update expressions. */
-  attr(field: keyof T & string): string;
 }
 
 /**
@@ -36,7 +34,6 @@ export function codec<T>(fields: Fields<T>): Codec<T> {
     attr: spec.attr ?? snakeCase(field),
     spec,
   }));
-  const attrOf = new Map(specs.map(({ field, attr }) => [field, attr]));
   return {
     toItem(record) {
       const item: Item = {};
@@ -53,7 +50,6 @@ export function codec<T>(fields: Fields<T>): Codec<T> {
       }
       return record as T;
     },
-    attr: (field) => attrOf.get(field) as string,
   };
 }
 
