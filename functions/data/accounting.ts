@@ -1,7 +1,8 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../shared/errors';
 import { newClaimItem } from './claims';
-import { db, type Item, queryItems, tableName } from './client';
+import { queryItems, tableName } from './client';
+import { codec } from './codec';
+import { getItem } from './item-ops';
 import { decodeNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
 import { routeKeys, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
@@ -22,15 +23,15 @@ const recordKey = (accountId: string, routeId: string, recordId: string): TableK
   sk: `${PREFIX}${recordId}`,
 });
 
-function fromItem(item: Item): AccountingRecord {
-  return {
-    id: item.record_id,
-    driverId: item.driver_id,
-    cashReceivedCents: item.cash_received_cents,
-    cashContainerId: item.cash_container_id,
-    createdAt: item.created_at,
-  };
-}
+const recordCodec = codec<AccountingRecord>({
+  id: { attr: 'record_id' },
+  driverId: {},
+  cashReceivedCents: {},
+  cashContainerId: {},
+  createdAt: {},
+});
+
+const fromItem = recordCodec.fromItem;
 
 /**
  * Transaction items of a new record: the claim of its id in the account (record ids are unique per
@@ -54,11 +55,7 @@ export function putNewAccountingRecordItems(
         Item: {
           ...recordKey(accountId, route.routeId, record.id),
           entity: 'ACCOUNTING_RECORD',
-          record_id: record.id,
-          driver_id: record.driverId,
-          cash_received_cents: record.cashReceivedCents,
-          cash_container_id: record.cashContainerId,
-          created_at: record.createdAt,
+          ...recordCodec.toItem(record),
         },
       },
     },
@@ -70,14 +67,8 @@ export async function getAccountingRecord(
   routeId: string,
   recordId: string,
 ): Promise<AccountingRecord | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: recordKey(accountId, routeId, recordId),
-      ConsistentRead: true,
-    }),
-  );
-  return Item ? fromItem(Item) : undefined;
+  const item = await getItem(recordKey(accountId, routeId, recordId));
+  return item && fromItem(item);
 }
 
 /**

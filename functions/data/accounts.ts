@@ -1,5 +1,6 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionFailure, queryItems, tableName } from './client';
+import { conditionHeld, getItem } from './item-ops';
 import type { TableKey } from './table-schema';
 
 export interface Account {
@@ -85,25 +86,16 @@ export function accountExistsCheck(accountId: string) {
 }
 
 export async function getAccount(accountId: string): Promise<Account | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName(), Key: accountKeys.account(accountId), ConsistentRead: true }),
-  );
-  return Item
-    ? { accountId: Item.account_id, name: Item.name, createdAt: Item.created_at, usageKey: Item.usage_key }
+  const item = await getItem(accountKeys.account(accountId));
+  return item
+    ? { accountId: item.account_id, name: item.name, createdAt: item.created_at, usageKey: item.usage_key }
     : undefined;
 }
 
 /** The account's usage key (the authorizer's read: that one attribute), if it has one. */
 export async function getUsageKey(accountId: string): Promise<string | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: accountKeys.account(accountId),
-      ProjectionExpression: 'usage_key',
-      ConsistentRead: true,
-    }),
-  );
-  return Item?.usage_key;
+  const item = await getItem(accountKeys.account(accountId), 'usage_key');
+  return item?.usage_key;
 }
 
 /**
@@ -130,16 +122,14 @@ export async function setUsageKeyOnce(accountId: string, value: string): Promise
 }
 
 export async function getDc(accountId: string, dcId: string): Promise<Dc | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName(), Key: accountKeys.dc(accountId, dcId), ConsistentRead: true }),
-  );
-  return Item
+  const item = await getItem(accountKeys.dc(accountId, dcId));
+  return item
     ? {
-        accountId: Item.account_id,
-        dcId: Item.dc_id,
-        name: Item.name,
-        timeZone: Item.time_zone,
-        etaSpeedKmh: Item.eta_speed_kmh,
+        accountId: item.account_id,
+        dcId: item.dc_id,
+        name: item.name,
+        timeZone: item.time_zone,
+        etaSpeedKmh: item.eta_speed_kmh,
       }
     : undefined;
 }
@@ -160,8 +150,8 @@ export async function listDcs(accountId: string): Promise<Dc[]> {
 
 /** Sets a DC's ETA speed; returns false when the DC does not exist. */
 export async function setDcEtaSpeed(accountId: string, dcId: string, kmh: number): Promise<boolean> {
-  try {
-    await db.send(
+  return conditionHeld(
+    db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: accountKeys.dc(accountId, dcId),
@@ -169,10 +159,6 @@ export async function setDcEtaSpeed(accountId: string, dcId: string, kmh: number
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':kmh': kmh },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }

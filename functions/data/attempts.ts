@@ -1,5 +1,6 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, type Item, queryItems, tableName } from './client';
+import { queryItems, tableName } from './client';
+import { codec } from './codec';
+import { getItem } from './item-ops';
 import { routeKeys, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
@@ -49,20 +50,20 @@ const attemptIdKey = (accountId: string, routeId: string, attemptId: string): Ta
   sk: `${ID_PREFIX}${attemptId}`,
 });
 
-function fromItem(item: Item): Attempt {
-  return {
-    id: item.attempt_id,
-    waypointId: item.waypoint_id,
-    sequence: item.sequence,
-    timestamp: item.timestamp,
-    status: item.status,
-    reason: item.reason,
-    location: item.location,
-    items: item.items ?? [],
-    driverId: item.driver_id,
-    recordedAt: item.recorded_at,
-  };
-}
+const attemptCodec = codec<Attempt>({
+  id: { attr: 'attempt_id' },
+  waypointId: {},
+  sequence: {},
+  timestamp: {},
+  status: {},
+  reason: {},
+  location: {},
+  items: { absent: [] },
+  driverId: {},
+  recordedAt: {},
+});
+
+const fromItem = attemptCodec.fromItem;
 
 /**
  * Transaction items writing a new attempt: its id first, whose condition fails when the id was already
@@ -87,16 +88,7 @@ export function putNewAttemptItems(accountId: string, routeId: string, attempt: 
       Item: {
         ...attemptKey(accountId, routeId, attempt.sequence, attempt.id),
         entity: 'ATTEMPT',
-        attempt_id: attempt.id,
-        waypoint_id: attempt.waypointId,
-        sequence: attempt.sequence,
-        timestamp: attempt.timestamp,
-        status: attempt.status,
-        reason: attempt.reason,
-        location: attempt.location,
-        items: attempt.items,
-        driver_id: attempt.driverId,
-        recorded_at: attempt.recordedAt,
+        ...attemptCodec.toItem(attempt),
       },
     },
   };
@@ -108,12 +100,10 @@ export async function getAttempt(
   routeId: string,
   attemptId: string,
 ): Promise<Attempt | undefined> {
-  const get = (Key: TableKey) =>
-    db.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
-  const { Item: idItem } = await get(attemptIdKey(accountId, routeId, attemptId));
+  const idItem = await getItem(attemptIdKey(accountId, routeId, attemptId));
   if (!idItem) return undefined;
-  const { Item } = await get(attemptKey(accountId, routeId, idItem.sequence, attemptId));
-  return Item ? fromItem(Item) : undefined;
+  const item = await getItem(attemptKey(accountId, routeId, idItem.sequence, attemptId));
+  return item && fromItem(item);
 }
 
 /**

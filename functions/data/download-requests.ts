@@ -1,6 +1,8 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AnalyticsType } from './analytics';
-import { db, isConditionFailure, tableName } from './client';
+import { db, tableName } from './client';
+import { codec } from './codec';
+import { conditionHeld, getItem } from './item-ops';
 import type { TableKey } from './table-schema';
 
 export type DownloadStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
@@ -32,6 +34,18 @@ export const downloadRequestKey = (accountId: string, txid: string): TableKey =>
   sk: 'DOWNLOAD',
 });
 
+const requestCodec = codec<DownloadRequest>({
+  accountId: {},
+  txid: {},
+  dcIds: {},
+  fromDate: {},
+  toDate: {},
+  analyticsTypes: {},
+  status: {},
+  files: { absent: [] },
+  createdAt: {},
+});
+
 export async function putPendingDownload(request: DownloadRequest): Promise<void> {
   await db.send(
     new PutCommand({
@@ -39,15 +53,7 @@ export async function putPendingDownload(request: DownloadRequest): Promise<void
       Item: {
         ...downloadRequestKey(request.accountId, request.txid),
         entity: 'DOWNLOAD_REQUEST',
-        account_id: request.accountId,
-        txid: request.txid,
-        dc_ids: request.dcIds,
-        from_date: request.fromDate,
-        to_date: request.toDate,
-        analytics_types: request.analyticsTypes,
-        status: request.status,
-        files: request.files,
-        created_at: request.createdAt,
+        ...requestCodec.toItem(request),
         expires_at: Math.floor(request.createdAt / 1000) + DOWNLOAD_RETENTION_SECONDS,
       },
       ConditionExpression: 'attribute_not_exists(pk)',
@@ -56,25 +62,8 @@ export async function putPendingDownload(request: DownloadRequest): Promise<void
 }
 
 export async function getDownload(accountId: string, txid: string): Promise<DownloadRequest | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: downloadRequestKey(accountId, txid),
-      ConsistentRead: true,
-    }),
-  );
-  if (!Item) return undefined;
-  return {
-    accountId: Item.account_id,
-    txid: Item.txid,
-    dcIds: Item.dc_ids,
-    fromDate: Item.from_date,
-    toDate: Item.to_date,
-    analyticsTypes: Item.analytics_types,
-    status: Item.status,
-    files: Item.files ?? [],
-    createdAt: Item.created_at,
-  };
+  const item = await getItem(downloadRequestKey(accountId, txid));
+  return item && requestCodec.fromItem(item);
 }
 
 /** Ends a pending request once (a redelivered message finds it ended and does nothing). */
@@ -83,8 +72,8 @@ export async function finishDownload(
   txid: string,
   outcome: { status: 'SUCCEEDED'; files: DownloadFile[] } | { status: 'FAILED' },
 ): Promise<boolean> {
-  try {
-    await db.send(
+  return conditionHeld(
+    db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: downloadRequestKey(accountId, txid),
@@ -98,10 +87,6 @@ export async function finishDownload(
           ':now': Date.now(),
         },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }

@@ -1,10 +1,4 @@
-import {
-  GetCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { sha256Hex } from '../shared/crypto';
+import { TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   conditionFailedAt,
   db,
@@ -14,6 +8,9 @@ import {
   queryItems,
   tableName,
 } from './client';
+import { codec, sortedSet } from './codec';
+import { claimTokenItem, releaseTokenItems } from './driver-tokens';
+import { getItem, updateIfHeld } from './item-ops';
 import { decodeNextToken, encodeNextToken, type Page } from './pagination';
 import { type RouteHeader, routeUnchangedCheck } from './routes';
 import type { TableKey } from './table-schema';
@@ -55,123 +52,32 @@ export const driverKeys = {
     pk: dcPartition(accountId, dcId),
     sk: `${DRIVER_PREFIX}${driverId}`,
   }),
-  /**
-   * A login token's claim: one item per token hash, written on condition that it does not exist, so a
-   * token belongs to one driver across the service. Driver-app authentication looks drivers up by it.
-   */
-  tokenClaim: (tokenHash: string): TableKey => ({ pk: `DRIVER_TOKEN#${tokenHash}`, sk: 'CLAIM' }),
-  /**
-   * The token lookup drivers created before claims have (keyed by the driver too, so it never conflicted).
-   * Read like a claim (same partition) and deleted with the driver or its token; never written any more.
-   */
-  legacyTokenLookup: (tokenHash: string, accountId: string, dcId: string, driverId: string): TableKey => ({
-    pk: `DRIVER_TOKEN#${tokenHash}`,
-    sk: `${accountId}/${dcId}/${driverId}`,
-  }),
 };
 
-function toItem(driver: Driver) {
-  return {
-    ...driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
-    entity: 'DRIVER',
-    account_id: driver.accountId,
-    dc_id: driver.dcId,
-    driver_id: driver.driverId,
-    name: driver.name,
-    login_token: driver.loginToken,
-    location: driver.location,
-    created_at: driver.createdAt,
-    updated_at: driver.updatedAt,
-  };
-}
+/** The route sets and their version change by update expressions only (a string set, a counter). */
+const driverCodec = codec<Driver>({
+  accountId: {},
+  dcId: {},
+  driverId: {},
+  name: {},
+  loginToken: {},
+  location: {},
+  startedRouteIds: { read: sortedSet },
+  assignedRouteIds: { read: sortedSet },
+  routesVersion: { read: (stored) => (stored as number | undefined) ?? 0 },
+  createdAt: {},
+  updatedAt: {},
+});
 
-function fromItem(item: Item): Driver {
-  return {
-    accountId: item.account_id,
-    dcId: item.dc_id,
-    driverId: item.driver_id,
-    name: item.name,
-    loginToken: item.login_token,
-    location: item.location,
-    startedRouteIds: item.started_route_ids ? [...(item.started_route_ids as Set<string>)].sort() : [],
-    assignedRouteIds: item.assigned_route_ids ? [...(item.assigned_route_ids as Set<string>)].sort() : [],
-    routesVersion: item.routes_version ?? 0,
-    createdAt: item.created_at,
-    updatedAt: item.updated_at,
-  };
-}
+const toItem = (driver: Driver) => ({
+  ...driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
+  entity: 'DRIVER',
+  ...driverCodec.toItem(driver),
+});
 
-/**
- * The drivers whose login token has this hash: its claim's, or a driver's created before claims (two only
- * when two such drivers chose the same token, which claims now prevent).
- */
-export async function findTokenOwners(
-  tokenHash: string,
-): Promise<{ accountId: string; dcId: string; driverId: string }[]> {
-  const { items } = await queryItems(
-    {
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': driverKeys.tokenClaim(tokenHash).pk },
-      ConsistentRead: true,
-    },
-    2,
-  );
-  return items.map((item) => ({ accountId: item.account_id, dcId: item.dc_id, driverId: item.driver_id }));
-}
-
-/** True when some driver holds the token: its claim, or a lookup item written before claims. */
-export async function tokenInUse(tokenHash: string): Promise<boolean> {
-  return (await findTokenOwners(tokenHash)).length > 0;
-}
+const fromItem = driverCodec.fromItem;
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-function claimItem(driver: Pick<Driver, 'accountId' | 'dcId' | 'driverId'>, tokenHash: string): TransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: {
-        ...driverKeys.tokenClaim(tokenHash),
-        entity: 'DRIVER_TOKEN',
-        account_id: driver.accountId,
-        dc_id: driver.dcId,
-        driver_id: driver.driverId,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-}
-
-/**
- * Items freeing the driver's token: its claim (only while it is this driver's, so a mix-up never frees
- * another driver's token) and the lookup item of a driver created before claims.
- */
-function releaseTokenItems(
-  driver: Pick<Driver, 'accountId' | 'dcId' | 'driverId' | 'loginToken'>,
-): TransactItem[] {
-  const tokenHash = sha256Hex(driver.loginToken);
-  return [
-    {
-      Delete: {
-        TableName: tableName(),
-        Key: driverKeys.tokenClaim(tokenHash),
-        ConditionExpression:
-          'attribute_not_exists(pk) OR (account_id = :account AND dc_id = :dc AND driver_id = :driver)',
-        ExpressionAttributeValues: {
-          ':account': driver.accountId,
-          ':dc': driver.dcId,
-          ':driver': driver.driverId,
-        },
-      },
-    },
-    {
-      Delete: {
-        TableName: tableName(),
-        Key: driverKeys.legacyTokenLookup(tokenHash, driver.accountId, driver.dcId, driver.driverId),
-      },
-    },
-  ];
-}
 
 /**
  * Creates the driver and claims its token together; 'id_taken' when the id is taken in this DC,
@@ -189,7 +95,7 @@ export async function insertDriver(driver: Driver): Promise<'created' | 'id_take
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          claimItem(driver, sha256Hex(driver.loginToken)),
+          claimTokenItem(driver, driver.loginToken),
         ],
       }),
     );
@@ -206,14 +112,8 @@ export async function getDriver(
   dcId: string,
   driverId: string,
 ): Promise<Driver | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: driverKeys.driver(accountId, dcId, driverId),
-      ConsistentRead: true,
-    }),
-  );
-  return Item ? fromItem(Item) : undefined;
+  const item = await getItem(driverKeys.driver(accountId, dcId, driverId));
+  return item && fromItem(item);
 }
 
 export async function listDrivers(
@@ -241,23 +141,14 @@ export async function renameDriver(
   name: string,
   at: number,
 ): Promise<Driver | undefined> {
-  try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: driverKeys.driver(accountId, dcId, driverId),
-        UpdateExpression: 'SET #name = :name, updated_at = :at',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExpressionAttributeValues: { ':name': name, ':at': at },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return Attributes ? fromItem(Attributes) : undefined;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const updated = await updateIfHeld({
+    Key: driverKeys.driver(accountId, dcId, driverId),
+    UpdateExpression: 'SET #name = :name, updated_at = :at',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: { '#name': 'name' },
+    ExpressionAttributeValues: { ':name': name, ':at': at },
+  });
+  return updated ? fromItem(updated) : undefined;
 }
 
 /**
@@ -290,8 +181,8 @@ export async function changeDriverToken(
               },
             },
           },
-          ...releaseTokenItems(driver),
-          claimItem(driver, sha256Hex(newToken)),
+          ...releaseTokenItems(driver, driver.loginToken),
+          claimTokenItem(driver, newToken),
         ],
       }),
     );
@@ -313,36 +204,16 @@ export async function changeDriverToken(
  * of those conditions (or one of `alsoWrite`) failed, or another transaction got in the way.
  */
 export async function deleteDriver(driver: Driver, alsoWrite: TransactItem[] = []): Promise<boolean> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: tableName(),
-              Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
-              // A string set is never empty: the attribute goes when the last started route finishes.
-              ConditionExpression: `attribute_exists(pk) AND login_token = :token AND attribute_not_exists(started_route_ids) AND ${routesVersionIs(driver.routesVersion)}`,
-              ExpressionAttributeValues: {
-                ':token': driver.loginToken,
-                ...(driver.routesVersion === 0 ? {} : { ':routes_version': driver.routesVersion }),
-              },
-            },
-          },
-          ...releaseTokenItems(driver),
-          ...alsoWrite,
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error) || isTransactionConflict(error)) return false;
-    throw error;
-  }
+  return writeIfRoutesUnchanged(
+    driver,
+    {
+      // A string set is never empty: the attribute goes when the last started route finishes.
+      condition: 'login_token = :token AND attribute_not_exists(started_route_ids)',
+      values: { ':token': driver.loginToken },
+    },
+    [...releaseTokenItems(driver, driver.loginToken), ...alsoWrite],
+  );
 }
-
-const routesVersionIs = (version: number) =>
-  version === 0 ? 'attribute_not_exists(routes_version)' : 'routes_version = :routes_version';
 
 /**
  * Takes routes off the driver's assigned set, with `alsoWrite` (their headers, unassigned), on condition
@@ -354,27 +225,45 @@ export async function releaseAssignedRoutes(
   routeIds: string[],
   alsoWrite: TransactItem[],
 ): Promise<boolean> {
+  return writeIfRoutesUnchanged(
+    driver,
+    {
+      update: 'DELETE assigned_route_ids :routes ADD routes_version :one',
+      values: { ':routes': new Set(routeIds), ':one': 1 },
+    },
+    alsoWrite,
+  );
+}
+
+/**
+ * Updates (`update`) or else deletes the driver item together with `alsoWrite`, on condition that it exists,
+ * that `condition` holds and that its route sets did not change since `driver` was read. False when any
+ * condition (or one of `alsoWrite`'s) failed, or another transaction got in the way.
+ */
+async function writeIfRoutesUnchanged(
+  driver: Driver,
+  write: { update?: string; condition?: string; values: Record<string, unknown> },
+  alsoWrite: TransactItem[],
+): Promise<boolean> {
+  const { routesVersion } = driver;
+  const target = {
+    TableName: tableName(),
+    Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
+    ConditionExpression: [
+      'attribute_exists(pk)',
+      ...(write.condition ? [write.condition] : []),
+      routesVersion === 0 ? 'attribute_not_exists(routes_version)' : 'routes_version = :routes_version',
+    ].join(' AND '),
+    ExpressionAttributeValues: {
+      ...write.values,
+      ...(routesVersion === 0 ? {} : { ':routes_version': routesVersion }),
+    },
+  };
+  const item: TransactItem = write.update
+    ? { Update: { ...target, UpdateExpression: write.update } }
+    : { Delete: target };
   try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
-              UpdateExpression: 'DELETE assigned_route_ids :routes ADD routes_version :one',
-              ConditionExpression: `attribute_exists(pk) AND ${routesVersionIs(driver.routesVersion)}`,
-              ExpressionAttributeValues: {
-                ':routes': new Set(routeIds),
-                ':one': 1,
-                ...(driver.routesVersion === 0 ? {} : { ':routes_version': driver.routesVersion }),
-              },
-            },
-          },
-          ...alsoWrite,
-        ],
-      }),
-    );
+    await db.send(new TransactWriteCommand({ TransactItems: [item, ...alsoWrite] }));
     return true;
   } catch (error) {
     if (isConditionFailure(error) || isTransactionConflict(error)) return false;

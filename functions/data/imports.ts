@@ -1,5 +1,6 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionFailedAt, db, tableName } from './client';
+import { getItem } from './item-ops';
 import type { TableKey } from './table-schema';
 
 export type ImportStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
@@ -67,27 +68,25 @@ export async function putPendingImport(record: ImportRecord): Promise<void> {
 }
 
 export async function getImport(accountId: string, txid: string): Promise<ImportRecord | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName(), Key: importKeys.record(accountId, txid), ConsistentRead: true }),
-  );
-  if (!Item) return undefined;
+  const item = await getItem(importKeys.record(accountId, txid));
+  if (!item) return undefined;
   return {
-    accountId: Item.account_id,
-    dcId: Item.dc_id,
-    txid: Item.txid,
-    routeId: Item.route_id,
-    status: Item.status,
-    error: Item.error,
-    payloadKey: Item.payload_key,
-    createdAt: Item.created_at,
-    finishedAt: Item.finished_at,
-    ...(Item.upload_arrival_deadline === undefined
+    accountId: item.account_id,
+    dcId: item.dc_id,
+    txid: item.txid,
+    routeId: item.route_id,
+    status: item.status,
+    error: item.error,
+    payloadKey: item.payload_key,
+    createdAt: item.created_at,
+    finishedAt: item.finished_at,
+    ...(item.upload_arrival_deadline === undefined
       ? {}
       : {
           upload: {
-            linkExpiresAt: Item.upload_link_expires_at,
-            arrivalDeadline: Item.upload_arrival_deadline,
-            receivedAt: Item.upload_received_at,
+            linkExpiresAt: item.upload_link_expires_at,
+            arrivalDeadline: item.upload_arrival_deadline,
+            receivedAt: item.upload_received_at,
           },
         }),
   };

@@ -1,5 +1,6 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, type Item, isConditionFailure, tableName } from './client';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, type Item, tableName } from './client';
+import { conditionHeld, getItem } from './item-ops';
 import { routeKeys, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
@@ -38,17 +39,15 @@ export function routeEtasItem(accountId: string, routeId: string, etas: RouteEta
 }
 
 export async function getRouteEtas(accountId: string, routeId: string): Promise<RouteEtas | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName(), Key: etasKey(accountId, routeId), ConsistentRead: true }),
-  );
-  if (!Item) return undefined;
+  const item = await getItem(etasKey(accountId, routeId));
+  if (!item) return undefined;
   return {
-    etas: Item.etas ?? [],
-    completion: Item.completion ?? null,
-    emitted: Item.emitted ?? [],
-    computedAt: Item.computed_at,
-    pingRefreshAt: Item.ping_refresh_at,
-    version: Item.version ?? 0,
+    etas: item.etas ?? [],
+    completion: item.completion ?? null,
+    emitted: item.emitted ?? [],
+    computedAt: item.computed_at,
+    pingRefreshAt: item.ping_refresh_at,
+    version: item.version ?? 0,
   };
 }
 
@@ -83,8 +82,8 @@ export async function takePingRefresh(
   now: number,
   cutoff: number,
 ): Promise<boolean> {
-  try {
-    await db.send(
+  return conditionHeld(
+    db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: etasKey(accountId, routeId),
@@ -93,10 +92,6 @@ export async function takePingRefresh(
           'attribute_exists(pk) AND (attribute_not_exists(ping_refresh_at) OR ping_refresh_at <= :cutoff)',
         ExpressionAttributeValues: { ':now': now, ':cutoff': cutoff, ':one': 1 },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomId } from '../shared/crypto';
 import { ValidationError } from '../shared/errors';
-import { db, type Item, isConditionFailure, queryItems, tableName } from './client';
+import { db, queryItems, tableName } from './client';
+import { codec } from './codec';
+import { conditionHeld, getItem } from './item-ops';
 import { decodeNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
 
 /** One delivery attempt of one event to one webhook, as `GET /webhooks/{id}/deliveries` shows it. */
@@ -25,6 +27,18 @@ const RETENTION_SECONDS = 30 * 86_400;
 
 const partition = (accountId: string, webhookId: string) => `WEBHOOK#${accountId}/${webhookId}`;
 
+const attemptCodec = codec<DeliveryAttempt>({
+  deliveryId: {},
+  redeliveryOf: {},
+  eventId: {},
+  eventType: {},
+  attempt: {},
+  statusCode: {},
+  error: {},
+  durationMs: {},
+  timestamp: {},
+});
+
 /** Newest last in key order (timestamp, then a random suffix for attempts in the same millisecond). */
 export async function recordDeliveryAttempt(
   accountId: string,
@@ -38,15 +52,7 @@ export async function recordDeliveryAttempt(
         pk: partition(accountId, webhookId),
         sk: `${String(attempt.timestamp).padStart(15, '0')}#${randomId('')}`,
         entity: 'DELIVERY_ATTEMPT',
-        delivery_id: attempt.deliveryId,
-        redelivery_of: attempt.redeliveryOf,
-        event_id: attempt.eventId,
-        event_type: attempt.eventType,
-        attempt: attempt.attempt,
-        status_code: attempt.statusCode,
-        error: attempt.error,
-        duration_ms: attempt.durationMs,
-        timestamp: attempt.timestamp,
+        ...attemptCodec.toItem(attempt),
         expires_at: Math.floor(attempt.timestamp / 1000) + RETENTION_SECONDS,
       },
     }),
@@ -70,18 +76,7 @@ export async function listDeliveryAttempts(
     },
     page.limit,
   );
-  const attempts = items.map((item) => ({
-    deliveryId: item.delivery_id,
-    redeliveryOf: item.redelivery_of,
-    eventId: item.event_id,
-    eventType: item.event_type,
-    attempt: item.attempt,
-    statusCode: item.status_code,
-    error: item.error,
-    durationMs: item.duration_ms,
-    timestamp: item.timestamp,
-  }));
-  return { items: attempts, nextToken: encodeNextToken(lastKey) };
+  return { items: items.map(attemptCodec.fromItem), nextToken: encodeNextToken(lastKey) };
 }
 
 // ---- Deliveries ----
@@ -138,35 +133,33 @@ const deliveryKey = (accountId: string, webhookId: string, deliveryId: string) =
   sk: deliveryId,
 });
 
-function deliveryOf(item: Item): Delivery {
-  return {
-    deliveryId: item.delivery_id,
-    redeliveryOf: item.redelivery_of,
-    eventId: item.event_id,
-    eventType: item.event_type,
-    eventJson: item.event_json,
-    status: item.status,
-    attempts: item.attempts,
-    error: item.error,
-    createdAt: item.created_at,
-    redeliveredAs: item.redelivered_as,
-    redeliveryStatus: item.redelivery_status,
-    redeliveryRequestedAt: item.redelivery_requested_at,
-  };
-}
+/** Written by update expressions only (recordDeliveryOutcome, markRedelivery, setRedeliveryStatus). */
+const deliveryOf = codec<Delivery>({
+  deliveryId: {},
+  redeliveryOf: {},
+  eventId: {},
+  eventType: {},
+  eventJson: {},
+  status: {},
+  attempts: {},
+  error: {},
+  createdAt: {},
+  redeliveredAs: {},
+  redeliveryStatus: {},
+  redeliveryRequestedAt: {},
+}).fromItem;
 
-export interface DeliveryOutcome {
-  deliveryId: string;
-  redeliveryOf?: string;
-  eventId: string;
-  eventType: string;
-  eventJson: string;
-  status: DeliveryStatus;
+/** What an attempt tells of its delivery: the delivery's own fields, and when the attempt was made. */
+export type DeliveryOutcome = Pick<
+  Delivery,
+  'deliveryId' | 'redeliveryOf' | 'eventId' | 'eventType' | 'eventJson' | 'status' | 'error'
+> & {
+  /** The attempt's number (the delivery's `attempts`). */
   attempt: number;
-  error?: string;
+  /** The delivery's `createdAt`, set by its first write only. */
   firstAttemptAt: number;
   at: number;
-}
+};
 
 /**
  * Records where a delivery stands after an attempt (creating its record on the first write). A delivery
@@ -179,8 +172,8 @@ export async function recordDeliveryOutcome(
   outcome: DeliveryOutcome,
 ): Promise<void> {
   const { status, error } = outcome;
-  try {
-    await db.send(
+  await conditionHeld(
+    db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: deliveryKey(accountId, webhookId, outcome.deliveryId),
@@ -210,10 +203,8 @@ export async function recordDeliveryOutcome(
           ...(error === undefined ? {} : { ':error': error }),
         },
       }),
-    );
-  } catch (caught) {
-    if (!isConditionFailure(caught)) throw caught;
-  }
+    ),
+  );
 }
 
 export async function getDelivery(
@@ -221,14 +212,8 @@ export async function getDelivery(
   webhookId: string,
   deliveryId: string,
 ): Promise<Delivery | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: deliveryKey(accountId, webhookId, deliveryId),
-      ConsistentRead: true,
-    }),
-  );
-  return Item ? deliveryOf(Item) : undefined;
+  const item = await getItem(deliveryKey(accountId, webhookId, deliveryId));
+  return item && deliveryOf(item);
 }
 
 /**
@@ -256,8 +241,8 @@ export async function markRedelivery(
     mark.seen === undefined ? 'attribute_not_exists(redelivered_as)' : 'redelivered_as = :seen',
     ...(mark.onlyIfFailed ? [`#status = :failed AND ${REDELIVERABLE}`] : []),
   ];
-  try {
-    await db.send(
+  return conditionHeld(
+    db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: deliveryKey(accountId, webhookId, deliveryId),
@@ -273,12 +258,8 @@ export async function markRedelivery(
           ...(mark.onlyIfFailed ? { ':failed': 'FAILED', ':claim_expired': mark.claimExpiredBefore } : {}),
         },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /**
@@ -303,8 +284,8 @@ export async function setRedeliveryStatus(
   redeliveryId: string,
   status: DeliveryStatus,
 ): Promise<void> {
-  try {
-    await db.send(
+  await conditionHeld(
+    db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: deliveryKey(accountId, webhookId, originalId),
@@ -312,10 +293,8 @@ export async function setRedeliveryStatus(
         ConditionExpression: 'redelivered_as = :redelivery',
         ExpressionAttributeValues: { ':status': status, ':redelivery': redeliveryId },
       }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+    ),
+  );
 }
 
 export interface FailedDeliveriesPage {

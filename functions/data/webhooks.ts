@@ -1,7 +1,9 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKeys } from './accounts';
-import { db, type Item, isConditionFailure, queryItems, tableName } from './client';
+import { db, queryItems, tableName } from './client';
+import { codec } from './codec';
 import type { EventType } from './events';
+import { conditionHeld, getItem, updateIfHeld } from './item-ops';
 import type { SealedSecret } from './secret-envelope';
 import type { TableKey } from './table-schema';
 import { deleteWithinLimits, putWithinLimits, type WebhookTarget } from './webhook-limits';
@@ -41,22 +43,22 @@ const webhookKey = (accountId: string, webhookId: string): TableKey => ({
   sk: `${PREFIX}${webhookId}`,
 });
 
-function fromItem(item: Item): Webhook {
-  return {
-    accountId: item.account_id,
-    webhookId: item.webhook_id,
-    url: item.url,
-    enabled: item.enabled,
-    dcIds: item.dc_ids ?? [],
-    events: item.events ?? [],
-    secret: item.secret,
-    previousSecret: item.previous_secret,
-    previousSecretExpiresAt: item.previous_secret_expires_at,
-    failingSince: item.failing_since,
-    disabledReason: item.disabled_reason,
-    createdAt: item.created_at,
-  };
-}
+const webhookCodec = codec<Webhook>({
+  accountId: {},
+  webhookId: {},
+  url: {},
+  enabled: {},
+  dcIds: { absent: [] },
+  events: { absent: [] },
+  secret: {},
+  previousSecret: {},
+  previousSecretExpiresAt: {},
+  failingSince: {},
+  disabledReason: {},
+  createdAt: {},
+});
+
+const fromItem = webhookCodec.fromItem;
 
 /**
  * Writes a new webhook unless the account has `limits.max` webhooks (WebhookLimitReached) or another of its
@@ -75,14 +77,7 @@ export async function putNewWebhook(
         Item: {
           ...webhookKey(webhook.accountId, webhook.webhookId),
           entity: 'WEBHOOK',
-          account_id: webhook.accountId,
-          webhook_id: webhook.webhookId,
-          url: webhook.url,
-          enabled: webhook.enabled,
-          dc_ids: webhook.dcIds,
-          events: webhook.events,
-          secret: webhook.secret,
-          created_at: webhook.createdAt,
+          ...webhookCodec.toItem(webhook),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
@@ -93,10 +88,8 @@ export async function putNewWebhook(
 }
 
 export async function getWebhook(accountId: string, webhookId: string): Promise<Webhook | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName(), Key: webhookKey(accountId, webhookId), ConsistentRead: true }),
-  );
-  return Item ? fromItem(Item) : undefined;
+  const item = await getItem(webhookKey(accountId, webhookId));
+  return item && fromItem(item);
 }
 
 /** The account's webhooks, oldest first. */
@@ -121,29 +114,20 @@ export async function setWebhookEnabled(
   enabled: boolean,
   disabledReason?: string,
 ): Promise<Webhook | undefined> {
-  try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: webhookKey(accountId, webhookId),
-        UpdateExpression: enabled
-          ? 'SET enabled = :enabled REMOVE failing_since, disabled_reason'
-          : disabledReason
-            ? 'SET enabled = :enabled, disabled_reason = :reason'
-            : 'SET enabled = :enabled',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: {
-          ':enabled': enabled,
-          ...(!enabled && disabledReason ? { ':reason': disabledReason } : {}),
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return Attributes ? fromItem(Attributes) : undefined;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const updated = await updateIfHeld({
+    Key: webhookKey(accountId, webhookId),
+    UpdateExpression: enabled
+      ? 'SET enabled = :enabled REMOVE failing_since, disabled_reason'
+      : disabledReason
+        ? 'SET enabled = :enabled, disabled_reason = :reason'
+        : 'SET enabled = :enabled',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: {
+      ':enabled': enabled,
+      ...(!enabled && disabledReason ? { ':reason': disabledReason } : {}),
+    },
+  });
+  return updated ? fromItem(updated) : undefined;
 }
 
 /** Deletes a webhook, freeing its place and its targets (`targetsOf` the webhook); false when it is gone. */
@@ -177,38 +161,27 @@ export async function markWebhookFailing(
   webhookId: string,
   at: number,
 ): Promise<number | undefined> {
-  try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: webhookKey(accountId, webhookId),
-        UpdateExpression: 'SET failing_since = if_not_exists(failing_since, :at)',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':at': at },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return Attributes?.failing_since;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const updated = await updateIfHeld({
+    Key: webhookKey(accountId, webhookId),
+    UpdateExpression: 'SET failing_since = if_not_exists(failing_since, :at)',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':at': at },
+  });
+  return updated?.failing_since;
 }
 
 /** A success ends the failure run (only written when one was going on). */
 export async function clearWebhookFailing(accountId: string, webhookId: string): Promise<void> {
-  try {
-    await db.send(
+  await conditionHeld(
+    db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: webhookKey(accountId, webhookId),
         UpdateExpression: 'REMOVE failing_since',
         ConditionExpression: 'attribute_exists(failing_since)',
       }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+    ),
+  );
 }
 
 /**
@@ -226,36 +199,27 @@ export async function rotateWebhookSecret(
   plainCurrent?: { was: string; sealed: SealedSecret },
 ): Promise<Webhook | undefined> {
   const keep = previousExpiresAt !== undefined;
-  try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: webhookKey(accountId, webhookId),
-        UpdateExpression: !keep
-          ? 'SET #secret = :secret REMOVE previous_secret, previous_secret_expires_at'
-          : plainCurrent
-            ? 'SET previous_secret = :previous, previous_secret_expires_at = :expires, #secret = :secret'
-            : 'SET previous_secret = #secret, previous_secret_expires_at = :expires, #secret = :secret',
-        ConditionExpression: !keep
-          ? 'attribute_exists(pk)'
-          : plainCurrent
-            ? '#secret = :was'
-            : 'attribute_type(#secret, :map)',
-        ExpressionAttributeNames: { '#secret': 'secret' },
-        ExpressionAttributeValues: {
-          ':secret': secret,
-          ...(!keep
-            ? {}
-            : plainCurrent
-              ? { ':expires': previousExpiresAt, ':previous': plainCurrent.sealed, ':was': plainCurrent.was }
-              : { ':expires': previousExpiresAt, ':map': 'M' }),
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return Attributes ? fromItem(Attributes) : undefined;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const updated = await updateIfHeld({
+    Key: webhookKey(accountId, webhookId),
+    UpdateExpression: !keep
+      ? 'SET #secret = :secret REMOVE previous_secret, previous_secret_expires_at'
+      : plainCurrent
+        ? 'SET previous_secret = :previous, previous_secret_expires_at = :expires, #secret = :secret'
+        : 'SET previous_secret = #secret, previous_secret_expires_at = :expires, #secret = :secret',
+    ConditionExpression: !keep
+      ? 'attribute_exists(pk)'
+      : plainCurrent
+        ? '#secret = :was'
+        : 'attribute_type(#secret, :map)',
+    ExpressionAttributeNames: { '#secret': 'secret' },
+    ExpressionAttributeValues: {
+      ':secret': secret,
+      ...(!keep
+        ? {}
+        : plainCurrent
+          ? { ':expires': previousExpiresAt, ':previous': plainCurrent.sealed, ':was': plainCurrent.was }
+          : { ':expires': previousExpiresAt, ':map': 'M' }),
+    },
+  });
+  return updated ? fromItem(updated) : undefined;
 }

@@ -7,7 +7,8 @@ import type { AccountingRecord } from '../data/accounting';
 import type { Dc } from '../data/accounts';
 import type { Attempt } from '../data/attempts';
 import type { DriverLocation } from '../data/drivers';
-import type { InvoiceRow, RouteHeader, WaypointRow } from '../data/routes';
+import type { InvoiceRow, WaypointRow } from '../data/route-rows';
+import type { RouteHeader } from '../data/routes';
 import { localDateOf } from '../shared/time';
 import {
   completionEstimate,

@@ -8,7 +8,8 @@ import {
 } from '../data/attempts';
 import { conditionFailedAt, db } from '../data/client';
 import { putEventItem } from '../data/events';
-import { listWaypointItemIds, routeUnchangedCheck } from '../data/routes';
+import { listWaypointItemIds } from '../data/route-rows';
+import { routeUnchangedCheck } from '../data/routes';
 import type { DriverCaller } from '../shared/auth-context';
 import { ConflictError, ValidationError } from '../shared/errors';
 import { quote, quoteList } from '../shared/quote';

@@ -1,4 +1,4 @@
-import { findTokenOwners } from '../data/drivers';
+import { findTokenOwners } from '../data/driver-tokens';
 import type { DriverCaller } from '../shared/auth-context';
 import { SECRET_PREFIX, sha256Hex } from '../shared/crypto';
 

@@ -1,3 +1,4 @@
+import { tokenInUse } from '../data/driver-tokens';
 import type { Driver } from '../data/drivers';
 import * as driversTable from '../data/drivers';
 import {
@@ -42,7 +43,7 @@ export async function createDriver(
   };
   // Read first for drivers created before tokens were claimed: they hold theirs by a lookup item, which the
   // claim's condition does not see. (No driver gets such an item any more, so the read cannot go stale.)
-  if (input.loginToken !== undefined && (await driversTable.tokenInUse(sha256Hex(input.loginToken)))) {
+  if (input.loginToken !== undefined && (await tokenInUse(sha256Hex(input.loginToken)))) {
     throw tokenTaken();
   }
   const outcome = await driversTable.insertDriver(driver);
@@ -85,7 +86,7 @@ export async function updateDriver(
       if (!renamed) throw driverNotFound(ref);
       return renamed;
     }
-    if (await driversTable.tokenInUse(sha256Hex(loginToken))) throw tokenTaken();
+    if (await tokenInUse(sha256Hex(loginToken))) throw tokenTaken();
     const changed = await driversTable.changeDriverToken(driver, loginToken, name, Date.now());
     if (changed.outcome === 'updated') return changed.driver;
     if (changed.outcome === 'token_taken') throw tokenTaken();

@@ -5,13 +5,8 @@ import { conditionFailedAt, db } from '../data/client';
 import { getDriver } from '../data/drivers';
 import { putEventItem } from '../data/events';
 import { getRouteEtas, putRouteEtasItem, type RouteEtas } from '../data/route-etas';
-import {
-  getRouteHeader,
-  listWaypointRows,
-  type RouteHeader,
-  routeUnchangedCheck,
-  type WaypointRow,
-} from '../data/routes';
+import { listWaypointRows, type WaypointRow } from '../data/route-rows';
+import { getRouteHeader, type RouteHeader, routeUnchangedCheck } from '../data/routes';
 import { completionEstimate, computeEtas, type EtaStop, type LatLng } from './etas';
 import { isDone, progressByWaypoint, progressOf } from './route-progress';
 

@@ -27,14 +27,8 @@ import {
   putPendingImport,
 } from '../data/imports';
 import { routeEtasItem } from '../data/route-etas';
-import {
-  type InvoiceRow,
-  listRouteRows,
-  putNewHeaderItem,
-  type RouteHeader,
-  routeRowItems,
-  type WaypointRow,
-} from '../data/routes';
+import { type InvoiceRow, listRouteRows, routeRowItems, type WaypointRow } from '../data/route-rows';
+import { putNewHeaderItem, type RouteHeader } from '../data/routes';
 import { countWorkerAttempt } from '../data/worker-attempts';
 import { type ImportedRoute, ImportRouteBody } from '../endpoints/import-model';
 import type { EventOf } from '../events/catalog';
@@ -42,6 +36,7 @@ import { randomId } from '../shared/crypto';
 import type { ErrorCodeName } from '../shared/error-codes';
 import { ERROR_CODES } from '../shared/error-codes';
 import { ApiError, ConflictError } from '../shared/errors';
+import { camelFields } from '../shared/field-names';
 import { MAX_UPLOAD_BYTES } from '../shared/limits';
 import { logger } from '../shared/observability';
 import { sendToQueue } from '../shared/queues';
@@ -377,32 +372,18 @@ async function finishImport(
 
 /** The header and rows of an imported route, as stored. */
 function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
-  const waypoints: WaypointRow[] = route.waypoints.map((waypoint, sequence) => ({
+  // The body's records are the stored ones with their fields named as on the wire.
+  const waypoints: WaypointRow[] = route.waypoints.map(({ invoices, ...waypoint }, sequence) => ({
     sequence,
-    id: waypoint.id,
-    customerId: waypoint.customer_id,
-    name: waypoint.name,
-    address: waypoint.address,
-    location: waypoint.location,
-    serviceTimeMinutes: waypoint.service_time_minutes,
-    timeWindows: waypoint.time_windows,
-    invoiceIds: waypoint.invoices.map((invoice) => invoice.id),
+    ...camelFields(waypoint),
+    invoiceIds: invoices.map((invoice) => invoice.id),
   }));
   const invoices: InvoiceRow[][] = route.waypoints.map((waypoint) =>
-    waypoint.invoices.map((invoice) => ({
-      id: invoice.id,
+    waypoint.invoices.map(({ invoice_name_attributes, items, ...invoice }) => ({
+      ...camelFields(invoice),
       waypointId: waypoint.id,
-      paymentMethod: invoice.payment_method,
-      nameAttributes: invoice.invoice_name_attributes,
-      items: invoice.items.map((item) => ({
-        id: item.id,
-        sku: item.sku,
-        name: item.name,
-        quantity: item.quantity,
-        displayUnitOfMeasure: item.display_unit_of_measure,
-        totalPriceCents: item.total_price_cents,
-        currency: item.currency,
-      })),
+      nameAttributes: invoice_name_attributes,
+      items: items.map(camelFields),
     })),
   );
   const header: RouteHeader = {

@@ -1,5 +1,5 @@
 import type { Attempt, AttemptStatus, Reason } from '../data/attempts';
-import type { ItemStatus, WaypointRow } from '../data/routes';
+import type { ItemStatus, WaypointRow } from '../data/route-rows';
 
 /**
  * What happened on a route, derived from its attempts (the only record of visits): a waypoint's status

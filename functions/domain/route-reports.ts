@@ -12,19 +12,21 @@ import {
 } from '../data/pagination';
 import { getRouteEtas, type RouteEtas } from '../data/route-etas';
 import {
-  getRouteHeader,
   type InvoiceRow,
   type InvoiceRowsPage,
   type ItemRow,
-  listActiveRoutesOfDriver,
   listInvoiceRows,
   listInvoiceRowsOfWaypoints,
   listWaypointRows,
+  type WaypointRow,
+  waypointKeyOf,
+} from '../data/route-rows';
+import {
+  getRouteHeader,
+  listActiveRoutesOfDriver,
   ROUTE_ROW_PREFIX,
   type RouteHeader,
   routeKeys,
-  type WaypointRow,
-  waypointKeyOf,
 } from '../data/routes';
 import type { DriverCaller } from '../shared/auth-context';
 import { NotFoundError } from '../shared/errors';

@@ -3,16 +3,15 @@ import { type Claim, releaseClaims } from '../data/claims';
 import { conditionFailedAt, deleteAll } from '../data/client';
 import { driverRoutesItem, getDriver, type SetChange } from '../data/drivers';
 import { cutToBudget, type Page, type SizedPageRequest } from '../data/pagination';
+import { listRouteRows, type WaypointRow } from '../data/route-rows';
 import {
   deleteRouteHeader,
   getRouteHeader,
-  listRouteRows,
   listRoutesOfDate,
   type RouteHeader,
   replaceRouteHeader,
   routeOfDateKeyOf,
   type TransactItem,
-  type WaypointRow,
 } from '../data/routes';
 import { ApiError, ConflictError } from '../shared/errors';
 import { sendToQueue } from '../shared/queues';

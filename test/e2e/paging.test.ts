@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { putAll } from '../../functions/data/client';
-import { routeRowItems } from '../../functions/data/routes';
+import { routeRowItems } from '../../functions/data/route-rows';
 import * as driverApp from '../../functions/endpoints/driver-app';
 import * as drivers from '../../functions/endpoints/drivers';
 import * as routes from '../../functions/endpoints/routes';

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AccountingRecord } from '../../functions/data/accounting';
 import type { Attempt } from '../../functions/data/attempts';
-import type { InvoiceRow, RouteHeader, WaypointRow } from '../../functions/data/routes';
+import type { InvoiceRow, WaypointRow } from '../../functions/data/route-rows';
+import type { RouteHeader } from '../../functions/data/routes';
 import {
   ATTEMPT_ANALYSIS_COLUMNS,
   attemptAnalytics,

@@ -1,8 +1,9 @@
 import type { Driver } from '../../domain/drivers';
+import { apiFields } from '../../shared/field-names';
 
 /** The spec's driver resource. */
 export function driverView(driver: Driver) {
-  return { id: driver.driverId, name: driver.name, login_token: driver.loginToken };
+  return { id: driver.driverId, ...apiFields(driver, ['name', 'loginToken']) };
 }
 
 /** The spec's `driver_location`: null until the driver has reported one. */

@@ -1,0 +1,45 @@
+import { GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, type Item, isConditionFailure, tableName } from './client';
+import type { TableKey } from './table-schema';
+
+/** The item under `key` (only the `projection` attributes when given), read consistently; undefined when there is none. */
+export async function getItem(key: TableKey, projection?: string): Promise<Item | undefined> {
+  const { Item } = await db.send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: key,
+      ProjectionExpression: projection,
+      ConsistentRead: true,
+    }),
+  );
+  return Item;
+}
+
+/**
+ * Waits for a conditional write: true when it was written, false when its condition failed (the write did
+ * nothing). Any other error is thrown.
+ */
+export async function conditionHeld(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Runs a conditional update: the item as it is after it, or undefined when the condition failed. */
+export async function updateIfHeld(
+  input: Omit<UpdateCommandInput, 'TableName' | 'ReturnValues'>,
+): Promise<Item | undefined> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({ ...input, TableName: tableName(), ReturnValues: 'ALL_NEW' }),
+    );
+    return Attributes;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,284 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { PAGE_BYTE_BUDGET } from '../shared/limits';
+import type { Claim } from './claims';
+import { db, type Item, queryItems, tableName } from './client';
+import { codec } from './codec';
+import { decodeNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
+import { ROUTE_ROW_PREFIX, routeKeys } from './routes';
+import type { TableKey } from './table-schema';
+
+/** The rows of a route's partition below its header: waypoints, invoices and items (see ./routes). */
+
+export interface WaypointRow {
+  sequence: number;
+  id: string;
+  customerId?: string;
+  name?: string;
+  address?: string;
+  location: { latitude: number; longitude: number };
+  serviceTimeMinutes: number;
+  timeWindows: { start: number; end: number }[];
+  invoiceIds: string[];
+}
+
+export interface ItemStatus {
+  status: 'SUCCESSFUL' | 'FAILED';
+  timestamp: number;
+  reason?: { code: string; message: string };
+}
+
+export interface ItemRow {
+  id: string;
+  sku?: string;
+  name?: string;
+  quantity: number;
+  displayUnitOfMeasure?: string;
+  totalPriceCents: number;
+  currency: string;
+  status?: ItemStatus;
+}
+
+export interface InvoiceRow {
+  id: string;
+  waypointId: string;
+  paymentMethod?: string;
+  nameAttributes: { key: string; value: string }[];
+  items: ItemRow[];
+}
+
+const waypointCodec = codec<WaypointRow>({
+  sequence: {},
+  id: { attr: 'waypoint_id' },
+  customerId: {},
+  name: {},
+  address: {},
+  location: {},
+  serviceTimeMinutes: {},
+  timeWindows: { absent: [] },
+  invoiceIds: { absent: [] },
+});
+
+/** An invoice row holds the invoice but its items (rows of their own, each naming its invoice). */
+const invoiceCodec = codec<Omit<InvoiceRow, 'items'>>({
+  id: { attr: 'invoice_id' },
+  waypointId: {},
+  paymentMethod: {},
+  nameAttributes: { attr: 'invoice_name_attributes', absent: [] },
+});
+
+/** `status` is written by delivery attempts, never by the import (which leaves it undefined). */
+const itemCodec = codec<ItemRow>({
+  id: { attr: 'item_id' },
+  sku: {},
+  name: {},
+  quantity: {},
+  displayUnitOfMeasure: {},
+  totalPriceCents: {},
+  currency: {},
+  status: {},
+});
+
+/** The rows of a route (waypoints, invoices, items) as items to write. */
+export function routeRowItems(
+  accountId: string,
+  routeId: string,
+  waypoints: WaypointRow[],
+  invoicesByWaypoint: InvoiceRow[][],
+): Item[] {
+  const rows: Item[] = [];
+  waypoints.forEach((waypoint, wp) => {
+    rows.push({
+      ...routeKeys.waypoint(accountId, routeId, wp),
+      entity: 'WAYPOINT',
+      ...waypointCodec.toItem(waypoint),
+    });
+    (invoicesByWaypoint[wp] ?? []).forEach(({ items, ...invoice }, inv) => {
+      rows.push({
+        ...routeKeys.invoice(accountId, routeId, wp, inv),
+        entity: 'INVOICE',
+        ...invoiceCodec.toItem(invoice),
+      });
+      items.forEach((item, index) => {
+        rows.push({
+          ...routeKeys.item(accountId, routeId, wp, inv, index),
+          entity: 'ITEM',
+          invoice_id: invoice.id,
+          waypoint_id: invoice.waypointId,
+          ...itemCodec.toItem(item),
+        });
+      });
+    });
+  });
+  return rows;
+}
+
+/** Rows of one kind in the route partition, in key order: all of them, or one page. */
+async function queryRouteRows(accountId: string, routeId: string, prefix: string, page?: PageRequest) {
+  const partition = routeKeys.partition(accountId, routeId);
+  const { items, lastKey } = await queryItems(
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': partition, ':prefix': prefix },
+      ExclusiveStartKey: decodeNextToken(page?.nextToken, partition, prefix),
+      ConsistentRead: true,
+    },
+    page?.limit,
+    { stopAfterBytes: page && PAGE_BYTE_BUDGET },
+  );
+  return { items, nextToken: encodeNextToken(lastKey) };
+}
+
+/** The key a page of waypoints continues after (a waypoint's sequence is its position in the route). */
+export const waypointKeyOf = (accountId: string, routeId: string, waypoint: WaypointRow): TableKey =>
+  routeKeys.waypoint(accountId, routeId, waypoint.sequence);
+
+/** The waypoints of a route in sequence: all of them, or one page. */
+export async function listWaypointRows(
+  accountId: string,
+  routeId: string,
+  page?: PageRequest,
+): Promise<Page<WaypointRow>> {
+  const { items, nextToken } = await queryRouteRows(accountId, routeId, ROUTE_ROW_PREFIX.waypoint, page);
+  return { items: items.map(waypointCodec.fromItem), nextToken };
+}
+
+/** A page of invoices, and what a caller needs to cut it shorter or read what its rows refer to. */
+export interface InvoiceRowsPage extends Page<InvoiceRow> {
+  /** The key of each row read, in order: an invoice's, then each of its items'. */
+  rowKeys: TableKey[];
+  /** True when the page starts inside an invoice: the first invoice repeats a header read on an earlier page. */
+  continuesInvoice: boolean;
+  /** The sequences of the first and last waypoints the rows belong to (none on an empty page). */
+  waypoints?: { first: number; last: number };
+}
+
+/**
+ * Invoices with their items, in import order, from the `I#` rows: all of them, or a page of `limit` rows
+ * (invoices and items alike). A page that starts inside an invoice repeats that invoice (its header is
+ * read by key) with the items that follow.
+ */
+export async function listInvoiceRows(
+  accountId: string,
+  routeId: string,
+  page?: PageRequest,
+): Promise<InvoiceRowsPage> {
+  const { items, nextToken } = await queryRouteRows(accountId, routeId, ROUTE_ROW_PREFIX.invoiceOrItem, page);
+  const rowKeys = items.map((item): TableKey => ({ pk: item.pk, sk: item.sk }));
+  const first = items[0];
+  const last = items.at(-1);
+  const continuesInvoice = first?.entity === 'ITEM';
+  if (continuesInvoice) {
+    const { Item } = await db.send(
+      new GetCommand({ TableName: tableName(), Key: invoiceKeyOfItem(first), ConsistentRead: true }),
+    );
+    // The header is gone only when the route is being deleted: its items then show under their invoice id.
+    items.unshift(
+      Item ?? { entity: 'INVOICE', invoice_id: first.invoice_id, waypoint_id: first.waypoint_id },
+    );
+  }
+  return {
+    items: invoicesOfRows(items),
+    nextToken,
+    rowKeys,
+    continuesInvoice,
+    waypoints:
+      first && last ? { first: waypointSequenceOfRow(first), last: waypointSequenceOfRow(last) } : undefined,
+  };
+}
+
+/** The sequence of the waypoint an `I#<wp seq>#…` row belongs to. */
+const waypointSequenceOfRow = (item: Item) =>
+  Number(item.sk.slice(ROUTE_ROW_PREFIX.invoiceOrItem.length).split('#', 1)[0]);
+
+/** Invoice rows each followed by its item rows, as invoices holding their items. */
+function invoicesOfRows(rows: Item[]): InvoiceRow[] {
+  const invoices: InvoiceRow[] = [];
+  for (const row of rows) {
+    if (row.entity === 'INVOICE') invoices.push({ ...invoiceCodec.fromItem(row), items: [] });
+    else invoices.at(-1)?.items.push(itemCodec.fromItem(row));
+  }
+  return invoices;
+}
+
+/** The `I#` rows of waypoints with sequences `first`..`last` (all when no `last`), in key order. */
+async function queryInvoiceRowsOfWaypoints(
+  accountId: string,
+  routeId: string,
+  waypoints: { first: number; last: number },
+  projection?: string,
+): Promise<Item[]> {
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': routeKeys.partition(accountId, routeId),
+      ':from': routeKeys.invoiceRowsOf(waypoints.first),
+      // Sorts after every row of waypoint `last` and before those of the next one.
+      ':to': routeKeys.invoiceRowsOf(waypoints.last + 1),
+    },
+    ProjectionExpression: projection,
+    ConsistentRead: true,
+  });
+  return items;
+}
+
+/** The invoices of the waypoints in sequence `first`..`last`, with their items, in import order. */
+export async function listInvoiceRowsOfWaypoints(
+  accountId: string,
+  routeId: string,
+  first: number,
+  last: number,
+): Promise<InvoiceRow[]> {
+  return invoicesOfRows(await queryInvoiceRowsOfWaypoints(accountId, routeId, { first, last }));
+}
+
+/** An item row's sk is its invoice's sk followed by `#<item seq>`. */
+function invoiceKeyOfItem(item: Item): TableKey {
+  return { pk: item.pk, sk: item.sk.slice(0, item.sk.lastIndexOf('#')) };
+}
+
+/** The ids of the items of one waypoint (by its sequence). */
+export async function listWaypointItemIds(
+  accountId: string,
+  routeId: string,
+  sequence: number,
+): Promise<string[]> {
+  const rows = await queryInvoiceRowsOfWaypoints(
+    accountId,
+    routeId,
+    { first: sequence, last: sequence },
+    'entity, item_id',
+  );
+  return rows.filter((row) => row.entity === 'ITEM').map((row) => row.item_id);
+}
+
+/**
+ * The rows of the route partition but the header (to delete a route or a failed import's leftovers): all of
+ * them, or those among the first `limit` items of the partition.
+ */
+export async function listRouteRows(
+  accountId: string,
+  routeId: string,
+  limit?: number,
+): Promise<{ key: TableKey; claim?: Claim }[]> {
+  const { items } = await queryItems(
+    {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': routeKeys.partition(accountId, routeId) },
+      ProjectionExpression: 'pk, sk, entity, waypoint_id, invoice_id, item_id, record_id',
+      ConsistentRead: true,
+    },
+    limit,
+  );
+  return items
+    .filter((item) => item.sk !== 'ROUTE')
+    .map((item) => ({ key: { pk: item.pk, sk: item.sk }, claim: claimOfRow(item) }));
+}
+
+/** The id a route row holds a claim for. */
+function claimOfRow(item: Item): Claim | undefined {
+  if (item.entity === 'WAYPOINT') return { kind: 'WAYPOINT', id: item.waypoint_id };
+  if (item.entity === 'INVOICE') return { kind: 'INVOICE', id: item.invoice_id };
+  if (item.entity === 'ITEM') return { kind: 'ITEM', id: item.item_id };
+  if (item.entity === 'ACCOUNTING_RECORD') return { kind: 'ACCOUNTING_RECORD', id: item.record_id };
+  return undefined;
+}

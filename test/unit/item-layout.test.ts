@@ -1,0 +1,110 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { apiFields, camelFields } from '../../functions/shared/field-names';
+import { TABLE_NAME_ENV } from '../../functions/shared/resources';
+
+// The data modules read the table name when loaded; nothing here talks to DynamoDB.
+beforeAll(() => {
+  process.env[TABLE_NAME_ENV] ??= 'item-layout-test';
+});
+
+describe('entity codecs', () => {
+  it('read back what they write, absent lists as empty ones, and skip fields kept by update expressions', async () => {
+    const { codec, sortedSet } = await import('../../functions/data/codec');
+    const thing = codec<{ id: string; nameAttributes: string[]; note?: string; tags: string[] }>({
+      id: { attr: 'thing_id' },
+      nameAttributes: { absent: [] },
+      note: {},
+      tags: { read: sortedSet },
+    });
+    const item = thing.toItem({ id: 't-1', nameAttributes: ['a'], note: undefined, tags: ['x'] });
+    expect(item).toEqual({ thing_id: 't-1', name_attributes: ['a'], note: undefined });
+    expect(thing.fromItem({ thing_id: 't-1', tags: new Set(['b', 'a']) })).toEqual({
+      id: 't-1',
+      nameAttributes: [],
+      note: undefined,
+      tags: ['a', 'b'],
+    });
+  });
+
+  it('keep the stored layout of route rows (attribute names deployed data is read by)', async () => {
+    const { routeRowItems } = await import('../../functions/data/route-rows');
+    const rows = routeRowItems(
+      'acc',
+      'R-1',
+      [
+        {
+          sequence: 0,
+          id: 'W-1',
+          customerId: 'C-1',
+          location: { latitude: 1, longitude: 2 },
+          serviceTimeMinutes: 5,
+          timeWindows: [{ start: 1, end: 2 }],
+          invoiceIds: ['I-1'],
+        },
+      ],
+      [
+        [
+          {
+            id: 'I-1',
+            waypointId: 'W-1',
+            paymentMethod: 'CASH',
+            nameAttributes: [{ key: 'k', value: 'v' }],
+            items: [{ id: 'T-1', sku: 'S', quantity: 2, totalPriceCents: 300, currency: 'EUR' }],
+          },
+        ],
+      ],
+    );
+    const defined = (item: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(item).filter(([, value]) => value !== undefined));
+    expect(rows.map(defined)).toEqual([
+      {
+        pk: 'ROUTE#acc/R-1',
+        sk: 'WP#00000',
+        entity: 'WAYPOINT',
+        waypoint_id: 'W-1',
+        sequence: 0,
+        customer_id: 'C-1',
+        location: { latitude: 1, longitude: 2 },
+        service_time_minutes: 5,
+        time_windows: [{ start: 1, end: 2 }],
+        invoice_ids: ['I-1'],
+      },
+      {
+        pk: 'ROUTE#acc/R-1',
+        sk: 'I#00000#0000',
+        entity: 'INVOICE',
+        invoice_id: 'I-1',
+        waypoint_id: 'W-1',
+        payment_method: 'CASH',
+        invoice_name_attributes: [{ key: 'k', value: 'v' }],
+      },
+      {
+        pk: 'ROUTE#acc/R-1',
+        sk: 'I#00000#0000#00000',
+        entity: 'ITEM',
+        item_id: 'T-1',
+        invoice_id: 'I-1',
+        waypoint_id: 'W-1',
+        sku: 'S',
+        quantity: 2,
+        total_price_cents: 300,
+        currency: 'EUR',
+      },
+    ]);
+  });
+});
+
+describe('field names', () => {
+  it('show a record in the API with snake_case names, in the order asked, absent fields as null', () => {
+    const view = apiFields({ totalPriceCents: 3, sku: undefined as string | undefined, id: 'x' }, [
+      'id',
+      'sku',
+      'totalPriceCents',
+    ]);
+    expect(JSON.stringify(view)).toBe('{"id":"x","sku":null,"total_price_cents":3}');
+  });
+
+  it('name the fields of a wire record as code does', () => {
+    expect(camelFields({ service_time_minutes: 5, id: 'w' })).toEqual({ serviceTimeMinutes: 5, id: 'w' });
+  });
+});
