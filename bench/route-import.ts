@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { ROUTE_PAGE_SIZES } from '../functions/endpoints/routes';
+import { ROUTE_PAGE_SIZES } from '../functions/api/routes/index';
 import { chunks, itemSize, type Key, keyString, RawTable, type Row, sleep, type WriteStats } from './dynamo';
 import { ApiClient } from './http';
 import { type BenchRoute, benchRoute, claimKey, claimsOf, countOf, type RouteShape } from './route-body';

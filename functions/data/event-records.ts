@@ -1,4 +1,4 @@
-import { SUBSCRIBABLE_EVENTS } from '../events/catalog';
+import { SUBSCRIBABLE_EVENTS } from '../models/event-catalog';
 
 /**
  * The table-stream records that carry events (kept apart from events.ts, which needs the table's

@@ -36,8 +36,8 @@ import {
   type WaypointRow,
 } from '../data/routes';
 import { countWorkerAttempt } from '../data/worker-attempts';
-import { type ImportedRoute, ImportRouteBody } from '../endpoints/import-model';
-import type { EventOf } from '../events/catalog';
+import type { EventOf } from '../models/event-catalog';
+import { type ImportedRoute, ImportRouteBody } from '../models/import-model';
 import { randomId } from '../shared/crypto';
 import type { ErrorCodeName } from '../shared/error-codes';
 import { ERROR_CODES } from '../shared/error-codes';

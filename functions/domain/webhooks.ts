@@ -1,3 +1,4 @@
+import { MAX_DELIVERIES_EXAMINED_PER_CALL } from '../api/webhooks/schemas';
 import { listDcs } from '../data/accounts';
 import type { PageRequest } from '../data/pagination';
 import type { SealedSecret } from '../data/secret-envelope';
@@ -13,7 +14,6 @@ import {
 } from '../data/webhook-deliveries';
 import type { Webhook } from '../data/webhooks';
 import * as webhooksTable from '../data/webhooks';
-import { MAX_DELIVERIES_EXAMINED_PER_CALL } from '../endpoints/webhooks';
 import { randomId } from '../shared/crypto';
 import { ApiError, ConflictError, NotFoundError } from '../shared/errors';
 import { ACCOUNT_LIMITS } from '../shared/limits';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as dcs from '../../functions/endpoints/dcs';
+import * as dcs from '../../functions/api/dcs/index';
 import { createTestAccount } from '../support/accounts';
 import { call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';

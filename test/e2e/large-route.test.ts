@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as routes from '../../functions/endpoints/routes';
+import * as routes from '../../functions/api/routes/index';
 import { MAX_BODY_BYTES } from '../../functions/shared/limits';
 import { createTestAccount } from '../support/accounts';
 import { call, expectError, expectSuccess, joinPages, readAllPages } from '../support/http';

@@ -5,8 +5,8 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as webhooks from '../../functions/endpoints/webhooks';
-import { exampleEvent } from '../../functions/events/catalog';
+import * as webhooks from '../../functions/api/webhooks/index';
+import { exampleEvent } from '../../functions/models/event-catalog';
 import type { PipeSpec, QueueSpec } from '../../local/cloud/model';
 import { LOCAL_CREDENTIALS } from '../../local/services';
 import { createTestAccount } from '../support/accounts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as webhooks from '../../functions/endpoints/webhooks';
+import * as webhooks from '../../functions/api/webhooks/index';
 import { ACCOUNT_LIMITS } from '../../functions/shared/limits';
 import { createTestAccount } from '../support/accounts';
 import { type ApiResponse, call, expectError, expectSuccess } from '../support/http';

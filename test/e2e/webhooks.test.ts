@@ -2,16 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
+import * as drivers from '../../functions/api/drivers/index';
+import * as webhooks from '../../functions/api/webhooks/index';
 import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import { verifySignature } from '../../functions/domain/webhook-http';
-import * as drivers from '../../functions/endpoints/drivers';
-import * as webhooks from '../../functions/endpoints/webhooks';
 import {
   type EventType,
   exampleEvent,
   SUBSCRIBABLE_EVENTS,
   WEBHOOK_BODY_SCHEMAS,
-} from '../../functions/events/catalog';
+} from '../../functions/models/event-catalog';
 import { createTestAccount } from '../support/accounts';
 import {
   type ApiResponse,
@@ -1029,7 +1029,7 @@ describe('route events reach the subscribed receivers, signed', () => {
     // acceptance, as neither has claimed the id yet, and the worker decides. Through HTTP the first import may
     // already be done when the second POST is checked (then it answers 3005 itself, and no event is sent).
     const { acceptImport } = await import('../../functions/domain/route-import');
-    const { ImportRoute } = await import('../../functions/endpoints/import-model');
+    const { ImportRoute } = await import('../../functions/models/import-model');
     const txids = await Promise.all(
       [raced, { ...raced, name: 'the other one' }].map((body) =>
         acceptImport(acme.accountId, 'dc-1', ImportRoute.parse(body)),

@@ -14,8 +14,8 @@ import {
   ReportedTimestamp,
   StorableNumber,
   Timestamp,
-} from '../../functions/endpoints/common';
-import { IMPORT_LIMITS, MAX_LISTED_ID_BYTES } from '../../functions/endpoints/import-model';
+} from '../../functions/models/common';
+import { IMPORT_LIMITS, MAX_LISTED_ID_BYTES } from '../../functions/models/import-model';
 import { messageBatches } from '../../functions/shared/queues';
 import { quote, quoteList } from '../../functions/shared/quote';
 
