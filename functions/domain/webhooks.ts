@@ -1,4 +1,3 @@
-import { MAX_DELIVERIES_EXAMINED_PER_CALL } from '../api/webhooks/schemas';
 import { listDcs } from '../data/accounts';
 import type { PageRequest } from '../data/pagination';
 import type { SealedSecret } from '../data/secret-envelope';
@@ -16,7 +15,7 @@ import type { Webhook } from '../data/webhooks';
 import * as webhooksTable from '../data/webhooks';
 import { randomId } from '../shared/crypto';
 import { ApiError, ConflictError, NotFoundError } from '../shared/errors';
-import { ACCOUNT_LIMITS } from '../shared/limits';
+import { ACCOUNT_LIMITS, MAX_DELIVERIES_EXAMINED_PER_CALL } from '../shared/limits';
 import { chunks, inParallel } from '../shared/parallel';
 import { sendAllToQueue, sendToQueue } from '../shared/queues';
 import { quote, quoteList } from '../shared/quote';

@@ -1,6 +1,4 @@
-import type { AccountingRecord } from '../../data/accounting';
-import type { Attempt } from '../../data/attempts';
-import type { InvoiceRow, ItemRow } from '../../data/routes';
+import type { AccountingRecord, Attempt, InvoiceRow, ItemRow } from '../../domain/records';
 import type { WaypointDetail } from '../../domain/route-reports';
 import type { RouteHeader } from '../../domain/routes';
 

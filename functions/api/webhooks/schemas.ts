@@ -67,11 +67,6 @@ export const DEFAULT_PREVIOUS_SECRET_SECONDS = 86_400;
 
 export const MAX_PREVIOUS_SECRET_SECONDS = 7 * 86_400;
 
-/** The most deliveries one window redelivery queues, and the most deliveries of the window it reads. */
-export const MAX_REDELIVERIES_PER_CALL = 100;
-
-export const MAX_DELIVERIES_EXAMINED_PER_CALL = 1000;
-
 export const DeliveryParams = z.object({ id: Id, delivery_id: Id });
 
 export const Redelivery = z

@@ -1,4 +1,4 @@
-import type { DeliveryAttempt } from '../../data/webhook-deliveries';
+import type { DeliveryAttempt } from '../../domain/records';
 import type { Redelivery, Webhook } from '../../domain/webhooks';
 
 /** The spec's webhook resource (never the secret). */

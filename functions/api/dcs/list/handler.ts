@@ -1,4 +1,4 @@
-import { listDcs } from '../../../data/accounts';
+import { listDcs } from '../../../domain/dcs';
 import { httpHandler } from '../../http-handler';
 import { listDcs as endpoint } from './endpoint';
 

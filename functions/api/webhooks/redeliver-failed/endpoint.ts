@@ -1,14 +1,8 @@
 import * as z from 'zod';
 import { EpochMillis, NextToken } from '../../../models/common';
+import { MAX_DELIVERIES_EXAMINED_PER_CALL, MAX_REDELIVERIES_PER_CALL } from '../../../shared/limits';
 import { defineEndpoint } from '../../define';
-import {
-  MAX_DELIVERIES_EXAMINED_PER_CALL,
-  MAX_REDELIVERIES_PER_CALL,
-  REDELIVERY_THROTTLING,
-  Redelivery,
-  TAG,
-  WebhookParams,
-} from '../schemas';
+import { REDELIVERY_THROTTLING, Redelivery, TAG, WebhookParams } from '../schemas';
 
 export const redeliverFailedWebhookDeliveries = defineEndpoint({
   operationId: 'redeliverFailedWebhookDeliveries',
