@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { FULL_PAGES, Id, Location, ReportedTimestamp } from '../../models/common';
 import { quote } from '../../shared/quote';
-import { FailureReason, InvoiceStatus, Route, Waypoint } from '../routes/schemas';
+import { InvoiceStatus } from '../routes/invoice-schemas';
+import { Route } from '../routes/schemas';
+import { FailureReason, Waypoint } from '../routes/waypoint-schemas';
 
 /** The driver app's API (DESIGN §3): `Authorization: Bearer <login_token>`; the token names DC and driver. */
 export const TAG = 'Driver app';

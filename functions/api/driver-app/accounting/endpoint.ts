@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { Id, Label } from '../../../models/common';
 import { defineEndpoint } from '../../define';
-import { AccountingRecord } from '../../routes/schemas';
+import { AccountingRecord } from '../../routes/accounting-schemas';
 import { RouteParams, TAG } from '../schemas';
 
 export const addDriverAccountingRecord = defineEndpoint({

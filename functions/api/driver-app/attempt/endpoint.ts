@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { Id } from '../../../models/common';
 import { defineEndpoint } from '../../define';
-import { Attempt } from '../../routes/schemas';
+import { Attempt } from '../../routes/waypoint-schemas';
 import { AttemptBody, RouteParams, TAG } from '../schemas';
 
 export const recordDriverAttempt = defineEndpoint({

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { NextToken, pagedQuery } from '../../../models/common';
 import { defineEndpoint } from '../../define';
-import { AccountingRecord, ROUTE_PAGE_SIZES, RouteParams, TAG } from '../schemas';
+import { AccountingRecord } from '../accounting-schemas';
+import { ROUTE_PAGE_SIZES, RouteParams, TAG } from '../schemas';
 
 export const getRouteAccounting = defineEndpoint({
   operationId: 'getRouteAccounting',

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { NextToken, PAGE_BYTES_NOTE, pagedQuery } from '../../../models/common';
 import { defineEndpoint } from '../../define';
-import { InvoiceStatus, ROUTE_PAGE_SIZES, RouteParams, TAG } from '../schemas';
+import { InvoiceStatus } from '../invoice-schemas';
+import { ROUTE_PAGE_SIZES, RouteParams, TAG } from '../schemas';
 
 export const getInvoiceStatus = defineEndpoint({
   operationId: 'getInvoiceStatus',

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { Id } from '../../../models/common';
 import { defineEndpoint } from '../../define';
-import { RouteParams, TAG, Waypoint } from '../schemas';
+import { RouteParams, TAG } from '../schemas';
+import { Waypoint } from '../waypoint-schemas';
 
 export const getWaypoint = defineEndpoint({
   operationId: 'getWaypoint',

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { NextToken, pagedQuery } from '../../../models/common';
 import { defineEndpoint } from '../../define';
-import { ROUTE_PAGE_SIZES, RouteParams, TAG, Waypoint } from '../schemas';
+import { ROUTE_PAGE_SIZES, RouteParams, TAG } from '../schemas';
+import { Waypoint } from '../waypoint-schemas';
 
 export const listWaypoints = defineEndpoint({
   operationId: 'listWaypoints',
