@@ -331,7 +331,13 @@ function deploymentFingerprint(endpoints: readonly EndpointDefinition[]): unknow
       sliceOf(endpoint.module).name,
       apiKeyRequired(endpoint),
     ]),
-    authorizers: AUTHORIZERS,
+    // By slice name, never the row's module URL, which holds the checkout's absolute path.
+    authorizers: Object.fromEntries(
+      Object.entries(AUTHORIZERS).map(([kind, { module, cacheTtlSeconds }]) => [
+        kind,
+        { handler: sliceOf(module).name, cacheTtlSeconds },
+      ]),
+    ),
     gatewayResponses: Object.keys(GATEWAY_RESPONSES).map((type) => [
       type,
       GATEWAY_RESPONSES[type as GatewayResponseType],
