@@ -6,7 +6,6 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { parse } from 'csv-parse';
-import { consumers } from '../functions/consumers';
 import type { AccountingRecord } from '../functions/data/accounting';
 import { listDcs } from '../functions/data/accounts';
 import { analyticsItem, analyticsKeys } from '../functions/data/analytics';
@@ -18,6 +17,7 @@ import { headerItem, type RouteHeader } from '../functions/data/routes';
 import type { RouteFacts } from '../functions/domain/analytics';
 import * as analytics from '../functions/domain/analytics';
 import { configure } from '../functions/shared/config';
+import { consumers } from '../functions/workers/index';
 import { itemSize, RawTable, type Row, sleep } from './dynamo';
 import { ApiClient } from './http';
 import { repoRoot, type StackInfo } from './runtime';
@@ -824,7 +824,7 @@ export const analyticsExportScenario: Scenario = {
             {
               ...process.env,
               ...handlerEnv,
-              BENCH_HANDLER_URL: pathToFileURL(`${repoRoot}functions/handlers/workers/export-analytics.ts`)
+              BENCH_HANDLER_URL: pathToFileURL(`${repoRoot}functions/workers/export-analytics/handler.ts`)
                 .href,
               BENCH_ACCOUNT_ID: accountId,
               BENCH_TXID: txid,
@@ -915,7 +915,7 @@ export const analyticsExportScenario: Scenario = {
           'process is shared: the worker runs there next to the API, the other pollers and the S3 emulator ' +
           '(fauxqs), which keeps every uploaded object in its memory (at completion the multipart parts and ' +
           'their concatenation at once), so its RSS grows with the size of the CSV whatever the worker does. ' +
-          'isolated_worker (checked) runs the same handler (functions/handlers/workers/export-analytics.ts) with ' +
+          'isolated_worker (checked) runs the same handler (functions/workers/export-analytics/handler.ts) with ' +
           'a synthetic SQS record for a pending request (put with putPendingDownload) in a fresh node process ' +
           'per size (tsx loader, the local handler environment, the same DynamoDB Local and S3 emulator), ' +
           `process.memoryUsage() sampled every ${RSS_SAMPLE_MS} ms in-process: the worker's own memory; its ` +

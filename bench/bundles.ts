@@ -2,14 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { consumers } from '../functions/consumers';
-import { AUTHORIZERS } from '../functions/endpoints/authorizers';
-import type { ResourceAccess } from '../functions/endpoints/define';
-import { endpoints } from '../functions/endpoints/index';
+import { AUTHORIZERS } from '../functions/api/authorizers';
+import { endpoints } from '../functions/api/index';
+import type { ResourceAccess } from '../functions/shared/access';
 import {
   BUCKET_NAME_ENV,
   LINK_SIGNER_ROLE_ARN_ENV,
@@ -17,7 +16,9 @@ import {
   type QueueName,
   TABLE_NAME_ENV,
 } from '../functions/shared/resources';
+import { consumers } from '../functions/workers/index';
 import { LAMBDA_BUNDLE, LAMBDA_ESBUILD_OPTIONS } from '../lib/bundling';
+import { sliceOf } from '../lib/slices';
 import { runNodeScript } from './node-script';
 import { repoRoot } from './runtime';
 import type { Scenario, ScenarioResult, StandaloneContext } from './scenario';
@@ -60,8 +61,10 @@ function assertIsolated(dir: string): void {
 export type FunctionKind = 'api' | 'consumer';
 
 export interface LambdaFunction {
-  /** Handler module under functions/handlers/, without extension: `drivers/get`. */
+  /** Its slice's name (lib/slices.ts): `drivers/get`, `workers/import-routes`. */
   name: string;
+  /** Its entry, `handler.ts` beside its row module (absolute path). */
+  entry: string;
   kind: FunctionKind;
   /** What CDK grants it, hence which resource variables its environment has (ServiceFunction.bindAccess). */
   access: ResourceAccess;
@@ -76,15 +79,18 @@ const AUTHORIZER_ACCESS: ResourceAccess = { table: 'read' };
 export function lambdaFunctions(): LambdaFunction[] {
   const api = new Map<string, LambdaFunction>();
   // Endpoints sharing a handler share one function and must declare the same access (CDK checks it).
-  for (const endpoint of endpoints)
-    if (!api.has(endpoint.handler))
-      api.set(endpoint.handler, { name: endpoint.handler, kind: 'api', access: endpoint.access });
-  for (const authorizer of Object.values(AUTHORIZERS))
-    api.set(authorizer.handler, { name: authorizer.handler, kind: 'api', access: AUTHORIZER_ACCESS });
+  for (const endpoint of endpoints) {
+    const { name, entry } = sliceOf(endpoint.module);
+    if (!api.has(name)) api.set(name, { name, entry, kind: 'api', access: endpoint.access });
+  }
+  for (const authorizer of Object.values(AUTHORIZERS)) {
+    const { name, entry } = sliceOf(authorizer.module);
+    api.set(name, { name, entry, kind: 'api', access: AUTHORIZER_ACCESS });
+  }
   const queueConsumers = new Map<string, LambdaFunction>();
   for (const consumer of consumers)
-    queueConsumers.set(consumer.handler, {
-      name: consumer.handler,
+    queueConsumers.set(sliceOf(consumer.module).name, {
+      ...sliceOf(consumer.module),
       kind: 'consumer',
       access: consumer.access,
       nodeOptions: consumer.nodeOptions,
@@ -93,10 +99,10 @@ export function lambdaFunctions(): LambdaFunction[] {
 }
 
 /** esbuild options for one function: the deploy's (LAMBDA_ESBUILD_OPTIONS), with a metafile. */
-export function lambdaBuildOptions(handler: string, outdir: string): BuildOptions {
+export function lambdaBuildOptions(entry: string, outdir: string): BuildOptions {
   return {
     ...LAMBDA_ESBUILD_OPTIONS,
-    entryPoints: [join(repoRoot, 'functions', 'handlers', `${handler}.ts`)],
+    entryPoints: [entry],
     outfile: join(outdir, LAMBDA_BUNDLE.outputFile),
     absWorkingDir: repoRoot,
     metafile: true,
@@ -117,7 +123,8 @@ export interface BuiltBundle {
 }
 
 /** Builds one function's bundle into `outdir` (index.mjs and index.mjs.map) as a deploy would. */
-export async function buildLambdaBundle(handler: string, outdir: string): Promise<BuiltBundle> {
+export async function buildLambdaBundle(entry: string, outdir: string): Promise<BuiltBundle> {
+  const handler = relative(repoRoot, entry);
   const options = lambdaBuildOptions(handler, outdir);
   const result = await build(options);
   const metafile = result.metafile as Metafile;
@@ -182,7 +189,7 @@ export function bundledSdk(bundle: BuiltBundle): { clients: string[]; bytes: num
 /**
  * The shortest import chain from the handler to the first file of `pkg` that has bytes in the bundle, or,
  * for a package left out of the bundle (`@aws-sdk/*`), to the first included file that imports it:
- * `functions/handlers/x.ts > functions/shared/observability.ts > @aws-lambda-powertools/logger`. Files of one
+ * `functions/api/x/handler.ts > functions/shared/observability.ts > @aws-lambda-powertools/logger`. Files of one
  * package in a row are shown as the package, once.
  */
 export function importChain(bundle: BuiltBundle, pkg: string): string | undefined {
@@ -361,7 +368,7 @@ export const bundlesScenario: Scenario = {
     await inParallel(functions, BUILD_PARALLELISM, async (item) => {
       abort.throwIfAborted();
       try {
-        item.bundle = await buildLambdaBundle(item.name, join(BUNDLE_DIR, item.name));
+        item.bundle = await buildLambdaBundle(item.entry, join(BUNDLE_DIR, item.name));
         item.packages = bytesByPackage(item.bundle);
         writeFileSync(join(BUNDLE_DIR, item.name, 'metafile.json'), JSON.stringify(item.bundle.metafile));
       } catch (error) {

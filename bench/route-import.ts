@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { ROUTE_PAGE_SIZES } from '../functions/api/routes/index';
 import { putEventItem } from '../functions/data/events';
 import { importKeys } from '../functions/data/imports';
 import { ROUTE_ROW_PREFIX, routeKeys } from '../functions/data/routes';
-import { ROUTE_PAGE_SIZES } from '../functions/endpoints/routes';
 import { configure } from '../functions/shared/config';
 import { chunks, itemSize, type Key, keyString, RawTable, type Row, sleep, type WriteStats } from './dynamo';
 import { ApiClient } from './http';

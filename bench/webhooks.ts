@@ -24,7 +24,7 @@ import {
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { putEventItem } from '../functions/data/events';
 import { deliveryHeaders } from '../functions/domain/webhook-http';
-import { type WebhookEvent, webhookBody } from '../functions/events/catalog';
+import { type WebhookEvent, webhookBody } from '../functions/models/event-catalog';
 import { configure } from '../functions/shared/config';
 import { LOCAL_CREDENTIALS } from '../local/services';
 import { inParallel, RawTable, sleep } from './dynamo';
@@ -49,7 +49,7 @@ const LIGHT_EVENTS = 40;
 const LIGHT_TIMEOUT_MS = 30_000;
 const LIGHT_P50_TARGET_MS = 100;
 const LIGHT_P99_TARGET_MS = 1000;
-/** The deliveries consumer's batch size (functions/consumers.ts) with one local poller: 10 POSTs in flight. */
+/** The deliveries consumer's batch size (functions/workers/deliver-webhooks/consumer.ts) with one local poller: 10 POSTs in flight. */
 const RAW_CONCURRENCY = 10;
 /** Event writes in flight: one event per TransactWriteItems, as a handler writes its state change. */
 const WRITE_PARALLELISM = 10;

@@ -20,9 +20,9 @@ import {
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct, IDependable } from 'constructs';
-import type { ConsumerDefinition } from '../functions/consumers';
-import { AUTHORIZERS, checkedByGateway } from '../functions/endpoints/authorizers';
-import type { AuthKind, EndpointDefinition } from '../functions/endpoints/define';
+import { AUTHORIZERS, checkedByGateway } from '../functions/api/authorizers';
+import type { AuthKind, EndpointDefinition } from '../functions/api/define';
+import type { ConsumerDefinition } from '../functions/workers/define';
 import { ALARM_PERIOD, notify } from './constructs/alarm-topic';
 import { apiKeyRequired, EndpointGroup, groupBy } from './constructs/endpoint-group';
 import { QueueConsumers } from './constructs/queue-consumers';
@@ -30,6 +30,7 @@ import { ServiceFunction } from './constructs/service-function';
 import { StatefulImports } from './constructs/stateful-imports';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from './gateway-responses';
 import { functionId, pascalCase } from './naming';
+import { sliceOf } from './slices';
 import type { StatefulExports } from './stateful-stack';
 
 export interface ApiStackProps extends StackProps {
@@ -90,7 +91,7 @@ export class ApiStack extends Stack {
   readonly authorizerFunctions: ReadonlyMap<AuthKind, ServiceFunction>;
   /** The nested stack of each domain, by tag. */
   readonly endpointGroups: ReadonlyMap<string, EndpointGroup>;
-  /** The function of each handler module of the endpoint list. */
+  /** The function of each slice of the endpoint list, by its name (`routes/start`). */
   readonly endpointFunctions: ReadonlyMap<string, ServiceFunction>;
   readonly consumers: QueueConsumers;
   /** The function of each queue consumer, by the consumer's `id`. */
@@ -138,9 +139,10 @@ export class ApiStack extends Stack {
     for (const kind of gatewayAuthKinds(props.endpoints)) {
       const definition = AUTHORIZERS[kind];
       if (!definition) throw new Error(`AUTHORIZERS has no entry for auth '${kind}'`);
-      const fn = new ServiceFunction(this, functionId(definition.handler), {
-        handlerModule: definition.handler,
-        description: `${definition.handler}: Lambda authorizer for auth '${kind}'`,
+      const slice = sliceOf(definition.module);
+      const fn = new ServiceFunction(this, functionId(slice.name), {
+        slice,
+        description: `${slice.name}: Lambda authorizer for auth '${kind}'`,
         logRetention,
       });
       // Authorizers look credentials up (API key hashes); they never write.
@@ -326,10 +328,16 @@ function deploymentFingerprint(endpoints: readonly EndpointDefinition[]): unknow
       endpoint.path,
       endpoint.auth,
       endpoint.operationId,
-      endpoint.handler,
+      sliceOf(endpoint.module).name,
       apiKeyRequired(endpoint),
     ]),
-    authorizers: AUTHORIZERS,
+    // By slice name, never the row's module URL, which holds the checkout's absolute path.
+    authorizers: Object.fromEntries(
+      Object.entries(AUTHORIZERS).map(([kind, { module, cacheTtlSeconds }]) => [
+        kind,
+        { handler: sliceOf(module).name, cacheTtlSeconds },
+      ]),
+    ),
     gatewayResponses: Object.keys(GATEWAY_RESPONSES).map((type) => [
       type,
       GATEWAY_RESPONSES[type as GatewayResponseType],

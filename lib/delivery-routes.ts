@@ -1,9 +1,10 @@
 import type { App, Environment } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { consumers as allConsumers, type ConsumerDefinition } from '../functions/consumers';
-import type { EndpointDefinition } from '../functions/endpoints/define';
-import { endpoints as allEndpoints } from '../functions/endpoints/index';
+import type { EndpointDefinition } from '../functions/api/define';
+import { endpoints as allEndpoints } from '../functions/api/index';
 import { ACCOUNT_LIMITS } from '../functions/shared/limits';
+import type { ConsumerDefinition } from '../functions/workers/define';
+import { consumers as allConsumers } from '../functions/workers/index';
 import { ApiStack } from './api-stack';
 import { StatefulStack } from './stateful-stack';
 

@@ -7,7 +7,7 @@ export function pascalCase(text: string): string {
     .join('');
 }
 
-/** Construct id of a handler module's function: 'drivers/finish-routes' -> 'DriversFinishRoutesFunction'. */
-export function functionId(handlerModule: string): string {
-  return `${pascalCase(handlerModule)}Function`;
+/** Construct id of a slice's function: 'drivers/finish-routes' -> 'DriversFinishRoutesFunction'. */
+export function functionId(sliceName: string): string {
+  return `${pascalCase(sliceName)}Function`;
 }

@@ -8,7 +8,7 @@ import { issueApiKey, revokeApiKey } from '../functions/domain/accounts';
 import { createDriver, requireDriver } from '../functions/domain/drivers';
 import { acceptImport } from '../functions/domain/route-import';
 import { createAccountWithUsageKey, registerUsageKey } from '../functions/domain/usage-keys';
-import { type ImportedRoute, ImportRoute } from '../functions/endpoints/import-model';
+import { type ImportedRoute, ImportRoute } from '../functions/models/import-model';
 import { sha256Hex } from '../functions/shared/crypto';
 import { NotFoundError } from '../functions/shared/errors';
 

@@ -1,9 +1,9 @@
-import { StreamEvent, SUBSCRIBABLE_EVENTS } from '../events/catalog';
+import { StreamEvent, SUBSCRIBABLE_EVENTS } from '../models/event-catalog';
 import { randomId } from '../shared/crypto';
 import { tableName } from './client';
 
 /** The types of event items: the catalog's stream types (every type but PING, which is never written). */
-export type { StreamEventType as EventType } from '../events/catalog';
+export type { StreamEventType as EventType } from '../models/event-catalog';
 
 /** An event item to write: where and when it happened, and its type with that type's payload (the catalog's). */
 export type RouteEvent = {

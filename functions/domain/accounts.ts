@@ -10,7 +10,7 @@ import {
 } from '../data/accounts';
 import { createApiKey, deleteApiKey, findApiKeyByHash, putApiKeyItems } from '../data/api-keys';
 import { db, isConditionFailure } from '../data/client';
-import { Id } from '../endpoints/common';
+import { Id } from '../models/common';
 import type { AccountCaller } from '../shared/auth-context';
 import { randomId, randomSecret, SECRET_PREFIX, sha256Hex } from '../shared/crypto';
 import { quote } from '../shared/quote';

@@ -14,7 +14,7 @@ import {
 } from '../data/download-requests';
 import { listRoutesOfDate } from '../data/routes';
 import { countWorkerAttempt } from '../data/worker-attempts';
-import { CalendarDate } from '../endpoints/common';
+import { CalendarDate } from '../models/common';
 import { randomId } from '../shared/crypto';
 import { ApiError, ForbiddenDcError } from '../shared/errors';
 import { countMetric, logger } from '../shared/observability';

@@ -13,7 +13,7 @@ import {
   markWebhookFailing,
   setWebhookEnabled,
 } from '../data/webhooks';
-import { isSubscribableEvent, type WebhookEvent, webhookBody } from '../events/catalog';
+import { isSubscribableEvent, type WebhookEvent, webhookBody } from '../models/event-catalog';
 import { config, type Environment } from '../shared/config';
 import { logger } from '../shared/observability';
 import { MAX_DELAY_SECONDS, sendAllToQueue, sendToDeadLetterQueue, sendToQueue } from '../shared/queues';
@@ -26,7 +26,7 @@ export {
   type SubscribableEvent,
   type WebhookEvent,
   webhookBody,
-} from '../events/catalog';
+} from '../models/event-catalog';
 
 /** One delivery of one event to one webhook; a retry is a new message with the next attempt number. */
 export interface DeliveryMessage {

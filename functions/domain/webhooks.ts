@@ -13,11 +13,10 @@ import {
 } from '../data/webhook-deliveries';
 import type { Webhook } from '../data/webhooks';
 import * as webhooksTable from '../data/webhooks';
-import { MAX_DELIVERIES_EXAMINED_PER_CALL } from '../endpoints/webhooks';
 import { config } from '../shared/config';
 import { randomId } from '../shared/crypto';
 import { ApiError, ConflictError, NotFoundError } from '../shared/errors';
-import { ACCOUNT_LIMITS } from '../shared/limits';
+import { ACCOUNT_LIMITS, MAX_DELIVERIES_EXAMINED_PER_CALL } from '../shared/limits';
 import { chunks, inParallel } from '../shared/parallel';
 import { sendAllToQueue, sendToQueue } from '../shared/queues';
 import { quote, quoteList } from '../shared/quote';

@@ -66,3 +66,9 @@ export const ACCOUNT_LIMITS = {
    */
   maxWebhooks: 1000,
 } as const;
+
+/** The most deliveries one window redelivery (POST /webhooks/{id}/redeliver-failed) queues a call. */
+export const MAX_REDELIVERIES_PER_CALL = 100;
+
+/** The most deliveries of the window one redelivery call reads. */
+export const MAX_DELIVERIES_EXAMINED_PER_CALL = 1000;

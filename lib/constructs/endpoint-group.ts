@@ -9,9 +9,11 @@ import {
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { checkedByGateway } from '../../functions/endpoints/authorizers';
-import type { AuthKind, EndpointDefinition, ResourceAccess } from '../../functions/endpoints/define';
+import { checkedByGateway } from '../../functions/api/authorizers';
+import type { AuthKind, EndpointDefinition } from '../../functions/api/define';
+import type { ResourceAccess } from '../../functions/shared/access';
 import { functionId } from '../naming';
+import { sliceOf } from '../slices';
 import type { StatefulExports } from '../stateful-stack';
 import { ServiceFunction } from './service-function';
 import { StatefulImports } from './stateful-imports';
@@ -19,7 +21,7 @@ import { StatefulImports } from './stateful-imports';
 export interface EndpointGroupProps {
   /** The API the methods join; its resources (paths) and deployment stay in the parent stack. */
   readonly api: RestApi;
-  /** The endpoints this group serves; one function per distinct `handler`. */
+  /** The endpoints this group serves; one function per slice (distinct `module`). */
   readonly endpoints: readonly EndpointDefinition[];
   /** The authorizer of every auth kind (other than 'none') the endpoints use. */
   readonly authorizers: Partial<Record<AuthKind, IAuthorizer>>;
@@ -29,13 +31,13 @@ export interface EndpointGroupProps {
 }
 
 /**
- * A domain's endpoints in a nested stack of their own: one Lambda per distinct handler module, granted
+ * A domain's endpoints in a nested stack of their own: one Lambda per slice, granted
  * exactly the resource access its endpoints declare, with a throttles alarm, and one API Gateway method
  * per endpoint. Nested stacks keep every template far from CloudFormation's 500-resource limit; the
  * parent keeps the API, its paths, authorizers and deployment.
  */
 export class EndpointGroup extends NestedStack {
-  /** The function of each handler module, e.g. `drivers/list`. */
+  /** The function of each slice, by its name, e.g. `drivers/list`. */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   /** The API Gateway method of each endpoint, by operationId. */
   readonly methods: ReadonlyMap<string, Method>;
@@ -46,17 +48,18 @@ export class EndpointGroup extends NestedStack {
     const functions = new Map<string, ServiceFunction>();
     const methods = new Map<string, Method>();
 
-    for (const [handlerModule, served] of groupBy(props.endpoints, (endpoint) => endpoint.handler)) {
-      const access = resourceAccessOf(handlerModule, served);
-      const fn = new ServiceFunction(this, functionId(handlerModule), {
-        handlerModule,
-        description: truncate(`${handlerModule}: ${served.map((e) => e.operationId).join(', ')}`, 256),
+    for (const [moduleUrl, served] of groupBy(props.endpoints, (endpoint) => endpoint.module)) {
+      const slice = sliceOf(moduleUrl);
+      const access = resourceAccessOf(slice.name, served);
+      const fn = new ServiceFunction(this, functionId(slice.name), {
+        slice,
+        description: truncate(`${slice.name}: ${served.map((e) => e.operationId).join(', ')}`, 256),
         logRetention: props.logRetention,
         bundledFiles: bundledFilesOf(served),
       });
       fn.bindAccess(access, resources);
       fn.alarmOnThrottles(resources.alarmTopic);
-      functions.set(handlerModule, fn);
+      functions.set(slice.name, fn);
 
       // A Lambda proxy integration, with one invoke permission per function for the whole API, made here in
       // the nested stack (LambdaIntegration would add it to the parent stack, next to the API).
@@ -112,7 +115,7 @@ export function apiKeyRequired(endpoint: Pick<EndpointDefinition, 'auth'>): bool
   return endpoint.auth === 'apiKey';
 }
 
-/** The items by key, each group in the items' order: endpoints by handler module, or by tag. */
+/** The items by key, each group in the items' order: endpoints by slice, or by tag. */
 export function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
   for (const item of items) {
@@ -124,17 +127,17 @@ export function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map
   return groups;
 }
 
-/** Endpoints sharing a handler share a function: it ships every file any of them reads. */
+/** Endpoints of one slice share a function: it ships every file any of them reads. */
 function bundledFilesOf(served: readonly EndpointDefinition[]): string[] {
   return [...new Set(served.flatMap((endpoint) => endpoint.bundledFiles ?? []))].sort();
 }
 
-/** Endpoints sharing a handler share a function, so they must agree on what it may do. */
-function resourceAccessOf(handlerModule: string, served: readonly EndpointDefinition[]): ResourceAccess {
+/** Endpoints of one slice share a function, so they must agree on what it may do. */
+function resourceAccessOf(sliceName: string, served: readonly EndpointDefinition[]): ResourceAccess {
   const accesses = new Set(served.map((e) => accessKey(e.access)));
   if (accesses.size > 1) {
     throw new Error(
-      `endpoints of handler ${handlerModule} declare different access (${[...accesses].join(' vs ')}); ` +
+      `endpoints of slice ${sliceName} declare different access (${[...accesses].join(' vs ')}); ` +
         'they share one Lambda, so give them the same access',
     );
   }

@@ -2,9 +2,10 @@ import { Duration, NestedStack } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { ConsumerDefinition } from '../../functions/consumers';
 import { QUEUES } from '../../functions/shared/resources';
+import type { ConsumerDefinition } from '../../functions/workers/define';
 import { pascalCase } from '../naming';
+import { sliceOf } from '../slices';
 import type { StatefulExports } from '../stateful-stack';
 import { ServiceFunction } from './service-function';
 import { StatefulImports } from './stateful-imports';
@@ -46,9 +47,10 @@ export class QueueConsumers extends NestedStack {
         );
       }
 
+      const slice = sliceOf(consumer.module);
       const fn = new ServiceFunction(this, `${pascalCase(consumer.id)}Function`, {
-        handlerModule: consumer.handler,
-        description: `${consumer.handler}: consumes the ${consumer.queue} queue (${consumer.id})`,
+        slice,
+        description: `${slice.name}: consumes the ${consumer.queue} queue (${consumer.id})`,
         timeout: Duration.seconds(consumer.timeoutSeconds),
         memorySize: consumer.memorySize,
         nodeOptions: consumer.nodeOptions,

@@ -12,7 +12,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { LinkSigning, ResourceAccess, TableAccess } from '../../functions/endpoints/define';
+import type { LinkSigning, ResourceAccess, TableAccess } from '../../functions/shared/access';
 import {
   BUCKET_NAME_ENV,
   LINK_SIGNER_ROLE_ARN_ENV,
@@ -23,6 +23,7 @@ import {
 } from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import { BUNDLE_METADATA_KEY, type BundleMetadata, LAMBDA_BUNDLE } from '../bundling';
+import type { Slice } from '../slices';
 import { ALARM_PERIOD, ANY_OCCURRENCE, notify } from './alarm-topic';
 import type { ServiceResources } from './stateful-imports';
 
@@ -54,8 +55,8 @@ const LINK_SIGNERS: Record<LinkSigning['access'], { id: string; action: string }
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface ServiceFunctionProps {
-  /** Handler module under `functions/handlers/`, without extension, e.g. `drivers/finish-routes`. */
-  readonly handlerModule: string;
+  /** Where the function's code is: its slice (lib/slices.ts), found from its row module. */
+  readonly slice: Slice;
   readonly description?: string;
   /** @default 10 seconds (API Gateway gives up after 29 s; an endpoint should answer well before). */
   readonly timeout?: Duration;
@@ -86,7 +87,8 @@ export interface ServiceFunctionProps {
  * may write to its own log group only (instead of AWSLambdaBasicExecutionRole's logs:* on every group).
  */
 export class ServiceFunction extends NodejsFunction {
-  readonly handlerModule: string;
+  /** The slice's readable name, e.g. `drivers/finish-routes`. */
+  readonly sliceName: string;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     const logGroup = new LogGroup(scope, `${id}LogGroup`, {
@@ -94,11 +96,11 @@ export class ServiceFunction extends NodejsFunction {
     });
     const role = new Role(scope, `${id}Role`, {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: `Execution role of ${props.handlerModule}`,
+      description: `Execution role of ${props.slice.name}`,
     });
 
     super(scope, id, {
-      entry: join(REPO_ROOT, 'functions', 'handlers', `${props.handlerModule}.ts`),
+      entry: props.slice.entry,
       handler: 'handler',
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
@@ -129,10 +131,10 @@ export class ServiceFunction extends NodejsFunction {
       },
     });
 
-    this.handlerModule = props.handlerModule;
+    this.sliceName = props.slice.name;
     // What the asset is built from, for the local runtime, which runs the same bundle.
     (this.node.defaultChild as CfnResource).addMetadata(BUNDLE_METADATA_KEY, {
-      entry: posix.join('functions', 'handlers', `${props.handlerModule}.ts`),
+      entry: props.slice.repoEntry,
       bundledFiles: props.bundledFiles ?? [],
     } satisfies BundleMetadata);
     logGroup.grantWrite(role);
@@ -150,7 +152,7 @@ export class ServiceFunction extends NodejsFunction {
    */
   alarmOnThrottles(topic: ITopic): Alarm {
     const alarm = new Alarm(this, 'ThrottlesAlarm', {
-      alarmDescription: `Lambda throttled invocations of ${this.handlerModule}`,
+      alarmDescription: `Lambda throttled invocations of ${this.sliceName}`,
       metric: this.metricThrottles({ period: ALARM_PERIOD, statistic: 'Sum' }),
       ...ANY_OCCURRENCE,
     });
@@ -210,7 +212,7 @@ export class ServiceFunction extends NodejsFunction {
     const functionRole = this.role as Role;
     const signer = new Role(this, id, {
       assumedBy: new ArnPrincipal(functionRole.roleArn),
-      description: `Signs the presigned ${action} links of ${this.handlerModule}`,
+      description: `Signs the presigned ${action} links of ${this.sliceName}`,
     });
     signer.addToPolicy(new PolicyStatement({ actions: [action], resources: [objectsArn] }));
     signer.grantAssumeRole(functionRole);

@@ -2,11 +2,11 @@ import { type CfnElement, type NestedStack, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnRestApi, Method } from 'aws-cdk-lib/aws-apigateway';
 import { describe, expect, it } from 'vitest';
-import { type ConsumerDefinition, consumers } from '../../functions/consumers';
-import { AUTHORIZERS, checkedByGateway } from '../../functions/endpoints/authorizers';
-import type { EndpointDefinition, ResourceAccess } from '../../functions/endpoints/define';
-import { endpoints } from '../../functions/endpoints/index';
-import { importRoute } from '../../functions/endpoints/routes';
+import { AUTHORIZERS, checkedByGateway } from '../../functions/api/authorizers';
+import type { EndpointDefinition } from '../../functions/api/define';
+import { endpoints } from '../../functions/api/index';
+import { importRoute } from '../../functions/api/routes/index';
+import type { ResourceAccess } from '../../functions/shared/access';
 import {
   ANALYTICS_FILES_PREFIX,
   BUCKET_NAME_ENV,
@@ -18,6 +18,8 @@ import {
   WEBHOOK_SECRETS_KEY_ARN_ENV,
 } from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
+import type { ConsumerDefinition } from '../../functions/workers/define';
+import { consumers } from '../../functions/workers/index';
 import { API_ALARMS } from '../../lib/api-stack';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
 import { DEFAULT_CONFIG, defineDeliveryRoutes } from '../../lib/delivery-routes';
@@ -26,6 +28,7 @@ import {
   type GatewayResponseType,
   gatewayResponseBody,
 } from '../../lib/gateway-responses';
+import { sliceOf } from '../../lib/slices';
 import { type CfnResource, logicalIdOf, resourcesOf, synthesize, testApp } from './synth';
 
 const { api, apiTemplate, stateful } = synthesize();
@@ -98,7 +101,7 @@ function refOf(fn: ServiceFunction | undefined, what: string): FunctionRef {
   return { view: viewOf(stack), id: logicalIdOf(stack, fn), fn };
 }
 
-const functionOf = (handlerModule: string) => refOf(api.endpointFunctions.get(handlerModule), handlerModule);
+const functionOf = (sliceName: string) => refOf(api.endpointFunctions.get(sliceName), sliceName);
 const authorizerFunctionOf = (kind: EndpointDefinition['auth']) =>
   refOf(api.authorizerFunctions.get(kind), `authorizer ${kind}`);
 const consumerFunctionOf = (consumerId: string) =>
@@ -182,7 +185,7 @@ const deadLetterUrl = (name: QueueName) => importOf(stateful.exports.queues[name
 const alarmTopicArn = importOf(stateful.exports.alarmTopicArnExportName);
 const QUEUE_URL_ENVS = Object.values(QUEUES).flatMap((q) => [q.urlEnv, q.deadLetterUrlEnv]);
 
-const handlers = [...new Set(endpoints.map((e) => e.handler))];
+const handlers = [...new Set(endpoints.map((e) => sliceOf(e.module).name))];
 /** Auth kinds with a gateway authorizer; driver tokens are checked by the handlers themselves. */
 const usedAuthKinds = [...new Set(endpoints.map((e) => e.auth).filter(checkedByGateway))];
 
@@ -191,7 +194,7 @@ const accessByFunction: { name: string; fn: FunctionRef; access: ResourceAccess 
   ...handlers.map((handler) => ({
     name: handler,
     fn: functionOf(handler),
-    access: endpoints.find((e) => e.handler === handler)?.access ?? {},
+    access: endpoints.find((e) => sliceOf(e.module).name === handler)?.access ?? {},
   })),
   ...consumers.map((c) => ({ name: `consumer ${c.id}`, fn: consumerFunctionOf(c.id), access: c.access })),
 ];
@@ -244,7 +247,7 @@ describe('API methods', () => {
 
   it.each(endpoints)('$operationId: integrates as AWS_PROXY with the function of $handler', (endpoint) => {
     const method = methodOf(endpoint);
-    const fn = functionOf(endpoint.handler);
+    const fn = functionOf(sliceOf(endpoint.module).name);
     expect(fn.view).toBe(method.view);
     const integration = method.props.Integration as Record<string, unknown>;
     expect(integration.Type).toBe('AWS_PROXY');
@@ -358,7 +361,7 @@ describe('Lambda functions', () => {
     }
   });
 
-  it.each(allFunctions.map((fn) => [fn.fn.handlerModule, fn] as const))(
+  it.each(allFunctions.map((fn) => [fn.fn.sliceName, fn] as const))(
     '%s runs nodejs22.x on arm64 with active tracing, Powertools settings, no source-map flag and its own log group with retention',
     (_name, fn) => {
       expect(fn.view.props(fn.id)).toMatchObject({
@@ -381,7 +384,7 @@ describe('Lambda functions', () => {
     },
   );
 
-  it.each(allFunctions.map((fn) => [fn.fn.handlerModule, fn] as const))(
+  it.each(allFunctions.map((fn) => [fn.fn.sliceName, fn] as const))(
     '%s alarms on any throttled invocation, to the alarm topic',
     (_name, fn) => {
       const alarms = fn.view
@@ -418,7 +421,7 @@ describe('Lambda functions', () => {
 
 describe('table access', () => {
   const byAccess = (access: EndpointDefinition['access']['table']) => [
-    ...new Set(endpoints.filter((e) => e.access.table === access).map((e) => e.handler)),
+    ...new Set(endpoints.filter((e) => e.access.table === access).map((e) => sliceOf(e.module).name)),
   ];
 
   it.each(byAccess('read'))("%s (access 'read') may only read the table", (handler) => {
@@ -656,7 +659,7 @@ describe('shared handlers', () => {
 });
 
 describe('importRoute', () => {
-  const id = functionOf(importRoute.handler);
+  const id = functionOf(sliceOf(importRoute.module).name);
 
   it('is served, with the access this test expects', () => {
     expect(endpoints.map((e) => e.operationId)).toContain(importRoute.operationId);
@@ -704,7 +707,7 @@ describe('queue consumers', () => {
 
   it.each(consumers)('$id runs $handler with its timeout and memory', (c) => {
     const fn = consumerFunctionOf(c.id);
-    expect(fn.fn.handlerModule).toBe(c.handler);
+    expect(fn.fn.sliceName).toBe(sliceOf(c.module).name);
     expect(fn.view.props(fn.id)).toMatchObject({ Timeout: c.timeoutSeconds, MemorySize: c.memorySize });
   });
 
@@ -738,7 +741,7 @@ describe('queue consumers', () => {
   });
 
   it('the import worker may read import payloads but not write objects, and write the table', () => {
-    const worker = consumers.find((c) => c.handler === 'workers/import-routes');
+    const worker = consumers.find((c) => sliceOf(c.module).name === 'workers/import-routes');
     expect(worker, 'no consumer runs workers/import-routes').toBeDefined();
     const id = consumerFunctionOf(worker?.id ?? '');
     const actions = allowedActions(id);
@@ -753,7 +756,7 @@ describe('queue consumers', () => {
   });
 
   it('the deletion worker deletes table items, queues the rest of a route to itself, and its queue keeps a message invisible six times its timeout', () => {
-    const worker = consumers.find((c) => c.handler === 'workers/delete-routes');
+    const worker = consumers.find((c) => sliceOf(c.module).name === 'workers/delete-routes');
     expect(worker, 'no consumer runs workers/delete-routes').toBeDefined();
     const id = consumerFunctionOf(worker?.id ?? '');
     for (const action of ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'])

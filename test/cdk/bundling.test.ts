@@ -2,16 +2,19 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { getDocsAsset } from '../../functions/endpoints/docs';
-import { endpoints } from '../../functions/endpoints/index';
+import { getDocsAsset } from '../../functions/api/docs/index';
+import { endpoints } from '../../functions/api/index';
 import { EXTERNAL_MODULES, LAMBDA_BUNDLE } from '../../lib/bundling';
 import { ServiceFunction } from '../../lib/constructs/service-function';
+import { sliceOf } from '../../lib/slices';
 
 /** The one asset directory of a stack with one function, bundled for real as `cdk synth` does. */
-function bundleOf(handlerModule: string): string {
+function bundleOf(sliceName: string): string {
+  const row = endpoints.find((e) => sliceOf(e.module).name === sliceName);
+  if (!row) throw new Error(`no endpoint in slice ${sliceName}`);
   const app = new App({ context: { 'aws:cdk:bundling-stacks': ['**'] } });
   const stack = new Stack(app, 'BundledFunction');
-  new ServiceFunction(stack, 'Fn', { handlerModule });
+  new ServiceFunction(stack, 'Fn', { slice: sliceOf(row.module) });
   const { directory } = app.synth();
   const assets = readdirSync(directory).filter((name) => name.startsWith('asset.'));
   expect(assets).toHaveLength(1);
@@ -28,7 +31,7 @@ const hasClient = (bundle: string, namespace: 'dynamodb' | 's3' | 'sqs' | 'kms')
 /** `import ... from "@aws-sdk/..."` or `import("@aws-sdk/...")` left in a bundle: the runtime's SDK. */
 const RUNTIME_SDK_IMPORT = /(from\s*|import\s*\(\s*)["']@aws-sdk\//;
 
-const accessOf = (handler: string) => endpoints.find((e) => e.handler === handler)?.access;
+const accessOf = (sliceName: string) => endpoints.find((e) => sliceOf(e.module).name === sliceName)?.access;
 
 /**
  * Real bundling, as `cdk synth` does it, of the one function that ships files beside its bundle: the asset
@@ -38,7 +41,7 @@ describe('bundling a function with bundledFiles', () => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': ['**'] } });
   const stack = new Stack(app, 'BundlingTest');
   new ServiceFunction(stack, 'DocsAssetFunction', {
-    handlerModule: getDocsAsset.handler,
+    slice: sliceOf(getDocsAsset.module),
     bundledFiles: getDocsAsset.bundledFiles,
   });
   const assembly = app.synth();
@@ -72,7 +75,7 @@ describe('bundling a function with bundledFiles', () => {
     expect(
       () =>
         new ServiceFunction(other, 'Fn', {
-          handlerModule: getDocsAsset.handler,
+          slice: sliceOf(getDocsAsset.module),
           bundledFiles: ['../etc/passwd'],
         }),
     ).toThrow(/bundledFiles/);

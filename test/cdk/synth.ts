@@ -1,7 +1,7 @@
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import type { ConsumerDefinition } from '../../functions/consumers';
-import type { EndpointDefinition } from '../../functions/endpoints/define';
+import type { EndpointDefinition } from '../../functions/api/define';
+import type { ConsumerDefinition } from '../../functions/workers/define';
 import { cdkJsonContext } from '../../lib/app-context';
 import { DEFAULT_CONFIG, type DeliveryRoutesConfig, defineDeliveryRoutes } from '../../lib/delivery-routes';
 

@@ -1,11 +1,11 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as dcs from '../../functions/api/dcs/index';
 import { getAccount } from '../../functions/data/accounts';
 import { createApiKey } from '../../functions/data/api-gateway-keys';
 import { createAccount, issueApiKey } from '../../functions/domain/accounts';
 import { registerUsageKey } from '../../functions/domain/usage-keys';
-import * as dcs from '../../functions/endpoints/dcs';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/cloud/model';
 import { createTestAccount } from '../support/accounts';
 import { type ApiResponse, call, expectError, expectSuccess } from '../support/http';
@@ -115,7 +115,7 @@ describe('accounts without a registered usage key', () => {
 
 describe('the API Gateway calls of the operator', () => {
   it('are refused to a function role (no function may create API keys) and allowed to the operator', async () => {
-    const authorizer = api.cloud.functionOf('functions/handlers/auth/api-key-authorizer.ts');
+    const authorizer = api.cloud.functionOf('functions/api/auth/api-key-authorizer/handler.ts');
     const role = api.cloud.deployment.roles.find((candidate) => candidate.arn === authorizer.roleArn);
     if (!role) throw new Error('the authorizer has no role');
     const asAuthorizer = {

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as dcs from '../../functions/api/dcs/index';
 import { getDc } from '../../functions/data/accounts';
 import { createAccount, issueApiKey } from '../../functions/domain/accounts';
-import * as dcs from '../../functions/endpoints/dcs';
 import { call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 

@@ -1,12 +1,13 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+import * as analytics from '../../functions/api/analytics/index';
+import * as driverApp from '../../functions/api/driver-app/index';
+import * as drivers from '../../functions/api/drivers/index';
+import * as routes from '../../functions/api/routes/index';
 import { deleteRouteAnalytics, listRouteAnalytics } from '../../functions/data/analytics';
 import { putPendingDownload } from '../../functions/data/download-requests';
 import { createAccountWithUsageKey } from '../../functions/domain/usage-keys';
-import * as analytics from '../../functions/endpoints/analytics';
-import * as driverApp from '../../functions/endpoints/driver-app';
-import * as drivers from '../../functions/endpoints/drivers';
-import * as routes from '../../functions/endpoints/routes';
 import { DESIGN_ATTEMPT_COLUMNS, DESIGN_ROUTE_COLUMNS } from '../support/analytics-columns';
 import { functionOf } from '../support/cdk';
 import { type CallOptions, call, expectError, expectSuccess, readAllPages } from '../support/http';

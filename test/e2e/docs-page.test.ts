@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOCS_ASSET_FILES } from '../../functions/endpoints/docs';
-import { endpoints } from '../../functions/endpoints/index';
-import { EVENT_TYPES, exampleEvent } from '../../functions/events/catalog';
-import { DELIVERY_HEADER_DOCS } from '../../functions/shared/openapi';
+import { DOCS_ASSET_FILES } from '../../functions/api/docs/index';
+import { endpoints } from '../../functions/api/index';
+import { DELIVERY_HEADER_DOCS } from '../../functions/api/openapi';
+import { EVENT_TYPES, exampleEvent } from '../../functions/models/event-catalog';
 import { call, expectError } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 

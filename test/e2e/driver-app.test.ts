@@ -1,11 +1,11 @@
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import * as driverApp from '../../functions/api/driver-app/index';
+import * as drivers from '../../functions/api/drivers/index';
+import * as routes from '../../functions/api/routes/index';
 import { db } from '../../functions/data/client';
 import { completionEstimate, computeEtas, type EtaStop, type LatLng } from '../../functions/domain/etas';
-import * as driverApp from '../../functions/endpoints/driver-app';
-import * as drivers from '../../functions/endpoints/drivers';
-import * as routes from '../../functions/endpoints/routes';
 import type { SampleRoute } from '../../local/sample-route';
 import { createTestAccount } from '../support/accounts';
 import { type ApiResponse, type CallOptions, call, expectError, expectSuccess } from '../support/http';

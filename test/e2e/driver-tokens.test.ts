@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as drivers from '../../functions/api/drivers/index';
 import { db, tableName } from '../../functions/data/client';
-import * as drivers from '../../functions/endpoints/drivers';
 import { sha256Hex } from '../../functions/shared/crypto';
 import { createTestAccount } from '../support/accounts';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';

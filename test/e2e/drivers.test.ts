@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as drivers from '../../functions/endpoints/drivers';
+import * as drivers from '../../functions/api/drivers/index';
 import { createTestAccount } from '../support/accounts';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';

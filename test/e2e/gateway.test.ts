@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as dcs from '../../functions/api/dcs/index';
 import { db, tableName } from '../../functions/data/client';
 import { issueApiKey, revokeApiKey } from '../../functions/domain/accounts';
-import * as dcs from '../../functions/endpoints/dcs';
 import { sha256Hex } from '../../functions/shared/crypto';
 import { createTestAccount } from '../support/accounts';
 import { call, expectError, expectSuccess } from '../support/http';

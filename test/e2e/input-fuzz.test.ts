@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import type { EndpointDefinition } from '../../functions/endpoints/define';
-import { endpoints } from '../../functions/endpoints/index';
+import type { EndpointDefinition } from '../../functions/api/define';
+import { endpoints } from '../../functions/api/index';
 import { createTestAccount } from '../support/accounts';
 import { call } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';

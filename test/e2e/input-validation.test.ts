@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ID_BYTES } from '../../functions/endpoints/common';
-import * as driverApp from '../../functions/endpoints/driver-app';
-import * as drivers from '../../functions/endpoints/drivers';
-import { IMPORT_LIMITS, MAX_LISTED_ID_BYTES } from '../../functions/endpoints/import-model';
-import * as routes from '../../functions/endpoints/routes';
+import * as driverApp from '../../functions/api/driver-app/index';
+import * as drivers from '../../functions/api/drivers/index';
+import * as routes from '../../functions/api/routes/index';
+import { MAX_ID_BYTES } from '../../functions/models/common';
+import { IMPORT_LIMITS, MAX_LISTED_ID_BYTES } from '../../functions/models/import-model';
 import { MAX_ISSUES_MESSAGE_CHARS } from '../../functions/shared/request-parsing';
 import { createTestAccount } from '../support/accounts';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';

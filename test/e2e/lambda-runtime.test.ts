@@ -77,7 +77,7 @@ const FUNCTIONS = {
     bundledFiles: ['swagger-ui-dist/package.json'],
   }),
   missingPackage: fixture('lrt-missing-package', 'test/fixtures/lambda/missing-package.ts'),
-  openapi: fixture('lrt-openapi', 'functions/handlers/docs/openapi.ts', {
+  openapi: fixture('lrt-openapi', 'functions/api/docs/openapi/handler.ts', {
     memorySize: 1024,
     timeoutSeconds: 10,
     // What ServiceFunction sets on every function.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as routes from '../../functions/api/routes/index';
 import { getRouteHeader } from '../../functions/data/routes';
-import * as routes from '../../functions/endpoints/routes';
 import { MAX_BODY_BYTES } from '../../functions/shared/limits';
 import { createTestAccount } from '../support/accounts';
 import { call, expectError, expectSuccess, joinPages, readAllPages } from '../support/http';

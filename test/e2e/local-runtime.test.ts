@@ -1,15 +1,15 @@
 import { CfnEventSourceMapping, type CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as drivers from '../../functions/api/drivers/index';
 import { accountKeys } from '../../functions/data/accounts';
 import { db, tableName } from '../../functions/data/client';
 import { createDriver as create } from '../../functions/domain/drivers';
 import { sendTestEvent } from '../../functions/domain/webhooks';
-import * as drivers from '../../functions/endpoints/drivers';
 import { createTestAccount } from '../support/accounts';
 import { functionOf, revokeFromRole } from '../support/cdk';
 import { call, expectError, expectSuccess } from '../support/http';
-import { startTestApi, type TestApi } from '../support/local-api';
+import { sliceEntry, startTestApi, type TestApi } from '../support/local-api';
 import { exampleRoute, waitForImport } from '../support/routes';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -58,8 +58,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-const functionName = (handlerModule: string) =>
-  api.cloud.functionOf(`functions/handlers/${handlerModule}.ts`).name;
+const functionName = (handlerModule: string) => api.cloud.functionOf(sliceEntry(handlerModule)).name;
 const linesOf = (handlerModule: string) =>
   api.logs
     .filter((record) => record.functionName === functionName(handlerModule))

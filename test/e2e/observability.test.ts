@@ -237,7 +237,7 @@ describe('the function code observability', () => {
       dc_id: 'dc-1',
       txid,
       status_code: 202,
-      function_name: api.cloud.functionOf('functions/handlers/routes/import.ts').name,
+      function_name: api.cloud.functionOf('functions/api/routes/import/handler.ts').name,
     });
     expect(handled?.request_id).toMatch(UUID);
     expectNoSecret(lines);

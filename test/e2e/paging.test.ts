@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import * as driverApp from '../../functions/api/driver-app/index';
+import * as drivers from '../../functions/api/drivers/index';
+import * as routes from '../../functions/api/routes/index';
 import { putAll } from '../../functions/data/client';
 import { routeRowItems } from '../../functions/data/route-rows';
-import * as driverApp from '../../functions/endpoints/driver-app';
-import * as drivers from '../../functions/endpoints/drivers';
-import * as routes from '../../functions/endpoints/routes';
 import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
 import { createTestAccount } from '../support/accounts';
 import {

@@ -6,10 +6,10 @@ import {
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as dynamo from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as webhooks from '../../functions/api/webhooks/index';
 import { db } from '../../functions/data/client';
 import * as events from '../../functions/data/events';
-import * as webhooks from '../../functions/endpoints/webhooks';
-import { exampleEvent } from '../../functions/events/catalog';
+import { exampleEvent } from '../../functions/models/event-catalog';
 import type { PipeSpec, QueueSpec } from '../../local/cloud/model';
 import { LOCAL_CREDENTIALS } from '../../local/services';
 import { createTestAccount } from '../support/accounts';

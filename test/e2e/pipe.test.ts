@@ -17,7 +17,7 @@ import * as dynamo from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../functions/data/client';
 import * as events from '../../functions/data/events';
-import { exampleEvent } from '../../functions/events/catalog';
+import { exampleEvent } from '../../functions/models/event-catalog';
 import type { PipeSpec, QueueSpec } from '../../local/cloud/model';
 import { startPipe } from '../../local/pipes';
 import { LOCAL_CREDENTIALS } from '../../local/services';

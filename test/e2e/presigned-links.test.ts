@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import * as analytics from '../../functions/endpoints/analytics';
-import * as routes from '../../functions/endpoints/routes';
+import * as analytics from '../../functions/api/analytics/index';
+import * as routes from '../../functions/api/routes/index';
 import type { Principal } from '../../local/aws-proxy/proxy';
 import { createTestAccount } from '../support/accounts';
 import { call, expectSuccess } from '../support/http';

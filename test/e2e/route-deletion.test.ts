@@ -1,11 +1,11 @@
 import { CfnEventSourceMapping } from 'aws-cdk-lib/aws-lambda';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as drivers from '../../functions/api/drivers/index';
+import * as routes from '../../functions/api/routes/index';
 import { findHeldClaims } from '../../functions/data/claims';
 import { queryItems } from '../../functions/data/client';
 import { routeKeys } from '../../functions/data/routes';
-import * as drivers from '../../functions/endpoints/drivers';
-import * as routes from '../../functions/endpoints/routes';
 import { createTestAccount } from '../support/accounts';
 import { functionOf } from '../support/cdk';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as routes from '../../functions/api/routes/index';
 import { accountKeys } from '../../functions/data/accounts';
 import { findHeldClaims } from '../../functions/data/claims';
 import { db, tableName } from '../../functions/data/client';
 import { getImport } from '../../functions/data/imports';
 import { getRouteHeader } from '../../functions/data/routes';
-import * as routes from '../../functions/endpoints/routes';
 import { QUEUES } from '../../functions/shared/resources';
 import { createTestAccount } from '../support/accounts';
 import { type CallOptions, call, expectError, expectSuccess, readAllPages } from '../support/http';

@@ -6,7 +6,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as routes from '../../functions/endpoints/routes';
+import * as routes from '../../functions/api/routes/index';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
 import { MAX_BODY_BYTES } from '../../functions/shared/limits';
 import { createTestAccount } from '../support/accounts';

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import * as webhooks from '../../functions/api/webhooks/index';
 import { encodeNextToken } from '../../functions/data/pagination';
 import type { Delivery } from '../../functions/data/webhook-deliveries';
 import { newDeliveryId, recordDeliveryOutcome } from '../../functions/data/webhook-deliveries';
@@ -16,7 +17,6 @@ import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import { REDELIVERY_CLAIM_HOLDS_MS } from '../../functions/domain/webhook-events';
 import { verifySignature } from '../../functions/domain/webhook-http';
 import { redeliver } from '../../functions/domain/webhooks';
-import * as webhooks from '../../functions/endpoints/webhooks';
 import { configure } from '../../functions/shared/config';
 import { createTestAccount } from '../support/accounts';
 import { functionOf } from '../support/cdk';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as webhooks from '../../functions/api/webhooks/index';
 import { accountKeys } from '../../functions/data/accounts';
 import { db, tableName } from '../../functions/data/client';
-import * as webhooks from '../../functions/endpoints/webhooks';
 import { ACCOUNT_LIMITS } from '../../functions/shared/limits';
 import { createTestAccount } from '../support/accounts';
 import { type ApiResponse, call, expectError, expectSuccess } from '../support/http';

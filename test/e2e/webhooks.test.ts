@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
+import * as drivers from '../../functions/api/drivers/index';
+import * as webhooks from '../../functions/api/webhooks/index';
 import { db } from '../../functions/data/client';
 import { listDeliveryAttempts } from '../../functions/data/webhook-deliveries';
 import { acceptImport } from '../../functions/domain/route-import';
@@ -9,15 +11,13 @@ import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import * as webhookEvents from '../../functions/domain/webhook-events';
 import { verifySignature } from '../../functions/domain/webhook-http';
 import { sendTestEvent } from '../../functions/domain/webhooks';
-import * as drivers from '../../functions/endpoints/drivers';
-import { ImportRoute } from '../../functions/endpoints/import-model';
-import * as webhooks from '../../functions/endpoints/webhooks';
 import {
   type EventType,
   exampleEvent,
   SUBSCRIBABLE_EVENTS,
   WEBHOOK_BODY_SCHEMAS,
-} from '../../functions/events/catalog';
+} from '../../functions/models/event-catalog';
+import { ImportRoute } from '../../functions/models/import-model';
 import { createTestAccount } from '../support/accounts';
 import {
   type ApiResponse,

@@ -1,6 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as analytics from '../../functions/endpoints/analytics';
+import * as analytics from '../../functions/api/analytics/index';
 import { QUEUES } from '../../functions/shared/resources';
 import { createTestAccount } from '../support/accounts';
 import { functionOf, revokeFromRole } from '../support/cdk';

@@ -14,9 +14,9 @@ export function allFunctions(routes: DeliveryRoutes): ServiceFunction[] {
 }
 
 /** The function built from a handler module (e.g. `workers/deliver-webhooks`). */
-export function functionOf(routes: DeliveryRoutes, handlerModule: string): ServiceFunction {
-  const fn = allFunctions(routes).find((candidate) => candidate.handlerModule === handlerModule);
-  if (!fn) throw new Error(`no function of ${handlerModule}`);
+export function functionOf(routes: DeliveryRoutes, sliceName: string): ServiceFunction {
+  const fn = allFunctions(routes).find((candidate) => candidate.sliceName === sliceName);
+  if (!fn) throw new Error(`no function of ${sliceName}`);
   return fn;
 }
 
@@ -26,7 +26,7 @@ export function functionOf(routes: DeliveryRoutes, handlerModule: string): Servi
  */
 export function revokeFromRole(fn: ServiceFunction, action: string): void {
   const policy = fn.role?.node.tryFindChild('DefaultPolicy') as Policy | undefined;
-  if (!policy) throw new Error(`${fn.handlerModule} has no role policy`);
+  if (!policy) throw new Error(`${fn.sliceName} has no role policy`);
   const document = Stack.of(policy).resolve(policy.document) as {
     Statement: { Action: string | string[] }[];
   };
@@ -38,7 +38,7 @@ export function revokeFromRole(fn: ServiceFunction, action: string): void {
     statements.length === document.Statement.length &&
     JSON.stringify(statements) === JSON.stringify(document.Statement)
   )
-    throw new Error(`${fn.handlerModule}'s role has no ${action} to revoke`);
+    throw new Error(`${fn.sliceName}'s role has no ${action} to revoke`);
   (policy.node.defaultChild as CfnPolicy).addPropertyOverride('PolicyDocument', {
     ...document,
     Statement: statements,

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { z } from 'zod';
-import type { EndpointDefinition } from '../../functions/endpoints/define';
+import type { EndpointDefinition } from '../../functions/api/define';
 
 export interface ApiResponse {
   status: number;

@@ -115,12 +115,16 @@ export async function startTestApi(name: string, options: TestApiOptions = {}): 
     },
     cloud,
     logs,
-    invoke: (handlerModule, event) =>
-      cloud.invoke(cloud.functionOf(`functions/handlers/${handlerModule}.ts`).name, event),
+    invoke: (handlerModule, event) => cloud.invoke(cloud.functionOf(sliceEntry(handlerModule)).name, event),
     close: async () => {
       await cloud.stop();
       await dynamodb.stop();
       if (scratch) rmSync(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/** The Lambda entry of the slice named `name`: `workers/import-routes`, `drivers/get` (see lib/slices.ts). */
+export function sliceEntry(name: string): string {
+  return name.startsWith('workers/') ? `functions/${name}/handler.ts` : `functions/api/${name}/handler.ts`;
 }

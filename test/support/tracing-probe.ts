@@ -5,7 +5,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 
 const { tracer } = await import('../../functions/shared/observability');
-const { handler } = await import('../../functions/handlers/analytics/column-definitions');
+const { handler } = await import('../../functions/api/analytics/column-definitions/handler');
 
 const event = {
   resource: '/analytics/column-definitions',

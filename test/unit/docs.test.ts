@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { EndpointDefinition } from '../../functions/api/define';
+import { endpoints } from '../../functions/api/index';
 import { SUBSCRIBABLE_EVENTS } from '../../functions/domain/webhook-events';
-import type { EndpointDefinition } from '../../functions/endpoints/define';
-import { endpoints } from '../../functions/endpoints/index';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
+import { sliceOf } from '../../lib/slices';
 
 /**
  * The repository's own documents (README, CONTRIBUTING, docs/) against the code and against each other.
@@ -39,7 +40,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 function endpointTable(): string {
   const rows = new Map<string, { methods: string[]; endpoint: EndpointDefinition }>();
   for (const endpoint of endpoints) {
-    const key = `${endpoint.path} ${endpoint.handler} ${endpoint.summary}`;
+    const key = `${endpoint.path} ${sliceOf(endpoint.module).name} ${endpoint.summary}`;
     const row = rows.get(key);
     if (row) row.methods.push(endpoint.method);
     else rows.set(key, { methods: [endpoint.method], endpoint });

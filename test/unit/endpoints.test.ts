@@ -2,12 +2,13 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { AUTHORIZERS, checkedByGateway } from '../../functions/endpoints/authorizers';
-import type { EndpointDefinition } from '../../functions/endpoints/define';
-import { endpoints } from '../../functions/endpoints/index';
+import { AUTHORIZERS, checkedByGateway } from '../../functions/api/authorizers';
+import type { EndpointDefinition } from '../../functions/api/define';
+import { endpoints } from '../../functions/api/index';
+import { sliceOf } from '../../lib/slices';
 
-const handlerFile = (handler: string) =>
-  fileURLToPath(new URL(`../../functions/handlers/${handler}.ts`, import.meta.url));
+/** The Lambda of a row: `handler.ts` beside the module that defines the row. */
+const handlerFile = (row: { module: string }) => fileURLToPath(new URL('handler.ts', row.module));
 
 describe('the endpoint list', () => {
   it('has unique operationIds and unique method + path pairs', () => {
@@ -16,17 +17,15 @@ describe('the endpoint list', () => {
   });
 
   it.each(endpoints.map((e) => [`${e.method} ${e.path}`, e] as const))(
-    '%s has a handler module exporting a handler built from this endpoint definition',
+    '%s has a handler module beside its row exporting a handler built from a row of its slice',
     async (_, endpoint) => {
-      expect(existsSync(handlerFile(endpoint.handler)), `functions/handlers/${endpoint.handler}.ts`).toBe(
-        true,
-      );
-      const module = (await import(handlerFile(endpoint.handler))) as {
+      expect(existsSync(handlerFile(endpoint)), sliceOf(endpoint.module).repoEntry).toBe(true);
+      const module = (await import(handlerFile(endpoint))) as {
         handler?: { endpoint?: EndpointDefinition };
       };
       expect(typeof module.handler).toBe('function');
       const bound = module.handler?.endpoint;
-      expect(bound?.handler).toBe(endpoint.handler);
+      expect(bound?.module).toBe(endpoint.module);
       expect(bound?.path).toBe(endpoint.path);
       expect(bound?.request).toEqual(endpoint.request);
     },
@@ -46,7 +45,7 @@ describe('the endpoint list', () => {
     '%s declares bundled files that its handler module resolves under node_modules/',
     (_, endpoint) => {
       // CDK copies these to node_modules/<file> beside the bundle; the handler reads them from there.
-      const resolve = createRequire(handlerFile(endpoint.handler)).resolve;
+      const resolve = createRequire(handlerFile(endpoint)).resolve;
       for (const file of endpoint.bundledFiles ?? []) {
         expect(file, file).toMatch(/^(@[\w.-]+\/)?[\w.-]+\/[\w./-]+$/);
         expect(file.split('/'), file).not.toContain('..');
@@ -60,7 +59,7 @@ describe('the endpoint list', () => {
   )('%s has an authorizer for its auth kind', (_, endpoint) => {
     const authorizer = AUTHORIZERS[endpoint.auth];
     expect(authorizer).toBeDefined();
-    expect(existsSync(handlerFile(authorizer?.handler ?? 'missing'))).toBe(true);
+    expect(authorizer && existsSync(handlerFile(authorizer))).toBe(true);
   });
 
   it('puts exactly the driver-token endpoints under /driver/, where no API key is accepted', () => {
@@ -71,11 +70,11 @@ describe('the endpoint list', () => {
     }
   });
 
-  it('gives a handler shared by several endpoints the same auth kind and table access', () => {
+  it('gives the endpoints of one slice (one Lambda) the same auth kind and table access', () => {
     const byHandler = new Map<string, EndpointDefinition>();
     for (const endpoint of endpoints) {
-      const first = byHandler.get(endpoint.handler) ?? endpoint;
-      byHandler.set(endpoint.handler, first);
+      const first = byHandler.get(sliceOf(endpoint.module).name) ?? endpoint;
+      byHandler.set(sliceOf(endpoint.module).name, first);
       expect([endpoint.auth, endpoint.access]).toEqual([first.auth, first.access]);
     }
   });

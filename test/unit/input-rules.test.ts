@@ -15,8 +15,8 @@ import {
   ReportedTimestamp,
   StorableNumber,
   Timestamp,
-} from '../../functions/endpoints/common';
-import { IMPORT_LIMITS, MAX_LISTED_ID_BYTES } from '../../functions/endpoints/import-model';
+} from '../../functions/models/common';
+import { IMPORT_LIMITS, MAX_LISTED_ID_BYTES } from '../../functions/models/import-model';
 import { configure } from '../../functions/shared/config';
 import { messageBatches } from '../../functions/shared/queues';
 import { quote, quoteList } from '../../functions/shared/quote';

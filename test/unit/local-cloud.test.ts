@@ -5,10 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consumers } from '../../functions/consumers';
+import { AUTHORIZERS } from '../../functions/api/authorizers';
+import { endpoints } from '../../functions/api/index';
 import { EVENT_RECORD_PATTERN } from '../../functions/data/events';
-import { AUTHORIZERS } from '../../functions/endpoints/authorizers';
-import { endpoints } from '../../functions/endpoints/index';
 import {
   BUCKET_NAME_ENV,
   QUEUES,
@@ -16,6 +15,7 @@ import {
   TABLE_NAME_ENV,
   WEBHOOK_SECRETS_KEY_ARN_ENV,
 } from '../../functions/shared/resources';
+import { consumers } from '../../functions/workers/index';
 import { BUNDLE_METADATA_KEY } from '../../lib/bundling';
 import { EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
 import { DEFAULT_CONFIG } from '../../lib/delivery-routes';
@@ -25,6 +25,7 @@ import {
   gatewayResponseBody,
 } from '../../lib/gateway-responses';
 import { pascalCase } from '../../lib/naming';
+import { sliceOf } from '../../lib/slices';
 import { DestinationValidationError, S3Notifications } from '../../local/aws-proxy/s3-notifications';
 import { Upstream } from '../../local/aws-proxy/upstream';
 import { readDeployment } from '../../local/cloud/deployment';
@@ -35,8 +36,6 @@ import { synthesizeApp } from '../../local/cloud/synth';
 const OPTIONS: DeploymentOptions = { namePrefix: 'unit-cloud', awsEndpoint: 'http://127.0.0.1:4566' };
 const scratch = mkdtempSync(join(tmpdir(), 'local-cloud-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-const entryOf = (handler: string) => `functions/handlers/${handler}.ts`;
 
 /** Does some Allow statement of the role grant `action` on exactly `resource` (IAM wildcards honoured)? */
 function allows(role: RoleSpec, action: string, resource: string): boolean {
@@ -88,11 +87,17 @@ describe('the synthesized app, read as a deployment', () => {
     return deployment.tables[0] as Deployment['tables'][number];
   };
 
-  it('has one function per handler module of the endpoints and authorizers, and one per consumer', () => {
-    const endpointHandlers = new Set(endpoints.map((endpoint) => endpoint.handler));
-    const authorizerHandlers = Object.values(AUTHORIZERS).map((authorizer) => authorizer.handler);
-    for (const handler of [...endpointHandlers, ...authorizerHandlers, ...consumers.map((c) => c.handler)]) {
-      functionWithEntry(entryOf(handler));
+  it('has one function per slice of the endpoints and authorizers, and one per consumer', () => {
+    const endpointHandlers = new Set(endpoints.map((endpoint) => sliceOf(endpoint.module).repoEntry));
+    const authorizerHandlers = Object.values(AUTHORIZERS).map(
+      (authorizer) => sliceOf(authorizer.module).repoEntry,
+    );
+    for (const entry of [
+      ...endpointHandlers,
+      ...authorizerHandlers,
+      ...consumers.map((c) => sliceOf(c.module).repoEntry),
+    ]) {
+      functionWithEntry(entry);
     }
     expect(deployment.functions).toHaveLength(
       endpointHandlers.size + authorizerHandlers.length + consumers.length,
@@ -106,9 +111,9 @@ describe('the synthesized app, read as a deployment', () => {
   });
 
   it.each(consumers)(
-    'consumer $id: its function, queue and event source as consumers.ts declares',
+    'consumer $id: its function, queue and event source as its consumer row declares',
     (consumer) => {
-      const fn = functionWithEntry(entryOf(consumer.handler));
+      const fn = functionWithEntry(sliceOf(consumer.module).repoEntry);
       expect(fn.timeoutSeconds).toBe(consumer.timeoutSeconds);
       expect(fn.memorySize).toBe(consumer.memorySize);
       expect(fn.environment[TABLE_NAME_ENV]).toBe(table().name);
@@ -190,7 +195,7 @@ describe('the synthesized app, read as a deployment', () => {
       api?.methods.filter((m) => m.path === endpoint.path && m.httpMethod === endpoint.method) ?? [];
     expect(methods).toHaveLength(1);
     const method = methods[0];
-    const fn = functionWithEntry(entryOf(endpoint.handler));
+    const fn = functionWithEntry(sliceOf(endpoint.module).repoEntry);
     expect(method?.integration).toEqual({ type: 'AWS_PROXY', functionName: fn.name });
     expect(method?.operationName).toBe(endpoint.operationId);
     expect(BUCKET_NAME_ENV in fn.environment).toBe(
@@ -209,7 +214,7 @@ describe('the synthesized app, read as a deployment', () => {
     );
     expect(authorizer).toMatchObject({
       type: 'REQUEST',
-      functionName: functionWithEntry(entryOf(authorizerDefinition.handler)).name,
+      functionName: functionWithEntry(sliceOf(authorizerDefinition.module).repoEntry).name,
       identitySources: ['method.request.header.Authorization'],
       resultTtlSeconds: authorizerDefinition.cacheTtlSeconds,
     });
@@ -283,9 +288,9 @@ describe('the synthesized app, read as a deployment', () => {
       })
       .sort();
     expect(told).toEqual([
-      'functions/handlers/webhooks/create.ts',
-      'functions/handlers/webhooks/rotate-secret.ts',
-      'functions/handlers/workers/deliver-webhooks.ts',
+      'functions/api/webhooks/create/handler.ts',
+      'functions/api/webhooks/rotate-secret/handler.ts',
+      'functions/workers/deliver-webhooks/handler.ts',
     ]);
   });
 
@@ -294,12 +299,12 @@ describe('the synthesized app, read as a deployment', () => {
     const readWrite = endpoints.find((endpoint) => endpoint.access.table === 'readWrite');
     if (!readOnly || !readWrite)
       throw new Error('the endpoint list has no read-only or no read-write endpoint');
-    const readerRole = roleOf(functionWithEntry(entryOf(readOnly.handler)));
+    const readerRole = roleOf(functionWithEntry(sliceOf(readOnly.module).repoEntry));
     expect(allows(readerRole, 'dynamodb:GetItem', table().arn)).toBe(true);
     expect(allows(readerRole, 'dynamodb:Query', `${table().arn}/index/gsi1`)).toBe(true);
     expect(allows(readerRole, 'dynamodb:PutItem', table().arn)).toBe(false);
     expect(
-      allows(roleOf(functionWithEntry(entryOf(readWrite.handler))), 'dynamodb:PutItem', table().arn),
+      allows(roleOf(functionWithEntry(sliceOf(readWrite.module).repoEntry)), 'dynamodb:PutItem', table().arn),
     ).toBe(true);
   });
 
@@ -386,9 +391,9 @@ describe('a change made in CDK', () => {
       },
     });
     const deployment = readDeployment(assemblyDir, OPTIONS);
-    const byEntry = (handler: string) => deployment.functions.find((fn) => fn.entry === entryOf(handler));
-    expect(byEntry('workers/export-analytics')?.timeoutSeconds).toBe(42);
-    const lister = byEntry('dcs/list');
+    const byEntry = (entry: string) => deployment.functions.find((fn) => fn.entry === entry);
+    expect(byEntry('functions/workers/export-analytics/handler.ts')?.timeoutSeconds).toBe(42);
+    const lister = byEntry('functions/api/dcs/list/handler.ts');
     expect(lister?.environment.CUSTOMIZED).toBe('yes');
     const role = deployment.roles.find((candidate) => candidate.arn === lister?.roleArn);
     const analyticsQueue = deployment.queues.find((queue) => queue.logicalId.startsWith('AnalyticsQueue'));
@@ -432,7 +437,7 @@ function writeAssembly(stacks: Record<string, HandWrittenStack>): string {
   return dir;
 }
 
-const BUNDLE = { [BUNDLE_METADATA_KEY]: { entry: 'functions/handlers/x.ts', bundledFiles: [] } };
+const BUNDLE = { [BUNDLE_METADATA_KEY]: { entry: 'functions/api/x/handler.ts', bundledFiles: [] } };
 
 /** A function resource whose environment variables are `variables` (the resolver's output lands there). */
 function fnWith(variables: Record<string, unknown>, properties: Record<string, unknown> = {}) {

@@ -2,21 +2,21 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
+import { endpoints } from '../../functions/api/index';
+import {
+  buildOpenApiDocument,
+  DELIVERY_HEADER_DOCS,
+  EXAMPLE_DELIVERY,
+  exampleDeliveryHeaders,
+} from '../../functions/api/openapi';
 import { verifySignature } from '../../functions/domain/webhook-http';
-import { endpoints } from '../../functions/endpoints/index';
 import {
   EVENT_TYPES,
   type EventType,
   exampleEvent,
   WEBHOOK_BODY_SCHEMAS,
   webhookBody,
-} from '../../functions/events/catalog';
-import {
-  buildOpenApiDocument,
-  DELIVERY_HEADER_DOCS,
-  EXAMPLE_DELIVERY,
-  exampleDeliveryHeaders,
-} from '../../functions/shared/openapi';
+} from '../../functions/models/event-catalog';
 
 interface DocumentedWebhook {
   post: {

@@ -1,20 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { ATTEMPT_ANALYSIS_COLUMNS } from '../../functions/domain/analytics';
-import { ATTEMPT_ANALYTICS_PAGE, getAttemptAnalytics } from '../../functions/endpoints/analytics';
-import { MAX_PAGE_ROWS, type PageSize } from '../../functions/endpoints/common';
-import type { EndpointDefinition } from '../../functions/endpoints/define';
-import { DRIVER_ROUTE_WAYPOINTS_PAGE, listDriverRoutes } from '../../functions/endpoints/driver-app';
-import { IMPORT_LIMITS } from '../../functions/endpoints/import-model';
+import { ATTEMPT_ANALYTICS_PAGE, getAttemptAnalytics } from '../../functions/api/analytics/index';
+import type { EndpointDefinition } from '../../functions/api/define';
+import { DRIVER_ROUTE_WAYPOINTS_PAGE, listDriverRoutes } from '../../functions/api/driver-app/index';
 import {
   findRoutesByDate,
   getInvoiceStatus,
   getRouteAccounting,
   listWaypoints,
   ROUTE_PAGE_SIZES,
-} from '../../functions/endpoints/routes';
-import { DELIVERY_ATTEMPTS_PAGE, listWebhookDeliveries } from '../../functions/endpoints/webhooks';
+} from '../../functions/api/routes/index';
+import { DELIVERY_ATTEMPTS_PAGE, listWebhookDeliveries } from '../../functions/api/webhooks/index';
+import { ATTEMPT_ANALYSIS_COLUMNS } from '../../functions/domain/analytics';
+import { MAX_PAGE_ROWS, type PageSize } from '../../functions/models/common';
+import { IMPORT_LIMITS } from '../../functions/models/import-model';
 import { successResponse } from '../../functions/shared/envelope';
 import { countWithinBudget, PAGE_BYTE_BUDGET, proxyBytesOf } from '../../functions/shared/limits';
 

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { ATTEMPT_ANALYTICS_PAGE } from '../../functions/api/analytics/index';
+import { DRIVER_ROUTE_WAYPOINTS_PAGE } from '../../functions/api/driver-app/index';
+import { ROUTE_PAGE_SIZES } from '../../functions/api/routes/index';
+import { DELIVERY_ATTEMPTS_PAGE } from '../../functions/api/webhooks/index';
 import { newWebhookSecret, signatureHeaders } from '../../functions/domain/webhook-http';
-import { ATTEMPT_ANALYTICS_PAGE } from '../../functions/endpoints/analytics';
-import { DRIVER_ROUTE_WAYPOINTS_PAGE } from '../../functions/endpoints/driver-app';
-import { ROUTE_PAGE_SIZES } from '../../functions/endpoints/routes';
-import { DELIVERY_ATTEMPTS_PAGE } from '../../functions/endpoints/webhooks';
-import { EVENT_TYPES } from '../../functions/events/catalog';
+import { EVENT_TYPES } from '../../functions/models/event-catalog';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
 import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
 import { BUCKET_NAME_ENV, QUEUES, TABLE_NAME_ENV } from '../../functions/shared/resources';

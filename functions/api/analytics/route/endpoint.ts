@@ -1,0 +1,3 @@
+import { singleRouteAnalytics } from '../schemas';
+
+export const getRouteAnalytics = singleRouteAnalytics(import.meta.url, 'route');

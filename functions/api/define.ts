@@ -1,0 +1,88 @@
+import type { z } from 'zod';
+import type { ResourceAccess } from '../shared/access';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Who may call an endpoint: an account's API key, a driver's login token, or anyone. */
+export type AuthKind = 'apiKey' | 'driverToken' | 'none';
+
+/**
+ * One row of the endpoint list. The same object drives the API Gateway method and Lambda in CDK, the
+ * local HTTP server, the OpenAPI document and the handler's own input validation.
+ */
+export interface EndpointDefinition {
+  /** OpenAPI operationId; unique. */
+  operationId: string;
+  method: HttpMethod;
+  /** API Gateway / OpenAPI path template, e.g. `/dcs/{dc_id}/drivers`. */
+  path: string;
+  auth: AuthKind;
+  /**
+   * The URL of the module that defines the row (its `import.meta.url`): the row's slice is that module's
+   * folder, whose `handler.ts` is the Lambda (lib/slices.ts). Endpoints in one slice share one Lambda.
+   */
+  module: string;
+  summary: string;
+  /** What the summary leaves out (how a paged list cuts its rows), for the OpenAPI operation. */
+  description?: string;
+  tag: string;
+  access: ResourceAccess;
+  request: { params?: z.ZodObject; query?: z.ZodObject; body?: z.ZodType };
+  /**
+   * Success responses by HTTP status; `data` is the schema of the envelope's `data`. `contentTypes`, for
+   * endpoints that skip the envelope, lists the media types the body may have (default application/json).
+   */
+  responses: Partial<
+    Record<200 | 202, { description: string; data: z.ZodType; contentTypes?: readonly string[] }>
+  >;
+  /** Error codes (beyond the generic ones every endpoint may answer) this endpoint can return. */
+  errorCodes: number[];
+  /** Documents served as they are (the OpenAPI document) skip the envelope. */
+  envelope?: false;
+  /**
+   * 'write' for a driver-token endpoint whose write is conditional on the driver item still holding the
+   * token: its token lookup may then come from the process's short cache (functions/domain/driver-auth).
+   */
+  driverTokenVerifiedBy?: 'write';
+  /**
+   * Files copied beside the bundle, under `node_modules/`, for handlers that read them at run time (rather
+   * than importing them into the bundle): package-relative paths such as `swagger-ui-dist/swagger-ui.css`.
+   * The handler finds them the same way locally and on Lambda, by resolving from its own module
+   * (`createRequire(import.meta.url).resolve('swagger-ui-dist/package.json')`), so list the package's
+   * `package.json` too when it resolves through it.
+   */
+  bundledFiles?: readonly string[];
+  /**
+   * This method's own API Gateway throttling, below the stage-wide limits: for endpoints whose every call
+   * is expensive (an import writes up to 100,000 items), so one client cannot spend the table's capacity.
+   */
+  throttling?: MethodThrottling;
+}
+
+export interface MethodThrottling {
+  /** Steady-state requests per second, across all callers. */
+  rateLimit: number;
+  /** Requests that may arrive at once (token bucket size). */
+  burstLimit: number;
+}
+
+export function defineEndpoint<const E extends EndpointDefinition>(endpoint: E): E {
+  return endpoint;
+}
+
+/** The same endpoint under another method (the spec accepts PATCH and PUT alike for some updates). */
+export function alsoAs<const E extends EndpointDefinition, const M extends HttpMethod>(
+  endpoint: E,
+  method: M,
+): Omit<E, 'method' | 'operationId'> & { method: M; operationId: string } {
+  return {
+    ...endpoint,
+    method,
+    operationId: `${endpoint.operationId}${method[0]}${method.slice(1).toLowerCase()}`,
+  };
+}
+
+/** True when the path is scoped to a DC, so the caller's account must own `{dc_id}`. */
+export function isDcScoped(endpoint: Pick<EndpointDefinition, 'path'>): boolean {
+  return endpoint.path.includes('{dc_id}');
+}

@@ -1,0 +1,31 @@
+import * as z from 'zod';
+import { defineEndpoint } from '../../define';
+import { DOCS_ASSET_FILES } from '../schemas';
+
+export const getDocsAsset = defineEndpoint({
+  operationId: 'getDocsAsset',
+  method: 'GET',
+  path: '/docs/assets/{file}',
+  auth: 'none',
+  module: import.meta.url,
+  summary: 'A script, style sheet or license text of the API reference page (no envelope, no auth)',
+  tag: 'Docs',
+  access: {},
+  request: { params: z.object({ file: z.enum(DOCS_ASSET_FILES) }) },
+  responses: {
+    200: {
+      description: 'the file: a script, a style sheet or a license text',
+      data: z.string(),
+      contentTypes: ['text/javascript', 'text/css', 'text/plain'],
+    },
+  },
+  errorCodes: [1007],
+  envelope: false,
+  // Swagger UI's files are read from swagger-ui-dist at run time, not bundled into the handler's code.
+  bundledFiles: [
+    'swagger-ui-dist/package.json',
+    'swagger-ui-dist/swagger-ui-bundle.js',
+    'swagger-ui-dist/swagger-ui-bundle.js.LICENSE.txt',
+    'swagger-ui-dist/swagger-ui.css',
+  ],
+});

@@ -1,0 +1,9 @@
+import { recordAttempt } from '../../../domain/attempts';
+import { httpHandler } from '../../http-handler';
+import { attemptView } from '../../routes/views';
+import { recordDriverAttempt as endpoint } from './endpoint';
+
+export const handler = httpHandler(endpoint, async ({ params, body, caller }) => {
+  const { attempt } = await recordAttempt(caller, params.route_id, params.waypoint_id, body);
+  return { attempt: attemptView(attempt) };
+});

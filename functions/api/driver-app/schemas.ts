@@ -1,0 +1,91 @@
+import * as z from 'zod';
+import { FULL_PAGES, Id, Location, ReportedTimestamp } from '../../models/common';
+import { quote } from '../../shared/quote';
+import { InvoiceStatus } from '../routes/invoice-schemas';
+import { Route } from '../routes/schemas';
+import { FailureReason, Waypoint } from '../routes/waypoint-schemas';
+
+/** The driver app's API (DESIGN §3): `Authorization: Bearer <login_token>`; the token names DC and driver. */
+export const TAG = 'Driver app';
+
+export const RouteParams = z.object({ route_id: Id });
+
+export const TimestampBody = z.object({ timestamp: ReportedTimestamp }).meta({ id: 'DriverActionTimestamp' });
+
+export const RouteData = z.object({ route: Route });
+
+/** At most this many items get their own outcome in one attempt (the rest take the attempt's status). */
+export const MAX_ATTEMPT_ITEMS = 500;
+
+/**
+ * Most bytes the item ids and reasons an attempt lists may have together (UTF-8, as JSON writes them). The
+ * attempt is stored as one item, which DynamoDB caps at 400 KB: 500 items with long ids and reasons in a
+ * non-Latin script would pass that, so the request is refused instead of failing when written.
+ */
+export const MAX_ATTEMPT_ITEM_BYTES = 256 * 1024;
+
+export const jsonBytesOf = (text: string) => Buffer.byteLength(JSON.stringify(text), 'utf8') - 2;
+
+export const AttemptBody = z
+  .object({
+    id: Id.meta({ description: 'chosen by the app; sending the same id again is harmless' }),
+    timestamp: ReportedTimestamp,
+    status: z.enum(['SUCCESSFUL', 'FAILED', 'VISIT_LATER']),
+    reason: FailureReason.optional().meta({
+      description: 'required when FAILED; also the reason of the items it fails without one of their own',
+    }),
+    location: Location.optional(),
+    items: z
+      .array(z.object({ id: Id, status: z.enum(['SUCCESSFUL', 'FAILED']), reason: FailureReason.optional() }))
+      .max(MAX_ATTEMPT_ITEMS)
+      .optional()
+      .meta({
+        description: 'items with their own outcome; the others take the attempt’s (VISIT_LATER: none)',
+      }),
+  })
+  .superRefine((attempt, context) => {
+    if (attempt.status === 'FAILED' && !attempt.reason) {
+      context.addIssue({ code: 'custom', path: ['reason'], message: 'is required when status is FAILED' });
+    }
+    const seen = new Set<string>();
+    let itemBytes = 0;
+    attempt.items?.forEach((item, index) => {
+      itemBytes +=
+        jsonBytesOf(item.id) +
+        (item.reason ? jsonBytesOf(item.reason.code) + jsonBytesOf(item.reason.message) : 0);
+      if (seen.has(item.id)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['items', index, 'id'],
+          message: `${quote(item.id)} is listed twice`,
+        });
+      }
+      seen.add(item.id);
+      if (item.status === 'FAILED' && !item.reason && !attempt.reason) {
+        context.addIssue({
+          code: 'custom',
+          path: ['items', index, 'reason'],
+          message: 'is required when status is FAILED and the attempt has no reason',
+        });
+      }
+    });
+    if (itemBytes > MAX_ATTEMPT_ITEM_BYTES) {
+      context.addIssue({
+        code: 'custom',
+        path: ['items'],
+        message: `the listed items' ids and reasons may have at most ${MAX_ATTEMPT_ITEM_BYTES} bytes together (UTF-8, as JSON writes them); these have ${itemBytes}`,
+      });
+    }
+  })
+  .meta({ id: 'AttemptRequest' });
+
+export const DriverRoute = Route.extend({
+  waypoints: z.array(Waypoint.extend({ invoices: z.array(InvoiceStatus) })),
+}).meta({ id: 'DriverRoute', description: 'a route with its waypoints, invoices and item statuses' });
+
+/**
+ * Waypoints per page of the driver's routes. One route of 2,000 worst-case waypoints is 10 MB without its
+ * invoices, so pages count waypoints (with their invoices and items), and the byte budget ends a page of
+ * large waypoints early.
+ */
+export const DRIVER_ROUTE_WAYPOINTS_PAGE = FULL_PAGES;

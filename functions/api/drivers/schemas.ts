@@ -1,0 +1,61 @@
+import * as z from 'zod';
+import { DcParams, EpochMillis, Id, Location, Name } from '../../models/common';
+import { SECRET_PREFIX } from '../../shared/crypto';
+
+export const Driver = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    login_token: z.string().meta({ description: 'secret the driver app signs in with' }),
+  })
+  .meta({ id: 'Driver' });
+
+export const DriverLocation = z
+  .object({ timestamp: EpochMillis, location: Location })
+  .nullable()
+  .meta({ id: 'DriverLocation', description: 'null until the driver reports a location' });
+
+export const ActiveRoute = z
+  .object({ planned_start_time: EpochMillis, route_id: z.string() })
+  .meta({ id: 'ActiveRoute' });
+
+export const DriverParams = DcParams.extend({ driver_id: Id });
+
+/** A client-chosen login token: unique across the service (claimed; 2002 when in use). */
+export const LoginToken = z
+  .string()
+  .min(16)
+  .max(256)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+  .refine(
+    (token) => !token.startsWith(SECRET_PREFIX.apiKey),
+    `must not start with '${SECRET_PREFIX.apiKey}' (API keys do)`,
+  );
+
+export const CreateDriverBody = z
+  .object({
+    driver_id: Id,
+    driver_name: Name,
+    login_token: LoginToken.optional().meta({
+      description:
+        'unique across the service; generated (43 random base64url characters after `drv_`) when absent',
+    }),
+  })
+  .meta({ id: 'CreateDriverRequest' });
+
+export const UpdateDriverBody = z
+  .object({
+    driver_name: Name.optional(),
+    login_token: LoginToken.optional().meta({
+      description: 'a new token: claimed, and the old one stops working and is freed at once',
+    }),
+  })
+  .refine((body) => body.driver_name !== undefined || body.login_token !== undefined, {
+    path: ['driver_name'],
+    message: 'required unless login_token is given',
+  })
+  .meta({ id: 'UpdateDriverRequest' });
+
+export const DriverData = z.object({ driver: Driver });
+
+export const TAG = 'Drivers';

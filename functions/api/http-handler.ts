@@ -1,0 +1,133 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import { authenticateDriverToken } from '../domain/driver-auth';
+import {
+  type AccountCaller,
+  type Caller,
+  type DriverCaller,
+  readAccountCaller,
+} from '../shared/auth-context';
+import { bearerSecret } from '../shared/bearer';
+import { errorResponse, successResponse } from '../shared/envelope';
+import { ERROR_CODES } from '../shared/error-codes';
+import { ApiError, ForbiddenDcError, InvalidDriverTokenError } from '../shared/errors';
+import { MAX_BODY_BYTES } from '../shared/limits';
+import { appendLogKeys, logger, observed } from '../shared/observability';
+import { parseJsonText, parsePart, type RequestPart } from '../shared/request-parsing';
+import { type EndpointDefinition, isDcScoped } from './define';
+
+type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface ApiRequest<E extends EndpointDefinition> {
+  params: Infer<E['request']['params']>;
+  query: Infer<E['request']['query']>;
+  body: Infer<E['request']['body']>;
+  caller: E['auth'] extends 'apiKey'
+    ? AccountCaller
+    : E['auth'] extends 'driverToken'
+      ? DriverCaller
+      : Caller;
+  requestId: string;
+}
+
+type SuccessData<E extends EndpointDefinition> = E['responses'] extends { 200: { data: infer S } }
+  ? z.input<S & z.ZodType>
+  : unknown;
+
+/** A success answered with a status other than 200 (202 for work still pending). */
+export class WithStatus {
+  constructor(
+    readonly statusCode: 200 | 202,
+    readonly data: unknown,
+  ) {}
+}
+
+/**
+ * Wraps a use case as an API Gateway proxy handler: size limit, JSON parsing, zod validation of path,
+ * query and body (messages name the field path), the DC-ownership check, and the envelope for every
+ * outcome. Anything that is not an ApiError becomes a generic 500 whose request id is logged.
+ */
+export function httpHandler<const E extends EndpointDefinition>(
+  endpoint: E,
+  handle: (request: ApiRequest<E>) => Promise<SuccessData<E> | WithStatus>,
+) {
+  const dcScoped = isDcScoped(endpoint);
+
+  async function run(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
+    const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+    // Ids only: never the headers or the body, which carry API keys, login tokens and webhook secrets.
+    appendLogKeys({
+      request_id: requestId,
+      operation: endpoint.operationId,
+      dc_id: event.pathParameters?.dc_id,
+    });
+    try {
+      const caller = await readCaller(endpoint, event);
+      appendLogKeys(callerLogKeys(caller));
+      const params = parseOptionalPart('path', endpoint.request.params, event.pathParameters ?? {});
+      if (dcScoped && caller.kind === 'apiKey') {
+        const dcId = (params as { dc_id: string }).dc_id;
+        if (!caller.dcIds.includes(dcId)) throw new ForbiddenDcError(dcId);
+      }
+      const query = parseOptionalPart('query', endpoint.request.query, event.queryStringParameters ?? {});
+      const body = endpoint.request.body
+        ? parseOptionalPart('body', endpoint.request.body, parseJsonBody(event))
+        : undefined;
+      const result = await handle({ params, query, body, caller, requestId } as ApiRequest<E>);
+      const response =
+        result instanceof WithStatus
+          ? successResponse(result.statusCode, result.data)
+          : successResponse(200, result);
+      logger.debug('request handled', { status_code: response.statusCode });
+      return response;
+    } catch (error) {
+      if (error instanceof ApiError) {
+        logger.debug('request refused', { status_code: error.httpStatus, code: error.code });
+        return errorResponse(error.httpStatus, error.code, error.message);
+      }
+      logger.error('unhandled error', { error });
+      const { code, httpStatus } = ERROR_CODES.INTERNAL;
+      return errorResponse(httpStatus, code, `internal error (request id ${requestId})`);
+    }
+  }
+
+  return Object.assign(observed(middy(run)), { endpoint });
+}
+
+/** Who called, for the log lines: the account, and for a driver its DC and id (never its token). */
+function callerLogKeys(caller: Caller) {
+  if (caller.kind === 'apiKey') return { account_id: caller.accountId };
+  if (caller.kind === 'driverToken')
+    return { account_id: caller.accountId, dc_id: caller.dcId, driver_id: caller.driverId };
+  return {};
+}
+
+/**
+ * API keys are checked by the gateway's authorizer, which passes the caller in the request context. Driver
+ * tokens are checked here on every request (no authorizer cache), so a deleted driver is refused at once.
+ */
+async function readCaller(endpoint: EndpointDefinition, event: APIGatewayProxyEvent): Promise<Caller> {
+  if (endpoint.auth === 'apiKey') return readAccountCaller(event.requestContext?.authorizer);
+  if (endpoint.auth === 'driverToken') {
+    const token = bearerSecret(event.headers);
+    const verifiedByWrite = endpoint.driverTokenVerifiedBy === 'write';
+    const driver = token ? await authenticateDriverToken(token, { verifiedByWrite }) : undefined;
+    if (!driver) throw new InvalidDriverTokenError();
+    return driver;
+  }
+  return { kind: 'none' };
+}
+
+function parseJsonBody(event: APIGatewayProxyEvent): unknown {
+  const raw = event.body ?? '';
+  const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+  if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) {
+    throw new ApiError('BODY_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes`);
+  }
+  return parseJsonText(text);
+}
+
+function parseOptionalPart(part: RequestPart, schema: z.ZodType | undefined, input: unknown): unknown {
+  return schema ? parsePart(part, schema, input) : undefined;
+}

@@ -1,0 +1,202 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import * as z from 'zod';
+// Pure signing functions (node:crypto only): the examples carry the headers the delivery worker would send.
+import { deliveryHeaders } from '../domain/webhook-http';
+import {
+  EVENT_DOCS,
+  EVENT_TYPES,
+  type EventType,
+  exampleEvent,
+  WEBHOOK_BODY_SCHEMAS,
+  webhookBody,
+  webhookBodyOf,
+} from '../models/event-catalog';
+import { ERROR_CODES } from '../shared/error-codes';
+import { type EndpointDefinition, isDcScoped } from './define';
+
+const ErrorEnvelope = z
+  .object({ status: z.literal('error'), data: z.object({ code: z.number().int(), message: z.string() }) })
+  .meta({ id: 'Error' });
+
+const codeMeaning = new Map<number, { httpStatus: number; meaning: string }>(
+  Object.values(ERROR_CODES).map((entry) => [entry.code, entry]),
+);
+
+/** Error responses an endpoint can give, by HTTP status, with the codes each one carries. */
+function errorResponses(endpoint: EndpointDefinition): Map<number, number[]> {
+  const codes: number[] = [1000, ...endpoint.errorCodes];
+  const { params, query, body } = endpoint.request;
+  if (params || query || body) codes.push(1006);
+  if (body) codes.push(1004, 1005);
+  if (endpoint.auth !== 'none') codes.push(1001);
+  // The account's usage plan: its throttle (429), and no registered usage key (403).
+  if (endpoint.auth === 'apiKey') codes.push(1008, 1009);
+  if (isDcScoped(endpoint)) codes.push(1002);
+  const byStatus = new Map<number, number[]>();
+  for (const code of [...new Set(codes)].sort()) {
+    const status = codeMeaning.get(code)?.httpStatus ?? 400;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return byStatus;
+}
+
+/** The OpenAPI 3.1 document of the given endpoints, generated from their zod schemas. */
+export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'apiKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An account API key: `Authorization: Bearer <api_key>`',
+  });
+  registry.registerComponent('securitySchemes', 'driverToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A driver’s login token: `Authorization: Bearer <login_token>`',
+  });
+
+  for (const endpoint of endpoints) {
+    const { params, query, body } = endpoint.request;
+    const responses: Record<string, { description: string; content: Record<string, { schema: z.ZodType }> }> =
+      {};
+    for (const [status, response] of Object.entries(endpoint.responses)) {
+      const schema =
+        endpoint.envelope === false
+          ? response.data
+          : z.object({ status: z.literal('success'), data: response.data });
+      const contentTypes = response.contentTypes ?? ['application/json'];
+      responses[status] = {
+        description: response.description,
+        content: Object.fromEntries(contentTypes.map((type) => [type, { schema }])),
+      };
+    }
+    for (const [status, codes] of errorResponses(endpoint)) {
+      const description = codes
+        .map((code) => `${code}: ${codeMeaning.get(code)?.meaning ?? 'see the description'}`)
+        .join('; ');
+      responses[String(status)] = { description, content: { 'application/json': { schema: ErrorEnvelope } } };
+    }
+    registry.registerPath({
+      method: endpoint.method.toLowerCase() as Lowercase<EndpointDefinition['method']>,
+      path: endpoint.path,
+      operationId: endpoint.operationId,
+      summary: endpoint.summary,
+      description: endpoint.description,
+      tags: [endpoint.tag],
+      security: endpoint.auth === 'none' ? [] : [{ [endpoint.auth]: [] }],
+      request: {
+        params,
+        query,
+        body: body
+          ? {
+              // A body whose every field is optional may be left out altogether (rotate-secret's).
+              required: !body.safeParse(undefined).success,
+              content: { 'application/json': { schema: body } },
+            }
+          : undefined,
+      },
+      responses,
+    });
+  }
+
+  for (const type of EVENT_TYPES) registerWebhookEvent(registry, type);
+
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  const document = generator.generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Delivery Route Service',
+      version: '1.0.0',
+      description: [
+        'Every response is an envelope `{status: "success" | "error", data}`; errors carry `data.code` and `data.message`.',
+        `Webhooks: the service POSTs each event to the webhooks subscribed to its type and DC. Each event type's body and headers are documented under Webhooks; the examples are signed with the example secret \`${EXAMPLE_DELIVERY.secret}\`.`,
+      ].join('\n\n'),
+    },
+  });
+  // The generator builds the components before the webhooks: build them again, with the schemas only the
+  // webhooks' bodies use (they would be referenced but missing).
+  return { ...document, components: generator.generateComponents().components };
+}
+
+// ---- Webhooks: what the service sends to receivers (OpenAPI 3.1 `webhooks`) ----
+
+/** The headers of every delivery besides `Content-Type` (the media type), as `deliveryHeaders` sets them. */
+export const DELIVERY_HEADER_DOCS: Record<string, { description: string; deprecated?: true }> = {
+  'webhook-id': {
+    description:
+      'Standard Webhooks: the event id (`event_id` of the body), the same on every attempt and redelivery: deduplicate by it',
+  },
+  'webhook-timestamp': {
+    description:
+      'Standard Webhooks: when this attempt was signed, in Unix seconds; reject ones too far from now',
+  },
+  'webhook-signature': {
+    description:
+      'Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, where the key is the bytes the base64 after `whsec_` of the secret encodes; during a secret rotation one signature per valid secret, space-separated',
+  },
+  'X-Event-Type': { description: 'the event type (`event` of the body)' },
+  'X-Webhook-Id': { description: 'the webhook the delivery is for' },
+  'X-Event-Id': {
+    description: 'the same as `webhook-id`; kept for this release only: use `webhook-id`',
+    deprecated: true,
+  },
+  'X-Signature': {
+    description:
+      '`t=<unix ms>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (one `v1=` per valid secret); kept for this release only: verify `webhook-signature`',
+    deprecated: true,
+  },
+};
+
+/** Who the examples are sent to and signed with (an example secret: 32 bytes 0x00..0x1f). */
+export const EXAMPLE_DELIVERY = {
+  webhookId: 'wh_3f9a0c1d2e4b5a68',
+  secret: `whsec_${Buffer.from(Array.from({ length: 32 }, (_, index) => index)).toString('base64')}`,
+  /** The first attempt, this long after the event. */
+  sentAfterMs: 1_500,
+} as const;
+
+/** The headers of the first attempt of a type's example event. */
+export function exampleDeliveryHeaders(type: EventType): Record<string, string> {
+  const event = exampleEvent(type);
+  const { webhookId, secret, sentAfterMs } = EXAMPLE_DELIVERY;
+  return deliveryHeaders(webhookId, event, [secret], event.occurred_at + sentAfterMs, webhookBody(event));
+}
+
+const operationIdOf = (type: EventType) =>
+  `${type.toLowerCase().replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase())}Webhook`;
+
+/** One event type: the POST receivers get, its body (with the example event) and its headers. */
+function registerWebhookEvent(registry: OpenAPIRegistry, type: EventType) {
+  const doc = EVENT_DOCS[type];
+  const headers = exampleDeliveryHeaders(type);
+  const body = WEBHOOK_BODY_SCHEMAS[type];
+  registry.registerWebhook({
+    method: 'post',
+    path: type,
+    operationId: operationIdOf(type),
+    summary: `${type}: ${doc.summary}`,
+    description: `${doc.description}\n\nAt least once: deduplicate by \`webhook-id\` (the \`event_id\`). A 2xx within 10 s ends the delivery; anything else is retried (about 1, 5, 15, 30 minutes, then hourly, 12 attempts in all).`,
+    tags: ['Webhook events'],
+    parameters: Object.entries(DELIVERY_HEADER_DOCS).map(([name, header]) => ({
+      name,
+      in: 'header' as const,
+      required: true,
+      description: header.description,
+      ...(header.deprecated ? { deprecated: true } : {}),
+      schema:
+        name === 'X-Event-Type' ? { type: 'string' as const, const: type } : { type: 'string' as const },
+      example: headers[name],
+    })),
+    request: {
+      body: {
+        required: true,
+        content: {
+          'application/json': { schema: body, example: webhookBodyOf(exampleEvent(type)) },
+        },
+      },
+    },
+    responses: {
+      '2XX': { description: 'received: the delivery has succeeded' },
+      default: { description: 'not received (as is no answer within 10 s): the attempt is retried' },
+    },
+  });
+}

@@ -1,0 +1,11 @@
+/** The cash accounting record schema, shared by the route and driver-app endpoints that answer it. */
+import * as z from 'zod';
+
+export const AccountingRecord = z
+  .object({
+    id: z.string(),
+    driver_id: z.string(),
+    cash_received_cents: z.number().int(),
+    cash_container_id: z.string(),
+  })
+  .meta({ id: 'AccountingRecord' });

@@ -1,0 +1,23 @@
+import * as z from 'zod';
+import { defineEndpoint } from '../../define';
+import { RouteParams, TAG } from '../schemas';
+
+export const deleteRoute = defineEndpoint({
+  operationId: 'deleteRoute',
+  method: 'DELETE',
+  path: '/dcs/{dc_id}/routes/{route_id}',
+  auth: 'apiKey',
+  module: import.meta.url,
+  summary:
+    'Delete a route that has not started (or has finished): it is gone at once; its rows are removed asynchronously, then its ids can be imported again',
+  tag: TAG,
+  access: { table: 'readWrite', sendTo: ['deletions'] },
+  request: { params: RouteParams },
+  responses: {
+    200: {
+      description: 'deleted: the route answers 404 from now on; its rows and ids are freed shortly after',
+      data: z.object({}),
+    },
+  },
+  errorCodes: [3003, 3011],
+});

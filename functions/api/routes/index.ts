@@ -1,0 +1,24 @@
+/** Every row and schema of the routes endpoints, for tests and tools (handlers import their own slice). */
+
+export * from './accounting/endpoint';
+export * from './accounting-schemas';
+export * from './activate/endpoint';
+export * from './assign-driver/endpoint';
+export * from './assign-vehicle/endpoint';
+export * from './completion-time/endpoint';
+export * from './deactivate/endpoint';
+export * from './delete/endpoint';
+export * from './find-by-date/endpoint';
+export * from './finish/endpoint';
+export * from './get/endpoint';
+export * from './import/endpoint';
+export * from './import-status/endpoint';
+export * from './invoice-schemas';
+export * from './invoices/endpoint';
+export * from './schemas';
+export * from './start/endpoint';
+export * from './unassign-driver/endpoint';
+export * from './upload/endpoint';
+export * from './waypoint/endpoint';
+export * from './waypoint-schemas';
+export * from './waypoints/endpoint';

@@ -1,0 +1,64 @@
+import * as z from 'zod';
+import { DcParams, EpochMillis, FULL_PAGES, Id, type PageSize, ReportedTimestamp } from '../../models/common';
+import { defineEndpoint } from '../define';
+
+export const TAG = 'Routes';
+
+export const RouteParams = DcParams.extend({ route_id: Id });
+
+export const Route = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    assigned_driver_id: z.string().nullable(),
+    start_time: EpochMillis,
+    start_warehouse_id: z.string().nullable(),
+    end_warehouse_id: z.string().nullable(),
+    vehicle_id: z.string().nullable(),
+    version: z.number().int().meta({ description: 'bumped by every change' }),
+    waypoint_ids: z.array(z.string()),
+    is_active: z.boolean(),
+    is_finalized: z.boolean(),
+    started_timestamp: EpochMillis.nullable(),
+    finalized_timestamp: EpochMillis.nullable(),
+  })
+  .meta({ id: 'Route' });
+
+/**
+ * Page sizes of the reads that grow with a route: full pages, which the byte budget ends earlier when the
+ * rows are large (an invoice with 50 long name attributes, a route listing 2,000 waypoint ids).
+ */
+export const ROUTE_PAGE_SIZES = {
+  /** I# rows: each invoice and each item is one. */
+  invoiceRows: FULL_PAGES,
+  waypoints: FULL_PAGES,
+  /** 1,000 worst-case records (1.7 MB) stay within the byte budget: these pages never end early. */
+  accountingRecords: FULL_PAGES,
+  routesOfDate: FULL_PAGES,
+} as const satisfies Record<string, PageSize>;
+
+export const RouteData = z.object({ route: Route });
+
+export const IMPORT_FAILURE_CODES = [3005, 3006, 3008, 3009, 3010];
+
+/** A PATCH that changes a route and answers it; `module` is the slice's row module (`import.meta.url`). */
+export const changeRoute = (module: string, operationId: string, path: string, summary: string) =>
+  defineEndpoint({
+    operationId,
+    method: 'PATCH',
+    path: `/dcs/{dc_id}/routes/{route_id}/${path}`,
+    auth: 'apiKey',
+    module,
+    summary,
+    tag: TAG,
+    access: { table: 'readWrite' },
+    request: { params: RouteParams },
+    responses: { 200: { description: 'the route after the change', data: RouteData } },
+    errorCodes: [3003, 3011, 3012],
+  });
+
+export const OptionalTimestampBody = z
+  .object({
+    timestamp: ReportedTimestamp.optional().meta({ description: 'when it happened; now when absent' }),
+  })
+  .optional();

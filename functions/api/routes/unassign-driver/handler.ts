@@ -1,0 +1,13 @@
+import { unassignDriver } from '../../../domain/routes';
+import { httpHandler } from '../../http-handler';
+import { routeView } from '../views';
+import { unassignDriver as endpoint } from './endpoint';
+
+export const handler = httpHandler(endpoint, async ({ params, caller }) => {
+  const route = await unassignDriver({
+    accountId: caller.accountId,
+    dcId: params.dc_id,
+    routeId: params.route_id,
+  });
+  return { route: routeView(route) };
+});

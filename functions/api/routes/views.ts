@@ -1,0 +1,69 @@
+import type { AccountingRecord, Attempt, InvoiceRow, ItemRow } from '../../domain/records';
+import type { WaypointDetail } from '../../domain/route-reports';
+import type { RouteHeader } from '../../domain/routes';
+import { apiFields } from '../../shared/field-names';
+
+/** The Route resource; absent optional fields are null, never missing. */
+export function routeView(route: RouteHeader) {
+  return {
+    id: route.routeId,
+    ...apiFields(route, ['name', 'assignedDriverId', 'startTime']),
+    start_warehouse_id: route.startWarehouse?.id ?? null,
+    end_warehouse_id: route.endWarehouse?.id ?? null,
+    ...apiFields(route, [
+      'vehicleId',
+      'version',
+      'waypointIds',
+      'isActive',
+      'isFinalized',
+      'startedTimestamp',
+      'finalizedTimestamp',
+    ]),
+  };
+}
+
+/** A location as the spec orders it (a stored map's keys come back in any order). */
+const locationView = (location: { latitude: number; longitude: number }) => ({
+  latitude: location.latitude,
+  longitude: location.longitude,
+});
+
+export function attemptView(attempt: Attempt) {
+  return {
+    ...apiFields(attempt, ['id', 'timestamp', 'status', 'reason']),
+    location: attempt.location ? locationView(attempt.location) : null,
+    items: attempt.items.map((item) => apiFields(item, ['id', 'status', 'reason'])),
+    driver_id: attempt.driverId,
+  };
+}
+
+/** The Waypoint resource; absent optional fields are null, never missing. */
+export function waypointView(waypoint: WaypointDetail) {
+  return {
+    ...apiFields(waypoint, ['id', 'sequence', 'customerId', 'name', 'address']),
+    location: locationView(waypoint.location),
+    service_time_minutes: waypoint.serviceTimeMinutes,
+    time_windows: waypoint.timeWindows.map((window) => ({ start: window.start, end: window.end })),
+    ...apiFields(waypoint, ['invoiceIds', 'status', 'eta']),
+    attempts: waypoint.attempts.map(attemptView),
+  };
+}
+
+/** The spec's invoice status record. */
+export function invoiceStatusView(invoice: InvoiceRow) {
+  return {
+    ...apiFields(invoice, ['id', 'paymentMethod']),
+    invoice_name_attributes: invoice.nameAttributes,
+    items: invoice.items.map(itemStatusView),
+  };
+}
+
+/** An item of the invoice status record, with its latest status. */
+export function itemStatusView(item: ItemRow) {
+  return apiFields(item, ['id', 'sku', 'name', 'quantity', 'totalPriceCents', 'currency', 'status']);
+}
+
+/** The spec's route accounting record. */
+export function accountingRecordView(record: AccountingRecord) {
+  return apiFields(record, ['id', 'driverId', 'cashReceivedCents', 'cashContainerId']);
+}

@@ -1,0 +1,40 @@
+import * as z from 'zod';
+import { Id, Label, SafeText } from '../../../models/common';
+import { SUBSCRIBABLE_EVENTS } from '../../../models/event-catalog';
+import { defineEndpoint } from '../../define';
+import { CreatedWebhook, TAG } from '../schemas';
+
+export const createWebhook = defineEndpoint({
+  operationId: 'createWebhook',
+  method: 'POST',
+  path: '/webhooks',
+  auth: 'apiKey',
+  module: import.meta.url,
+  summary: 'Register a URL for events of some DCs; the answer carries the signing secret, once',
+  tag: TAG,
+  access: { table: 'readWrite', webhookSecrets: 'encrypt' },
+  request: {
+    body: z
+      .object({
+        webhook_url: SafeText({ max: 2048 }).meta({
+          description: 'a fully formed http or https URL, without credentials',
+        }),
+        events: z
+          .array(
+            // Documented as the catalog's enum; checked by the use case, which answers 4002 for another.
+            Label(64).meta({ enum: [...SUBSCRIBABLE_EVENTS] }),
+          )
+          .min(1)
+          .max(20)
+          .meta({
+            description:
+              'event types (the event catalog: see the `webhooks` section for each body); another type is refused with 4002',
+          }),
+        dc_ids: z.array(Id).min(1).max(1000),
+      })
+      .meta({ id: 'CreateWebhookRequest' }),
+  },
+  responses: { 200: { description: 'the created webhook', data: z.object({ webhook: CreatedWebhook }) } },
+  // 4004: the account's webhook limit (20 by default); 4005: the URL already gets one of these event types.
+  errorCodes: [4001, 4002, 4003, 4004, 4005],
+});

@@ -1,0 +1,82 @@
+import * as z from 'zod';
+import { EpochMillis, Id, MAX_PAGE_ROWS, type PageSize } from '../../models/common';
+import { SUBSCRIBABLE_EVENTS } from '../../models/event-catalog';
+
+export const TAG = 'Webhooks';
+
+export const WebhookParams = z.object({ id: Id });
+
+export const Webhook = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    enabled: z.boolean(),
+    dc_ids: z.array(z.string()),
+    events: z.array(z.enum(SUBSCRIBABLE_EVENTS)),
+  })
+  .meta({ id: 'Webhook' });
+
+export const SECRET_DESCRIPTION =
+  'the signing secret, `whsec_` + base64 of the HMAC-SHA256 key of `webhook-signature` (Standard Webhooks); returned only here, once';
+
+export const CreatedWebhook = Webhook.extend({
+  secret: z.string().meta({ description: SECRET_DESCRIPTION }),
+}).meta({ id: 'CreatedWebhook' });
+
+export const DeliveryAttempt = z
+  .object({
+    delivery_id: z.string().nullable().meta({
+      description:
+        'the delivery (one event to this webhook, all its attempts) the attempt is part of; null on attempts logged before deliveries had ids',
+    }),
+    redelivery_of: z
+      .string()
+      .nullable()
+      .meta({ description: 'on a redelivery: the delivery it sends again; null otherwise' }),
+    event_id: z.string(),
+    event_type: z.string(),
+    attempt: z.number().int().meta({ description: '1 for the first try of the event, then 2, 3 ...' }),
+    status_code: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'the receiver’s HTTP status, if it answered' }),
+    error: z.string().nullable().meta({ description: 'why the attempt failed; null when it succeeded' }),
+    duration_ms: z.number().int(),
+    timestamp: EpochMillis,
+  })
+  .meta({ id: 'DeliveryAttempt' });
+
+/**
+ * Delivery attempts per page: 100 recent ones unless `limit` asks for more. An attempt weighs 3.0 KB with a
+ * 500-character error (errors are Node's short messages), so a full page (3.0 MB) stays within the byte
+ * budget and never ends early (test/unit/page-sizes.test.ts).
+ */
+export const DELIVERY_ATTEMPTS_PAGE = {
+  defaultLimit: 100,
+  maxLimit: MAX_PAGE_ROWS,
+} as const satisfies PageSize;
+
+export const WebhookData = z.object({ webhook: Webhook });
+
+export const ONLY_ENABLED =
+  'only `enabled` can change; to change anything else, delete the webhook and create a new one';
+
+/** How long a replaced secret goes on signing when the rotation does not say (a day), and at most (a week). */
+export const DEFAULT_PREVIOUS_SECRET_SECONDS = 86_400;
+
+export const MAX_PREVIOUS_SECRET_SECONDS = 7 * 86_400;
+
+export const DeliveryParams = z.object({ id: Id, delivery_id: Id });
+
+export const Redelivery = z
+  .object({
+    delivery_id: z
+      .string()
+      .meta({ description: 'the new delivery; its attempts show in the deliveries log' }),
+    redelivery_of: z.string().meta({ description: 'the delivery it sends again' }),
+  })
+  .meta({ id: 'Redelivery' });
+
+/** Each call queues outbound POSTs to a customer's server: not a load generator. */
+export const REDELIVERY_THROTTLING = { rateLimit: 5, burstLimit: 10 };

@@ -1,8 +1,0 @@
-import { ATTEMPT_ANALYSIS_COLUMNS, ROUTE_ANALYSIS_COLUMNS } from '../../domain/analytics';
-import { getColumnDefinitions as endpoint } from '../../endpoints/analytics';
-import { httpHandler } from '../../shared/http-handler';
-
-export const handler = httpHandler(endpoint, async () => ({
-  route_analysis_column_definitions: { ...ROUTE_ANALYSIS_COLUMNS },
-  attempt_analysis_column_definitions: { ...ATTEMPT_ANALYSIS_COLUMNS },
-}));

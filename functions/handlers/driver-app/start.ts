@@ -1,8 +1,0 @@
-import { startRoute } from '../../domain/route-lifecycle';
-import { startDriverRoute as endpoint } from '../../endpoints/driver-app';
-import { httpHandler } from '../../shared/http-handler';
-import { routeView } from '../routes/views';
-
-export const handler = httpHandler(endpoint, async ({ params, body, caller }) => ({
-  route: routeView(await startRoute({ ...caller, routeId: params.route_id }, body.timestamp)),
-}));

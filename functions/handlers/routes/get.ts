@@ -1,9 +1,0 @@
-import { getRoute } from '../../domain/routes';
-import { getRoute as endpoint } from '../../endpoints/routes';
-import { httpHandler } from '../../shared/http-handler';
-import { routeView } from './views';
-
-export const handler = httpHandler(endpoint, async ({ params, caller }) => {
-  const route = await getRoute({ accountId: caller.accountId, dcId: params.dc_id, routeId: params.route_id });
-  return { route: routeView(route) };
-});

@@ -1,0 +1,33 @@
+import type { QueueName } from './resources';
+
+/** What an endpoint's Lambda may do to the table; CDK grants exactly this and nothing more. */
+export type TableAccess = 'read' | 'readWrite';
+
+export interface LinkSigning {
+  access: 'read' | 'write';
+  keyPrefix: string;
+}
+
+/** What a function may touch; CDK grants exactly this and sets the matching environment variables. */
+export interface ResourceAccess {
+  table?: TableAccess;
+  /** Objects in the one bucket: read (GetObject) or write (PutObject). */
+  bucket?: 'read' | 'write';
+  /** Limits the bucket access to keys under this prefix (default: every key). */
+  bucketKeyPrefix?: string;
+  /**
+   * Presigned links the function hands out: CDK makes a role that may only read (GetObject) or only write
+   * (PutObject) keys under `keyPrefix`, which only this function may assume; links are signed with its
+   * credentials (functions/data/bucket.ts). The function itself gets no S3 action for this.
+   */
+  signLinks?: LinkSigning;
+  /** Queues the function sends messages to. */
+  sendTo?: QueueName[];
+  /** Queues whose DLQ the function sends messages to (a consumer giving a message up itself). */
+  sendToDeadLetter?: QueueName[];
+  /**
+   * Webhook signing secrets, encrypted under the stateful stack's KMS key (functions/data/secret-envelope.ts):
+   * 'encrypt' makes new ones (kms:GenerateDataKey), 'decrypt' reads them (kms:Decrypt); only on that key.
+   */
+  webhookSecrets?: 'encrypt' | 'decrypt';
+}

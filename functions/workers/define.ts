@@ -1,0 +1,35 @@
+import type { ResourceAccess } from '../shared/access';
+import type { QueueName } from '../shared/resources';
+
+/**
+ * The queue consumers: CDK turns each into a Lambda with an SQS event source (partial batch
+ * responses on); the local runtime polls the same queue and feeds the same handler.
+ */
+export interface ConsumerDefinition {
+  /** Construct id stem and log name. */
+  id: string;
+  queue: QueueName;
+  /**
+   * The URL of the module that defines the row (its `import.meta.url`): the consumer's slice is that
+   * module's folder, whose `handler.ts` is the Lambda (lib/slices.ts).
+   */
+  module: string;
+  batchSize: number;
+  /**
+   * Most batches in flight at once (the SQS event source's maximum concurrency, 2..1000): caps the load a
+   * backlog puts on the table. The local runtime runs as many pollers.
+   */
+  maxConcurrency: number;
+  /** Lambda timeout; the queue's visibility timeout must be longer. */
+  timeoutSeconds: number;
+  memorySize: number;
+  access: ResourceAccess;
+  /** V8 flags for the function (its NODE_OPTIONS), where the default heap sizing does not fit. */
+  nodeOptions?: string;
+  /** Variables for the function beyond its resources' (deployment settings, see lib/delivery-routes.ts). */
+  environment?: Readonly<Record<string, string>>;
+}
+
+export function defineConsumer<const C extends ConsumerDefinition>(consumer: C): C {
+  return consumer;
+}

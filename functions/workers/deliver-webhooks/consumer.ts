@@ -1,0 +1,21 @@
+import { defineConsumer } from '../define';
+
+/** The deliverWebhooks consumer; `handler.ts` beside this module is its Lambda. */
+export const deliverWebhooks = defineConsumer({
+  id: 'deliverWebhooks',
+  queue: 'deliveries',
+  module: import.meta.url,
+  // Up to ten POSTs in parallel, each cut off after 10 s: well inside the queue's 60 s visibility.
+  batchSize: 10,
+  // Receivers are slow and many; each delivery costs the table one read and two writes (attempt, delivery).
+  maxConcurrency: 20,
+  timeoutSeconds: 30,
+  memorySize: 512,
+  // Decrypts the webhook's signing secrets (data keys kept for minutes per environment, see secret-envelope.ts).
+  access: {
+    table: 'readWrite',
+    sendTo: ['deliveries'],
+    sendToDeadLetter: ['deliveries'],
+    webhookSecrets: 'decrypt',
+  },
+});

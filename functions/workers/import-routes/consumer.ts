@@ -1,0 +1,15 @@
+import { defineConsumer } from '../define';
+
+/** The importRoutes consumer; `handler.ts` beside this module is its Lambda. */
+export const importRoutes = defineConsumer({
+  id: 'importRoutes',
+  queue: 'imports',
+  module: import.meta.url,
+  // One route per invocation: a 50,000-item import uses the whole function.
+  batchSize: 1,
+  // Each import writes up to ~100,000 items: a few at a time keep the table's write rate sane.
+  maxConcurrency: 5,
+  timeoutSeconds: 300,
+  memorySize: 1769,
+  access: { table: 'readWrite', bucket: 'read' },
+});
