@@ -190,9 +190,10 @@ describe('a worker killed in the middle of an import', () => {
     const txid = await accept(route);
     const [message] = await receiveImportMessages(api, 1);
 
-    // A real crash: the worker runs in its own process and is killed with SIGKILL once it has claimed ids.
+    // A real crash: the worker runs in its own process and is killed with SIGKILL once it has claimed ids. Its
+    // environment is the operator's, as a function's would be.
     worker = spawn('node_modules/.bin/tsx', ['test/support/run-import-worker.ts'], {
-      env: { ...process.env, IMPORT_RECORD: JSON.stringify(message) },
+      env: { ...process.env, ...api.cloud.operatorEnvironment, IMPORT_RECORD: JSON.stringify(message) },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const deadline = Date.now() + 60_000;
