@@ -17,7 +17,16 @@ import {
   TABLE_NAME_ENV,
 } from '../functions/shared/resources';
 import { consumers } from '../functions/workers/index';
-import { LAMBDA_BUNDLE, LAMBDA_ESBUILD_OPTIONS } from '../lib/bundling';
+import { cdkJsonContext } from '../lib/app-context';
+import {
+  bundleDefine,
+  bundlesXraySdk,
+  LAMBDA_BUNDLE,
+  LAMBDA_ESBUILD_OPTIONS,
+  XRAY_SDK_TRACING_DEFAULT,
+  XRAY_SDK_TRACING_VALUES,
+  type XraySdkTracing,
+} from '../lib/bundling';
 import { sliceOf } from '../lib/slices';
 import { runNodeScript } from './node-script';
 import { repoRoot } from './runtime';
@@ -70,6 +79,17 @@ export interface LambdaFunction {
   access: ResourceAccess;
   /** Its NODE_OPTIONS, as ServiceFunction sets them (none unless the function has its own V8 flags). */
   nodeOptions?: string;
+  /** Whether its bundle carries the X-Ray SDK, as a deploy with cdk.json's context decides (lib/bundling.ts). */
+  xraySdk: boolean;
+}
+
+/** The `xraySdkTracing` a deploy with cdk.json's context uses. */
+function deployedXraySdkTracing(): XraySdkTracing {
+  const value = cdkJsonContext().xraySdkTracing;
+  if (value === undefined) return XRAY_SDK_TRACING_DEFAULT;
+  if (!(XRAY_SDK_TRACING_VALUES as readonly unknown[]).includes(value))
+    throw new Error(`cdk.json: xraySdkTracing must be one of ${XRAY_SDK_TRACING_VALUES.join(', ')}`);
+  return value as XraySdkTracing;
 }
 
 /** The authorizers' grant, as lib/api-stack.ts binds it: they look API keys up and never write. */
@@ -77,15 +97,18 @@ const AUTHORIZER_ACCESS: ResourceAccess = { table: 'read' };
 
 /** Every function a deploy creates: each distinct endpoint handler, the authorizers, the queue consumers. */
 export function lambdaFunctions(): LambdaFunction[] {
+  const tracing = deployedXraySdkTracing();
+  const xraySdk = { api: bundlesXraySdk(tracing, 'api'), consumer: bundlesXraySdk(tracing, 'consumer') };
   const api = new Map<string, LambdaFunction>();
   // Endpoints sharing a handler share one function and must declare the same access (CDK checks it).
   for (const endpoint of endpoints) {
     const { name, entry } = sliceOf(endpoint.module);
-    if (!api.has(name)) api.set(name, { name, entry, kind: 'api', access: endpoint.access });
+    if (!api.has(name))
+      api.set(name, { name, entry, kind: 'api', access: endpoint.access, xraySdk: xraySdk.api });
   }
   for (const authorizer of Object.values(AUTHORIZERS)) {
     const { name, entry } = sliceOf(authorizer.module);
-    api.set(name, { name, entry, kind: 'api', access: AUTHORIZER_ACCESS });
+    api.set(name, { name, entry, kind: 'api', access: AUTHORIZER_ACCESS, xraySdk: xraySdk.api });
   }
   const queueConsumers = new Map<string, LambdaFunction>();
   for (const consumer of consumers)
@@ -94,14 +117,16 @@ export function lambdaFunctions(): LambdaFunction[] {
       kind: 'consumer',
       access: consumer.access,
       nodeOptions: consumer.nodeOptions,
+      xraySdk: xraySdk.consumer,
     });
   return [...api.values(), ...queueConsumers.values()];
 }
 
-/** esbuild options for one function: the deploy's (LAMBDA_ESBUILD_OPTIONS), with a metafile. */
-export function lambdaBuildOptions(entry: string, outdir: string): BuildOptions {
+/** esbuild options for one function: the deploy's (LAMBDA_ESBUILD_OPTIONS and its define), with a metafile. */
+export function lambdaBuildOptions(entry: string, outdir: string, xraySdk: boolean): BuildOptions {
   return {
     ...LAMBDA_ESBUILD_OPTIONS,
+    define: bundleDefine({ xraySdk }),
     entryPoints: [entry],
     outfile: join(outdir, LAMBDA_BUNDLE.outputFile),
     absWorkingDir: repoRoot,
@@ -123,9 +148,13 @@ export interface BuiltBundle {
 }
 
 /** Builds one function's bundle into `outdir` (index.mjs and index.mjs.map) as a deploy would. */
-export async function buildLambdaBundle(entry: string, outdir: string): Promise<BuiltBundle> {
+export async function buildLambdaBundle(
+  entry: string,
+  outdir: string,
+  xraySdk: boolean,
+): Promise<BuiltBundle> {
   const handler = relative(repoRoot, entry);
-  const options = lambdaBuildOptions(handler, outdir);
+  const options = lambdaBuildOptions(handler, outdir, xraySdk);
   const result = await build(options);
   const metafile = result.metafile as Metafile;
   const file = options.outfile as string;
@@ -235,7 +264,7 @@ const EVERY_RESOURCE: ResourceAccess = {
  * `access` (ServiceFunction.bindAccess: TABLE_NAME with a table grant, BUCKET_NAME with a bucket grant or
  * links to sign, LINK_SIGNER_ROLE_ARN with the latter, the URL variable of each queue it sends to or dead-letters into), NODE_OPTIONS and POWERTOOLS_SERVICE_NAME
  * as ServiceFunction sets them, and the runtime's own variables (AWS_EXECUTION_ENV among them: the tracer is
- * loaded, as with the template's active tracing). LAMBDA_TASK_ROOT is left unset: it would
+ * loaded where the bundle carries it, as on Lambda with active tracing). LAMBDA_TASK_ROOT is left unset: it would
  * put the X-Ray SDK into its Lambda mode, which writes under /tmp.
  */
 export function lambdaLikeEnvironment(
@@ -368,7 +397,7 @@ export const bundlesScenario: Scenario = {
     await inParallel(functions, BUILD_PARALLELISM, async (item) => {
       abort.throwIfAborted();
       try {
-        item.bundle = await buildLambdaBundle(item.entry, join(BUNDLE_DIR, item.name));
+        item.bundle = await buildLambdaBundle(item.entry, join(BUNDLE_DIR, item.name), item.xraySdk);
         item.packages = bytesByPackage(item.bundle);
         writeFileSync(join(BUNDLE_DIR, item.name, 'metafile.json'), JSON.stringify(item.bundle.metafile));
       } catch (error) {
@@ -434,6 +463,8 @@ export const bundlesScenario: Scenario = {
         init_ms_min: round(Math.min(...item.initRuns.map((r) => r.ms)), 1),
         /** CPU time of the import (user + system), median: less sensitive to other load than wall time. */
         init_cpu_ms_median: round(median(item.initRuns.map((r) => r.cpuMs)), 1),
+        /** Whether the bundle carries the X-Ray SDK (the `xraySdkTracing` context value decides per kind). */
+        xray_sdk: item.xraySdk,
         /** The AWS SDK clients bundled, and the SDK's share of the bundle (@aws-sdk/*, @smithy/*). */
         sdk_clients: sdk.clients,
         sdk_kb: kb(sdk.bytes),

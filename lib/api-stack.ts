@@ -23,6 +23,7 @@ import type { Construct, IDependable } from 'constructs';
 import { AUTHORIZERS, checkedByGateway } from '../functions/api/authorizers';
 import type { AuthKind, EndpointDefinition } from '../functions/api/define';
 import type { ConsumerDefinition } from '../functions/workers/define';
+import { bundlesXraySdk, XRAY_SDK_TRACING_DEFAULT, type XraySdkTracing } from './bundling';
 import { ALARM_PERIOD, notify } from './constructs/alarm-topic';
 import { apiKeyRequired, EndpointGroup, groupBy } from './constructs/endpoint-group';
 import { QueueConsumers } from './constructs/queue-consumers';
@@ -53,6 +54,8 @@ export interface ApiStackProps extends StackProps {
   readonly maxWebhooksPerAccount?: number;
   /** @default one month */
   readonly logRetention?: RetentionDays;
+  /** Which functions bundle the X-Ray SDK (lib/bundling.ts). @default XRAY_SDK_TRACING_DEFAULT */
+  readonly xraySdkTracing?: XraySdkTracing;
   /** @default 'v1' */
   readonly stageName?: string;
   /**
@@ -102,6 +105,7 @@ export class ApiStack extends Stack {
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    const xraySdkTracing = props.xraySdkTracing ?? XRAY_SDK_TRACING_DEFAULT;
     const resources = new StatefulImports(this, 'Stateful', props.stateful);
 
     this.api = new RestApi(this, 'Api', {
@@ -144,6 +148,7 @@ export class ApiStack extends Stack {
         slice,
         description: `${slice.name}: Lambda authorizer for auth '${kind}'`,
         logRetention,
+        xraySdk: bundlesXraySdk(xraySdkTracing, 'api'),
       });
       // Authorizers look credentials up (API key hashes); they never write.
       fn.bindAccess({ table: 'read' }, resources);
@@ -167,6 +172,7 @@ export class ApiStack extends Stack {
           authorizers,
           stateful: props.stateful,
           logRetention,
+          xraySdk: bundlesXraySdk(xraySdkTracing, 'api'),
         }),
       );
     }
@@ -177,6 +183,7 @@ export class ApiStack extends Stack {
       consumers: props.consumers ?? [],
       stateful: props.stateful,
       logRetention,
+      xraySdk: bundlesXraySdk(xraySdkTracing, 'consumer'),
     });
     this.consumerFunctions = this.consumers.functions;
 

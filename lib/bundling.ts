@@ -67,13 +67,50 @@ export const LAMBDA_ESBUILD_OPTIONS: BuildOptions = {
 };
 
 /**
+ * The build-time constant that says whether a bundle contains the X-Ray SDK (Powertools Tracer, with
+ * cls-hooked and semver: about 115 KB, 30-35 ms of module init). esbuild replaces the identifier with
+ * `true` or `false` (`define`), and with `false` the branch that imports the tracer is dead code: the SDK is
+ * not in the bundle at all, so it is neither parsed nor run. Unbundled code (tsx, the tests) has no
+ * constant, and loads the tracer where the environment asks for tracing (functions/shared/observability.ts).
+ * Which functions bundle it: the `xraySdkTracing` context value (lib/delivery-routes.ts).
+ */
+export const XRAY_SDK_CONSTANT = 'XRAY_SDK_BUNDLED';
+
+/**
+ * Which functions bundle (and, on Lambda, load) the X-Ray SDK, whose subsegments trace each AWS call and
+ * annotate the handler's segment with the account and operation. Lambda's active tracing records every
+ * function's initialisation and invocation segments without it; API requests also have API Gateway's.
+ * - `none`: no function;
+ * - `consumers` (the default): the queue consumers, where a cold start delays no caller and the SDK's
+ *   subsegments are the only view of their calls; API functions keep their cold starts under 100 ms;
+ * - `all`: every function, at 30-35 ms more of each API cold start.
+ */
+export type XraySdkTracing = 'none' | 'consumers' | 'all';
+export const XRAY_SDK_TRACING_VALUES: readonly XraySdkTracing[] = ['none', 'consumers', 'all'];
+export const XRAY_SDK_TRACING_DEFAULT: XraySdkTracing = 'consumers';
+
+/** Whether a function of this kind bundles the X-Ray SDK under the setting. */
+export function bundlesXraySdk(setting: XraySdkTracing, kind: 'api' | 'consumer'): boolean {
+  return setting === 'all' || (setting === 'consumers' && kind === 'consumer');
+}
+
+/** esbuild's `define` of a function's bundle: whether it carries the X-Ray SDK. */
+export function bundleDefine(options: { xraySdk: boolean }): Record<string, string> {
+  return { [XRAY_SDK_CONSTANT]: JSON.stringify(options.xraySdk) };
+}
+
+/**
  * Template metadata key of every function: what its asset is bundled from. CloudFormation only sees the asset's
  * S3 key; the local runtime reads this to build and run the same bundle. Metadata is ignored on deploy.
  */
 export const BUNDLE_METADATA_KEY = 'DeliveryRoutes::Bundle';
 
-/** How a function's asset is built: its source entry (repository-relative) and the files shipped beside it. */
+/**
+ * How a function's asset is built: its source entry (repository-relative), the files shipped beside it and
+ * the build-time constants esbuild replaces (`define`, see bundleDefine).
+ */
 export interface BundleMetadata {
   entry: string;
   bundledFiles: readonly string[];
+  define: Readonly<Record<string, string>>;
 }

@@ -6,6 +6,7 @@ import { ACCOUNT_LIMITS } from '../functions/shared/limits';
 import type { ConsumerDefinition } from '../functions/workers/define';
 import { consumers as allConsumers } from '../functions/workers/index';
 import { ApiStack } from './api-stack';
+import { XRAY_SDK_TRACING_DEFAULT, XRAY_SDK_TRACING_VALUES, type XraySdkTracing } from './bundling';
 import { StatefulStack } from './stateful-stack';
 
 /** Deployment settings, read from CDK context (`cdk deploy -c throttlingRateLimit=200`) with defaults. */
@@ -35,6 +36,8 @@ export interface DeliveryRoutesConfig {
    * account (it is one setting per account and Region); the account must then have one before the deploy.
    */
   readonly apiGatewayAccountRole: boolean;
+  /** Which functions bundle the X-Ray SDK (`-c xraySdkTracing=all`); see XraySdkTracing in lib/bundling.ts. */
+  readonly xraySdkTracing: XraySdkTracing;
 }
 
 export const DEFAULT_CONFIG = {
@@ -47,6 +50,7 @@ export const DEFAULT_CONFIG = {
   maxWebhooksPerAccount: ACCOUNT_LIMITS.webhooks,
   logRetention: RetentionDays.ONE_MONTH,
   apiGatewayAccountRole: true,
+  xraySdkTracing: XRAY_SDK_TRACING_DEFAULT,
 } as const satisfies DeliveryRoutesConfig;
 
 /** Reads the config from the app's context and the CLI's CDK_DEFAULT_ACCOUNT/REGION. */
@@ -70,6 +74,7 @@ export function readConfig(app: App): DeliveryRoutesConfig {
     webhookRetryDelaysSeconds: secondsListContext(app, 'webhookRetryDelaysSeconds'),
     apiGatewayAccountRole:
       booleanContext(app, 'apiGatewayAccountRole') ?? DEFAULT_CONFIG.apiGatewayAccountRole,
+    xraySdkTracing: xraySdkTracingContext(app, 'xraySdkTracing') ?? DEFAULT_CONFIG.xraySdkTracing,
   };
 }
 
@@ -109,6 +114,7 @@ export function defineDeliveryRoutes(
     maxWebhooksPerAccount: config.maxWebhooksPerAccount,
     logRetention: config.logRetention,
     apiGatewayAccountRole: config.apiGatewayAccountRole,
+    xraySdkTracing: config.xraySdkTracing,
   });
   api.addStackDependency(stateful, 'imports the table, bucket and queue exports');
   return { stateful, api };
@@ -150,6 +156,14 @@ function booleanContext(app: App, key: string): boolean | undefined {
   if (text !== 'true' && text !== 'false')
     throw new Error(`context ${key} must be true or false, got '${text}'`);
   return text === 'true';
+}
+
+function xraySdkTracingContext(app: App, key: string): XraySdkTracing | undefined {
+  const text = stringContext(app, key);
+  if (text === undefined) return undefined;
+  if (!(XRAY_SDK_TRACING_VALUES as readonly string[]).includes(text))
+    throw new Error(`context ${key} must be one of ${XRAY_SDK_TRACING_VALUES.join(', ')}, got '${text}'`);
+  return text as XraySdkTracing;
 }
 
 /** Context given on the command line arrives as a string; in cdk.json as a number. */

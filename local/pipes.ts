@@ -28,9 +28,31 @@ export interface LocalPipeOptions {
   credentials: Credentials;
   /** Where shard positions are kept between runs, as the pipe keeps them on AWS (none: start afresh). */
   checkpointFile?: string;
-  pollIntervalMs?: number;
+  /** How often to read a shard that gave nothing (see quietReadDelay). @default PIPE_READ_INTERVALS */
+  readIntervals?: PipeReadIntervals;
   /** Backoff before the first retry of a failed batch; it doubles up to a minute, as Pipes backs off. */
   retryDelayMs?: number;
+}
+
+export interface PipeReadIntervals {
+  /** The pause after an empty read while the stream had records within `activeWindowMs`. */
+  activeMs: number;
+  /** The pause after an empty read once the stream has been quiet that long. */
+  idleMs: number;
+  activeWindowMs: number;
+}
+
+/**
+ * Pipes reads a shard about four times a second (250 ms), which alone puts 125 ms on average between a write
+ * and its message. Locally the pipe reads more often while the stream has traffic (reading more often never
+ * changes what is delivered, only when), and at Pipes' own pace once it has been quiet for a while, so that
+ * an idle runtime does not keep DynamoDB Local busy.
+ */
+export const PIPE_READ_INTERVALS: PipeReadIntervals = { activeMs: 20, idleMs: 250, activeWindowMs: 10_000 };
+
+/** The pause after a read that gave no records, `sinceRecordsMs` after the last read that gave some. */
+export function quietReadDelay(sinceRecordsMs: number, intervals = PIPE_READ_INTERVALS): number {
+  return sinceRecordsMs < intervals.activeWindowMs ? intervals.activeMs : intervals.idleMs;
 }
 
 /** How often the pipe looks for new shards besides when one ends. */
@@ -90,7 +112,8 @@ export function startPipe(options: LocalPipeOptions): LocalPipe {
   };
   const streams = new DynamoDBStreamsClient(clientConfig);
   const sqs = new SQSClient({ ...clientConfig, useQueueUrlAsEndpoint: false });
-  const interval = options.pollIntervalMs ?? 250;
+  const readIntervals = options.readIntervals ?? PIPE_READ_INTERVALS;
+  let lastRecordsAt = Number.NEGATIVE_INFINITY;
   const firstRetryDelay = options.retryDelayMs ?? 1000;
   const checkpoints = readCheckpoints(options.checkpointFile);
   const shards = new Map<string, ShardState>();
@@ -130,7 +153,8 @@ export function startPipe(options: LocalPipeOptions): LocalPipe {
         if (running) console.error(`pipe ${pipe.name}: will retry after`, error);
       }
       // A shard that just gave records may hold more: read again at once to catch up.
-      if (running && !busy) await sleep(interval);
+      if (busy) lastRecordsAt = Date.now();
+      else if (running) await sleep(quietReadDelay(Date.now() - lastRecordsAt, readIntervals));
     }
   }
 

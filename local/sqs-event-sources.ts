@@ -65,20 +65,45 @@ export function startSqsEventSources(options: SqsEventSourceOptions): SqsEventSo
     });
     clients.push(sqs);
     const concurrency = Math.min(mapping.maximumConcurrency ?? 5, options.concurrencyCap ?? Infinity);
-    for (let i = 0; i < concurrency; i++) loops.push(poll(mapping, queue, sqs));
+    loops.push(poll(mapping, queue, sqs, concurrency));
   }
 
-  async function poll(mapping: EventSourceMappingSpec, queue: QueueSpec, sqs: SQSClient): Promise<void> {
+  /**
+   * One long poll per mapping at a time, handing each batch to an invocation of its own, up to `concurrency`
+   * invocations at once; at the limit nothing more is received, and the messages wait visible in the queue,
+   * as they do when Lambda reaches a mapping's maximum concurrency. Not one long poll per invocation slot:
+   * the local SQS wakes every waiting poll for each message sent, and all but one would come back empty and
+   * ask again, each request through the signing proxy, which is work on the runtime's one event loop.
+   */
+  async function poll(
+    mapping: EventSourceMappingSpec,
+    queue: QueueSpec,
+    sqs: SQSClient,
+    concurrency: number,
+  ): Promise<void> {
+    const invocations = new Set<Promise<void>>();
     while (!controller.signal.aborted) {
+      if (invocations.size >= concurrency) {
+        await Promise.race(invocations);
+        continue;
+      }
       try {
         const messages = await receiveBatch(mapping, queue, sqs);
-        if (messages.length > 0) await deliver(mapping, queue, sqs, messages);
+        if (messages.length === 0) continue;
+        const invocation = deliver(mapping, queue, sqs, messages)
+          .catch((error) => {
+            if (!controller.signal.aborted)
+              console.error(`event source ${mapping.logicalId}: a batch of ${queue.name} failed`, error);
+          })
+          .finally(() => invocations.delete(invocation));
+        invocations.add(invocation);
       } catch (error) {
-        if (controller.signal.aborted) return;
+        if (controller.signal.aborted) break;
         console.error(`event source ${mapping.logicalId}: polling ${queue.name} failed; retrying`, error);
         await sleep(1000, controller.signal);
       }
     }
+    await Promise.allSettled(invocations);
   }
 
   /** Up to the batch size, gathered for at most the batching window (one long poll without a window). */

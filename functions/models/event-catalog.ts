@@ -299,31 +299,46 @@ const schemaName = (type: EventType) =>
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
     .join('')}Event`;
 
-/** The body schema of each type (zod), for the OpenAPI document and for tests that check what arrived. */
-export const WEBHOOK_BODY_SCHEMAS = Object.fromEntries(
-  CatalogEvent.options.map((option) => {
-    const type = option.shape.type.value;
-    const { scope, summary } = EVENT_DOCS[type];
-    const schema = z
-      .object({
-        event: z.literal(type),
-        hook_timestamp_millis: millis('when the event happened'),
-        dc_id:
-          scope === 'none'
-            ? z.null().meta({ description: 'none' })
-            : z.string().meta({ description: 'the DC' }),
-        route_id:
-          scope === 'route'
-            ? z.string().meta({ description: 'the route' })
-            : scope === 'route-if-known'
-              ? z.string().nullable().meta({ description: 'the route; null when its id was never read' })
-              : z.null().meta({ description: 'none' }),
-        event_id: z.string().meta({
-          description: 'the event’s id, also in `webhook-id`: the same on every attempt and redelivery',
-        }),
-        ...option.shape.details.shape,
-      })
-      .meta({ id: schemaName(type), description: summary });
-    return [type, schema];
-  }),
-) as unknown as Record<EventType, z.ZodObject>;
+/** The body schema of a type (zod): the catalog's details, under the fields every body has. */
+function webhookBodySchema(type: EventType): z.ZodObject {
+  const option = CatalogEvent.options.find((candidate) => candidate.shape.type.value === type);
+  if (!option) throw new Error(`no event type ${type} in the catalog`);
+  const { scope, summary } = EVENT_DOCS[type];
+  return z
+    .object({
+      event: z.literal(type),
+      hook_timestamp_millis: millis('when the event happened'),
+      dc_id:
+        scope === 'none'
+          ? z.null().meta({ description: 'none' })
+          : z.string().meta({ description: 'the DC' }),
+      route_id:
+        scope === 'route'
+          ? z.string().meta({ description: 'the route' })
+          : scope === 'route-if-known'
+            ? z.string().nullable().meta({ description: 'the route; null when its id was never read' })
+            : z.null().meta({ description: 'none' }),
+      event_id: z.string().meta({
+        description: 'the event’s id, also in `webhook-id`: the same on every attempt and redelivery',
+      }),
+      ...option.shape.details.shape,
+    })
+    .meta({ id: schemaName(type), description: summary });
+}
+
+/**
+ * The body schema of each type (zod), for the OpenAPI document and for tests that check what arrived. Each
+ * one is built when first read: the functions that import the catalog (producers, the pipe filter, fan-out,
+ * delivery) never read them, and building them all at import cost each of their cold starts.
+ */
+export const WEBHOOK_BODY_SCHEMAS = {} as Readonly<Record<EventType, z.ZodObject>>;
+for (const type of EVENT_TYPES) {
+  let schema: z.ZodObject | undefined;
+  Object.defineProperty(WEBHOOK_BODY_SCHEMAS, type, {
+    enumerable: true,
+    get: () => {
+      schema ??= webhookBodySchema(type);
+      return schema;
+    },
+  });
+}

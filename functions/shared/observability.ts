@@ -3,7 +3,6 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { Tracer } from '@aws-lambda-powertools/tracer';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { MiddyfiedHandler } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './service-identity';
@@ -18,7 +17,8 @@ import { METRICS_NAMESPACE, SERVICE_NAME } from './service-identity';
  * - POWERTOOLS_LOG_LEVEL (default INFO);
  * - POWERTOOLS_METRICS_NAMESPACE (default DeliveryRouteService); POWERTOOLS_METRICS_DISABLED=true keeps
  *   the EMF lines off stdout (the local runtime sets it);
- * - tracing is on only inside Lambda (AWS_EXECUTION_ENV set), unless POWERTOOLS_TRACE_ENABLED=false.
+ * - tracing (the X-Ray SDK's subsegments and annotations) is on only inside Lambda (AWS_EXECUTION_ENV set),
+ *   unless POWERTOOLS_TRACE_ENABLED=false, and only in functions whose bundle carries the SDK.
  *
  * Never log API keys, login tokens, webhook secrets, Authorization headers or request bodies: the event is
  * never logged (`logEvent: false`, whatever POWERTOOLS_LOGGER_LOG_EVENT says), and handlers log ids only.
@@ -59,20 +59,29 @@ function tracingWanted(env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
- * The Tracer, or undefined where tracing is off. It is loaded only where it traces: evaluating the X-Ray
- * SDK costs about 10 ms of each cold start (CPU time of the module init, bundled, Node 20; the `bundles` bench
- * measures functions with it, as deployed) and installs an async hook (cls-hooked) that slows every promise
- * of the process, traced or not. So locally, and on a function deployed with POWERTOOLS_TRACE_ENABLED=false,
- * none of that is paid and nothing ever talks to an X-Ray daemon. Its code is in every bundle either way
- * (parsed, not run, where tracing is off). On Lambda it is loaded at init rather than on the first
- * invocation: loading it later would move the same milliseconds into the first request, not save them.
- *
- * Handler responses are not recorded (they carry login tokens and webhook secrets), and the global
- * http/https patch is off: it would add X-Amzn-Trace-Id to requests to customers' webhook receivers.
+ * Whether this code may load the X-Ray SDK: the bundle's build-time constant (lib/bundling.ts, chosen per
+ * function by the `xraySdkTracing` context value), or yes when running unbundled (tsx, tests). Where a
+ * bundle is built with `false`, the import below is dead code and esbuild leaves the SDK out of it.
  */
-export const tracer: Tracer | undefined = tracingWanted(process.env)
-  ? new (await import('@aws-lambda-powertools/tracer')).Tracer({ serviceName, captureHTTPsRequests: false })
-  : undefined;
+declare const XRAY_SDK_BUNDLED: boolean | undefined;
+
+/**
+ * The Tracer and its middleware, or undefined where tracing is off or the bundle has no X-Ray SDK. Evaluating
+ * the SDK costs 30-35 ms of each cold start (the `bundles` bench: module init with and without it) and its
+ * async hook (cls-hooked) slows every promise of the process, so it is loaded only where it traces: not
+ * locally, not with POWERTOOLS_TRACE_ENABLED=false, and not in functions bundled without it (API functions by
+ * default), whose traces still get the segments Lambda's active tracing records itself (initialisation,
+ * invocation, overhead) and API Gateway's. On Lambda it is loaded at init rather than on the first
+ * invocation: loading it later would move the same milliseconds into the first request, not save them.
+ */
+// The constant is tested right here (not through a variable) so that esbuild folds the condition and drops
+// the import: a module with a top-level await is wrapped, and its variables are not inlined.
+const tracing =
+  (typeof XRAY_SDK_BUNDLED === 'undefined' || XRAY_SDK_BUNDLED) && tracingWanted(process.env)
+    ? (await import('./tracing')).createTracing(serviceName)
+    : undefined;
+
+export const tracer: Tracer | undefined = tracing?.tracer;
 
 /** The client with each of its calls traced as a subsegment (the client unchanged where tracing is off). */
 export function traceAwsClient<T>(client: T): T {
@@ -133,7 +142,7 @@ export function appendLogKeys(keys: LogKeys): void {
 export function observed<TEvent, TResult>(
   handler: MiddyfiedHandler<TEvent, TResult, Error, Context>,
 ): MiddyfiedHandler<TEvent, TResult, Error, Context> {
-  if (tracer) handler.use(captureLambdaHandler(tracer, { captureResponse: false }));
+  if (tracing) handler.use(tracing.middleware);
   return handler
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(logMetrics(metrics, { throwOnEmptyMetrics: false }));

@@ -28,6 +28,8 @@ export interface EndpointGroupProps {
   /** The stateful stack's exports: the group imports what its functions may use itself. */
   readonly stateful: StatefulExports;
   readonly logRetention?: RetentionDays;
+  /** Bundle the X-Ray SDK into the group's functions (ServiceFunctionProps.xraySdk). */
+  readonly xraySdk?: boolean;
 }
 
 /**
@@ -56,6 +58,7 @@ export class EndpointGroup extends NestedStack {
         description: truncate(`${slice.name}: ${served.map((e) => e.operationId).join(', ')}`, 256),
         logRetention: props.logRetention,
         bundledFiles: bundledFilesOf(served),
+        xraySdk: props.xraySdk,
       });
       fn.bindAccess(access, resources);
       fn.alarmOnThrottles(resources.alarmTopic);

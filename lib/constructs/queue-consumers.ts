@@ -15,6 +15,8 @@ export interface QueueConsumersProps {
   /** The stateful stack's exports: what the consumers' `access` may name, and the queues they consume. */
   readonly stateful: StatefulExports;
   readonly logRetention?: RetentionDays;
+  /** Bundle the X-Ray SDK into the consumers (ServiceFunctionProps.xraySdk). */
+  readonly xraySdk?: boolean;
 }
 
 /**
@@ -56,6 +58,7 @@ export class QueueConsumers extends NestedStack {
         nodeOptions: consumer.nodeOptions,
         environment: consumer.environment ? { ...consumer.environment } : undefined,
         logRetention: props.logRetention,
+        xraySdk: props.xraySdk,
       });
       fn.bindAccess(consumer.access, resources);
       fn.alarmOnThrottles(resources.alarmTopic);

@@ -263,6 +263,10 @@ function readFunction(fn: ResourceProperties): FunctionSpec {
   if (!Array.isArray(bundledFiles) || !bundledFiles.every((file) => typeof file === 'string')) {
     throw resourceError(fn, `${metadataPath}.bundledFiles`, 'expected a list of file paths');
   }
+  const define = bundle.define ?? {};
+  if (!isPlainObject(define) || !Object.values(define).every((value) => typeof value === 'string')) {
+    throw resourceError(fn, `${metadataPath}.define`, 'expected an object of strings');
+  }
   const name = fn.physicalId;
   const reservedConcurrency = fn.number('ReservedConcurrentExecutions');
   const architectures = fn.list('Architectures').map(String);
@@ -272,6 +276,7 @@ function readFunction(fn: ResourceProperties): FunctionSpec {
     arn: attribute(fn, 'Arn'),
     entry: bundle.entry,
     bundledFiles,
+    define: define as Record<string, string>,
     handler: fn.requiredString('Handler'),
     runtime: fn.requiredString('Runtime'),
     architectures: architectures.length > 0 ? architectures : [...LAMBDA_DEFAULTS.architectures],

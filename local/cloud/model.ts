@@ -129,6 +129,8 @@ export interface FunctionSpec {
   entry: string;
   /** Files (node_modules-relative) the asset ships beside the bundle, from the same metadata. */
   bundledFiles: string[];
+  /** Build-time constants of the bundle (esbuild's `define`), from the same metadata; none when absent. */
+  define?: Record<string, string>;
   /** `<file>.<export>`, e.g. `index.handler`. */
   handler: string;
   runtime: string;

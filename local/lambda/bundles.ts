@@ -23,7 +23,10 @@ import type { FunctionSpec } from '../cloud/model';
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const REPO_NODE_MODULES = join(REPO_ROOT, 'node_modules');
 
-/** Builds the bundle of every distinct entry of `functions` in one esbuild run; entry -> bundle directory. */
+/**
+ * Builds the bundle of every distinct entry of `functions`, one esbuild run per set of build-time constants
+ * (FunctionSpec.define); entry -> bundle directory.
+ */
 export async function buildBundles(
   functions: readonly FunctionSpec[],
   outDir: string,
@@ -105,31 +108,46 @@ async function buildInto(
   const assets = assetsByEntry(functions);
   const names = directoryNames([...assets.keys()]);
 
-  const { metafile } = await build({
-    ...LAMBDA_ESBUILD_OPTIONS,
-    absWorkingDir: REPO_ROOT,
-    entryPoints: Object.fromEntries(
-      [...assets.keys()].map((entry) => [
-        join(names.get(entry) as string, parse(LAMBDA_BUNDLE.outputFile).name),
-        join(REPO_ROOT, entry),
-      ]),
-    ),
-    outdir: root,
-    outExtension: { '.js': extname(LAMBDA_BUNDLE.outputFile) },
-    logLevel: 'error',
-    metafile: true,
-  });
+  const byDefine = new Map<string, string[]>();
+  for (const [entry, asset] of assets) {
+    const key = JSON.stringify(asset.define);
+    byDefine.set(key, [...(byDefine.get(key) ?? []), entry]);
+  }
+  const metafiles = await Promise.all(
+    [...byDefine].map(async ([define, entries]) => {
+      const { metafile } = await build({
+        ...LAMBDA_ESBUILD_OPTIONS,
+        absWorkingDir: REPO_ROOT,
+        entryPoints: Object.fromEntries(
+          entries.map((entry) => [
+            join(names.get(entry) as string, parse(LAMBDA_BUNDLE.outputFile).name),
+            join(REPO_ROOT, entry),
+          ]),
+        ),
+        outdir: root,
+        outExtension: { '.js': extname(LAMBDA_BUNDLE.outputFile) },
+        define: JSON.parse(define) as Record<string, string>,
+        logLevel: 'error',
+        metafile: true,
+      });
+      return metafile;
+    }),
+  );
 
   const bundles = new Map<string, string>();
   await Promise.all(
-    [...assets].map(async ([entry, bundledFiles]) => {
+    [...assets].map(async ([entry, { bundledFiles }]) => {
       const dir = join(root, names.get(entry) as string);
       await layOutNodeModules(dir, bundledFiles);
       bundles.set(entry, dir);
     }),
   );
-  const shipped = [...assets.values()].flat().map((file) => join(REPO_NODE_MODULES, file));
-  const read = Object.keys(metafile.inputs).map((path) => resolve(REPO_ROOT, path));
+  const shipped = [...assets.values()]
+    .flatMap((asset) => asset.bundledFiles)
+    .map((file) => join(REPO_NODE_MODULES, file));
+  const read = metafiles.flatMap((metafile) =>
+    Object.keys(metafile.inputs).map((path) => resolve(REPO_ROOT, path)),
+  );
   return { bundles, readFiles: [...new Set([...read, ...shipped])] };
 }
 
@@ -147,15 +165,27 @@ function assertIsolated(outDir: string): void {
   }
 }
 
-/** Each entry's shipped files; functions sharing an entry share its asset, so they must ship the same. */
-function assetsByEntry(functions: readonly FunctionSpec[]): Map<string, readonly string[]> {
-  const assets = new Map<string, readonly string[]>();
+interface Asset {
+  bundledFiles: readonly string[];
+  /** The build-time constants, keys sorted (one build per distinct set). */
+  define: Record<string, string>;
+}
+
+/**
+ * Each entry's shipped files and build-time constants; functions sharing an entry share its asset, so they
+ * must ship the same and be built alike.
+ */
+function assetsByEntry(functions: readonly FunctionSpec[]): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
   for (const fn of functions) {
     const files = [...new Set(fn.bundledFiles)].sort();
+    const define = Object.fromEntries(Object.entries(fn.define ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)));
     const known = assets.get(fn.entry);
-    if (known && known.join('\n') !== files.join('\n'))
+    if (known && known.bundledFiles.join('\n') !== files.join('\n'))
       throw new Error(`buildBundles: functions built from ${fn.entry} ship different bundledFiles`);
-    assets.set(fn.entry, files);
+    if (known && JSON.stringify(known.define) !== JSON.stringify(define))
+      throw new Error(`buildBundles: functions built from ${fn.entry} have different build-time constants`);
+    assets.set(fn.entry, { bundledFiles: files, define });
   }
   return assets;
 }

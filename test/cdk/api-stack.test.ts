@@ -21,6 +21,7 @@ import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-
 import type { ConsumerDefinition } from '../../functions/workers/define';
 import { consumers } from '../../functions/workers/index';
 import { API_ALARMS } from '../../lib/api-stack';
+import { BUNDLE_METADATA_KEY, type BundleMetadata, XRAY_SDK_CONSTANT } from '../../lib/bundling';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
 import { DEFAULT_CONFIG, defineDeliveryRoutes } from '../../lib/delivery-routes';
 import {
@@ -100,6 +101,14 @@ function refOf(fn: ServiceFunction | undefined, what: string): FunctionRef {
   const stack = Stack.of(fn);
   return { view: viewOf(stack), id: logicalIdOf(stack, fn), fn };
 }
+
+/** The build-time constants of a function's bundle, from the metadata the local runtime builds it by. */
+const bundleDefineOf = (fn: ServiceFunction) =>
+  (
+    (fn.node.defaultChild as CfnElement & { getMetadata(key: string): unknown }).getMetadata(
+      BUNDLE_METADATA_KEY,
+    ) as BundleMetadata
+  ).define;
 
 const functionOf = (sliceName: string) => refOf(api.endpointFunctions.get(sliceName), sliceName);
 const authorizerFunctionOf = (kind: EndpointDefinition['auth']) =>
@@ -381,6 +390,36 @@ describe('Lambda functions', () => {
       const logGroup = (fn.view.props(fn.id).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
       expect(fn.view.resources[logGroup]?.Type).toBe('AWS::Logs::LogGroup');
       expect(fn.view.props(logGroup).RetentionInDays).toBe(30);
+    },
+  );
+
+  /**
+   * Active tracing everywhere (Lambda records each initialisation and invocation), the X-Ray SDK only in the
+   * queue consumers by default: in an API function it would cost 30-35 ms of every cold start.
+   */
+  it('bundles the X-Ray SDK into the queue consumers only (xraySdkTracing defaults to consumers)', () => {
+    const consumerFunctions = new Set(api.consumerFunctions.values());
+    expect(consumerFunctions.size).toBe(consumers.length);
+    for (const { fn } of allFunctions) {
+      expect(bundleDefineOf(fn), fn.sliceName).toEqual({
+        [XRAY_SDK_CONSTANT]: String(consumerFunctions.has(fn)),
+      });
+    }
+  });
+
+  it.each(['none', 'all'] as const)(
+    'with xraySdkTracing=%s, bundles it into no function or every one',
+    (setting) => {
+      const { api: other } = synthesize({ xraySdkTracing: setting });
+      const functions = [
+        ...other.endpointFunctions.values(),
+        ...other.authorizerFunctions.values(),
+        ...other.consumerFunctions.values(),
+      ];
+      for (const fn of functions)
+        expect(bundleDefineOf(fn), fn.sliceName).toEqual({
+          [XRAY_SDK_CONSTANT]: String(setting === 'all'),
+        });
     },
   );
 

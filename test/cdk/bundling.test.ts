@@ -9,12 +9,12 @@ import { ServiceFunction } from '../../lib/constructs/service-function';
 import { sliceOf } from '../../lib/slices';
 
 /** The one asset directory of a stack with one function, bundled for real as `cdk synth` does. */
-function bundleOf(sliceName: string): string {
+function bundleOf(sliceName: string, props: { xraySdk?: boolean } = {}): string {
   const row = endpoints.find((e) => sliceOf(e.module).name === sliceName);
   if (!row) throw new Error(`no endpoint in slice ${sliceName}`);
   const app = new App({ context: { 'aws:cdk:bundling-stacks': ['**'] } });
   const stack = new Stack(app, 'BundledFunction');
-  new ServiceFunction(stack, 'Fn', { slice: sliceOf(row.module) });
+  new ServiceFunction(stack, 'Fn', { slice: sliceOf(row.module), ...props });
   const { directory } = app.synth();
   const assets = readdirSync(directory).filter((name) => name.startsWith('asset.'));
   expect(assets).toHaveLength(1);
@@ -127,5 +127,22 @@ describe('bundling the AWS SDK', () => {
     const bundle = bundleOf('routes/import');
     expect(bundle).not.toMatch(RUNTIME_SDK_IMPORT);
     for (const client of ['dynamodb', 's3', 'sqs'] as const) expect(hasClient(bundle, client)).toBe(true);
+  });
+});
+
+/**
+ * The X-Ray SDK (Powertools Tracer, cls-hooked, semver) is in a bundle only where the function asks for it:
+ * without it, the import is dead code that esbuild drops, so the SDK is not even parsed at a cold start.
+ * The SDK reads AWS_XRAY_DAEMON_ADDRESS, a string minification keeps.
+ */
+describe('bundling the X-Ray SDK', () => {
+  const XRAY_SDK = 'AWS_XRAY_DAEMON_ADDRESS';
+
+  it('leaves it out of a function by default', () => {
+    expect(bundleOf('dcs/list')).not.toContain(XRAY_SDK);
+  });
+
+  it('bundles it into a function with xraySdk', () => {
+    expect(bundleOf('dcs/list', { xraySdk: true })).toContain(XRAY_SDK);
   });
 });
