@@ -429,7 +429,7 @@ describe("the synthesized functions' roles", () => {
   });
   const [bucket] = deployment.buckets;
   const policiesOf = (entry: string) => {
-    const fn = deployment.functions.find((candidate) => candidate.entry.endsWith(`${entry}.ts`));
+    const fn = deployment.functions.find((candidate) => candidate.entry.endsWith(`${entry}/handler.ts`));
     const role = deployment.roles.find((candidate) => candidate.arn === fn?.roleArn);
     if (!role) throw new Error(`no role for ${entry}`);
     return role.policies;
@@ -479,7 +479,7 @@ describe("the synthesized functions' roles", () => {
   it('let the link signers do only what their links do, and only their functions assume them', () => {
     const signers = deployment.roles.filter((role) => role.trustedServices.length === 0);
     const functionRole = (entry: string) =>
-      deployment.functions.find((candidate) => candidate.entry.endsWith(`${entry}.ts`))?.roleArn as string;
+      deployment.functions.find((candidate) => candidate.entry.endsWith(`${entry}/handler.ts`))?.roleArn as string;
     const signerOf = (entry: string) =>
       signers.find((role) =>
         role.trustPolicy.Statement.some((statement) =>
@@ -522,7 +522,7 @@ describe("the synthesized functions' roles", () => {
           const role = deployment.roles.find((candidate) => candidate.arn === fn.roleArn);
           return evaluate(role?.policies ?? [], check(action, key)) === 'Allow';
         })
-        .map((fn) => fn.entry.replace(/^functions\/handlers\/|\.ts$/g, ''))
+        .map((fn) => fn.entry.replace(/^functions\/(api\/)?|\/handler\.ts$/g, ''))
         .sort();
     expect(may('kms:GenerateDataKey')).toEqual(['webhooks/create', 'webhooks/rotate-secret']);
     expect(may('kms:Decrypt')).toEqual(['workers/deliver-webhooks']);
