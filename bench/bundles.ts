@@ -10,6 +10,7 @@ import { consumers } from '../functions/consumers';
 import { AUTHORIZERS } from '../functions/endpoints/authorizers';
 import type { ResourceAccess } from '../functions/endpoints/define';
 import { endpoints } from '../functions/endpoints/index';
+import { inParallel } from '../functions/shared/parallel';
 import {
   BUCKET_NAME_ENV,
   LINK_SIGNER_ROLE_ARN_ENV,
@@ -295,14 +296,6 @@ async function measureInit(file: string, env: Record<string, string>, abort: Abo
   if (typeof run.ms !== 'number' || typeof run.cpuMs !== 'number')
     throw new Error(`importing the bundle failed (exit ${code}): ${stderr.trim().slice(-800) || stdout}`);
   return { ms: run.ms, cpuMs: run.cpuMs };
-}
-
-async function inParallel<T>(items: readonly T[], parallelism: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(parallelism, items.length) }, worker));
 }
 
 const kb = (bytes: number) => round(bytes / KB, 1);

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ROUTE_PAGE_SIZES } from '../functions/endpoints/routes';
-import { chunks, itemSize, type Key, keyString, RawTable, type Row, sleep, type WriteStats } from './dynamo';
+import { chunks } from '../functions/shared/parallel';
+import { itemSize, type Key, keyString, RawTable, type Row, type WriteStats } from './dynamo';
 import { ApiClient } from './http';
 import { type BenchRoute, benchRoute, claimKey, claimsOf, countOf, type RouteShape } from './route-body';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
