@@ -6,12 +6,12 @@ import {
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as webhooks from '../../functions/endpoints/webhooks';
-import { exampleEvent } from '../../functions/events/catalog';
 import type { PipeSpec, QueueSpec } from '../../local/cloud/model';
 import { LOCAL_CREDENTIALS } from '../../local/services';
 import { createTestAccount } from '../support/accounts';
 import { call, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
+import { seedRouteCreatedEvent } from '../support/seed';
 import {
   eventIdOf,
   sleep,
@@ -56,11 +56,6 @@ let api: TestApi;
 let sqs: SQSClient;
 let streams: DynamoDBStreamsClient;
 let tenants: Tenant[] = [];
-let data: {
-  db: typeof import('../../functions/data/client').db;
-  events: typeof import('../../functions/data/events');
-  dynamo: typeof import('@aws-sdk/lib-dynamodb');
-};
 
 beforeAll(async () => {
   api = await startTestApi('pipe-dead-letter', { streams: true });
@@ -71,11 +66,6 @@ beforeAll(async () => {
     region: api.cloud.deployment.region,
     credentials: LOCAL_CREDENTIALS,
   });
-  data = {
-    db: (await import('../../functions/data/client')).db,
-    events: await import('../../functions/data/events'),
-    dynamo: await import('@aws-sdk/lib-dynamodb'),
-  };
   tenants = await Promise.all(
     ['Alpha', 'Bravo', 'Charlie'].map(async (name): Promise<Tenant> => {
       const account = await createTestAccount(name, [{ dcId: 'dc-1' }]);
@@ -98,17 +88,13 @@ afterAll(async () => {
 });
 
 /** Writes a ROUTE_CREATED event item of the tenant the way handlers do: in a transaction. */
-async function writeEvent(tenant: Tenant, routeId: string, name = `Route ${routeId}`) {
-  const put = data.events.putEventItem({
-    accountId: tenant.accountId,
-    dcId: 'dc-1',
+async function writeEvent(tenant: Tenant, routeId: string, name?: string) {
+  const { eventId, writtenAt } = await seedRouteCreatedEvent(
+    { accountId: tenant.accountId, dcId: 'dc-1' },
     routeId,
-    type: 'ROUTE_CREATED',
-    details: { route: { ...exampleEvent('ROUTE_CREATED').details.route, id: routeId, name } },
-    occurredAt: Date.now(),
-  });
-  await data.db.send(new data.dynamo.TransactWriteCommand({ TransactItems: [put] }));
-  return { tenant, routeId, eventId: put.Put.Item.event_id as string, writtenAt: Date.now() };
+    name,
+  );
+  return { tenant, routeId, eventId, writtenAt };
 }
 
 function pipeSpec(): PipeSpec {

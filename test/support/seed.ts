@@ -56,3 +56,28 @@ export async function seedDriverLocation(
     }),
   );
 }
+
+/**
+ * Writes a ROUTE_CREATED event item of a DC the way handlers do, inside a transaction (what the table's stream
+ * and the pipe carry on). Returns the event's id and key, and when it was written.
+ */
+export async function seedRouteCreatedEvent(
+  ref: { accountId: string; dcId: string },
+  routeId: string,
+  name = `Route ${routeId}`,
+) {
+  const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { db } = await import('../../functions/data/client');
+  const { putEventItem } = await import('../../functions/data/events');
+  const { exampleEvent } = await import('../../functions/events/catalog');
+  const put = putEventItem({
+    ...ref,
+    routeId,
+    type: 'ROUTE_CREATED',
+    details: { route: { ...exampleEvent('ROUTE_CREATED').details.route, id: routeId, name } },
+    occurredAt: Date.now(),
+  });
+  await db.send(new TransactWriteCommand({ TransactItems: [put] }));
+  const { event_id: eventId, pk, sk } = put.Put.Item;
+  return { eventId: eventId as string, key: { pk: pk as string, sk: sk as string }, writtenAt: Date.now() };
+}
