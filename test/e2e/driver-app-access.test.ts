@@ -14,13 +14,14 @@ import {
   type Route,
   routeOf,
 } from '../support/driver-app';
-import { type TestAccount, useTestApi } from '../support/fixtures';
+import { once, type TestAccount, useTestApi } from '../support/fixtures';
 import { type ApiResponse, expectError, expectSuccess } from '../support/http';
 
 /*
  * Who may act on a route (isolation between drivers and accounts), and the API key's side of a route's life:
- * start and finish by API key, and finishing all routes of a driver. Each test builds the account, drivers
- * and routes it needs, so it runs alone as well as with the others.
+ * start and finish by API key, and finishing all routes of a driver. Each describe's account, drivers and
+ * routes are a fixture made once; a test does what it needs before it unless an earlier test did, so each
+ * runs alone as well as with the others.
  */
 
 const fx = useTestApi('driver-app-access');
@@ -124,16 +125,25 @@ describe('start and finish by API key', { timeout: WORLD_TIMEOUT_MS }, () => {
   const patched = routeOf('key-patch', { driverId });
   const put = routeOf('key-put', { driverId, startTime: BASE + MINUTE });
 
-  /** A new account with the driver and both routes imported, neither started. */
-  async function world() {
+  /** An account with the driver and both routes imported, made by the first test that asks. */
+  const world = once(async () => {
     const c = driverAppClient(fx.api, await fx.account());
     const token = await c.createDriver('dc-1', driverId, loginToken(driverId));
     await Promise.all([patched, put].map((route) => c.importRoute('dc-1', route)));
     return { c, token };
-  }
+  });
   const startPatched = (c: DriverAppClient) => c.asAccount('PATCH', `/dcs/dc-1/routes/${patched.id}/start`);
   const startPut = (c: DriverAppClient) =>
     c.asAccount('PUT', `/dcs/dc-1/routes/${put.id}/start`, { timestamp: at(30) });
+  /** What a test needs done before it, done unless an earlier test did it. */
+  async function ensureStarted(
+    c: DriverAppClient,
+    start: (c: DriverAppClient) => Promise<ApiResponse>,
+    id: string,
+  ) {
+    if ((await c.readRoute('dc-1', id)).started_timestamp === null)
+      routeData(await start(c), routes.startRoute);
+  }
 
   it('starts with PATCH and no body at the present time', async () => {
     const { c } = await world();
@@ -152,7 +162,7 @@ describe('start and finish by API key', { timeout: WORLD_TIMEOUT_MS }, () => {
 
   it('starts with PUT and a timestamp', async () => {
     const { c, token } = await world();
-    routeData(await startPatched(c), routes.startRoute);
+    await ensureStarted(c, startPatched, patched.id);
     const route = routeData(await startPut(c), routes.startRoute);
     expect(route).toMatchObject({ id: put.id, version: 2, started_timestamp: at(30) });
     expect((await c.driverRoutes(token)).map((entry) => [entry.id, entry.started_timestamp])).toEqual([
@@ -163,7 +173,7 @@ describe('start and finish by API key', { timeout: WORLD_TIMEOUT_MS }, () => {
 
   it('lets the driver work on a route started for them; unlisted items take the attempt’s outcome', async () => {
     const { c, token } = await world();
-    routeData(await startPut(c), routes.startRoute);
+    await ensureStarted(c, startPut, put.id);
     const waypoint = nth(put.waypoints, 0);
     const [listed, unlisted] = nth(waypoint.invoices, 0).items.map((entry) => entry.id);
     const attempt = await c.driverAttempt(token, put.id, waypoint.id, {
@@ -187,7 +197,7 @@ describe('start and finish by API key', { timeout: WORLD_TIMEOUT_MS }, () => {
 
   it('finishes with PATCH and a timestamp', async () => {
     const { c } = await world();
-    routeData(await startPut(c), routes.startRoute);
+    await ensureStarted(c, startPut, put.id);
     const route = routeData(
       await c.asAccount('PATCH', `/dcs/dc-1/routes/${put.id}/finish`, { timestamp: at(50) }),
       routes.finishRoute,
@@ -207,10 +217,10 @@ describe('start and finish by API key', { timeout: WORLD_TIMEOUT_MS }, () => {
 
   it('finishes with PUT and no body at the present time', async () => {
     const { c, token } = await world();
-    routeData(await startPatched(c), routes.startRoute);
+    await ensureStarted(c, startPatched, patched.id);
     // The other route of the driver is done too: the driver's lists end empty.
-    routeData(await startPut(c), routes.startRoute);
-    await c.driverFinish(token, put.id, at(50));
+    await ensureStarted(c, startPut, put.id);
+    if (!(await c.readRoute('dc-1', put.id)).is_finalized) await c.driverFinish(token, put.id, at(50));
     const before = Date.now();
     const route = routeData(
       await c.asAccount('PUT', `/dcs/dc-1/routes/${patched.id}/finish`),
@@ -238,8 +248,8 @@ describe('PATCH|PUT /dcs/{dc_id}/drivers/{driver_id}/finish-routes', { timeout: 
   const done = routeOf('fr-done', { driverId });
   const secondStarted = routeOf('fr-second', { driverId: secondId });
 
-  /** A new account with both drivers and their routes: started, finished and left as the names say. */
-  async function world() {
+  /** An account with both drivers and their routes (started, finished, left as the names say), made once. */
+  const world = once(async () => {
     const c = driverAppClient(fx.api, await fx.account());
     const token = await c.createDriver('dc-1', driverId, loginToken(driverId));
     const secondToken = await c.createDriver('dc-1', secondId, loginToken(secondId));
@@ -251,7 +261,7 @@ describe('PATCH|PUT /dcs/{dc_id}/drivers/{driver_id}/finish-routes', { timeout: 
     await c.driverFinish(token, done.id, at(20));
     await c.driverStart(secondToken, secondStarted.id, at(15));
     return { c, token, secondToken };
-  }
+  });
 
   it('finalizes the driver’s active and started routes with PATCH, and only those', async () => {
     const { c, token } = await world();
@@ -289,6 +299,7 @@ describe('PATCH|PUT /dcs/{dc_id}/drivers/{driver_id}/finish-routes', { timeout: 
   it('finalizes nothing more when called again', async () => {
     const { c } = await world();
     expectSuccess(
+      // Done by the test before, unless this one runs alone.
       await c.asAccount('PATCH', `/dcs/dc-1/drivers/${driverId}/finish-routes`),
       drivers.finishDriverRoutes,
     );
@@ -313,6 +324,7 @@ describe('PATCH|PUT /dcs/{dc_id}/drivers/{driver_id}/finish-routes', { timeout: 
   it('lets a driver without active routes be deleted, and its token stops working', async () => {
     const { c, secondToken } = await world();
     expectSuccess(
+      // Done by the test before, unless this one runs alone.
       await c.asAccount('PUT', `/dcs/dc-1/drivers/${secondId}/finish-routes`),
       drivers.finishDriverRoutes,
     );
