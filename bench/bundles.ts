@@ -9,6 +9,7 @@ import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { AUTHORIZERS } from '../functions/api/authorizers';
 import { endpoints } from '../functions/api/index';
 import type { ResourceAccess } from '../functions/shared/access';
+import { inParallel } from '../functions/shared/parallel';
 import {
   BUCKET_NAME_ENV,
   LINK_SIGNER_ROLE_ARN_ENV,
@@ -331,14 +332,6 @@ async function measureInit(file: string, env: Record<string, string>, abort: Abo
   if (typeof run.ms !== 'number' || typeof run.cpuMs !== 'number')
     throw new Error(`importing the bundle failed (exit ${code}): ${stderr.trim().slice(-800) || stdout}`);
   return { ms: run.ms, cpuMs: run.cpuMs };
-}
-
-async function inParallel<T>(items: readonly T[], parallelism: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(parallelism, items.length) }, worker));
 }
 
 const kb = (bytes: number) => round(bytes / KB, 1);

@@ -1,8 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { driverKeys } from '../functions/data/drivers';
-import { LOCAL_CREDENTIALS } from '../local/services';
+import { documentClient } from './dynamo';
 import { ApiClient } from './http';
 import { type ComparedPath, compareInterleaved, type Operation, runLoad } from './load';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
@@ -29,12 +28,8 @@ export const getDriverScenario: Scenario = {
 
     const maxConcurrency = Math.max(...config.concurrencies);
     const api = new ApiClient(stack.api_url, apiKey, maxConcurrency);
-    const client = (endpoint: string) =>
-      DynamoDBDocumentClient.from(
-        new DynamoDBClient({ endpoint, region: stack.region, credentials: LOCAL_CREDENTIALS }),
-      );
-    const db = client(stack.emulator_endpoints.dynamodb);
-    const viaProxy = client(stack.dynamodb_endpoint);
+    const db = documentClient(stack, stack.emulator_endpoints.dynamodb);
+    const viaProxy = documentClient(stack, stack.dynamodb_endpoint);
     const path = `/dcs/${encodeURIComponent(dcId)}/drivers/${encodeURIComponent(driverId)}`;
 
     const getItem = async (through: DynamoDBDocumentClient) => {

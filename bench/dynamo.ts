@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -11,6 +12,7 @@ import {
   type QueryCommandInput,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { chunks, inParallel as runInParallel } from '../functions/shared/parallel';
 import { LOCAL_CREDENTIALS } from '../local/services';
 import type { StackInfo } from './runtime';
 
@@ -52,6 +54,17 @@ function emptyStats(items: number): WriteStats {
   return { ms: 0, items, requests: 0, retries: 0, units: 0, reportedUnits: 0 };
 }
 
+/**
+ * A document client on `endpoint` (DynamoDB Local itself, or the local AWS endpoint in front of it) as the
+ * local operator, with the service's marshalling options.
+ */
+export function documentClient(stack: StackInfo, endpoint: string): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint, region: stack.region, credentials: LOCAL_CREDENTIALS }),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
+}
+
 export class RawTable {
   readonly db: DynamoDBDocumentClient;
   readonly tableName: string;
@@ -61,15 +74,8 @@ export class RawTable {
   constructor(stack: StackInfo, abort?: AbortSignal) {
     this.tableName = stack.table_name;
     this.#abort = abort;
-    this.db = DynamoDBDocumentClient.from(
-      new DynamoDBClient({
-        // DynamoDB Local itself: the raw baseline skips the local AWS endpoint's checks.
-        endpoint: stack.emulator_endpoints.dynamodb,
-        region: stack.region,
-        credentials: LOCAL_CREDENTIALS,
-      }),
-      { marshallOptions: { removeUndefinedValues: true } },
-    );
+    // DynamoDB Local itself: the raw baseline skips the local AWS endpoint's checks.
+    this.db = documentClient(stack, stack.emulator_endpoints.dynamodb);
   }
 
   async get(key: Key): Promise<Row | undefined> {
@@ -225,8 +231,8 @@ export class RawTable {
 export const keyString = (key: Key) => `${key.pk}\u0000${key.sk}`;
 
 /**
- * Runs `work` over `inputs` with at most `parallelism` in flight, each worker taking the next input; once
- * `abort` fires no input is started any more and the abort reason is thrown.
+ * The service's inParallel (functions/shared/parallel.ts) over `inputs`; once `abort` fires no input is
+ * started any more and the abort reason is thrown.
  */
 export async function inParallel<T>(
   inputs: readonly T[],
@@ -234,22 +240,11 @@ export async function inParallel<T>(
   abort: AbortSignal | undefined,
   work: (input: T) => Promise<void>,
 ): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < inputs.length && !abort?.aborted) await work(inputs[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(parallelism, inputs.length) }, worker));
+  await runInParallel(inputs, parallelism, (input) => {
+    abort?.throwIfAborted();
+    return work(input);
+  });
   abort?.throwIfAborted();
-}
-
-export function chunks<T>(values: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
-  return out;
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ROUTE_PAGE_SIZES } from '../functions/api/routes/index';
 import { putEventItem } from '../functions/data/events';
 import { importKeys } from '../functions/data/imports';
 import { ROUTE_ROW_PREFIX, routeKeys } from '../functions/data/routes';
 import { configure } from '../functions/shared/config';
-import { chunks, itemSize, type Key, keyString, RawTable, type Row, sleep, type WriteStats } from './dynamo';
+import { chunks } from '../functions/shared/parallel';
+import { itemSize, type Key, keyString, RawTable, type Row, type WriteStats } from './dynamo';
 import { ApiClient } from './http';
 import { type BenchRoute, benchRoute, claimKey, claimsOf, countOf, type RouteShape } from './route-body';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';

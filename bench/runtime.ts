@@ -4,6 +4,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 /** The fields of `<LOCAL_STATE_DIR>/stack.json` the bench uses. */
@@ -231,8 +232,4 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<void> {
       resolve();
     });
   });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

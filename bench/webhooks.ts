@@ -12,6 +12,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CreateQueueCommand,
   DeleteMessageCommand,
@@ -27,7 +28,7 @@ import { deliveryHeaders } from '../functions/domain/webhook-http';
 import { type WebhookEvent, webhookBody } from '../functions/models/event-catalog';
 import { configure } from '../functions/shared/config';
 import { LOCAL_CREDENTIALS } from '../local/services';
-import { inParallel, RawTable, sleep } from './dynamo';
+import { inParallel, RawTable } from './dynamo';
 import { ApiClient } from './http';
 import { type LoadRun, runLoad } from './load';
 import { BENCH_CONTEXT, type StackInfo } from './runtime';

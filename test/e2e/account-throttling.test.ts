@@ -1,5 +1,9 @@
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
-import { SignatureV4 } from '@smithy/signature-v4';
+import {
+  APIGatewayClient,
+  APIGatewayServiceException,
+  CreateApiKeyCommand,
+  CreateUsagePlanKeyCommand,
+} from '@aws-sdk/client-api-gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as dcs from '../../functions/api/dcs/index';
 import { getAccount } from '../../functions/data/accounts';
@@ -129,78 +133,54 @@ describe('the API Gateway calls of the operator', () => {
       policies: role.policies,
     });
     const body = { name: 'sneaky', value: 'a'.repeat(30), enabled: true };
-    const denied = await signedApiGatewayCall(asAuthorizer, 'POST', '/apikeys', body);
-    expect(denied.status).toBe(403);
-    expect(denied.headers.get('x-amzn-errortype')).toBe('AccessDeniedException');
-    expect(await denied.json()).toEqual({
+    const denied = await apiGatewayCall(asAuthorizer, (client) => client.send(new CreateApiKeyCommand(body)));
+    expect(denied).toEqual({
+      status: 403,
+      type: 'AccessDeniedException',
       message: expect.stringContaining(
         `is not authorized to perform: apigateway:POST on resource: arn:aws:apigateway:${LOCAL_REGION}::/apikeys`,
       ),
     });
     const plan = api.cloud.operatorEnvironment.USAGE_PLAN_ID as string;
-    const joining = await signedApiGatewayCall(asAuthorizer, 'POST', `/usageplans/${plan}/keys`, {
-      keyId: 'anything',
-      keyType: 'API_KEY',
-    });
+    const joining = await apiGatewayCall(asAuthorizer, (client) =>
+      client.send(
+        new CreateUsagePlanKeyCommand({ usagePlanId: plan, keyId: 'anything', keyType: 'API_KEY' }),
+      ),
+    );
     expect(joining.status).toBe(403);
 
     const operator = { accessKeyId: 'local', secretAccessKey: 'local' };
-    const created = await signedApiGatewayCall(operator, 'POST', '/apikeys', body);
+    const created = await apiGatewayCall(operator, (client) => client.send(new CreateApiKeyCommand(body)));
     expect(created.status).toBe(201);
-    const duplicate = await signedApiGatewayCall(operator, 'POST', '/apikeys', body);
-    expect(duplicate.status).toBe(409);
-    expect(duplicate.headers.get('x-amzn-errortype')).toBe('ConflictException');
-    const tooShort = await signedApiGatewayCall(operator, 'POST', '/apikeys', { value: 'short' });
+    const duplicate = await apiGatewayCall(operator, (client) => client.send(new CreateApiKeyCommand(body)));
+    expect(duplicate).toMatchObject({ status: 409, type: 'ConflictException' });
+    const tooShort = await apiGatewayCall(operator, (client) =>
+      client.send(new CreateApiKeyCommand({ value: 'short' })),
+    );
     expect(tooShort.status).toBe(400);
   });
 });
 
-/** An API Gateway control-plane call signed with `credentials` (SigV4, the SDK's signer). */
-async function signedApiGatewayCall(
+/**
+ * An API Gateway control-plane call through the SDK's client (it signs with `credentials`) at the local AWS
+ * endpoint; answers the HTTP status, and for a refusal the error type and message.
+ */
+async function apiGatewayCall(
   credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string },
-  method: string,
-  path: string,
-  input: object,
-): Promise<Response> {
-  const url = new URL(path, api.cloud.proxy.endpoint);
-  const body = JSON.stringify(input);
-  const signer = new SignatureV4({
-    service: 'apigateway',
+  send: (client: APIGatewayClient) => Promise<{ $metadata: { httpStatusCode?: number } }>,
+): Promise<{ status: number | undefined; type?: string; message?: string }> {
+  const client = new APIGatewayClient({
+    endpoint: api.cloud.proxy.endpoint,
     region: LOCAL_REGION,
     credentials,
-    sha256: Sha256,
   });
-  const signed = await signer.sign({
-    method,
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: Number(url.port),
-    path: url.pathname,
-    headers: { host: url.host, 'content-type': 'application/json' },
-    body,
-  });
-  return fetch(url, { method, headers: signed.headers, body });
-}
-
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-
-const bytes = (data: SourceData): Uint8Array =>
-  typeof data === 'string'
-    ? Buffer.from(data, 'utf8')
-    : ArrayBuffer.isView(data)
-      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-      : new Uint8Array(data);
-
-/** SHA-256 (or HMAC-SHA-256 with a secret) in the shape the SDK's signer takes. */
-class Sha256 {
-  private readonly hash: Hash | Hmac;
-  constructor(secret?: SourceData) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
-  }
-  update(data: SourceData): void {
-    this.hash.update(bytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
+  try {
+    const output = await send(client);
+    return { status: output.$metadata.httpStatusCode };
+  } catch (error) {
+    if (!(error instanceof APIGatewayServiceException)) throw error;
+    return { status: error.$metadata.httpStatusCode, type: error.name, message: error.message };
+  } finally {
+    client.destroy();
   }
 }

@@ -1,17 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as drivers from '../../functions/api/drivers/index';
 import { createTestAccount } from '../support/accounts';
-import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
-import { startTestApi, type TestApi } from '../support/local-api';
+import { type TestAccount, useTestApi } from '../support/fixtures';
+import { expectError, expectSuccess } from '../support/http';
 import { readRoute, seedActiveRoute, seedDriverLocation } from '../support/seed';
 
-let api: TestApi;
-let acme: { accountId: string; key: string };
-let globex: { accountId: string; key: string };
-const request = (method: string, path: string, options: CallOptions = {}) =>
-  call(api.url, method, path, options);
-const asAcme = (method: string, path: string, body?: unknown) =>
-  request(method, path, { key: acme.key, body });
+const fx = useTestApi('drivers');
+const { request } = fx;
+let acme: TestAccount;
+let globex: TestAccount;
+const asAcme = (method: string, path: string, body?: unknown) => fx.as(acme.key, method, path, body);
 
 async function createDriver(
   dcId: string,
@@ -29,13 +27,10 @@ async function createDriver(
 }
 
 beforeAll(async () => {
-  api = await startTestApi('drivers');
   acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2', timeZone: 'Europe/Berlin' }]);
   // Globex has a DC with the same id as one of Acme's: DC ids are per account.
   globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }, { dcId: 'gx-1' }]);
 });
-
-afterAll(() => api?.close());
 
 describe('POST /dcs/{dc_id}/drivers', () => {
   it('creates a driver and returns it as data.driver with a generated login token', async () => {

@@ -6,8 +6,8 @@ import { MAX_ID_BYTES } from '../../functions/models/common';
 import { IMPORT_LIMITS, MAX_LISTED_ID_BYTES } from '../../functions/models/import-model';
 import { MAX_ISSUES_MESSAGE_CHARS } from '../../functions/shared/request-parsing';
 import { createTestAccount } from '../support/accounts';
-import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
-import { startTestApi, type TestApi } from '../support/local-api';
+import { type TestAccount, useTestApi } from '../support/fixtures';
+import { expectError, expectSuccess } from '../support/http';
 import { exampleRoute, importRoute, waitForImport } from '../support/routes';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -19,25 +19,21 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
  * whatever was sent.
  */
 
-let api: TestApi;
-let acme: { accountId: string; key: string };
+// The pipe runs: one test follows an event from the driver app to a webhook.
+const fx = useTestApi('input-validation', { streams: true }, 120_000);
+let acme: TestAccount;
 let receiver: WebhookReceiver;
 
 /** A DC id of 128 characters and 384 bytes, the most an id may have. */
 const LONG_DC = '東'.repeat(128);
 const NOW = () => Date.now() - 60_000;
 
-const request = (method: string, path: string, options: CallOptions = {}) =>
-  call(api.url, method, path, options);
-const asAcme = (method: string, path: string, body?: unknown) =>
-  request(method, path, { key: acme.key, body });
+const asAcme = (method: string, path: string, body?: unknown) => fx.as(acme.key, method, path, body);
 const asDriver = (token: string, method: string, path: string, body?: unknown) =>
-  request(method, path, { key: token, body });
+  fx.as(token, method, path, body);
 const enc = encodeURIComponent;
 
 beforeAll(async () => {
-  // The pipe runs: one test follows an event from the driver app to a webhook.
-  api = await startTestApi('input-validation', { streams: true });
   acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: LONG_DC }]);
   receiver = await startWebhookReceiver();
   const webhook = await asAcme('POST', '/webhooks', {
@@ -50,7 +46,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await receiver?.close();
-  await api?.close();
 });
 
 async function createDriver(dcId: string, driverId: string, loginToken: string) {
@@ -64,7 +59,7 @@ async function createDriver(dcId: string, driverId: string, loginToken: string) 
 
 /** A route of the driver, imported, active and started by the driver app. */
 async function startedRoute(routeId: string, driverId: string, token: string, route = {}) {
-  await importRoute(api.url, acme.key, 'dc-1', { ...exampleRoute(routeId, { driverId }), ...route });
+  await importRoute(fx.api.url, acme.key, 'dc-1', { ...exampleRoute(routeId, { driverId }), ...route });
   const started = await asDriver(token, 'POST', `/driver/routes/${enc(routeId)}/start`, { timestamp: NOW() });
   expectSuccess(started, driverApp.startDriverRoute);
 }
@@ -77,7 +72,7 @@ describe('ids as clients send them, percent-encoded in the path', () => {
 
   it.each(IDS)('imports, reads and changes the route %j through its path', async (routeId) => {
     const route = exampleRoute(routeId);
-    await importRoute(api.url, acme.key, 'dc-1', route);
+    await importRoute(fx.api.url, acme.key, 'dc-1', route);
     const path = `/dcs/dc-1/routes/${enc(routeId)}`;
     const read = expectSuccess(await asAcme('GET', path), routes.getRoute) as { route: { id: string } };
     expect(read.route.id).toBe(routeId);
@@ -213,7 +208,7 @@ describe('text AWS cannot carry is refused at the edge; every other character is
 
   it('keeps line breaks in free text (addresses), not in single-line text (route names)', async () => {
     const route = exampleRoute('lines');
-    await importRoute(api.url, acme.key, 'dc-1', {
+    await importRoute(fx.api.url, acme.key, 'dc-1', {
       ...route,
       waypoints: [{ ...route.waypoints[0], address: '5 Main St\nBack door\tbell 2' }],
     });
@@ -293,7 +288,7 @@ describe('an import is checked at the POST for what would fail it later', () => 
   it('imports a route whose waypoint ids have the most bytes a route may list', async () => {
     // 256 ids of 384 bytes: the header lists them all, and ROUTE_ETAS_CHANGED would too.
     const route = routeWithIds('ids-at-limit', MAX_LISTED_ID_BYTES / MAX_ID_BYTES, MAX_ID_BYTES);
-    await importRoute(api.url, acme.key, 'dc-1', route);
+    await importRoute(fx.api.url, acme.key, 'dc-1', route);
   });
 
   it('refuses more with 1006, naming the waypoints', async () => {
@@ -391,7 +386,7 @@ describe('messages stay small whatever was sent', () => {
         (item as { currency: string }).currency = '\uFFFF'.repeat(100);
     const put = await fetch(upload_url, { method: 'PUT', body: JSON.stringify({ route }) });
     expect(put.status).toBe(200);
-    const finished = await waitForImport(api.url, acme.key, 'dc-1', txid, 120_000);
+    const finished = await waitForImport(fx.api.url, acme.key, 'dc-1', txid, 120_000);
     const message = expectError(finished, 400, 1006);
     // As many problems as fit 1,000 characters are named (nine of these), the rest counted.
     expect(message).toMatch(

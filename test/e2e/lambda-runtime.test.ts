@@ -20,6 +20,7 @@ import {
   type LogRecord,
   startLambdaRuntime,
 } from '../../local/lambda/runtime';
+import { fixtureFunction } from '../support/lambda-fixtures';
 
 /**
  * The local Lambda runtime runs each function as Lambda does: from its production bundle, in execution
@@ -38,24 +39,12 @@ const LOCAL_ENVIRONMENT = { AWS_ENDPOINT_URL: 'http://127.0.0.1:1', POWERTOOLS_M
 /** Set here, so present in this process: it must not reach any function. */
 const LEAK_PROBE = 'LAMBDA_RUNTIME_TEST_LEAK_PROBE';
 
-function fixture(name: string, entry: string, overrides: Partial<FunctionSpec> = {}): FunctionSpec {
-  return {
-    logicalId: name.replace(/\W/g, ''),
+const fixture = (name: string, entry: string, overrides: Partial<FunctionSpec> = {}) =>
+  fixtureFunction(name, entry, {
     stackPath: 'LambdaRuntimeTest',
-    name,
-    arn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:${name}`,
-    entry,
-    bundledFiles: [],
-    handler: 'index.handler',
-    runtime: 'nodejs22.x',
-    architectures: ['arm64'],
-    memorySize: 128,
-    timeoutSeconds: 3,
     environment: { NODE_OPTIONS: '--enable-source-maps', FIXTURE_SETTING: 'from the template' },
-    roleArn: `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/${name}-role`,
     ...overrides,
-  };
-}
+  });
 
 const FUNCTIONS = {
   behaviours: fixture('lrt-behaviours', BEHAVIOURS),

@@ -4,17 +4,14 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import * as dynamo from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as webhooks from '../../functions/api/webhooks/index';
-import { db } from '../../functions/data/client';
-import * as events from '../../functions/data/events';
-import { exampleEvent } from '../../functions/models/event-catalog';
 import type { PipeSpec, QueueSpec } from '../../local/cloud/model';
 import { LOCAL_CREDENTIALS } from '../../local/services';
 import { createTestAccount } from '../support/accounts';
 import { call, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
+import { seedRouteCreatedEvent } from '../support/seed';
 import {
   eventIdOf,
   sleep,
@@ -59,7 +56,6 @@ let api: TestApi;
 let sqs: SQSClient;
 let streams: DynamoDBStreamsClient;
 let tenants: Tenant[] = [];
-const data = { db, events, dynamo };
 
 beforeAll(async () => {
   api = await startTestApi('pipe-dead-letter', { streams: true });
@@ -92,17 +88,13 @@ afterAll(async () => {
 });
 
 /** Writes a ROUTE_CREATED event item of the tenant the way handlers do: in a transaction. */
-async function writeEvent(tenant: Tenant, routeId: string, name = `Route ${routeId}`) {
-  const put = data.events.putEventItem({
-    accountId: tenant.accountId,
-    dcId: 'dc-1',
+async function writeEvent(tenant: Tenant, routeId: string, name?: string) {
+  const { eventId, writtenAt } = await seedRouteCreatedEvent(
+    { accountId: tenant.accountId, dcId: 'dc-1' },
     routeId,
-    type: 'ROUTE_CREATED',
-    details: { route: { ...exampleEvent('ROUTE_CREATED').details.route, id: routeId, name } },
-    occurredAt: Date.now(),
-  });
-  await data.db.send(new data.dynamo.TransactWriteCommand({ TransactItems: [put] }));
-  return { tenant, routeId, eventId: put.Put.Item.event_id as string, writtenAt: Date.now() };
+    name,
+  );
+  return { tenant, routeId, eventId, writtenAt };
 }
 
 function pipeSpec(): PipeSpec {

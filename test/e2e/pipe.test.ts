@@ -16,12 +16,11 @@ import {
 import * as dynamo from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../functions/data/client';
-import * as events from '../../functions/data/events';
-import { exampleEvent } from '../../functions/models/event-catalog';
 import type { PipeSpec, QueueSpec } from '../../local/cloud/model';
 import { startPipe } from '../../local/pipes';
 import { LOCAL_CREDENTIALS } from '../../local/services';
 import { startTestApi, type TestApi } from '../support/local-api';
+import { seedRouteCreatedEvent } from '../support/seed';
 
 /**
  * The local EventBridge Pipe from the table stream to the events queue, configured from the template (filter,
@@ -31,7 +30,7 @@ import { startTestApi, type TestApi } from '../support/local-api';
 let api: TestApi;
 let sqs: SQSClient;
 let scratch: string;
-const data = { db, events, dynamo };
+const data = { db, dynamo };
 
 interface PipeMessage {
   eventID: string;
@@ -60,22 +59,9 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** Writes one event item the way handlers do: inside a transaction. Returns its event id. */
-async function writeEvent(
-  routeId: string,
-  name = `Route ${routeId}`,
-): Promise<{ eventId: string; key: { pk: string; sk: string } }> {
-  const put = data.events.putEventItem({
-    accountId: 'acc-pipe',
-    dcId: 'dc-1',
-    routeId,
-    type: 'ROUTE_CREATED',
-    details: { route: { ...exampleEvent('ROUTE_CREATED').details.route, id: routeId, name } },
-    occurredAt: Date.now(),
-  });
-  await data.db.send(new data.dynamo.TransactWriteCommand({ TransactItems: [put] }));
-  return { eventId: put.Put.Item.event_id, key: { pk: put.Put.Item.pk, sk: put.Put.Item.sk } };
-}
+/** Writes one event item of the pipe's test DC the way handlers do: inside a transaction. */
+const writeEvent = (routeId: string, name?: string) =>
+  seedRouteCreatedEvent({ accountId: 'acc-pipe', dcId: 'dc-1' }, routeId, name);
 
 /** Receives (and deletes) messages until `count` arrived, then for `quietMs` more to catch extras. */
 async function receive(queueUrl: string, count: number, quietMs = 1500): Promise<PipeMessage[]> {

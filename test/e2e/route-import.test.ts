@@ -3,7 +3,7 @@ import * as routes from '../../functions/api/routes/index';
 import { createTestAccount } from '../support/accounts';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
-import { exampleRoute, importRoute, waitForImport } from '../support/routes';
+import { exampleRoute, expectedInvoices, importRoute, waitForImport } from '../support/routes';
 
 let api: TestApi;
 let acme: { accountId: string; key: string };
@@ -56,23 +56,7 @@ describe('POST /dcs/{dc_id}/invoiced-routes', () => {
       await request('GET', '/dcs/dc-1/routes/fields-1/invoices', { key: acme.key }),
       routes.getInvoiceStatus,
     );
-    const expected = route.waypoints.flatMap((waypoint) =>
-      waypoint.invoices.map((invoice) => ({
-        id: invoice.id,
-        payment_method: invoice.payment_method,
-        invoice_name_attributes: invoice.invoice_name_attributes,
-        items: invoice.items.map((item) => ({
-          id: item.id,
-          sku: item.sku,
-          name: item.name,
-          quantity: item.quantity,
-          total_price_cents: item.total_price_cents,
-          currency: item.currency,
-          status: null,
-        })),
-      })),
-    );
-    expect(read).toEqual({ invoices: expected });
+    expect(read).toEqual({ invoices: expectedInvoices(route) });
   });
 
   it('imports a route with only the required fields, with the documented defaults', async () => {

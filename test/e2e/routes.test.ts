@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
@@ -6,21 +6,19 @@ import { queryItems } from '../../functions/data/client';
 import { getRouteHeader, replaceRouteHeader, routeKeys } from '../../functions/data/routes';
 import { computeEtas } from '../../functions/domain/etas';
 import { createTestAccount } from '../support/accounts';
-import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
-import { startTestApi, type TestApi } from '../support/local-api';
-import { exampleRoute, importRoute } from '../support/routes';
+import { type TestAccount, useTestApi } from '../support/fixtures';
+import { expectError, expectSuccess } from '../support/http';
+import { exampleRoute, importedWaypoint, importRoute } from '../support/routes';
 
 type Route = z.infer<typeof routes.Route>;
 type Waypoint = z.infer<typeof routes.Waypoint>;
 
-let api: TestApi;
-let acme: { accountId: string; key: string };
-let globex: { accountId: string; key: string };
+const fx = useTestApi('routes');
+const { request } = fx;
+let acme: TestAccount;
+let globex: TestAccount;
 
-const request = (method: string, path: string, options: CallOptions = {}) =>
-  call(api.url, method, path, options);
-const asAcme = (method: string, path: string, body?: unknown) =>
-  request(method, path, { key: acme.key, body });
+const asAcme = (method: string, path: string, body?: unknown) => fx.as(acme.key, method, path, body);
 
 /** The default start of exampleRoute: 2026-11-23 07:00 in Chicago (dc-1). */
 const START = Date.UTC(2026, 10, 23, 13, 0);
@@ -30,17 +28,14 @@ const TOKYO_OTHER_DAY = Date.UTC(2026, 0, 15, 3, 0);
 const SHARED = 'shared-1';
 
 beforeAll(async () => {
-  api = await startTestApi('routes');
   acme = await createTestAccount('Acme', [
     { dcId: 'dc-1', timeZone: 'America/Chicago' },
     { dcId: 'dc-2', timeZone: 'Asia/Tokyo' },
   ]);
   // Globex has a DC with the same id as one of Acme's: DC ids, route ids and all other ids are per account.
   globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }, { dcId: 'gx-1' }]);
-  await importRoute(api.url, acme.key, 'dc-1', exampleRoute(SHARED));
+  await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(SHARED));
 });
-
-afterAll(() => api?.close());
 
 async function createDriver(dcId: string, driverId: string, key = acme.key) {
   const response = await request('POST', `/dcs/${dcId}/drivers`, {
@@ -165,7 +160,7 @@ function answersTheCommonErrors(method: string, suffix: string, body?: unknown) 
 describe('GET /dcs/{dc_id}/routes/{route_id}', () => {
   it('returns every field with the imported values, version 1 and the waypoint ids in order', async () => {
     await createDriver('dc-1', 'get-driver');
-    await importRoute(api.url, acme.key, 'dc-1', {
+    await importRoute(fx.api.url, acme.key, 'dc-1', {
       ...exampleRoute('get-1', { waypoints: 3, driverId: 'get-driver' }),
       start_warehouse: { id: 'wh-start', location: { latitude: 41.85, longitude: -87.65 } },
       end_warehouse: { id: 'wh-end', location: { latitude: 41.86, longitude: -87.66 } },
@@ -188,7 +183,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}', () => {
   });
 
   it('answers null for every absent optional field; the name defaults to the id and the route is inactive', async () => {
-    await importRoute(api.url, acme.key, 'dc-1', minimalRoute('get-minimal'));
+    await importRoute(fx.api.url, acme.key, 'dc-1', minimalRoute('get-minimal'));
     expect(await readRoute('dc-1', 'get-minimal')).toEqual({
       id: 'get-minimal',
       name: 'get-minimal',
@@ -207,7 +202,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}', () => {
   });
 
   it('follows activate_after_successful_import', async () => {
-    await importRoute(api.url, acme.key, 'dc-1', {
+    await importRoute(fx.api.url, acme.key, 'dc-1', {
       ...exampleRoute('get-inactive'),
       activate_after_successful_import: false,
     });
@@ -235,7 +230,7 @@ describe('GET /dcs/{dc_id}/routes/find_by_date/{date}', () => {
     ];
     // One at a time: the import worker takes them in any order, and the order must come from the read.
     for (const [dcId, id, startTime] of imports) {
-      await importRoute(api.url, acme.key, dcId, exampleRoute(id, { startTime }));
+      await importRoute(fx.api.url, acme.key, dcId, exampleRoute(id, { startTime }));
     }
   });
 
@@ -261,7 +256,7 @@ describe('GET /dcs/{dc_id}/routes/find_by_date/{date}', () => {
   });
 
   it('lists inactive routes too, and no longer lists a deleted route', async () => {
-    await importRoute(api.url, acme.key, 'dc-1', {
+    await importRoute(fx.api.url, acme.key, 'dc-1', {
       ...exampleRoute('chi-gone', { startTime: Date.UTC(2026, 10, 25, 15, 0) }),
       activate_after_successful_import: false,
     });
@@ -272,7 +267,7 @@ describe('GET /dcs/{dc_id}/routes/find_by_date/{date}', () => {
 
   it('shows another account only its own routes in its DC with the same id', async () => {
     await importRoute(
-      api.url,
+      fx.api.url,
       globex.key,
       'dc-1',
       exampleRoute('chi-noon', { startTime: Date.UTC(2026, 10, 22, 20, 0) }),
@@ -301,7 +296,7 @@ describe('GET /dcs/{dc_id}/routes/find_by_date/{date}', () => {
 describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
   it('lists the waypoints in sequence with every imported field', async () => {
     const imported = exampleRoute('wps-1', { waypoints: 3, invoicesPerWaypoint: 2 });
-    await importRoute(api.url, acme.key, 'dc-1', imported);
+    await importRoute(fx.api.url, acme.key, 'dc-1', imported);
     const response = await asAcme('GET', '/dcs/dc-1/routes/wps-1/waypoints');
     const { waypoints } = expectSuccess(response, routes.listWaypoints) as { waypoints: Waypoint[] };
     // Planned ETAs: from the start warehouse at start_time, at the default speed (DESIGN §5).
@@ -316,16 +311,9 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
       })),
     });
     expect(waypoints).toEqual(
-      imported.waypoints.map((waypoint, sequence) => ({
-        id: waypoint.id,
-        sequence,
-        customer_id: waypoint.customer_id,
-        name: waypoint.name,
-        address: waypoint.address,
-        location: waypoint.location,
+      imported.waypoints.map((_, sequence) => ({
+        ...importedWaypoint(imported, sequence),
         service_time_minutes: 10,
-        time_windows: waypoint.time_windows,
-        invoice_ids: waypoint.invoices.map((invoice) => invoice.id),
         status: 'PENDING',
         eta: planned[sequence]?.eta,
         attempts: [],
@@ -336,7 +324,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
   });
 
   it('answers null, 0 and empty lists for a waypoint imported with only id and location', async () => {
-    await importRoute(api.url, acme.key, 'dc-1', minimalRoute('wps-minimal'));
+    await importRoute(fx.api.url, acme.key, 'dc-1', minimalRoute('wps-minimal'));
     const response = await asAcme('GET', '/dcs/dc-1/routes/wps-minimal/waypoints');
     expect(expectSuccess(response, routes.listWaypoints)).toEqual({
       waypoints: [
@@ -364,7 +352,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
 
 describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => {
   it('returns the one waypoint, as the list shows it', async () => {
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute('wp-1', { waypoints: 3 }));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('wp-1', { waypoints: 3 }));
     const list = await asAcme('GET', '/dcs/dc-1/routes/wp-1/waypoints');
     const { waypoints } = expectSuccess(list, routes.listWaypoints) as { waypoints: Waypoint[] };
     const response = await asAcme('GET', '/dcs/dc-1/routes/wp-1/waypoints/wp-1-wp-1');
@@ -373,7 +361,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => {
   });
 
   it('answers 404 with 1003 for a waypoint id the route does not have, even one of another route', async () => {
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute('wp-2'));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('wp-2'));
     expect(
       expectError(await asAcme('GET', '/dcs/dc-1/routes/wp-2/waypoints/no-such-wp'), 404, 1003),
     ).toContain('no-such-wp');
@@ -394,7 +382,7 @@ describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/activate and 
 
   beforeAll(async () => {
     await createDriver('dc-1', driverId);
-    await importRoute(api.url, acme.key, 'dc-1', {
+    await importRoute(fx.api.url, acme.key, 'dc-1', {
       ...exampleRoute(id, { driverId }),
       activate_after_successful_import: false,
     });
@@ -429,7 +417,7 @@ describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/activate and 
 describe('PATCH /dcs/{dc_id}/routes/{route_id}/activate', () => {
   it('activates a route without a driver; it joins the active routes of the driver assigned later', async () => {
     await createDriver('dc-1', 'late-driver');
-    await importRoute(api.url, acme.key, 'dc-1', minimalRoute('act-no-driver'));
+    await importRoute(fx.api.url, acme.key, 'dc-1', minimalRoute('act-no-driver'));
     expect(await change('PATCH', '/dcs/dc-1/routes/act-no-driver/activate')).toMatchObject({
       is_active: true,
       assigned_driver_id: null,
@@ -441,7 +429,7 @@ describe('PATCH /dcs/{dc_id}/routes/{route_id}/activate', () => {
 
   it('answers 3012 for a route finished by finish-routes, and finish-routes then finds nothing', async () => {
     await createDriver('dc-1', 'act-fin-driver');
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute('act-fin', { driverId: 'act-fin-driver' }));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('act-fin', { driverId: 'act-fin-driver' }));
     expect(await finishRoutesOf('dc-1', 'act-fin-driver')).toEqual(['act-fin']);
     const finished = await readRoute('dc-1', 'act-fin');
     expect(finished).toMatchObject({ is_finalized: true, is_active: false, version: 2 });
@@ -454,7 +442,7 @@ describe('PATCH /dcs/{dc_id}/routes/{route_id}/activate', () => {
   });
 
   it('leaves a started route as it is (already active) — started through the data layer', async () => {
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute('act-started'));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('act-started'));
     await markStartedThroughDataLayer(acme.accountId, 'act-started');
     const before = await readRoute('dc-1', 'act-started');
     expect(await change('PATCH', '/dcs/dc-1/routes/act-started/activate')).toEqual(before);
@@ -467,7 +455,12 @@ describe('PATCH /dcs/{dc_id}/routes/{route_id}/activate', () => {
 describe('PATCH /dcs/{dc_id}/routes/{route_id}/deactivate', () => {
   it('answers 3012 for a finished route (PATCH and PUT)', async () => {
     await createDriver('dc-1', 'deact-fin-driver');
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute('deact-fin', { driverId: 'deact-fin-driver' }));
+    await importRoute(
+      fx.api.url,
+      acme.key,
+      'dc-1',
+      exampleRoute('deact-fin', { driverId: 'deact-fin-driver' }),
+    );
     expect(await finishRoutesOf('dc-1', 'deact-fin-driver')).toEqual(['deact-fin']);
     expectError(await asAcme('PATCH', '/dcs/dc-1/routes/deact-fin/deactivate'), 400, 3012);
     expectError(await asAcme('PUT', '/dcs/dc-1/routes/deact-fin/deactivate'), 400, 3012);
@@ -476,7 +469,7 @@ describe('PATCH /dcs/{dc_id}/routes/{route_id}/deactivate', () => {
   it('answers 3011 for a started route and leaves it active — started through the data layer', async () => {
     await createDriver('dc-1', 'deact-start-driver');
     await importRoute(
-      api.url,
+      fx.api.url,
       acme.key,
       'dc-1',
       exampleRoute('deact-started', { driverId: 'deact-start-driver' }),
@@ -492,7 +485,7 @@ describe('PATCH /dcs/{dc_id}/routes/{route_id}/deactivate', () => {
   it('answers 3012, not 3011, for a route that started and then finished — started through the data layer', async () => {
     await createDriver('dc-1', 'deact-both-driver');
     await importRoute(
-      api.url,
+      fx.api.url,
       acme.key,
       'dc-1',
       exampleRoute('deact-both', { driverId: 'deact-both-driver' }),
@@ -509,7 +502,7 @@ describe('PATCH /dcs/{dc_id}/routes/{route_id}/deactivate', () => {
 describe('DELETE /dcs/{dc_id}/drivers/{driver_id} with routes', () => {
   it('answers 2001 while the driver has an active route and deletes the driver once it is deactivated', async () => {
     await createDriver('dc-1', 'busy-driver');
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute('busy-1', { driverId: 'busy-driver' }));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('busy-1', { driverId: 'busy-driver' }));
     expectError(await asAcme('DELETE', '/dcs/dc-1/drivers/busy-driver'), 400, 2001);
     await change('PATCH', '/dcs/dc-1/routes/busy-1/deactivate');
     expectSuccess(await asAcme('DELETE', '/dcs/dc-1/drivers/busy-driver'), drivers.deleteDriver);
@@ -518,7 +511,12 @@ describe('DELETE /dcs/{dc_id}/drivers/{driver_id} with routes', () => {
   it('deletes the driver once its active route is given to another driver', async () => {
     await createDriver('dc-1', 'handover-from');
     await createDriver('dc-1', 'handover-to');
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute('handover-1', { driverId: 'handover-from' }));
+    await importRoute(
+      fx.api.url,
+      acme.key,
+      'dc-1',
+      exampleRoute('handover-1', { driverId: 'handover-from' }),
+    );
     expectError(await asAcme('DELETE', '/dcs/dc-1/drivers/handover-from'), 400, 2001);
     await change('PUT', '/dcs/dc-1/routes/handover-1/driver-assignment', { driver_id: 'handover-to' });
     expectSuccess(await asAcme('DELETE', '/dcs/dc-1/drivers/handover-from'), drivers.deleteDriver);
@@ -532,7 +530,7 @@ describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/driver-assign
     const [from, to, id] = [`assign-from-${tag}`, `assign-to-${tag}`, `assign-${tag}`];
     await createDriver('dc-1', from);
     await createDriver('dc-1', to);
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute(id, { driverId: from }));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id, { driverId: from }));
     expect(await activeRouteIds('dc-1', from)).toEqual([id]);
 
     const route = await change(method, `/dcs/dc-1/routes/${id}/driver-assignment`, { driver_id: to });
@@ -545,7 +543,7 @@ describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/driver-assign
   it('assigns a driver to an inactive route without adding it to the driver’s active routes', async () => {
     const [driverId, id] = [`assign-inactive-driver-${tag}`, `assign-inactive-${tag}`];
     await createDriver('dc-1', driverId);
-    await importRoute(api.url, acme.key, 'dc-1', minimalRoute(id));
+    await importRoute(fx.api.url, acme.key, 'dc-1', minimalRoute(id));
     const route = await change(method, `/dcs/dc-1/routes/${id}/driver-assignment`, { driver_id: driverId });
     expect(route).toMatchObject({ assigned_driver_id: driverId, is_active: false, version: 2 });
     expect(await activeRouteIds('dc-1', driverId)).toEqual([]);
@@ -554,7 +552,7 @@ describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/driver-assign
   it('returns the route unchanged, same version, when the driver is already assigned', async () => {
     const [driverId, id] = [`assign-same-driver-${tag}`, `assign-same-${tag}`];
     await createDriver('dc-1', driverId);
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute(id, { driverId }));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id, { driverId }));
     const before = await readRoute('dc-1', id);
     expect(await change(method, `/dcs/dc-1/routes/${id}/driver-assignment`, { driver_id: driverId })).toEqual(
       before,
@@ -575,7 +573,7 @@ describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/driver-assign
   it('answers 3012 for a finished route', async () => {
     const [driverId, id] = [`assign-fin-driver-${tag}`, `assign-fin-${tag}`];
     await createDriver('dc-1', driverId);
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute(id, { driverId }));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id, { driverId }));
     await finishRoutesOf('dc-1', driverId);
     expectError(
       await asAcme(method, `/dcs/dc-1/routes/${id}/driver-assignment`, { driver_id: driverId }),
@@ -588,7 +586,7 @@ describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/driver-assign
     const [from, to, id] = [`assign-st-from-${tag}`, `assign-st-to-${tag}`, `assign-started-${tag}`];
     await createDriver('dc-1', from);
     await createDriver('dc-1', to);
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute(id, { driverId: from }));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id, { driverId: from }));
     await markStartedThroughDataLayer(acme.accountId, id);
     expectError(
       await asAcme(method, `/dcs/dc-1/routes/${id}/driver-assignment`, { driver_id: to }),
@@ -623,7 +621,12 @@ describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/driver-assign
 describe('DELETE /dcs/{dc_id}/routes/{route_id}/driver-assignment', () => {
   it('removes the driver: version bumped, gone from the driver’s active routes, the route stays active', async () => {
     await createDriver('dc-1', 'unassign-driver');
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute('unassign-1', { driverId: 'unassign-driver' }));
+    await importRoute(
+      fx.api.url,
+      acme.key,
+      'dc-1',
+      exampleRoute('unassign-1', { driverId: 'unassign-driver' }),
+    );
     const route = await change('DELETE', '/dcs/dc-1/routes/unassign-1/driver-assignment');
     expect(route).toMatchObject({ assigned_driver_id: null, is_active: true, version: 2 });
     expect(await readRoute('dc-1', 'unassign-1')).toEqual(route);
@@ -631,7 +634,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}/driver-assignment', () => {
   });
 
   it('returns the route unchanged, same version, when it has no driver', async () => {
-    await importRoute(api.url, acme.key, 'dc-1', minimalRoute('unassign-none'));
+    await importRoute(fx.api.url, acme.key, 'dc-1', minimalRoute('unassign-none'));
     const before = await readRoute('dc-1', 'unassign-none');
     expect(await change('DELETE', '/dcs/dc-1/routes/unassign-none/driver-assignment')).toEqual(before);
   });
@@ -639,7 +642,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}/driver-assignment', () => {
   it('answers 3012 for a finished route', async () => {
     await createDriver('dc-1', 'unassign-fin-driver');
     await importRoute(
-      api.url,
+      fx.api.url,
       acme.key,
       'dc-1',
       exampleRoute('unassign-fin', { driverId: 'unassign-fin-driver' }),
@@ -651,7 +654,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}/driver-assignment', () => {
   it('answers 3011 for a started route — started through the data layer', async () => {
     await createDriver('dc-1', 'unassign-st-driver');
     await importRoute(
-      api.url,
+      fx.api.url,
       acme.key,
       'dc-1',
       exampleRoute('unassign-st', { driverId: 'unassign-st-driver' }),
@@ -669,7 +672,7 @@ describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/vehicle-assig
 
   it('sets the vehicle and bumps the version; the same vehicle again changes nothing', async () => {
     const id = `vehicle-${tag}`;
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute(id));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id));
     const route = await change(method, `/dcs/dc-1/routes/${id}/vehicle-assignment`, {
       vehicle_id: 'truck-9',
     });
@@ -682,7 +685,7 @@ describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/vehicle-assig
 
   it('applies concurrent changes one after another: every one answers 200 with its own version', async () => {
     const id = `vehicle-race-${tag}`;
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute(id));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id));
     const vehicles = ['race-a', 'race-b', 'race-c', 'race-d'];
     const results = await Promise.all(
       vehicles.map((vehicle_id) =>
@@ -696,7 +699,7 @@ describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/vehicle-assig
 
   it('changes the vehicle of a started route — started through the data layer', async () => {
     const id = `vehicle-started-${tag}`;
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute(id));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id));
     await markStartedThroughDataLayer(acme.accountId, id);
     const route = await change(method, `/dcs/dc-1/routes/${id}/vehicle-assignment`, { vehicle_id: 'spare' });
     expect(route).toMatchObject({ vehicle_id: 'spare', version: 3 });
@@ -705,7 +708,7 @@ describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/vehicle-assig
   it('answers 3012 for a finished route', async () => {
     const [driverId, id] = [`vehicle-fin-driver-${tag}`, `vehicle-fin-${tag}`];
     await createDriver('dc-1', driverId);
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute(id, { driverId }));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id, { driverId }));
     await finishRoutesOf('dc-1', driverId);
     expectError(
       await asAcme(method, `/dcs/dc-1/routes/${id}/vehicle-assignment`, { vehicle_id: 'x' }),
@@ -730,7 +733,7 @@ describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/vehicle-assig
 describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
   it('deletes the route: data is empty, every read answers 404 and a DELETE once it is removed answers 404', async () => {
     await createDriver('dc-1', 'del-driver');
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute('del-1', { driverId: 'del-driver' }));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('del-1', { driverId: 'del-driver' }));
     expect(await activeRouteIds('dc-1', 'del-driver')).toEqual(['del-1']);
 
     expect(expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/del-1'), routes.deleteRoute)).toEqual({});
@@ -745,12 +748,12 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
 
   it('frees the route, waypoint, invoice and item ids: the same route imports again as a new route', async () => {
     const route = exampleRoute('del-reimport', { waypoints: 3, invoicesPerWaypoint: 2, itemsPerInvoice: 3 });
-    await importRoute(api.url, acme.key, 'dc-1', route);
+    await importRoute(fx.api.url, acme.key, 'dc-1', route);
     await change('PATCH', '/dcs/dc-1/routes/del-reimport/vehicle-assignment', { vehicle_id: 'changed' });
     expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/del-reimport'), routes.deleteRoute);
 
     await waitUntilRemoved(acme.accountId, 'del-reimport');
-    await importRoute(api.url, acme.key, 'dc-1', route);
+    await importRoute(fx.api.url, acme.key, 'dc-1', route);
     expect(await readRoute('dc-1', 'del-reimport')).toMatchObject({
       version: 1,
       vehicle_id: 'truck-del-reimport',
@@ -763,14 +766,14 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
   });
 
   it('frees the ids for another route id too (a waypoint id moves to a new route)', async () => {
-    await importRoute(api.url, acme.key, 'dc-1', minimalRoute('del-move'));
+    await importRoute(fx.api.url, acme.key, 'dc-1', minimalRoute('del-move'));
     const taken = await asAcme('POST', '/dcs/dc-1/invoiced-routes', {
       route: { ...minimalRoute('del-move-new'), waypoints: minimalRoute('del-move').waypoints },
     });
     expectError(taken, 400, 3006);
     expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/del-move'), routes.deleteRoute);
     await waitUntilRemoved(acme.accountId, 'del-move');
-    await importRoute(api.url, acme.key, 'dc-1', {
+    await importRoute(fx.api.url, acme.key, 'dc-1', {
       ...minimalRoute('del-move-new'),
       waypoints: minimalRoute('del-move').waypoints,
     });
@@ -779,8 +782,13 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
 
   it('deletes a finished route, also one that had started — started through the data layer', async () => {
     await createDriver('dc-1', 'del-fin-driver');
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute('del-fin', { driverId: 'del-fin-driver' }));
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute('del-st-fin', { driverId: 'del-fin-driver' }));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('del-fin', { driverId: 'del-fin-driver' }));
+    await importRoute(
+      fx.api.url,
+      acme.key,
+      'dc-1',
+      exampleRoute('del-st-fin', { driverId: 'del-fin-driver' }),
+    );
     await markStartedThroughDataLayer(acme.accountId, 'del-st-fin');
     expect((await finishRoutesOf('dc-1', 'del-fin-driver')).sort()).toEqual(['del-fin', 'del-st-fin']);
     expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/del-fin'), routes.deleteRoute);
@@ -790,7 +798,12 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
 
   it('answers 3011 for a started, unfinished route and keeps it whole — started through the data layer', async () => {
     await createDriver('dc-1', 'del-st-driver');
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute('del-started', { driverId: 'del-st-driver' }));
+    await importRoute(
+      fx.api.url,
+      acme.key,
+      'dc-1',
+      exampleRoute('del-started', { driverId: 'del-st-driver' }),
+    );
     await markStartedThroughDataLayer(acme.accountId, 'del-started');
     const before = await readRoute('dc-1', 'del-started');
     expectError(await asAcme('DELETE', '/dcs/dc-1/routes/del-started'), 400, 3011);
@@ -802,7 +815,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
 
   it('finishes a deletion cut short: the marked route reads as 404, DELETE queues it again and the ids are freed', async () => {
     const route = exampleRoute('del-resume');
-    await importRoute(api.url, acme.key, 'dc-1', route);
+    await importRoute(fx.api.url, acme.key, 'dc-1', route);
     await markDeletingThroughDataLayer(acme.accountId, 'del-resume');
     expectError(await asAcme('GET', '/dcs/dc-1/routes/del-resume'), 404, 3003);
     expect(
@@ -817,13 +830,13 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
     expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/del-resume'), routes.deleteRoute);
     await waitUntilRemoved(acme.accountId, 'del-resume');
     expectError(await asAcme('DELETE', '/dcs/dc-1/routes/del-resume'), 404, 3003);
-    await importRoute(api.url, acme.key, 'dc-1', route);
+    await importRoute(fx.api.url, acme.key, 'dc-1', route);
     expect((await readRoute('dc-1', 'del-resume')).version).toBe(1);
   });
 
   it('leaves another account’s route with the same id alone', async () => {
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute('del-both'));
-    await importRoute(api.url, globex.key, 'dc-1', exampleRoute('del-both'));
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('del-both'));
+    await importRoute(fx.api.url, globex.key, 'dc-1', exampleRoute('del-both'));
     expectSuccess(
       await request('DELETE', '/dcs/dc-1/routes/del-both', { key: globex.key }),
       routes.deleteRoute,
@@ -839,8 +852,8 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
 
 describe('another account', () => {
   it('has its own route with the same id in its DC with the same id, changed independently', async () => {
-    await importRoute(api.url, acme.key, 'dc-1', exampleRoute('twin'));
-    await importRoute(api.url, globex.key, 'dc-1', {
+    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('twin'));
+    await importRoute(fx.api.url, globex.key, 'dc-1', {
       ...exampleRoute('twin', { waypoints: 1 }),
       activate_after_successful_import: false,
     });
@@ -870,8 +883,8 @@ describe('another account', () => {
   });
 
   it('imports into its own DC without touching a Tokyo route of this account', async () => {
-    await importRoute(api.url, acme.key, 'dc-2', exampleRoute('tyo-own', { startTime: TOKYO_OTHER_DAY }));
-    await importRoute(api.url, globex.key, 'gx-1', exampleRoute('tyo-own'));
+    await importRoute(fx.api.url, acme.key, 'dc-2', exampleRoute('tyo-own', { startTime: TOKYO_OTHER_DAY }));
+    await importRoute(fx.api.url, globex.key, 'gx-1', exampleRoute('tyo-own'));
     expect((await readRoute('dc-2', 'tyo-own')).start_time).toBe(TOKYO_OTHER_DAY);
     expect((await readRoute('gx-1', 'tyo-own', globex.key)).start_time).toBe(START);
   });

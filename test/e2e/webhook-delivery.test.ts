@@ -20,8 +20,8 @@ import { redeliver } from '../../functions/domain/webhooks';
 import { configure } from '../../functions/shared/config';
 import { createTestAccount } from '../support/accounts';
 import { functionOf } from '../support/cdk';
-import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
-import { startTestApi, type TestApi } from '../support/local-api';
+import { type TestAccount, useTestApi } from '../support/fixtures';
+import { expectError, expectSuccess } from '../support/http';
 import { exampleRoute, importRoute } from '../support/routes';
 import {
   type Answer,
@@ -55,31 +55,27 @@ type Webhook = z.infer<typeof webhooks.Webhook>;
 type CreatedWebhook = Webhook & { secret: string };
 type DeliveryAttempt = z.infer<typeof webhooks.DeliveryAttempt>;
 
-let api: TestApi;
-let acme: { accountId: string; key: string };
+const fx = useTestApi('webhook-delivery', {
+  streams: true,
+  customize: (routes) => {
+    const worker = functionOf(routes, 'workers/deliver-webhooks');
+    worker.addEnvironment('WEBHOOK_RETRY_DELAYS_SECONDS', RETRY_DELAYS_SECONDS.join(','));
+    worker.addEnvironment('WEBHOOK_TIMEOUT_MS', String(TIMEOUT_MS));
+    worker.addEnvironment('WEBHOOK_DISABLE_AFTER_SECONDS', String(DISABLE_AFTER_SECONDS));
+  },
+});
+const { request } = fx;
+let acme: TestAccount;
 const receivers: WebhookReceiver[] = [];
 
-const request = (method: string, path: string, options: CallOptions = {}) =>
-  call(api.url, method, path, options);
-const asAcme = (method: string, path: string, body?: unknown) =>
-  request(method, path, { key: acme.key, body });
+const asAcme = (method: string, path: string, body?: unknown) => fx.as(acme.key, method, path, body);
 
 beforeAll(async () => {
-  api = await startTestApi('webhook-delivery', {
-    streams: true,
-    customize: (routes) => {
-      const worker = functionOf(routes, 'workers/deliver-webhooks');
-      worker.addEnvironment('WEBHOOK_RETRY_DELAYS_SECONDS', RETRY_DELAYS_SECONDS.join(','));
-      worker.addEnvironment('WEBHOOK_TIMEOUT_MS', String(TIMEOUT_MS));
-      worker.addEnvironment('WEBHOOK_DISABLE_AFTER_SECONDS', String(DISABLE_AFTER_SECONDS));
-    },
-  });
   acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
 });
 
 afterAll(async () => {
   await Promise.all(receivers.map((receiver) => receiver.close()));
-  await api?.close();
 });
 
 // ---------------------------------------------------------------------------------------------------
@@ -155,8 +151,8 @@ function expectRetryGaps(deliveries: ReceivedDelivery[]) {
 /** Records what is written to stdout and stderr (the logger's JSON lines) until `stop` is called. */
 /** A reader of the functions' log lines from now on. */
 function capturedLogs(): () => string[] {
-  const from = api.logs.length;
-  return () => api.logs.slice(from).map((record) => record.line);
+  const from = fx.api.logs.length;
+  return () => fx.api.logs.slice(from).map((record) => record.line);
 }
 
 const isHttp500 = expect.stringMatching(/500/);
@@ -173,7 +169,7 @@ describe('retries', () => {
       ['dc-1'],
     );
     const route = exampleRoute('retry-1', { waypoints: 1 });
-    await importRoute(api.url, acme.key, 'dc-1', route);
+    await importRoute(fx.api.url, acme.key, 'dc-1', route);
 
     const deliveries = await receiver.waitFor((delivery) => delivery.json.route_id === route.id, 3);
     const eventId = eventIdOf(deliveries[0] as ReceivedDelivery) as string;
@@ -197,7 +193,7 @@ describe('retries', () => {
     });
     // Newest first.
     expect(log).toEqual([attempt(3, 204, null), attempt(2, 500, isHttp500), attempt(1, 500, isHttp500)]);
-    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
     expect(receiver.deliveries).toHaveLength(3);
     expect((await getWebhook(webhook.id))?.enabled).toBe(true);
   });
@@ -222,7 +218,7 @@ describe('retries', () => {
     });
     expect(timedOut?.duration_ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
     expect(timedOut?.duration_ms).toBeLessThan(TIMEOUT_MS + 2000);
-    await waitForQueuesDrained(api, ['deliveries']);
+    await waitForQueuesDrained(fx.api, ['deliveries']);
     expect(receiver.deliveries).toHaveLength(2);
   });
 
@@ -231,7 +227,7 @@ describe('retries', () => {
     const logs = capturedLogs();
     const eventId = await sendTest(webhook.id);
     const dead = await findInDeliveriesDlq<DeliveryMessage>(
-      api,
+      fx.api,
       (body) => body.webhook_id === webhook.id && body.event?.event_id === eventId,
     );
     expect(dead).toMatchObject({
@@ -245,7 +241,7 @@ describe('retries', () => {
       logs().find((line) => line.includes(eventId) && line.includes(webhook.id) && /given up/i.test(line)),
     );
 
-    await waitForQueuesDrained(api, ['deliveries']);
+    await waitForQueuesDrained(fx.api, ['deliveries']);
     const deliveries = receiver.deliveries;
     expect(deliveries).toHaveLength(3);
     expectSameEvent(deliveries, webhook, eventId);
@@ -272,7 +268,7 @@ describe('disabled and deleted webhooks', () => {
     // A first event fails its three attempts within a few seconds and is given up.
     const firstEvent = await sendTest(webhook.id);
     await receiver.waitFor((delivery) => eventIdOf(delivery) === firstEvent, 3);
-    await waitForQueuesDrained(api, ['deliveries']);
+    await waitForQueuesDrained(fx.api, ['deliveries']);
     expect((await getWebhook(webhook.id))?.enabled).toBe(true);
 
     // The next failure after the webhook has been failing for DISABLE_AFTER_SECONDS disables it.
@@ -291,7 +287,7 @@ describe('disabled and deleted webhooks', () => {
       dc_ids: webhook.dc_ids,
       events: webhook.events,
     });
-    await waitForQueuesDrained(api, ['deliveries']);
+    await waitForQueuesDrained(fx.api, ['deliveries']);
     // Disabled at that failure: no retry of the second event.
     expect(receiver.deliveries.filter((delivery) => eventIdOf(delivery) === secondEvent)).toHaveLength(1);
     const log = await loggedAttempts(webhook.id, 4);
@@ -304,7 +300,7 @@ describe('disabled and deleted webhooks', () => {
 
     // Nothing goes to a disabled webhook.
     await sendTest(webhook.id);
-    await waitForQueuesDrained(api, ['deliveries']);
+    await waitForQueuesDrained(fx.api, ['deliveries']);
     expect(receiver.deliveries).toHaveLength(4);
 
     // Enabled again, the failure run starts afresh: a new failure does not disable it at once.
@@ -314,7 +310,7 @@ describe('disabled and deleted webhooks', () => {
     );
     const thirdEvent = await sendTest(webhook.id);
     await receiver.waitFor((delivery) => eventIdOf(delivery) === thirdEvent, 3);
-    await waitForQueuesDrained(api, ['deliveries']);
+    await waitForQueuesDrained(fx.api, ['deliveries']);
     expect((await getWebhook(webhook.id))?.enabled).toBe(true);
     expect(receiver.deliveries).toHaveLength(7);
   }, 45_000);
@@ -335,7 +331,7 @@ describe('disabled and deleted webhooks', () => {
     const [attempt] = await loggedAttempts(webhook.id, 1);
     expect(attempt).toMatchObject({ event_id: eventId, attempt: 1, status_code: 500 });
     // The retry (due a second later) has been taken off the queue and dropped.
-    await waitForQueuesDrained(api, ['deliveries']);
+    await waitForQueuesDrained(fx.api, ['deliveries']);
     expect(receiver.deliveries).toHaveLength(1);
     expect(await deliveriesOf(webhook.id)).toHaveLength(1);
     expect((await getWebhook(webhook.id))?.enabled).toBe(false);
@@ -353,7 +349,7 @@ describe('disabled and deleted webhooks', () => {
     webhookId = webhook.id;
     const eventId = await sendTest(webhook.id);
     await receiver.waitFor((delivery) => eventIdOf(delivery) === eventId);
-    await waitForQueuesDrained(api, ['deliveries']);
+    await waitForQueuesDrained(fx.api, ['deliveries']);
     expect(receiver.deliveries).toHaveLength(1);
     expect(await getWebhook(webhook.id)).toBeUndefined();
     expectError(await asAcme('GET', `/webhooks/${webhook.id}/deliveries`), 404, 1003);
@@ -392,7 +388,7 @@ async function outageReceiver() {
 async function failedPings(webhookId: string, receiver: WebhookReceiver, count: number): Promise<string[]> {
   const eventIds = await Promise.all(Array.from({ length: count }, () => sendTest(webhookId)));
   await receiver.waitFor((delivery) => eventIds.includes(eventIdOf(delivery) as string), 3 * count);
-  await waitForQueuesDrained(api, ['deliveries']);
+  await waitForQueuesDrained(fx.api, ['deliveries']);
   return eventIds;
 }
 
@@ -409,11 +405,11 @@ async function heldQueue() {
   if (!url) throw new Error('the held queue was not created');
   return {
     async queueing<T>(action: () => Promise<T>): Promise<T> {
-      configure({ ...api.cloud.operatorEnvironment, DELIVERY_QUEUE_URL: url });
+      configure({ ...fx.api.cloud.operatorEnvironment, DELIVERY_QUEUE_URL: url });
       try {
         return await action();
       } finally {
-        configure(api.cloud.operatorEnvironment);
+        configure(fx.api.cloud.operatorEnvironment);
       }
     },
     /** Moves every held message to the deliveries queue; answers how many there were. */
@@ -427,7 +423,7 @@ async function heldQueue() {
         for (const message of Messages) {
           await sqs.send(
             new SendMessageCommand({
-              QueueUrl: api.resources.queueUrls.deliveries,
+              QueueUrl: fx.api.resources.queueUrls.deliveries,
               MessageBody: message.Body,
             }),
           );
@@ -476,7 +472,7 @@ describe('redelivery', () => {
       expect(await redeliverOne(webhook.id, redelivery.delivery_id)).toEqual(redelivery);
       const window = { since, until: Date.now(), status: 'FAILED' };
       expect(await redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
-      await waitForQueuesDrained(api, ['deliveries']);
+      await waitForQueuesDrained(fx.api, ['deliveries']);
       expect(state.accepted).toEqual([]);
 
       // SQS hands the redelivery on: it is sent, once.
@@ -484,7 +480,7 @@ describe('redelivery', () => {
       const [again] = (await waitUntil('the redelivery accepted', () =>
         state.accepted.length > 0 ? state.accepted : undefined,
       )) as [ReceivedDelivery];
-      await waitForQueuesDrained(api, ['deliveries']);
+      await waitForQueuesDrained(fx.api, ['deliveries']);
       expect(state.accepted).toHaveLength(1);
       expect(again.body).toBe(firstBodyOf(receiver, eventId));
       expect(headerOf(again, 'webhook-id')).toBe(eventId);
@@ -514,7 +510,7 @@ describe('redelivery', () => {
       await waitUntil('the second redelivery accepted', () =>
         state.accepted.length === 2 ? true : undefined,
       );
-      await waitForQueuesDrained(api, ['deliveries']);
+      await waitForQueuesDrained(fx.api, ['deliveries']);
       expect(state.accepted).toHaveLength(2);
       expect(state.accepted[1]?.body).toBe(again.body);
     } finally {
@@ -567,7 +563,7 @@ describe('redelivery', () => {
     await waitUntil('the event of the expired claim accepted', () =>
       state.accepted.length > 0 ? true : undefined,
     );
-    await waitForQueuesDrained(api, ['deliveries']);
+    await waitForQueuesDrained(fx.api, ['deliveries']);
     expect(state.accepted.map(eventIdOf)).toEqual([staleEvent]);
     expect(await data.getDelivery(acme.accountId, webhook.id, stale.originalId)).toMatchObject({
       redeliveredAs: redeliveries[0]?.delivery_id,
@@ -586,7 +582,7 @@ describe('redelivery', () => {
     await waitUntil('the event of the second expired claim accepted', () =>
       state.accepted.length > 1 ? true : undefined,
     );
-    await waitForQueuesDrained(api, ['deliveries']);
+    await waitForQueuesDrained(fx.api, ['deliveries']);
     expect(state.accepted.map(eventIdOf)).toEqual([staleEvent, freshEvent]);
     for (const delivery of state.accepted) {
       expect(delivery.body).toBe(firstBodyOf(receiver, eventIdOf(delivery) as string));
@@ -650,7 +646,7 @@ describe('redelivery', () => {
     );
     // Queued for the disabled webhook: dropped, and recorded as failed.
     const dropped = await sendTest(webhook.id);
-    await waitForQueuesDrained(api, ['deliveries']);
+    await waitForQueuesDrained(fx.api, ['deliveries']);
     expect(receiver.deliveries.filter((delivery) => eventIdOf(delivery) === dropped)).toEqual([]);
     const window = { since, until: Date.now(), status: 'FAILED' };
 
@@ -681,7 +677,7 @@ describe('redelivery', () => {
     );
     // Pending or succeeded: calling again queues nothing.
     expect(await redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
-    await waitForQueuesDrained(api, ['deliveries']);
+    await waitForQueuesDrained(fx.api, ['deliveries']);
     expect(await redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
     // Each event arrived once, as it was first sent, signed.
     expect(state.accepted.map(eventIdOf).sort()).toEqual([...events].sort());
@@ -728,7 +724,7 @@ describe('redelivery', () => {
     expect(new Set(originals).size).toBe(3);
 
     await waitUntil('the three events accepted', () => (state.accepted.length >= 3 ? true : undefined));
-    await waitForQueuesDrained(api, ['deliveries']);
+    await waitForQueuesDrained(fx.api, ['deliveries']);
     expect(state.accepted).toHaveLength(3);
     expect(new Set(state.accepted.map(eventIdOf)).size).toBe(3);
   }, 60_000);

@@ -19,15 +19,8 @@ import {
 } from '../../functions/models/event-catalog';
 import { ImportRoute } from '../../functions/models/import-model';
 import { createTestAccount } from '../support/accounts';
-import {
-  type ApiResponse,
-  type CallOptions,
-  call,
-  expectError,
-  expectSuccess,
-  readAllPages,
-} from '../support/http';
-import { startTestApi, type TestApi } from '../support/local-api';
+import { type TestAccount, useTestApi } from '../support/fixtures';
+import { type ApiResponse, expectError, expectSuccess, readAllPages } from '../support/http';
 import { exampleRoute, importRoute, waitForImport } from '../support/routes';
 import {
   eventIdOf,
@@ -54,15 +47,13 @@ type Webhook = z.infer<typeof webhooks.Webhook>;
 type CreatedWebhook = Webhook & { secret: string };
 type DeliveryAttempt = z.infer<typeof webhooks.DeliveryAttempt>;
 
-let api: TestApi;
-let acme: { accountId: string; key: string };
-let globex: { accountId: string; key: string };
+const fx = useTestApi('webhooks', { streams: true });
+const { request } = fx;
+let acme: TestAccount;
+let globex: TestAccount;
 const receivers: WebhookReceiver[] = [];
 
-const request = (method: string, path: string, options: CallOptions = {}) =>
-  call(api.url, method, path, options);
-const asAcme = (method: string, path: string, body?: unknown) =>
-  request(method, path, { key: acme.key, body });
+const asAcme = (method: string, path: string, body?: unknown) => fx.as(acme.key, method, path, body);
 
 /** Every type a webhook can subscribe to, from the event catalog. */
 const ALL_EVENTS: string[] = [...SUBSCRIBABLE_EVENTS];
@@ -73,7 +64,6 @@ const BASE = Math.floor(Date.now() / 1000) * 1000 - 180 * MINUTE;
 const at = (minutes: number) => BASE + minutes * MINUTE;
 
 beforeAll(async () => {
-  api = await startTestApi('webhooks', { streams: true });
   acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
   // Globex has a DC with the same id as one of Acme's: webhooks never cross accounts.
   globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }, { dcId: 'gx-1' }]);
@@ -81,7 +71,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(receivers.map((receiver) => receiver.close()));
-  await api?.close();
 });
 
 // ---------------------------------------------------------------------------------------------------
@@ -191,7 +180,7 @@ const EXPECTED_EVENT_ID = expect.stringMatching(/\S/);
 async function eventItemsOf(accountId: string, routeId: string): Promise<string[]> {
   const { Items = [] } = await db.send(
     new ScanCommand({
-      TableName: api.tableName,
+      TableName: fx.api.tableName,
       FilterExpression: 'entity = :entity AND account_id = :account AND route_id = :route',
       ExpressionAttributeValues: { ':entity': 'EVENT', ':account': accountId, ':route': routeId },
       ConsistentRead: true,
@@ -566,7 +555,7 @@ describe('Standard Webhooks signatures and secret rotation', () => {
     const oldSecret = `whsec_${randomBytes(32).toString('base64url')}`;
     await db.send(
       new UpdateCommand({
-        TableName: api.tableName,
+        TableName: fx.api.tableName,
         Key: { pk: `ACCOUNT#${acme.accountId}`, sk: `WEBHOOK#${legacy.id}` },
         UpdateExpression: 'SET #secret = :secret',
         ConditionExpression: 'attribute_exists(pk)',
@@ -689,7 +678,7 @@ describe('signing secrets at rest', () => {
   /** The webhook's item as the table holds it, read with the operator's DynamoDB client. */
   async function rawItem(id: string): Promise<Record<string, unknown>> {
     const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { Item } = await db.send(new GetCommand({ TableName: api.tableName, Key: keyOf(id) }));
+    const { Item } = await db.send(new GetCommand({ TableName: fx.api.tableName, Key: keyOf(id) }));
     if (!Item) throw new Error(`no item for webhook ${id}`);
     return Item;
   }
@@ -698,7 +687,7 @@ describe('signing secrets at rest', () => {
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
     await db.send(
       new UpdateCommand({
-        TableName: api.tableName,
+        TableName: fx.api.tableName,
         Key: keyOf(id),
         UpdateExpression: 'SET #secret = :secret',
         ConditionExpression: 'attribute_exists(pk)',
@@ -750,13 +739,13 @@ describe('signing secrets at rest', () => {
     const item = await rawItem(hook.id);
     expect(item.secret).toEqual({
       v: 1,
-      key_id: api.cloud.operatorEnvironment.WEBHOOK_SECRETS_KEY_ARN,
+      key_id: fx.api.cloud.operatorEnvironment.WEBHOOK_SECRETS_KEY_ARN,
       data_key: expect.any(Uint8Array),
       iv: expect.any(Uint8Array),
       tag: expect.any(Uint8Array),
       ciphertext: expect.any(Uint8Array),
     });
-    expect(api.cloud.operatorEnvironment.WEBHOOK_SECRETS_KEY_ARN).toMatch(
+    expect(fx.api.cloud.operatorEnvironment.WEBHOOK_SECRETS_KEY_ARN).toMatch(
       /^arn:aws:kms:us-east-1:\d{12}:key\/[0-9a-f-]{36}$/,
     );
     expectNoPlainSecret(item, [hook.secret]);
@@ -820,7 +809,7 @@ describe('signing secrets at rest', () => {
       timestamp: expect.any(Number),
     });
     const dead = await findInDeliveriesDlq<DeliveryMessage>(
-      api,
+      fx.api,
       (body) => body.webhook_id === target.id && body.event?.event_id === eventId,
     );
     expect(dead).toMatchObject({ webhook_id: target.id, attempt: 1 });
@@ -830,7 +819,7 @@ describe('signing secrets at rest', () => {
     expect(to.deliveries.filter((received) => eventIdOf(received) === eventId)).toEqual([]);
     // The worker logged the failure by ids.
     await waitUntil('the error line', () =>
-      api.logs.some((log) => log.line.includes('does not decrypt') && log.line.includes(target.id))
+      fx.api.logs.some((log) => log.line.includes('does not decrypt') && log.line.includes(target.id))
         ? true
         : undefined,
     );
@@ -852,14 +841,14 @@ describe('signing secrets at rest', () => {
     if (!sealed) throw new Error('nothing sealed');
     expect(await openSecret(sealed, context)).toBe('cached-secret');
     // While KMS knows no key, every Decrypt fails: an opening that still succeeds asked KMS nothing.
-    api.cloud.proxy.configureKeys([]);
+    fx.api.cloud.proxy.configureKeys([]);
     try {
       expect(await openSecret(sealed, context)).toBe('cached-secret');
       await expect(openSecret(sealed, { ...context, webhook_id: 'wh_other' })).rejects.toThrow(
         /NotFound|exist/,
       );
     } finally {
-      api.cloud.proxy.configureKeys(api.cloud.deployment.keys);
+      fx.api.cloud.proxy.configureKeys(fx.api.cloud.deployment.keys);
     }
     // Another owner's context is never answered from the cache: KMS refuses it.
     await expect(openSecret(sealed, { ...context, webhook_id: 'wh_other' })).rejects.toBeInstanceOf(
@@ -869,7 +858,7 @@ describe('signing secrets at rest', () => {
 
   it('never writes a secret to a log line', () => {
     expect(issued.length).toBeGreaterThan(0);
-    const text = api.logs.map((log) => log.line).join('\n');
+    const text = fx.api.logs.map((log) => log.line).join('\n');
     for (const secret of issued) for (const form of formsOf(secret)) expect(text).not.toContain(form);
   });
 });
@@ -924,7 +913,7 @@ describe('route events reach the subscribed receivers, signed', () => {
 
   it('ROUTE_CREATED after a route import', async () => {
     const before = Date.now();
-    await importRoute(api.url, acme.key, 'dc-1', route);
+    await importRoute(fx.api.url, acme.key, 'dc-1', route);
     const delivery = await arrived(all.receiver, 'ROUTE_CREATED', route.id);
     expect(delivery.json).toEqual({
       event: 'ROUTE_CREATED',
@@ -1003,7 +992,7 @@ describe('route events reach the subscribed receivers, signed', () => {
   it('ROUTE_FINISHED when the driver finishes (and a re-enabled webhook gets it)', async () => {
     // Every event so far (the visit's ETA update included) was fanned out while the webhook was disabled.
     await waitForRouteEventsDelivered(all.receiver, route.id);
-    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
     expect((await setEnabled(paused.webhook.id, true)).enabled).toBe(true);
     resumedAt = Date.now();
     const response = await asDriver('POST', `/driver/routes/${route.id}/finish`, { timestamp: at(120) });
@@ -1035,7 +1024,9 @@ describe('route events reach the subscribed receivers, signed', () => {
         acceptImport(acme.accountId, 'dc-1', ImportRoute.parse(body)),
       ),
     );
-    const outcomes = await Promise.all(txids.map((txid) => waitForImport(api.url, acme.key, 'dc-1', txid)));
+    const outcomes = await Promise.all(
+      txids.map((txid) => waitForImport(fx.api.url, acme.key, 'dc-1', txid)),
+    );
     expect(outcomes.map((outcome) => outcome.status).sort()).toEqual([200, 400]);
     const loserTxid = txids[outcomes.findIndex((outcome) => outcome.status === 400)];
     expectError(outcomes.find((outcome) => outcome.status === 400) as ApiResponse, 400, 3005);
@@ -1060,7 +1051,7 @@ describe('route events reach the subscribed receivers, signed', () => {
     const written = await eventItemsOf(acme.accountId, route.id);
     expect(written.length).toBeGreaterThanOrEqual(5);
     await waitForRouteEventsDelivered(all.receiver, route.id);
-    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
     const received = all.receiver.deliveries
       .filter((delivery) => delivery.json.route_id === route.id)
       .map((delivery) => `${eventTypeOf(delivery)} ${eventIdOf(delivery)}`);
@@ -1070,11 +1061,11 @@ describe('route events reach the subscribed receivers, signed', () => {
   it('sends a webhook of another DC nothing of this DC, and that DC’s events', async () => {
     const dc2Route = exampleRoute('hook-dc2', { waypoints: 1 });
     dc2RouteId = dc2Route.id;
-    await importRoute(api.url, acme.key, 'dc-2', dc2Route);
+    await importRoute(fx.api.url, acme.key, 'dc-2', dc2Route);
     const delivery = await arrived(dc2.receiver, 'ROUTE_CREATED', dc2Route.id);
     expect(delivery.json).toMatchObject({ dc_id: 'dc-2', route_id: dc2Route.id });
     expectSigned(delivery, dc2.webhook, 'ROUTE_CREATED');
-    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
     expect(dc2.receiver.deliveries.map((d) => [eventTypeOf(d), d.json.dc_id, d.json.route_id])).toEqual([
       ['ROUTE_CREATED', 'dc-2', dc2Route.id],
     ]);
@@ -1085,7 +1076,7 @@ describe('route events reach the subscribed receivers, signed', () => {
   });
 
   it('sends a webhook of one event type only that type', async () => {
-    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
     const got = startedOnly.receiver.deliveries;
     expect(got.map((delivery) => [eventTypeOf(delivery), delivery.json.route_id])).toEqual([
       ['ROUTE_STARTED', route.id],
@@ -1096,18 +1087,18 @@ describe('route events reach the subscribed receivers, signed', () => {
 
   it('never sends another account’s webhook this account’s events, but its own', async () => {
     // Globex imports a route with the same id into its own dc-1.
-    await importRoute(api.url, globex.key, 'dc-1', exampleRoute(route.id, { waypoints: 1 }));
+    await importRoute(fx.api.url, globex.key, 'dc-1', exampleRoute(route.id, { waypoints: 1 }));
     const own = await arrived(other.receiver, 'ROUTE_CREATED', route.id);
     globexEventId = eventIdOf(own) as string;
     expectSigned(own, other.webhook, 'ROUTE_CREATED');
-    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
     expect(other.receiver.deliveries.map(eventIdOf)).toEqual([globexEventId]);
     // Nor the other way round.
     expect(all.receiver.deliveries.map(eventIdOf)).not.toContain(globexEventId);
   });
 
   it('sends a disabled webhook nothing, and after it is enabled again only what happened since', async () => {
-    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
     const got = paused.receiver.deliveries.map(
       (delivery) => `${eventTypeOf(delivery)} ${delivery.json.route_id}`,
     );
@@ -1124,7 +1115,7 @@ describe('route events reach the subscribed receivers, signed', () => {
   });
 
   it('sends a deleted webhook nothing', async () => {
-    await waitForQueuesDrained(api, ['events', 'deliveries']);
+    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
     expect(all.receiver.deliveries.length).toBeGreaterThan(5);
     expect(deleted.receiver.deliveries).toEqual([]);
     expect(dc2RouteId).not.toBe('');
@@ -1233,7 +1224,7 @@ describe('the SSRF guard refuses private targets', () => {
       },
     ]);
     const dead = await findInDeliveriesDlq<DeliveryMessage>(
-      api,
+      fx.api,
       (body) => body.webhook_id === webhook.id && body.event?.event_id === eventId,
     );
     expect(dead).toMatchObject({ account_id: acme.accountId, webhook_id: webhook.id, attempt: 1 });

@@ -1,10 +1,15 @@
 import type { SQSRecord } from 'aws-lambda';
 import { expect } from 'vitest';
+import type { z } from 'zod';
+import type { InvoiceStatus as InvoiceStatusSchema } from '../../functions/api/routes/index';
 import type { QueueName } from '../../functions/shared/resources';
+import type { SampleRoute } from '../../local/sample-route';
 import { call } from './http';
 import type { TestApi } from './local-api';
 
 export { sampleRoute as exampleRoute } from '../../local/sample-route';
+
+type InvoiceStatus = z.infer<typeof InvoiceStatusSchema>;
 
 /** Polls the import status until it is no longer 202; returns the final response. */
 export async function waitForImport(
@@ -90,4 +95,44 @@ export async function runImportWorker(api: TestApi, records: SQSRecord[]) {
   const result = await api.invoke('workers/import-routes', { Records: records });
   if (result.kind !== 'success') throw new Error(`the import worker failed: ${JSON.stringify(result)}`);
   return result.payload as { batchItemFailures: { itemIdentifier: string }[] };
+}
+
+/** The waypoint fields the import sets, as every waypoint read shows them. */
+export function importedWaypoint(route: SampleRoute, sequence: number) {
+  const waypoint = route.waypoints[sequence];
+  if (!waypoint) throw new Error(`no waypoint ${sequence} in route ${route.id}`);
+  return {
+    id: waypoint.id,
+    sequence,
+    customer_id: waypoint.customer_id,
+    name: waypoint.name,
+    address: waypoint.address,
+    location: waypoint.location,
+    service_time_minutes: waypoint.service_time_minutes,
+    time_windows: waypoint.time_windows,
+    invoice_ids: waypoint.invoices.map((invoice) => invoice.id),
+  };
+}
+
+/** The invoices of a route as the invoice read shows them, with the items' statuses given by id. */
+export function expectedInvoices(
+  route: SampleRoute,
+  statuses: Record<string, InvoiceStatus['items'][number]['status']> = {},
+): InvoiceStatus[] {
+  return route.waypoints.flatMap((waypoint) =>
+    waypoint.invoices.map((invoice) => ({
+      id: invoice.id,
+      payment_method: invoice.payment_method,
+      invoice_name_attributes: invoice.invoice_name_attributes,
+      items: invoice.items.map((item) => ({
+        id: item.id,
+        sku: item.sku ?? null,
+        name: item.name ?? null,
+        quantity: item.quantity,
+        total_price_cents: item.total_price_cents,
+        currency: item.currency,
+        status: statuses[item.id] ?? null,
+      })),
+    })),
+  );
 }

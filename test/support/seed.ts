@@ -1,7 +1,9 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../functions/data/client';
 import { driverKeys } from '../../functions/data/drivers';
+import { putEventItem } from '../../functions/data/events';
 import { headerItem, routeKeys } from '../../functions/data/routes';
+import { exampleEvent } from '../../functions/models/event-catalog';
 
 /**
  * Items that no endpoint of this slice can write yet (routes come with the import pipeline, locations
@@ -51,4 +53,25 @@ export async function seedDriverLocation(
       ExpressionAttributeValues: { ':location': location },
     }),
   );
+}
+
+/**
+ * Writes a ROUTE_CREATED event item of a DC the way handlers do, inside a transaction (what the table's stream
+ * and the pipe carry on). Returns the event's id and key, and when it was written.
+ */
+export async function seedRouteCreatedEvent(
+  ref: { accountId: string; dcId: string },
+  routeId: string,
+  name = `Route ${routeId}`,
+) {
+  const put = putEventItem({
+    ...ref,
+    routeId,
+    type: 'ROUTE_CREATED',
+    details: { route: { ...exampleEvent('ROUTE_CREATED').details.route, id: routeId, name } },
+    occurredAt: Date.now(),
+  });
+  await db.send(new TransactWriteCommand({ TransactItems: [put] }));
+  const { event_id: eventId, pk, sk } = put.Put.Item;
+  return { eventId: eventId as string, key: { pk: pk as string, sk: sk as string }, writtenAt: Date.now() };
 }

@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { FunctionSpec } from '../../local/cloud/model';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/cloud/model';
 import { cachedBundles } from '../../local/lambda/bundles';
+import { fixtureFunction } from '../support/lambda-fixtures';
 
 /** A fixture entry of its own (the cache is keyed by entries), removed afterwards. */
 const ENTRY = `test/fixtures/lambda/cache-probe-${randomBytes(4).toString('hex')}.ts`;
@@ -16,21 +15,10 @@ afterAll(() => {
   if (cacheDir) rmSync(cacheDir, { recursive: true, force: true });
 });
 
-const probe: FunctionSpec = {
+const probe = fixtureFunction('cache-probe', ENTRY, {
   logicalId: 'CacheProbe',
   stackPath: 'BundleCacheTest',
-  name: 'cache-probe',
-  arn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:cache-probe`,
-  entry: ENTRY,
-  bundledFiles: [],
-  handler: 'index.handler',
-  runtime: 'nodejs22.x',
-  architectures: ['arm64'],
-  memorySize: 128,
-  timeoutSeconds: 3,
-  environment: {},
-  roleArn: `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/cache-probe`,
-};
+});
 
 describe('cached bundles', () => {
   const bundleOf = async () => (await cachedBundles([probe])).get(ENTRY) as string;

@@ -479,7 +479,8 @@ describe("the synthesized functions' roles", () => {
   it('let the link signers do only what their links do, and only their functions assume them', () => {
     const signers = deployment.roles.filter((role) => role.trustedServices.length === 0);
     const functionRole = (entry: string) =>
-      deployment.functions.find((candidate) => candidate.entry.endsWith(`${entry}/handler.ts`))?.roleArn as string;
+      deployment.functions.find((candidate) => candidate.entry.endsWith(`${entry}/handler.ts`))
+        ?.roleArn as string;
     const signerOf = (entry: string) =>
       signers.find((role) =>
         role.trustPolicy.Statement.some((statement) =>

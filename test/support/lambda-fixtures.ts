@@ -1,0 +1,28 @@
+import { type FunctionSpec, LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/cloud/model';
+
+/**
+ * A function of the local runtime's model running fixture code (test/fixtures/lambda), as a synthesized
+ * template would describe it: Node 22 on arm64, 128 MB, 3 s, a role of its own; `overrides` change any field.
+ */
+export function fixtureFunction(
+  name: string,
+  entry: string,
+  overrides: Partial<FunctionSpec> = {},
+): FunctionSpec {
+  return {
+    logicalId: name.replace(/\W/g, ''),
+    stackPath: 'FixtureTest',
+    name,
+    arn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:${name}`,
+    entry,
+    bundledFiles: [],
+    handler: 'index.handler',
+    runtime: 'nodejs22.x',
+    architectures: ['arm64'],
+    memorySize: 128,
+    timeoutSeconds: 3,
+    environment: {},
+    roleArn: `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/${name}-role`,
+    ...overrides,
+  };
+}
