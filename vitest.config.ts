@@ -1,4 +1,21 @@
 import { defineConfig } from 'vitest/config';
+import type { TestSpecification } from 'vitest/node';
+import { BaseSequencer } from 'vitest/node';
+
+/**
+ * Files that take minutes alone. Without a results cache (a fresh clone in CI) vitest runs larger files
+ * first, which would leave these small files for last, running alone while the other worker idles; they
+ * start first instead.
+ */
+const LONG_RUNNING = ['test/e2e/large-route.test.ts'];
+
+class LongRunningFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]) {
+    const sorted = await super.sort(files);
+    const isLong = (file: TestSpecification) => LONG_RUNNING.some((path) => file.moduleId.endsWith(path));
+    return [...sorted.filter(isLong), ...sorted.filter((file) => !isLong(file))];
+  }
+}
 
 export default defineConfig({
   test: {
@@ -6,6 +23,10 @@ export default defineConfig({
     // DynamoDB Local and fauxqs start once for the whole run; each test file makes its own table and queues.
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
+    // Two files at a time even on two cores (vitest's default there is one): the e2e files spend most of
+    // their time waiting on DynamoDB Local, queues and Lambda processes, so two overlap well.
+    maxWorkers: 2,
+    sequence: { sequencer: LongRunningFirst },
     testTimeout: 30_000,
     hookTimeout: 90_000,
     env: { POWERTOOLS_LOG_LEVEL: 'ERROR', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
