@@ -70,6 +70,48 @@ export function defineEndpoint<const E extends EndpointDefinition>(endpoint: E):
   return endpoint;
 }
 
+/** An endpoint's method and path template in one string, as the spec writes it: `'GET /dcs/{dc_id}/drivers'`. */
+export type MethodAndPath<M extends HttpMethod = HttpMethod> = `${M} /${string}`;
+
+/** What a group's rows can share: anything but the fields that make a row itself. */
+type Shared = Partial<Omit<EndpointDefinition, 'operationId' | 'method' | 'path' | 'module' | 'summary'>>;
+
+/** What a row of a group states: everything the group does not give, and what it gives where the row differs. */
+type RowOf<S extends Shared> = Omit<EndpointDefinition, 'operationId' | 'method' | 'path' | keyof S> &
+  Partial<Pick<EndpointDefinition, keyof S & keyof EndpointDefinition>>;
+
+/**
+ * The row builder of a group of endpoints: `shared` holds what its rows have in common (who calls, the
+ * tag, the least access, the params), and each row gives its operationId, its method and path, and the
+ * rest of its fields. A field the row states replaces the shared one whole (a row's `request` is its whole
+ * request).
+ *
+ * ```ts
+ * const driversEndpoint = endpointGroup({ auth: 'apiKey', tag: 'Drivers', access: { table: 'read' }, request: { params: DriverParams } });
+ * export const getDriver = driversEndpoint('getDriver', 'GET /dcs/{dc_id}/drivers/{driver_id}', {
+ *   module: import.meta.url,
+ *   summary: 'Read a driver',
+ *   responses: { 200: { description: 'the driver', data: DriverData } },
+ *   errorCodes: [1003],
+ * });
+ * ```
+ */
+export function endpointGroup<const S extends Shared>(shared: S) {
+  return <const M extends HttpMethod, const R extends RowOf<S>>(
+    operationId: string,
+    methodAndPath: MethodAndPath<M>,
+    row: R,
+  ) => {
+    const [method, path] = methodAndPath.split(' ') as [M, string];
+    return { operationId, method, path, ...shared, ...row } as {
+      operationId: string;
+      method: M;
+      path: string;
+    } & Omit<S, keyof R> &
+      R;
+  };
+}
+
 /** The same endpoint under another method (the spec accepts PATCH and PUT alike for some updates). */
 export function alsoAs<const E extends EndpointDefinition, const M extends HttpMethod>(
   endpoint: E,

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { DcParams, EpochMillis, Id, Location, Name } from '../../models/common';
 import { SECRET_PREFIX } from '../../shared/crypto';
+import { endpointGroup } from '../define';
 
 export const Driver = z
   .object({
@@ -59,3 +60,11 @@ export const UpdateDriverBody = z
 export const DriverData = z.object({ driver: Driver });
 
 export const TAG = 'Drivers';
+
+/** The drivers' rows: an API key's, read-only and about one driver (its params) unless the row says otherwise. */
+export const driversEndpoint = endpointGroup({
+  auth: 'apiKey',
+  tag: TAG,
+  access: { table: 'read' },
+  request: { params: DriverParams },
+});

@@ -1,10 +1,19 @@
 import * as z from 'zod';
 import { EpochMillis, Id, MAX_PAGE_ROWS, type PageSize } from '../../models/common';
 import { SUBSCRIBABLE_EVENTS } from '../../models/event-catalog';
+import { endpointGroup } from '../define';
 
 export const TAG = 'Webhooks';
 
 export const WebhookParams = z.object({ id: Id });
+
+/** The webhooks' rows: an API key's, read-only and about one webhook (its params) unless the row says otherwise. */
+export const webhooksEndpoint = endpointGroup({
+  auth: 'apiKey',
+  tag: TAG,
+  access: { table: 'read' },
+  request: { params: WebhookParams },
+});
 
 export const Webhook = z
   .object({

@@ -1,25 +1,23 @@
 import * as z from 'zod';
-import { defineEndpoint } from '../../define';
-import { ColumnDefinitions, TAG } from '../schemas';
+import { analyticsEndpoint, ColumnDefinitions } from '../schemas';
 
-export const getColumnDefinitions = defineEndpoint({
-  operationId: 'getColumnDefinitions',
-  method: 'GET',
-  path: '/analytics/column-definitions',
-  auth: 'apiKey',
-  module: import.meta.url,
-  summary: 'What every column of the route and attempt analytics means',
-  tag: TAG,
-  access: {},
-  request: {},
-  responses: {
-    200: {
-      description: 'both maps',
-      data: z.object({
-        route_analysis_column_definitions: ColumnDefinitions,
-        attempt_analysis_column_definitions: ColumnDefinitions,
-      }),
+export const getColumnDefinitions = analyticsEndpoint(
+  'getColumnDefinitions',
+  'GET /analytics/column-definitions',
+  {
+    module: import.meta.url,
+    summary: 'What every column of the route and attempt analytics means',
+    access: {},
+    request: {},
+    responses: {
+      200: {
+        description: 'both maps',
+        data: z.object({
+          route_analysis_column_definitions: ColumnDefinitions,
+          attempt_analysis_column_definitions: ColumnDefinitions,
+        }),
+      },
     },
+    errorCodes: [],
   },
-  errorCodes: [],
-});
+);

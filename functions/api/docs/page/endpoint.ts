@@ -1,15 +1,9 @@
 import * as z from 'zod';
-import { defineEndpoint } from '../../define';
+import { docsEndpoint } from '../schemas';
 
-export const getDocsPage = defineEndpoint({
-  operationId: 'getDocsPage',
-  method: 'GET',
-  path: '/docs',
-  auth: 'none',
+export const getDocsPage = docsEndpoint('getDocsPage', 'GET /docs', {
   module: import.meta.url,
   summary: 'The API reference: an HTML page rendering /openapi.json with Swagger UI (no envelope, no auth)',
-  tag: 'Docs',
-  access: {},
   request: {},
   responses: {
     200: {
@@ -20,5 +14,4 @@ export const getDocsPage = defineEndpoint({
     },
   },
   errorCodes: [],
-  envelope: false,
 });

@@ -1,17 +1,10 @@
 import * as z from 'zod';
 import { DcParams, NextToken, PaginationQuery } from '../../../models/common';
-import { defineEndpoint } from '../../define';
-import { Driver, TAG } from '../schemas';
+import { Driver, driversEndpoint } from '../schemas';
 
-export const listDrivers = defineEndpoint({
-  operationId: 'listDrivers',
-  method: 'GET',
-  path: '/dcs/{dc_id}/drivers',
-  auth: 'apiKey',
+export const listDrivers = driversEndpoint('listDrivers', 'GET /dcs/{dc_id}/drivers', {
   module: import.meta.url,
   summary: 'List the drivers of a DC',
-  tag: TAG,
-  access: { table: 'read' },
   request: { params: DcParams, query: PaginationQuery },
   responses: {
     200: {

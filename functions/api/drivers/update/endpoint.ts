@@ -1,14 +1,8 @@
-import { defineEndpoint } from '../../define';
-import { DriverData, DriverParams, TAG, UpdateDriverBody } from '../schemas';
+import { DriverData, DriverParams, driversEndpoint, UpdateDriverBody } from '../schemas';
 
-export const updateDriver = defineEndpoint({
-  operationId: 'updateDriver',
-  method: 'PATCH',
-  path: '/dcs/{dc_id}/drivers/{driver_id}',
-  auth: 'apiKey',
+export const updateDriver = driversEndpoint('updateDriver', 'PATCH /dcs/{dc_id}/drivers/{driver_id}', {
   module: import.meta.url,
   summary: 'Rename a driver or change its login token',
-  tag: TAG,
   access: { table: 'readWrite' },
   request: { params: DriverParams, body: UpdateDriverBody },
   responses: { 200: { description: 'the updated driver', data: DriverData } },

@@ -1,12 +1,13 @@
 import { alsoAs } from '../../define';
-import { changeRoute } from '../schemas';
+import { routeChangeEndpoint } from '../schemas';
 
-export const activateRoute = changeRoute(
-  import.meta.url,
+export const activateRoute = routeChangeEndpoint(
   'activateRoute',
-  'activate',
-
-  'Activate a route (it shows among its driver’s active routes)',
+  'PATCH /dcs/{dc_id}/routes/{route_id}/activate',
+  {
+    module: import.meta.url,
+    summary: 'Activate a route (it shows among its driver’s active routes)',
+  },
 );
 
 /** The same endpoint under PUT (one Lambda). */

@@ -1,12 +1,13 @@
 import { alsoAs } from '../../define';
-import { changeRoute } from '../schemas';
+import { routeChangeEndpoint } from '../schemas';
 
-export const deactivateRoute = changeRoute(
-  import.meta.url,
+export const deactivateRoute = routeChangeEndpoint(
   'deactivateRoute',
-  'deactivate',
-
-  'Deactivate a route that has not started',
+  'PATCH /dcs/{dc_id}/routes/{route_id}/deactivate',
+  {
+    module: import.meta.url,
+    summary: 'Deactivate a route that has not started',
+  },
 );
 
 /** The same endpoint under PUT (one Lambda). */

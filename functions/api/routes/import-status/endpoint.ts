@@ -1,28 +1,25 @@
 import * as z from 'zod';
 import { DcParams, Id } from '../../../models/common';
-import { defineEndpoint } from '../../define';
-import { IMPORT_FAILURE_CODES, TAG } from '../schemas';
+import { IMPORT_FAILURE_CODES, routesEndpoint } from '../schemas';
 
-export const getImportStatus = defineEndpoint({
-  operationId: 'getImportStatus',
-  method: 'GET',
-  path: '/dcs/{dc_id}/routes/import-status/{txid}',
-  auth: 'apiKey',
-  module: import.meta.url,
-  summary: 'Poll a route import: 202 while pending, 200 once imported, 400 with the code it failed with',
-  tag: TAG,
-  access: { table: 'read' },
-  request: { params: DcParams.extend({ txid: Id }) },
-  responses: {
-    200: {
-      description: 'imported',
-      data: z.object({ txid: z.string(), status: z.literal('SUCCEEDED'), route_id: z.string() }),
+export const getImportStatus = routesEndpoint(
+  'getImportStatus',
+  'GET /dcs/{dc_id}/routes/import-status/{txid}',
+  {
+    module: import.meta.url,
+    summary: 'Poll a route import: 202 while pending, 200 once imported, 400 with the code it failed with',
+    request: { params: DcParams.extend({ txid: Id }) },
+    responses: {
+      200: {
+        description: 'imported',
+        data: z.object({ txid: z.string(), status: z.literal('SUCCEEDED'), route_id: z.string() }),
+      },
+      202: {
+        description: 'still pending; poll again',
+        data: z.object({ txid: z.string(), status: z.literal('PENDING') }),
+      },
     },
-    202: {
-      description: 'still pending; poll again',
-      data: z.object({ txid: z.string(), status: z.literal('PENDING') }),
-    },
+    // An upload's body is checked by the worker: its 1004/1005/1006 come through here, as does 3015.
+    errorCodes: [...IMPORT_FAILURE_CODES, 3004, 1004, 1005, 3015],
   },
-  // An upload's body is checked by the worker: its 1004/1005/1006 come through here, as does 3015.
-  errorCodes: [...IMPORT_FAILURE_CODES, 3004, 1004, 1005, 3015],
-});
+);

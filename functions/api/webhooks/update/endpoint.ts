@@ -1,15 +1,10 @@
 import * as z from 'zod';
-import { alsoAs, defineEndpoint } from '../../define';
-import { ONLY_ENABLED, TAG, WebhookData, WebhookParams } from '../schemas';
+import { alsoAs } from '../../define';
+import { ONLY_ENABLED, WebhookData, WebhookParams, webhooksEndpoint } from '../schemas';
 
-export const updateWebhook = defineEndpoint({
-  operationId: 'updateWebhook',
-  method: 'PATCH',
-  path: '/webhooks/{id}',
-  auth: 'apiKey',
+export const updateWebhook = webhooksEndpoint('updateWebhook', 'PATCH /webhooks/{id}', {
   module: import.meta.url,
   summary: 'Enable or disable a webhook (nothing else can change)',
-  tag: TAG,
   access: { table: 'readWrite' },
   request: {
     params: WebhookParams,
