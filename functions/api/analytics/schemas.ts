@@ -21,11 +21,10 @@ export const AnalyticsRecord = z
 export const ATTEMPT_ANALYTICS_PAGE = FULL_PAGES;
 
 /** The analytics rows: an API key's and read-only unless the row says otherwise. */
-export const analyticsEndpoint = endpointGroup({ auth: 'apiKey', tag: TAG, access: { table: 'read' } });
+export const analyticsEndpoint = endpointGroup({ tag: TAG });
 
 /** The analytics of one finished route, which a read computes and stores if it is still missing. */
 export const routeAnalyticsEndpoint = endpointGroup({
-  auth: 'apiKey',
   tag: TAG,
   access: { table: 'readWrite' },
   request: { params: RouteParams },

@@ -19,7 +19,6 @@ export const RouteData = z.object({ route: Route });
 export const driverAppEndpoint = endpointGroup({
   auth: 'driverToken',
   tag: TAG,
-  access: { table: 'read' },
   request: { params: RouteParams },
 });
 

@@ -61,10 +61,9 @@ export const DriverData = z.object({ driver: Driver });
 
 export const TAG = 'Drivers';
 
-/** The drivers' rows: an API key's, read-only and about one driver (its params) unless the row says otherwise. */
+/** The drivers' rows: about one driver (its params; 1003 when it is missing) unless the row says otherwise. */
 export const driversEndpoint = endpointGroup({
-  auth: 'apiKey',
   tag: TAG,
-  access: { table: 'read' },
   request: { params: DriverParams },
+  errorCodes: [1003],
 });

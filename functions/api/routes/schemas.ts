@@ -41,17 +41,15 @@ export const RouteData = z.object({ route: Route });
 
 export const IMPORT_FAILURE_CODES = [3005, 3006, 3008, 3009, 3010];
 
-/** The routes' rows: an API key's, read-only and about one route (its params) unless the row says otherwise. */
+/** The routes' rows: about one route (its params; 3003 when it is missing) unless the row says otherwise. */
 export const routesEndpoint = endpointGroup({
-  auth: 'apiKey',
   tag: TAG,
-  access: { table: 'read' },
   request: { params: RouteParams },
+  errorCodes: [3003],
 });
 
 /** Rows that change a route and answer it, refused for a missing, finished or started route. */
 export const routeChangeEndpoint = endpointGroup({
-  auth: 'apiKey',
   tag: TAG,
   access: { table: 'readWrite' },
   request: { params: RouteParams },

@@ -7,12 +7,11 @@ export const TAG = 'Webhooks';
 
 export const WebhookParams = z.object({ id: Id });
 
-/** The webhooks' rows: an API key's, read-only and about one webhook (its params) unless the row says otherwise. */
+/** The webhooks' rows: about one webhook (its params; 1003 when it is missing) unless the row says otherwise. */
 export const webhooksEndpoint = endpointGroup({
-  auth: 'apiKey',
   tag: TAG,
-  access: { table: 'read' },
   request: { params: WebhookParams },
+  errorCodes: [1003],
 });
 
 export const Webhook = z

@@ -1,23 +1,18 @@
 import * as z from 'zod';
 import { analyticsEndpoint, ColumnDefinitions } from '../schemas';
 
-export const getColumnDefinitions = analyticsEndpoint(
-  'getColumnDefinitions',
-  'GET /analytics/column-definitions',
-  {
-    module: import.meta.url,
-    summary: 'What every column of the route and attempt analytics means',
-    access: {},
-    request: {},
-    responses: {
-      200: {
-        description: 'both maps',
-        data: z.object({
-          route_analysis_column_definitions: ColumnDefinitions,
-          attempt_analysis_column_definitions: ColumnDefinitions,
-        }),
-      },
+export const getColumnDefinitions = analyticsEndpoint('GET /analytics/column-definitions', {
+  operationId: 'getColumnDefinitions',
+  module: import.meta.url,
+  summary: 'What every column of the route and attempt analytics means',
+  access: {},
+  responses: {
+    200: {
+      description: 'both maps',
+      data: z.object({
+        route_analysis_column_definitions: ColumnDefinitions,
+        attempt_analysis_column_definitions: ColumnDefinitions,
+      }),
     },
-    errorCodes: [],
   },
-);
+});

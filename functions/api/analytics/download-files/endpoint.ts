@@ -4,9 +4,9 @@ import { ANALYTICS_FILES_PREFIX } from '../../../shared/resources';
 import { analyticsEndpoint } from '../schemas';
 
 export const getAnalyticsDownloadFiles = analyticsEndpoint(
-  'getAnalyticsDownloadFiles',
   'GET /analytics/download-requests/{download_request_txid}/files',
   {
+    operationId: 'getAnalyticsDownloadFiles',
     module: import.meta.url,
     summary: 'The files of a download request: 202 while they are generated, then links valid for an hour',
     // Only presigns GETs of the export's files; it reads no object itself.

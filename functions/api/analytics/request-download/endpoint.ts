@@ -2,34 +2,31 @@ import * as z from 'zod';
 import { Id, Label } from '../../../models/common';
 import { analyticsEndpoint } from '../schemas';
 
-export const requestAnalyticsDownload = analyticsEndpoint(
-  'requestAnalyticsDownload',
-  'POST /analytics/download-requests',
-  {
-    module: import.meta.url,
-    summary: 'Request CSV files of route and/or attempt analytics for DCs and DC-local dates',
-    access: { table: 'readWrite', sendTo: ['analytics'] },
-    // Each request can read millions of rows; the export worker runs two at a time.
-    throttling: { rateLimit: 2, burstLimit: 10 },
-    request: {
-      body: z
-        .object({
-          dc_ids: z.array(Id).max(100),
-          from_date: Label(64).meta({ description: 'YYYY-MM-DD, in each DC’s local time' }),
-          to_date: Label(64).meta({ description: 'YYYY-MM-DD, inclusive; at most 92 days after from_date' }),
-          analytics_types: z
-            .array(Label(64))
-            .max(10)
-            .meta({ description: 'ROUTE_ANALYTICS and/or ATTEMPT_ANALYTICS' }),
-        })
-        .meta({ id: 'AnalyticsDownloadRequest' }),
-    },
-    responses: {
-      200: {
-        description: 'accepted; poll the files with the txid',
-        data: z.object({ download_request_txid: z.string() }),
-      },
-    },
-    errorCodes: [6001, 6002, 6003, 6004, 6005, 1002],
+export const requestAnalyticsDownload = analyticsEndpoint('POST /analytics/download-requests', {
+  operationId: 'requestAnalyticsDownload',
+  module: import.meta.url,
+  summary: 'Request CSV files of route and/or attempt analytics for DCs and DC-local dates',
+  access: { table: 'readWrite', sendTo: ['analytics'] },
+  // Each request can read millions of rows; the export worker runs two at a time.
+  throttling: { rateLimit: 2, burstLimit: 10 },
+  request: {
+    body: z
+      .object({
+        dc_ids: z.array(Id).max(100),
+        from_date: Label(64).meta({ description: 'YYYY-MM-DD, in each DC’s local time' }),
+        to_date: Label(64).meta({ description: 'YYYY-MM-DD, inclusive; at most 92 days after from_date' }),
+        analytics_types: z
+          .array(Label(64))
+          .max(10)
+          .meta({ description: 'ROUTE_ANALYTICS and/or ATTEMPT_ANALYTICS' }),
+      })
+      .meta({ id: 'AnalyticsDownloadRequest' }),
   },
-);
+  responses: {
+    200: {
+      description: 'accepted; poll the files with the txid',
+      data: z.object({ download_request_txid: z.string() }),
+    },
+  },
+  errorCodes: [6001, 6002, 6003, 6004, 6005, 1002],
+});

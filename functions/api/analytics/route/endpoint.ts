@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { AnalyticsRecord, routeAnalyticsEndpoint } from '../schemas';
 
 export const getRouteAnalytics = routeAnalyticsEndpoint(
-  'getRouteAnalytics',
   'GET /dcs/{dc_id}/routes/{route_id}/analytics/route',
   {
+    operationId: 'getRouteAnalytics',
     module: import.meta.url,
     summary: 'A finished route’s analytics record (404 until it is finished)',
     responses: {

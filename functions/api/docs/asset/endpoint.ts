@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { DOCS_ASSET_FILES, docsEndpoint } from '../schemas';
 
-export const getDocsAsset = docsEndpoint('getDocsAsset', 'GET /docs/assets/{file}', {
+export const getDocsAsset = docsEndpoint('GET /docs/assets/{file}', {
+  operationId: 'getDocsAsset',
   module: import.meta.url,
   summary: 'A script, style sheet or license text of the API reference page (no envelope, no auth)',
   request: { params: z.object({ file: z.enum(DOCS_ASSET_FILES) }) },

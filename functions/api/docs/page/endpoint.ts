@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { docsEndpoint } from '../schemas';
 
-export const getDocsPage = docsEndpoint('getDocsPage', 'GET /docs', {
+export const getDocsPage = docsEndpoint('GET /docs', {
+  operationId: 'getDocsPage',
   module: import.meta.url,
   summary: 'The API reference: an HTML page rendering /openapi.json with Swagger UI (no envelope, no auth)',
-  request: {},
   responses: {
     200: {
       description:
@@ -13,5 +13,4 @@ export const getDocsPage = docsEndpoint('getDocsPage', 'GET /docs', {
       contentTypes: ['text/html'],
     },
   },
-  errorCodes: [],
 });

@@ -3,28 +3,25 @@ import { Id, Label } from '../../../models/common';
 import { AccountingRecord } from '../../routes/accounting-schemas';
 import { driverAppEndpoint, RouteParams } from '../schemas';
 
-export const addDriverAccountingRecord = driverAppEndpoint(
-  'addDriverAccountingRecord',
-  'POST /driver/routes/{route_id}/accounting',
-  {
-    module: import.meta.url,
-    summary: 'Record cash received on one of the driver’s routes',
-    access: { table: 'readWrite' },
-    request: {
-      params: RouteParams,
-      body: z
-        .object({
-          id: Id.meta({ description: 'unique in the account' }),
-          cash_received_cents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-          cash_container_id: Label(128, {
-            min: 1,
-            notBlank: true,
-            description: 'a label of the container the cash went into (`bag A`)',
-          }),
-        })
-        .meta({ id: 'AccountingRecordRequest' }),
-    },
-    responses: { 200: { description: 'the record', data: z.object({ record: AccountingRecord }) } },
-    errorCodes: [3003, 3011, 3012, 3014],
+export const addDriverAccountingRecord = driverAppEndpoint('POST /driver/routes/{route_id}/accounting', {
+  operationId: 'addDriverAccountingRecord',
+  module: import.meta.url,
+  summary: 'Record cash received on one of the driver’s routes',
+  access: { table: 'readWrite' },
+  request: {
+    params: RouteParams,
+    body: z
+      .object({
+        id: Id.meta({ description: 'unique in the account' }),
+        cash_received_cents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+        cash_container_id: Label(128, {
+          min: 1,
+          notBlank: true,
+          description: 'a label of the container the cash went into (`bag A`)',
+        }),
+      })
+      .meta({ id: 'AccountingRecordRequest' }),
   },
-);
+  responses: { 200: { description: 'the record', data: z.object({ record: AccountingRecord }) } },
+  errorCodes: [3003, 3011, 3012, 3014],
+});

@@ -4,9 +4,9 @@ import { Attempt } from '../../routes/waypoint-schemas';
 import { AttemptBody, driverAppEndpoint, RouteParams } from '../schemas';
 
 export const recordDriverAttempt = driverAppEndpoint(
-  'recordDriverAttempt',
   'POST /driver/routes/{route_id}/waypoints/{waypoint_id}/attempts',
   {
+    operationId: 'recordDriverAttempt',
     module: import.meta.url,
     summary: 'Record a visit of a waypoint with its items’ outcomes; WAYPOINT_STATUS_CHANGED, then new ETAs',
     access: { table: 'readWrite' },

@@ -1,12 +1,9 @@
 import { driverRouteStepEndpoint, RouteData } from '../schemas';
 
-export const finishDriverRoute = driverRouteStepEndpoint(
-  'finishDriverRoute',
-  'POST /driver/routes/{route_id}/finish',
-  {
-    module: import.meta.url,
-    summary: 'Finish one of the driver’s routes; ROUTE_FINISHED',
-    responses: { 200: { description: 'the finished route', data: RouteData } },
-    errorCodes: [3003, 3011, 3012],
-  },
-);
+export const finishDriverRoute = driverRouteStepEndpoint('POST /driver/routes/{route_id}/finish', {
+  operationId: 'finishDriverRoute',
+  module: import.meta.url,
+  summary: 'Finish one of the driver’s routes; ROUTE_FINISHED',
+  responses: { 200: { description: 'the finished route', data: RouteData } },
+  errorCodes: [3003, 3011, 3012],
+});

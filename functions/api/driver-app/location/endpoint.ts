@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { EmptyData, Location, ReportedTimestamp } from '../../../models/common';
 import { driverAppEndpoint } from '../schemas';
 
-export const reportDriverLocation = driverAppEndpoint('reportDriverLocation', 'POST /driver/location', {
+export const reportDriverLocation = driverAppEndpoint('POST /driver/location', {
+  operationId: 'reportDriverLocation',
   module: import.meta.url,
   // The location write is conditional on the driver item holding the caller's token (see driver-auth).
   driverTokenVerifiedBy: 'write',
@@ -12,5 +13,4 @@ export const reportDriverLocation = driverAppEndpoint('reportDriverLocation', 'P
     body: z.object({ timestamp: ReportedTimestamp, location: Location }).meta({ id: 'LocationPing' }),
   },
   responses: { 200: { description: 'recorded', data: EmptyData } },
-  errorCodes: [],
 });

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { NextToken, PAGE_BYTES_NOTE, pagedQuery } from '../../../models/common';
 import { DRIVER_ROUTE_WAYPOINTS_PAGE, DriverRoute, driverAppEndpoint } from '../schemas';
 
-export const listDriverRoutes = driverAppEndpoint('listDriverRoutes', 'GET /driver/routes', {
+export const listDriverRoutes = driverAppEndpoint('GET /driver/routes', {
+  operationId: 'listDriverRoutes',
   module: import.meta.url,
   summary: 'The driver’s active and started routes in full, by planned start, a page of waypoints at a time',
   description:
@@ -15,5 +16,4 @@ export const listDriverRoutes = driverAppEndpoint('listDriverRoutes', 'GET /driv
       data: z.object({ routes: z.array(DriverRoute), next_token: NextToken }),
     },
   },
-  errorCodes: [],
 });

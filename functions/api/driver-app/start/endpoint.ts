@@ -1,12 +1,9 @@
 import { driverRouteStepEndpoint, RouteData } from '../schemas';
 
-export const startDriverRoute = driverRouteStepEndpoint(
-  'startDriverRoute',
-  'POST /driver/routes/{route_id}/start',
-  {
-    module: import.meta.url,
-    summary: 'Start one of the driver’s active routes; ROUTE_STARTED',
-    responses: { 200: { description: 'the started route', data: RouteData } },
-    errorCodes: [3003, 3010, 3011, 3012],
-  },
-);
+export const startDriverRoute = driverRouteStepEndpoint('POST /driver/routes/{route_id}/start', {
+  operationId: 'startDriverRoute',
+  module: import.meta.url,
+  summary: 'Start one of the driver’s active routes; ROUTE_STARTED',
+  responses: { 200: { description: 'the started route', data: RouteData } },
+  errorCodes: [3003, 3010, 3011, 3012],
+});

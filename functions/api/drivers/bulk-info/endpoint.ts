@@ -1,18 +1,14 @@
 import * as z from 'zod';
 import { Driver, DriverLocation, driversEndpoint } from '../schemas';
 
-export const getDriverBulkInfo = driversEndpoint(
-  'getDriverBulkInfo',
-  'GET /dcs/{dc_id}/drivers/{driver_id}/driver_bulk_info',
-  {
-    module: import.meta.url,
-    summary: 'Read a driver together with its latest location',
-    responses: {
-      200: {
-        description: 'driver and latest location',
-        data: z.object({ driver: Driver, driver_location: DriverLocation }),
-      },
+export const getDriverBulkInfo = driversEndpoint('GET /dcs/{dc_id}/drivers/{driver_id}/driver_bulk_info', {
+  operationId: 'getDriverBulkInfo',
+  module: import.meta.url,
+  summary: 'Read a driver together with its latest location',
+  responses: {
+    200: {
+      description: 'driver and latest location',
+      data: z.object({ driver: Driver, driver_location: DriverLocation }),
     },
-    errorCodes: [1003],
   },
-);
+});

@@ -1,7 +1,8 @@
 import { DcParams } from '../../../models/common';
 import { CreateDriverBody, DriverData, driversEndpoint } from '../schemas';
 
-export const createDriver = driversEndpoint('createDriver', 'POST /dcs/{dc_id}/drivers', {
+export const createDriver = driversEndpoint('POST /dcs/{dc_id}/drivers', {
+  operationId: 'createDriver',
   module: import.meta.url,
   summary: 'Create a driver in a DC',
   access: { table: 'readWrite' },

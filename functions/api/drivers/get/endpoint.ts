@@ -1,8 +1,8 @@
 import { DriverData, driversEndpoint } from '../schemas';
 
-export const getDriver = driversEndpoint('getDriver', 'GET /dcs/{dc_id}/drivers/{driver_id}', {
+export const getDriver = driversEndpoint('GET /dcs/{dc_id}/drivers/{driver_id}', {
+  operationId: 'getDriver',
   module: import.meta.url,
   summary: 'Read a driver',
   responses: { 200: { description: 'the driver', data: DriverData } },
-  errorCodes: [1003],
 });

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { DcParams, NextToken, PaginationQuery } from '../../../models/common';
 import { Driver, driversEndpoint } from '../schemas';
 
-export const listDrivers = driversEndpoint('listDrivers', 'GET /dcs/{dc_id}/drivers', {
+export const listDrivers = driversEndpoint('GET /dcs/{dc_id}/drivers', {
+  operationId: 'listDrivers',
   module: import.meta.url,
   summary: 'List the drivers of a DC',
   request: { params: DcParams, query: PaginationQuery },

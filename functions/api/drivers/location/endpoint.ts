@@ -1,15 +1,11 @@
 import * as z from 'zod';
 import { DriverLocation, driversEndpoint } from '../schemas';
 
-export const getDriverLocation = driversEndpoint(
-  'getDriverLocation',
-  'GET /dcs/{dc_id}/drivers/{driver_id}/location',
-  {
-    module: import.meta.url,
-    summary: 'Read a driver’s latest location',
-    responses: {
-      200: { description: 'latest location', data: z.object({ driver_location: DriverLocation }) },
-    },
-    errorCodes: [1003],
+export const getDriverLocation = driversEndpoint('GET /dcs/{dc_id}/drivers/{driver_id}/location', {
+  operationId: 'getDriverLocation',
+  module: import.meta.url,
+  summary: 'Read a driver’s latest location',
+  responses: {
+    200: { description: 'latest location', data: z.object({ driver_location: DriverLocation }) },
   },
-);
+});

@@ -1,6 +1,7 @@
 import { DriverData, DriverParams, driversEndpoint, UpdateDriverBody } from '../schemas';
 
-export const updateDriver = driversEndpoint('updateDriver', 'PATCH /dcs/{dc_id}/drivers/{driver_id}', {
+export const updateDriver = driversEndpoint('PATCH /dcs/{dc_id}/drivers/{driver_id}', {
+  operationId: 'updateDriver',
   module: import.meta.url,
   summary: 'Rename a driver or change its login token',
   access: { table: 'readWrite' },

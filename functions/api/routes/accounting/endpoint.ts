@@ -3,19 +3,15 @@ import { NextToken, pagedQuery } from '../../../models/common';
 import { AccountingRecord } from '../accounting-schemas';
 import { ROUTE_PAGE_SIZES, RouteParams, routesEndpoint } from '../schemas';
 
-export const getRouteAccounting = routesEndpoint(
-  'getRouteAccounting',
-  'GET /dcs/{dc_id}/routes/{route_id}/accounting',
-  {
-    module: import.meta.url,
-    summary: 'Cash accounting records of a route, oldest first',
-    request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.accountingRecords) },
-    responses: {
-      200: {
-        description: 'the route’s records',
-        data: z.object({ records: z.array(AccountingRecord), next_token: NextToken }),
-      },
+export const getRouteAccounting = routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}/accounting', {
+  operationId: 'getRouteAccounting',
+  module: import.meta.url,
+  summary: 'Cash accounting records of a route, oldest first',
+  request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.accountingRecords) },
+  responses: {
+    200: {
+      description: 'the route’s records',
+      data: z.object({ records: z.array(AccountingRecord), next_token: NextToken }),
     },
-    errorCodes: [3003],
   },
-);
+});

@@ -1,14 +1,11 @@
 import { alsoAs } from '../../define';
 import { routeChangeEndpoint } from '../schemas';
 
-export const activateRoute = routeChangeEndpoint(
-  'activateRoute',
-  'PATCH /dcs/{dc_id}/routes/{route_id}/activate',
-  {
-    module: import.meta.url,
-    summary: 'Activate a route (it shows among its driver’s active routes)',
-  },
-);
+export const activateRoute = routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{route_id}/activate', {
+  operationId: 'activateRoute',
+  module: import.meta.url,
+  summary: 'Activate a route (it shows among its driver’s active routes)',
+});
 
 /** The same endpoint under PUT (one Lambda). */
 export const activateRoutePut = alsoAs(activateRoute, 'PUT');

@@ -2,21 +2,17 @@ import * as z from 'zod';
 import { EpochMillis } from '../../../models/common';
 import { routesEndpoint } from '../schemas';
 
-export const getCompletionTime = routesEndpoint(
-  'getCompletionTime',
-  'GET /dcs/{dc_id}/routes/{route_id}/completion-time',
-  {
-    module: import.meta.url,
-    summary:
-      'When the route ends: ESTIMATED from the latest ETAs, ACTUAL once the last waypoint is done, FINALIZED once finished',
-    responses: {
-      200: {
-        description: 'the completion time',
-        data: z
-          .object({ type: z.enum(['ESTIMATED', 'ACTUAL', 'FINALIZED']), timestamp: EpochMillis })
-          .meta({ id: 'CompletionTime' }),
-      },
+export const getCompletionTime = routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}/completion-time', {
+  operationId: 'getCompletionTime',
+  module: import.meta.url,
+  summary:
+    'When the route ends: ESTIMATED from the latest ETAs, ACTUAL once the last waypoint is done, FINALIZED once finished',
+  responses: {
+    200: {
+      description: 'the completion time',
+      data: z
+        .object({ type: z.enum(['ESTIMATED', 'ACTUAL', 'FINALIZED']), timestamp: EpochMillis })
+        .meta({ id: 'CompletionTime' }),
     },
-    errorCodes: [3003],
   },
-);
+});

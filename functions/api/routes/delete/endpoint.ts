@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { routesEndpoint } from '../schemas';
 
-export const deleteRoute = routesEndpoint('deleteRoute', 'DELETE /dcs/{dc_id}/routes/{route_id}', {
+export const deleteRoute = routesEndpoint('DELETE /dcs/{dc_id}/routes/{route_id}', {
+  operationId: 'deleteRoute',
   module: import.meta.url,
   summary:
     'Delete a route that has not started (or has finished): it is gone at once; its rows are removed asynchronously, then its ids can be imported again',

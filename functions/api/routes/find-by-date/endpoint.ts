@@ -2,24 +2,21 @@ import * as z from 'zod';
 import { CalendarDate, DcParams, NextToken, pagedQuery } from '../../../models/common';
 import { ROUTE_PAGE_SIZES, Route, routesEndpoint } from '../schemas';
 
-export const findRoutesByDate = routesEndpoint(
-  'findRoutesByDate',
-  'GET /dcs/{dc_id}/routes/find_by_date/{date}',
-  {
-    module: import.meta.url,
-    summary: 'Routes whose start_time falls on a date of the DC’s time zone, by start time',
-    request: {
-      params: DcParams.extend({
-        date: CalendarDate.meta({ description: 'YYYY-MM-DD in the DC’s time zone' }),
-      }),
-      query: pagedQuery(ROUTE_PAGE_SIZES.routesOfDate),
-    },
-    responses: {
-      200: {
-        description: 'the routes of that local date',
-        data: z.object({ routes: z.array(Route), next_token: NextToken }),
-      },
-    },
-    errorCodes: [],
+export const findRoutesByDate = routesEndpoint('GET /dcs/{dc_id}/routes/find_by_date/{date}', {
+  operationId: 'findRoutesByDate',
+  module: import.meta.url,
+  summary: 'Routes whose start_time falls on a date of the DC’s time zone, by start time',
+  request: {
+    params: DcParams.extend({
+      date: CalendarDate.meta({ description: 'YYYY-MM-DD in the DC’s time zone' }),
+    }),
+    query: pagedQuery(ROUTE_PAGE_SIZES.routesOfDate),
   },
-);
+  responses: {
+    200: {
+      description: 'the routes of that local date',
+      data: z.object({ routes: z.array(Route), next_token: NextToken }),
+    },
+  },
+  errorCodes: [],
+});

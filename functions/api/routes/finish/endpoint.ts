@@ -1,7 +1,8 @@
 import { alsoAs } from '../../define';
 import { OptionalTimestampBody, RouteParams, routeChangeEndpoint } from '../schemas';
 
-export const finishRoute = routeChangeEndpoint('finishRoute', 'PATCH /dcs/{dc_id}/routes/{route_id}/finish', {
+export const finishRoute = routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{route_id}/finish', {
+  operationId: 'finishRoute',
   module: import.meta.url,
   summary: 'Finish an active or started route; ROUTE_FINISHED',
   request: { params: RouteParams, body: OptionalTimestampBody },

@@ -2,24 +2,21 @@ import * as z from 'zod';
 import { DcParams, Id } from '../../../models/common';
 import { IMPORT_FAILURE_CODES, routesEndpoint } from '../schemas';
 
-export const getImportStatus = routesEndpoint(
-  'getImportStatus',
-  'GET /dcs/{dc_id}/routes/import-status/{txid}',
-  {
-    module: import.meta.url,
-    summary: 'Poll a route import: 202 while pending, 200 once imported, 400 with the code it failed with',
-    request: { params: DcParams.extend({ txid: Id }) },
-    responses: {
-      200: {
-        description: 'imported',
-        data: z.object({ txid: z.string(), status: z.literal('SUCCEEDED'), route_id: z.string() }),
-      },
-      202: {
-        description: 'still pending; poll again',
-        data: z.object({ txid: z.string(), status: z.literal('PENDING') }),
-      },
+export const getImportStatus = routesEndpoint('GET /dcs/{dc_id}/routes/import-status/{txid}', {
+  operationId: 'getImportStatus',
+  module: import.meta.url,
+  summary: 'Poll a route import: 202 while pending, 200 once imported, 400 with the code it failed with',
+  request: { params: DcParams.extend({ txid: Id }) },
+  responses: {
+    200: {
+      description: 'imported',
+      data: z.object({ txid: z.string(), status: z.literal('SUCCEEDED'), route_id: z.string() }),
     },
-    // An upload's body is checked by the worker: its 1004/1005/1006 come through here, as does 3015.
-    errorCodes: [...IMPORT_FAILURE_CODES, 3004, 1004, 1005, 3015],
+    202: {
+      description: 'still pending; poll again',
+      data: z.object({ txid: z.string(), status: z.literal('PENDING') }),
+    },
   },
-);
+  // An upload's body is checked by the worker: its 1004/1005/1006 come through here, as does 3015.
+  errorCodes: [...IMPORT_FAILURE_CODES, 3004, 1004, 1005, 3015],
+});

@@ -3,7 +3,8 @@ import { DcParams } from '../../../models/common';
 import { ImportRouteBody } from '../../../models/import-model';
 import { IMPORT_FAILURE_CODES, routesEndpoint } from '../schemas';
 
-export const importRoute = routesEndpoint('importRoute', 'POST /dcs/{dc_id}/invoiced-routes', {
+export const importRoute = routesEndpoint('POST /dcs/{dc_id}/invoiced-routes', {
+  operationId: 'importRoute',
   module: import.meta.url,
   summary: 'Import an invoiced route (asynchronous: poll the import status with the txid)',
   access: { table: 'readWrite', bucket: 'write', sendTo: ['imports'] },

@@ -3,23 +3,19 @@ import { NextToken, PAGE_BYTES_NOTE, pagedQuery } from '../../../models/common';
 import { InvoiceStatus } from '../invoice-schemas';
 import { ROUTE_PAGE_SIZES, RouteParams, routesEndpoint } from '../schemas';
 
-export const getInvoiceStatus = routesEndpoint(
-  'getInvoiceStatus',
-  'GET /dcs/{dc_id}/routes/{route_id}/invoices',
-  {
-    module: import.meta.url,
-    summary:
-      'Per-item status of every invoice of a route, in import order, a page of invoice and item rows at a time',
-    description:
-      '`limit` counts rows: each invoice and each item is one. An invoice cut by a page boundary continues on the next page under the same invoice id (with its payment method and name attributes again), holding the items that follow. ' +
-      PAGE_BYTES_NOTE,
-    request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.invoiceRows) },
-    responses: {
-      200: {
-        description: 'invoices in import order',
-        data: z.object({ invoices: z.array(InvoiceStatus), next_token: NextToken }),
-      },
+export const getInvoiceStatus = routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}/invoices', {
+  operationId: 'getInvoiceStatus',
+  module: import.meta.url,
+  summary:
+    'Per-item status of every invoice of a route, in import order, a page of invoice and item rows at a time',
+  description:
+    '`limit` counts rows: each invoice and each item is one. An invoice cut by a page boundary continues on the next page under the same invoice id (with its payment method and name attributes again), holding the items that follow. ' +
+    PAGE_BYTES_NOTE,
+  request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.invoiceRows) },
+  responses: {
+    200: {
+      description: 'invoices in import order',
+      data: z.object({ invoices: z.array(InvoiceStatus), next_token: NextToken }),
     },
-    errorCodes: [3003],
   },
-);
+});

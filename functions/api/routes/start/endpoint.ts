@@ -1,7 +1,8 @@
 import { alsoAs } from '../../define';
 import { OptionalTimestampBody, RouteParams, routeChangeEndpoint } from '../schemas';
 
-export const startRoute = routeChangeEndpoint('startRoute', 'PATCH /dcs/{dc_id}/routes/{route_id}/start', {
+export const startRoute = routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{route_id}/start', {
+  operationId: 'startRoute',
   module: import.meta.url,
   summary: 'Start an active route that has a driver (as its driver would); ROUTE_STARTED',
   request: { params: RouteParams, body: OptionalTimestampBody },

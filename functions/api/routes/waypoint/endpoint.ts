@@ -3,14 +3,11 @@ import { Id } from '../../../models/common';
 import { RouteParams, routesEndpoint } from '../schemas';
 import { Waypoint } from '../waypoint-schemas';
 
-export const getWaypoint = routesEndpoint(
-  'getWaypoint',
-  'GET /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}',
-  {
-    module: import.meta.url,
-    summary: 'One waypoint of a route',
-    request: { params: RouteParams.extend({ waypoint_id: Id }) },
-    responses: { 200: { description: 'the waypoint', data: z.object({ waypoint: Waypoint }) } },
-    errorCodes: [3003, 1003],
-  },
-);
+export const getWaypoint = routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', {
+  operationId: 'getWaypoint',
+  module: import.meta.url,
+  summary: 'One waypoint of a route',
+  request: { params: RouteParams.extend({ waypoint_id: Id }) },
+  responses: { 200: { description: 'the waypoint', data: z.object({ waypoint: Waypoint }) } },
+  errorCodes: [3003, 1003],
+});

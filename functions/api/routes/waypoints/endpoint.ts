@@ -3,7 +3,8 @@ import { NextToken, pagedQuery } from '../../../models/common';
 import { ROUTE_PAGE_SIZES, RouteParams, routesEndpoint } from '../schemas';
 import { Waypoint } from '../waypoint-schemas';
 
-export const listWaypoints = routesEndpoint('listWaypoints', 'GET /dcs/{dc_id}/routes/{route_id}/waypoints', {
+export const listWaypoints = routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}/waypoints', {
+  operationId: 'listWaypoints',
   module: import.meta.url,
   summary: 'The waypoints of a route in sequence',
   request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.waypoints) },
@@ -13,5 +14,4 @@ export const listWaypoints = routesEndpoint('listWaypoints', 'GET /dcs/{dc_id}/r
       data: z.object({ waypoints: z.array(Waypoint), next_token: NextToken }),
     },
   },
-  errorCodes: [3003],
 });

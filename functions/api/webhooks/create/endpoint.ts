@@ -3,7 +3,8 @@ import { Id, Label, SafeText } from '../../../models/common';
 import { SUBSCRIBABLE_EVENTS } from '../../../models/event-catalog';
 import { CreatedWebhook, webhooksEndpoint } from '../schemas';
 
-export const createWebhook = webhooksEndpoint('createWebhook', 'POST /webhooks', {
+export const createWebhook = webhooksEndpoint('POST /webhooks', {
+  operationId: 'createWebhook',
   module: import.meta.url,
   summary: 'Register a URL for events of some DCs; the answer carries the signing secret, once',
   access: { table: 'readWrite', webhookSecrets: 'encrypt' },

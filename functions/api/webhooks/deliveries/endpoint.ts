@@ -2,19 +2,15 @@ import * as z from 'zod';
 import { NextToken, pagedQuery } from '../../../models/common';
 import { DELIVERY_ATTEMPTS_PAGE, DeliveryAttempt, WebhookParams, webhooksEndpoint } from '../schemas';
 
-export const listWebhookDeliveries = webhooksEndpoint(
-  'listWebhookDeliveries',
-  'GET /webhooks/{id}/deliveries',
-  {
-    module: import.meta.url,
-    summary: 'The delivery attempts of a webhook (kept 30 days), newest first',
-    request: { params: WebhookParams, query: pagedQuery(DELIVERY_ATTEMPTS_PAGE) },
-    responses: {
-      200: {
-        description: 'delivery attempts',
-        data: z.object({ deliveries: z.array(DeliveryAttempt), next_token: NextToken }),
-      },
+export const listWebhookDeliveries = webhooksEndpoint('GET /webhooks/{id}/deliveries', {
+  operationId: 'listWebhookDeliveries',
+  module: import.meta.url,
+  summary: 'The delivery attempts of a webhook (kept 30 days), newest first',
+  request: { params: WebhookParams, query: pagedQuery(DELIVERY_ATTEMPTS_PAGE) },
+  responses: {
+    200: {
+      description: 'delivery attempts',
+      data: z.object({ deliveries: z.array(DeliveryAttempt), next_token: NextToken }),
     },
-    errorCodes: [1003],
   },
-);
+});

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { Webhook, webhooksEndpoint } from '../schemas';
 
-export const listWebhooks = webhooksEndpoint('listWebhooks', 'GET /webhooks', {
+export const listWebhooks = webhooksEndpoint('GET /webhooks', {
+  operationId: 'listWebhooks',
   module: import.meta.url,
   summary: 'The account’s webhooks',
   request: {},

@@ -3,47 +3,44 @@ import { EpochMillis, NextToken } from '../../../models/common';
 import { MAX_DELIVERIES_EXAMINED_PER_CALL, MAX_REDELIVERIES_PER_CALL } from '../../../shared/limits';
 import { REDELIVERY_THROTTLING, Redelivery, WebhookParams, webhooksEndpoint } from '../schemas';
 
-export const redeliverFailedWebhookDeliveries = webhooksEndpoint(
-  'redeliverFailedWebhookDeliveries',
-  'POST /webhooks/{id}/redeliver',
-  {
-    module: import.meta.url,
-    summary: 'Send again every failed delivery whose first attempt was in a time window',
-    description: `Oldest first, at most \`limit\` (up to ${MAX_REDELIVERIES_PER_CALL}) deliveries a call, and at most ${MAX_DELIVERIES_EXAMINED_PER_CALL} deliveries of the window read: \`next_token\` is present while the window may hold more; send the same body with it. A delivery whose redelivery is pending or succeeded is not queued again, so repeating a call sends nothing twice; one whose redelivery failed is.`,
-    access: { table: 'readWrite', sendTo: ['deliveries'] },
-    throttling: REDELIVERY_THROTTLING,
-    request: {
-      params: WebhookParams,
-      body: z
-        .strictObject({
-          since: EpochMillis.meta({ description: 'first attempts at or after this time (epoch ms)' }),
-          until: EpochMillis.meta({ description: 'first attempts at or before this time (epoch ms)' }),
-          status: z
-            .enum(['FAILED'])
-            .meta({ description: 'which deliveries: FAILED ones (given up or dropped)' }),
-          limit: z
-            .number()
-            .int()
-            .min(1)
-            .max(MAX_REDELIVERIES_PER_CALL)
-            .default(MAX_REDELIVERIES_PER_CALL)
-            .meta({ description: `most deliveries queued by this call, 1..${MAX_REDELIVERIES_PER_CALL}` }),
-          next_token: z.string().min(1).max(2048).optional().meta({
-            description: 'the `next_token` of the previous call for the same window',
-          }),
-        })
-        .refine((body) => body.since <= body.until, { path: ['until'], message: 'is before since' })
-        .meta({ id: 'RedeliverFailedRequest' }),
-    },
-    responses: {
-      202: {
-        description: 'queued',
-        data: z.object({
-          redeliveries: z.array(Redelivery),
-          next_token: NextToken,
+export const redeliverFailedWebhookDeliveries = webhooksEndpoint('POST /webhooks/{id}/redeliver', {
+  operationId: 'redeliverFailedWebhookDeliveries',
+  module: import.meta.url,
+  summary: 'Send again every failed delivery whose first attempt was in a time window',
+  description: `Oldest first, at most \`limit\` (up to ${MAX_REDELIVERIES_PER_CALL}) deliveries a call, and at most ${MAX_DELIVERIES_EXAMINED_PER_CALL} deliveries of the window read: \`next_token\` is present while the window may hold more; send the same body with it. A delivery whose redelivery is pending or succeeded is not queued again, so repeating a call sends nothing twice; one whose redelivery failed is.`,
+  access: { table: 'readWrite', sendTo: ['deliveries'] },
+  throttling: REDELIVERY_THROTTLING,
+  request: {
+    params: WebhookParams,
+    body: z
+      .strictObject({
+        since: EpochMillis.meta({ description: 'first attempts at or after this time (epoch ms)' }),
+        until: EpochMillis.meta({ description: 'first attempts at or before this time (epoch ms)' }),
+        status: z
+          .enum(['FAILED'])
+          .meta({ description: 'which deliveries: FAILED ones (given up or dropped)' }),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_REDELIVERIES_PER_CALL)
+          .default(MAX_REDELIVERIES_PER_CALL)
+          .meta({ description: `most deliveries queued by this call, 1..${MAX_REDELIVERIES_PER_CALL}` }),
+        next_token: z.string().min(1).max(2048).optional().meta({
+          description: 'the `next_token` of the previous call for the same window',
         }),
-      },
-    },
-    errorCodes: [1003, 4011],
+      })
+      .refine((body) => body.since <= body.until, { path: ['until'], message: 'is before since' })
+      .meta({ id: 'RedeliverFailedRequest' }),
   },
-);
+  responses: {
+    202: {
+      description: 'queued',
+      data: z.object({
+        redeliveries: z.array(Redelivery),
+        next_token: NextToken,
+      }),
+    },
+  },
+  errorCodes: [1003, 4011],
+});

@@ -1,9 +1,9 @@
 import { DeliveryParams, REDELIVERY_THROTTLING, Redelivery, webhooksEndpoint } from '../schemas';
 
 export const redeliverWebhookDelivery = webhooksEndpoint(
-  'redeliverWebhookDelivery',
   'POST /webhooks/{id}/deliveries/{delivery_id}/redeliver',
   {
+    operationId: 'redeliverWebhookDelivery',
     module: import.meta.url,
     summary: 'Send a past delivery again: the same event (same body and webhook-id), signed afresh',
     description:

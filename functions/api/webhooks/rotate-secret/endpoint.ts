@@ -8,45 +8,41 @@ import {
   webhooksEndpoint,
 } from '../schemas';
 
-export const rotateWebhookSecret = webhooksEndpoint(
-  'rotateWebhookSecret',
-  'POST /webhooks/{id}/rotate-secret',
-  {
-    module: import.meta.url,
-    summary: 'Replace the signing secret; the previous one goes on signing deliveries for a grace period',
-    description:
-      'Until `previous_secret_expires_at` every delivery carries a signature for each secret (space-separated in `webhook-signature`), so receivers can switch to the new secret at any time of it; then only the new one signs. Rotating again replaces the previous secret with the current one.',
-    access: { table: 'readWrite', webhookSecrets: 'encrypt' },
-    request: {
-      params: WebhookParams,
-      body: z
-        .strictObject({
-          expire_previous_after_seconds: z
-            .number()
-            .int()
-            .min(0)
-            .max(MAX_PREVIOUS_SECRET_SECONDS)
-            .default(DEFAULT_PREVIOUS_SECRET_SECONDS)
-            .meta({
-              description: `how long the previous secret still signs, 0..${MAX_PREVIOUS_SECRET_SECONDS} seconds (0: not at all); ${DEFAULT_PREVIOUS_SECRET_SECONDS} when absent`,
-            }),
-        })
-        // The body itself may be left out.
-        .prefault({})
-        .meta({ id: 'RotateWebhookSecretRequest' }),
-    },
-    responses: {
-      200: {
-        description: 'the new secret',
-        data: z.object({
-          webhook_id: z.string(),
-          secret: z.string().meta({ description: SECRET_DESCRIPTION.replace('here, once', 'here') }),
-          previous_secret_expires_at: EpochMillis.meta({
-            description: 'when the previous secret stops signing (now, for 0 seconds)',
+export const rotateWebhookSecret = webhooksEndpoint('POST /webhooks/{id}/rotate-secret', {
+  operationId: 'rotateWebhookSecret',
+  module: import.meta.url,
+  summary: 'Replace the signing secret; the previous one goes on signing deliveries for a grace period',
+  description:
+    'Until `previous_secret_expires_at` every delivery carries a signature for each secret (space-separated in `webhook-signature`), so receivers can switch to the new secret at any time of it; then only the new one signs. Rotating again replaces the previous secret with the current one.',
+  access: { table: 'readWrite', webhookSecrets: 'encrypt' },
+  request: {
+    params: WebhookParams,
+    body: z
+      .strictObject({
+        expire_previous_after_seconds: z
+          .number()
+          .int()
+          .min(0)
+          .max(MAX_PREVIOUS_SECRET_SECONDS)
+          .default(DEFAULT_PREVIOUS_SECRET_SECONDS)
+          .meta({
+            description: `how long the previous secret still signs, 0..${MAX_PREVIOUS_SECRET_SECONDS} seconds (0: not at all); ${DEFAULT_PREVIOUS_SECRET_SECONDS} when absent`,
           }),
-        }),
-      },
-    },
-    errorCodes: [1003],
+      })
+      // The body itself may be left out.
+      .prefault({})
+      .meta({ id: 'RotateWebhookSecretRequest' }),
   },
-);
+  responses: {
+    200: {
+      description: 'the new secret',
+      data: z.object({
+        webhook_id: z.string(),
+        secret: z.string().meta({ description: SECRET_DESCRIPTION.replace('here, once', 'here') }),
+        previous_secret_expires_at: EpochMillis.meta({
+          description: 'when the previous secret stops signing (now, for 0 seconds)',
+        }),
+      }),
+    },
+  },
+});

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { alsoAs } from '../../define';
 import { ONLY_ENABLED, WebhookData, WebhookParams, webhooksEndpoint } from '../schemas';
 
-export const updateWebhook = webhooksEndpoint('updateWebhook', 'PATCH /webhooks/{id}', {
+export const updateWebhook = webhooksEndpoint('PATCH /webhooks/{id}', {
+  operationId: 'updateWebhook',
   module: import.meta.url,
   summary: 'Enable or disable a webhook (nothing else can change)',
   access: { table: 'readWrite' },
@@ -16,7 +17,6 @@ export const updateWebhook = webhooksEndpoint('updateWebhook', 'PATCH /webhooks/
       .meta({ id: 'UpdateWebhookRequest' }),
   },
   responses: { 200: { description: 'the webhook after the change', data: WebhookData } },
-  errorCodes: [1003],
 });
 
 /** The same endpoint under PUT (one Lambda). */
