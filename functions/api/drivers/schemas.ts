@@ -61,9 +61,11 @@ export const DriverData = z.object({ driver: Driver });
 
 export const TAG = 'Drivers';
 
-/** The drivers' rows: about one driver (its params; 1003 when it is missing) unless the row says otherwise. */
-export const driversEndpoint = endpointGroup({
-  tag: TAG,
-  request: { params: DriverParams },
-  errorCodes: [1003],
-});
+/** What the rows about one driver share: its params, and 1003 when it is missing. */
+const ONE_DRIVER = { tag: TAG, request: { params: DriverParams }, errorCodes: [1003] };
+
+/** The drivers' rows: about one driver, an API key's and read-only unless the row says otherwise. */
+export const driversEndpoint = endpointGroup(ONE_DRIVER);
+
+/** Rows that change a driver: they also write the table. */
+export const driverChangeEndpoint = endpointGroup({ ...ONE_DRIVER, access: { table: 'readWrite' } });

@@ -41,18 +41,16 @@ export const RouteData = z.object({ route: Route });
 
 export const IMPORT_FAILURE_CODES = [3005, 3006, 3008, 3009, 3010];
 
-/** The routes' rows: about one route (its params; 3003 when it is missing) unless the row says otherwise. */
-export const routesEndpoint = endpointGroup({
-  tag: TAG,
-  request: { params: RouteParams },
-  errorCodes: [3003],
-});
+/** What the rows about one route share: its params, and 3003 when it is missing. */
+const ONE_ROUTE = { tag: TAG, request: { params: RouteParams }, errorCodes: [3003] };
+
+/** The routes' rows: about one route, an API key's and read-only unless the row says otherwise. */
+export const routesEndpoint = endpointGroup(ONE_ROUTE);
 
 /** Rows that change a route and answer it, refused for a missing, finished or started route. */
 export const routeChangeEndpoint = endpointGroup({
-  tag: TAG,
+  ...ONE_ROUTE,
   access: { table: 'readWrite' },
-  request: { params: RouteParams },
   responses: { 200: { description: 'the route after the change', data: RouteData } },
   errorCodes: [3003, 3011, 3012],
 });

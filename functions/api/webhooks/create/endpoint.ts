@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { Id, Label, SafeText } from '../../../models/common';
 import { SUBSCRIBABLE_EVENTS } from '../../../models/event-catalog';
-import { CreatedWebhook, webhooksEndpoint } from '../schemas';
+import { CreatedWebhook, webhookChangeEndpoint } from '../schemas';
 
-export const createWebhook = webhooksEndpoint('POST /webhooks', {
+export const createWebhook = webhookChangeEndpoint('POST /webhooks', {
   operationId: 'createWebhook',
   module: import.meta.url,
   summary: 'Register a URL for events of some DCs; the answer carries the signing secret, once',

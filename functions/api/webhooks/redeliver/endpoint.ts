@@ -1,6 +1,6 @@
-import { DeliveryParams, REDELIVERY_THROTTLING, Redelivery, webhooksEndpoint } from '../schemas';
+import { DeliveryParams, OUTBOUND_THROTTLING, Redelivery, webhookChangeEndpoint } from '../schemas';
 
-export const redeliverWebhookDelivery = webhooksEndpoint(
+export const redeliverWebhookDelivery = webhookChangeEndpoint(
   'POST /webhooks/{id}/deliveries/{delivery_id}/redeliver',
   {
     operationId: 'redeliverWebhookDelivery',
@@ -9,7 +9,7 @@ export const redeliverWebhookDelivery = webhooksEndpoint(
     description:
       'The redelivery is a new delivery, retried on the schedule; the log shows its attempts with `redelivery_of`. A redelivery of a redelivery sends its original again. While a redelivery of the delivery is still pending, the call answers that one and sends nothing more.',
     access: { table: 'readWrite', sendTo: ['deliveries'] },
-    throttling: REDELIVERY_THROTTLING,
+    throttling: OUTBOUND_THROTTLING,
     request: { params: DeliveryParams },
     responses: { 202: { description: 'queued', data: Redelivery } },
     errorCodes: [1003, 4010, 4011],

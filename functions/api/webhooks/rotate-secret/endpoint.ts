@@ -5,10 +5,10 @@ import {
   MAX_PREVIOUS_SECRET_SECONDS,
   SECRET_DESCRIPTION,
   WebhookParams,
-  webhooksEndpoint,
+  webhookChangeEndpoint,
 } from '../schemas';
 
-export const rotateWebhookSecret = webhooksEndpoint('POST /webhooks/{id}/rotate-secret', {
+export const rotateWebhookSecret = webhookChangeEndpoint('POST /webhooks/{id}/rotate-secret', {
   operationId: 'rotateWebhookSecret',
   module: import.meta.url,
   summary: 'Replace the signing secret; the previous one goes on signing deliveries for a grace period',

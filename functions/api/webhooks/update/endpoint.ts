@@ -1,12 +1,11 @@
 import * as z from 'zod';
 import { alsoAs } from '../../define';
-import { ONLY_ENABLED, WebhookData, WebhookParams, webhooksEndpoint } from '../schemas';
+import { ONLY_ENABLED, WebhookData, WebhookParams, webhookChangeEndpoint } from '../schemas';
 
-export const updateWebhook = webhooksEndpoint('PATCH /webhooks/{id}', {
+export const updateWebhook = webhookChangeEndpoint('PATCH /webhooks/{id}', {
   operationId: 'updateWebhook',
   module: import.meta.url,
   summary: 'Enable or disable a webhook (nothing else can change)',
-  access: { table: 'readWrite' },
   request: {
     params: WebhookParams,
     body: z
