@@ -66,10 +66,6 @@ export interface MethodThrottling {
   burstLimit: number;
 }
 
-export function defineEndpoint<const E extends EndpointDefinition>(endpoint: E): E {
-  return endpoint;
-}
-
 /** An endpoint's method and path template in one string, as the spec writes it: `'GET /dcs/{dc_id}/drivers'`. */
 export type MethodAndPath<M extends HttpMethod = HttpMethod> = `${M} /${string}`;
 
