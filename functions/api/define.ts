@@ -66,8 +66,56 @@ export interface MethodThrottling {
   burstLimit: number;
 }
 
-export function defineEndpoint<const E extends EndpointDefinition>(endpoint: E): E {
-  return endpoint;
+/** An endpoint's method and path template in one string, as the spec writes it: `'GET /dcs/{dc_id}/drivers'`. */
+export type MethodAndPath<M extends HttpMethod = HttpMethod> = `${M} /${string}`;
+
+/** What a group's rows can share: anything but what makes a row itself. */
+type Shared = Partial<Omit<EndpointDefinition, 'operationId' | 'method' | 'path' | 'module' | 'summary'>>;
+
+/**
+ * Every group's rows are an account's (its API key), only read the table, take no parameters and have no
+ * error codes of their own, unless the group says otherwise.
+ */
+const GROUP_DEFAULTS = {
+  auth: 'apiKey',
+  access: { table: 'read' },
+  request: {},
+  errorCodes: [] as number[],
+} as const satisfies Shared;
+
+type GroupShared<S extends Shared> = Omit<typeof GROUP_DEFAULTS, keyof S> & S;
+
+/** What a row of a group states: all that its group does not give, and what it gives where the row differs. */
+type RowOf<G> = Omit<EndpointDefinition, 'method' | 'path' | keyof G> &
+  Partial<Pick<EndpointDefinition, keyof G & keyof EndpointDefinition>>;
+
+/**
+ * The row builder of a group of endpoints. `shared` holds what the group's rows have in common (its tag,
+ * the params of the resource its paths name and the code for when that is missing; an API key and read
+ * access unless it says otherwise); each row gives its method and path, then its own fields. A field the
+ * row states replaces the group's whole (a row's `request` is its whole request).
+ *
+ * ```ts
+ * export const driversEndpoint = endpointGroup({ tag: 'Drivers', request: { params: DriverParams }, errorCodes: [1003] });
+ *
+ * export const getDriver = driversEndpoint('GET /dcs/{dc_id}/drivers/{driver_id}', {
+ *   operationId: 'getDriver',
+ *   module: import.meta.url,
+ *   summary: 'Read a driver',
+ *   responses: { 200: { description: 'the driver', data: DriverData } },
+ * });
+ * ```
+ */
+export function endpointGroup<const S extends Shared>(shared: S) {
+  const group = { ...GROUP_DEFAULTS, ...shared } as GroupShared<S>;
+  return <const M extends HttpMethod, const R extends RowOf<GroupShared<S>>>(
+    methodAndPath: MethodAndPath<M>,
+    row: R,
+  ) => {
+    const [method, path] = methodAndPath.split(' ') as [M, string];
+    return { method, path, ...group, ...row } as { method: M; path: string } & Omit<GroupShared<S>, keyof R> &
+      R;
+  };
 }
 
 /** The same endpoint under another method (the spec accepts PATCH and PUT alike for some updates). */

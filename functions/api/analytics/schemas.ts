@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { DcParams, FULL_PAGES, Id } from '../../models/common';
-import { defineEndpoint } from '../define';
+import { endpointGroup } from '../define';
 
 export const TAG = 'Analytics';
 
@@ -20,24 +20,13 @@ export const AnalyticsRecord = z
  */
 export const ATTEMPT_ANALYTICS_PAGE = FULL_PAGES;
 
-/** Both analytics reads of one finished route; `module` is the slice's row module (`import.meta.url`). */
-export const singleRouteAnalytics = (module: string, kind: 'route' | 'attempts') =>
-  defineEndpoint({
-    operationId: kind === 'route' ? 'getRouteAnalytics' : 'getAttemptAnalytics',
-    method: 'GET',
-    path: `/dcs/{dc_id}/routes/{route_id}/analytics/${kind}`,
-    auth: 'apiKey',
-    module,
-    summary:
-      kind === 'route'
-        ? 'A finished route’s analytics record (404 until it is finished)'
-        : 'A finished route’s attempt analytics, in attempt order (404 until it is finished)',
-    tag: TAG,
-    // Computes and stores analytics a finished route is still missing.
-    access: { table: 'readWrite' },
-    request: { params: RouteParams },
-    responses: {
-      200: { description: 'the analytics', data: z.object({ route_analytics: AnalyticsRecord }) },
-    },
-    errorCodes: [3003, 1003],
-  });
+/** The analytics rows: an API key's and read-only unless the row says otherwise. */
+export const analyticsEndpoint = endpointGroup({ tag: TAG });
+
+/** The analytics of one finished route, which a read computes and stores if it is still missing. */
+export const routeAnalyticsEndpoint = endpointGroup({
+  tag: TAG,
+  access: { table: 'readWrite' },
+  request: { params: RouteParams },
+  errorCodes: [3003, 1003],
+});

@@ -1,3 +1,5 @@
+import { endpointGroup } from '../define';
+
 /** The files `GET /docs/assets/{file}` serves; anything else is 404 (code 1007), so no path reaches the disk. */
 export const DOCS_ASSET_FILES = [
   'swagger-ui-bundle.js',
@@ -8,3 +10,6 @@ export const DOCS_ASSET_FILES = [
 ] as const;
 
 export type DocsAssetFile = (typeof DOCS_ASSET_FILES)[number];
+
+/** The docs rows: anyone's, served as they are (no envelope), reading nothing but the bundle. */
+export const docsEndpoint = endpointGroup({ auth: 'none', tag: 'Docs', access: {}, envelope: false });

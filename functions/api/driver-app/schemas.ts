@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { FULL_PAGES, Id, Location, ReportedTimestamp } from '../../models/common';
 import { quote } from '../../shared/quote';
+import { endpointGroup } from '../define';
 import { InvoiceStatus } from '../routes/invoice-schemas';
 import { Route } from '../routes/schemas';
 import { FailureReason, Waypoint } from '../routes/waypoint-schemas';
@@ -13,6 +14,21 @@ export const RouteParams = z.object({ route_id: Id });
 export const TimestampBody = z.object({ timestamp: ReportedTimestamp }).meta({ id: 'DriverActionTimestamp' });
 
 export const RouteData = z.object({ route: Route });
+
+/** The driver app's rows: a driver token's, read-only and about one of its routes unless the row says otherwise. */
+export const driverAppEndpoint = endpointGroup({
+  auth: 'driverToken',
+  tag: TAG,
+  request: { params: RouteParams },
+});
+
+/** Rows that move one of the driver's routes on at the time the app reports, and answer the route. */
+export const driverRouteStepEndpoint = endpointGroup({
+  auth: 'driverToken',
+  tag: TAG,
+  access: { table: 'readWrite' },
+  request: { params: RouteParams, body: TimestampBody },
+});
 
 /** At most this many items get their own outcome in one attempt (the rest take the attempt's status). */
 export const MAX_ATTEMPT_ITEMS = 500;

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { DcParams, EpochMillis, Id, Location, Name } from '../../models/common';
 import { SECRET_PREFIX } from '../../shared/crypto';
+import { endpointGroup } from '../define';
 
 export const Driver = z
   .object({
@@ -59,3 +60,12 @@ export const UpdateDriverBody = z
 export const DriverData = z.object({ driver: Driver });
 
 export const TAG = 'Drivers';
+
+/** What the rows about one driver share: its params, and 1003 when it is missing. */
+const ONE_DRIVER = { tag: TAG, request: { params: DriverParams }, errorCodes: [1003] };
+
+/** The drivers' rows: about one driver, an API key's and read-only unless the row says otherwise. */
+export const driversEndpoint = endpointGroup(ONE_DRIVER);
+
+/** Rows that change a driver: they also write the table. */
+export const driverChangeEndpoint = endpointGroup({ ...ONE_DRIVER, access: { table: 'readWrite' } });

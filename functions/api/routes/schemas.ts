@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { DcParams, EpochMillis, FULL_PAGES, Id, type PageSize, ReportedTimestamp } from '../../models/common';
-import { defineEndpoint } from '../define';
+import { endpointGroup } from '../define';
 
 export const TAG = 'Routes';
 
@@ -41,21 +41,19 @@ export const RouteData = z.object({ route: Route });
 
 export const IMPORT_FAILURE_CODES = [3005, 3006, 3008, 3009, 3010];
 
-/** A PATCH that changes a route and answers it; `module` is the slice's row module (`import.meta.url`). */
-export const changeRoute = (module: string, operationId: string, path: string, summary: string) =>
-  defineEndpoint({
-    operationId,
-    method: 'PATCH',
-    path: `/dcs/{dc_id}/routes/{route_id}/${path}`,
-    auth: 'apiKey',
-    module,
-    summary,
-    tag: TAG,
-    access: { table: 'readWrite' },
-    request: { params: RouteParams },
-    responses: { 200: { description: 'the route after the change', data: RouteData } },
-    errorCodes: [3003, 3011, 3012],
-  });
+/** What the rows about one route share: its params, and 3003 when it is missing. */
+const ONE_ROUTE = { tag: TAG, request: { params: RouteParams }, errorCodes: [3003] };
+
+/** The routes' rows: about one route, an API key's and read-only unless the row says otherwise. */
+export const routesEndpoint = endpointGroup(ONE_ROUTE);
+
+/** Rows that change a route and answer it, refused for a missing, finished or started route. */
+export const routeChangeEndpoint = endpointGroup({
+  ...ONE_ROUTE,
+  access: { table: 'readWrite' },
+  responses: { 200: { description: 'the route after the change', data: RouteData } },
+  errorCodes: [3003, 3011, 3012],
+});
 
 export const OptionalTimestampBody = z
   .object({

@@ -1,10 +1,20 @@
 import * as z from 'zod';
 import { EpochMillis, Id, MAX_PAGE_ROWS, type PageSize } from '../../models/common';
 import { SUBSCRIBABLE_EVENTS } from '../../models/event-catalog';
+import { endpointGroup } from '../define';
 
 export const TAG = 'Webhooks';
 
 export const WebhookParams = z.object({ id: Id });
+
+/** What the rows about one webhook share: its params, and 1003 when it is missing. */
+const ONE_WEBHOOK = { tag: TAG, request: { params: WebhookParams }, errorCodes: [1003] };
+
+/** The webhooks' rows: about one webhook, an API key's and read-only unless the row says otherwise. */
+export const webhooksEndpoint = endpointGroup(ONE_WEBHOOK);
+
+/** Rows that change a webhook: they also write the table. */
+export const webhookChangeEndpoint = endpointGroup({ ...ONE_WEBHOOK, access: { table: 'readWrite' } });
 
 export const Webhook = z
   .object({
@@ -78,5 +88,5 @@ export const Redelivery = z
   })
   .meta({ id: 'Redelivery' });
 
-/** Each call queues outbound POSTs to a customer's server: not a load generator. */
-export const REDELIVERY_THROTTLING = { rateLimit: 5, burstLimit: 10 };
+/** For the calls that queue outbound POSTs to a customer's server (tests, redeliveries): not a load generator. */
+export const OUTBOUND_THROTTLING = { rateLimit: 5, burstLimit: 10 };

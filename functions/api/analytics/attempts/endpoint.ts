@@ -1,15 +1,19 @@
 import * as z from 'zod';
 import { NextToken, pagedQuery } from '../../../models/common';
-import { defineEndpoint } from '../../define';
-import { AnalyticsRecord, ATTEMPT_ANALYTICS_PAGE, RouteParams, singleRouteAnalytics } from '../schemas';
+import { AnalyticsRecord, ATTEMPT_ANALYTICS_PAGE, RouteParams, routeAnalyticsEndpoint } from '../schemas';
 
-export const getAttemptAnalytics = defineEndpoint({
-  ...singleRouteAnalytics(import.meta.url, 'attempts'),
-  request: { params: RouteParams, query: pagedQuery(ATTEMPT_ANALYTICS_PAGE) },
-  responses: {
-    200: {
-      description: 'the analytics',
-      data: z.object({ attempt_analytics: z.array(AnalyticsRecord), next_token: NextToken }),
+export const getAttemptAnalytics = routeAnalyticsEndpoint(
+  'GET /dcs/{dc_id}/routes/{route_id}/analytics/attempts',
+  {
+    operationId: 'getAttemptAnalytics',
+    module: import.meta.url,
+    summary: 'A finished route’s attempt analytics, in attempt order (404 until it is finished)',
+    request: { params: RouteParams, query: pagedQuery(ATTEMPT_ANALYTICS_PAGE) },
+    responses: {
+      200: {
+        description: 'the analytics',
+        data: z.object({ attempt_analytics: z.array(AnalyticsRecord), next_token: NextToken }),
+      },
     },
   },
-});
+);

@@ -1,17 +1,11 @@
 import * as z from 'zod';
-import { defineEndpoint } from '../../define';
-import { ColumnDefinitions, TAG } from '../schemas';
+import { analyticsEndpoint, ColumnDefinitions } from '../schemas';
 
-export const getColumnDefinitions = defineEndpoint({
+export const getColumnDefinitions = analyticsEndpoint('GET /analytics/column-definitions', {
   operationId: 'getColumnDefinitions',
-  method: 'GET',
-  path: '/analytics/column-definitions',
-  auth: 'apiKey',
   module: import.meta.url,
   summary: 'What every column of the route and attempt analytics means',
-  tag: TAG,
   access: {},
-  request: {},
   responses: {
     200: {
       description: 'both maps',
@@ -21,5 +15,4 @@ export const getColumnDefinitions = defineEndpoint({
       }),
     },
   },
-  errorCodes: [],
 });

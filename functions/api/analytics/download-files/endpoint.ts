@@ -1,42 +1,40 @@
 import * as z from 'zod';
 import { EpochMillis, SafeText } from '../../../models/common';
 import { ANALYTICS_FILES_PREFIX } from '../../../shared/resources';
-import { defineEndpoint } from '../../define';
-import { TAG } from '../schemas';
+import { analyticsEndpoint } from '../schemas';
 
-export const getAnalyticsDownloadFiles = defineEndpoint({
-  operationId: 'getAnalyticsDownloadFiles',
-  method: 'GET',
-  path: '/analytics/download-requests/{download_request_txid}/files',
-  auth: 'apiKey',
-  module: import.meta.url,
-  summary: 'The files of a download request: 202 while they are generated, then links valid for an hour',
-  tag: TAG,
-  // Only presigns GETs of the export's files; it reads no object itself.
-  access: { table: 'read', signLinks: { access: 'read', keyPrefix: ANALYTICS_FILES_PREFIX } },
-  // Any text of up to 256 characters: a txid this service never issued is 6000 (the spec's only code here),
-  // not a format error; longer ones, or ones with characters no text may have, are 1006 like any parameter.
-  request: { params: z.object({ download_request_txid: SafeText({ min: 1, max: 256 }) }) },
-  responses: {
-    200: {
-      description: 'the files',
-      data: z.object({
-        download_request_files: z.array(
-          z
-            .object({
-              file_type: z.literal('CSV'),
-              download_link: z.string(),
-              expiration_timestamp: EpochMillis,
-              download_type: z.enum(['ROUTE_ANALYTICS', 'ATTEMPT_ANALYTICS']),
-            })
-            .meta({ id: 'DownloadFile' }),
-        ),
-      }),
+export const getAnalyticsDownloadFiles = analyticsEndpoint(
+  'GET /analytics/download-requests/{download_request_txid}/files',
+  {
+    operationId: 'getAnalyticsDownloadFiles',
+    module: import.meta.url,
+    summary: 'The files of a download request: 202 while they are generated, then links valid for an hour',
+    // Only presigns GETs of the export's files; it reads no object itself.
+    access: { table: 'read', signLinks: { access: 'read', keyPrefix: ANALYTICS_FILES_PREFIX } },
+    // Any text of up to 256 characters: a txid this service never issued is 6000 (the spec's only code here),
+    // not a format error; longer ones, or ones with characters no text may have, are 1006 like any parameter.
+    request: { params: z.object({ download_request_txid: SafeText({ min: 1, max: 256 }) }) },
+    responses: {
+      200: {
+        description: 'the files',
+        data: z.object({
+          download_request_files: z.array(
+            z
+              .object({
+                file_type: z.literal('CSV'),
+                download_link: z.string(),
+                expiration_timestamp: EpochMillis,
+                download_type: z.enum(['ROUTE_ANALYTICS', 'ATTEMPT_ANALYTICS']),
+              })
+              .meta({ id: 'DownloadFile' }),
+          ),
+        }),
+      },
+      202: {
+        description: 'still being generated; poll again',
+        data: z.object({ download_request_txid: z.string() }),
+      },
     },
-    202: {
-      description: 'still being generated; poll again',
-      data: z.object({ download_request_txid: z.string() }),
-    },
+    errorCodes: [6000],
   },
-  errorCodes: [6000],
-});
+);

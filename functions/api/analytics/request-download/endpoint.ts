@@ -1,16 +1,11 @@
 import * as z from 'zod';
 import { Id, Label } from '../../../models/common';
-import { defineEndpoint } from '../../define';
-import { TAG } from '../schemas';
+import { analyticsEndpoint } from '../schemas';
 
-export const requestAnalyticsDownload = defineEndpoint({
+export const requestAnalyticsDownload = analyticsEndpoint('POST /analytics/download-requests', {
   operationId: 'requestAnalyticsDownload',
-  method: 'POST',
-  path: '/analytics/download-requests',
-  auth: 'apiKey',
   module: import.meta.url,
   summary: 'Request CSV files of route and/or attempt analytics for DCs and DC-local dates',
-  tag: TAG,
   access: { table: 'readWrite', sendTo: ['analytics'] },
   // Each request can read millions of rows; the export worker runs two at a time.
   throttling: { rateLimit: 2, burstLimit: 10 },

@@ -1,16 +1,10 @@
 import * as z from 'zod';
-import { defineEndpoint } from '../../define';
-import { DOCS_ASSET_FILES } from '../schemas';
+import { DOCS_ASSET_FILES, docsEndpoint } from '../schemas';
 
-export const getDocsAsset = defineEndpoint({
+export const getDocsAsset = docsEndpoint('GET /docs/assets/{file}', {
   operationId: 'getDocsAsset',
-  method: 'GET',
-  path: '/docs/assets/{file}',
-  auth: 'none',
   module: import.meta.url,
   summary: 'A script, style sheet or license text of the API reference page (no envelope, no auth)',
-  tag: 'Docs',
-  access: {},
   request: { params: z.object({ file: z.enum(DOCS_ASSET_FILES) }) },
   responses: {
     200: {
@@ -20,7 +14,6 @@ export const getDocsAsset = defineEndpoint({
     },
   },
   errorCodes: [1007],
-  envelope: false,
   // Swagger UI's files are read from swagger-ui-dist at run time, not bundled into the handler's code.
   bundledFiles: [
     'swagger-ui-dist/package.json',

@@ -1,17 +1,9 @@
 import * as z from 'zod';
-import { defineEndpoint } from '../../define';
+import { docsEndpoint } from '../schemas';
 
-export const getOpenApiDocument = defineEndpoint({
+export const getOpenApiDocument = docsEndpoint('GET /openapi.json', {
   operationId: 'getOpenApiDocument',
-  method: 'GET',
-  path: '/openapi.json',
-  auth: 'none',
   module: import.meta.url,
   summary: 'This OpenAPI 3.1 document (no envelope, no auth)',
-  tag: 'Docs',
-  access: {},
-  request: {},
   responses: { 200: { description: 'the OpenAPI document', data: z.record(z.string(), z.unknown()) } },
-  errorCodes: [],
-  envelope: false,
 });

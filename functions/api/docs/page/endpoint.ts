@@ -1,16 +1,10 @@
 import * as z from 'zod';
-import { defineEndpoint } from '../../define';
+import { docsEndpoint } from '../schemas';
 
-export const getDocsPage = defineEndpoint({
+export const getDocsPage = docsEndpoint('GET /docs', {
   operationId: 'getDocsPage',
-  method: 'GET',
-  path: '/docs',
-  auth: 'none',
   module: import.meta.url,
   summary: 'The API reference: an HTML page rendering /openapi.json with Swagger UI (no envelope, no auth)',
-  tag: 'Docs',
-  access: {},
-  request: {},
   responses: {
     200: {
       description:
@@ -19,6 +13,4 @@ export const getDocsPage = defineEndpoint({
       contentTypes: ['text/html'],
     },
   },
-  errorCodes: [],
-  envelope: false,
 });

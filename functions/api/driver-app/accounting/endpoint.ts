@@ -1,17 +1,12 @@
 import * as z from 'zod';
 import { Id, Label } from '../../../models/common';
-import { defineEndpoint } from '../../define';
 import { AccountingRecord } from '../../routes/accounting-schemas';
-import { RouteParams, TAG } from '../schemas';
+import { driverAppEndpoint, RouteParams } from '../schemas';
 
-export const addDriverAccountingRecord = defineEndpoint({
+export const addDriverAccountingRecord = driverAppEndpoint('POST /driver/routes/{route_id}/accounting', {
   operationId: 'addDriverAccountingRecord',
-  method: 'POST',
-  path: '/driver/routes/{route_id}/accounting',
-  auth: 'driverToken',
   module: import.meta.url,
   summary: 'Record cash received on one of the driver’s routes',
-  tag: TAG,
   access: { table: 'readWrite' },
   request: {
     params: RouteParams,

@@ -1,24 +1,22 @@
 import * as z from 'zod';
 import { Id } from '../../../models/common';
-import { defineEndpoint } from '../../define';
 import { Attempt } from '../../routes/waypoint-schemas';
-import { AttemptBody, RouteParams, TAG } from '../schemas';
+import { AttemptBody, driverAppEndpoint, RouteParams } from '../schemas';
 
-export const recordDriverAttempt = defineEndpoint({
-  operationId: 'recordDriverAttempt',
-  method: 'POST',
-  path: '/driver/routes/{route_id}/waypoints/{waypoint_id}/attempts',
-  auth: 'driverToken',
-  module: import.meta.url,
-  summary: 'Record a visit of a waypoint with its items’ outcomes; WAYPOINT_STATUS_CHANGED, then new ETAs',
-  tag: TAG,
-  access: { table: 'readWrite' },
-  request: { params: RouteParams.extend({ waypoint_id: Id }), body: AttemptBody },
-  responses: {
-    200: {
-      description: 'the attempt as recorded (the first one, for a repeated id)',
-      data: z.object({ attempt: Attempt }),
+export const recordDriverAttempt = driverAppEndpoint(
+  'POST /driver/routes/{route_id}/waypoints/{waypoint_id}/attempts',
+  {
+    operationId: 'recordDriverAttempt',
+    module: import.meta.url,
+    summary: 'Record a visit of a waypoint with its items’ outcomes; WAYPOINT_STATUS_CHANGED, then new ETAs',
+    access: { table: 'readWrite' },
+    request: { params: RouteParams.extend({ waypoint_id: Id }), body: AttemptBody },
+    responses: {
+      200: {
+        description: 'the attempt as recorded (the first one, for a repeated id)',
+        data: z.object({ attempt: Attempt }),
+      },
     },
+    errorCodes: [3003, 3011, 3012, 3013],
   },
-  errorCodes: [3003, 3011, 3012, 3013],
-});
+);

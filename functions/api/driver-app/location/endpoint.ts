@@ -1,22 +1,16 @@
 import * as z from 'zod';
 import { EmptyData, Location, ReportedTimestamp } from '../../../models/common';
-import { defineEndpoint } from '../../define';
-import { TAG } from '../schemas';
+import { driverAppEndpoint } from '../schemas';
 
-export const reportDriverLocation = defineEndpoint({
+export const reportDriverLocation = driverAppEndpoint('POST /driver/location', {
   operationId: 'reportDriverLocation',
-  method: 'POST',
-  path: '/driver/location',
-  auth: 'driverToken',
   module: import.meta.url,
   // The location write is conditional on the driver item holding the caller's token (see driver-auth).
   driverTokenVerifiedBy: 'write',
   summary: 'Report where the driver is (kept as latest unless a newer one is stored; traced for analytics)',
-  tag: TAG,
   access: { table: 'readWrite' },
   request: {
     body: z.object({ timestamp: ReportedTimestamp, location: Location }).meta({ id: 'LocationPing' }),
   },
   responses: { 200: { description: 'recorded', data: EmptyData } },
-  errorCodes: [],
 });

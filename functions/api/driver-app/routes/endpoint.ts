@@ -1,20 +1,14 @@
 import * as z from 'zod';
 import { NextToken, PAGE_BYTES_NOTE, pagedQuery } from '../../../models/common';
-import { defineEndpoint } from '../../define';
-import { DRIVER_ROUTE_WAYPOINTS_PAGE, DriverRoute, TAG } from '../schemas';
+import { DRIVER_ROUTE_WAYPOINTS_PAGE, DriverRoute, driverAppEndpoint } from '../schemas';
 
-export const listDriverRoutes = defineEndpoint({
+export const listDriverRoutes = driverAppEndpoint('GET /driver/routes', {
   operationId: 'listDriverRoutes',
-  method: 'GET',
-  path: '/driver/routes',
-  auth: 'driverToken',
   module: import.meta.url,
   summary: 'The driver’s active and started routes in full, by planned start, a page of waypoints at a time',
   description:
     '`limit` counts waypoints (each with its invoices and items). A route cut by a page boundary continues on the next page under the same route id, holding the waypoints that follow. A `next_token` stops working when its route leaves the list (finished or reassigned): start again without one. ' +
     PAGE_BYTES_NOTE,
-  tag: TAG,
-  access: { table: 'read' },
   request: { query: pagedQuery(DRIVER_ROUTE_WAYPOINTS_PAGE) },
   responses: {
     200: {
@@ -22,5 +16,4 @@ export const listDriverRoutes = defineEndpoint({
       data: z.object({ routes: z.array(DriverRoute), next_token: NextToken }),
     },
   },
-  errorCodes: [],
 });

@@ -1,8 +1,9 @@
 import { deleteDriver } from '../../../domain/drivers';
 import { httpHandler } from '../../http-handler';
+import { driverRef } from '../../refs';
 import { deleteDriver as endpoint } from './endpoint';
 
 export const handler = httpHandler(endpoint, async ({ params, caller }) => {
-  await deleteDriver({ accountId: caller.accountId, dcId: params.dc_id, driverId: params.driver_id });
+  await deleteDriver(driverRef(caller, params));
   return {};
 });

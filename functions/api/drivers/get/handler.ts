@@ -1,13 +1,10 @@
 import { requireDriver } from '../../../domain/drivers';
 import { httpHandler } from '../../http-handler';
+import { driverRef } from '../../refs';
 import { driverView } from '../views';
 import { getDriver as endpoint } from './endpoint';
 
 export const handler = httpHandler(endpoint, async ({ params, caller }) => {
-  const driver = await requireDriver({
-    accountId: caller.accountId,
-    dcId: params.dc_id,
-    driverId: params.driver_id,
-  });
+  const driver = await requireDriver(driverRef(caller, params));
   return { driver: driverView(driver) };
 });

@@ -1,17 +1,11 @@
 import * as z from 'zod';
 import { DcParams, NextToken, PaginationQuery } from '../../../models/common';
-import { defineEndpoint } from '../../define';
-import { Driver, TAG } from '../schemas';
+import { Driver, driversEndpoint } from '../schemas';
 
-export const listDrivers = defineEndpoint({
+export const listDrivers = driversEndpoint('GET /dcs/{dc_id}/drivers', {
   operationId: 'listDrivers',
-  method: 'GET',
-  path: '/dcs/{dc_id}/drivers',
-  auth: 'apiKey',
   module: import.meta.url,
   summary: 'List the drivers of a DC',
-  tag: TAG,
-  access: { table: 'read' },
   request: { params: DcParams, query: PaginationQuery },
   responses: {
     200: {

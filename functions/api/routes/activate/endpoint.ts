@@ -1,13 +1,11 @@
 import { alsoAs } from '../../define';
-import { changeRoute } from '../schemas';
+import { routeChangeEndpoint } from '../schemas';
 
-export const activateRoute = changeRoute(
-  import.meta.url,
-  'activateRoute',
-  'activate',
-
-  'Activate a route (it shows among its driver’s active routes)',
-);
+export const activateRoute = routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{route_id}/activate', {
+  operationId: 'activateRoute',
+  module: import.meta.url,
+  summary: 'Activate a route (it shows among its driver’s active routes)',
+});
 
 /** The same endpoint under PUT (one Lambda). */
 export const activateRoutePut = alsoAs(activateRoute, 'PUT');

@@ -1,16 +1,12 @@
 import * as z from 'zod';
 import { Id } from '../../../models/common';
-import { alsoAs, defineEndpoint } from '../../define';
-import { changeRoute, RouteParams } from '../schemas';
+import { alsoAs } from '../../define';
+import { RouteParams, routeChangeEndpoint } from '../schemas';
 
-export const assignDriver = defineEndpoint({
-  ...changeRoute(
-    import.meta.url,
-    'assignDriver',
-    'driver-assignment',
-
-    'Assign a driver of the DC to a route that has not started',
-  ),
+export const assignDriver = routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{route_id}/driver-assignment', {
+  operationId: 'assignDriver',
+  module: import.meta.url,
+  summary: 'Assign a driver of the DC to a route that has not started',
   request: { params: RouteParams, body: z.object({ driver_id: Id }).meta({ id: 'DriverAssignment' }) },
   errorCodes: [3003, 3010, 3011, 3012],
 });

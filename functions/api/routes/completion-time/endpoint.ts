@@ -1,19 +1,12 @@
 import * as z from 'zod';
 import { EpochMillis } from '../../../models/common';
-import { defineEndpoint } from '../../define';
-import { RouteParams, TAG } from '../schemas';
+import { routesEndpoint } from '../schemas';
 
-export const getCompletionTime = defineEndpoint({
+export const getCompletionTime = routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}/completion-time', {
   operationId: 'getCompletionTime',
-  method: 'GET',
-  path: '/dcs/{dc_id}/routes/{route_id}/completion-time',
-  auth: 'apiKey',
   module: import.meta.url,
   summary:
     'When the route ends: ESTIMATED from the latest ETAs, ACTUAL once the last waypoint is done, FINALIZED once finished',
-  tag: TAG,
-  access: { table: 'read' },
-  request: { params: RouteParams },
   responses: {
     200: {
       description: 'the completion time',
@@ -22,5 +15,4 @@ export const getCompletionTime = defineEndpoint({
         .meta({ id: 'CompletionTime' }),
     },
   },
-  errorCodes: [3003],
 });

@@ -1,7 +1,8 @@
 import { completionTime } from '../../../domain/route-reports';
 import { httpHandler } from '../../http-handler';
+import { routeRef } from '../../refs';
 import { getCompletionTime as endpoint } from './endpoint';
 
 export const handler = httpHandler(endpoint, async ({ params, caller }) =>
-  completionTime({ accountId: caller.accountId, dcId: params.dc_id, routeId: params.route_id }),
+  completionTime(routeRef(caller, params)),
 );

@@ -1,18 +1,12 @@
 import * as z from 'zod';
-import { defineEndpoint } from '../../define';
-import { RouteParams, TAG } from '../schemas';
+import { routesEndpoint } from '../schemas';
 
-export const deleteRoute = defineEndpoint({
+export const deleteRoute = routesEndpoint('DELETE /dcs/{dc_id}/routes/{route_id}', {
   operationId: 'deleteRoute',
-  method: 'DELETE',
-  path: '/dcs/{dc_id}/routes/{route_id}',
-  auth: 'apiKey',
   module: import.meta.url,
   summary:
     'Delete a route that has not started (or has finished): it is gone at once; its rows are removed asynchronously, then its ids can be imported again',
-  tag: TAG,
   access: { table: 'readWrite', sendTo: ['deletions'] },
-  request: { params: RouteParams },
   responses: {
     200: {
       description: 'deleted: the route answers 404 from now on; its rows and ids are freed shortly after',

@@ -1,8 +1,9 @@
 import { deleteRoute } from '../../../domain/routes';
 import { httpHandler } from '../../http-handler';
+import { routeRef } from '../../refs';
 import { deleteRoute as endpoint } from './endpoint';
 
 export const handler = httpHandler(endpoint, async ({ params, caller }) => {
-  await deleteRoute({ accountId: caller.accountId, dcId: params.dc_id, routeId: params.route_id });
+  await deleteRoute(routeRef(caller, params));
   return {};
 });

@@ -1,17 +1,11 @@
 import * as z from 'zod';
 import { CalendarDate, DcParams, NextToken, pagedQuery } from '../../../models/common';
-import { defineEndpoint } from '../../define';
-import { ROUTE_PAGE_SIZES, Route, TAG } from '../schemas';
+import { ROUTE_PAGE_SIZES, Route, routesEndpoint } from '../schemas';
 
-export const findRoutesByDate = defineEndpoint({
+export const findRoutesByDate = routesEndpoint('GET /dcs/{dc_id}/routes/find_by_date/{date}', {
   operationId: 'findRoutesByDate',
-  method: 'GET',
-  path: '/dcs/{dc_id}/routes/find_by_date/{date}',
-  auth: 'apiKey',
   module: import.meta.url,
   summary: 'Routes whose start_time falls on a date of the DC’s time zone, by start time',
-  tag: TAG,
-  access: { table: 'read' },
   request: {
     params: DcParams.extend({
       date: CalendarDate.meta({ description: 'YYYY-MM-DD in the DC’s time zone' }),

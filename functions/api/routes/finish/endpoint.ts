@@ -1,14 +1,10 @@
-import { alsoAs, defineEndpoint } from '../../define';
-import { changeRoute, OptionalTimestampBody, RouteParams } from '../schemas';
+import { alsoAs } from '../../define';
+import { OptionalTimestampBody, RouteParams, routeChangeEndpoint } from '../schemas';
 
-export const finishRoute = defineEndpoint({
-  ...changeRoute(
-    import.meta.url,
-    'finishRoute',
-    'finish',
-
-    'Finish an active or started route; ROUTE_FINISHED',
-  ),
+export const finishRoute = routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{route_id}/finish', {
+  operationId: 'finishRoute',
+  module: import.meta.url,
+  summary: 'Finish an active or started route; ROUTE_FINISHED',
   request: { params: RouteParams, body: OptionalTimestampBody },
 });
 

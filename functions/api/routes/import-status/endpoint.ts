@@ -1,17 +1,11 @@
 import * as z from 'zod';
 import { DcParams, Id } from '../../../models/common';
-import { defineEndpoint } from '../../define';
-import { IMPORT_FAILURE_CODES, TAG } from '../schemas';
+import { IMPORT_FAILURE_CODES, routesEndpoint } from '../schemas';
 
-export const getImportStatus = defineEndpoint({
+export const getImportStatus = routesEndpoint('GET /dcs/{dc_id}/routes/import-status/{txid}', {
   operationId: 'getImportStatus',
-  method: 'GET',
-  path: '/dcs/{dc_id}/routes/import-status/{txid}',
-  auth: 'apiKey',
   module: import.meta.url,
   summary: 'Poll a route import: 202 while pending, 200 once imported, 400 with the code it failed with',
-  tag: TAG,
-  access: { table: 'read' },
   request: { params: DcParams.extend({ txid: Id }) },
   responses: {
     200: {

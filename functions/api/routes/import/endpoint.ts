@@ -1,17 +1,12 @@
 import * as z from 'zod';
 import { DcParams } from '../../../models/common';
 import { ImportRouteBody } from '../../../models/import-model';
-import { defineEndpoint } from '../../define';
-import { IMPORT_FAILURE_CODES, TAG } from '../schemas';
+import { IMPORT_FAILURE_CODES, routesEndpoint } from '../schemas';
 
-export const importRoute = defineEndpoint({
+export const importRoute = routesEndpoint('POST /dcs/{dc_id}/invoiced-routes', {
   operationId: 'importRoute',
-  method: 'POST',
-  path: '/dcs/{dc_id}/invoiced-routes',
-  auth: 'apiKey',
   module: import.meta.url,
   summary: 'Import an invoiced route (asynchronous: poll the import status with the txid)',
-  tag: TAG,
   access: { table: 'readWrite', bucket: 'write', sendTo: ['imports'] },
   // An import writes up to ~100,000 items; the import worker takes five at a time.
   throttling: { rateLimit: 10, burstLimit: 20 },

@@ -1,22 +1,16 @@
 import * as z from 'zod';
 import { NextToken, PAGE_BYTES_NOTE, pagedQuery } from '../../../models/common';
-import { defineEndpoint } from '../../define';
 import { InvoiceStatus } from '../invoice-schemas';
-import { ROUTE_PAGE_SIZES, RouteParams, TAG } from '../schemas';
+import { ROUTE_PAGE_SIZES, RouteParams, routesEndpoint } from '../schemas';
 
-export const getInvoiceStatus = defineEndpoint({
+export const getInvoiceStatus = routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}/invoices', {
   operationId: 'getInvoiceStatus',
-  method: 'GET',
-  path: '/dcs/{dc_id}/routes/{route_id}/invoices',
-  auth: 'apiKey',
   module: import.meta.url,
   summary:
     'Per-item status of every invoice of a route, in import order, a page of invoice and item rows at a time',
   description:
     '`limit` counts rows: each invoice and each item is one. An invoice cut by a page boundary continues on the next page under the same invoice id (with its payment method and name attributes again), holding the items that follow. ' +
     PAGE_BYTES_NOTE,
-  tag: TAG,
-  access: { table: 'read' },
   request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.invoiceRows) },
   responses: {
     200: {
@@ -24,5 +18,4 @@ export const getInvoiceStatus = defineEndpoint({
       data: z.object({ invoices: z.array(InvoiceStatus), next_token: NextToken }),
     },
   },
-  errorCodes: [3003],
 });

@@ -1,14 +1,10 @@
-import { alsoAs, defineEndpoint } from '../../define';
-import { changeRoute, OptionalTimestampBody, RouteParams } from '../schemas';
+import { alsoAs } from '../../define';
+import { OptionalTimestampBody, RouteParams, routeChangeEndpoint } from '../schemas';
 
-export const startRoute = defineEndpoint({
-  ...changeRoute(
-    import.meta.url,
-    'startRoute',
-    'start',
-
-    'Start an active route that has a driver (as its driver would); ROUTE_STARTED',
-  ),
+export const startRoute = routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{route_id}/start', {
+  operationId: 'startRoute',
+  module: import.meta.url,
+  summary: 'Start an active route that has a driver (as its driver would); ROUTE_STARTED',
   request: { params: RouteParams, body: OptionalTimestampBody },
   errorCodes: [3003, 3010, 3011, 3012],
 });

@@ -1,13 +1,11 @@
 import { startRoute } from '../../../domain/route-lifecycle';
 import { httpHandler } from '../../http-handler';
+import { routeRef } from '../../refs';
 import { routeView } from '../views';
 import { startRoute as endpoint } from './endpoint';
 
 /** Serves both PATCH and PUT (one Lambda). */
 export const handler = httpHandler(endpoint, async ({ params, body, caller }) => {
-  const route = await startRoute(
-    { accountId: caller.accountId, dcId: params.dc_id, routeId: params.route_id },
-    body?.timestamp ?? Date.now(),
-  );
+  const route = await startRoute(routeRef(caller, params), body?.timestamp ?? Date.now());
   return { route: routeView(route) };
 });

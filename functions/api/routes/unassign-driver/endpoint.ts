@@ -1,13 +1,7 @@
-import { defineEndpoint } from '../../define';
-import { changeRoute } from '../schemas';
+import { routeChangeEndpoint } from '../schemas';
 
-export const unassignDriver = defineEndpoint({
-  ...changeRoute(
-    import.meta.url,
-    'unassignDriver',
-    'driver-assignment',
-
-    'Remove the driver from a route that has not started',
-  ),
-  method: 'DELETE',
+export const unassignDriver = routeChangeEndpoint('DELETE /dcs/{dc_id}/routes/{route_id}/driver-assignment', {
+  operationId: 'unassignDriver',
+  module: import.meta.url,
+  summary: 'Remove the driver from a route that has not started',
 });

@@ -1,18 +1,13 @@
 import * as z from 'zod';
 import { DcParams, EpochMillis } from '../../../models/common';
 import { IMPORT_UPLOADS_PREFIX } from '../../../shared/resources';
-import { defineEndpoint } from '../../define';
-import { TAG } from '../schemas';
+import { routesEndpoint } from '../schemas';
 
-export const createImportUpload = defineEndpoint({
+export const createImportUpload = routesEndpoint('POST /dcs/{dc_id}/invoiced-routes/uploads', {
   operationId: 'createImportUpload',
-  method: 'POST',
-  path: '/dcs/{dc_id}/invoiced-routes/uploads',
-  auth: 'apiKey',
   module: import.meta.url,
   summary:
     'Import a route too large for a request body (up to 100 MB): PUT the same {route} JSON to upload_url, then poll the import status with the txid',
-  tag: TAG,
   // Only presigns PUTs of upload keys; the object's arrival queues the import (S3 event notification).
   access: { table: 'readWrite', signLinks: { access: 'write', keyPrefix: IMPORT_UPLOADS_PREFIX } },
   throttling: { rateLimit: 10, burstLimit: 20 },

@@ -1,17 +1,12 @@
 import * as z from 'zod';
 import { Id, Label, SafeText } from '../../../models/common';
 import { SUBSCRIBABLE_EVENTS } from '../../../models/event-catalog';
-import { defineEndpoint } from '../../define';
-import { CreatedWebhook, TAG } from '../schemas';
+import { CreatedWebhook, webhookChangeEndpoint } from '../schemas';
 
-export const createWebhook = defineEndpoint({
+export const createWebhook = webhookChangeEndpoint('POST /webhooks', {
   operationId: 'createWebhook',
-  method: 'POST',
-  path: '/webhooks',
-  auth: 'apiKey',
   module: import.meta.url,
   summary: 'Register a URL for events of some DCs; the answer carries the signing secret, once',
-  tag: TAG,
   access: { table: 'readWrite', webhookSecrets: 'encrypt' },
   request: {
     body: z

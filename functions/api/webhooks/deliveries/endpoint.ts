@@ -1,17 +1,11 @@
 import * as z from 'zod';
 import { NextToken, pagedQuery } from '../../../models/common';
-import { defineEndpoint } from '../../define';
-import { DELIVERY_ATTEMPTS_PAGE, DeliveryAttempt, TAG, WebhookParams } from '../schemas';
+import { DELIVERY_ATTEMPTS_PAGE, DeliveryAttempt, WebhookParams, webhooksEndpoint } from '../schemas';
 
-export const listWebhookDeliveries = defineEndpoint({
+export const listWebhookDeliveries = webhooksEndpoint('GET /webhooks/{id}/deliveries', {
   operationId: 'listWebhookDeliveries',
-  method: 'GET',
-  path: '/webhooks/{id}/deliveries',
-  auth: 'apiKey',
   module: import.meta.url,
   summary: 'The delivery attempts of a webhook (kept 30 days), newest first',
-  tag: TAG,
-  access: { table: 'read' },
   request: { params: WebhookParams, query: pagedQuery(DELIVERY_ATTEMPTS_PAGE) },
   responses: {
     200: {
@@ -19,5 +13,4 @@ export const listWebhookDeliveries = defineEndpoint({
       data: z.object({ deliveries: z.array(DeliveryAttempt), next_token: NextToken }),
     },
   },
-  errorCodes: [1003],
 });

@@ -1,20 +1,15 @@
 import * as z from 'zod';
 import { EpochMillis, NextToken } from '../../../models/common';
 import { MAX_DELIVERIES_EXAMINED_PER_CALL, MAX_REDELIVERIES_PER_CALL } from '../../../shared/limits';
-import { defineEndpoint } from '../../define';
-import { REDELIVERY_THROTTLING, Redelivery, TAG, WebhookParams } from '../schemas';
+import { OUTBOUND_THROTTLING, Redelivery, WebhookParams, webhookChangeEndpoint } from '../schemas';
 
-export const redeliverFailedWebhookDeliveries = defineEndpoint({
+export const redeliverFailedWebhookDeliveries = webhookChangeEndpoint('POST /webhooks/{id}/redeliver', {
   operationId: 'redeliverFailedWebhookDeliveries',
-  method: 'POST',
-  path: '/webhooks/{id}/redeliver',
-  auth: 'apiKey',
   module: import.meta.url,
   summary: 'Send again every failed delivery whose first attempt was in a time window',
   description: `Oldest first, at most \`limit\` (up to ${MAX_REDELIVERIES_PER_CALL}) deliveries a call, and at most ${MAX_DELIVERIES_EXAMINED_PER_CALL} deliveries of the window read: \`next_token\` is present while the window may hold more; send the same body with it. A delivery whose redelivery is pending or succeeded is not queued again, so repeating a call sends nothing twice; one whose redelivery failed is.`,
-  tag: TAG,
   access: { table: 'readWrite', sendTo: ['deliveries'] },
-  throttling: REDELIVERY_THROTTLING,
+  throttling: OUTBOUND_THROTTLING,
   request: {
     params: WebhookParams,
     body: z

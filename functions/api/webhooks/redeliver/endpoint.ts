@@ -1,19 +1,17 @@
-import { defineEndpoint } from '../../define';
-import { DeliveryParams, REDELIVERY_THROTTLING, Redelivery, TAG } from '../schemas';
+import { DeliveryParams, OUTBOUND_THROTTLING, Redelivery, webhookChangeEndpoint } from '../schemas';
 
-export const redeliverWebhookDelivery = defineEndpoint({
-  operationId: 'redeliverWebhookDelivery',
-  method: 'POST',
-  path: '/webhooks/{id}/deliveries/{delivery_id}/redeliver',
-  auth: 'apiKey',
-  module: import.meta.url,
-  summary: 'Send a past delivery again: the same event (same body and webhook-id), signed afresh',
-  description:
-    'The redelivery is a new delivery, retried on the schedule; the log shows its attempts with `redelivery_of`. A redelivery of a redelivery sends its original again. While a redelivery of the delivery is still pending, the call answers that one and sends nothing more.',
-  tag: TAG,
-  access: { table: 'readWrite', sendTo: ['deliveries'] },
-  throttling: REDELIVERY_THROTTLING,
-  request: { params: DeliveryParams },
-  responses: { 202: { description: 'queued', data: Redelivery } },
-  errorCodes: [1003, 4010, 4011],
-});
+export const redeliverWebhookDelivery = webhookChangeEndpoint(
+  'POST /webhooks/{id}/deliveries/{delivery_id}/redeliver',
+  {
+    operationId: 'redeliverWebhookDelivery',
+    module: import.meta.url,
+    summary: 'Send a past delivery again: the same event (same body and webhook-id), signed afresh',
+    description:
+      'The redelivery is a new delivery, retried on the schedule; the log shows its attempts with `redelivery_of`. A redelivery of a redelivery sends its original again. While a redelivery of the delivery is still pending, the call answers that one and sends nothing more.',
+    access: { table: 'readWrite', sendTo: ['deliveries'] },
+    throttling: OUTBOUND_THROTTLING,
+    request: { params: DeliveryParams },
+    responses: { 202: { description: 'queued', data: Redelivery } },
+    errorCodes: [1003, 4010, 4011],
+  },
+);

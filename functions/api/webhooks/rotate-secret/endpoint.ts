@@ -1,24 +1,19 @@
 import * as z from 'zod';
 import { EpochMillis } from '../../../models/common';
-import { defineEndpoint } from '../../define';
 import {
   DEFAULT_PREVIOUS_SECRET_SECONDS,
   MAX_PREVIOUS_SECRET_SECONDS,
   SECRET_DESCRIPTION,
-  TAG,
   WebhookParams,
+  webhookChangeEndpoint,
 } from '../schemas';
 
-export const rotateWebhookSecret = defineEndpoint({
+export const rotateWebhookSecret = webhookChangeEndpoint('POST /webhooks/{id}/rotate-secret', {
   operationId: 'rotateWebhookSecret',
-  method: 'POST',
-  path: '/webhooks/{id}/rotate-secret',
-  auth: 'apiKey',
   module: import.meta.url,
   summary: 'Replace the signing secret; the previous one goes on signing deliveries for a grace period',
   description:
     'Until `previous_secret_expires_at` every delivery carries a signature for each secret (space-separated in `webhook-signature`), so receivers can switch to the new secret at any time of it; then only the new one signs. Rotating again replaces the previous secret with the current one.',
-  tag: TAG,
   access: { table: 'readWrite', webhookSecrets: 'encrypt' },
   request: {
     params: WebhookParams,
@@ -50,5 +45,4 @@ export const rotateWebhookSecret = defineEndpoint({
       }),
     },
   },
-  errorCodes: [1003],
 });

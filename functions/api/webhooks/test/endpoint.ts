@@ -1,19 +1,11 @@
 import * as z from 'zod';
-import { defineEndpoint } from '../../define';
-import { TAG, WebhookParams } from '../schemas';
+import { OUTBOUND_THROTTLING, webhooksEndpoint } from '../schemas';
 
-export const testWebhook = defineEndpoint({
+export const testWebhook = webhooksEndpoint('POST /webhooks/{id}/test', {
   operationId: 'testWebhook',
-  method: 'POST',
-  path: '/webhooks/{id}/test',
-  auth: 'apiKey',
   module: import.meta.url,
   summary: 'Send a PING event to the webhook (delivered, signed and retried like any event)',
-  tag: TAG,
   access: { table: 'read', sendTo: ['deliveries'] },
-  // Every call makes an outbound POST to a customer's server: not a load generator.
-  throttling: { rateLimit: 5, burstLimit: 10 },
-  request: { params: WebhookParams },
+  throttling: OUTBOUND_THROTTLING,
   responses: { 200: { description: 'queued', data: z.object({ event_id: z.string() }) } },
-  errorCodes: [1003],
 });

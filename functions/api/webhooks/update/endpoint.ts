@@ -1,16 +1,11 @@
 import * as z from 'zod';
-import { alsoAs, defineEndpoint } from '../../define';
-import { ONLY_ENABLED, TAG, WebhookData, WebhookParams } from '../schemas';
+import { alsoAs } from '../../define';
+import { ONLY_ENABLED, WebhookData, WebhookParams, webhookChangeEndpoint } from '../schemas';
 
-export const updateWebhook = defineEndpoint({
+export const updateWebhook = webhookChangeEndpoint('PATCH /webhooks/{id}', {
   operationId: 'updateWebhook',
-  method: 'PATCH',
-  path: '/webhooks/{id}',
-  auth: 'apiKey',
   module: import.meta.url,
   summary: 'Enable or disable a webhook (nothing else can change)',
-  tag: TAG,
-  access: { table: 'readWrite' },
   request: {
     params: WebhookParams,
     body: z
@@ -21,7 +16,6 @@ export const updateWebhook = defineEndpoint({
       .meta({ id: 'UpdateWebhookRequest' }),
   },
   responses: { 200: { description: 'the webhook after the change', data: WebhookData } },
-  errorCodes: [1003],
 });
 
 /** The same endpoint under PUT (one Lambda). */
