@@ -121,10 +121,7 @@ describe('POST /dcs/{dc_id}/drivers', () => {
     ['a JSON array body', [], /^request body: /],
     ['a JSON string body', '"driver"', /^request body: /],
   ])('rejects %s with 1006 naming the field', async (_, body, message) => {
-    const response = await request('POST', '/dcs/dc-1/drivers', {
-      key: acme.key,
-      body: typeof body === 'string' ? body : body,
-    });
+    const response = await request('POST', '/dcs/dc-1/drivers', { key: acme.key, body });
     expect(expectError(response, 400, 1006)).toMatch(message);
   });
 
@@ -141,25 +138,19 @@ describe('POST /dcs/{dc_id}/drivers', () => {
     expectError(response, 400, 1005);
   });
 
-  it('rejects a body over 5 MB with 413 and 1004', async () => {
-    const body = JSON.stringify({
-      driver_id: 'big',
-      driver_name: 'x',
-      padding: 'p'.repeat(5.5 * 1024 * 1024),
-    });
-    const response = await request('POST', '/dcs/dc-1/drivers', { key: acme.key, body });
-    expectError(response, 413, 1004);
-    expectError(await asAcme('GET', '/dcs/dc-1/drivers/big'), 404, 1003);
-  });
-
-  it('gets API Gateway’s 500, as on AWS, for a body whose invocation event passes Lambda’s 6 MB', async () => {
-    const body = JSON.stringify({
-      driver_id: 'bigger',
-      driver_name: 'x',
-      padding: 'p'.repeat(6.5 * 1024 * 1024),
-    });
-    expectError(await request('POST', '/dcs/dc-1/drivers', { key: acme.key, body }), 500, 1000);
-    expectError(await asAcme('GET', '/dcs/dc-1/drivers/bigger'), 404, 1003);
+  it.each([
+    ['413 and 1004 for a body over 5 MB', 'big', 5.5, 413, 1004],
+    [
+      'API Gateway’s 500, as on AWS, for a body whose invocation event passes Lambda’s 6 MB',
+      'bigger',
+      6.5,
+      500,
+      1000,
+    ],
+  ])('answers %s, creating nothing', async (_, driverId, megabytes, status, code) => {
+    const body = { driver_id: driverId, driver_name: 'x', padding: 'p'.repeat(megabytes * 1024 * 1024) };
+    expectError(await request('POST', '/dcs/dc-1/drivers', { key: acme.key, body }), status, code);
+    expectError(await asAcme('GET', `/dcs/dc-1/drivers/${driverId}`), 404, 1003);
   });
 
   it('rejects a body over API Gateway’s 10 MB with 413 and 1004', async () => {
@@ -421,14 +412,6 @@ describe('GET .../driver_bulk_info and .../location', () => {
     const location = await asAcme('GET', '/dcs/dc-1/drivers/where-2/location');
     expect(expectSuccess(location, drivers.getDriverLocation)).toEqual({ driver_location: expected });
   });
-
-  it('answers 404 for an unknown driver, 403 for a foreign DC and 401 without a key', async () => {
-    for (const suffix of ['driver_bulk_info', 'location']) {
-      expectError(await asAcme('GET', `/dcs/dc-1/drivers/nobody/${suffix}`), 404, 1003);
-      expectError(await asAcme('GET', `/dcs/gx-1/drivers/globex-only/${suffix}`), 403, 1002);
-      expectError(await request('GET', `/dcs/dc-1/drivers/where-1/${suffix}`), 401, 1001);
-    }
-  });
 });
 
 describe('GET .../active-routes', () => {
@@ -450,12 +433,6 @@ describe('GET .../active-routes', () => {
         { planned_start_time: 1_700_000_900_000, route_id: 'late-route' },
       ],
     });
-  });
-
-  it('answers 404 for an unknown driver, 403 for a foreign DC and 401 without a key', async () => {
-    expectError(await asAcme('GET', '/dcs/dc-1/drivers/nobody/active-routes'), 404, 1003);
-    expectError(await asAcme('GET', '/dcs/gx-1/drivers/globex-only/active-routes'), 403, 1002);
-    expectError(await request('GET', '/dcs/dc-1/drivers/idle-1/active-routes'), 401, 1001);
   });
 });
 
@@ -499,13 +476,21 @@ describe('PATCH and PUT .../finish-routes', () => {
       expect(expectSuccess(again, drivers.finishDriverRoutes)).toEqual({ finalized_route_ids: [] });
     },
   );
+});
 
-  it.each(['PATCH', 'PUT'])(
-    '%s answers 404 for an unknown driver, 403 for a foreign DC and 401 without a key',
-    async (method) => {
-      expectError(await asAcme(method, '/dcs/dc-1/drivers/nobody/finish-routes'), 404, 1003);
-      expectError(await asAcme(method, '/dcs/gx-1/drivers/globex-only/finish-routes'), 403, 1002);
-      expectError(await request(method, '/dcs/dc-1/drivers/idle-1/finish-routes'), 401, 1001);
+describe('the paths of one driver', () => {
+  it.each([
+    ['GET', 'driver_bulk_info', 'where-1'],
+    ['GET', 'location', 'where-1'],
+    ['GET', 'active-routes', 'idle-1'],
+    ['PATCH', 'finish-routes', 'idle-1'],
+    ['PUT', 'finish-routes', 'idle-1'],
+  ])(
+    '%s .../%s answers 404 for an unknown driver, 403 for a foreign DC and 401 without a key',
+    async (method, suffix, known) => {
+      expectError(await asAcme(method, `/dcs/dc-1/drivers/nobody/${suffix}`), 404, 1003);
+      expectError(await asAcme(method, `/dcs/gx-1/drivers/globex-only/${suffix}`), 403, 1002);
+      expectError(await request(method, `/dcs/dc-1/drivers/${known}/${suffix}`), 401, 1001);
     },
   );
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as drivers from '../../functions/api/drivers/index';
@@ -7,16 +7,8 @@ import { putAll } from '../../functions/data/client';
 import { routeRowItems } from '../../functions/data/route-rows';
 import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
 import { createTestAccount } from '../support/accounts';
-import {
-  type ApiResponse,
-  type CallOptions,
-  call,
-  expectError,
-  expectSuccess,
-  joinPages,
-  readAllPages,
-} from '../support/http';
-import { startTestApi, type TestApi } from '../support/local-api';
+import { useTestApi } from '../support/fixtures';
+import { type ApiResponse, expectError, expectSuccess, joinPages, readAllPages } from '../support/http';
 import { exampleRoute, importRoute } from '../support/routes';
 
 /**
@@ -28,11 +20,10 @@ import { exampleRoute, importRoute } from '../support/routes';
 type InvoiceStatus = z.infer<typeof routes.InvoiceStatus>;
 type DriverRoute = z.infer<typeof driverApp.DriverRoute>;
 
-let api: TestApi;
+const fx = useTestApi('paging');
+const { request } = fx;
 let acme: { accountId: string; key: string };
 
-const request = (method: string, path: string, options: CallOptions = {}) =>
-  call(api.url, method, path, options);
 const asAcme = (path: string) => request('GET', path, { key: acme.key });
 const asDriver = (path: string) => request('GET', path, { key: DRIVER_TOKEN });
 
@@ -68,20 +59,16 @@ const sameDay = Array.from({ length: 7 }, (_, index) =>
 );
 
 beforeAll(async () => {
-  api = await startTestApi('paging');
   acme = await createTestAccount('Acme', [{ dcId: 'dc-1', timeZone: 'America/Chicago' }]);
-  const driver = await request('POST', '/dcs/dc-1/drivers', {
-    key: acme.key,
-    body: { driver_id: 'paging-driver', driver_name: 'Pat', login_token: DRIVER_TOKEN },
-  });
-  expectSuccess(driver, drivers.createDriver);
-  const realisticDriver = await request('POST', '/dcs/dc-1/drivers', {
-    key: acme.key,
-    body: { driver_id: 'realistic-driver', driver_name: 'Ray', login_token: REALISTIC_DRIVER_TOKEN },
-  });
-  expectSuccess(realisticDriver, drivers.createDriver);
+  for (const [driverId, name, token] of [
+    ['paging-driver', 'Pat', DRIVER_TOKEN],
+    ['realistic-driver', 'Ray', REALISTIC_DRIVER_TOKEN],
+  ]) {
+    const body = { driver_id: driverId, driver_name: name, login_token: token };
+    expectSuccess(await request('POST', '/dcs/dc-1/drivers', { key: acme.key, body }), drivers.createDriver);
+  }
   for (const route of [invoiceRoute, longRoute, worstRoute, realisticRoute, ...driverRoutes, ...sameDay]) {
-    await importRoute(api.url, acme.key, 'dc-1', route);
+    await importRoute(fx.api.url, acme.key, 'dc-1', route);
   }
   const started = await request('POST', '/driver/routes/drv-1/start', {
     key: DRIVER_TOKEN,
@@ -96,8 +83,6 @@ beforeAll(async () => {
     expectSuccess(record, driverApp.addDriverAccountingRecord);
   }
 }, 240_000);
-
-afterAll(() => api?.close());
 
 /** Every page at `limit` (none: the default), each page's rows checked against the limit. */
 async function pagesOf(
@@ -411,7 +396,7 @@ describe('GET /driver/routes of waypoints with worst-case invoices', () => {
       body: { driver_id: 'worst-driver', driver_name: 'Wes', login_token: TOKEN },
     });
     expectSuccess(driver, drivers.createDriver);
-    await importRoute(api.url, acme.key, 'dc-1', worstDriverRoute);
+    await importRoute(fx.api.url, acme.key, 'dc-1', worstDriverRoute);
     // Written as the import writes rows: the import body's 5 MB limit cannot carry 7.5 MB of them.
     const waypoints = worstDriverRoute.waypoints.map((waypoint, sequence) => ({
       sequence,

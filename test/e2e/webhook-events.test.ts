@@ -1,0 +1,344 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import * as drivers from '../../functions/api/drivers/index';
+import { db } from '../../functions/data/client';
+import { acceptImport } from '../../functions/domain/route-import';
+import type { EventType } from '../../functions/models/event-catalog';
+import { ImportRoute } from '../../functions/models/import-model';
+import { createTestAccount } from '../support/accounts';
+import { type TestAccount, useTestApi } from '../support/fixtures';
+import { type ApiResponse, expectError, expectSuccess } from '../support/http';
+import { exampleRoute, importRoute, waitForImport } from '../support/routes';
+import {
+  eventIdOf,
+  eventTypeOf,
+  type ReceivedDelivery,
+  type WebhookReceiver,
+  waitForQueuesDrained,
+  waitUntil,
+} from '../support/webhook-receiver';
+import {
+  ALL_EVENTS,
+  arrived,
+  type CreatedWebhook,
+  expectHookTime,
+  expectSigned,
+  MINUTE,
+  useWebhooks,
+} from '../support/webhooks';
+
+/**
+ * Every event of spec §6 and DESIGN §4 caused through the API and received, signed, by real HTTP receivers
+ * on 127.0.0.1 through the whole pipeline (table stream -> events queue -> fan-out -> deliveries queue ->
+ * signed POST).
+ */
+
+const fx = useTestApi('webhook-events', { streams: true });
+const { request } = fx;
+let acme: TestAccount;
+let globex: TestAccount;
+const {
+  asAccount: asAcme,
+  createWebhook,
+  deleteWebhook,
+  deliveriesOf,
+  receiver,
+  setEnabled,
+} = useWebhooks(fx, () => acme);
+
+beforeAll(async () => {
+  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
+  // Globex has a DC with the same id as one of Acme's: webhooks never cross accounts.
+  globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }, { dcId: 'gx-1' }]);
+});
+
+/** Three hours ago, on a whole second: every reported time of the tests is between BASE and now. */
+const BASE = Math.floor(Date.now() / 1000) * 1000 - 180 * MINUTE;
+const at = (minutes: number) => BASE + minutes * MINUTE;
+
+const EXPECTED_EVENT_ID = expect.stringMatching(/\S/);
+
+/** The event items written for a route (read straight from the table), as "<type> <event id>", sorted. */
+async function eventItemsOf(accountId: string, routeId: string): Promise<string[]> {
+  const { Items = [] } = await db.send(
+    new ScanCommand({
+      TableName: fx.api.tableName,
+      FilterExpression: 'entity = :entity AND account_id = :account AND route_id = :route',
+      ExpressionAttributeValues: { ':entity': 'EVENT', ':account': accountId, ':route': routeId },
+      ConsistentRead: true,
+    }),
+  );
+  return Items.map((item) => `${item.event_type} ${item.event_id}`).sort();
+}
+
+/** Waits until every event item of the route so far has reached the receiver (by event id). */
+async function waitForRouteEventsDelivered(to: WebhookReceiver, routeId: string) {
+  const written = await eventItemsOf(acme.accountId, routeId);
+  await waitUntil(`the ${written.length} events of ${routeId} at the receiver`, () => {
+    const received = new Set(
+      to.deliveries.map((delivery) => `${eventTypeOf(delivery)} ${eventIdOf(delivery)}`),
+    );
+    return written.every((event) => received.has(event)) ? true : undefined;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 2. Events through the pipeline
+// ---------------------------------------------------------------------------------------------------
+
+describe('route events reach the subscribed receivers, signed', () => {
+  const driverId = 'hook-driver';
+  const token = 'hook-driver-login-token-01';
+  const route = { ...exampleRoute('hook-1', { waypoints: 2, driverId, startTime: BASE }) };
+  const wp0 = route.waypoints[0] as (typeof route.waypoints)[number];
+
+  let all: { receiver: WebhookReceiver; webhook: CreatedWebhook };
+  let dc2: { receiver: WebhookReceiver; webhook: CreatedWebhook };
+  let startedOnly: { receiver: WebhookReceiver; webhook: CreatedWebhook };
+  let other: { receiver: WebhookReceiver; webhook: CreatedWebhook };
+  let paused: { receiver: WebhookReceiver; webhook: CreatedWebhook };
+  let deleted: { receiver: WebhookReceiver; webhook: CreatedWebhook };
+  /** Before the last route action: what the paused webhook may get starts here. */
+  let resumedAt = 0;
+  let dc2RouteId = '';
+  let globexEventId = '';
+
+  async function subscribed(events = ALL_EVENTS, dcIds = ['dc-1'], key = acme.key) {
+    const to = await receiver();
+    return { receiver: to, webhook: await createWebhook(to.url, events, dcIds, key) };
+  }
+
+  const asDriver = (method: string, path: string, body?: unknown) =>
+    request(method, path, { key: token, body });
+
+  /** The delivery is the event of the dc-1 route with these fields, at its time, signed for the webhook of all types. */
+  function expectRouteEvent(
+    delivery: ReceivedDelivery,
+    type: EventType,
+    actionStartedAt: number,
+    fields: Record<string, unknown>,
+    routeId = route.id,
+  ) {
+    expect(delivery.json).toEqual({
+      event: type,
+      hook_timestamp_millis: expect.any(Number),
+      dc_id: 'dc-1',
+      route_id: routeId,
+      event_id: EXPECTED_EVENT_ID,
+      ...fields,
+    });
+    expectHookTime(delivery, actionStartedAt);
+    expectSigned(delivery, all.webhook, type);
+  }
+
+  beforeAll(async () => {
+    all = await subscribed();
+    dc2 = await subscribed(ALL_EVENTS, ['dc-2']);
+    startedOnly = await subscribed(['ROUTE_STARTED']);
+    other = await subscribed(ALL_EVENTS, ['dc-1'], globex.key);
+    paused = await subscribed();
+    deleted = await subscribed();
+    expect((await setEnabled(paused.webhook.id, false)).enabled).toBe(false);
+    await deleteWebhook(deleted.webhook.id);
+    const created = await asAcme('POST', '/dcs/dc-1/drivers', {
+      driver_id: driverId,
+      driver_name: 'Hook Driver',
+      login_token: token,
+    });
+    expectSuccess(created, drivers.createDriver);
+  });
+
+  it('ROUTE_CREATED after a route import', async () => {
+    const before = Date.now();
+    await importRoute(fx.api.url, acme.key, 'dc-1', route);
+    const delivery = await arrived(all.receiver, 'ROUTE_CREATED', route.id);
+    expectRouteEvent(delivery, 'ROUTE_CREATED', before, {
+      route: expect.objectContaining({ id: route.id }),
+    });
+  });
+
+  it('ROUTE_STARTED and ROUTE_ETAS_CHANGED when the driver starts the route', async () => {
+    const before = Date.now();
+    const response = await asDriver('POST', `/driver/routes/${route.id}/start`, { timestamp: at(70) });
+    expect(response.status, response.text).toBe(200);
+    const started = await arrived(all.receiver, 'ROUTE_STARTED', route.id);
+    expectRouteEvent(started, 'ROUTE_STARTED', before, {
+      driver_id: driverId,
+      started_timestamp: at(70),
+    });
+
+    // Started 70 minutes after the planned start: every ETA moves.
+    const etas = await arrived(all.receiver, 'ROUTE_ETAS_CHANGED', route.id);
+    for (const eta of etas.json.etas as { eta_timestamp: number }[]) {
+      expect(eta.eta_timestamp).toBeGreaterThanOrEqual(at(70));
+    }
+    expectRouteEvent(etas, 'ROUTE_ETAS_CHANGED', before, {
+      etas: route.waypoints.map((waypoint) => ({
+        waypoint_id: waypoint.id,
+        eta_timestamp: expect.any(Number),
+      })),
+    });
+  });
+
+  it('WAYPOINT_STATUS_CHANGED after an attempt', async () => {
+    const before = Date.now();
+    const response = await asDriver('POST', `/driver/routes/${route.id}/waypoints/${wp0.id}/attempts`, {
+      id: 'hook-visit-0',
+      timestamp: at(80),
+      status: 'SUCCESSFUL',
+      location: wp0.location,
+    });
+    expect(response.status, response.text).toBe(200);
+    const delivery = await arrived(all.receiver, 'WAYPOINT_STATUS_CHANGED', route.id);
+    expectRouteEvent(delivery, 'WAYPOINT_STATUS_CHANGED', before, {
+      waypoint_id: wp0.id,
+      status: 'SUCCESSFUL',
+      attempt_id: 'hook-visit-0',
+      timestamp: at(80),
+    });
+  });
+
+  it('ROUTE_FINISHED when the driver finishes (and a re-enabled webhook gets it)', async () => {
+    // Every event so far (the visit's ETA update included) was fanned out while the webhook was disabled.
+    await waitForRouteEventsDelivered(all.receiver, route.id);
+    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
+    expect((await setEnabled(paused.webhook.id, true)).enabled).toBe(true);
+    resumedAt = Date.now();
+    const response = await asDriver('POST', `/driver/routes/${route.id}/finish`, { timestamp: at(120) });
+    expect(response.status, response.text).toBe(200);
+    const delivery = await arrived(all.receiver, 'ROUTE_FINISHED', route.id);
+    expect(delivery.json).toMatchObject({
+      event: 'ROUTE_FINISHED',
+      hook_timestamp_millis: expect.any(Number),
+      dc_id: 'dc-1',
+      route_id: route.id,
+      event_id: EXPECTED_EVENT_ID,
+      finalized_timestamp: at(120),
+    });
+    expectHookTime(delivery, resumedAt);
+    expectSigned(delivery, all.webhook, 'ROUTE_FINISHED');
+    const resumed = await arrived(paused.receiver, 'ROUTE_FINISHED', route.id);
+    expect(resumed.json).toEqual(delivery.json);
+    expectSigned(resumed, paused.webhook, 'ROUTE_FINISHED');
+  });
+
+  it('ROUTE_IMPORT_FAILED when a concurrent import of the same route id loses', async () => {
+    const raced = exampleRoute('hook-race', { waypoints: 1 });
+    const before = Date.now();
+    // Accepted at the same moment (by the operator, through the code the POST runs): both pass the check at
+    // acceptance, as neither has claimed the id yet, and the worker decides. Through HTTP the first import may
+    // already be done when the second POST is checked (then it answers 3005 itself, and no event is sent).
+    const txids = await Promise.all(
+      [raced, { ...raced, name: 'the other one' }].map((body) =>
+        acceptImport(acme.accountId, 'dc-1', ImportRoute.parse(body)),
+      ),
+    );
+    const outcomes = await Promise.all(
+      txids.map((txid) => waitForImport(fx.api.url, acme.key, 'dc-1', txid)),
+    );
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual([200, 400]);
+    const loserTxid = txids[outcomes.findIndex((outcome) => outcome.status === 400)];
+    expectError(outcomes.find((outcome) => outcome.status === 400) as ApiResponse, 400, 3005);
+
+    const failed = await arrived(all.receiver, 'ROUTE_IMPORT_FAILED', raced.id);
+    expectRouteEvent(
+      failed,
+      'ROUTE_IMPORT_FAILED',
+      before,
+      {
+        txid: loserTxid,
+        error: { code: 3005, message: expect.any(String) },
+      },
+      raced.id,
+    );
+    const created = await arrived(all.receiver, 'ROUTE_CREATED', raced.id);
+    expect(created.json.event_id).not.toBe(failed.json.event_id);
+  });
+
+  it('delivered every event item of the route to the webhook of all types, each with its id', async () => {
+    const written = await eventItemsOf(acme.accountId, route.id);
+    expect(written.length).toBeGreaterThanOrEqual(5);
+    await waitForRouteEventsDelivered(all.receiver, route.id);
+    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
+    const received = all.receiver.deliveries
+      .filter((delivery) => delivery.json.route_id === route.id)
+      .map((delivery) => `${eventTypeOf(delivery)} ${eventIdOf(delivery)}`);
+    expect([...new Set(received)].sort()).toEqual(written);
+  });
+
+  it('sends a webhook of another DC nothing of this DC, and that DC’s events', async () => {
+    const dc2Route = exampleRoute('hook-dc2', { waypoints: 1 });
+    dc2RouteId = dc2Route.id;
+    await importRoute(fx.api.url, acme.key, 'dc-2', dc2Route);
+    const delivery = await arrived(dc2.receiver, 'ROUTE_CREATED', dc2Route.id);
+    expect(delivery.json).toMatchObject({ dc_id: 'dc-2', route_id: dc2Route.id });
+    expectSigned(delivery, dc2.webhook, 'ROUTE_CREATED');
+    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
+    expect(dc2.receiver.deliveries.map((d) => [eventTypeOf(d), d.json.dc_id, d.json.route_id])).toEqual([
+      ['ROUTE_CREATED', 'dc-2', dc2Route.id],
+    ]);
+    // And the dc-1 webhooks got nothing of dc-2.
+    for (const to of [all, startedOnly, paused]) {
+      expect(to.receiver.deliveries.filter((d) => d.json.dc_id !== 'dc-1')).toEqual([]);
+    }
+  });
+
+  it('sends a webhook of one event type only that type', async () => {
+    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
+    const got = startedOnly.receiver.deliveries;
+    expect(got.map((delivery) => [eventTypeOf(delivery), delivery.json.route_id])).toEqual([
+      ['ROUTE_STARTED', route.id],
+    ]);
+    expect(got[0]?.json).toEqual((await arrived(all.receiver, 'ROUTE_STARTED', route.id)).json);
+    expectSigned(got[0] as ReceivedDelivery, startedOnly.webhook, 'ROUTE_STARTED');
+  });
+
+  it('never sends another account’s webhook this account’s events, but its own', async () => {
+    // Globex imports a route with the same id into its own dc-1.
+    await importRoute(fx.api.url, globex.key, 'dc-1', exampleRoute(route.id, { waypoints: 1 }));
+    const own = await arrived(other.receiver, 'ROUTE_CREATED', route.id);
+    globexEventId = eventIdOf(own) as string;
+    expectSigned(own, other.webhook, 'ROUTE_CREATED');
+    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
+    expect(other.receiver.deliveries.map(eventIdOf)).toEqual([globexEventId]);
+    // Nor the other way round.
+    expect(all.receiver.deliveries.map(eventIdOf)).not.toContain(globexEventId);
+  });
+
+  it('sends a disabled webhook nothing, and after it is enabled again only what happened since', async () => {
+    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
+    const got = paused.receiver.deliveries.map(
+      (delivery) => `${eventTypeOf(delivery)} ${delivery.json.route_id}`,
+    );
+    // Disabled while hook-1 was imported, started and visited; enabled again before it finished and
+    // before hook-race was imported.
+    expect(got.sort()).toEqual([
+      'ROUTE_CREATED hook-race',
+      'ROUTE_FINISHED hook-1',
+      'ROUTE_IMPORT_FAILED hook-race',
+    ]);
+    for (const delivery of paused.receiver.deliveries) {
+      expect(delivery.json.hook_timestamp_millis as number).toBeGreaterThanOrEqual(resumedAt);
+    }
+  });
+
+  it('sends a deleted webhook nothing', async () => {
+    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
+    expect(all.receiver.deliveries.length).toBeGreaterThan(5);
+    expect(deleted.receiver.deliveries).toEqual([]);
+    expect(dc2RouteId).not.toBe('');
+  });
+
+  it('logged each delivery of the webhook, newest first', async () => {
+    const log = await deliveriesOf(all.webhook.id);
+    const received = new Set(all.receiver.deliveries.map(eventIdOf));
+    expect(log.length).toBe(all.receiver.deliveries.length);
+    for (const attempt of log) {
+      expect(received).toContain(attempt.event_id);
+      expect(attempt).toMatchObject({ attempt: 1, status_code: 200, error: null });
+    }
+    const times = log.map((attempt) => attempt.timestamp);
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    expect(log.at(-1)?.event_type).toBe('ROUTE_CREATED');
+  });
+});
