@@ -13,14 +13,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { LinkSigning, ResourceAccess, TableAccess } from '../../functions/shared/access';
-import {
-  BUCKET_NAME_ENV,
-  LINK_SIGNER_ROLE_ARN_ENV,
-  QUEUES,
-  type QueueName,
-  TABLE_NAME_ENV,
-  WEBHOOK_SECRETS_KEY_ARN_ENV,
-} from '../../functions/shared/resources';
+import { QUEUES, type QueueName, RESOURCE_ENV } from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import { BUNDLE_METADATA_KEY, type BundleMetadata, bundleDefine, LAMBDA_BUNDLE } from '../bundling';
 import type { Slice } from '../slices';
@@ -194,7 +187,7 @@ export class ServiceFunction extends NodejsFunction {
 
   /** Tells the function the table's name and grants exactly `access`: read-only or read-write data access. */
   bindTable(table: ITable, access: TableAccess): void {
-    this.addEnvironment(TABLE_NAME_ENV, table.tableName);
+    this.addEnvironment(RESOURCE_ENV.table, table.tableName);
     if (access === 'read') table.grantReadData(this);
     else table.grantReadWriteData(this);
   }
@@ -205,7 +198,7 @@ export class ServiceFunction extends NodejsFunction {
    * s3:List* or s3:Abort* wildcards.
    */
   bindBucket(bucket: IBucket, access: BucketAccess, objectsArn: string): void {
-    this.addEnvironment(BUCKET_NAME_ENV, bucket.bucketName);
+    this.addEnvironment(RESOURCE_ENV.bucket, bucket.bucketName);
     this.addToRolePolicy(
       new PolicyStatement({ actions: [...BUCKET_ACTIONS[access]], resources: [objectsArn] }),
     );
@@ -226,8 +219,8 @@ export class ServiceFunction extends NodejsFunction {
     });
     signer.addToPolicy(new PolicyStatement({ actions: [action], resources: [objectsArn] }));
     signer.grantAssumeRole(functionRole);
-    this.addEnvironment(BUCKET_NAME_ENV, bucket.bucketName);
-    this.addEnvironment(LINK_SIGNER_ROLE_ARN_ENV, signer.roleArn);
+    this.addEnvironment(RESOURCE_ENV.bucket, bucket.bucketName);
+    this.addEnvironment(RESOURCE_ENV.linkSignerRoleArn, signer.roleArn);
   }
 
   /**
@@ -235,7 +228,7 @@ export class ServiceFunction extends NodejsFunction {
    * (WEBHOOK_SECRETS_ACTIONS). Through the role's policy: the key's default policy lets IAM grant its use.
    */
   bindWebhookSecretsKey(key: IKey, use: NonNullable<ResourceAccess['webhookSecrets']>): void {
-    this.addEnvironment(WEBHOOK_SECRETS_KEY_ARN_ENV, key.keyArn);
+    this.addEnvironment(RESOURCE_ENV.webhookSecretsKeyArn, key.keyArn);
     this.addToRolePolicy(
       new PolicyStatement({ actions: [WEBHOOK_SECRETS_ACTIONS[use]], resources: [key.keyArn] }),
     );
