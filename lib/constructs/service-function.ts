@@ -15,7 +15,13 @@ import type { Construct } from 'constructs';
 import type { LinkSigning, ResourceAccess, TableAccess } from '../../functions/shared/access';
 import { QUEUES, type QueueName, RESOURCE_ENV } from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
-import { BUNDLE_METADATA_KEY, type BundleMetadata, bundleDefine, LAMBDA_BUNDLE } from '../bundling';
+import {
+  BUNDLE_METADATA_KEY,
+  type BundleMetadata,
+  bundleDefine,
+  LAMBDA_BUNDLE,
+  SAME_NAMED_BUNDLE_OPTIONS,
+} from '../bundling';
 import type { Slice } from '../slices';
 import { ALARM_PERIOD, ANY_OCCURRENCE, notify } from './alarm-topic';
 import type { ServiceResources } from './stateful-imports';
@@ -121,11 +127,8 @@ export class ServiceFunction extends NodejsFunction {
       depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
       bundling: {
         format: OutputFormat.ESM,
-        target: LAMBDA_BUNDLE.target,
-        mainFields: [...LAMBDA_BUNDLE.mainFields],
-        minify: LAMBDA_BUNDLE.minify,
+        ...SAME_NAMED_BUNDLE_OPTIONS,
         sourceMap: LAMBDA_BUNDLE.sourcemap,
-        sourcesContent: LAMBDA_BUNDLE.sourcesContent,
         externalModules: [...LAMBDA_BUNDLE.external],
         banner: LAMBDA_BUNDLE.banner,
         define,
