@@ -10,13 +10,7 @@ import { AUTHORIZERS } from '../functions/api/authorizers';
 import { endpoints } from '../functions/api/index';
 import type { ResourceAccess } from '../functions/shared/access';
 import { inParallel } from '../functions/shared/parallel';
-import {
-  BUCKET_NAME_ENV,
-  LINK_SIGNER_ROLE_ARN_ENV,
-  QUEUES,
-  type QueueName,
-  TABLE_NAME_ENV,
-} from '../functions/shared/resources';
+import { QUEUES, type QueueName, RESOURCE_ENV } from '../functions/shared/resources';
 import { consumers } from '../functions/workers/index';
 import { cdkJsonContext } from '../lib/app-context';
 import {
@@ -287,9 +281,11 @@ export function lambdaLikeEnvironment(
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     POWERTOOLS_SERVICE_NAME: 'delivery-route-service',
-    ...(table ? { [TABLE_NAME_ENV]: 'bench-table' } : {}),
-    ...(bucket || signLinks ? { [BUCKET_NAME_ENV]: 'bench-bucket' } : {}),
-    ...(signLinks ? { [LINK_SIGNER_ROLE_ARN_ENV]: 'arn:aws:iam::123456789012:role/bench-link-signer' } : {}),
+    ...(table ? { [RESOURCE_ENV.table]: 'bench-table' } : {}),
+    ...(bucket || signLinks ? { [RESOURCE_ENV.bucket]: 'bench-bucket' } : {}),
+    ...(signLinks
+      ? { [RESOURCE_ENV.linkSignerRoleArn]: 'arn:aws:iam::123456789012:role/bench-link-signer' }
+      : {}),
     ...Object.fromEntries(sendTo.map((queue) => [QUEUES[queue].urlEnv, queueUrl(queue)])),
     ...Object.fromEntries(
       sendToDeadLetter.map((queue) => [QUEUES[queue].deadLetterUrlEnv, queueUrl(`${queue}-dlq`)]),

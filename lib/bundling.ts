@@ -49,6 +49,14 @@ export const LAMBDA_BUNDLE = {
  */
 export const SOURCE_MAPS_NODE_OPTION = '--enable-source-maps';
 
+/** LAMBDA_BUNDLE's options that esbuild and NodejsFunction's `bundling` name alike. */
+export const SAME_NAMED_BUNDLE_OPTIONS = {
+  target: LAMBDA_BUNDLE.target,
+  mainFields: [...LAMBDA_BUNDLE.mainFields],
+  minify: LAMBDA_BUNDLE.minify,
+  sourcesContent: LAMBDA_BUNDLE.sourcesContent,
+};
+
 /**
  * LAMBDA_BUNDLE as esbuild build options, for builds outside CDK (the bundle bench and tests): the same
  * flags NodejsFunction passes to esbuild's CLI, with bundling on. Add entry points and an output.
@@ -56,11 +64,8 @@ export const SOURCE_MAPS_NODE_OPTION = '--enable-source-maps';
 export const LAMBDA_ESBUILD_OPTIONS: BuildOptions = {
   format: LAMBDA_BUNDLE.format,
   platform: LAMBDA_BUNDLE.platform,
-  target: LAMBDA_BUNDLE.target,
-  mainFields: [...LAMBDA_BUNDLE.mainFields],
-  minify: LAMBDA_BUNDLE.minify,
+  ...SAME_NAMED_BUNDLE_OPTIONS,
   sourcemap: LAMBDA_BUNDLE.sourcemap,
-  sourcesContent: LAMBDA_BUNDLE.sourcesContent,
   external: [...LAMBDA_BUNDLE.external],
   banner: { js: LAMBDA_BUNDLE.banner },
   bundle: true,

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { QUEUES, type QueueName, WEBHOOK_SECRETS_KEY_ARN_ENV } from '../functions/shared/resources';
+import { QUEUES, type QueueName, RESOURCE_ENV } from '../functions/shared/resources';
 import { pascalCase } from '../lib/naming';
 import { type ApiGateway, startApiGateway } from './api-gateway';
 import { ApiKeyStore } from './api-keys';
@@ -243,7 +243,7 @@ function operatorEnvironment(
   const bucket = deployment.buckets[0];
   // The key the functions that seal or open webhook secrets are told of (CDK sets it on exactly those).
   const webhookSecretsKeyArn = deployment.functions
-    .map((fn) => fn.environment[WEBHOOK_SECRETS_KEY_ARN_ENV])
+    .map((fn) => fn.environment[RESOURCE_ENV.webhookSecretsKeyArn])
     .find((arn) => arn !== undefined);
   const queues = (Object.keys(QUEUES) as QueueName[]).flatMap((name) => [
     [QUEUES[name].urlEnv, queueUrl(name)],
@@ -254,9 +254,9 @@ function operatorEnvironment(
     AWS_REGION: deployment.region,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    ...(table ? { TABLE_NAME: table.name } : {}),
-    ...(bucket ? { BUCKET_NAME: bucket.name } : {}),
-    ...(webhookSecretsKeyArn ? { [WEBHOOK_SECRETS_KEY_ARN_ENV]: webhookSecretsKeyArn } : {}),
+    ...(table ? { [RESOURCE_ENV.table]: table.name } : {}),
+    ...(bucket ? { [RESOURCE_ENV.bucket]: bucket.name } : {}),
+    ...(webhookSecretsKeyArn ? { [RESOURCE_ENV.webhookSecretsKeyArn]: webhookSecretsKeyArn } : {}),
     ...Object.fromEntries(queues),
   };
 }

@@ -1,9 +1,9 @@
 import { ValidationError } from '../shared/errors';
 import { newClaimItem } from './claims';
-import { queryItems, tableName } from './client';
+import { tableName } from './client';
 import { codec } from './codec';
-import { getItem } from './item-ops';
-import { decodeNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
+import { getRecord } from './item-ops';
+import { decodeNextToken, encodeNextToken, type Page, type PageRequest, queryPrefix } from './pagination';
 import { routeKeys, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
@@ -18,10 +18,8 @@ export interface AccountingRecord {
 /** Cash accounting records live in their route's partition as `ACCT#<record id>`. */
 const PREFIX = 'ACCT#';
 
-const recordKey = (accountId: string, routeId: string, recordId: string): TableKey => ({
-  pk: routeKeys.route(accountId, routeId).pk,
-  sk: `${PREFIX}${recordId}`,
-});
+const recordKey = (accountId: string, routeId: string, recordId: string): TableKey =>
+  routeKeys.row(accountId, routeId, `${PREFIX}${recordId}`);
 
 const recordCodec = codec<AccountingRecord>({
   id: { attr: 'record_id' },
@@ -62,14 +60,8 @@ export function putNewAccountingRecordItems(
   ];
 }
 
-export async function getAccountingRecord(
-  accountId: string,
-  routeId: string,
-  recordId: string,
-): Promise<AccountingRecord | undefined> {
-  const item = await getItem(recordKey(accountId, routeId, recordId));
-  return item && fromItem(item);
-}
+export const getAccountingRecord = (accountId: string, routeId: string, recordId: string) =>
+  getRecord(recordKey(accountId, routeId, recordId), fromItem);
 
 /**
  * The route's records in the order they were created: all of them, or one page. Keys are record ids, not
@@ -83,11 +75,7 @@ export async function listAccountingRecords(
 ): Promise<Page<AccountingRecord>> {
   const partition = routeKeys.route(accountId, routeId).pk;
   const after = decodeNextToken(page?.nextToken, partition, PREFIX);
-  const { items } = await queryItems({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': partition, ':prefix': PREFIX },
-    ConsistentRead: true,
-  });
+  const { items } = await queryPrefix(partition, PREFIX);
   const records = items.map(fromItem).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
   const start = after ? records.findIndex((record) => `${PREFIX}${record.id}` === after.sk) + 1 : 0;
   if (after && start === 0) throw new ValidationError('query.next_token: names no record of this route');

@@ -1,12 +1,5 @@
-import { PAGE_BYTE_BUDGET } from '../shared/limits';
 import { deleteAll, type Item, queryItems } from './client';
-import {
-  cutToBudget,
-  decodeNextToken,
-  encodeNextToken,
-  type Page,
-  type SizedPageRequest,
-} from './pagination';
+import { cutToBudget, type Page, queryPrefix, type SizedPageRequest } from './pagination';
 import type { TableKey } from './table-schema';
 
 export type AnalyticsType = 'ROUTE_ANALYTICS' | 'ATTEMPT_ANALYTICS';
@@ -66,21 +59,12 @@ async function queryRouteAnalytics(
     type === 'ROUTE_ANALYTICS'
       ? analyticsKeys.route(place).sk
       : `${PREFIX.ATTEMPT_ANALYTICS}${place.routeId}#`;
-  const { items, lastKey } = await queryItems(
-    {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-      ExclusiveStartKey: decodeNextToken(page?.nextToken, pk, prefix),
-      ConsistentRead: true,
-    },
-    page?.limit,
-    { stopAfterBytes: page && PAGE_BYTE_BUDGET },
-  );
+  const { items, nextToken } = await queryPrefix(pk, prefix, page);
   // Ids may contain '#': the prefix of route 'r1' also matches route 'r1#2', so the route id decides
   // (a page may then hold fewer than `limit` records).
   const ofRoute = items.filter((item) => item.entity === type && item.route_id === place.routeId);
   const rowOf = (item: Item) => item.row as AnalyticsRow;
-  const read = { items: ofRoute, nextToken: encodeNextToken(lastKey) };
+  const read = { items: ofRoute, nextToken };
   const kept = page
     ? cutToBudget(
         read,

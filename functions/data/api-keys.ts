@@ -1,6 +1,6 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { accountExistsCheck, accountKeys } from './accounts';
-import { db, tableName } from './client';
+import { db, tableName, writeTransaction } from './client';
 import type { TableKey } from './table-schema';
 
 export interface ApiKeyRecord {
@@ -48,11 +48,7 @@ export function putApiKeyItems(record: ApiKeyRecord) {
 }
 
 export async function createApiKey(record: ApiKeyRecord): Promise<void> {
-  await db.send(
-    new TransactWriteCommand({
-      TransactItems: [accountExistsCheck(record.accountId), ...putApiKeyItems(record)],
-    }),
-  );
+  await writeTransaction([accountExistsCheck(record.accountId), ...putApiKeyItems(record)]);
 }
 
 export async function findApiKeyByHash(
@@ -74,13 +70,9 @@ export async function deleteApiKey(accountId: string, keyId: string): Promise<bo
     }),
   );
   if (!Item) return false;
-  await db.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        { Delete: { TableName: tableName(), Key: apiKeyKeys.inAccount(accountId, keyId) } },
-        { Delete: { TableName: tableName(), Key: apiKeyKeys.byHash(Item.key_hash) } },
-      ],
-    }),
-  );
+  await writeTransaction([
+    { Delete: { TableName: tableName(), Key: apiKeyKeys.inAccount(accountId, keyId) } },
+    { Delete: { TableName: tableName(), Key: apiKeyKeys.byHash(Item.key_hash) } },
+  ]);
   return true;
 }

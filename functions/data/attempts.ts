@@ -1,6 +1,6 @@
 import { queryItems, tableName } from './client';
 import { codec } from './codec';
-import { getItem } from './item-ops';
+import { getItem, getRecord } from './item-ops';
 import { routeKeys, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
@@ -40,15 +40,11 @@ const PREFIX = 'ATTEMPT#';
 const ID_PREFIX = 'ATTEMPT_ID#';
 const waypointPrefix = (sequence: number) => `${PREFIX}${String(sequence).padStart(5, '0')}#`;
 
-const attemptKey = (accountId: string, routeId: string, sequence: number, attemptId: string): TableKey => ({
-  pk: routeKeys.route(accountId, routeId).pk,
-  sk: `${waypointPrefix(sequence)}${attemptId}`,
-});
+const attemptKey = (accountId: string, routeId: string, sequence: number, attemptId: string): TableKey =>
+  routeKeys.row(accountId, routeId, `${waypointPrefix(sequence)}${attemptId}`);
 
-const attemptIdKey = (accountId: string, routeId: string, attemptId: string): TableKey => ({
-  pk: routeKeys.route(accountId, routeId).pk,
-  sk: `${ID_PREFIX}${attemptId}`,
-});
+const attemptIdKey = (accountId: string, routeId: string, attemptId: string): TableKey =>
+  routeKeys.row(accountId, routeId, `${ID_PREFIX}${attemptId}`);
 
 const attemptCodec = codec<Attempt>({
   id: { attr: 'attempt_id' },
@@ -102,8 +98,7 @@ export async function getAttempt(
 ): Promise<Attempt | undefined> {
   const idItem = await getItem(attemptIdKey(accountId, routeId, attemptId));
   if (!idItem) return undefined;
-  const item = await getItem(attemptKey(accountId, routeId, idItem.sequence, attemptId));
-  return item && fromItem(item);
+  return getRecord(attemptKey(accountId, routeId, idItem.sequence, attemptId), fromItem);
 }
 
 /**

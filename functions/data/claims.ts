@@ -1,7 +1,6 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { chunks, inParallel } from '../shared/parallel';
 import { quote } from '../shared/quote';
-import { db, deleteAll, getAll, tableName } from './client';
+import { deleteAll, getAll, tableName, writeTransaction } from './client';
 import type { TableKey } from './table-schema';
 
 /**
@@ -73,16 +72,14 @@ export async function takeClaims(
 ): Promise<void> {
   await inParallel(chunks(claims, 100), 4, async (chunk) => {
     try {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: chunk.map((claim) => ({
-            Put: {
-              ...newClaimItem(accountId, claim, { txid, routeId }).Put,
-              ConditionExpression: 'attribute_not_exists(pk) OR txid = :txid',
-              ExpressionAttributeValues: { ':txid': txid },
-            },
-          })),
-        }),
+      await writeTransaction(
+        chunk.map((claim) => ({
+          Put: {
+            ...newClaimItem(accountId, claim, { txid, routeId }).Put,
+            ConditionExpression: 'attribute_not_exists(pk) OR txid = :txid',
+            ExpressionAttributeValues: { ':txid': txid },
+          },
+        })),
       );
     } catch (error) {
       const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;

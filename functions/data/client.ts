@@ -7,6 +7,8 @@ import {
   type NativeAttributeValue,
   QueryCommand,
   type QueryCommandInput,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { awsClientOptions, config, perConfig } from '../shared/config';
 import { traceAwsClient } from '../shared/observability';
@@ -68,6 +70,10 @@ export function isTransactionConflict(error: unknown): boolean {
 }
 
 export type Item = Record<string, NativeAttributeValue>;
+
+/** Writes the items in one transaction: all of them, or none when a condition fails. */
+export const writeTransaction = (items: NonNullable<TransactWriteCommandInput['TransactItems']>) =>
+  db.send(new TransactWriteCommand({ TransactItems: items }));
 
 /**
  * Runs a query page after page until `limit` items (or, without a limit, all of them) are read, or until

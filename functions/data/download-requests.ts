@@ -2,7 +2,7 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AnalyticsType } from './analytics';
 import { db, tableName } from './client';
 import { codec } from './codec';
-import { conditionHeld, getItem } from './item-ops';
+import { conditionHeld, getRecord } from './item-ops';
 import type { TableKey } from './table-schema';
 
 export type DownloadStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
@@ -61,10 +61,8 @@ export async function putPendingDownload(request: DownloadRequest): Promise<void
   );
 }
 
-export async function getDownload(accountId: string, txid: string): Promise<DownloadRequest | undefined> {
-  const item = await getItem(downloadRequestKey(accountId, txid));
-  return item && requestCodec.fromItem(item);
-}
+export const getDownload = (accountId: string, txid: string) =>
+  getRecord(downloadRequestKey(accountId, txid), requestCodec.fromItem);
 
 /** Ends a pending request once (a redelivered message finds it ended and does nothing). */
 export async function finishDownload(

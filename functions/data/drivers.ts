@@ -1,4 +1,4 @@
-import { TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   conditionFailedAt,
   db,
@@ -7,10 +7,11 @@ import {
   isTransactionConflict,
   queryItems,
   tableName,
+  writeTransaction,
 } from './client';
 import { codec, sortedSet } from './codec';
 import { claimTokenItem, releaseTokenItems } from './driver-tokens';
-import { getItem, updateIfHeld } from './item-ops';
+import { getRecord, updateIfHeld } from './item-ops';
 import { decodeNextToken, encodeNextToken, type Page } from './pagination';
 import { type RouteHeader, routeUnchangedCheck } from './routes';
 import type { TableKey } from './table-schema';
@@ -85,20 +86,16 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
  */
 export async function insertDriver(driver: Driver): Promise<'created' | 'id_taken' | 'token_taken'> {
   try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: toItem(driver),
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          claimTokenItem(driver, driver.loginToken),
-        ],
-      }),
-    );
+    await writeTransaction([
+      {
+        Put: {
+          TableName: tableName(),
+          Item: toItem(driver),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      claimTokenItem(driver, driver.loginToken),
+    ]);
     return 'created';
   } catch (error) {
     if (conditionFailedAt(error, 0)) return 'id_taken';
@@ -107,14 +104,8 @@ export async function insertDriver(driver: Driver): Promise<'created' | 'id_take
   }
 }
 
-export async function getDriver(
-  accountId: string,
-  dcId: string,
-  driverId: string,
-): Promise<Driver | undefined> {
-  const item = await getItem(driverKeys.driver(accountId, dcId, driverId));
-  return item && fromItem(item);
-}
+export const getDriver = (accountId: string, dcId: string, driverId: string) =>
+  getRecord(driverKeys.driver(accountId, dcId, driverId), fromItem);
 
 export async function listDrivers(
   accountId: string,
@@ -163,29 +154,25 @@ export async function changeDriverToken(
   at: number,
 ): Promise<{ outcome: 'updated'; driver: Driver } | { outcome: 'changed' | 'token_taken' }> {
   try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
-              UpdateExpression: `SET login_token = :new, updated_at = :at${name === undefined ? '' : ', #name = :name'}`,
-              ConditionExpression: 'login_token = :old',
-              ...(name === undefined ? {} : { ExpressionAttributeNames: { '#name': 'name' } }),
-              ExpressionAttributeValues: {
-                ':new': newToken,
-                ':old': driver.loginToken,
-                ':at': at,
-                ...(name === undefined ? {} : { ':name': name }),
-              },
-            },
+    await writeTransaction([
+      {
+        Update: {
+          TableName: tableName(),
+          Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
+          UpdateExpression: `SET login_token = :new, updated_at = :at${name === undefined ? '' : ', #name = :name'}`,
+          ConditionExpression: 'login_token = :old',
+          ...(name === undefined ? {} : { ExpressionAttributeNames: { '#name': 'name' } }),
+          ExpressionAttributeValues: {
+            ':new': newToken,
+            ':old': driver.loginToken,
+            ':at': at,
+            ...(name === undefined ? {} : { ':name': name }),
           },
-          ...releaseTokenItems(driver, driver.loginToken),
-          claimTokenItem(driver, newToken),
-        ],
-      }),
-    );
+        },
+      },
+      ...releaseTokenItems(driver, driver.loginToken),
+      claimTokenItem(driver, newToken),
+    ]);
     return {
       outcome: 'updated',
       driver: { ...driver, loginToken: newToken, name: name ?? driver.name, updatedAt: at },
@@ -263,7 +250,7 @@ async function writeIfRoutesUnchanged(
     ? { Update: { ...target, UpdateExpression: write.update } }
     : { Delete: target };
   try {
-    await db.send(new TransactWriteCommand({ TransactItems: [item, ...alsoWrite] }));
+    await writeTransaction([item, ...alsoWrite]);
     return true;
   } catch (error) {
     if (isConditionFailure(error) || isTransactionConflict(error)) return false;
@@ -309,14 +296,10 @@ export async function addRouteToSets(route: RouteHeader): Promise<'added' | 'cha
   const ref = { accountId: route.accountId, dcId: route.dcId, driverId: route.assignedDriverId as string };
   const started = route.startedTimestamp !== undefined;
   try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          routeUnchangedCheck(route),
-          driverRoutesItem(ref, route.routeId, { assigned: 'add', ...(started ? { started: 'add' } : {}) }),
-        ],
-      }),
-    );
+    await writeTransaction([
+      routeUnchangedCheck(route),
+      driverRoutesItem(ref, route.routeId, { assigned: 'add', ...(started ? { started: 'add' } : {}) }),
+    ]);
     return 'added';
   } catch (error) {
     if (conditionFailedAt(error, 0) || isTransactionConflict(error)) return 'changed';

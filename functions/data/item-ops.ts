@@ -15,6 +15,12 @@ export async function getItem(key: TableKey, projection?: string): Promise<Item 
   return Item;
 }
 
+/** The record under `key` as `fromItem` reads it (read consistently); undefined when there is none. */
+export async function getRecord<T>(key: TableKey, fromItem: (item: Item) => T): Promise<T | undefined> {
+  const item = await getItem(key);
+  return item && fromItem(item);
+}
+
 /**
  * Waits for a conditional write: true when it was written, false when its condition failed (the write did
  * nothing). Any other error is thrown.

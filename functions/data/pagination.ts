@@ -1,5 +1,6 @@
 import { ValidationError } from '../shared/errors';
-import { countWithinBudget } from '../shared/limits';
+import { countWithinBudget, PAGE_BYTE_BUDGET } from '../shared/limits';
+import { type Item, queryItems } from './client';
 import type { TableKey } from './table-schema';
 
 export interface Page<T> {
@@ -34,6 +35,25 @@ export function cutToBudget<T>(
   if (count === page.items.length) return page;
   const items = page.items.slice(0, count);
   return { items, nextToken: encodeNextToken(keyOf(items[count - 1] as T)) };
+}
+
+/**
+ * The items of partition `pk` whose sort key starts with `prefix`, in key order, read consistently: all of
+ * them, or one page (at most `limit` items, fewer once they reach PAGE_BYTE_BUDGET) after the page its
+ * `nextToken` ended.
+ */
+export async function queryPrefix(pk: string, prefix: string, page?: PageRequest): Promise<Page<Item>> {
+  const { items, lastKey } = await queryItems(
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+      ExclusiveStartKey: decodeNextToken(page?.nextToken, pk, prefix),
+      ConsistentRead: true,
+    },
+    page?.limit,
+    { stopAfterBytes: page && PAGE_BYTE_BUDGET },
+  );
+  return { items, nextToken: encodeNextToken(lastKey) };
 }
 
 /** `next_token` is the opaque base64url form of DynamoDB's LastEvaluatedKey. */

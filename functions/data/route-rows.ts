@@ -1,9 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { PAGE_BYTE_BUDGET } from '../shared/limits';
 import type { Claim } from './claims';
 import { db, type Item, queryItems, tableName } from './client';
 import { codec } from './codec';
-import { decodeNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
+import { type Page, type PageRequest, queryPrefix } from './pagination';
 import { ROUTE_ROW_PREFIX, routeKeys } from './routes';
 import type { TableKey } from './table-schema';
 
@@ -113,20 +112,8 @@ export function routeRowItems(
 }
 
 /** Rows of one kind in the route partition, in key order: all of them, or one page. */
-async function queryRouteRows(accountId: string, routeId: string, prefix: string, page?: PageRequest) {
-  const partition = routeKeys.partition(accountId, routeId);
-  const { items, lastKey } = await queryItems(
-    {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': partition, ':prefix': prefix },
-      ExclusiveStartKey: decodeNextToken(page?.nextToken, partition, prefix),
-      ConsistentRead: true,
-    },
-    page?.limit,
-    { stopAfterBytes: page && PAGE_BYTE_BUDGET },
-  );
-  return { items, nextToken: encodeNextToken(lastKey) };
-}
+const queryRouteRows = (accountId: string, routeId: string, prefix: string, page?: PageRequest) =>
+  queryPrefix(routeKeys.partition(accountId, routeId), prefix, page);
 
 /** The key a page of waypoints continues after (a waypoint's sequence is its position in the route). */
 export const waypointKeyOf = (accountId: string, routeId: string, waypoint: WaypointRow): TableKey =>

@@ -2,13 +2,20 @@ import {
   DeleteCommand,
   PutCommand,
   ScanCommand,
-  TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { PAGE_BYTE_BUDGET } from '../shared/limits';
-import { conditionFailedAt, db, type Item, isTransactionConflict, queryItems, tableName } from './client';
+import {
+  conditionFailedAt,
+  db,
+  type Item,
+  isTransactionConflict,
+  queryItems,
+  tableName,
+  writeTransaction,
+} from './client';
 import { codec } from './codec';
-import { conditionHeld, getItem } from './item-ops';
+import { conditionHeld, getRecord } from './item-ops';
 import { decodeIndexNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
 import { TABLE_SCHEMA, type TableKey } from './table-schema';
 
@@ -44,6 +51,11 @@ export const routeKeys = {
   item: (accountId: string, routeId: string, wp: number, inv: number, item: number): TableKey => ({
     pk: routePartition(accountId, routeId),
     sk: `${ROUTE_ROW_PREFIX.invoiceOrItem}${seq(wp, 5)}#${seq(inv, 4)}#${seq(item, 5)}`,
+  }),
+  /** A row of the route's partition under sort key `sk` (its attempts and accounting records). */
+  row: (accountId: string, routeId: string, sk: string): TableKey => ({
+    pk: routePartition(accountId, routeId),
+    sk,
   }),
   /** The start of the sk of every invoice and item row of waypoint `wp`. */
   invoiceRowsOf: (wp: number) => `${ROUTE_ROW_PREFIX.invoiceOrItem}${seq(wp, 5)}#`,
@@ -155,10 +167,8 @@ export function putNewHeaderItem(route: RouteHeader) {
   };
 }
 
-export async function getRouteHeader(accountId: string, routeId: string): Promise<RouteHeader | undefined> {
-  const item = await getItem(routeKeys.route(accountId, routeId));
-  return item && headerFromItem(item);
-}
+export const getRouteHeader = (accountId: string, routeId: string) =>
+  getRecord(routeKeys.route(accountId, routeId), headerFromItem);
 
 /** One item of a TransactWriteItems request (a Put, Update, Delete or ConditionCheck). */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -176,7 +186,7 @@ export async function replaceRouteHeader(
   const { Put: put } = replaceHeaderItem(next, expectedVersion);
   try {
     if (alsoWrite.length === 0) await db.send(new PutCommand(put));
-    else await db.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, ...alsoWrite] }));
+    else await writeTransaction([{ Put: put }, ...alsoWrite]);
     return true;
   } catch (error) {
     // A transaction cancelled for another one changing the same items lost a race as well.

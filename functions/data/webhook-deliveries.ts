@@ -4,7 +4,7 @@ import { randomId } from '../shared/crypto';
 import { ValidationError } from '../shared/errors';
 import { db, queryItems, tableName } from './client';
 import { codec } from './codec';
-import { conditionHeld, getItem } from './item-ops';
+import { conditionHeld, getRecord } from './item-ops';
 import { decodeNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
 
 /** One delivery attempt of one event to one webhook, as `GET /webhooks/{id}/deliveries` shows it. */
@@ -207,14 +207,8 @@ export async function recordDeliveryOutcome(
   );
 }
 
-export async function getDelivery(
-  accountId: string,
-  webhookId: string,
-  deliveryId: string,
-): Promise<Delivery | undefined> {
-  const item = await getItem(deliveryKey(accountId, webhookId, deliveryId));
-  return item && deliveryOf(item);
-}
+export const getDelivery = (accountId: string, webhookId: string, deliveryId: string) =>
+  getRecord(deliveryKey(accountId, webhookId, deliveryId), deliveryOf);
 
 /**
  * Marks (claims) an original delivery as being sent again as `redeliveryId`, at `at`, if it still stands as

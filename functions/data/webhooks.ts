@@ -3,7 +3,7 @@ import { accountKeys } from './accounts';
 import { db, queryItems, tableName } from './client';
 import { codec } from './codec';
 import type { EventType } from './events';
-import { conditionHeld, getItem, updateIfHeld } from './item-ops';
+import { conditionHeld, getRecord, updateIfHeld } from './item-ops';
 import type { SealedSecret } from './secret-envelope';
 import type { TableKey } from './table-schema';
 import { deleteWithinLimits, putWithinLimits, type WebhookTarget } from './webhook-limits';
@@ -87,10 +87,8 @@ export async function putNewWebhook(
   );
 }
 
-export async function getWebhook(accountId: string, webhookId: string): Promise<Webhook | undefined> {
-  const item = await getItem(webhookKey(accountId, webhookId));
-  return item && fromItem(item);
-}
+export const getWebhook = (accountId: string, webhookId: string) =>
+  getRecord(webhookKey(accountId, webhookId), fromItem);
 
 /** The account's webhooks, oldest first. */
 export async function listWebhooks(accountId: string): Promise<Webhook[]> {

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
   accountExistsCheck,
   getUsageKey,
@@ -9,7 +8,7 @@ import {
   setDcEtaSpeed,
 } from '../data/accounts';
 import { createApiKey, deleteApiKey, findApiKeyByHash, putApiKeyItems } from '../data/api-keys';
-import { db, isConditionFailure } from '../data/client';
+import { isConditionFailure, writeTransaction } from '../data/client';
 import { Id } from '../models/common';
 import type { AccountCaller } from '../shared/auth-context';
 import { randomId, randomSecret, SECRET_PREFIX, sha256Hex } from '../shared/crypto';
@@ -83,31 +82,23 @@ export async function createAccount(input: {
     record.keyHash = sha256Hex(input.apiKey);
     issued.apiKey = input.apiKey;
   }
-  await db.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        putAccountItem({ accountId, name: input.name, createdAt: now, usageKey: newUsageKey() }),
-        ...input.dcs.map((dc) =>
-          putDcItem({ accountId, dcId: dc.dcId, timeZone: dc.timeZone, name: dc.name ?? dc.dcId }),
-        ),
-        ...putApiKeyItems(record),
-      ],
-    }),
-  );
+  await writeTransaction([
+    putAccountItem({ accountId, name: input.name, createdAt: now, usageKey: newUsageKey() }),
+    ...input.dcs.map((dc) =>
+      putDcItem({ accountId, dcId: dc.dcId, timeZone: dc.timeZone, name: dc.name ?? dc.dcId }),
+    ),
+    ...putApiKeyItems(record),
+  ]);
   return { ...issued, dcIds: input.dcs.map((dc) => dc.dcId) };
 }
 
 export async function addDc(accountId: string, dc: NewDc): Promise<void> {
   checkDcs([dc]);
   try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          accountExistsCheck(accountId),
-          putDcItem({ accountId, dcId: dc.dcId, timeZone: dc.timeZone, name: dc.name ?? dc.dcId }),
-        ],
-      }),
-    );
+    await writeTransaction([
+      accountExistsCheck(accountId),
+      putDcItem({ accountId, dcId: dc.dcId, timeZone: dc.timeZone, name: dc.name ?? dc.dcId }),
+    ]);
   } catch (error) {
     if (isConditionFailure(error))
       throw new Error(`account '${accountId}' does not exist or already has DC '${dc.dcId}'`);

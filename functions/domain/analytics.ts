@@ -9,7 +9,7 @@ import type { Attempt } from '../data/attempts';
 import type { DriverLocation } from '../data/drivers';
 import type { InvoiceRow, WaypointRow } from '../data/route-rows';
 import type { RouteHeader } from '../data/routes';
-import { localDateOf } from '../shared/time';
+import { localDateOf, zonedFormatter } from '../shared/time';
 import {
   completionEstimate,
   computeEtas,
@@ -219,25 +219,20 @@ export interface RouteFacts {
   trace: DriverLocation[];
 }
 
-const dateTimeFormatters = new Map<string, Intl.DateTimeFormat>();
+const dateTimeFormatter = zonedFormatter('en-US', {
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  // h23, not hour12: false, which some engines render as 24:00 at midnight.
+  hourCycle: 'h23',
+});
 
 /** DC-local 'YYYY-MM-DD HH:MM:SS' (24 h) of an epoch ms, as every time in the CSVs. */
 export function localDateTime(epochMs: number, timeZone: string): string {
-  let formatter = dateTimeFormatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      // h23, not hour12: false, which some engines render as 24:00 at midnight.
-      hourCycle: 'h23',
-    });
-    dateTimeFormatters.set(timeZone, formatter);
-  }
+  const formatter = dateTimeFormatter(timeZone);
   const part: Record<string, string> = {};
   for (const { type, value } of formatter.formatToParts(new Date(epochMs))) part[type] = value;
   return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}:${part.second}`;

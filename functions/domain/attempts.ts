@@ -1,4 +1,3 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type Attempt,
   type AttemptStatus,
@@ -6,7 +5,7 @@ import {
   putNewAttemptItems,
   type Reason,
 } from '../data/attempts';
-import { conditionFailedAt, db } from '../data/client';
+import { conditionFailedAt, writeTransaction } from '../data/client';
 import { putEventItem } from '../data/events';
 import { listWaypointItemIds } from '../data/route-rows';
 import { routeUnchangedCheck } from '../data/routes';
@@ -78,27 +77,23 @@ export async function recordAttempt(
       recordedAt: Date.now(),
     };
     try {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            ...putNewAttemptItems(driver.accountId, routeId, attempt),
-            routeUnchangedCheck(route),
-            putEventItem({
-              accountId: driver.accountId,
-              dcId: driver.dcId,
-              routeId,
-              type: 'WAYPOINT_STATUS_CHANGED',
-              details: {
-                waypoint_id: waypointId,
-                status: attempt.status,
-                attempt_id: attempt.id,
-                timestamp: attempt.timestamp,
-              },
-              occurredAt: attempt.recordedAt,
-            }),
-          ],
+      await writeTransaction([
+        ...putNewAttemptItems(driver.accountId, routeId, attempt),
+        routeUnchangedCheck(route),
+        putEventItem({
+          accountId: driver.accountId,
+          dcId: driver.dcId,
+          routeId,
+          type: 'WAYPOINT_STATUS_CHANGED',
+          details: {
+            waypoint_id: waypointId,
+            status: attempt.status,
+            attempt_id: attempt.id,
+            timestamp: attempt.timestamp,
+          },
+          occurredAt: attempt.recordedAt,
         }),
-      );
+      ]);
     } catch (error) {
       // A lost race with the same attempt id (item 0), or with a change of the route (item 2): read again
       // and decide again.

@@ -1,6 +1,5 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { type AccountingRecord, getAccountingRecord, putNewAccountingRecordItems } from '../data/accounting';
-import { conditionFailedAt, db } from '../data/client';
+import { conditionFailedAt, writeTransaction } from '../data/client';
 import { routeUnchangedCheck } from '../data/routes';
 import type { DriverCaller } from '../shared/auth-context';
 import { ConflictError } from '../shared/errors';
@@ -38,14 +37,10 @@ export async function addAccountingRecord(
       throw refused;
     }
     try {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            ...putNewAccountingRecordItems(driver.accountId, route, record),
-            routeUnchangedCheck(route),
-          ],
-        }),
-      );
+      await writeTransaction([
+        ...putNewAccountingRecordItems(driver.accountId, route, record),
+        routeUnchangedCheck(route),
+      ]);
       return record;
     } catch (error) {
       if (conditionFailedAt(error, 0)) return sameRecordOrConflict(driver, routeId, record);

@@ -1,7 +1,6 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { getDc } from '../data/accounts';
 import { listAttempts } from '../data/attempts';
-import { conditionFailedAt, db } from '../data/client';
+import { conditionFailedAt, writeTransaction } from '../data/client';
 import { getDriver } from '../data/drivers';
 import { putEventItem } from '../data/events';
 import { getRouteEtas, putRouteEtasItem, type RouteEtas } from '../data/route-etas';
@@ -131,15 +130,11 @@ export async function refreshEtas(
       occurredAt: Date.now(),
     });
     try {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            putRouteEtasItem(ref.accountId, ref.routeId, next, stored?.version),
-            routeUnchangedCheck(route),
-            ...(emit ? [event] : []),
-          ],
-        }),
-      );
+      await writeTransaction([
+        putRouteEtasItem(ref.accountId, ref.routeId, next, stored?.version),
+        routeUnchangedCheck(route),
+        ...(emit ? [event] : []),
+      ]);
       return;
     } catch (error) {
       if (!(conditionFailedAt(error, 0) || conditionFailedAt(error, 1))) throw error;

@@ -1,4 +1,3 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { type Dc, getDc } from '../data/accounts';
 import {
   bucketKeys,
@@ -15,7 +14,7 @@ import {
   releaseClaims,
   takeClaims,
 } from '../data/claims';
-import { conditionFailedAt, db, deleteAll, putAll } from '../data/client';
+import { conditionFailedAt, deleteAll, putAll, writeTransaction } from '../data/client';
 import { driverRoutesItem, getDriver } from '../data/drivers';
 import { putEventItem } from '../data/events';
 import {
@@ -350,16 +349,12 @@ async function finishImport(
         })
       : undefined;
   try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          ...(header ? [putNewHeaderItem(header)] : []),
-          finishImportItem(record.accountId, record.txid, now, record.routeId, error),
-          event,
-          ...(driverItem ? [driverItem] : []),
-        ],
-      }),
-    );
+    await writeTransaction([
+      ...(header ? [putNewHeaderItem(header)] : []),
+      finishImportItem(record.accountId, record.txid, now, record.routeId, error),
+      event,
+      ...(driverItem ? [driverItem] : []),
+    ]);
   } catch (transactionError) {
     // The import record's condition failing means another delivery of the same message finished first.
     // The header's failing alone means a route with this id is still being deleted: let SQS retry.

@@ -1,11 +1,4 @@
-import {
-  BUCKET_NAME_ENV,
-  LINK_SIGNER_ROLE_ARN_ENV,
-  QUEUES,
-  type QueueName,
-  TABLE_NAME_ENV,
-  WEBHOOK_SECRETS_KEY_ARN_ENV,
-} from './resources';
+import { QUEUES, type QueueName, RESOURCE_ENV } from './resources';
 
 /**
  * The service's configuration, read from the environment on first use, never at import: importing any module
@@ -120,16 +113,16 @@ function readConfig(env: Environment): ServiceConfig {
   };
   return {
     get tableName() {
-      return required(TABLE_NAME_ENV);
+      return required(RESOURCE_ENV.table);
     },
     get bucketName() {
-      return required(BUCKET_NAME_ENV);
+      return required(RESOURCE_ENV.bucket);
     },
     get linkSignerRoleArn() {
-      return required(LINK_SIGNER_ROLE_ARN_ENV);
+      return required(RESOURCE_ENV.linkSignerRoleArn);
     },
     get webhookSecretsKeyArn() {
-      return required(WEBHOOK_SECRETS_KEY_ARN_ENV);
+      return required(RESOURCE_ENV.webhookSecretsKeyArn);
     },
     queueUrl: (queue) => required(QUEUES[queue].urlEnv),
     deadLetterQueueUrl: (queue) => required(QUEUES[queue].deadLetterUrlEnv),

@@ -85,9 +85,12 @@ export const IMPORT_UPLOADS_PREFIX = 'uploads/';
 /** Where the analytics export writes its CSV files, which clients download through presigned links. */
 export const ANALYTICS_FILES_PREFIX = 'analytics/';
 
-export const BUCKET_NAME_ENV = 'BUCKET_NAME';
-/** The role a function that hands out presigned links signs them with (ResourceAccess.signLinks). */
-export const LINK_SIGNER_ROLE_ARN_ENV = 'LINK_SIGNER_ROLE_ARN';
-export const TABLE_NAME_ENV = 'TABLE_NAME';
-/** The ARN of the KMS key webhook signing secrets are encrypted under (ResourceAccess.webhookSecrets). */
-export const WEBHOOK_SECRETS_KEY_ARN_ENV = 'WEBHOOK_SECRETS_KEY_ARN';
+/** The variables that tell a function its resources, set only where it is granted them (ServiceFunction). */
+export const RESOURCE_ENV = {
+  table: 'TABLE_NAME',
+  bucket: 'BUCKET_NAME',
+  /** The role a function that hands out presigned links signs them with (ResourceAccess.signLinks). */
+  linkSignerRoleArn: 'LINK_SIGNER_ROLE_ARN',
+  /** The ARN of the KMS key webhook signing secrets are encrypted under (ResourceAccess.webhookSecrets). */
+  webhookSecretsKeyArn: 'WEBHOOK_SECRETS_KEY_ARN',
+} as const;

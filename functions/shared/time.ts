@@ -1,16 +1,25 @@
-const formatters = new Map<string, Intl.DateTimeFormat>();
+/**
+ * The formatter of `options` for a time zone, made once per zone (making one is slow; an export formats every
+ * row's times with it).
+ */
+export function zonedFormatter(
+  locale: string,
+  options: Omit<Intl.DateTimeFormatOptions, 'timeZone'>,
+): (timeZone: string) => Intl.DateTimeFormat {
+  const formatters = new Map<string, Intl.DateTimeFormat>();
+  return (timeZone) => {
+    let formatter = formatters.get(timeZone);
+    if (!formatter) {
+      formatter = new Intl.DateTimeFormat(locale, { timeZone, ...options });
+      formatters.set(timeZone, formatter);
+    }
+    return formatter;
+  };
+}
+
+const dateFormatter = zonedFormatter('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit' });
 
 /** The YYYY-MM-DD date of an instant in an IANA time zone (a route's DC-local service date). */
 export function localDateOf(epochMillis: number, timeZone: string): string {
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  return formatter.format(new Date(epochMillis));
+  return dateFormatter(timeZone).format(new Date(epochMillis));
 }

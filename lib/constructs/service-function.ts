@@ -13,16 +13,15 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { LinkSigning, ResourceAccess, TableAccess } from '../../functions/shared/access';
-import {
-  BUCKET_NAME_ENV,
-  LINK_SIGNER_ROLE_ARN_ENV,
-  QUEUES,
-  type QueueName,
-  TABLE_NAME_ENV,
-  WEBHOOK_SECRETS_KEY_ARN_ENV,
-} from '../../functions/shared/resources';
+import { QUEUES, type QueueName, RESOURCE_ENV } from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
-import { BUNDLE_METADATA_KEY, type BundleMetadata, bundleDefine, LAMBDA_BUNDLE } from '../bundling';
+import {
+  BUNDLE_METADATA_KEY,
+  type BundleMetadata,
+  bundleDefine,
+  LAMBDA_BUNDLE,
+  SAME_NAMED_BUNDLE_OPTIONS,
+} from '../bundling';
 import type { Slice } from '../slices';
 import { ALARM_PERIOD, ANY_OCCURRENCE, notify } from './alarm-topic';
 import type { ServiceResources } from './stateful-imports';
@@ -128,11 +127,8 @@ export class ServiceFunction extends NodejsFunction {
       depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
       bundling: {
         format: OutputFormat.ESM,
-        target: LAMBDA_BUNDLE.target,
-        mainFields: [...LAMBDA_BUNDLE.mainFields],
-        minify: LAMBDA_BUNDLE.minify,
+        ...SAME_NAMED_BUNDLE_OPTIONS,
         sourceMap: LAMBDA_BUNDLE.sourcemap,
-        sourcesContent: LAMBDA_BUNDLE.sourcesContent,
         externalModules: [...LAMBDA_BUNDLE.external],
         banner: LAMBDA_BUNDLE.banner,
         define,
@@ -194,7 +190,7 @@ export class ServiceFunction extends NodejsFunction {
 
   /** Tells the function the table's name and grants exactly `access`: read-only or read-write data access. */
   bindTable(table: ITable, access: TableAccess): void {
-    this.addEnvironment(TABLE_NAME_ENV, table.tableName);
+    this.addEnvironment(RESOURCE_ENV.table, table.tableName);
     if (access === 'read') table.grantReadData(this);
     else table.grantReadWriteData(this);
   }
@@ -205,7 +201,7 @@ export class ServiceFunction extends NodejsFunction {
    * s3:List* or s3:Abort* wildcards.
    */
   bindBucket(bucket: IBucket, access: BucketAccess, objectsArn: string): void {
-    this.addEnvironment(BUCKET_NAME_ENV, bucket.bucketName);
+    this.addEnvironment(RESOURCE_ENV.bucket, bucket.bucketName);
     this.addToRolePolicy(
       new PolicyStatement({ actions: [...BUCKET_ACTIONS[access]], resources: [objectsArn] }),
     );
@@ -226,8 +222,8 @@ export class ServiceFunction extends NodejsFunction {
     });
     signer.addToPolicy(new PolicyStatement({ actions: [action], resources: [objectsArn] }));
     signer.grantAssumeRole(functionRole);
-    this.addEnvironment(BUCKET_NAME_ENV, bucket.bucketName);
-    this.addEnvironment(LINK_SIGNER_ROLE_ARN_ENV, signer.roleArn);
+    this.addEnvironment(RESOURCE_ENV.bucket, bucket.bucketName);
+    this.addEnvironment(RESOURCE_ENV.linkSignerRoleArn, signer.roleArn);
   }
 
   /**
@@ -235,7 +231,7 @@ export class ServiceFunction extends NodejsFunction {
    * (WEBHOOK_SECRETS_ACTIONS). Through the role's policy: the key's default policy lets IAM grant its use.
    */
   bindWebhookSecretsKey(key: IKey, use: NonNullable<ResourceAccess['webhookSecrets']>): void {
-    this.addEnvironment(WEBHOOK_SECRETS_KEY_ARN_ENV, key.keyArn);
+    this.addEnvironment(RESOURCE_ENV.webhookSecretsKeyArn, key.keyArn);
     this.addToRolePolicy(
       new PolicyStatement({ actions: [WEBHOOK_SECRETS_ACTIONS[use]], resources: [key.keyArn] }),
     );

@@ -33,11 +33,9 @@ export interface ServiceResources {
 export class StatefulImports extends Construct implements ServiceResources {
   readonly table: ITable;
   private readonly exported: StatefulExports;
-  private importedBucket?: IBucket;
-  private importedAlarmTopic?: ITopic;
-  private importedWebhookSecretsKey?: IKey;
   private readonly acknowledgedPrefixes = new Set<string>();
-  private readonly importedQueues = new Map<string, IQueue>();
+  /** What was imported so far, by construct id. */
+  private readonly imported = new Map<string, unknown>();
 
   constructor(scope: Construct, id: string, exported: StatefulExports) {
     super(scope, id);
@@ -53,10 +51,11 @@ export class StatefulImports extends Construct implements ServiceResources {
   }
 
   get bucket(): IBucket {
-    this.importedBucket ??= Bucket.fromBucketAttributes(this, 'Bucket', {
-      bucketArn: Fn.importValue(this.exported.bucket.bucketArnExportName),
-    });
-    return this.importedBucket;
+    return this.importOnce('Bucket', (id) =>
+      Bucket.fromBucketAttributes(this, id, {
+        bucketArn: Fn.importValue(this.exported.bucket.bucketArnExportName),
+      }),
+    );
   }
 
   bucketObjectsArn(keyPrefix: string): string {
@@ -72,21 +71,15 @@ export class StatefulImports extends Construct implements ServiceResources {
   }
 
   get alarmTopic(): ITopic {
-    this.importedAlarmTopic ??= Topic.fromTopicArn(
-      this,
-      'AlarmTopic',
-      Fn.importValue(this.exported.alarmTopicArnExportName),
+    return this.importOnce('AlarmTopic', (id) =>
+      Topic.fromTopicArn(this, id, Fn.importValue(this.exported.alarmTopicArnExportName)),
     );
-    return this.importedAlarmTopic;
   }
 
   get webhookSecretsKey(): IKey {
-    this.importedWebhookSecretsKey ??= Key.fromKeyArn(
-      this,
-      'WebhookSecretsKey',
-      Fn.importValue(this.exported.webhookSecretsKeyArnExportName),
+    return this.importOnce('WebhookSecretsKey', (id) =>
+      Key.fromKeyArn(this, id, Fn.importValue(this.exported.webhookSecretsKeyArnExportName)),
     );
-    return this.importedWebhookSecretsKey;
   }
 
   queue(name: QueueName): IQueue {
@@ -104,14 +97,17 @@ export class StatefulImports extends Construct implements ServiceResources {
   }
 
   private importQueue(id: string, arnExportName: string, urlExportName: string): IQueue {
-    let queue = this.importedQueues.get(id);
-    if (!queue) {
-      queue = Queue.fromQueueAttributes(this, id, {
+    return this.importOnce(id, () =>
+      Queue.fromQueueAttributes(this, id, {
         queueArn: Fn.importValue(arnExportName),
         queueUrl: Fn.importValue(urlExportName),
-      });
-      this.importedQueues.set(id, queue);
-    }
-    return queue;
+      }),
+    );
+  }
+
+  /** The resource imported as construct `id`: by `make` on first use, the same one afterwards. */
+  private importOnce<T>(id: string, make: (id: string) => T): T {
+    if (!this.imported.has(id)) this.imported.set(id, make(id));
+    return this.imported.get(id) as T;
   }
 }

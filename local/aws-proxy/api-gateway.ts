@@ -5,23 +5,19 @@
  * Authorized as IAM does: `apigateway:<HTTP method>` on `arn:aws:apigateway:<region>::<path>` (the operator
  * may; no function role is granted any apigateway action).
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { ApiGatewayFault, type ApiKeyStore, type StoredApiKey } from '../api-keys';
 import { apiGatewayChecks, UnknownOperationError } from '../iam/actions';
-import { authenticationError, sendError, validationError } from './errors';
-import { authorize, type SignedCall } from './principals';
-import { readBody } from './upstream';
+import { sendError, validationError } from './errors';
+import { authorize, type SignedCall, signedBody } from './principals';
 
 /** Far above any of these calls' bodies. */
 const MAX_REQUEST_BYTES = 64 * 1024;
 
 export async function handleApiGateway(call: SignedCall, store: ApiKeyStore): Promise<void> {
   const { req, res } = call;
-  const body = await readBody(req, MAX_REQUEST_BYTES);
-  if (!call.signatureMatches(createHash('sha256').update(body).digest('hex'))) {
-    sendError(res, 'apigateway', authenticationError('apigateway', { kind: 'badSignature' }));
-    return;
-  }
+  const body = await signedBody('apigateway', call, MAX_REQUEST_BYTES);
+  if (!body) return;
   const method = req.method ?? 'GET';
   let path: string;
   try {

@@ -39,11 +39,10 @@
  * the ARNs AWS would (the request's Region) and turns stream ARNs back into DynamoDB Local's on the way in,
  * so functions, policies and the deployment model all see AWS-shaped ARNs.
  */
-import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { dynamodbChecks, MalformedRequestError, UnknownOperationError } from '../iam/actions';
-import { authenticationError, operationDenied, sendError, validationError } from './errors';
-import { authorize, type SignedCall } from './principals';
+import { dynamodbChecks } from '../iam/actions';
+import { sendError } from './errors';
+import { authorize, operationChecks, type SignedCall, signedBody } from './principals';
 import { endToEndHeaders, readBody, relay, replyWith, type Upstream } from './upstream';
 
 /** Larger than any request DynamoDB accepts (a 25-item BatchWriteItem of 400 KB items is 10 MB). */
@@ -69,11 +68,8 @@ const LOCAL_ARN = /arn:aws:dynamodb:ddblocal:/g;
 
 export async function handleDynamoDb(call: SignedCall, upstream: Upstream): Promise<void> {
   const { req, res } = call;
-  const body = await readBody(req, MAX_REQUEST_BYTES);
-  if (!call.signatureMatches(createHash('sha256').update(body).digest('hex'))) {
-    sendError(res, 'dynamodb', authenticationError('dynamodb', { kind: 'badSignature' }));
-    return;
-  }
+  const body = await signedBody('dynamodb', call, MAX_REQUEST_BYTES);
+  if (!body) return;
   const target = String(req.headers['x-amz-target'] ?? '');
   let input: Record<string, unknown>;
   try {
@@ -86,22 +82,10 @@ export async function handleDynamoDb(call: SignedCall, upstream: Upstream): Prom
     });
     return;
   }
-  let checks: ReturnType<typeof dynamodbChecks>;
-  try {
-    checks = dynamodbChecks(target, input, call.scope);
-  } catch (error) {
-    if (error instanceof UnknownOperationError) {
-      if (call.principal.policies !== 'admin') {
-        sendError(res, 'dynamodb', operationDenied('dynamodb', error.message));
-        return;
-      }
-      checks = [];
-    } else if (error instanceof MalformedRequestError) {
-      sendError(res, 'dynamodb', validationError('dynamodb', error.message));
-      return;
-    } else throw error;
-  }
-  if (!authorize('dynamodb', call, checks)) return;
+  const checks = operationChecks('dynamodb', call, () => dynamodbChecks(target, input, call.scope), {
+    unchecked: [],
+  });
+  if (!checks || !authorize('dynamodb', call, checks)) return;
 
   let forwarded = body;
   if (STREAM_ARN_REQUESTS.has(target) && typeof input.StreamArn === 'string') {

@@ -75,6 +75,22 @@ const asKms = (error: ServiceError): ServiceError => ({
   messageKey: 'message',
 });
 
+/** STS, DynamoDB and SQS refuse an unknown access key as they do an invalid session token. */
+const invalidToken = (service: 'sts' | 'dynamodb' | 'sqs'): ServiceError =>
+  service === 'sts'
+    ? sts('InvalidClientTokenId', INVALID_TOKEN)
+    : service === 'dynamodb'
+      ? dynamodb('UnrecognizedClientException', INVALID_TOKEN)
+      : sqs('InvalidClientTokenIdException', 'InvalidClientTokenId', INVALID_TOKEN);
+
+/** STS, DynamoDB and SQS refuse a skewed clock as they do a wrong signature, with a message of its own. */
+const signatureMismatch = (service: 'sts' | 'dynamodb' | 'sqs', message: string): ServiceError =>
+  service === 'sts'
+    ? sts('SignatureDoesNotMatch', message)
+    : service === 'dynamodb'
+      ? dynamodb('InvalidSignatureException', message)
+      : sqs('SignatureDoesNotMatchException', 'SignatureDoesNotMatch', message);
+
 export function authenticationError(service: ServiceName, failure: AuthenticationFailure): ServiceError {
   if (service === 'apigateway') {
     if (failure.kind === 'missing')
@@ -107,17 +123,11 @@ export function authenticationError(service: ServiceName, failure: Authenticatio
     case 'unknownKey':
       if (service === 's3')
         return s3('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
-      if (service === 'sts') return sts('InvalidClientTokenId', INVALID_TOKEN);
-      return service === 'dynamodb'
-        ? dynamodb('UnrecognizedClientException', INVALID_TOKEN)
-        : sqs('InvalidClientTokenIdException', 'InvalidClientTokenId', INVALID_TOKEN);
+      return invalidToken(service);
     case 'invalidToken':
       if (service === 's3')
         return s3('InvalidToken', 'The provided token is malformed or otherwise invalid.', 400);
-      if (service === 'sts') return sts('InvalidClientTokenId', INVALID_TOKEN);
-      return service === 'dynamodb'
-        ? dynamodb('UnrecognizedClientException', INVALID_TOKEN)
-        : sqs('InvalidClientTokenIdException', 'InvalidClientTokenId', INVALID_TOKEN);
+      return invalidToken(service);
     case 'expiredToken':
       if (service === 's3') return s3('ExpiredToken', 'The provided token has expired.', 400);
       if (service === 'sts') return sts('ExpiredToken', EXPIRED_TOKEN, 400);
@@ -131,10 +141,7 @@ export function authenticationError(service: ServiceName, failure: Authenticatio
           'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
         );
       }
-      if (service === 'sts') return sts('SignatureDoesNotMatch', SIGNATURE_MISMATCH);
-      return service === 'dynamodb'
-        ? dynamodb('InvalidSignatureException', SIGNATURE_MISMATCH)
-        : sqs('SignatureDoesNotMatchException', 'SignatureDoesNotMatch', SIGNATURE_MISMATCH);
+      return signatureMismatch(service, SIGNATURE_MISMATCH);
     case 'skewed':
       if (service === 's3') {
         return s3(
@@ -142,10 +149,7 @@ export function authenticationError(service: ServiceName, failure: Authenticatio
           'The difference between the request time and the current time is too large.',
         );
       }
-      if (service === 'sts') return sts('SignatureDoesNotMatch', failure.message);
-      return service === 'dynamodb'
-        ? dynamodb('InvalidSignatureException', failure.message)
-        : sqs('SignatureDoesNotMatchException', 'SignatureDoesNotMatch', failure.message);
+      return signatureMismatch(service, failure.message);
     case 'presignExpired':
       return s3('AccessDenied', 'Request has expired');
     case 'presignTooLong':
@@ -220,47 +224,46 @@ export function sendError(
   isHead = false,
 ): void {
   const requestId = randomUUID();
+  const { contentType, body, extra } = errorResponse(service, error, requestId, isHead);
+  res.writeHead(error.status, {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(body),
+    ...extra,
+  });
+  res.end(body);
+}
+
+/** The error in the service's own shape: its content type, its body and its headers after the length. */
+function errorResponse(
+  service: ServiceName,
+  error: ServiceError,
+  requestId: string,
+  isHead: boolean,
+): { contentType: string; body: string; extra: Record<string, string> } {
+  const side = error.status >= 500 ? 'Receiver' : 'Sender';
   if (service === 's3') {
     const body = isHead
       ? ''
       : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${error.type}</Code><Message>${escapeXml(error.message)}</Message><RequestId>${requestId}</RequestId><HostId>local-aws-proxy</HostId></Error>`;
-    res.writeHead(error.status, {
-      'content-type': 'application/xml',
-      'content-length': Buffer.byteLength(body),
-      'x-amz-request-id': requestId,
-    });
-    res.end(body);
-    return;
+    return { contentType: 'application/xml', body, extra: { 'x-amz-request-id': requestId } };
   }
   if (service === 'sts') {
-    const body = `<ErrorResponse xmlns="${STS_NAMESPACE}"><Error><Type>${error.status >= 500 ? 'Receiver' : 'Sender'}</Type><Code>${error.type}</Code><Message>${escapeXml(error.message)}</Message></Error><RequestId>${requestId}</RequestId></ErrorResponse>`;
-    res.writeHead(error.status, {
-      'content-type': 'text/xml',
-      'content-length': Buffer.byteLength(body),
-      'x-amzn-requestid': requestId,
-    });
-    res.end(body);
-    return;
+    const body = `<ErrorResponse xmlns="${STS_NAMESPACE}"><Error><Type>${side}</Type><Code>${error.type}</Code><Message>${escapeXml(error.message)}</Message></Error><RequestId>${requestId}</RequestId></ErrorResponse>`;
+    return { contentType: 'text/xml', body, extra: { 'x-amzn-requestid': requestId } };
   }
   if (service === 'apigateway') {
-    const body = JSON.stringify({ message: error.message });
-    res.writeHead(error.status, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-      'x-amzn-errortype': error.type,
-      'x-amzn-requestid': requestId,
-    });
-    res.end(body);
-    return;
+    return {
+      contentType: 'application/json',
+      body: JSON.stringify({ message: error.message }),
+      extra: { 'x-amzn-errortype': error.type, 'x-amzn-requestid': requestId },
+    };
   }
-  const body = JSON.stringify({ __type: error.type, [error.messageKey ?? 'message']: error.message });
-  const headers: Record<string, string | number> = {
-    'content-type': `application/x-amz-json-${service === 'kms' ? '1.1' : '1.0'}`,
-    'content-length': Buffer.byteLength(body),
-    'x-amzn-requestid': requestId,
+  return {
+    contentType: `application/x-amz-json-${service === 'kms' ? '1.1' : '1.0'}`,
+    body: JSON.stringify({ __type: error.type, [error.messageKey ?? 'message']: error.message }),
+    extra: {
+      'x-amzn-requestid': requestId,
+      ...(error.queryCode ? { 'x-amzn-query-error': `${error.queryCode};${side}` } : {}),
+    },
   };
-  if (error.queryCode)
-    headers['x-amzn-query-error'] = `${error.queryCode};${error.status >= 500 ? 'Receiver' : 'Sender'}`;
-  res.writeHead(error.status, headers);
-  res.end(body);
 }

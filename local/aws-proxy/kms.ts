@@ -17,13 +17,12 @@
  * NotFoundException for a key that is not the deployment's, IncorrectKeyException for a Decrypt whose KeyId is
  * not the ciphertext's key, DisabledException, ValidationException for malformed input.
  */
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { KmsKeySpec } from '../cloud/model';
 import { kmsChecks, UnknownOperationError } from '../iam/actions';
-import { authenticationError, type ServiceError, sendError } from './errors';
-import { authorize, type SignedCall } from './principals';
-import { readBody } from './upstream';
+import { type ServiceError, sendError } from './errors';
+import { authorize, type SignedCall, signedBody } from './principals';
 
 /** Far above any GenerateDataKey or Decrypt request (a ciphertext blob is at most 6144 bytes). */
 const MAX_REQUEST_BYTES = 64 * 1024;
@@ -56,11 +55,8 @@ const fail = (type: string, message: string): never => {
 
 export async function handleKms(call: SignedCall, options: KmsOptions): Promise<void> {
   const { req, res } = call;
-  const body = await readBody(req, MAX_REQUEST_BYTES);
-  if (!call.signatureMatches(createHash('sha256').update(body).digest('hex'))) {
-    sendError(res, 'kms', authenticationError('kms', { kind: 'badSignature' }));
-    return;
-  }
+  const body = await signedBody('kms', call, MAX_REQUEST_BYTES);
+  if (!body) return;
   const target = String(req.headers['x-amz-target'] ?? '');
   const [prefix, operation = ''] = target.split('.');
   let input: Input;

@@ -1,10 +1,20 @@
 /** Who may call the local AWS endpoint, and what IAM lets each of them do. */
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LOCAL_ACCOUNT_ID, type PolicyDocument } from '../cloud/model';
-import type { RequestScope } from '../iam/actions';
+import { MalformedRequestError, type RequestScope, UnknownOperationError } from '../iam/actions';
 import { type AuthorizationCheck, type Decision, evaluate, validatePolicy } from '../iam/policy';
-import { accessDeniedError, type ServiceName, sendError } from './errors';
+import {
+  accessDeniedError,
+  authenticationError,
+  operationDenied,
+  type ServiceError,
+  type ServiceName,
+  sendError,
+  validationError,
+} from './errors';
 import type { SignatureClaim } from './sigv4';
+import { readBody } from './upstream';
 
 export interface Principal {
   accessKeyId: string;
@@ -88,4 +98,59 @@ export function authorize(
   );
   sendError(call.res, service, error, call.req.method === 'HEAD');
   return false;
+}
+
+/**
+ * Reads the whole body (at most `maxBytes`) of a call signed over its payload hash: the body when the
+ * signature matches it; undefined when it does not, the client then answered with the service's error.
+ */
+export async function signedBody(
+  service: ServiceName,
+  call: SignedCall,
+  maxBytes: number,
+): Promise<Buffer | undefined> {
+  const body = await readBody(call.req, maxBytes);
+  if (call.signatureMatches(createHash('sha256').update(body).digest('hex'))) return body;
+  sendError(call.res, service, authenticationError(service, { kind: 'badSignature' }));
+  return undefined;
+}
+
+/** How a service answers a request whose operation the proxy cannot find the IAM checks of. */
+export interface UnauthorizableAnswers<T> {
+  /**
+   * What the operator (admin) is let through with when the proxy does not know the operation: without it,
+   * the operator is refused like everyone else.
+   */
+  unchecked?: T;
+  /** The error for an unknown operation (default: the service's AccessDenied). */
+  unknown?: (message: string) => ServiceError;
+  /** The error for a malformed request (default: the service's validation error). */
+  malformed?: (message: string) => ServiceError;
+}
+
+/**
+ * What `find` says about the call's operation (the IAM checks it needs): undefined when `find` throws
+ * UnknownOperationError or MalformedRequestError, the client then answered as `answers` say.
+ */
+export function operationChecks<T>(
+  service: ServiceName,
+  call: SignedCall,
+  find: () => T,
+  answers: UnauthorizableAnswers<T> = {},
+): T | undefined {
+  let error: ServiceError;
+  try {
+    return find();
+  } catch (thrown) {
+    if (thrown instanceof MalformedRequestError) {
+      error = (answers.malformed ?? ((message) => validationError(service, message)))(thrown.message);
+    } else if (thrown instanceof UnknownOperationError) {
+      if (answers.unknown) error = answers.unknown(thrown.message);
+      else if (answers.unchecked !== undefined && call.principal.policies === 'admin')
+        return answers.unchecked;
+      else error = operationDenied(service, thrown.message);
+    } else throw thrown;
+  }
+  sendError(call.res, service, error, call.req.method === 'HEAD');
+  return undefined;
 }

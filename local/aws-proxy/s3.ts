@@ -18,9 +18,9 @@ import { isIP } from 'node:net';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
-import { s3Operation, UnknownOperationError } from '../iam/actions';
-import { authenticationError, operationDenied, sendError } from './errors';
-import { authorize, type SignedCall } from './principals';
+import { s3Operation } from '../iam/actions';
+import { authenticationError, sendError } from './errors';
+import { authorize, operationChecks, type SignedCall } from './principals';
 import type { S3Notifications } from './s3-notifications';
 import { UNSIGNED_PAYLOAD } from './sigv4';
 import { endToEndHeaders, relay, type Upstream } from './upstream';
@@ -122,25 +122,20 @@ export async function handleS3(
     return;
   }
   const { bucket, key } = bucketAndKey(String(req.headers.host ?? ''), call.rawPath);
-  let operation: ReturnType<typeof s3Operation>;
-  try {
-    operation = s3Operation({
-      method: req.method ?? 'GET',
-      bucket,
-      key,
-      query: new URLSearchParams(call.rawQuery),
-      headers: req.headers,
-    });
-  } catch (error) {
-    if (!(error instanceof UnknownOperationError)) throw error;
-    if (call.principal.policies !== 'admin') {
-      sendError(res, 's3', operationDenied('s3', error.message), isHead);
-      return;
-    }
-    operation = { operation: 'unknown', checks: [] };
-  }
-  const { checks } = operation;
-  if (!authorize('s3', call, checks)) return;
+  const operation = operationChecks(
+    's3',
+    call,
+    () =>
+      s3Operation({
+        method: req.method ?? 'GET',
+        bucket,
+        key,
+        query: new URLSearchParams(call.rawQuery),
+        headers: req.headers,
+      }),
+    { unchecked: { operation: 'unknown', checks: [] } },
+  );
+  if (!operation || !authorize('s3', call, operation.checks)) return;
   const crc32Declared = declaredCrc32(call, operation.operation, declared);
 
   if (

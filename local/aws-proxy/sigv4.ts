@@ -70,6 +70,30 @@ const headerText = (value: string | string[] | undefined): string | undefined =>
 const single = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
 
+type ClaimParts = Omit<
+  SignatureClaim,
+  'accessKeyId' | 'scopeDate' | 'region' | 'service' | 'signedHeaders'
+> & {
+  /** As the client wrote them: `;`-separated. */
+  signedHeaders: string;
+};
+
+/** A signed request's claim: its credential (key id and scope) from a match of AUTHORIZATION or CREDENTIAL. */
+function signed(credential: RegExpExecArray, parts: ClaimParts): ParsedAuthentication {
+  const [, accessKeyId = '', scopeDate = '', region = '', service = ''] = credential;
+  return {
+    kind: 'signed',
+    claim: {
+      accessKeyId,
+      scopeDate,
+      region,
+      service,
+      ...parts,
+      signedHeaders: parts.signedHeaders.split(';'),
+    },
+  };
+}
+
 /** Reads the signature from the Authorization header or, for presigned URLs, from the query string. */
 export function parseAuthentication(
   headers: IncomingHttpHeaders,
@@ -85,21 +109,12 @@ export function parseAuthentication(
     if (!amzDate || !AMZ_DATE.test(amzDate)) {
       return { kind: 'malformed', message: 'X-Amz-Date header is missing or malformed' };
     }
-    const [, accessKeyId, scopeDate, region, service, signedHeaders, signature] =
-      match as unknown as string[];
-    return {
-      kind: 'signed',
-      claim: {
-        accessKeyId: accessKeyId as string,
-        scopeDate: scopeDate as string,
-        region: region as string,
-        service: service as string,
-        amzDate,
-        signedHeaders: (signedHeaders as string).split(';'),
-        signature: signature as string,
-        sessionToken: single(headers['x-amz-security-token']),
-      },
-    };
+    return signed(match, {
+      amzDate,
+      signedHeaders: match[5] as string,
+      signature: match[6] as string,
+      sessionToken: single(headers['x-amz-security-token']),
+    });
   }
   const credential = single(query['X-Amz-Credential']);
   if (credential === undefined) return { kind: 'unsigned' };
@@ -120,21 +135,13 @@ export function parseAuthentication(
   ) {
     return { kind: 'malformed', message: 'Query-string authentication parameters are incomplete' };
   }
-  const [, accessKeyId, scopeDate, region, service] = match as unknown as string[];
-  return {
-    kind: 'signed',
-    claim: {
-      accessKeyId: accessKeyId as string,
-      scopeDate: scopeDate as string,
-      region: region as string,
-      service: service as string,
-      amzDate,
-      signedHeaders: signedHeaders.split(';'),
-      signature,
-      sessionToken: single(query['X-Amz-Security-Token']),
-      presigned: { expiresSeconds: expires },
-    },
-  };
+  return signed(match, {
+    amzDate,
+    signedHeaders,
+    signature,
+    sessionToken: single(query['X-Amz-Security-Token']),
+    presigned: { expiresSeconds: expires },
+  });
 }
 
 /** Epoch ms of an X-Amz-Date. */

@@ -15,18 +15,10 @@
  * ListQueues and ListDeadLetterSourceQueues responses, and turns any QueueUrl back into fauxqs' own (asking
  * fauxqs by name once per queue) before forwarding.
  */
-import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { MalformedRequestError, queueUrlParts, sqsChecks, UnknownOperationError } from '../iam/actions';
-import {
-  authenticationError,
-  operationDenied,
-  type ServiceError,
-  sendError,
-  sqsError,
-  validationError,
-} from './errors';
-import { authorize, type SignedCall } from './principals';
+import { queueUrlParts, sqsChecks } from '../iam/actions';
+import { type ServiceError, sendError, sqsError, validationError } from './errors';
+import { authorize, operationChecks, type SignedCall, signedBody } from './principals';
 import {
   hasInvalidCharacters,
   INVALID_CONTENTS_MESSAGE,
@@ -156,11 +148,8 @@ export class SqsProxy {
     call: SignedCall,
   ): Promise<{ operation: string; input: Input } | undefined> {
     const { req, res } = call;
-    const body = await readBody(req, MAX_REQUEST_BYTES);
-    if (!call.signatureMatches(createHash('sha256').update(body).digest('hex'))) {
-      sendError(res, 'sqs', authenticationError('sqs', { kind: 'badSignature' }));
-      return undefined;
-    }
+    const body = await signedBody('sqs', call, MAX_REQUEST_BYTES);
+    if (!body) return undefined;
     const target = String(req.headers['x-amz-target'] ?? '');
     if (!target.startsWith('AmazonSQS.') || !String(req.headers['content-type']).includes('x-amz-json-1.0')) {
       sendError(res, 'sqs', validationError('sqs', QUERY_PROTOCOL_UNSUPPORTED));
@@ -174,22 +163,11 @@ export class SqsProxy {
       sendError(res, 'sqs', validationError('sqs', 'The request body is not valid JSON.'));
       return undefined;
     }
-    let checks: ReturnType<typeof sqsChecks>;
-    try {
-      checks = sqsChecks(operation, input, call.scope);
-    } catch (error) {
-      if (error instanceof MalformedRequestError) {
-        sendError(res, 'sqs', sqsError('MissingParameter', 'MissingParameter', error.message));
-        return undefined;
-      }
-      if (!(error instanceof UnknownOperationError)) throw error;
-      if (call.principal.policies !== 'admin') {
-        sendError(res, 'sqs', operationDenied('sqs', error.message));
-        return undefined;
-      }
-      checks = [];
-    }
-    if (!authorize('sqs', call, checks)) return undefined;
+    const checks = operationChecks('sqs', call, () => sqsChecks(operation, input, call.scope), {
+      unchecked: [],
+      malformed: (message) => sqsError('MissingParameter', 'MissingParameter', message),
+    });
+    if (!checks || !authorize('sqs', call, checks)) return undefined;
     if (typeof input.QueueUrl === 'string') {
       input.QueueUrl = await this.emulatorQueueUrl(call, input.QueueUrl);
     }

@@ -10,18 +10,17 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { LOCAL_ACCOUNT_ID, type PolicyDocument } from '../cloud/model';
-import { MalformedRequestError, stsChecks, UnknownOperationError } from '../iam/actions';
+import { stsChecks } from '../iam/actions';
 import { trustDecision } from '../iam/policy';
+import { accessDeniedError, escapeXml, STS_NAMESPACE, sendError, validationError } from './errors';
 import {
-  accessDeniedError,
-  authenticationError,
-  escapeXml,
-  STS_NAMESPACE,
-  sendError,
-  validationError,
-} from './errors';
-import { authorize, type Principal, principalArnKey, type SignedCall } from './principals';
-import { readBody } from './upstream';
+  authorize,
+  operationChecks,
+  type Principal,
+  principalArnKey,
+  type SignedCall,
+  signedBody,
+} from './principals';
 
 /** A role the proxy lets callers assume. */
 export interface AssumableRole {
@@ -50,36 +49,23 @@ export interface StsOptions {
 }
 
 export async function handleSts(call: SignedCall, options: StsOptions): Promise<void> {
-  const { req, res } = call;
-  const body = await readBody(req, MAX_REQUEST_BYTES);
-  if (!call.signatureMatches(createHash('sha256').update(body).digest('hex'))) {
-    sendError(res, 'sts', authenticationError('sts', { kind: 'badSignature' }));
-    return;
-  }
+  const { res } = call;
+  const body = await signedBody('sts', call, MAX_REQUEST_BYTES);
+  if (!body) return;
   const input = Object.fromEntries(new URLSearchParams(body.toString('utf8')));
   const action = input.Action ?? '';
   if (input.Version !== API_VERSION) {
     sendError(res, 'sts', validationError('sts', `Version must be ${API_VERSION}`));
     return;
   }
-  let checks: ReturnType<typeof stsChecks>;
-  try {
-    checks = stsChecks(action, input, call.scope);
-  } catch (error) {
-    if (error instanceof UnknownOperationError) {
-      sendError(res, 'sts', {
-        status: 400,
-        type: 'InvalidAction',
-        message: `Could not find operation ${action} for version ${API_VERSION} (${error.message})`,
-      });
-      return;
-    }
-    if (error instanceof MalformedRequestError) {
-      sendError(res, 'sts', validationError('sts', error.message));
-      return;
-    }
-    throw error;
-  }
+  const checks = operationChecks('sts', call, () => stsChecks(action, input, call.scope), {
+    unknown: (message) => ({
+      status: 400,
+      type: 'InvalidAction',
+      message: `Could not find operation ${action} for version ${API_VERSION} (${message})`,
+    }),
+  });
+  if (!checks) return;
   const roleArn = input.RoleArn as string;
   const sessionName = input.RoleSessionName ?? '';
   const durationSeconds = Number(input.DurationSeconds ?? MAX_CHAINED_SESSION_SECONDS);

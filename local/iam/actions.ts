@@ -401,11 +401,8 @@ export function s3Operation(request: S3Request): S3Operation {
   const uploadId = has('uploadId');
   switch (method) {
     case 'GET':
-      if (sub === undefined) {
-        return uploadId
-          ? op('ListParts', check('s3:ListMultipartUploadParts', arn))
-          : op('GetObject', check('s3:GetObject', arn));
-      }
+      if (sub === undefined && uploadId) return op('ListParts', check('s3:ListMultipartUploadParts', arn));
+      if (sub === undefined) return op('GetObject', check('s3:GetObject', arn));
       break;
     case 'HEAD':
       if (sub === undefined && !uploadId) return op('HeadObject', check('s3:GetObject', arn));

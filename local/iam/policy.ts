@@ -143,12 +143,7 @@ export function servicePrincipalDecision(
   check: AuthorizationCheck,
   context: ConditionContext,
 ): Decision {
-  const about = (statement: PolicyStatement) => {
-    const { Principal } = statement;
-    if (Principal === '*') return true;
-    if (!Principal) return false;
-    return asList(Principal.Service).includes(service) || asList(Principal.AWS).includes('*');
-  };
+  const about = (statement: PolicyStatement) => principalNames(statement, 'Service', [service]);
   return evaluate(
     policies.map((policy) => ({ ...policy, Statement: policy.Statement.filter(about) })),
     check,
@@ -167,19 +162,25 @@ export function trustDecision(
   action: string,
   context: ConditionContext,
 ): Decision {
-  const names = (statement: PolicyStatement) => {
-    const { Principal } = statement;
-    if (Principal === '*') return true;
-    const named = asList(Principal?.AWS);
-    return [caller.arn, caller.accountId, `arn:aws:iam::${caller.accountId}:root`, '*'].some((arn) =>
-      named.includes(arn),
-    );
-  };
+  const callerNames = [caller.arn, caller.accountId, `arn:aws:iam::${caller.accountId}:root`];
+  const names = (statement: PolicyStatement) => principalNames(statement, 'AWS', callerNames);
   return evaluate(
     [{ Statement: trustPolicy.Statement.filter(names).map(aboutTheRole) }],
     { action, resource: '*' },
     context,
   );
+}
+
+/** Whether a statement's Principal is everyone (`*`, or the AWS principal `*`) or names one of `names` of `kind`. */
+function principalNames(
+  statement: PolicyStatement,
+  kind: 'Service' | 'AWS',
+  names: readonly string[],
+): boolean {
+  const { Principal } = statement;
+  if (Principal === '*') return true;
+  if (!Principal) return false;
+  return asList(Principal.AWS).includes('*') || asList(Principal[kind]).some((name) => names.includes(name));
 }
 
 /** A trust policy statement as the evaluator reads statements: about every resource (the role itself). */

@@ -9,13 +9,10 @@ import { importRoute } from '../../functions/api/routes/index';
 import type { ResourceAccess } from '../../functions/shared/access';
 import {
   ANALYTICS_FILES_PREFIX,
-  BUCKET_NAME_ENV,
   IMPORT_UPLOADS_PREFIX,
-  LINK_SIGNER_ROLE_ARN_ENV,
   QUEUES,
   type QueueName,
-  TABLE_NAME_ENV,
-  WEBHOOK_SECRETS_KEY_ARN_ENV,
+  RESOURCE_ENV,
 } from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import type { ConsumerDefinition } from '../../functions/workers/define';
@@ -468,21 +465,21 @@ describe('table access', () => {
     expect(dynamo).toContain('dynamodb:GetItem');
     expect(dynamo).toContain('dynamodb:Query');
     expect(dynamo.filter((a) => !READ_ACTIONS.has(a))).toEqual([]);
-    expect(environmentOf(functionOf(handler))).toMatchObject({ [TABLE_NAME_ENV]: expect.anything() });
+    expect(environmentOf(functionOf(handler))).toMatchObject({ [RESOURCE_ENV.table]: expect.anything() });
   });
 
   it.each(byAccess('readWrite'))("%s (access 'readWrite') may read and write the table", (handler) => {
     const actions = allowedActions(functionOf(handler));
     for (const action of [...WRITE_ACTIONS, 'dynamodb:GetItem', 'dynamodb:Query'])
       expect(actions).toContain(action);
-    expect(environmentOf(functionOf(handler))).toMatchObject({ [TABLE_NAME_ENV]: expect.anything() });
+    expect(environmentOf(functionOf(handler))).toMatchObject({ [RESOURCE_ENV.table]: expect.anything() });
   });
 
   it.each(byAccess(undefined))(
     '%s (no table access) gets no DynamoDB permission and no table name',
     (handler) => {
       expect(allowedActions(functionOf(handler)).filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
-      expect(environmentOf(functionOf(handler))[TABLE_NAME_ENV]).toBeUndefined();
+      expect(environmentOf(functionOf(handler))[RESOURCE_ENV.table]).toBeUndefined();
     },
   );
 
@@ -508,7 +505,7 @@ describe('bucket access', () => {
 
   it.each(withoutBucket)('$name (no bucket access) gets no S3 permission and no bucket name', (f) => {
     expect(allowedActions(f.fn).filter((a) => a.startsWith('s3:'))).toEqual([]);
-    expect(environmentOf(f.fn)[BUCKET_NAME_ENV]).toBeUndefined();
+    expect(environmentOf(f.fn)[RESOURCE_ENV.bucket]).toBeUndefined();
   });
 
   it.each(withBucket)(
@@ -529,8 +526,8 @@ describe('bucket access', () => {
         expect(resourcesAllowed(f.fn, action)).toEqual([bucketObjects(f.access.bucketKeyPrefix)]);
       expect(allowedActions(f.fn)).not.toContain(denied);
       const variables = environmentOf(f.fn);
-      expect(variables[BUCKET_NAME_ENV]).toBeDefined();
-      expect(JSON.stringify(variables[BUCKET_NAME_ENV])).toContain(JSON.stringify(bucketArn));
+      expect(variables[RESOURCE_ENV.bucket]).toBeDefined();
+      expect(JSON.stringify(variables[RESOURCE_ENV.bucket])).toContain(JSON.stringify(bucketArn));
       // Path-style addressing is for the local S3 emulator only.
       expect(variables.S3_FORCE_PATH_STYLE).toBeUndefined();
     },
@@ -607,13 +604,13 @@ describe('link signing', () => {
     expect(resourcesAllowed(f.fn, 'sts:AssumeRole')).toEqual([{ 'Fn::GetAtt': [roleId, 'Arn'] }]);
     expect(allowedActions(f.fn).filter((a) => a.startsWith('sts:'))).toEqual(['sts:AssumeRole']);
     expect(allowedActions(f.fn).filter((a) => a.startsWith('s3:'))).toEqual([]);
-    expect(environmentOf(f.fn)[LINK_SIGNER_ROLE_ARN_ENV]).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
-    expect(JSON.stringify(environmentOf(f.fn)[BUCKET_NAME_ENV])).toContain(JSON.stringify(bucketArn));
+    expect(environmentOf(f.fn)[RESOURCE_ENV.linkSignerRoleArn]).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+    expect(JSON.stringify(environmentOf(f.fn)[RESOURCE_ENV.bucket])).toContain(JSON.stringify(bucketArn));
   });
 
   it.each(others)('$name (no link signing) may assume no role and has no signer role', (f) => {
     expect(allowedActions(f.fn).filter((a) => a.startsWith('sts:'))).toEqual([]);
-    expect(environmentOf(f.fn)[LINK_SIGNER_ROLE_ARN_ENV]).toBeUndefined();
+    expect(environmentOf(f.fn)[RESOURCE_ENV.linkSignerRoleArn]).toBeUndefined();
     expect(
       f.fn.view
         .ofType('AWS::IAM::Role')
@@ -668,7 +665,7 @@ describe('webhook secrets key', () => {
       const action = f.access.webhookSecrets === 'encrypt' ? 'kms:GenerateDataKey' : 'kms:Decrypt';
       expect(kmsActions(f)).toEqual([action]);
       expect(resourcesAllowed(f.fn, action)).toEqual([keyArn]);
-      expect(environmentOf(f.fn)[WEBHOOK_SECRETS_KEY_ARN_ENV]).toEqual(keyArn);
+      expect(environmentOf(f.fn)[RESOURCE_ENV.webhookSecretsKeyArn]).toEqual(keyArn);
     },
   );
 
@@ -676,7 +673,7 @@ describe('webhook secrets key', () => {
     '$name (no webhookSecrets access) gets no KMS permission and no key ARN',
     (f) => {
       expect(kmsActions(f)).toEqual([]);
-      expect(environmentOf(f.fn)[WEBHOOK_SECRETS_KEY_ARN_ENV]).toBeUndefined();
+      expect(environmentOf(f.fn)[RESOURCE_ENV.webhookSecretsKeyArn]).toBeUndefined();
     },
   );
 
@@ -708,7 +705,7 @@ describe('importRoute', () => {
   it('may put the payload object but not read objects back', () => {
     expect(allowedActions(id)).toContain('s3:PutObject');
     expect(allowedActions(id)).not.toContain('s3:GetObject');
-    expect(environmentOf(id)[BUCKET_NAME_ENV]).toBeDefined();
+    expect(environmentOf(id)[RESOURCE_ENV.bucket]).toBeDefined();
   });
 
   it('may send to the imports queue only, and knows its URL', () => {
@@ -789,8 +786,8 @@ describe('queue consumers', () => {
     for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'])
       expect(actions).toContain(action);
     expect(environmentOf(id)).toMatchObject({
-      [TABLE_NAME_ENV]: expect.anything(),
-      [BUCKET_NAME_ENV]: expect.anything(),
+      [RESOURCE_ENV.table]: expect.anything(),
+      [RESOURCE_ENV.bucket]: expect.anything(),
     });
   });
 

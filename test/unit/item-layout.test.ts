@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiFields, camelFields } from '../../functions/shared/field-names';
-import { TABLE_NAME_ENV } from '../../functions/shared/resources';
+import { RESOURCE_ENV } from '../../functions/shared/resources';
 
 // The data modules read the table name when loaded; nothing here talks to DynamoDB.
 beforeAll(() => {
-  process.env[TABLE_NAME_ENV] ??= 'item-layout-test';
+  process.env[RESOURCE_ENV.table] ??= 'item-layout-test';
 });
 
 describe('entity codecs', () => {

@@ -8,13 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZERS } from '../../functions/api/authorizers';
 import { endpoints } from '../../functions/api/index';
 import { EVENT_RECORD_PATTERN } from '../../functions/data/events';
-import {
-  BUCKET_NAME_ENV,
-  QUEUES,
-  type QueueName,
-  TABLE_NAME_ENV,
-  WEBHOOK_SECRETS_KEY_ARN_ENV,
-} from '../../functions/shared/resources';
+import { QUEUES, type QueueName, RESOURCE_ENV } from '../../functions/shared/resources';
 import { consumers } from '../../functions/workers/index';
 import { BUNDLE_METADATA_KEY } from '../../lib/bundling';
 import { EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
@@ -116,8 +110,8 @@ describe('the synthesized app, read as a deployment', () => {
       const fn = functionWithEntry(sliceOf(consumer.module).repoEntry);
       expect(fn.timeoutSeconds).toBe(consumer.timeoutSeconds);
       expect(fn.memorySize).toBe(consumer.memorySize);
-      expect(fn.environment[TABLE_NAME_ENV]).toBe(table().name);
-      expect(BUCKET_NAME_ENV in fn.environment).toBe(consumer.access.bucket !== undefined);
+      expect(fn.environment[RESOURCE_ENV.table]).toBe(table().name);
+      expect(RESOURCE_ENV.bucket in fn.environment).toBe(consumer.access.bucket !== undefined);
       for (const name of consumer.access.sendTo ?? [])
         expect(fn.environment[QUEUES[name].urlEnv]).toBe(queueOf(name).url);
 
@@ -198,10 +192,10 @@ describe('the synthesized app, read as a deployment', () => {
     const fn = functionWithEntry(sliceOf(endpoint.module).repoEntry);
     expect(method?.integration).toEqual({ type: 'AWS_PROXY', functionName: fn.name });
     expect(method?.operationName).toBe(endpoint.operationId);
-    expect(BUCKET_NAME_ENV in fn.environment).toBe(
+    expect(RESOURCE_ENV.bucket in fn.environment).toBe(
       endpoint.access.bucket !== undefined || endpoint.access.signLinks !== undefined,
     );
-    expect(TABLE_NAME_ENV in fn.environment).toBe(endpoint.access.table !== undefined);
+    expect(RESOURCE_ENV.table in fn.environment).toBe(endpoint.access.table !== undefined);
 
     const authorizerDefinition = AUTHORIZERS[endpoint.auth];
     if (!authorizerDefinition) {
@@ -281,9 +275,9 @@ describe('the synthesized app, read as a deployment', () => {
     });
     expect(key?.keyId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     const told = deployment.functions
-      .filter((fn) => fn.environment[WEBHOOK_SECRETS_KEY_ARN_ENV] !== undefined)
+      .filter((fn) => fn.environment[RESOURCE_ENV.webhookSecretsKeyArn] !== undefined)
       .map((fn) => {
-        expect(fn.environment[WEBHOOK_SECRETS_KEY_ARN_ENV]).toBe(key?.arn);
+        expect(fn.environment[RESOURCE_ENV.webhookSecretsKeyArn]).toBe(key?.arn);
         return fn.entry;
       })
       .sort();

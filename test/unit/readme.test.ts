@@ -9,7 +9,7 @@ import { newWebhookSecret, signatureHeaders } from '../../functions/domain/webho
 import { EVENT_TYPES } from '../../functions/models/event-catalog';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
 import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
-import { BUCKET_NAME_ENV, QUEUES, TABLE_NAME_ENV } from '../../functions/shared/resources';
+import { QUEUES, RESOURCE_ENV } from '../../functions/shared/resources';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const repoFile = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
@@ -103,8 +103,8 @@ describe('README', () => {
       [...source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map((match) => match[1] as string),
     );
     const resources = [
-      TABLE_NAME_ENV,
-      BUCKET_NAME_ENV,
+      RESOURCE_ENV.table,
+      RESOURCE_ENV.bucket,
       ...Object.values(QUEUES).flatMap((queue) => [queue.urlEnv, queue.deadLetterUrlEnv]),
     ];
     // AWS_* variables come from the Lambda runtime (or the SDK's own configuration), not from us.
