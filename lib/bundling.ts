@@ -21,6 +21,18 @@ export const CJS_REQUIRE_BANNER =
  */
 export const EXTERNAL_MODULES: readonly string[] = [];
 
+/**
+ * Modules bundled in place of others (esbuild's `alias`; the replacement is relative to the repository root).
+ * `@aws-sdk/credential-provider-node`, the SDK's default credential chain that every client's runtime config
+ * imports, becomes functions/shared/env-credentials.ts: Lambda gives a function its role's credentials in
+ * environment variables, and the chain's other sources (SSO, shared config files, credential processes, web
+ * identity, container and instance metadata, with the STS and SSO clients they use) are about 130 KB that every
+ * cold start parsed and no invocation ran: 10-15% of an API function's module init (bench/bundles.ts).
+ */
+export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
+  '@aws-sdk/credential-provider-node': './functions/shared/env-credentials.ts',
+};
+
 export const LAMBDA_BUNDLE = {
   format: 'esm',
   platform: 'node',
@@ -37,6 +49,7 @@ export const LAMBDA_BUNDLE = {
   /** The map points at the sources instead of embedding them: smaller artefact, same stack traces. */
   sourcesContent: false,
   external: EXTERNAL_MODULES,
+  alias: BUNDLE_ALIASES,
   banner: CJS_REQUIRE_BANNER,
   /** What NodejsFunction names the ESM bundle inside the asset. */
   outputFile: 'index.mjs',
@@ -67,6 +80,7 @@ export const LAMBDA_ESBUILD_OPTIONS: BuildOptions = {
   ...SAME_NAMED_BUNDLE_OPTIONS,
   sourcemap: LAMBDA_BUNDLE.sourcemap,
   external: [...LAMBDA_BUNDLE.external],
+  alias: { ...LAMBDA_BUNDLE.alias },
   banner: { js: LAMBDA_BUNDLE.banner },
   bundle: true,
 };

@@ -16,6 +16,7 @@ import {
 import { isSubscribableEvent, type WebhookEvent, webhookBody } from '../models/event-catalog';
 import { config, type Environment } from '../shared/config';
 import { logger } from '../shared/observability';
+import { sharedWhileInFlight } from '../shared/parallel';
 import { MAX_DELAY_SECONDS, sendAllToQueue, sendToDeadLetterQueue, sendToQueue } from '../shared/queues';
 import { deliveryHeaders, postWebhook } from './webhook-http';
 import { signingSecrets, UnreadableSecretError } from './webhook-secrets';
@@ -82,9 +83,22 @@ export function eventsOfStreamMessage(body: string): { accountId: string; event:
   });
 }
 
+/**
+ * The reads of the fan-out and of a delivery, shared by the records of a batch that need the same item (the
+ * consumers handle a batch's records at once): a batch of ten events of one account queries its webhooks
+ * once, not ten times, and ten deliveries to three webhooks read three items, not ten. Only reads in flight
+ * are shared, per account (and webhook): one account's records never wait on another's read, and a read
+ * that started after a change sees it.
+ */
+const webhooksOf = sharedWhileInFlight((accountId: string) => accountId, listWebhooks);
+const webhookOf = sharedWhileInFlight(
+  (accountId: string, webhookId: string) => `${accountId}/${webhookId}`,
+  getWebhook,
+);
+
 /** Queues one delivery per enabled webhook of the account subscribed to the event's type and DC. */
 export async function fanOut(accountId: string, event: WebhookEvent): Promise<number> {
-  const webhooks = (await listWebhooks(accountId)).filter(
+  const webhooks = (await webhooksOf(accountId)).filter(
     (webhook) =>
       webhook.enabled &&
       isSubscribableEvent(event.type) &&
@@ -174,7 +188,7 @@ export async function deliver(
   settings: DeliverySettings,
 ): Promise<DeliveryOutcome> {
   const { account_id: accountId, webhook_id: webhookId, event } = message;
-  const webhook = await getWebhook(accountId, webhookId);
+  const webhook = await webhookOf(accountId, webhookId);
   if (!webhook) return 'skipped';
   const now = Date.now();
   const firstAttemptAt = message.first_attempt_at ?? now;

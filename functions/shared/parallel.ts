@@ -31,3 +31,25 @@ export async function inParallel<T, R>(
   if (failure) throw failure.error;
   return results;
 }
+
+/**
+ * `read`, with the calls for one key shared while a read of it is in flight: a call made while its key's
+ * read is under way gets that read's result instead of starting another (the records of one SQS batch,
+ * handled at once, that need the same item read it once). Nothing is kept once the read settles: the next
+ * call reads afresh, so no caller gets a result that was read before its own call began, except from the
+ * read it joined; a failure is the failure of every call that joined, and the next call tries again.
+ */
+export function sharedWhileInFlight<A extends unknown[], R>(
+  keyOf: (...args: A) => string,
+  read: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
+  const inFlight = new Map<string, Promise<R>>();
+  return (...args: A) => {
+    const key = keyOf(...args);
+    const pending = inFlight.get(key);
+    if (pending) return pending;
+    const started = read(...args).finally(() => inFlight.delete(key));
+    inFlight.set(key, started);
+    return started;
+  };
+}

@@ -131,6 +131,12 @@ export class ServiceFunction extends NodejsFunction {
         sourceMap: LAMBDA_BUNDLE.sourcemap,
         externalModules: [...LAMBDA_BUNDLE.external],
         banner: LAMBDA_BUNDLE.banner,
+        // NodejsFunction has no alias option; esbuild runs in projectRoot, which the replacements are relative to.
+        esbuildArgs: {
+          '--alias': Object.entries(LAMBDA_BUNDLE.alias).map(
+            ([module, replacement]) => `${module}=${replacement}`,
+          ),
+        },
         define,
         commandHooks: props.bundledFiles?.length ? copyNodeModuleFiles(props.bundledFiles) : undefined,
       },

@@ -128,6 +128,22 @@ describe('bundling the AWS SDK', () => {
     expect(bundle).not.toMatch(RUNTIME_SDK_IMPORT);
     for (const client of ['dynamodb', 's3', 'sqs'] as const) expect(hasClient(bundle, client)).toBe(true);
   });
+
+  it("takes the role's credentials from the environment, without the SDK's default credential chain", () => {
+    expect(LAMBDA_BUNDLE.alias).toEqual({
+      '@aws-sdk/credential-provider-node': './functions/shared/env-credentials.ts',
+    });
+    const bundle = bundleOf('routes/import-status');
+    expect(bundle).toContain('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set');
+    // The chain's other sources and the STS and SSO clients they bring.
+    for (const text of [
+      'AWS_WEB_IDENTITY_TOKEN_FILE',
+      'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+      '"com.amazonaws.sts"',
+      '"com.amazonaws.sso"',
+    ])
+      expect(bundle).not.toContain(text);
+  });
 });
 
 /**
