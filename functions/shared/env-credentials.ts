@@ -1,6 +1,9 @@
+import { fromEnv } from '@aws-sdk/credential-provider-env';
+
 /**
  * The credential provider of every Lambda bundle: the execution role's credentials from the environment, as
- * Lambda hands them to each function (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN).
+ * Lambda hands them to each function (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), read by
+ * the SDK's own `fromEnv`.
  *
  * Bundling puts this module in place of `@aws-sdk/credential-provider-node` (LAMBDA_BUNDLE.alias in
  * lib/bundling.ts), the SDK's default chain, which every client's runtime config imports: besides the
@@ -9,31 +12,4 @@
  * a bundle with it is about 130 KB larger, and every cold start parses it. Unbundled code (tsx: the tests, the
  * admin tools) keeps the SDK's chain.
  */
-
-interface EnvCredentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-  expiration?: Date;
-}
-
-/** The chain's signature: the SDK calls it with the client's config and asks the result for credentials. */
-export const defaultProvider = (_init?: unknown) => async (): Promise<EnvCredentials> => {
-  const {
-    AWS_ACCESS_KEY_ID: accessKeyId,
-    AWS_SECRET_ACCESS_KEY: secretAccessKey,
-    AWS_SESSION_TOKEN: sessionToken,
-    AWS_CREDENTIAL_EXPIRATION: expiration,
-  } = process.env;
-  if (!accessKeyId || !secretAccessKey) {
-    throw new Error(
-      'AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set (Lambda sets them from the execution role)',
-    );
-  }
-  return {
-    accessKeyId,
-    secretAccessKey,
-    ...(sessionToken ? { sessionToken } : {}),
-    ...(expiration ? { expiration: new Date(expiration) } : {}),
-  };
-};
+export const defaultProvider = (init?: Parameters<typeof fromEnv>[0]) => fromEnv(init);
