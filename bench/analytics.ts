@@ -19,6 +19,7 @@ import type { RouteFacts } from '../functions/domain/analytics';
 import * as analytics from '../functions/domain/analytics';
 import { configure } from '../functions/shared/config';
 import { consumers } from '../functions/workers/index';
+import { sqsRecord } from '../test/support/sqs-records';
 import { itemSize, RawTable, type Row } from './dynamo';
 import { ApiClient } from './http';
 import { repoRoot, type StackInfo } from './runtime';
@@ -381,9 +382,7 @@ function exportLogLine(logFile: string, offset: number, txid: string) {
 const GC_SAMPLE_MS = 200;
 const ISOLATED_WORKER_SCRIPT = `
 const { handler } = await import(process.env.BENCH_HANDLER_URL);
-const body = JSON.stringify({ account_id: process.env.BENCH_ACCOUNT_ID, txid: process.env.BENCH_TXID });
-const event = { Records: [{ messageId: 'bench-1', receiptHandle: 'bench', body, attributes: { ApproximateReceiveCount: '1' },
-  messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:bench', awsRegion: 'us-east-1' }] };
+const event = JSON.parse(process.env.BENCH_EVENT);
 const context = { awsRequestId: 'bench', functionName: 'bench-export-analytics', functionVersion: '$LATEST',
   invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:bench', memoryLimitInMB: '1024',
   getRemainingTimeInMillis: () => 600000 };
@@ -827,8 +826,16 @@ export const analyticsExportScenario: Scenario = {
               ...handlerEnv,
               BENCH_HANDLER_URL: pathToFileURL(`${repoRoot}functions/workers/export-analytics/handler.ts`)
                 .href,
-              BENCH_ACCOUNT_ID: accountId,
-              BENCH_TXID: txid,
+              BENCH_EVENT: JSON.stringify({
+                Records: [
+                  sqsRecord({
+                    messageId: 'bench-1',
+                    receiptHandle: 'bench',
+                    body: JSON.stringify({ account_id: accountId, txid }),
+                    queueArn: 'arn:aws:sqs:us-east-1:000000000000:bench',
+                  }),
+                ],
+              }),
             },
             forceGc,
             abort,
