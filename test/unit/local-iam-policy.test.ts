@@ -1,12 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { readDeployment } from '../../local/cloud/deployment';
 import type { PolicyDocument } from '../../local/cloud/model';
-import {
-  type AuthorizationCheck,
-  apiGatewayChecks,
-  type RequestScope,
-  s3Operation,
-} from '../../local/iam/actions';
+import { apiGatewayChecks, s3Operation } from '../../local/iam/actions';
 import {
   actionMatches,
   arnMatches,
@@ -15,17 +10,10 @@ import {
   UnsupportedPolicyError,
   validatePolicy,
 } from '../../local/iam/policy';
+import { check, object, other, queue, scope, table } from '../support/iam-requests';
 
 // How the local IAM evaluates policies: trust policies, identity policies (actions, resources, conditions),
 // and the synthesized app's function roles. Which checks each request makes: local-iam.test.ts.
-
-const scope: RequestScope = { region: 'us-east-1', accountId: '000000000000' };
-const table = 'arn:aws:dynamodb:us-east-1:000000000000:table/routes';
-const other = 'arn:aws:dynamodb:us-east-1:000000000000:table/other';
-const queue = 'arn:aws:sqs:us-east-1:000000000000:imports';
-const object = 'arn:aws:s3:::exports/analytics/a b.csv';
-
-const check = (action: string, resource: string): AuthorizationCheck => ({ action, resource });
 
 describe('trust policy evaluation', () => {
   const caller = { arn: 'arn:aws:iam::000000000000:role/uploader', accountId: '000000000000' };

@@ -5,23 +5,12 @@ import {
   dynamodbChecks,
   kmsChecks,
   MalformedRequestError,
-  type RequestScope,
   s3Operation,
   sqsChecks,
   stsChecks,
   UnknownOperationError,
 } from '../../local/iam/actions';
-
-const scope: RequestScope = { region: 'us-east-1', accountId: '000000000000' };
-const table = 'arn:aws:dynamodb:us-east-1:000000000000:table/routes';
-const other = 'arn:aws:dynamodb:us-east-1:000000000000:table/other';
-const stream = `${table}/stream/2026-01-01T00:00:00.000`;
-const queue = 'arn:aws:sqs:us-east-1:000000000000:imports';
-const queueUrl = 'http://127.0.0.1:4566/000000000000/imports';
-const object = 'arn:aws:s3:::exports/analytics/a b.csv';
-const bucket = 'arn:aws:s3:::exports';
-
-const check = (action: string, resource: string): AuthorizationCheck => ({ action, resource });
+import { bucket, check, object, other, queue, queueUrl, scope, stream, table } from '../support/iam-requests';
 
 describe('DynamoDB operations', () => {
   const cases: [string, Record<string, unknown>, AuthorizationCheck[]][] = [
@@ -135,16 +124,16 @@ describe('S3 operations', () => {
   const request = (method: string, key: string, query = '', headers: Record<string, string> = {}) =>
     s3Operation({ method, bucket: 'exports', key, query: new URLSearchParams(query), headers });
   type Case = [string, ReturnType<typeof request>, AuthorizationCheck[]];
-  const onObject = (operation: string, method: string, query: string, action: string): Case => [
-    operation,
-    request(method, 'analytics/a b.csv', query),
-    [check(action, object)],
-  ];
-  const onBucket = (operation: string, method: string, query: string, action: string): Case => [
-    operation,
-    request(method, '', query),
-    [check(action, bucket)],
-  ];
+  /** A case whose request on `key` needs one action on `resource`. */
+  const caseOn =
+    (key: string, resource: string) =>
+    (operation: string, method: string, query: string, action: string): Case => [
+      operation,
+      request(method, key, query),
+      [check(action, resource)],
+    ];
+  const onObject = caseOn('analytics/a b.csv', object);
+  const onBucket = caseOn('', bucket);
   const cases: Case[] = [
     onObject('GetObject', 'GET', 'x-id=GetObject', 's3:GetObject'),
     [
