@@ -1,24 +1,30 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { get } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { parse } from 'csv-parse';
-import type { AccountingRecord } from '../functions/data/accounting';
 import { listDcs } from '../functions/data/accounts';
 import { analyticsItem, analyticsKeys } from '../functions/data/analytics';
-import type { Attempt, Reason } from '../functions/data/attempts';
 import { putAll } from '../functions/data/client';
 import { getDownload, putPendingDownload } from '../functions/data/download-requests';
-import type { InvoiceRow, WaypointRow } from '../functions/data/route-rows';
-import { headerItem, type RouteHeader } from '../functions/data/routes';
-import type { RouteFacts } from '../functions/domain/analytics';
+import { headerItem } from '../functions/data/routes';
 import * as analytics from '../functions/domain/analytics';
 import { configure } from '../functions/shared/config';
-import { consumers } from '../functions/workers/index';
+import { sqsRecord } from '../test/support/sqs-records';
+import { type BenchDc, routeFacts, WAYPOINTS_PER_ROUTE } from './analytics-data';
+import {
+  csvRecords,
+  exportLogLine,
+  GC_SAMPLE_MS,
+  type Memory,
+  mb,
+  peakByQuarter,
+  RSS_SAMPLE_MS,
+  runIsolatedWorker,
+  runtimePid,
+  sampleRss,
+} from './analytics-process';
 import { itemSize, RawTable, type Row } from './dynamo';
 import { ApiClient } from './http';
 import { repoRoot, type StackInfo } from './runtime';
@@ -30,20 +36,14 @@ import { check, median, round } from './stats';
  * Query of the same items, and the worker's peak RSS for the 200,000 rows at most 32 MB above the 20,000.
  */
 const ATTEMPTS_PER_ROUTE = 100;
-/** 80 customer stops, every 4th visited twice (first VISIT_LATER): 100 attempts per route. */
-const WAYPOINTS_PER_ROUTE = 80;
 const THROUGHPUT_RATIO_TARGET = 0.5;
 const RSS_GROWTH_TARGET_MB = 32;
 /** analyticsOfDate (functions/data/analytics.ts) reads pages of 1000 items; so does the raw baseline. */
 const PAGE_SIZE = 1000;
 const SEED_PARALLELISM = 16;
 const POLL_MS = 100;
-const RSS_SAMPLE_MS = 50;
 const EXPORT_TIMEOUT_MS = 10 * 60_000;
 const RAW_RUNS = 3;
-const MB = 1024 * 1024;
-const MINUTE = 60_000;
-const EXPORT_LOG_LINE = 'analytics export processed';
 
 interface DataSet {
   key: 'warmup' | 'rows_20k' | 'rows_200k';
@@ -69,418 +69,6 @@ function consecutiveDates(first: string, count: number): string[] {
   const day = Date.parse(`${first}T00:00:00Z`);
   return Array.from({ length: count }, (_, i) => new Date(day + i * 86_400_000).toISOString().slice(0, 10));
 }
-
-type AnalyticsModule = typeof import('../functions/domain/analytics');
-
-interface BenchDc {
-  dcId: string;
-  name: string;
-  timeZone: string;
-  etaSpeedKmh?: number;
-}
-
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32 seeded by FNV-1a of the text). */
-function prng(seedText: string): () => number {
-  let hash = 2166136261;
-  for (let i = 0; i < seedText.length; i++) hash = Math.imul(hash ^ seedText.charCodeAt(i), 16777619);
-  let state = hash >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const FIRST_NAMES = ['Maria', 'James', 'Aisha', 'Dmitri', 'Guadalupe', 'Wei', 'Olusegun', 'Katarzyna', 'Tom'];
-const LAST_NAMES = ['Gonzalez', 'Johnson', 'Okafor', 'Nguyen', 'Kowalski', 'Hernandez', 'Smith', 'Patel'];
-const BUSINESSES = [
-  'Lakeside Hardware & Supply',
-  'Nguyen Family Market, LLC',
-  "O'Malley's Pub",
-  'Pilsen Corner Grocery',
-  'Wicker Park Coffee Roasters',
-  'Bridgeport Pharmacy',
-  'Hyde Park Deli & Catering',
-  'Logan Square Bakery, Inc.',
-  'The "Blue Door" Diner',
-  'Rogers Park Liquors',
-];
-const NEIGHBORHOODS = ['North', 'South', 'West Loop', 'Lakeview', 'Pilsen', 'Uptown', 'Austin'];
-const FAILURES: readonly Reason[] = [
-  { code: 'CUSTOMER_ABSENT', message: 'Customer not at the address' },
-  { code: 'REFUSED', message: 'Customer refused the delivery' },
-  { code: 'DAMAGED', message: 'Goods damaged in transit' },
-];
-
-/** Epoch ms of a DC-local wall time (minutes after midnight) on a date. */
-function zonedEpoch(analytics: AnalyticsModule, date: string, minutes: number, timeZone: string): number {
-  const hh = String(Math.floor(minutes / 60)).padStart(2, '0');
-  const mm = String(minutes % 60).padStart(2, '0');
-  const guess = Date.parse(`${date}T${hh}:${mm}:00Z`);
-  const local = analytics.localDateTime(guess, timeZone);
-  return guess - (Date.parse(`${local.replace(' ', 'T')}Z`) - guess);
-}
-
-/**
- * The facts of one finished route (deterministic per date and index): 80 Chicago stops with 1-4 items on
- * one invoice each (a third paid cash), time windows on most stops, 100 attempts (every 4th stop first
- * VISIT_LATER and visited again at the end; some FAILED, some with one item failed), GPS on 90 % of them,
- * the driver's trace at the visits. The analytics rows come from attemptAnalytics/routeAnalytics.
- */
-function routeFacts(analytics: AnalyticsModule, dc: BenchDc, accountId: string, date: string, index: number) {
-  const rand = prng(`${date}#${index}`);
-  const pick = <T>(list: readonly T[]) => list[Math.floor(rand() * list.length)] as T;
-  const compact = date.replaceAll('-', '');
-  const routeNo = String(index).padStart(4, '0');
-  const routeId = `R-${compact}-${routeNo}`;
-  const startTime = zonedEpoch(analytics, date, 7 * 60 + (index % 4) * 15, dc.timeZone);
-  const depot = { latitude: 41.8369, longitude: -87.6847 };
-  const driverId = `drv-${String(index % 180).padStart(4, '0')}`;
-  const hex = (length: number) => Array.from({ length }, () => Math.floor(rand() * 16).toString(16)).join('');
-  const uuid = () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
-
-  const waypoints: WaypointRow[] = [];
-  const invoices: InvoiceRow[] = [];
-  const planned: number[] = [];
-  const morning = [
-    {
-      start: zonedEpoch(analytics, date, 8 * 60, dc.timeZone),
-      end: zonedEpoch(analytics, date, 12 * 60, dc.timeZone),
-    },
-    {
-      start: zonedEpoch(analytics, date, 13 * 60, dc.timeZone),
-      end: zonedEpoch(analytics, date, 17 * 60, dc.timeZone),
-    },
-  ];
-  for (let i = 0; i < WAYPOINTS_PER_ROUTE; i++) {
-    const id = `WP-${compact}-${routeNo}-${String(i + 1).padStart(3, '0')}`;
-    const arrival = startTime + (20 + i * 6) * MINUTE;
-    planned.push(arrival);
-    const kind = rand();
-    const windowStart = Math.floor((arrival - 45 * MINUTE) / (30 * MINUTE)) * 30 * MINUTE;
-    const timeWindows =
-      kind < 0.6
-        ? [{ start: windowStart, end: windowStart + (rand() < 0.5 ? 2 : 3) * 60 * MINUTE }]
-        : kind < 0.8
-          ? morning
-          : [];
-    const invoiceId = `INV-${compact}${routeNo}${String(i + 1).padStart(3, '0')}`;
-    waypoints.push({
-      sequence: i,
-      id,
-      customerId: `C-${String(Math.floor(rand() * 10_000_000)).padStart(7, '0')}`,
-      name: `${pick(BUSINESSES)} #${1 + Math.floor(rand() * 40)}`,
-      address: `${100 + Math.floor(rand() * 9000)} W ${pick(['Madison', 'Division', 'Belmont', 'Cermak'])} St`,
-      location: {
-        latitude: round(41.75 + rand() * 0.2, 6),
-        longitude: round(-87.75 + rand() * 0.15, 6),
-      },
-      serviceTimeMinutes: 5,
-      timeWindows,
-      invoiceIds: [invoiceId],
-    });
-    invoices.push({
-      id: invoiceId,
-      waypointId: id,
-      ...(rand() < 0.33 ? { paymentMethod: 'CASH' } : {}),
-      nameAttributes: [],
-      items: Array.from({ length: 1 + Math.floor(rand() * 4) }, (_, k) => ({
-        id: `${invoiceId}-${k + 1}`,
-        quantity: 1 + Math.floor(rand() * 6),
-        totalPriceCents: 199 + Math.floor(rand() * 9800),
-        currency: 'USD',
-      })),
-    });
-  }
-
-  const attempts: Attempt[] = [];
-  const attempt = (i: number, timestamp: number, status: Attempt['status'], items: Attempt['items']) => {
-    const waypoint = waypoints[i] as WaypointRow;
-    attempts.push({
-      id: uuid(),
-      waypointId: waypoint.id,
-      sequence: i,
-      timestamp,
-      status,
-      ...(status === 'FAILED' ? { reason: pick(FAILURES) } : {}),
-      ...(rand() < 0.9
-        ? {
-            location: {
-              latitude: round(waypoint.location.latitude + (rand() - 0.5) * 0.001, 6),
-              longitude: round(waypoint.location.longitude + (rand() - 0.5) * 0.001, 6),
-            },
-          }
-        : {}),
-      items,
-      driverId,
-      recordedAt: timestamp + 2000,
-    });
-  };
-  for (let i = 0; i < WAYPOINTS_PER_ROUTE; i++) {
-    const at = (planned[i] as number) + Math.round((rand() * 60 - 20) * MINUTE);
-    const outcome = rand();
-    const firstItem = (invoices[i] as InvoiceRow).items[0]?.id as string;
-    if (i % 4 === 3) attempt(i, at, 'VISIT_LATER', []);
-    else if (outcome < 0.85) attempt(i, at, 'SUCCESSFUL', []);
-    else if (outcome < 0.95) attempt(i, at, 'FAILED', []);
-    else attempt(i, at, 'SUCCESSFUL', [{ id: firstItem, status: 'FAILED', reason: pick(FAILURES) }]);
-  }
-  const lastPlanned = planned[planned.length - 1] as number;
-  for (let i = 3; i < WAYPOINTS_PER_ROUTE; i += 4)
-    attempt(i, lastPlanned + (30 + i) * MINUTE, rand() < 0.85 ? 'SUCCESSFUL' : 'FAILED', []);
-  attempts.sort((a, b) => a.timestamp - b.timestamp);
-
-  const finalizedTimestamp = (attempts.at(-1) as Attempt).timestamp + 35 * MINUTE;
-  const cash = invoices
-    .filter((invoice) => invoice.paymentMethod === 'CASH')
-    .flatMap((invoice) => invoice.items.map((item) => item.totalPriceCents));
-  const accountingRecords: AccountingRecord[] = [
-    {
-      id: `cash-${routeId}`,
-      driverId,
-      cashReceivedCents: Math.round(cash.reduce((total, cents) => total + cents, 0) * 0.9),
-      cashContainerId: `BAG-${routeNo}`,
-      createdAt: finalizedTimestamp,
-    },
-  ];
-  const route: RouteHeader = {
-    accountId,
-    dcId: dc.dcId,
-    routeId,
-    name: `Chicago ${pick(NEIGHBORHOODS)} ${index + 1} ${index % 2 ? 'PM' : 'AM'}`,
-    startTime,
-    localDate: date,
-    assignedDriverId: driverId,
-    vehicleId: `TRK-${String(index % 120).padStart(3, '0')}`,
-    startWarehouse: { id: 'DEPOT-CHI-1', name: 'Chicago South depot', location: depot },
-    endWarehouse: { id: 'DEPOT-CHI-1', name: 'Chicago South depot', location: depot },
-    waypointIds: waypoints.map((waypoint) => waypoint.id),
-    isActive: false,
-    isFinalized: true,
-    startedTimestamp: startTime + 4 * MINUTE,
-    finalizedTimestamp,
-    version: 2 + attempts.length,
-    importTxid: `imp_${hex(20)}`,
-    createdAt: startTime - 86_400_000,
-  };
-  const facts: RouteFacts = {
-    dc,
-    route,
-    driverName: `${pick(FIRST_NAMES)} ${pick(LAST_NAMES)}`,
-    waypoints,
-    invoices,
-    attempts,
-    accountingRecords,
-    trace: attempts.flatMap((a) => (a.location ? [{ timestamp: a.timestamp - MINUTE, ...a.location }] : [])),
-  };
-  return { routeId, facts };
-}
-
-/** VmRSS and VmHWM (peak since start) of a process, in bytes, from /proc/<pid>/status. */
-function memoryOf(pid: number): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rss: kb('VmRSS') * 1024, hwm: kb('VmHWM') * 1024 };
-}
-
-/** Samples a process's VmRSS every RSS_SAMPLE_MS until stopped; max is the peak seen. */
-function sampleRss(pid: number) {
-  const before = memoryOf(pid);
-  let peak = before.rss;
-  let samples = 1;
-  const timer = setInterval(() => {
-    try {
-      peak = Math.max(peak, memoryOf(pid).rss);
-      samples++;
-    } catch {
-      // the process is gone: the export then fails on its own
-    }
-  }, RSS_SAMPLE_MS);
-  return {
-    stop() {
-      clearInterval(timer);
-      const after = memoryOf(pid);
-      peak = Math.max(peak, after.rss);
-      return {
-        before_mb: round(before.rss / MB, 1),
-        peak_mb: round(peak / MB, 1),
-        increase_mb: round((peak - before.rss) / MB, 1),
-        after_mb: round(after.rss / MB, 1),
-        /** The kernel's peak since the process started (VmHWM), before and after. */
-        hwm_before_mb: round(before.hwm / MB, 1),
-        hwm_after_mb: round(after.hwm / MB, 1),
-        samples,
-      };
-    },
-  };
-}
-
-/**
- * The local runtime's node process: `tsx bin/local.ts` (a child of this process) runs the runtime in a
- * child of its own; the one that runs bin/local.ts and no tsx CLI.
- */
-function runtimePid(): number {
-  const processes: { pid: number; ppid: number; cmdline: string }[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\u0000', ' ');
-      processes.push({ pid: Number(entry), ppid, cmdline });
-    } catch {
-      // exited meanwhile
-    }
-  }
-  const runsLocal = (p: { cmdline: string }) => p.cmdline.includes('bin/local.ts');
-  const wrapper = processes.find((p) => p.ppid === process.pid && runsLocal(p));
-  if (!wrapper) throw new Error('cannot find the local runtime process (tsx bin/local.ts) among my children');
-  const inner = processes.find((p) => p.ppid === wrapper.pid && runsLocal(p));
-  return inner?.pid ?? wrapper.pid;
-}
-
-/** GET of a presigned link, parsed as CSV record by record; `bytes` counts the body. */
-async function* csvRecords(link: string, counter: { bytes: number }): AsyncGenerator<string[]> {
-  const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-    get(link, resolve).on('error', reject);
-  });
-  if (response.statusCode !== 200) {
-    response.resume();
-    throw new Error(`GET ${link.split('?')[0]} answered ${response.statusCode}`);
-  }
-  response.on('data', (chunk: Buffer) => {
-    counter.bytes += chunk.length;
-  });
-  const parser = response.pipe(parse({ relax_column_count: true }));
-  for await (const record of parser) yield record as string[];
-}
-
-/** The log line of an export (its JSON's timestamp), searched in the runtime's log after `offset`. */
-function exportLogLine(logFile: string, offset: number, txid: string) {
-  const text = readFileSync(logFile, 'utf8').slice(offset);
-  for (const line of text.split('\n')) {
-    if (!line.includes(EXPORT_LOG_LINE) || !line.includes(txid)) continue;
-    try {
-      const parsed = JSON.parse(line.slice(line.indexOf('{'))) as { timestamp?: string; outcome?: string };
-      return { at: parsed.timestamp ? Date.parse(parsed.timestamp) : Number.NaN, outcome: parsed.outcome };
-    } catch {
-      return { at: Number.NaN, outcome: undefined };
-    }
-  }
-  return undefined;
-}
-
-/**
- * The worker run on its own, in a fresh node process (tsx loader), with the handler's local environment:
- * one synthetic SQS record for a pending request. Samples process.memoryUsage() every RSS_SAMPLE_MS while
- * the handler runs; with BENCH_FORCE_GC (and --expose-gc) it collects garbage before every sample, every
- * GC_SAMPLE_MS, so the heap figures are what is still referenced (the live set), not what is yet to be collected.
- */
-const GC_SAMPLE_MS = 200;
-const ISOLATED_WORKER_SCRIPT = `
-const { handler } = await import(process.env.BENCH_HANDLER_URL);
-const body = JSON.stringify({ account_id: process.env.BENCH_ACCOUNT_ID, txid: process.env.BENCH_TXID });
-const event = { Records: [{ messageId: 'bench-1', receiptHandle: 'bench', body, attributes: { ApproximateReceiveCount: '1' },
-  messageAttributes: {}, md5OfBody: '', eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:bench', awsRegion: 'us-east-1' }] };
-const context = { awsRequestId: 'bench', functionName: 'bench-export-analytics', functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:bench', memoryLimitInMB: '1024',
-  getRemainingTimeInMillis: () => 600000 };
-const forceGc = process.env.BENCH_FORCE_GC === '1' && typeof globalThis.gc === 'function';
-if (forceGc) globalThis.gc();
-const before = process.memoryUsage();
-const peak = { ...before };
-let samples = 0;
-const series = [];
-const sample = () => {
-  if (forceGc) globalThis.gc();
-  const now = process.memoryUsage();
-  for (const key of Object.keys(peak)) peak[key] = Math.max(peak[key], now[key]);
-  series.push([performance.now() - started, now.rss, now.heapUsed + now.external]);
-  samples++;
-};
-let started = performance.now();
-const timer = setInterval(sample, forceGc ? ${GC_SAMPLE_MS} : ${RSS_SAMPLE_MS});
-started = performance.now();
-const response = await handler(event, context);
-const ms = performance.now() - started;
-clearInterval(timer);
-sample();
-process.stdout.write('\\nBENCH_RESULT ' + JSON.stringify({ ms, response, forceGc, before, peak,
-  maxRss: process.resourceUsage().maxRSS * 1024, samples, series }) + '\\n');
-`;
-
-type Memory = Record<'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', number>;
-
-interface IsolatedResult {
-  ms: number;
-  response: unknown;
-  forceGc: boolean;
-  before: Memory;
-  peak: Memory;
-  maxRss: number;
-  samples: number;
-  /** [ms since the handler was called, rss, heapUsed + external] per sample. */
-  series: [number, number, number][];
-}
-
-/** The peak of a sampled value in each quarter of the run: flat when memory does not grow as rows go by. */
-function peakByQuarter(result: IsolatedResult, column: 1 | 2): number[] {
-  const peaks = [0, 0, 0, 0];
-  for (const sample of result.series) {
-    const quarter = Math.min(3, Math.floor((sample[0] / result.ms) * 4));
-    peaks[quarter] = Math.max(peaks[quarter] as number, sample[column]);
-  }
-  return peaks.map(mb);
-}
-
-function runIsolatedWorker(
-  env: NodeJS.ProcessEnv,
-  forceGc: boolean,
-  abort: AbortSignal,
-): Promise<IsolatedResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        // The V8 flags the export Lambda runs with (its NODE_OPTIONS in CDK).
-        ...(consumers.find((consumer) => consumer.id === 'exportAnalytics')?.nodeOptions?.split(' ') ?? []),
-        '--import',
-        'tsx',
-        ...(forceGc ? ['--expose-gc'] : []),
-        '--input-type=module',
-        '-e',
-        ISOLATED_WORKER_SCRIPT,
-      ],
-      {
-        cwd: repoRoot,
-        env: { ...env, BENCH_FORCE_GC: forceGc ? '1' : '0' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        signal: abort,
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-4000);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const line = stdout.split('\n').find((l) => l.startsWith('BENCH_RESULT '));
-      if (code !== 0 || !line)
-        return reject(new Error(`isolated worker exited with ${code}: ${stderr.slice(-1000)}`));
-      const result = JSON.parse(line.slice('BENCH_RESULT '.length)) as IsolatedResult;
-      if (forceGc && !result.forceGc) return reject(new Error('isolated worker: global.gc is not exposed'));
-      resolve(result);
-    });
-  });
-}
-
-const mb = (bytes: number) => round(bytes / MB, 1);
 
 /**
  * Attempt analytics of finished routes, seeded through the data layer (putAll, analyticsItem and
@@ -827,8 +415,16 @@ export const analyticsExportScenario: Scenario = {
               ...handlerEnv,
               BENCH_HANDLER_URL: pathToFileURL(`${repoRoot}functions/workers/export-analytics/handler.ts`)
                 .href,
-              BENCH_ACCOUNT_ID: accountId,
-              BENCH_TXID: txid,
+              BENCH_EVENT: JSON.stringify({
+                Records: [
+                  sqsRecord({
+                    messageId: 'bench-1',
+                    receiptHandle: 'bench',
+                    body: JSON.stringify({ account_id: accountId, txid }),
+                    queueArn: 'arn:aws:sqs:us-east-1:000000000000:bench',
+                  }),
+                ],
+              }),
             },
             forceGc,
             abort,

@@ -71,6 +71,26 @@ export function summarizePath(run: {
   };
 }
 
+/** A run's summary with the first error messages, if any. */
+export function summaryOf(run: Parameters<typeof summarizePath>[0] & { errorSamples: readonly string[] }) {
+  return {
+    ...summarizePath(run),
+    ...(run.errorSamples.length ? { error_samples: run.errorSamples } : {}),
+  };
+}
+
+/** Percentiles and maximum of a set of values, rounded for the JSON. */
+export function distribution(values: readonly number[]) {
+  const sorted = Array.from(Float64Array.from(values).sort());
+  return {
+    p50: round(percentile(sorted, 50)),
+    p95: round(percentile(sorted, 95)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted[sorted.length - 1] ?? Number.NaN),
+    samples: sorted.length,
+  };
+}
+
 /** Rounds for the JSON; NaN and infinities become null there anyway (JSON.stringify), kept as-is here. */
 export function round(value: number, digits = 3): number {
   if (!Number.isFinite(value)) return value;

@@ -1,39 +1,19 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import {
-  Agent,
-  createServer,
-  type IncomingMessage,
-  type RequestOptions,
-  request,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  CreateQueueCommand,
-  DeleteMessageCommand,
-  DeleteQueueCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { putEventItem } from '../functions/data/events';
-import { deliveryHeaders } from '../functions/domain/webhook-http';
-import { type WebhookEvent, webhookBody } from '../functions/models/event-catalog';
 import { configure } from '../functions/shared/config';
-import { LOCAL_CREDENTIALS } from '../local/services';
 import { inParallel, RawTable } from './dynamo';
 import { ApiClient } from './http';
-import { type LoadRun, runLoad } from './load';
-import { BENCH_CONTEXT, type StackInfo } from './runtime';
+import type { LoadRun } from './load';
+import { BENCH_CONTEXT } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
-import { check, percentile, round, summarizePath } from './stats';
+import { check, distribution, percentile, round, summaryOf } from './stats';
+import { RAW_CONCURRENCY, rawDeliveryWork, rawPostRuns } from './webhook-raw';
+import { type BenchWebhook, EVENT_TYPE, type Pair, pairKey, Receiver } from './webhook-receiver';
+import { apiDelete, countLogLines, queueInspector } from './webhook-runtime';
 
 /**
  * 2,000 events to 3 webhooks, 20 % of first attempts fail: deliveries/s >= 0.5 x the same work done raw, one
@@ -50,513 +30,12 @@ const LIGHT_EVENTS = 40;
 const LIGHT_TIMEOUT_MS = 30_000;
 const LIGHT_P50_TARGET_MS = 100;
 const LIGHT_P99_TARGET_MS = 1000;
-/** The deliveries consumer's batch size (functions/workers/deliver-webhooks/consumer.ts) with one local poller: 10 POSTs in flight. */
-const RAW_CONCURRENCY = 10;
 /** Event writes in flight: one event per TransactWriteItems, as a handler writes its state change. */
 const WRITE_PARALLELISM = 10;
 const DEADLINE_MS = 10 * 60_000;
 /** After the last first success: time for late duplicates (redelivered messages) to show up. */
 const GRACE_MS = 5000;
 const PROGRESS_EVERY_MS = 5000;
-const EVENT_TYPE = 'ROUTE_STARTED';
-const SIGNATURE_TOLERANCE_MS = 5 * 60_000;
-/** Marks the raw baseline's POSTs, so a late delivery from the pipeline during that run still counts as one. */
-const RAW_HEADER = 'x-bench-raw';
-
-interface BenchWebhook {
-  id: string;
-  secret: string;
-}
-
-/** One (event, webhook) pair as the receiver saw it. */
-interface Pair {
-  eventId: string;
-  webhook: BenchWebhook;
-  /** Answer 500 to its first request. */
-  failFirst: boolean;
-  /** The warm-up's and light load's pairs: delivered before the 2,000-event load, left out of its numbers. */
-  beforeLoad: boolean;
-  /** performance.now() when the event's TransactWriteItems was acknowledged. */
-  writtenAt?: number;
-  requests: number;
-  successes: number;
-  firstRequestAt?: number;
-  firstSuccessAt?: number;
-  /** The body of the first successful POST: the raw baseline sends these again. */
-  body?: string;
-}
-
-const pairKey = (eventId: string, webhookId: string) => `${eventId}\u0000${webhookId}`;
-
-const hmacHex = (secret: string, timestampMs: number, body: string) =>
-  createHmac('sha256', secret).update(`${timestampMs}.${body}`, 'utf8').digest('hex');
-
-/**
- * The receiver's own check of `X-Signature: t=<ms>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (DESIGN
- * §4), written here rather than borrowed from the service, so a signing bug on both sides cannot cancel out.
- */
-function signatureValid(secret: string, header: string | undefined, body: string): boolean {
-  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header ?? '');
-  if (!match) return false;
-  const timestampMs = Number(match[1]);
-  if (Math.abs(Date.now() - timestampMs) > SIGNATURE_TOLERANCE_MS) return false;
-  return timingSafeEqual(
-    Buffer.from(match[2] as string, 'hex'),
-    Buffer.from(hmacHex(secret, timestampMs, body), 'hex'),
-  );
-}
-
-/**
- * The webhook receiver: node:http on 127.0.0.1 in the bench process. Pipeline POSTs are matched to their
- * (event, webhook) pair by X-Event-Id and X-Webhook-Id; the pairs chosen to fail get 500 on their first
- * request, everything else 200. Raw-baseline POSTs (RAW_HEADER) are checked the same way and always get 200.
- */
-class Receiver {
-  readonly pairs = new Map<string, Pair>();
-  readonly webhooks = new Map<string, BenchWebhook>();
-  delivered = 0;
-  inducedFailures = 0;
-  badSignatures = 0;
-  /** Requests for no known pair, or whose body does not match its headers. */
-  unexpected = 0;
-  rawReceived = 0;
-  readonly samples: string[] = [];
-  readonly #server: Server;
-
-  constructor() {
-    this.#server = createServer((req, res) => this.#handle(req, res));
-    this.#server.keepAliveTimeout = 30_000;
-  }
-
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve, reject) => {
-      this.#server.once('error', reject);
-      this.#server.listen(0, '127.0.0.1', () => resolve());
-    });
-    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
-  }
-
-  close(): Promise<void> {
-    this.#server.closeAllConnections();
-    return new Promise((resolve) => this.#server.close(() => resolve()));
-  }
-
-  #sample(message: string) {
-    if (this.samples.length < 5) this.samples.push(message);
-  }
-
-  #handle(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const now = performance.now();
-      const body = Buffer.concat(chunks).toString('utf8');
-      const answer = (status: number) => {
-        res.writeHead(status, { 'Content-Type': 'text/plain', 'Content-Length': 2 });
-        res.end(status === 200 ? 'ok' : 'no');
-      };
-      const webhookId = String(req.headers['x-webhook-id'] ?? '');
-      const eventId = String(req.headers['x-event-id'] ?? '');
-      const webhook = this.webhooks.get(webhookId);
-      if (req.method !== 'POST' || !webhook) {
-        this.unexpected++;
-        this.#sample(`${req.method} ${req.url} for unknown webhook '${webhookId}'`);
-        return answer(200);
-      }
-      if (!signatureValid(webhook.secret, req.headers['x-signature'] as string | undefined, body)) {
-        this.badSignatures++;
-        this.#sample(
-          `bad signature '${req.headers['x-signature']}' from webhook ${webhookId}, event ${eventId}`,
-        );
-        return answer(401);
-      }
-      if (req.headers[RAW_HEADER]) {
-        this.rawReceived++;
-        return answer(200);
-      }
-      const pair = this.pairs.get(pairKey(eventId, webhookId));
-      let parsed: { event?: unknown; event_id?: unknown } | undefined;
-      try {
-        parsed = JSON.parse(body) as typeof parsed;
-      } catch {
-        parsed = undefined;
-      }
-      if (!pair || parsed?.event_id !== eventId || parsed.event !== EVENT_TYPE) {
-        this.unexpected++;
-        this.#sample(`unexpected POST for webhook ${webhookId}, event '${eventId}': ${body.slice(0, 200)}`);
-        return answer(200);
-      }
-      pair.requests++;
-      pair.firstRequestAt ??= now;
-      if (pair.failFirst && pair.requests === 1) {
-        this.inducedFailures++;
-        return answer(500);
-      }
-      pair.successes++;
-      if (pair.firstSuccessAt === undefined) {
-        pair.firstSuccessAt = now;
-        pair.body = body;
-        if (!pair.beforeLoad) this.delivered++;
-      }
-      answer(200);
-    });
-  }
-}
-
-/** `DELETE` on the API (ApiClient has GET and POST only). */
-function apiDelete(baseUrl: string, apiKey: string, path: string): Promise<number> {
-  const base = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: base.hostname,
-        port: base.port,
-        path,
-        method: 'DELETE',
-        headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' },
-      },
-      (res) => {
-        res.resume();
-        res.on('error', reject);
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/** One signed POST as the delivery worker sends it (same headers), plus RAW_HEADER; throws unless 200. */
-function rawPost(
-  url: URL,
-  agent: Agent | false,
-  pair: Pick<Pair, 'eventId' | 'webhook'>,
-  body: string,
-): Promise<void> {
-  const timestampMs = Date.now();
-  const options: RequestOptions = {
-    host: url.hostname,
-    port: url.port,
-    path: url.pathname,
-    method: 'POST',
-    agent,
-    headers: {
-      // The worker's own header builder: the raw path does the signing work the worker does.
-      ...deliveryHeaders(
-        pair.webhook.id,
-        { event_id: pair.eventId, type: EVENT_TYPE },
-        [pair.webhook.secret],
-        timestampMs,
-        body,
-      ),
-      [RAW_HEADER]: '1',
-      'Content-Length': String(Buffer.byteLength(body)),
-    },
-  };
-  return new Promise((resolve, reject) => {
-    const req = request(options, (res) => {
-      res.resume();
-      res.on('error', reject);
-      res.on('end', () =>
-        res.statusCode === 200 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}`)),
-      );
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-type QueueDepths = Record<string, { visible: number; in_flight: number; delayed: number }>;
-
-/**
- * What is in the events and deliveries queues and their DLQs: `depths()` is undefined when stack.json
- * lacks the queues, an error text when the emulator did not answer.
- */
-function queueInspector(stack: StackInfo) {
-  const sqs = new SQSClient({
-    endpoint: stack.sqs_endpoint,
-    region: stack.region,
-    credentials: LOCAL_CREDENTIALS,
-    useQueueUrlAsEndpoint: false,
-  });
-  const queues: Record<string, string | undefined> = {
-    events: stack.queue_urls?.events,
-    events_dlq: stack.dlq_urls?.events,
-    deliveries: stack.queue_urls?.deliveries,
-    deliveries_dlq: stack.dlq_urls?.deliveries,
-  };
-  return {
-    async depths(): Promise<QueueDepths | string | undefined> {
-      if (!stack.sqs_endpoint || !stack.queue_urls || !stack.dlq_urls) return undefined;
-      try {
-        const depths: QueueDepths = {};
-        for (const [name, url] of Object.entries(queues)) {
-          if (!url) continue;
-          const { Attributes = {} } = await sqs.send(
-            new GetQueueAttributesCommand({
-              QueueUrl: url,
-              AttributeNames: [
-                'ApproximateNumberOfMessages',
-                'ApproximateNumberOfMessagesNotVisible',
-                'ApproximateNumberOfMessagesDelayed',
-              ],
-            }),
-          );
-          depths[name] = {
-            visible: Number(Attributes.ApproximateNumberOfMessages ?? Number.NaN),
-            in_flight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? Number.NaN),
-            delayed: Number(Attributes.ApproximateNumberOfMessagesDelayed ?? Number.NaN),
-          };
-        }
-        return depths;
-      } catch (error) {
-        return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      }
-    },
-    destroy: () => sqs.destroy(),
-  };
-}
-
-/** Lines of the runtime's log written since `offset` that mention each of `needles`. */
-async function countLogLines(
-  file: string,
-  offset: number,
-  needles: readonly string[],
-): Promise<Record<string, number>> {
-  const counts = Object.fromEntries(needles.map((needle) => [needle, 0]));
-  const handle = await open(file, 'r');
-  try {
-    const { size } = await handle.stat();
-    const buffer = Buffer.alloc(Math.max(0, size - offset));
-    await handle.read(buffer, 0, buffer.length, offset);
-    for (const line of buffer.toString('utf8').split('\n'))
-      for (const needle of needles) if (line.includes(needle)) counts[needle] = (counts[needle] ?? 0) + 1;
-  } finally {
-    await handle.close();
-  }
-  return counts;
-}
-
-function distribution(values: number[]) {
-  const sorted = Array.from(Float64Array.from(values).sort());
-  return {
-    p50: round(percentile(sorted, 50)),
-    p95: round(percentile(sorted, 95)),
-    p99: round(percentile(sorted, 99)),
-    max: round(sorted[sorted.length - 1] ?? Number.NaN),
-    samples: sorted.length,
-  };
-}
-
-function rawSummary(run: LoadRun) {
-  return {
-    ...summarizePath(run),
-    ...(run.errorSamples.length ? { error_samples: run.errorSamples } : {}),
-  };
-}
-
-/** What the delivery worker reads from its queue for `pair` (DeliveryMessage), rebuilt from the body it sent. */
-function deliveryMessageOf(accountId: string, pair: Pair, body: string): string {
-  const {
-    event,
-    hook_timestamp_millis: occurredAt,
-    dc_id: dcId,
-    route_id: routeId,
-    event_id: eventId,
-    ...details
-  } = JSON.parse(body) as Record<string, unknown>;
-  return JSON.stringify({
-    account_id: accountId,
-    webhook_id: pair.webhook.id,
-    event: {
-      event_id: eventId,
-      type: event,
-      dc_id: dcId,
-      route_id: routeId,
-      occurred_at: occurredAt,
-      details,
-    },
-    attempt: 1,
-  });
-}
-
-/**
- * The raw cost of one delivery's own work (functions/domain/webhook-events.ts `deliver` on a first attempt
- * that succeeds, with the event source's receive and delete around it), as a plain loop: ReceiveMessage of
- * one message of the delivery's size from a scratch queue, its body parsed, a consistent GetItem of the
- * webhook item, the signed POST on a fresh connection (postWebhook's agent: false), a PutItem of a delivery
- * attempt record shaped as recordDeliveryAttempt writes it and, at once, the UpdateItem of the delivery's record
- * as recordDeliveryOutcome writes it (both under scratch partitions of the same length, so the webhooks'
- * delivery logs stay as the pipeline wrote them), DeleteMessage. SQS and DynamoDB are the
- * emulators themselves (fauxqs and DynamoDB Local, as the other raw baselines), not the local AWS endpoint.
- */
-async function rawDeliveryWork(options: {
-  stack: StackInfo;
-  raw: RawTable;
-  accountId: string;
-  runId: string;
-  bodies: { pair: Pair; body: string }[];
-  receiverUrl: URL;
-  concurrency: number;
-  warmup: number;
-  abort: AbortSignal;
-  log(message: string): void;
-}): Promise<{ run: LoadRun; warmupErrors: number; messageBytes: number; queue: string }> {
-  const { stack, raw, accountId, bodies, abort } = options;
-  const { partition } = (await import('../functions/data/accounts')).accountKeys;
-  const sqs = new SQSClient({
-    endpoint: stack.emulator_endpoints.aws,
-    region: stack.region,
-    credentials: LOCAL_CREDENTIALS,
-    useQueueUrlAsEndpoint: false,
-  });
-  const queueName = `bench-wh-scratch-${options.runId}`;
-  const { QueueUrl: queueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: queueName }));
-  if (!queueUrl) throw new Error(`creating the scratch queue ${queueName} returned no URL`);
-  try {
-    const total = options.warmup + bodies.length;
-    const messages = Array.from({ length: total }, (_, i) => {
-      const { pair, body } = bodies[i % bodies.length] as { pair: Pair; body: string };
-      return deliveryMessageOf(accountId, pair, body);
-    });
-    options.log(`  filling the scratch queue with ${total} delivery messages`);
-    await inParallel(
-      Array.from({ length: Math.ceil(total / 10) }, (_, i) => messages.slice(i * 10, i * 10 + 10)),
-      RAW_CONCURRENCY,
-      abort,
-      async (batch) => {
-        const { Failed = [] } = await sqs.send(
-          new SendMessageBatchCommand({
-            QueueUrl: queueUrl,
-            Entries: batch.map((MessageBody, id) => ({ Id: String(id), MessageBody })),
-          }),
-        );
-        if (Failed.length) throw new Error(`${Failed.length} messages not sent to the scratch queue`);
-      },
-    );
-    const secrets = new Map(bodies.map(({ pair }) => [pair.webhook.id, pair.webhook.secret]));
-    // Same length as WEBHOOK#<account>/<webhook id>: the attempt records are as large as the worker's.
-    const scratchWebhook = (id: string) => `bench${randomBytes(16).toString('hex')}`.slice(0, id.length);
-    const scratchIds = new Map(bodies.map(({ pair }) => [pair.webhook.id, scratchWebhook(pair.webhook.id)]));
-    const oneDelivery = async () => {
-      let message: { Body?: string; ReceiptHandle?: string } | undefined;
-      for (let attempt = 0; !message && attempt < 3; attempt++) {
-        const { Messages = [] } = await sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queueUrl,
-            MaxNumberOfMessages: 1,
-            WaitTimeSeconds: attempt === 0 ? 0 : 1,
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-        );
-        message = Messages[0];
-      }
-      if (!message?.Body || !message.ReceiptHandle) throw new Error('the scratch queue returned no message');
-      const delivery = JSON.parse(message.Body) as {
-        account_id: string;
-        webhook_id: string;
-        event: {
-          event_id: string;
-          type: string;
-          dc_id: string | null;
-          route_id: string | null;
-          occurred_at: number;
-          details: Record<string, unknown>;
-        };
-        attempt: number;
-      };
-      const { event } = delivery;
-      const { Item: webhook } = await raw.db.send(
-        new GetCommand({
-          TableName: raw.tableName,
-          Key: { pk: partition(delivery.account_id), sk: `WEBHOOK#${delivery.webhook_id}` },
-          ConsistentRead: true,
-        }),
-      );
-      // The item holds the secret sealed (KMS envelope); the worker opens it with a data key it caches, so the
-      // raw path signs with the plain secret the create call answered.
-      const secret = secrets.get(delivery.webhook_id);
-      if (!webhook?.enabled || !webhook.secret || !secret)
-        throw new Error(`webhook ${delivery.webhook_id} not found enabled`);
-      const body = webhookBody(event as WebhookEvent);
-      const target = { eventId: event.event_id, webhook: { id: delivery.webhook_id, secret } };
-      const sentAt = Date.now();
-      const started = performance.now();
-      let statusCode: number | undefined;
-      try {
-        await rawPost(options.receiverUrl, false, target, body);
-        statusCode = 200;
-      } finally {
-        // The attempt record and the delivery's record, written together as the worker writes them.
-        const deliveryId = `dlv_${String(sentAt).padStart(13, '0')}${randomBytes(8).toString('hex')}`;
-        const recordDelivery = raw.db.send(
-          new UpdateCommand({
-            TableName: raw.tableName,
-            Key: {
-              pk: `WEBHOOK_DELIVERY#${delivery.account_id}/${scratchIds.get(delivery.webhook_id)}`,
-              sk: deliveryId,
-            },
-            UpdateExpression:
-              'SET entity = :entity, delivery_id = :id, event_id = :event_id, event_type = :event_type, ' +
-              'event_json = if_not_exists(event_json, :event_json), created_at = if_not_exists(created_at, :at), ' +
-              '#status = :status, attempts = :attempts, updated_at = :at, expires_at = :expires',
-            ConditionExpression: 'attribute_not_exists(#status) OR #status = :pending',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':entity': 'WEBHOOK_DELIVERY',
-              ':id': deliveryId,
-              ':event_id': event.event_id,
-              ':event_type': event.type,
-              ':event_json': JSON.stringify(event),
-              ':at': sentAt,
-              ':status': statusCode === 200 ? 'SUCCEEDED' : 'PENDING',
-              ':attempts': delivery.attempt,
-              ':expires': Math.floor(sentAt / 1000) + 30 * 86_400,
-              ':pending': 'PENDING',
-            },
-          }),
-        );
-        const logAttempt = raw.db.send(
-          new PutCommand({
-            TableName: raw.tableName,
-            Item: {
-              pk: `WEBHOOK#${delivery.account_id}/${scratchIds.get(delivery.webhook_id)}`,
-              sk: `${String(sentAt).padStart(15, '0')}#${randomBytes(8).toString('hex')}`,
-              entity: 'DELIVERY_ATTEMPT',
-              event_id: event.event_id,
-              event_type: event.type,
-              attempt: delivery.attempt,
-              status_code: statusCode,
-              duration_ms: Math.round(performance.now() - started),
-              timestamp: sentAt,
-              expires_at: Math.floor(sentAt / 1000) + 30 * 86_400,
-            },
-          }),
-        );
-        await Promise.all([logAttempt, recordDelivery]);
-      }
-      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
-    };
-    const warm = await runLoad(oneDelivery, {
-      concurrency: options.concurrency,
-      count: options.warmup,
-      abort,
-    });
-    const run = await runLoad(oneDelivery, { concurrency: options.concurrency, count: bodies.length, abort });
-    return {
-      run,
-      warmupErrors: warm.errors,
-      messageBytes: Math.round(
-        messages.reduce((totalBytes, body) => totalBytes + Buffer.byteLength(body), 0) / messages.length,
-      ),
-      queue: queueName,
-    };
-  } finally {
-    await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl })).catch(() => undefined);
-    sqs.destroy();
-  }
-}
 
 /**
  * Webhook delivery end to end on the local runtime: event items written into the table (as the service's
@@ -764,21 +243,6 @@ export const webhookDeliveryScenario: Scenario = {
       // Raw baseline: the delivered bodies again, signed the same way, straight from this process.
       const bodies = pairs.filter((pair) => pair.body !== undefined);
       const receiverEndpoint = new URL(`${receiverUrl}/hook/raw`);
-      let cursor = 0;
-      const nextBody = () => {
-        const pair = bodies[cursor++ % bodies.length] as Pair;
-        return { pair, body: pair.body as string };
-      };
-      // A fresh connection per POST, as postWebhook (agent: false) makes one per delivery.
-      const rawFresh = async () => {
-        const { pair, body } = nextBody();
-        await rawPost(receiverEndpoint, false, pair, body);
-      };
-      const keepAlive = new Agent({ keepAlive: true, maxSockets: RAW_CONCURRENCY });
-      const rawKeepAlive = async () => {
-        const { pair, body } = nextBody();
-        await rawPost(receiverEndpoint, keepAlive, pair, body);
-      };
       let rawRun: LoadRun | undefined;
       let rawKeepAliveRun: LoadRun | undefined;
       let rawWarmupErrors = 0;
@@ -786,19 +250,13 @@ export const webhookDeliveryScenario: Scenario = {
         log(
           `raw baseline: ${bodies.length} signed POSTs at concurrency ${RAW_CONCURRENCY} (after ${config.warmupRequests} warm-up)`,
         );
-        const warmups = [
-          await runLoad(rawFresh, { concurrency: RAW_CONCURRENCY, count: config.warmupRequests, abort }),
-          await runLoad(rawKeepAlive, { concurrency: RAW_CONCURRENCY, count: config.warmupRequests, abort }),
-        ];
-        rawWarmupErrors = warmups.reduce((total, run) => total + run.errors, 0);
-        rawRun = await runLoad(rawFresh, { concurrency: RAW_CONCURRENCY, count: bodies.length, abort });
-        rawKeepAliveRun = await runLoad(rawKeepAlive, {
-          concurrency: RAW_CONCURRENCY,
-          count: bodies.length,
+        ({ rawRun, rawKeepAliveRun, rawWarmupErrors } = await rawPostRuns(
+          bodies,
+          receiverEndpoint,
+          config.warmupRequests,
           abort,
-        });
+        ));
       }
-      keepAlive.destroy();
 
       let rawDelivery: Awaited<ReturnType<typeof rawDeliveryWork>> | undefined;
       if (bodies.length > 0) {
@@ -954,7 +412,7 @@ export const webhookDeliveryScenario: Scenario = {
         deliveries_over_raw_delivery_work_ratio: round(workRatio),
         raw_delivery: rawDelivery
           ? {
-              ...rawSummary(rawDelivery.run),
+              ...summaryOf(rawDelivery.run),
               concurrency: RAW_CONCURRENCY,
               message_bytes_mean: rawDelivery.messageBytes,
               scratch_queue: rawDelivery.queue,
@@ -963,8 +421,8 @@ export const webhookDeliveryScenario: Scenario = {
         raw_posts_per_s: round(rawPerS, 1),
         /** Informative (the former check): against bare signed POSTs, none of the delivery's other work. */
         deliveries_over_raw_ratio: round(ratio),
-        raw: rawRun ? rawSummary(rawRun) : null,
-        raw_keep_alive: rawKeepAliveRun ? rawSummary(rawKeepAliveRun) : null,
+        raw: rawRun ? summaryOf(rawRun) : null,
+        raw_keep_alive: rawKeepAliveRun ? summaryOf(rawKeepAliveRun) : null,
         raw_posts_received: receiver.rawReceived,
         progress_every_s: PROGRESS_EVERY_MS / 1000,
         progress: timeline,

@@ -3,14 +3,19 @@
  * the column definitions, computed rows and CSV headers against.
  */
 
-/** One row per finished route. */
-export const DESIGN_ROUTE_COLUMNS = [
+/** The DC and route columns both kinds of row begin with. */
+const ROUTE_IDENTITY_COLUMNS = [
   'dc_id',
   'dc_name',
   'dc_time_zone',
   'route_id',
   'route_name',
   'planned_route_start_date',
+];
+
+/** One row per finished route. */
+export const DESIGN_ROUTE_COLUMNS = [
+  ...ROUTE_IDENTITY_COLUMNS,
   'planned_route_start_timestamp',
   'driver_id',
   'driver_name',
@@ -39,12 +44,7 @@ export const DESIGN_ROUTE_COLUMNS = [
 
 /** One row per attempt. */
 export const DESIGN_ATTEMPT_COLUMNS = [
-  'dc_id',
-  'dc_name',
-  'dc_time_zone',
-  'route_id',
-  'route_name',
-  'planned_route_start_date',
+  ...ROUTE_IDENTITY_COLUMNS,
   'driver_id',
   'driver_name',
   'waypoint_id',

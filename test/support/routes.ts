@@ -6,6 +6,7 @@ import type { QueueName } from '../../functions/shared/resources';
 import type { SampleRoute } from '../../local/sample-route';
 import { call } from './http';
 import type { TestApi } from './local-api';
+import { sqsRecord } from './sqs-records';
 
 export { sampleRoute as exampleRoute } from '../../local/sample-route';
 
@@ -71,17 +72,16 @@ export async function receiveWaiting(api: TestApi, queue: QueueName): Promise<SQ
         MessageSystemAttributeNames: ['All'],
       }),
     );
-    return Messages.map((message) => ({
-      messageId: message.MessageId as string,
-      receiptHandle: message.ReceiptHandle as string,
-      body: message.Body as string,
-      attributes: message.Attributes as unknown as SQSRecord['attributes'],
-      messageAttributes: {},
-      md5OfBody: message.MD5OfBody as string,
-      eventSource: 'aws:sqs',
-      eventSourceARN: api.cloud.queue(queue).arn,
-      awsRegion: api.cloud.deployment.region,
-    }));
+    return Messages.map((message) =>
+      sqsRecord({
+        messageId: message.MessageId as string,
+        receiptHandle: message.ReceiptHandle as string,
+        body: message.Body as string,
+        attributes: message.Attributes as unknown as SQSRecord['attributes'],
+        md5OfBody: message.MD5OfBody as string,
+        queueArn: api.cloud.queue(queue).arn,
+      }),
+    );
   } finally {
     sqs.destroy();
   }

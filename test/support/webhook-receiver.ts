@@ -1,19 +1,14 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { expect } from 'vitest';
 import type { QueueName } from '../../functions/shared/resources';
+import { type ReceivedRequest, startHttpReceiver } from './http-receiver';
 import type { TestApi } from './local-api';
 
+export { independentlyVerified } from './http-receiver';
+
 /** One request a receiver got, as it arrived. */
-export interface ReceivedDelivery {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  /** The raw body: the signature covers exactly these bytes. */
-  body: string;
+export interface ReceivedDelivery extends ReceivedRequest {
   /** The body parsed (an empty object when it is not JSON). */
   json: Record<string, unknown>;
   receivedAt: number;
@@ -54,40 +49,26 @@ export async function startWebhookReceiver(
   answer: (delivery: ReceivedDelivery, nthOfEvent: number) => Answer | Promise<Answer> = () => 200,
 ): Promise<WebhookReceiver> {
   const deliveries: ReceivedDelivery[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      let json: Record<string, unknown> = {};
-      try {
-        json = JSON.parse(body) as Record<string, unknown>;
-      } catch {
-        // kept as the raw body only
-      }
-      const delivery: ReceivedDelivery = {
-        method: req.method ?? '',
-        path: req.url ?? '',
-        headers: req.headers,
-        body,
-        json,
-        receivedAt: Date.now(),
-      };
-      deliveries.push(delivery);
-      const nth = deliveries.filter((other) => eventIdOf(other) === eventIdOf(delivery)).length;
-      let status: Answer = 500;
-      try {
-        status = await answer(delivery, nth);
-      } catch (error) {
-        console.error('webhook receiver: answer failed', error);
-      }
-      if (status === 'hang') return; // never answered; the connection closes when the sender gives up
-      res.writeHead(status, { 'Content-Type': 'text/plain' });
-      res.end(status < 300 ? 'ok' : 'failing on purpose');
-    });
+  const receiver = await startHttpReceiver(async (request, respond) => {
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(request.body) as Record<string, unknown>;
+    } catch {
+      // kept as the raw body only
+    }
+    const delivery: ReceivedDelivery = { ...request, json, receivedAt: Date.now() };
+    deliveries.push(delivery);
+    const nth = deliveries.filter((other) => eventIdOf(other) === eventIdOf(delivery)).length;
+    let status: Answer = 500;
+    try {
+      status = await answer(delivery, nth);
+    } catch (error) {
+      console.error('webhook receiver: answer failed', error);
+    }
+    if (status === 'hang') return; // never answered; the connection closes when the sender gives up
+    respond(status, status < 300 ? 'ok' : 'failing on purpose');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const { port } = receiver;
 
   return {
     url: `http://127.0.0.1:${port}/hooks`,
@@ -107,11 +88,7 @@ export async function startWebhookReceiver(
         await sleep(50);
       }
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: receiver.close,
   };
 }
 
@@ -130,22 +107,6 @@ export async function waitUntil<T>(
     if (Date.now() > deadline) expect.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(100);
   }
-}
-
-/**
- * An independent check of `X-Signature: t=<ms>,v1=<hex>[,v1=<hex>]` (not the service's verifySignature): one
- * v1 is HMAC-SHA256 of "<t>.<raw body>" with the secret (a rotation adds one), and t within five minutes of now.
- */
-export function independentlyVerified(secret: string, signature: string, rawBody: string): boolean {
-  const match = /^t=(\d+)((?:,v1=[0-9a-f]{64})+)$/.exec(signature);
-  if (!match) return false;
-  const [, t, v1s] = match as unknown as [string, string, string];
-  if (Math.abs(Date.now() - Number(t)) > 5 * 60_000) return false;
-  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`, 'utf8').digest();
-  return v1s
-    .split(',v1=')
-    .slice(1)
-    .some((v1) => timingSafeEqual(Buffer.from(v1, 'hex'), expected));
 }
 
 /**
