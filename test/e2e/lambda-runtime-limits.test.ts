@@ -57,8 +57,7 @@ describe('limits', () => {
     );
     expect(result.kind).toBe('callerTimeout');
     expect(runtime.stats(fn.name).busy).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(runtime.stats(fn.name).busy).toBe(0);
+    await expect.poll(() => runtime.stats(fn.name).busy, { timeout: 5000 }).toBe(0);
     expect(await pidOf(fn.name)).toBe(pid);
   });
 
@@ -76,7 +75,7 @@ describe('limits', () => {
     }
     // Within the memory size, the same work succeeds.
     succeeded(await runtime.invoke(fn.name, { action: 'buffers', megabytes: 20 }));
-  });
+  }, 120_000);
 
   it('takes a synchronous request of up to 6 MB of JSON, counted in bytes', async () => {
     const fn = FUNCTIONS.limits;
@@ -111,8 +110,8 @@ describe('limits', () => {
       errorType: 'Function.ResponseSizeTooLarge',
       errorMessage: 'Response payload size exceeded maximum allowed payload size (6291556 bytes).',
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(processExists(pid)).toBe(false);
+    // The environment is killed after the caller has its answer.
+    await expect.poll(() => processExists(pid), { timeout: 5000 }).toBe(false);
   });
 
   it('accepts an Event invocation of up to 1 MB at once and runs it in the background', async () => {

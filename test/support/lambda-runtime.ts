@@ -43,7 +43,9 @@ export const FUNCTIONS = {
   state: fixture('lrt-state', BEHAVIOURS),
   reserved: fixture('lrt-reserved', BEHAVIOURS, { reservedConcurrency: 1 }),
   shortTimeout: fixture('lrt-short-timeout', BEHAVIOURS, { timeoutSeconds: 1 }),
-  memory: fixture('lrt-memory', BEHAVIOURS),
+  // Filling 200 MB takes well under a second alone; the timeout leaves room for a loaded machine, so the
+  // memory limit, not the timeout, ends the invocation.
+  memory: fixture('lrt-memory', BEHAVIOURS, { timeoutSeconds: 20 }),
   limits: fixture('lrt-limits', BEHAVIOURS, { memorySize: 512 }),
   ownHeap: fixture('lrt-own-heap', BEHAVIOURS, {
     memorySize: 1024,
