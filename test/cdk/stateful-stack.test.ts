@@ -265,17 +265,22 @@ describe('queues', () => {
     for (const queue of [stateful.queues[name].queue, stateful.queues[name].deadLetterQueue]) {
       const id = logicalIdOf(stateful, queue);
       expect(resource(id).Properties?.SqsManagedSseEnabled).toBe(true);
-      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-        Queues: [{ Ref: id }],
-        PolicyDocument: {
-          Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          ]),
-        },
-      });
+      expectTlsOnly('AWS::SQS::QueuePolicy', { Queues: [{ Ref: id }] });
     }
   });
 });
+
+/** A resource policy of this type, on the resource `target` names, that refuses requests without TLS. */
+function expectTlsOnly(policyType: string, target: Record<string, unknown>) {
+  template.hasResourceProperties(policyType, {
+    ...target,
+    PolicyDocument: {
+      Statement: Match.arrayWith([
+        Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      ]),
+    },
+  });
+}
 
 describe('alarm topic', () => {
   it('is the only topic, encrypted with a rotating key that CloudWatch alarms may use, TLS only', () => {
@@ -286,14 +291,7 @@ describe('alarm topic', () => {
     expect(key.Properties?.EnableKeyRotation).toBe(true);
     const statements = JSON.stringify(key.Properties?.KeyPolicy);
     expect(statements).toContain('cloudwatch.amazonaws.com');
-    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
-      Topics: [{ Ref: topicId }],
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-        ]),
-      },
-    });
+    expectTlsOnly('AWS::SNS::TopicPolicy', { Topics: [{ Ref: topicId }] });
   });
 
   it('has no subscription unless alarmEmail is given', () => {
@@ -408,14 +406,7 @@ describe('event pipe', () => {
       SqsManagedSseEnabled: true,
       MessageRetentionPeriod: DLQ_RETENTION_DAYS * 24 * 3600,
     });
-    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-      Queues: [{ Ref: pipeDlq }],
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-        ]),
-      },
-    });
+    expectTlsOnly('AWS::SQS::QueuePolicy', { Queues: [{ Ref: pipeDlq }] });
     expect(resource(logicalIdOf(stateful, stateful.eventPipe.deadLetterAlarm)).Properties).toMatchObject({
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateNumberOfMessagesVisible',
