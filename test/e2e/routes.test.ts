@@ -1,161 +1,92 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
-import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
-import { queryItems } from '../../functions/data/client';
-import { getRouteHeader, replaceRouteHeader, routeKeys } from '../../functions/data/routes';
 import { computeEtas } from '../../functions/domain/etas';
-import { createTestAccount } from '../support/accounts';
 import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError, expectSuccess } from '../support/http';
+import {
+  CHANGE_ENDPOINTS,
+  createRouteAccounts,
+  markDeletingThroughDataLayer,
+  markStartedThroughDataLayer,
+  minimalRoute,
+  type Route,
+  routeCalls,
+  SHARED,
+  START,
+  type Waypoint,
+  waitUntilRemoved,
+} from '../support/route-changes';
 import { exampleRoute, importedWaypoint, importRoute } from '../support/routes';
-
-type Route = z.infer<typeof routes.Route>;
-type Waypoint = z.infer<typeof routes.Waypoint>;
 
 const fx = useTestApi('routes');
 const { request } = fx;
 let acme: TestAccount;
 let globex: TestAccount;
 
-const asAcme = (method: string, path: string, body?: unknown) => fx.as(acme.key, method, path, body);
+const {
+  as: asAcme,
+  createDriver,
+  readRoute,
+  activeRouteIds,
+  finishRoutesOf,
+  change,
+} = routeCalls(fx, () => acme);
 
-/** The default start of exampleRoute: 2026-11-23 07:00 in Chicago (dc-1). */
-const START = Date.UTC(2026, 10, 23, 13, 0);
 /** Routes imported into dc-2 (Tokyo) outside the find_by_date tests start on a day those tests do not read. */
 const TOKYO_OTHER_DAY = Date.UTC(2026, 0, 15, 3, 0);
-/** A route of dc-1 that only the "route of another DC" checks read (as if it were in dc-2). */
-const SHARED = 'shared-1';
 
 beforeAll(async () => {
-  acme = await createTestAccount('Acme', [
-    { dcId: 'dc-1', timeZone: 'America/Chicago' },
-    { dcId: 'dc-2', timeZone: 'Asia/Tokyo' },
-  ]);
-  // Globex has a DC with the same id as one of Acme's: DC ids, route ids and all other ids are per account.
-  globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }, { dcId: 'gx-1' }]);
-  await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(SHARED));
+  ({ acme, globex } = await createRouteAccounts(fx));
 });
 
-async function createDriver(dcId: string, driverId: string, key = acme.key) {
-  const response = await request('POST', `/dcs/${dcId}/drivers`, {
-    key,
-    body: { driver_id: driverId, driver_name: `Driver ${driverId}` },
-  });
-  expectSuccess(response, drivers.createDriver);
-}
-
-/** The smallest route the import accepts: every optional field absent. */
-function minimalRoute(id: string, startTime = START) {
-  return {
-    id,
-    start_time: startTime,
-    waypoints: [{ id: `${id}-wp-0`, location: { latitude: 41.9, longitude: -87.6 } }],
-  };
-}
-
-async function readRoute(dcId: string, routeId: string, key = acme.key): Promise<Route> {
-  const response = await request('GET', `/dcs/${dcId}/routes/${routeId}`, { key });
-  return (expectSuccess(response, routes.getRoute) as { route: Route }).route;
-}
-
-async function activeRouteIds(dcId: string, driverId: string): Promise<string[]> {
-  const response = await asAcme('GET', `/dcs/${dcId}/drivers/${driverId}/active-routes`);
-  const { active_routes } = expectSuccess(response, drivers.getDriverActiveRoutes) as {
-    active_routes: { route_id: string }[];
-  };
-  return active_routes.map((route) => route.route_id);
-}
-
-async function finishRoutesOf(dcId: string, driverId: string): Promise<string[]> {
-  const response = await asAcme('PATCH', `/dcs/${dcId}/drivers/${driverId}/finish-routes`);
-  return (expectSuccess(response, drivers.finishDriverRoutes) as { finalized_route_ids: string[] })
-    .finalized_route_ids;
-}
-
-/** A route changed by one of the change endpoints; asserts 200 and the response schema. */
-async function change(method: string, path: string, body?: unknown): Promise<Route> {
-  const response = await asAcme(method, path, body);
-  return (expectSuccess(response, routes.activateRoute) as { route: Route }).route;
-}
-
-/**
- * No endpoint starts a route yet (the driver app comes later), so "started" is written through the data
- * layer, exactly as the start endpoint will: set started_timestamp and bump the version.
- */
-async function markStartedThroughDataLayer(accountId: string, routeId: string, at = Date.now()) {
-  const route = await getRouteHeader(accountId, routeId);
-  if (!route) throw new Error(`no route ${routeId}`);
-  const next = { ...route, startedTimestamp: at, version: route.version + 1 };
-  expect(await replaceRouteHeader(next, route.version)).toBe(true);
-}
-
-/** A deletion cut short after its first step (the header marked `deleting`), written through the data layer. */
-async function markDeletingThroughDataLayer(accountId: string, routeId: string) {
-  const route = await getRouteHeader(accountId, routeId);
-  if (!route) throw new Error(`no route ${routeId}`);
-  expect(
-    await replaceRouteHeader({ ...route, deleting: true, version: route.version + 1 }, route.version),
-  ).toBe(true);
-}
-
-/**
- * Waits until the deletion worker removed the route: its partition is empty, header included (the last
- * thing it deletes, after the rows and the claims).
- */
-async function waitUntilRemoved(accountId: string, routeId: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { items } = await queryItems(
-      {
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': routeKeys.route(accountId, routeId).pk },
-        ConsistentRead: true,
-      },
-      1,
-    );
-    if (items.length === 0) return;
-    expect(Date.now(), `route ${routeId} still not removed`).toBeLessThan(deadline);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The route-scoped endpoints: method, the path after the route id, a valid body. */
+const routeEndpoints: [string, string, unknown?][] = [
+  ['GET', ''],
+  ['GET', '/waypoints'],
+  ['GET', `/waypoints/${SHARED}-wp-0`],
+  ...CHANGE_ENDPOINTS,
+  ['DELETE', ''],
+];
 
 /**
  * The answers every route-scoped endpoint shares: 401, 403, 404 (3003) for an unknown route and for a
  * route of another DC of the same account, and 1006 for a malformed route id.
  */
-function answersTheCommonErrors(method: string, suffix: string, body?: unknown) {
-  const path = (dcId: string, routeId: string) => `/dcs/${dcId}/routes/${routeId}${suffix}`;
+describe.each(routeEndpoints)(
+  '%s /dcs/{dc_id}/routes/{route_id}%s: the common errors',
+  (method, suffix, body) => {
+    const path = (dcId: string, routeId: string) => `/dcs/${dcId}/routes/${routeId}${suffix}`;
 
-  it('answers 401 with 1001 without a key and with an unknown key', async () => {
-    expectError(await request(method, path('dc-1', SHARED), { body }), 401, 1001);
-    expectError(await request(method, path('dc-1', SHARED), { key: 'drs_unknown', body }), 401, 1001);
-  });
+    it('answers 401 with 1001 without a key and with an unknown key', async () => {
+      expectError(await request(method, path('dc-1', SHARED), { body }), 401, 1001);
+      expectError(await request(method, path('dc-1', SHARED), { key: 'drs_unknown', body }), 401, 1001);
+    });
 
-  it('answers 403 with 1002 for another account’s DC and for a DC that does not exist', async () => {
-    expectError(await asAcme(method, path('gx-1', SHARED), body), 403, 1002);
-    expectError(await asAcme(method, path('no-such-dc', SHARED), body), 403, 1002);
-    expectError(await request(method, path('dc-2', SHARED), { key: globex.key, body }), 403, 1002);
-  });
+    it('answers 403 with 1002 for another account’s DC and for a DC that does not exist', async () => {
+      expectError(await asAcme(method, path('gx-1', SHARED), body), 403, 1002);
+      expectError(await asAcme(method, path('no-such-dc', SHARED), body), 403, 1002);
+      expectError(await request(method, path('dc-2', SHARED), { key: globex.key, body }), 403, 1002);
+    });
 
-  it('answers 404 with 3003 for an unknown route and for a route of another DC of the account', async () => {
-    expect(expectError(await asAcme(method, path('dc-1', 'no-such-route'), body), 404, 3003)).toContain(
-      'no-such-route',
-    );
-    expectError(await asAcme(method, path('dc-2', SHARED), body), 404, 3003);
-  });
+    it('answers 404 with 3003 for an unknown route and for a route of another DC of the account', async () => {
+      expect(expectError(await asAcme(method, path('dc-1', 'no-such-route'), body), 404, 3003)).toContain(
+        'no-such-route',
+      );
+      expectError(await asAcme(method, path('dc-2', SHARED), body), 404, 3003);
+    });
 
-  it('answers 404 with 3003 to another account for a route id only this account has', async () => {
-    expectError(await request(method, path('dc-1', SHARED), { key: globex.key, body }), 404, 3003);
-  });
+    it('answers 404 with 3003 to another account for a route id only this account has', async () => {
+      expectError(await request(method, path('dc-1', SHARED), { key: globex.key, body }), 404, 3003);
+    });
 
-  it('rejects a malformed route id with 1006 naming the path parameter', async () => {
-    expect(expectError(await asAcme(method, path('dc-1', '%20bad-id'), body), 400, 1006)).toContain(
-      'path.route_id',
-    );
-    expectError(await asAcme(method, path('dc-1', 'x'.repeat(129)), body), 400, 1006);
-  });
-}
+    it('rejects a malformed route id with 1006 naming the path parameter', async () => {
+      expect(expectError(await asAcme(method, path('dc-1', '%20bad-id'), body), 400, 1006)).toContain(
+        'path.route_id',
+      );
+      expectError(await asAcme(method, path('dc-1', 'x'.repeat(129)), body), 400, 1006);
+    });
+  },
+);
 
 describe('GET /dcs/{dc_id}/routes/{route_id}', () => {
   it('returns every field with the imported values, version 1 and the waypoint ids in order', async () => {
@@ -209,8 +140,6 @@ describe('GET /dcs/{dc_id}/routes/{route_id}', () => {
     expect((await readRoute('dc-1', 'get-inactive')).is_active).toBe(false);
     expect((await readRoute('dc-1', SHARED)).is_active).toBe(true);
   });
-
-  answersTheCommonErrors('GET', '');
 });
 
 describe('GET /dcs/{dc_id}/routes/find_by_date/{date}', () => {
@@ -346,8 +275,6 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
       ],
     });
   });
-
-  answersTheCommonErrors('GET', '/waypoints');
 });
 
 describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => {
@@ -372,362 +299,6 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => {
     const response = await asAcme('GET', `/dcs/dc-1/routes/${SHARED}/waypoints/bad-wp%20`);
     expect(expectError(response, 400, 1006)).toContain('path.waypoint_id');
   });
-
-  answersTheCommonErrors('GET', `/waypoints/${SHARED}-wp-0`);
-});
-
-describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/activate and /deactivate', (method) => {
-  const id = `toggle-${method.toLowerCase()}`;
-  const driverId = `toggle-driver-${method.toLowerCase()}`;
-
-  beforeAll(async () => {
-    await createDriver('dc-1', driverId);
-    await importRoute(fx.api.url, acme.key, 'dc-1', {
-      ...exampleRoute(id, { driverId }),
-      activate_after_successful_import: false,
-    });
-  });
-
-  it('activates: bumps the version and the route shows among its driver’s active routes', async () => {
-    expect(await activeRouteIds('dc-1', driverId)).toEqual([]);
-    const route = await change(method, `/dcs/dc-1/routes/${id}/activate`);
-    expect(route).toMatchObject({ id, is_active: true, version: 2 });
-    expect(await readRoute('dc-1', id)).toEqual(route);
-    expect(await activeRouteIds('dc-1', driverId)).toEqual([id]);
-  });
-
-  it('returns the route unchanged, same version, when it is already active', async () => {
-    const before = await readRoute('dc-1', id);
-    expect(await change(method, `/dcs/dc-1/routes/${id}/activate`)).toEqual(before);
-  });
-
-  it('deactivates: bumps the version and the route leaves its driver’s active routes', async () => {
-    const before = await readRoute('dc-1', id);
-    const route = await change(method, `/dcs/dc-1/routes/${id}/deactivate`);
-    expect(route).toEqual({ ...before, is_active: false, version: before.version + 1 });
-    expect(await activeRouteIds('dc-1', driverId)).toEqual([]);
-  });
-
-  it('returns the route unchanged, same version, when it is already inactive', async () => {
-    const before = await readRoute('dc-1', id);
-    expect(await change(method, `/dcs/dc-1/routes/${id}/deactivate`)).toEqual(before);
-  });
-});
-
-describe('PATCH /dcs/{dc_id}/routes/{route_id}/activate', () => {
-  it('activates a route without a driver; it joins the active routes of the driver assigned later', async () => {
-    await createDriver('dc-1', 'late-driver');
-    await importRoute(fx.api.url, acme.key, 'dc-1', minimalRoute('act-no-driver'));
-    expect(await change('PATCH', '/dcs/dc-1/routes/act-no-driver/activate')).toMatchObject({
-      is_active: true,
-      assigned_driver_id: null,
-      version: 2,
-    });
-    await change('PATCH', '/dcs/dc-1/routes/act-no-driver/driver-assignment', { driver_id: 'late-driver' });
-    expect(await activeRouteIds('dc-1', 'late-driver')).toEqual(['act-no-driver']);
-  });
-
-  it('answers 3012 for a route finished by finish-routes, and finish-routes then finds nothing', async () => {
-    await createDriver('dc-1', 'act-fin-driver');
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('act-fin', { driverId: 'act-fin-driver' }));
-    expect(await finishRoutesOf('dc-1', 'act-fin-driver')).toEqual(['act-fin']);
-    const finished = await readRoute('dc-1', 'act-fin');
-    expect(finished).toMatchObject({ is_finalized: true, is_active: false, version: 2 });
-    expect(finished.finalized_timestamp).toEqual(expect.any(Number));
-
-    expectError(await asAcme('PATCH', '/dcs/dc-1/routes/act-fin/activate'), 400, 3012);
-    expectError(await asAcme('PUT', '/dcs/dc-1/routes/act-fin/activate'), 400, 3012);
-    expect(await finishRoutesOf('dc-1', 'act-fin-driver')).toEqual([]);
-    expect(await readRoute('dc-1', 'act-fin')).toEqual(finished);
-  });
-
-  it('leaves a started route as it is (already active) — started through the data layer', async () => {
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('act-started'));
-    await markStartedThroughDataLayer(acme.accountId, 'act-started');
-    const before = await readRoute('dc-1', 'act-started');
-    expect(await change('PATCH', '/dcs/dc-1/routes/act-started/activate')).toEqual(before);
-  });
-
-  answersTheCommonErrors('PATCH', '/activate');
-  answersTheCommonErrors('PUT', '/activate');
-});
-
-describe('PATCH /dcs/{dc_id}/routes/{route_id}/deactivate', () => {
-  it('answers 3012 for a finished route (PATCH and PUT)', async () => {
-    await createDriver('dc-1', 'deact-fin-driver');
-    await importRoute(
-      fx.api.url,
-      acme.key,
-      'dc-1',
-      exampleRoute('deact-fin', { driverId: 'deact-fin-driver' }),
-    );
-    expect(await finishRoutesOf('dc-1', 'deact-fin-driver')).toEqual(['deact-fin']);
-    expectError(await asAcme('PATCH', '/dcs/dc-1/routes/deact-fin/deactivate'), 400, 3012);
-    expectError(await asAcme('PUT', '/dcs/dc-1/routes/deact-fin/deactivate'), 400, 3012);
-  });
-
-  it('answers 3011 for a started route and leaves it active — started through the data layer', async () => {
-    await createDriver('dc-1', 'deact-start-driver');
-    await importRoute(
-      fx.api.url,
-      acme.key,
-      'dc-1',
-      exampleRoute('deact-started', { driverId: 'deact-start-driver' }),
-    );
-    await markStartedThroughDataLayer(acme.accountId, 'deact-started', START + 60_000);
-    const before = await readRoute('dc-1', 'deact-started');
-    expect(before.started_timestamp).toBe(START + 60_000);
-    expectError(await asAcme('PATCH', '/dcs/dc-1/routes/deact-started/deactivate'), 400, 3011);
-    expect(await readRoute('dc-1', 'deact-started')).toEqual(before);
-    expect(await activeRouteIds('dc-1', 'deact-start-driver')).toEqual(['deact-started']);
-  });
-
-  it('answers 3012, not 3011, for a route that started and then finished — started through the data layer', async () => {
-    await createDriver('dc-1', 'deact-both-driver');
-    await importRoute(
-      fx.api.url,
-      acme.key,
-      'dc-1',
-      exampleRoute('deact-both', { driverId: 'deact-both-driver' }),
-    );
-    await markStartedThroughDataLayer(acme.accountId, 'deact-both');
-    expect(await finishRoutesOf('dc-1', 'deact-both-driver')).toEqual(['deact-both']);
-    expectError(await asAcme('PATCH', '/dcs/dc-1/routes/deact-both/deactivate'), 400, 3012);
-  });
-
-  answersTheCommonErrors('PATCH', '/deactivate');
-  answersTheCommonErrors('PUT', '/deactivate');
-});
-
-describe('DELETE /dcs/{dc_id}/drivers/{driver_id} with routes', () => {
-  it('answers 2001 while the driver has an active route and deletes the driver once it is deactivated', async () => {
-    await createDriver('dc-1', 'busy-driver');
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('busy-1', { driverId: 'busy-driver' }));
-    expectError(await asAcme('DELETE', '/dcs/dc-1/drivers/busy-driver'), 400, 2001);
-    await change('PATCH', '/dcs/dc-1/routes/busy-1/deactivate');
-    expectSuccess(await asAcme('DELETE', '/dcs/dc-1/drivers/busy-driver'), drivers.deleteDriver);
-  });
-
-  it('deletes the driver once its active route is given to another driver', async () => {
-    await createDriver('dc-1', 'handover-from');
-    await createDriver('dc-1', 'handover-to');
-    await importRoute(
-      fx.api.url,
-      acme.key,
-      'dc-1',
-      exampleRoute('handover-1', { driverId: 'handover-from' }),
-    );
-    expectError(await asAcme('DELETE', '/dcs/dc-1/drivers/handover-from'), 400, 2001);
-    await change('PUT', '/dcs/dc-1/routes/handover-1/driver-assignment', { driver_id: 'handover-to' });
-    expectSuccess(await asAcme('DELETE', '/dcs/dc-1/drivers/handover-from'), drivers.deleteDriver);
-  });
-});
-
-describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/driver-assignment', (method) => {
-  const tag = method.toLowerCase();
-
-  it('moves an active route from the old driver’s active routes to the new one’s and bumps the version', async () => {
-    const [from, to, id] = [`assign-from-${tag}`, `assign-to-${tag}`, `assign-${tag}`];
-    await createDriver('dc-1', from);
-    await createDriver('dc-1', to);
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id, { driverId: from }));
-    expect(await activeRouteIds('dc-1', from)).toEqual([id]);
-
-    const route = await change(method, `/dcs/dc-1/routes/${id}/driver-assignment`, { driver_id: to });
-    expect(route).toMatchObject({ assigned_driver_id: to, version: 2, is_active: true });
-    expect(await readRoute('dc-1', id)).toEqual(route);
-    expect(await activeRouteIds('dc-1', to)).toEqual([id]);
-    expect(await activeRouteIds('dc-1', from)).toEqual([]);
-  });
-
-  it('assigns a driver to an inactive route without adding it to the driver’s active routes', async () => {
-    const [driverId, id] = [`assign-inactive-driver-${tag}`, `assign-inactive-${tag}`];
-    await createDriver('dc-1', driverId);
-    await importRoute(fx.api.url, acme.key, 'dc-1', minimalRoute(id));
-    const route = await change(method, `/dcs/dc-1/routes/${id}/driver-assignment`, { driver_id: driverId });
-    expect(route).toMatchObject({ assigned_driver_id: driverId, is_active: false, version: 2 });
-    expect(await activeRouteIds('dc-1', driverId)).toEqual([]);
-  });
-
-  it('returns the route unchanged, same version, when the driver is already assigned', async () => {
-    const [driverId, id] = [`assign-same-driver-${tag}`, `assign-same-${tag}`];
-    await createDriver('dc-1', driverId);
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id, { driverId }));
-    const before = await readRoute('dc-1', id);
-    expect(await change(method, `/dcs/dc-1/routes/${id}/driver-assignment`, { driver_id: driverId })).toEqual(
-      before,
-    );
-  });
-
-  it('answers 3010 for an unknown driver, a driver of another DC and a driver of another account', async () => {
-    await createDriver('dc-2', `other-dc-driver-${tag}`);
-    await createDriver('dc-1', `globex-driver-${tag}`, globex.key);
-    const path = `/dcs/dc-1/routes/${SHARED}/driver-assignment`;
-    const before = await readRoute('dc-1', SHARED);
-    expect(expectError(await asAcme(method, path, { driver_id: 'nobody' }), 400, 3010)).toContain('nobody');
-    expectError(await asAcme(method, path, { driver_id: `other-dc-driver-${tag}` }), 400, 3010);
-    expectError(await asAcme(method, path, { driver_id: `globex-driver-${tag}` }), 400, 3010);
-    expect(await readRoute('dc-1', SHARED)).toEqual(before);
-  });
-
-  it('answers 3012 for a finished route', async () => {
-    const [driverId, id] = [`assign-fin-driver-${tag}`, `assign-fin-${tag}`];
-    await createDriver('dc-1', driverId);
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id, { driverId }));
-    await finishRoutesOf('dc-1', driverId);
-    expectError(
-      await asAcme(method, `/dcs/dc-1/routes/${id}/driver-assignment`, { driver_id: driverId }),
-      400,
-      3012,
-    );
-  });
-
-  it('answers 3011 for a started route — started through the data layer', async () => {
-    const [from, to, id] = [`assign-st-from-${tag}`, `assign-st-to-${tag}`, `assign-started-${tag}`];
-    await createDriver('dc-1', from);
-    await createDriver('dc-1', to);
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id, { driverId: from }));
-    await markStartedThroughDataLayer(acme.accountId, id);
-    expectError(
-      await asAcme(method, `/dcs/dc-1/routes/${id}/driver-assignment`, { driver_id: to }),
-      400,
-      3011,
-    );
-    expect(await activeRouteIds('dc-1', from)).toEqual([id]);
-  });
-
-  it.each([
-    ['a missing driver_id', {}, /driver_id/],
-    ['an empty driver_id', { driver_id: '' }, /driver_id/],
-    ['a driver_id with a slash', { driver_id: 'a/b' }, /driver_id/],
-    ['a numeric driver_id', { driver_id: 7 }, /driver_id/],
-  ])('rejects %s with 1006', async (_, body, message) => {
-    const response = await asAcme(method, `/dcs/dc-1/routes/${SHARED}/driver-assignment`, body);
-    expect(expectError(response, 400, 1006)).toMatch(message);
-  });
-
-  it('rejects a missing body with 1006 and malformed JSON with 1005', async () => {
-    expectError(await asAcme(method, `/dcs/dc-1/routes/${SHARED}/driver-assignment`), 400, 1006);
-    const malformed = await request(method, `/dcs/dc-1/routes/${SHARED}/driver-assignment`, {
-      key: acme.key,
-      body: '{"driver_id":',
-    });
-    expectError(malformed, 400, 1005);
-  });
-
-  answersTheCommonErrors(method, '/driver-assignment', { driver_id: 'nobody' });
-});
-
-describe('DELETE /dcs/{dc_id}/routes/{route_id}/driver-assignment', () => {
-  it('removes the driver: version bumped, gone from the driver’s active routes, the route stays active', async () => {
-    await createDriver('dc-1', 'unassign-driver');
-    await importRoute(
-      fx.api.url,
-      acme.key,
-      'dc-1',
-      exampleRoute('unassign-1', { driverId: 'unassign-driver' }),
-    );
-    const route = await change('DELETE', '/dcs/dc-1/routes/unassign-1/driver-assignment');
-    expect(route).toMatchObject({ assigned_driver_id: null, is_active: true, version: 2 });
-    expect(await readRoute('dc-1', 'unassign-1')).toEqual(route);
-    expect(await activeRouteIds('dc-1', 'unassign-driver')).toEqual([]);
-  });
-
-  it('returns the route unchanged, same version, when it has no driver', async () => {
-    await importRoute(fx.api.url, acme.key, 'dc-1', minimalRoute('unassign-none'));
-    const before = await readRoute('dc-1', 'unassign-none');
-    expect(await change('DELETE', '/dcs/dc-1/routes/unassign-none/driver-assignment')).toEqual(before);
-  });
-
-  it('answers 3012 for a finished route', async () => {
-    await createDriver('dc-1', 'unassign-fin-driver');
-    await importRoute(
-      fx.api.url,
-      acme.key,
-      'dc-1',
-      exampleRoute('unassign-fin', { driverId: 'unassign-fin-driver' }),
-    );
-    await finishRoutesOf('dc-1', 'unassign-fin-driver');
-    expectError(await asAcme('DELETE', '/dcs/dc-1/routes/unassign-fin/driver-assignment'), 400, 3012);
-  });
-
-  it('answers 3011 for a started route — started through the data layer', async () => {
-    await createDriver('dc-1', 'unassign-st-driver');
-    await importRoute(
-      fx.api.url,
-      acme.key,
-      'dc-1',
-      exampleRoute('unassign-st', { driverId: 'unassign-st-driver' }),
-    );
-    await markStartedThroughDataLayer(acme.accountId, 'unassign-st');
-    expectError(await asAcme('DELETE', '/dcs/dc-1/routes/unassign-st/driver-assignment'), 400, 3011);
-    expect((await readRoute('dc-1', 'unassign-st')).assigned_driver_id).toBe('unassign-st-driver');
-  });
-
-  answersTheCommonErrors('DELETE', '/driver-assignment');
-});
-
-describe.each(['PATCH', 'PUT'])('%s /dcs/{dc_id}/routes/{route_id}/vehicle-assignment', (method) => {
-  const tag = method.toLowerCase();
-
-  it('sets the vehicle and bumps the version; the same vehicle again changes nothing', async () => {
-    const id = `vehicle-${tag}`;
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id));
-    const route = await change(method, `/dcs/dc-1/routes/${id}/vehicle-assignment`, {
-      vehicle_id: 'truck-9',
-    });
-    expect(route).toMatchObject({ vehicle_id: 'truck-9', version: 2 });
-    expect(await readRoute('dc-1', id)).toEqual(route);
-    expect(
-      await change(method, `/dcs/dc-1/routes/${id}/vehicle-assignment`, { vehicle_id: 'truck-9' }),
-    ).toEqual(route);
-  });
-
-  it('applies concurrent changes one after another: every one answers 200 with its own version', async () => {
-    const id = `vehicle-race-${tag}`;
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id));
-    const vehicles = ['race-a', 'race-b', 'race-c', 'race-d'];
-    const results = await Promise.all(
-      vehicles.map((vehicle_id) =>
-        change(method, `/dcs/dc-1/routes/${id}/vehicle-assignment`, { vehicle_id }),
-      ),
-    );
-    expect(results.map((route) => route.version).sort()).toEqual([2, 3, 4, 5]);
-    const last = results.find((route) => route.version === 5);
-    expect(await readRoute('dc-1', id)).toEqual(last);
-  });
-
-  it('changes the vehicle of a started route — started through the data layer', async () => {
-    const id = `vehicle-started-${tag}`;
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id));
-    await markStartedThroughDataLayer(acme.accountId, id);
-    const route = await change(method, `/dcs/dc-1/routes/${id}/vehicle-assignment`, { vehicle_id: 'spare' });
-    expect(route).toMatchObject({ vehicle_id: 'spare', version: 3 });
-  });
-
-  it('answers 3012 for a finished route', async () => {
-    const [driverId, id] = [`vehicle-fin-driver-${tag}`, `vehicle-fin-${tag}`];
-    await createDriver('dc-1', driverId);
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute(id, { driverId }));
-    await finishRoutesOf('dc-1', driverId);
-    expectError(
-      await asAcme(method, `/dcs/dc-1/routes/${id}/vehicle-assignment`, { vehicle_id: 'x' }),
-      400,
-      3012,
-    );
-  });
-
-  it.each([
-    ['a missing vehicle_id', {}],
-    ['an empty vehicle_id', { vehicle_id: '' }],
-    ['a vehicle_id ending in a space', { vehicle_id: 'truck 9 ' }],
-    ['a vehicle_id over 128 characters', { vehicle_id: 'v'.repeat(129) }],
-  ])('rejects %s with 1006', async (_, body) => {
-    const response = await asAcme(method, `/dcs/dc-1/routes/${SHARED}/vehicle-assignment`, body);
-    expect(expectError(response, 400, 1006)).toContain('vehicle_id');
-  });
-
-  answersTheCommonErrors(method, '/vehicle-assignment', { vehicle_id: 'truck-9' });
 });
 
 describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
@@ -846,8 +417,6 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
     const again = await asAcme('POST', '/dcs/dc-1/invoiced-routes', { route: exampleRoute('del-both') });
     expectError(again, 400, 3005);
   });
-
-  answersTheCommonErrors('DELETE', '');
 });
 
 describe('another account', () => {
