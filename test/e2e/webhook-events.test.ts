@@ -5,8 +5,6 @@ import { db } from '../../functions/data/client';
 import { acceptImport } from '../../functions/domain/route-import';
 import type { EventType } from '../../functions/models/event-catalog';
 import { ImportRoute } from '../../functions/models/import-model';
-import { createTestAccount } from '../support/accounts';
-import { type TestAccount, useTestApi } from '../support/fixtures';
 import { type ApiResponse, expectError, expectSuccess } from '../support/http';
 import { exampleRoute, importRoute, waitForImport } from '../support/routes';
 import {
@@ -24,7 +22,7 @@ import {
   expectHookTime,
   expectSigned,
   MINUTE,
-  useWebhooks,
+  useWebhookApi,
 } from '../support/webhooks';
 
 /**
@@ -33,24 +31,17 @@ import {
  * signed POST).
  */
 
-const fx = useTestApi('webhook-events', { streams: true });
-const { request } = fx;
-let acme: TestAccount;
-let globex: TestAccount;
 const {
+  fx,
+  request,
+  accounts,
   asAccount: asAcme,
   createWebhook,
   deleteWebhook,
   deliveriesOf,
   receiver,
   setEnabled,
-} = useWebhooks(fx, () => acme);
-
-beforeAll(async () => {
-  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
-  // Globex has a DC with the same id as one of Acme's: webhooks never cross accounts.
-  globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }, { dcId: 'gx-1' }]);
-});
+} = useWebhookApi('webhook-events', { streams: true });
 
 /** Three hours ago, on a whole second: every reported time of the tests is between BASE and now. */
 const BASE = Math.floor(Date.now() / 1000) * 1000 - 180 * MINUTE;
@@ -73,7 +64,7 @@ async function eventItemsOf(accountId: string, routeId: string): Promise<string[
 
 /** Waits until every event item of the route so far has reached the receiver (by event id). */
 async function waitForRouteEventsDelivered(to: WebhookReceiver, routeId: string) {
-  const written = await eventItemsOf(acme.accountId, routeId);
+  const written = await eventItemsOf(accounts.acme.accountId, routeId);
   await waitUntil(`the ${written.length} events of ${routeId} at the receiver`, () => {
     const received = new Set(
       to.deliveries.map((delivery) => `${eventTypeOf(delivery)} ${eventIdOf(delivery)}`),
@@ -103,7 +94,7 @@ describe('route events reach the subscribed receivers, signed', () => {
   let dc2RouteId = '';
   let globexEventId = '';
 
-  async function subscribed(events = ALL_EVENTS, dcIds = ['dc-1'], key = acme.key) {
+  async function subscribed(events = ALL_EVENTS, dcIds = ['dc-1'], key = accounts.acme.key) {
     const to = await receiver();
     return { receiver: to, webhook: await createWebhook(to.url, events, dcIds, key) };
   }
@@ -135,7 +126,7 @@ describe('route events reach the subscribed receivers, signed', () => {
     all = await subscribed();
     dc2 = await subscribed(ALL_EVENTS, ['dc-2']);
     startedOnly = await subscribed(['ROUTE_STARTED']);
-    other = await subscribed(ALL_EVENTS, ['dc-1'], globex.key);
+    other = await subscribed(ALL_EVENTS, ['dc-1'], accounts.globex.key);
     paused = await subscribed();
     deleted = await subscribed();
     expect((await setEnabled(paused.webhook.id, false)).enabled).toBe(false);
@@ -150,7 +141,7 @@ describe('route events reach the subscribed receivers, signed', () => {
 
   it('ROUTE_CREATED after a route import', async () => {
     const before = Date.now();
-    await importRoute(fx.api.url, acme.key, 'dc-1', route);
+    await importRoute(fx.api.url, accounts.acme.key, 'dc-1', route);
     const delivery = await arrived(all.receiver, 'ROUTE_CREATED', route.id);
     expectRouteEvent(delivery, 'ROUTE_CREATED', before, {
       route: expect.objectContaining({ id: route.id }),
@@ -230,11 +221,11 @@ describe('route events reach the subscribed receivers, signed', () => {
     // already be done when the second POST is checked (then it answers 3005 itself, and no event is sent).
     const txids = await Promise.all(
       [raced, { ...raced, name: 'the other one' }].map((body) =>
-        acceptImport(acme.accountId, 'dc-1', ImportRoute.parse(body)),
+        acceptImport(accounts.acme.accountId, 'dc-1', ImportRoute.parse(body)),
       ),
     );
     const outcomes = await Promise.all(
-      txids.map((txid) => waitForImport(fx.api.url, acme.key, 'dc-1', txid)),
+      txids.map((txid) => waitForImport(fx.api.url, accounts.acme.key, 'dc-1', txid)),
     );
     expect(outcomes.map((outcome) => outcome.status).sort()).toEqual([200, 400]);
     const loserTxid = txids[outcomes.findIndex((outcome) => outcome.status === 400)];
@@ -256,7 +247,7 @@ describe('route events reach the subscribed receivers, signed', () => {
   });
 
   it('delivered every event item of the route to the webhook of all types, each with its id', async () => {
-    const written = await eventItemsOf(acme.accountId, route.id);
+    const written = await eventItemsOf(accounts.acme.accountId, route.id);
     expect(written.length).toBeGreaterThanOrEqual(5);
     await waitForRouteEventsDelivered(all.receiver, route.id);
     await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
@@ -269,7 +260,7 @@ describe('route events reach the subscribed receivers, signed', () => {
   it('sends a webhook of another DC nothing of this DC, and that DC’s events', async () => {
     const dc2Route = exampleRoute('hook-dc2', { waypoints: 1 });
     dc2RouteId = dc2Route.id;
-    await importRoute(fx.api.url, acme.key, 'dc-2', dc2Route);
+    await importRoute(fx.api.url, accounts.acme.key, 'dc-2', dc2Route);
     const delivery = await arrived(dc2.receiver, 'ROUTE_CREATED', dc2Route.id);
     expect(delivery.json).toMatchObject({ dc_id: 'dc-2', route_id: dc2Route.id });
     expectSigned(delivery, dc2.webhook, 'ROUTE_CREATED');
@@ -295,7 +286,7 @@ describe('route events reach the subscribed receivers, signed', () => {
 
   it('never sends another account’s webhook this account’s events, but its own', async () => {
     // Globex imports a route with the same id into its own dc-1.
-    await importRoute(fx.api.url, globex.key, 'dc-1', exampleRoute(route.id, { waypoints: 1 }));
+    await importRoute(fx.api.url, accounts.globex.key, 'dc-1', exampleRoute(route.id, { waypoints: 1 }));
     const own = await arrived(other.receiver, 'ROUTE_CREATED', route.id);
     globexEventId = eventIdOf(own) as string;
     expectSigned(own, other.webhook, 'ROUTE_CREATED');

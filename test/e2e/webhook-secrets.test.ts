@@ -2,8 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import { verifySignature } from '../../functions/domain/webhook-http';
-import { createTestAccount } from '../support/accounts';
-import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError } from '../support/http';
 import {
   eventIdOf,
@@ -20,7 +18,7 @@ import {
   MINUTE,
   rawWebhookItem,
   setStoredSecret,
-  useWebhooks,
+  useWebhookApi,
 } from '../support/webhooks';
 
 /**
@@ -28,11 +26,10 @@ import {
  * rotation, and secrets at rest, sealed with a KMS data key and bound to their webhook.
  */
 
-const fx = useTestApi('webhook-secrets');
-const { request } = fx;
-let acme: TestAccount;
-let globex: TestAccount;
 const {
+  fx,
+  request,
+  accounts,
   asAccount: asAcme,
   createWebhook,
   deliveriesOf,
@@ -41,13 +38,7 @@ const {
   receiver,
   rotate: rotateSecret,
   sendTest,
-} = useWebhooks(fx, () => acme);
-
-beforeAll(async () => {
-  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
-  // Globex has a DC with the same id as one of Acme's: webhooks never cross accounts.
-  globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }, { dcId: 'gx-1' }]);
-});
+} = useWebhookApi('webhook-secrets');
 
 // ---------------------------------------------------------------------------------------------------
 // 1b. Standard Webhooks signatures, checked as integrators check them, and secret rotation
@@ -109,7 +100,7 @@ describe('Standard Webhooks signatures and secret rotation', () => {
     const legacyTo = await receiver();
     const legacy = await createWebhook(legacyTo.url, ['ROUTE_FINISHED'], ['dc-2']);
     const oldSecret = `whsec_${randomBytes(32).toString('base64url')}`;
-    await setStoredSecret(fx.api.tableName, acme.accountId, legacy.id, oldSecret);
+    await setStoredSecret(fx.api.tableName, accounts.acme.accountId, legacy.id, oldSecret);
     const eventId = await sendTest(legacy.id);
     const [delivery] = (await legacyTo.waitFor((received) => eventIdOf(received) === eventId)) as [
       ReceivedDelivery,
@@ -197,7 +188,7 @@ describe('Standard Webhooks signatures and secret rotation', () => {
 
   it('rotates only the key’s account’s webhooks: another account’s answers 404 and keeps its secret', async () => {
     const response = await request('POST', `/webhooks/${hook.id}/rotate-secret`, {
-      key: globex.key,
+      key: accounts.globex.key,
       body: {},
     });
     expectError(response, 404, 1003);
@@ -220,9 +211,9 @@ describe('signing secrets at rest', () => {
     to = await receiver();
   });
 
-  const rawItem = (id: string) => rawWebhookItem(fx.api.tableName, acme.accountId, id);
+  const rawItem = (id: string) => rawWebhookItem(fx.api.tableName, accounts.acme.accountId, id);
   const setSecret = (id: string, secret: unknown) =>
-    setStoredSecret(fx.api.tableName, acme.accountId, id, secret);
+    setStoredSecret(fx.api.tableName, accounts.acme.accountId, id, secret);
   /** Every byte of the item in one string: text as it is, binary values in base64, hex and as text. */
   const itemText = (item: Record<string, unknown>) =>
     JSON.stringify(item, (_key, value) =>
@@ -355,7 +346,7 @@ describe('signing secrets at rest', () => {
     const { openSecret, sealSecrets, UnreadableSecretError } = await import(
       '../../functions/data/secret-envelope'
     );
-    const context = { account_id: acme.accountId, webhook_id: 'wh_cached' };
+    const context = { account_id: accounts.acme.accountId, webhook_id: 'wh_cached' };
     const [sealed] = await sealSecrets(['cached-secret'], context);
     if (!sealed) throw new Error('nothing sealed');
     expect(await openSecret(sealed, context)).toBe('cached-secret');

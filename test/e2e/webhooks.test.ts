@@ -5,8 +5,6 @@ import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import * as webhookEvents from '../../functions/domain/webhook-events';
 import { sendTestEvent } from '../../functions/domain/webhooks';
 import { exampleEvent } from '../../functions/models/event-catalog';
-import { createTestAccount } from '../support/accounts';
-import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError, expectSuccess, readAllPages } from '../support/http';
 import {
   eventIdOf,
@@ -23,7 +21,7 @@ import {
   type DeliveryAttempt,
   expectHookTime,
   expectSigned,
-  useWebhooks,
+  useWebhookApi,
   viewOf,
 } from '../support/webhooks';
 
@@ -33,11 +31,10 @@ import {
  * through the pipeline: webhook-events.test.ts.
  */
 
-const fx = useTestApi('webhooks');
-const { request } = fx;
-let acme: TestAccount;
-let globex: TestAccount;
 const {
+  fx,
+  request,
+  accounts,
   asAccount: asAcme,
   createWebhook,
   deliveriesOf,
@@ -45,13 +42,7 @@ const {
   receiver,
   sendTest,
   setEnabled,
-} = useWebhooks(fx, () => acme);
-
-beforeAll(async () => {
-  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
-  // Globex has a DC with the same id as one of Acme's: webhooks never cross accounts.
-  globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }, { dcId: 'gx-1' }]);
-});
+} = useWebhookApi('webhooks');
 
 // ---------------------------------------------------------------------------------------------------
 // 1. The API (spec §4.4)
@@ -65,7 +56,12 @@ describe('the webhooks API', () => {
   beforeAll(async () => {
     pingReceiver = await receiver();
     // For Globex's other DC, where nothing happens: no delivery ever goes to this host.
-    foreign = await createWebhook('https://globex.example.com/hooks', ALL_EVENTS, ['gx-1'], globex.key);
+    foreign = await createWebhook(
+      'https://accounts.globex.example.com/hooks',
+      ALL_EVENTS,
+      ['gx-1'],
+      accounts.globex.key,
+    );
   });
 
   it('answers 401 with 1001 without a key, on every webhook path', async () => {
@@ -85,7 +81,7 @@ describe('the webhooks API', () => {
       expectError(await request(method, path, { body }), 401, 1001);
       expectError(await request(method, path, { body, key: 'drs_not-a-key' }), 401, 1001);
     }
-    expect(await listWebhooks(globex.key)).toEqual([viewOf(foreign)]);
+    expect(await listWebhooks(accounts.globex.key)).toEqual([viewOf(foreign)]);
   });
 
   it('creates a webhook: enabled, with its DCs and events, and the secret only in this answer', async () => {
@@ -110,7 +106,7 @@ describe('the webhooks API', () => {
 
   it('lists only the key’s account’s webhooks', async () => {
     expect((await listWebhooks()).map((webhook) => webhook.id)).toEqual([first.id]);
-    expect(await listWebhooks(globex.key)).toEqual([viewOf(foreign)]);
+    expect(await listWebhooks(accounts.globex.key)).toEqual([viewOf(foreign)]);
   });
 
   it('disables with PATCH and enables with PUT, answering the webhook without its secret', async () => {
@@ -145,9 +141,9 @@ describe('the webhooks API', () => {
 
   it('answers 404 with 1003 for an unknown id and for another account’s webhook', async () => {
     for (const [id, key] of [
-      ['wh_doesnotexist', acme.key],
-      [foreign.id, acme.key],
-      [first.id, globex.key],
+      ['wh_doesnotexist', accounts.acme.key],
+      [foreign.id, accounts.acme.key],
+      [first.id, accounts.globex.key],
     ] as const) {
       const as = (method: string, path: string, body?: unknown) => request(method, path, { key, body });
       expectError(await as('PATCH', `/webhooks/${id}`, { enabled: false }), 404, 1003);
@@ -162,7 +158,7 @@ describe('the webhooks API', () => {
     }
     // Nothing changed for the owners.
     expect(await listWebhooks()).toEqual([viewOf(first)]);
-    expect(await listWebhooks(globex.key)).toEqual([viewOf(foreign)]);
+    expect(await listWebhooks(accounts.globex.key)).toEqual([viewOf(foreign)]);
   });
 
   it('rejects a URL that is not a fully formed http(s) URL with 4001', async () => {
@@ -207,7 +203,7 @@ describe('the webhooks API', () => {
     }
     expectError(
       await request('POST', '/webhooks', {
-        key: globex.key,
+        key: accounts.globex.key,
         body: createBody('https://example.com/hooks', ALL_EVENTS, ['dc-2']),
       }),
       400,
@@ -285,7 +281,11 @@ describe('the webhooks API', () => {
     expect(attempt?.timestamp).toBeLessThanOrEqual(delivery.receivedAt);
     expect(attempt?.duration_ms).toBeGreaterThanOrEqual(0);
     // The other account sees none of it.
-    expectError(await request('GET', `/webhooks/${first.id}/deliveries`, { key: globex.key }), 404, 1003);
+    expectError(
+      await request('GET', `/webhooks/${first.id}/deliveries`, { key: accounts.globex.key }),
+      404,
+      1003,
+    );
   });
 
   it('shows the 100 newest attempts, newest first, and the older ones on the next pages', async () => {
@@ -293,11 +293,11 @@ describe('the webhooks API', () => {
     const hook = await createWebhook(busy.url, ['ROUTE_FINISHED'], ['dc-2']);
     // Queued by the operator: POST /webhooks/{id}/test is throttled (5/s), and the log is what is tested here.
     const sent: string[] = [];
-    for (let i = 0; i < 104; i++) sent.push(await sendTestEvent(acme.accountId, hook.id));
+    for (let i = 0; i < 104; i++) sent.push(await sendTestEvent(accounts.acme.accountId, hook.id));
     await busy.waitFor(() => true, 104, 30_000);
     // Every attempt, straight from the table (the log is written just after each POST is answered).
     const everything = await waitUntil('all 104 attempts in the table', async () => {
-      const { items: stored } = await listDeliveryAttempts(acme.accountId, hook.id, { limit: 1000 });
+      const { items: stored } = await listDeliveryAttempts(accounts.acme.accountId, hook.id, { limit: 1000 });
       return stored.length >= 104 ? stored : undefined;
     });
     expect(everything).toHaveLength(104);
@@ -345,7 +345,7 @@ describe('the SSRF guard refuses private targets', () => {
 
   function messageFor(webhook: CreatedWebhook, eventId: string): DeliveryMessage {
     return {
-      account_id: acme.accountId,
+      account_id: accounts.acme.accountId,
       webhook_id: webhook.id,
       event: {
         event_id: eventId,
@@ -397,7 +397,7 @@ describe('the SSRF guard refuses private targets', () => {
       fx.api,
       (body) => body.webhook_id === webhook.id && body.event?.event_id === eventId,
     );
-    expect(dead).toMatchObject({ account_id: acme.accountId, webhook_id: webhook.id, attempt: 1 });
+    expect(dead).toMatchObject({ account_id: accounts.acme.accountId, webhook_id: webhook.id, attempt: 1 });
     // A refusal is not a reason to keep trying: the webhook stays as it was.
     expect((await listWebhooks()).find((listed) => listed.id === webhook.id)?.enabled).toBe(true);
     await asAcme('DELETE', `/webhooks/${webhook.id}`);
