@@ -1,43 +1,25 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as routes from '../../functions/api/routes/index';
 import { computeEtas } from '../../functions/domain/etas';
-import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError, expectSuccess } from '../support/http';
 import {
   CHANGE_ENDPOINTS,
-  createRouteAccounts,
   markDeletingThroughDataLayer,
   markStartedThroughDataLayer,
   minimalRoute,
   type Route,
-  routeCalls,
   SHARED,
   START,
+  useRoutesApi,
   type Waypoint,
   waitUntilRemoved,
 } from '../support/route-changes';
 import { exampleRoute, importedWaypoint, importRoute } from '../support/routes';
 
-const fx = useTestApi('routes');
-const { request } = fx;
-let acme: TestAccount;
-let globex: TestAccount;
-
-const {
-  as: asAcme,
-  createDriver,
-  readRoute,
-  activeRouteIds,
-  finishRoutesOf,
-  change,
-} = routeCalls(fx, () => acme);
+const rt = useRoutesApi('routes');
 
 /** Routes imported into dc-2 (Tokyo) outside the find_by_date tests start on a day those tests do not read. */
 const TOKYO_OTHER_DAY = Date.UTC(2026, 0, 15, 3, 0);
-
-beforeAll(async () => {
-  ({ acme, globex } = await createRouteAccounts(fx));
-});
 
 /** The route-scoped endpoints: method, the path after the route id, a valid body. */
 const routeEndpoints: [string, string, unknown?][] = [
@@ -58,45 +40,53 @@ describe.each(routeEndpoints)(
     const path = (dcId: string, routeId: string) => `/dcs/${dcId}/routes/${routeId}${suffix}`;
 
     it('answers 401 with 1001 without a key and with an unknown key', async () => {
-      expectError(await request(method, path('dc-1', SHARED), { body }), 401, 1001);
-      expectError(await request(method, path('dc-1', SHARED), { key: 'drs_unknown', body }), 401, 1001);
+      expectError(await rt.request(method, path('dc-1', SHARED), { body }), 401, 1001);
+      expectError(await rt.request(method, path('dc-1', SHARED), { key: 'drs_unknown', body }), 401, 1001);
     });
 
     it('answers 403 with 1002 for another account’s DC and for a DC that does not exist', async () => {
-      expectError(await asAcme(method, path('gx-1', SHARED), body), 403, 1002);
-      expectError(await asAcme(method, path('no-such-dc', SHARED), body), 403, 1002);
-      expectError(await request(method, path('dc-2', SHARED), { key: globex.key, body }), 403, 1002);
+      expectError(await rt.asAcme(method, path('gx-1', SHARED), body), 403, 1002);
+      expectError(await rt.asAcme(method, path('no-such-dc', SHARED), body), 403, 1002);
+      expectError(
+        await rt.request(method, path('dc-2', SHARED), { key: rt.accounts.globex.key, body }),
+        403,
+        1002,
+      );
     });
 
     it('answers 404 with 3003 for an unknown route and for a route of another DC of the account', async () => {
-      expect(expectError(await asAcme(method, path('dc-1', 'no-such-route'), body), 404, 3003)).toContain(
+      expect(expectError(await rt.asAcme(method, path('dc-1', 'no-such-route'), body), 404, 3003)).toContain(
         'no-such-route',
       );
-      expectError(await asAcme(method, path('dc-2', SHARED), body), 404, 3003);
+      expectError(await rt.asAcme(method, path('dc-2', SHARED), body), 404, 3003);
     });
 
     it('answers 404 with 3003 to another account for a route id only this account has', async () => {
-      expectError(await request(method, path('dc-1', SHARED), { key: globex.key, body }), 404, 3003);
+      expectError(
+        await rt.request(method, path('dc-1', SHARED), { key: rt.accounts.globex.key, body }),
+        404,
+        3003,
+      );
     });
 
     it('rejects a malformed route id with 1006 naming the path parameter', async () => {
-      expect(expectError(await asAcme(method, path('dc-1', '%20bad-id'), body), 400, 1006)).toContain(
+      expect(expectError(await rt.asAcme(method, path('dc-1', '%20bad-id'), body), 400, 1006)).toContain(
         'path.route_id',
       );
-      expectError(await asAcme(method, path('dc-1', 'x'.repeat(129)), body), 400, 1006);
+      expectError(await rt.asAcme(method, path('dc-1', 'x'.repeat(129)), body), 400, 1006);
     });
   },
 );
 
 describe('GET /dcs/{dc_id}/routes/{route_id}', () => {
   it('returns every field with the imported values, version 1 and the waypoint ids in order', async () => {
-    await createDriver('dc-1', 'get-driver');
-    await importRoute(fx.api.url, acme.key, 'dc-1', {
+    await rt.createDriver('dc-1', 'get-driver');
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', {
       ...exampleRoute('get-1', { waypoints: 3, driverId: 'get-driver' }),
       start_warehouse: { id: 'wh-start', location: { latitude: 41.85, longitude: -87.65 } },
       end_warehouse: { id: 'wh-end', location: { latitude: 41.86, longitude: -87.66 } },
     });
-    expect(await readRoute('dc-1', 'get-1')).toEqual({
+    expect(await rt.readRoute('dc-1', 'get-1')).toEqual({
       id: 'get-1',
       name: 'Route get-1',
       assigned_driver_id: 'get-driver',
@@ -114,8 +104,8 @@ describe('GET /dcs/{dc_id}/routes/{route_id}', () => {
   });
 
   it('answers null for every absent optional field; the name defaults to the id and the route is inactive', async () => {
-    await importRoute(fx.api.url, acme.key, 'dc-1', minimalRoute('get-minimal'));
-    expect(await readRoute('dc-1', 'get-minimal')).toEqual({
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', minimalRoute('get-minimal'));
+    expect(await rt.readRoute('dc-1', 'get-minimal')).toEqual({
       id: 'get-minimal',
       name: 'get-minimal',
       assigned_driver_id: null,
@@ -133,17 +123,17 @@ describe('GET /dcs/{dc_id}/routes/{route_id}', () => {
   });
 
   it('follows activate_after_successful_import', async () => {
-    await importRoute(fx.api.url, acme.key, 'dc-1', {
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', {
       ...exampleRoute('get-inactive'),
       activate_after_successful_import: false,
     });
-    expect((await readRoute('dc-1', 'get-inactive')).is_active).toBe(false);
-    expect((await readRoute('dc-1', SHARED)).is_active).toBe(true);
+    expect((await rt.readRoute('dc-1', 'get-inactive')).is_active).toBe(false);
+    expect((await rt.readRoute('dc-1', SHARED)).is_active).toBe(true);
   });
 });
 
 describe('GET /dcs/{dc_id}/routes/find_by_date/{date}', () => {
-  const ids = (response: Awaited<ReturnType<typeof asAcme>>) =>
+  const ids = (response: Awaited<ReturnType<typeof rt.asAcme>>) =>
     (expectSuccess(response, routes.findRoutesByDate) as { routes: Route[] }).routes.map((route) => route.id);
 
   beforeAll(async () => {
@@ -159,74 +149,76 @@ describe('GET /dcs/{dc_id}/routes/find_by_date/{date}', () => {
     ];
     // One at a time: the import worker takes them in any order, and the order must come from the read.
     for (const [dcId, id, startTime] of imports) {
-      await importRoute(fx.api.url, acme.key, dcId, exampleRoute(id, { startTime }));
+      await importRoute(rt.fx.api.url, rt.accounts.acme.key, dcId, exampleRoute(id, { startTime }));
     }
   });
 
   it('returns the routes whose start falls on the DC-local date, by start time, as full routes', async () => {
-    const response = await asAcme('GET', '/dcs/dc-1/routes/find_by_date/2026-11-22');
+    const response = await rt.asAcme('GET', '/dcs/dc-1/routes/find_by_date/2026-11-22');
     expect(ids(response)).toEqual(['chi-early', 'chi-noon', 'chi-late']);
     const { routes: found } = expectSuccess(response, routes.findRoutesByDate) as { routes: Route[] };
-    expect(found[0]).toEqual(await readRoute('dc-1', 'chi-early'));
+    expect(found[0]).toEqual(await rt.readRoute('dc-1', 'chi-early'));
   });
 
   it('reads the date in each DC’s own zone: the same instant is another date in Tokyo', async () => {
-    expect(ids(await asAcme('GET', '/dcs/dc-2/routes/find_by_date/2026-11-23'))).toEqual([
+    expect(ids(await rt.asAcme('GET', '/dcs/dc-2/routes/find_by_date/2026-11-23'))).toEqual([
       'tyo-early',
       'tyo-afternoon',
     ]);
-    expect(ids(await asAcme('GET', '/dcs/dc-2/routes/find_by_date/2026-11-22'))).toEqual(['tyo-before']);
-    expect(ids(await asAcme('GET', '/dcs/dc-1/routes/find_by_date/2026-11-21'))).toContain('chi-before');
+    expect(ids(await rt.asAcme('GET', '/dcs/dc-2/routes/find_by_date/2026-11-22'))).toEqual(['tyo-before']);
+    expect(ids(await rt.asAcme('GET', '/dcs/dc-1/routes/find_by_date/2026-11-21'))).toContain('chi-before');
   });
 
   it('returns an empty list for a day without routes (29 February of a leap year included)', async () => {
-    expect(ids(await asAcme('GET', '/dcs/dc-1/routes/find_by_date/2026-11-24'))).toEqual([]);
-    expect(ids(await asAcme('GET', '/dcs/dc-1/routes/find_by_date/2028-02-29'))).toEqual([]);
+    expect(ids(await rt.asAcme('GET', '/dcs/dc-1/routes/find_by_date/2026-11-24'))).toEqual([]);
+    expect(ids(await rt.asAcme('GET', '/dcs/dc-1/routes/find_by_date/2028-02-29'))).toEqual([]);
   });
 
   it('lists inactive routes too, and no longer lists a deleted route', async () => {
-    await importRoute(fx.api.url, acme.key, 'dc-1', {
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', {
       ...exampleRoute('chi-gone', { startTime: Date.UTC(2026, 10, 25, 15, 0) }),
       activate_after_successful_import: false,
     });
-    expect(ids(await asAcme('GET', '/dcs/dc-1/routes/find_by_date/2026-11-25'))).toEqual(['chi-gone']);
-    expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/chi-gone'), routes.deleteRoute);
-    expect(ids(await asAcme('GET', '/dcs/dc-1/routes/find_by_date/2026-11-25'))).toEqual([]);
+    expect(ids(await rt.asAcme('GET', '/dcs/dc-1/routes/find_by_date/2026-11-25'))).toEqual(['chi-gone']);
+    expectSuccess(await rt.asAcme('DELETE', '/dcs/dc-1/routes/chi-gone'), routes.deleteRoute);
+    expect(ids(await rt.asAcme('GET', '/dcs/dc-1/routes/find_by_date/2026-11-25'))).toEqual([]);
   });
 
   it('shows another account only its own routes in its DC with the same id', async () => {
     await importRoute(
-      fx.api.url,
-      globex.key,
+      rt.fx.api.url,
+      rt.accounts.globex.key,
       'dc-1',
       exampleRoute('chi-noon', { startTime: Date.UTC(2026, 10, 22, 20, 0) }),
     );
-    const theirs = await request('GET', '/dcs/dc-1/routes/find_by_date/2026-11-22', { key: globex.key });
+    const theirs = await rt.request('GET', '/dcs/dc-1/routes/find_by_date/2026-11-22', {
+      key: rt.accounts.globex.key,
+    });
     expect(ids(theirs)).toEqual(['chi-noon']);
-    const ours = await asAcme('GET', '/dcs/dc-1/routes/find_by_date/2026-11-22');
+    const ours = await rt.asAcme('GET', '/dcs/dc-1/routes/find_by_date/2026-11-22');
     expect(ids(ours)).toEqual(['chi-early', 'chi-noon', 'chi-late']);
   });
 
   it.each(['2026-02-30', '2026-13-01', '2025-02-29', 'tomorrow', '2026-1-01', '20261122'])(
     'rejects the date %s with 1006 naming path.date',
     async (date) => {
-      const response = await asAcme('GET', `/dcs/dc-1/routes/find_by_date/${date}`);
+      const response = await rt.asAcme('GET', `/dcs/dc-1/routes/find_by_date/${date}`);
       expect(expectError(response, 400, 1006)).toContain('path.date');
     },
   );
 
   it('answers 403 for another account’s DC or an unknown DC, and 401 without a key', async () => {
-    expectError(await asAcme('GET', '/dcs/gx-1/routes/find_by_date/2026-11-22'), 403, 1002);
-    expectError(await asAcme('GET', '/dcs/no-such-dc/routes/find_by_date/2026-11-22'), 403, 1002);
-    expectError(await request('GET', '/dcs/dc-1/routes/find_by_date/2026-11-22'), 401, 1001);
+    expectError(await rt.asAcme('GET', '/dcs/gx-1/routes/find_by_date/2026-11-22'), 403, 1002);
+    expectError(await rt.asAcme('GET', '/dcs/no-such-dc/routes/find_by_date/2026-11-22'), 403, 1002);
+    expectError(await rt.request('GET', '/dcs/dc-1/routes/find_by_date/2026-11-22'), 401, 1001);
   });
 });
 
 describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
   it('lists the waypoints in sequence with every imported field', async () => {
     const imported = exampleRoute('wps-1', { waypoints: 3, invoicesPerWaypoint: 2 });
-    await importRoute(fx.api.url, acme.key, 'dc-1', imported);
-    const response = await asAcme('GET', '/dcs/dc-1/routes/wps-1/waypoints');
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', imported);
+    const response = await rt.asAcme('GET', '/dcs/dc-1/routes/wps-1/waypoints');
     const { waypoints } = expectSuccess(response, routes.listWaypoints) as { waypoints: Waypoint[] };
     // Planned ETAs: from the start warehouse at start_time, at the default speed (DESIGN §5).
     const planned = computeEtas({
@@ -253,8 +245,8 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
   });
 
   it('answers null, 0 and empty lists for a waypoint imported with only id and location', async () => {
-    await importRoute(fx.api.url, acme.key, 'dc-1', minimalRoute('wps-minimal'));
-    const response = await asAcme('GET', '/dcs/dc-1/routes/wps-minimal/waypoints');
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', minimalRoute('wps-minimal'));
+    const response = await rt.asAcme('GET', '/dcs/dc-1/routes/wps-minimal/waypoints');
     expect(expectSuccess(response, routes.listWaypoints)).toEqual({
       waypoints: [
         {
@@ -279,155 +271,173 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
 
 describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => {
   it('returns the one waypoint, as the list shows it', async () => {
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('wp-1', { waypoints: 3 }));
-    const list = await asAcme('GET', '/dcs/dc-1/routes/wp-1/waypoints');
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', exampleRoute('wp-1', { waypoints: 3 }));
+    const list = await rt.asAcme('GET', '/dcs/dc-1/routes/wp-1/waypoints');
     const { waypoints } = expectSuccess(list, routes.listWaypoints) as { waypoints: Waypoint[] };
-    const response = await asAcme('GET', '/dcs/dc-1/routes/wp-1/waypoints/wp-1-wp-1');
+    const response = await rt.asAcme('GET', '/dcs/dc-1/routes/wp-1/waypoints/wp-1-wp-1');
     expect(expectSuccess(response, routes.getWaypoint)).toEqual({ waypoint: waypoints[1] });
     expect(waypoints[1]?.sequence).toBe(1);
   });
 
   it('answers 404 with 1003 for a waypoint id the route does not have, even one of another route', async () => {
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('wp-2'));
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', exampleRoute('wp-2'));
     expect(
-      expectError(await asAcme('GET', '/dcs/dc-1/routes/wp-2/waypoints/no-such-wp'), 404, 1003),
+      expectError(await rt.asAcme('GET', '/dcs/dc-1/routes/wp-2/waypoints/no-such-wp'), 404, 1003),
     ).toContain('no-such-wp');
-    expectError(await asAcme('GET', `/dcs/dc-1/routes/wp-2/waypoints/${SHARED}-wp-0`), 404, 1003);
+    expectError(await rt.asAcme('GET', `/dcs/dc-1/routes/wp-2/waypoints/${SHARED}-wp-0`), 404, 1003);
   });
 
   it('rejects a malformed waypoint id with 1006', async () => {
-    const response = await asAcme('GET', `/dcs/dc-1/routes/${SHARED}/waypoints/bad-wp%20`);
+    const response = await rt.asAcme('GET', `/dcs/dc-1/routes/${SHARED}/waypoints/bad-wp%20`);
     expect(expectError(response, 400, 1006)).toContain('path.waypoint_id');
   });
 });
 
 describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
   it('deletes the route: data is empty, every read answers 404 and a DELETE once it is removed answers 404', async () => {
-    await createDriver('dc-1', 'del-driver');
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('del-1', { driverId: 'del-driver' }));
-    expect(await activeRouteIds('dc-1', 'del-driver')).toEqual(['del-1']);
+    await rt.createDriver('dc-1', 'del-driver');
+    await importRoute(
+      rt.fx.api.url,
+      rt.accounts.acme.key,
+      'dc-1',
+      exampleRoute('del-1', { driverId: 'del-driver' }),
+    );
+    expect(await rt.activeRouteIds('dc-1', 'del-driver')).toEqual(['del-1']);
 
-    expect(expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/del-1'), routes.deleteRoute)).toEqual({});
-    expectError(await asAcme('GET', '/dcs/dc-1/routes/del-1'), 404, 3003);
-    expectError(await asAcme('GET', '/dcs/dc-1/routes/del-1/waypoints'), 404, 3003);
-    expectError(await asAcme('GET', '/dcs/dc-1/routes/del-1/waypoints/del-1-wp-0'), 404, 3003);
-    expectError(await asAcme('PATCH', '/dcs/dc-1/routes/del-1/activate'), 404, 3003);
-    expect(await activeRouteIds('dc-1', 'del-driver')).toEqual([]);
-    await waitUntilRemoved(acme.accountId, 'del-1');
-    expectError(await asAcme('DELETE', '/dcs/dc-1/routes/del-1'), 404, 3003);
+    expect(expectSuccess(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-1'), routes.deleteRoute)).toEqual(
+      {},
+    );
+    expectError(await rt.asAcme('GET', '/dcs/dc-1/routes/del-1'), 404, 3003);
+    expectError(await rt.asAcme('GET', '/dcs/dc-1/routes/del-1/waypoints'), 404, 3003);
+    expectError(await rt.asAcme('GET', '/dcs/dc-1/routes/del-1/waypoints/del-1-wp-0'), 404, 3003);
+    expectError(await rt.asAcme('PATCH', '/dcs/dc-1/routes/del-1/activate'), 404, 3003);
+    expect(await rt.activeRouteIds('dc-1', 'del-driver')).toEqual([]);
+    await waitUntilRemoved(rt.accounts.acme.accountId, 'del-1');
+    expectError(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-1'), 404, 3003);
   });
 
   it('frees the route, waypoint, invoice and item ids: the same route imports again as a new route', async () => {
     const route = exampleRoute('del-reimport', { waypoints: 3, invoicesPerWaypoint: 2, itemsPerInvoice: 3 });
-    await importRoute(fx.api.url, acme.key, 'dc-1', route);
-    await change('PATCH', '/dcs/dc-1/routes/del-reimport/vehicle-assignment', { vehicle_id: 'changed' });
-    expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/del-reimport'), routes.deleteRoute);
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', route);
+    await rt.change('PATCH', '/dcs/dc-1/routes/del-reimport/vehicle-assignment', { vehicle_id: 'changed' });
+    expectSuccess(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-reimport'), routes.deleteRoute);
 
-    await waitUntilRemoved(acme.accountId, 'del-reimport');
-    await importRoute(fx.api.url, acme.key, 'dc-1', route);
-    expect(await readRoute('dc-1', 'del-reimport')).toMatchObject({
+    await waitUntilRemoved(rt.accounts.acme.accountId, 'del-reimport');
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', route);
+    expect(await rt.readRoute('dc-1', 'del-reimport')).toMatchObject({
       version: 1,
       vehicle_id: 'truck-del-reimport',
       waypoint_ids: route.waypoints.map((waypoint) => waypoint.id),
     });
-    const list = await asAcme('GET', '/dcs/dc-1/routes/del-reimport/waypoints');
+    const list = await rt.asAcme('GET', '/dcs/dc-1/routes/del-reimport/waypoints');
     expect((expectSuccess(list, routes.listWaypoints) as { waypoints: Waypoint[] }).waypoints).toHaveLength(
       3,
     );
   });
 
   it('frees the ids for another route id too (a waypoint id moves to a new route)', async () => {
-    await importRoute(fx.api.url, acme.key, 'dc-1', minimalRoute('del-move'));
-    const taken = await asAcme('POST', '/dcs/dc-1/invoiced-routes', {
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', minimalRoute('del-move'));
+    const taken = await rt.asAcme('POST', '/dcs/dc-1/invoiced-routes', {
       route: { ...minimalRoute('del-move-new'), waypoints: minimalRoute('del-move').waypoints },
     });
     expectError(taken, 400, 3006);
-    expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/del-move'), routes.deleteRoute);
-    await waitUntilRemoved(acme.accountId, 'del-move');
-    await importRoute(fx.api.url, acme.key, 'dc-1', {
+    expectSuccess(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-move'), routes.deleteRoute);
+    await waitUntilRemoved(rt.accounts.acme.accountId, 'del-move');
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', {
       ...minimalRoute('del-move-new'),
       waypoints: minimalRoute('del-move').waypoints,
     });
-    expect((await readRoute('dc-1', 'del-move-new')).waypoint_ids).toEqual(['del-move-wp-0']);
+    expect((await rt.readRoute('dc-1', 'del-move-new')).waypoint_ids).toEqual(['del-move-wp-0']);
   });
 
   it('deletes a finished route, also one that had started — started through the data layer', async () => {
-    await createDriver('dc-1', 'del-fin-driver');
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('del-fin', { driverId: 'del-fin-driver' }));
+    await rt.createDriver('dc-1', 'del-fin-driver');
     await importRoute(
-      fx.api.url,
-      acme.key,
+      rt.fx.api.url,
+      rt.accounts.acme.key,
+      'dc-1',
+      exampleRoute('del-fin', { driverId: 'del-fin-driver' }),
+    );
+    await importRoute(
+      rt.fx.api.url,
+      rt.accounts.acme.key,
       'dc-1',
       exampleRoute('del-st-fin', { driverId: 'del-fin-driver' }),
     );
-    await markStartedThroughDataLayer(acme.accountId, 'del-st-fin');
-    expect((await finishRoutesOf('dc-1', 'del-fin-driver')).sort()).toEqual(['del-fin', 'del-st-fin']);
-    expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/del-fin'), routes.deleteRoute);
-    expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/del-st-fin'), routes.deleteRoute);
-    expectError(await asAcme('GET', '/dcs/dc-1/routes/del-st-fin'), 404, 3003);
+    await markStartedThroughDataLayer(rt.accounts.acme.accountId, 'del-st-fin');
+    expect((await rt.finishRoutesOf('dc-1', 'del-fin-driver')).sort()).toEqual(['del-fin', 'del-st-fin']);
+    expectSuccess(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-fin'), routes.deleteRoute);
+    expectSuccess(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-st-fin'), routes.deleteRoute);
+    expectError(await rt.asAcme('GET', '/dcs/dc-1/routes/del-st-fin'), 404, 3003);
   });
 
   it('answers 3011 for a started, unfinished route and keeps it whole — started through the data layer', async () => {
-    await createDriver('dc-1', 'del-st-driver');
+    await rt.createDriver('dc-1', 'del-st-driver');
     await importRoute(
-      fx.api.url,
-      acme.key,
+      rt.fx.api.url,
+      rt.accounts.acme.key,
       'dc-1',
       exampleRoute('del-started', { driverId: 'del-st-driver' }),
     );
-    await markStartedThroughDataLayer(acme.accountId, 'del-started');
-    const before = await readRoute('dc-1', 'del-started');
-    expectError(await asAcme('DELETE', '/dcs/dc-1/routes/del-started'), 400, 3011);
-    expect(await readRoute('dc-1', 'del-started')).toEqual(before);
-    expect(await activeRouteIds('dc-1', 'del-st-driver')).toEqual(['del-started']);
-    const again = await asAcme('POST', '/dcs/dc-1/invoiced-routes', { route: exampleRoute('del-started') });
+    await markStartedThroughDataLayer(rt.accounts.acme.accountId, 'del-started');
+    const before = await rt.readRoute('dc-1', 'del-started');
+    expectError(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-started'), 400, 3011);
+    expect(await rt.readRoute('dc-1', 'del-started')).toEqual(before);
+    expect(await rt.activeRouteIds('dc-1', 'del-st-driver')).toEqual(['del-started']);
+    const again = await rt.asAcme('POST', '/dcs/dc-1/invoiced-routes', {
+      route: exampleRoute('del-started'),
+    });
     expectError(again, 400, 3005);
   });
 
   it('finishes a deletion cut short: the marked route reads as 404, DELETE queues it again and the ids are freed', async () => {
     const route = exampleRoute('del-resume');
-    await importRoute(fx.api.url, acme.key, 'dc-1', route);
-    await markDeletingThroughDataLayer(acme.accountId, 'del-resume');
-    expectError(await asAcme('GET', '/dcs/dc-1/routes/del-resume'), 404, 3003);
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', route);
+    await markDeletingThroughDataLayer(rt.accounts.acme.accountId, 'del-resume');
+    expectError(await rt.asAcme('GET', '/dcs/dc-1/routes/del-resume'), 404, 3003);
     expect(
       (
         expectSuccess(
-          await asAcme('GET', '/dcs/dc-1/routes/find_by_date/2026-11-23'),
+          await rt.asAcme('GET', '/dcs/dc-1/routes/find_by_date/2026-11-23'),
           routes.findRoutesByDate,
         ) as { routes: Route[] }
       ).routes.map((found) => found.id),
     ).not.toContain('del-resume');
 
-    expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/del-resume'), routes.deleteRoute);
-    await waitUntilRemoved(acme.accountId, 'del-resume');
-    expectError(await asAcme('DELETE', '/dcs/dc-1/routes/del-resume'), 404, 3003);
-    await importRoute(fx.api.url, acme.key, 'dc-1', route);
-    expect((await readRoute('dc-1', 'del-resume')).version).toBe(1);
+    expectSuccess(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-resume'), routes.deleteRoute);
+    await waitUntilRemoved(rt.accounts.acme.accountId, 'del-resume');
+    expectError(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-resume'), 404, 3003);
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', route);
+    expect((await rt.readRoute('dc-1', 'del-resume')).version).toBe(1);
   });
 
   it('leaves another account’s route with the same id alone', async () => {
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('del-both'));
-    await importRoute(fx.api.url, globex.key, 'dc-1', exampleRoute('del-both'));
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', exampleRoute('del-both'));
+    await importRoute(rt.fx.api.url, rt.accounts.globex.key, 'dc-1', exampleRoute('del-both'));
     expectSuccess(
-      await request('DELETE', '/dcs/dc-1/routes/del-both', { key: globex.key }),
+      await rt.request('DELETE', '/dcs/dc-1/routes/del-both', { key: rt.accounts.globex.key }),
       routes.deleteRoute,
     );
-    expectError(await request('GET', '/dcs/dc-1/routes/del-both', { key: globex.key }), 404, 3003);
-    expect((await readRoute('dc-1', 'del-both')).version).toBe(1);
-    const again = await asAcme('POST', '/dcs/dc-1/invoiced-routes', { route: exampleRoute('del-both') });
+    expectError(
+      await rt.request('GET', '/dcs/dc-1/routes/del-both', { key: rt.accounts.globex.key }),
+      404,
+      3003,
+    );
+    expect((await rt.readRoute('dc-1', 'del-both')).version).toBe(1);
+    const again = await rt.asAcme('POST', '/dcs/dc-1/invoiced-routes', { route: exampleRoute('del-both') });
     expectError(again, 400, 3005);
   });
 });
 
 describe('another account', () => {
   it('has its own route with the same id in its DC with the same id, changed independently', async () => {
-    await importRoute(fx.api.url, acme.key, 'dc-1', exampleRoute('twin'));
-    await importRoute(fx.api.url, globex.key, 'dc-1', {
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', exampleRoute('twin'));
+    await importRoute(rt.fx.api.url, rt.accounts.globex.key, 'dc-1', {
       ...exampleRoute('twin', { waypoints: 1 }),
       activate_after_successful_import: false,
     });
-    const theirs = await request('PATCH', '/dcs/dc-1/routes/twin/vehicle-assignment', {
-      key: globex.key,
+    const theirs = await rt.request('PATCH', '/dcs/dc-1/routes/twin/vehicle-assignment', {
+      key: rt.accounts.globex.key,
       body: { vehicle_id: 'globex-truck' },
     });
     expect((expectSuccess(theirs, routes.assignVehicle) as { route: Route }).route).toMatchObject({
@@ -436,7 +446,7 @@ describe('another account', () => {
       version: 2,
       waypoint_ids: ['twin-wp-0'],
     });
-    expect(await readRoute('dc-1', 'twin')).toMatchObject({
+    expect(await rt.readRoute('dc-1', 'twin')).toMatchObject({
       vehicle_id: 'truck-twin',
       is_active: true,
       version: 1,
@@ -445,16 +455,21 @@ describe('another account', () => {
   });
 
   it('gets 403 for every request to this account’s DC, whatever the route', async () => {
-    const key = globex.key;
-    expectError(await request('GET', `/dcs/dc-2/routes/${SHARED}`, { key }), 403, 1002);
-    expectError(await request('GET', '/dcs/dc-2/routes/find_by_date/2026-11-23', { key }), 403, 1002);
-    expectError(await request('DELETE', `/dcs/dc-2/routes/${SHARED}`, { key }), 403, 1002);
+    const key = rt.accounts.globex.key;
+    expectError(await rt.request('GET', `/dcs/dc-2/routes/${SHARED}`, { key }), 403, 1002);
+    expectError(await rt.request('GET', '/dcs/dc-2/routes/find_by_date/2026-11-23', { key }), 403, 1002);
+    expectError(await rt.request('DELETE', `/dcs/dc-2/routes/${SHARED}`, { key }), 403, 1002);
   });
 
   it('imports into its own DC without touching a Tokyo route of this account', async () => {
-    await importRoute(fx.api.url, acme.key, 'dc-2', exampleRoute('tyo-own', { startTime: TOKYO_OTHER_DAY }));
-    await importRoute(fx.api.url, globex.key, 'gx-1', exampleRoute('tyo-own'));
-    expect((await readRoute('dc-2', 'tyo-own')).start_time).toBe(TOKYO_OTHER_DAY);
-    expect((await readRoute('gx-1', 'tyo-own', globex.key)).start_time).toBe(START);
+    await importRoute(
+      rt.fx.api.url,
+      rt.accounts.acme.key,
+      'dc-2',
+      exampleRoute('tyo-own', { startTime: TOKYO_OTHER_DAY }),
+    );
+    await importRoute(rt.fx.api.url, rt.accounts.globex.key, 'gx-1', exampleRoute('tyo-own'));
+    expect((await rt.readRoute('dc-2', 'tyo-own')).start_time).toBe(TOKYO_OTHER_DAY);
+    expect((await rt.readRoute('gx-1', 'tyo-own', rt.accounts.globex.key)).start_time).toBe(START);
   });
 });

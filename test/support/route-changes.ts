@@ -1,11 +1,11 @@
-import { expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import type { z } from 'zod';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { queryItems } from '../../functions/data/client';
 import { getRouteHeader, replaceRouteHeader, routeKeys } from '../../functions/data/routes';
 import { createTestAccount } from './accounts';
-import type { TestAccount, TestApiFixture } from './fixtures';
+import { type TestAccount, type TestApiFixture, useTestApi } from './fixtures';
 import { expectSuccess } from './http';
 import { exampleRoute, importRoute } from './routes';
 
@@ -122,7 +122,7 @@ export function routeCalls(fx: TestApiFixture, account: () => TestAccount) {
     return { id, driverId, path: `/dcs/${dcId}/routes/${id}` };
   }
 
-  return { as, createDriver, readRoute, activeRouteIds, finishRoutesOf, change, seedRoute };
+  return { asAcme: as, createDriver, readRoute, activeRouteIds, finishRoutesOf, change, seedRoute };
 }
 
 /** A route of dc-1 that only the "route of another DC" checks read (as if it were in dc-2). */
@@ -158,3 +158,16 @@ export const CHANGE_ENDPOINTS: [string, string, unknown?][] = [
   ['PATCH', '/vehicle-assignment', { vehicle_id: 'truck-9' }],
   ['PUT', '/vehicle-assignment', { vehicle_id: 'truck-9' }],
 ];
+
+/**
+ * The local API of a routes test file (`useTestApi`), its accounts made in a beforeAll (createRouteAccounts)
+ * and the route calls as Acme (routeCalls). Call at the top of the file.
+ */
+export function useRoutesApi(name: string) {
+  const fx = useTestApi(name);
+  const accounts = {} as { acme: TestAccount; globex: TestAccount };
+  beforeAll(async () => {
+    Object.assign(accounts, await createRouteAccounts(fx));
+  });
+  return { fx, request: fx.request, accounts, ...routeCalls(fx, () => accounts.acme) };
+}
