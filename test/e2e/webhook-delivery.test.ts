@@ -20,24 +20,11 @@ import type { Webhook } from '../support/webhooks';
  * schedule, auto-disable, and webhooks disabled or deleted while a retry waits (the settings of the
  * delivery consumer for these tests: test/support/webhook-delivery.ts). Redelivery: webhook-redelivery.test.ts.
  */
-const {
-  fx,
-  account,
-  asAcme,
-  hookedReceiver,
-  getWebhook,
-  deliveriesOf,
-  loggedAttempts,
-  sendTest,
-  expectSameEvent,
-  expectRetryGaps,
-  capturedLogs,
-  isHttp500,
-} = useDeliveryApi('webhook-delivery');
+const hooks = useDeliveryApi('webhook-delivery');
 let acme: TestAccount;
 
 beforeAll(() => {
-  acme = account();
+  acme = hooks.account();
 });
 
 // ---------------------------------------------------------------------------------------------------
@@ -46,21 +33,21 @@ beforeAll(() => {
 
 describe('retries', () => {
   it('redelivers an event its receiver failed twice (HTTP 500): same event id, same body, attempts 1 to 3 logged', async () => {
-    const { receiver, webhook } = await hookedReceiver(
+    const { receiver, webhook } = await hooks.hookedReceiver(
       (_delivery, nth) => (nth <= 2 ? 500 : 204),
       ['ROUTE_CREATED'],
       ['dc-1'],
     );
     const route = exampleRoute('retry-1', { waypoints: 1 });
-    await importRoute(fx.api.url, acme.key, 'dc-1', route);
+    await importRoute(hooks.fx.api.url, acme.key, 'dc-1', route);
 
     const deliveries = await receiver.waitFor((delivery) => delivery.json.route_id === route.id, 3);
     const eventId = eventIdOf(deliveries[0] as ReceivedDelivery) as string;
     expect(deliveries[0]?.json).toMatchObject({ event: 'ROUTE_CREATED', dc_id: 'dc-1', route_id: route.id });
-    expectSameEvent(deliveries, webhook, eventId);
-    expectRetryGaps(deliveries);
+    hooks.expectSameEvent(deliveries, webhook, eventId);
+    hooks.expectRetryGaps(deliveries);
 
-    const log = await loggedAttempts(webhook.id, 3);
+    const log = await hooks.loggedAttempts(webhook.id, 3);
     const deliveryId = log[0]?.delivery_id;
     expect(deliveryId).toMatch(/^dlv_/);
     const attempt = (n: number, statusCode: number, error: unknown) => ({
@@ -75,22 +62,26 @@ describe('retries', () => {
       timestamp: expect.any(Number),
     });
     // Newest first.
-    expect(log).toEqual([attempt(3, 204, null), attempt(2, 500, isHttp500), attempt(1, 500, isHttp500)]);
-    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
+    expect(log).toEqual([
+      attempt(3, 204, null),
+      attempt(2, 500, hooks.isHttp500),
+      attempt(1, 500, hooks.isHttp500),
+    ]);
+    await waitForQueuesDrained(hooks.fx.api, ['events', 'deliveries']);
     expect(receiver.deliveries).toHaveLength(3);
-    expect((await getWebhook(webhook.id))?.enabled).toBe(true);
+    expect((await hooks.getWebhook(webhook.id))?.enabled).toBe(true);
   });
 
   it(`retries a receiver that does not answer within WEBHOOK_TIMEOUT_MS (${TIMEOUT_MS} ms) instead of losing the event`, async () => {
-    const { receiver, webhook } = await hookedReceiver((_delivery, nth) => (nth === 1 ? 'hang' : 200));
-    const eventId = await sendTest(webhook.id);
+    const { receiver, webhook } = await hooks.hookedReceiver((_delivery, nth) => (nth === 1 ? 'hang' : 200));
+    const eventId = await hooks.sendTest(webhook.id);
 
     const deliveries = await receiver.waitFor((delivery) => eventIdOf(delivery) === eventId, 2);
-    expectSameEvent(deliveries, webhook, eventId);
+    hooks.expectSameEvent(deliveries, webhook, eventId);
     const [first, second] = deliveries as [ReceivedDelivery, ReceivedDelivery];
     expect(second.receivedAt - first.receivedAt).toBeGreaterThanOrEqual(TIMEOUT_MS + 1000 - 100);
 
-    const [succeeded, timedOut] = await loggedAttempts(webhook.id, 2);
+    const [succeeded, timedOut] = await hooks.loggedAttempts(webhook.id, 2);
     expect(succeeded).toMatchObject({ event_id: eventId, attempt: 2, status_code: 200, error: null });
     expect(timedOut).toMatchObject({
       event_id: eventId,
@@ -101,16 +92,16 @@ describe('retries', () => {
     });
     expect(timedOut?.duration_ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
     expect(timedOut?.duration_ms).toBeLessThan(TIMEOUT_MS + 2000);
-    await waitForQueuesDrained(fx.api, ['deliveries']);
+    await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
     expect(receiver.deliveries).toHaveLength(2);
   });
 
   it('gives up after the schedule (3 attempts): the delivery goes to the DLQ, every attempt is logged', async () => {
-    const { receiver, webhook } = await hookedReceiver(() => 500);
-    const logs = capturedLogs();
-    const eventId = await sendTest(webhook.id);
+    const { receiver, webhook } = await hooks.hookedReceiver(() => 500);
+    const logs = hooks.capturedLogs();
+    const eventId = await hooks.sendTest(webhook.id);
     const dead = await findInDeliveriesDlq<DeliveryMessage>(
-      fx.api,
+      hooks.fx.api,
       (body) => body.webhook_id === webhook.id && body.event?.event_id === eventId,
     );
     expect(dead).toMatchObject({
@@ -124,20 +115,20 @@ describe('retries', () => {
       logs().find((line) => line.includes(eventId) && line.includes(webhook.id) && /given up/i.test(line)),
     );
 
-    await waitForQueuesDrained(fx.api, ['deliveries']);
+    await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
     const deliveries = receiver.deliveries;
     expect(deliveries).toHaveLength(3);
-    expectSameEvent(deliveries, webhook, eventId);
-    expectRetryGaps(deliveries);
-    const log = await loggedAttempts(webhook.id, 3);
+    hooks.expectSameEvent(deliveries, webhook, eventId);
+    hooks.expectRetryGaps(deliveries);
+    const log = await hooks.loggedAttempts(webhook.id, 3);
     expect(log.map((attempt) => [attempt.attempt, attempt.status_code, attempt.event_id])).toEqual([
       [3, 500, eventId],
       [2, 500, eventId],
       [1, 500, eventId],
     ]);
-    for (const attempt of log) expect(attempt.error).toEqual(isHttp500);
+    for (const attempt of log) expect(attempt.error).toEqual(hooks.isHttp500);
     // Three attempts in a few seconds: not yet long enough to disable the webhook.
-    expect((await getWebhook(webhook.id))?.enabled).toBe(true);
+    expect((await hooks.getWebhook(webhook.id))?.enabled).toBe(true);
   });
 });
 
@@ -147,20 +138,20 @@ describe('retries', () => {
 
 describe('disabled and deleted webhooks', () => {
   it(`disables a webhook whose deliveries failed continuously for ${DISABLE_AFTER_SECONDS} s; enabling it starts afresh`, async () => {
-    const { receiver, webhook } = await hookedReceiver(() => 500);
+    const { receiver, webhook } = await hooks.hookedReceiver(() => 500);
     // A first event fails its three attempts within a few seconds and is given up.
-    const firstEvent = await sendTest(webhook.id);
+    const firstEvent = await hooks.sendTest(webhook.id);
     await receiver.waitFor((delivery) => eventIdOf(delivery) === firstEvent, 3);
-    await waitForQueuesDrained(fx.api, ['deliveries']);
-    expect((await getWebhook(webhook.id))?.enabled).toBe(true);
+    await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
+    expect((await hooks.getWebhook(webhook.id))?.enabled).toBe(true);
 
     // The next failure after the webhook has been failing for DISABLE_AFTER_SECONDS disables it.
     const failingSince = (receiver.deliveries[0] as ReceivedDelivery).receivedAt;
     await sleep(Math.max(0, failingSince + DISABLE_AFTER_SECONDS * 1000 + 300 - Date.now()));
-    const secondEvent = await sendTest(webhook.id);
+    const secondEvent = await hooks.sendTest(webhook.id);
     await receiver.waitFor((delivery) => eventIdOf(delivery) === secondEvent);
     const disabled = await waitUntil('the webhook disabled', async () => {
-      const listed = await getWebhook(webhook.id);
+      const listed = await hooks.getWebhook(webhook.id);
       return listed?.enabled === false ? listed : undefined;
     });
     expect(disabled).toEqual({
@@ -170,10 +161,10 @@ describe('disabled and deleted webhooks', () => {
       dc_ids: webhook.dc_ids,
       events: webhook.events,
     });
-    await waitForQueuesDrained(fx.api, ['deliveries']);
+    await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
     // Disabled at that failure: no retry of the second event.
     expect(receiver.deliveries.filter((delivery) => eventIdOf(delivery) === secondEvent)).toHaveLength(1);
-    const log = await loggedAttempts(webhook.id, 4);
+    const log = await hooks.loggedAttempts(webhook.id, 4);
     expect(log.map((attempt) => [attempt.event_id, attempt.attempt, attempt.status_code])).toEqual([
       [secondEvent, 1, 500],
       [firstEvent, 3, 500],
@@ -182,60 +173,60 @@ describe('disabled and deleted webhooks', () => {
     ]);
 
     // Nothing goes to a disabled webhook.
-    await sendTest(webhook.id);
-    await waitForQueuesDrained(fx.api, ['deliveries']);
+    await hooks.sendTest(webhook.id);
+    await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
     expect(receiver.deliveries).toHaveLength(4);
 
     // Enabled again, the failure run starts afresh: a new failure does not disable it at once.
-    const response = await asAcme('PATCH', `/webhooks/${webhook.id}`, { enabled: true });
+    const response = await hooks.asAcme('PATCH', `/webhooks/${webhook.id}`, { enabled: true });
     expect((expectSuccess(response, webhooks.updateWebhook) as { webhook: Webhook }).webhook.enabled).toBe(
       true,
     );
-    const thirdEvent = await sendTest(webhook.id);
+    const thirdEvent = await hooks.sendTest(webhook.id);
     await receiver.waitFor((delivery) => eventIdOf(delivery) === thirdEvent, 3);
-    await waitForQueuesDrained(fx.api, ['deliveries']);
-    expect((await getWebhook(webhook.id))?.enabled).toBe(true);
+    await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
+    expect((await hooks.getWebhook(webhook.id))?.enabled).toBe(true);
     expect(receiver.deliveries).toHaveLength(7);
   }, 45_000);
 
   it('sends nothing more to a webhook disabled while a delivery waits for its retry', async () => {
     let webhookId = '';
-    const { receiver, webhook } = await hookedReceiver(async (_delivery, nth) => {
+    const { receiver, webhook } = await hooks.hookedReceiver(async (_delivery, nth) => {
       // Disabled before the first attempt is even answered: the retry is queued for a disabled webhook.
       if (nth === 1) {
-        const response = await asAcme('PATCH', `/webhooks/${webhookId}`, { enabled: false });
+        const response = await hooks.asAcme('PATCH', `/webhooks/${webhookId}`, { enabled: false });
         expect(response.status, response.text).toBe(200);
       }
       return 500;
     });
     webhookId = webhook.id;
-    const eventId = await sendTest(webhook.id);
+    const eventId = await hooks.sendTest(webhook.id);
     await receiver.waitFor((delivery) => eventIdOf(delivery) === eventId);
-    const [attempt] = await loggedAttempts(webhook.id, 1);
+    const [attempt] = await hooks.loggedAttempts(webhook.id, 1);
     expect(attempt).toMatchObject({ event_id: eventId, attempt: 1, status_code: 500 });
     // The retry (due a second later) has been taken off the queue and dropped.
-    await waitForQueuesDrained(fx.api, ['deliveries']);
+    await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
     expect(receiver.deliveries).toHaveLength(1);
-    expect(await deliveriesOf(webhook.id)).toHaveLength(1);
-    expect((await getWebhook(webhook.id))?.enabled).toBe(false);
+    expect(await hooks.deliveriesOf(webhook.id)).toHaveLength(1);
+    expect((await hooks.getWebhook(webhook.id))?.enabled).toBe(false);
   });
 
   it('sends nothing more to a webhook deleted while a delivery waits for its retry', async () => {
     let webhookId = '';
-    const { receiver, webhook } = await hookedReceiver(async (_delivery, nth) => {
+    const { receiver, webhook } = await hooks.hookedReceiver(async (_delivery, nth) => {
       if (nth === 1) {
-        const response = await asAcme('DELETE', `/webhooks/${webhookId}`);
+        const response = await hooks.asAcme('DELETE', `/webhooks/${webhookId}`);
         expect(response.status, response.text).toBe(200);
       }
       return 500;
     });
     webhookId = webhook.id;
-    const eventId = await sendTest(webhook.id);
+    const eventId = await hooks.sendTest(webhook.id);
     await receiver.waitFor((delivery) => eventIdOf(delivery) === eventId);
-    await waitForQueuesDrained(fx.api, ['deliveries']);
+    await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
     expect(receiver.deliveries).toHaveLength(1);
-    expect(await getWebhook(webhook.id)).toBeUndefined();
-    expectError(await asAcme('GET', `/webhooks/${webhook.id}/deliveries`), 404, 1003);
+    expect(await hooks.getWebhook(webhook.id)).toBeUndefined();
+    expectError(await hooks.asAcme('GET', `/webhooks/${webhook.id}/deliveries`), 404, 1003);
   });
 });
 

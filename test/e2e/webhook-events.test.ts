@@ -5,8 +5,6 @@ import { db } from '../../functions/data/client';
 import { acceptImport } from '../../functions/domain/route-import';
 import type { EventType } from '../../functions/models/event-catalog';
 import { ImportRoute } from '../../functions/models/import-model';
-import { createTestAccount } from '../support/accounts';
-import { type TestAccount, useTestApi } from '../support/fixtures';
 import { type ApiResponse, expectError, expectSuccess } from '../support/http';
 import { exampleRoute, importRoute, waitForImport } from '../support/routes';
 import {
@@ -24,7 +22,7 @@ import {
   expectHookTime,
   expectSigned,
   MINUTE,
-  useWebhooks,
+  useWebhookApi,
 } from '../support/webhooks';
 
 /**
@@ -33,24 +31,7 @@ import {
  * signed POST).
  */
 
-const fx = useTestApi('webhook-events', { streams: true });
-const { request } = fx;
-let acme: TestAccount;
-let globex: TestAccount;
-const {
-  asAccount: asAcme,
-  createWebhook,
-  deleteWebhook,
-  deliveriesOf,
-  receiver,
-  setEnabled,
-} = useWebhooks(fx, () => acme);
-
-beforeAll(async () => {
-  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
-  // Globex has a DC with the same id as one of Acme's: webhooks never cross accounts.
-  globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }, { dcId: 'gx-1' }]);
-});
+const hooks = useWebhookApi('webhook-events', { streams: true });
 
 /** Three hours ago, on a whole second: every reported time of the tests is between BASE and now. */
 const BASE = Math.floor(Date.now() / 1000) * 1000 - 180 * MINUTE;
@@ -62,7 +43,7 @@ const EXPECTED_EVENT_ID = expect.stringMatching(/\S/);
 async function eventItemsOf(accountId: string, routeId: string): Promise<string[]> {
   const { Items = [] } = await db.send(
     new ScanCommand({
-      TableName: fx.api.tableName,
+      TableName: hooks.fx.api.tableName,
       FilterExpression: 'entity = :entity AND account_id = :account AND route_id = :route',
       ExpressionAttributeValues: { ':entity': 'EVENT', ':account': accountId, ':route': routeId },
       ConsistentRead: true,
@@ -71,10 +52,10 @@ async function eventItemsOf(accountId: string, routeId: string): Promise<string[
   return Items.map((item) => `${item.event_type} ${item.event_id}`).sort();
 }
 
-/** Waits until every event item of the route so far has reached the receiver (by event id). */
+/** Waits until every event item of the route so far has reached the hooks.receiver (by event id). */
 async function waitForRouteEventsDelivered(to: WebhookReceiver, routeId: string) {
-  const written = await eventItemsOf(acme.accountId, routeId);
-  await waitUntil(`the ${written.length} events of ${routeId} at the receiver`, () => {
+  const written = await eventItemsOf(hooks.accounts.acme.accountId, routeId);
+  await waitUntil(`the ${written.length} events of ${routeId} at the hooks.receiver`, () => {
     const received = new Set(
       to.deliveries.map((delivery) => `${eventTypeOf(delivery)} ${eventIdOf(delivery)}`),
     );
@@ -103,13 +84,13 @@ describe('route events reach the subscribed receivers, signed', () => {
   let dc2RouteId = '';
   let globexEventId = '';
 
-  async function subscribed(events = ALL_EVENTS, dcIds = ['dc-1'], key = acme.key) {
-    const to = await receiver();
-    return { receiver: to, webhook: await createWebhook(to.url, events, dcIds, key) };
+  async function subscribed(events = ALL_EVENTS, dcIds = ['dc-1'], key = hooks.accounts.acme.key) {
+    const to = await hooks.receiver();
+    return { receiver: to, webhook: await hooks.createWebhook(to.url, events, dcIds, key) };
   }
 
   const asDriver = (method: string, path: string, body?: unknown) =>
-    request(method, path, { key: token, body });
+    hooks.request(method, path, { key: token, body });
 
   /** The delivery is the event of the dc-1 route with these fields, at its time, signed for the webhook of all types. */
   function expectRouteEvent(
@@ -135,12 +116,12 @@ describe('route events reach the subscribed receivers, signed', () => {
     all = await subscribed();
     dc2 = await subscribed(ALL_EVENTS, ['dc-2']);
     startedOnly = await subscribed(['ROUTE_STARTED']);
-    other = await subscribed(ALL_EVENTS, ['dc-1'], globex.key);
+    other = await subscribed(ALL_EVENTS, ['dc-1'], hooks.accounts.globex.key);
     paused = await subscribed();
     deleted = await subscribed();
-    expect((await setEnabled(paused.webhook.id, false)).enabled).toBe(false);
-    await deleteWebhook(deleted.webhook.id);
-    const created = await asAcme('POST', '/dcs/dc-1/drivers', {
+    expect((await hooks.setEnabled(paused.webhook.id, false)).enabled).toBe(false);
+    await hooks.deleteWebhook(deleted.webhook.id);
+    const created = await hooks.asAccount('POST', '/dcs/dc-1/drivers', {
       driver_id: driverId,
       driver_name: 'Hook Driver',
       login_token: token,
@@ -150,7 +131,7 @@ describe('route events reach the subscribed receivers, signed', () => {
 
   it('ROUTE_CREATED after a route import', async () => {
     const before = Date.now();
-    await importRoute(fx.api.url, acme.key, 'dc-1', route);
+    await importRoute(hooks.fx.api.url, hooks.accounts.acme.key, 'dc-1', route);
     const delivery = await arrived(all.receiver, 'ROUTE_CREATED', route.id);
     expectRouteEvent(delivery, 'ROUTE_CREATED', before, {
       route: expect.objectContaining({ id: route.id }),
@@ -201,8 +182,8 @@ describe('route events reach the subscribed receivers, signed', () => {
   it('ROUTE_FINISHED when the driver finishes (and a re-enabled webhook gets it)', async () => {
     // Every event so far (the visit's ETA update included) was fanned out while the webhook was disabled.
     await waitForRouteEventsDelivered(all.receiver, route.id);
-    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
-    expect((await setEnabled(paused.webhook.id, true)).enabled).toBe(true);
+    await waitForQueuesDrained(hooks.fx.api, ['events', 'deliveries']);
+    expect((await hooks.setEnabled(paused.webhook.id, true)).enabled).toBe(true);
     resumedAt = Date.now();
     const response = await asDriver('POST', `/driver/routes/${route.id}/finish`, { timestamp: at(120) });
     expect(response.status, response.text).toBe(200);
@@ -230,11 +211,11 @@ describe('route events reach the subscribed receivers, signed', () => {
     // already be done when the second POST is checked (then it answers 3005 itself, and no event is sent).
     const txids = await Promise.all(
       [raced, { ...raced, name: 'the other one' }].map((body) =>
-        acceptImport(acme.accountId, 'dc-1', ImportRoute.parse(body)),
+        acceptImport(hooks.accounts.acme.accountId, 'dc-1', ImportRoute.parse(body)),
       ),
     );
     const outcomes = await Promise.all(
-      txids.map((txid) => waitForImport(fx.api.url, acme.key, 'dc-1', txid)),
+      txids.map((txid) => waitForImport(hooks.fx.api.url, hooks.accounts.acme.key, 'dc-1', txid)),
     );
     expect(outcomes.map((outcome) => outcome.status).sort()).toEqual([200, 400]);
     const loserTxid = txids[outcomes.findIndex((outcome) => outcome.status === 400)];
@@ -256,10 +237,10 @@ describe('route events reach the subscribed receivers, signed', () => {
   });
 
   it('delivered every event item of the route to the webhook of all types, each with its id', async () => {
-    const written = await eventItemsOf(acme.accountId, route.id);
+    const written = await eventItemsOf(hooks.accounts.acme.accountId, route.id);
     expect(written.length).toBeGreaterThanOrEqual(5);
     await waitForRouteEventsDelivered(all.receiver, route.id);
-    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
+    await waitForQueuesDrained(hooks.fx.api, ['events', 'deliveries']);
     const received = all.receiver.deliveries
       .filter((delivery) => delivery.json.route_id === route.id)
       .map((delivery) => `${eventTypeOf(delivery)} ${eventIdOf(delivery)}`);
@@ -269,11 +250,11 @@ describe('route events reach the subscribed receivers, signed', () => {
   it('sends a webhook of another DC nothing of this DC, and that DC’s events', async () => {
     const dc2Route = exampleRoute('hook-dc2', { waypoints: 1 });
     dc2RouteId = dc2Route.id;
-    await importRoute(fx.api.url, acme.key, 'dc-2', dc2Route);
+    await importRoute(hooks.fx.api.url, hooks.accounts.acme.key, 'dc-2', dc2Route);
     const delivery = await arrived(dc2.receiver, 'ROUTE_CREATED', dc2Route.id);
     expect(delivery.json).toMatchObject({ dc_id: 'dc-2', route_id: dc2Route.id });
     expectSigned(delivery, dc2.webhook, 'ROUTE_CREATED');
-    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
+    await waitForQueuesDrained(hooks.fx.api, ['events', 'deliveries']);
     expect(dc2.receiver.deliveries.map((d) => [eventTypeOf(d), d.json.dc_id, d.json.route_id])).toEqual([
       ['ROUTE_CREATED', 'dc-2', dc2Route.id],
     ]);
@@ -284,7 +265,7 @@ describe('route events reach the subscribed receivers, signed', () => {
   });
 
   it('sends a webhook of one event type only that type', async () => {
-    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
+    await waitForQueuesDrained(hooks.fx.api, ['events', 'deliveries']);
     const got = startedOnly.receiver.deliveries;
     expect(got.map((delivery) => [eventTypeOf(delivery), delivery.json.route_id])).toEqual([
       ['ROUTE_STARTED', route.id],
@@ -295,18 +276,23 @@ describe('route events reach the subscribed receivers, signed', () => {
 
   it('never sends another account’s webhook this account’s events, but its own', async () => {
     // Globex imports a route with the same id into its own dc-1.
-    await importRoute(fx.api.url, globex.key, 'dc-1', exampleRoute(route.id, { waypoints: 1 }));
+    await importRoute(
+      hooks.fx.api.url,
+      hooks.accounts.globex.key,
+      'dc-1',
+      exampleRoute(route.id, { waypoints: 1 }),
+    );
     const own = await arrived(other.receiver, 'ROUTE_CREATED', route.id);
     globexEventId = eventIdOf(own) as string;
     expectSigned(own, other.webhook, 'ROUTE_CREATED');
-    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
+    await waitForQueuesDrained(hooks.fx.api, ['events', 'deliveries']);
     expect(other.receiver.deliveries.map(eventIdOf)).toEqual([globexEventId]);
     // Nor the other way round.
     expect(all.receiver.deliveries.map(eventIdOf)).not.toContain(globexEventId);
   });
 
   it('sends a disabled webhook nothing, and after it is enabled again only what happened since', async () => {
-    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
+    await waitForQueuesDrained(hooks.fx.api, ['events', 'deliveries']);
     const got = paused.receiver.deliveries.map(
       (delivery) => `${eventTypeOf(delivery)} ${delivery.json.route_id}`,
     );
@@ -323,14 +309,14 @@ describe('route events reach the subscribed receivers, signed', () => {
   });
 
   it('sends a deleted webhook nothing', async () => {
-    await waitForQueuesDrained(fx.api, ['events', 'deliveries']);
+    await waitForQueuesDrained(hooks.fx.api, ['events', 'deliveries']);
     expect(all.receiver.deliveries.length).toBeGreaterThan(5);
     expect(deleted.receiver.deliveries).toEqual([]);
     expect(dc2RouteId).not.toBe('');
   });
 
   it('logged each delivery of the webhook, newest first', async () => {
-    const log = await deliveriesOf(all.webhook.id);
+    const log = await hooks.deliveriesOf(all.webhook.id);
     const received = new Set(all.receiver.deliveries.map(eventIdOf));
     expect(log.length).toBe(all.receiver.deliveries.length);
     for (const attempt of log) {

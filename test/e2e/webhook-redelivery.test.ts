@@ -23,28 +23,11 @@ import type { Webhook } from '../support/webhooks';
  * Redelivery of past webhook deliveries, one or a window of failed ones, with the short delivery settings of
  * test/support/webhook-delivery.ts.
  */
-const {
-  fx,
-  request,
-  account,
-  asAcme,
-  hookedReceiver,
-  getWebhook,
-  deliveriesOf,
-  loggedAttempts,
-  sendTest,
-  expectSigned,
-  redeliverOne,
-  redeliverWindow,
-  outageReceiver,
-  failedPings,
-  heldQueue,
-  firstBodyOf,
-} = useDeliveryApi('webhook-redelivery');
+const hooks = useDeliveryApi('webhook-redelivery');
 let acme: TestAccount;
 
 beforeAll(() => {
-  acme = account();
+  acme = hooks.account();
 });
 
 // Redelivery
@@ -53,21 +36,21 @@ beforeAll(() => {
 type Redelivery = { delivery_id: string; redelivery_of: string };
 describe('redelivery', () => {
   it('redelivers one past delivery: same body and webhook-id, signed afresh, logged as a redelivery of it', async () => {
-    const { receiver, webhook, state } = await outageReceiver();
+    const { receiver, webhook, state } = await hooks.outageReceiver();
     const since = Date.now();
-    const [eventId] = (await failedPings(webhook.id, receiver, 1)) as [string];
-    const failed = await loggedAttempts(webhook.id, 3);
+    const [eventId] = (await hooks.failedPings(webhook.id, receiver, 1)) as [string];
+    const failed = await hooks.loggedAttempts(webhook.id, 3);
     const originalId = failed[0]?.delivery_id as string;
     expect(failed.map((attempt) => attempt.delivery_id)).toEqual([originalId, originalId, originalId]);
 
     expectError(
-      await asAcme('POST', `/webhooks/${webhook.id}/deliveries/dlv_0000000000000ffff/redeliver`),
+      await hooks.asAcme('POST', `/webhooks/${webhook.id}/deliveries/dlv_0000000000000ffff/redeliver`),
       404,
       1003,
     );
     // The receiver is up: anything sent from now on is accepted, and counted.
     state.up = true;
-    const held = await heldQueue();
+    const held = await hooks.heldQueue();
     try {
       // The redelivery's message waits in the held queue: it stays pending for as long as the test needs.
       const queued = await held.queueing(() => redeliver(acme.accountId, webhook.id, originalId));
@@ -76,11 +59,11 @@ describe('redelivery', () => {
       expect(redelivery.delivery_id).not.toBe(originalId);
       // While it is pending, asking again (for the original or for the redelivery) answers it and sends
       // nothing; a window redelivery leaves it alone too.
-      expect(await redeliverOne(webhook.id, originalId)).toEqual(redelivery);
-      expect(await redeliverOne(webhook.id, redelivery.delivery_id)).toEqual(redelivery);
+      expect(await hooks.redeliverOne(webhook.id, originalId)).toEqual(redelivery);
+      expect(await hooks.redeliverOne(webhook.id, redelivery.delivery_id)).toEqual(redelivery);
       const window = { since, until: Date.now(), status: 'FAILED' };
-      expect(await redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
-      await waitForQueuesDrained(fx.api, ['deliveries']);
+      expect(await hooks.redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
+      await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
       expect(state.accepted).toEqual([]);
 
       // SQS hands the redelivery on: it is sent, once.
@@ -88,18 +71,18 @@ describe('redelivery', () => {
       const [again] = (await waitUntil('the redelivery accepted', () =>
         state.accepted.length > 0 ? state.accepted : undefined,
       )) as [ReceivedDelivery];
-      await waitForQueuesDrained(fx.api, ['deliveries']);
+      await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
       expect(state.accepted).toHaveLength(1);
-      expect(again.body).toBe(firstBodyOf(receiver, eventId));
+      expect(again.body).toBe(hooks.firstBodyOf(receiver, eventId));
       expect(headerOf(again, 'webhook-id')).toBe(eventId);
       const firstTry = receiver.deliveries[0] as ReceivedDelivery;
       expect(Number(headerOf(again, 'webhook-timestamp'))).toBeGreaterThanOrEqual(
         Number(headerOf(firstTry, 'webhook-timestamp')),
       );
       expect(headerOf(again, 'webhook-signature')).not.toBe(headerOf(firstTry, 'webhook-signature'));
-      expectSigned(again, webhook);
+      hooks.expectSigned(again, webhook);
 
-      const log = await deliveriesOf(webhook.id);
+      const log = await hooks.deliveriesOf(webhook.id);
       const redelivered = log.filter((attempt) => attempt.delivery_id === redelivery.delivery_id);
       expect(redelivered).toHaveLength(1);
       expect(redelivered[0]).toMatchObject({
@@ -112,13 +95,13 @@ describe('redelivery', () => {
       });
 
       // Once it has ended, asking again sends the event again, as a new redelivery of the original.
-      const second = await redeliverOne(webhook.id, originalId);
+      const second = await hooks.redeliverOne(webhook.id, originalId);
       expect(second.redelivery_of).toBe(originalId);
       expect(second.delivery_id).not.toBe(redelivery.delivery_id);
       await waitUntil('the second redelivery accepted', () =>
         state.accepted.length === 2 ? true : undefined,
       );
-      await waitForQueuesDrained(fx.api, ['deliveries']);
+      await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
       expect(state.accepted).toHaveLength(2);
       expect(state.accepted[1]?.body).toBe(again.body);
     } finally {
@@ -127,10 +110,10 @@ describe('redelivery', () => {
   }, 60_000);
 
   it('redelivers a delivery whose redelivery was claimed but never queued, once the claim has expired', async () => {
-    const { receiver, webhook, state } = await outageReceiver();
+    const { receiver, webhook, state } = await hooks.outageReceiver();
     const since = Date.now();
-    const [staleEvent, freshEvent] = (await failedPings(webhook.id, receiver, 2)) as [string, string];
-    const log = await loggedAttempts(webhook.id, 6);
+    const [staleEvent, freshEvent] = (await hooks.failedPings(webhook.id, receiver, 2)) as [string, string];
+    const log = await hooks.loggedAttempts(webhook.id, 6);
     const originalOf = (eventId: string) =>
       log.find((attempt) => attempt.event_id === eventId)?.delivery_id as string;
 
@@ -163,7 +146,7 @@ describe('redelivery', () => {
 
     // The window redelivery takes the delivery whose claim expired, and leaves the one whose claim holds.
     const window = { since, until: Date.now(), status: 'FAILED' };
-    const { redeliveries } = await redeliverWindow(webhook.id, window);
+    const { redeliveries } = await hooks.redeliverWindow(webhook.id, window);
     expect(redeliveries).toEqual([
       { delivery_id: expect.stringMatching(/^dlv_/), redelivery_of: stale.originalId },
     ]);
@@ -171,29 +154,29 @@ describe('redelivery', () => {
     await waitUntil('the event of the expired claim accepted', () =>
       state.accepted.length > 0 ? true : undefined,
     );
-    await waitForQueuesDrained(fx.api, ['deliveries']);
+    await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
     expect(state.accepted.map(eventIdOf)).toEqual([staleEvent]);
     expect(await data.getDelivery(acme.accountId, webhook.id, stale.originalId)).toMatchObject({
       redeliveredAs: redeliveries[0]?.delivery_id,
       redeliveryStatus: 'SUCCEEDED',
     });
-    expect(await redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
+    expect(await hooks.redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
     // A claim that holds is a pending redelivery: asking for the delivery again answers it.
     const pending = { delivery_id: fresh.redeliveryId, redelivery_of: fresh.originalId };
-    expect(await redeliverOne(webhook.id, fresh.originalId)).toEqual(pending);
+    expect(await hooks.redeliverOne(webhook.id, fresh.originalId)).toEqual(pending);
 
     // Once that claim has expired too, asking for the delivery sends it.
     const expired = await claimWithoutQueueing(freshEvent, expiredAt(), fresh.redeliveryId);
-    const single = await redeliverOne(webhook.id, fresh.originalId);
+    const single = await hooks.redeliverOne(webhook.id, fresh.originalId);
     expect(single.redelivery_of).toBe(fresh.originalId);
     expect([fresh.redeliveryId, expired.redeliveryId]).not.toContain(single.delivery_id);
     await waitUntil('the event of the second expired claim accepted', () =>
       state.accepted.length > 1 ? true : undefined,
     );
-    await waitForQueuesDrained(fx.api, ['deliveries']);
+    await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
     expect(state.accepted.map(eventIdOf)).toEqual([staleEvent, freshEvent]);
     for (const delivery of state.accepted) {
-      expect(delivery.body).toBe(firstBodyOf(receiver, eventIdOf(delivery) as string));
+      expect(delivery.body).toBe(hooks.firstBodyOf(receiver, eventIdOf(delivery) as string));
     }
   }, 60_000);
 
@@ -211,7 +194,7 @@ describe('redelivery', () => {
   });
 
   it('answers 4010 for a delivery still being retried, and 1003 for another account’s', async () => {
-    const { webhook } = await hookedReceiver(() => 204);
+    const { webhook } = await hooks.hookedReceiver(() => 204);
     // A delivery whose first attempt failed and whose retry waits (written as the delivery worker does).
     const deliveryId = newDeliveryId(Date.now());
     const event = {
@@ -234,43 +217,47 @@ describe('redelivery', () => {
       at: Date.now(),
     });
     const path = `/webhooks/${webhook.id}/deliveries/${deliveryId}/redeliver`;
-    expect(expectError(await asAcme('POST', path), 400, 4010)).toContain(deliveryId);
+    expect(expectError(await hooks.asAcme('POST', path), 400, 4010)).toContain(deliveryId);
     const globex = await createTestAccount('Globex', [{ dcId: 'gx-1' }]);
-    expectError(await request('POST', path, { key: globex.key }), 404, 1003);
+    expectError(await hooks.request('POST', path, { key: globex.key }), 404, 1003);
   });
 
   it(`catches up a webhook disabled after failing: enabled again, its failed window redelivered, every event arrives once`, async () => {
-    const { receiver, webhook, state } = await outageReceiver();
+    const { receiver, webhook, state } = await hooks.outageReceiver();
     const since = Date.now();
-    const givenUp = await failedPings(webhook.id, receiver, 3);
-    expect((await getWebhook(webhook.id))?.enabled).toBe(true);
+    const givenUp = await hooks.failedPings(webhook.id, receiver, 3);
+    expect((await hooks.getWebhook(webhook.id))?.enabled).toBe(true);
 
     // Still failing DISABLE_AFTER_SECONDS after the first failure: the next failure disables the webhook.
     const failingSince = (receiver.deliveries[0] as ReceivedDelivery).receivedAt;
     await sleep(Math.max(0, failingSince + DISABLE_AFTER_SECONDS * 1000 + 300 - Date.now()));
-    const disabling = await sendTest(webhook.id);
+    const disabling = await hooks.sendTest(webhook.id);
     await waitUntil('the webhook disabled', async () =>
-      (await getWebhook(webhook.id))?.enabled === false ? true : undefined,
+      (await hooks.getWebhook(webhook.id))?.enabled === false ? true : undefined,
     );
     // Queued for the disabled webhook: dropped, and recorded as failed.
-    const dropped = await sendTest(webhook.id);
-    await waitForQueuesDrained(fx.api, ['deliveries']);
+    const dropped = await hooks.sendTest(webhook.id);
+    await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
     expect(receiver.deliveries.filter((delivery) => eventIdOf(delivery) === dropped)).toEqual([]);
     const window = { since, until: Date.now(), status: 'FAILED' };
 
     // The receiver is back; nothing is redelivered to the webhook while it is disabled.
     state.up = true;
-    const refused = expectError(await asAcme('POST', `/webhooks/${webhook.id}/redeliver`, window), 400, 4011);
+    const refused = expectError(
+      await hooks.asAcme('POST', `/webhooks/${webhook.id}/redeliver`, window),
+      400,
+      4011,
+    );
     expect(refused).toMatch(/enable/);
-    const enabled = await asAcme('PATCH', `/webhooks/${webhook.id}`, { enabled: true });
+    const enabled = await hooks.asAcme('PATCH', `/webhooks/${webhook.id}`, { enabled: true });
     expect((expectSuccess(enabled, webhooks.updateWebhook) as { webhook: Webhook }).webhook.enabled).toBe(
       true,
     );
 
     // Two calls at once: the conditional mark gives each failed delivery to one of them.
     const answers = await Promise.all([
-      redeliverWindow(webhook.id, window),
-      redeliverWindow(webhook.id, window),
+      hooks.redeliverWindow(webhook.id, window),
+      hooks.redeliverWindow(webhook.id, window),
     ]);
     const redeliveries = answers.flatMap((answer) => answer.redeliveries);
     for (const answer of answers) expect(answer.next_token).toBeUndefined();
@@ -284,19 +271,19 @@ describe('redelivery', () => {
         : undefined,
     );
     // Pending or succeeded: calling again queues nothing.
-    expect(await redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
-    await waitForQueuesDrained(fx.api, ['deliveries']);
-    expect(await redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
+    expect(await hooks.redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
+    await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
+    expect(await hooks.redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
     // Each event arrived once, as it was first sent, signed.
     expect(state.accepted.map(eventIdOf).sort()).toEqual([...events].sort());
     for (const delivery of state.accepted) {
-      expectSigned(delivery, webhook);
-      const first = firstBodyOf(receiver, eventIdOf(delivery) as string);
+      hooks.expectSigned(delivery, webhook);
+      const first = hooks.firstBodyOf(receiver, eventIdOf(delivery) as string);
       expect(delivery.body).toBe(first);
     }
 
     // The log: each redelivery's attempt names the delivery it sends again; the originals are the failed ones.
-    const log = await deliveriesOf(webhook.id);
+    const log = await hooks.deliveriesOf(webhook.id);
     const redelivered = log.filter((attempt) => attempt.redelivery_of !== null);
     expect(redelivered.map((attempt) => `${attempt.delivery_id} ${attempt.redelivery_of}`).sort()).toEqual(
       redeliveries.map((redelivery) => `${redelivery.delivery_id} ${redelivery.redelivery_of}`).sort(),
@@ -309,20 +296,20 @@ describe('redelivery', () => {
     // Four were attempted before; the dropped one never was.
     expect(failedOriginals.size).toBe(4);
     for (const id of failedOriginals) expect(redeliveries.map((r) => r.redelivery_of)).toContain(id);
-    expect((await getWebhook(webhook.id))?.enabled).toBe(true);
+    expect((await hooks.getWebhook(webhook.id))?.enabled).toBe(true);
   }, 90_000);
 
   it('redelivers a window a page at a time: `limit` a call, oldest first, `next_token` to go on', async () => {
-    const { receiver, webhook, state } = await outageReceiver();
+    const { receiver, webhook, state } = await hooks.outageReceiver();
     const since = Date.now();
-    await failedPings(webhook.id, receiver, 3);
+    await hooks.failedPings(webhook.id, receiver, 3);
     state.up = true;
     const window = { since, until: Date.now(), status: 'FAILED', limit: 2 };
 
-    const first = await redeliverWindow(webhook.id, window);
+    const first = await hooks.redeliverWindow(webhook.id, window);
     expect(first.redeliveries).toHaveLength(2);
     expect(first.next_token).toEqual(expect.any(String));
-    const rest = await redeliverWindow(webhook.id, { ...window, next_token: first.next_token });
+    const rest = await hooks.redeliverWindow(webhook.id, { ...window, next_token: first.next_token });
     expect(rest.redeliveries).toHaveLength(1);
     expect(rest.next_token).toBeUndefined();
     const originals = [...first.redeliveries, ...rest.redeliveries].map(
@@ -332,13 +319,13 @@ describe('redelivery', () => {
     expect(new Set(originals).size).toBe(3);
 
     await waitUntil('the three events accepted', () => (state.accepted.length >= 3 ? true : undefined));
-    await waitForQueuesDrained(fx.api, ['deliveries']);
+    await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
     expect(state.accepted).toHaveLength(3);
     expect(new Set(state.accepted.map(eventIdOf)).size).toBe(3);
   }, 60_000);
 
   it('refuses a bad window with 1006 naming the field', async () => {
-    const { webhook } = await hookedReceiver(() => 204);
+    const { webhook } = await hooks.hookedReceiver(() => 204);
     const path = `/webhooks/${webhook.id}/redeliver`;
     const now = Date.now();
     const bodies: [Record<string, unknown> | undefined, string][] = [
@@ -353,9 +340,11 @@ describe('redelivery', () => {
       [{ since: 0, until: now, status: 'FAILED', webhook_id: 'x' }, 'webhook_id'],
     ];
     for (const [body, field] of bodies) {
-      expect(expectError(await asAcme('POST', path, body), 400, 1006), JSON.stringify(body)).toContain(field);
+      expect(expectError(await hooks.asAcme('POST', path, body), 400, 1006), JSON.stringify(body)).toContain(
+        field,
+      );
     }
-    expectError(await asAcme('POST', path), 400, 1006);
+    expectError(await hooks.asAcme('POST', path), 400, 1006);
     // A token of another window or another webhook does not continue this one.
     const elsewhere = [
       { pk: `WEBHOOK_DELIVERY#${acme.accountId}/${webhook.id}`, sk: `dlv_${String(now + 10 * 60_000)}0000` },
@@ -363,7 +352,7 @@ describe('redelivery', () => {
     ];
     for (const key of elsewhere) {
       const body = { since: now - 60_000, until: now, status: 'FAILED', next_token: encodeNextToken(key) };
-      expect(expectError(await asAcme('POST', path, body), 400, 1006)).toContain('next_token');
+      expect(expectError(await hooks.asAcme('POST', path, body), 400, 1006)).toContain('next_token');
     }
   });
 });

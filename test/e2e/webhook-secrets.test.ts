@@ -2,8 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import { verifySignature } from '../../functions/domain/webhook-http';
-import { createTestAccount } from '../support/accounts';
-import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError } from '../support/http';
 import {
   eventIdOf,
@@ -20,7 +18,7 @@ import {
   MINUTE,
   rawWebhookItem,
   setStoredSecret,
-  useWebhooks,
+  useWebhookApi,
 } from '../support/webhooks';
 
 /**
@@ -28,26 +26,7 @@ import {
  * rotation, and secrets at rest, sealed with a KMS data key and bound to their webhook.
  */
 
-const fx = useTestApi('webhook-secrets');
-const { request } = fx;
-let acme: TestAccount;
-let globex: TestAccount;
-const {
-  asAccount: asAcme,
-  createWebhook,
-  deliveriesOf,
-  listWebhooks,
-  ping: pingAt,
-  receiver,
-  rotate: rotateSecret,
-  sendTest,
-} = useWebhooks(fx, () => acme);
-
-beforeAll(async () => {
-  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
-  // Globex has a DC with the same id as one of Acme's: webhooks never cross accounts.
-  globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }, { dcId: 'gx-1' }]);
-});
+const hooks = useWebhookApi('webhook-secrets');
 
 // ---------------------------------------------------------------------------------------------------
 // 1b. Standard Webhooks signatures, checked as integrators check them, and secret rotation
@@ -58,12 +37,12 @@ describe('Standard Webhooks signatures and secret rotation', () => {
   let hook: CreatedWebhook;
 
   beforeAll(async () => {
-    to = await receiver();
-    hook = await createWebhook(to.url, ['ROUTE_FINISHED'], ['dc-2']);
+    to = await hooks.receiver();
+    hook = await hooks.createWebhook(to.url, ['ROUTE_FINISHED'], ['dc-2']);
   });
 
-  const ping = (id = hook.id) => pingAt(to, id);
-  const rotate = (body?: unknown, id = hook.id) => rotateSecret(id, body);
+  const ping = (id = hook.id) => hooks.ping(to, id);
+  const rotate = (body?: unknown, id = hook.id) => hooks.rotate(id, body);
   const signatures = (delivery: ReceivedDelivery) =>
     (headerOf(delivery, 'webhook-signature') ?? '').split(' ');
 
@@ -82,9 +61,9 @@ describe('Standard Webhooks signatures and secret rotation', () => {
     );
     expect(standardVerified(hook.secret, { ...delivery, body: `${delivery.body} ` })).toBe(false);
     // Another webhook's secret.
-    const other = await createWebhook('https://example.com/other-hooks', ['ROUTE_FINISHED'], ['dc-2']);
+    const other = await hooks.createWebhook('https://example.com/other-hooks', ['ROUTE_FINISHED'], ['dc-2']);
     expect(standardVerified(other.secret, delivery)).toBe(false);
-    await asAcme('DELETE', `/webhooks/${other.id}`);
+    await hooks.asAccount('DELETE', `/webhooks/${other.id}`);
     // Another id or timestamp than signed.
     const headers = { ...delivery.headers, 'webhook-id': 'evt_other' };
     expect(standardVerified(hook.secret, { ...delivery, headers })).toBe(false);
@@ -106,11 +85,11 @@ describe('Standard Webhooks signatures and secret rotation', () => {
 
   it('keeps signing deliveries for webhooks with a secret of the older form, keyed by its own bytes', async () => {
     // A webhook created before this release: its secret as it was issued then (the operator writes it).
-    const legacyTo = await receiver();
-    const legacy = await createWebhook(legacyTo.url, ['ROUTE_FINISHED'], ['dc-2']);
+    const legacyTo = await hooks.receiver();
+    const legacy = await hooks.createWebhook(legacyTo.url, ['ROUTE_FINISHED'], ['dc-2']);
     const oldSecret = `whsec_${randomBytes(32).toString('base64url')}`;
-    await setStoredSecret(fx.api.tableName, acme.accountId, legacy.id, oldSecret);
-    const eventId = await sendTest(legacy.id);
+    await setStoredSecret(hooks.fx.api.tableName, hooks.accounts.acme.accountId, legacy.id, oldSecret);
+    const eventId = await hooks.sendTest(legacy.id);
     const [delivery] = (await legacyTo.waitFor((received) => eventIdOf(received) === eventId)) as [
       ReceivedDelivery,
     ];
@@ -120,7 +99,7 @@ describe('Standard Webhooks signatures and secret rotation', () => {
     // Rotating gives it a secret of the standard form.
     const rotated = await rotate({ expire_previous_after_seconds: 0 }, legacy.id);
     expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    await asAcme('DELETE', `/webhooks/${legacy.id}`);
+    await hooks.asAccount('DELETE', `/webhooks/${legacy.id}`);
   });
 
   it('rotates the secret: during the grace period deliveries verify with the previous and with the new secret', async () => {
@@ -147,7 +126,7 @@ describe('Standard Webhooks signatures and secret rotation', () => {
     expect(verifySignature(previous, legacyHeader, delivery.body)).toBe(true);
     expectSigned(delivery, hook, 'PING');
     // The list never shows a secret.
-    for (const listed of await listWebhooks()) expect(listed).not.toHaveProperty('secret');
+    for (const listed of await hooks.listWebhooks()) expect(listed).not.toHaveProperty('secret');
   });
 
   it('with expire_previous_after_seconds 0, only the new secret verifies the next delivery', async () => {
@@ -182,13 +161,15 @@ describe('Standard Webhooks signatures and secret rotation', () => {
     const path = `/webhooks/${hook.id}/rotate-secret`;
     for (const value of [-1, 604_801, 1.5, '60', null]) {
       const message = expectError(
-        await asAcme('POST', path, { expire_previous_after_seconds: value }),
+        await hooks.asAccount('POST', path, { expire_previous_after_seconds: value }),
         400,
         1006,
       );
       expect(message).toContain('expire_previous_after_seconds');
     }
-    expect(expectError(await asAcme('POST', path, { secret: 'whsec_mine' }), 400, 1006)).toContain('secret');
+    expect(expectError(await hooks.asAccount('POST', path, { secret: 'whsec_mine' }), 400, 1006)).toContain(
+      'secret',
+    );
     // Nothing changed: the last secret still signs, alone.
     const delivery = await ping();
     expect(signatures(delivery)).toHaveLength(1);
@@ -196,8 +177,8 @@ describe('Standard Webhooks signatures and secret rotation', () => {
   });
 
   it('rotates only the key’s account’s webhooks: another account’s answers 404 and keeps its secret', async () => {
-    const response = await request('POST', `/webhooks/${hook.id}/rotate-secret`, {
-      key: globex.key,
+    const response = await hooks.request('POST', `/webhooks/${hook.id}/rotate-secret`, {
+      key: hooks.accounts.globex.key,
       body: {},
     });
     expectError(response, 404, 1003);
@@ -217,12 +198,12 @@ describe('signing secrets at rest', () => {
   const issued: string[] = [];
 
   beforeAll(async () => {
-    to = await receiver();
+    to = await hooks.receiver();
   });
 
-  const rawItem = (id: string) => rawWebhookItem(fx.api.tableName, acme.accountId, id);
+  const rawItem = (id: string) => rawWebhookItem(hooks.fx.api.tableName, hooks.accounts.acme.accountId, id);
   const setSecret = (id: string, secret: unknown) =>
-    setStoredSecret(fx.api.tableName, acme.accountId, id, secret);
+    setStoredSecret(hooks.fx.api.tableName, hooks.accounts.acme.accountId, id, secret);
   /** Every byte of the item in one string: text as it is, binary values in base64, hex and as text. */
   const itemText = (item: Record<string, unknown>) =>
     JSON.stringify(item, (_key, value) =>
@@ -246,25 +227,25 @@ describe('signing secrets at rest', () => {
     for (const secret of secrets) for (const form of formsOf(secret)) expect(text).not.toContain(form);
   }
   const rotate = async (id: string, body: unknown = {}) => {
-    const { secret } = await rotateSecret(id, body);
+    const { secret } = await hooks.rotate(id, body);
     issued.push(secret);
     return secret;
   };
-  const ping = (id: string) => pingAt(to, id);
+  const ping = (id: string) => hooks.ping(to, id);
 
   it('stores a new secret sealed (ciphertext, IV, tag, encrypted data key, key ARN), never in plain text', async () => {
-    const hook = await createWebhook(to.url, ['ROUTE_FINISHED'], ['dc-2']);
+    const hook = await hooks.createWebhook(to.url, ['ROUTE_FINISHED'], ['dc-2']);
     issued.push(hook.secret);
     const item = await rawItem(hook.id);
     expect(item.secret).toEqual({
       v: 1,
-      key_id: fx.api.cloud.operatorEnvironment.WEBHOOK_SECRETS_KEY_ARN,
+      key_id: hooks.fx.api.cloud.operatorEnvironment.WEBHOOK_SECRETS_KEY_ARN,
       data_key: expect.any(Uint8Array),
       iv: expect.any(Uint8Array),
       tag: expect.any(Uint8Array),
       ciphertext: expect.any(Uint8Array),
     });
-    expect(fx.api.cloud.operatorEnvironment.WEBHOOK_SECRETS_KEY_ARN).toMatch(
+    expect(hooks.fx.api.cloud.operatorEnvironment.WEBHOOK_SECRETS_KEY_ARN).toMatch(
       /^arn:aws:kms:us-east-1:\d{12}:key\/[0-9a-f-]{36}$/,
     );
     expectNoPlainSecret(item, [hook.secret]);
@@ -280,11 +261,11 @@ describe('signing secrets at rest', () => {
     const delivery = await ping(hook.id);
     expect(standardVerified(next, delivery)).toBe(true);
     expect(standardVerified(hook.secret, delivery)).toBe(true);
-    await asAcme('DELETE', `/webhooks/${hook.id}`);
+    await hooks.asAccount('DELETE', `/webhooks/${hook.id}`);
   });
 
   it('seals a plain secret of an older webhook when it is rotated, and both go on signing for the grace period', async () => {
-    const hook = await createWebhook(to.url, ['ROUTE_FINISHED'], ['dc-2']);
+    const hook = await hooks.createWebhook(to.url, ['ROUTE_FINISHED'], ['dc-2']);
     // Stored before secrets were encrypted: the plain string (the operator writes it).
     const plain = `whsec_${randomBytes(32).toString('base64')}`;
     issued.push(plain);
@@ -299,21 +280,25 @@ describe('signing secrets at rest', () => {
     const delivery = await ping(hook.id);
     expect(standardVerified(next, delivery)).toBe(true);
     expect(standardVerified(plain, delivery)).toBe(true);
-    await asAcme('DELETE', `/webhooks/${hook.id}`);
+    await hooks.asAccount('DELETE', `/webhooks/${hook.id}`);
   });
 
   it('does not open a sealed secret moved to another webhook: that delivery fails at once, generically, and the queue goes on', async () => {
-    const source = await createWebhook('https://example.com/source-hooks', ['ROUTE_FINISHED'], ['dc-2']);
-    const target = await createWebhook(to.url, ['ROUTE_FINISHED'], ['dc-2']);
+    const source = await hooks.createWebhook(
+      'https://example.com/source-hooks',
+      ['ROUTE_FINISHED'],
+      ['dc-2'],
+    );
+    const target = await hooks.createWebhook(to.url, ['ROUTE_FINISHED'], ['dc-2']);
     // Another URL of the same receiver: one webhook per URL and event type in an account.
-    const healthy = await createWebhook(new URL('?healthy', to.url).href, ['ROUTE_FINISHED'], ['dc-2']);
+    const healthy = await hooks.createWebhook(new URL('?healthy', to.url).href, ['ROUTE_FINISHED'], ['dc-2']);
     issued.push(source.secret, target.secret, healthy.secret);
     // Someone with write access to the table copies the source's sealed secret into the target's item.
     await setSecret(target.id, (await rawItem(source.id)).secret);
 
-    const eventId = await sendTest(target.id);
+    const eventId = await hooks.sendTest(target.id);
     const [attempt] = await waitUntil('the failed attempt', async () => {
-      const log = await deliveriesOf(target.id);
+      const log = await hooks.deliveriesOf(target.id);
       return log.length > 0 ? log : undefined;
     });
     expect(attempt).toEqual({
@@ -328,17 +313,17 @@ describe('signing secrets at rest', () => {
       timestamp: expect.any(Number),
     });
     const dead = await findInDeliveriesDlq<DeliveryMessage>(
-      fx.api,
+      hooks.fx.api,
       (body) => body.webhook_id === target.id && body.event?.event_id === eventId,
     );
     expect(dead).toMatchObject({ webhook_id: target.id, attempt: 1 });
     // The queue goes on: the next delivery, to another webhook, arrives; the failed one was not retried.
     expect(standardVerified(healthy.secret, await ping(healthy.id))).toBe(true);
-    expect(await deliveriesOf(target.id)).toHaveLength(1);
+    expect(await hooks.deliveriesOf(target.id)).toHaveLength(1);
     expect(to.deliveries.filter((received) => eventIdOf(received) === eventId)).toEqual([]);
     // The worker logged the failure by ids.
     await waitUntil('the error line', () =>
-      fx.api.logs.some((log) => log.line.includes('does not decrypt') && log.line.includes(target.id))
+      hooks.fx.api.logs.some((log) => log.line.includes('does not decrypt') && log.line.includes(target.id))
         ? true
         : undefined,
     );
@@ -348,26 +333,26 @@ describe('signing secrets at rest', () => {
     const delivery = await ping(target.id);
     expect(standardVerified(next, delivery)).toBe(true);
     expect((headerOf(delivery, 'webhook-signature') ?? '').split(' ')).toHaveLength(1);
-    for (const hook of [source, target, healthy]) await asAcme('DELETE', `/webhooks/${hook.id}`);
+    for (const hook of [source, target, healthy]) await hooks.asAccount('DELETE', `/webhooks/${hook.id}`);
   });
 
   it('keeps a data key KMS decrypted for minutes in the process, for the same owner only', async () => {
     const { openSecret, sealSecrets, UnreadableSecretError } = await import(
       '../../functions/data/secret-envelope'
     );
-    const context = { account_id: acme.accountId, webhook_id: 'wh_cached' };
+    const context = { account_id: hooks.accounts.acme.accountId, webhook_id: 'wh_cached' };
     const [sealed] = await sealSecrets(['cached-secret'], context);
     if (!sealed) throw new Error('nothing sealed');
     expect(await openSecret(sealed, context)).toBe('cached-secret');
     // While KMS knows no key, every Decrypt fails: an opening that still succeeds asked KMS nothing.
-    fx.api.cloud.proxy.configureKeys([]);
+    hooks.fx.api.cloud.proxy.configureKeys([]);
     try {
       expect(await openSecret(sealed, context)).toBe('cached-secret');
       await expect(openSecret(sealed, { ...context, webhook_id: 'wh_other' })).rejects.toThrow(
         /NotFound|exist/,
       );
     } finally {
-      fx.api.cloud.proxy.configureKeys(fx.api.cloud.deployment.keys);
+      hooks.fx.api.cloud.proxy.configureKeys(hooks.fx.api.cloud.deployment.keys);
     }
     // Another owner's context is never answered from the cache: KMS refuses it.
     await expect(openSecret(sealed, { ...context, webhook_id: 'wh_other' })).rejects.toBeInstanceOf(
@@ -377,7 +362,7 @@ describe('signing secrets at rest', () => {
 
   it('never writes a secret to a log line', () => {
     expect(issued.length).toBeGreaterThan(0);
-    const text = fx.api.logs.map((log) => log.line).join('\n');
+    const text = hooks.fx.api.logs.map((log) => log.line).join('\n');
     for (const secret of issued) for (const form of formsOf(secret)) expect(text).not.toContain(form);
   });
 });

@@ -5,8 +5,6 @@ import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import * as webhookEvents from '../../functions/domain/webhook-events';
 import { sendTestEvent } from '../../functions/domain/webhooks';
 import { exampleEvent } from '../../functions/models/event-catalog';
-import { createTestAccount } from '../support/accounts';
-import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError, expectSuccess, readAllPages } from '../support/http';
 import {
   eventIdOf,
@@ -23,7 +21,7 @@ import {
   type DeliveryAttempt,
   expectHookTime,
   expectSigned,
-  useWebhooks,
+  useWebhookApi,
   viewOf,
 } from '../support/webhooks';
 
@@ -33,25 +31,7 @@ import {
  * through the pipeline: webhook-events.test.ts.
  */
 
-const fx = useTestApi('webhooks');
-const { request } = fx;
-let acme: TestAccount;
-let globex: TestAccount;
-const {
-  asAccount: asAcme,
-  createWebhook,
-  deliveriesOf,
-  listWebhooks,
-  receiver,
-  sendTest,
-  setEnabled,
-} = useWebhooks(fx, () => acme);
-
-beforeAll(async () => {
-  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
-  // Globex has a DC with the same id as one of Acme's: webhooks never cross accounts.
-  globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }, { dcId: 'gx-1' }]);
-});
+const hooks = useWebhookApi('webhooks');
 
 // ---------------------------------------------------------------------------------------------------
 // 1. The API (spec §4.4)
@@ -63,9 +43,14 @@ describe('the webhooks API', () => {
   let foreign: CreatedWebhook;
 
   beforeAll(async () => {
-    pingReceiver = await receiver();
+    pingReceiver = await hooks.receiver();
     // For Globex's other DC, where nothing happens: no delivery ever goes to this host.
-    foreign = await createWebhook('https://globex.example.com/hooks', ALL_EVENTS, ['gx-1'], globex.key);
+    foreign = await hooks.createWebhook(
+      'https://globex.example.com/hooks',
+      ALL_EVENTS,
+      ['gx-1'],
+      hooks.accounts.globex.key,
+    );
   });
 
   it('answers 401 with 1001 without a key, on every webhook path', async () => {
@@ -82,14 +67,14 @@ describe('the webhooks API', () => {
       ['POST', `/webhooks/${foreign.id}/redeliver`, { since: 0, until: 1, status: 'FAILED' }],
     ];
     for (const [method, path, body] of paths) {
-      expectError(await request(method, path, { body }), 401, 1001);
-      expectError(await request(method, path, { body, key: 'drs_not-a-key' }), 401, 1001);
+      expectError(await hooks.request(method, path, { body }), 401, 1001);
+      expectError(await hooks.request(method, path, { body, key: 'drs_not-a-key' }), 401, 1001);
     }
-    expect(await listWebhooks(globex.key)).toEqual([viewOf(foreign)]);
+    expect(await hooks.listWebhooks(hooks.accounts.globex.key)).toEqual([viewOf(foreign)]);
   });
 
   it('creates a webhook: enabled, with its DCs and events, and the secret only in this answer', async () => {
-    first = await createWebhook(pingReceiver.url, ['ROUTE_CREATED', 'ROUTE_STARTED'], ['dc-1', 'dc-2']);
+    first = await hooks.createWebhook(pingReceiver.url, ['ROUTE_CREATED', 'ROUTE_STARTED'], ['dc-1', 'dc-2']);
     expect(first).toEqual({
       id: expect.any(String),
       url: pingReceiver.url,
@@ -98,29 +83,29 @@ describe('the webhooks API', () => {
       events: ['ROUTE_CREATED', 'ROUTE_STARTED'],
       secret: expect.stringMatching(/^\S{16,}$/),
     });
-    const second = await createWebhook('https://example.com/hooks?x=1', ['ROUTE_FINISHED'], ['dc-2']);
+    const second = await hooks.createWebhook('https://example.com/hooks?x=1', ['ROUTE_FINISHED'], ['dc-2']);
     expect(second.id).not.toBe(first.id);
     expect(second.secret).not.toBe(first.secret);
-    const listed = await listWebhooks();
+    const listed = await hooks.listWebhooks();
     expect(listed).toHaveLength(2);
     expect(listed).toEqual(expect.arrayContaining([viewOf(first), viewOf(second)]));
     for (const webhook of listed) expect(webhook).not.toHaveProperty('secret');
-    await asAcme('DELETE', `/webhooks/${second.id}`);
+    await hooks.asAccount('DELETE', `/webhooks/${second.id}`);
   });
 
   it('lists only the key’s account’s webhooks', async () => {
-    expect((await listWebhooks()).map((webhook) => webhook.id)).toEqual([first.id]);
-    expect(await listWebhooks(globex.key)).toEqual([viewOf(foreign)]);
+    expect((await hooks.listWebhooks()).map((webhook) => webhook.id)).toEqual([first.id]);
+    expect(await hooks.listWebhooks(hooks.accounts.globex.key)).toEqual([viewOf(foreign)]);
   });
 
   it('disables with PATCH and enables with PUT, answering the webhook without its secret', async () => {
-    const disabled = await setEnabled(first.id, false, 'PATCH');
+    const disabled = await hooks.setEnabled(first.id, false, 'PATCH');
     expect(disabled).toEqual({ ...viewOf(first), enabled: false });
-    expect(await listWebhooks()).toEqual([{ ...viewOf(first), enabled: false }]);
-    const enabled = await setEnabled(first.id, true, 'PUT');
+    expect(await hooks.listWebhooks()).toEqual([{ ...viewOf(first), enabled: false }]);
+    const enabled = await hooks.setEnabled(first.id, true, 'PUT');
     expect(enabled).toEqual(viewOf(first));
-    expect(await setEnabled(first.id, true, 'PATCH')).toEqual(viewOf(first));
-    expect(await listWebhooks()).toEqual([viewOf(first)]);
+    expect(await hooks.setEnabled(first.id, true, 'PATCH')).toEqual(viewOf(first));
+    expect(await hooks.listWebhooks()).toEqual([viewOf(first)]);
   });
 
   it('refuses to change anything but `enabled` with 1006, saying only `enabled` can change', async () => {
@@ -134,22 +119,22 @@ describe('the webhooks API', () => {
     ];
     for (const method of ['PATCH', 'PUT']) {
       for (const body of bodies) {
-        const message = expectError(await asAcme(method, `/webhooks/${first.id}`, body), 400, 1006);
+        const message = expectError(await hooks.asAccount(method, `/webhooks/${first.id}`, body), 400, 1006);
         expect(message, `${method} ${JSON.stringify(body)}`).toMatch(/only `?enabled`? can/i);
       }
-      expectError(await asAcme(method, `/webhooks/${first.id}`, {}), 400, 1006);
-      expectError(await asAcme(method, `/webhooks/${first.id}`, { enabled: 'no' }), 400, 1006);
+      expectError(await hooks.asAccount(method, `/webhooks/${first.id}`, {}), 400, 1006);
+      expectError(await hooks.asAccount(method, `/webhooks/${first.id}`, { enabled: 'no' }), 400, 1006);
     }
-    expect(await listWebhooks()).toEqual([viewOf(first)]);
+    expect(await hooks.listWebhooks()).toEqual([viewOf(first)]);
   });
 
   it('answers 404 with 1003 for an unknown id and for another account’s webhook', async () => {
     for (const [id, key] of [
-      ['wh_doesnotexist', acme.key],
-      [foreign.id, acme.key],
-      [first.id, globex.key],
+      ['wh_doesnotexist', hooks.accounts.acme.key],
+      [foreign.id, hooks.accounts.acme.key],
+      [first.id, hooks.accounts.globex.key],
     ] as const) {
-      const as = (method: string, path: string, body?: unknown) => request(method, path, { key, body });
+      const as = (method: string, path: string, body?: unknown) => hooks.request(method, path, { key, body });
       expectError(await as('PATCH', `/webhooks/${id}`, { enabled: false }), 404, 1003);
       expectError(await as('PUT', `/webhooks/${id}`, { enabled: false }), 404, 1003);
       expectError(await as('GET', `/webhooks/${id}/deliveries`), 404, 1003);
@@ -161,8 +146,8 @@ describe('the webhooks API', () => {
       expectError(await as('DELETE', `/webhooks/${id}`), 404, 1003);
     }
     // Nothing changed for the owners.
-    expect(await listWebhooks()).toEqual([viewOf(first)]);
-    expect(await listWebhooks(globex.key)).toEqual([viewOf(foreign)]);
+    expect(await hooks.listWebhooks()).toEqual([viewOf(first)]);
+    expect(await hooks.listWebhooks(hooks.accounts.globex.key)).toEqual([viewOf(foreign)]);
   });
 
   it('rejects a URL that is not a fully formed http(s) URL with 4001', async () => {
@@ -181,24 +166,28 @@ describe('the webhooks API', () => {
       'https://user@example.com/hooks',
     ];
     for (const url of urls) {
-      const response = await asAcme('POST', '/webhooks', createBody(url));
+      const response = await hooks.asAccount('POST', '/webhooks', createBody(url));
       expect(response.body.data, `webhook_url '${url}'`).toMatchObject({ code: 4001 });
       expectError(response, 400, 4001);
     }
-    expect(await listWebhooks()).toEqual([viewOf(first)]);
+    expect(await hooks.listWebhooks()).toEqual([viewOf(first)]);
   });
 
   it('rejects an unknown event type with 4002', async () => {
     for (const events of [['ROUTE_EXPLODED'], ['ROUTE_CREATED', 'ROUTE_EXPLODED'], ['route_created']]) {
-      const response = await asAcme('POST', '/webhooks', createBody('https://example.com/hooks', events));
+      const response = await hooks.asAccount(
+        'POST',
+        '/webhooks',
+        createBody('https://example.com/hooks', events),
+      );
       expectError(response, 400, 4002);
     }
-    expect(await listWebhooks()).toEqual([viewOf(first)]);
+    expect(await hooks.listWebhooks()).toEqual([viewOf(first)]);
   });
 
   it('rejects a DC outside the account with 4003 (HTTP 400)', async () => {
     for (const dcIds of [['dc-9'], ['dc-1', 'gx-1']]) {
-      const response = await asAcme(
+      const response = await hooks.asAccount(
         'POST',
         '/webhooks',
         createBody('https://example.com/hooks', ALL_EVENTS, dcIds),
@@ -206,14 +195,14 @@ describe('the webhooks API', () => {
       expectError(response, 400, 4003);
     }
     expectError(
-      await request('POST', '/webhooks', {
-        key: globex.key,
+      await hooks.request('POST', '/webhooks', {
+        key: hooks.accounts.globex.key,
         body: createBody('https://example.com/hooks', ALL_EVENTS, ['dc-2']),
       }),
       400,
       4003,
     );
-    expect(await listWebhooks()).toEqual([viewOf(first)]);
+    expect(await hooks.listWebhooks()).toEqual([viewOf(first)]);
   });
 
   it('rejects empty event or DC lists and missing fields with 1006', async () => {
@@ -224,40 +213,42 @@ describe('the webhooks API', () => {
       { webhook_url: 'https://example.com/hooks', dc_ids: ['dc-1'] },
       { webhook_url: 'https://example.com/hooks', events: ALL_EVENTS },
     ];
-    for (const body of bodies) expectError(await asAcme('POST', '/webhooks', body), 400, 1006);
-    expect(await listWebhooks()).toEqual([viewOf(first)]);
+    for (const body of bodies) expectError(await hooks.asAccount('POST', '/webhooks', body), 400, 1006);
+    expect(await hooks.listWebhooks()).toEqual([viewOf(first)]);
   });
 
   it('deletes with 200 {}; then the webhook is gone (404 on every path)', async () => {
-    const doomed = await createWebhook('https://example.com/doomed');
-    const response = await asAcme('DELETE', `/webhooks/${doomed.id}`);
+    const doomed = await hooks.createWebhook('https://example.com/doomed');
+    const response = await hooks.asAccount('DELETE', `/webhooks/${doomed.id}`);
     expect(expectSuccess(response, webhooks.deleteWebhook)).toEqual({});
-    expect(await listWebhooks()).toEqual([viewOf(first)]);
-    expectError(await asAcme('DELETE', `/webhooks/${doomed.id}`), 404, 1003);
-    expectError(await asAcme('PATCH', `/webhooks/${doomed.id}`, { enabled: true }), 404, 1003);
-    expectError(await asAcme('GET', `/webhooks/${doomed.id}/deliveries`), 404, 1003);
-    expectError(await asAcme('POST', `/webhooks/${doomed.id}/test`), 404, 1003);
+    expect(await hooks.listWebhooks()).toEqual([viewOf(first)]);
+    expectError(await hooks.asAccount('DELETE', `/webhooks/${doomed.id}`), 404, 1003);
+    expectError(await hooks.asAccount('PATCH', `/webhooks/${doomed.id}`, { enabled: true }), 404, 1003);
+    expectError(await hooks.asAccount('GET', `/webhooks/${doomed.id}/deliveries`), 404, 1003);
+    expectError(await hooks.asAccount('POST', `/webhooks/${doomed.id}/test`), 404, 1003);
   });
 
   it('refuses a bad limit or a forged next_token with 1006, naming the field', async () => {
     const path = `/webhooks/${first.id}/deliveries`;
     for (const limit of ['0', '1001', 'x']) {
-      expect(expectError(await asAcme('GET', `${path}?limit=${limit}`), 400, 1006)).toContain('query.limit');
+      expect(expectError(await hooks.asAccount('GET', `${path}?limit=${limit}`), 400, 1006)).toContain(
+        'query.limit',
+      );
     }
     const otherWebhook = Buffer.from(JSON.stringify({ pk: 'WEBHOOK#x/y', sk: '000000000000001#a' }));
     for (const token of ['not-a-token', otherWebhook.toString('base64url')]) {
-      const response = await asAcme('GET', `${path}?next_token=${token}`);
+      const response = await hooks.asAccount('GET', `${path}?next_token=${token}`);
       expect(expectError(response, 400, 1006)).toContain('query.next_token');
     }
   });
 
   it('shows no deliveries for a new webhook', async () => {
-    expect(await deliveriesOf(first.id)).toEqual([]);
+    expect(await hooks.deliveriesOf(first.id)).toEqual([]);
   });
 
   it('sends a signed PING on POST /webhooks/{id}/test and logs the attempt', async () => {
     const before = Date.now();
-    const eventId = await sendTest(first.id);
+    const eventId = await hooks.sendTest(first.id);
     expect(eventId).toEqual(expect.any(String));
     const [ping] = await pingReceiver.waitFor((delivery) => eventIdOf(delivery) === eventId);
     const delivery = ping as ReceivedDelivery;
@@ -267,7 +258,7 @@ describe('the webhooks API', () => {
     expectSigned(delivery, first, 'PING');
 
     const [attempt] = await waitUntil('the PING’s delivery attempt', async () => {
-      const log = await deliveriesOf(first.id);
+      const log = await hooks.deliveriesOf(first.id);
       return log.length > 0 ? log : undefined;
     });
     expect(attempt).toEqual({
@@ -285,23 +276,29 @@ describe('the webhooks API', () => {
     expect(attempt?.timestamp).toBeLessThanOrEqual(delivery.receivedAt);
     expect(attempt?.duration_ms).toBeGreaterThanOrEqual(0);
     // The other account sees none of it.
-    expectError(await request('GET', `/webhooks/${first.id}/deliveries`, { key: globex.key }), 404, 1003);
+    expectError(
+      await hooks.request('GET', `/webhooks/${first.id}/deliveries`, { key: hooks.accounts.globex.key }),
+      404,
+      1003,
+    );
   });
 
   it('shows the 100 newest attempts, newest first, and the older ones on the next pages', async () => {
-    const busy = await receiver();
-    const hook = await createWebhook(busy.url, ['ROUTE_FINISHED'], ['dc-2']);
+    const busy = await hooks.receiver();
+    const hook = await hooks.createWebhook(busy.url, ['ROUTE_FINISHED'], ['dc-2']);
     // Queued by the operator: POST /webhooks/{id}/test is throttled (5/s), and the log is what is tested here.
     const sent: string[] = [];
-    for (let i = 0; i < 104; i++) sent.push(await sendTestEvent(acme.accountId, hook.id));
+    for (let i = 0; i < 104; i++) sent.push(await sendTestEvent(hooks.accounts.acme.accountId, hook.id));
     await busy.waitFor(() => true, 104, 30_000);
     // Every attempt, straight from the table (the log is written just after each POST is answered).
     const everything = await waitUntil('all 104 attempts in the table', async () => {
-      const { items: stored } = await listDeliveryAttempts(acme.accountId, hook.id, { limit: 1000 });
+      const { items: stored } = await listDeliveryAttempts(hooks.accounts.acme.accountId, hook.id, {
+        limit: 1000,
+      });
       return stored.length >= 104 ? stored : undefined;
     });
     expect(everything).toHaveLength(104);
-    const log = await deliveriesOf(hook.id);
+    const log = await hooks.deliveriesOf(hook.id);
     expect(log).toHaveLength(100);
     expect(new Set(log.map((attempt) => attempt.event_id)).size).toBe(100);
     for (const attempt of log) {
@@ -316,17 +313,22 @@ describe('the webhooks API', () => {
     expect(Math.min(...times)).toBeGreaterThanOrEqual(newestFirst[100]?.timestamp as number);
     // The default page says more remain; pages of 30 hold every attempt once, newest first.
     const path = `/webhooks/${hook.id}/deliveries`;
-    const firstPage = expectSuccess(await asAcme('GET', path), webhooks.listWebhookDeliveries);
+    const firstPage = expectSuccess(await hooks.asAccount('GET', path), webhooks.listWebhookDeliveries);
     expect((firstPage as { next_token?: string }).next_token).toEqual(expect.any(String));
-    const pages = await readAllPages((page) => asAcme('GET', page), path, webhooks.listWebhookDeliveries, {
-      limit: '30',
-    });
+    const pages = await readAllPages(
+      (page) => hooks.asAccount('GET', page),
+      path,
+      webhooks.listWebhookDeliveries,
+      {
+        limit: '30',
+      },
+    );
     for (const page of pages) expect((page.deliveries as unknown[]).length).toBeLessThanOrEqual(30);
     const paged = pages.flatMap((page) => page.deliveries as DeliveryAttempt[]);
     expect(paged.map((attempt) => attempt.event_id).sort()).toEqual([...sent].sort());
     const pagedTimes = paged.map((attempt) => attempt.timestamp);
     expect(pagedTimes).toEqual([...pagedTimes].sort((a, b) => b - a));
-    await asAcme('DELETE', `/webhooks/${hook.id}`);
+    await hooks.asAccount('DELETE', `/webhooks/${hook.id}`);
   }, 60_000);
 });
 
@@ -338,14 +340,14 @@ describe('the SSRF guard refuses private targets', () => {
   let target: WebhookReceiver;
 
   beforeAll(async () => {
-    target = await receiver();
+    target = await hooks.receiver();
   });
 
   const guarded = () => ({ ...webhookEvents.deliverySettings(), allowPrivateTargets: false });
 
   function messageFor(webhook: CreatedWebhook, eventId: string): DeliveryMessage {
     return {
-      account_id: acme.accountId,
+      account_id: hooks.accounts.acme.accountId,
       webhook_id: webhook.id,
       event: {
         event_id: eventId,
@@ -367,7 +369,7 @@ describe('the SSRF guard refuses private targets', () => {
   ] as const;
 
   it.each(targets)('refuses %s: given up at once, to the DLQ, logged', async (_name, urlOf) => {
-    const webhook = await createWebhook(urlOf(target.port));
+    const webhook = await hooks.createWebhook(urlOf(target.port));
     const eventId = `evt_ssrf_${webhook.id}`;
     const { result, logs } = await capturingLogs(() =>
       webhookEvents.deliver(messageFor(webhook, eventId), guarded()),
@@ -379,7 +381,7 @@ describe('the SSRF guard refuses private targets', () => {
     expect(refusal, `no log line about the refusal in:\n${logs}`).toBeDefined();
     expect(refusal).toContain(eventId);
 
-    const log = await deliveriesOf(webhook.id);
+    const log = await hooks.deliveriesOf(webhook.id);
     expect(log).toEqual([
       {
         delivery_id: expect.stringMatching(/^dlv_/),
@@ -394,17 +396,21 @@ describe('the SSRF guard refuses private targets', () => {
       },
     ]);
     const dead = await findInDeliveriesDlq<DeliveryMessage>(
-      fx.api,
+      hooks.fx.api,
       (body) => body.webhook_id === webhook.id && body.event?.event_id === eventId,
     );
-    expect(dead).toMatchObject({ account_id: acme.accountId, webhook_id: webhook.id, attempt: 1 });
+    expect(dead).toMatchObject({
+      account_id: hooks.accounts.acme.accountId,
+      webhook_id: webhook.id,
+      attempt: 1,
+    });
     // A refusal is not a reason to keep trying: the webhook stays as it was.
-    expect((await listWebhooks()).find((listed) => listed.id === webhook.id)?.enabled).toBe(true);
-    await asAcme('DELETE', `/webhooks/${webhook.id}`);
+    expect((await hooks.listWebhooks()).find((listed) => listed.id === webhook.id)?.enabled).toBe(true);
+    await hooks.asAccount('DELETE', `/webhooks/${webhook.id}`);
   });
 
   it('delivers to the same loopback receiver when private targets are allowed (the guard is what refused)', async () => {
-    const webhook = await createWebhook(target.url);
+    const webhook = await hooks.createWebhook(target.url);
     const eventId = `evt_allowed_${webhook.id}`;
     const outcome = await webhookEvents.deliver(messageFor(webhook, eventId), {
       ...webhookEvents.deliverySettings(),
@@ -414,6 +420,6 @@ describe('the SSRF guard refuses private targets', () => {
     const [delivery] = await target.waitFor((d) => eventIdOf(d) === eventId);
     expectSigned(delivery as ReceivedDelivery, webhook, 'ROUTE_CREATED');
     expect(target.deliveries).toHaveLength(1);
-    await asAcme('DELETE', `/webhooks/${webhook.id}`);
+    await hooks.asAccount('DELETE', `/webhooks/${webhook.id}`);
   });
 });

@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, expect, vi } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import * as z from 'zod';
 import * as webhooks from '../../functions/api/webhooks/index';
 import { db } from '../../functions/data/client';
@@ -9,8 +9,10 @@ import {
   SUBSCRIBABLE_EVENTS,
   WEBHOOK_BODY_SCHEMAS,
 } from '../../functions/models/event-catalog';
-import type { TestAccount, TestApiFixture } from './fixtures';
+import { createTestAccount } from './accounts';
+import { type TestAccount, type TestApiFixture, useTestApi } from './fixtures';
 import { expectSuccess } from './http';
+import type { TestApiOptions } from './local-api';
 import {
   eventIdOf,
   eventTypeOf,
@@ -115,6 +117,21 @@ export function useWebhooks(fx: TestApiFixture, account: () => TestAccount) {
       expect(expectSuccess(await asAccount('DELETE', `/webhooks/${id}`), webhooks.deleteWebhook)).toEqual({});
     },
   };
+}
+
+/**
+ * The local API of a webhook test file (`useTestApi`), its two accounts made in a beforeAll: Acme (dc-1,
+ * dc-2) and Globex, with a DC with the same id as one of Acme's (webhooks never cross accounts) and gx-1;
+ * and the webhook calls of `useWebhooks`, as Acme. Call at the top of the file.
+ */
+export function useWebhookApi(name: string, options?: TestApiOptions) {
+  const fx = useTestApi(name, options);
+  const accounts = {} as { acme: TestAccount; globex: TestAccount };
+  beforeAll(async () => {
+    accounts.acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
+    accounts.globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }, { dcId: 'gx-1' }]);
+  });
+  return { fx, request: fx.request, accounts, ...useWebhooks(fx, () => accounts.acme) };
 }
 
 /**
