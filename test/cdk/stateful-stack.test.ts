@@ -236,15 +236,7 @@ describe('queues', () => {
       const { deadLetterQueue, deadLetterAlarm } = stateful.queues[name];
       const dlqId = logicalIdOf(stateful, deadLetterQueue);
       expect(resource(dlqId).Properties?.MessageRetentionPeriod).toBe(DLQ_RETENTION_DAYS * 24 * 3600);
-      expect(resource(logicalIdOf(stateful, deadLetterAlarm)).Properties).toMatchObject({
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
-        Threshold: 1,
-        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-        AlarmActions: [{ Ref: topicId }],
-        OKActions: [{ Ref: topicId }],
-      });
+      expectNotEmptyAlarm(logicalIdOf(stateful, deadLetterAlarm), dlqId);
     },
   );
 
@@ -269,6 +261,19 @@ describe('queues', () => {
     }
   });
 });
+
+/** The alarm, to the topic, on the queue holding a message (a dead-letter queue that is not empty). */
+function expectNotEmptyAlarm(alarmId: string, queueId: string) {
+  expect(resource(alarmId).Properties).toMatchObject({
+    Namespace: 'AWS/SQS',
+    MetricName: 'ApproximateNumberOfMessagesVisible',
+    Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+    Threshold: 1,
+    ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    AlarmActions: [{ Ref: topicId }],
+    OKActions: [{ Ref: topicId }],
+  });
+}
 
 /** A resource policy of this type, on the resource `target` names, that refuses requests without TLS. */
 function expectTlsOnly(policyType: string, target: Record<string, unknown>) {
@@ -407,15 +412,7 @@ describe('event pipe', () => {
       MessageRetentionPeriod: DLQ_RETENTION_DAYS * 24 * 3600,
     });
     expectTlsOnly('AWS::SQS::QueuePolicy', { Queues: [{ Ref: pipeDlq }] });
-    expect(resource(logicalIdOf(stateful, stateful.eventPipe.deadLetterAlarm)).Properties).toMatchObject({
-      Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [pipeDlq, 'QueueName'] } }],
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      AlarmActions: [{ Ref: topicId }],
-      OKActions: [{ Ref: topicId }],
-    });
+    expectNotEmptyAlarm(logicalIdOf(stateful, stateful.eventPipe.deadLetterAlarm), pipeDlq);
   });
 
   it('runs as a role only EventBridge Pipes can assume', () => {
