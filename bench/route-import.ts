@@ -32,6 +32,7 @@ import {
   writeSummary,
   writeUnits,
 } from './route-import-raw';
+import { demoOf } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, median, round } from './stats';
 
@@ -47,8 +48,7 @@ const READ_RATIO_TARGET = 1.5;
 export const routeImportScenario: Scenario = {
   name: 'route_import',
   async run({ runtime, abort, log }: ScenarioContext): Promise<ScenarioResult> {
-    const { stack, apiKey } = runtime;
-    const { account_id: accountId, dc_id: dcId } = stack.demo;
+    const { stack, apiKey, accountId, dcId } = demoOf(runtime);
     configure({ TABLE_NAME: stack.table_name });
     const context: Context = {
       api: new ApiClient(stack.api_url, apiKey, 4),
