@@ -6,6 +6,7 @@ import * as analytics from '../functions/domain/analytics';
 import { type BenchDc, routeFacts } from './analytics-data';
 import { itemSize, type RawTable, type Row } from './dynamo';
 import type { ApiClient } from './http';
+import { round } from './stats';
 
 /**
  * The analytics bench's data sets (bench/analytics.ts): date windows of the demo DC, their rows, and their
@@ -13,7 +14,7 @@ import type { ApiClient } from './http';
  */
 
 export const ATTEMPTS_PER_ROUTE = 100;
-export const SEED_PARALLELISM = 16;
+const SEED_PARALLELISM = 16;
 
 export interface DataSet {
   key: 'warmup' | 'rows_20k' | 'rows_200k';
@@ -23,7 +24,7 @@ export interface DataSet {
 }
 
 /** Two date windows of the demo DC (it has one DC), far from today and from each other. */
-export const SETS: readonly DataSet[] = [
+export const SETS: readonly [DataSet, DataSet] = [
   { key: 'rows_20k', dates: consecutiveDates('2024-03-04', 4), routesPerDate: 50 },
   { key: 'rows_200k', dates: consecutiveDates('2024-04-01', 10), routesPerDate: 200 },
 ];
@@ -76,7 +77,10 @@ export function rowsOfRoute(bench: AnalyticsBench, date: string, index: number) 
   return { routeId, facts, attempts: analytics.attemptAnalytics(facts) };
 }
 
-/** Seeds every set through the data layer: attempts first, the route record last (as the service writes). */
+/**
+ * Seeds every set through the data layer: attempts first, the route record last (as the service writes);
+ * what it wrote and how fast, for the JSON.
+ */
 export async function seedSets(bench: AnalyticsBench) {
   const { abort, log } = bench;
   let seededItems = 0;
@@ -126,5 +130,12 @@ export async function seedSets(bench: AnalyticsBench) {
   const seedMs = performance.now() - seedStarted;
   const attemptRows = [WARMUP_SET, ...SETS].reduce((total, set) => total + rowsOf(set), 0);
   log(`  seeded ${seededItems} items in ${(seedMs / 1000).toFixed(1)} s`);
-  return { seededItems, itemBytes, seedMs, attemptRows };
+  return {
+    items: seededItems,
+    attempt_rows: attemptRows,
+    duration_s: round(seedMs / 1000, 1),
+    items_per_s: round(seededItems / (seedMs / 1000), 1),
+    avg_attempt_item_bytes: round(itemBytes / attemptRows, 0),
+    parallelism: SEED_PARALLELISM,
+  };
 }

@@ -8,9 +8,7 @@ import { exportThroughApi, PAGE_SIZE, POLL_MS, rawQuery, verifyFiles } from './a
 import {
   type AnalyticsBench,
   ATTEMPTS_PER_ROUTE,
-  type DataSet,
   rowsOf,
-  SEED_PARALLELISM,
   SETS,
   seedSets,
   WARMUP_SET,
@@ -77,7 +75,7 @@ export const analyticsExportScenario: Scenario = {
         log,
         fail,
       };
-      const { seededItems, itemBytes, seedMs, attemptRows } = await seedSets(bench);
+      const seed = await seedSets(bench);
 
       const pid = runtimePid();
 
@@ -98,7 +96,7 @@ export const analyticsExportScenario: Scenario = {
         warm.files.map((file) => file.download_link),
         WARMUP_SET,
       );
-      await rawQuery(bench, SETS[0] as DataSet);
+      await rawQuery(bench, SETS[0]);
 
       // ---- Measured: each set through the API (RSS of the runtime process sampled), then the raw Query.
       const measured: Record<string, unknown> = {};
@@ -220,14 +218,7 @@ export const analyticsExportScenario: Scenario = {
         run_id: runId,
         errors: errors.length,
         ...(errors.length ? { error_samples: errors.slice(0, 10) } : {}),
-        seed: {
-          items: seededItems,
-          attempt_rows: attemptRows,
-          duration_s: round(seedMs / 1000, 1),
-          items_per_s: round(seededItems / (seedMs / 1000), 1),
-          avg_attempt_item_bytes: round(itemBytes / attemptRows, 0),
-          parallelism: SEED_PARALLELISM,
-        },
+        seed,
         warmup_export: {
           post_to_files_ms: round(warm.ms),
           downloaded_rows: warmFiles.rows,
