@@ -1,33 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { listDcs } from '../functions/data/accounts';
-import { analyticsItem, analyticsKeys } from '../functions/data/analytics';
-import { putAll } from '../functions/data/client';
-import { getDownload, putPendingDownload } from '../functions/data/download-requests';
-import { headerItem } from '../functions/data/routes';
-import * as analytics from '../functions/domain/analytics';
 import { configure } from '../functions/shared/config';
-import { sqsRecord } from '../test/support/sqs-records';
-import { type BenchDc, routeFacts, WAYPOINTS_PER_ROUTE } from './analytics-data';
+import { type BenchDc, WAYPOINTS_PER_ROUTE } from './analytics-data';
+import { isolatedWorkerRuns } from './analytics-isolated';
+import { GC_SAMPLE_MS, mb, RSS_SAMPLE_MS, runtimePid } from './analytics-process';
+import { exportThroughApi, PAGE_SIZE, POLL_MS, rawQuery, verifyFiles } from './analytics-reads';
 import {
-  csvRecords,
-  exportLogLine,
-  GC_SAMPLE_MS,
-  type Memory,
-  mb,
-  peakByQuarter,
-  RSS_SAMPLE_MS,
-  runIsolatedWorker,
-  runtimePid,
-  sampleRss,
-} from './analytics-process';
-import { itemSize, RawTable, type Row } from './dynamo';
+  type AnalyticsBench,
+  ATTEMPTS_PER_ROUTE,
+  rowsOf,
+  SETS,
+  seedSets,
+  WARMUP_SET,
+} from './analytics-sets';
+import { RawTable } from './dynamo';
 import { ApiClient } from './http';
-import { repoRoot, type StackInfo } from './runtime';
+import { demoOf, type StackInfo } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, median, round } from './stats';
 
@@ -35,40 +23,9 @@ import { check, median, round } from './stats';
  * The issue: export 20,000 and 200,000 attempt rows of finished routes, rows/s >= 0.5 x a raw paginated
  * Query of the same items, and the worker's peak RSS for the 200,000 rows at most 32 MB above the 20,000.
  */
-const ATTEMPTS_PER_ROUTE = 100;
 const THROUGHPUT_RATIO_TARGET = 0.5;
 const RSS_GROWTH_TARGET_MB = 32;
-/** analyticsOfDate (functions/data/analytics.ts) reads pages of 1000 items; so does the raw baseline. */
-const PAGE_SIZE = 1000;
-const SEED_PARALLELISM = 16;
-const POLL_MS = 100;
-const EXPORT_TIMEOUT_MS = 10 * 60_000;
 const RAW_RUNS = 3;
-
-interface DataSet {
-  key: 'warmup' | 'rows_20k' | 'rows_200k';
-  /** Consecutive DC-local dates: one export request covers them all. */
-  dates: string[];
-  routesPerDate: number;
-}
-
-/** Two date windows of the demo DC (it has one DC), far from today and from each other. */
-const SETS: readonly DataSet[] = [
-  { key: 'rows_20k', dates: consecutiveDates('2024-03-04', 4), routesPerDate: 50 },
-  { key: 'rows_200k', dates: consecutiveDates('2024-04-01', 10), routesPerDate: 200 },
-];
-/**
- * Exported first, not measured: loads the worker's handler in the runtime and runs its row path (CSV,
- * multipart upload) before the measured exports, as a warm Lambda would have.
- */
-const WARMUP_SET: DataSet = { key: 'warmup', dates: consecutiveDates('2024-02-05', 1), routesPerDate: 20 };
-
-const rowsOf = (set: DataSet) => set.dates.length * set.routesPerDate * ATTEMPTS_PER_ROUTE;
-
-function consecutiveDates(first: string, count: number): string[] {
-  const day = Date.parse(`${first}T00:00:00Z`);
-  return Array.from({ length: count }, (_, i) => new Date(day + i * 86_400_000).toISOString().slice(0, 10));
-}
 
 /**
  * Attempt analytics of finished routes, seeded through the data layer (putAll, analyticsItem and
@@ -79,8 +36,7 @@ function consecutiveDates(first: string, count: number): string[] {
 export const analyticsExportScenario: Scenario = {
   name: 'analytics_export',
   async run({ runtime, abort, log }: ScenarioContext): Promise<ScenarioResult> {
-    const { stack, apiKey } = runtime;
-    const { account_id: accountId, dc_id: dcId } = stack.demo;
+    const { stack, apiKey, accountId, dcId } = demoOf(runtime);
     // The data layer seeds and reads the runtime's table: its client is given the local endpoint.
     configure({
       TABLE_NAME: stack.table_name,
@@ -89,7 +45,6 @@ export const analyticsExportScenario: Scenario = {
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
     });
-    const columns = Object.keys(analytics.ATTEMPT_ANALYSIS_COLUMNS);
 
     const api = new ApiClient(stack.api_url, apiKey, 2);
     const raw = new RawTable(stack, abort);
@@ -109,208 +64,39 @@ export const analyticsExportScenario: Scenario = {
         timeZone: dc.timeZone,
         ...(dc.etaSpeedKmh === undefined ? {} : { etaSpeedKmh: dc.etaSpeedKmh }),
       };
-      const place = (date: string, routeId: string) => ({ accountId, dcId, localDate: date, routeId });
-      const partitionOf = (date: string) => analyticsKeys.route(place(date, '')).pk;
-      const rowsOfRoute = (date: string, index: number) => {
-        const { routeId, facts } = routeFacts(analytics, benchDc, accountId, date, index);
-        return { routeId, facts, attempts: analytics.attemptAnalytics(facts) };
+      const bench: AnalyticsBench = {
+        accountId,
+        dc: benchDc,
+        api,
+        raw,
+        logFile: runtime.logFile,
+        runId,
+        abort,
+        log,
+        fail,
       };
-
-      // ---- Seed through the data layer: attempts first, the route record last (as the service writes).
-      let seededItems = 0;
-      let itemBytes = 0;
-      const seedStarted = performance.now();
-      for (const set of [WARMUP_SET, ...SETS]) {
-        log(
-          `seeding ${set.key}: ${set.dates.length} dates (${set.dates[0]} .. ${set.dates.at(-1)}) x ` +
-            `${set.routesPerDate} routes x ${ATTEMPTS_PER_ROUTE} attempts, putAll at ${SEED_PARALLELISM}`,
-        );
-        for (const date of set.dates) {
-          abort.throwIfAborted();
-          const attemptItems: Row[] = [];
-          const routeItems: Row[] = [];
-          // An export reads the routes of each date (it leaves out routes being deleted): their headers too.
-          const headerItems: Row[] = [];
-          for (let index = 0; index < set.routesPerDate; index++) {
-            const { routeId, facts, attempts } = rowsOfRoute(date, index);
-            if (attempts.length !== ATTEMPTS_PER_ROUTE || attempts[0]?.planned_route_start_date !== date)
-              throw new Error(`generated route ${routeId}: ${attempts.length} attempts on ${date}?`);
-            for (const [sequence, row] of attempts.entries())
-              attemptItems.push(
-                analyticsItem(
-                  analyticsKeys.attempt(place(date, routeId), sequence),
-                  'ATTEMPT_ANALYTICS',
-                  routeId,
-                  row,
-                ),
-              );
-            routeItems.push(
-              analyticsItem(
-                analyticsKeys.route(place(date, routeId)),
-                'ROUTE_ANALYTICS',
-                routeId,
-                analytics.routeAnalytics(facts),
-              ),
-            );
-            headerItems.push(headerItem(facts.route));
-          }
-          for (const item of attemptItems) itemBytes += itemSize(item);
-          await putAll(attemptItems, SEED_PARALLELISM);
-          await putAll(routeItems, SEED_PARALLELISM);
-          await putAll(headerItems, SEED_PARALLELISM);
-          seededItems += attemptItems.length + routeItems.length + headerItems.length;
-        }
-      }
-      const seedMs = performance.now() - seedStarted;
-      const attemptRows = [WARMUP_SET, ...SETS].reduce((total, set) => total + rowsOf(set), 0);
-      log(`  seeded ${seededItems} items in ${(seedMs / 1000).toFixed(1)} s`);
-
-      // ---- The three ways of reading a set.
-      /** consistent: as analyticsOfDate reads (ConsistentRead since 7a3b5ab); false: informative. */
-      const rawQuery = async (set: DataSet, consistent = true) => {
-        const started = performance.now();
-        let rows = 0;
-        let pages = 0;
-        for (const date of set.dates) {
-          let startKey: Record<string, unknown> | undefined;
-          do {
-            const page = await raw.db.send(
-              new QueryCommand({
-                TableName: raw.tableName,
-                KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-                ExpressionAttributeValues: { ':pk': partitionOf(date), ':prefix': 'ATTEMPT#' },
-                ExclusiveStartKey: startKey,
-                Limit: PAGE_SIZE,
-                ConsistentRead: consistent,
-              }),
-            );
-            pages++;
-            rows += page.Items?.length ?? 0;
-            startKey = page.LastEvaluatedKey;
-          } while (startKey);
-        }
-        return { ms: performance.now() - started, rows, pages };
-      };
+      const seed = await seedSets(bench);
 
       const pid = runtimePid();
-      const exportThroughApi = async (label: string, fromDate: string, toDate: string) => {
-        const logOffset = readFileSync(runtime.logFile, 'utf8').length;
-        const rss = sampleRss(pid);
-        const postedAt = Date.now();
-        const started = performance.now();
-        const { status, body } = await api.post(
-          '/analytics/download-requests',
-          JSON.stringify({
-            dc_ids: [dcId],
-            from_date: fromDate,
-            to_date: toDate,
-            analytics_types: ['ATTEMPT_ANALYTICS'],
-          }),
-        );
-        const txid = (body as { data?: { download_request_txid?: unknown } } | undefined)?.data
-          ?.download_request_txid;
-        if (status !== 200 || typeof txid !== 'string') {
-          rss.stop();
-          throw new Error(`${label}: POST download-requests answered ${status} ${JSON.stringify(body)}`);
-        }
-        let polls = 0;
-        let files: { download_link: string; download_type: string }[] | undefined;
-        while (!files) {
-          abort.throwIfAborted();
-          if (performance.now() - started > EXPORT_TIMEOUT_MS) {
-            rss.stop();
-            throw new Error(`${label}: export ${txid} not done within ${EXPORT_TIMEOUT_MS / 1000} s`);
-          }
-          await sleep(POLL_MS);
-          polls++;
-          const answer = await api.get(`/analytics/download-requests/${encodeURIComponent(txid)}/files`);
-          if (answer.status === 200)
-            files = (answer.body as { data: { download_request_files: typeof files } }).data
-              .download_request_files;
-          else if (answer.status !== 202) {
-            rss.stop();
-            throw new Error(
-              `${label}: GET files of ${txid} answered ${answer.status} ${JSON.stringify(answer.body)}`,
-            );
-          }
-        }
-        const ms = performance.now() - started;
-        const memory = rss.stop();
-        await sleep(200); // the worker logs its line right after finishing the request
-        const logged = exportLogLine(runtime.logFile, logOffset, txid);
-        return {
-          txid,
-          ms,
-          polls,
-          files: files as { download_link: string; download_type: string }[],
-          memory,
-          workerLoggedMs: logged ? logged.at - postedAt : Number.NaN,
-          workerOutcome: logged?.outcome,
-        };
-      };
-
-      /** Downloads the files and compares every record with the seeded rows, in the export's order. */
-      const verifyFiles = async (label: string, links: readonly string[], set: DataSet | undefined) => {
-        const counter = { bytes: 0 };
-        function* expected(): Generator<string[]> {
-          if (!set) return;
-          for (const date of set.dates)
-            for (let index = 0; index < set.routesPerDate; index++)
-              for (const row of rowsOfRoute(date, index).attempts)
-                yield columns.map((column) => {
-                  const value = row[column];
-                  return value === null || value === undefined ? '' : String(value);
-                });
-        }
-        const want = expected();
-        let rows = 0;
-        let mismatched = 0;
-        let extra = 0;
-        for (const link of links) {
-          let header = true;
-          for await (const record of csvRecords(link, counter)) {
-            if (header) {
-              header = false;
-              if (record.join(',') !== columns.join(','))
-                fail(`${label}: header ${record.join(',').slice(0, 200)} is not the column ids`);
-              continue;
-            }
-            rows++;
-            const next = want.next();
-            if (next.done) extra++;
-            else if (record.length !== next.value.length || record.some((v, i) => v !== next.value[i])) {
-              if (mismatched++ < 3)
-                fail(
-                  `${label}: row ${rows} is ${JSON.stringify(record)}, seeded ${JSON.stringify(next.value)}`,
-                );
-            }
-          }
-          if (header) fail(`${label}: a file without even a header`);
-        }
-        let missing = 0;
-        while (!want.next().done) missing++;
-        const expectedRows = set ? rowsOf(set) : 0;
-        if (rows !== expectedRows) fail(`${label}: ${rows} data rows downloaded, ${expectedRows} seeded`);
-        if (mismatched > 3) fail(`${label}: ${mismatched - 3} more rows differ from the seeded ones`);
-        if (extra || missing) fail(`${label}: ${extra} rows more and ${missing} fewer than seeded`);
-        return { rows, bytes: counter.bytes, mismatched, extra, missing };
-      };
 
       // ---- Warm-up: the worker's handler is loaded (the local "cold start"), DynamoDB Local's query path warmed.
       log(
         `warm-up: an export of ${WARMUP_SET.dates[0]} (${rowsOf(WARMUP_SET)} rows) and a raw Query of rows_20k`,
       );
       const warm = await exportThroughApi(
+        bench,
+        pid,
         'warm-up',
         WARMUP_SET.dates[0] as string,
         WARMUP_SET.dates[0] as string,
       );
       const warmFiles = await verifyFiles(
+        bench,
         'warm-up',
         warm.files.map((file) => file.download_link),
         WARMUP_SET,
       );
-      await rawQuery(SETS[0] as DataSet);
+      await rawQuery(bench, SETS[0]);
 
       // ---- Measured: each set through the API (RSS of the runtime process sampled), then the raw Query.
       const measured: Record<string, unknown> = {};
@@ -323,12 +109,13 @@ export const analyticsExportScenario: Scenario = {
         const from = set.dates[0] as string;
         const to = set.dates.at(-1) as string;
         log(`${set.key}: export of ${from} .. ${to} (${rows} rows) through the API`);
-        const run = await exportThroughApi(set.key, from, to);
+        const run = await exportThroughApi(bench, pid, set.key, from, to);
         log(
           `  files ready after ${(run.ms / 1000).toFixed(2)} s (${run.polls} polls); runtime RSS ` +
             `${run.memory.before_mb} -> peak ${run.memory.peak_mb} MB; downloading and checking every row`,
         );
         const downloaded = await verifyFiles(
+          bench,
           set.key,
           run.files.map((file) => file.download_link),
           set,
@@ -341,8 +128,8 @@ export const analyticsExportScenario: Scenario = {
         const rawRuns = [];
         const eventualRuns = [];
         for (let i = 0; i < RAW_RUNS; i++) {
-          rawRuns.push(await rawQuery(set));
-          eventualRuns.push(await rawQuery(set, false));
+          rawRuns.push(await rawQuery(bench, set));
+          eventualRuns.push(await rawQuery(bench, set, false));
         }
         for (const rawRun of [...rawRuns, ...eventualRuns])
           if (rawRun.rows !== rows)
@@ -391,105 +178,15 @@ export const analyticsExportScenario: Scenario = {
         bucket_name?: string;
         operator_environment?: Record<string, string>;
       };
-      const isolated: Record<string, unknown> = {};
-      const isolatedPeaks: Record<string, number> = {};
-      const isolatedLive: Record<string, number> = {};
-      if (extra.operator_environment) {
-        const handlerEnv = extra.operator_environment;
-        const runWorker = async (set: DataSet, forceGc: boolean) => {
-          const txid = `dl_bench${runId}${set.key.replace('rows_', '')}${forceGc ? 'gc' : ''}`;
-          await putPendingDownload({
-            accountId,
-            txid,
-            dcIds: [dcId],
-            fromDate: set.dates[0] as string,
-            toDate: set.dates.at(-1) as string,
-            analyticsTypes: ['ATTEMPT_ANALYTICS'],
-            status: 'PENDING',
-            files: [],
-            createdAt: Date.now(),
-          });
-          const result = await runIsolatedWorker(
-            {
-              ...process.env,
-              ...handlerEnv,
-              BENCH_HANDLER_URL: pathToFileURL(`${repoRoot}functions/workers/export-analytics/handler.ts`)
-                .href,
-              BENCH_EVENT: JSON.stringify({
-                Records: [
-                  sqsRecord({
-                    messageId: 'bench-1',
-                    receiptHandle: 'bench',
-                    body: JSON.stringify({ account_id: accountId, txid }),
-                    queueArn: 'arn:aws:sqs:us-east-1:000000000000:bench',
-                  }),
-                ],
-              }),
-            },
-            forceGc,
-            abort,
-          );
-          const request = await getDownload(accountId, txid);
-          const exportedRows = (request?.files ?? []).reduce((total, file) => total + file.rows, 0);
-          if (request?.status !== 'SUCCEEDED' || exportedRows !== rowsOf(set))
-            fail(`${set.key} (isolated): request ${request?.status}, ${exportedRows} rows of ${rowsOf(set)}`);
-          return { txid, result, status: request?.status, exportedRows };
-        };
-        const heapOf = (memory: Memory) => memory.heapUsed + memory.external;
-        for (const set of SETS) {
-          log(`${set.key}: the worker's handler alone in a fresh process`);
-          const plain = await runWorker(set, false);
-          const { result } = plain;
-          isolatedPeaks[set.key] = mb(result.peak.rss);
-          log(
-            `  ${(result.ms / 1000).toFixed(2)} s; RSS ${mb(result.before.rss)} -> peak ${mb(result.peak.rss)} MB ` +
-              `(heap used + external ${mb(heapOf(result.before))} -> peak ${mb(heapOf(result.peak))} MB)`,
-          );
-          log(`${set.key}: again with a forced GC every ${GC_SAMPLE_MS} ms (the live set)`);
-          const collected = await runWorker(set, true);
-          const live = collected.result;
-          log(
-            `  ${(live.ms / 1000).toFixed(2)} s; live heap used + external ${mb(heapOf(live.before))} -> peak ` +
-              `${mb(heapOf(live.peak))} MB, RSS peak ${mb(live.peak.rss)} MB`,
-          );
-          isolatedLive[set.key] = mb(heapOf(live.peak));
-          isolated[set.key] = {
-            txid: plain.txid,
-            status: plain.status,
-            rows: plain.exportedRows,
-            handler_ms: round(result.ms),
-            rows_per_s: round(rowsOf(set) / (result.ms / 1000), 1),
-            rss_before_export_mb: mb(result.before.rss),
-            rss_peak_during_export_mb: mb(result.peak.rss),
-            rss_increase_mb: mb(result.peak.rss - result.before.rss),
-            peak_mb: {
-              heap_total: mb(result.peak.heapTotal),
-              heap_used: mb(result.peak.heapUsed),
-              external: mb(result.peak.external),
-              array_buffers: mb(result.peak.arrayBuffers),
-            },
-            rss_peak_by_quarter_of_the_run_mb: peakByQuarter(result, 1),
-            process_max_rss_mb: mb(result.maxRss),
-            samples: result.samples,
-            forced_gc_run: {
-              txid: collected.txid,
-              status: collected.status,
-              handler_ms: round(live.ms),
-              live_heap_used_plus_external_before_mb: mb(heapOf(live.before)),
-              live_heap_used_plus_external_peak_mb: mb(heapOf(live.peak)),
-              live_peak_mb: {
-                heap_used: mb(live.peak.heapUsed),
-                external: mb(live.peak.external),
-                array_buffers: mb(live.peak.arrayBuffers),
-              },
-              live_heap_used_plus_external_peak_by_quarter_of_the_run_mb: peakByQuarter(live, 2),
-              rss_before_export_mb: mb(live.before.rss),
-              rss_peak_during_export_mb: mb(live.peak.rss),
-              samples: live.samples,
-            },
-          };
-        }
-      } else fail('stack.json lacks bucket_name, s3_endpoint or the queues: no isolated worker run');
+      let isolated: Record<string, unknown> = {};
+      let isolatedPeaks: Record<string, number> = {};
+      let isolatedLive: Record<string, number> = {};
+      if (extra.operator_environment)
+        ({ isolated, isolatedPeaks, isolatedLive } = await isolatedWorkerRuns(
+          bench,
+          extra.operator_environment,
+        ));
+      else fail('stack.json lacks bucket_name, s3_endpoint or the queues: no isolated worker run');
 
       const runtimeGrowth = (runtimePeaks.rows_200k ?? NaN) - (runtimePeaks.rows_20k ?? NaN);
       const isolatedGrowth = (isolatedPeaks.rows_200k ?? NaN) - (isolatedPeaks.rows_20k ?? NaN);
@@ -521,14 +218,7 @@ export const analyticsExportScenario: Scenario = {
         run_id: runId,
         errors: errors.length,
         ...(errors.length ? { error_samples: errors.slice(0, 10) } : {}),
-        seed: {
-          items: seededItems,
-          attempt_rows: attemptRows,
-          duration_s: round(seedMs / 1000, 1),
-          items_per_s: round(seededItems / (seedMs / 1000), 1),
-          avg_attempt_item_bytes: round(itemBytes / attemptRows, 0),
-          parallelism: SEED_PARALLELISM,
-        },
+        seed,
         warmup_export: {
           post_to_files_ms: round(warm.ms),
           downloaded_rows: warmFiles.rows,

@@ -5,6 +5,7 @@ import { driverKeys } from '../functions/data/drivers';
 import { inParallel, RawTable, type Row } from './dynamo';
 import { ApiClient } from './http';
 import { type ComparedPath, compareInterleaved, type Operation, runLoad } from './load';
+import { demoOf } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, percentile, round } from './stats';
 
@@ -60,8 +61,7 @@ const isConditionFailure = (error: unknown) =>
 export const driverLocationScenario: Scenario = {
   name: 'driver_location',
   async run({ runtime, config, abort, log }: ScenarioContext): Promise<ScenarioResult> {
-    const { stack, apiKey } = runtime;
-    const { account_id: accountId, dc_id: dcId } = stack.demo;
+    const { stack, apiKey, accountId, dcId } = demoOf(runtime);
     const tableName = stack.table_name;
 
     const api = new ApiClient(stack.api_url, apiKey, SETUP_PARALLELISM);

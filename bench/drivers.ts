@@ -4,6 +4,7 @@ import { driverKeys } from '../functions/data/drivers';
 import { documentClient } from './dynamo';
 import { ApiClient } from './http';
 import { type ComparedPath, compareInterleaved, type Operation, runLoad } from './load';
+import { demoOf } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, median, round } from './stats';
 
@@ -21,9 +22,8 @@ const THROUGHPUT_RATIO_TARGET = 0.5;
 export const getDriverScenario: Scenario = {
   name: 'get_driver',
   async run({ runtime, config, abort, log }: ScenarioContext): Promise<ScenarioResult> {
-    const { stack, apiKey } = runtime;
     // Layers are read from the function's REPORT lines: the runtime prints each one (LOCAL_PLATFORM_LOG=all).
-    const { account_id: accountId, dc_id: dcId, driver_id: driverId } = stack.demo;
+    const { stack, apiKey, accountId, dcId, driverId } = demoOf(runtime);
     const key = driverKeys.driver(accountId, dcId, driverId);
 
     const maxConcurrency = Math.max(...config.concurrencies);

@@ -47,6 +47,13 @@ export interface LocalRuntime {
   stop(): Promise<void>;
 }
 
+/** What every scenario starts from: the runtime's stack and API key, and the ids of the demo account it seeded. */
+export function demoOf(runtime: LocalRuntime) {
+  const { stack, apiKey } = runtime;
+  const { account_id: accountId, dc_id: dcId, driver_id: driverId } = stack.demo;
+  return { stack, apiKey, accountId, dcId, driverId };
+}
+
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const READY_LINE = 'Route service listening on';
 const START_TIMEOUT_MS = 90_000;

@@ -8,7 +8,7 @@ import { configure } from '../functions/shared/config';
 import { inParallel, RawTable } from './dynamo';
 import { ApiClient } from './http';
 import type { LoadRun } from './load';
-import { BENCH_CONTEXT } from './runtime';
+import { BENCH_CONTEXT, demoOf } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, distribution, percentile, round, summaryOf } from './stats';
 import { RAW_CONCURRENCY, rawDeliveryWork, rawPostRuns } from './webhook-raw';
@@ -47,8 +47,7 @@ const PROGRESS_EVERY_MS = 5000;
 export const webhookDeliveryScenario: Scenario = {
   name: 'webhook_delivery',
   async run({ runtime, config, abort, log }: ScenarioContext): Promise<ScenarioResult> {
-    const { stack, apiKey } = runtime;
-    const { account_id: accountId, dc_id: dcId, driver_id: driverId } = stack.demo;
+    const { stack, apiKey, accountId, dcId, driverId } = demoOf(runtime);
     // The bench borrows the data layer's event item builder, which names the table.
     configure({ TABLE_NAME: stack.table_name });
     const retrySchedule = BENCH_CONTEXT.webhookRetryDelaysSeconds;

@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { AUTHORIZERS } from '../functions/api/authorizers';
+import { endpoints } from '../functions/api/index';
+import type { ResourceAccess } from '../functions/shared/access';
+import { consumers } from '../functions/workers/index';
+import { cdkJsonContext } from '../lib/app-context';
+import {
+  bundleDefine,
+  bundlesXraySdk,
+  LAMBDA_BUNDLE,
+  LAMBDA_ESBUILD_OPTIONS,
+  XRAY_SDK_TRACING_DEFAULT,
+  XRAY_SDK_TRACING_VALUES,
+  type XraySdkTracing,
+} from '../lib/bundling';
+import { sliceOf } from '../lib/slices';
+import { repoRoot } from './runtime';
+
+/** The bundles bench's functions (bench/bundles.ts): every function a deploy creates, built as a deploy builds it. */
+
+/** One directory per checkout (worktrees bench at the same time), under the system's temporary directory. */
+export const BUNDLE_DIR = join(
+  tmpdir(),
+  `delivery-routes-bench-bundles-${createHash('sha256').update(repoRoot).digest('hex').slice(0, 12)}`,
+);
+
+/** Refuses a BUNDLE_DIR where Node could resolve a package from a node_modules/ that Lambda would not have. */ export function assertIsolated(
+  dir: string,
+): void {
+  for (let at = dirname(dir); ; at = dirname(at)) {
+    if (existsSync(join(at, 'node_modules')))
+      throw new Error(`${join(at, 'node_modules')} would be visible to the bundles in ${dir}`);
+    if (dirname(at) === at) return;
+  }
+}
+
+export type FunctionKind = 'api' | 'consumer';
+
+export interface LambdaFunction {
+  /** Its slice's name (lib/slices.ts): `drivers/get`, `workers/import-routes`. */
+  name: string;
+  /** Its entry, `handler.ts` beside its row module (absolute path). */
+  entry: string;
+  kind: FunctionKind;
+  /** What CDK grants it, hence which resource variables its environment has (ServiceFunction.bindAccess). */
+  access: ResourceAccess;
+  /** Its NODE_OPTIONS, as ServiceFunction sets them (none unless the function has its own V8 flags). */
+  nodeOptions?: string;
+  /** Whether its bundle carries the X-Ray SDK, as a deploy with cdk.json's context decides (lib/bundling.ts). */
+  xraySdk: boolean;
+}
+
+/** The `xraySdkTracing` a deploy with cdk.json's context uses. */
+function deployedXraySdkTracing(): XraySdkTracing {
+  const value = cdkJsonContext().xraySdkTracing;
+  if (value === undefined) return XRAY_SDK_TRACING_DEFAULT;
+  if (!(XRAY_SDK_TRACING_VALUES as readonly unknown[]).includes(value))
+    throw new Error(`cdk.json: xraySdkTracing must be one of ${XRAY_SDK_TRACING_VALUES.join(', ')}`);
+  return value as XraySdkTracing;
+}
+
+/** The authorizers' grant, as lib/api-stack.ts binds it: they look API keys up and never write. */
+const AUTHORIZER_ACCESS: ResourceAccess = { table: 'read' };
+
+/** Every function a deploy creates: each distinct endpoint handler, the authorizers, the queue consumers. */
+export function lambdaFunctions(): LambdaFunction[] {
+  const tracing = deployedXraySdkTracing();
+  const xraySdk = { api: bundlesXraySdk(tracing, 'api'), consumer: bundlesXraySdk(tracing, 'consumer') };
+  const api = new Map<string, LambdaFunction>();
+  // Endpoints sharing a handler share one function and must declare the same access (CDK checks it).
+  for (const endpoint of endpoints) {
+    const { name, entry } = sliceOf(endpoint.module);
+    if (!api.has(name))
+      api.set(name, { name, entry, kind: 'api', access: endpoint.access, xraySdk: xraySdk.api });
+  }
+  for (const authorizer of Object.values(AUTHORIZERS)) {
+    const { name, entry } = sliceOf(authorizer.module);
+    api.set(name, { name, entry, kind: 'api', access: AUTHORIZER_ACCESS, xraySdk: xraySdk.api });
+  }
+  const queueConsumers = new Map<string, LambdaFunction>();
+  for (const consumer of consumers)
+    queueConsumers.set(sliceOf(consumer.module).name, {
+      ...sliceOf(consumer.module),
+      kind: 'consumer',
+      access: consumer.access,
+      nodeOptions: consumer.nodeOptions,
+      xraySdk: xraySdk.consumer,
+    });
+  return [...api.values(), ...queueConsumers.values()];
+}
+
+/** esbuild options for one function: the deploy's (LAMBDA_ESBUILD_OPTIONS and its define), with a metafile. */
+export function lambdaBuildOptions(entry: string, outdir: string, xraySdk: boolean): BuildOptions {
+  return {
+    ...LAMBDA_ESBUILD_OPTIONS,
+    define: bundleDefine({ xraySdk }),
+    entryPoints: [entry],
+    outfile: join(outdir, LAMBDA_BUNDLE.outputFile),
+    absWorkingDir: repoRoot,
+    metafile: true,
+    logLevel: 'silent',
+  };
+}
+
+export interface BuiltBundle {
+  /** Absolute path of the bundle (index.mjs) and of its source map. */
+  file: string;
+  mapFile: string;
+  bytes: number;
+  mapBytes: number;
+  metafile: Metafile;
+  /** The metafile's key of the bundle and of the handler's source (relative to the repository). */
+  outputKey: string;
+  entryKey: string;
+}
+
+/** Builds one function's bundle into `outdir` (index.mjs and index.mjs.map) as a deploy would. */
+export async function buildLambdaBundle(
+  entry: string,
+  outdir: string,
+  xraySdk: boolean,
+): Promise<BuiltBundle> {
+  const handler = relative(repoRoot, entry);
+  const options = lambdaBuildOptions(handler, outdir, xraySdk);
+  const result = await build(options);
+  const metafile = result.metafile as Metafile;
+  const file = options.outfile as string;
+  const outputKey = Object.keys(metafile.outputs).find((key) => key.endsWith(`/${LAMBDA_BUNDLE.outputFile}`));
+  if (!outputKey) throw new Error(`esbuild wrote no ${LAMBDA_BUNDLE.outputFile} for ${handler}`);
+  const entryKey = metafile.outputs[outputKey]?.entryPoint;
+  if (!entryKey) throw new Error(`no entry point in the metafile of ${handler}`);
+  const mapFile = `${file}.map`;
+  return {
+    file,
+    mapFile,
+    bytes: statSync(file).size,
+    mapBytes: statSync(mapFile).size,
+    metafile,
+    outputKey,
+    entryKey,
+  };
+}

@@ -1,0 +1,176 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chunks } from '../functions/shared/parallel';
+import { type Key, keyString, type RawTable } from './dynamo';
+import type { ApiClient } from './http';
+import { type BenchRoute, claimKey, claimsOf, type RouteShape } from './route-body';
+import { round } from './stats';
+
+/** The route_import bench's import through the API (bench/route-import.ts): POST, status polling, progress. */
+
+/** The route the issue asks for: 500 waypoints x 5 invoices x 10 items = 25,000 items. */
+export const SHAPE: RouteShape = { waypoints: 500, invoicesPerWaypoint: 5, itemsPerInvoice: 10 };
+/** A tenth of it, imported first: loads the worker and warms every DynamoDB Local code path it uses. */
+export const WARMUP_SHAPE: RouteShape = { waypoints: 50, invoicesPerWaypoint: 5, itemsPerInvoice: 10 };
+/** The worker's own settings: putAll (functions/data/client.ts) and takeClaims (functions/data/claims.ts). */
+export const ROW_WRITE_PARALLELISM = 8;
+export const CLAIMS_PER_TRANSACTION = 100;
+export const CLAIM_PARALLELISM = 4;
+export const POLL_MS = 50;
+const IMPORT_TIMEOUT_MS = 180_000;
+
+export type RouteKeys = typeof import('../functions/data/routes')['routeKeys'];
+
+export interface Context {
+  api: ApiClient;
+  raw: RawTable;
+  accountId: string;
+  dcId: string;
+  routeKeys: RouteKeys;
+  abort: AbortSignal;
+  log(message: string): void;
+}
+
+/** When each stage of the import first showed in the table, in ms since the POST was sent. */
+interface Progress {
+  /** The route's own claim: the worker's first claim transaction committed. */
+  first_claim_seen_ms: number | null;
+  /** The first claim of each of the last CLAIM_PARALLELISM transactions: the claims are (about) done. */
+  last_claims_seen_ms: number | null;
+  /** The first row (WP#00000): the claims are all taken, the rows started. */
+  first_row_seen_ms: number | null;
+  /** The first row of each of the last ROW_WRITE_PARALLELISM batches: the rows are (about) written. */
+  last_rows_seen_ms: number | null;
+}
+
+export interface ImportRun {
+  txid: string;
+  body_bytes: number;
+  post_ms: number;
+  post_to_succeeded_ms: number;
+  accepted_to_succeeded_ms: number;
+  status_polls: number;
+  progress?: Progress;
+}
+
+export function summary(run: ImportRun) {
+  return {
+    txid: run.txid,
+    body_bytes: run.body_bytes,
+    post_ms: round(run.post_ms),
+    post_to_succeeded_ms: round(run.post_to_succeeded_ms),
+    accepted_to_succeeded_ms: round(run.accepted_to_succeeded_ms),
+    status_polls: run.status_polls,
+  };
+}
+
+/**
+ * Where the import spent its time, from the progress seen in the table (each bound is late by up to one
+ * poll interval plus one probe).
+ */
+export function phases(run: ImportRun) {
+  const p = run.progress;
+  if (!p) return undefined;
+  const between = (from: number | null, to: number | null) =>
+    from === null || to === null ? null : round(to - from, 0);
+  return {
+    accept_post: round(run.post_ms, 0),
+    queue_load_parse_first_claims: between(run.post_ms, p.first_claim_seen_ms),
+    claims: between(p.first_claim_seen_ms, p.first_row_seen_ms),
+    rows: between(p.first_row_seen_ms, p.last_rows_seen_ms),
+    finish_and_status: between(p.last_rows_seen_ms, run.post_to_succeeded_ms),
+  };
+}
+
+export async function importRoute(
+  context: Context,
+  route: BenchRoute,
+  shape: RouteShape,
+  options: { probe?: boolean } = {},
+): Promise<ImportRun> {
+  const { api, dcId } = context;
+  const body = Buffer.from(JSON.stringify({ route }), 'utf8');
+  const probe = options.probe ? progressProbe(context, route, shape) : undefined;
+
+  const t0 = performance.now();
+  const accepted = await api.post(`/dcs/${encodeURIComponent(dcId)}/invoiced-routes`, body);
+  const postMs = performance.now() - t0;
+  const txid = (accepted.body as { data?: { txid?: unknown } } | undefined)?.data?.txid;
+  if (accepted.status !== 202 || typeof txid !== 'string')
+    throw new Error(`POST answered ${accepted.status}: ${JSON.stringify(accepted.body).slice(0, 300)}`);
+
+  const statusPath = `/dcs/${encodeURIComponent(dcId)}/routes/import-status/${encodeURIComponent(txid)}`;
+  let polls = 0;
+  for (;;) {
+    context.abort.throwIfAborted();
+    const [status] = await Promise.all([api.get(statusPath), probe?.look(t0)]);
+    polls++;
+    const elapsed = performance.now() - t0;
+    if (status.status === 200) {
+      const data = (status.body as { data?: { status?: unknown; route_id?: unknown } }).data;
+      if (data?.status !== 'SUCCEEDED' || data.route_id !== route.id)
+        throw new Error(`import-status answered 200 with ${JSON.stringify(status.body).slice(0, 300)}`);
+      return {
+        txid,
+        body_bytes: body.length,
+        post_ms: postMs,
+        post_to_succeeded_ms: elapsed,
+        accepted_to_succeeded_ms: elapsed - postMs,
+        status_polls: polls,
+        progress: probe?.progress,
+      };
+    }
+    if (status.status !== 202)
+      throw new Error(
+        `import ${txid} ended with ${status.status}: ${JSON.stringify(status.body).slice(0, 300)}`,
+      );
+    if (elapsed > IMPORT_TIMEOUT_MS) throw new Error(`import ${txid} still pending after ${elapsed} ms`);
+    await sleep(POLL_MS);
+  }
+}
+
+/**
+ * Looks, with one small BatchGetItem per status poll, for the items that mark the worker's stages. The
+ * claims and the rows are written in order by a fixed number of workers, so the first item of each of the
+ * last `parallelism` requests shows (nearly always) that every earlier request is done as well.
+ */
+function progressProbe(context: Context, route: BenchRoute, shape: RouteShape) {
+  const { accountId, routeKeys, raw } = context;
+  const claimKeys = claimsOf(route).map((claim) => claimKey(accountId, claim));
+  const rowKeys: Key[] = [];
+  for (let w = 0; w < shape.waypoints; w++) {
+    rowKeys.push(routeKeys.waypoint(accountId, route.id, w));
+    for (let i = 0; i < shape.invoicesPerWaypoint; i++) {
+      rowKeys.push(routeKeys.invoice(accountId, route.id, w, i));
+      for (let t = 0; t < shape.itemsPerInvoice; t++)
+        rowKeys.push(routeKeys.item(accountId, route.id, w, i, t));
+    }
+  }
+  const heads = (keys: Key[], size: number, last: number) =>
+    chunks(keys, size)
+      .slice(-last)
+      .map((chunk) => chunk[0] as Key);
+  const markers: Record<keyof Progress, Key[]> = {
+    first_claim_seen_ms: claimKeys.slice(0, 1),
+    last_claims_seen_ms: heads(claimKeys, CLAIMS_PER_TRANSACTION, CLAIM_PARALLELISM),
+    first_row_seen_ms: rowKeys.slice(0, 1),
+    last_rows_seen_ms: heads(rowKeys, 25, ROW_WRITE_PARALLELISM),
+  };
+  const allKeys = Object.values(markers).flat();
+  const progress: Progress = {
+    first_claim_seen_ms: null,
+    last_claims_seen_ms: null,
+    first_row_seen_ms: null,
+    last_rows_seen_ms: null,
+  };
+  return {
+    progress,
+    async look(t0: number): Promise<void> {
+      if (progress.last_rows_seen_ms !== null) return;
+      const found = await raw.existing(allKeys);
+      const at = round(performance.now() - t0, 0);
+      for (const [name, keys] of Object.entries(markers) as [keyof Progress, Key[]][])
+        if (progress[name] === null && keys.every((key) => found.has(keyString(key)))) progress[name] = at;
+    },
+  };
+}

@@ -1,0 +1,238 @@
+import { randomBytes } from 'node:crypto';
+import { itemSize, type Row, type WriteStats } from './dynamo';
+import { benchRoute, claimKey, claimsOf } from './route-body';
+import {
+  CLAIM_PARALLELISM,
+  CLAIMS_PER_TRANSACTION,
+  type Context,
+  ROW_WRITE_PARALLELISM,
+  SHAPE,
+} from './route-import-pipeline';
+import { round } from './stats';
+
+/**
+ * The route_import bench's raw baselines (bench/route-import.ts): the same writes as the import, made
+ * directly on DynamoDB Local, and the import's write units and their price.
+ */
+
+/**
+ * The alternative the raw baseline measures for the claims: one conditional PutItem per id. 32 in flight keeps
+ * the requests to DynamoDB at about the worker's (4 transactions of 100 puts) without one socket per put.
+ */
+export const SINGLE_PUT_PARALLELISM = 32;
+/**
+ * DynamoDB on-demand, us-east-1, standard table class: USD per million write request units (the price since
+ * AWS's on-demand reduction of 1 November 2024; assumed for 2026-11-22, not looked up live).
+ */
+const WRITE_REQUEST_UNIT_USD_PER_MILLION = 0.625;
+const PRICE_NOTE =
+  'us-east-1 on-demand, standard table class: $0.625 per million write request units (price in effect since ' +
+  '2024-11-01, assumed as of 2026-11-22, not checked against the live price list); write units only (no ' +
+  'reads, storage, streams, S3 or SQS)';
+
+export function writeSummary(stats: WriteStats) {
+  return {
+    ms: round(stats.ms),
+    items: stats.items,
+    requests: stats.requests,
+    unprocessed_retries: stats.retries,
+    items_per_s: round(stats.items / (stats.ms / 1000), 0),
+    write_units: stats.units,
+    ...(stats.reportedUnits !== stats.units ? { dynamodb_local_reported_units: stats.reportedUnits } : {}),
+  };
+}
+
+/** The route's stored rows but the header, read once, and how to move them under another partition key. */
+export async function copyStoredRows(context: Context, routeId: string) {
+  const { pk } = context.routeKeys.route(context.accountId, routeId);
+  const { rows } = await context.raw.queryAll({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': pk },
+    ConsistentRead: true,
+  });
+  return {
+    rows: rows.filter((row) => row.sk !== 'ROUTE'),
+    header: rows.find((row) => row.sk === 'ROUTE'),
+    size: itemSize,
+    moveTo(otherPk: string) {
+      if (otherPk.length !== pk.length)
+        throw new Error('the raw partition key must be as long as the route one');
+      return (row: Row): Row => ({ ...row, pk: otherPk });
+    },
+  };
+}
+
+export interface RawFullWrites {
+  /** Claims then rows, one after the other. */
+  ms: number;
+  claims: WriteStats;
+  rows: WriteStats;
+  summary: Record<string, unknown>;
+}
+
+/** The claim items the worker writes for a route of the bench's shape with id `routeId`, held by `txid`. */
+function claimRowsOf(context: Context, routeId: string, txid: string): Row[] {
+  return claimsOf(benchRoute(routeId, SHAPE)).map((claim) => ({
+    ...claimKey(context.accountId, claim),
+    entity: 'CLAIM',
+    kind: claim.kind,
+    id: claim.id,
+    route_id: routeId,
+    txid,
+  }));
+}
+
+const newTxid = () => `imp_${randomBytes(16).toString('base64url')}`;
+
+/**
+ * The check's baseline: every write the worker must make, raw. Its claims (one conditional put per id, 100
+ * per TransactWriteItems, CLAIM_PARALLELISM in flight) for the ids of a route of the same shape and id
+ * length, then all its rows (waypoints, invoices, items) with BatchWriteItem at ROW_WRITE_PARALLELISM.
+ */
+export async function rawFullWrites(
+  context: Context,
+  stored: Awaited<ReturnType<typeof copyStoredRows>>,
+  rawRouteId: string,
+): Promise<RawFullWrites> {
+  const txid = newTxid();
+  const claimRows = claimRowsOf(context, rawRouteId, txid);
+  // What the POST does before it accepts (functions/data/claims.ts findHeldClaims): none of them is held yet.
+  const check = await context.raw.existingAll(
+    claimRows.map((row) => ({ pk: row.pk, sk: row.sk })),
+    ROW_WRITE_PARALLELISM,
+  );
+  if (check.found) throw new Error(`${check.found} claims of ${rawRouteId} exist before it was written`);
+  context.log(`  claim check (BatchGetItem) ${round(check.ms, 0)} ms`);
+  const claims = await context.raw.transactPutAll(claimRows, {
+    perTransaction: CLAIMS_PER_TRANSACTION,
+    parallelism: CLAIM_PARALLELISM,
+    condition: 'attribute_not_exists(pk) OR txid = :txid',
+    values: { ':txid': txid },
+  });
+  context.log(`  claims ${round(claims.ms, 0)} ms, ${claims.units} write units`);
+  const rows = await context.raw.putAll(
+    stored.rows.map(stored.moveTo(context.routeKeys.route(context.accountId, rawRouteId).pk)),
+    ROW_WRITE_PARALLELISM,
+  );
+  context.log(`  rows ${round(rows.ms, 0)} ms, ${rows.units} write units`);
+  return {
+    ms: claims.ms + rows.ms,
+    claims,
+    rows,
+    summary: {
+      ms: round(claims.ms + rows.ms),
+      claim_check_read: {
+        ms: round(check.ms),
+        keys: claimRows.length,
+        per_request: 100,
+        parallelism: ROW_WRITE_PARALLELISM,
+        note: "not in the baseline's ms: BatchGetItem of every claim key, as POST checks them before accepting",
+      },
+      claims: {
+        ...writeSummary(claims),
+        per_transaction: CLAIMS_PER_TRANSACTION,
+        parallelism: CLAIM_PARALLELISM,
+      },
+      rows: { ...writeSummary(rows), parallelism: ROW_WRITE_PARALLELISM },
+      note:
+        "the check's baseline: the writes the worker must make (claims, then rows, one after the other, as the " +
+        "worker makes them: ms); the ratio is POST-to-SUCCEEDED over that. Leaves out the import's bookkeeping " +
+        '(PENDING record, S3 body, SQS message, the final transaction) and the claim check read',
+    },
+  };
+}
+
+/** The same number of claims (another route id of the same length) as one conditional PutItem each. */
+export async function rawSinglePutClaims(context: Context, rawRouteId: string): Promise<WriteStats> {
+  const txid = newTxid();
+  const stats = await context.raw.conditionalPutAll(claimRowsOf(context, rawRouteId, txid), {
+    parallelism: SINGLE_PUT_PARALLELISM,
+    condition: 'attribute_not_exists(pk) OR txid = :txid',
+    values: { ':txid': txid },
+  });
+  context.log(`  ${round(stats.ms, 0)} ms, ${stats.units} write units`);
+  return stats;
+}
+
+/** Transactions of 100 claims (the worker's) against single conditional puts of as many claims. */
+export function compareClaimWrites(transactions: WriteStats, singles: WriteStats) {
+  return {
+    transactions: {
+      ...writeSummary(transactions),
+      per_transaction: CLAIMS_PER_TRANSACTION,
+      parallelism: CLAIM_PARALLELISM,
+      units_per_claim: round(transactions.units / transactions.items),
+    },
+    single_puts: {
+      ...writeSummary(singles),
+      parallelism: SINGLE_PUT_PARALLELISM,
+      units_per_claim: round(singles.units / singles.items),
+    },
+    units_single_over_transactions: round(singles.units / transactions.units),
+    ms_single_over_transactions: round(singles.ms / transactions.ms),
+    // Units per claim x USD per million units = USD per million claims.
+    usd_saved_per_million_claims_with_single_puts: round(
+      (transactions.units / transactions.items - singles.units / singles.items) *
+        WRITE_REQUEST_UNIT_USD_PER_MILLION,
+    ),
+    trade_off:
+      'transactions: a conflicting id cancels its whole group of 100 with nothing written, at 2 units per ' +
+      'claim; single puts: 1 unit per claim, but a conflict leaves the claims taken before it written, which ' +
+      "the worker must release (it already releases an import's claims by txid on failure: releaseClaims " +
+      'reads every claim and deletes its own, so a conflicting import costs a read and a delete per claim ' +
+      'taken). Same result either way; only the cost of the rare conflicting import grows',
+  };
+}
+
+/** Write units of one put of `row` on AWS's rules: one per started KB (DynamoDB's item size). */
+export const unitsBySize = (row: Row) => Math.ceil(itemSize(row) / 1024);
+
+/**
+ * The import's write units per imported item: claims and rows as DynamoDB Local reported them for the same
+ * writes, raw; bookkeeping from the stored items' sizes (transaction items count twice); the header also
+ * writes each global secondary index it carries keys for (projection ALL: its size again, once).
+ */
+export function writeUnits(input: {
+  items: number;
+  claims: WriteStats;
+  /** The same claims as single conditional puts: the alternative's price. */
+  singlePutClaims: WriteStats;
+  rows: WriteStats;
+  rowsEstimate: number;
+  bookkeeping: Record<string, number>;
+}) {
+  const bookkeeping = Object.values(input.bookkeeping).reduce((total, units) => total + units, 0);
+  const total = input.claims.units + input.rows.units + bookkeeping;
+  const perItem = (units: number) => round(units / input.items, 4);
+  const usd = (units: number) => (units * WRITE_REQUEST_UNIT_USD_PER_MILLION) / 1e6;
+  return {
+    imported_items: input.items,
+    total_units: total,
+    claims_units: input.claims.units,
+    rows_units: input.rows.units,
+    rows_units_by_size_estimate: input.rowsEstimate,
+    bookkeeping_units: bookkeeping,
+    bookkeeping: input.bookkeeping,
+    per_item: {
+      total: perItem(total),
+      claims: perItem(input.claims.units),
+      rows: perItem(input.rows.units),
+      bookkeeping: perItem(bookkeeping),
+    },
+    usd_per_import: round(usd(total), 6),
+    usd_per_million_items: round((usd(total) / input.items) * 1e6, 2),
+    usd_per_million_items_claims_as_single_puts: round(
+      (usd(total - input.claims.units + input.singlePutClaims.units) / input.items) * 1e6,
+      2,
+    ),
+    price: PRICE_NOTE,
+    note:
+      'rows: the ConsumedCapacity (TOTAL) DynamoDB Local returned for the raw BatchWriteItems of the same rows ' +
+      '(rows_units_by_size_estimate cross-checks it from their sizes); claims: 2 per started KB of each claim ' +
+      'item from its size, as AWS charges transactional writes (DynamoDB Local reports 2 units per ' +
+      'TransactWriteItems whatever it holds, shown as dynamodb_local_reported_units); ' +
+      'bookkeeping: from the stored sizes (PENDING import record PutItem; the final transaction of header, ' +
+      'import record update and ROUTE_CREATED event at 2 per KB; header GSI writes in the header entry). ' +
+      "The claims-as-single-puts price takes the single puts' units (ConsumedCapacity) instead of the claims'",
+  };
+}
