@@ -6,10 +6,12 @@ import { accountKeys } from '../../functions/data/accounts';
 import { db, tableName } from '../../functions/data/client';
 import { createDriver as create } from '../../functions/domain/drivers';
 import { sendTestEvent } from '../../functions/domain/webhooks';
+import { deliverWebhooks } from '../../functions/workers/deliver-webhooks/consumer';
+import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import { createTestAccount } from '../support/accounts';
 import { functionOf, revokeFromRole } from '../support/cdk';
 import { call, expectError, expectSuccess } from '../support/http';
-import { sliceEntry, startTestApi, type TestApi } from '../support/local-api';
+import { startTestApi, type TestApi } from '../support/local-api';
 import { exampleRoute, waitForImport } from '../support/routes';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -58,11 +60,8 @@ afterAll(async () => {
   await api?.close();
 });
 
-const functionName = (handlerModule: string) => api.cloud.functionOf(sliceEntry(handlerModule)).name;
-const linesOf = (handlerModule: string) =>
-  api.logs
-    .filter((record) => record.functionName === functionName(handlerModule))
-    .map((record) => record.line);
+const linesOf = (row: { module: string }) =>
+  api.logs.filter((record) => record.functionName === api.functionName(row)).map((record) => record.line);
 
 async function createDriver(key: string, driverId: string) {
   const { accountId } = key === acme.key ? acme : globex;
@@ -78,8 +77,8 @@ describe('the deployed configuration, followed locally', () => {
     );
     expectSuccess(await call(api.url, 'GET', '/dcs/dc-1/drivers', { key: acme.key }), drivers.listDrivers);
     // POWERTOOLS_LOG_LEVEL=DEBUG was set in CDK on drivers/get only.
-    expect(linesOf('drivers/get').some((line) => line.includes('"level":"DEBUG"'))).toBe(true);
-    expect(linesOf('drivers/list').some((line) => line.includes('"level":"DEBUG"'))).toBe(false);
+    expect(linesOf(drivers.getDriver).some((line) => line.includes('"level":"DEBUG"'))).toBe(true);
+    expect(linesOf(drivers.listDrivers).some((line) => line.includes('"level":"DEBUG"'))).toBe(false);
   });
 
   it('fails a call whose grant was removed in CDK as AWS does, with AccessDeniedException', async () => {
@@ -88,7 +87,7 @@ describe('the deployed configuration, followed locally', () => {
       body: { driver_id: 'denied', driver_name: 'Denied' },
     });
     expectError(response, 500, 1000);
-    const denial = linesOf('drivers/create').find((line) => line.includes('AccessDeniedException'));
+    const denial = linesOf(drivers.createDriver).find((line) => line.includes('AccessDeniedException'));
     expect(denial).toMatch(/is not authorized to perform: dynamodb:PutItem on resource: arn:aws:dynamodb:/);
     expectError(await call(api.url, 'GET', '/dcs/dc-1/drivers/denied', { key: acme.key }), 404, 1003);
   });
@@ -104,7 +103,7 @@ describe('the deployed configuration, followed locally', () => {
     // gives up 5 ms before the deadline; on a busy machine its TimeoutError may reach the runtime first,
     // an invocation that ended at its timeout all the same.
     const timeouts = () =>
-      linesOf('workers/deliver-webhooks').filter(
+      linesOf(deliverWebhooks).filter(
         (line) =>
           line.includes('Task timed out after 2.00 seconds') ||
           (line.includes('Invoke Error') && line.includes('TimeoutError')),
@@ -116,7 +115,7 @@ describe('the deployed configuration, followed locally', () => {
     const { DeleteCommand, GetCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
     const dcKey = accountKeys.dc(acme.accountId, 'dc-1');
     const { Item: dc } = await db.send(new GetCommand({ TableName: tableName(), Key: dcKey }));
-    const before = linesOf('workers/import-routes').length;
+    const before = linesOf(importRoutes).length;
     const accepted = await call(api.url, 'POST', '/dcs/dc-1/invoiced-routes', {
       key: acme.key,
       body: { route: exampleRoute('retried-1', { waypoints: 1 }) },
@@ -126,7 +125,7 @@ describe('the deployed configuration, followed locally', () => {
     await db.send(new DeleteCommand({ TableName: tableName(), Key: dcKey }));
     try {
       await waitFor('the first attempt to fail', () =>
-        linesOf('workers/import-routes')
+        linesOf(importRoutes)
           .slice(before)
           .some((line) => line.includes('All records failed processing')),
       );
@@ -137,9 +136,7 @@ describe('the deployed configuration, followed locally', () => {
     expect(finished.status, finished.text).toBe(200);
     // The worker writes SUCCEEDED, then logs: its line may come a moment after the status.
     const processed = () =>
-      linesOf('workers/import-routes').find(
-        (line) => line.includes(txid) && line.includes('import processed'),
-      );
+      linesOf(importRoutes).find((line) => line.includes(txid) && line.includes('import processed'));
     await waitFor('the import processed', () => processed() !== undefined);
     expect(processed()).toContain('"receiveCount":2');
   });
@@ -162,7 +159,7 @@ describe('event source mappings', () => {
     const { webhook } = created.body.data as { webhook: { id: string } };
     // Six deliveries that each hang until the function's 2 s timeout.
     for (let i = 0; i < 6; i++) await sendTestEvent(acme.accountId, webhook.id);
-    const worker = functionName('workers/deliver-webhooks');
+    const worker = api.functionName(deliverWebhooks);
     let most = 0;
     const until = Date.now() + 6000;
     while (Date.now() < until) {
@@ -176,10 +173,10 @@ describe('event source mappings', () => {
 describe('execution environments', () => {
   it('shows a cold start in the log, and serves the next request warm', async () => {
     await createDriver(acme.key, 'cold-1');
-    const before = linesOf('drivers/location').length;
+    const before = linesOf(drivers.getDriverLocation).length;
     for (let i = 0; i < 2; i++)
       await call(api.url, 'GET', '/dcs/dc-1/drivers/cold-1/location', { key: acme.key });
-    const reports = linesOf('drivers/location')
+    const reports = linesOf(drivers.getDriverLocation)
       .slice(before)
       .filter((line) => line.startsWith('REPORT'));
     expect(reports).toHaveLength(2);
@@ -201,7 +198,7 @@ describe('execution environments', () => {
         accountOf.set(response.headers.get('x-amzn-requestid') as string, caller.accountId);
       }),
     );
-    const handled = linesOf('drivers/get')
+    const handled = linesOf(drivers.getDriver)
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as { message: string; request_id?: string; account_id?: string })
       .filter((line) => line.message === 'request handled' && accountOf.has(line.request_id ?? ''));

@@ -1,15 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import { tracer } from '../../functions/shared/observability';
+import type { QueueName } from '../../functions/shared/resources';
+import type { ConsumerDefinition } from '../../functions/workers/define';
+import { deliverWebhooks } from '../../functions/workers/deliver-webhooks/consumer';
+import { exportAnalytics } from '../../functions/workers/export-analytics/consumer';
+import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import { createTestAccount } from '../support/accounts';
 import { allFunctions } from '../support/cdk';
 import { type ApiResponse, type CallOptions, call, expectError } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { exampleRoute, receiveImportMessages } from '../support/routes';
+import { sqsRecord } from '../support/sqs-records';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -125,8 +132,8 @@ function expectStatus(response: ApiResponse, status: number) {
   return response.body.data;
 }
 
-async function receiveFrom(queueUrl: string): Promise<SQSRecord> {
-  const { ReceiveMessageCommand, SQSClient } = await import('@aws-sdk/client-sqs');
+async function receiveFrom(queue: QueueName): Promise<SQSRecord> {
+  const queueUrl = api.resources.queueUrls[queue];
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
   try {
     const deadline = Date.now() + 10_000;
@@ -135,7 +142,7 @@ async function receiveFrom(queueUrl: string): Promise<SQSRecord> {
         new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }),
       );
       const [message] = Messages;
-      if (message) return sqsRecord(message.MessageId as string, message.Body as string);
+      if (message) return recordOn(queue, message.MessageId as string, message.Body as string);
       expect(Date.now(), `no message on ${queueUrl}`).toBeLessThan(deadline);
     }
   } finally {
@@ -143,24 +150,16 @@ async function receiveFrom(queueUrl: string): Promise<SQSRecord> {
   }
 }
 
-function sqsRecord(messageId: string, body: string): SQSRecord {
-  return {
-    messageId,
-    receiptHandle: messageId,
-    body,
-    attributes: { ApproximateReceiveCount: '1' } as SQSRecord['attributes'],
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:test',
-    awsRegion: 'us-east-1',
-  };
+/** A message of the queue as its event source hands it to the worker. */
+function recordOn(queue: QueueName, messageId: string, body: string): SQSRecord {
+  return sqsRecord({ messageId, receiptHandle: messageId, body, queueArn: api.cloud.queue(queue).arn });
 }
 
 /** Invokes a worker as its SQS event source would, with these records. */
-async function runWorker(name: string, records: SQSRecord[]) {
-  const result = await api.invoke(`workers/${name}`, { Records: records });
-  if (result.kind !== 'success') throw new Error(`the ${name} worker failed: ${JSON.stringify(result)}`);
+async function runWorker(worker: ConsumerDefinition, records: SQSRecord[]) {
+  const result = await api.invoke(worker, { Records: records });
+  if (result.kind !== 'success')
+    throw new Error(`the ${worker.queue} worker failed: ${JSON.stringify(result)}`);
   return result.payload as { batchItemFailures: unknown[] };
 }
 
@@ -247,7 +246,7 @@ describe('the function code observability', () => {
     // The same route id again, accepted before the first is imported: the worker fails it (3005).
     expectStatus(await asAcme('POST', '/dcs/dc-1/invoiced-routes', { route: exampleRoute(ROUTE_ID) }), 202);
     const [accepted, duplicate] = await receiveImportMessages(api, 2);
-    const succeeded = await linesDuring(() => runWorker('import-routes', [accepted as SQSRecord]));
+    const succeeded = await linesDuring(() => runWorker(importRoutes, [accepted as SQSRecord]));
     expect(metricTotal(succeeded, 'ImportsSucceeded')).toBe(1);
     expect(metricTotal(succeeded, 'ImportsFailed')).toBeUndefined();
     const txid = (JSON.parse((accepted as SQSRecord).body) as { txid: string }).txid;
@@ -255,14 +254,14 @@ describe('the function code observability', () => {
       expect.objectContaining({ account_id: acme.accountId, dc_id: 'dc-1', txid, outcome: 'SUCCEEDED' }),
     ]);
 
-    const failed = await linesDuring(() => runWorker('import-routes', [duplicate as SQSRecord]));
+    const failed = await linesDuring(() => runWorker(importRoutes, [duplicate as SQSRecord]));
     expect(metricTotal(failed, 'ImportsFailed')).toBe(1);
     expect(metricTotal(failed, 'ImportsSucceeded')).toBeUndefined();
     expect(withMessage(failed, 'import processed')).toEqual([
       expect.objectContaining({ account_id: acme.accountId, outcome: 'FAILED' }),
     ]);
     // A redelivery of a finished import counts nothing more.
-    const again = await linesDuring(() => runWorker('import-routes', [duplicate as SQSRecord]));
+    const again = await linesDuring(() => runWorker(importRoutes, [duplicate as SQSRecord]));
     expect(metricTotal(again, 'ImportsFailed')).toBeUndefined();
     expectNoSecret([...succeeded, ...failed, ...again]);
   });
@@ -310,9 +309,9 @@ describe('the function code observability', () => {
       attempt: 1,
     });
     const lines = await linesDuring(async () => {
-      const result = await runWorker('deliver-webhooks', [
-        sqsRecord('m-ok', JSON.stringify(message(webhooks.ok.id))),
-        sqsRecord('m-failing', JSON.stringify(message(webhooks.failing.id))),
+      const result = await runWorker(deliverWebhooks, [
+        recordOn('deliveries', 'm-ok', JSON.stringify(message(webhooks.ok.id))),
+        recordOn('deliveries', 'm-failing', JSON.stringify(message(webhooks.failing.id))),
       ]);
       expect(result.batchItemFailures).toEqual([]);
     });
@@ -345,8 +344,8 @@ describe('the function code observability', () => {
       analytics_types: ['ROUTE_ANALYTICS', 'ATTEMPT_ANALYTICS'],
     });
     const { download_request_txid: txid } = expectStatus(response, 200) as { download_request_txid: string };
-    const record = await receiveFrom(api.resources.queueUrls.analytics);
-    const lines = await linesDuring(() => runWorker('export-analytics', [record]));
+    const record = await receiveFrom('analytics');
+    const lines = await linesDuring(() => runWorker(exportAnalytics, [record]));
 
     // The value is what the files hold: one route row and one attempt row.
     const files = expectStatus(await asAcme('GET', `/analytics/download-requests/${txid}/files`), 200) as {

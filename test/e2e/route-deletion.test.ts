@@ -6,11 +6,13 @@ import * as routes from '../../functions/api/routes/index';
 import { findHeldClaims } from '../../functions/data/claims';
 import { queryItems } from '../../functions/data/client';
 import { routeKeys } from '../../functions/data/routes';
+import { deleteRoutes } from '../../functions/workers/delete-routes/consumer';
 import { createTestAccount } from '../support/accounts';
 import { functionOf } from '../support/cdk';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { exampleRoute, importRoute, receiveWaiting } from '../support/routes';
+import { sqsRecord } from '../support/sqs-records';
 
 /**
  * Route deletion with the deletion worker held back: its event source mapping is disabled, so the test
@@ -75,7 +77,7 @@ async function heldClaims(route: ReturnType<typeof exampleRoute>) {
 
 /** Runs the deployed deletion worker on one record, as its event source would; asserts it succeeded. */
 async function runDeletionWorker(record: SQSRecord): Promise<void> {
-  const result = await api.invoke('workers/delete-routes', { Records: [record] });
+  const result = await api.invoke(deleteRoutes, { Records: [record] });
   expect(result.kind, JSON.stringify(result)).toBe('success');
   expect(result.kind === 'success' && result.payload).toEqual({ batchItemFailures: [] });
 }
@@ -178,27 +180,23 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id} of a route with thousands of ite
   });
 
   it('removes nothing for a message that arrives after the route id was imported again', async () => {
-    await runDeletionWorker(await staleDeletionRecord('big'));
+    await runDeletionWorker(staleDeletionRecord('big'));
     expect(await partitionItems('big')).toHaveLength(BIG_PARTITION_ITEMS);
     expectSuccess(await asAcme('GET', '/dcs/dc-1/routes/big'), routes.getRoute);
   });
 
   it('treats a message for a route that does not exist as done', async () => {
-    await runDeletionWorker(await staleDeletionRecord('never-imported'));
+    await runDeletionWorker(staleDeletionRecord('never-imported'));
   });
 });
 
 /** A deletions message for `routeId`, as a redelivery of an old one would arrive. */
-async function staleDeletionRecord(routeId: string): Promise<SQSRecord> {
-  return {
+function staleDeletionRecord(routeId: string): SQSRecord {
+  return sqsRecord({
     messageId: `stale-${routeId}`,
     receiptHandle: 'stale',
     body: JSON.stringify({ account_id: acme.accountId, route_id: routeId }),
-    attributes: { ApproximateReceiveCount: '2' } as SQSRecord['attributes'],
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: api.cloud.queue('deletions').arn,
-    awsRegion: api.cloud.deployment.region,
-  };
+    queueArn: api.cloud.queue('deletions').arn,
+    attributes: { ApproximateReceiveCount: '2' },
+  });
 }

@@ -2,6 +2,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as analytics from '../../functions/api/analytics/index';
 import { QUEUES } from '../../functions/shared/resources';
+import { exportAnalytics } from '../../functions/workers/export-analytics/consumer';
 import { createTestAccount } from '../support/accounts';
 import { functionOf, revokeFromRole } from '../support/cdk';
 import { call, expectError, expectSuccess } from '../support/http';
@@ -36,7 +37,7 @@ const files = (txid: string) =>
 /** Runs the worker on the message as Lambda would; 'retry' when SQS would hand the message out again. */
 async function exportWorker(record: SQSRecord, receiveCount: number): Promise<'retry' | 'done'> {
   const attributes = { ...record.attributes, ApproximateReceiveCount: String(receiveCount) };
-  const result = await api.invoke('workers/export-analytics', { Records: [{ ...record, attributes }] });
+  const result = await api.invoke(exportAnalytics, { Records: [{ ...record, attributes }] });
   // A batch whose every record failed ends in a function error (Powertools' FullBatchFailureError).
   if (result.kind === 'functionError' && result.errorType === 'FullBatchFailureError') return 'retry';
   if (result.kind !== 'success') throw new Error(`the export worker failed: ${JSON.stringify(result)}`);

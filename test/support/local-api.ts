@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { configure } from '../../functions/shared/config';
 import { QUEUES, type QueueName } from '../../functions/shared/resources';
+import { sliceOf } from '../../lib/slices';
 import { type SynthesizeOptions, synthesizeApp } from '../../local/cloud/synth';
 import { type LocalCloud, startLocalCloud } from '../../local/cloud-runtime';
 import type { InvokeResult } from '../../local/lambda/runtime';
@@ -23,8 +24,10 @@ export interface TestApi {
   cloud: LocalCloud;
   /** Every line the functions wrote, in order, with the function that wrote it. */
   logs: { functionName: string; stream: string; line: string }[];
-  /** Invokes the function built from a handler module (e.g. `workers/import-routes`) as Lambda would. */
-  invoke(handlerModule: string, event: unknown): Promise<InvokeResult>;
+  /** Invokes the function of a row (a consumer or endpoint, e.g. `importRoutes`) as Lambda would. */
+  invoke(row: { module: string }, event: unknown): Promise<InvokeResult>;
+  /** The deployed name of a row's function. */
+  functionName(row: { module: string }): string;
   close(): Promise<void>;
 }
 
@@ -104,6 +107,7 @@ export async function startTestApi(name: string, options: TestApiOptions = {}): 
       (Object.keys(QUEUES) as QueueName[]).map((queue) => [queue, cloud.queueUrl(queue, deadLetter)]),
     ) as Record<QueueName, string>;
   const tableName = cloud.operatorEnvironment.TABLE_NAME as string;
+  const functionName = (row: { module: string }) => cloud.functionOf(sliceOf(row.module).repoEntry).name;
   return {
     url: cloud.api.url,
     tableName,
@@ -115,16 +119,12 @@ export async function startTestApi(name: string, options: TestApiOptions = {}): 
     },
     cloud,
     logs,
-    invoke: (handlerModule, event) => cloud.invoke(cloud.functionOf(sliceEntry(handlerModule)).name, event),
+    invoke: (row, event) => cloud.invoke(functionName(row), event),
+    functionName,
     close: async () => {
       await cloud.stop();
       await dynamodb.stop();
       if (scratch) rmSync(scratch, { recursive: true, force: true });
     },
   };
-}
-
-/** The Lambda entry of the slice named `name`: `workers/import-routes`, `drivers/get` (see lib/slices.ts). */
-export function sliceEntry(name: string): string {
-  return name.startsWith('workers/') ? `functions/${name}/handler.ts` : `functions/api/${name}/handler.ts`;
 }

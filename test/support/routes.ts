@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import type { z } from 'zod';
 import type { InvoiceStatus as InvoiceStatusSchema } from '../../functions/api/routes/index';
 import type { QueueName } from '../../functions/shared/resources';
+import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import type { SampleRoute } from '../../local/sample-route';
 import { call } from './http';
 import type { TestApi } from './local-api';
@@ -92,7 +93,7 @@ export async function receiveWaiting(api: TestApi, queue: QueueName): Promise<SQ
  * own environment with its own role. Returns its batch failures; a function error is thrown.
  */
 export async function runImportWorker(api: TestApi, records: SQSRecord[]) {
-  const result = await api.invoke('workers/import-routes', { Records: records });
+  const result = await api.invoke(importRoutes, { Records: records });
   if (result.kind !== 'success') throw new Error(`the import worker failed: ${JSON.stringify(result)}`);
   return result.payload as { batchItemFailures: { itemIdentifier: string }[] };
 }
