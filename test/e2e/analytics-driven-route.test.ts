@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as analytics from '../../functions/api/analytics/index';
 import * as driverApp from '../../functions/api/driver-app/index';
 import {
@@ -27,9 +27,6 @@ import {
   waitForFiles,
 } from '../support/analytics';
 import { expectError, expectSuccess, readAllPages } from '../support/http';
-
-// Exports go through the analytics queue and its worker: on a loaded 2-core CI machine a wait can pass 30 s.
-vi.setConfig({ testTimeout: 90_000 });
 
 /** The analytics of one route driven through the driver app, every number worked out by hand. */
 const ax = useAnalyticsApi('analytics-driven-route', 'driven-route');

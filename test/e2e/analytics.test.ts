@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as analytics from '../../functions/api/analytics/index';
 import { deleteRouteAnalytics, listRouteAnalytics } from '../../functions/data/analytics';
 import { putPendingDownload } from '../../functions/data/download-requests';
@@ -35,9 +35,6 @@ import {
 } from '../support/analytics';
 import { DESIGN_ATTEMPT_COLUMNS, DESIGN_ROUTE_COLUMNS } from '../support/analytics-columns';
 import { expectError, expectSuccess } from '../support/http';
-
-// Exports go through the analytics queue and its worker: on a loaded 2-core CI machine a wait can pass 30 s.
-vi.setConfig({ testTimeout: 90_000 });
 
 /** Analytics read, exported and dated by each DC's clock (the driven route: analytics-driven-route.test.ts). */
 const ax = useAnalyticsApi('analytics', 'service-dates');

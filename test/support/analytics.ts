@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import * as analytics from '../../functions/api/analytics/index';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
@@ -362,6 +362,8 @@ export const byRouteId = (a: Record<string, Value>, b: Record<string, Value>) =>
  * split routes and finishes them by API key. Closes the API in an afterAll.
  */
 export function useAnalyticsApi(name: string, seed: 'driven-route' | 'service-dates') {
+  // Exports go through the analytics queue and its worker: on a loaded 2-core CI machine a wait can pass 30 s.
+  vi.setConfig({ testTimeout: 90_000 });
   beforeAll(async () => {
     ax.api = await startTestApi(name, {
       customize: (stack) =>
