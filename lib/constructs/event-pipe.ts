@@ -35,12 +35,22 @@ export interface EventPipeProps {
 }
 
 /**
+ * Stream records per batch: SQS's limit for a Pipes target, one SendMessageBatch of up to ten messages (one
+ * a record). Read one record at a time, a shard carried about one SendMessage round trip's worth of events
+ * (the local stream poller fell behind a burst of 2,000 events by 1,300 of them); ten a batch carry ten times
+ * that at the same number of requests. No batching window: a batch is whatever the shard holds when it is
+ * read, so an event alone still leaves at once.
+ */
+export const EVENT_PIPE_BATCH_SIZE = 10;
+
+/**
  * The transactional outbox's relay: an EventBridge Pipe from the table's stream to the events queue that
  * lets only new event items through (no code of ours in between, so nothing to lose an event).
  *
- * One stream record a batch, so one SendMessage a record: a record the queue refuses fails alone, the records
- * before it were each sent once, and after EVENT_PIPE_RETRIES it goes to the pipe's own dead-letter queue and
- * the records behind it flow again (bisecting a batch, OnPartialBatchItemFailure, has nothing to split here).
+ * Up to EVENT_PIPE_BATCH_SIZE records a batch, one message a record. When the queue refuses some messages of
+ * a batch (Pipes' partial batch failure handling for SQS targets), only those are sent again: the others
+ * went once. After EVENT_PIPE_RETRIES the batch goes to the pipe's own dead-letter queue (where it is in the
+ * stream: the refused record and the records of its batch SQS took) and the records behind it flow again.
  * Pipes delivers at least once (a retried send may have reached the queue), like the events queue itself:
  * receivers deduplicate deliveries by `event_id` (DESIGN §4), which stays the same through every hop.
  */
@@ -99,7 +109,7 @@ export class EventPipe extends Construct {
       sourceParameters: {
         dynamoDbStreamParameters: {
           startingPosition: 'TRIM_HORIZON',
-          batchSize: 1,
+          batchSize: EVENT_PIPE_BATCH_SIZE,
           maximumRetryAttempts: EVENT_PIPE_RETRIES.maximumRetryAttempts,
           maximumRecordAgeInSeconds: EVENT_PIPE_RETRIES.maximumRecordAge.toSeconds(),
           deadLetterConfig: { arn: this.deadLetterQueue.queueArn },

@@ -9,7 +9,7 @@ import {
   QUEUES,
   type QueueName,
 } from '../../functions/shared/resources';
-import { EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
+import { EVENT_PIPE_BATCH_SIZE, EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
 import { IMPORT_QUEUE_MAX_AGE } from '../../lib/stateful-stack';
 import { type CfnResource, logicalIdOf, resourcesOf, synthesize } from './synth';
 
@@ -377,7 +377,7 @@ describe('event pipe', () => {
       };
     };
 
-  it('carries only new event items from the table stream to the events queue, one record a message', () => {
+  it('carries only new event items from the table stream to the events queue, in batches SQS takes whole', () => {
     expect(pipes).toHaveLength(1);
     const props = pipeProps();
     expect(props.Source).toEqual({ 'Fn::GetAtt': [tableId, 'StreamArn'] });
@@ -386,8 +386,11 @@ describe('event pipe', () => {
     expect(patterns).toEqual([EVENT_RECORD_PATTERN]);
     expect(props.SourceParameters.DynamoDBStreamParameters).toMatchObject({
       StartingPosition: 'TRIM_HORIZON',
-      BatchSize: 1,
+      BatchSize: EVENT_PIPE_BATCH_SIZE,
     });
+    // SendMessageBatch takes at most 10 messages; no batching window, so an event alone is not held back.
+    expect(EVENT_PIPE_BATCH_SIZE).toBeLessThanOrEqual(10);
+    expect(props.SourceParameters.DynamoDBStreamParameters.MaximumBatchingWindowInSeconds).toBeUndefined();
   });
 
   it('gives a record up to its own DLQ after a few retries or 6 hours, not after 24 hours of stalling its shard', () => {

@@ -10,7 +10,7 @@ import { endpoints } from '../../functions/api/index';
 import { EVENT_RECORD_PATTERN } from '../../functions/data/events';
 import { QUEUES, type QueueName, RESOURCE_ENV } from '../../functions/shared/resources';
 import { consumers } from '../../functions/workers/index';
-import { EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
+import { EVENT_PIPE_BATCH_SIZE, EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
 import { DEFAULT_CONFIG } from '../../lib/delivery-routes';
 import {
   GATEWAY_RESPONSES,
@@ -166,7 +166,7 @@ describe('the synthesized app, read as a deployment', () => {
       filterPatterns: [JSON.stringify(EVENT_RECORD_PATTERN)],
       streamSource: {
         startingPosition: 'TRIM_HORIZON',
-        batchSize: 1,
+        batchSize: EVENT_PIPE_BATCH_SIZE,
         deadLetterArn: expect.any(String),
         maximumRetryAttempts: EVENT_PIPE_RETRIES.maximumRetryAttempts,
         maximumRecordAgeSeconds: EVENT_PIPE_RETRIES.maximumRecordAge.toSeconds(),
