@@ -96,6 +96,21 @@ const webhookOf = sharedWhileInFlight(
   getWebhook,
 );
 
+/**
+ * A webhook's failure run, started and ended the same way: the deliveries of a batch to one webhook that
+ * fail (or succeed) at the same time write its item once, not once each. A call that joins a write in flight
+ * takes its outcome (the run's start, for a failure); a change that joins is at most that write's few
+ * milliseconds off, against a run measured in hours (disableAfterMs), and the next delivery writes afresh.
+ */
+const markFailing = sharedWhileInFlight(
+  (accountId: string, webhookId: string, _at: number) => `${accountId}/${webhookId}`,
+  markWebhookFailing,
+);
+const clearFailing = sharedWhileInFlight(
+  (accountId: string, webhookId: string) => `${accountId}/${webhookId}`,
+  clearWebhookFailing,
+);
+
 /** Queues one delivery per enabled webhook of the account subscribed to the event's type and DC. */
 export async function fanOut(accountId: string, event: WebhookEvent): Promise<number> {
   const webhooks = (await webhooksOf(accountId)).filter(
@@ -235,7 +250,7 @@ export async function deliver(
     await Promise.all([
       logged,
       record('SUCCEEDED', sentAt),
-      webhook.failingSince === undefined ? undefined : clearWebhookFailing(accountId, webhookId),
+      webhook.failingSince === undefined ? undefined : clearFailing(accountId, webhookId),
     ]);
     return 'delivered';
   }
@@ -253,7 +268,7 @@ export async function deliver(
     target_host: new URL(webhook.url).host,
     error: result.error,
   };
-  const failingSince = (await markWebhookFailing(accountId, webhookId, sentAt)) ?? sentAt;
+  const failingSince = (await markFailing(accountId, webhookId, sentAt)) ?? sentAt;
   if (sentAt - failingSince >= settings.disableAfterMs) {
     await setWebhookEnabled(
       accountId,
