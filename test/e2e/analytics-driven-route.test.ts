@@ -31,10 +31,6 @@ import { expectError, expectSuccess, readAllPages } from '../support/http';
 /** The analytics of one route driven through the driver app, every number worked out by hand. */
 const ax = useAnalyticsApi('analytics-driven-route', 'driven-route');
 
-// ---------------------------------------------------------------------------------------------------
-// A driven route, computed at its finish
-// ---------------------------------------------------------------------------------------------------
-
 describe('analytics of a route driven through the driver app', () => {
   const token = 'calc-driver-token-01';
   const asDriver = (method: string, path: string, body?: unknown) =>
@@ -92,12 +88,22 @@ describe('analytics of a route driven through the driver app', () => {
   };
 
   const windowsB = '12:00-13:00; 14:00-15:00';
+  /** The columns naming a waypoint and its customer, the same in every attempt row at it. */
+  const atWaypoint = (id: string, customerName: string) => ({
+    waypoint_id: `calc-wp-${id}`,
+    customer_id: `cust-${id}`,
+    customer_name: customerName,
+  });
+  const waypoint = {
+    a: atWaypoint('a', CUSTOMER_A),
+    b: atWaypoint('b', 'Bäckerei “B”'),
+    c: atWaypoint('c', 'Café, "C"'),
+    d: atWaypoint('d', 'Dee'),
+  };
   const expectedAttempts: Row[] = [
     {
       ...identity,
-      waypoint_id: 'calc-wp-a',
-      customer_id: 'cust-a',
-      customer_name: CUSTOMER_A,
+      ...waypoint.a,
       attempt_id: 'att-a1',
       attempt_number: 1,
       visit_start_timestamp: `${P} 10:00:00`,
@@ -110,9 +116,7 @@ describe('analytics of a route driven through the driver app', () => {
     },
     {
       ...identity,
-      waypoint_id: 'calc-wp-b',
-      customer_id: 'cust-b',
-      customer_name: 'Bäckerei “B”',
+      ...waypoint.b,
       attempt_id: 'att-b1',
       attempt_number: 1,
       visit_start_timestamp: `${P} 10:30:00`,
@@ -125,9 +129,7 @@ describe('analytics of a route driven through the driver app', () => {
     },
     {
       ...identity,
-      waypoint_id: 'calc-wp-c',
-      customer_id: 'cust-c',
-      customer_name: 'Café, "C"',
+      ...waypoint.c,
       attempt_id: 'att-c1',
       attempt_number: 1,
       visit_start_timestamp: `${P} 11:30:00`,
@@ -141,9 +143,7 @@ describe('analytics of a route driven through the driver app', () => {
     },
     {
       ...identity,
-      waypoint_id: 'calc-wp-d',
-      customer_id: 'cust-d',
-      customer_name: 'Dee',
+      ...waypoint.d,
       attempt_id: 'att-d1',
       attempt_number: 1,
       visit_start_timestamp: `${P} 11:45:00`,
@@ -156,9 +156,7 @@ describe('analytics of a route driven through the driver app', () => {
     },
     {
       ...identity,
-      waypoint_id: 'calc-wp-b',
-      customer_id: 'cust-b',
-      customer_name: 'Bäckerei “B”',
+      ...waypoint.b,
       attempt_id: 'att-b2',
       attempt_number: 2,
       visit_start_timestamp: `${P} 13:00:00`,
@@ -171,9 +169,7 @@ describe('analytics of a route driven through the driver app', () => {
     },
     {
       ...identity,
-      waypoint_id: 'calc-wp-b',
-      customer_id: 'cust-b',
-      customer_name: 'Bäckerei “B”',
+      ...waypoint.b,
       attempt_id: 'att-b3',
       attempt_number: 3,
       visit_start_timestamp: `${P} 14:30:00`,

@@ -6,27 +6,16 @@ import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Principal, startAwsProxy } from '../../local/aws-proxy/proxy';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, type PolicyDocument } from '../../local/cloud/model';
-import {
-  bucketArn,
-  clientConfig,
-  clientsFor,
-  dynamodbLocal,
-  failure,
-  names,
-  principal,
-  proxy,
-  run,
-  useAwsProxy,
-} from '../support/aws-proxy';
+import { useAwsProxy } from '../support/aws-proxy';
 
 /**
  * The local AWS endpoint with real SDK v3 clients against real DynamoDB Local and fauxqs: STS sessions of a role and KMS
  * data keys, authorized by the callers' policies, with AWS's errors.
  */
-useAwsProxy();
+const aws = useAwsProxy();
 
 describe('STS AssumeRole', () => {
-  const signerName = `proxy-${run}-signer`;
+  const signerName = `proxy-${aws.run}-signer`;
   const signerArn = `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/${signerName}`;
   /** The role ARN of a `principal(name)`'s session. */
   const roleOf = (name: string) => `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/${name}-role`;
@@ -35,7 +24,7 @@ describe('STS AssumeRole', () => {
   };
   const stsClients: STSClient[] = [];
   const stsFor = (who: Principal) => {
-    const client = new STSClient(clientConfig(who));
+    const client = new STSClient(aws.clientConfig(who));
     stsClients.push(client);
     return client;
   };
@@ -45,11 +34,11 @@ describe('STS AssumeRole', () => {
     );
 
   beforeAll(() => {
-    proxy.addRole({
+    aws.proxy.addRole({
       name: signerName,
       arn: signerArn,
       policies: [
-        { Statement: [{ Effect: 'Allow', Action: 's3:GetObject', Resource: `${bucketArn}/reports/*` }] },
+        { Statement: [{ Effect: 'Allow', Action: 's3:GetObject', Resource: `${aws.bucketArn}/reports/*` }] },
       ],
       trustPolicy: {
         Statement: [{ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { AWS: roleOf('link-maker') } }],
@@ -62,38 +51,38 @@ describe('STS AssumeRole', () => {
   });
 
   it("issues credentials that may do what the role's policies allow, until they expire", async () => {
-    const caller = principal('link-maker', [mayAssume]);
-    proxy.addPrincipal(caller);
+    const caller = aws.principal('link-maker', [mayAssume]);
+    aws.proxy.addPrincipal(caller);
     const before = Date.now();
     const { Credentials, AssumedRoleUser } = await assume(caller);
     expect(AssumedRoleUser?.Arn).toBe(`arn:aws:sts::${LOCAL_ACCOUNT_ID}:assumed-role/${signerName}/links`);
     const expiration = Credentials?.Expiration?.getTime() as number;
     expect(expiration).toBeGreaterThanOrEqual(before + 900_000);
     expect(expiration).toBeLessThanOrEqual(Date.now() + 900_000);
-    const issued = proxy.principalOf(Credentials?.AccessKeyId as string);
+    const issued = aws.proxy.principalOf(Credentials?.AccessKeyId as string);
     expect(issued?.expiresAt).toBe(expiration);
 
-    const session = clientsFor(issued as Principal);
+    const session = aws.clientsFor(issued as Principal);
     const read = await session.s3.send(
-      new GetObjectCommand({ Bucket: names.bucket, Key: 'reports/a b.csv' }),
+      new GetObjectCommand({ Bucket: aws.names.bucket, Key: 'reports/a b.csv' }),
     );
     expect(await read.Body?.transformToString()).toBe('id,name\n1,x\n');
-    const write = await failure(
-      session.s3.send(new PutObjectCommand({ Bucket: names.bucket, Key: 'reports/new.csv', Body: 'x' })),
+    const write = await aws.failure(
+      session.s3.send(new PutObjectCommand({ Bucket: aws.names.bucket, Key: 'reports/new.csv', Body: 'x' })),
     );
     expect(write.name).toBe('AccessDenied');
     // The caller's own policies are not the session's.
-    expect((await failure(session.dynamodb.send(new ListTablesCommand({})))).name).toBe(
+    expect((await aws.failure(session.dynamodb.send(new ListTablesCommand({})))).name).toBe(
       'AccessDeniedException',
     );
   });
 
   it('denies a caller the trust policy names but whose policies do not allow sts:AssumeRole on the role', async () => {
-    const caller = principal('link-maker', [
+    const caller = aws.principal('link-maker', [
       { Statement: [{ Effect: 'Allow', Action: 'sts:AssumeRole', Resource: `${signerArn}-other` }] },
     ]);
-    proxy.addPrincipal(caller);
-    const denied = await failure(assume(caller));
+    aws.proxy.addPrincipal(caller);
+    const denied = await aws.failure(assume(caller));
     expect(denied.name).toBe('AccessDenied');
     expect(denied.$metadata?.httpStatusCode).toBe(403);
     expect(denied.message).toBe(
@@ -102,9 +91,9 @@ describe('STS AssumeRole', () => {
   });
 
   it('denies a caller whose policies allow it but whom the trust policy does not name', async () => {
-    const caller = principal('stranger', [mayAssume]);
-    proxy.addPrincipal(caller);
-    const denied = await failure(assume(caller));
+    const caller = aws.principal('stranger', [mayAssume]);
+    aws.proxy.addPrincipal(caller);
+    const denied = await aws.failure(assume(caller));
     expect(denied.name).toBe('AccessDenied');
     expect(denied.$metadata?.httpStatusCode).toBe(403);
     expect(denied.message).toContain(
@@ -113,14 +102,14 @@ describe('STS AssumeRole', () => {
   });
 
   it('refuses a session longer than role chaining allows, and expired credentials', async () => {
-    const caller = principal('link-maker', [mayAssume]);
-    proxy.addPrincipal(caller);
-    const tooLong = await failure(assume(caller, 7200));
+    const caller = aws.principal('link-maker', [mayAssume]);
+    aws.proxy.addPrincipal(caller);
+    const tooLong = await aws.failure(assume(caller, 7200));
     expect(tooLong.name).toBe('ValidationError');
     expect(tooLong.$metadata?.httpStatusCode).toBe(400);
 
-    proxy.addPrincipal({ ...caller, expiresAt: Date.now() - 1 });
-    const expired = await failure(assume(caller));
+    aws.proxy.addPrincipal({ ...caller, expiresAt: Date.now() - 1 });
+    const expired = await aws.failure(assume(caller));
     expect(expired.name).toBe('ExpiredToken');
     expect(expired.$metadata?.httpStatusCode).toBe(400);
   });
@@ -142,9 +131,9 @@ describe('KMS through the proxy', () => {
   const kmsClients: KMSClient[] = [];
   /** A KMS client as functions have one locally, signing as a principal with these policies. */
   const kmsFor = (policies: Principal['policies'], name = 'kms-user') => {
-    const who = principal(name, policies);
-    proxy.addPrincipal(who);
-    const client = new KMSClient(clientConfig({ ...who, sessionToken: undefined }));
+    const who = aws.principal(name, policies);
+    aws.proxy.addPrincipal(who);
+    const client = new KMSClient(aws.clientConfig({ ...who, sessionToken: undefined }));
     kmsClients.push(client);
     return { who, client };
   };
@@ -154,7 +143,7 @@ describe('KMS through the proxy', () => {
   let both: KMSClient;
 
   beforeAll(() => {
-    proxy.configureKeys([keySpec(keyArn), keySpec(otherKeyArn)]);
+    aws.proxy.configureKeys([keySpec(keyArn), keySpec(otherKeyArn)]);
     both = kmsFor([allow('kms:GenerateDataKey'), allow('kms:Decrypt'), allow('kms:*', otherKeyArn)]).client;
   });
 
@@ -198,7 +187,7 @@ describe('KMS through the proxy', () => {
       {},
     ];
     for (const EncryptionContext of others) {
-      const refused = await failure(
+      const refused = await aws.failure(
         both.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext })),
       );
       expect(refused.name, JSON.stringify(EncryptionContext)).toBe('InvalidCiphertextException');
@@ -208,7 +197,7 @@ describe('KMS through the proxy', () => {
     const bare = (await generate(both, {})).CiphertextBlob as Uint8Array;
     expect((await both.send(new DecryptCommand({ CiphertextBlob: bare }))).Plaintext).toHaveLength(32);
     expect(
-      (await failure(both.send(new DecryptCommand({ CiphertextBlob: bare, EncryptionContext: context }))))
+      (await aws.failure(both.send(new DecryptCommand({ CiphertextBlob: bare, EncryptionContext: context }))))
         .name,
     ).toBe('InvalidCiphertextException');
   });
@@ -218,44 +207,49 @@ describe('KMS through the proxy', () => {
     const tampered = Buffer.from(blob);
     tampered[tampered.length - 1] = (tampered[tampered.length - 1] as number) ^ 1;
     expect(
-      (await failure(both.send(new DecryptCommand({ CiphertextBlob: tampered, EncryptionContext: context }))))
-        .name,
+      (
+        await aws.failure(
+          both.send(new DecryptCommand({ CiphertextBlob: tampered, EncryptionContext: context })),
+        )
+      ).name,
     ).toBe('InvalidCiphertextException');
     expect(
       (
-        await failure(
+        await aws.failure(
           both.send(new DecryptCommand({ CiphertextBlob: randomBytes(64), EncryptionContext: context })),
         )
       ).name,
     ).toBe('InvalidCiphertextException');
-    const wrongKey = await failure(
+    const wrongKey = await aws.failure(
       both.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: context, KeyId: otherKeyArn })),
     );
     expect(wrongKey.name).toBe('IncorrectKeyException');
     const unknown = `arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:key/${randomUUID()}`;
-    expect((await failure(generate(both, context, unknown))).name).toBe('NotFoundException');
-    expect((await failure(generate(both, context, 'alias/secrets'))).name).toBe('NotFoundException');
-    proxy.configureKeys([keySpec(keyArn, false), keySpec(otherKeyArn)]);
+    expect((await aws.failure(generate(both, context, unknown))).name).toBe('NotFoundException');
+    expect((await aws.failure(generate(both, context, 'alias/secrets'))).name).toBe('NotFoundException');
+    aws.proxy.configureKeys([keySpec(keyArn, false), keySpec(otherKeyArn)]);
     try {
-      expect((await failure(generate())).name).toBe('DisabledException');
+      expect((await aws.failure(generate())).name).toBe('DisabledException');
     } finally {
-      proxy.configureKeys([keySpec(keyArn), keySpec(otherKeyArn)]);
+      aws.proxy.configureKeys([keySpec(keyArn), keySpec(otherKeyArn)]);
     }
   });
 
   it("does not open another runtime's ciphertexts: each runtime has its own master key", async () => {
     const blob = (await generate()).CiphertextBlob as Uint8Array;
     const other = await startAwsProxy({
-      dynamodbEndpoint: dynamodbLocal.endpoint,
+      dynamodbEndpoint: aws.dynamodbLocal.endpoint,
       awsEndpoint: inject('awsEndpoint'),
     });
     try {
       other.configureKeys([keySpec(keyArn)]);
-      const operator = principal('other-operator', 'admin');
+      const operator = aws.principal('other-operator', 'admin');
       other.addPrincipal(operator);
-      const client = new KMSClient(clientConfig({ ...operator, sessionToken: undefined }, other.endpoint));
+      const client = new KMSClient(
+        aws.clientConfig({ ...operator, sessionToken: undefined }, other.endpoint),
+      );
       try {
-        const refused = await failure(
+        const refused = await aws.failure(
           client.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: context })),
         );
         expect(refused.name).toBe('InvalidCiphertextException');
@@ -277,7 +271,7 @@ describe('KMS through the proxy', () => {
     ]);
 
     expect((await generate(encryptOnly.client)).Plaintext).toHaveLength(32);
-    const cannotDecrypt = await failure(
+    const cannotDecrypt = await aws.failure(
       encryptOnly.client.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: context })),
     );
     expect(cannotDecrypt.name).toBe('AccessDeniedException');
@@ -290,20 +284,20 @@ describe('KMS through the proxy', () => {
       new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: context }),
     );
     expect(opened.Plaintext).toHaveLength(32);
-    expect((await failure(generate(decryptOnly.client))).name).toBe('AccessDeniedException');
+    expect((await aws.failure(generate(decryptOnly.client))).name).toBe('AccessDeniedException');
 
     // A grant on another key is no grant on this one; Decrypt is authorized on the blob's key.
-    expect((await failure(generate(otherKeyOnly.client))).name).toBe('AccessDeniedException');
+    expect((await aws.failure(generate(otherKeyOnly.client))).name).toBe('AccessDeniedException');
     expect(
       (
-        await failure(
+        await aws.failure(
           otherKeyOnly.client.send(new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: context })),
         )
       ).name,
     ).toBe('AccessDeniedException');
 
     // An operation the proxy does not serve is refused, not let through.
-    const encrypt = await failure(
+    const encrypt = await aws.failure(
       both.send(new EncryptCommand({ KeyId: keyArn, Plaintext: Buffer.from('secret') })),
     );
     expect(encrypt.name).toBe('UnknownOperationException');

@@ -16,38 +16,25 @@ import {
 } from '@aws-sdk/client-sqs';
 import { Upload } from '@aws-sdk/lib-storage';
 import { describe, expect, it } from 'vitest';
-import {
-  admin,
-  bucketArn,
-  clientsFor,
-  failure,
-  key,
-  names,
-  otherQueueUrl,
-  principal,
-  proxy,
-  run,
-  smallQueueUrl,
-  useAwsProxy,
-} from '../support/aws-proxy';
+import { useAwsProxy } from '../support/aws-proxy';
 
 /**
  * The local AWS endpoint with real SDK v3 clients against real DynamoDB Local and fauxqs: SQS, S3 and DynamoDB with
  * AWS's errors and limits.
  */
-useAwsProxy();
+const aws = useAwsProxy();
 
 describe('SQS through the proxy', () => {
   const receiveAll = async (url: string, expected: number): Promise<Message[]> => {
     const messages: Message[] = [];
     for (let attempt = 0; attempt < 10 && messages.length < expected; attempt++) {
-      const { Messages = [] } = await admin.sqs.send(
+      const { Messages = [] } = await aws.admin.sqs.send(
         new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
       );
       messages.push(...Messages);
     }
     if (messages.length > 0) {
-      await admin.sqs.send(
+      await aws.admin.sqs.send(
         new DeleteMessageBatchCommand({
           QueueUrl: url,
           Entries: messages.map((message, index) => ({
@@ -61,15 +48,17 @@ describe('SQS through the proxy', () => {
   };
 
   it('carries emoji and every other valid character intact (fauxqs alone refuses them)', async () => {
-    const { QueueUrl } = await admin.sqs.send(new CreateQueueCommand({ QueueName: `proxy-${run}-emoji` }));
+    const { QueueUrl } = await aws.admin.sqs.send(
+      new CreateQueueCommand({ QueueName: `proxy-${aws.run}-emoji` }),
+    );
     const bodies = [
       'route done 🚚✅',
       'plain',
       '\uE000 starts with the escape mark 😀',
       '𝄞 music \uE000\uE000 𝄞',
     ];
-    await admin.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: bodies[0] }));
-    await admin.sqs.send(
+    await aws.admin.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: bodies[0] }));
+    await aws.admin.sqs.send(
       new SendMessageBatchCommand({
         QueueUrl,
         Entries: bodies.slice(1).map((body, index) => ({ Id: `m${index}`, MessageBody: body })),
@@ -82,38 +71,42 @@ describe('SQS through the proxy', () => {
   it('keeps a message that fits AWS but not fauxqs once escaped, attributes included', async () => {
     const body = `${'😀'.repeat(200)}${'x'.repeat(1024 - 800 - 15)}`;
     const attributes = { kind: { DataType: 'String', StringValue: 'emoji' } };
-    await admin.sqs.send(
-      new SendMessageCommand({ QueueUrl: smallQueueUrl, MessageBody: body, MessageAttributes: attributes }),
+    await aws.admin.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: aws.smallQueueUrl,
+        MessageBody: body,
+        MessageAttributes: attributes,
+      }),
     );
-    const { Messages = [] } = await admin.sqs.send(
+    const { Messages = [] } = await aws.admin.sqs.send(
       new ReceiveMessageCommand({
-        QueueUrl: smallQueueUrl,
+        QueueUrl: aws.smallQueueUrl,
         WaitTimeSeconds: 1,
         MessageAttributeNames: ['All'],
       }),
     );
     expect(Messages[0]?.Body).toBe(body);
     expect(Messages[0]?.MessageAttributes?.kind?.StringValue).toBe('emoji');
-    await admin.sqs.send(
+    await aws.admin.sqs.send(
       new DeleteMessageBatchCommand({
-        QueueUrl: smallQueueUrl,
+        QueueUrl: aws.smallQueueUrl,
         Entries: [{ Id: '0', ReceiptHandle: Messages[0]?.ReceiptHandle }],
       }),
     );
   });
 
   it('returns message attributes only when asked for, as AWS does', async () => {
-    const { QueueUrl } = await admin.sqs.send(
-      new CreateQueueCommand({ QueueName: `proxy-${run}-attributes` }),
+    const { QueueUrl } = await aws.admin.sqs.send(
+      new CreateQueueCommand({ QueueName: `proxy-${aws.run}-attributes` }),
     );
-    await admin.sqs.send(
+    await aws.admin.sqs.send(
       new SendMessageCommand({
         QueueUrl,
         MessageBody: 'x',
         MessageAttributes: { trace: { DataType: 'String', StringValue: 't' } },
       }),
     );
-    const { Messages = [] } = await admin.sqs.send(
+    const { Messages = [] } = await aws.admin.sqs.send(
       new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 1 }),
     );
     expect(Messages[0]?.Body).toBe('x');
@@ -121,33 +114,37 @@ describe('SQS through the proxy', () => {
   });
 
   it("refuses a message over the queue's MaximumMessageSize, counting attributes", async () => {
-    const tooLong = await failure(
-      admin.sqs.send(new SendMessageCommand({ QueueUrl: smallQueueUrl, MessageBody: 'x'.repeat(1025) })),
+    const tooLong = await aws.failure(
+      aws.admin.sqs.send(
+        new SendMessageCommand({ QueueUrl: aws.smallQueueUrl, MessageBody: 'x'.repeat(1025) }),
+      ),
     );
     expect(tooLong.name).toBe('InvalidParameterValue');
     expect(tooLong.message).toBe(
       'One or more parameters are invalid. Reason: Message must be shorter than 1024 bytes.',
     );
-    const withAttributes = await failure(
-      admin.sqs.send(
+    const withAttributes = await aws.failure(
+      aws.admin.sqs.send(
         new SendMessageCommand({
-          QueueUrl: smallQueueUrl,
+          QueueUrl: aws.smallQueueUrl,
           MessageBody: 'x'.repeat(1000),
           MessageAttributes: { attribute: { DataType: 'Binary', BinaryValue: new Uint8Array(16) } },
         }),
       ),
     );
     expect(withAttributes.name).toBe('InvalidParameterValue');
-    await admin.sqs.send(new SendMessageCommand({ QueueUrl: smallQueueUrl, MessageBody: 'x'.repeat(1024) }));
-    expect(await receiveAll(smallQueueUrl, 1)).toHaveLength(1);
+    await aws.admin.sqs.send(
+      new SendMessageCommand({ QueueUrl: aws.smallQueueUrl, MessageBody: 'x'.repeat(1024) }),
+    );
+    expect(await receiveAll(aws.smallQueueUrl, 1)).toHaveLength(1);
   });
 
   it('refuses a batch over 1 MiB in total and one of more than 10 entries', async () => {
     const half = 'y'.repeat(600 * 1024);
-    const tooLong = await failure(
-      admin.sqs.send(
+    const tooLong = await aws.failure(
+      aws.admin.sqs.send(
         new SendMessageBatchCommand({
-          QueueUrl: otherQueueUrl,
+          QueueUrl: aws.otherQueueUrl,
           Entries: [
             { Id: 'a', MessageBody: half },
             { Id: 'b', MessageBody: half },
@@ -156,19 +153,19 @@ describe('SQS through the proxy', () => {
       ),
     );
     expect(tooLong.name).toBe('BatchRequestTooLong');
-    const tooMany = await failure(
-      admin.sqs.send(
+    const tooMany = await aws.failure(
+      aws.admin.sqs.send(
         new SendMessageBatchCommand({
-          QueueUrl: otherQueueUrl,
+          QueueUrl: aws.otherQueueUrl,
           Entries: Array.from({ length: 11 }, (_, index) => ({ Id: `e${index}`, MessageBody: 'x' })),
         }),
       ),
     );
     expect(tooMany.name).toBe('TooManyEntriesInBatchRequest');
-    const tooManyChanges = await failure(
-      admin.sqs.send(
+    const tooManyChanges = await aws.failure(
+      aws.admin.sqs.send(
         new ChangeMessageVisibilityBatchCommand({
-          QueueUrl: otherQueueUrl,
+          QueueUrl: aws.otherQueueUrl,
           Entries: Array.from({ length: 11 }, (_, index) => ({
             Id: `e${index}`,
             ReceiptHandle: 'r',
@@ -181,9 +178,9 @@ describe('SQS through the proxy', () => {
   });
 
   it('refuses DelaySeconds over 900 and characters AWS does not allow', async () => {
-    const delay = await failure(
-      admin.sqs.send(
-        new SendMessageCommand({ QueueUrl: otherQueueUrl, MessageBody: 'x', DelaySeconds: 901 }),
+    const delay = await aws.failure(
+      aws.admin.sqs.send(
+        new SendMessageCommand({ QueueUrl: aws.otherQueueUrl, MessageBody: 'x', DelaySeconds: 901 }),
       ),
     );
     expect(delay.name).toBe('InvalidParameterValue');
@@ -191,14 +188,14 @@ describe('SQS through the proxy', () => {
       'Value 901 for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= 900.',
     );
     for (const body of ['lone \uD800 surrogate', 'not a character \uFFFF', 'control \u0001']) {
-      const invalid = await failure(
-        admin.sqs.send(new SendMessageCommand({ QueueUrl: otherQueueUrl, MessageBody: body })),
+      const invalid = await aws.failure(
+        aws.admin.sqs.send(new SendMessageCommand({ QueueUrl: aws.otherQueueUrl, MessageBody: body })),
       );
       expect(invalid.name).toBe('InvalidMessageContents');
     }
-    const batch = await admin.sqs.send(
+    const batch = await aws.admin.sqs.send(
       new SendMessageBatchCommand({
-        QueueUrl: otherQueueUrl,
+        QueueUrl: aws.otherQueueUrl,
         Entries: [
           { Id: 'ok', MessageBody: 'fine 🙂' },
           { Id: 'late', MessageBody: 'x', DelaySeconds: 1000 },
@@ -211,20 +208,22 @@ describe('SQS through the proxy', () => {
       late: 'InvalidParameterValue',
       bad: 'InvalidMessageContents',
     });
-    expect((await receiveAll(otherQueueUrl, 1)).map((message) => message.Body)).toEqual(['fine 🙂']);
+    expect((await receiveAll(aws.otherQueueUrl, 1)).map((message) => message.Body)).toEqual(['fine 🙂']);
   });
 
   it('long-polls through the proxy', async () => {
-    const polling = admin.sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: otherQueueUrl, WaitTimeSeconds: 5 }),
+    const polling = aws.admin.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: aws.otherQueueUrl, WaitTimeSeconds: 5 }),
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await admin.sqs.send(new SendMessageCommand({ QueueUrl: otherQueueUrl, MessageBody: 'late arrival' }));
+    await aws.admin.sqs.send(
+      new SendMessageCommand({ QueueUrl: aws.otherQueueUrl, MessageBody: 'late arrival' }),
+    );
     const { Messages = [] } = await polling;
     expect(Messages.map((message) => message.Body)).toEqual(['late arrival']);
-    await admin.sqs.send(
+    await aws.admin.sqs.send(
       new DeleteMessageBatchCommand({
-        QueueUrl: otherQueueUrl,
+        QueueUrl: aws.otherQueueUrl,
         Entries: [{ Id: '0', ReceiptHandle: Messages[0]?.ReceiptHandle }],
       }),
     );
@@ -233,14 +232,14 @@ describe('SQS through the proxy', () => {
 
 describe('S3 and DynamoDB limits through the proxy', () => {
   it('refuses a multipart upload with a part under 5 MiB that is not the last (fauxqs enforces it)', async () => {
-    const { UploadId } = await admin.s3.send(
-      new CreateMultipartUploadCommand({ Bucket: names.bucket, Key: 'small-parts' }),
+    const { UploadId } = await aws.admin.s3.send(
+      new CreateMultipartUploadCommand({ Bucket: aws.names.bucket, Key: 'small-parts' }),
     );
     const parts = [];
     for (const [index, size] of [1024 * 1024, 10].entries()) {
-      const { ETag } = await admin.s3.send(
+      const { ETag } = await aws.admin.s3.send(
         new UploadPartCommand({
-          Bucket: names.bucket,
+          Bucket: aws.names.bucket,
           Key: 'small-parts',
           UploadId,
           PartNumber: index + 1,
@@ -249,10 +248,10 @@ describe('S3 and DynamoDB limits through the proxy', () => {
       );
       parts.push({ ETag, PartNumber: index + 1 });
     }
-    const tooSmall = await failure(
-      admin.s3.send(
+    const tooSmall = await aws.failure(
+      aws.admin.s3.send(
         new CompleteMultipartUploadCommand({
-          Bucket: names.bucket,
+          Bucket: aws.names.bucket,
           Key: 'small-parts',
           UploadId,
           MultipartUpload: { Parts: parts },
@@ -263,19 +262,19 @@ describe('S3 and DynamoDB limits through the proxy', () => {
   });
 
   it('streams a multipart upload of a function granted s3:PutObject', async () => {
-    const writer = principal('writer', [
-      { Statement: [{ Effect: 'Allow', Action: 's3:PutObject', Resource: `${bucketArn}/*` }] },
+    const writer = aws.principal('writer', [
+      { Statement: [{ Effect: 'Allow', Action: 's3:PutObject', Resource: `${aws.bucketArn}/*` }] },
     ]);
-    proxy.addPrincipal(writer);
+    aws.proxy.addPrincipal(writer);
     const body = Buffer.alloc(11 * 1024 * 1024, 7);
     await new Upload({
-      client: clientsFor(writer).s3,
-      params: { Bucket: names.bucket, Key: 'exports/big.bin', Body: body },
+      client: aws.clientsFor(writer).s3,
+      params: { Bucket: aws.names.bucket, Key: 'exports/big.bin', Body: body },
       partSize: 5 * 1024 * 1024,
       queueSize: 2,
     }).done();
-    const stored = await admin.s3.send(
-      new GetObjectCommand({ Bucket: names.bucket, Key: 'exports/big.bin' }),
+    const stored = await aws.admin.s3.send(
+      new GetObjectCommand({ Bucket: aws.names.bucket, Key: 'exports/big.bin' }),
     );
     expect(Buffer.from(await (stored.Body?.transformToByteArray() ?? new Uint8Array())).equals(body)).toBe(
       true,
@@ -283,11 +282,11 @@ describe('S3 and DynamoDB limits through the proxy', () => {
   });
 
   it('passes on the limits DynamoDB Local enforces itself (item size here)', async () => {
-    const tooBig = await failure(
-      admin.dynamodb.send(
+    const tooBig = await aws.failure(
+      aws.admin.dynamodb.send(
         new PutItemCommand({
-          TableName: names.table,
-          Item: { ...key('big'), d: { S: 'x'.repeat(409_600) } },
+          TableName: aws.names.table,
+          Item: { ...aws.key('big'), d: { S: 'x'.repeat(409_600) } },
         }),
       ),
     );

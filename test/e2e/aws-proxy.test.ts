@@ -23,52 +23,34 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, type PolicyDocument } from '../../local/cloud/model';
-import {
-  admin,
-  bucketArn,
-  clientsFor,
-  failure,
-  functionPolicy,
-  key,
-  names,
-  otherQueueUrl,
-  principal,
-  proxy,
-  queueArn,
-  queueUrl,
-  Sha256,
-  signedDynamoDbRequest,
-  streamArn,
-  tableArn,
-  useAwsProxy,
-} from '../support/aws-proxy';
+import { Sha256, signedDynamoDbRequest, useAwsProxy } from '../support/aws-proxy';
 
 /**
  * The local AWS endpoint with real SDK v3 clients against real DynamoDB Local and fauxqs: callers are identified by
  * their signatures and authorized by their policies.
  */
-useAwsProxy();
+const aws = useAwsProxy();
 
 describe('identity and policies', () => {
   it('shows the resources AWS-shaped: queue URLs on the proxy, ARNs in the request Region', async () => {
-    expect(queueUrl).toBe(`${proxy.endpoint}/${LOCAL_ACCOUNT_ID}/${names.queue}`);
-    expect(streamArn).toMatch(new RegExp(`^${tableArn(names.table)}/stream/`));
-    const described = await admin.dynamodb.send(new DescribeTableCommand({ TableName: names.table }));
-    expect(described.Table?.TableArn).toBe(tableArn(names.table));
+    expect(aws.queueUrl).toBe(`${aws.proxy.endpoint}/${LOCAL_ACCOUNT_ID}/${aws.names.queue}`);
+    expect(aws.streamArn).toMatch(new RegExp(`^${aws.tableArn(aws.names.table)}/stream/`));
+    const described = await aws.admin.dynamodb.send(new DescribeTableCommand({ TableName: aws.names.table }));
+    expect(described.Table?.TableArn).toBe(aws.tableArn(aws.names.table));
   });
 
   it('allows a function what its CDK-shaped policy grants', async () => {
-    const fn = principal('reader', [functionPolicy()]);
-    proxy.addPrincipal(fn);
-    const { dynamodb, sqs, s3 } = clientsFor(fn);
+    const fn = aws.principal('reader', [aws.functionPolicy()]);
+    aws.proxy.addPrincipal(fn);
+    const { dynamodb, sqs, s3 } = aws.clientsFor(fn);
     await dynamodb.send(
-      new PutItemCommand({ TableName: names.table, Item: { ...key('a'), gpk: { S: 'g' } } }),
+      new PutItemCommand({ TableName: aws.names.table, Item: { ...aws.key('a'), gpk: { S: 'g' } } }),
     );
-    const got = await dynamodb.send(new GetItemCommand({ TableName: names.table, Key: key('a') }));
+    const got = await dynamodb.send(new GetItemCommand({ TableName: aws.names.table, Key: aws.key('a') }));
     expect(got.Item?.gpk?.S).toBe('g');
     const byIndex = await dynamodb.send(
       new QueryCommand({
-        TableName: names.table,
+        TableName: aws.names.table,
         IndexName: 'byGpk',
         KeyConditionExpression: 'gpk = :g',
         ExpressionAttributeValues: { ':g': { S: 'g' } },
@@ -80,141 +62,150 @@ describe('identity and policies', () => {
         TransactItems: [
           {
             ConditionCheck: {
-              TableName: names.table,
-              Key: key('a'),
+              TableName: aws.names.table,
+              Key: aws.key('a'),
               ConditionExpression: 'attribute_exists(pk)',
             },
           },
-          { Put: { TableName: names.table, Item: key('b') } },
+          { Put: { TableName: aws.names.table, Item: aws.key('b') } },
         ],
       }),
     );
-    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'hello' }));
-    const object = await s3.send(new GetObjectCommand({ Bucket: names.bucket, Key: 'reports/a b.csv' }));
+    await sqs.send(new SendMessageCommand({ QueueUrl: aws.queueUrl, MessageBody: 'hello' }));
+    const object = await s3.send(new GetObjectCommand({ Bucket: aws.names.bucket, Key: 'reports/a b.csv' }));
     expect(await object.Body?.transformToString()).toBe('id,name\n1,x\n');
   });
 
   it('denies everything else with each service error AWS gives', async () => {
-    const fn = principal('denied', [functionPolicy()]);
-    proxy.addPrincipal(fn);
-    const { dynamodb, sqs, s3 } = clientsFor(fn);
+    const fn = aws.principal('denied', [aws.functionPolicy()]);
+    aws.proxy.addPrincipal(fn);
+    const { dynamodb, sqs, s3 } = aws.clientsFor(fn);
 
-    const deleteTable = await failure(dynamodb.send(new DeleteTableCommand({ TableName: names.table })));
+    const deleteTable = await aws.failure(
+      dynamodb.send(new DeleteTableCommand({ TableName: aws.names.table })),
+    );
     expect(deleteTable.name).toBe('AccessDeniedException');
     expect(deleteTable.$metadata?.httpStatusCode).toBe(400);
     expect(deleteTable.message).toBe(
-      `User: ${fn.arn} is not authorized to perform: dynamodb:DeleteTable on resource: ${tableArn(names.table)} because no identity-based policy allows the dynamodb:DeleteTable action`,
+      `User: ${fn.arn} is not authorized to perform: dynamodb:DeleteTable on resource: ${aws.tableArn(aws.names.table)} because no identity-based policy allows the dynamodb:DeleteTable action`,
     );
-    expect((await failure(dynamodb.send(new ListTablesCommand({})))).name).toBe('AccessDeniedException');
-    const otherTable = await failure(
-      dynamodb.send(new GetItemCommand({ TableName: names.otherTable, Key: key('a') })),
+    expect((await aws.failure(dynamodb.send(new ListTablesCommand({})))).name).toBe('AccessDeniedException');
+    const otherTable = await aws.failure(
+      dynamodb.send(new GetItemCommand({ TableName: aws.names.otherTable, Key: aws.key('a') })),
     );
-    expect(otherTable.message).toContain(`dynamodb:GetItem on resource: ${tableArn(names.otherTable)}`);
-    const otherIndex = await failure(
+    expect(otherTable.message).toContain(
+      `dynamodb:GetItem on resource: ${aws.tableArn(aws.names.otherTable)}`,
+    );
+    const otherIndex = await aws.failure(
       dynamodb.send(
         new QueryCommand({
-          TableName: names.otherTable,
+          TableName: aws.names.otherTable,
           IndexName: 'byGpk',
           KeyConditionExpression: 'gpk = :g',
           ExpressionAttributeValues: { ':g': { S: 'g' } },
         }),
       ),
     );
-    expect(otherIndex.message).toContain(`on resource: ${tableArn(names.otherTable)}/index/byGpk`);
-    const transaction = await failure(
+    expect(otherIndex.message).toContain(`on resource: ${aws.tableArn(aws.names.otherTable)}/index/byGpk`);
+    const transaction = await aws.failure(
       dynamodb.send(
         new TransactWriteItemsCommand({
           TransactItems: [
-            { Put: { TableName: names.table, Item: key('c') } },
-            { Delete: { TableName: names.otherTable, Key: key('c') } },
+            { Put: { TableName: aws.names.table, Item: aws.key('c') } },
+            { Delete: { TableName: aws.names.otherTable, Key: aws.key('c') } },
           ],
         }),
       ),
     );
-    expect(transaction.message).toContain(`dynamodb:DeleteItem on resource: ${tableArn(names.otherTable)}`);
+    expect(transaction.message).toContain(
+      `dynamodb:DeleteItem on resource: ${aws.tableArn(aws.names.otherTable)}`,
+    );
     // Nothing of a denied transaction is written.
-    const notWritten = await admin.dynamodb.send(
-      new GetItemCommand({ TableName: names.table, Key: key('c') }),
+    const notWritten = await aws.admin.dynamodb.send(
+      new GetItemCommand({ TableName: aws.names.table, Key: aws.key('c') }),
     );
     expect(notWritten.Item).toBeUndefined();
 
-    const receive = await failure(sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl })));
+    const receive = await aws.failure(sqs.send(new ReceiveMessageCommand({ QueueUrl: aws.queueUrl })));
     expect(receive.name).toBe('AccessDenied');
     expect(receive.$metadata?.httpStatusCode).toBe(403);
     expect(receive.message).toBe(
-      `User: ${fn.arn} is not authorized to perform: sqs:receivemessage on resource: ${queueArn(names.queue)} because no identity-based policy allows the sqs:receivemessage action`,
+      `User: ${fn.arn} is not authorized to perform: sqs:receivemessage on resource: ${aws.queueArn(aws.names.queue)} because no identity-based policy allows the sqs:receivemessage action`,
     );
-    const otherQueue = await failure(
-      sqs.send(new SendMessageCommand({ QueueUrl: otherQueueUrl, MessageBody: 'x' })),
+    const otherQueue = await aws.failure(
+      sqs.send(new SendMessageCommand({ QueueUrl: aws.otherQueueUrl, MessageBody: 'x' })),
     );
     expect(otherQueue.name).toBe('AccessDenied');
-    const batch = await failure(
+    const batch = await aws.failure(
       sqs.send(
-        new SendMessageBatchCommand({ QueueUrl: otherQueueUrl, Entries: [{ Id: '1', MessageBody: 'x' }] }),
+        new SendMessageBatchCommand({
+          QueueUrl: aws.otherQueueUrl,
+          Entries: [{ Id: '1', MessageBody: 'x' }],
+        }),
       ),
     );
     expect(batch.message).toContain('sqs:sendmessage on resource');
 
-    const put = await failure(
-      s3.send(new PutObjectCommand({ Bucket: names.bucket, Key: 'x.txt', Body: 'x' })),
+    const put = await aws.failure(
+      s3.send(new PutObjectCommand({ Bucket: aws.names.bucket, Key: 'x.txt', Body: 'x' })),
     );
     expect(put.name).toBe('AccessDenied');
     expect(put.$metadata?.httpStatusCode).toBe(403);
     expect(put.message).toBe(
-      `User: ${fn.arn} is not authorized to perform: s3:PutObject on resource: "${bucketArn}/x.txt" because no identity-based policy allows the s3:PutObject action`,
+      `User: ${fn.arn} is not authorized to perform: s3:PutObject on resource: "${aws.bucketArn}/x.txt" because no identity-based policy allows the s3:PutObject action`,
     );
-    const list = await failure(s3.send(new ListObjectsV2Command({ Bucket: names.bucket })));
+    const list = await aws.failure(s3.send(new ListObjectsV2Command({ Bucket: aws.names.bucket })));
     expect(list.name).toBe('AccessDenied');
-    expect(list.message).toContain(`s3:ListBucket on resource: "${bucketArn}"`);
+    expect(list.message).toContain(`s3:ListBucket on resource: "${aws.bucketArn}"`);
   });
 
   it('allows a call while the grant is there and denies it once the grant is removed', async () => {
-    const fn = principal('changing', [functionPolicy()]);
-    proxy.addPrincipal(fn);
-    const { dynamodb } = clientsFor(fn);
-    await dynamodb.send(new GetItemCommand({ TableName: names.table, Key: key('a') }));
-    const withoutDynamoDb = functionPolicy();
+    const fn = aws.principal('changing', [aws.functionPolicy()]);
+    aws.proxy.addPrincipal(fn);
+    const { dynamodb } = aws.clientsFor(fn);
+    await dynamodb.send(new GetItemCommand({ TableName: aws.names.table, Key: aws.key('a') }));
+    const withoutDynamoDb = aws.functionPolicy();
     withoutDynamoDb.Statement = withoutDynamoDb.Statement.slice(1);
-    proxy.addPrincipal({ ...fn, policies: [withoutDynamoDb] });
-    const denied = await failure(
-      dynamodb.send(new GetItemCommand({ TableName: names.table, Key: key('a') })),
+    aws.proxy.addPrincipal({ ...fn, policies: [withoutDynamoDb] });
+    const denied = await aws.failure(
+      dynamodb.send(new GetItemCommand({ TableName: aws.names.table, Key: aws.key('a') })),
     );
     expect(denied.name).toBe('AccessDeniedException');
   });
 
   it('lets an explicit Deny win over an Allow', async () => {
     const deny: PolicyDocument = {
-      Statement: [{ Effect: 'Deny', Action: 'dynamodb:Get*', Resource: tableArn(names.table) }],
+      Statement: [{ Effect: 'Deny', Action: 'dynamodb:Get*', Resource: aws.tableArn(aws.names.table) }],
     };
-    const fn = principal('explicit', [functionPolicy(), deny]);
-    proxy.addPrincipal(fn);
-    const denied = await failure(
-      clientsFor(fn).dynamodb.send(new GetItemCommand({ TableName: names.table, Key: key('a') })),
+    const fn = aws.principal('explicit', [aws.functionPolicy(), deny]);
+    aws.proxy.addPrincipal(fn);
+    const denied = await aws.failure(
+      aws.clientsFor(fn).dynamodb.send(new GetItemCommand({ TableName: aws.names.table, Key: aws.key('a') })),
     );
     expect(denied.message).toBe(
-      `User: ${fn.arn} is not authorized to perform: dynamodb:GetItem on resource: ${tableArn(names.table)} with an explicit deny in an identity-based policy`,
+      `User: ${fn.arn} is not authorized to perform: dynamodb:GetItem on resource: ${aws.tableArn(aws.names.table)} with an explicit deny in an identity-based policy`,
     );
   });
 
   it('authorizes stream reads on the stream ARN', async () => {
-    const reader = principal('stream-reader', [
+    const reader = aws.principal('stream-reader', [
       {
         Statement: [
           {
             Effect: 'Allow',
             Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
-            Resource: streamArn,
+            Resource: aws.streamArn,
           },
         ],
       },
     ]);
-    proxy.addPrincipal(reader);
-    const { streams } = clientsFor(reader);
-    const stream = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    aws.proxy.addPrincipal(reader);
+    const { streams } = aws.clientsFor(reader);
+    const stream = await streams.send(new DescribeStreamCommand({ StreamArn: aws.streamArn }));
     const shardId = stream.StreamDescription?.Shards?.[0]?.ShardId as string;
     const iterator = await streams.send(
       new GetShardIteratorCommand({
-        StreamArn: streamArn,
+        StreamArn: aws.streamArn,
         ShardId: shardId,
         ShardIteratorType: 'TRIM_HORIZON',
       }),
@@ -222,20 +213,22 @@ describe('identity and policies', () => {
     const records = await streams.send(new GetRecordsCommand({ ShardIterator: iterator.ShardIterator }));
     expect(records.Records?.length).toBeGreaterThan(0);
 
-    const stranger = principal('stranger', [functionPolicy()]);
-    proxy.addPrincipal(stranger);
-    const denied = await failure(
-      clientsFor(stranger).streams.send(new GetRecordsCommand({ ShardIterator: iterator.ShardIterator })),
+    const stranger = aws.principal('stranger', [aws.functionPolicy()]);
+    aws.proxy.addPrincipal(stranger);
+    const denied = await aws.failure(
+      aws.clientsFor(stranger).streams.send(new GetRecordsCommand({ ShardIterator: iterator.ShardIterator })),
     );
     expect(denied.name).toBe('AccessDeniedException');
-    expect(denied.message).toContain(`dynamodb:GetRecords on resource: ${streamArn}`);
+    expect(denied.message).toContain(`dynamodb:GetRecords on resource: ${aws.streamArn}`);
   });
 
   it('refuses an operation it cannot map to IAM permissions', async () => {
-    const fn = principal('unknown-op', [{ Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] }]);
-    proxy.addPrincipal(fn);
+    const fn = aws.principal('unknown-op', [
+      { Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] },
+    ]);
+    aws.proxy.addPrincipal(fn);
     const response = await fetch(
-      `${proxy.endpoint}/`,
+      `${aws.proxy.endpoint}/`,
       await signedDynamoDbRequest(fn, 'ExecuteStatement', {}),
     );
     expect(response.status).toBe(400);
@@ -248,64 +241,78 @@ describe('identity and policies', () => {
 
 describe('authentication', () => {
   it('refuses an unknown access key as each service does', async () => {
-    const unknown = principal('nobody', 'admin');
-    const { dynamodb, sqs, s3 } = clientsFor(unknown);
-    expect((await failure(dynamodb.send(new ListTablesCommand({})))).name).toBe(
+    const unknown = aws.principal('nobody', 'admin');
+    const { dynamodb, sqs, s3 } = aws.clientsFor(unknown);
+    expect((await aws.failure(dynamodb.send(new ListTablesCommand({})))).name).toBe(
       'UnrecognizedClientException',
     );
-    const sqsError = await failure(sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl })));
+    const sqsError = await aws.failure(sqs.send(new GetQueueAttributesCommand({ QueueUrl: aws.queueUrl })));
     expect(sqsError.name).toBe('InvalidClientTokenId');
     expect(sqsError.$metadata?.httpStatusCode).toBe(403);
-    const s3Error = await failure(
-      s3.send(new GetObjectCommand({ Bucket: names.bucket, Key: 'reports/a b.csv' })),
+    const s3Error = await aws.failure(
+      s3.send(new GetObjectCommand({ Bucket: aws.names.bucket, Key: 'reports/a b.csv' })),
     );
     expect(s3Error.name).toBe('InvalidAccessKeyId');
   });
 
   it('refuses a wrong secret as a signature mismatch', async () => {
-    const fn = principal('wrong-secret', 'admin');
-    proxy.addPrincipal(fn);
-    const { dynamodb, sqs, s3 } = clientsFor(fn, { secretAccessKey: 'not-the-secret' });
-    expect((await failure(dynamodb.send(new ListTablesCommand({})))).name).toBe('InvalidSignatureException');
-    expect((await failure(sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl })))).name).toBe(
-      'SignatureDoesNotMatch',
+    const fn = aws.principal('wrong-secret', 'admin');
+    aws.proxy.addPrincipal(fn);
+    const { dynamodb, sqs, s3 } = aws.clientsFor(fn, { secretAccessKey: 'not-the-secret' });
+    expect((await aws.failure(dynamodb.send(new ListTablesCommand({})))).name).toBe(
+      'InvalidSignatureException',
     );
     expect(
-      (await failure(s3.send(new GetObjectCommand({ Bucket: names.bucket, Key: 'reports/a b.csv' })))).name,
+      (await aws.failure(sqs.send(new GetQueueAttributesCommand({ QueueUrl: aws.queueUrl })))).name,
+    ).toBe('SignatureDoesNotMatch');
+    expect(
+      (await aws.failure(s3.send(new GetObjectCommand({ Bucket: aws.names.bucket, Key: 'reports/a b.csv' }))))
+        .name,
     ).toBe('SignatureDoesNotMatch');
   });
 
   it('refuses expired credentials and wrong session tokens', async () => {
-    const expired = principal('expired', 'admin', { sessionToken: 'token-1', expiresAt: Date.now() - 1000 });
-    proxy.addPrincipal(expired);
-    const late = clientsFor(expired);
-    expect((await failure(late.dynamodb.send(new ListTablesCommand({})))).name).toBe('ExpiredTokenException');
-    expect((await failure(late.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl })))).name).toBe(
-      'ExpiredToken',
+    const expired = aws.principal('expired', 'admin', {
+      sessionToken: 'token-1',
+      expiresAt: Date.now() - 1000,
+    });
+    aws.proxy.addPrincipal(expired);
+    const late = aws.clientsFor(expired);
+    expect((await aws.failure(late.dynamodb.send(new ListTablesCommand({})))).name).toBe(
+      'ExpiredTokenException',
     );
     expect(
-      (await failure(late.s3.send(new GetObjectCommand({ Bucket: names.bucket, Key: 'reports/a b.csv' }))))
-        .name,
+      (await aws.failure(late.sqs.send(new GetQueueAttributesCommand({ QueueUrl: aws.queueUrl })))).name,
+    ).toBe('ExpiredToken');
+    expect(
+      (
+        await aws.failure(
+          late.s3.send(new GetObjectCommand({ Bucket: aws.names.bucket, Key: 'reports/a b.csv' })),
+        )
+      ).name,
     ).toBe('ExpiredToken');
 
-    const current = principal('token', 'admin', { sessionToken: 'token-2', expiresAt: Date.now() + 60_000 });
-    proxy.addPrincipal(current);
-    await clientsFor(current).dynamodb.send(new ListTablesCommand({}));
-    const wrongToken = clientsFor(current, { sessionToken: 'token-3' });
-    expect((await failure(wrongToken.dynamodb.send(new ListTablesCommand({})))).name).toBe(
+    const current = aws.principal('token', 'admin', {
+      sessionToken: 'token-2',
+      expiresAt: Date.now() + 60_000,
+    });
+    aws.proxy.addPrincipal(current);
+    await aws.clientsFor(current).dynamodb.send(new ListTablesCommand({}));
+    const wrongToken = aws.clientsFor(current, { sessionToken: 'token-3' });
+    expect((await aws.failure(wrongToken.dynamodb.send(new ListTablesCommand({})))).name).toBe(
       'UnrecognizedClientException',
     );
     expect(
       (
-        await failure(
-          wrongToken.s3.send(new GetObjectCommand({ Bucket: names.bucket, Key: 'reports/a b.csv' })),
+        await aws.failure(
+          wrongToken.s3.send(new GetObjectCommand({ Bucket: aws.names.bucket, Key: 'reports/a b.csv' })),
         )
       ).name,
     ).toBe('InvalidToken');
   });
 
   it('refuses unsigned requests', async () => {
-    const dynamodb = await fetch(`${proxy.endpoint}/`, {
+    const dynamodb = await fetch(`${aws.proxy.endpoint}/`, {
       method: 'POST',
       headers: {
         'content-type': 'application/x-amz-json-1.0',
@@ -317,24 +324,24 @@ describe('authentication', () => {
     expect(((await dynamodb.json()) as { __type: string }).__type).toBe(
       'com.amazon.coral.service#MissingAuthenticationTokenException',
     );
-    const sqs = await fetch(`${proxy.endpoint}/`, {
+    const sqs = await fetch(`${aws.proxy.endpoint}/`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.ListQueues' },
       body: '{}',
     });
     expect(sqs.status).toBe(403);
     expect(sqs.headers.get('x-amzn-query-error')).toBe('MissingAuthenticationToken;Sender');
-    const s3 = await fetch(`${proxy.endpoint}/${names.bucket}/reports/a%20b.csv`);
+    const s3 = await fetch(`${aws.proxy.endpoint}/${aws.names.bucket}/reports/a%20b.csv`);
     expect(s3.status).toBe(403);
     expect(await s3.text()).toContain('<Code>AccessDenied</Code>');
   });
 
   it('serves a presigned GET, and refuses it expired or tampered with', async () => {
-    const fn = principal('presigner', [functionPolicy()]);
-    proxy.addPrincipal(fn);
-    const { s3 } = clientsFor(fn);
+    const fn = aws.principal('presigner', [aws.functionPolicy()]);
+    aws.proxy.addPrincipal(fn);
+    const { s3 } = aws.clientsFor(fn);
     const command = new GetObjectCommand({
-      Bucket: names.bucket,
+      Bucket: aws.names.bucket,
       Key: 'reports/a b.csv',
       ResponseContentDisposition: 'attachment; filename="a b.csv"',
     });
@@ -357,20 +364,20 @@ describe('authentication', () => {
     expect(tampered.status).toBe(403);
     expect(await tampered.text()).toContain('<Code>SignatureDoesNotMatch</Code>');
 
-    proxy.addPrincipal({ ...fn, expiresAt: Date.now() - 1 });
+    aws.proxy.addPrincipal({ ...fn, expiresAt: Date.now() - 1 });
     const afterCredentialsExpired = await fetch(link);
     expect(afterCredentialsExpired.status).toBe(400);
     expect(await afterCredentialsExpired.text()).toContain('<Code>ExpiredToken</Code>');
   });
 
   it('refuses an S3 body that is not the one signed, storing nothing', async () => {
-    const url = new URL(`${proxy.endpoint}/${names.bucket}/tampered.txt`);
+    const url = new URL(`${aws.proxy.endpoint}/${aws.names.bucket}/tampered.txt`);
     const signer = new SignatureV4({
       service: 's3',
       region: LOCAL_REGION,
       credentials: {
-        accessKeyId: admin.principal.accessKeyId,
-        secretAccessKey: admin.principal.secretAccessKey,
+        accessKeyId: aws.admin.principal.accessKeyId,
+        secretAccessKey: aws.admin.principal.secretAccessKey,
       },
       sha256: Sha256,
       uriEscapePath: false,
@@ -387,8 +394,8 @@ describe('authentication', () => {
     const response = await fetch(url, { method: 'PUT', headers: signed.headers, body: 'other body!' });
     expect(response.status).toBe(400);
     expect(await response.text()).toContain('<Code>XAmzContentSHA256Mismatch</Code>');
-    const missing = await failure(
-      admin.s3.send(new GetObjectCommand({ Bucket: names.bucket, Key: 'tampered.txt' })),
+    const missing = await aws.failure(
+      aws.admin.s3.send(new GetObjectCommand({ Bucket: aws.names.bucket, Key: 'tampered.txt' })),
     );
     expect(missing.name).toBe('NoSuchKey');
   });

@@ -18,11 +18,11 @@ import { type RunningService, startDynamoDbLocal } from '../../local/services';
 /**
  * The local AWS endpoint of a test file (test/e2e/aws-proxy*.test.ts): a DynamoDB Local and the signing proxy
  * in front of it and fauxqs, with two tables, three queues and a bucket made by an operator, and what the tests
- * use to call it as principals of their own. `useAwsProxy()` at the top of a file starts and stops it; the
- * bindings below are set from its beforeAll on.
+ * use to call it as principals of their own. `const aws = useAwsProxy()` at the top of a file starts and stops
+ * it; the fixture's fields are set from its beforeAll on.
  */
-export const run = randomUUID().slice(0, 8);
-export const names = {
+const run = randomUUID().slice(0, 8);
+const names = {
   table: `proxy-${run}`,
   otherTable: `proxy-${run}-other`,
   queue: `proxy-${run}`,
@@ -30,18 +30,22 @@ export const names = {
   smallQueue: `proxy-${run}-small`,
   bucket: `proxy-${run}`,
 };
-export const tableArn = (name: string) =>
-  `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:table/${name}`;
-export const queueArn = (name: string) => `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${name}`;
-export const bucketArn = `arn:aws:s3:::${names.bucket}`;
+const tableArn = (name: string) => `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:table/${name}`;
+const queueArn = (name: string) => `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${name}`;
+const bucketArn = `arn:aws:s3:::${names.bucket}`;
 
-export let dynamodbLocal: RunningService;
-export let proxy: AwsProxy;
-export let admin: Clients;
-export let queueUrl: string;
-export let otherQueueUrl: string;
-export let smallQueueUrl: string;
-export let streamArn: string;
+/** What `useAwsProxy()` starts and makes (filled in by its beforeAll), and the helpers to call it. */
+export interface AwsProxyFixture extends ReturnType<typeof fixtureHelpers> {
+  dynamodbLocal: RunningService;
+  proxy: AwsProxy;
+  /** The operator's clients: may do anything. */
+  admin: Clients;
+  queueUrl: string;
+  otherQueueUrl: string;
+  /** A queue that takes messages of at most 1 KiB. */
+  smallQueueUrl: string;
+  streamArn: string;
+}
 /** Every client made, destroyed after the file. */
 const clients: Clients[] = [];
 
@@ -53,11 +57,7 @@ export interface Clients {
   s3: S3Client;
 }
 
-export function principal(
-  name: string,
-  policies: Principal['policies'],
-  extra: Partial<Principal> = {},
-): Principal {
+function principal(name: string, policies: Principal['policies'], extra: Partial<Principal> = {}): Principal {
   return {
     accessKeyId: `AKIA${randomBytes(8).toString('hex').toUpperCase()}`,
     secretAccessKey: randomBytes(20).toString('base64'),
@@ -68,9 +68,9 @@ export function principal(
 }
 
 /** SDK clients configured as functions' are locally, signing with `credentials`. */
-export function clientsFor(who: Principal, credentials: Partial<Principal> = {}): Clients {
+function clientsFor(who: Principal, credentials: Partial<Principal> = {}): Clients {
   const config = {
-    endpoint: proxy.endpoint,
+    endpoint: aws.proxy.endpoint,
     region: LOCAL_REGION,
     maxAttempts: 1,
     credentials: {
@@ -91,7 +91,7 @@ export function clientsFor(who: Principal, credentials: Partial<Principal> = {})
 }
 
 /** What CDK grants a function that reads and writes the table, reads the bucket and sends to one queue. */
-export function functionPolicy(): PolicyDocument {
+function functionPolicy(): PolicyDocument {
   return {
     Version: '2012-10-17',
     Statement: [
@@ -122,7 +122,7 @@ export function functionPolicy(): PolicyDocument {
 }
 
 /** The error a promise rejects with (fails the test if it resolves). */
-export async function failure(
+async function failure(
   promise: Promise<unknown>,
 ): Promise<Error & { $metadata?: { httpStatusCode?: number } }> {
   try {
@@ -134,21 +134,21 @@ export async function failure(
 }
 
 /** The key of the item with partition key `pk` in the test tables. */
-export const key = (pk: string) => ({ pk: { S: pk }, sk: { S: 'item' } });
+const key = (pk: string) => ({ pk: { S: pk }, sk: { S: 'item' } });
 
 /** Starts the file's DynamoDB Local and proxy and makes its resources (call at the top of the file). */
-export function useAwsProxy(): void {
+export function useAwsProxy(): AwsProxyFixture {
   beforeAll(async () => {
-    dynamodbLocal = await startDynamoDbLocal();
-    proxy = await startAwsProxy({
-      dynamodbEndpoint: dynamodbLocal.endpoint,
+    aws.dynamodbLocal = await startDynamoDbLocal();
+    aws.proxy = await startAwsProxy({
+      dynamodbEndpoint: aws.dynamodbLocal.endpoint,
       awsEndpoint: inject('awsEndpoint'),
     });
     const operator = principal('operator', 'admin');
-    proxy.addPrincipal(operator);
-    admin = clientsFor(operator);
+    aws.proxy.addPrincipal(operator);
+    aws.admin = clientsFor(operator);
     for (const table of [names.table, names.otherTable]) {
-      await admin.dynamodb.send(
+      await aws.admin.dynamodb.send(
         new CreateTableCommand({
           TableName: table,
           BillingMode: 'PAY_PER_REQUEST',
@@ -172,25 +172,26 @@ export function useAwsProxy(): void {
         }),
       );
     }
-    const described = await admin.dynamodb.send(new DescribeTableCommand({ TableName: names.table }));
-    streamArn = described.Table?.LatestStreamArn as string;
-    queueUrl = (await admin.sqs.send(new CreateQueueCommand({ QueueName: names.queue }))).QueueUrl as string;
-    otherQueueUrl = (await admin.sqs.send(new CreateQueueCommand({ QueueName: names.otherQueue })))
+    const described = await aws.admin.dynamodb.send(new DescribeTableCommand({ TableName: names.table }));
+    aws.streamArn = described.Table?.LatestStreamArn as string;
+    aws.queueUrl = (await aws.admin.sqs.send(new CreateQueueCommand({ QueueName: names.queue })))
       .QueueUrl as string;
-    smallQueueUrl = (
-      await admin.sqs.send(
+    aws.otherQueueUrl = (await aws.admin.sqs.send(new CreateQueueCommand({ QueueName: names.otherQueue })))
+      .QueueUrl as string;
+    aws.smallQueueUrl = (
+      await aws.admin.sqs.send(
         new CreateQueueCommand({ QueueName: names.smallQueue, Attributes: { MaximumMessageSize: '1024' } }),
       )
     ).QueueUrl as string;
-    await admin.s3.send(new CreateBucketCommand({ Bucket: names.bucket }));
-    await admin.s3.send(
+    await aws.admin.s3.send(new CreateBucketCommand({ Bucket: names.bucket }));
+    await aws.admin.s3.send(
       new PutObjectCommand({ Bucket: names.bucket, Key: 'reports/a b.csv', Body: 'id,name\n1,x\n' }),
     );
   });
 
   afterAll(async () => {
     for (const table of [names.table, names.otherTable]) {
-      await admin?.dynamodb.send(new DeleteTableCommand({ TableName: table })).catch(() => {});
+      await aws.admin?.dynamodb.send(new DeleteTableCommand({ TableName: table })).catch(() => {});
     }
     for (const made of clients) {
       made.dynamodb.destroy();
@@ -198,9 +199,10 @@ export function useAwsProxy(): void {
       made.sqs.destroy();
       made.s3.destroy();
     }
-    await proxy?.close();
-    await dynamodbLocal?.stop();
+    await aws.proxy?.close();
+    await aws.dynamodbLocal?.stop();
   });
+  return aws;
 }
 
 const bytes = (data: SourceData): string | Uint8Array =>
@@ -230,7 +232,7 @@ export async function signedDynamoDbRequest(
   operation: string,
   input: object,
 ): Promise<RequestInit> {
-  const url = new URL(proxy.endpoint);
+  const url = new URL(aws.proxy.endpoint);
   const signer = new SignatureV4({
     service: 'dynamodb',
     region: LOCAL_REGION,
@@ -255,7 +257,7 @@ export async function signedDynamoDbRequest(
 }
 
 /** The client settings of a function's SDK client locally: `who` signs, against `endpoint` (default the proxy). */
-export function clientConfig(who: Partial<Principal>, endpoint = proxy.endpoint) {
+function clientConfig(who: Partial<Principal>, endpoint = aws.proxy.endpoint) {
   return {
     endpoint,
     region: LOCAL_REGION,
@@ -267,3 +269,22 @@ export function clientConfig(who: Partial<Principal>, endpoint = proxy.endpoint)
     },
   };
 }
+
+/** The names, ARNs and helpers a test file reaches through its fixture. */
+function fixtureHelpers() {
+  return {
+    run,
+    names,
+    tableArn,
+    queueArn,
+    bucketArn,
+    key,
+    principal,
+    clientsFor,
+    functionPolicy,
+    failure,
+    clientConfig,
+  };
+}
+
+const aws = fixtureHelpers() as AwsProxyFixture;
