@@ -12,6 +12,7 @@ import {
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryHeaders } from '../functions/domain/webhook-http';
 import { type WebhookEvent, webhookBody } from '../functions/models/event-catalog';
+import { deliverWebhooks } from '../functions/workers/deliver-webhooks/consumer';
 import { LOCAL_CREDENTIALS } from '../local/services';
 import { inParallel, type RawTable } from './dynamo';
 import { type LoadRun, runLoad } from './load';
@@ -20,8 +21,11 @@ import { EVENT_TYPE, type Pair, RAW_HEADER } from './webhook-receiver';
 
 /** The raw baselines of the webhook bench (bench/webhooks.ts): the same work as the pipeline's, done by hand. */
 
-/** The deliveries consumer's batch size (functions/workers/deliver-webhooks/consumer.ts) with one local poller: 10 POSTs in flight. */
-export const RAW_CONCURRENCY = 10;
+/**
+ * Deliveries in flight in the pipeline at most: the delivery consumer's batches of `batchSize` records, handled at
+ * once, in up to `maxConcurrency` invocations (Lambda's and the local runtime's event source mapping alike).
+ */
+export const RAW_CONCURRENCY = deliverWebhooks.batchSize * deliverWebhooks.maxConcurrency;
 
 /** One signed POST as the delivery worker sends it (same headers), plus RAW_HEADER; throws unless 200. */
 export function rawPost(

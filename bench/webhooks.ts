@@ -346,7 +346,7 @@ export const webhookDeliveryScenario: Scenario = {
           `Light load (before the load): ${LIGHT_EVENTS} events written one at a time, each after the previous ` +
           'reached all its webhooks; write acknowledged -> the receiver got the request, per pair. raw_delivery ' +
           '(the check’s baseline): one delivery’s own work per loop iteration, at concurrency ' +
-          `${RAW_CONCURRENCY} (the delivery consumer’s batch size, one poller): SQS ReceiveMessage of one ` +
+          `${RAW_CONCURRENCY} (the delivery consumer’s batch size x its maximum concurrency): SQS ReceiveMessage of one ` +
           'message of the delivery’s size from a scratch queue of fauxqs, GetItem (consistent) of the webhook ' +
           'item, the signed POST on a fresh connection, PutItem of a delivery attempt record, DeleteMessage. ' +
           'raw (informative): the delivered bodies POSTed again, signed the same way, at the same concurrency, ' +
