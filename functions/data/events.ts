@@ -1,4 +1,4 @@
-import { StreamEvent, SUBSCRIBABLE_EVENTS } from '../models/event-catalog';
+import { eventSchemas, type StreamEvent, SUBSCRIBABLE_EVENTS } from '../models/event-catalog';
 import { randomId } from '../shared/crypto';
 import { tableName } from './client';
 
@@ -35,7 +35,7 @@ const RETENTION_SECONDS = 7 * 86_400;
  * write a shape receivers are not told of.
  */
 export function putEventItem(event: RouteEvent) {
-  const { type, details } = StreamEvent.parse({ type: event.type, details: event.details });
+  const { type, details } = eventSchemas().StreamEvent.parse({ type: event.type, details: event.details });
   const eventId = randomId('evt_');
   return {
     Put: {

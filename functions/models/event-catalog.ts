@@ -14,103 +14,133 @@ import * as z from 'zod';
 const EpochMillis = z.number().int().min(0);
 const millis = (description: string) => EpochMillis.meta({ description: `${description} (epoch ms)` });
 
-const RouteSummary = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    start_time: millis('the planned start'),
-    driver_id: z.string().nullable().meta({ description: 'the assigned driver; null when none is' }),
-    waypoint_count: z.number().int().min(0),
-    is_active: z.boolean(),
-  })
-  .meta({ id: 'RouteSummary', description: 'the imported route, in brief' });
+/** The catalog's schemas; built by eventSchemas() on first use. */
+function buildEventSchemas() {
+  const RouteSummary = z
+    .object({
+      id: z.string(),
+      name: z.string(),
+      start_time: millis('the planned start'),
+      driver_id: z.string().nullable().meta({ description: 'the assigned driver; null when none is' }),
+      waypoint_count: z.number().int().min(0),
+      is_active: z.boolean(),
+    })
+    .meta({ id: 'RouteSummary', description: 'the imported route, in brief' });
 
-export const RouteCreated = z.object({
-  type: z.literal('ROUTE_CREATED'),
-  details: z.object({ route: RouteSummary }),
-});
+  const RouteCreated = z.object({
+    type: z.literal('ROUTE_CREATED'),
+    details: z.object({ route: RouteSummary }),
+  });
 
-export const RouteStarted = z.object({
-  type: z.literal('ROUTE_STARTED'),
-  details: z.object({
-    driver_id: z.string().meta({ description: 'the driver who started it' }),
-    started_timestamp: millis('when the route started, as the driver (or the API call) reported it'),
-  }),
-});
+  const RouteStarted = z.object({
+    type: z.literal('ROUTE_STARTED'),
+    details: z.object({
+      driver_id: z.string().meta({ description: 'the driver who started it' }),
+      started_timestamp: millis('when the route started, as the driver (or the API call) reported it'),
+    }),
+  });
 
-export const RouteEtasChanged = z.object({
-  type: z.literal('ROUTE_ETAS_CHANGED'),
-  details: z.object({
-    etas: z
-      .array(
-        z.object({
-          waypoint_id: z.string(),
-          eta_timestamp: millis('the estimated arrival'),
-        }),
-      )
-      .meta({ description: 'the waypoints not yet done, in route order, with their new ETAs' }),
-  }),
-});
+  const RouteEtasChanged = z.object({
+    type: z.literal('ROUTE_ETAS_CHANGED'),
+    details: z.object({
+      etas: z
+        .array(
+          z.object({
+            waypoint_id: z.string(),
+            eta_timestamp: millis('the estimated arrival'),
+          }),
+        )
+        .meta({ description: 'the waypoints not yet done, in route order, with their new ETAs' }),
+    }),
+  });
 
-export const WaypointStatusChanged = z.object({
-  type: z.literal('WAYPOINT_STATUS_CHANGED'),
-  details: z.object({
-    waypoint_id: z.string(),
-    status: z.enum(['SUCCESSFUL', 'FAILED', 'VISIT_LATER']).meta({ description: 'the visit’s outcome' }),
-    attempt_id: z.string().meta({ description: 'the visit (attempt) the driver recorded' }),
-    timestamp: millis('when the visit happened'),
-  }),
-});
+  const WaypointStatusChanged = z.object({
+    type: z.literal('WAYPOINT_STATUS_CHANGED'),
+    details: z.object({
+      waypoint_id: z.string(),
+      status: z.enum(['SUCCESSFUL', 'FAILED', 'VISIT_LATER']).meta({ description: 'the visit’s outcome' }),
+      attempt_id: z.string().meta({ description: 'the visit (attempt) the driver recorded' }),
+      timestamp: millis('when the visit happened'),
+    }),
+  });
 
-export const RouteFinished = z.object({
-  type: z.literal('ROUTE_FINISHED'),
-  details: z.object({
-    finalized_timestamp: millis('when the route was finished'),
-    driver_id: z.string().nullable().meta({ description: 'the route’s driver; null when it had none' }),
-  }),
-});
+  const RouteFinished = z.object({
+    type: z.literal('ROUTE_FINISHED'),
+    details: z.object({
+      finalized_timestamp: millis('when the route was finished'),
+      driver_id: z.string().nullable().meta({ description: 'the route’s driver; null when it had none' }),
+    }),
+  });
 
-export const RouteImportFailed = z.object({
-  type: z.literal('ROUTE_IMPORT_FAILED'),
-  details: z.object({
-    txid: z.string().meta({ description: 'the import (`txid` of its POST)' }),
-    error: z
-      .object({ code: z.number().int(), message: z.string() })
-      .meta({ description: 'why it failed: the code and message GET of the import answers' }),
-  }),
-});
+  const RouteImportFailed = z.object({
+    type: z.literal('ROUTE_IMPORT_FAILED'),
+    details: z.object({
+      txid: z.string().meta({ description: 'the import (`txid` of its POST)' }),
+      error: z
+        .object({ code: z.number().int(), message: z.string() })
+        .meta({ description: 'why it failed: the code and message GET of the import answers' }),
+    }),
+  });
 
-export const Ping = z.object({ type: z.literal('PING'), details: z.object({}) });
+  const Ping = z.object({ type: z.literal('PING'), details: z.object({}) });
 
-/** The events written as event items (transactional outbox) and carried by the table stream. */
-export const StreamEvent = z.discriminatedUnion('type', [
-  RouteCreated,
-  RouteStarted,
-  RouteEtasChanged,
-  WaypointStatusChanged,
-  RouteFinished,
-  RouteImportFailed,
-]);
-export type StreamEvent = z.infer<typeof StreamEvent>;
+  /** The events written as event items (transactional outbox) and carried by the table stream. */
+  const StreamEvent = z.discriminatedUnion('type', [
+    RouteCreated,
+    RouteStarted,
+    RouteEtasChanged,
+    WaypointStatusChanged,
+    RouteFinished,
+    RouteImportFailed,
+  ]);
 
-/** Every event a webhook can receive: the stream's, and PING, which only the test call sends. */
-export const CatalogEvent = z.discriminatedUnion('type', [...StreamEvent.options, Ping]);
-export type CatalogEvent = z.infer<typeof CatalogEvent>;
+  /** Every event a webhook can receive: the stream's, and PING, which only the test call sends. */
+  const CatalogEvent = z.discriminatedUnion('type', [...StreamEvent.options, Ping]);
+  return { StreamEvent, CatalogEvent };
+}
 
+let eventSchemasBuilt: ReturnType<typeof buildEventSchemas> | undefined;
+
+/**
+ * The catalog's zod schemas: `StreamEvent`, the events written as event items (transactional outbox) and
+ * carried by the table stream, and `CatalogEvent`, every event a webhook can receive (the stream's, and PING,
+ * which only the test call sends). Built when first asked for: building them takes several milliseconds of
+ * a cold start, and most functions that import the catalog only need its type names (the pipe filter, the
+ * webhook endpoints) or write no event before their first request.
+ */
+export function eventSchemas(): ReturnType<typeof buildEventSchemas> {
+  eventSchemasBuilt ??= buildEventSchemas();
+  return eventSchemasBuilt;
+}
+
+type EventSchemas = ReturnType<typeof buildEventSchemas>;
+export type StreamEvent = z.infer<EventSchemas['StreamEvent']>;
+export type CatalogEvent = z.infer<EventSchemas['CatalogEvent']>;
 export type EventType = CatalogEvent['type'];
 export type StreamEventType = StreamEvent['type'];
 export type EventOf<T extends EventType> = Extract<CatalogEvent, { type: T }>;
 export type EventDetails<T extends EventType> = EventOf<T>['details'];
 
-/** Every event type, in the catalog's order. */
-export const EVENT_TYPES: readonly EventType[] = CatalogEvent.options.map(
-  (option) => option.shape.type.value,
-);
+/**
+ * The event types a webhook can subscribe to, in the catalog's order: the stream's (a webhook gets PING
+ * whatever its types). Spelled out so that reading them builds no schema; the compiler holds them to the
+ * schemas (below), and test/unit/event-catalog.test.ts the order.
+ */
+export const SUBSCRIBABLE_EVENTS = [
+  'ROUTE_CREATED',
+  'ROUTE_STARTED',
+  'ROUTE_ETAS_CHANGED',
+  'WAYPOINT_STATUS_CHANGED',
+  'ROUTE_FINISHED',
+  'ROUTE_IMPORT_FAILED',
+] as const satisfies readonly StreamEventType[];
 
-/** The event types a webhook can subscribe to: the stream's (a webhook gets PING whatever its types). */
-export const SUBSCRIBABLE_EVENTS: readonly StreamEventType[] = StreamEvent.options.map(
-  (option) => option.shape.type.value,
-);
+/** Every event type, in the catalog's order. */
+export const EVENT_TYPES = [...SUBSCRIBABLE_EVENTS, 'PING'] as const satisfies readonly EventType[];
+
+// `satisfies` above: every name listed is a type of the schemas; this: no type of the schemas is left out.
+({}) satisfies Record<Exclude<EventType, (typeof EVENT_TYPES)[number]>, never>;
+
 export type SubscribableEvent = StreamEventType;
 
 export const isSubscribableEvent = (type: unknown): type is SubscribableEvent =>
@@ -301,7 +331,7 @@ const schemaName = (type: EventType) =>
 
 /** The body schema of a type (zod): the catalog's details, under the fields every body has. */
 function webhookBodySchema(type: EventType): z.ZodObject {
-  const option = CatalogEvent.options.find((candidate) => candidate.shape.type.value === type);
+  const option = eventSchemas().CatalogEvent.options.find((candidate) => candidate.shape.type.value === type);
   if (!option) throw new Error(`no event type ${type} in the catalog`);
   const { scope, summary } = EVENT_DOCS[type];
   return z
