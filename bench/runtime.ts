@@ -26,7 +26,7 @@ export interface StackInfo {
 /**
  * CDK context the bench deploys the app with, as `cdk deploy -c` would take it: the stage's and the demo
  * account's throttling out of the way of load that is the point of the measurement, and a short webhook retry schedule (seconds instead
- * of DESIGN §4's minutes to hours), so webhook_delivery's induced failures are retried while it waits.
+ * of the deployed schedule's minutes to hours), so webhook_delivery's induced failures are retried while it waits.
  */
 export const BENCH_CONTEXT: Readonly<Record<string, string>> = {
   throttlingRateLimit: '100000',

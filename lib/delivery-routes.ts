@@ -27,7 +27,7 @@ export interface DeliveryRoutesConfig {
   readonly alarmEmail?: string;
   /**
    * Seconds to wait before each retry of a failed webhook delivery (`-c webhookRetryDelaysSeconds=60,300`).
-   * @default the delivery worker's own schedule (DESIGN §4: about 1, 5, 15, 30 minutes, then hourly, 8 hours)
+   * @default the delivery worker's own schedule (docs/api.md §7: about 1, 5, 15, 30 minutes, then hourly, 8 hours)
    */
   readonly webhookRetryDelaysSeconds?: readonly number[];
   /**

@@ -21,7 +21,7 @@ export interface Dc {
   name: string;
   /** IANA zone; analytics dates and `find_by_date` are local to it. */
   timeZone: string;
-  /** Average driving speed for ETAs (DESIGN §5); the default speed when absent. */
+  /** Average driving speed for ETAs (docs/api.md §3); the default speed when absent. */
   etaSpeedKmh?: number;
 }
 

@@ -4,7 +4,7 @@ import { deleteAll, getAll, tableName, writeTransaction } from './client';
 import type { TableKey } from './table-schema';
 
 /**
- * Ids the spec calls globally unique are unique per account (DESIGN §2): one claim item per id, taken
+ * Ids the spec calls globally unique are unique per account (docs/architecture.md, Decisions): one claim item per id, taken
  * with a conditional write, holds the id for the route that uses it.
  */
 export type ClaimKind = 'ROUTE' | 'WAYPOINT' | 'INVOICE' | 'ITEM' | 'ACCOUNTING_RECORD';

@@ -3,7 +3,7 @@ import { db, queryItems, tableName } from './client';
 import type { DriverLocation } from './drivers';
 import type { TableKey } from './table-schema';
 
-/** Trace points are kept 90 days (DESIGN §3): long enough for analytics of any finished route. */
+/** Trace points are kept 90 days (docs/api.md §9): long enough for analytics of any finished route. */
 const RETENTION_SECONDS = 90 * 86_400;
 
 /** One partition per driver, sorted by the ping's own timestamp: a route's trace is one range query. */

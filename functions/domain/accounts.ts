@@ -144,7 +144,7 @@ export async function authenticateApiKey(
   };
 }
 
-/** Sets the average driving speed a DC's ETAs use (DESIGN §5); 1..200 km/h. */
+/** Sets the average driving speed a DC's ETAs use (docs/api.md §3); 1..200 km/h. */
 export async function setEtaSpeed(accountId: string, dcId: string, kmh: number): Promise<void> {
   if (!Number.isFinite(kmh) || kmh < 1 || kmh > 200)
     throw new Error(`ETA speed must be 1..200 km/h, not '${kmh}'`);

@@ -1,5 +1,5 @@
 /**
- * Route and attempt analytics (DESIGN §6): the records of a finalized route, one per route and one per
+ * Route and attempt analytics (docs/architecture.md, Analytics): the records of a finalized route, one per route and one per
  * attempt, keyed by column id in column order (the CSV header is the column maps' keys). Pure: no I/O,
  * no clock; everything comes in as RouteFacts.
  */

@@ -1,5 +1,5 @@
 /**
- * Estimated arrival times (DESIGN §5): the remaining stops in sequence from where the driver is now (or the
+ * Estimated arrival times (docs/architecture.md, Decisions): the remaining stops in sequence from where the driver is now (or the
  * start warehouse). Travel is the great-circle distance times a road factor over a flat speed, then a stop
  * may wait for its time window to open, then it takes its service time. Pure: no I/O, no clock.
  */

@@ -9,9 +9,9 @@ import { getRouteHeader, type RouteHeader, routeUnchangedCheck } from '../data/r
 import { completionEstimate, computeEtas, type EtaStop, type LatLng } from './etas';
 import { isDone, progressByWaypoint, progressOf } from './route-progress';
 
-/** ROUTE_ETAS_CHANGED goes out only when some ETA moved this much since the last set sent (DESIGN §4). */
+/** ROUTE_ETAS_CHANGED goes out only when some ETA moved this much since the last set sent (docs/api.md §7). */
 export const ETA_CHANGE_THRESHOLD_MS = 5 * 60_000;
-/** Location pings refresh a route's ETAs at most this often (DESIGN §4). */
+/** Location pings refresh a route's ETAs at most this often (docs/api.md §7). */
 export const PING_REFRESH_INTERVAL_MS = 60_000;
 const MAX_REFRESH_ATTEMPTS = 4;
 

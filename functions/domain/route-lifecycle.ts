@@ -7,7 +7,7 @@ import { refreshEtas } from './route-etas';
 import { changeRoute, DriverGoneError, type RouteRef, rejectFinalized } from './routes';
 
 /**
- * Route states (DESIGN §3): imported (inactive) -> active -> started -> finalized. Each move is a
+ * Route states (docs/api.md §4): imported (inactive) -> active -> started -> finalized. Each move is a
  * conditional write of the header (its version) with its event and the driver's route sets (changeRoute).
  */
 

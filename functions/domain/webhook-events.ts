@@ -158,7 +158,7 @@ const DEFAULT_RETRY_DELAYS_SECONDS = [60, 300, 900, 1800, 3600, 3600, 3600, 3600
  */
 export const REDELIVERY_CLAIM_HOLDS_MS = 24 * 3_600_000;
 
-/** From the environment (tests and the bench shorten the schedule); the defaults are DESIGN §4's. */
+/** From the environment (tests and the bench shorten the schedule); the defaults are those of docs/api.md §7. */
 export function deliverySettings(env: Environment = config().environment): DeliverySettings {
   const delays = env.WEBHOOK_RETRY_DELAYS_SECONDS?.split(',').map(Number);
   if (delays?.some((delay) => !Number.isFinite(delay) || delay < 0)) {

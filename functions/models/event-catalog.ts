@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /**
- * The event catalog (DESIGN §4): every event type and its payload, declared once as a zod discriminated union
+ * The event catalog (docs/api.md §7): every event type and its payload, declared once as a zod discriminated union
  * on `type`. The producers write event items of it (data/events.ts parses each one before it is written), the
  * pipe's filter lets through only its types (data/events.ts), the fan-out and the webhook body read it
  * (domain/webhook-events.ts), POST /webhooks documents its types, and the OpenAPI document's `webhooks`
@@ -156,7 +156,7 @@ export type WebhookEvent = {
   occurred_at: number;
 } & CatalogEvent;
 
-/** The fields every body starts with (DESIGN §4), then the type's own (`details`). */
+/** The fields every body starts with (docs/api.md §7), then the type's own (`details`). */
 interface BodyEnvelope<T extends EventType> {
   event: T;
   hook_timestamp_millis: number;

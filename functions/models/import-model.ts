@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { FreeText, Id, Label, Location, Name, StorableNumber, Timestamp } from './common';
 
 /**
- * Limits of one imported route (DESIGN §2). Each invoice, like each item, is a row and an id claim of its own:
+ * Limits of one imported route (docs/api.md §9). Each invoice, like each item, is a row and an id claim of its own:
  * invoices are bounded like items, so an import never writes more rows than a 50,000-item route.
  */
 export const IMPORT_LIMITS = { waypoints: 2000, items: 50_000, invoices: 50_000 } as const;

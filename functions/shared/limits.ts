@@ -50,7 +50,7 @@ export function countWithinBudget<T>(
 }
 
 /**
- * Per-account limits (DESIGN §2), so one account cannot spend the capacity of all; each is configurable by
+ * Per-account limits (docs/api.md §9), so one account cannot spend the capacity of all; each is configurable by
  * CDK context (README, Configuration).
  */
 export const ACCOUNT_LIMITS = {

@@ -52,7 +52,7 @@ export const EVENT_PIPE_BATCH_SIZE = 10;
  * went once. After EVENT_PIPE_RETRIES the batch goes to the pipe's own dead-letter queue (where it is in the
  * stream: the refused record and the records of its batch SQS took) and the records behind it flow again.
  * Pipes delivers at least once (a retried send may have reached the queue), like the events queue itself:
- * receivers deduplicate deliveries by `event_id` (DESIGN §4), which stays the same through every hop.
+ * receivers deduplicate deliveries by `event_id` (docs/api.md §7), which stays the same through every hop.
  */
 export class EventPipe extends Construct {
   /**

@@ -6,7 +6,7 @@ import { InvoiceStatus } from '../routes/invoice-schemas';
 import { Route } from '../routes/schemas';
 import { FailureReason, Waypoint } from '../routes/waypoint-schemas';
 
-/** The driver app's API (DESIGN §3): `Authorization: Bearer <login_token>`; the token names DC and driver. */
+/** The driver app's API (docs/api.md §2): `Authorization: Bearer <login_token>`; the token names DC and driver. */
 export const TAG = 'Driver app';
 
 export const RouteParams = z.object({ route_id: Id });

@@ -6,7 +6,7 @@ import { logger } from '../../shared/observability';
 import { sqsHandler } from '../../shared/sqs-handler';
 
 const ExportMessage = z.object({ account_id: z.string(), txid: z.string() });
-/** A new file every this many rows (DESIGN §6: 1,000,000; tests make it small). */
+/** A new file every this many rows (1,000,000, docs/api.md §9; tests make it small). */
 const rowsPerFile = () => config().analyticsRowsPerFile;
 
 async function exportRecord(record: SQSRecord): Promise<void> {
