@@ -99,7 +99,8 @@ function buildEventSchemas() {
   return { StreamEvent, CatalogEvent };
 }
 
-let eventSchemasBuilt: ReturnType<typeof buildEventSchemas> | undefined;
+type EventSchemas = ReturnType<typeof buildEventSchemas>;
+let eventSchemasBuilt: EventSchemas | undefined;
 
 /**
  * The catalog's zod schemas: `StreamEvent`, the events written as event items (transactional outbox) and
@@ -108,12 +109,11 @@ let eventSchemasBuilt: ReturnType<typeof buildEventSchemas> | undefined;
  * a cold start, and most functions that import the catalog only need its type names (the pipe filter, the
  * webhook endpoints) or write no event before their first request.
  */
-export function eventSchemas(): ReturnType<typeof buildEventSchemas> {
+export function eventSchemas(): EventSchemas {
   eventSchemasBuilt ??= buildEventSchemas();
   return eventSchemasBuilt;
 }
 
-type EventSchemas = ReturnType<typeof buildEventSchemas>;
 export type StreamEvent = z.infer<EventSchemas['StreamEvent']>;
 export type CatalogEvent = z.infer<EventSchemas['CatalogEvent']>;
 export type EventType = CatalogEvent['type'];

@@ -37,7 +37,9 @@ export async function inParallel<T, R>(
  * read is under way gets that read's result instead of starting another (the records of one SQS batch,
  * handled at once, that need the same item read it once). Nothing is kept once the read settles: the next
  * call reads afresh, so no caller gets a result that was read before its own call began, except from the
- * read it joined; a failure is the failure of every call that joined, and the next call tries again.
+ * read it joined; a failure is the failure of every call that joined, and the next call tries again. A
+ * write whose concurrent callers all want the same change (one that sets a value only if absent, say) can be
+ * shared the same way.
  */
 export function sharedWhileInFlight<A extends unknown[], R>(
   keyOf: (...args: A) => string,
