@@ -73,6 +73,9 @@ describe('limits', () => {
       expect(processExists(pid)).toBe(false);
       expect(succeeded(await runtime.invoke(fn.name, { action: 'count' })).coldStart).toBe(true);
     }
+    // Killed while it runs, not when it answers: long before its 3 s timeout.
+    const held = failed(await runtime.invoke(fn.name, { action: 'buffers', megabytes: 200, ms: 60_000 }));
+    expect(held.errorType).toBe('Runtime.OutOfMemory');
     // Within the memory size, the same work succeeds.
     succeeded(await runtime.invoke(fn.name, { action: 'buffers', megabytes: 20 }));
   }, 120_000);
