@@ -28,8 +28,13 @@ export interface Webhook {
   /** The secret before the last rotation: deliveries are signed with it too until it expires. */
   previousSecret?: StoredSecret;
   previousSecretExpiresAt?: number;
-  /** Start of the current run of failed deliveries; cleared by a success. */
+  /**
+   * Start of the latest run of failed deliveries. The run goes on until a success after it is recorded
+   * (`succeededAt`); see failureRunStart in domain/webhook-events.ts.
+   */
   failingSince?: number;
+  /** A success recorded to end a failure run (not every success: see recordWebhookSuccess). */
+  succeededAt?: number;
   /** Why the service disabled the webhook (continuous failure), when it did. */
   disabledReason?: string;
   createdAt: number;
@@ -54,6 +59,7 @@ const webhookCodec = codec<Webhook>({
   previousSecret: {},
   previousSecretExpiresAt: {},
   failingSince: {},
+  succeededAt: {},
   disabledReason: {},
   createdAt: {},
 });
@@ -151,32 +157,42 @@ export async function deleteWebhook(
 }
 
 /**
- * Records a failed delivery: starts the failure run unless one is going on; returns when it started.
- * Undefined when the webhook is gone.
+ * Starts a failure run at `at`, unless one is going on (its start after the last recorded success): then, or
+ * when the webhook is gone, nothing changes. Written only when a failure finds no run going on.
  */
-export async function markWebhookFailing(
+export async function startWebhookFailureRun(
   accountId: string,
   webhookId: string,
   at: number,
-): Promise<number | undefined> {
-  const updated = await updateIfHeld({
-    Key: webhookKey(accountId, webhookId),
-    UpdateExpression: 'SET failing_since = if_not_exists(failing_since, :at)',
-    ConditionExpression: 'attribute_exists(pk)',
-    ExpressionAttributeValues: { ':at': at },
-  });
-  return updated?.failing_since;
-}
-
-/** A success ends the failure run (only written when one was going on). */
-export async function clearWebhookFailing(accountId: string, webhookId: string): Promise<void> {
+): Promise<void> {
   await conditionHeld(
     db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: webhookKey(accountId, webhookId),
-        UpdateExpression: 'REMOVE failing_since',
-        ConditionExpression: 'attribute_exists(failing_since)',
+        UpdateExpression: 'SET failing_since = :at',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(failing_since) OR failing_since <= succeeded_at)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    ),
+  );
+}
+
+/**
+ * Records a success at `at`, which ends the failure run that started before it. Only called when the
+ * webhook's item showed a run going on; never moves the recorded success back in time.
+ */
+export async function recordWebhookSuccess(accountId: string, webhookId: string, at: number): Promise<void> {
+  await conditionHeld(
+    db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: webhookKey(accountId, webhookId),
+        UpdateExpression: 'SET succeeded_at = :at',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(succeeded_at) OR succeeded_at < :at)',
+        ExpressionAttributeValues: { ':at': at },
       }),
     ),
   );

@@ -7,11 +7,12 @@ import {
   setRedeliveryStatus,
 } from '../data/webhook-deliveries';
 import {
-  clearWebhookFailing,
   getWebhook,
   listWebhooks,
-  markWebhookFailing,
+  recordWebhookSuccess,
   setWebhookEnabled,
+  startWebhookFailureRun,
+  type Webhook,
 } from '../data/webhooks';
 import { isSubscribableEvent, type WebhookEvent, webhookBody } from '../models/event-catalog';
 import { config, type Environment } from '../shared/config';
@@ -97,19 +98,39 @@ const webhookOf = sharedWhileInFlight(
 );
 
 /**
- * A webhook's failure run, started and ended the same way: the deliveries of a batch to one webhook that
- * fail (or succeed) at the same time write its item once, not once each. A call that joins a write in flight
- * takes its outcome (the run's start, for a failure); a change that joins is at most that write's few
- * milliseconds off, against a run measured in hours (disableAfterMs), and the next delivery writes afresh.
+ * A webhook's failure run (what disables it after `disableAfterMs`) costs its item a write only when it
+ * starts or ends, not per delivery: a failure starts one only when the item shows none going on, and a success
+ * ends one only when the item shows one going on and no success was recorded within `runPrecisionMs`.
+ * A receiver that fails one delivery in five thus writes the item about twice a precision window, not twice
+ * per failure. The price: a run may be taken to have started up to that window early. Deliveries of a batch
+ * to one webhook that start (or end) a run at the same time write the item once: a call joins a write in
+ * flight.
  */
-const markFailing = sharedWhileInFlight(
+const startFailureRun = sharedWhileInFlight(
   (accountId: string, webhookId: string, _at: number) => `${accountId}/${webhookId}`,
-  markWebhookFailing,
+  startWebhookFailureRun,
 );
-const clearFailing = sharedWhileInFlight(
-  (accountId: string, webhookId: string) => `${accountId}/${webhookId}`,
-  clearWebhookFailing,
+const recordSuccess = sharedWhileInFlight(
+  (accountId: string, webhookId: string, _at: number) => `${accountId}/${webhookId}`,
+  recordWebhookSuccess,
 );
+
+/** How far off a failure run's start may be: 1 % of the time that disables a webhook, at most a minute. */
+const runPrecisionMs = (settings: DeliverySettings) => Math.min(60_000, settings.disableAfterMs / 100);
+
+/** The start of the failure run going on as the webhook's item tells it (a failure after the last recorded success). */
+function failureRunStart(webhook: Pick<Webhook, 'failingSince' | 'succeededAt'>): number | undefined {
+  const { failingSince, succeededAt } = webhook;
+  return failingSince !== undefined && (succeededAt === undefined || failingSince > succeededAt)
+    ? failingSince
+    : undefined;
+}
+
+/** Whether a success at `at` is recorded: it ends a run going on, unless one was recorded lately. */
+function endsFailureRun(webhook: Webhook, at: number, settings: DeliverySettings): boolean {
+  if (failureRunStart(webhook) === undefined) return false;
+  return webhook.succeededAt === undefined || at - webhook.succeededAt >= runPrecisionMs(settings);
+}
 
 /** Queues one delivery per enabled webhook of the account subscribed to the event's type and DC. */
 export async function fanOut(accountId: string, event: WebhookEvent): Promise<number> {
@@ -250,7 +271,7 @@ export async function deliver(
     await Promise.all([
       logged,
       record('SUCCEEDED', sentAt),
-      webhook.failingSince === undefined ? undefined : clearFailing(accountId, webhookId),
+      endsFailureRun(webhook, sentAt, settings) ? recordSuccess(accountId, webhookId, sentAt) : undefined,
     ]);
     return 'delivered';
   }
@@ -268,7 +289,12 @@ export async function deliver(
     target_host: new URL(webhook.url).host,
     error: result.error,
   };
-  const failingSince = (await markFailing(accountId, webhookId, sentAt)) ?? sentAt;
+  // A run the item does not show yet starts now (or was started just now by a concurrent delivery).
+  let failingSince = failureRunStart(webhook);
+  if (failingSince === undefined) {
+    await startFailureRun(accountId, webhookId, sentAt);
+    failingSince = sentAt;
+  }
   if (sentAt - failingSince >= settings.disableAfterMs) {
     await setWebhookEnabled(
       accountId,
