@@ -27,13 +27,14 @@ export async function sendToQueue(
   body: object,
   options: { delaySeconds?: number } = {},
 ): Promise<void> {
-  const { sdk, client } = await theSqs();
-  await client.send(
-    new sdk.SendMessageCommand({
-      QueueUrl: config().queueUrl(queue),
-      MessageBody: JSON.stringify(body),
-      DelaySeconds: options.delaySeconds,
-    }),
+  await sendShared(queue, [{ body: JSON.stringify(body), delaySeconds: options.delaySeconds }]);
+}
+
+/** Sends JSON messages (10, or 1 MiB, per request); throws unless every one was accepted. */
+export async function sendAllToQueue(queue: QueueName, bodies: readonly object[]): Promise<void> {
+  await sendShared(
+    queue,
+    bodies.map((body) => ({ body: JSON.stringify(body) })),
   );
 }
 
@@ -63,20 +64,112 @@ export function messageBatches(bodies: readonly string[]): string[][] {
   return batches;
 }
 
-/** Sends JSON messages, 10 (or 1 MiB) per request; throws unless every one was accepted. */
-export async function sendAllToQueue(queue: QueueName, bodies: readonly object[]): Promise<void> {
+// ---- Sends shared by the calls of one turn ----
+
+interface Outgoing {
+  body: string;
+  delaySeconds?: number;
+}
+
+/** One call's messages, and how its promise settles. */
+interface Sender {
+  messages: Outgoing[];
+  /** Why one of its messages was not accepted (the first reason seen). */
+  refused?: unknown;
+  resolve(): void;
+  reject(reason: unknown): void;
+}
+
+interface Entry {
+  sender: Sender;
+  message: Outgoing;
+}
+
+/** The calls waiting for the end of this turn of the event loop, per queue URL. */
+const waiting = new Map<string, Sender[]>();
+
+/**
+ * Sends `messages` together with those of every other call made in the same turn of the event loop to the
+ * same queue: a consumer's records, handled at once, queue their messages in shared SendMessageBatch
+ * requests (a fan-out batch of ten events to three webhooks makes 3 requests, not 10). Each call settles with
+ * its own messages only: it throws when one of them was refused. A request that fails as a whole is sent
+ * again one call at a time, so a message one call got wrong never fails another call's.
+ */
+function sendShared(queue: QueueName, messages: Outgoing[]): Promise<void> {
   const queueUrl = config().queueUrl(queue);
+  if (messages.length === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    let senders = waiting.get(queueUrl);
+    if (!senders) {
+      const turn: Sender[] = [];
+      senders = turn;
+      waiting.set(queueUrl, turn);
+      setImmediate(() => {
+        waiting.delete(queueUrl);
+        void sendTurn(queue, queueUrl, turn);
+      });
+    }
+    senders.push({ messages, resolve, reject });
+  });
+}
+
+async function sendTurn(queue: QueueName, queueUrl: string, senders: Sender[]): Promise<void> {
+  const entries = senders.flatMap((sender) => sender.messages.map((message) => ({ sender, message })));
+  try {
+    await sendEntries(queue, queueUrl, entries);
+  } catch (error) {
+    for (const sender of senders) sender.refused ??= error;
+  }
+  for (const sender of senders) {
+    if (sender.refused === undefined) sender.resolve();
+    else sender.reject(sender.refused);
+  }
+}
+
+/**
+ * Sends the entries in as few requests as SendMessageBatch takes, marking the sender of each message that
+ * was refused. A request that fails as a whole marks its senders when it is theirs alone; when it held several
+ * senders' messages, each sender's are sent again on their own.
+ */
+async function sendEntries(queue: QueueName, queueUrl: string, entries: Entry[]): Promise<void> {
   const { sdk, client } = await theSqs();
-  for (const batch of messageBatches(bodies.map((body) => JSON.stringify(body)))) {
-    const { Failed = [] } = await client.send(
-      new sdk.SendMessageBatchCommand({
-        QueueUrl: queueUrl,
-        Entries: batch.map((body, index) => ({ Id: String(index), MessageBody: body })),
-      }),
-    );
-    if (Failed.length > 0) {
-      throw new Error(
-        `${Failed.length} of ${batch.length} messages to ${queue} failed: ${Failed[0]?.Message}`,
+  let next = 0;
+  for (const batch of messageBatches(entries.map(({ message }) => message.body))) {
+    const request = entries.slice(next, next + batch.length);
+    next += batch.length;
+    try {
+      const { Failed = [] } = await client.send(
+        new sdk.SendMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: request.map(({ message }, index) => ({
+            Id: String(index),
+            MessageBody: message.body,
+            DelaySeconds: message.delaySeconds,
+          })),
+        }),
+      );
+      for (const refusal of Failed) {
+        const sender = request[Number(refusal.Id)]?.sender;
+        if (sender) {
+          sender.refused ??= new Error(
+            `a message to ${queue} was refused: ${refusal.Code}: ${refusal.Message}`,
+          );
+        }
+      }
+    } catch (error) {
+      const senders = new Set(request.map(({ sender }) => sender));
+      if (senders.size === 1) {
+        for (const sender of senders) sender.refused ??= error;
+        continue;
+      }
+      await Promise.all(
+        [...senders].map((sender) =>
+          sendEntries(
+            queue,
+            queueUrl,
+            request.filter((entry) => entry.sender === sender),
+          ),
+        ),
       );
     }
   }
