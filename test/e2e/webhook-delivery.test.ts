@@ -192,9 +192,7 @@ describe('disabled and deleted webhooks', () => {
   it(`keeps a webhook enabled whose failures span ${DISABLE_AFTER_SECONDS} s but a success came between them`, async () => {
     const answer = { status: 500 };
     const { receiver, webhook } = await hooks.hookedReceiver(() => answer.status);
-    const failedEvent = await hooks.sendTest(webhook.id);
-    await receiver.waitFor((delivery) => eventIdOf(delivery) === failedEvent, 3);
-    await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
+    await hooks.failedPings(webhook.id, receiver, 1);
     const firstFailure = (receiver.deliveries[0] as ReceivedDelivery).receivedAt;
 
     // One success ends the run the first event's failures started.
@@ -206,9 +204,7 @@ describe('disabled and deleted webhooks', () => {
     // Failing again past DISABLE_AFTER_SECONDS after the first failure: a new run, too young to disable.
     answer.status = 500;
     await sleep(Math.max(0, firstFailure + DISABLE_AFTER_SECONDS * 1000 + 300 - Date.now()));
-    const lateEvent = await hooks.sendTest(webhook.id);
-    await receiver.waitFor((delivery) => eventIdOf(delivery) === lateEvent, 3);
-    await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
+    await hooks.failedPings(webhook.id, receiver, 1);
     expect((await hooks.getWebhook(webhook.id))?.enabled).toBe(true);
     expect(receiver.deliveries).toHaveLength(7);
   }, 45_000);
