@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { putEventItem } from '../functions/data/events';
 import { configure } from '../functions/shared/config';
+import { localConsumerConcurrency } from '../local/sqs-event-sources';
 import { inParallel, RawTable } from './dynamo';
 import { ApiClient } from './http';
 import type { LoadRun } from './load';
@@ -358,6 +359,8 @@ export const webhookDeliveryScenario: Scenario = {
         pairs: pairs.length,
         errors,
         retry_delays_seconds: retrySchedule,
+        /** Batches each consumer of the local runtime worked on at once (its maximum concurrency is higher). */
+        local_consumer_concurrency: localConsumerConcurrency(process.env),
         cold_warmup_event_delivery_ms: round(coldMs),
         light_load: {
           events: LIGHT_EVENTS,

@@ -2,7 +2,8 @@
  * `npm start`: the whole service on this machine, no AWS account needed, run as deployed: the CDK app is
  * synthesized (without bundling) and every function, queue, pipe and API method comes from its templates.
  * Env: PORT (default 3000; 0 = any free port), LOCAL_STATE_DIR (default .local), LOCAL_DEMO_API_KEY,
- * LOCAL_PLATFORM_LOG (all: every Lambda START/END/REPORT line).
+ * LOCAL_PLATFORM_LOG (all: every Lambda START/END/REPORT line), LOCAL_CONSUMER_CONCURRENCY (default twice the
+ * cores).
  * Flags: --in-memory (DynamoDB data is not kept between runs); -c key=value (CDK context, as `cdk deploy -c`).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { synthesizeApp } from '../local/cloud/synth';
 import { startLocalCloud } from '../local/cloud-runtime';
 import { seedDemoAccount } from '../local/seed';
 import { startDynamoDbLocal, startLocalAws } from '../local/services';
+import { localConsumerConcurrency } from '../local/sqs-event-sources';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -25,6 +27,13 @@ const { values: flags } = parseArgs({
 });
 const inMemory = flags['in-memory'];
 const port = Number(process.env.PORT ?? 3000);
+let consumerConcurrency: number;
+try {
+  consumerConcurrency = localConsumerConcurrency(process.env);
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
 const stateDir = resolve(process.env.LOCAL_STATE_DIR ?? '.local');
 mkdirSync(stateDir, { recursive: true });
 const stackFile = join(stateDir, 'stack.json');
@@ -47,6 +56,7 @@ const cloud = await startLocalCloud({
   namePrefix: 'delivery-routes',
   port,
   accessLog: true,
+  eventSources: { concurrencyCap: consumerConcurrency },
   onLog: printFunctionLog,
   pipeCheckpointFile: inMemory ? undefined : join(stateDir, 'pipe-checkpoints.json'),
   apiKeysFile: inMemory ? undefined : join(stateDir, 'api-keys.json'),

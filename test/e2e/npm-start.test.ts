@@ -113,4 +113,18 @@ describe('npm start', () => {
     },
     STARTING_TEST_TIMEOUT_MS,
   );
+
+  it('refuses to start with a LOCAL_CONSUMER_CONCURRENCY that is not a whole number of at least 1', async () => {
+    const child = spawn('node_modules/.bin/tsx', ['bin/local.ts'], {
+      env: { ...process.env, PORT: '0', LOCAL_STATE_DIR: stateDir, LOCAL_CONSUMER_CONCURRENCY: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain("LOCAL_CONSUMER_CONCURRENCY must be a whole number of at least 1, not '0'");
+    expect(existsSync(join(stateDir, 'stack.json'))).toBe(false);
+  });
 });

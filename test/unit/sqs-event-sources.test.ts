@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventSourceMappingSpec, QueueSpec } from '../../local/cloud/model';
 import type { LambdaRuntime } from '../../local/lambda/runtime';
-import { startSqsEventSources } from '../../local/sqs-event-sources';
+import { localConsumerConcurrency, startSqsEventSources } from '../../local/sqs-event-sources';
 
 /**
  * The local SQS event source's polling, against a stand-in SQS endpoint (AWS JSON protocol) that counts the
@@ -159,5 +160,20 @@ describe('the local SQS event source', () => {
     // With the queue empty, one long poll waits, not one per invocation slot.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(sqs.maxWaitingReceives).toBe(1);
+  });
+});
+
+describe('npm start’s consumer concurrency', () => {
+  it('is twice the cores unless LOCAL_CONSUMER_CONCURRENCY says otherwise', () => {
+    expect(localConsumerConcurrency({})).toBe(2 * availableParallelism());
+    expect(localConsumerConcurrency({ LOCAL_CONSUMER_CONCURRENCY: '' })).toBe(2 * availableParallelism());
+    expect(localConsumerConcurrency({ LOCAL_CONSUMER_CONCURRENCY: '20' })).toBe(20);
+  });
+
+  it('refuses a value that is not a whole number of at least 1, naming the variable', () => {
+    for (const value of ['0', '-2', '1.5', 'four'])
+      expect(() => localConsumerConcurrency({ LOCAL_CONSUMER_CONCURRENCY: value })).toThrow(
+        `LOCAL_CONSUMER_CONCURRENCY must be a whole number of at least 1, not '${value}'`,
+      );
   });
 });
