@@ -21,13 +21,19 @@ const START_DEADLINE_MS = 120_000;
 const STARTING_TEST_TIMEOUT_MS = START_DEADLINE_MS + 30_000;
 const stateDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
 
-/** Starts `npm start`'s entry point as a child process and waits for its listening line. */
-async function startRuntime(env: Record<string, string>): Promise<Started> {
+/** `npm start`'s entry point as a child process (killed after the tests if still running). */
+function spawnRuntime(env: Record<string, string>): ChildProcess {
   const child = spawn('node_modules/.bin/tsx', ['bin/local.ts'], {
     env: { ...process.env, PORT: '0', LOCAL_STATE_DIR: stateDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
+  return child;
+}
+
+/** Starts `npm start`'s entry point and waits for its listening line. */
+async function startRuntime(env: Record<string, string>): Promise<Started> {
+  const child = spawnRuntime(env);
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
@@ -115,11 +121,7 @@ describe('npm start', () => {
   );
 
   it('refuses to start with a LOCAL_CONSUMER_CONCURRENCY that is not a whole number of at least 1', async () => {
-    const child = spawn('node_modules/.bin/tsx', ['bin/local.ts'], {
-      env: { ...process.env, PORT: '0', LOCAL_STATE_DIR: stateDir, LOCAL_CONSUMER_CONCURRENCY: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
+    const child = spawnRuntime({ LOCAL_CONSUMER_CONCURRENCY: '0' });
     let stderr = '';
     child.stderr?.on('data', (chunk) => (stderr += chunk));
     const code = await new Promise((resolve) => child.once('exit', resolve));
