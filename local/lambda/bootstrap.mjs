@@ -11,9 +11,12 @@
  * process (exit 129 / 128), and an event loop that runs empty before the handler settles ends the
  * invocation (Runtime.NodeJsExit for an async function, a null response otherwise).
  *
- * Each invocation's output is framed by marker lines on stdout and stderr (`<marker>START <id>` and
+ * An invocation's output on each of stdout and stderr is framed by marker lines (`<marker>START <id>` and
  * `<marker>END <id>`, the marker a per-environment secret given with each invoke) so that the parent tags
- * every line with its request id, whichever of the pipes and the IPC channel it reads first.
+ * every line with its request id, whichever of the pipes and the IPC channel it reads first. A stream gets
+ * them only when the invocation writes to it, and the answer names those streams (`wrote`): the parent waits
+ * for their END markers only. Most invocations write nothing: without the four marker writes, a silent
+ * invocation's round trip costs the two processes about a quarter less CPU.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -223,17 +226,25 @@ process.on('beforeExit', () => {
   } else current.succeed(null);
 });
 
-function writeMarker(marker, what, requestId) {
-  const line = `${marker}${what} ${requestId}\n`;
-  process.stdout.write(line);
-  process.stderr.write(line);
+/** Every write to stdout or stderr during an invocation goes after that invocation's START marker. */
+function markInvocationOutput(name) {
+  const stream = process[name];
+  const write = stream.write;
+  stream.write = function markedWrite(...args) {
+    if (current && !current.wrote.includes(name)) {
+      current.wrote.push(name);
+      write.call(stream, `${current.marker}START ${current.requestId}\n`);
+    }
+    return write.apply(stream, args);
+  };
 }
 
 function invoke({ requestId, event, deadline, invokedFunctionArn, traceId, marker }) {
   globalThis[REQUEST_ID] = requestId;
   if (traceId) process.env._X_AMZN_TRACE_ID = traceId;
   else delete process.env._X_AMZN_TRACE_ID;
-  writeMarker(marker, 'START', requestId);
+  const invocation = { requestId, marker, wrote: [] };
+  current = invocation;
   process.channel.unref();
 
   let finished = false;
@@ -241,9 +252,10 @@ function invoke({ requestId, event, deadline, invokedFunctionArn, traceId, marke
     if (finished) return;
     finished = true;
     current = undefined;
-    writeMarker(marker, 'END', requestId);
+    const { wrote } = invocation;
+    for (const name of wrote) process[name].write(`${marker}END ${requestId}\n`);
     process.channel.ref();
-    process.send({ ...outcome, requestId, maxRssKiB: process.resourceUsage().maxRSS });
+    process.send({ ...outcome, requestId, wrote, maxRssKiB: process.resourceUsage().maxRSS });
   };
   const succeed = (result) => {
     let payload;
@@ -260,7 +272,7 @@ function invoke({ requestId, event, deadline, invokedFunctionArn, traceId, marke
     finish({ type: 'error', error: toRapidResponse(reported) });
   };
   const done = (error, result) => (error !== undefined && error !== null ? fail(error) : succeed(result));
-  current = { requestId, finish, succeed };
+  Object.assign(invocation, { finish, succeed });
 
   let waitsForEmptyEventLoop = true;
   const context = {
@@ -294,6 +306,8 @@ function invoke({ requestId, event, deadline, invokedFunctionArn, traceId, marke
 }
 
 patchConsole();
+markInvocationOutput('stdout');
+markInvocationOutput('stderr');
 try {
   handler = await loadHandler(process.env.LAMBDA_TASK_ROOT, process.env._HANDLER);
 } catch (error) {

@@ -52,8 +52,8 @@ export type InvocationOutcome =
 type RuntimeMessage =
   | { type: 'ready'; maxRssKiB: number }
   | { type: 'initError'; error: FunctionErrorBody }
-  | { type: 'response'; requestId: string; payload: string; maxRssKiB: number }
-  | { type: 'error'; requestId: string; error: FunctionErrorBody; maxRssKiB: number }
+  | { type: 'response'; requestId: string; payload: string; wrote: LogStream[]; maxRssKiB: number }
+  | { type: 'error'; requestId: string; error: FunctionErrorBody; wrote: LogStream[]; maxRssKiB: number }
   | { type: 'fatal'; requestId?: string; error: FunctionErrorBody };
 
 interface Exit {
@@ -71,7 +71,7 @@ interface PendingInvocation {
   startedAt: number;
   /** The bootstrap's answer, once it came. */
   answer?: Extract<RuntimeMessage, { type: 'response' | 'error' }>;
-  /** END markers seen: the invocation's output is all read once both streams have theirs. */
+  /** END markers seen: the invocation's output is all read once every stream it wrote to has its own. */
   ended: Set<LogStream>;
   timer: NodeJS.Timeout;
   resolve(outcome: InvocationOutcome): void;
@@ -218,7 +218,7 @@ export class ExecutionEnvironment {
 
   private completeIfAllRead(): void {
     const pending = this.pending;
-    if (!pending?.answer || pending.ended.size < 2) return;
+    if (!pending?.answer?.wrote.every((stream) => pending.ended.has(stream))) return;
     const { answer } = pending;
     // The process's peak, which polling may have missed: past the memory size, Lambda would have killed it.
     if (this.overMemory(answer.maxRssKiB)) return;

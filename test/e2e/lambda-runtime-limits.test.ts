@@ -241,6 +241,23 @@ describe('logs', () => {
         lines(tag),
       );
   });
+
+  it('tags the lines of an invocation that writes to one stream only, and of none that writes nothing', async () => {
+    const fn = FUNCTIONS.logs;
+    const from = logs.length;
+    const silent = succeeded(await runtime.invoke(fn.name, { action: 'count' }));
+    const toStderr = succeeded(
+      await runtime.invoke(fn.name, { action: 'log to stderr', line: 'only stderr' }),
+    );
+    const both = succeeded(await runtime.invoke(fn.name, { action: 'log' }));
+    expect([...linesOf(silent.requestId, 'stdout'), ...linesOf(silent.requestId, 'stderr')]).toEqual([]);
+    expect(linesOf(toStderr.requestId, 'stderr')).toEqual(['only stderr']);
+    expect(linesOf(toStderr.requestId, 'stdout')).toEqual([]);
+    expect(linesOf(both.requestId, 'stderr')).toEqual(['to stderr']);
+    expect(linesOf(both.requestId, 'stdout')).toHaveLength(4);
+    const untagged = logs.slice(from).filter((record) => record.stream !== 'platform' && !record.requestId);
+    expect(untagged).toEqual([]);
+  });
 });
 
 describe('a service handler', () => {
