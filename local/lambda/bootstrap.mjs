@@ -243,8 +243,8 @@ function invoke({ requestId, event, deadline, invokedFunctionArn, traceId, marke
   globalThis[REQUEST_ID] = requestId;
   if (traceId) process.env._X_AMZN_TRACE_ID = traceId;
   else delete process.env._X_AMZN_TRACE_ID;
-  const invocation = { requestId, marker, wrote: [] };
-  current = invocation;
+  /** The streams this invocation wrote to (markInvocationOutput fills it). */
+  const wrote = [];
   process.channel.unref();
 
   let finished = false;
@@ -252,7 +252,6 @@ function invoke({ requestId, event, deadline, invokedFunctionArn, traceId, marke
     if (finished) return;
     finished = true;
     current = undefined;
-    const { wrote } = invocation;
     for (const name of wrote) process[name].write(`${marker}END ${requestId}\n`);
     process.channel.ref();
     process.send({ ...outcome, requestId, wrote, maxRssKiB: process.resourceUsage().maxRSS });
@@ -272,7 +271,7 @@ function invoke({ requestId, event, deadline, invokedFunctionArn, traceId, marke
     finish({ type: 'error', error: toRapidResponse(reported) });
   };
   const done = (error, result) => (error !== undefined && error !== null ? fail(error) : succeed(result));
-  Object.assign(invocation, { finish, succeed });
+  current = { requestId, marker, wrote, finish, succeed };
 
   let waitsForEmptyEventLoop = true;
   const context = {
