@@ -1,18 +1,18 @@
 import { createHash } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { type BuildOptions, build, type Metafile } from 'esbuild';
+import type { Metafile } from 'esbuild';
 import { AUTHORIZERS } from '../functions/api/authorizers';
 import { endpoints } from '../functions/api/index';
 import type { ResourceAccess } from '../functions/shared/access';
 import { consumers } from '../functions/workers/index';
 import { cdkJsonContext } from '../lib/app-context';
 import {
+  buildFunctionAsset,
   bundleDefine,
   bundlesXraySdk,
-  LAMBDA_BUNDLE,
-  LAMBDA_ESBUILD_OPTIONS,
+  ENTRY_FILE,
   XRAY_SDK_TRACING_DEFAULT,
   XRAY_SDK_TRACING_VALUES,
   type XraySdkTracing,
@@ -93,54 +93,55 @@ export function lambdaFunctions(): LambdaFunction[] {
   return [...api.values(), ...queueConsumers.values()];
 }
 
-/** esbuild options for one function: the deploy's (LAMBDA_ESBUILD_OPTIONS and its define), with a metafile. */
-export function lambdaBuildOptions(entry: string, outdir: string, xraySdk: boolean): BuildOptions {
-  return {
-    ...LAMBDA_ESBUILD_OPTIONS,
-    define: bundleDefine({ xraySdk }),
-    entryPoints: [entry],
-    outfile: join(outdir, LAMBDA_BUNDLE.outputFile),
-    absWorkingDir: repoRoot,
-    metafile: true,
-    logLevel: 'silent',
-  };
-}
-
 export interface BuiltBundle {
-  /** Absolute path of the bundle (index.mjs) and of its source map. */
+  /** Absolute path of the entry file (index.mjs). */
   file: string;
-  mapFile: string;
+  /** Bytes of every code file of the asset (entry and chunks; source maps and shipped files aside). */
   bytes: number;
+  /** Bytes of the code files a cold start loads: the entry and the chunks it imports statically. */
+  coldStartBytes: number;
+  /** Bytes of the source maps. */
   mapBytes: number;
   metafile: Metafile;
-  /** The metafile's key of the bundle and of the handler's source (relative to the repository). */
-  outputKey: string;
+  /** The metafile's keys of the code files (entry first) and of the handler's source (relative to the repository). */
+  outputKeys: string[];
   entryKey: string;
 }
 
-/** Builds one function's bundle into `outdir` (index.mjs and index.mjs.map) as a deploy would. */
+/** Builds one function's asset into `outdir` (index.mjs, chunks/, source maps) as a deploy would. */
 export async function buildLambdaBundle(
   entry: string,
   outdir: string,
   xraySdk: boolean,
 ): Promise<BuiltBundle> {
   const handler = relative(repoRoot, entry);
-  const options = lambdaBuildOptions(handler, outdir, xraySdk);
-  const result = await build(options);
-  const metafile = result.metafile as Metafile;
-  const file = options.outfile as string;
-  const outputKey = Object.keys(metafile.outputs).find((key) => key.endsWith(`/${LAMBDA_BUNDLE.outputFile}`));
-  if (!outputKey) throw new Error(`esbuild wrote no ${LAMBDA_BUNDLE.outputFile} for ${handler}`);
-  const entryKey = metafile.outputs[outputKey]?.entryPoint;
+  const metafile = await buildFunctionAsset(
+    { entry: handler, define: bundleDefine({ xraySdk }), bundledFiles: [] },
+    outdir,
+  );
+  const outputs = Object.entries(metafile.outputs);
+  const entryOutput = outputs.find(([key]) => key.endsWith(`/${ENTRY_FILE}`) && !key.includes('/chunks/'));
+  if (!entryOutput) throw new Error(`esbuild wrote no ${ENTRY_FILE} for ${handler}`);
+  const entryKey = entryOutput[1].entryPoint;
   if (!entryKey) throw new Error(`no entry point in the metafile of ${handler}`);
-  const mapFile = `${file}.map`;
+  const code = outputs.filter(([key]) => !key.endsWith('.map'));
+  const coldStart = new Set<string>();
+  const load = (key: string) => {
+    if (coldStart.has(key)) return;
+    coldStart.add(key);
+    for (const imported of metafile.outputs[key]?.imports ?? [])
+      if (imported.kind === 'import-statement' && !imported.external) load(imported.path);
+  };
+  load(entryOutput[0]);
+  const sum = (list: [string, { bytes: number }][]) =>
+    list.reduce((total, [, output]) => total + output.bytes, 0);
   return {
-    file,
-    mapFile,
-    bytes: statSync(file).size,
-    mapBytes: statSync(mapFile).size,
+    file: join(outdir, ENTRY_FILE),
+    bytes: sum(code),
+    coldStartBytes: sum(code.filter(([key]) => coldStart.has(key))),
+    mapBytes: sum(outputs.filter(([key]) => key.endsWith('.map'))),
     metafile,
-    outputKey,
+    outputKeys: [entryOutput[0], ...code.map(([key]) => key).filter((key) => key !== entryOutput[0])],
     entryKey,
   };
 }

@@ -1,6 +1,6 @@
 import type { BuiltBundle } from './bundle-build';
 
-/** What a bundle holds (bench/bundles.ts), from esbuild's metafile: bytes by package, SDK clients, import chains. */
+/** What an asset's code holds (bench/bundles.ts), from esbuild's metafile: bytes by package, SDK clients, import chains. */
 
 /** `node_modules/@scope/name/...` -> `@scope/name` (the innermost package); undefined for the service's own code. */
 export function packageOf(inputPath: string): string | undefined {
@@ -12,19 +12,28 @@ export function packageOf(inputPath: string): string | undefined {
 
 export const OWN_CODE = '(service code)';
 
+/** Every input file with its bytes in the asset's code files (entry and chunks together). */
+function inputsInOutput(bundle: BuiltBundle): Map<string, number> {
+  const bytes = new Map<string, number>();
+  for (const key of bundle.outputKeys)
+    for (const [path, input] of Object.entries(bundle.metafile.outputs[key]?.inputs ?? {}))
+      bytes.set(path, (bytes.get(path) ?? 0) + input.bytesInOutput);
+  return bytes;
+}
+
 /** Bytes each package (and the service's own code, OWN_CODE) contributes to the bundle, largest first. */
 export function bytesByPackage(bundle: BuiltBundle): { name: string; bytes: number }[] {
   const totals = new Map<string, number>();
-  for (const [path, input] of Object.entries(bundle.metafile.outputs[bundle.outputKey]?.inputs ?? {})) {
+  for (const [path, bytes] of inputsInOutput(bundle)) {
     const name = packageOf(path) ?? OWN_CODE;
-    totals.set(name, (totals.get(name) ?? 0) + input.bytesInOutput);
+    totals.set(name, (totals.get(name) ?? 0) + bytes);
   }
   return [...totals].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
 }
 
 /** The packages the bundle imports at run time instead of containing them (node: builtins aside): none. */
 export function externalImports(bundle: BuiltBundle): string[] {
-  const imports = bundle.metafile.outputs[bundle.outputKey]?.imports ?? [];
+  const imports = bundle.outputKeys.flatMap((key) => bundle.metafile.outputs[key]?.imports ?? []);
   const builtin = (path: string) =>
     path.startsWith('node:') || (!path.includes('/') && /^[a-z_]+$/.test(path));
   return [...new Set(imports.filter((i) => i.external && !builtin(i.path)).map((i) => i.path))].sort();
@@ -34,11 +43,11 @@ export function externalImports(bundle: BuiltBundle): string[] {
 export function bundledSdk(bundle: BuiltBundle): { clients: string[]; bytes: number } {
   const clients = new Set<string>();
   let bytes = 0;
-  for (const [path, input] of Object.entries(bundle.metafile.outputs[bundle.outputKey]?.inputs ?? {})) {
+  for (const [path, inOutput] of inputsInOutput(bundle)) {
     const name = packageOf(path);
-    if (!name || input.bytesInOutput === 0) continue;
+    if (!name || inOutput === 0) continue;
     if (name.startsWith('@aws-sdk/client-')) clients.add(name);
-    if (name.startsWith('@aws-sdk/') || name.startsWith('@smithy/')) bytes += input.bytesInOutput;
+    if (name.startsWith('@aws-sdk/') || name.startsWith('@smithy/')) bytes += inOutput;
   }
   return { clients: [...clients].sort(), bytes };
 }
@@ -50,8 +59,8 @@ export function bundledSdk(bundle: BuiltBundle): { clients: string[]; bytes: num
  * package in a row are shown as the package, once.
  */
 export function importChain(bundle: BuiltBundle, pkg: string): string | undefined {
-  const inOutput = bundle.metafile.outputs[bundle.outputKey]?.inputs ?? {};
-  const included = (path: string) => (inOutput[path]?.bytesInOutput ?? 0) > 0;
+  const inOutput = inputsInOutput(bundle);
+  const included = (path: string) => (inOutput.get(path) ?? 0) > 0;
   const previous = new Map<string, string | undefined>([[bundle.entryKey, undefined]]);
   const chainTo = (path: string, ...rest: string[]) => {
     const files: string[] = [];

@@ -1,11 +1,21 @@
-import type { BuildOptions } from 'esbuild';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BuildOptions, build, buildSync, type Metafile } from 'esbuild';
 
 /**
- * How every Lambda bundle is built: one self-contained ESM file per function, minified and tree-shaken by
- * esbuild, AWS SDK clients included, with a source map beside it. CDK's NodejsFunction
- * (lib/constructs/service-function.ts), the local runtime (local/lambda/bundles.ts) and the bundle benchmark
- * (bench/bundles.ts) all read these settings, so the benchmark measures what a deploy ships.
+ * How every Lambda asset is built: one esbuild run per function, ESM, minified and tree-shaken, AWS SDK
+ * clients included, a source map beside each file. The function's construct (lib/constructs/service-function.ts),
+ * the local runtime (local/lambda/bundles.ts) and the bundle benchmark (bench/bundles.ts) all build with
+ * functionBuildOptions, so the benchmark and the tests run what a deploy ships.
  */
+
+/** The repository root: entries are relative to it, esbuild runs in it, bundled files come from its node_modules. */
+export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** The asset's entry file; the function's handler is `index.handler`. */
+export const ENTRY_FILE = 'index.mjs';
+export const HANDLER = 'index.handler';
 
 /** Bundles are ESM; CommonJS dependencies inside them still call `require`, so give them one. */
 export const CJS_REQUIRE_BANNER =
@@ -13,7 +23,7 @@ export const CJS_REQUIRE_BANNER =
 
 /**
  * Left out of every bundle: nothing. In particular not the AWS SDK v3 that the nodejs22.x runtime ships
- * (CDK's default for Node 18+ runtimes leaves `@aws-sdk/*` out): loaded from the runtime's node_modules, its
+ * (CDK's NodejsFunction leaves `@aws-sdk/*` out by default): loaded from the runtime's node_modules, its
  * CommonJS builds cost 110-130 ms of every cold start, while the ESM builds of the clients a function uses,
  * tree-shaken and minified into its bundle, initialise in about half that (bench/bundles.ts measures it).
  * Bundling also pins the SDK version: a function runs the package-lock's SDK, the one the tests ran, not
@@ -33,27 +43,127 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': './functions/shared/env-credentials.ts',
 };
 
-export const LAMBDA_BUNDLE = {
+/**
+ * The esbuild options of every function's asset; functionBuildOptions adds the entry, the output directory
+ * and the build-time constants.
+ *
+ * Code splitting: what the code loads with `import()` on first use (the S3, SQS, KMS and STS clients, the
+ * SDK's own lazy parts) goes into files under chunks/ that a cold start does not read. In one file, esbuild
+ * has to keep every such module, and every module it imports, as a lazily run closure that it cannot
+ * tree-shake: a function that may use S3 carried the whole S3 client (every command, about 45 KB), and the
+ * SDK core of every function was wrapped the same way, because the SDK itself loads a part with `import()`. Split, a cold start of routes/import reads 400 KB
+ * instead of 605 KB, and its module init went from 90 to 74 ms (median of 7 fresh processes each, alternating).
+ */
+export const LAMBDA_ESBUILD_OPTIONS = {
+  bundle: true,
   format: 'esm',
   platform: 'node',
   target: 'node22',
   /** Prefer packages' ESM builds: they tree-shake, their CommonJS builds do not. */
   mainFields: ['module', 'main'],
   minify: true,
+  splitting: true,
+  entryNames: 'index',
+  chunkNames: 'chunks/[name]-[hash]',
+  outExtension: { '.js': '.mjs' },
   /**
-   * A source map beside the bundle (index.mjs.map), for decoding a minified stack trace from the logs. Node
+   * A source map beside each file (index.mjs.map), for decoding a minified stack trace from the logs. Node
    * does not read it: NODE_OPTIONS has no --enable-source-maps (SOURCE_MAPS_NODE_OPTION), which would parse the
    * map at every cold start. The map costs the asset's size, not init time.
    */
   sourcemap: true,
   /** The map points at the sources instead of embedding them: smaller artefact, same stack traces. */
   sourcesContent: false,
-  external: EXTERNAL_MODULES,
-  alias: BUNDLE_ALIASES,
-  banner: CJS_REQUIRE_BANNER,
-  /** What NodejsFunction names the ESM bundle inside the asset. */
-  outputFile: 'index.mjs',
-} as const;
+  external: [...EXTERNAL_MODULES],
+  alias: { ...BUNDLE_ALIASES },
+  banner: { js: CJS_REQUIRE_BANNER },
+  absWorkingDir: REPO_ROOT,
+  logLevel: 'error',
+} as const satisfies BuildOptions;
+
+/** What a function's asset is built from. */
+export interface FunctionAsset {
+  /** The handler's source file, relative to the repository root. */
+  entry: string;
+  /** The build-time constants esbuild replaces (see bundleDefine). */
+  define: Readonly<Record<string, string>>;
+  /** Files copied from the repository's node_modules into the asset's node_modules (see checkBundledFiles). */
+  bundledFiles: readonly string[];
+}
+
+/** esbuild's options for one function's asset in `outdir` (add `metafile: true` to see what went in). */
+export function functionBuildOptions(
+  asset: Pick<FunctionAsset, 'entry' | 'define'>,
+  outdir: string,
+): BuildOptions {
+  return { ...LAMBDA_ESBUILD_OPTIONS, entryPoints: [asset.entry], outdir, define: { ...asset.define } };
+}
+
+/** Builds a function's asset into `outdir`, synchronously (CDK's local bundling cannot wait for a promise). */
+export function buildFunctionAssetSync(asset: FunctionAsset, outdir: string): void {
+  const { metafile } = buildSync({ ...functionBuildOptions(asset, outdir), metafile: true });
+  removeUnreachableFiles(metafile, outdir);
+  shipBundledFiles(asset.bundledFiles, outdir);
+}
+
+/**
+ * Builds a function's asset into `outdir`. The metafile says which files esbuild read and, after
+ * removeUnreachableFiles, what the asset holds.
+ */
+export async function buildFunctionAsset(asset: FunctionAsset, outdir: string): Promise<Metafile> {
+  const { metafile } = await build({ ...functionBuildOptions(asset, outdir), metafile: true });
+  removeUnreachableFiles(metafile, outdir);
+  shipBundledFiles(asset.bundledFiles, outdir);
+  return metafile;
+}
+
+/**
+ * Deletes the chunks that no code of the asset imports, and their maps. esbuild makes a chunk for every
+ * `import()` it sees, also in code that tree-shaking then drops: a function that reads the table only would
+ * otherwise ship the S3, SQS and STS clients that the bucket and queue modules load on first use. What is
+ * left is what the entry reaches by its static and dynamic imports. `metafile` then lists only that.
+ */
+function removeUnreachableFiles(metafile: Metafile, outdir: string): void {
+  const outputs = metafile.outputs;
+  const entry = relative(REPO_ROOT, resolve(outdir, ENTRY_FILE)).split(sep).join('/');
+  if (!(entry in outputs)) throw new Error(`esbuild wrote no ${entry}`);
+  const reached = new Set<string>();
+  const reach = (key: string) => {
+    if (reached.has(key)) return;
+    reached.add(key);
+    for (const imported of outputs[key]?.imports ?? [])
+      if (!imported.external && imported.path in outputs) reach(imported.path);
+  };
+  reach(entry);
+  for (const key of Object.keys(outputs)) {
+    const code = key.endsWith('.map') ? key.slice(0, -'.map'.length) : key;
+    if (reached.has(code)) continue;
+    rmSync(resolve(REPO_ROOT, key), { force: true });
+    delete outputs[key];
+  }
+}
+
+const NODE_MODULE_FILE = /^(@[\w.-]+\/)?[\w.-]+(\/[\w.-]+)+$/;
+
+/** Refuses a bundled file that is not a plain path inside a package under node_modules. */
+export function checkBundledFiles(files: readonly string[]): void {
+  for (const file of files) {
+    if (!NODE_MODULE_FILE.test(file) || file.split('/').includes('..'))
+      throw new Error(`bundledFiles: '${file}' is not a plain path inside a package under node_modules`);
+  }
+}
+
+/** Copies `files` from the repository's node_modules into `<outdir>/node_modules`, as the asset ships them. */
+function shipBundledFiles(files: readonly string[], outdir: string): void {
+  checkBundledFiles(files);
+  const nodeModules = join(outdir, 'node_modules');
+  for (const file of files) {
+    const target = resolve(nodeModules, file);
+    if (!target.startsWith(nodeModules + sep)) throw new Error(`bundledFiles: '${file}' leaves node_modules`);
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(join(REPO_ROOT, 'node_modules', file), target);
+  }
+}
 
 /**
  * The node flag that makes stack traces point into the sources through the bundle's map. Not set on deployed
@@ -62,32 +172,9 @@ export const LAMBDA_BUNDLE = {
  */
 export const SOURCE_MAPS_NODE_OPTION = '--enable-source-maps';
 
-/** LAMBDA_BUNDLE's options that esbuild and NodejsFunction's `bundling` name alike. */
-export const SAME_NAMED_BUNDLE_OPTIONS = {
-  target: LAMBDA_BUNDLE.target,
-  mainFields: [...LAMBDA_BUNDLE.mainFields],
-  minify: LAMBDA_BUNDLE.minify,
-  sourcesContent: LAMBDA_BUNDLE.sourcesContent,
-};
-
-/**
- * LAMBDA_BUNDLE as esbuild build options, for builds outside CDK (the bundle bench and tests): the same
- * flags NodejsFunction passes to esbuild's CLI, with bundling on. Add entry points and an output.
- */
-export const LAMBDA_ESBUILD_OPTIONS: BuildOptions = {
-  format: LAMBDA_BUNDLE.format,
-  platform: LAMBDA_BUNDLE.platform,
-  ...SAME_NAMED_BUNDLE_OPTIONS,
-  sourcemap: LAMBDA_BUNDLE.sourcemap,
-  external: [...LAMBDA_BUNDLE.external],
-  alias: { ...LAMBDA_BUNDLE.alias },
-  banner: { js: LAMBDA_BUNDLE.banner },
-  bundle: true,
-};
-
 /**
  * The build-time constant that says whether a bundle contains the X-Ray SDK (Powertools Tracer, with
- * cls-hooked and semver: about 115 KB, 30-35 ms of module init). esbuild replaces the identifier with
+ * cls-hooked and semver: about 115 KB, 20-35 ms of module init). esbuild replaces the identifier with
  * `true` or `false` (`define`), and with `false` the branch that imports the tracer is dead code: the SDK is
  * not in the bundle at all, so it is neither parsed nor run. Unbundled code (tsx, the tests) has no
  * constant, and loads the tracer where the environment asks for tracing (functions/shared/observability.ts).
@@ -102,7 +189,7 @@ export const XRAY_SDK_CONSTANT = 'XRAY_SDK_BUNDLED';
  * - `none`: no function;
  * - `consumers` (the default): the queue consumers, where a cold start delays no caller and the SDK's
  *   subsegments are the only view of their calls; API functions keep their cold starts under 100 ms;
- * - `all`: every function, at 30-35 ms more of each API cold start.
+ * - `all`: every function, at 20-35 ms more of each API cold start.
  */
 export type XraySdkTracing = 'none' | 'consumers' | 'all';
 export const XRAY_SDK_TRACING_VALUES: readonly XraySdkTracing[] = ['none', 'consumers', 'all'];
@@ -119,17 +206,7 @@ export function bundleDefine(options: { xraySdk: boolean }): Record<string, stri
 }
 
 /**
- * Template metadata key of every function: what its asset is bundled from. CloudFormation only sees the asset's
- * S3 key; the local runtime reads this to build and run the same bundle. Metadata is ignored on deploy.
+ * Template metadata key of every function: what its asset is built from (a FunctionAsset). CloudFormation only
+ * sees the asset's S3 key; the local runtime reads this to build and run the same bundle. Ignored on deploy.
  */
 export const BUNDLE_METADATA_KEY = 'DeliveryRoutes::Bundle';
-
-/**
- * How a function's asset is built: its source entry (repository-relative), the files shipped beside it and
- * the build-time constants esbuild replaces (`define`, see bundleDefine).
- */
-export interface BundleMetadata {
-  entry: string;
-  bundledFiles: readonly string[];
-  define: Readonly<Record<string, string>>;
-}

@@ -16,8 +16,8 @@ let bucket: Promise<Bucket> | undefined;
  * The S3 client and the bucket's name, made on first use. Modules that import this one only for a key
  * builder or a function they never call (an import-status read, a download request) neither load the S3
  * client at cold start nor need BUCKET_NAME, which CDK sets only where the bucket is granted. Bundled, the
- * client is still in their bundle (parsed, not run) unless the function's handler never reaches this module;
- * functions without bucket access do not reach it (test/cdk/bundling.test.ts checks).
+ * client is in a chunk of its own (lib/bundling.ts) that a cold start does not read, and in no asset of a
+ * function whose handler never calls this (test/cdk/bundling.test.ts checks).
  */
 function theBucket(): Promise<Bucket> {
   bucket ??= (async () => {

@@ -1,12 +1,16 @@
-import { join, posix } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type CfnResource, Duration, Validations } from 'aws-cdk-lib';
+import {
+  AssetHashType,
+  type BundlingOptions,
+  type CfnResource,
+  DockerImage,
+  Duration,
+  Validations,
+} from 'aws-cdk-lib';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { ArnPrincipal, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -17,10 +21,13 @@ import { QUEUES, type QueueName, RESOURCE_ENV } from '../../functions/shared/res
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import {
   BUNDLE_METADATA_KEY,
-  type BundleMetadata,
+  buildFunctionAssetSync,
   bundleDefine,
-  LAMBDA_BUNDLE,
-  SAME_NAMED_BUNDLE_OPTIONS,
+  checkBundledFiles,
+  type FunctionAsset,
+  HANDLER,
+  LAMBDA_ESBUILD_OPTIONS,
+  REPO_ROOT,
 } from '../bundling';
 import type { Slice } from '../slices';
 import { ALARM_PERIOD, ANY_OCCURRENCE, notify } from './alarm-topic';
@@ -50,9 +57,6 @@ const LINK_SIGNERS: Record<LinkSigning['access'], { id: string; action: string }
   write: { id: 'UploadLinkSignerRole', action: 's3:PutObject' },
 };
 
-/** The repository root: entries, the lock file and esbuild's project root are resolved from here. */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
 export interface ServiceFunctionProps {
   /** Where the function's code is: its slice (lib/slices.ts), found from its row module. */
   readonly slice: Slice;
@@ -77,7 +81,7 @@ export interface ServiceFunctionProps {
   readonly bundledFiles?: readonly string[];
   /**
    * Bundle the X-Ray SDK (Powertools Tracer): the handler's segment gets its annotations and every AWS call a
-   * subsegment, at 30-35 ms of each cold start. Without it Lambda's active tracing still records the
+   * subsegment, at 20-35 ms of each cold start. Without it Lambda's active tracing still records the
    * function's initialisation and invocation (lib/bundling.ts, XraySdkTracing).
    * @default false
    */
@@ -85,14 +89,15 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * A Lambda function with the defaults every function of the service shares: Node.js 22 on ARM, a
- * self-contained ESM bundle (AWS SDK included, see lib/bundling.ts) built by the local esbuild (no Docker),
- * active X-Ray tracing (the X-Ray SDK only with `xraySdk`), and its own log group with retention.
+ * A Lambda function with the defaults every function of the service shares: Node.js 22 on ARM, an ESM
+ * bundle with its lazily loaded chunks (AWS SDK included, see lib/bundling.ts) built by the repository's
+ * esbuild (no Docker), active X-Ray tracing (the X-Ray SDK only with `xraySdk`), and its own log group with
+ * retention.
  *
  * The role is created here rather than by the Function so that it gets no AWS managed policy: the function
  * may write to its own log group only (instead of AWSLambdaBasicExecutionRole's logs:* on every group).
  */
-export class ServiceFunction extends NodejsFunction {
+export class ServiceFunction extends LambdaFunction {
   /** The slice's readable name, e.g. `drivers/finish-routes`. */
   readonly sliceName: string;
 
@@ -105,10 +110,19 @@ export class ServiceFunction extends NodejsFunction {
       description: `Execution role of ${props.slice.name}`,
     });
 
-    const define = bundleDefine({ xraySdk: props.xraySdk ?? false });
+    const asset: FunctionAsset = {
+      entry: props.slice.repoEntry,
+      define: bundleDefine({ xraySdk: props.xraySdk ?? false }),
+      bundledFiles: props.bundledFiles ?? [],
+    };
+    checkBundledFiles(asset.bundledFiles);
     super(scope, id, {
-      entry: props.slice.entry,
-      handler: 'handler',
+      code: Code.fromAsset(REPO_ROOT, {
+        // The asset's hash is its content's: a deploy updates exactly the functions whose bundle changed.
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: new LocalBundling(asset),
+      }),
+      handler: HANDLER,
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -123,32 +137,11 @@ export class ServiceFunction extends NodejsFunction {
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         ...props.environment,
       },
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
-      bundling: {
-        format: OutputFormat.ESM,
-        ...SAME_NAMED_BUNDLE_OPTIONS,
-        sourceMap: LAMBDA_BUNDLE.sourcemap,
-        externalModules: [...LAMBDA_BUNDLE.external],
-        banner: LAMBDA_BUNDLE.banner,
-        // NodejsFunction has no alias option; esbuild runs in projectRoot, which the replacements are relative to.
-        esbuildArgs: {
-          '--alias': Object.entries(LAMBDA_BUNDLE.alias).map(
-            ([module, replacement]) => `${module}=${replacement}`,
-          ),
-        },
-        define,
-        commandHooks: props.bundledFiles?.length ? copyNodeModuleFiles(props.bundledFiles) : undefined,
-      },
     });
 
     this.sliceName = props.slice.name;
     // What the asset is built from, for the local runtime, which runs the same bundle.
-    (this.node.defaultChild as CfnResource).addMetadata(BUNDLE_METADATA_KEY, {
-      entry: props.slice.repoEntry,
-      bundledFiles: props.bundledFiles ?? [],
-      define,
-    } satisfies BundleMetadata);
+    (this.node.defaultChild as CfnResource).addMetadata(BUNDLE_METADATA_KEY, asset);
     logGroup.grantWrite(role);
     // Tracing: ACTIVE adds xray:PutTraceSegments/PutTelemetryRecords on '*' to this role.
     Validations.of(role).acknowledge({
@@ -250,23 +243,23 @@ export class ServiceFunction extends NodejsFunction {
   }
 }
 
-/** Only plain package-relative paths: they end up in a shell command. */
-const NODE_MODULE_FILE = /^(@[\w.-]+\/)?[\w.-]+(\/[\w.-]+)+$/;
+/**
+ * Builds the asset with the repository's esbuild in the synth's own process (lib/bundling.ts), never in Docker:
+ * `cdk synth` works on a machine without it. The fields are the bundling's identity for CDK's asset cache,
+ * which otherwise would hand one function's asset to another.
+ */
+class LocalBundling implements BundlingOptions {
+  /** Required by CDK; never run, since local bundling either succeeds or throws. */
+  readonly image = DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x');
+  readonly esbuild = LAMBDA_ESBUILD_OPTIONS;
+  readonly local;
 
-/** Bundling hooks that copy `files` (paths under node_modules/) into the asset's node_modules/. */
-function copyNodeModuleFiles(files: readonly string[]): ICommandHooks {
-  for (const file of files) {
-    if (!NODE_MODULE_FILE.test(file) || file.split('/').includes('..')) {
-      throw new Error(`bundledFiles: '${file}' is not a plain path inside a package under node_modules`);
-    }
+  constructor(readonly asset: FunctionAsset) {
+    this.local = {
+      tryBundle(outputDir: string): boolean {
+        buildFunctionAssetSync(asset, outputDir);
+        return true;
+      },
+    };
   }
-  return {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: (inputDir, outputDir) =>
-      files.map((file) => {
-        const target = `${outputDir}/node_modules/${file}`;
-        return `mkdir -p "${posix.dirname(target)}" && cp "${inputDir}/node_modules/${file}" "${target}"`;
-      }),
-  };
 }

@@ -17,7 +17,7 @@ export interface SynthesizeOptions {
 
 /**
  * Synthesizes the CDK app as `cdk synth` does, minus two slow steps the local runtime does not need:
- * bundling (an empty `aws:cdk:bundling-stacks` makes every NodejsFunction skip esbuild; the local runtime
+ * bundling (an empty `aws:cdk:bundling-stacks` makes every function skip esbuild; the local runtime
  * builds the bundles itself from each function's metadata) and the CloudFormation schema validation (and
  * with it cdk-nag, which bin/app.ts adds). Returns the cloud assembly directory.
  *

@@ -1,17 +1,15 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, extname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { LAMBDA_BUNDLE, LAMBDA_ESBUILD_OPTIONS } from '../../lib/bundling';
+import { dirname, isAbsolute, join, parse, relative, resolve } from 'node:path';
+import { buildFunctionAsset, LAMBDA_ESBUILD_OPTIONS, REPO_ROOT } from '../../lib/bundling';
 import type { FunctionSpec } from '../cloud/model';
 
 /**
  * Every function's bundle, built as a deploy builds it (lib/bundling.ts) and laid out as Lambda lays out the
- * asset: `<outDir>/<name>/index.mjs` with its source map, and the asset's node_modules/ holding only the files
- * the function ships (FunctionSpec.bundledFiles, as CDK's bundling hook copies them). Nothing else is beside
+ * asset: `<outDir>/<name>/index.mjs` with its chunks and source maps, and the asset's node_modules/ holding only
+ * the files the function ships (FunctionSpec.bundledFiles). Nothing else is beside
  * a bundle: the AWS SDK is inside it, as in the deployed asset, so the runtime's own SDK is never used.
  *
  * outDir must lie outside the repository, with no node_modules/ on the way up: Node resolves a bare import
@@ -19,13 +17,10 @@ import type { FunctionSpec } from '../cloud/model';
  * package it neither bundles nor ships then fails here as it fails on AWS.
  */
 
-/** Entries are relative to it; esbuild runs from it as CDK's bundling does (projectRoot). */
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const REPO_NODE_MODULES = join(REPO_ROOT, 'node_modules');
 
 /**
- * Builds the bundle of every distinct entry of `functions`, one esbuild run per set of build-time constants
- * (FunctionSpec.define); entry -> bundle directory.
+ * Builds the bundle of every distinct entry of `functions`; entry -> bundle directory.
  */
 export async function buildBundles(
   functions: readonly FunctionSpec[],
@@ -50,7 +45,6 @@ export async function cachedBundles(functions: readonly FunctionSpec[]): Promise
       JSON.stringify({
         REPO_ROOT,
         LAMBDA_ESBUILD_OPTIONS,
-        LAMBDA_BUNDLE,
         assets: [...assetsByEntry(functions)],
       }),
     )
@@ -108,38 +102,16 @@ async function buildInto(
   const assets = assetsByEntry(functions);
   const names = directoryNames([...assets.keys()]);
 
-  const byDefine = new Map<string, string[]>();
-  for (const [entry, asset] of assets) {
-    const key = JSON.stringify(asset.define);
-    byDefine.set(key, [...(byDefine.get(key) ?? []), entry]);
-  }
-  const metafiles = await Promise.all(
-    [...byDefine].map(async ([define, entries]) => {
-      const { metafile } = await build({
-        ...LAMBDA_ESBUILD_OPTIONS,
-        absWorkingDir: REPO_ROOT,
-        entryPoints: Object.fromEntries(
-          entries.map((entry) => [
-            join(names.get(entry) as string, parse(LAMBDA_BUNDLE.outputFile).name),
-            join(REPO_ROOT, entry),
-          ]),
-        ),
-        outdir: root,
-        outExtension: { '.js': extname(LAMBDA_BUNDLE.outputFile) },
-        define: JSON.parse(define) as Record<string, string>,
-        logLevel: 'error',
-        metafile: true,
-      });
-      return metafile;
-    }),
-  );
-
+  // One esbuild run per function, as a deploy builds each asset: its chunks are its own.
   const bundles = new Map<string, string>();
-  await Promise.all(
-    [...assets].map(async ([entry, { bundledFiles }]) => {
+  const metafiles = await Promise.all(
+    [...assets].map(async ([entry, asset]) => {
       const dir = join(root, names.get(entry) as string);
-      await layOutNodeModules(dir, bundledFiles);
+      await rm(dir, { recursive: true, force: true });
+      await mkdir(dir, { recursive: true });
+      const metafile = await buildFunctionAsset({ entry, ...asset }, dir);
       bundles.set(entry, dir);
+      return metafile;
     }),
   );
   const shipped = [...assets.values()]
@@ -205,17 +177,4 @@ function directoryNames(entries: readonly string[]): Map<string, string> {
     names.set(entry, directory);
   }
   return names;
-}
-
-/** `<bundle dir>/node_modules`: the shipped files, copied. */
-async function layOutNodeModules(bundleDir: string, bundledFiles: readonly string[]): Promise<void> {
-  const nodeModules = join(bundleDir, 'node_modules');
-  await rm(nodeModules, { recursive: true, force: true });
-  await mkdir(nodeModules, { recursive: true });
-  for (const file of bundledFiles) {
-    const target = resolve(nodeModules, file);
-    if (!target.startsWith(nodeModules + sep)) throw new Error(`buildBundles: '${file}' leaves node_modules`);
-    await mkdir(dirname(target), { recursive: true });
-    await copyFile(join(REPO_NODE_MODULES, file), target);
-  }
 }

@@ -86,7 +86,7 @@ describe('Lambda functions', () => {
 
   /**
    * Active tracing everywhere (Lambda records each initialisation and invocation), the X-Ray SDK only in the
-   * queue consumers by default: in an API function it would cost 30-35 ms of every cold start.
+   * queue consumers by default: in an API function it would cost 20-35 ms of every cold start.
    */
   it('bundles the X-Ray SDK into the queue consumers only (xraySdkTracing defaults to consumers)', () => {
     const consumerFunctions = new Set(api.consumerFunctions.values());

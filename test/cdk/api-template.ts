@@ -7,7 +7,7 @@ import { endpoints } from '../../functions/api/index';
 import type { ResourceAccess } from '../../functions/shared/access';
 import { QUEUES, type QueueName } from '../../functions/shared/resources';
 import { consumers } from '../../functions/workers/index';
-import { BUNDLE_METADATA_KEY, type BundleMetadata } from '../../lib/bundling';
+import { BUNDLE_METADATA_KEY, type FunctionAsset } from '../../lib/bundling';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
 import { sliceOf } from '../../lib/slices';
 import { type CfnResource, logicalIdOf, resourcesOf, synthesize } from './synth';
@@ -92,7 +92,7 @@ export const bundleDefineOf = (fn: ServiceFunction) =>
   (
     (fn.node.defaultChild as CfnElement & { getMetadata(key: string): unknown }).getMetadata(
       BUNDLE_METADATA_KEY,
-    ) as BundleMetadata
+    ) as FunctionAsset
   ).define;
 
 export const functionOf = (sliceName: string) => refOf(api.endpointFunctions.get(sliceName), sliceName);

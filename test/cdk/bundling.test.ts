@@ -1,15 +1,21 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { getDocsAsset } from '../../functions/api/docs/index';
 import { endpoints } from '../../functions/api/index';
-import { EXTERNAL_MODULES, LAMBDA_BUNDLE } from '../../lib/bundling';
+import {
+  BUNDLE_ALIASES,
+  CJS_REQUIRE_BANNER,
+  ENTRY_FILE,
+  EXTERNAL_MODULES,
+  LAMBDA_ESBUILD_OPTIONS,
+} from '../../lib/bundling';
 import { ServiceFunction } from '../../lib/constructs/service-function';
 import { sliceOf } from '../../lib/slices';
 
 /** The one asset directory of a stack with one function, bundled for real as `cdk synth` does. */
-function bundleOf(sliceName: string, props: { xraySdk?: boolean } = {}): string {
+function assetOf(sliceName: string, props: { xraySdk?: boolean } = {}): string {
   const row = endpoints.find((e) => sliceOf(e.module).name === sliceName);
   if (!row) throw new Error(`no endpoint in slice ${sliceName}`);
   const app = new App({ context: { 'aws:cdk:bundling-stacks': ['**'] } });
@@ -18,8 +24,46 @@ function bundleOf(sliceName: string, props: { xraySdk?: boolean } = {}): string 
   const { directory } = app.synth();
   const assets = readdirSync(directory).filter((name) => name.startsWith('asset.'));
   expect(assets).toHaveLength(1);
-  return readFileSync(join(directory, assets[0] as string, LAMBDA_BUNDLE.outputFile), 'utf8');
+  return join(directory, assets[0] as string);
 }
+
+/** The asset's code files (index.mjs and its chunks), relative to the asset, outside node_modules/. */
+const codeFiles = (dir: string) =>
+  (readdirSync(dir, { recursive: true }) as string[])
+    .filter((file) => file.endsWith('.mjs') && !file.startsWith('node_modules'))
+    .sort();
+
+/** All the code of a function's asset: index.mjs and every chunk. */
+function bundleOf(sliceName: string, props: { xraySdk?: boolean } = {}): string {
+  const dir = assetOf(sliceName, props);
+  return codeFiles(dir)
+    .map((file) => readFileSync(join(dir, file), 'utf8'))
+    .join('\n');
+}
+
+/** A minified ESM file's static imports of other files of the asset (`import{a}from"./x.mjs"`, `import"./x.mjs"`). */
+const STATIC_IMPORT = /(?:from|import)\s*"(\.{1,2}\/[^"]+\.mjs)"/g;
+
+/** `import("./x.mjs")` in a minified ESM file: a chunk loaded on first use. */
+const DYNAMIC_IMPORT = /import\(\s*"(\.{1,2}\/[^"]+\.mjs)"\s*\)/g;
+
+/** The asset's files that index.mjs reaches through `imports`, transitively: itself included. */
+function filesReached(dir: string, imports: RegExp[]): string[] {
+  const loaded = new Set<string>();
+  const load = (file: string) => {
+    if (loaded.has(file)) return;
+    loaded.add(file);
+    const code = readFileSync(join(dir, file), 'utf8');
+    for (const pattern of imports)
+      for (const [, path] of code.matchAll(pattern))
+        load(relative(dir, join(dir, dirname(file), path as string)));
+  };
+  load(ENTRY_FILE);
+  return [...loaded].sort();
+}
+
+/** What a cold start loads: index.mjs and the chunks it imports statically. */
+const coldStartFiles = (dir: string) => filesReached(dir, [STATIC_IMPORT]);
 
 /**
  * Which AWS clients a minified bundle contains: each client's operation schemas name its Smithy namespace
@@ -49,12 +93,14 @@ describe('bundling a function with bundledFiles', () => {
     .filter((name) => name.startsWith('asset.'))
     .map((name) => join(assembly.directory, name));
 
-  it('makes one asset with the ESM bundle and its source map', () => {
+  it('makes one asset with the ESM bundle and a source map beside each of its files', () => {
     expect(assetDirs).toHaveLength(1);
     const [dir = ''] = assetDirs;
-    expect(existsSync(join(dir, LAMBDA_BUNDLE.outputFile))).toBe(true);
-    expect(existsSync(join(dir, `${LAMBDA_BUNDLE.outputFile}.map`))).toBe(true);
-    expect(readFileSync(join(dir, LAMBDA_BUNDLE.outputFile), 'utf8')).toContain(LAMBDA_BUNDLE.banner);
+    expect(codeFiles(dir)).toContain(ENTRY_FILE);
+    for (const file of codeFiles(dir)) {
+      expect(existsSync(join(dir, `${file}.map`)), `${file}.map`).toBe(true);
+      expect(readFileSync(join(dir, file), 'utf8')).toContain(CJS_REQUIRE_BANNER);
+    }
   });
 
   it.each(getDocsAsset.bundledFiles)('ships %s under node_modules/, byte for byte', (file) => {
@@ -66,7 +112,9 @@ describe('bundling a function with bundledFiles', () => {
 
   it('bundles no AWS SDK client into a function that makes no AWS call', () => {
     const [dir = ''] = assetDirs;
-    const bundle = readFileSync(join(dir, LAMBDA_BUNDLE.outputFile), 'utf8');
+    const bundle = codeFiles(dir)
+      .map((file) => readFileSync(join(dir, file), 'utf8'))
+      .join('\n');
     for (const client of ['dynamodb', 's3', 'sqs'] as const) expect(hasClient(bundle, client)).toBe(false);
   });
 
@@ -91,7 +139,7 @@ describe('bundling a function with bundledFiles', () => {
 describe('bundling the AWS SDK', () => {
   it('leaves no module out of the bundles', () => {
     expect(EXTERNAL_MODULES).toEqual([]);
-    expect(LAMBDA_BUNDLE.external).toEqual([]);
+    expect(LAMBDA_ESBUILD_OPTIONS.external).toEqual([]);
   });
 
   it('bundles the DynamoDB client, but neither S3 nor SQS, into a function with table access only', () => {
@@ -129,8 +177,29 @@ describe('bundling the AWS SDK', () => {
     for (const client of ['dynamodb', 's3', 'sqs'] as const) expect(hasClient(bundle, client)).toBe(true);
   });
 
+  it('loads the S3 and SQS clients of routes/import on first use: a cold start reads neither', () => {
+    const dir = assetOf('routes/import');
+    const coldStart = coldStartFiles(dir);
+    const lazy = codeFiles(dir).filter((file) => !coldStart.includes(file));
+    const code = (files: string[]) => files.map((file) => readFileSync(join(dir, file), 'utf8')).join('\n');
+    expect(hasClient(code(coldStart), 'dynamodb')).toBe(true);
+    expect(hasClient(code(coldStart), 's3')).toBe(false);
+    expect(hasClient(code(coldStart), 'sqs')).toBe(false);
+    expect(hasClient(code(lazy), 's3')).toBe(true);
+    expect(hasClient(code(lazy), 'sqs')).toBe(true);
+  });
+
+  it('ships no chunk that its code never imports', () => {
+    // esbuild makes a chunk for each `import()`, also in code that tree-shaking drops: the table-only
+    // function's modules can reach the bucket and queue modules, which load their clients that way.
+    const dir = assetOf('routes/import-status');
+    expect(codeFiles(dir).length).toBeGreaterThan(1);
+    expect(codeFiles(dir)).toEqual(filesReached(dir, [STATIC_IMPORT, DYNAMIC_IMPORT]));
+  });
+
   it("takes the role's credentials from the environment, without the SDK's default credential chain", () => {
-    expect(LAMBDA_BUNDLE.alias).toEqual({
+    expect(LAMBDA_ESBUILD_OPTIONS.alias).toEqual(BUNDLE_ALIASES);
+    expect(BUNDLE_ALIASES).toEqual({
       '@aws-sdk/credential-provider-node': './functions/shared/env-credentials.ts',
     });
     const bundle = bundleOf('routes/import-status');

@@ -23,7 +23,7 @@ export function testApp(): App {
 
 /**
  * Synthesizes the app as `bin/app.ts` does under `cdk synth` (cdk.json's feature flags included), minus two slow steps that these tests do not look at:
- * bundling (an empty `aws:cdk:bundling-stacks` list makes every NodejsFunction skip esbuild and point its
+ * bundling (an empty `aws:cdk:bundling-stacks` list makes every function skip esbuild and point its
  * asset at the source directory) and CDK's built-in CloudFormation schema validation (`cdk synth` runs it).
  */
 export function synthesize(
