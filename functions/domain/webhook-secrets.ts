@@ -8,17 +8,17 @@ import {
 } from '../data/secret-envelope';
 import type { StoredSecret, Webhook } from '../data/webhooks';
 import { logger } from '../shared/observability';
+import type { WebhookSecretContext } from '../shared/resources';
 
 export { UnreadableSecretError };
 
 /**
  * A webhook's secrets are sealed for their webhook: KMS decrypts their data key only under this context, so
- * a sealed secret copied into another webhook's item (or account) does not open there.
+ * a sealed secret copied into another webhook's item (or account) does not open there. Its names are the ones
+ * the key's grants allow (WEBHOOK_SECRET_CONTEXT_KEYS).
  */
-export const secretContext = (accountId: string, webhookId: string): EncryptionContext => ({
-  account_id: accountId,
-  webhook_id: webhookId,
-});
+export const secretContext = (accountId: string, webhookId: string): EncryptionContext =>
+  ({ account_id: accountId, webhook_id: webhookId }) satisfies WebhookSecretContext;
 
 /** Seals the webhook's secrets (one KMS GenerateDataKey call for all of them). */
 export function sealWebhookSecrets(

@@ -94,3 +94,10 @@ export const RESOURCE_ENV = {
   /** The ARN of the KMS key webhook signing secrets are encrypted under (ResourceAccess.webhookSecrets). */
   webhookSecretsKeyArn: 'WEBHOOK_SECRETS_KEY_ARN',
 } as const;
+
+/**
+ * The names of the encryption context every use of the webhook secrets key gives (the secret's owner). The
+ * key's grants allow no other context, and no call without one (lib/constructs/service-function.ts).
+ */
+export const WEBHOOK_SECRET_CONTEXT_KEYS = ['account_id', 'webhook_id'] as const;
+export type WebhookSecretContext = Record<(typeof WEBHOOK_SECRET_CONTEXT_KEYS)[number], string>;

@@ -17,7 +17,12 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { LinkSigning, ResourceAccess, TableAccess } from '../../functions/shared/access';
-import { QUEUES, type QueueName, RESOURCE_ENV } from '../../functions/shared/resources';
+import {
+  QUEUES,
+  type QueueName,
+  RESOURCE_ENV,
+  WEBHOOK_SECRET_CONTEXT_KEYS,
+} from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import {
   BUNDLE_METADATA_KEY,
@@ -232,7 +237,18 @@ export class ServiceFunction extends LambdaFunction {
   bindWebhookSecretsKey(key: IKey, use: NonNullable<ResourceAccess['webhookSecrets']>): void {
     this.addEnvironment(RESOURCE_ENV.webhookSecretsKeyArn, key.keyArn);
     this.addToRolePolicy(
-      new PolicyStatement({ actions: [WEBHOOK_SECRETS_ACTIONS[use]], resources: [key.keyArn] }),
+      new PolicyStatement({
+        actions: [WEBHOOK_SECRETS_ACTIONS[use]],
+        resources: [key.keyArn],
+        // Only under a webhook secret's encryption context, exactly its names: the function can make or
+        // open no data key of another kind, nor one without a context.
+        conditions: {
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...WEBHOOK_SECRET_CONTEXT_KEYS] },
+          Null: Object.fromEntries(
+            WEBHOOK_SECRET_CONTEXT_KEYS.map((name) => [`kms:EncryptionContext:${name}`, 'false']),
+          ),
+        },
+      }),
     );
   }
 

@@ -21,6 +21,7 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomUUID } f
 import type { ServerResponse } from 'node:http';
 import type { KmsKeySpec } from '../cloud/model';
 import { kmsChecks, UnknownOperationError } from '../iam/actions';
+import type { ConditionContext } from '../iam/policy';
 import { type ServiceError, sendError } from './errors';
 import { authorize, type SignedCall, signedBody } from './principals';
 
@@ -111,7 +112,7 @@ function generateDataKey(call: SignedCall, input: Input, options: KmsOptions): v
       `1 validation error detected: Value '${String(numberOfBytes)}' at 'numberOfBytes' failed to satisfy constraint: Member must have value between 1 and 1024`,
     );
   }
-  if (!authorize('kms', call, kmsChecks('GenerateDataKey', key.arn))) return;
+  if (!authorize('kms', call, kmsChecks('GenerateDataKey', key.arn), contextKeys(context))) return;
   usable(key);
   const plaintext = randomBytes(
     keySpec === undefined ? (numberOfBytes as number) : (DATA_KEY_BYTES[keySpec as string] as number),
@@ -141,7 +142,7 @@ function decrypt(call: SignedCall, input: Input, options: KmsOptions): void {
       'The key ID in the request does not identify a CMK that can perform this operation.',
     );
   }
-  if (!authorize('kms', call, kmsChecks('Decrypt', found.arn))) return;
+  if (!authorize('kms', call, kmsChecks('Decrypt', found.arn), contextKeys(context))) return;
   usable(found);
   const plaintext = open(found, parsed, context, options.masterKey);
   sendKmsJson(call.res, {
@@ -196,6 +197,18 @@ function encryptionContext(value: unknown): [string, string][] {
       fail('SerializationException', `EncryptionContext value of '${name}' is not a string.`);
   }
   return (entries as [string, string][]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * The condition keys KMS sets from a request's encryption context: `kms:EncryptionContextKeys` (the names;
+ * absent without a context) and `kms:EncryptionContext:<name>` for each pair.
+ */
+function contextKeys(context: [string, string][]): ConditionContext {
+  if (context.length === 0) return {};
+  return {
+    'kms:EncryptionContextKeys': context.map(([name]) => name),
+    ...Object.fromEntries(context.map(([name, value]) => [`kms:EncryptionContext:${name}`, value])),
+  };
 }
 
 function base64Blob(value: unknown): Buffer {

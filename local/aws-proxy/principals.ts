@@ -3,7 +3,13 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LOCAL_ACCOUNT_ID, type PolicyDocument } from '../cloud/model';
 import { MalformedRequestError, type RequestScope, UnknownOperationError } from '../iam/actions';
-import { type AuthorizationCheck, type Decision, evaluate, validatePolicy } from '../iam/policy';
+import {
+  type AuthorizationCheck,
+  type ConditionContext,
+  type Decision,
+  evaluate,
+  validatePolicy,
+} from '../iam/policy';
 import {
   accessDeniedError,
   authenticationError,
@@ -50,9 +56,11 @@ export function firstDenial(
   principal: Principal,
   checks: readonly AuthorizationCheck[],
   region: string,
+  requestContext: ConditionContext = {},
 ): Denial | undefined {
   if (principal.policies === 'admin') return undefined;
   const context = {
+    ...requestContext,
     // On AWS the SDK always calls over TLS; the plain-HTTP loopback hop stands in for that.
     'aws:SecureTransport': 'true',
     'aws:PrincipalArn': principalArnKey(principal.arn),
@@ -81,13 +89,17 @@ export interface SignedCall {
   signatureMatches(payloadHash: string): boolean;
 }
 
-/** Answers AccessDenied and returns false unless every check is allowed. */
+/**
+ * Answers AccessDenied and returns false unless every check is allowed. `requestContext`: the service's own
+ * condition keys of this request (KMS: its encryption context).
+ */
 export function authorize(
   service: ServiceName,
   call: SignedCall,
   checks: readonly AuthorizationCheck[],
+  requestContext: ConditionContext = {},
 ): boolean {
-  const denial = firstDenial(call.principal, checks, call.scope.region);
+  const denial = firstDenial(call.principal, checks, call.scope.region, requestContext);
   if (!denial) return true;
   const error = accessDeniedError(
     service,

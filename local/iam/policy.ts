@@ -19,8 +19,11 @@ export interface AuthorizationCheck {
 
 export type Decision = 'Allow' | 'ExplicitDeny' | 'ImplicitDeny';
 
-/** The request context keys conditions may read (all values strings, as IAM compares them). */
-export type ConditionContext = Readonly<Record<string, string>>;
+/**
+ * The request context keys conditions may read: strings, as IAM compares them, or a list for a multivalued
+ * key (`kms:EncryptionContextKeys`), which only the `ForAllValues:` and `ForAnyValue:` qualifiers compare.
+ */
+export type ConditionContext = Readonly<Record<string, string | readonly string[]>>;
 
 /**
  * The condition operators this evaluator implements (each also with the `IfExists` suffix). Anything else
@@ -68,9 +71,31 @@ export const SUPPORTED_CONDITION_KEYS = [
   // Set when a service principal acts for a resource (S3 notifying a queue of a bucket's objects).
   'aws:SourceArn',
   'aws:SourceAccount',
+  // KMS calls: the names of the request's encryption context (multivalued), and each pair's value.
+  'kms:EncryptionContextKeys',
+  'kms:EncryptionContext:*',
 ] as const;
 
 const supportedKeys = new Set(SUPPORTED_CONDITION_KEYS.map((key) => key.toLowerCase()));
+/** Keys with a list of values: a condition compares them only with a set qualifier. */
+const MULTIVALUED_KEYS = new Set(['kms:encryptioncontextkeys']);
+
+const supportedKey = (key: string) =>
+  supportedKeys.has(key.toLowerCase()) ||
+  (key.toLowerCase().startsWith('kms:encryptioncontext:') && key.length > 'kms:EncryptionContext:'.length);
+
+/** The set qualifiers of a condition operator (`ForAllValues:StringEquals`). */
+const SET_QUALIFIERS = ['ForAllValues', 'ForAnyValue'] as const;
+type SetQualifier = (typeof SET_QUALIFIERS)[number];
+
+/** `ForAllValues:StringEqualsIfExists` -> its qualifier, base operator and IfExists. */
+function parseOperator(operator: string): { qualifier?: SetQualifier; base: string; ifExists: boolean } {
+  const [first, ...rest] = operator.split(':');
+  const qualifier = SET_QUALIFIERS.find((name) => name === first && rest.length === 1);
+  const name = qualifier ? (rest[0] as string) : operator;
+  const ifExists = name.endsWith('IfExists');
+  return { qualifier, base: ifExists ? name.slice(0, -'IfExists'.length) : name, ifExists };
+}
 
 export class UnsupportedPolicyError extends Error {
   override name = 'UnsupportedPolicyError';
@@ -101,14 +126,19 @@ export function validatePolicy(document: PolicyDocument): void {
       }
     }
     for (const [operator, keys] of Object.entries(statement.Condition ?? {})) {
-      const base = operator.endsWith('IfExists') ? operator.slice(0, -'IfExists'.length) : operator;
-      if (!(base in OPERATORS) && base !== 'Null') {
+      const { qualifier, base } = parseOperator(operator);
+      if (!(base in OPERATORS) && !(base === 'Null' && !qualifier)) {
         throw new UnsupportedPolicyError(`${where}: condition operator ${operator} is not supported`);
       }
       for (const key of Object.keys(keys)) {
-        if (!supportedKeys.has(key.toLowerCase())) {
+        if (!supportedKey(key)) {
           throw new UnsupportedPolicyError(
             `${where}: condition key ${key} is not supported (supported: ${SUPPORTED_CONDITION_KEYS.join(', ')})`,
+          );
+        }
+        if (MULTIVALUED_KEYS.has(key.toLowerCase()) && !qualifier && base !== 'Null') {
+          throw new UnsupportedPolicyError(
+            `${where}: ${key} is multivalued: compare it with ForAllValues: or ForAnyValue:`,
           );
         }
       }
@@ -276,18 +306,28 @@ function conditionHolds(
     // `Null: true` holds when the key is absent, `Null: false` when it is present.
     return expected.some((value) => (value.toLowerCase() === 'true') === (actual === undefined));
   }
-  const ifExists = operator.endsWith('IfExists');
-  const base = ifExists ? operator.slice(0, -'IfExists'.length) : operator;
-  if (actual === undefined) return ifExists;
+  const { qualifier, base, ifExists } = parseOperator(operator);
   const compare = OPERATORS[base];
   if (!compare) throw new UnsupportedPolicyError(`condition operator ${operator} is not supported`);
-  return NEGATED.has(base)
-    ? expected.every((value) => compare(actual, value))
-    : expected.some((value) => compare(actual, value));
+  const matches = (value: string) =>
+    NEGATED.has(base)
+      ? expected.every((wanted) => compare(value, wanted))
+      : expected.some((wanted) => compare(value, wanted));
+  if (qualifier) {
+    // IAM: ForAllValues holds when every value of the request's set matches (so also for an absent or empty
+    // set); ForAnyValue when at least one does.
+    const values = actual === undefined ? [] : typeof actual === 'string' ? [actual] : actual;
+    if (qualifier === 'ForAllValues') return values.every(matches);
+    return values.length === 0 ? ifExists && actual === undefined : values.some(matches);
+  }
+  if (actual === undefined) return ifExists;
+  if (typeof actual !== 'string')
+    throw new UnsupportedPolicyError(`${key} is multivalued: use ForAllValues or ForAnyValue`);
+  return matches(actual);
 }
 
 /** Condition key names are case-insensitive. */
-function lookup(context: ConditionContext, key: string): string | undefined {
+function lookup(context: ConditionContext, key: string): string | readonly string[] | undefined {
   const wanted = key.toLowerCase();
   for (const [name, value] of Object.entries(context)) if (name.toLowerCase() === wanted) return value;
   return undefined;

@@ -302,4 +302,45 @@ describe('KMS through the proxy', () => {
     );
     expect(encrypt.name).toBe('UnknownOperationException');
   });
+
+  it("checks the policy's conditions on the encryption context: kms:EncryptionContextKeys and each pair", async () => {
+    // The webhook secrets key's grant (lib/constructs/service-function.ts): exactly a secret's context names.
+    const onlyUnder = (action: string): PolicyDocument => ({
+      Statement: [
+        {
+          Effect: 'Allow',
+          Action: action,
+          Resource: keyArn,
+          Condition: {
+            'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['account_id', 'webhook_id'] },
+            Null: {
+              'kms:EncryptionContext:account_id': 'false',
+              'kms:EncryptionContext:webhook_id': 'false',
+            },
+          },
+        },
+      ],
+    });
+    const sealer = kmsFor([onlyUnder('kms:GenerateDataKey')], 'context-sealer').client;
+    const opener = kmsFor([onlyUnder('kms:Decrypt')], 'context-opener').client;
+
+    const sealed = await generate(sealer);
+    expect(sealed.Plaintext).toHaveLength(32);
+    const blob = sealed.CiphertextBlob as Uint8Array;
+    const opened = await opener.send(
+      new DecryptCommand({ CiphertextBlob: blob, EncryptionContext: context }),
+    );
+    expect(Buffer.from(opened.Plaintext as Uint8Array)).toEqual(Buffer.from(sealed.Plaintext as Uint8Array));
+
+    const refused: Record<string, string>[] = [{}, { ...context, purpose: 'other' }, { account_id: 'acc_1' }];
+    for (const other of refused) {
+      const denied = await aws.failure(generate(sealer, other));
+      expect(denied.name).toBe('AccessDeniedException');
+      expect(denied.message).toContain('kms:GenerateDataKey');
+    }
+    // A blob made under another context is refused by IAM before KMS looks at it.
+    const unscoped = (await generate(both, {})).CiphertextBlob as Uint8Array;
+    const notOpened = await aws.failure(opener.send(new DecryptCommand({ CiphertextBlob: unscoped })));
+    expect(notOpened.name).toBe('AccessDeniedException');
+  });
 });

@@ -142,6 +142,43 @@ describe('policy evaluation', () => {
     expect(evaluate([inRegion], check('sqs:SendMessage', queue), {})).toBe('ImplicitDeny');
   });
 
+  it('compares a multivalued key with ForAllValues and ForAnyValue, as IAM does', () => {
+    const withCondition = (Condition: Record<string, Record<string, string | string[]>>): PolicyDocument => ({
+      Statement: [{ Effect: 'Allow', Action: 'kms:*', Resource: '*', Condition }],
+    });
+    const keysOf = (...names: string[]) => ({ 'kms:EncryptionContextKeys': names });
+    const allOf = withCondition({
+      'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['account_id', 'webhook_id'] },
+    });
+    const decrypt = check('kms:Decrypt', '*');
+    expect(evaluate([allOf], decrypt, keysOf('webhook_id', 'account_id'))).toBe('Allow');
+    expect(evaluate([allOf], decrypt, keysOf('account_id'))).toBe('Allow');
+    expect(evaluate([allOf], decrypt, keysOf('account_id', 'purpose'))).toBe('ImplicitDeny');
+    // ForAllValues holds for an absent set: the reason to pair it with a Null check.
+    expect(evaluate([allOf], decrypt, {})).toBe('Allow');
+    const anyOf = withCondition({ 'ForAnyValue:StringLike': { 'kms:EncryptionContextKeys': 'account_*' } });
+    expect(evaluate([anyOf], decrypt, keysOf('purpose', 'account_id'))).toBe('Allow');
+    expect(evaluate([anyOf], decrypt, keysOf('purpose'))).toBe('ImplicitDeny');
+    expect(evaluate([anyOf], decrypt, {})).toBe('ImplicitDeny');
+    const notOther = withCondition({
+      'ForAllValues:StringNotEquals': { 'kms:EncryptionContextKeys': 'purpose' },
+    });
+    expect(evaluate([notOther], decrypt, keysOf('account_id'))).toBe('Allow');
+    expect(evaluate([notOther], decrypt, keysOf('account_id', 'purpose'))).toBe('ImplicitDeny');
+    const present = withCondition({ Null: { 'kms:EncryptionContext:account_id': 'false' } });
+    expect(evaluate([present], decrypt, { 'kms:EncryptionContext:account_id': 'acc_1' })).toBe('Allow');
+    expect(evaluate([present], decrypt, {})).toBe('ImplicitDeny');
+    expect(() => validatePolicy(allOf)).not.toThrow();
+    expect(() => validatePolicy(present)).not.toThrow();
+    // A multivalued key compared as one value, and a qualifier on Null, mean nothing IAM defines clearly.
+    expect(() =>
+      validatePolicy(withCondition({ StringEquals: { 'kms:EncryptionContextKeys': 'account_id' } })),
+    ).toThrow(/multivalued/);
+    expect(() =>
+      validatePolicy(withCondition({ 'ForAllValues:Null': { 'kms:EncryptionContextKeys': 'false' } })),
+    ).toThrow(/not supported/);
+  });
+
   it('refuses policies it cannot evaluate faithfully', () => {
     const withCondition = (Condition: Record<string, Record<string, string>>): PolicyDocument => ({
       Statement: [{ Effect: 'Deny', Action: '*', Resource: '*', Condition }],
@@ -257,17 +294,38 @@ describe("the synthesized functions' roles", () => {
     const keys = deployment.keys.filter((key) => key.logicalId.startsWith('WebhookSecretsKey'));
     expect(keys).toHaveLength(1);
     const key = keys[0]?.arn as string;
-    const may = (action: string) =>
+    // The condition keys KMS sets for a call with this encryption context.
+    const kmsContext = (context: Record<string, string>) =>
+      Object.keys(context).length === 0
+        ? {}
+        : {
+            'kms:EncryptionContextKeys': Object.keys(context),
+            ...Object.fromEntries(
+              Object.entries(context).map(([name, value]) => [`kms:EncryptionContext:${name}`, value]),
+            ),
+          };
+    const secretContext = { account_id: 'acc_1', webhook_id: 'wh_1' };
+    const may = (action: string, context: Record<string, string> = secretContext) =>
       deployment.functions
         .filter((fn) => {
           const role = deployment.roles.find((candidate) => candidate.arn === fn.roleArn);
-          return evaluate(role?.policies ?? [], check(action, key)) === 'Allow';
+          return evaluate(role?.policies ?? [], check(action, key), kmsContext(context)) === 'Allow';
         })
         .map((fn) => fn.entry.replace(/^functions\/(api\/)?|\/handler\.ts$/g, ''))
         .sort();
     expect(may('kms:GenerateDataKey')).toEqual(['webhooks/create', 'webhooks/rotate-secret']);
     expect(may('kms:Decrypt')).toEqual(['workers/deliver-webhooks']);
     expect(may('kms:Encrypt')).toEqual([]);
+    // Only under a webhook secret's encryption context: none, one more name or one name less is refused.
+    const refused: Record<string, string>[] = [
+      {},
+      { ...secretContext, purpose: 'other' },
+      { account_id: 'acc_1' },
+    ];
+    for (const context of refused) {
+      expect(may('kms:GenerateDataKey', context)).toEqual([]);
+      expect(may('kms:Decrypt', context)).toEqual([]);
+    }
   });
 
   it('let no function delete or list what the bucket holds', () => {
