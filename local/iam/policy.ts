@@ -76,7 +76,9 @@ export const SUPPORTED_CONDITION_KEYS = [
   'kms:EncryptionContext:*',
 ] as const;
 
-const supportedKeys = new Set(SUPPORTED_CONDITION_KEYS.map((key) => key.toLowerCase()));
+const supportedKeys = new Set(
+  SUPPORTED_CONDITION_KEYS.filter((key) => !key.endsWith('*')).map((key) => key.toLowerCase()),
+);
 /** Keys with a list of values: a condition compares them only with a set qualifier. */
 const MULTIVALUED_KEYS = new Set(['kms:encryptioncontextkeys']);
 
