@@ -13,6 +13,7 @@ import {
   bundleDefine,
   bundlesXraySdk,
   ENTRY_FILE,
+  entryOutputKey,
   XRAY_SDK_TRACING_DEFAULT,
   XRAY_SDK_TRACING_VALUES,
   type XraySdkTracing,
@@ -120,7 +121,7 @@ export async function buildLambdaBundle(
     outdir,
   );
   const outputs = Object.entries(metafile.outputs);
-  const entryOutput = outputs.find(([key]) => key.endsWith(`/${ENTRY_FILE}`) && !key.includes('/chunks/'));
+  const entryOutput = outputs.find(([key]) => key === entryOutputKey(outdir));
   if (!entryOutput) throw new Error(`esbuild wrote no ${ENTRY_FILE} for ${handler}`);
   const entryKey = entryOutput[1].entryPoint;
   if (!entryKey) throw new Error(`no entry point in the metafile of ${handler}`);

@@ -51,8 +51,9 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
  * SDK's own lazy parts) goes into files under chunks/ that a cold start does not read. In one file, esbuild
  * has to keep every such module, and every module it imports, as a lazily run closure that it cannot
  * tree-shake: a function that may use S3 carried the whole S3 client (every command, about 45 KB), and the
- * SDK core of every function was wrapped the same way, because the SDK itself loads a part with `import()`. Split, a cold start of routes/import reads 400 KB
- * instead of 605 KB, and its module init went from 90 to 74 ms (median of 7 fresh processes each, alternating).
+ * SDK core of every function was wrapped the same way, because the SDK itself loads a part with `import()`.
+ * Split, a cold start of routes/import reads 400 KB instead of 605 KB, and its module init went from 90 to
+ * 74 ms (median of 7 fresh processes each, alternating).
  */
 export const LAMBDA_ESBUILD_OPTIONS = {
   bundle: true,
@@ -101,9 +102,11 @@ export function functionBuildOptions(
 
 /** Builds a function's asset into `outdir`, synchronously (CDK's local bundling cannot wait for a promise). */
 export function buildFunctionAssetSync(asset: FunctionAsset, outdir: string): void {
-  const { metafile } = buildSync({ ...functionBuildOptions(asset, outdir), metafile: true });
-  removeUnreachableFiles(metafile, outdir);
-  shipBundledFiles(asset.bundledFiles, outdir);
+  completeAsset(
+    buildSync({ ...functionBuildOptions(asset, outdir), metafile: true }).metafile,
+    asset,
+    outdir,
+  );
 }
 
 /**
@@ -112,10 +115,19 @@ export function buildFunctionAssetSync(asset: FunctionAsset, outdir: string): vo
  */
 export async function buildFunctionAsset(asset: FunctionAsset, outdir: string): Promise<Metafile> {
   const { metafile } = await build({ ...functionBuildOptions(asset, outdir), metafile: true });
+  return completeAsset(metafile, asset, outdir);
+}
+
+/** What a build leaves to do: delete the chunks nothing imports, copy the shipped files. */
+function completeAsset(metafile: Metafile, asset: FunctionAsset, outdir: string): Metafile {
   removeUnreachableFiles(metafile, outdir);
   shipBundledFiles(asset.bundledFiles, outdir);
   return metafile;
 }
+
+/** The metafile's key of the asset's entry file in `outdir` (keys are relative to REPO_ROOT). */
+export const entryOutputKey = (outdir: string) =>
+  relative(REPO_ROOT, resolve(outdir, ENTRY_FILE)).split(sep).join('/');
 
 /**
  * Deletes the chunks that no code of the asset imports, and their maps. esbuild makes a chunk for every
@@ -125,7 +137,7 @@ export async function buildFunctionAsset(asset: FunctionAsset, outdir: string): 
  */
 function removeUnreachableFiles(metafile: Metafile, outdir: string): void {
   const outputs = metafile.outputs;
-  const entry = relative(REPO_ROOT, resolve(outdir, ENTRY_FILE)).split(sep).join('/');
+  const entry = entryOutputKey(outdir);
   if (!(entry in outputs)) throw new Error(`esbuild wrote no ${entry}`);
   const reached = new Set<string>();
   const reach = (key: string) => {

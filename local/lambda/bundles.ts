@@ -9,8 +9,8 @@ import type { FunctionSpec } from '../cloud/model';
 /**
  * Every function's bundle, built as a deploy builds it (lib/bundling.ts) and laid out as Lambda lays out the
  * asset: `<outDir>/<name>/index.mjs` with its chunks and source maps, and the asset's node_modules/ holding only
- * the files the function ships (FunctionSpec.bundledFiles). Nothing else is beside
- * a bundle: the AWS SDK is inside it, as in the deployed asset, so the runtime's own SDK is never used.
+ * the files the function ships (FunctionSpec.bundledFiles). Nothing else is beside a bundle: the AWS SDK is
+ * inside it, as in the deployed asset, so the runtime's own SDK is never used.
  *
  * outDir must lie outside the repository, with no node_modules/ on the way up: Node resolves a bare import
  * by walking up from the importing file, and on Lambda nothing is above /var/task. A bundle that imports a
@@ -18,6 +18,7 @@ import type { FunctionSpec } from '../cloud/model';
  */
 
 const REPO_NODE_MODULES = join(REPO_ROOT, 'node_modules');
+const BUILDER_SOURCE = join(REPO_ROOT, 'lib', 'bundling.ts');
 
 /**
  * Builds the bundle of every distinct entry of `functions`; entry -> bundle directory.
@@ -45,6 +46,10 @@ export async function cachedBundles(functions: readonly FunctionSpec[]): Promise
       JSON.stringify({
         REPO_ROOT,
         LAMBDA_ESBUILD_OPTIONS,
+        // How a build is done (options, chunk pruning, shipped files): a change there is a new recipe.
+        builder: createHash('sha256')
+          .update(await readFile(BUILDER_SOURCE))
+          .digest('hex'),
         assets: [...assetsByEntry(functions)],
       }),
     )
