@@ -7,7 +7,7 @@ import { BaseSequencer } from 'vitest/node';
  * first, which would leave these small files for last, running alone while the other worker idles; they
  * start first instead.
  */
-const LONG_RUNNING = ['test/e2e/large-route.test.ts'];
+const LONG_RUNNING = ['test/e2e/large-route.test.ts', 'test/e2e/npm-start-crash.test.ts'];
 
 class LongRunningFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]) {

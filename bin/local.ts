@@ -4,7 +4,7 @@
  * Env: PORT (default 3000; 0 = any free port), LOCAL_STATE_DIR (default .local), LOCAL_DEMO_API_KEY,
  * LOCAL_PLATFORM_LOG (all: every Lambda START/END/REPORT line), LOCAL_CONSUMER_CONCURRENCY (default twice the
  * cores).
- * Flags: --in-memory (DynamoDB data is not kept between runs); -c key=value (CDK context, as `cdk deploy -c`).
+ * Flags: --in-memory (nothing is kept between runs: table, queues, objects); -c key=value (CDK context, as `cdk deploy -c`).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +43,7 @@ const started = performance.now();
 // The emulators start (DynamoDB Local's JVM in its own process) while the app is synthesized.
 const emulators = Promise.all([
   startDynamoDbLocal({ dataDir: inMemory ? undefined : join(stateDir, 'dynamodb') }),
-  startLocalAws(),
+  startLocalAws({ dataDir: inMemory ? undefined : join(stateDir, 'fauxqs') }),
 ]);
 const assemblyDir = await synthesizeApp({
   outdir: join(scratch, 'cdk.out'),
@@ -58,9 +58,7 @@ const cloud = await startLocalCloud({
   accessLog: true,
   eventSources: { concurrencyCap: consumerConcurrency },
   onLog: printFunctionLog,
-  pipeCheckpointFile: inMemory ? undefined : join(stateDir, 'pipe-checkpoints.json'),
-  apiKeysFile: inMemory ? undefined : join(stateDir, 'api-keys.json'),
-  kmsMasterKeyFile: inMemory ? undefined : join(stateDir, 'kms-master-key'),
+  stateDir: inMemory ? undefined : stateDir,
 });
 // This process is the local operator: the demo account is made with the service's own code.
 configure(cloud.operatorEnvironment);

@@ -5,8 +5,9 @@
  * here. Keys created at run time are kept in a file between runs (npm start), as API Gateway keeps them.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { UsagePlanSpec } from './cloud/model';
+import { writeStateFile } from './state-files';
 
 export interface StoredApiKey {
   id: string;
@@ -160,6 +161,6 @@ export class ApiKeyStore {
   }
 
   private save(): void {
-    if (this.file) writeFileSync(this.file, JSON.stringify(this.added, null, 2));
+    if (this.file) writeStateFile(this.file, JSON.stringify(this.added, null, 2));
   }
 }

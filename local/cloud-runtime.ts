@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -23,11 +24,13 @@ import {
   type QueueSpec,
   type TableSpec,
 } from './cloud/model';
+import { InFlightJournal } from './in-flight-journal';
 import { cachedBundles } from './lambda/bundles';
 import { type InvokeResult, type LambdaRuntime, startLambdaRuntime } from './lambda/runtime';
 import { type LocalPipe, startPipe } from './pipes';
 import { LOCAL_CREDENTIALS } from './services';
 import { type Credentials, type SqsEventSources, startSqsEventSources } from './sqs-event-sources';
+import { writeStateFile } from './state-files';
 
 export interface LocalCloudOptions {
   /** A synthesized cloud assembly (local/cloud/synth.ts). */
@@ -45,10 +48,13 @@ export interface LocalCloudOptions {
   eventSources?: boolean | { concurrencyCap: number };
   /** Run the pipes (default true). */
   pipes?: boolean;
-  /** Keeps the pipes' stream positions between runs (npm start). */
-  pipeCheckpointFile?: string;
-  /** Keeps the API keys and usage plan keys created at run time between runs (npm start). */
-  apiKeysFile?: string;
+  /**
+   * Keeps the runtime's own state between runs here (npm start, whose table, queues and objects are kept too):
+   * the pipes' stream positions, the API keys and usage plan keys created at run time, the KMS master key
+   * (without it a new one is made, and what the last run encrypted no longer decrypts), and the messages
+   * handed to functions (so that what a killed run held is handed out again at once).
+   */
+  stateDir?: string;
   /** Where functions' log lines go (default: stdout, prefixed with the function). */
   onLog?: Parameters<typeof startLambdaRuntime>[0]['onLog'];
   /** Variables every function gets on top of its template's, besides the endpoints and credentials. */
@@ -57,11 +63,6 @@ export interface LocalCloudOptions {
   maxInstancesPerFunction?: number;
   /** Sessions that functions assume (STS AssumeRole) last at most this long (default 3600 s, as on AWS). */
   maxChainedSessionSeconds?: number;
-  /**
-   * Keeps the local KMS master key between runs (npm start, whose table is kept too): without it a new one
-   * is made, and what the last run encrypted no longer decrypts.
-   */
-  kmsMasterKeyFile?: string;
 }
 
 export interface LocalCloud {
@@ -96,13 +97,14 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       await step().catch((error) => console.error('stopping failed', error));
   };
   try {
-    const apiKeys = new ApiKeyStore(options.apiKeysFile);
+    const kept = options.stateDir === undefined ? undefined : keptStateFiles(options.stateDir);
+    const apiKeys = new ApiKeyStore(kept?.apiKeys);
     const proxy = await startAwsProxy({
       dynamodbEndpoint: options.emulators.dynamodb,
       awsEndpoint: options.emulators.aws,
       maxChainedSessionSeconds: options.maxChainedSessionSeconds,
       apiKeys,
-      kmsMasterKey: options.kmsMasterKeyFile ? keptMasterKey(options.kmsMasterKeyFile) : undefined,
+      kmsMasterKey: kept ? keptMasterKey(kept.kmsMasterKey) : undefined,
     });
     stops.push(() => proxy.close());
     proxy.addPrincipal({
@@ -148,7 +150,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
           endpoint: proxy.endpoint,
           region: deployment.region,
           credentials: requireCredentials(credentials, pipe.roleArn),
-          checkpointFile: options.pipeCheckpointFile,
+          checkpointFile: kept?.pipeCheckpoints,
         });
         pipes.push(started);
         stops.push(() => started.stop());
@@ -165,6 +167,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
         credentialsOf,
         concurrencyCap:
           typeof options.eventSources === 'object' ? options.eventSources.concurrencyCap : undefined,
+        journal: kept ? new InFlightJournal(kept.inFlightMessages) : undefined,
       });
       stops.push(() => (eventSources as SqsEventSources).stop());
     }
@@ -261,6 +264,16 @@ function operatorEnvironment(
   };
 }
 
+/** The files of the runtime's own state in `dir`. */
+function keptStateFiles(dir: string) {
+  return {
+    pipeCheckpoints: join(dir, 'pipe-checkpoints.json'),
+    apiKeys: join(dir, 'api-keys.json'),
+    kmsMasterKey: join(dir, 'kms-master-key'),
+    inFlightMessages: join(dir, 'in-flight-messages.jsonl'),
+  };
+}
+
 /** The master key kept in `file`, made (readable by this user only) when there is none yet. */
 function keptMasterKey(file: string): Buffer {
   if (existsSync(file)) {
@@ -269,7 +282,7 @@ function keptMasterKey(file: string): Buffer {
     return key;
   }
   const key = randomBytes(32);
-  writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600 });
+  writeStateFile(file, `${key.toString('base64')}\n`, 0o600);
   return key;
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
@@ -12,6 +12,7 @@ import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk
 import type { PipeSpec, QueueSpec } from './cloud/model';
 import { matchesPattern } from './event-pattern';
 import type { Credentials } from './sqs-event-sources';
+import { writeStateFile } from './state-files';
 
 export interface LocalPipe {
   /** Resolves once every shard open at start has its iterator: writes after this are carried. */
@@ -353,7 +354,7 @@ export function startPipe(options: LocalPipeOptions): LocalPipe {
     for (const shard of shards.values()) if (shard.lastSequence) positions[shard.id] = shard.lastSequence;
     checkpoints.shards = positions;
     checkpoints.finished = [...finished];
-    writeFileSync(options.checkpointFile, JSON.stringify(checkpoints));
+    writeStateFile(options.checkpointFile, JSON.stringify(checkpoints));
   }
 
   return {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getAccount } from '../functions/data/accounts';
 import { findApiKeyByHash } from '../functions/data/api-keys';
@@ -11,6 +11,7 @@ import { createAccountWithUsageKey, registerUsageKey } from '../functions/domain
 import { type ImportedRoute, ImportRoute } from '../functions/models/import-model';
 import { sha256Hex } from '../functions/shared/crypto';
 import { NotFoundError } from '../functions/shared/errors';
+import { writeStateFile } from './state-files';
 
 export const DEMO = {
   routeId: 'demo-route-1',
@@ -91,7 +92,7 @@ export async function seedDemoAccount(
   if (!pending && !(await getRouteHeader(accountId, DEMO.routeId))) {
     routeTxid = await acceptImport(accountId, DEMO.dcId, demoRoute());
   }
-  writeFileSync(
+  writeStateFile(
     statePath,
     JSON.stringify({ account_id: accountId, key_id: keyId, route_txid: routeTxid }, null, 2),
   );

@@ -4,7 +4,6 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { startFauxqs } from 'fauxqs';
 import { LOCAL_REGION } from './cloud/model';
 
 /**
@@ -118,8 +117,35 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts fauxqs (SQS and S3 on one port) in this process. */
-export async function startLocalAws(): Promise<RunningService> {
-  const server = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
+/**
+ * Starts fauxqs (SQS and S3 on one port) in this process. `dataDir` keeps queues, their messages (in flight and
+ * delayed ones too) and buckets with their objects between runs, written through to SQLite on every change;
+ * without it they live in memory.
+ */
+export async function startLocalAws(options: { dataDir?: string } = {}): Promise<RunningService> {
+  const { startFauxqs } = await importFauxqs();
+  const server = await startFauxqs({
+    port: 0,
+    logger: false,
+    defaultRegion: LOCAL_REGION,
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+  });
   return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
+}
+
+/**
+ * fauxqs, loaded without the ExperimentalWarning Node 22 prints when its SQLite store loads `node:sqlite`: a
+ * line on every start about the emulator's insides, not about anything the user runs.
+ */
+async function importFauxqs(): Promise<typeof import('fauxqs')> {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (String(warning).startsWith('SQLite is an experimental feature')) return;
+    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return await import('fauxqs');
+  } finally {
+    process.emitWarning = emitWarning;
+  }
 }

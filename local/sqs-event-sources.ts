@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { availableParallelism } from 'node:os';
 import {
+  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   type Message,
   type MessageAttributeValue,
@@ -11,6 +12,7 @@ import {
 import type { SQSEvent, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
 import type { EventSourceMappingSpec, QueueSpec } from './cloud/model';
 import { matchesPattern } from './event-pattern';
+import type { InFlightJournal } from './in-flight-journal';
 import type { LambdaRuntime } from './lambda/runtime';
 
 /** AWS credentials of the function whose execution role the event source polls with, as on AWS. */
@@ -39,6 +41,11 @@ export interface SqsEventSourceOptions {
    * @default each mapping's MaximumConcurrency, or 5 without one
    */
   concurrencyCap?: number;
+  /**
+   * Keeps the messages handed to functions between runs (npm start): what a killed run held is made visible
+   * again before polling starts.
+   */
+  journal?: InFlightJournal;
 }
 
 /**
@@ -69,7 +76,7 @@ export function startSqsEventSources(options: SqsEventSourceOptions): SqsEventSo
   // Every long poll in flight listens to it.
   setMaxListeners(Number.POSITIVE_INFINITY, controller.signal);
   const clients: SQSClient[] = [];
-  const loops: Promise<void>[] = [];
+  const consumers: { mapping: EventSourceMappingSpec; queue: QueueSpec; sqs: SQSClient }[] = [];
   for (const mapping of options.mappings) {
     if (!mapping.enabled) continue;
     const queue = options.queues.find((candidate) => candidate.arn === mapping.eventSourceArn);
@@ -81,8 +88,41 @@ export function startSqsEventSources(options: SqsEventSourceOptions): SqsEventSo
       useQueueUrlAsEndpoint: false,
     });
     clients.push(sqs);
+    consumers.push({ mapping, queue, sqs });
+  }
+  const handedBack = handBackLastRunsMessages();
+  const loops = consumers.map(({ mapping, queue, sqs }) => {
     const concurrency = Math.min(mapping.maximumConcurrency ?? 5, options.concurrencyCap ?? Infinity);
-    loops.push(poll(mapping, queue, sqs, concurrency));
+    return handedBack.then(() => poll(mapping, queue, sqs, concurrency));
+  });
+
+  /** Makes what a killed run's invocations held visible again, with its consumer's role, as Lambda could. */
+  async function handBackLastRunsMessages(): Promise<void> {
+    const journal = options.journal;
+    if (!journal) return;
+    for (const [queueName, handles] of journal.heldByLastRun()) {
+      const consumer = consumers.find((candidate) => candidate.queue.name === queueName);
+      if (!consumer) continue; // the queue has no consumer any more: its messages wait as they are
+      for (let start = 0; start < handles.length; start += 10) {
+        const entries = handles
+          .slice(start, start + 10)
+          // One second, not zero: fauxqs 2.4's SQLite store refuses a change to zero (it writes a NULL receive
+          // count into a NOT NULL column and answers 500); one second later the message is visible all the same.
+          .map((handle, index) => ({ Id: String(index), ReceiptHandle: handle, VisibilityTimeout: 1 }));
+        try {
+          const { Failed = [] } = await consumer.sqs.send(
+            new ChangeMessageVisibilityBatchCommand({ QueueUrl: consumer.queue.url, Entries: entries }),
+          );
+          // A message deleted, or visible again, since its line was written has no valid handle: nothing to do.
+          const unexpected = Failed.filter((failure) => failure.Code !== 'ReceiptHandleIsInvalid');
+          if (unexpected.length > 0)
+            console.error(`event source: ${queueName} kept messages of the last run in flight`, unexpected);
+        } catch (error) {
+          console.error(`event source: handing back ${queueName}'s messages of the last run failed`, error);
+        }
+      }
+    }
+    journal.clear();
   }
 
   /**
@@ -107,11 +147,18 @@ export function startSqsEventSources(options: SqsEventSourceOptions): SqsEventSo
       try {
         const messages = await receiveBatch(mapping, queue, sqs);
         if (messages.length === 0) continue;
+        const handles = messages.map((message) => message.ReceiptHandle as string);
+        options.journal?.received(queue.name, handles);
         const invocation = deliver(mapping, queue, sqs, messages)
-          .catch((error) => {
-            if (!controller.signal.aborted)
+          .then(
+            () => options.journal?.finished(queue.name, handles),
+            (error) => {
+              // A batch cut off by stop() stays in the journal: the next run hands it back.
+              if (controller.signal.aborted) return;
+              options.journal?.finished(queue.name, handles);
               console.error(`event source ${mapping.logicalId}: a batch of ${queue.name} failed`, error);
-          })
+            },
+          )
           .finally(() => invocations.delete(invocation));
         invocations.add(invocation);
       } catch (error) {

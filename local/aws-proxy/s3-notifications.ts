@@ -72,8 +72,18 @@ export class S3Notifications {
     }
   }
 
-  /** Sends the ObjectCreated event of `operation` on bucket/key to every matching queue; errors are logged. */
-  objectCreated(operation: string, bucketName: string, key: string, principalArn: string): void {
+  /**
+   * Sends the ObjectCreated event of `operation` on bucket/key to every matching queue; errors are logged. The
+   * proxy awaits it before it answers the request that created the object, so an object a client was told is
+   * stored has had its notification queued: a run killed in between loses neither (S3's own delivery is
+   * durable too).
+   */
+  async objectCreated(
+    operation: string,
+    bucketName: string,
+    key: string,
+    principalArn: string,
+  ): Promise<void> {
     const eventName = CREATED_EVENT[operation];
     const notified = this.buckets.get(bucketName);
     if (!eventName || !notified) return;
@@ -84,7 +94,7 @@ export class S3Notifications {
         key.endsWith(route.suffix),
     );
     if (routes.length === 0) return;
-    this.deliver(notified.bucket, key, eventName, principalArn, routes).catch((error: unknown) => {
+    await this.deliver(notified.bucket, key, eventName, principalArn, routes).catch((error: unknown) => {
       console.error(`local S3 notification for ${bucketName}/${key} failed`, error);
     });
   }

@@ -168,10 +168,10 @@ export async function handleS3(
   });
   try {
     const upstreamResponse = await response;
-    relay(upstreamResponse, res);
     if (upstreamResponse.statusCode === 200) {
-      notifications.objectCreated(operation.operation, bucket, key, call.principal.arn);
+      await notifications.objectCreated(operation.operation, bucket, key, call.principal.arn);
     }
+    relay(upstreamResponse, res);
   } catch (error) {
     if (error instanceof ChecksumMismatchError) {
       sendError(res, 's3', {
@@ -256,9 +256,9 @@ async function putInParts(
   );
   const etag = (await text(completed)).match(/<ETag>([^<]+)<\/ETag>/)?.[1];
   if (completed.statusCode !== 200) throw new Error(`fauxqs refused CompleteMultipartUpload for ${path}`);
+  await notifications.objectCreated('PutObject', target.bucket, target.key, call.principal.arn);
   res.writeHead(200, { ETag: (etag ?? '').replaceAll('&quot;', '"'), 'Content-Length': '0' });
   res.end();
-  notifications.objectCreated('PutObject', target.bucket, target.key, call.principal.arn);
 }
 
 async function text(response: IncomingMessage): Promise<string> {
