@@ -104,12 +104,14 @@ export const MAX_ID_BYTES = 384;
 
 const ID_RULES =
   `1..${MAX_ID_CHARS} characters and at most ${MAX_ID_BYTES} bytes in UTF-8; any characters (spaces and ` +
-  'emoji included) but "/" and control characters, with no space at either end';
+  'emoji included) but "/" and control characters, with no space at either end, and not "." or ".."';
 
 /**
- * Ids as clients choose them (ERP ids such as `R 2026-11-23`): see ID_RULES. `/` is refused because ids travel
- * in URL paths (percent-encode the rest: `R%202026-11-23`); spaces at either end because they are invisible
- * and almost always a copy-paste accident (an id that differs only by them would look like a duplicate).
+ * Ids as clients choose them (ERP ids such as `R 2026-11-23`): see ID_RULES. Ids travel in URL paths
+ * (percent-encode them: `R%202026-11-23`), so `/` is refused, and so are `.` and `..`: clients, proxies and
+ * gateways resolve them as dot segments (RFC 3986 §5.2.4, even as `%2E`), so the id could never be read or
+ * deleted again. Spaces at either end are refused because they are invisible and almost always a copy-paste
+ * accident (an id that differs only by them would look like a duplicate).
  */
 export const Id = z
   .string()
@@ -120,9 +122,11 @@ export const Id = z
         ? `must be at most ${MAX_ID_BYTES} bytes in UTF-8 (ids become database keys); this one has ${Buffer.byteLength(value, 'utf8')}`
         : value.includes('/')
           ? `must not contain "/" (ids travel in URL paths)`
-          : /^\s|\s$/u.test(value)
-            ? 'must not start or end with whitespace'
-            : undefined);
+          : value === '.' || value === '..'
+            ? `must not be "." or ".." (ids travel in URL paths, where these name no segment)`
+            : /^\s|\s$/u.test(value)
+              ? 'must not start or end with whitespace'
+              : undefined);
     if (problem) context.addIssue({ code: 'custom', message: problem });
   })
   .meta({ minLength: 1, maxLength: MAX_ID_CHARS, description: `an id: ${ID_RULES}` });

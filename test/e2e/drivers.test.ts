@@ -102,6 +102,7 @@ describe('POST /dcs/{dc_id}/drivers', () => {
       /^driver_name: .*200/,
     ],
     ['a driver_id with a slash', { driver_id: 'a/b', driver_name: 'x' }, /^driver_id: must not contain/],
+    ['a driver_id of ".."', { driver_id: '..', driver_name: 'x' }, /^driver_id: must not be "\." or "\.\."/],
     [
       'a driver_id ending in a space',
       { driver_id: 'a ', driver_name: 'x' },

@@ -163,6 +163,13 @@ describe('POST /dcs/{dc_id}/invoiced-routes', () => {
     ],
     ['a lower-case payment method', withInvoice({ payment_method: 'cash' }), /payment_method: /],
     ['an empty route id', { ...exampleRoute('x'), id: '' }, /^route\.id: /],
+    // Dot segments: `/routes/%2E` would name the route list, so route "." could never be read or deleted.
+    ['a route id "."', { ...exampleRoute('x'), id: '.' }, /^route\.id: must not be "\." or "\.\."/],
+    [
+      'a waypoint id ".."',
+      withWaypoint({ id: '..' }),
+      /^route\.waypoints\.0\.id: must not be "\." or "\.\."/,
+    ],
     ['a route name of 201 characters', { ...exampleRoute('x'), name: 'n'.repeat(201) }, /^route\.name: /],
     [
       '2,001 waypoints',

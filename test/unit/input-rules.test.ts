@@ -116,6 +116,8 @@ describe('Id', () => {
   it.each([
     'R 2026-11-23',
     'a%b?c#d+e',
+    '...',
+    '.hidden',
     'Bäckerei Müller',
     'x'.repeat(128),
     '東'.repeat(128),
@@ -128,6 +130,8 @@ describe('Id', () => {
     ['', 'must be 1..128 characters long; this one has 0'],
     ['x'.repeat(129), 'must be 1..128 characters long; this one has 129'],
     ['a/b', 'must not contain "/" (ids travel in URL paths)'],
+    ['.', 'must not be "." or ".."'],
+    ['..', 'must not be "." or ".."'],
     [' R-1', 'must not start or end with whitespace'],
     ['R-1 ', 'must not start or end with whitespace'],
     ['\u00A0R-1', 'must not start or end with whitespace'],
