@@ -10,7 +10,13 @@ import {
   parseAuthorizerResult,
   policyAllows,
 } from './gateway-authorizer-policy';
-import { compileMethods, matchMethod, methodThrottles, usagePlanThrottles } from './gateway-methods';
+import {
+  compileMethods,
+  matchMethod,
+  methodThrottles,
+  rawRequestPath,
+  usagePlanThrottles,
+} from './gateway-methods';
 import {
   compress,
   DEFAULT_STATUS,
@@ -80,8 +86,10 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
   async function respond(req: IncomingMessage, body: Buffer | undefined, requestId: string): Promise<Reply> {
     if (body === undefined) return gatewayResponse('REQUEST_TOO_LARGE');
     const url = new URL(req.url ?? '/', 'http://local');
+    // The path as sent, still percent-encoded, as API Gateway passes it on; the query decoded (`+` a space).
+    const path = rawRequestPath(req.url ?? '/');
     const httpMethod = req.method ?? 'GET';
-    const match = matchMethod(methods, httpMethod, url.pathname);
+    const match = matchMethod(methods, httpMethod, path);
     if (!match) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
     const { method, pathParameters } = match;
 
@@ -93,11 +101,12 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     if (method.authorizationType === 'CUSTOM') {
       const authorizer = method.authorizerLogicalId ? authorizers.get(method.authorizerLogicalId) : undefined;
       if (!authorizer) return gatewayResponse('API_CONFIGURATION_ERROR');
-      const methodArn = `${arnPrefix}/${httpMethod}${url.pathname}`;
+      const methodArn = `${arnPrefix}/${httpMethod}${path}`;
       const outcome = await authorize(authorizer, {
         req,
         headers,
         url,
+        path,
         httpMethod,
         method,
         methodArn,
@@ -129,7 +138,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     if (!functionName) return gatewayResponse('API_CONFIGURATION_ERROR');
     const event: APIGatewayProxyEvent = {
       resource: method.path,
-      path: url.pathname,
+      path,
       httpMethod,
       headers,
       multiValueHeaders: Object.fromEntries(
@@ -153,7 +162,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
           apiKey: apiKeyIdentity?.apiKey ?? null,
           apiKeyId: apiKeyIdentity?.apiKeyId ?? null,
         } as APIGatewayProxyEvent['requestContext']['identity'],
-        path: `/${stage.stageName}${url.pathname}`,
+        path: `/${stage.stageName}${path}`,
         protocol: `HTTP/${req.httpVersion}`,
         requestId,
         requestTimeEpoch: Date.now(),
@@ -175,6 +184,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
       req: IncomingMessage;
       headers: Record<string, string>;
       url: URL;
+      path: string;
       httpMethod: string;
       method: ApiMethodSpec;
       methodArn: string;
@@ -198,7 +208,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
         type: 'REQUEST',
         methodArn: request.methodArn,
         resource: request.method.path,
-        path: request.url.pathname,
+        path: request.path,
         httpMethod: request.httpMethod,
         headers: request.headers,
         multiValueHeaders: Object.fromEntries(

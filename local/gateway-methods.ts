@@ -30,21 +30,34 @@ export function compileMethods(methods: readonly ApiMethodSpec[]): CompiledMetho
     .sort((a, b) => a.rank.localeCompare(b.rank));
 }
 
+/**
+ * The method a request's path reaches, and its path parameters as API Gateway passes them to a proxy
+ * integration: each exactly as the client wrote it, still percent-encoded (`R%202026-11-23`, and `%2F` inside
+ * one segment). `path` is the raw path of the request (see rawRequestPath); segments split on `/` only.
+ */
 export function matchMethod(methods: CompiledMethod[], httpMethod: string, path: string) {
   for (const compiled of methods) {
     if (compiled.method.httpMethod !== httpMethod && compiled.method.httpMethod !== 'ANY') continue;
     const match = compiled.pattern.exec(path);
     if (!match) continue;
-    try {
-      const pathParameters = Object.fromEntries(
-        compiled.paramNames.map((name, index) => [name, decodeURIComponent(match[index + 1] ?? '')]),
-      );
-      return { method: compiled.method, pathParameters };
-    } catch {
-      return undefined; // malformed percent-encoding: no method can match it
-    }
+    const pathParameters = Object.fromEntries(
+      compiled.paramNames.map((name, index) => [name, match[index + 1] ?? '']),
+    );
+    return { method: compiled.method, pathParameters };
   }
   return undefined;
+}
+
+/**
+ * The path of a request as the client sent it, before the query: what API Gateway puts in a REST proxy
+ * event's `path` (and, after the stage, `requestContext.path`). Not WHATWG URL's pathname, which would
+ * re-encode characters and resolve `.`/`..` and `%2E` segments that API Gateway leaves alone (captures of live
+ * REST events: hotsock/voker vokerhttp/testdata/apigwv1-request.json, aws-sam-cli#3524).
+ */
+export function rawRequestPath(requestTarget: string): string {
+  if (!requestTarget.startsWith('/')) return new URL(requestTarget).pathname; // absolute-form
+  const query = requestTarget.search(/[?#]/);
+  return query === -1 ? requestTarget : requestTarget.slice(0, query);
 }
 
 /**

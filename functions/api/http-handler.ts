@@ -14,7 +14,7 @@ import { ERROR_CODES } from '../shared/error-codes';
 import { ApiError, ForbiddenDcError, InvalidDriverTokenError } from '../shared/errors';
 import { MAX_BODY_BYTES } from '../shared/limits';
 import { appendLogKeys, logger, observed } from '../shared/observability';
-import { parseJsonText, parsePart, type RequestPart } from '../shared/request-parsing';
+import { decodePathParameters, parseJsonText, parsePart, type RequestPart } from '../shared/request-parsing';
 import { type EndpointDefinition, isDcScoped } from './define';
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
@@ -57,19 +57,17 @@ export function httpHandler<const E extends EndpointDefinition>(
   async function run(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
     const requestId = event.requestContext?.requestId ?? context.awsRequestId;
     // Ids only: never the headers or the body, which carry API keys, login tokens and webhook secrets.
-    appendLogKeys({
-      request_id: requestId,
-      operation: endpoint.operationId,
-      dc_id: event.pathParameters?.dc_id,
-    });
+    appendLogKeys({ request_id: requestId, operation: endpoint.operationId });
     try {
       const caller = await readCaller(endpoint, event);
-      appendLogKeys(callerLogKeys(caller));
-      const params = parseOptionalPart('path', endpoint.request.params, event.pathParameters ?? {});
+      const pathParameters = decodePathParameters(event.pathParameters);
+      appendLogKeys({ dc_id: pathParameters.dc_id, ...callerLogKeys(caller) });
+      const params = parseOptionalPart('path', endpoint.request.params, pathParameters);
       if (dcScoped && caller.kind === 'apiKey') {
         const dcId = (params as { dc_id: string }).dc_id;
         if (!caller.dcIds.includes(dcId)) throw new ForbiddenDcError(dcId);
       }
+      // API Gateway hands the query already decoded (`+` as a space): taken as it comes, never decoded again.
       const query = parseOptionalPart('query', endpoint.request.query, event.queryStringParameters ?? {});
       const body = endpoint.request.body
         ? parseOptionalPart('body', endpoint.request.body, parseJsonBody(event))

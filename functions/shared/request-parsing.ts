@@ -30,6 +30,28 @@ export function parseJsonText(text: string): unknown {
   }
 }
 
+/**
+ * The path parameters as the client meant them. A REST API passes each to Lambda as it came in the URL, still
+ * percent-encoded (`R%202026-11-23` for `R 2026-11-23`); here each is decoded exactly once. `+` stays `+`:
+ * only query strings use form encoding. A malformed escape (`%`, `%E0%A4`) is 1006 naming the parameter.
+ */
+export function decodePathParameters(
+  params: Readonly<Record<string, string | undefined>> | null | undefined,
+): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params ?? {})) {
+    if (value === undefined) continue;
+    try {
+      decoded[name] = decodeURIComponent(value);
+    } catch {
+      throw new ValidationError(
+        `path.${name}: is not valid percent-encoding (write "%" as %25; escapes must spell UTF-8)`,
+      );
+    }
+  }
+  return decoded;
+}
+
 /** The part validated by its schema; 1006 naming every field path that fails. */
 export function parsePart<S extends z.ZodType>(part: RequestPart, schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);

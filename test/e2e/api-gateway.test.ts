@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,6 +54,7 @@ const API: RestApiSpec = {
   methods: [
     method('GET', '/public/{action}', 'NONE'),
     method('GET', '/public/literal', 'NONE'),
+    method('GET', '/echo/{value}', 'NONE'),
     method('POST', '/public/{action}', 'NONE'),
     method('GET', '/private/{action}', 'CUSTOM'),
     method('POST', '/private/{action}', 'CUSTOM'),
@@ -170,10 +172,21 @@ async function request(path: string, init: RequestInit = {}) {
   return { status: response.status, headers: response.headers, text: buffer.toString('utf8'), buffer };
 }
 
+/** A GET of `path` exactly as written (no URL normalization on the way); resolves with the body. */
+function rawGet(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    httpGet(`${gateway.url}/`, { path }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    }).on('error', reject);
+  });
+}
+
 const invocations = (functionName: string) => lambda.stats(functionName).invocations;
 
 describe('routing', () => {
-  it('passes the request to the function as a REST proxy event, path parameters decoded', async () => {
+  it('passes the request to the function as a REST proxy event', async () => {
     const response = await request('/public/echo?x=1&x=2', { headers: { 'X-Custom': 'a b' } });
     expect(response.status).toBe(200);
     const event = JSON.parse(response.text);
@@ -192,7 +205,27 @@ describe('routing', () => {
       },
     });
     expect(event.headers['X-Custom']).toBe('a b');
-    expect(JSON.parse((await request('/public/%65cho')).text).pathParameters).toEqual({ action: 'echo' });
+  });
+
+  // As live captures of REST proxy events show (test/fixtures/aws/README.md): the path and the path
+  // parameters as the client wrote them, `%2F` inside a segment included; the query decoded as a form.
+  it('passes the path and path parameters still percent-encoded, and the query decoded', async () => {
+    const echoOf = async (path: string) => JSON.parse((await request(path)).text);
+    const path = '/echo/R%20100%25%2B%2F%C3%A9+x';
+    expect(await echoOf(`${path}?literalPlus=a+b&encodedPlus=a%2Bb&s=%E6%9D%B1&e=&r=1&r=2`)).toMatchObject({
+      resource: '/echo/{value}',
+      path,
+      pathParameters: { value: 'R%20100%25%2B%2F%C3%A9+x' },
+      queryStringParameters: { literalPlus: 'a b', encodedPlus: 'a+b', s: '東', e: '', r: '2' },
+      multiValueQueryStringParameters: { r: ['1', '2'] },
+      requestContext: { path: `/v1${path}`, resourcePath: '/echo/{value}' },
+    });
+    // Neither resolved as dot segments nor re-encoded: the path is the one the client sent (fetch would
+    // resolve them before sending, so these go out as written).
+    expect(JSON.parse(await rawGet('/echo/%2E%2e')).pathParameters).toEqual({ value: '%2E%2e' });
+    expect(JSON.parse(await rawGet('/echo/..')).path).toBe('/echo/..');
+    // An escape of a plain letter stays an escape: the function sees action "%65cho", not "echo".
+    expect(await echoOf('/public/%65cho')).toEqual({ unknown: '%65cho' });
   });
 
   it('prefers a literal path segment to a parameter', async () => {

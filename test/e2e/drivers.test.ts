@@ -80,11 +80,24 @@ describe('POST /dcs/{dc_id}/drivers', () => {
   });
 
   it('accepts unicode ids and names and reads them back unchanged', async () => {
-    const id = 'fahrer-ß-李-🚚';
+    // A space, "%" and "+" (which a path does not decode as a space), an accent, CJK and an emoji: the
+    // gateway passes them on percent-encoded and the handler decodes them once.
+    const id = 'fahrer 100%+ß-é-李-🚚';
     const name = 'Zoë Ødegård 李雷 🚚';
     await createDriver('dc-1', id, { driver_name: name });
     const read = await asAcme('GET', `/dcs/dc-1/drivers/${encodeURIComponent(id)}`);
     expect(expectSuccess(read, drivers.getDriver)).toMatchObject({ driver: { id, name } });
+    const listed = await asAcme('GET', '/dcs/dc-1/drivers');
+    expect(JSON.stringify(listed.body)).toContain(JSON.stringify(id));
+    const deleted = await asAcme('DELETE', `/dcs/dc-1/drivers/${encodeURIComponent(id)}`);
+    expect(deleted.status, deleted.text).toBe(200);
+  });
+
+  it('refuses a path id that is not valid percent-encoding with 1006 naming the parameter', async () => {
+    for (const path of ['/dcs/dc-1/drivers/a%', '/dcs/dc-1/drivers/a%E6%9D', '/dcs/dc%ZZ/drivers']) {
+      const response = await asAcme('GET', path);
+      expect(expectError(response, 400, 1006), path).toMatch(/^path\.(driver_id|dc_id): /);
+    }
   });
 
   it.each([

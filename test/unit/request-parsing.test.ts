@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { decodeNextToken, encodeNextToken } from '../../functions/data/pagination';
 import { bearerSecret } from '../../functions/shared/bearer';
 import {
+  decodePathParameters,
   describeIssues,
   MAX_ISSUES_MESSAGE_CHARS,
   MAX_LISTED_ISSUES,
@@ -94,4 +95,22 @@ describe('next_token', () => {
   ])('refuses a token for %s with a validation error', (_, token) => {
     expect(() => decodeNextToken(token, 'DC#a/dc-1', 'DRIVER#')).toThrow(/next_token/);
   });
+});
+
+describe('decodePathParameters', () => {
+  it('decodes each path parameter exactly once; "+" stays "+"', () => {
+    expect(
+      decodePathParameters({ dc_id: 'DC%201', route_id: 'R%20100%2525%2B+%C3%A9-%E6%9D%B1-%F0%9F%9A%9A' }),
+    ).toEqual({ dc_id: 'DC 1', route_id: 'R 100%25++é-東-🚚' });
+    expect(decodePathParameters(null)).toEqual({});
+  });
+
+  it.each(['a%', 'a%2', 'a%ZZ', 'a%E6%9D', 'a%C0%AF'])(
+    'refuses %j with 1006 naming the parameter',
+    (value) => {
+      expect(() => decodePathParameters({ route_id: value })).toThrow(
+        expect.objectContaining({ code: 1006, message: expect.stringMatching(/^path\.route_id: /) }),
+      );
+    },
+  );
 });

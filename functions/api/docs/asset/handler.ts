@@ -7,6 +7,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorResponse } from '../../../shared/envelope';
 import { ERROR_CODES } from '../../../shared/error-codes';
 import { logger, observed } from '../../../shared/observability';
+import { decodePathParameters } from '../../../shared/request-parsing';
 import type { DocsAssetFile } from '../schemas';
 import { getDocsAsset } from './endpoint';
 
@@ -114,10 +115,19 @@ function header(event: APIGatewayProxyEvent, name: string): string | undefined {
   return undefined;
 }
 
+/** The file asked for, its name decoded once as every path parameter is; undefined for a malformed escape. */
+function fileParameter(event: APIGatewayProxyEvent) {
+  try {
+    return getDocsAsset.request.params.safeParse(decodePathParameters(event.pathParameters));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Serves one file of the fixed list; any other name is an unknown endpoint (nothing else is read). */
 async function serve(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  const parsed = getDocsAsset.request.params.safeParse(event.pathParameters ?? {});
-  if (!parsed.success) {
+  const parsed = fileParameter(event);
+  if (!parsed?.success) {
     const { httpStatus, code } = ERROR_CODES.UNKNOWN_ENDPOINT;
     return errorResponse(httpStatus, code, 'no such file under /docs/assets/');
   }
