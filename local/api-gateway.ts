@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
@@ -82,6 +82,22 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     API_GATEWAY_LIMITS.integrationTimeoutMs,
   );
   const arnPrefix = `arn:aws:execute-api:${options.region}:${options.accountId}:${api.id}/${stage.stageName}`;
+  /** The stage's deployment, named as API Gateway names one (six lower-case letters and digits). */
+  const deploymentId = randomBytes(8).toString('hex').slice(0, 6);
+
+  /** One request as both the authorizer's and the function's events describe it. */
+  interface GatewayRequest {
+    req: IncomingMessage;
+    url: URL;
+    path: string;
+    httpMethod: string;
+    method: ApiMethodSpec;
+    pathParameters: Record<string, string>;
+    requestId: string;
+    /** As the authorizer gets them (the proxy event's lack Content-Length). */
+    headers: ReturnType<typeof eventHeaders>;
+    context: ReturnType<typeof requestContext>;
+  }
 
   async function respond(req: IncomingMessage, body: Buffer | undefined, requestId: string): Promise<Reply> {
     if (body === undefined) return gatewayResponse('REQUEST_TOO_LARGE');
@@ -95,23 +111,24 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
 
     if (!throttle(method)) return gatewayResponse('THROTTLED');
 
-    const headers = singleValueHeaders(req);
-    let authorizerContext: Record<string, unknown> | null = null;
+    const request: GatewayRequest = {
+      req,
+      url,
+      path,
+      httpMethod,
+      method,
+      pathParameters,
+      requestId,
+      headers: eventHeaders(req, { contentLength: true }),
+      context: requestContext(req, path, httpMethod, method, requestId),
+    };
+    const headers = eventHeaders(req, { contentLength: false });
+    let authorizerContext: Record<string, unknown> | undefined;
     let usageIdentifierKey: string | undefined;
     if (method.authorizationType === 'CUSTOM') {
       const authorizer = method.authorizerLogicalId ? authorizers.get(method.authorizerLogicalId) : undefined;
       if (!authorizer) return gatewayResponse('API_CONFIGURATION_ERROR');
-      const methodArn = `${arnPrefix}/${httpMethod}${path}`;
-      const outcome = await authorize(authorizer, {
-        req,
-        headers,
-        url,
-        path,
-        httpMethod,
-        method,
-        methodArn,
-        requestId,
-      });
+      const outcome = await authorize(authorizer, request);
       if ('reply' in outcome) return outcome.reply;
       authorizerContext = outcome.context;
       usageIdentifierKey = outcome.usageIdentifierKey;
@@ -127,7 +144,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
       const apiKey =
         api.apiKeySource === 'AUTHORIZER'
           ? usageIdentifierKey
-          : Object.entries(headers).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
+          : Object.entries(headers.single).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
       const verdict = meter(apiKey);
       if (verdict === 'forbidden') return gatewayResponse('INVALID_API_KEY');
       if (verdict === 'throttled') return gatewayResponse('THROTTLED');
@@ -136,40 +153,25 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
 
     const functionName = method.integration.functionName;
     if (!functionName) return gatewayResponse('API_CONFIGURATION_ERROR');
+    const query = queryParameters(url);
     const event: APIGatewayProxyEvent = {
       resource: method.path,
       path,
       httpMethod,
-      headers,
-      multiValueHeaders: Object.fromEntries(
-        Object.entries(req.headersDistinct).map(([name, values]) => [name, values ?? []]),
-      ),
-      queryStringParameters: url.searchParams.size ? Object.fromEntries(url.searchParams) : null,
-      multiValueQueryStringParameters: url.searchParams.size ? groupSearchParams(url.searchParams) : null,
+      headers: headers.single,
+      multiValueHeaders: headers.multi,
+      queryStringParameters: query?.single ?? null,
+      multiValueQueryStringParameters: query?.multi ?? null,
       pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
       stageVariables: null,
       body: body.length ? body.toString('utf8') : null,
       isBase64Encoded: false,
       requestContext: {
-        accountId: options.accountId,
-        apiId: api.id,
-        authorizer: authorizerContext,
-        domainName: req.headers.host ?? 'localhost',
-        httpMethod,
-        identity: {
-          sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-          userAgent: req.headers['user-agent'] ?? null,
-          apiKey: apiKeyIdentity?.apiKey ?? null,
-          apiKeyId: apiKeyIdentity?.apiKeyId ?? null,
-        } as APIGatewayProxyEvent['requestContext']['identity'],
-        path: `/${stage.stageName}${path}`,
-        protocol: `HTTP/${req.httpVersion}`,
-        requestId,
-        requestTimeEpoch: Date.now(),
-        resourceId: method.logicalId,
-        resourcePath: method.path,
-        stage: stage.stageName,
-      },
+        ...request.context,
+        // A method without an authorizer has no `authorizer` at all (not null), as captured.
+        ...(authorizerContext ? { authorizer: authorizerContext } : {}),
+        identity: { ...request.context.identity, ...apiKeyIdentity },
+      } as unknown as APIGatewayProxyEvent['requestContext'],
     };
     const result = await lambda.invoke(functionName, event, {
       requestId,
@@ -180,16 +182,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
 
   async function authorize(
     authorizer: ApiAuthorizerSpec,
-    request: {
-      req: IncomingMessage;
-      headers: Record<string, string>;
-      url: URL;
-      path: string;
-      httpMethod: string;
-      method: ApiMethodSpec;
-      methodArn: string;
-      requestId: string;
-    },
+    request: GatewayRequest,
   ): Promise<{ context: Record<string, unknown>; usageIdentifierKey?: string } | { reply: Reply }> {
     if (authorizer.type !== 'REQUEST')
       throw new Error(`authorizer type ${authorizer.type} is not supported locally`);
@@ -197,37 +190,37 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     // authorizer. Header names match whatever their case, as HTTP says.
     const identity: string[] = [];
     for (const source of authorizer.identitySources) {
-      const value = identitySourceValue(source, request);
+      const value = identitySourceValue(source, { headers: request.headers.single, url: request.url });
       if (!value) return { reply: gatewayResponse('UNAUTHORIZED') };
       identity.push(value);
     }
+    const methodArn = `${arnPrefix}/${request.httpMethod}${request.path}`;
     const cacheKey = `${authorizer.logicalId}\n${identity.join('\n')}`;
     let policy = authorizer.resultTtlSeconds > 0 ? policyCache.get(cacheKey) : undefined;
+    // The authorizer's latency, which API Gateway reports to the function; 0 for a cached result (what AWS
+    // reports then, no capture shows).
+    let integrationLatency = 0;
     if (!policy || policy.expiresAt <= Date.now()) {
+      // A REQUEST authorizer's event (captured: test/fixtures/aws/rest-request-authorizer.json): the request
+      // as the proxy event has it, except that absent query, path parameters and stage variables are {}.
+      const query = queryParameters(request.url);
       const event: APIGatewayRequestAuthorizerEvent = {
         type: 'REQUEST',
-        methodArn: request.methodArn,
+        methodArn,
         resource: request.method.path,
         path: request.path,
         httpMethod: request.httpMethod,
-        headers: request.headers,
-        multiValueHeaders: Object.fromEntries(
-          Object.entries(request.req.headersDistinct).map(([name, values]) => [name, values ?? []]),
-        ),
-        pathParameters: null,
-        queryStringParameters: request.url.searchParams.size
-          ? Object.fromEntries(request.url.searchParams)
-          : null,
-        multiValueQueryStringParameters: request.url.searchParams.size
-          ? groupSearchParams(request.url.searchParams)
-          : null,
-        stageVariables: null,
-        requestContext: {
-          requestId: request.requestId,
-          stage: stage?.stageName,
-        } as APIGatewayRequestAuthorizerEvent['requestContext'],
+        headers: request.headers.single,
+        multiValueHeaders: request.headers.multi,
+        queryStringParameters: query?.single ?? {},
+        multiValueQueryStringParameters: query?.multi ?? {},
+        pathParameters: request.pathParameters,
+        stageVariables: {},
+        requestContext: request.context as unknown as APIGatewayRequestAuthorizerEvent['requestContext'],
       };
+      const started = Date.now();
       const result = await lambda.invoke(authorizer.functionName, event, { requestId: request.requestId });
+      integrationLatency = Date.now() - started;
       if (result.kind !== 'success') {
         // A function that throws 'Unauthorized' is how an authorizer refuses; anything else is its failure.
         if (result.kind === 'functionError' && result.errorMessage === 'Unauthorized')
@@ -240,10 +233,57 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
       if (authorizer.resultTtlSeconds > 0) policyCache.set(cacheKey, policy);
     }
     // A cached policy is evaluated against each request's method ARN: it may not cover this method.
-    if (!policyAllows(policy, request.methodArn)) return { reply: gatewayResponse('ACCESS_DENIED') };
+    if (!policyAllows(policy, methodArn)) return { reply: gatewayResponse('ACCESS_DENIED') };
     return {
-      context: { ...policy.context, principalId: policy.principalId },
+      context: { ...policy.context, principalId: policy.principalId, integrationLatency },
       usageIdentifierKey: policy.usageIdentifierKey,
+    };
+  }
+
+  /**
+   * What API Gateway says of a request in both the proxy and the authorizer event, field for field as the
+   * captures of real events have it (test/fixtures/aws/): ids and times of its own, the caller's address and
+   * agent, and the identity fields of the authorization types this API does not use, null.
+   */
+  function requestContext(
+    req: IncomingMessage,
+    path: string,
+    httpMethod: string,
+    method: ApiMethodSpec,
+    requestId: string,
+  ) {
+    const receivedAt = Date.now();
+    const domainName = req.headers.host ?? 'localhost';
+    return {
+      resourceId: method.logicalId,
+      resourcePath: method.path,
+      httpMethod,
+      extendedRequestId: `${randomBytes(11).toString('base64').slice(0, 15)}=`,
+      requestTime: commonLogTime(receivedAt),
+      path: `/${stage.stageName}${path}`,
+      accountId: options.accountId,
+      protocol: `HTTP/${req.httpVersion}`,
+      stage: stage.stageName,
+      domainPrefix: domainName.split('.')[0] as string,
+      requestTimeEpoch: receivedAt,
+      requestId,
+      identity: {
+        cognitoIdentityPoolId: null,
+        accountId: null,
+        cognitoIdentityId: null,
+        caller: null,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        principalOrgId: null,
+        accessKey: null,
+        cognitoAuthenticationType: null,
+        cognitoAuthenticationProvider: null,
+        userArn: null,
+        userAgent: req.headers['user-agent'] ?? null,
+        user: null,
+      },
+      domainName,
+      deploymentId,
+      apiId: api.id,
     };
   }
 
@@ -326,15 +366,55 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-function singleValueHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2)
-    headers[req.rawHeaders[i] as string] = req.rawHeaders[i + 1] as string;
-  return headers;
+/**
+ * Headers API Gateway does not pass to Lambda: the connection's own (hop-by-hop, RFC 9110 §7.6.1), which no
+ * capture of a real event shows although the clients sent them (HTTPie's `Connection: keep-alive`).
+ */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/**
+ * The request's headers as an event carries them, names as the client wrote them and every value of each
+ * (the single-value map keeps the last). A proxy event has no Content-Length either, though the authorizer's
+ * has it: so the captures show (test/fixtures/aws/: the same client's POSTs, with and without a body).
+ */
+function eventHeaders(req: IncomingMessage, { contentLength }: { contentLength: boolean }) {
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] as string;
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || (lower === 'content-length' && !contentLength)) continue;
+    const value = req.rawHeaders[i + 1] as string;
+    single[name] = value;
+    multi[name] = [...(multi[name] ?? []), value];
+  }
+  return { single, multi };
 }
 
-function groupSearchParams(params: URLSearchParams): Record<string, string[]> {
-  const grouped: Record<string, string[]> = {};
-  for (const [key, value] of params) grouped[key] = [...(grouped[key] ?? []), value];
-  return grouped;
+/**
+ * The query as API Gateway passes it: decoded as a form (`+` a space, `%2B` a plus), the last value of a
+ * repeated name in the single-value map and all of them in order in the other; undefined without a query.
+ */
+function queryParameters(url: URL) {
+  if (url.searchParams.size === 0) return undefined;
+  const multi: Record<string, string[]> = {};
+  for (const [key, value] of url.searchParams) multi[key] = [...(multi[key] ?? []), value];
+  return { single: Object.fromEntries(url.searchParams), multi };
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `17/Jun/2024:15:02:03 +0000`: a time as `requestContext.requestTime` writes it (the common log format). */
+function commonLogTime(epochMillis: number): string {
+  const time = new Date(epochMillis);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(time.getUTCDate())}/${MONTHS[time.getUTCMonth()]}/${time.getUTCFullYear()}:${two(time.getUTCHours())}:${two(time.getUTCMinutes())}:${two(time.getUTCSeconds())} +0000`;
 }

@@ -265,6 +265,7 @@ describe('the REQUEST authorizer', () => {
       admin: false,
       identity: 'Bearer upper-case-header',
       principalId: 'caller-1',
+      integrationLatency: expect.any(Number),
     });
   });
 
