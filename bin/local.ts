@@ -3,7 +3,7 @@
  * synthesized (without bundling) and every function, queue, pipe and API method comes from its templates.
  * Env: PORT (default 3000; 0 = any free port), LOCAL_STATE_DIR (default .local), LOCAL_DEMO_API_KEY,
  * LOCAL_PLATFORM_LOG (all: every Lambda START/END/REPORT line), LOCAL_CONSUMER_CONCURRENCY (default twice the
- * cores).
+ * cores), WEBHOOK_ALLOW_PRIVATE_TARGETS (default true; false turns the SSRF guard on, as deployed).
  * Flags: --in-memory (nothing is kept between runs: table, queues, objects); -c key=value (CDK context, as `cdk deploy -c`).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { configure } from '../functions/shared/config';
 import { synthesizeApp } from '../local/cloud/synth';
-import { startLocalCloud } from '../local/cloud-runtime';
+import { localAllowsPrivateWebhookTargets, startLocalCloud } from '../local/cloud-runtime';
 import { seedDemoAccount } from '../local/seed';
 import { startDynamoDbLocal, startLocalAws } from '../local/services';
 import { localConsumerConcurrency } from '../local/sqs-event-sources';
@@ -28,8 +28,10 @@ const { values: flags } = parseArgs({
 const inMemory = flags['in-memory'];
 const port = Number(process.env.PORT ?? 3000);
 let consumerConcurrency: number;
+let allowPrivateWebhookTargets: boolean;
 try {
   consumerConcurrency = localConsumerConcurrency(process.env);
+  allowPrivateWebhookTargets = localAllowsPrivateWebhookTargets(process.env);
 } catch (error) {
   console.error((error as Error).message);
   process.exit(1);
@@ -57,6 +59,7 @@ const cloud = await startLocalCloud({
   port,
   accessLog: true,
   eventSources: { concurrencyCap: consumerConcurrency },
+  allowPrivateWebhookTargets,
   onLog: printFunctionLog,
   stateDir: inMemory ? undefined : stateDir,
 });

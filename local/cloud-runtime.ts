@@ -59,6 +59,11 @@ export interface LocalCloudOptions {
   onLog?: Parameters<typeof startLambdaRuntime>[0]['onLog'];
   /** Variables every function gets on top of its template's, besides the endpoints and credentials. */
   extraFunctionEnvironment?: Record<string, string>;
+  /**
+   * Webhooks may target 127.0.0.1 and other private addresses (default true: local receivers listen there);
+   * false turns the SSRF guard on, as deployed (`WEBHOOK_ALLOW_PRIVATE_TARGETS`).
+   */
+  allowPrivateWebhookTargets?: boolean;
   /** Execution environments per function at most (default 16; more invocations at once wait). */
   maxInstancesPerFunction?: number;
   /** Sessions that functions assume (STS AssumeRole) last at most this long (default 3600 s, as on AWS). */
@@ -92,6 +97,7 @@ export interface LocalCloud {
  */
 export async function startLocalCloud(options: LocalCloudOptions): Promise<LocalCloud> {
   const stops: (() => Promise<void>)[] = [];
+  const allowPrivateWebhookTargets = options.allowPrivateWebhookTargets ?? true;
   const stop = async () => {
     for (const step of stops.reverse())
       await step().catch((error) => console.error('stopping failed', error));
@@ -133,7 +139,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       bundles,
       credentialsFor: (fn) => credentialsOf(fn.name) as Required<Credentials>,
       localEnvironment: {
-        ...localFunctionEnvironment(proxy.endpoint),
+        ...localFunctionEnvironment(proxy.endpoint, allowPrivateWebhookTargets),
         ...options.extraFunctionEnvironment,
       },
       onLog: options.onLog,
@@ -192,7 +198,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       proxy,
       lambda,
       operatorEnvironment: {
-        ...operatorEnvironment(deployment, proxy.endpoint, queueUrl),
+        ...operatorEnvironment(deployment, proxy.endpoint, allowPrivateWebhookTargets, queueUrl),
         ...(restApi.usagePlans[0] ? { USAGE_PLAN_ID: restApi.usagePlans[0].id } : {}),
       },
       functionOf: (entry) => {
@@ -215,7 +221,10 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
  * Variables the local runtime adds to every function's template environment: where AWS is (the signing proxy),
  * and the few settings this machine needs. Nothing else: a function sees what its template gives it.
  */
-function localFunctionEnvironment(awsEndpoint: string): Record<string, string> {
+function localFunctionEnvironment(
+  awsEndpoint: string,
+  allowPrivateWebhookTargets: boolean,
+): Record<string, string> {
   return {
     AWS_ENDPOINT_URL_DYNAMODB: awsEndpoint,
     AWS_ENDPOINT_URL_SQS: awsEndpoint,
@@ -225,8 +234,8 @@ function localFunctionEnvironment(awsEndpoint: string): Record<string, string> {
     AWS_ENDPOINT_URL_KMS: awsEndpoint,
     // The S3 emulator serves path-style URLs only.
     S3_FORCE_PATH_STYLE: 'true',
-    // Local webhook receivers listen on 127.0.0.1, which the SSRF guard refuses by default.
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    // Local webhook receivers listen on 127.0.0.1, which the SSRF guard refuses: off unless asked for.
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: String(allowPrivateWebhookTargets),
     // No X-Ray daemon here.
     POWERTOOLS_TRACE_ENABLED: 'false',
     // No CloudWatch to read EMF lines either; POWERTOOLS_METRICS_DISABLED=false npm start prints them.
@@ -236,10 +245,22 @@ function localFunctionEnvironment(awsEndpoint: string): Record<string, string> {
   };
 }
 
+/**
+ * `npm start`'s WEBHOOK_ALLOW_PRIVATE_TARGETS: `true` (the default: webhooks may target receivers on
+ * 127.0.0.1) or `false` (the SSRF guard on, as deployed).
+ */
+export function localAllowsPrivateWebhookTargets(env: Record<string, string | undefined>): boolean {
+  const value = env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
+  if (value === undefined || value === '' || value === 'true') return true;
+  if (value === 'false') return false;
+  throw new Error(`WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false, not '${value}'`);
+}
+
 /** The operator's environment: the table, bucket and queue variables the functions' code reads, and AWS's. */
 function operatorEnvironment(
   deployment: Deployment,
   awsEndpoint: string,
+  allowPrivateWebhookTargets: boolean,
   queueUrl: (name: QueueName, deadLetter?: boolean) => string,
 ): Record<string, string> {
   const table = deployment.tables[0];
@@ -253,7 +274,7 @@ function operatorEnvironment(
     [QUEUES[name].deadLetterUrlEnv, queueUrl(name, true)],
   ]);
   return {
-    ...localFunctionEnvironment(awsEndpoint),
+    ...localFunctionEnvironment(awsEndpoint, allowPrivateWebhookTargets),
     AWS_REGION: deployment.region,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,

@@ -160,6 +160,7 @@ export interface DeliverySettings {
   /** Wait before each retry, in seconds; when they are used up the delivery goes to the DLQ. */
   retryDelaysSeconds: readonly number[];
   timeoutMs: number;
+  /** The SSRF guard is off (`privateTargetsAllowed`). */
   allowPrivateTargets: boolean;
   /** A webhook whose deliveries kept failing this long is disabled. */
   disableAfterMs: number;
@@ -179,6 +180,15 @@ const DEFAULT_RETRY_DELAYS_SECONDS = [60, 300, 900, 1800, 3600, 3600, 3600, 3600
  */
 export const REDELIVERY_CLAIM_HOLDS_MS = 24 * 3_600_000;
 
+/**
+ * Whether webhooks may target loopback, private and other internal addresses: only with
+ * `WEBHOOK_ALLOW_PRIVATE_TARGETS=true` (the local runtime's default, for receivers on 127.0.0.1). Otherwise
+ * webhook create refuses such an address written in the URL and delivery refuses a host resolving to one.
+ */
+export function privateTargetsAllowed(env: Environment = config().environment): boolean {
+  return env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true';
+}
+
 /** From the environment (tests and the bench shorten the schedule); the defaults are those of docs/api.md §7. */
 export function deliverySettings(env: Environment = config().environment): DeliverySettings {
   const delays = env.WEBHOOK_RETRY_DELAYS_SECONDS?.split(',').map(Number);
@@ -190,7 +200,7 @@ export function deliverySettings(env: Environment = config().environment): Deliv
   const settings = {
     retryDelaysSeconds: delays ?? DEFAULT_RETRY_DELAYS_SECONDS,
     timeoutMs: Number(env.WEBHOOK_TIMEOUT_MS ?? 10_000),
-    allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+    allowPrivateTargets: privateTargetsAllowed(env),
     disableAfterMs: Number(env.WEBHOOK_DISABLE_AFTER_SECONDS ?? 86_400) * 1000,
   };
   const { retryDelaysSeconds, timeoutMs } = settings;
@@ -205,7 +215,14 @@ export function deliverySettings(env: Environment = config().environment): Deliv
   return settings;
 }
 
-export type DeliveryOutcome = 'delivered' | 'retry_queued' | 'waiting' | 'given_up' | 'skipped' | 'disabled';
+export type DeliveryOutcome =
+  | 'delivered'
+  | 'retry_queued'
+  | 'waiting'
+  | 'given_up'
+  | 'refused'
+  | 'skipped'
+  | 'disabled';
 
 /**
  * One delivery attempt:
@@ -216,8 +233,10 @@ export type DeliveryOutcome = 'delivered' | 'retry_queued' | 'waiting' | 'given_
  *    delivery stands (with the event, so it can be redelivered);
  * 4. a 2xx ends the webhook's failure run; a failure starts or continues it, and a run longer than
  *    `disableAfterMs` disables the webhook;
- * 5. otherwise a failed attempt is queued again after the next delay of the schedule, or, when the
- *    schedule is used up or the target is refused by the guard, sent to the DLQ and logged.
+ * 5. a target the SSRF guard refuses ends the delivery FAILED, with the reason in its log (no retry, no DLQ:
+ *    the tenant's URL is at fault, not the service);
+ * 6. otherwise a failed attempt is queued again after the next delay of the schedule, or, when the
+ *    schedule is used up, sent to the DLQ and logged.
  */
 export async function deliver(
   message: DeliveryMessage,
@@ -306,14 +325,18 @@ export async function deliver(
     logger.warn('webhook disabled after failing continuously', { ...context, failing_since: failingSince });
     return 'disabled';
   }
-  const delaySeconds = result.refused ? undefined : settings.retryDelaysSeconds[message.attempt - 1];
+  if (result.refused) {
+    // The tenant's URL is at fault, not the service: a retry would be refused again, and the DLQ and an error
+    // line are the operator's, whom any tenant could otherwise page at will with `http://10.0.0.1/`.
+    await record('FAILED', sentAt, result.error);
+    logger.warn('webhook target refused by the SSRF guard', context);
+    return 'refused';
+  }
+  const delaySeconds = settings.retryDelaysSeconds[message.attempt - 1];
   if (delaySeconds === undefined) {
     await record('FAILED', sentAt, result.error);
     await sendToDeadLetterQueue('deliveries', { ...message, delivery_id: deliveryId });
-    logger.error(
-      result.refused ? 'webhook target refused by the SSRF guard' : 'webhook delivery given up',
-      context,
-    );
+    logger.error('webhook delivery given up', context);
     return 'given_up';
   }
   // The first failure creates the delivery's record (PENDING); later ones leave it as it is.

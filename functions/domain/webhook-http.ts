@@ -157,6 +157,8 @@ const BLOCKED_V6: Array<[string, number]> = [
   ['::1', 128],
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated by RFC 3879, still routed inside some networks)
+  ['100::', 64], // discard-only (RFC 6666): a blackhole inside a network, never a receiver
   ['ff00::', 8], // multicast
   // NAT64 local-use prefix (RFC 8215): only ever routed inside a network, and where the IPv4 address sits
   // depends on the prefix length its operator chose, so the whole /48 is refused.
@@ -236,6 +238,16 @@ export function isBlockedAddress(address: string): boolean {
   return ipv6Bytes(bare) === undefined;
 }
 
+/**
+ * True when the URL's host is an IP address the guard refuses. Node connects to an address literal without
+ * calling `lookup`, so literals are checked here, by postWebhook and already when a webhook is created (the
+ * URL parser has normalised forms like 0x7f.1 or 2130706433 to 127.0.0.1 by then).
+ */
+export function isBlockedLiteralHost(url: URL): boolean {
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return isIP(hostname) !== 0 && isBlockedAddress(hostname);
+}
+
 /** Marks the error raised for a refused target, so postWebhook can report `refused: true`. */
 class RefusedTargetError extends Error {}
 
@@ -243,7 +255,7 @@ class RefusedTargetError extends Error {}
  * What the delivery log (shown to the tenant) says about a refused target: why, never the address a name
  * resolved to, which would map the network the service runs in.
  */
-const BLOCKED_KINDS = 'loopback, private, link-local, metadata or otherwise reserved';
+export const BLOCKED_KINDS = 'loopback, private, link-local, metadata or otherwise reserved';
 const refusedLiteral = () => `refused: the target address is blocked (${BLOCKED_KINDS})`;
 const refusedName = (hostname: string) =>
   `refused: host '${hostname}' resolves to a blocked address (${BLOCKED_KINDS})`;
@@ -344,12 +356,7 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookPostResult>
   const send = url.protocol === 'http:' ? httpRequest : url.protocol === 'https:' ? httpsRequest : undefined;
   if (!send) return refuse(`refused scheme ${url.protocol}`);
 
-  // Node connects to IP literals without calling `lookup`, so those are checked here (URL already normalises
-  // forms like 0x7f.1 or 2130706433 to 127.0.0.1).
-  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (!post.allowPrivateTargets && isIP(hostname) && isBlockedAddress(hostname)) {
-    return refuse(refusedLiteral());
-  }
+  if (!post.allowPrivateTargets && isBlockedLiteralHost(url)) return refuse(refusedLiteral());
 
   const options: RequestOptions = {
     method: 'POST',

@@ -22,12 +22,13 @@ import { sendAllToQueue, sendToQueue } from '../shared/queues';
 import { quote, quoteList } from '../shared/quote';
 import {
   type DeliveryMessage,
+  privateTargetsAllowed,
   REDELIVERY_CLAIM_HOLDS_MS,
   SUBSCRIBABLE_EVENTS,
   type SubscribableEvent,
   type WebhookEvent,
 } from './webhook-events';
-import { newWebhookSecret } from './webhook-http';
+import { BLOCKED_KINDS, isBlockedLiteralHost, newWebhookSecret } from './webhook-http';
 import { sealWebhookSecrets } from './webhook-secrets';
 
 export type { Webhook };
@@ -65,7 +66,11 @@ function targetsOf(webhook: Pick<Webhook, 'url' | 'events'>): webhooksTable.Webh
   return webhook.events.map((event) => ({ event, url }));
 }
 
-/** 4001 unless `url` is a fully formed http(s) URL with a host and no credentials. */
+/**
+ * 4001 unless `url` is a fully formed http(s) URL with a host and no credentials, and, while the SSRF guard
+ * is on, whose host is not an address the guard refuses (a host name is judged when delivering, as what it
+ * resolves to may change).
+ */
 function requireWebhookUrl(url: string): string {
   let parsed: URL;
   try {
@@ -84,7 +89,9 @@ function requireWebhookUrl(url: string): string {
             ? 'must not carry credentials'
             : /\s/.test(url)
               ? 'contains whitespace'
-              : undefined;
+              : !privateTargetsAllowed() && isBlockedLiteralHost(parsed)
+                ? `has a blocked address as its host (${BLOCKED_KINDS})`
+                : undefined;
   if (problem) throw new ApiError('WEBHOOK_URL_INVALID', `webhook_url ${problem}`);
   return url;
 }

@@ -52,6 +52,12 @@ describe('npm start', () => {
         body: { driver_id: 'kept', driver_name: 'Kept' },
       });
       expect(created.status).toBe(200);
+      // The SSRF guard is off by default locally: webhooks may target receivers on 127.0.0.1.
+      const loopback = await call(first.apiUrl, 'POST', '/webhooks', {
+        key: first.apiKey,
+        body: { webhook_url: 'http://127.0.0.1:9/hooks', events: ['ROUTE_CREATED'], dc_ids: ['dc-1'] },
+      });
+      expect(loopback.status, loopback.text).toBe(200);
     },
     STARTING_TEST_TIMEOUT_MS,
   );
@@ -62,21 +68,34 @@ describe('npm start', () => {
     expect(existsSync(join(stateDir, 'stack.json'))).toBe(false);
   });
 
+  let second: StartedRuntime;
+
   it(
     'keeps data across restarts, and a restart without a fixed key prints a new key and revokes the old one',
     async () => {
-      const second = await startRuntime(stateDir, { LOCAL_DEMO_API_KEY: '' });
-      try {
-        expect(second.apiKey).not.toBe(fixedKey);
-        const kept = await call(second.apiUrl, 'GET', '/dcs/dc-1/drivers/kept', { key: second.apiKey });
-        expect(kept.body.data).toMatchObject({ driver: { id: 'kept', name: 'Kept' } });
-        expectError(await call(second.apiUrl, 'GET', '/dcs', { key: fixedKey }), 401, 1001);
-      } finally {
-        await stopRuntime(second);
-      }
+      second = await startRuntime(stateDir, {
+        LOCAL_DEMO_API_KEY: '',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
+      });
+      expect(second.apiKey).not.toBe(fixedKey);
+      const kept = await call(second.apiUrl, 'GET', '/dcs/dc-1/drivers/kept', { key: second.apiKey });
+      expect(kept.body.data).toMatchObject({ driver: { id: 'kept', name: 'Kept' } });
+      expectError(await call(second.apiUrl, 'GET', '/dcs', { key: fixedKey }), 401, 1001);
     },
     STARTING_TEST_TIMEOUT_MS,
   );
+
+  it('turns the SSRF guard on with WEBHOOK_ALLOW_PRIVATE_TARGETS=false: a webhook to 127.0.0.1 is refused', async () => {
+    try {
+      const loopback = await call(second.apiUrl, 'POST', '/webhooks', {
+        key: second.apiKey,
+        body: { webhook_url: 'http://127.0.0.1:10/hooks', events: ['ROUTE_CREATED'], dc_ids: ['dc-1'] },
+      });
+      expect(expectError(loopback, 400, 4001)).toMatch(/^webhook_url has a blocked address as its host/);
+    } finally {
+      await stopRuntime(second);
+    }
+  });
 
   it('refuses to start with a LOCAL_CONSUMER_CONCURRENCY that is not a whole number of at least 1', async () => {
     const child = spawnRuntime(stateDir, { LOCAL_CONSUMER_CONCURRENCY: '0' });
@@ -86,5 +105,14 @@ describe('npm start', () => {
     expect(code).toBe(1);
     expect(stderr).toContain("LOCAL_CONSUMER_CONCURRENCY must be a whole number of at least 1, not '0'");
     expect(existsSync(join(stateDir, 'stack.json'))).toBe(false);
+  });
+
+  it('refuses to start with a WEBHOOK_ALLOW_PRIVATE_TARGETS other than true or false', async () => {
+    const child = spawnRuntime(stateDir, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'no' });
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain("WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false, not 'no'");
   });
 });

@@ -54,6 +54,11 @@ export interface TestApiOptions {
   metrics?: boolean;
   /** Sessions functions assume through STS (link signers) last at most this long (default 3600 s). */
   maxChainedSessionSeconds?: number;
+  /**
+   * The SSRF guard on, as deployed (`WEBHOOK_ALLOW_PRIVATE_TARGETS=false npm start`): webhooks cannot target
+   * 127.0.0.1. Off by default, as test receivers listen there.
+   */
+  ssrfGuard?: boolean;
 }
 
 /**
@@ -85,6 +90,7 @@ export async function startTestApi(name: string, options: TestApiOptions = {}): 
     maxInstancesPerFunction: 3,
     maxChainedSessionSeconds: options.maxChainedSessionSeconds,
     pipes: options.streams === true,
+    allowPrivateWebhookTargets: options.ssrfGuard !== true,
     extraFunctionEnvironment: {
       ...(options.tracing ? { POWERTOOLS_TRACE_ENABLED: 'true' } : {}),
       ...(options.metrics ? { POWERTOOLS_METRICS_DISABLED: 'false' } : {}),

@@ -137,33 +137,37 @@ function sqsClient() {
  * message queued so far (retries included) has been handled by its consumer.
  */
 export async function waitForQueuesDrained(api: TestApi, queues: QueueName[], timeoutMs = 20_000) {
+  let quietChecks = 0;
+  await waitUntil(
+    `queues ${queues.join(', ')} to drain`,
+    async () => {
+      let total = 0;
+      for (const queue of queues) total += await messagesHeld(api.resources.queueUrls[queue]);
+      quietChecks = total === 0 ? quietChecks + 1 : 0;
+      return quietChecks >= 3 ? true : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+/** The messages a queue holds now: visible, in flight and delayed. */
+export async function messagesHeld(queueUrl: string): Promise<number> {
   const sqs = sqsClient();
   try {
-    let quietChecks = 0;
-    await waitUntil(
-      `queues ${queues.join(', ')} to drain`,
-      async () => {
-        let total = 0;
-        for (const queue of queues) {
-          const { Attributes = {} } = await sqs.send(
-            new GetQueueAttributesCommand({
-              QueueUrl: api.resources.queueUrls[queue],
-              AttributeNames: [
-                'ApproximateNumberOfMessages',
-                'ApproximateNumberOfMessagesNotVisible',
-                'ApproximateNumberOfMessagesDelayed',
-              ],
-            }),
-          );
-          total +=
-            Number(Attributes.ApproximateNumberOfMessages ?? 0) +
-            Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
-            Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0);
-        }
-        quietChecks = total === 0 ? quietChecks + 1 : 0;
-        return quietChecks >= 3 ? true : undefined;
-      },
-      timeoutMs,
+    const { Attributes = {} } = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: queueUrl,
+        AttributeNames: [
+          'ApproximateNumberOfMessages',
+          'ApproximateNumberOfMessagesNotVisible',
+          'ApproximateNumberOfMessagesDelayed',
+        ],
+      }),
+    );
+    return (
+      Number(Attributes.ApproximateNumberOfMessages ?? 0) +
+      Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
+      Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0)
     );
   } finally {
     sqs.destroy();

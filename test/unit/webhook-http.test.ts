@@ -243,6 +243,13 @@ describe('isBlockedAddress', () => {
     ['fc00::1', true],
     ['fd12::1', true],
     ['ff02::1', true],
+    // Deprecated site-local (fec0::/10): routed inside some networks still
+    ['fec0::1', true],
+    ['feff:ffff::1', true],
+    // Discard-only (100::/64): a blackhole inside a network
+    ['100::1', true],
+    ['100::ffff:ffff:ffff:ffff', true],
+    ['100:0:0:1::1', false], // beyond the /64
     ['::ffff:127.0.0.1', true],
     ['::ffff:7f00:1', true],
     ['::ffff:10.0.0.1', true],
@@ -443,6 +450,8 @@ describe('postWebhook (private targets refused)', () => {
     ['hex-encoded loopback', () => `http://0x7f.1:${local.port}/`, literal],
     ['metadata service', () => 'http://169.254.169.254/latest/meta-data', literal],
     ['private network', () => 'http://10.0.0.1/', literal],
+    ['deprecated site-local IPv6 literal', () => 'http://[fec0::1]/', literal],
+    ['discard-only IPv6 literal', () => 'http://[100::1]/', literal],
     ['hostname resolving to loopback', () => `http://localhost:${local.port}/hook`, resolved('localhost')],
     [
       'hostname with one public and one private answer',

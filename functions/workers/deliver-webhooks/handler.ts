@@ -10,9 +10,9 @@ import { sqsHandler } from '../../shared/sqs-handler';
 async function deliverRecord(record: SQSRecord): Promise<void> {
   const message = JSON.parse(record.body) as DeliveryMessage;
   const outcome = await deliver(message, deliverySettings());
-  // Every POST is one of these; 'waiting' and 'skipped' made none.
+  // Every POST is one of these (a refused one was stopped at its connect); 'waiting' and 'skipped' made none.
   if (outcome === 'delivered') countMetric('WebhookDeliveriesSucceeded');
-  if (outcome === 'retry_queued' || outcome === 'given_up' || outcome === 'disabled')
+  if (outcome === 'retry_queued' || outcome === 'given_up' || outcome === 'refused' || outcome === 'disabled')
     countMetric('WebhookDeliveriesFailed');
   logger.debug('delivery processed', { ...deliveryLogKeys(message), outcome });
 }
