@@ -70,7 +70,7 @@ export const driverLocationScenario: Scenario = {
     const raw = new RawTable(stack, abort);
     const runId = randomBytes(4).toString('hex');
     const drivers: BenchDriver[] = Array.from({ length: DRIVERS }, (_, i) => {
-      const token = `bench-loc-${randomBytes(24).toString('base64url')}`;
+      const token = `bench-loc-${randomBytes(32).toString('base64url')}`;
       return { id: `bench-loc-${runId}-${String(i).padStart(2, '0')}`, token };
     });
     const dcPath = `/dcs/${encodeURIComponent(dcId)}/drivers`;

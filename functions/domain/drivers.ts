@@ -9,9 +9,10 @@ import {
   replaceRouteHeader,
   scanAssignedUnfinishedRoutes,
 } from '../data/routes';
-import { randomSecret, SECRET_PREFIX, sha256Hex } from '../shared/crypto';
+import { sha256Hex } from '../shared/crypto';
 import { ConflictError, NotFoundError } from '../shared/errors';
 import { inParallel } from '../shared/parallel';
+import { newLoginToken, requireStrongLoginToken } from './login-tokens';
 import { finishRoutesOfDriver } from './route-lifecycle';
 
 export type { Driver };
@@ -23,18 +24,22 @@ export interface DriverRef {
 }
 
 /**
- * Creates a driver; a login token is generated (32 CSPRNG bytes) when the client sends none. The token is
- * claimed in the same transaction (2002 when another driver, of any account, holds it).
+ * Creates a driver; a login token is generated (32 CSPRNG bytes) when the client sends none, and one the
+ * client chose must be strong (1006). The token is claimed in the same transaction (2002 when another
+ * driver, of any account, holds it).
  */
 export async function createDriver(
   ref: DriverRef,
   input: { name: string; loginToken?: string },
 ): Promise<Driver> {
+  if (input.loginToken !== undefined) {
+    await requireStrongLoginToken(input.loginToken, { ...ref, driverName: input.name });
+  }
   const now = Date.now();
   const driver: Driver = {
     ...ref,
     name: input.name,
-    loginToken: input.loginToken ?? randomSecret(SECRET_PREFIX.driverToken),
+    loginToken: input.loginToken ?? newLoginToken(),
     startedRouteIds: [],
     assignedRouteIds: [],
     routesVersion: 0,
@@ -66,12 +71,17 @@ export async function requireDriver(ref: DriverRef): Promise<Driver> {
 /** How often a driver change re-reads and retries after another writer changed the driver in between. */
 const MAX_ATTEMPTS = 5;
 
-/** Renames the driver and/or gives it another login token (claimed; the old one is freed at once). */
+/**
+ * Renames the driver and/or gives it another login token (claimed; the old one is freed at once). A new
+ * token must be strong (1006); sending the token the driver holds changes nothing, so a token set before
+ * tokens had to be strong keeps working.
+ */
 export async function updateDriver(
   ref: DriverRef,
   input: { name?: string; loginToken?: string },
 ): Promise<Driver> {
   const { name, loginToken } = input;
+  let strengthChecked = false;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const driver = await requireDriver(ref);
     if (loginToken === undefined || loginToken === driver.loginToken) {
@@ -85,6 +95,10 @@ export async function updateDriver(
       );
       if (!renamed) throw driverNotFound(ref);
       return renamed;
+    }
+    if (!strengthChecked) {
+      await requireStrongLoginToken(loginToken, { ...ref, driverName: name ?? driver.name });
+      strengthChecked = true;
     }
     if (await tokenInUse(sha256Hex(loginToken))) throw tokenTaken();
     const changed = await driversTable.changeDriverToken(driver, loginToken, name, Date.now());

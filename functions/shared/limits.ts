@@ -72,3 +72,15 @@ export const MAX_REDELIVERIES_PER_CALL = 100;
 
 /** The most deliveries of the window one redelivery call reads. */
 export const MAX_DELIVERIES_EXAMINED_PER_CALL = 1000;
+
+/**
+ * How hard a login token a client chooses must be to guess (docs/architecture.md, Decisions): at least
+ * 2^128 guesses by zxcvbn's estimate (functions/domain/login-tokens.ts).
+ */
+export const LOGIN_TOKEN_MIN_BITS = 128;
+
+/**
+ * The shortest client-chosen login token: zxcvbn credits a character it recognises in no pattern 10 guesses
+ * (its brute-force cardinality), its most, so no token shorter than this can reach LOGIN_TOKEN_MIN_BITS (39).
+ */
+export const LOGIN_TOKEN_MIN_LENGTH = Math.ceil(LOGIN_TOKEN_MIN_BITS / Math.log2(10));

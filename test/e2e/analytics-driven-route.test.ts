@@ -27,12 +27,13 @@ import {
   waitForFiles,
 } from '../support/analytics';
 import { expectError, expectSuccess, readAllPages } from '../support/http';
+import { strongToken } from '../support/login-tokens';
 
 /** The analytics of one route driven through the driver app, every number worked out by hand. */
 const ax = useAnalyticsApi('analytics-driven-route', 'driven-route');
 
 describe('analytics of a route driven through the driver app', () => {
-  const token = 'calc-driver-token-01';
+  const token = strongToken('calc-driver-token-01');
   const asDriver = (method: string, path: string, body?: unknown) =>
     request(method, path, { key: token, body });
   const reason = { code: 'CLOSED', message: 'Customer closed' };

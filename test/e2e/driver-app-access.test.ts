@@ -16,6 +16,7 @@ import {
 } from '../support/driver-app';
 import { once, type TestAccount, useTestApi } from '../support/fixtures';
 import { type ApiResponse, expectError, expectSuccess } from '../support/http';
+import { strongToken } from '../support/login-tokens';
 
 /*
  * Who may act on a route (isolation between drivers and accounts), and the API key's side of a route's life:
@@ -29,16 +30,16 @@ const fx = useTestApi('driver-app-access');
 const WORLD_TIMEOUT_MS = 90_000;
 
 /** A login token no other test's driver has (tokens are unique across accounts). */
-const loginToken = (driverId: string) => `${driverId}-${randomUUID()}`;
+const loginToken = (driverId: string) => strongToken(`${driverId}-${randomUUID()}`);
 
 const routeData = (response: ApiResponse, endpoint: Parameters<typeof expectSuccess>[1]) =>
   (expectSuccess(response, endpoint) as { route: Route }).route;
 
 describe('isolation between drivers and accounts', () => {
-  const owner = { id: 'iso-owner', token: 'iso-owner-login-token' };
-  const colleague = { id: 'iso-colleague', token: 'iso-colleague-login-token' };
+  const owner = { id: 'iso-owner', token: strongToken('iso-owner-login-token') };
+  const colleague = { id: 'iso-colleague', token: strongToken('iso-colleague-login-token') };
   /** Globex's driver has the owner's id, in Globex's DC with the same id. */
-  const stranger = { id: 'iso-owner', token: 'iso-stranger-login-token' };
+  const stranger = { id: 'iso-owner', token: strongToken('iso-stranger-login-token') };
   const route = routeOf('iso-route', { waypoints: 2, driverId: owner.id });
   const dc2Route = routeOf('iso-dc2');
   const wp0 = nth(route.waypoints, 0);

@@ -13,6 +13,7 @@ import {
 } from '../support/driver-app';
 import { once, type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError, expectSuccess } from '../support/http';
+import { strongToken } from '../support/login-tokens';
 
 /*
  * Every error code of the driver app, on one account's driver and routes in every state (started, active,
@@ -27,7 +28,7 @@ let globex: TestAccount;
 
 describe('driver app errors', () => {
   const driverId = 'err-driver';
-  const token = 'err-driver-login-token-01';
+  const token = strongToken('err-driver-login-token-01');
   const startedRoute = routeOf('err-started', { waypoints: 2, driverId });
   const activeRoute = routeOf('err-active', { driverId });
   const inactiveRoute = routeOf('err-inactive', { driverId, active: false });
@@ -98,16 +99,20 @@ describe('driver app errors', () => {
           key,
           body: { driver_id: driverId, driver_name: `Driver ${driverId}`, login_token: loginToken },
         });
-      await c.createDriver('dc-1', 'twin-a', 'twin-shared-token-1');
-      expectError(await createTwin('dc-1', 'twin-b', 'twin-shared-token-1'), 400, 2002);
-      expect(await c.driverRoutes('twin-shared-token-1')).toEqual([]);
-      await c.driverLocation('twin-shared-token-1', at(1), { latitude: 1, longitude: 1 });
+      await c.createDriver('dc-1', 'twin-a', strongToken('twin-shared-token-1'));
+      expectError(await createTwin('dc-1', 'twin-b', strongToken('twin-shared-token-1')), 400, 2002);
+      expect(await c.driverRoutes(strongToken('twin-shared-token-1'))).toEqual([]);
+      await c.driverLocation(strongToken('twin-shared-token-1'), at(1), { latitude: 1, longitude: 1 });
       expect(await c.readLocation('dc-1', 'twin-a')).toMatchObject({ timestamp: at(1) });
       expectError(await c.asAccount('GET', '/dcs/dc-1/drivers/twin-b'), 404, 1003);
 
-      await c.createDriver('dc-1', 'twin-c', 'twin-shared-token-2');
-      expectError(await createTwin('dc-1', 'twin-c', 'twin-shared-token-2', globex.key), 400, 2002);
-      expect(await c.driverRoutes('twin-shared-token-2')).toEqual([]);
+      await c.createDriver('dc-1', 'twin-c', strongToken('twin-shared-token-2'));
+      expectError(
+        await createTwin('dc-1', 'twin-c', strongToken('twin-shared-token-2'), globex.key),
+        400,
+        2002,
+      );
+      expect(await c.driverRoutes(strongToken('twin-shared-token-2'))).toEqual([]);
     });
 
     it('refuses a login token on the public API', async () => {
@@ -122,7 +127,7 @@ describe('driver app errors', () => {
     });
 
     it('refuses the token of a deleted driver on the very next request', async () => {
-      const gone = await c.createDriver('dc-1', 'soon-gone', 'soon-gone-login-token');
+      const gone = await c.createDriver('dc-1', 'soon-gone', strongToken('soon-gone-login-token'));
       expect(await c.driverRoutes(gone)).toEqual([]);
       expect(
         expectSuccess(await c.asAccount('DELETE', '/dcs/dc-1/drivers/soon-gone'), drivers.deleteDriver),
@@ -145,16 +150,16 @@ describe('driver app errors', () => {
           timestamp,
           location: { latitude: 41.5, longitude: -87.5 },
         });
-      await c.createDriver('dc-1', 'pinger', 'pinger-token-first');
-      await c.driverLocation('pinger-token-first', at(1), { latitude: 41.5, longitude: -87.5 });
+      await c.createDriver('dc-1', 'pinger', strongToken('pinger-token-first'));
+      await c.driverLocation(strongToken('pinger-token-first'), at(1), { latitude: 41.5, longitude: -87.5 });
       expectSuccess(await c.asAccount('DELETE', '/dcs/dc-1/drivers/pinger'), drivers.deleteDriver);
-      expectError(await ping('pinger-token-first', at(2)), 401, 1001);
+      expectError(await ping(strongToken('pinger-token-first'), at(2)), 401, 1001);
       expect(await traceOf('pinger')).toEqual([at(1)]);
 
       // The same driver id again with another token: the old token names the id, but not this driver.
-      await c.createDriver('dc-1', 'pinger', 'pinger-token-second');
-      expectError(await ping('pinger-token-first', at(3)), 401, 1001);
-      await c.driverLocation('pinger-token-second', at(4), { latitude: 41.5, longitude: -87.5 });
+      await c.createDriver('dc-1', 'pinger', strongToken('pinger-token-second'));
+      expectError(await ping(strongToken('pinger-token-first'), at(3)), 401, 1001);
+      await c.driverLocation(strongToken('pinger-token-second'), at(4), { latitude: 41.5, longitude: -87.5 });
       expect(await c.readLocation('dc-1', 'pinger')).toEqual({
         timestamp: at(4),
         location: { latitude: 41.5, longitude: -87.5 },
@@ -449,7 +454,7 @@ describe('driver app errors', () => {
 
     it('takes a timestamp within the 5 minutes of allowed clock skew', async () => {
       // A driver of its own: the refusals above leave the error driver without a location.
-      const skewToken = await c.createDriver('dc-1', 'skew-driver', 'skew-driver-login-token');
+      const skewToken = await c.createDriver('dc-1', 'skew-driver', strongToken('skew-driver-login-token'));
       const skewed = Date.now() + 3 * MINUTE;
       await c.driverLocation(skewToken, skewed, { latitude: 3, longitude: 4 });
       expect(await c.readLocation('dc-1', 'skew-driver')).toEqual({

@@ -8,6 +8,7 @@ import { backfillDriverRouteSets } from '../../functions/domain/drivers';
 import { createTestAccount } from '../support/accounts';
 import { type ApiResponse, type CallOptions, call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
+import { strongToken } from '../support/login-tokens';
 import { exampleRoute, importRoute } from '../support/routes';
 
 /**
@@ -67,7 +68,7 @@ describe('assigning a route to a driver while the driver is deleted', () => {
       driverId: `race-driver-${i}`,
       routeId: `race-route-${i}`,
       active: i % 2 === 0,
-      token: `race-driver-login-token-${i}`,
+      token: strongToken(`race-driver-login-token-${i}`),
     }));
     for (const trial of trials) {
       const route = { ...exampleRoute(trial.routeId), activate_after_successful_import: trial.active };
@@ -122,7 +123,7 @@ describe('assigning a route to a driver while the driver is deleted', () => {
       ...exampleRoute('inactive-handover', { driverId: undefined }),
       activate_after_successful_import: false,
     });
-    await createDriver('leaver', 'leaver-login-token-0001');
+    await createDriver('leaver', strongToken('leaver-login-token-0001'));
     const assigned = await asAcme('PUT', '/dcs/dc-1/routes/inactive-handover/driver-assignment', {
       driver_id: 'leaver',
     });
@@ -133,7 +134,7 @@ describe('assigning a route to a driver while the driver is deleted', () => {
     expect(after.assigned_driver_id ?? null).toBeNull();
     expect(after.version).toBe(before.version + 1);
 
-    await createDriver('leaver', 'leaver-login-token-0002');
+    await createDriver('leaver', strongToken('leaver-login-token-0002'));
     const activated = await asAcme('PATCH', '/dcs/dc-1/routes/inactive-handover/activate');
     expect(activated.status, activated.text).toBe(200);
     expect(await activeRouteIds('leaver')).toEqual([]);
@@ -144,7 +145,7 @@ describe('assigning a route to a driver while the driver is deleted', () => {
       ...exampleRoute('activated-later'),
       activate_after_successful_import: false,
     });
-    await createDriver('stayer', 'stayer-login-token-0001');
+    await createDriver('stayer', strongToken('stayer-login-token-0001'));
     await asAcme('PUT', '/dcs/dc-1/routes/activated-later/driver-assignment', { driver_id: 'stayer' });
     await asAcme('PATCH', '/dcs/dc-1/routes/activated-later/activate');
     expectError(await asAcme('DELETE', '/dcs/dc-1/drivers/stayer'), 400, 2001);
@@ -154,7 +155,7 @@ describe('assigning a route to a driver while the driver is deleted', () => {
 
 describe('the backfill of drivers’ route sets (routes assigned before drivers kept them)', () => {
   it('puts such a route into its driver’s set, so deleting the driver unassigns it; a ghost driver’s route is unassigned', async () => {
-    await createDriver('old-timer', 'old-timer-login-token-01');
+    await createDriver('old-timer', strongToken('old-timer-login-token-01'));
     await seedLegacyRoute('legacy-assigned', 'old-timer');
     await seedLegacyRoute('legacy-ghost', 'no-such-driver');
     const counts = await backfillDriverRouteSets();

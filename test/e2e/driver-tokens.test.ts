@@ -1,10 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as drivers from '../../functions/api/drivers/index';
 import { db, tableName } from '../../functions/data/client';
+import { changeDriverToken, getDriver } from '../../functions/data/drivers';
 import { sha256Hex } from '../../functions/shared/crypto';
 import { createTestAccount } from '../support/accounts';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
+import { strongToken } from '../support/login-tokens';
 
 /**
  * Login tokens are unique across the service: a token is claimed when a driver is created with it (or
@@ -45,7 +48,7 @@ afterAll(() => api?.close());
 
 describe('login token claims', () => {
   it('refuses a token another account’s driver holds (400, 2002) without naming it; that driver still logs in', async () => {
-    const token = 'acme-victim-login-token-01';
+    const token = strongToken('acme-victim-login-token-01');
     expectSuccess(await createDriver(acme.key, 'dc-1', 'victim', token), drivers.createDriver);
 
     const taken = await createDriver(globex.key, 'gx-1', 'attacker', token);
@@ -61,10 +64,74 @@ describe('login token claims', () => {
     expect(await logsIn(token)).toBe(true);
   });
 
-  it('refuses a client-chosen token shorter than 16 characters (1006 naming login_token)', async () => {
-    const short = await createDriver(acme.key, 'dc-1', 'short-token', 'a'.repeat(15));
-    expect(expectError(short, 400, 1006)).toMatch(/^login_token: .*16/);
-    expectSuccess(await createDriver(acme.key, 'dc-1', 'sixteen', 'b'.repeat(16)), drivers.createDriver);
+  it('refuses a client-chosen token shorter than 39 characters (1006 naming login_token)', async () => {
+    const short = await createDriver(acme.key, 'dc-1', 'short-token', 'acme-driver-0001');
+    expect(expectError(short, 400, 1006)).toMatch(/^login_token: must have at least 39 characters/);
+  });
+
+  it.each([
+    ['one character repeated', 'a'.repeat(200)],
+    ['a short pattern repeated', 'acme-driver-0001-'.repeat(3)],
+    ['the driver’s own id run together', 'too-easy-driver-too-easy-driver-too-easy-driver'],
+  ])('refuses a long token that is easy to guess, %s (1006 naming login_token)', async (_name, token) => {
+    const weak = await createDriver(acme.key, 'dc-1', 'too-easy-driver', token);
+    expect(expectError(weak, 400, 1006)).toMatch(/^login_token: too easy to guess \(about 2\^\d+ guesses/);
+    expectError(await request('GET', '/dcs/dc-1/drivers/too-easy-driver', { key: acme.key }), 404, 1003);
+  });
+
+  it('accepts a strong random token, and a strong new one on PATCH', async () => {
+    const chosen = randomBytes(32).toString('base64url');
+    expect(
+      expectSuccess(await createDriver(acme.key, 'dc-1', 'strong', chosen), drivers.createDriver),
+    ).toEqual({
+      driver: { id: 'strong', name: 'Driver strong', login_token: chosen },
+    });
+    expect(await logsIn(chosen)).toBe(true);
+    const next = randomBytes(32).toString('hex');
+    const changed = await request('PATCH', '/dcs/dc-1/drivers/strong', {
+      key: acme.key,
+      body: { login_token: next },
+    });
+    expect(expectSuccess(changed, drivers.updateDriver)).toMatchObject({ driver: { login_token: next } });
+    const weakened = await request('PATCH', '/dcs/dc-1/drivers/strong', {
+      key: acme.key,
+      body: { login_token: 'strong-driver-strong-driver-strong-driver' },
+    });
+    expect(expectError(weakened, 400, 1006)).toMatch(/^login_token: too easy to guess/);
+    expect(await logsIn(next)).toBe(true);
+  });
+
+  it('tells nobody whether a weak token is in use: 1006 before the lookup, never 2002', async () => {
+    // Tokens set before they had to be strong: a short one and a long one, each held by an Acme driver.
+    const [short, long] = ['acme-driver-0001', 'acme-driver-0001-acme-driver-0001-acme-driver'];
+    await giveTokenAsBefore(acme.accountId, 'dc-1', 'old-short', short);
+    await giveTokenAsBefore(acme.accountId, 'dc-1', 'old-long', long);
+    expect(await logsIn(short)).toBe(true);
+    expect(await logsIn(long)).toBe(true);
+
+    const probeShort = await createDriver(globex.key, 'gx-1', 'prober', short);
+    expect(expectError(probeShort, 400, 1006)).toMatch(/^login_token: must have at least 39 characters/);
+    const probeLong = await createDriver(globex.key, 'gx-1', 'prober', long);
+    expect(expectError(probeLong, 400, 1006)).toMatch(/^login_token: too easy to guess/);
+    const patched = await request('PATCH', '/dcs/dc-1/drivers/strong', {
+      key: acme.key,
+      body: { login_token: long },
+    });
+    expect(expectError(patched, 400, 1006)).toMatch(/^login_token: too easy to guess/);
+  });
+
+  it('keeps a weak token set before tokens had to be strong working, also when it is sent again unchanged', async () => {
+    const token = 'acme-old-timer-token-acme-old-timer-token';
+    await giveTokenAsBefore(acme.accountId, 'dc-1', 'old-timer', token);
+    expect(await logsIn(token)).toBe(true);
+    const renamed = await request('PATCH', '/dcs/dc-1/drivers/old-timer', {
+      key: acme.key,
+      body: { driver_name: 'Renamed', login_token: token },
+    });
+    expect(expectSuccess(renamed, drivers.updateDriver)).toEqual({
+      driver: { id: 'old-timer', name: 'Renamed', login_token: token },
+    });
+    expect(await logsIn(token)).toBe(true);
   });
 
   it('keeps generating tokens when none is sent, each claimed', async () => {
@@ -84,7 +151,7 @@ describe('login token claims', () => {
   });
 
   it('frees a deleted driver’s token: another account can claim it', async () => {
-    const token = 'acme-leaver-login-token-01';
+    const token = strongToken('acme-leaver-login-token-01');
     expectSuccess(await createDriver(acme.key, 'dc-1', 'leaver', token), drivers.createDriver);
     expectSuccess(
       await request('DELETE', '/dcs/dc-1/drivers/leaver', { key: acme.key }),
@@ -96,7 +163,7 @@ describe('login token claims', () => {
   });
 
   it('moves the claim when a driver’s token changes: the old one is freed, the new one taken', async () => {
-    const [oldToken, newToken] = ['acme-rotating-token-old-1', 'acme-rotating-token-new-1'];
+    const [oldToken, newToken] = [strongToken('acme-rotating-old'), strongToken('acme-rotating-new')];
     expectSuccess(await createDriver(acme.key, 'dc-1', 'rotating', oldToken), drivers.createDriver);
     const changed = await request('PATCH', '/dcs/dc-1/drivers/rotating', {
       key: acme.key,
@@ -115,7 +182,7 @@ describe('login token claims', () => {
   });
 
   it('refuses to change a token to one in use, leaving the driver’s own token as it was', async () => {
-    const [mine, theirs] = ['acme-keeper-login-token-1', 'globex-holder-login-token-1'];
+    const [mine, theirs] = [strongToken('acme-keeper'), strongToken('globex-holder')];
     expectSuccess(await createDriver(acme.key, 'dc-1', 'keeper', mine), drivers.createDriver);
     expectSuccess(await createDriver(globex.key, 'gx-1', 'holder', theirs), drivers.createDriver);
     const refused = await request('PATCH', '/dcs/dc-1/drivers/keeper', {
@@ -133,7 +200,7 @@ describe('login token claims', () => {
   });
 
   it('keeps honouring a lookup item written before tokens were claimed, and refuses its token to others', async () => {
-    const token = 'acme-legacy-login-token-01';
+    const token = strongToken('acme-legacy-login-token-01');
     expectSuccess(await createDriver(acme.key, 'dc-1', 'legacy', token), drivers.createDriver);
     await rewriteAsLegacyLookup(acme.accountId, 'dc-1', 'legacy', token);
     expect(await logsIn(token)).toBe(true);
@@ -149,6 +216,18 @@ describe('login token claims', () => {
     expect(await logsIn(token)).toBe(true);
   });
 });
+
+/**
+ * A driver of the account holding `token` as drivers did before tokens had to be strong: created with a strong
+ * token, then given `token` by the data layer, which checks no strength (as the operator would find it).
+ */
+async function giveTokenAsBefore(accountId: string, dcId: string, driverId: string, token: string) {
+  const created = await createDriver(acme.key, dcId, driverId);
+  expect(created.status, created.text).toBe(200);
+  const driver = await getDriver(accountId, dcId, driverId);
+  if (!driver) throw new Error(`driver ${driverId} was not created`);
+  expect((await changeDriverToken(driver, token, undefined, Date.now())).outcome).toBe('updated');
+}
 
 /** Replaces the driver's token claim by the lookup item drivers had before claims (keyed by driver too). */
 async function rewriteAsLegacyLookup(accountId: string, dcId: string, driverId: string, token: string) {

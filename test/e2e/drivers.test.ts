@@ -3,6 +3,7 @@ import * as drivers from '../../functions/api/drivers/index';
 import { createTestAccount } from '../support/accounts';
 import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError, expectSuccess } from '../support/http';
+import { strongToken } from '../support/login-tokens';
 import { readRoute, seedActiveRoute, seedDriverLocation } from '../support/seed';
 
 const fx = useTestApi('drivers');
@@ -45,8 +46,10 @@ describe('POST /dcs/{dc_id}/drivers', () => {
   });
 
   it('keeps the login token the client sends', async () => {
-    const { driver } = await createDriver('dc-1', 'create-2', { login_token: 'client-chosen-token-123' });
-    expect(driver.login_token).toBe('client-chosen-token-123');
+    const { driver } = await createDriver('dc-1', 'create-2', {
+      login_token: strongToken('client-chosen-token-123'),
+    });
+    expect(driver.login_token).toBe(strongToken('client-chosen-token-123'));
   });
 
   it('generates a different token for every driver', async () => {
@@ -123,9 +126,9 @@ describe('POST /dcs/{dc_id}/drivers', () => {
     ],
     ['a driver_name with a control character', { driver_id: 'x', driver_name: 'a\u0000b' }, /^driver_name: /],
     [
-      'a login_token shorter than 16 characters',
-      { driver_id: 'x', driver_name: 'x', login_token: 'fifteen-chars-x' },
-      /^login_token: .*16/,
+      'a login_token shorter than 39 characters',
+      { driver_id: 'x', driver_name: 'x', login_token: 'thirty-eight-characters-are-too-few-xx' },
+      /^login_token: must have at least 39 characters/,
     ],
     [
       'a login_token that is not a string',
@@ -313,10 +316,10 @@ describe('PATCH /dcs/{dc_id}/drivers/{driver_id}', () => {
   it('changes the login token when the body has one (test/e2e/driver-tokens.test.ts has the claims)', async () => {
     const { driver } = await createDriver('dc-1', 'rename-3');
     const response = await asAcme('PATCH', '/dcs/dc-1/drivers/rename-3', {
-      login_token: 'rename-3-new-login-token',
+      login_token: strongToken('rename-3-new-login-token'),
     });
     expect(expectSuccess(response, drivers.updateDriver)).toEqual({
-      driver: { ...driver, login_token: 'rename-3-new-login-token' },
+      driver: { ...driver, login_token: strongToken('rename-3-new-login-token') },
     });
     expect(
       expectError(

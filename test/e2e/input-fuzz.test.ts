@@ -6,6 +6,7 @@ import { endpoints } from '../../functions/api/index';
 import { createTestAccount } from '../support/accounts';
 import { call } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
+import { strongToken } from '../support/login-tokens';
 import { exampleRoute, importRoute } from '../support/routes';
 
 /*
@@ -45,10 +46,10 @@ beforeAll(async () => {
   ({ key } = await createTestAccount('Fuzz', [{ dcId: 'dc-1' }]));
   const driver = await call(api.url, 'POST', '/dcs/dc-1/drivers', {
     key,
-    body: { driver_id: 'fz-driver', driver_name: 'Fuzz', login_token: 'fz-driver-token-0001' },
+    body: { driver_id: 'fz-driver', driver_name: 'Fuzz', login_token: strongToken('fz-driver-token-0001') },
   });
   expect(driver.status, driver.text).toBe(200);
-  driverToken = 'fz-driver-token-0001';
+  driverToken = strongToken('fz-driver-token-0001');
   const webhook = await call(api.url, 'POST', '/webhooks', {
     key,
     body: { webhook_url: 'https://example.com/hooks', events: ['ROUTE_CREATED'], dc_ids: ['dc-1'] },

@@ -8,6 +8,7 @@ import { MAX_ISSUES_MESSAGE_CHARS } from '../../functions/shared/request-parsing
 import { createTestAccount } from '../support/accounts';
 import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError, expectSuccess } from '../support/http';
+import { strongToken } from '../support/login-tokens';
 import { exampleRoute, importRoute, waitForImport } from '../support/routes';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -94,7 +95,7 @@ describe('ids as clients send them, percent-encoded in the path', () => {
     const created = await createDriver(
       'dc-1',
       driverId,
-      `login-token-${Buffer.from(driverId).toString('hex').slice(0, 40)}`,
+      strongToken(`login-token-${Buffer.from(driverId).toString('hex').slice(0, 40)}`),
     );
     expect(created.driver.id).toBe(driverId);
     const path = `/dcs/dc-1/drivers/${enc(driverId)}`;
@@ -107,14 +108,14 @@ describe('ids as clients send them, percent-encoded in the path', () => {
 
   it('keeps the longest ids within every key: a driver of 384 bytes in a DC of 384 bytes signs in', async () => {
     const driverId = '😀'.repeat(MAX_ID_BYTES / 4);
-    await createDriver(LONG_DC, driverId, 'longest-key-token-0001');
+    await createDriver(LONG_DC, driverId, strongToken('longest-key-token-0001'));
     const read = await asAcme('GET', `/dcs/${enc(LONG_DC)}/drivers/${enc(driverId)}/driver_bulk_info`);
     expect((expectSuccess(read, drivers.getDriverBulkInfo) as { driver: { id: string } }).driver.id).toBe(
       driverId,
     );
     // Keys that hold both ids (account, DC and driver: 790 of the 1,024 bytes a sort key may have) fit.
     expectSuccess(
-      await asDriver('longest-key-token-0001', 'GET', '/driver/routes'),
+      await asDriver(strongToken('longest-key-token-0001'), 'GET', '/driver/routes'),
       driverApp.listDriverRoutes,
     );
   });
@@ -136,10 +137,10 @@ describe('ids as clients send them, percent-encoded in the path', () => {
   });
 
   it('takes a cash container label with spaces (bag A)', async () => {
-    await createDriver('dc-1', 'cash-driver', 'cash-driver-token-0001');
-    await startedRoute('cash-route', 'cash-driver', 'cash-driver-token-0001');
+    await createDriver('dc-1', 'cash-driver', strongToken('cash-driver-token-0001'));
+    await startedRoute('cash-route', 'cash-driver', strongToken('cash-driver-token-0001'));
     const response = await asDriver(
-      'cash-driver-token-0001',
+      strongToken('cash-driver-token-0001'),
       'POST',
       '/driver/routes/cash-route/accounting',
       {
@@ -157,15 +158,15 @@ describe('ids as clients send them, percent-encoded in the path', () => {
 
 describe('text AWS cannot carry is refused at the edge; every other character is carried intact', () => {
   it('refuses an attempt id holding U+FFFF with 1006 (its event could not be sent to SQS)', async () => {
-    await createDriver('dc-1', 'text-driver', 'text-driver-token-001');
-    await startedRoute('text-route', 'text-driver', 'text-driver-token-001');
+    await createDriver('dc-1', 'text-driver', strongToken('text-driver-token-001'));
+    await startedRoute('text-route', 'text-driver', strongToken('text-driver-token-001'));
     const path = '/driver/routes/text-route/waypoints/text-route-wp-0/attempts';
     for (const [id, expected] of [
       ['a\uFFFF', 'id: must not contain U+FFFF (a Unicode noncharacter) at character 2'],
       ['a\uD800', 'id: must not contain U+D800 (a lone surrogate) at character 2'],
       ['a\u0000', 'id: must not contain U+0000 (a control character) at character 2'],
     ]) {
-      const response = await asDriver('text-driver-token-001', 'POST', path, {
+      const response = await asDriver(strongToken('text-driver-token-001'), 'POST', path, {
         id,
         timestamp: NOW(),
         status: 'VISIT_LATER',
@@ -177,7 +178,7 @@ describe('text AWS cannot carry is refused at the edge; every other character is
   it('delivers an emoji attempt id to the webhook as it was sent', async () => {
     const id = '🚚📦✅ visit 1 — Zoë';
     const path = '/driver/routes/text-route/waypoints/text-route-wp-1/attempts';
-    const response = await asDriver('text-driver-token-001', 'POST', path, {
+    const response = await asDriver(strongToken('text-driver-token-001'), 'POST', path, {
       id,
       timestamp: NOW(),
       status: 'VISIT_LATER',
@@ -250,8 +251,8 @@ describe('numbers DynamoDB cannot store and times far off are refused at the req
   });
 
   it('a location ping and an attempt with a latitude of 1e-200: 1006', async () => {
-    await createDriver('dc-1', 'ping-driver', 'ping-driver-token-01');
-    const ping = await asDriver('ping-driver-token-01', 'POST', '/driver/location', {
+    await createDriver('dc-1', 'ping-driver', strongToken('ping-driver-token-01'));
+    const ping = await asDriver(strongToken('ping-driver-token-01'), 'POST', '/driver/location', {
       timestamp: NOW(),
       location: { latitude: 1e-200, longitude: 1 },
     });
@@ -259,7 +260,7 @@ describe('numbers DynamoDB cannot store and times far off are refused at the req
       'location.latitude: must be 0 or have a magnitude between 1e-130',
     );
     const attempt = await asDriver(
-      'text-driver-token-001',
+      strongToken('text-driver-token-001'),
       'POST',
       '/driver/routes/text-route/waypoints/text-route-wp-0/attempts',
       { id: 'tiny', timestamp: NOW(), status: 'VISIT_LATER', location: { latitude: 0, longitude: -5e-324 } },
@@ -323,8 +324,8 @@ describe('an attempt is refused, not failed, when it would not fit in one item',
     const route = exampleRoute('big-attempt', { driverId: 'big-driver', waypoints: 1, itemsPerInvoice: 1 });
     const invoice = route.waypoints[0]?.invoices[0] as (typeof route.waypoints)[number]['invoices'][number];
     const items = itemIds.map((id) => ({ ...invoice.items[0], id })) as typeof invoice.items;
-    await createDriver('dc-1', 'big-driver', 'big-driver-token-0001');
-    await startedRoute('big-attempt', 'big-driver', 'big-driver-token-0001', {
+    await createDriver('dc-1', 'big-driver', strongToken('big-driver-token-0001'));
+    await startedRoute('big-attempt', 'big-driver', strongToken('big-driver-token-0001'), {
       waypoints: [{ ...route.waypoints[0], invoices: [{ ...invoice, items }] }],
     });
     const attempt = (message: string) => ({
@@ -336,11 +337,16 @@ describe('an attempt is refused, not failed, when it would not fit in one item',
     });
     const path = '/driver/routes/big-attempt/waypoints/big-attempt-wp-0/attempts';
     // 500 x (128 + 64 + 1,000) bytes: 596 KB, more than the 400 KB item DynamoDB stores (a 500 before).
-    const tooBig = await asDriver('big-driver-token-0001', 'POST', path, attempt('é'.repeat(500)));
+    const tooBig = await asDriver(
+      strongToken('big-driver-token-0001'),
+      'POST',
+      path,
+      attempt('é'.repeat(500)),
+    );
     expect(expectError(tooBig, 400, 1006)).toMatch(
       /^items: the listed items' ids and reasons may have at most 262144 bytes/,
     );
-    const fits = await asDriver('big-driver-token-0001', 'POST', path, attempt('é'.repeat(150)));
+    const fits = await asDriver(strongToken('big-driver-token-0001'), 'POST', path, attempt('é'.repeat(150)));
     expect(
       (expectSuccess(fits, driverApp.recordDriverAttempt) as { attempt: { items: unknown[] } }).attempt.items,
     ).toHaveLength(500);

@@ -31,9 +31,9 @@ const NAMESPACE = 'DeliveryRouteService';
 const SERVICE = 'delivery-route-service';
 const ROUTE_ID = 'obs-route-1';
 const DRIVER_ID = 'd-obs';
-const DRIVER_TOKEN = `obs-login-${randomBytes(12).toString('hex')}`;
+const DRIVER_TOKEN = `obs-login-${randomBytes(32).toString('hex')}`;
 /** A login token sent in a request body (createDriver) while the table is gone: the body is never logged. */
-const BODY_TOKEN = `obs-body-${randomBytes(12).toString('hex')}`;
+const BODY_TOKEN = `obs-body-${randomBytes(32).toString('hex')}`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 type Line = Record<string, unknown>;

@@ -9,6 +9,7 @@ import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
 import { createTestAccount } from '../support/accounts';
 import { useTestApi } from '../support/fixtures';
 import { type ApiResponse, expectError, expectSuccess, joinPages, readAllPages } from '../support/http';
+import { strongToken } from '../support/login-tokens';
 import { exampleRoute, importRoute } from '../support/routes';
 
 /**
@@ -27,7 +28,7 @@ let acme: { accountId: string; key: string };
 const asAcme = (path: string) => request('GET', path, { key: acme.key });
 const asDriver = (path: string) => request('GET', path, { key: DRIVER_TOKEN });
 
-const DRIVER_TOKEN = 'paging-driver-token';
+const DRIVER_TOKEN = strongToken('paging-driver-token');
 /** 2026-11-23 07:00 in Chicago. */
 const START = Date.UTC(2026, 10, 23, 13, 0);
 const HOUR = 3_600_000;
@@ -45,7 +46,7 @@ const realisticRoute = exampleRoute('real-1', {
   itemsPerInvoice: 1,
   driverId: 'realistic-driver',
 });
-const REALISTIC_DRIVER_TOKEN = 'paging-realistic-driver-token';
+const REALISTIC_DRIVER_TOKEN = strongToken('paging-realistic-driver-token');
 /** Two routes of the driver (started first, active second): 4 + 6 waypoints. */
 const driverRoutes = [
   exampleRoute('drv-1', { waypoints: 4, driverId: 'paging-driver', startTime: START }),
@@ -380,7 +381,7 @@ describe('GET /driver/routes of waypoints with worst-case invoices', () => {
   /** 12 waypoints, each with 5 invoices of 50 name attributes of maximum length: 630 KB a waypoint. */
   const WAYPOINTS = 12;
   const INVOICES_PER_WAYPOINT = 5;
-  const TOKEN = 'paging-worst-driver-token';
+  const TOKEN = strongToken('paging-worst-driver-token');
   const worstDriverRoute = exampleRoute('worst-drv', {
     waypoints: WAYPOINTS,
     invoicesPerWaypoint: 0,

@@ -6,6 +6,7 @@ import { acceptImport } from '../../functions/domain/route-import';
 import type { EventType } from '../../functions/models/event-catalog';
 import { ImportRoute } from '../../functions/models/import-model';
 import { type ApiResponse, expectError, expectSuccess } from '../support/http';
+import { strongToken } from '../support/login-tokens';
 import { exampleRoute, importRoute, waitForImport } from '../support/routes';
 import {
   eventIdOf,
@@ -69,7 +70,7 @@ async function waitForRouteEventsDelivered(to: WebhookReceiver, routeId: string)
 
 describe('route events reach the subscribed receivers, signed', () => {
   const driverId = 'hook-driver';
-  const token = 'hook-driver-login-token-01';
+  const token = strongToken('hook-driver-login-token-01');
   const route = { ...exampleRoute('hook-1', { waypoints: 2, driverId, startTime: BASE }) };
   const wp0 = route.waypoints[0] as (typeof route.waypoints)[number];
 

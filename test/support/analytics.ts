@@ -7,6 +7,7 @@ import { createAccountWithUsageKey } from '../../functions/domain/usage-keys';
 import { functionOf } from './cdk';
 import { type CallOptions, call, expectSuccess } from './http';
 import { startTestApi, type TestApi } from './local-api';
+import { strongToken } from './login-tokens';
 import { importRoute } from './routes';
 
 /*
@@ -393,7 +394,7 @@ export function useAnalyticsApi(name: string, seed: 'driven-route' | 'service-da
       const driver = await asAcme('POST', '/dcs/chi/drivers', {
         driver_id: 'drv-z',
         driver_name: DRIVER_NAME,
-        login_token: 'calc-driver-token-01',
+        login_token: strongToken('calc-driver-token-01'),
       });
       expectSuccess(driver, drivers.createDriver);
       await importRoute(ax.api.url, ax.acme.key, 'chi', calc);

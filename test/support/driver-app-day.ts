@@ -21,9 +21,10 @@ import {
 } from './driver-app';
 import { once, type TestApiFixture } from './fixtures';
 import { expectSuccess } from './http';
+import { strongToken } from './login-tokens';
 
 export const driverId = 'day-driver';
-export const token = 'day-driver-login-token-01';
+export const token = strongToken('day-driver-login-token-01');
 export const day = routeOf('day-1', { waypoints: 3, driverId });
 /** A second active route of the driver, planned for tomorrow and imported first. */
 export const tomorrow = routeOf('day-2', { waypoints: 1, driverId, startTime: BASE + 24 * 60 * MINUTE });

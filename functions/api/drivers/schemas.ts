@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { DcParams, EpochMillis, Id, Location, Name } from '../../models/common';
 import { SECRET_PREFIX } from '../../shared/crypto';
+import { LOGIN_TOKEN_MIN_BITS, LOGIN_TOKEN_MIN_LENGTH } from '../../shared/limits';
 import { endpointGroup } from '../define';
 
 export const Driver = z
@@ -22,10 +23,16 @@ export const ActiveRoute = z
 
 export const DriverParams = DcParams.extend({ driver_id: Id });
 
-/** A client-chosen login token: unique across the service (claimed; 2002 when in use). */
+/**
+ * A client-chosen login token: unique across the service (claimed; 2002 when in use). Its strength is
+ * checked by the driver use cases (functions/domain/login-tokens.ts); a shorter one can never pass it.
+ */
 export const LoginToken = z
   .string()
-  .min(16)
+  .min(
+    LOGIN_TOKEN_MIN_LENGTH,
+    `must have at least ${LOGIN_TOKEN_MIN_LENGTH} characters: a token must take 2^${LOGIN_TOKEN_MIN_BITS} guesses or more to find`,
+  )
   .max(256)
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
   .refine(
@@ -38,8 +45,7 @@ export const CreateDriverBody = z
     driver_id: Id,
     driver_name: Name,
     login_token: LoginToken.optional().meta({
-      description:
-        'unique across the service; generated (43 random base64url characters after `drv_`) when absent',
+      description: `unique across the service; generated (43 random base64url characters after \`drv_\`) when absent. One the client chooses must take 2^${LOGIN_TOKEN_MIN_BITS} guesses or more by zxcvbn's estimate (e.g. 32 random bytes in base64url)`,
     }),
   })
   .meta({ id: 'CreateDriverRequest' });
@@ -48,7 +54,7 @@ export const UpdateDriverBody = z
   .object({
     driver_name: Name.optional(),
     login_token: LoginToken.optional().meta({
-      description: 'a new token: claimed, and the old one stops working and is freed at once',
+      description: `a new token, as strong as at create: claimed, and the old one stops working and is freed at once`,
     }),
   })
   .refine((body) => body.driver_name !== undefined || body.login_token !== undefined, {
