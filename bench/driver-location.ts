@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { driverKeys } from '../functions/data/drivers';
+import { failureKey } from '../functions/data/sign-in-failures';
 import { inParallel, RawTable, type Row } from './dynamo';
 import { ApiClient } from './http';
 import { type ComparedPath, compareInterleaved, type Operation, runLoad } from './load';
@@ -128,10 +129,19 @@ export const driverLocationScenario: Scenario = {
         ]);
       },
       // Informative: what the handler does against the table per ping once its process has looked the
-      // token up (a 30 s cache): the UpdateItem of the latest location, conditional on the driver item
-      // holding the token and on the ping being newer, then the trace PutItem.
+      // token up (a 30 s cache): the Query of the address's failed sign-ins, the UpdateItem of the latest
+      // location, conditional on the driver item holding the token and on the ping being newer, then the
+      // trace PutItem.
       raw_handler_writes: async () => {
         const { driver, ping } = nextPing();
+        const failures = failureKey('127.0.0.1', Date.now());
+        await raw.db.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk AND sk >= :since',
+            ExpressionAttributeValues: { ':pk': failures.pk, ':since': failures.sk },
+          }),
+        );
         await raw.db
           .send(
             new UpdateCommand({
@@ -253,7 +263,8 @@ export const driverLocationScenario: Scenario = {
           'parallel per ping) on the same DynamoDB Local, interleaved at concurrency ' +
           `${CONCURRENCY}, closed loop, keep-alive. raw_handler_writes (informative, not checked) does what the ` +
           'handler does against the table per ping after its first (its process caches the token lookup for 30 s): ' +
-          'the UpdateItem of the location, conditional on the driver item holding the token, then the trace PutItem. The ' +
+          'the Query of the caller address’s failed sign-ins, the UpdateItem of the location, conditional on the ' +
+          'driver item holding the token, then the trace PutItem. The ' +
           'bench drivers have no started routes, so no ping refreshes ETAs.',
         run_id: runId,
         drivers: DRIVERS,

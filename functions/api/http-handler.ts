@@ -110,7 +110,8 @@ async function readCaller(endpoint: EndpointDefinition, event: APIGatewayProxyEv
   if (endpoint.auth === 'driverToken') {
     const token = bearerSecret(event.headers);
     const verifiedByWrite = endpoint.driverTokenVerifiedBy === 'write';
-    const driver = token ? await authenticateDriverToken(token, { verifiedByWrite }) : undefined;
+    const sourceIp = event.requestContext?.identity?.sourceIp;
+    const driver = token ? await authenticateDriverToken(token, { verifiedByWrite, sourceIp }) : undefined;
     if (!driver) throw new InvalidDriverTokenError();
     return driver;
   }

@@ -30,7 +30,8 @@ export const ERROR_CODES = {
   RATE_LIMITED: {
     code: 1008,
     httpStatus: 429,
-    meaning: 'too many requests: the account’s request rate (usage plan) or the endpoint’s own limit',
+    meaning:
+      'too many requests: the account’s request rate (usage plan), the endpoint’s own limit, or unknown login tokens from the caller’s address',
   },
   ACCOUNT_NOT_ENABLED: {
     code: 1009,

@@ -1,4 +1,5 @@
 import { ERROR_CODES, type ErrorCodeName } from './error-codes';
+import { DRIVER_SIGN_IN_FAILURES } from './limits';
 import { quote } from './quote';
 
 /** An error a client caused or may act on; the HTTP layer turns it into the error envelope. */
@@ -42,6 +43,19 @@ export class InvalidDriverTokenError extends ApiError {
     super(
       'INVALID_CREDENTIALS',
       'missing or invalid driver login token: send Authorization: Bearer <login_token>',
+    );
+  }
+}
+
+/**
+ * 429 (1008) on the driver app's paths for a source address that presented too many unknown login tokens
+ * (functions/domain/driver-auth.ts): refused until enough of them are older than two windows.
+ */
+export class TooManyFailedSignInsError extends ApiError {
+  constructor() {
+    super(
+      'RATE_LIMITED',
+      `too many unknown login tokens from this address: driver-app requests from it are refused for up to ${(2 * DRIVER_SIGN_IN_FAILURES.windowMs) / 60_000} minutes`,
     );
   }
 }

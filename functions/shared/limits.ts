@@ -84,3 +84,11 @@ export const LOGIN_TOKEN_MIN_BITS = 128;
  * (its brute-force cardinality), its most, so no token shorter than this can reach LOGIN_TOKEN_MIN_BITS (39).
  */
 export const LOGIN_TOKEN_MIN_LENGTH = Math.ceil(LOGIN_TOKEN_MIN_BITS / Math.log2(10));
+
+/**
+ * Failed driver-app sign-ins (docs/api.md §2): a source address that presented this many different unknown
+ * login tokens within the current and the previous window gets 429 on every driver-app request until
+ * enough of them are older than that. Different tokens, because a driver app whose token was revoked
+ * repeats that one token: it counts once, however often it retries.
+ */
+export const DRIVER_SIGN_IN_FAILURES = { tokens: 50, windowMs: 15 * 60_000 } as const;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { signInSource } from '../../functions/domain/driver-auth';
 import {
   newLoginToken,
   requireStrongLoginToken,
@@ -63,5 +64,22 @@ describe('login token strength (zxcvbn, at least 2^128 guesses)', () => {
     for (const token of longest) {
       expect(await tokenStrengthBits(token, context)).toBeLessThanOrEqual(38 * Math.log2(10) + 1e-9);
     }
+  });
+});
+
+describe('signInSource: what failed sign-ins are counted by', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['::ffff:203.0.113.7', '203.0.113.7'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2::9', '2001:db8:1:2::/64'],
+    ['2001:0db8:0001:0002:ffff:ffff:ffff:ffff', '2001:db8:1:2::/64'],
+    ['2001:db8:1:3::1', '2001:db8:1:3::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    [undefined, 'unknown'],
+    ['', 'unknown'],
+    ['not an address', 'unknown'],
+  ])('%s -> %s', (sourceIp, source) => {
+    expect(signInSource(sourceIp)).toBe(source);
   });
 });

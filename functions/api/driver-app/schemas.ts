@@ -15,10 +15,14 @@ export const TimestampBody = z.object({ timestamp: ReportedTimestamp }).meta({ i
 
 export const RouteData = z.object({ route: Route });
 
-/** The driver app's rows: a driver token's, read-only and about one of its routes unless the row says otherwise. */
+/**
+ * The driver app's rows: a driver token's and about one of its routes unless the row says otherwise. Each
+ * writes the table: every sign-in may record a failure (functions/domain/driver-auth.ts).
+ */
 export const driverAppEndpoint = endpointGroup({
   auth: 'driverToken',
   tag: TAG,
+  access: { table: 'readWrite' },
   request: { params: RouteParams },
 });
 

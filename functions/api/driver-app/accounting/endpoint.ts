@@ -7,7 +7,6 @@ export const addDriverAccountingRecord = driverAppEndpoint('POST /driver/routes/
   operationId: 'addDriverAccountingRecord',
   module: import.meta.url,
   summary: 'Record cash received on one of the driver’s routes',
-  access: { table: 'readWrite' },
   request: {
     params: RouteParams,
     body: z

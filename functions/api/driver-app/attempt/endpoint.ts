@@ -9,7 +9,6 @@ export const recordDriverAttempt = driverAppEndpoint(
     operationId: 'recordDriverAttempt',
     module: import.meta.url,
     summary: 'Record a visit of a waypoint with its items’ outcomes; WAYPOINT_STATUS_CHANGED, then new ETAs',
-    access: { table: 'readWrite' },
     request: { params: RouteParams.extend({ waypoint_id: Id }), body: AttemptBody },
     responses: {
       200: {

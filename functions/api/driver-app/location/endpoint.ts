@@ -8,7 +8,6 @@ export const reportDriverLocation = driverAppEndpoint('POST /driver/location', {
   // The location write is conditional on the driver item holding the caller's token (see driver-auth).
   driverTokenVerifiedBy: 'write',
   summary: 'Report where the driver is (kept as latest unless a newer one is stored; traced for analytics)',
-  access: { table: 'readWrite' },
   request: {
     body: z.object({ timestamp: ReportedTimestamp, location: Location }).meta({ id: 'LocationPing' }),
   },

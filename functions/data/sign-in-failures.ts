@@ -1,0 +1,44 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, queryItems, tableName } from './client';
+import type { TableKey } from './table-schema';
+
+/**
+ * Failed driver-app sign-ins of one source address, one item per window: the tags of the different unknown
+ * tokens it presented (a string set, so a token tried again counts once), deleted by TTL after its window.
+ */
+export const failureKey = (source: string, windowStart: number): TableKey => ({
+  pk: `SIGN_IN_FAILURES#${source}`,
+  sk: String(windowStart).padStart(15, '0'),
+});
+
+/** The different token tags `source` failed with in the windows that start at `since` or later. */
+export async function failedTokenTags(source: string, since: number): Promise<Set<string>> {
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk AND sk >= :since',
+    ExpressionAttributeValues: {
+      ':pk': failureKey(source, since).pk,
+      ':since': failureKey(source, since).sk,
+    },
+  });
+  return new Set(items.flatMap((item) => [...((item.token_tags as Set<string> | undefined) ?? [])]));
+}
+
+/** Adds a failed token's tag to the source's window (created when it is the window's first failure). */
+export async function recordFailedToken(
+  source: string,
+  window: { start: number; expiresAt: number },
+  tokenTag: string,
+): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: failureKey(source, window.start),
+      UpdateExpression: 'ADD token_tags :tag SET entity = :entity, expires_at = :expires',
+      ExpressionAttributeValues: {
+        ':tag': new Set([tokenTag]),
+        ':entity': 'SIGN_IN_FAILURES',
+        ':expires': Math.floor(window.expiresAt / 1000),
+      },
+    }),
+  );
+}
