@@ -157,7 +157,7 @@ export async function fanOut(accountId: string, event: WebhookEvent): Promise<nu
 }
 
 export interface DeliverySettings {
-  /** Wait before each retry, in seconds; when they are used up the delivery goes to the DLQ. */
+  /** Wait before each retry, in seconds; when they are used up the delivery ends FAILED. */
   retryDelaysSeconds: readonly number[];
   timeoutMs: number;
   /** The SSRF guard is off (`privateTargetsAllowed`). */
@@ -236,7 +236,9 @@ export type DeliveryOutcome =
  * 5. a target the SSRF guard refuses ends the delivery FAILED, with the reason in its log (no retry, no DLQ:
  *    the tenant's URL is at fault, not the service);
  * 6. otherwise a failed attempt is queued again after the next delay of the schedule, or, when the
- *    schedule is used up, sent to the DLQ and logged.
+ *    schedule is used up, the delivery ends FAILED with a warning (no DLQ either: the receiver is at fault).
+ * The deliveries DLQ holds only what the service could not handle: a message the worker failed on
+ * `maxReceiveCount` times, a secret that does not decrypt.
  */
 export async function deliver(
   message: DeliveryMessage,
@@ -334,9 +336,10 @@ export async function deliver(
   }
   const delaySeconds = settings.retryDelaysSeconds[message.attempt - 1];
   if (delaySeconds === undefined) {
+    // The receiver failed every attempt: the tenant's to see and redeliver (the delivery log keeps the event),
+    // not the operator's to be paged for, which any tenant could do with a URL that never answers.
     await record('FAILED', sentAt, result.error);
-    await sendToDeadLetterQueue('deliveries', { ...message, delivery_id: deliveryId });
-    logger.error('webhook delivery given up', context);
+    logger.warn('webhook delivery given up after its retry schedule', context);
     return 'given_up';
   }
   // The first failure creates the delivery's record (PENDING); later ones leave it as it is.
