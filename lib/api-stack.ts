@@ -15,6 +15,7 @@ import {
   RestApi,
   Stage,
   type ThrottleSettings,
+  type ThrottlingPerMethod,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
@@ -65,6 +66,13 @@ export interface ApiStackProps extends StackProps {
    */
   readonly apiGatewayAccountRole?: boolean;
 }
+
+/**
+ * The stage's ceiling on a method with a per-account limit (an endpoint's `throttling`): that many accounts at
+ * their full rate on it at once, never above the stage's own limits. The per-account limit is what holds one
+ * account back; the ceiling only guards the service against a surge of many (docs/architecture.md, Throttling).
+ */
+export const METHOD_CEILING_ACCOUNTS = 5;
 
 /** The API's own alarms, besides each function's throttles alarm and the queues' alarms. */
 export const API_ALARMS = {
@@ -192,7 +200,9 @@ export class ApiStack extends Stack {
       name: `${this.stackName}-accounts`,
       description: 'Per-account throttle of the account-key methods: every account’s usage key joins it',
       throttle: props.accountThrottling,
-      apiStages: [{ api: this.api, stage: this.stage }],
+      apiStages: [
+        { api: this.api, stage: this.stage, throttle: accountMethodThrottling(props.endpoints, groups) },
+      ],
     });
     const createWebhook = this.endpointFunctions.get('webhooks/create');
     if (createWebhook && props.maxWebhooksPerAccount !== undefined)
@@ -266,7 +276,7 @@ export class ApiStack extends Stack {
       stageName: props.stageName ?? 'v1',
       throttlingRateLimit: props.throttlingRateLimit,
       throttlingBurstLimit: props.throttlingBurstLimit,
-      methodOptions: methodThrottling(props.endpoints),
+      methodOptions: methodCeilings(props.endpoints, props),
       tracingEnabled: true,
       accessLogDestination: new LogGroupLogDestination(accessLogs),
       accessLogFormat: accessLogFormat(),
@@ -315,15 +325,55 @@ export class ApiStack extends Stack {
   }
 }
 
-/** Stage method settings for the endpoints with their own throttling (`/path/METHOD` keys). */
-function methodThrottling(endpoints: readonly EndpointDefinition[]): Record<string, MethodDeploymentOptions> {
+/**
+ * Each account's limit on the methods with `throttling`: per-method throttles of the accounts' usage plan,
+ * so that they hold per usage key, that is per account. Only a method that requires the usage key has one.
+ */
+function accountMethodThrottling(
+  endpoints: readonly EndpointDefinition[],
+  groups: ReadonlyMap<string, EndpointGroup>,
+): ThrottlingPerMethod[] {
+  return endpoints.flatMap((endpoint) => {
+    if (!endpoint.throttling) return [];
+    if (!apiKeyRequired(endpoint))
+      throw new Error(
+        `${endpoint.operationId} has throttling but auth '${endpoint.auth}': a per-account limit needs the account's usage key (auth 'apiKey')`,
+      );
+    const method = groups.get(endpoint.tag)?.methods.get(endpoint.operationId);
+    if (!method) throw new Error(`no method for ${endpoint.operationId}`);
+    const { rateLimit, burstLimit } = endpoint.throttling;
+    return [{ method, throttle: { rateLimit, burstLimit } }];
+  });
+}
+
+/**
+ * The stage's ceiling on each method with a per-account limit (`/path/METHOD` keys): METHOD_CEILING_ACCOUNTS
+ * accounts at their full rate, at most the stage's own limits.
+ */
+function methodCeilings(
+  endpoints: readonly EndpointDefinition[],
+  stage: Pick<ApiStackProps, 'throttlingRateLimit' | 'throttlingBurstLimit'>,
+): Record<string, MethodDeploymentOptions> {
   return Object.fromEntries(
-    endpoints
-      .filter((endpoint) => endpoint.throttling)
-      .map(({ path, method, throttling }) => [
-        `${path}/${method}`,
-        { throttlingRateLimit: throttling?.rateLimit, throttlingBurstLimit: throttling?.burstLimit },
-      ]),
+    endpoints.flatMap(({ path, method, throttling }) =>
+      throttling
+        ? [
+            [
+              `${path}/${method}`,
+              {
+                throttlingRateLimit: Math.min(
+                  throttling.rateLimit * METHOD_CEILING_ACCOUNTS,
+                  stage.throttlingRateLimit,
+                ),
+                throttlingBurstLimit: Math.min(
+                  throttling.burstLimit * METHOD_CEILING_ACCOUNTS,
+                  stage.throttlingBurstLimit,
+                ),
+              },
+            ],
+          ]
+        : [],
+    ),
   );
 }
 

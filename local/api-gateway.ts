@@ -62,8 +62,8 @@ export interface ApiGatewayOptions {
 /**
  * The local stand-in for one REST API stage, built from the API as CloudFormation would create it (methods,
  * their Lambda proxy integrations, authorizers with their identity sources and cache TTL, gateway responses,
- * stage and method throttling, API keys and usage plan throttling, compression) and invoking the functions
- * through the local Lambda runtime.
+ * stage and method throttling, API keys and usage plan throttling per key and per method, compression) and
+ * invoking the functions through the local Lambda runtime.
  * Served at the root of its port (no stage prefix in the path, as with a custom domain).
  */
 export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGateway> {
@@ -109,8 +109,6 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     if (!match) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
     const { method, pathParameters } = match;
 
-    if (!throttle(method)) return gatewayResponse('THROTTLED');
-
     const request: GatewayRequest = {
       req,
       url,
@@ -138,18 +136,23 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
 
     // A method that requires an API key takes it from the API's key source: the X-API-Key header, or the
     // authorizer's usageIdentifierKey. It must be an enabled key of a usage plan of this stage (403
-    // INVALID_API_KEY otherwise), and the plan's throttle holds per key (429 THROTTLED).
+    // INVALID_API_KEY otherwise), and the plan's throttles hold per key (429 THROTTLED).
     let apiKeyIdentity: { apiKey: string; apiKeyId: string } | undefined;
     if (method.apiKeyRequired) {
       const apiKey =
         api.apiKeySource === 'AUTHORIZER'
           ? usageIdentifierKey
           : Object.entries(headers.single).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
-      const verdict = meter(apiKey);
+      const verdict = meter(apiKey, method);
       if (verdict === 'forbidden') return gatewayResponse('INVALID_API_KEY');
       if (verdict === 'throttled') return gatewayResponse('THROTTLED');
       apiKeyIdentity = { apiKey: apiKey as string, apiKeyId: verdict.keyId };
     }
+    // Then the stage's method throttling: API Gateway applies the usage plan's per-client and per-method
+    // limits first, the stage's per-method limits after them ("How throttling limit settings are applied",
+    // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html). A
+    // request a key's own limit refuses takes nothing from the stage's buckets, which all callers share.
+    if (!throttle(method)) return gatewayResponse('THROTTLED');
 
     const functionName = method.integration.functionName;
     if (!functionName) return gatewayResponse('API_CONFIGURATION_ERROR');

@@ -90,25 +90,22 @@ export function methodThrottles(stage: ApiStageSpec): (method: ApiMethodSpec) =>
 }
 
 /**
- * The usage plans of the stage: whether a request with API key `value` may pass now. The key must be an
- * enabled key of one of the stage's plans ('forbidden' otherwise); each key has a token bucket of its own,
- * sized by its plan's throttle ('throttled' when empty). Keys join plans at run time (the store).
+ * The usage plans of the stage: whether a request with API key `value` to `method` may pass now. The key must
+ * be an enabled key of one of the stage's plans ('forbidden' otherwise); each key has token buckets of its
+ * own: one per method the plan throttles on this stage (`ApiStages[].Throttle`), drawn first, then one for
+ * the plan's throttle, which every method of the key draws on, those with a limit of their own included
+ * ('throttled' when either is empty). Keys join plans at run time (the store).
  */
 export function usagePlanThrottles(
   api: RestApiSpec,
   stage: ApiStageSpec,
   apiKeys: ApiKeyStore,
-): (value: string | undefined) => 'forbidden' | 'throttled' | { keyId: string } {
+): (value: string | undefined, method: ApiMethodSpec) => 'forbidden' | 'throttled' | { keyId: string } {
   const plans = api.usagePlans.filter((plan) => plan.stages.includes(stage.stageName));
   const buckets = new Map<string, TokenBucket | undefined>();
-  return (value) => {
-    const key = value === undefined ? undefined : apiKeys.keyByValue(value);
-    if (!key?.enabled) return 'forbidden';
-    const plan = plans.find((candidate) => apiKeys.inPlan(candidate.id, key.id));
-    if (!plan) return 'forbidden';
-    const id = `${plan.id}/${key.id}`;
+  const take = (id: string, limits: { rateLimit?: number; burstLimit?: number } | undefined) => {
     if (!buckets.has(id)) {
-      const { rateLimit, burstLimit } = plan.throttle ?? {};
+      const { rateLimit, burstLimit } = limits ?? {};
       buckets.set(
         id,
         rateLimit === undefined || burstLimit === undefined
@@ -116,7 +113,22 @@ export function usagePlanThrottles(
           : new TokenBucket(rateLimit, burstLimit),
       );
     }
-    return buckets.get(id)?.take() === false ? 'throttled' : { keyId: key.id };
+    return buckets.get(id)?.take() ?? true;
+  };
+  return (value, method) => {
+    const key = value === undefined ? undefined : apiKeys.keyByValue(value);
+    if (!key?.enabled) return 'forbidden';
+    const plan = plans.find((candidate) => apiKeys.inPlan(candidate.id, key.id));
+    if (!plan) return 'forbidden';
+    const methodLimit = plan.methodThrottles.find(
+      (limit) =>
+        limit.stage === stage.stageName &&
+        limit.path === method.path &&
+        limit.httpMethod === method.httpMethod,
+    );
+    if (methodLimit && !take(`${plan.id}/${key.id}/${method.httpMethod} ${method.path}`, methodLimit))
+      return 'throttled';
+    return take(`${plan.id}/${key.id}`, plan.throttle) ? { keyId: key.id } : 'throttled';
   };
 }
 

@@ -53,16 +53,18 @@ export interface EndpointDefinition {
    */
   bundledFiles?: readonly string[];
   /**
-   * This method's own API Gateway throttling, below the stage-wide limits: for endpoints whose every call
-   * is expensive (an import writes up to 100,000 items), so one client cannot spend the table's capacity.
+   * Each account's own limit on this method, below its rate on the others: for endpoints whose every call is
+   * expensive (an import writes up to 100,000 items), so that one account cannot spend the table's capacity.
+   * A per-method throttle of the accounts' usage plan, so only for `apiKey` endpoints; the stage keeps a
+   * ceiling for all accounts together well above it (lib/api-stack.ts, METHOD_CEILING_ACCOUNTS).
    */
   throttling?: MethodThrottling;
 }
 
 export interface MethodThrottling {
-  /** Steady-state requests per second, across all callers. */
+  /** Steady-state requests per second of one account. */
   rateLimit: number;
-  /** Requests that may arrive at once (token bucket size). */
+  /** Requests one account may send at once (its token bucket's size). */
   burstLimit: number;
 }
 

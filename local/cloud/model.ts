@@ -250,8 +250,22 @@ export interface UsagePlanSpec {
   throttle?: { rateLimit?: number; burstLimit?: number };
   /** Names of this API's stages the plan covers. */
   stages: string[];
+  /**
+   * The plan's per-method throttles on this API's stages (`ApiStages[].Throttle`, keyed
+   * `/<resource path>/<HTTP method>`): per API key too, each key with a bucket of its own for the method.
+   */
+  methodThrottles: UsagePlanMethodThrottle[];
   /** API keys of the templates in the plan. */
   keys: { id: string; value: string; enabled: boolean }[];
+}
+
+/** One entry of a usage plan stage's per-method throttle map, for the method at `path` (`/dcs/{dc_id}`). */
+export interface UsagePlanMethodThrottle {
+  stage: string;
+  path: string;
+  httpMethod: string;
+  rateLimit: number;
+  burstLimit: number;
 }
 
 export interface RestApiSpec {

@@ -5,6 +5,7 @@ import type {
   ApiStageSpec,
   GatewayResponseSpec,
   RestApiSpec,
+  UsagePlanMethodThrottle,
   UsagePlanSpec,
 } from './model';
 import { functionNameOf, type ResourceProperties, readEach } from './properties';
@@ -53,6 +54,7 @@ export function readRestApis(templates: CloudTemplates): RestApiSpec[] {
       (authorizer) => [authorizer.physicalId, readAuthorizer(authorizer)] as const,
     );
     const authorizerById = new Map(apiAuthorizers);
+    const apiMethods = ofThisApi(methods).map((method) => readMethod(method, pathOf, authorizerById));
     return {
       logicalId: api.logicalId,
       stackPath: api.stackPath,
@@ -60,7 +62,7 @@ export function readRestApis(templates: CloudTemplates): RestApiSpec[] {
       name: api.string('Name') ?? api.logicalId,
       minimumCompressionSize: api.number('MinimumCompressionSize'),
       apiKeySource: api.string('ApiKeySourceType'),
-      methods: ofThisApi(methods).map((method) => readMethod(method, pathOf, authorizerById)),
+      methods: apiMethods,
       authorizers: apiAuthorizers.map(([, authorizer]) => authorizer),
       gatewayResponses: ofThisApi(responses).map(readGatewayResponse),
       stages: [
@@ -70,20 +72,39 @@ export function readRestApis(templates: CloudTemplates): RestApiSpec[] {
           .map((d) => readStage(d, 'StageDescription.')),
       ],
       usagePlans: plans.flatMap(({ apiStages, ...plan }) => {
-        const stageNames = apiStages.filter((stage) => stage.apiId === id).map((stage) => stage.stage);
-        return stageNames.length ? [{ ...plan, stages: stageNames }] : [];
+        const mine = apiStages.filter((stage) => stage.apiId === id);
+        if (!mine.length) return [];
+        const methodThrottles = mine.flatMap(({ stage, methodThrottles }) =>
+          methodThrottles.map((throttle) => ({ stage, ...throttle })),
+        );
+        // API Gateway keeps a throttle for a method the API does not have and applies it to nothing: refused
+        // here, so that a mistyped path cannot pass for a limit.
+        for (const { path, httpMethod } of methodThrottles) {
+          if (!apiMethods.some((method) => method.path === path && method.httpMethod === httpMethod))
+            throw new Error(
+              `usage plan ${plan.logicalId} (${plan.stackPath}): ApiStages Throttle '${path}/${httpMethod}' names no method of REST API ${api.logicalId}`,
+            );
+        }
+        return [{ ...plan, stages: mine.map((stage) => stage.stage), methodThrottles }];
       }),
     };
   });
 }
 
+/** A usage plan's API stage as the template gives it, its per-method throttles not yet matched to methods. */
+interface PlanApiStage {
+  apiId: string;
+  stage: string;
+  methodThrottles: Omit<UsagePlanMethodThrottle, 'stage'>[];
+}
+
 /**
- * Every usage plan with its API stages and the template's keys in it. A quota or a per-method throttle of a
- * plan fails the read: the local API Gateway does not enforce them, and would let through what AWS refuses.
+ * Every usage plan with its API stages (and their per-method throttles) and the template's keys in it. A
+ * quota fails the read: the local API Gateway does not enforce quotas, and would let through what AWS refuses.
  */
 function readUsagePlans(
   templates: CloudTemplates,
-): (Omit<UsagePlanSpec, 'stages'> & { apiStages: { apiId: string; stage: string }[] })[] {
+): (Omit<UsagePlanSpec, 'stages' | 'methodThrottles'> & { apiStages: PlanApiStage[] })[] {
   const keys = new Map(
     readEach(templates, 'AWS::ApiGateway::ApiKey', (key) => {
       if (key.list('StageKeys').length)
@@ -106,15 +127,34 @@ function readUsagePlans(
   return readEach(templates, 'AWS::ApiGateway::UsagePlan', (plan) => {
     if (plan.value('Quota') !== undefined)
       throw plan.fail('Quota', 'usage plan quotas are not enforced by the local runtime');
-    const apiStages = plan.list('ApiStages').map((_, index) => {
+    const apiStages = plan.list('ApiStages').map((_, index): PlanApiStage => {
       const at = `ApiStages.${index}`;
-      const methodThrottles = plan.object(`${at}.Throttle`);
-      if (methodThrottles && Object.keys(methodThrottles).length)
-        throw plan.fail(
-          `${at}.Throttle`,
-          'per-method usage plan throttles are not enforced by the local runtime',
-        );
-      return { apiId: plan.requiredString(`${at}.ApiId`), stage: plan.requiredString(`${at}.Stage`) };
+      // Keyed `/<resource path>/<HTTP method>` (`/dcs/{dc_id}/invoiced-routes/POST`; the root's `//GET`), as
+      // CDK's UsagePlan writes it (ThrottlingPerMethod, `${resource.path}/${httpMethod}`). Read as a whole: a
+      // key may hold dots, which property paths split on.
+      const throttles = Object.entries(plan.object(`${at}.Throttle`) ?? {});
+      const methodThrottles = throttles.map(([key, limits]) => {
+        const split = key.lastIndexOf('/');
+        const path = key.slice(0, split) || '/';
+        const httpMethod = key.slice(split + 1);
+        if (!path.startsWith('/') || !/^[A-Z]+$/.test(httpMethod))
+          throw plan.fail(`${at}.Throttle`, `key '${key}' is not /<resource path>/<HTTP method>`);
+        const limit = (name: string) => {
+          const value = isPlainObject(limits) ? limits[name] : undefined;
+          const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+          if (typeof number === 'number' && Number.isFinite(number)) return number;
+          throw plan.fail(
+            `${at}.Throttle`,
+            `'${key}' needs a numeric ${name} (the local runtime needs both RateLimit and BurstLimit)`,
+          );
+        };
+        return { path, httpMethod, rateLimit: limit('RateLimit'), burstLimit: limit('BurstLimit') };
+      });
+      return {
+        apiId: plan.requiredString(`${at}.ApiId`),
+        stage: plan.requiredString(`${at}.Stage`),
+        methodThrottles,
+      };
     });
     const throttle = plan.object('Throttle');
     if (throttle && (throttle.RateLimit === undefined) !== (throttle.BurstLimit === undefined))

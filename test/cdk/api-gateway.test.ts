@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { AUTHORIZERS, checkedByGateway } from '../../functions/api/authorizers';
 import { endpoints } from '../../functions/api/index';
 import { importRoute } from '../../functions/api/routes/index';
-import { API_ALARMS } from '../../lib/api-stack';
+import { API_ALARMS, METHOD_CEILING_ACCOUNTS } from '../../lib/api-stack';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
 import { DEFAULT_CONFIG, defineDeliveryRoutes } from '../../lib/delivery-routes';
 import {
@@ -168,21 +168,36 @@ describe('stage', () => {
     expect(throttled.map((e) => e.operationId)).toContain(importRoute.operationId);
   });
 
-  it.each(throttled)('$operationId: $method $path is throttled to its own limits', (endpoint) => {
-    const settings = (parent.ofType('AWS::ApiGateway::Stage')[0]?.[1].Properties?.MethodSettings ??
-      []) as Record<string, unknown>[];
-    // API Gateway's encoding of a resource path: '/dcs/{dc_id}' -> '/~1dcs~1{dc_id}'.
-    const resourcePath = `/${endpoint.path.replaceAll('/', '~1')}`;
-    const mine = settings.filter((m) => m.HttpMethod === endpoint.method && m.ResourcePath === resourcePath);
-    expect(mine).toEqual([
-      expect.objectContaining({
-        HttpMethod: endpoint.method,
-        ResourcePath: resourcePath,
-        ThrottlingRateLimit: endpoint.throttling?.rateLimit,
-        ThrottlingBurstLimit: endpoint.throttling?.burstLimit,
-      }),
-    ]);
-    expect(endpoint.throttling?.rateLimit).toBeLessThan(DEFAULT_CONFIG.throttlingRateLimit);
+  it.each(throttled)(
+    '$operationId: $method $path has a ceiling for all accounts, METHOD_CEILING_ACCOUNTS times one account’s limit',
+    (endpoint) => {
+      const settings = (parent.ofType('AWS::ApiGateway::Stage')[0]?.[1].Properties?.MethodSettings ??
+        []) as Record<string, unknown>[];
+      // API Gateway's encoding of a resource path: '/dcs/{dc_id}' -> '/~1dcs~1{dc_id}'.
+      const resourcePath = `/${endpoint.path.replaceAll('/', '~1')}`;
+      const mine = settings.filter(
+        (m) => m.HttpMethod === endpoint.method && m.ResourcePath === resourcePath,
+      );
+      const { rateLimit = 0, burstLimit = 0 } = endpoint.throttling ?? {};
+      expect(mine).toEqual([
+        expect.objectContaining({
+          ThrottlingRateLimit: rateLimit * METHOD_CEILING_ACCOUNTS,
+          ThrottlingBurstLimit: burstLimit * METHOD_CEILING_ACCOUNTS,
+        }),
+      ]);
+      // Within the stage's own limits, which the method's setting replaces.
+      expect(rateLimit * METHOD_CEILING_ACCOUNTS).toBeLessThanOrEqual(DEFAULT_CONFIG.throttlingRateLimit);
+      expect(burstLimit * METHOD_CEILING_ACCOUNTS).toBeLessThanOrEqual(DEFAULT_CONFIG.throttlingBurstLimit);
+    },
+  );
+
+  it('keeps every ceiling within the stage’s limits when those are set lower', () => {
+    const { apiTemplate: custom } = synthesize({ throttlingRateLimit: 12, throttlingBurstLimit: 34 });
+    const [stage] = Object.values(resourcesOf(custom)).filter((r) => r.Type === 'AWS::ApiGateway::Stage');
+    for (const setting of (stage?.Properties?.MethodSettings ?? []) as Record<string, number>[]) {
+      expect(setting.ThrottlingRateLimit).toBeLessThanOrEqual(12);
+      expect(setting.ThrottlingBurstLimit).toBeLessThanOrEqual(34);
+    }
   });
 
   it('has no method settings beyond the stage default and the throttled endpoints', () => {
@@ -303,6 +318,46 @@ describe('per-account limits', () => {
     // The admin CLI registers accounts' keys in it by this id; no key is declared in the templates.
     expect(apiTemplate.findOutputs('UsagePlanId').UsagePlanId?.Value).toEqual({ Ref: planId });
     expect(parent.ofType('AWS::ApiGateway::ApiKey')).toEqual([]);
+  });
+
+  /** The API stages of the accounts' usage plan. */
+  const planStages = () => {
+    const [[, plan]] = parent.ofType('AWS::ApiGateway::UsagePlan') as [[string, CfnResource]];
+    return (plan.Properties?.ApiStages ?? []) as { Throttle?: Record<string, unknown> }[];
+  };
+
+  it.each(endpoints.filter((e) => e.throttling))(
+    '$operationId: limits each account on $method $path by a per-method throttle of the usage plan',
+    (endpoint) => {
+      const [stage] = planStages();
+      // Keyed /<resource path>/<HTTP method>, as CDK's ThrottlingPerMethod writes it.
+      expect(stage?.Throttle?.[`${endpoint.path}/${endpoint.method}`]).toEqual({
+        RateLimit: endpoint.throttling?.rateLimit,
+        BurstLimit: endpoint.throttling?.burstLimit,
+      });
+      // The key is the account's usage key: only an API-key method has one.
+      expect(endpoint.auth).toBe('apiKey');
+    },
+  );
+
+  it('has per-method throttles of the plan for the throttled endpoints only', () => {
+    const [stage] = planStages();
+    expect(Object.keys(stage?.Throttle ?? {}).sort()).toEqual(
+      endpoints
+        .filter((e) => e.throttling)
+        .map((e) => `${e.path}/${e.method}`)
+        .sort(),
+    );
+  });
+
+  it('refuses throttling on an endpoint without an account key: no usage key would hold it per account', () => {
+    const driverApp = endpoints.find((e) => e.auth === 'driverToken');
+    if (!driverApp) throw new Error('no driver-token endpoint');
+    expect(() =>
+      defineDeliveryRoutes(testApp(), DEFAULT_CONFIG, [
+        { ...driverApp, throttling: { rateLimit: 1, burstLimit: 1 } },
+      ]),
+    ).toThrow(/per-account limit needs the account's usage key/);
   });
 
   it('takes the account throttle and the webhook limit from CDK context', () => {

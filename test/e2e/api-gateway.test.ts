@@ -377,6 +377,7 @@ describe('API keys and usage plans', () => {
           id: 'plan01',
           throttle: { rateLimit: 0.5, burstLimit: 2 },
           stages: ['v1'],
+          methodThrottles: [],
           keys: [
             { id: 'k-alpha', value: ALPHA, enabled: true },
             { id: 'k-beta', value: BETA, enabled: true },
@@ -443,6 +444,89 @@ describe('API keys and usage plans', () => {
     expect((await metered(LATE)).status).toBe(200);
     expect(() => store.addUsagePlanKey('plan01', key.id)).toThrow(/already in Usage Plan/);
     expect(() => store.addUsagePlanKey('no-such-plan', key.id)).toThrow(/Invalid Usage Plan ID/);
+  });
+
+  describe("a plan's per-method throttle", () => {
+    // One token each, refilled every 100 s: no bucket refills while the test runs.
+    const SLOW = 0.01;
+    const [ONE, TWO, THREE] = [
+      'oneKey0000000000000000001',
+      'twoKey0000000000000000002',
+      'threeKey00000000000003',
+    ];
+    let limited: ApiGateway;
+
+    beforeAll(async () => {
+      const metered = meteredApi('AUTHORIZER');
+      const plan = metered.usagePlans[0] as RestApiSpec['usagePlans'][number];
+      const api: RestApiSpec = {
+        ...metered,
+        id: 'gwlimited',
+        methods: [
+          ...metered.methods,
+          { ...method('POST', '/metered/{action}', 'CUSTOM'), apiKeyRequired: true },
+        ],
+        stages: [
+          {
+            stageName: 'v1',
+            methodSettings: [
+              { resourcePath: '/*', httpMethod: '*', throttlingRateLimit: 1000, throttlingBurstLimit: 1000 },
+              // The stage's ceiling on the limited method, for every key together.
+              {
+                resourcePath: '/~1metered~1{action}',
+                httpMethod: 'POST',
+                throttlingRateLimit: SLOW,
+                throttlingBurstLimit: 2,
+              },
+            ],
+            tracingEnabled: false,
+          },
+        ],
+        usagePlans: [
+          {
+            ...plan,
+            id: 'plan02',
+            throttle: { rateLimit: SLOW, burstLimit: 2 },
+            methodThrottles: [
+              { stage: 'v1', path: '/metered/{action}', httpMethod: 'POST', rateLimit: SLOW, burstLimit: 1 },
+            ],
+            keys: [ONE, TWO, THREE].map((value, index) => ({ id: `k-${index}`, value, enabled: true })),
+          },
+        ],
+      };
+      limited = await startApiGateway({
+        api,
+        lambda,
+        accountId: LOCAL_ACCOUNT_ID,
+        region: LOCAL_REGION,
+        apiKeys: new ApiKeyStore(),
+      });
+    });
+
+    afterAll(() => limited?.close());
+
+    const call = (usageKey: string, httpMethod: 'GET' | 'POST') =>
+      fetch(`${limited.url}/metered/echo`, {
+        method: httpMethod,
+        headers: { Authorization: `Bearer caller-of-${usageKey}`, 'x-usage-key': usageKey },
+      }).then((response) => response.status);
+
+    it("holds each key to the method's own bucket, and to the key's bucket of the plan besides", async () => {
+      expect(await call(ONE, 'POST')).toBe(200);
+      // The method's bucket of this key is empty; refused there, the request takes nothing from the plan's.
+      expect(await call(ONE, 'POST')).toBe(429);
+      expect(await call(ONE, 'GET')).toBe(200);
+      // The plan's bucket (burst 2) gave one token to each method.
+      expect(await call(ONE, 'GET')).toBe(429);
+    });
+
+    it("applies the stage's ceiling after the keys' own limits, to every key together", async () => {
+      // Key ONE's refusal above took nothing from the stage's bucket (burst 2): ONE and TWO got a token each.
+      expect(await call(TWO, 'POST')).toBe(200);
+      // THREE's own buckets are full, but the stage's ceiling on the method is spent.
+      expect(await call(THREE, 'POST')).toBe(429);
+      expect(await call(THREE, 'GET')).toBe(200);
+    });
   });
 
   it('takes the key from X-API-Key when the key source is HEADER, never from the authorizer', async () => {

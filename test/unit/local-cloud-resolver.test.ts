@@ -120,30 +120,64 @@ describe('usage plans', () => {
         id: expect.stringMatching(/^[0-9a-f]{6}$/),
         throttle: { rateLimit: 5, burstLimit: 10 },
         stages: ['v1'],
+        methodThrottles: [],
         keys: [{ id: expect.stringMatching(/^[0-9a-f]{10}$/), value: 'k'.repeat(24), enabled: true }],
       },
     ]);
   });
 
-  it('refuses what the local API Gateway would not enforce: quotas, per-method plan throttles', () => {
+  /** The plan template with a GET /x.json method, and `throttle` as the stage's per-method throttle map. */
+  const withMethodThrottle = (throttle: Record<string, unknown>) => {
+    const template = planTemplate({
+      ApiStages: [{ ApiId: { Ref: 'Api' }, Stage: { Ref: 'Stage' }, Throttle: throttle }],
+    });
+    Object.assign(template.Resources, {
+      Resource: {
+        Type: 'AWS::ApiGateway::Resource',
+        Properties: {
+          RestApiId: { Ref: 'Api' },
+          ParentId: { 'Fn::GetAtt': ['Api', 'RootResourceId'] },
+          PathPart: 'x.json',
+        },
+      },
+      Method: {
+        Type: 'AWS::ApiGateway::Method',
+        Properties: {
+          RestApiId: { Ref: 'Api' },
+          ResourceId: { Ref: 'Resource' },
+          HttpMethod: 'GET',
+          Integration: { Type: 'MOCK' },
+        },
+      },
+    });
+    return template;
+  };
+
+  it("reads a plan's per-method throttles, keyed /<resource path>/<HTTP method> as CDK writes them", () => {
+    const api = apiOf(withMethodThrottle({ '/x.json/GET': { RateLimit: '0.5', BurstLimit: 3 } }));
+    expect(api?.usagePlans[0]?.methodThrottles).toEqual([
+      { stage: 'v1', path: '/x.json', httpMethod: 'GET', rateLimit: 0.5, burstLimit: 3 },
+    ]);
+  });
+
+  it('refuses what the local API Gateway would not enforce: quotas, a throttle without both limits', () => {
     expect(() => apiOf(planTemplate({ Quota: { Limit: 1000, Period: 'DAY' } }))).toThrow(
       /quotas are not enforced/,
     );
-    expect(() =>
-      apiOf(
-        planTemplate({
-          ApiStages: [
-            {
-              ApiId: { Ref: 'Api' },
-              Stage: { Ref: 'Stage' },
-              Throttle: { '/x/GET': { RateLimit: 1, BurstLimit: 1 } },
-            },
-          ],
-        }),
-      ),
-    ).toThrow(/per-method usage plan throttles/);
     expect(() => apiOf(planTemplate({ Throttle: { RateLimit: 5 } }))).toThrow(
       /both RateLimit and BurstLimit/,
+    );
+    expect(() => apiOf(withMethodThrottle({ '/x.json/GET': { RateLimit: 1 } }))).toThrow(
+      /'\/x.json\/GET' needs a numeric BurstLimit/,
+    );
+  });
+
+  it('refuses a per-method throttle that names no method of the API, or is not keyed by path and method', () => {
+    expect(() => apiOf(withMethodThrottle({ '/x.json/POST': { RateLimit: 1, BurstLimit: 1 } }))).toThrow(
+      /'\/x.json\/POST' names no method of REST API Api/,
+    );
+    expect(() => apiOf(withMethodThrottle({ 'GET /x.json': { RateLimit: 1, BurstLimit: 1 } }))).toThrow(
+      /is not \/<resource path>\/<HTTP method>/,
     );
   });
 });

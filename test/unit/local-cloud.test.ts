@@ -10,6 +10,7 @@ import { endpoints } from '../../functions/api/index';
 import { EVENT_RECORD_PATTERN } from '../../functions/data/events';
 import { QUEUES, type QueueName, RESOURCE_ENV } from '../../functions/shared/resources';
 import { consumers } from '../../functions/workers/index';
+import { METHOD_CEILING_ACCOUNTS } from '../../lib/api-stack';
 import { EVENT_PIPE_BATCH_SIZE, EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
 import { DEFAULT_CONFIG } from '../../lib/delivery-routes';
 import {
@@ -229,8 +230,8 @@ describe('the synthesized app, read as a deployment', () => {
       expect(stage?.methodSettings).toContainEqual({
         resourcePath: `/${endpoint.path.replaceAll('/', '~1')}`,
         httpMethod: endpoint.method,
-        throttlingRateLimit: endpoint.throttling?.rateLimit,
-        throttlingBurstLimit: endpoint.throttling?.burstLimit,
+        throttlingRateLimit: (endpoint.throttling?.rateLimit ?? 0) * METHOD_CEILING_ACCOUNTS,
+        throttlingBurstLimit: (endpoint.throttling?.burstLimit ?? 0) * METHOD_CEILING_ACCOUNTS,
       });
     }
   });
@@ -245,6 +246,15 @@ describe('the synthesized app, read as a deployment', () => {
           burstLimit: DEFAULT_CONFIG.accountThrottlingBurstLimit,
         },
         stages: [DEFAULT_CONFIG.stageName],
+        methodThrottles: endpoints
+          .filter((e) => e.throttling)
+          .map((e) => ({
+            stage: DEFAULT_CONFIG.stageName,
+            path: e.path,
+            httpMethod: e.method,
+            rateLimit: e.throttling?.rateLimit,
+            burstLimit: e.throttling?.burstLimit,
+          })),
         keys: [],
       }),
     ]);
