@@ -299,6 +299,69 @@ describe('alarm topic', () => {
     expectTlsOnly('AWS::SNS::TopicPolicy', { Topics: [{ Ref: topicId }] });
   });
 
+  it('lets CloudWatch alarms of this account and Region publish: its policy replaces SNS’s default one', () => {
+    const policies = Object.values(resources).filter(
+      (r) =>
+        r.Type === 'AWS::SNS::TopicPolicy' &&
+        JSON.stringify(r.Properties?.Topics) === JSON.stringify([{ Ref: topicId }]),
+    );
+    expect(policies).toHaveLength(1);
+    const document = policies[0]?.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] };
+    const statements = document.Statement;
+    const allowed = statements.filter((statement) => statement.Effect === 'Allow');
+    expect(allowed).toEqual([
+      {
+        Sid: 'CloudWatchAlarmsPublish',
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'sns:Publish',
+        Resource: { Ref: topicId },
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+          ArnLike: {
+            'aws:SourceArn': {
+              'Fn::Join': [
+                '',
+                [
+                  'arn:',
+                  { Ref: 'AWS::Partition' },
+                  ':cloudwatch:',
+                  { Ref: 'AWS::Region' },
+                  ':',
+                  { Ref: 'AWS::AccountId' },
+                  ':alarm:*',
+                ],
+              ],
+            },
+          },
+        },
+      },
+    ]);
+    // And the TLS-only refusal stays, for every principal.
+    expect(statements.filter((statement) => statement.Effect === 'Deny')).toEqual([
+      expect.objectContaining({
+        Principal: '*',
+        Action: 'sns:Publish',
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    ]);
+  });
+
+  it('has a key CloudWatch may encrypt the notifications under', () => {
+    const keyRef = resource(topicId).Properties?.KmsMasterKeyId as { 'Fn::GetAtt': [string, string] };
+    const keyPolicy = resource(keyRef['Fn::GetAtt'][0]).Properties?.KeyPolicy as {
+      Statement: Record<string, unknown>[];
+    };
+    expect(keyPolicy.Statement).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        Resource: '*',
+      }),
+    );
+  });
+
   it('has no subscription unless alarmEmail is given', () => {
     template.resourceCountIs('AWS::SNS::Subscription', 0);
   });
