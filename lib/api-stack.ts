@@ -18,22 +18,25 @@ import {
   type ThrottlingPerMethod,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
-import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm, Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct, IDependable } from 'constructs';
 import { AUTHORIZERS, checkedByGateway } from '../functions/api/authorizers';
 import type { AuthKind, EndpointDefinition } from '../functions/api/define';
 import type { ConsumerDefinition } from '../functions/workers/define';
+import { exportAnalytics } from '../functions/workers/export-analytics/consumer';
+import { importRoutes } from '../functions/workers/import-routes/consumer';
 import { bundlesXraySdk, XRAY_SDK_TRACING_DEFAULT, type XraySdkTracing } from './bundling';
-import { ALARM_PERIOD, notify } from './constructs/alarm-topic';
 import { apiKeyRequired, EndpointGroup, groupBy } from './constructs/endpoint-group';
 import { QueueConsumers } from './constructs/queue-consumers';
+import { ServiceDashboard } from './constructs/service-dashboard';
 import { ServiceFunction } from './constructs/service-function';
 import { StatefulImports } from './constructs/stateful-imports';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from './gateway-responses';
 import { functionId, pascalCase } from './naming';
 import { sliceOf } from './slices';
 import type { StatefulExports } from './stateful-stack';
+import { API_ALARMS, alarmOn, WATCHES } from './watches';
 
 export interface ApiStackProps extends StackProps {
   /** The stateful stack's table, bucket, queues and alarm topic, imported by their fixed export names. */
@@ -74,16 +77,6 @@ export interface ApiStackProps extends StackProps {
  */
 export const METHOD_CEILING_ACCOUNTS = 5;
 
-/** The API's own alarms, besides each function's throttles alarm and the queues' alarms. */
-export const API_ALARMS = {
-  /** Percentage of requests answered 5xx in a 5-minute period; a 500 is a bug, a 502/504 an outage. */
-  serverErrorRatePercent: 1,
-  /** p99 latency in milliseconds over a 5-minute period; handlers answer in tens of milliseconds. */
-  p99LatencyMs: 3000,
-  /** Periods (of 5 minutes) that must breach, out of the last three, before the alarm fires. */
-  datapointsToAlarm: 2,
-} as const;
-
 /**
  * The stateless side: the REST API with its paths, authorizers, deployment and stage, one nested stack of
  * endpoint functions and methods per domain (the endpoints' `tag`), and one of queue consumers. It holds no
@@ -93,6 +86,8 @@ export const API_ALARMS = {
 export class ApiStack extends Stack {
   readonly api: RestApi;
   readonly stage: Stage;
+  /** The stage's access log group: one JSON line per request (accessLogFormat). */
+  readonly accessLogs: LogGroup;
   /**
    * The accounts' usage plan: its throttle holds per account (per usage key). The admin CLI registers each
    * account's key in it by the id the stack outputs (UsagePlanId).
@@ -109,6 +104,8 @@ export class ApiStack extends Stack {
   readonly consumerFunctions: ReadonlyMap<string, ServiceFunction>;
   readonly serverErrorAlarm: Alarm;
   readonly latencyAlarm: Alarm;
+  /** The operators' dashboard: every alarm's metric and what explains it (lib/constructs/service-dashboard.ts). */
+  readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -195,7 +192,8 @@ export class ApiStack extends Stack {
     });
     this.consumerFunctions = this.consumers.functions;
 
-    this.stage = this.deploy(props, [...groups.values(), ...gatewayResponses], logRetention);
+    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention });
+    this.stage = this.deploy(props, [...groups.values(), ...gatewayResponses], this.accessLogs);
     this.usagePlan = this.api.addUsagePlan('AccountUsagePlan', {
       name: `${this.stackName}-accounts`,
       description: 'Per-account throttle of the account-key methods: every account’s usage key joins it',
@@ -208,40 +206,42 @@ export class ApiStack extends Stack {
     if (createWebhook && props.maxWebhooksPerAccount !== undefined)
       createWebhook.addEnvironment('MAX_WEBHOOKS_PER_ACCOUNT', String(props.maxWebhooksPerAccount));
 
-    this.serverErrorAlarm = notify(
-      new Alarm(this, 'ServerErrorRateAlarm', {
-        alarmDescription: `More than ${API_ALARMS.serverErrorRatePercent}% of API requests answered 5xx`,
-        metric: new MathExpression({
-          label: '5xx rate (%)',
-          expression: 'IF(requests > 0, 100 * errors / requests, 0)',
-          usingMetrics: {
-            errors: this.stage.metricServerError({ period: ALARM_PERIOD, statistic: 'Sum' }),
-            requests: this.stage.metricCount({ period: ALARM_PERIOD, statistic: 'SampleCount' }),
-          },
-          period: ALARM_PERIOD,
-        }),
-        threshold: API_ALARMS.serverErrorRatePercent,
-        evaluationPeriods: 3,
-        datapointsToAlarm: API_ALARMS.datapointsToAlarm,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-      resources.alarmTopic,
-    );
-    this.latencyAlarm = notify(
-      new Alarm(this, 'LatencyP99Alarm', {
-        alarmDescription: `API p99 latency above ${API_ALARMS.p99LatencyMs} ms`,
-        metric: this.stage.metricLatency({ period: ALARM_PERIOD, statistic: 'p99' }),
-        threshold: API_ALARMS.p99LatencyMs,
-        evaluationPeriods: 3,
-        datapointsToAlarm: API_ALARMS.datapointsToAlarm,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-      resources.alarmTopic,
-    );
+    this.serverErrorAlarm = alarmOn(this, 'ServerErrorRateAlarm', WATCHES.apiServerErrorRate, this.stage, {
+      description: `More than ${API_ALARMS.serverErrorRatePercent}% of API requests answered 5xx`,
+      topic: resources.alarmTopic,
+    });
+    this.latencyAlarm = alarmOn(this, 'LatencyP99Alarm', WATCHES.apiLatency, this.stage, {
+      description: `API p99 latency above ${API_ALARMS.p99LatencyMs} ms`,
+      topic: resources.alarmTopic,
+    });
+
+    // Here, with what it graphs: the stage and the functions are this stack's (nested stacks' outputs reach
+    // the parent without exports), the queues come in by the stateful stack's fixed exports. The stateful stack
+    // could not hold it: it must not depend on this one.
+    const byName = (functions: Iterable<ServiceFunction>) =>
+      new Map([...functions].map((fn) => [fn.sliceName, fn] as const));
+    this.dashboard = new ServiceDashboard(this, 'Monitoring', {
+      dashboardName: this.stackName,
+      stage: this.stage,
+      accessLogs: this.accessLogs,
+      endpoints: props.endpoints,
+      functions: new Map([
+        ...[...groups].map(([tag, group]) => [`${tag} endpoints`, byName(group.functions.values())] as const),
+        ['Authorizers', byName(authorizerFunctions.values())],
+        ['Queue consumers', byName(this.consumerFunctions.values())],
+      ]),
+      workers: {
+        imports: this.consumerFunctions.get(importRoutes.id),
+        exports: this.consumerFunctions.get(exportAnalytics.id),
+      },
+      resources,
+    }).dashboard;
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API stage' });
+    new CfnOutput(this, 'DashboardName', {
+      value: this.dashboard.dashboardName,
+      description: 'The CloudWatch dashboard of the service (README, Operations)',
+    });
     new CfnOutput(this, 'UsagePlanId', {
       value: this.usagePlan.usagePlanId,
       description:
@@ -258,11 +258,7 @@ export class ApiStack extends Stack {
    * REST API's own properties, such as compression); function code changes need none (methods point at the
    * functions, not at their code).
    */
-  private deploy(
-    props: ApiStackProps,
-    snapshotOf: readonly IDependable[],
-    logRetention: RetentionDays,
-  ): Stage {
+  private deploy(props: ApiStackProps, snapshotOf: readonly IDependable[], accessLogs: LogGroup): Stage {
     const deployment = new Deployment(this, 'Deployment', {
       api: this.api,
       description: 'Delivery Route Service API',
@@ -270,7 +266,6 @@ export class ApiStack extends Stack {
     deployment.addToLogicalId(deploymentFingerprint(props.endpoints));
     for (const part of snapshotOf) deployment.node.addDependency(part);
 
-    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention });
     const stage = new Stage(this, 'Stage', {
       deployment,
       stageName: props.stageName ?? 'v1',

@@ -1,5 +1,5 @@
 import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -21,9 +21,10 @@ import {
   QUEUES,
   type QueueName,
 } from '../functions/shared/resources';
-import { ALARM_PERIOD, AlarmTopic, ANY_OCCURRENCE, notify } from './constructs/alarm-topic';
+import { AlarmTopic } from './constructs/alarm-topic';
 import { EventPipe } from './constructs/event-pipe';
 import { pascalCase } from './naming';
+import { alarmOn, IMPORT_QUEUE_MAX_AGE, WATCHES } from './watches';
 
 /**
  * The table as other stacks see it: its ARN under a fixed export name (the table name derives from the ARN).
@@ -60,18 +61,14 @@ export interface StatefulExports {
   readonly alarmTopicArnExportName: string;
   /** The KMS key webhook signing secrets are encrypted under: its ARN under a fixed export name. */
   readonly webhookSecretsKeyArnExportName: string;
+  /** The event pipe's dead-letter queue: its ARN under a fixed export name (the dashboard graphs it). */
+  readonly eventPipeDeadLetterArnExportName: string;
 }
 
 export interface StatefulStackProps extends StackProps {
   /** Subscribed by email to the alarm topic when given. */
   readonly alarmEmail?: string;
 }
-
-/**
- * The import worker's backlog alarm: the oldest accepted import has waited this long for a worker. Imports
- * normally start within seconds; 10 minutes means workers are failing or capped far below the arrival rate.
- */
-export const IMPORT_QUEUE_MAX_AGE = Duration.minutes(10);
 
 export interface QueueWithDlq {
   readonly queue: Queue;
@@ -178,31 +175,22 @@ export class StatefulStack extends Stack {
         enforceSSL: true,
         deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
       });
-      const deadLetterAlarm = new Alarm(this, `${id}DeadLetterAlarm`, {
-        alarmDescription: `Messages of the ${name} queue failed ${definition.maxReceiveCount} times and wait in its DLQ`,
-        metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period: ALARM_PERIOD,
-          statistic: 'Maximum',
-        }),
-        ...ANY_OCCURRENCE,
+      const deadLetterAlarm = alarmOn(this, `${id}DeadLetterAlarm`, WATCHES.deadLetters, deadLetterQueue, {
+        description: `Messages of the ${name} queue failed ${definition.maxReceiveCount} times and wait in its DLQ`,
+        topic: this.alarmTopic,
       });
-      notify(deadLetterAlarm, this.alarmTopic);
       queues[name] = { queue, deadLetterQueue, deadLetterAlarm };
     }
     this.queues = queues as Record<QueueName, QueueWithDlq>;
-    this.importBacklogAlarm = notify(
-      new Alarm(this, 'ImportBacklogAlarm', {
-        alarmDescription: `An accepted route import has waited more than ${IMPORT_QUEUE_MAX_AGE.toMinutes()} minutes for the import worker`,
-        metric: this.queues.imports.queue.metricApproximateAgeOfOldestMessage({
-          period: ALARM_PERIOD,
-          statistic: 'Maximum',
-        }),
-        threshold: IMPORT_QUEUE_MAX_AGE.toSeconds(),
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-      this.alarmTopic,
+    this.importBacklogAlarm = alarmOn(
+      this,
+      'ImportBacklogAlarm',
+      WATCHES.importBacklog,
+      this.queues.imports.queue,
+      {
+        description: `An accepted route import has waited more than ${IMPORT_QUEUE_MAX_AGE.toMinutes()} minutes for the import worker`,
+        topic: this.alarmTopic,
+      },
     );
     this.notifyImportsOfUploads();
     this.eventPipe = new EventPipe(this, 'EventPipe', {
@@ -232,12 +220,15 @@ export class StatefulStack extends Stack {
     this.exportValue(this.alarmTopic.topicArn, { name: alarmTopicArnExportName });
     const webhookSecretsKeyArnExportName = `${this.stackName}-WebhookSecretsKeyArn`;
     this.exportValue(this.webhookSecretsKey.keyArn, { name: webhookSecretsKeyArnExportName });
+    const eventPipeDeadLetterArnExportName = `${this.stackName}-EventPipeDeadLetterQueueArn`;
+    this.exportValue(this.eventPipe.deadLetterQueue.queueArn, { name: eventPipeDeadLetterArnExportName });
     this.exports = {
       table: this.tableExports,
       bucket: bucketExports,
       queues: queueExports as Record<QueueName, QueueExports>,
       alarmTopicArnExportName,
       webhookSecretsKeyArnExportName,
+      eventPipeDeadLetterArnExportName,
     };
 
     new CfnOutput(this, 'TableName', {

@@ -1,9 +1,7 @@
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
-import { type Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 
@@ -60,22 +58,3 @@ export class AlarmTopic extends Construct {
     if (props.email) this.topic.addSubscription(new EmailSubscription(props.email));
   }
 }
-
-/** Sends an alarm's state changes (into alarm and back to OK) to the alarm topic. */
-export function notify(alarm: Alarm, topic: ITopic): Alarm {
-  const action = new SnsAction(topic);
-  alarm.addAlarmAction(action);
-  alarm.addOkAction(action);
-  return alarm;
-}
-
-/** Alarm settings for "this should never happen": any datapoint at or above 1 in a 5-minute period. */
-export const ANY_OCCURRENCE = {
-  threshold: 1,
-  evaluationPeriods: 1,
-  comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-  treatMissingData: TreatMissingData.NOT_BREACHING,
-} as const;
-
-/** The period of every alarm metric of the service. */
-export const ALARM_PERIOD = Duration.minutes(5);

@@ -1,5 +1,5 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { CfnPipe } from 'aws-cdk-lib/aws-pipes';
@@ -8,7 +8,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EVENT_RECORD_PATTERN } from '../../functions/data/events';
 import { DLQ_RETENTION_DAYS } from '../../functions/shared/resources';
-import { ALARM_PERIOD, ANY_OCCURRENCE, notify } from './alarm-topic';
+import { alarmOn, WATCHES } from '../watches';
 
 /**
  * How long the pipe keeps trying a stream record before it gives the record up to its dead-letter queue.
@@ -77,18 +77,11 @@ export class EventPipe extends Construct {
       id: 'AwsSolutions-SQS3',
       reason: "This is the event pipe's dead-letter queue; a DLQ has no DLQ of its own.",
     });
-    this.deadLetterAlarm = notify(
-      new Alarm(this, 'DeadLetterAlarm', {
-        alarmDescription:
-          'The event pipe gave up stream records it could not send to the events queue; they wait in the stream (24 h) and are described in its DLQ',
-        metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period: ALARM_PERIOD,
-          statistic: 'Maximum',
-        }),
-        ...ANY_OCCURRENCE,
-      }),
-      props.alarmTopic,
-    );
+    this.deadLetterAlarm = alarmOn(this, 'DeadLetterAlarm', WATCHES.deadLetters, this.deadLetterQueue, {
+      description:
+        'The event pipe gave up stream records it could not send to the events queue; they wait in the stream (24 h) and are described in its DLQ',
+      topic: props.alarmTopic,
+    });
 
     const role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('pipes.amazonaws.com', {

@@ -6,7 +6,7 @@ import {
   Duration,
   Validations,
 } from 'aws-cdk-lib';
-import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { ArnPrincipal, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -35,7 +35,7 @@ import {
   REPO_ROOT,
 } from '../bundling';
 import type { Slice } from '../slices';
-import { ALARM_PERIOD, ANY_OCCURRENCE, notify } from './alarm-topic';
+import { alarmOn, WATCHES } from '../watches';
 import type { ServiceResources } from './stateful-imports';
 
 export type BucketAccess = NonNullable<ResourceAccess['bucket']>;
@@ -161,12 +161,10 @@ export class ServiceFunction extends LambdaFunction {
    * reserved limit is too low. Requests then fail (API) or wait (queues) although nothing is broken.
    */
   alarmOnThrottles(topic: ITopic): Alarm {
-    const alarm = new Alarm(this, 'ThrottlesAlarm', {
-      alarmDescription: `Lambda throttled invocations of ${this.sliceName}`,
-      metric: this.metricThrottles({ period: ALARM_PERIOD, statistic: 'Sum' }),
-      ...ANY_OCCURRENCE,
+    return alarmOn(this, 'ThrottlesAlarm', WATCHES.functionThrottles, this, {
+      description: `Lambda throttled invocations of ${this.sliceName}`,
+      topic,
     });
-    return notify(alarm, topic);
   }
 
   /**

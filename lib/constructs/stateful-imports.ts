@@ -21,6 +21,8 @@ export interface ServiceResources {
   readonly alarmTopic: ITopic;
   /** The KMS key webhook signing secrets are encrypted under. */
   readonly webhookSecretsKey: IKey;
+  /** The event pipe's dead-letter queue. */
+  readonly eventPipeDeadLetterQueue: IQueue;
 }
 
 /**
@@ -79,6 +81,12 @@ export class StatefulImports extends Construct implements ServiceResources {
   get webhookSecretsKey(): IKey {
     return this.importOnce('WebhookSecretsKey', (id) =>
       Key.fromKeyArn(this, id, Fn.importValue(this.exported.webhookSecretsKeyArnExportName)),
+    );
+  }
+
+  get eventPipeDeadLetterQueue(): IQueue {
+    return this.importOnce('EventPipeDeadLetterQueue', (id) =>
+      Queue.fromQueueArn(this, id, Fn.importValue(this.exported.eventPipeDeadLetterArnExportName)),
     );
   }
 

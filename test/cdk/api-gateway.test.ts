@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { AUTHORIZERS, checkedByGateway } from '../../functions/api/authorizers';
 import { endpoints } from '../../functions/api/index';
 import { importRoute } from '../../functions/api/routes/index';
-import { API_ALARMS, METHOD_CEILING_ACCOUNTS } from '../../lib/api-stack';
+import { METHOD_CEILING_ACCOUNTS } from '../../lib/api-stack';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
 import { DEFAULT_CONFIG, defineDeliveryRoutes } from '../../lib/delivery-routes';
 import {
@@ -14,6 +14,7 @@ import {
   gatewayResponseBody,
 } from '../../lib/gateway-responses';
 import { sliceOf } from '../../lib/slices';
+import { API_ALARMS } from '../../lib/watches';
 import {
   alarmTopicArn,
   allOfType,

@@ -71,6 +71,7 @@ describe('app', () => {
       ]),
       stateful.exports.alarmTopicArnExportName,
       stateful.exports.webhookSecretsKeyArnExportName,
+      stateful.exports.eventPipeDeadLetterArnExportName,
     ];
     expect(imported.size).toBeGreaterThan(0);
     for (const name of imported) {

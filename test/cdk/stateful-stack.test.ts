@@ -10,7 +10,7 @@ import {
   type QueueName,
 } from '../../functions/shared/resources';
 import { EVENT_PIPE_BATCH_SIZE, EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
-import { IMPORT_QUEUE_MAX_AGE } from '../../lib/stateful-stack';
+import { IMPORT_QUEUE_MAX_AGE } from '../../lib/watches';
 import { type CfnResource, logicalIdOf, resourcesOf, synthesize } from './synth';
 
 const { stateful, statefulTemplate: template } = synthesize();
