@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { z } from 'zod';
+import * as z from 'zod';
 import { authenticateDriverToken } from '../domain/driver-auth';
 import {
   type AccountCaller,
@@ -35,6 +35,13 @@ type SuccessData<E extends EndpointDefinition> = E['responses'] extends { 200: {
   ? z.input<S & z.ZodType>
   : unknown;
 
+/**
+ * The body of a row that declares none: nothing, or `{}` (for clients that always send one). Any other body is
+ * refused like a body that fails its schema (1004 over the size limit, 1005 malformed, else 1006), not ignored:
+ * a client that sends one expects it to count.
+ */
+const NO_BODY = z.strictObject({}, { error: 'this endpoint takes no body; send none, or {}' }).optional();
+
 /** A success answered with a status other than 200 (202 for work still pending). */
 export class WithStatus {
   constructor(
@@ -45,8 +52,9 @@ export class WithStatus {
 
 /**
  * Wraps a use case as an API Gateway proxy handler: size limit, JSON parsing, zod validation of path,
- * query and body (messages name the field path), the DC-ownership check, and the envelope for every
- * outcome. Anything that is not an ApiError becomes a generic 500 whose request id is logged.
+ * query and body (messages name the field path; a row without a body schema takes none, NO_BODY), the
+ * DC-ownership check, and the envelope for every outcome. Anything that is not an ApiError becomes a generic
+ * 500 whose request id is logged.
  */
 export function httpHandler<const E extends EndpointDefinition>(
   endpoint: E,
@@ -69,10 +77,14 @@ export function httpHandler<const E extends EndpointDefinition>(
       }
       // API Gateway hands the query already decoded (`+` as a space): taken as it comes, never decoded again.
       const query = parseOptionalPart('query', endpoint.request.query, event.queryStringParameters ?? {});
-      const body = endpoint.request.body
-        ? parseOptionalPart('body', endpoint.request.body, parseJsonBody(event))
-        : undefined;
-      const result = await handle({ params, query, body, caller, requestId } as ApiRequest<E>);
+      const body = parsePart('body', endpoint.request.body ?? NO_BODY, parseJsonBody(event));
+      const result = await handle({
+        params,
+        query,
+        body: endpoint.request.body ? body : undefined,
+        caller,
+        requestId,
+      } as ApiRequest<E>);
       const response =
         result instanceof WithStatus
           ? successResponse(result.statusCode, result.data)

@@ -25,9 +25,10 @@ const codeMeaning = new Map<number, { httpStatus: number; meaning: string }>(
 /** Error responses an endpoint can give, by HTTP status, with the codes each one carries. */
 function errorResponses(endpoint: EndpointDefinition): Map<number, number[]> {
   const codes: number[] = [1000, ...endpoint.errorCodes];
-  const { params, query, body } = endpoint.request;
-  if (params || query || body) codes.push(1006);
-  if (body) codes.push(1004, 1005);
+  const { params, query } = endpoint.request;
+  if (params || query) codes.push(1006);
+  // httpHandler checks the body of every row it serves, a row without a body schema refusing any but `{}`.
+  if (endpoint.envelope !== false) codes.push(1004, 1005, 1006);
   if (endpoint.auth !== 'none') codes.push(1001);
   // The account's usage plan: its throttle (429), and no registered usage key (403).
   if (endpoint.auth === 'apiKey') codes.push(1008, 1009);

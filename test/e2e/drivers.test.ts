@@ -493,6 +493,28 @@ describe('PATCH and PUT .../finish-routes', () => {
       expect(expectSuccess(again, drivers.finishDriverRoutes)).toEqual({ finalized_route_ids: [] });
     },
   );
+
+  it.each([
+    ['malformed JSON', 'body-1', '{"timestamp": ', 400, 1005],
+    ['a JSON body (it takes none)', 'body-2', { timestamp: 1_700_000_000_000 }, 400, 1006],
+    ['a JSON null', 'body-3', 'null', 400, 1006],
+    ['a body over 5 MB', 'body-4', { padding: 'p'.repeat(5.5 * 1024 * 1024) }, 413, 1004],
+  ])('refuses %s, finishing nothing', async (_, driverId, body, status, code) => {
+    await createDriver('dc-1', driverId);
+    const ref = { accountId: acme.accountId, dcId: 'dc-1', driverId };
+    await seedActiveRoute(ref, `${driverId}-r1`, 1_700_000_000_000);
+    const path = `/dcs/dc-1/drivers/${driverId}/finish-routes`;
+    for (const method of ['PATCH', 'PUT']) {
+      const message = expectError(await request(method, path, { key: acme.key, body }), status, code);
+      if (code === 1006) expect(message).toBe('request body: this endpoint takes no body; send none, or {}');
+    }
+    expect(await readRoute(acme.accountId, `${driverId}-r1`)).toMatchObject({ is_finalized: false });
+    // `{}` counts as no body.
+    const finished = await request('PATCH', path, { key: acme.key, body: {} });
+    expect(expectSuccess(finished, drivers.finishDriverRoutes)).toEqual({
+      finalized_route_ids: [`${driverId}-r1`],
+    });
+  });
 });
 
 describe('the paths of one driver', () => {
