@@ -34,7 +34,7 @@ import { type ImportedRoute, ImportRouteBody } from '../models/import-model';
 import { randomId } from '../shared/crypto';
 import type { ErrorCodeName } from '../shared/error-codes';
 import { ERROR_CODES } from '../shared/error-codes';
-import { ApiError, ConflictError } from '../shared/errors';
+import { ApiError, ConflictError, ValidationError } from '../shared/errors';
 import { camelFields } from '../shared/field-names';
 import { MAX_UPLOAD_BYTES } from '../shared/limits';
 import { logger } from '../shared/observability';
@@ -215,7 +215,13 @@ function parseImportBody(text: string): ImportedRoute {
 /** The body of an import from the bucket; a POSTed one is well under the upload limit. */
 async function readImportBody(record: ImportRecord): Promise<ImportedRoute> {
   try {
-    return parseImportBody(await getObjectText(record.payloadKey, MAX_UPLOAD_BYTES));
+    const text = await getObjectText(record.payloadKey, MAX_UPLOAD_BYTES);
+    // Only an upload can be empty (S3 stores a 0-byte PUT like any other).
+    if (text === '')
+      throw new ValidationError(
+        'request body: the upload is empty (0 bytes); PUT the {"route": ...} JSON to the link',
+      );
+    return parseImportBody(text);
   } catch (error) {
     if (!(error instanceof ObjectTooLargeError)) throw error;
     throw new ApiError(

@@ -150,7 +150,7 @@ export async function handleS3(
     const outgoing = upstream.open(
       req.method ?? 'GET',
       req.url ?? '/',
-      endToEndHeaders(req.headers),
+      withStoredContentType(operation.operation, endToEndHeaders(req.headers)),
       resolve,
       reject,
     );
@@ -265,6 +265,20 @@ async function text(response: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of response) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A body sent without a Content-Type is stored by S3 as `binary/octet-stream`. fauxqs (Fastify) reads a body
+ * only when the request names a type, and answers a PUT with neither a type nor a body with a 500 where S3
+ * stores the empty object: the proxy names S3's default type for it.
+ */
+function withStoredContentType(
+  operation: string,
+  headers: Record<string, string | string[]>,
+): Record<string, string | string[]> {
+  if (operation !== 'PutObject' && operation !== 'UploadPart') return headers;
+  if (headers['content-type'] !== undefined) return headers;
+  return { ...headers, 'content-type': 'binary/octet-stream' };
 }
 
 function hasBody(req: IncomingMessage): boolean {

@@ -141,6 +141,17 @@ describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
     expect(expectError(failed, 400, code)).toBe(`import ${upload.txid} failed: ${message}`);
   });
 
+  it('fails an empty (0-byte) upload with 1006, as S3 stores and announces an empty object', async () => {
+    const upload = await startUpload();
+    // No body and no Content-Type: S3 stores an empty object all the same.
+    const stored = await fetch(upload.upload_url, { method: 'PUT', body: new Uint8Array(0) });
+    expect(stored.status, await stored.text()).toBe(200);
+    const failed = await waitForImport(api.url, acme.key, 'dc-1', upload.txid);
+    expect(expectError(failed, 400, ERROR_CODES.VALIDATION_FAILED.code)).toBe(
+      `import ${upload.txid} failed: request body: the upload is empty (0 bytes); PUT the {"route": ...} JSON to the link`,
+    );
+  });
+
   it('fails an upload that never arrives with 3015 after its link expired, and ignores an object after that', async () => {
     const upload = await startUpload();
     const deadline = upload.upload_expiration_timestamp + ARRIVAL_GRACE_SECONDS * 1000;
