@@ -19,6 +19,7 @@ import {
   DLQ_RETENTION_DAYS,
   IMPORT_UPLOADS_PREFIX,
   QUEUES,
+  type QueueDefinition,
   type QueueName,
 } from '../functions/shared/resources';
 import { AlarmTopic } from './constructs/alarm-topic';
@@ -73,7 +74,10 @@ export interface StatefulStackProps extends StackProps {
 export interface QueueWithDlq {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
-  /** In alarm while the DLQ holds any message. */
+  /**
+   * In alarm while the DLQ holds any message, or, for a DLQ a consumer reads, in a period in which it received
+   * any.
+   */
   readonly deadLetterAlarm: Alarm;
 }
 
@@ -158,12 +162,14 @@ export class StatefulStack extends Stack {
     });
 
     const queues: Partial<Record<QueueName, QueueWithDlq>> = {};
-    for (const [name, definition] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
+    for (const [name, definition] of Object.entries(QUEUES) as [QueueName, QueueDefinition][]) {
       const id = pascalCase(name);
+      const consumed = definition.consumedDeadLetters;
       const deadLetterQueue = new Queue(this, `${id}DeadLetterQueue`, {
         retentionPeriod: Duration.days(DLQ_RETENTION_DAYS),
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
+        ...(consumed ? { visibilityTimeout: Duration.seconds(consumed.visibilityTimeoutSeconds) } : {}),
       });
       Validations.of(deadLetterQueue).acknowledge({
         id: 'AwsSolutions-SQS3',
@@ -175,10 +181,19 @@ export class StatefulStack extends Stack {
         enforceSSL: true,
         deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
       });
-      const deadLetterAlarm = alarmOn(this, `${id}DeadLetterAlarm`, WATCHES.deadLetters, deadLetterQueue, {
-        description: `Messages of the ${name} queue failed ${definition.maxReceiveCount} times and wait in its DLQ`,
-        topic: this.alarmTopic,
-      });
+      // A DLQ a consumer reads stays empty: its alarm counts what the consumer received from it instead.
+      const deadLetterAlarm = alarmOn(
+        this,
+        `${id}DeadLetterAlarm`,
+        consumed ? WATCHES.consumedDeadLetters : WATCHES.deadLetters,
+        deadLetterQueue,
+        {
+          description: consumed
+            ? `Messages of the ${name} queue failed ${definition.maxReceiveCount} times and went to its DLQ, whose consumer ended their jobs`
+            : `Messages of the ${name} queue failed ${definition.maxReceiveCount} times and wait in its DLQ`,
+          topic: this.alarmTopic,
+        },
+      );
       queues[name] = { queue, deadLetterQueue, deadLetterAlarm };
     }
     this.queues = queues as Record<QueueName, QueueWithDlq>;

@@ -80,6 +80,16 @@ export const WATCHES = {
       queue.metricApproximateNumberOfMessagesVisible({ period: ALARM_PERIOD, statistic: 'Maximum' }),
     condition: ANY_OCCURRENCE,
   } satisfies Watch<IQueue>,
+  /**
+   * A message reached a dead-letter queue that a consumer empties (the imports DLQ: its consumer ends the
+   * import), so its depth stays at zero: counted as SQS hands them out (NumberOfMessagesReceived;
+   * NumberOfMessagesSent leaves out the messages redrive moves into a DLQ).
+   */
+  consumedDeadLetters: {
+    title: 'Dead-letter queues a consumer empties: messages received (alarm at 1)',
+    metric: (queue) => queue.metricNumberOfMessagesReceived({ period: ALARM_PERIOD, statistic: 'Sum' }),
+    condition: ANY_OCCURRENCE,
+  } satisfies Watch<IQueue>,
   /** The oldest accepted import has waited IMPORT_QUEUE_MAX_AGE for the import worker. */
   importBacklog: {
     title: `Imports queue: oldest accepted import, seconds (alarm at ${IMPORT_QUEUE_MAX_AGE.toSeconds()})`,

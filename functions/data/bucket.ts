@@ -42,6 +42,18 @@ export async function putJsonObject(key: string, body: string): Promise<void> {
   );
 }
 
+/** Whether the object exists (HeadObject; S3 reads are strongly consistent, so a PUT that ended is seen). */
+export async function objectExists(key: string): Promise<boolean> {
+  const { sdk, s3, name } = await theBucket();
+  try {
+    await s3.send(new sdk.HeadObjectCommand({ Bucket: name, Key: key }));
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'NotFound') return false;
+    throw error;
+  }
+}
+
 /** An object larger than its reader accepts; its body was not read. */
 export class ObjectTooLargeError extends Error {
   constructor(

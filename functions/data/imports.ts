@@ -17,6 +17,11 @@ export interface ImportRecord {
   payloadKey: string;
   createdAt: number;
   finishedAt?: number;
+  /**
+   * Still pending then, the import has failed (3016) and its ids are released; no run of the worker starts
+   * that could end after it (epoch ms).
+   */
+  deadline: number;
   /** Present for an import whose body the client uploads to the bucket itself. */
   upload?: ImportUpload;
 }
@@ -24,7 +29,7 @@ export interface ImportRecord {
 export interface ImportUpload {
   /** When the upload link stops working (epoch ms). */
   linkExpiresAt: number;
-  /** An object the worker has not seen by then is ignored, and the import has failed (3015). */
+  /** An object the worker has not seen by then ends the import failed (3015), and a later one is ignored. */
   arrivalDeadline: number;
   /** When the worker first saw the object. */
   receivedAt?: number;
@@ -54,6 +59,7 @@ export async function putPendingImport(record: ImportRecord): Promise<void> {
         status: 'PENDING',
         payload_key: record.payloadKey,
         created_at: record.createdAt,
+        deadline: record.deadline,
         ...(record.upload
           ? {
               upload_link_expires_at: record.upload.linkExpiresAt,
@@ -80,6 +86,7 @@ export async function getImport(accountId: string, txid: string): Promise<Import
     payloadKey: item.payload_key,
     createdAt: item.created_at,
     finishedAt: item.finished_at,
+    deadline: item.deadline,
     ...(item.upload_arrival_deadline === undefined
       ? {}
       : {
@@ -93,9 +100,9 @@ export async function getImport(accountId: string, txid: string): Promise<Import
 }
 
 /**
- * Records that the upload's object has arrived, unless the import is no longer pending or its arrival
- * deadline has passed (then import-status already reports it failed, and the object is ignored). True when
- * the import should run; a repeated call for the same arrival (SQS delivers at least once) is true again.
+ * Records that the upload's object has arrived `at` (epoch ms), unless the import is no longer pending or its
+ * arrival deadline has passed (then the object is ignored). True when the import should run; a repeated call
+ * for the same arrival (SQS delivers at least once) is true again.
  */
 export async function markUploadReceived(accountId: string, txid: string, at: number): Promise<boolean> {
   try {

@@ -1,4 +1,10 @@
-import { GetObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
 import { awsClientOptions, config } from '../shared/config';
 import { traceAwsClient } from '../shared/observability';
 
@@ -8,7 +14,7 @@ import { traceAwsClient } from '../shared/observability';
  * `@aws-sdk/client-s3` itself that way would put the whole client (every command and waiter, 150 KB) into
  * each bundle that can reach the bucket; importing it by name here keeps only these.
  */
-export { GetObjectCommand, PutObjectCommand };
+export { GetObjectCommand, HeadObjectCommand, PutObjectCommand };
 
 /** Path-style addressing only where configured (the local S3 emulator); AWS uses virtual-hosted style. */
 export function createS3Client(

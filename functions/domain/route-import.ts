@@ -3,6 +3,7 @@ import {
   bucketKeys,
   getObjectText,
   ObjectTooLargeError,
+  objectExists,
   presignedUploadLink,
   putJsonObject,
 } from '../data/bucket';
@@ -21,6 +22,7 @@ import {
   finishImportItem,
   getImport,
   type ImportRecord,
+  type ImportUpload,
   importKeys,
   markUploadReceived,
   putPendingImport,
@@ -31,6 +33,7 @@ import { putNewHeaderItem, type RouteHeader } from '../data/routes';
 import { countWorkerAttempt } from '../data/worker-attempts';
 import type { EventOf } from '../models/event-catalog';
 import { type ImportedRoute, ImportRouteBody } from '../models/import-model';
+import { config } from '../shared/config';
 import { randomId } from '../shared/crypto';
 import type { ErrorCodeName } from '../shared/error-codes';
 import { ERROR_CODES } from '../shared/error-codes';
@@ -38,11 +41,12 @@ import { ApiError, ConflictError, ValidationError } from '../shared/errors';
 import { camelFields } from '../shared/field-names';
 import { MAX_UPLOAD_BYTES } from '../shared/limits';
 import { logger } from '../shared/observability';
-import { sendToQueue } from '../shared/queues';
+import { delaySecondsFor, sendToQueue } from '../shared/queues';
 import { quote } from '../shared/quote';
 import { parseJsonText, parsePart } from '../shared/request-parsing';
 import { IMPORT_UPLOADS_PREFIX, QUEUES } from '../shared/resources';
 import { localDateOf } from '../shared/time';
+import type { ImportMessage, UploadArrival } from './import-messages';
 import { plannedEtas } from './route-etas';
 import { claimsOf } from './route-ids';
 
@@ -53,13 +57,6 @@ const CODE_OF_KIND: Record<ClaimKind, ErrorCodeName> = {
   ITEM: 'ITEM_ID_TAKEN',
   ACCOUNTING_RECORD: 'ACCOUNTING_ID_TAKEN',
 };
-
-/** The message the import queue carries: the payload itself waits in the bucket (claim-check). */
-export interface ImportMessage {
-  account_id: string;
-  dc_id: string;
-  txid: string;
-}
 
 /** 3006/3008/3009 for an id that appears twice in the body, naming where. */
 function rejectRepeatedIds(route: ImportedRoute): void {
@@ -115,7 +112,8 @@ function driverNotInDc(dcId: string, driverId: string | undefined): ConflictErro
  * Accepts a route import:
  * 1. rejects ids repeated inside the body (3006/3008/3009) and a driver outside the DC (3010);
  * 2. rejects ids the account already uses (3005/3006/3008/3009);
- * 3. stores the body in the bucket, records the import as PENDING and queues it.
+ * 3. stores the body in the bucket and queues the check of its deadline (IMPORT_DEADLINE_SECONDS from now),
+ *    then records the import as PENDING and queues it: no pending import is without its deadline check.
  * The worker claims the ids for real; this check only spares clients an asynchronous failure.
  */
 export async function acceptImport(accountId: string, dcId: string, route: ImportedRoute): Promise<string> {
@@ -125,9 +123,14 @@ export async function acceptImport(accountId: string, dcId: string, route: Impor
   if (taken) throw takenError(taken);
 
   const txid = randomId('imp_');
+  const message: ImportMessage = { account_id: accountId, dc_id: dcId, txid };
   const payloadKey = bucketKeys.importPayload(accountId, txid);
   const now = Date.now();
-  await putJsonObject(payloadKey, JSON.stringify({ route }));
+  const deadline = now + config().importDeadlineSeconds * 1000;
+  await Promise.all([
+    putJsonObject(payloadKey, JSON.stringify({ route })),
+    scheduleDeadlineCheck(message, deadline),
+  ]);
   await putPendingImport({
     accountId,
     dcId,
@@ -136,9 +139,10 @@ export async function acceptImport(accountId: string, dcId: string, route: Impor
     status: 'PENDING',
     payloadKey,
     createdAt: now,
+    deadline,
   });
   try {
-    await sendToQueue('imports', { account_id: accountId, dc_id: dcId, txid } satisfies ImportMessage);
+    await sendToQueue('imports', message);
   } catch (error) {
     await finishImport(
       { accountId, dcId, txid, routeId: route.id },
@@ -159,8 +163,9 @@ export interface AcceptedUpload {
 /**
  * Starts an import whose body the client PUTs to the bucket itself (bodies too large for API Gateway and
  * Lambda): records it as PENDING and returns a presigned PUT link. The object's arrival queues the import
- * (an S3 event notification); one that has not arrived `arrivalGraceSeconds` after the link expired never
- * will be imported (a PUT may start until the link expires and take a while).
+ * (an S3 event notification); one S3 did not receive `arrivalGraceSeconds` after the link expired (a PUT may
+ * start until the link expires and take a while) is never imported. Its deadline is IMPORT_DEADLINE_SECONDS
+ * after that arrival deadline; its deadline check first looks at the arrival deadline whether the upload came.
  */
 export async function acceptUpload(
   accountId: string,
@@ -170,6 +175,8 @@ export async function acceptUpload(
   const txid = randomId('imp_');
   const payloadKey = bucketKeys.importUpload(accountId, txid);
   const link = await presignedUploadLink(payloadKey, settings.linkSeconds);
+  const arrivalDeadline = link.expiresAt + settings.arrivalGraceSeconds * 1000;
+  await scheduleDeadlineCheck({ account_id: accountId, dc_id: dcId, txid }, arrivalDeadline);
   await putPendingImport({
     accountId,
     dcId,
@@ -177,29 +184,45 @@ export async function acceptUpload(
     status: 'PENDING',
     payloadKey,
     createdAt: Date.now(),
-    upload: {
-      linkExpiresAt: link.expiresAt,
-      arrivalDeadline: link.expiresAt + settings.arrivalGraceSeconds * 1000,
-    },
+    deadline: arrivalDeadline + config().importDeadlineSeconds * 1000,
+    upload: { linkExpiresAt: link.expiresAt, arrivalDeadline },
   });
   return { txid, uploadUrl: link.url, uploadExpiresAt: link.expiresAt };
 }
 
 const UPLOAD_KEY = new RegExp(`^${IMPORT_UPLOADS_PREFIX}([^/]+)/(imp_[^/]+)\\.json$`);
 
-/**
- * The import an uploaded object starts, from its key (S3 event keys come URL-encoded, spaces as `+`):
- * undefined for a key that is no upload, an import no longer pending, or an object that came after the
- * upload's deadline (import-status already reports that import failed).
- */
-export async function arrivedUpload(encodedKey: string): Promise<ImportMessage | undefined> {
-  const key = decodeURIComponent(encodedKey.replace(/\+/g, ' '));
+/** The pending upload an object's key names, if any. */
+async function pendingUploadOf(key: string): Promise<ImportRecord | undefined> {
   const [, accountId, txid] = UPLOAD_KEY.exec(key) ?? [];
   if (!accountId || !txid) return undefined;
   const record = await getImport(accountId, txid);
-  if (!record?.upload || record.payloadKey !== key) return undefined;
-  if (!(await markUploadReceived(accountId, txid, Date.now()))) return undefined;
-  return { account_id: accountId, dc_id: record.dcId, txid };
+  return record?.status === 'PENDING' && record.upload && record.payloadKey === key ? record : undefined;
+}
+
+/**
+ * The import an uploaded object starts: undefined for a key that is no upload, an import no longer pending,
+ * or an object the worker sees after the upload's arrival deadline, which ends the import failed (3015) unless
+ * an earlier object arrived in time.
+ */
+export async function arrivedUpload(arrival: UploadArrival): Promise<ImportMessage | undefined> {
+  const record = await pendingUploadOf(arrival.key);
+  if (!record?.upload) return undefined;
+  const { accountId, txid } = record;
+  const arrivedAt = Date.now();
+  if (await markUploadReceived(accountId, txid, arrivedAt))
+    return { account_id: accountId, dc_id: record.dcId, txid };
+  if (record.upload.receivedAt === undefined && arrivedAt > record.upload.arrivalDeadline)
+    await finishImport(record, { failure: uploadExpired(record.upload) });
+  return undefined;
+}
+
+function uploadExpired(upload: ImportUpload): ApiError {
+  const expiredAt = new Date(upload.linkExpiresAt).toISOString();
+  return new ApiError(
+    'UPLOAD_EXPIRED',
+    `no route body was uploaded before the upload link expired at ${expiredAt}`,
+  );
 }
 
 /**
@@ -237,7 +260,8 @@ const IMPORT_ATTEMPTS = QUEUES.imports.workerAttempts;
 export type ImportOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED';
 
 /**
- * Runs one queued import; safe to run twice for the same message.
+ * Runs one queued import; safe to run twice for the same message. `runEndsBy` is when Lambda stops this run
+ * at the latest (epoch ms): a run that could pass the import's deadline is not started.
  * 1. skips an import that already finished (SQS delivers at least once);
  * 2. reads the body from the bucket (at most 100 MB) and checks it as the POST does (an upload's first check);
  * 3. claims every id for the txid (conditional writes; a retry of the same txid re-takes its own claims);
@@ -245,10 +269,12 @@ export type ImportOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED';
  * 5. writes the header, SUCCEEDED and the ROUTE_CREATED event in one transaction.
  * A refused body, a taken id or a driver gone from the DC fails the import with its code, after deleting what it wrote
  * and releasing its claims; so does any other error on the worker's last attempt (1000; its runs are counted on
- * the import's record, not by SQS's receive count, which throttled receives raise too). Earlier, other errors
- * are rethrown for SQS to retry the same txid; a run after the last (the last one timed out) fails it at once.
+ * the import's record, not by SQS's receive count, which throttled receives raise too), and a run too late for
+ * the deadline (3016). Earlier, other errors are rethrown for SQS to retry the same txid; a run after the last
+ * (the last one timed out) fails it at once. A run that finds the import ended by something else meanwhile
+ * (its deadline) takes back what it wrote.
  */
-export async function runImport(message: ImportMessage): Promise<ImportOutcome> {
+export async function runImport(message: ImportMessage, runEndsBy: number): Promise<ImportOutcome> {
   const record = await getImport(message.account_id, message.txid);
   if (!record) throw new Error(`import ${message.txid} has no record`);
   if (record.status !== 'PENDING') return 'ALREADY_FINISHED';
@@ -265,13 +291,20 @@ export async function runImport(message: ImportMessage): Promise<ImportOutcome> 
     // The body is read first even then: the failure releases the claims an earlier run took.
     if (attempt > IMPORT_ATTEMPTS)
       throw new Error(`the import's last attempt (${IMPORT_ATTEMPTS}) did not finish`);
+    if (runEndsBy > record.deadline) throw overdue(record);
     await takeClaims(record.accountId, claims, record.txid, route.id);
     await requireDriverOfDc(record.accountId, record.dcId, route.driver_id);
     const dc = await getDc(record.accountId, record.dcId);
     if (!dc) throw new Error(`DC ${record.dcId} is gone`);
     const { header, rows } = routeRecords(imported, route, dc);
     await putAll(rows);
-    return await finishImport(imported, { header });
+    const outcome = await finishImport(imported, { header });
+    if (
+      outcome === 'ALREADY_FINISHED' &&
+      (await getImport(record.accountId, record.txid))?.status === 'FAILED'
+    )
+      await discardImport(imported, claims);
+    return outcome;
   } catch (error) {
     const failure =
       error instanceof ClaimConflict
@@ -288,6 +321,103 @@ export async function runImport(message: ImportMessage): Promise<ImportOutcome> 
     }
     await discardImport(imported, claims);
     return finishImport(imported, { failure });
+  }
+}
+
+// ---- Imports that will not run: dead-lettered, overdue, or an upload that never came ----
+
+/** Queues the check of an import's deadline for `dueAt` (epoch ms), in hops of at most SQS's 15-minute delay. */
+async function scheduleDeadlineCheck(message: ImportMessage, dueAt: number): Promise<void> {
+  await sendToQueue('importDeadlines', message, { delaySeconds: delaySecondsFor(dueAt - Date.now()) });
+}
+
+export type DeadlineCheckOutcome = ImportOutcome | 'WAITING';
+
+/**
+ * Checks an import against its deadlines, from the import deadlines queue (one message per import, sent before
+ * its record was written, and carried forward until it is due):
+ * - finished (or never recorded: its POST failed first): nothing to do;
+ * - an upload S3 has not delivered by its arrival deadline: failed (3015) when the object is not in the bucket
+ *   (S3 reads are consistent: one still to come arrives late and is ignored); one that is there arrived in time
+ *   and its notification, perhaps still queued, runs it;
+ * - still pending at its deadline: abandoned (3016), its ids released. No run of the worker is in progress then:
+ *   none starts that could end after the deadline.
+ * Anything not yet due is checked again when it is (WAITING).
+ */
+export async function checkImportDeadline(message: ImportMessage): Promise<DeadlineCheckOutcome> {
+  const record = await getImport(message.account_id, message.txid);
+  if (record?.status !== 'PENDING') return 'ALREADY_FINISHED';
+  const now = Date.now();
+  const { upload } = record;
+  if (upload && upload.receivedAt === undefined) {
+    if (now < upload.arrivalDeadline) return checkAgain(message, upload.arrivalDeadline);
+    if (!(await objectExists(record.payloadKey)))
+      return finishImport(record, { failure: uploadExpired(upload) });
+  }
+  if (now < record.deadline) return checkAgain(message, record.deadline);
+  return abandonImport(record, overdue(record));
+}
+
+async function checkAgain(message: ImportMessage, dueAt: number): Promise<'WAITING'> {
+  await scheduleDeadlineCheck(message, dueAt);
+  return 'WAITING';
+}
+
+/**
+ * Ends the import of a message the imports queue gave up (its DLQ): its worker failed on every delivery, or
+ * never ran (every receive was spent while it was throttled). An import already ended is left as it is.
+ */
+export async function abandonDeadLetteredImport(message: ImportMessage): Promise<ImportOutcome> {
+  const record = await getImport(message.account_id, message.txid);
+  if (record?.status !== 'PENDING') return 'ALREADY_FINISHED';
+  return abandonImport(
+    record,
+    new ApiError(
+      'IMPORT_ABANDONED',
+      'the import could not be run: its worker failed on every delivery; nothing of it was kept, send it again',
+    ),
+  );
+}
+
+/** The import a dead-lettered upload's object names (undefined for a key that names no pending upload). */
+export async function deadLetteredUpload(arrival: UploadArrival): Promise<ImportMessage | undefined> {
+  const record = await pendingUploadOf(arrival.key);
+  return record && { account_id: record.accountId, dc_id: record.dcId, txid: record.txid };
+}
+
+function overdue(record: ImportRecord): ApiError {
+  const deadline = new Date(record.deadline).toISOString();
+  return new ApiError(
+    'IMPORT_ABANDONED',
+    `the import was still pending at its deadline ${deadline}; nothing of it was kept, send it again`,
+  );
+}
+
+/**
+ * Ends an import no worker will run again: deletes what earlier runs wrote and releases the claims they took
+ * (the body lists them: a run claims only once it has read it), then fails it.
+ */
+async function abandonImport(record: ImportRecord, failure: ApiError): Promise<ImportOutcome> {
+  const route = await claimedRouteOf(record);
+  const abandoned = route ? { ...record, routeId: route.id } : record;
+  await discardImport(abandoned, route ? claimsOf(route) : []);
+  logger.warn('import abandoned', { txid: record.txid, reason: failure.message });
+  return finishImport(abandoned, { failure });
+}
+
+/** The route whose ids a run of the import may have claimed: none when its body was refused or never came. */
+async function claimedRouteOf(record: ImportRecord): Promise<ImportedRoute | undefined> {
+  try {
+    return await readImportBody(record);
+  } catch (error) {
+    if (error instanceof ApiError) return undefined; // the worker refuses such a body before claiming
+    if ((error as { name?: string }).name !== 'NoSuchKey') throw error;
+    // An upload that never came; a POSTed body outlived by its import (the bucket keeps it a day).
+    if (!record.upload)
+      logger.error('the body of an abandoned import is gone: the ids it claimed stay claimed', {
+        txid: record.txid,
+      });
+    return undefined;
   }
 }
 
@@ -414,26 +544,11 @@ export type ImportStatusView =
   | { status: 'SUCCEEDED'; routeId: string }
   | { status: 'FAILED'; error: { code: number; message: string } };
 
-/**
- * What GET .../import-status answers, for the caller's DC only. An upload whose object the worker has not
- * seen by its arrival deadline has failed (3015): the worker ignores the object from then on, so the answer
- * never changes once given.
- */
+/** What GET .../import-status answers, for the caller's DC only. */
 export async function importStatus(accountId: string, dcId: string, txid: string): Promise<ImportStatusView> {
   const record = await getImport(accountId, txid);
   if (!record || record.dcId !== dcId)
     throw new ApiError('IMPORT_NOT_FOUND', `no route import ${quote(txid)} in DC ${quote(dcId)}`);
-  const { upload } = record;
-  if (record.status === 'PENDING' && upload && !upload.receivedAt && Date.now() > upload.arrivalDeadline) {
-    const expiredAt = new Date(upload.linkExpiresAt).toISOString();
-    return {
-      status: 'FAILED',
-      error: {
-        code: ERROR_CODES.UPLOAD_EXPIRED.code,
-        message: `no route body was uploaded before the upload link expired at ${expiredAt}`,
-      },
-    };
-  }
   // A SUCCEEDED record always has its route id: the import that succeeded set it.
   if (record.status === 'SUCCEEDED') return { status: 'SUCCEEDED', routeId: record.routeId as string };
   if (record.status === 'FAILED')

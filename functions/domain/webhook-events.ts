@@ -18,7 +18,7 @@ import { isSubscribableEvent, type WebhookEvent, webhookBody } from '../models/e
 import { config, type Environment } from '../shared/config';
 import { logger } from '../shared/observability';
 import { sharedWhileInFlight } from '../shared/parallel';
-import { MAX_DELAY_SECONDS, sendAllToQueue, sendToDeadLetterQueue, sendToQueue } from '../shared/queues';
+import { delaySecondsFor, sendAllToQueue, sendToDeadLetterQueue, sendToQueue } from '../shared/queues';
 import { deliveryHeaders, postWebhook } from './webhook-http';
 import { signingSecrets, UnreadableSecretError } from './webhook-secrets';
 
@@ -257,7 +257,7 @@ export async function deliver(
     return 'skipped';
   }
   if (message.due_at !== undefined && message.due_at > now + 1000) {
-    await sendToQueue('deliveries', message, { delaySeconds: waitSeconds(message.due_at - now) });
+    await sendToQueue('deliveries', message, { delaySeconds: delaySecondsFor(message.due_at - now) });
     return 'waiting';
   }
   let secrets: string[];
@@ -352,7 +352,7 @@ export async function deliver(
     first_attempt_at: firstAttemptAt,
     due_at: Date.now() + delaySeconds * 1000,
   };
-  await sendToQueue('deliveries', retry, { delaySeconds: waitSeconds(delaySeconds * 1000) });
+  await sendToQueue('deliveries', retry, { delaySeconds: delaySecondsFor(delaySeconds * 1000) });
   logger.info('webhook delivery failed; retry queued', { ...context, retry_in_seconds: delaySeconds });
   return 'retry_queued';
 }
@@ -419,5 +419,3 @@ async function recordOutcome(
     await setRedeliveryStatus(accountId, webhookId, originalId, outcome.deliveryId, outcome.status);
   }
 }
-
-const waitSeconds = (ms: number) => Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(ms / 1000)));

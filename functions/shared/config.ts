@@ -36,6 +36,8 @@ export interface ServiceConfig {
   readonly importUploadLinkSeconds: number;
   /** IMPORT_UPLOAD_ARRIVAL_GRACE_SECONDS (default 15 minutes). */
   readonly importUploadArrivalGraceSeconds: number;
+  /** IMPORT_DEADLINE_SECONDS (default 6 hours): how long an accepted import may stay pending. */
+  readonly importDeadlineSeconds: number;
   /** The variables themselves, for settings parsed where they are used (webhook delivery, limits). */
   readonly environment: Environment;
 }
@@ -133,6 +135,7 @@ function readConfig(env: Environment): ServiceConfig {
     analyticsRowsPerFile: Number(env.ANALYTICS_ROWS_PER_FILE ?? 1_000_000),
     importUploadLinkSeconds: Number(env.IMPORT_UPLOAD_LINK_SECONDS ?? 15 * 60),
     importUploadArrivalGraceSeconds: Number(env.IMPORT_UPLOAD_ARRIVAL_GRACE_SECONDS ?? 15 * 60),
+    importDeadlineSeconds: Number(env.IMPORT_DEADLINE_SECONDS ?? 6 * 3600),
     environment: env,
   };
 }

@@ -77,6 +77,12 @@ export const ERROR_CODES = {
     httpStatus: 400,
     meaning: 'the route upload did not arrive before its upload link expired',
   },
+  IMPORT_ABANDONED: {
+    code: 3016,
+    httpStatus: 400,
+    meaning:
+      'the import was given up (its worker failed on every delivery, or it was still pending at its deadline); nothing of it was kept: send it again',
+  },
   WEBHOOK_URL_INVALID: {
     code: 4001,
     httpStatus: 400,

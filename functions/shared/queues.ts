@@ -21,6 +21,9 @@ function theSqs(): Promise<Sqs> {
 /** SQS caps a message's delay at 15 minutes; longer waits are chained by the consumer. */
 export const MAX_DELAY_SECONDS = 900;
 
+/** The DelaySeconds of a wait of `ms`: rounded up, and at most MAX_DELAY_SECONDS (longer waits take hops). */
+export const delaySecondsFor = (ms: number) => Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(ms / 1000)));
+
 /** Sends one JSON message to a queue of QUEUES (its URL comes from the queue's environment variable). */
 export async function sendToQueue(
   queue: QueueName,

@@ -20,6 +20,12 @@ export interface QueueDefinition {
   workerAttempts?: number;
   /** Environment variable with the DLQ's URL, for consumers that give a message up themselves. */
   deadLetterUrlEnv: string;
+  /**
+   * Set where a consumer reads the DLQ (its row's `deadLetters`): the DLQ's visibility timeout, at least six
+   * times that consumer's timeout as for a queue (checked in CDK). Its alarm then counts the messages received
+   * from the DLQ instead of its depth, which the consumer keeps at zero.
+   */
+  consumedDeadLetters?: { visibilityTimeoutSeconds: number };
 }
 
 export const QUEUES = {
@@ -30,6 +36,18 @@ export const QUEUES = {
     visibilityTimeoutSeconds: 1800,
     maxReceiveCount: 10,
     workerAttempts: 3,
+    // A dead-lettered import is ended at once (workers/end-dead-letter-imports), its ids released.
+    consumedDeadLetters: { visibilityTimeoutSeconds: 1800 },
+  },
+  /**
+   * One message per accepted import, carried forward in delayed hops (SQS delays 15 minutes at most) until
+   * the import's deadline: one still pending then is ended and its ids released (workers/end-overdue-imports).
+   */
+  importDeadlines: {
+    urlEnv: 'IMPORT_DEADLINE_QUEUE_URL',
+    deadLetterUrlEnv: 'IMPORT_DEADLINE_DLQ_URL',
+    visibilityTimeoutSeconds: 1800,
+    maxReceiveCount: 5,
   },
   /** Route events carried from the table stream. */
   events: {

@@ -6,8 +6,8 @@ import { appendLogKeys, type LogKeys, logger, observed } from './observability';
 export interface RecordHandler {
   /** Ids of the message for the log lines (account_id, dc_id, txid...): never secrets. */
   logKeys(record: SQSRecord): LogKeys;
-  /** Throws to have SQS retry the record alone (partial batch response). */
-  handle(record: SQSRecord): Promise<void>;
+  /** Throws to have SQS retry the record alone (partial batch response). `context` is the invocation's. */
+  handle(record: SQSRecord, context: Context): Promise<void>;
 }
 
 /**
@@ -20,9 +20,9 @@ export interface RecordHandler {
 export function sqsHandler(recordHandler: RecordHandler) {
   const processor = new BatchProcessor(EventType.SQS);
 
-  async function handleRecord(record: SQSRecord): Promise<void> {
+  async function handleRecord(record: SQSRecord, context: Context): Promise<void> {
     try {
-      await recordHandler.handle(record);
+      await recordHandler.handle(record, context);
     } catch (error) {
       logger.warn('record failed; SQS retries it', {
         ...safeLogKeys(record),

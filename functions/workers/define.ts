@@ -9,6 +9,8 @@ export interface ConsumerDefinition {
   /** Construct id stem and log name. */
   id: string;
   queue: QueueName;
+  /** Reads the queue's dead-letter queue instead of the queue (QueueDefinition.consumedDeadLetters). */
+  deadLetters?: true;
   /**
    * The URL of the module that defines the row (its `import.meta.url`): the consumer's slice is that
    * module's folder, whose `handler.ts` is the Lambda (lib/slices.ts).
@@ -20,7 +22,7 @@ export interface ConsumerDefinition {
    * backlog puts on the table. The local runtime runs as many pollers.
    */
   maxConcurrency: number;
-  /** Lambda timeout; the queue's visibility timeout must be longer. */
+  /** Lambda timeout; the visibility timeout of the queue it reads must be six times longer. */
   timeoutSeconds: number;
   memorySize: number;
   access: ResourceAccess;

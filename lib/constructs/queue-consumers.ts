@@ -2,7 +2,7 @@ import { Duration, NestedStack } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { QUEUES } from '../../functions/shared/resources';
+import { QUEUES, type QueueDefinition } from '../../functions/shared/resources';
 import type { ConsumerDefinition } from '../../functions/workers/define';
 import { pascalCase } from '../naming';
 import { sliceOf } from '../slices';
@@ -39,12 +39,21 @@ export class QueueConsumers extends NestedStack {
 
     for (const consumer of props.consumers) {
       if (functions.has(consumer.id)) throw new Error(`two consumers have the id '${consumer.id}'`);
-      const { visibilityTimeoutSeconds } = QUEUES[consumer.queue];
+      const definition: QueueDefinition = QUEUES[consumer.queue];
+      const source = consumer.deadLetters ? `${consumer.queue} DLQ` : `${consumer.queue} queue`;
+      const visibilityTimeoutSeconds = consumer.deadLetters
+        ? definition.consumedDeadLetters?.visibilityTimeoutSeconds
+        : definition.visibilityTimeoutSeconds;
+      if (visibilityTimeoutSeconds === undefined) {
+        throw new Error(
+          `consumer ${consumer.id} reads the ${source}: give it QUEUES.${consumer.queue}.consumedDeadLetters`,
+        );
+      }
       // AWS's advice for SQS event sources: at least six times the function's timeout, or a message can be
       // handed out again while an invocation (or Lambda's retry of a throttled batch) still has it.
       if (visibilityTimeoutSeconds < VISIBILITY_PER_TIMEOUT * consumer.timeoutSeconds) {
         throw new Error(
-          `consumer ${consumer.id} times out after ${consumer.timeoutSeconds} s: the ${consumer.queue} queue's ` +
+          `consumer ${consumer.id} times out after ${consumer.timeoutSeconds} s: the ${source}'s ` +
             `visibility timeout (${visibilityTimeoutSeconds} s) must be at least ${VISIBILITY_PER_TIMEOUT} times that`,
         );
       }
@@ -52,7 +61,7 @@ export class QueueConsumers extends NestedStack {
       const slice = sliceOf(consumer.module);
       const fn = new ServiceFunction(this, `${pascalCase(consumer.id)}Function`, {
         slice,
-        description: `${slice.name}: consumes the ${consumer.queue} queue (${consumer.id})`,
+        description: `${slice.name}: consumes the ${source} (${consumer.id})`,
         timeout: Duration.seconds(consumer.timeoutSeconds),
         memorySize: consumer.memorySize,
         nodeOptions: consumer.nodeOptions,
@@ -63,8 +72,11 @@ export class QueueConsumers extends NestedStack {
       fn.bindAccess(consumer.access, resources);
       fn.alarmOnThrottles(resources.alarmTopic);
       // The event source also grants the function receive, delete and change-visibility on this queue.
+      const queue = consumer.deadLetters
+        ? resources.deadLetterQueue(consumer.queue)
+        : resources.queue(consumer.queue);
       fn.addEventSource(
-        new SqsEventSource(resources.queue(consumer.queue), {
+        new SqsEventSource(queue, {
           batchSize: consumer.batchSize,
           maxConcurrency: consumer.maxConcurrency,
           reportBatchItemFailures: true,

@@ -15,7 +15,7 @@ import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { EndpointDefinition } from '../../functions/api/define';
 import type { BusinessMetric } from '../../functions/shared/observability';
-import { QUEUES, type QueueName } from '../../functions/shared/resources';
+import { QUEUES, type QueueDefinition, type QueueName } from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import { ALARM_PERIOD, WATCHES, type Watch } from '../watches';
 import { groupBy } from './endpoint-group';
@@ -93,11 +93,15 @@ export class ServiceDashboard extends Construct {
       ),
     );
 
+    const deadLetterGraph = (names: QueueName[]) =>
+      names.map((name) => ({ label: `${name} DLQ`, resource: resources.deadLetterQueue(name) }));
+    const consumed = queueNames.filter((name) => (QUEUES[name] as QueueDefinition).consumedDeadLetters);
     this.section('Queues', [
       watchGraph(WATCHES.deadLetters, [
-        ...queueNames.map((name) => ({ label: `${name} DLQ`, resource: resources.deadLetterQueue(name) })),
+        ...deadLetterGraph(queueNames.filter((name) => !consumed.includes(name))),
         { label: 'event pipe DLQ', resource: resources.eventPipeDeadLetterQueue },
       ]),
+      watchGraph(WATCHES.consumedDeadLetters, deadLetterGraph(consumed)),
       watchGraph(WATCHES.importBacklog, [{ label: 'imports', resource: resources.queue('imports') }]),
       graph(
         'Queues: age of the oldest message, seconds',

@@ -6,6 +6,7 @@ import {
   ANALYTICS_FILES_PREFIX,
   IMPORT_UPLOADS_PREFIX,
   QUEUES,
+  type QueueDefinition,
   RESOURCE_ENV,
 } from '../../functions/shared/resources';
 import type { ConsumerDefinition } from '../../functions/workers/define';
@@ -283,7 +284,11 @@ describe('importRoute', () => {
 
   it('is served, with the access this test expects', () => {
     expect(endpoints.map((e) => e.operationId)).toContain(importRoute.operationId);
-    expect(importRoute.access).toEqual({ table: 'readWrite', bucket: 'write', sendTo: ['imports'] });
+    expect(importRoute.access).toEqual({
+      table: 'readWrite',
+      bucket: 'write',
+      sendTo: ['imports', 'importDeadlines'],
+    });
   });
 
   it('may put the payload object but not read objects back', () => {
@@ -292,11 +297,15 @@ describe('importRoute', () => {
     expect(environmentOf(id)[RESOURCE_ENV.bucket]).toBeDefined();
   });
 
-  it('may send to the imports queue only, and knows its URL', () => {
+  it('may send to the imports and import deadlines queues only, and knows their URLs', () => {
     const sqs = allowStatements(id).filter((s) => s.Action.some((a) => a.startsWith('sqs:')));
     expect(sqs.flatMap((s) => s.Action)).toContain('sqs:SendMessage');
-    expect(sqs.flatMap((s) => s.Resource)).toEqual([queueArn('imports')]);
-    expect(environmentOf(id)[QUEUES.imports.urlEnv]).toEqual(queueUrl('imports'));
+    expect(sqs.flatMap((s) => s.Resource)).toHaveLength(2);
+    expect(sqs.flatMap((s) => s.Resource)).toEqual(
+      expect.arrayContaining([queueArn('imports'), queueArn('importDeadlines')]),
+    );
+    for (const queue of ['imports', 'importDeadlines'] as const)
+      expect(environmentOf(id)[QUEUES[queue].urlEnv]).toEqual(queueUrl(queue));
   });
 });
 
@@ -308,8 +317,11 @@ describe('queue consumers', () => {
     expect(mappings).toHaveLength(consumers.length);
   });
 
+  /** The ARN of the queue a consumer reads: its queue, or that queue's DLQ. */
+  const sourceArn = (c: ConsumerDefinition) => (c.deadLetters ? deadLetterArn(c.queue) : queueArn(c.queue));
+
   it.each(consumers)(
-    '$id consumes the $queue queue in batches of $batchSize, at most $maxConcurrency at once, with partial failures',
+    '$id consumes its queue (of $queue) in batches of $batchSize, at most $maxConcurrency at once, with partial failures',
     (c) => {
       const { id } = consumerFunctionOf(c.id);
       const mine = mappings.filter(
@@ -317,7 +329,7 @@ describe('queue consumers', () => {
       );
       expect(mine).toHaveLength(1);
       expect(mine[0]?.[1].Properties).toMatchObject({
-        EventSourceArn: queueArn(c.queue),
+        EventSourceArn: sourceArn(c),
         BatchSize: c.batchSize,
         ScalingConfig: { MaximumConcurrency: c.maxConcurrency },
         FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -336,18 +348,31 @@ describe('queue consumers', () => {
   });
 
   it.each(consumers)(
-    "$id's queue keeps a message invisible at least six times the function's timeout",
+    "$id's queue (or DLQ) keeps a message invisible at least six times the function's timeout",
     (c) => {
       const fn = consumerFunctionOf(c.id);
       const timeout = fn.view.props(fn.id).Timeout as number;
-      expect(QUEUES[c.queue].visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * timeout);
+      const definition: QueueDefinition = QUEUES[c.queue];
+      const visibility = c.deadLetters
+        ? definition.consumedDeadLetters?.visibilityTimeoutSeconds
+        : definition.visibilityTimeoutSeconds;
+      expect(visibility).toBeGreaterThanOrEqual(6 * timeout);
     },
   );
 
-  it.each(consumers)('$id may receive and delete messages of its own queue only', (c) => {
+  it.each(consumers)('$id may receive and delete messages of the queue it reads only', (c) => {
     const id = consumerFunctionOf(c.id);
     for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'])
-      expect(resourcesAllowed(id, action), action).toEqual([queueArn(c.queue)]);
+      expect(resourcesAllowed(id, action), action).toEqual([sourceArn(c)]);
+  });
+
+  it('refuses a consumer of a DLQ whose queue gives it no visibility timeout', () => {
+    const reader = {
+      ...(consumers[0] as ConsumerDefinition),
+      queue: 'deletions' as const,
+      deadLetters: true as const,
+    };
+    expect(() => synthesize({}, { consumers: [reader] })).toThrow(/consumedDeadLetters/);
   });
 
   it("refuses a consumer whose timeout is more than a sixth of its queue's visibility timeout", () => {

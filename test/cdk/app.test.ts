@@ -223,6 +223,8 @@ describe('config from context', () => {
       });
     expect(environmentOf(synthesize({ webhookRetryDelaysSeconds: [1, 2] }))).toEqual([
       ['importRoutes', undefined],
+      ['endDeadLetteredImports', undefined],
+      ['endOverdueImports', undefined],
       ['fanOutEvents', undefined],
       ['deliverWebhooks', '1,2'],
       ['deleteRoutes', undefined],

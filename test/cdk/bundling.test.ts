@@ -171,7 +171,10 @@ describe('bundling the AWS SDK', () => {
   });
 
   it('bundles the S3 and SQS clients into the function that writes to the bucket and the import queue', () => {
-    expect(accessOf('routes/import')).toMatchObject({ bucket: 'write', sendTo: ['imports'] });
+    expect(accessOf('routes/import')).toMatchObject({
+      bucket: 'write',
+      sendTo: ['imports', 'importDeadlines'],
+    });
     const bundle = bundleOf('routes/import');
     expect(bundle).not.toMatch(RUNTIME_SDK_IMPORT);
     for (const client of ['dynamodb', 's3', 'sqs'] as const) expect(hasClient(bundle, client)).toBe(true);

@@ -7,8 +7,10 @@ import {
   DLQ_RETENTION_DAYS,
   IMPORT_UPLOADS_PREFIX,
   QUEUES,
+  type QueueDefinition,
   type QueueName,
 } from '../../functions/shared/resources';
+import { consumers } from '../../functions/workers/index';
 import { EVENT_PIPE_BATCH_SIZE, EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
 import { IMPORT_QUEUE_MAX_AGE } from '../../lib/watches';
 import { type CfnResource, logicalIdOf, resourcesOf, synthesize } from './synth';
@@ -230,7 +232,9 @@ describe('queues', () => {
     template.hasOutput('*', { Value: { Ref: id }, Export: { Name: exported.queueUrlExportName } });
   });
 
-  it.each(names)(
+  const consumedDlqs = names.filter((name) => (QUEUES[name] as QueueDefinition).consumedDeadLetters);
+
+  it.each(names.filter((name) => !consumedDlqs.includes(name)))(
     '%s DLQ keeps messages for DLQ_RETENTION_DAYS and raises an alarm when not empty',
     (name) => {
       const { deadLetterQueue, deadLetterAlarm } = stateful.queues[name];
@@ -239,6 +243,34 @@ describe('queues', () => {
       expectNotEmptyAlarm(logicalIdOf(stateful, deadLetterAlarm), dlqId);
     },
   );
+
+  it.each(consumedDlqs)(
+    '%s DLQ, which a consumer empties, keeps messages for DLQ_RETENTION_DAYS, keeps a received one invisible as configured, and raises an alarm on any message received from it',
+    (name) => {
+      const { deadLetterQueue, deadLetterAlarm } = stateful.queues[name];
+      const dlqId = logicalIdOf(stateful, deadLetterQueue);
+      expect(resource(dlqId).Properties).toMatchObject({
+        MessageRetentionPeriod: DLQ_RETENTION_DAYS * 24 * 3600,
+        VisibilityTimeout: (QUEUES[name] as QueueDefinition).consumedDeadLetters?.visibilityTimeoutSeconds,
+      });
+      expect(resource(logicalIdOf(stateful, deadLetterAlarm)).Properties).toMatchObject({
+        Namespace: 'AWS/SQS',
+        MetricName: 'NumberOfMessagesReceived',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [{ Ref: topicId }],
+        OKActions: [{ Ref: topicId }],
+      });
+    },
+  );
+
+  it('gives consumedDeadLetters to exactly the queues whose DLQ a consumer reads (else nothing would watch its depth)', () => {
+    const read = consumers.filter((c) => c.deadLetters).map((c) => c.queue);
+    expect(consumedDlqs.sort()).toEqual([...new Set(read)].sort());
+    expect(consumedDlqs).toContain('imports');
+  });
 
   it("alarms to the topic when the import queue's oldest message has waited IMPORT_QUEUE_MAX_AGE", () => {
     const importsQueue = logicalIdOf(stateful, stateful.queues.imports.queue);

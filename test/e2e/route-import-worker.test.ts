@@ -11,7 +11,12 @@ import { QUEUES } from '../../functions/shared/resources';
 import { createTestAccount } from '../support/accounts';
 import { type CallOptions, call, expectError, expectSuccess, readAllPages } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
-import { exampleRoute, receiveImportMessages, runImportWorker } from '../support/routes';
+import {
+  exampleRoute,
+  claimsHeldBy as heldClaims,
+  receiveImportMessages,
+  runImportWorker,
+} from '../support/routes';
 
 /**
  * The import worker driven by the test instead of the poller, so that deliveries can be duplicated,
@@ -42,20 +47,9 @@ async function eventsOf(routeId: string) {
   return Items.map((item) => item.event_type as string);
 }
 
-/** How many of the route's ids (route, waypoints, invoices, items) the import holds claims on. */
-async function claimsHeldBy(txid: string, route: ReturnType<typeof exampleRoute>) {
-  const claims = [
-    { kind: 'ROUTE' as const, id: route.id },
-    ...route.waypoints.flatMap((waypoint) => [
-      { kind: 'WAYPOINT' as const, id: waypoint.id },
-      ...waypoint.invoices.flatMap((invoice) => [
-        { kind: 'INVOICE' as const, id: invoice.id },
-        ...invoice.items.map((item) => ({ kind: 'ITEM' as const, id: item.id })),
-      ]),
-    ]),
-  ];
-  return (await findHeldClaims(acme.accountId, claims)).filter((claim) => claim.txid === txid).length;
-}
+/** How many of the route's ids the import holds claims on. */
+const claimsHeldBy = (txid: string, route: ReturnType<typeof exampleRoute>) =>
+  heldClaims(acme.accountId, txid, route);
 
 /** Whether the import holds the claim of one id (cheap enough to poll). */
 async function holdsClaim(txid: string, kind: 'ITEM', id: string) {

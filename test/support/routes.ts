@@ -2,6 +2,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import type { InvoiceStatus as InvoiceStatusSchema } from '../../functions/api/routes/index';
+import { findHeldClaims } from '../../functions/data/claims';
 import type { QueueName } from '../../functions/shared/resources';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import type { SampleRoute } from '../../local/sample-route';
@@ -59,8 +60,15 @@ export async function receiveQueueMessages(api: TestApi, queue: QueueName, count
   return messages;
 }
 
-/** One receive of up to 10 messages waiting in a queue (1 s long poll), as SQS records an event source hands on. */
-export async function receiveWaiting(api: TestApi, queue: QueueName): Promise<SQSRecord[]> {
+/**
+ * One receive of up to 10 messages waiting in a queue (1 s long poll), as SQS records an event source hands on.
+ * `visibilityTimeoutSeconds` overrides the queue's (0 leaves them visible: each receive counts all the same).
+ */
+export async function receiveWaiting(
+  api: TestApi,
+  queue: QueueName,
+  options: { visibilityTimeoutSeconds?: number } = {},
+): Promise<SQSRecord[]> {
   const { ReceiveMessageCommand, SQSClient } = await import('@aws-sdk/client-sqs');
   // The test process is the local operator: its environment points the client at the local endpoint.
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
@@ -71,6 +79,7 @@ export async function receiveWaiting(api: TestApi, queue: QueueName): Promise<SQ
         MaxNumberOfMessages: 10,
         WaitTimeSeconds: 1,
         MessageSystemAttributeNames: ['All'],
+        VisibilityTimeout: options.visibilityTimeoutSeconds,
       }),
     );
     return Messages.map((message) =>
@@ -86,6 +95,21 @@ export async function receiveWaiting(api: TestApi, queue: QueueName): Promise<SQ
   } finally {
     sqs.destroy();
   }
+}
+
+/** How many of the route's ids (route, waypoints, invoices, items) the import `txid` holds claims on. */
+export async function claimsHeldBy(accountId: string, txid: string, route: SampleRoute): Promise<number> {
+  const claims = [
+    { kind: 'ROUTE' as const, id: route.id },
+    ...route.waypoints.flatMap((waypoint) => [
+      { kind: 'WAYPOINT' as const, id: waypoint.id },
+      ...waypoint.invoices.flatMap((invoice) => [
+        { kind: 'INVOICE' as const, id: invoice.id },
+        ...invoice.items.map((item) => ({ kind: 'ITEM' as const, id: item.id })),
+      ]),
+    ]),
+  ];
+  return (await findHeldClaims(accountId, claims)).filter((claim) => claim.txid === txid).length;
 }
 
 /**

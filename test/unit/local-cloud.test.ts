@@ -117,7 +117,7 @@ describe('the synthesized app, read as a deployment', () => {
       const mappings = deployment.eventSourceMappings.filter((mapping) => mapping.functionName === fn.name);
       expect(mappings).toHaveLength(1);
       expect(mappings[0]).toMatchObject({
-        eventSourceArn: queueOf(consumer.queue).arn,
+        eventSourceArn: queueOf(consumer.queue, consumer.deadLetters === true).arn,
         batchSize: consumer.batchSize,
         maximumConcurrency: consumer.maxConcurrency,
         maximumBatchingWindowSeconds: 0,

@@ -17,6 +17,7 @@ export const getImportStatus = routesEndpoint('GET /dcs/{dc_id}/routes/import-st
       data: z.object({ txid: z.string(), status: z.literal('PENDING') }),
     },
   },
-  // An upload's body is checked by the worker: its 1004/1005/1006 come through here, as does 3015.
-  errorCodes: [...IMPORT_FAILURE_CODES, 3004, 1004, 1005, 3015],
+  // An upload's body is checked by the worker: its 1004/1005/1006 come through here, as do 3015 and an
+  // abandoned import's 3016.
+  errorCodes: [...IMPORT_FAILURE_CODES, 3004, 1004, 1005, 3015, 3016],
 });

@@ -7,7 +7,7 @@ export const importRoute = routesEndpoint('POST /dcs/{dc_id}/invoiced-routes', {
   operationId: 'importRoute',
   module: import.meta.url,
   summary: 'Import an invoiced route (asynchronous: poll the import status with the txid)',
-  access: { table: 'readWrite', bucket: 'write', sendTo: ['imports'] },
+  access: { table: 'readWrite', bucket: 'write', sendTo: ['imports', 'importDeadlines'] },
   // An import writes up to ~100,000 items; the import worker takes five at a time.
   throttling: { rateLimit: 10, burstLimit: 20 },
   request: { params: DcParams, body: ImportRouteBody },

@@ -9,7 +9,11 @@ export const createImportUpload = routesEndpoint('POST /dcs/{dc_id}/invoiced-rou
   summary:
     'Import a route too large for a request body (up to 100 MB): PUT the same {route} JSON to upload_url, then poll the import status with the txid',
   // Only presigns PUTs of upload keys; the object's arrival queues the import (S3 event notification).
-  access: { table: 'readWrite', signLinks: { access: 'write', keyPrefix: IMPORT_UPLOADS_PREFIX } },
+  access: {
+    table: 'readWrite',
+    signLinks: { access: 'write', keyPrefix: IMPORT_UPLOADS_PREFIX },
+    sendTo: ['importDeadlines'],
+  },
   throttling: { rateLimit: 10, burstLimit: 20 },
   request: { params: DcParams },
   responses: {

@@ -1,0 +1,191 @@
+import { DeleteMessageCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CfnEventSourceMapping, type CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { SQSRecord } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as routes from '../../functions/api/routes/index';
+import { accountKeys } from '../../functions/data/accounts';
+import { db, tableName } from '../../functions/data/client';
+import { getRouteHeader } from '../../functions/data/routes';
+import { ERROR_CODES } from '../../functions/shared/error-codes';
+import { QUEUES } from '../../functions/shared/resources';
+import { importRoutes } from '../../functions/workers/import-routes/consumer';
+import { createTestAccount } from '../support/accounts';
+import { functionOf } from '../support/cdk';
+import { call, expectError, expectSuccess } from '../support/http';
+import { startTestApi, type TestApi } from '../support/local-api';
+import {
+  claimsHeldBy,
+  exampleRoute,
+  receiveImportMessages,
+  receiveWaiting,
+  runImportWorker,
+  waitForImport,
+} from '../support/routes';
+
+/**
+ * Every import ends, whatever happens to its message: one the imports queue gives up (its DLQ) and one still
+ * pending at its deadline are ended with 3016 and their ids released. The import worker's event source is off:
+ * the test hands the worker its messages (and spends receives) itself. Everything else runs as deployed: the
+ * DLQ's consumer and the deadline checks have their event sources, the queue its redrive policy.
+ */
+
+/** The import POST's deadline, shortened from 6 hours. */
+const DEADLINE_SECONDS = 30;
+/** The import worker's timeout, shortened from 300 s: a run may start until this long before a deadline. */
+const WORKER_TIMEOUT_SECONDS = 10;
+
+let api: TestApi;
+let acme: { accountId: string; key: string };
+
+beforeAll(async () => {
+  api = await startTestApi('import-ends', {
+    customize: (deployed) => {
+      functionOf(deployed, 'routes/import').addEnvironment(
+        'IMPORT_DEADLINE_SECONDS',
+        String(DEADLINE_SECONDS),
+      );
+      const worker = functionOf(deployed, 'workers/import-routes');
+      (worker.node.defaultChild as CfnFunction).timeout = WORKER_TIMEOUT_SECONDS;
+      const [mapping] = worker.node.findAll().filter((child) => child instanceof CfnEventSourceMapping);
+      (mapping as CfnEventSourceMapping).enabled = false;
+    },
+  });
+  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'doomed' }, { dcId: 'lost' }]);
+}, 120_000);
+
+afterAll(() => api?.close());
+
+async function accept(dcId: string, route: unknown): Promise<string> {
+  const response = await call(api.url, 'POST', `/dcs/${dcId}/invoiced-routes`, {
+    key: acme.key,
+    body: { route },
+  });
+  return (expectSuccess(response, routes.importRoute, 202) as { txid: string }).txid;
+}
+
+/** Runs `run` while the DC's item is gone: the worker then fails after claiming, a failure SQS retries. */
+async function withoutDc<T>(dcId: string, run: () => Promise<T>): Promise<T> {
+  const { DeleteCommand, GetCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
+  const key = accountKeys.dc(acme.accountId, dcId);
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: key }));
+  await db.send(new DeleteCommand({ TableName: tableName(), Key: key }));
+  try {
+    return await run();
+  } finally {
+    await db.send(new PutCommand({ TableName: tableName(), Item }));
+  }
+}
+
+/** One run of the worker that fails after claiming the import's ids (its batch fails as a whole). */
+async function failingRun(dcId: string, message: SQSRecord): Promise<void> {
+  const result = await withoutDc(dcId, () => api.invoke(importRoutes, { Records: [message] }));
+  expect(result).toMatchObject({ kind: 'functionError', errorType: 'FullBatchFailureError' });
+}
+
+async function queueDepth(queueUrl: string): Promise<number> {
+  const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+  try {
+    const { Attributes = {} } = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: queueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
+    return (
+      Number(Attributes.ApproximateNumberOfMessages) +
+      Number(Attributes.ApproximateNumberOfMessagesNotVisible)
+    );
+  } finally {
+    sqs.destroy();
+  }
+}
+
+/** Imports the route again, the test running the worker: it succeeds, so every id of it was free. */
+async function importsAgain(dcId: string, route: ReturnType<typeof exampleRoute>): Promise<void> {
+  const txid = await accept(dcId, route);
+  expect(await runImportWorker(api, await receiveImportMessages(api, 1))).toEqual({ batchItemFailures: [] });
+  expect(expectSuccess(await waitForImport(api.url, acme.key, dcId, txid), routes.getImportStatus)).toEqual({
+    txid,
+    status: 'SUCCEEDED',
+    route_id: route.id,
+  });
+}
+
+describe('an import whose message the imports queue gives up', () => {
+  it('ends FAILED with 3016 once its message is in the DLQ, its ids released for a new import', async () => {
+    const route = exampleRoute('dead-1', { waypoints: 5 });
+    const txid = await accept('doomed', route);
+    // Received and left visible: every receive counts towards the DLQ, as Lambda's do while the function is
+    // throttled.
+    const [message] = await receiveWaiting(api, 'imports', { visibilityTimeoutSeconds: 0 });
+    expect(message).toBeDefined();
+    await failingRun('doomed', message as SQSRecord);
+    expect(await claimsHeldBy(acme.accountId, txid, route)).toBeGreaterThan(0);
+
+    const { maxReceiveCount } = QUEUES.imports;
+    let receives = 1;
+    for (;;) {
+      const received = await receiveWaiting(api, 'imports', { visibilityTimeoutSeconds: 0 });
+      if (received.length === 0) break;
+      receives += received.length;
+      expect(receives).toBeLessThanOrEqual(maxReceiveCount);
+    }
+    // The receive after the last one moved the message to the DLQ, whose consumer ends the import.
+    expect(receives).toBe(maxReceiveCount);
+
+    const ended = await waitForImport(api.url, acme.key, 'doomed', txid, 90_000);
+    expect(expectError(ended, 400, ERROR_CODES.IMPORT_ABANDONED.code)).toBe(
+      `import ${txid} failed: the import could not be run: its worker failed on every delivery; nothing of it was kept, send it again`,
+    );
+    expect(await claimsHeldBy(acme.accountId, txid, route)).toBe(0);
+    expect(await getRouteHeader(acme.accountId, route.id)).toBeUndefined();
+    // The consumer deleted the message: the DLQ holds nothing (its alarm counts what was received from it).
+    await expect.poll(() => queueDepth(api.resources.dlqUrls.imports), { timeout: 30_000 }).toBe(0);
+
+    await importsAgain('doomed', route);
+  }, 180_000);
+});
+
+describe('an import still pending at its deadline', () => {
+  it('ends FAILED with 3016 when its message was lost, its ids released; a message too late for a run imports nothing', async () => {
+    const lost = exampleRoute('lost-1', { waypoints: 5 });
+    const late = exampleRoute('late-1', { waypoints: 5 });
+    const acceptedAt = Date.now();
+    const lostTxid = await accept('lost', lost);
+    const lateTxid = await accept('dc-1', late);
+    const messages = await receiveImportMessages(api, 2);
+    const messageOf = (txid: string) => messages.find((m) => JSON.parse(m.body).txid === txid) as SQSRecord;
+
+    // A run claims the ids and fails; then the message is lost (SQS dropped it at the end of its retention, or
+    // a local runtime lost its queues), and nothing would ever run the import again.
+    await failingRun('lost', messageOf(lostTxid));
+    expect(await claimsHeldBy(acme.accountId, lostTxid, lost)).toBeGreaterThan(0);
+    const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+    await sqs.send(
+      new DeleteMessageCommand({
+        QueueUrl: api.resources.queueUrls.imports,
+        ReceiptHandle: messageOf(lostTxid).receiptHandle,
+      }),
+    );
+    sqs.destroy();
+
+    // The other message reaches the worker when a run could no longer end before the deadline: it is not run.
+    const lastStart = acceptedAt + (DEADLINE_SECONDS - WORKER_TIMEOUT_SECONDS) * 1000;
+    await new Promise((resolve) => setTimeout(resolve, lastStart + 1000 - Date.now()));
+    expect(await runImportWorker(api, [messageOf(lateTxid)])).toEqual({ batchItemFailures: [] });
+
+    const deadlineMessage =
+      /^import imp_\w+ failed: the import was still pending at its deadline \S+Z; nothing of it was kept, send it again$/;
+    for (const [dcId, txid, route] of [
+      ['lost', lostTxid, lost],
+      ['dc-1', lateTxid, late],
+    ] as const) {
+      const ended = await waitForImport(api.url, acme.key, dcId, txid, 3 * DEADLINE_SECONDS * 1000);
+      expect(expectError(ended, 400, ERROR_CODES.IMPORT_ABANDONED.code)).toMatch(deadlineMessage);
+      expect(await claimsHeldBy(acme.accountId, txid, route)).toBe(0);
+      expect(await getRouteHeader(acme.accountId, route.id)).toBeUndefined();
+    }
+
+    await importsAgain('lost', lost);
+  }, 180_000);
+});
