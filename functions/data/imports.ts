@@ -29,9 +29,9 @@ export interface ImportRecord {
 export interface ImportUpload {
   /** When the upload link stops working (epoch ms). */
   linkExpiresAt: number;
-  /** An object the worker has not seen by then ends the import failed (3015), and a later one is ignored. */
+  /** An object S3 did not receive by then ends the import failed (3015), and a later one is ignored. */
   arrivalDeadline: number;
-  /** When the worker first saw the object. */
+  /** When S3 received the object the import reads (its event's `eventTime`). */
   receivedAt?: number;
 }
 
@@ -100,9 +100,9 @@ export async function getImport(accountId: string, txid: string): Promise<Import
 }
 
 /**
- * Records that the upload's object has arrived `at` (epoch ms), unless the import is no longer pending or its
- * arrival deadline has passed (then the object is ignored). True when the import should run; a repeated call
- * for the same arrival (SQS delivers at least once) is true again.
+ * Records that S3 received the upload's object `at` (epoch ms), unless the import is no longer pending or the
+ * object came after the arrival deadline (then it is ignored). True when the import should run; a repeated
+ * call for the same arrival (SQS delivers at least once) is true again.
  */
 export async function markUploadReceived(accountId: string, txid: string, at: number): Promise<boolean> {
   try {

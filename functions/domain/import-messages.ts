@@ -11,6 +11,8 @@ export interface ImportMessage {
 export interface UploadArrival {
   /** The object's key, decoded. */
   key: string;
+  /** When S3 received the object (its event's `eventTime`, epoch ms), however long the message then waited. */
+  arrivedAt: number;
 }
 
 /** What a message of the imports queue (or of its DLQ) names. */
@@ -22,9 +24,17 @@ export type ImportQueueMessage =
 
 const QueuedImport = z.object({ account_id: z.string(), dc_id: z.string(), txid: z.string() });
 
-/** What the bucket sends when an upload arrives (S3 event message structure 2.x), as far as it is read. */
+/**
+ * What the bucket sends when an upload arrives (S3 event message structure 2.x), as far as it is read.
+ * `eventTime` is when S3 received the object: ISO 8601 with milliseconds, in UTC (`2023-09-18T10:03:15.979Z`).
+ */
 const S3Notification = z.object({
-  Records: z.array(z.object({ s3: z.object({ object: z.object({ key: z.string() }) }) })),
+  Records: z.array(
+    z.object({
+      eventTime: z.iso.datetime({ offset: true }),
+      s3: z.object({ object: z.object({ key: z.string() }) }),
+    }),
+  ),
 });
 
 const S3TestEvent = z.object({ Event: z.literal('s3:TestEvent') });
@@ -39,9 +49,10 @@ export function readImportQueueMessage(body: unknown): ImportQueueMessage {
   if (!notification.success) return { kind: 'import', import: readQueuedImport(body) };
   return {
     kind: 'uploads',
-    uploads: notification.data.Records.map(({ s3 }) => ({
+    uploads: notification.data.Records.map(({ eventTime, s3 }) => ({
       // S3 event keys come URL-encoded as form values, spaces as `+`.
       key: decodeURIComponent(s3.object.key.replace(/\+/g, ' ')),
+      arrivedAt: Date.parse(eventTime),
     })),
   };
 }

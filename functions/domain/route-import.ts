@@ -202,17 +202,17 @@ async function pendingUploadOf(key: string): Promise<ImportRecord | undefined> {
 
 /**
  * The import an uploaded object starts: undefined for a key that is no upload, an import no longer pending,
- * or an object the worker sees after the upload's arrival deadline, which ends the import failed (3015) unless
- * an earlier object arrived in time.
+ * or an object S3 received after the upload's arrival deadline, which ends the import failed (3015) unless an
+ * earlier object arrived in time. The deadline holds for when S3 received the object, not for when the worker
+ * gets to its message: a busy imports queue fails no upload made in time.
  */
 export async function arrivedUpload(arrival: UploadArrival): Promise<ImportMessage | undefined> {
   const record = await pendingUploadOf(arrival.key);
   if (!record?.upload) return undefined;
   const { accountId, txid } = record;
-  const arrivedAt = Date.now();
-  if (await markUploadReceived(accountId, txid, arrivedAt))
+  if (await markUploadReceived(accountId, txid, arrival.arrivedAt))
     return { account_id: accountId, dc_id: record.dcId, txid };
-  if (record.upload.receivedAt === undefined && arrivedAt > record.upload.arrivalDeadline)
+  if (record.upload.receivedAt === undefined && arrival.arrivedAt > record.upload.arrivalDeadline)
     await finishImport(record, { failure: uploadExpired(record.upload) });
   return undefined;
 }
@@ -337,7 +337,7 @@ export type DeadlineCheckOutcome = ImportOutcome | 'WAITING';
  * Checks an import against its deadlines, from the import deadlines queue (one message per import, sent before
  * its record was written, and carried forward until it is due):
  * - finished (or never recorded: its POST failed first): nothing to do;
- * - an upload S3 has not delivered by its arrival deadline: failed (3015) when the object is not in the bucket
+ * - an upload the worker has not seen by its arrival deadline: failed (3015) when the object is not in the bucket
  *   (S3 reads are consistent: one still to come arrives late and is ignored); one that is there arrived in time
  *   and its notification, perhaps still queued, runs it;
  * - still pending at its deadline: abandoned (3016), its ids released. No run of the worker is in progress then:

@@ -76,7 +76,7 @@ export class S3Notifications {
    * Sends the ObjectCreated event of `operation` on bucket/key to every matching queue; errors are logged. The
    * proxy awaits it before it answers the request that created the object, so an object a client was told is
    * stored has had its notification queued: a run killed in between loses neither (S3's own delivery is
-   * durable too).
+   * durable too). Called when the object is stored: that is the event's `eventTime`.
    */
   async objectCreated(
     operation: string,
@@ -84,6 +84,7 @@ export class S3Notifications {
     key: string,
     principalArn: string,
   ): Promise<void> {
+    const createdAt = new Date();
     const eventName = CREATED_EVENT[operation];
     const notified = this.buckets.get(bucketName);
     if (!eventName || !notified) return;
@@ -94,9 +95,11 @@ export class S3Notifications {
         key.endsWith(route.suffix),
     );
     if (routes.length === 0) return;
-    await this.deliver(notified.bucket, key, eventName, principalArn, routes).catch((error: unknown) => {
-      console.error(`local S3 notification for ${bucketName}/${key} failed`, error);
-    });
+    await this.deliver(notified.bucket, key, eventName, principalArn, createdAt, routes).catch(
+      (error: unknown) => {
+        console.error(`local S3 notification for ${bucketName}/${key} failed`, error);
+      },
+    );
   }
 
   private async deliver(
@@ -104,6 +107,7 @@ export class S3Notifications {
     key: string,
     eventName: string,
     principalArn: string,
+    createdAt: Date,
     routes: QueueRoute[],
   ): Promise<void> {
     const head = await this.fauxqs.send('HEAD', `/${bucket.name}/${encodePath(key)}`, {});
@@ -118,7 +122,9 @@ export class S3Notifications {
             eventVersion: '2.1',
             eventSource: 'aws:s3',
             awsRegion: this.region,
-            eventTime: new Date().toISOString(),
+            // When S3 received the object (ISO 8601 in UTC with milliseconds, as S3 writes it), not when the
+            // message is sent.
+            eventTime: createdAt.toISOString(),
             eventName,
             userIdentity: { principalId: `AWS:${principalArn}` },
             requestParameters: { sourceIPAddress: '127.0.0.1' },

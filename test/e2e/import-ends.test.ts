@@ -1,3 +1,4 @@
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DeleteMessageCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CfnEventSourceMapping, type CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { SQSRecord } from 'aws-lambda';
@@ -24,13 +25,17 @@ import {
 
 /**
  * Every import ends, whatever happens to its message: one the imports queue gives up (its DLQ) and one still
- * pending at its deadline are ended with 3016 and their ids released. The import worker's event source is off:
+ * pending at its deadline are ended with 3016 and their ids released; an upload's arrival deadline holds for
+ * when S3 received it, however late the worker gets to it. The import worker's event source is off:
  * the test hands the worker its messages (and spends receives) itself. Everything else runs as deployed: the
  * DLQ's consumer and the deadline checks have their event sources, the queue its redrive policy.
  */
 
 /** The import POST's deadline, shortened from 6 hours. */
 const DEADLINE_SECONDS = 30;
+/** An upload link's lifetime and the arrival grace after it, shortened from 15 minutes each. */
+const UPLOAD_LINK_SECONDS = 5;
+const UPLOAD_GRACE_SECONDS = 5;
 /** The import worker's timeout, shortened from 300 s: a run may start until this long before a deadline. */
 const WORKER_TIMEOUT_SECONDS = 10;
 
@@ -44,6 +49,9 @@ beforeAll(async () => {
         'IMPORT_DEADLINE_SECONDS',
         String(DEADLINE_SECONDS),
       );
+      const uploads = functionOf(deployed, 'routes/upload');
+      uploads.addEnvironment('IMPORT_UPLOAD_LINK_SECONDS', String(UPLOAD_LINK_SECONDS));
+      uploads.addEnvironment('IMPORT_UPLOAD_ARRIVAL_GRACE_SECONDS', String(UPLOAD_GRACE_SECONDS));
       const worker = functionOf(deployed, 'workers/import-routes');
       (worker.node.defaultChild as CfnFunction).timeout = WORKER_TIMEOUT_SECONDS;
       const [mapping] = worker.node.findAll().filter((child) => child instanceof CfnEventSourceMapping);
@@ -188,4 +196,55 @@ describe('an import still pending at its deadline', () => {
 
     await importsAgain('lost', lost);
   }, 180_000);
+});
+
+describe('an upload', () => {
+  interface Upload {
+    txid: string;
+    upload_url: string;
+    upload_expiration_timestamp: number;
+  }
+  const startUpload = async (): Promise<Upload> =>
+    expectSuccess(
+      await call(api.url, 'POST', '/dcs/dc-1/invoiced-routes/uploads', { key: acme.key }),
+      routes.createImportUpload,
+      202,
+    );
+  const arrivalDeadline = (upload: Upload) =>
+    upload.upload_expiration_timestamp + UPLOAD_GRACE_SECONDS * 1000;
+  const until = (at: number) => new Promise((resolve) => setTimeout(resolve, at - Date.now()));
+
+  it('made in time is imported, however long after its arrival deadline the worker gets to it', async () => {
+    const route = exampleRoute('upload-in-time', { waypoints: 3 });
+    const upload = await startUpload();
+    const put = await fetch(upload.upload_url, { method: 'PUT', body: JSON.stringify({ route }) });
+    expect(put.status).toBe(200);
+    // The imports queue is busy: the worker gets to the upload's notification after the arrival deadline.
+    await until(arrivalDeadline(upload) + 1000);
+    expect(await runImportWorker(api, await receiveImportMessages(api, 1))).toEqual({
+      batchItemFailures: [],
+    });
+    expect(
+      expectSuccess(await waitForImport(api.url, acme.key, 'dc-1', upload.txid), routes.getImportStatus),
+    ).toEqual({ txid: upload.txid, status: 'SUCCEEDED', route_id: route.id });
+  }, 60_000);
+
+  it('made after its arrival deadline fails the import with 3015 and imports nothing', async () => {
+    const route = exampleRoute('upload-too-late', { waypoints: 3 });
+    const upload = await startUpload();
+    await until(arrivalDeadline(upload) + 1000);
+    // A PUT that started before the link expired and took longer than the grace: the operator writes it here.
+    const s3 = new S3Client({ forcePathStyle: true });
+    const key = decodeURIComponent(new URL(upload.upload_url).pathname.split('/').slice(2).join('/'));
+    await s3.send(
+      new PutObjectCommand({ Bucket: api.resources.bucketName, Key: key, Body: JSON.stringify({ route }) }),
+    );
+    s3.destroy();
+    expect(await runImportWorker(api, await receiveImportMessages(api, 1))).toEqual({
+      batchItemFailures: [],
+    });
+    const failed = await waitForImport(api.url, acme.key, 'dc-1', upload.txid);
+    expect(expectError(failed, 400, ERROR_CODES.UPLOAD_EXPIRED.code)).toMatch(/upload link expired/);
+    expect(await getRouteHeader(acme.accountId, route.id)).toBeUndefined();
+  }, 60_000);
 });
