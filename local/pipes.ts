@@ -56,6 +56,9 @@ export function quietReadDelay(sinceRecordsMs: number, intervals = PIPE_READ_INT
   return sinceRecordsMs < intervals.activeWindowMs ? intervals.activeMs : intervals.idleMs;
 }
 
+/** The largest batch Pipes sends an SQS target ("Amazon EventBridge Pipes batching and concurrency"). */
+const MAX_SQS_TARGET_BATCH = 10;
+
 /** How often the pipe looks for new shards besides when one ends. */
 const SHARD_LIST_REFRESH_MS = 30_000;
 
@@ -100,6 +103,12 @@ export function startPipe(options: LocalPipeOptions): LocalPipe {
   const deadLetter = source.deadLetterArn
     ? options.queues.find((queue) => queue.arn === source.deadLetterArn)
     : undefined;
+  if (source.batchSize > MAX_SQS_TARGET_BATCH) {
+    // Pipes refuses a batch size its target cannot take in one call (SendMessageBatch: 10 messages).
+    throw new Error(
+      `pipe ${pipe.name}: batch size ${source.batchSize}; an SQS target takes ${MAX_SQS_TARGET_BATCH}`,
+    );
+  }
   if (source.onPartialBatchItemFailure !== undefined && source.batchSize > 1) {
     // Bisecting batches is not played locally: rather refuse the template than run it differently.
     throw new Error(`pipe ${pipe.name}: OnPartialBatchItemFailure is not supported locally`);
@@ -273,29 +282,20 @@ export function startPipe(options: LocalPipeOptions): LocalPipe {
     shard.sent.clear();
   }
 
-  /** Sends the records, one message each; `sent` gets the eventID of each record SQS took. */
+  /**
+   * Sends the records, one message each, as Pipes does: with SendMessageBatch even for one record, the batch
+   * as it is (SQS refuses one over 10 messages or 1 MiB whole, as BatchRequestTooLong, a 4xx). `sent` gets the
+   * eventID of each record SQS took.
+   */
   async function sendToTarget(records: PipeRecord[], sent: Set<string>): Promise<void> {
-    if (records.length === 1) {
-      const [record] = records as [PipeRecord];
-      await sqs.send(new SendMessageCommand({ QueueUrl: target?.url, MessageBody: JSON.stringify(record) }));
-      sent.add(record.eventID ?? '');
-      return;
-    }
-    let refused: { Code?: string; Message?: string; SenderFault?: boolean } | undefined;
-    for (let start = 0; start < records.length; start += 10) {
-      const entries = records.slice(start, start + 10);
-      const { Successful = [], Failed = [] } = await sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: target?.url,
-          Entries: entries.map((record, index) => ({
-            Id: String(index),
-            MessageBody: JSON.stringify(record),
-          })),
-        }),
-      );
-      for (const entry of Successful) sent.add(entries[Number(entry.Id)]?.eventID ?? '');
-      refused ??= Failed[0];
-    }
+    const { Successful = [], Failed = [] } = await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: target?.url,
+        Entries: records.map((record, index) => ({ Id: String(index), MessageBody: JSON.stringify(record) })),
+      }),
+    );
+    for (const entry of Successful) sent.add(records[Number(entry.Id)]?.eventID ?? '');
+    const [refused] = Failed;
     if (refused) {
       throw Object.assign(new Error(`target refused a message: ${refused.Code}: ${refused.Message}`), {
         $fault: refused.SenderFault ? 'client' : 'server',

@@ -1,3 +1,4 @@
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { eventSchemas, type StreamEvent, SUBSCRIBABLE_EVENTS } from '../models/event-catalog';
 import { randomId } from '../shared/crypto';
 import { tableName } from './client';
@@ -28,31 +29,65 @@ export const EVENT_RECORD_PATTERN = {
 const RETENTION_SECONDS = 7 * 86_400;
 
 /**
+ * The largest message an event item may make: the pipe sends each stream record as one message, so this bounds
+ * a message of the events queue, and the pipe's batches in bytes (lib/constructs/event-pipe.ts). The largest
+ * event, a ROUTE_ETAS_CHANGED of 2,000 waypoints, stays within it by the import's limits (MAX_LISTED_ID_BYTES).
+ */
+export const MAX_EVENT_RECORD_BYTES = 256 * 1024;
+
+/**
+ * What the stream record of an item weighs as the pipe sends it to the events queue: the record's JSON with
+ * the item in DynamoDB's attribute-value form, and generous room for the fields around it (an ARN with a
+ * 255-character table name).
+ */
+export function streamRecordBytes(item: Record<string, unknown>): number {
+  const record = {
+    eventID: 'f'.repeat(32),
+    eventName: 'INSERT',
+    eventVersion: '1.1',
+    eventSource: 'aws:dynamodb',
+    awsRegion: 'ap-southeast-2',
+    dynamodb: {
+      ApproximateCreationDateTime: 4_102_444_800,
+      Keys: marshall({ pk: item.pk, sk: item.sk }),
+      NewImage: marshall(item, { removeUndefinedValues: true }),
+      SequenceNumber: '9'.repeat(40),
+      SizeBytes: 409_600,
+      StreamViewType: 'NEW_IMAGE',
+    },
+    eventSourceARN: `arn:aws:dynamodb:ap-southeast-2:123456789012:table/${'t'.repeat(255)}/stream/2026-11-23T00:00:00.000`,
+  };
+  return Buffer.byteLength(JSON.stringify(record));
+}
+
+/**
  * Transaction item recording an event next to the state change that causes it (transactional outbox):
  * the table stream carries it to the webhooks, so an event is never lost when a handler dies after
  * its write, and never sent for a change that did not happen. The type and payload are parsed with the
  * event catalog first (microseconds; a third of a millisecond for the ETAs of 2,000 stops): a producer cannot
- * write a shape receivers are not told of.
+ * write a shape receivers are not told of. An item whose stream record would pass MAX_EVENT_RECORD_BYTES is
+ * refused before anything is written (a few milliseconds for those ETAs): its record could hold up the pipe.
  */
 export function putEventItem(event: RouteEvent) {
   const { type, details } = eventSchemas().StreamEvent.parse({ type: event.type, details: event.details });
   const eventId = randomId('evt_');
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: {
-        pk: `EVENT#${event.accountId}/${eventId}`,
-        sk: 'EVENT',
-        entity: 'EVENT',
-        event_id: eventId,
-        event_type: type,
-        account_id: event.accountId,
-        dc_id: event.dcId,
-        ...(event.routeId === undefined ? {} : { route_id: event.routeId }),
-        details,
-        occurred_at: event.occurredAt,
-        expires_at: Math.floor(event.occurredAt / 1000) + RETENTION_SECONDS,
-      },
-    },
+  const item = {
+    pk: `EVENT#${event.accountId}/${eventId}`,
+    sk: 'EVENT',
+    entity: 'EVENT',
+    event_id: eventId,
+    event_type: type,
+    account_id: event.accountId,
+    dc_id: event.dcId,
+    ...(event.routeId === undefined ? {} : { route_id: event.routeId }),
+    details,
+    occurred_at: event.occurredAt,
+    expires_at: Math.floor(event.occurredAt / 1000) + RETENTION_SECONDS,
   };
+  const bytes = streamRecordBytes(item);
+  if (bytes > MAX_EVENT_RECORD_BYTES)
+    throw new Error(
+      `a ${type} event of ${bytes} bytes as a stream record; at most ${MAX_EVENT_RECORD_BYTES}`,
+    );
+  return { Put: { TableName: tableName(), Item: item } };
 }

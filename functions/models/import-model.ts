@@ -11,7 +11,7 @@ export const IMPORT_LIMITS = { waypoints: 2000, items: 50_000, invoices: 50_000 
  * Most bytes the ids of one list may have together, where a list of ids is stored in one item or sent in one
  * message: a route's waypoint ids (its header item; and ROUTE_ETAS_CHANGED lists them all, reaching the events
  * queue as a stream record in which every entry adds about 70 bytes: 2,000 entries and 96 KiB of ids stay
- * within SQS's 256 KiB), and a waypoint's invoice ids (its row, within DynamoDB's 400 KB item). Counted as JSON
+ * within the 256 KiB an event's stream record may have, data/events.ts), and a waypoint's invoice ids (its row, within DynamoDB's 400 KB item). Counted as JSON
  * writes them: UTF-8, with `"` and `\` two bytes each. 2,000 waypoint ids of 49 ASCII characters fit.
  */
 export const MAX_LISTED_ID_BYTES = 96 * 1024;

@@ -41,9 +41,9 @@ export async function sendAllToQueue(queue: QueueName, bodies: readonly object[]
   );
 }
 
-/** SendMessageBatch takes at most 10 messages, of at most 1 MiB together. */
-const MAX_BATCH_MESSAGES = 10;
-const MAX_BATCH_BYTES = 1_048_576;
+/** SendMessageBatch takes at most 10 messages, of at most 1 MiB together (SQS API reference, since 2025). */
+export const MAX_BATCH_MESSAGES = 10;
+export const MAX_BATCH_BYTES = 1_048_576;
 
 /**
  * Message bodies in batches SendMessageBatch accepts: up to 10 a batch, and no more than 1 MiB together (ten

@@ -6,7 +6,8 @@ import { CfnPipe } from 'aws-cdk-lib/aws-pipes';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { EVENT_RECORD_PATTERN } from '../../functions/data/events';
+import { EVENT_RECORD_PATTERN, MAX_EVENT_RECORD_BYTES } from '../../functions/data/events';
+import { MAX_BATCH_BYTES, MAX_BATCH_MESSAGES } from '../../functions/shared/queues';
 import { DLQ_RETENTION_DAYS } from '../../functions/shared/resources';
 import { alarmOn, WATCHES } from '../watches';
 
@@ -35,21 +36,29 @@ export interface EventPipeProps {
 }
 
 /**
- * Stream records per batch: SQS's limit for a Pipes target, one SendMessageBatch of up to ten messages (one
- * a record). Read one record at a time, a shard carried about one SendMessage round trip's worth of events
- * (the local stream poller fell behind a burst of 2,000 events by 1,300 of them); ten a batch carry ten times
- * that at the same number of requests. No batching window: a batch is whatever the shard holds when it is
- * read, so an event alone still leaves at once.
+ * Stream records per batch: as many as one SendMessageBatch (one message a record) takes whatever they weigh.
+ * Pipes sends a batch to an SQS target as one SendMessageBatch, at most ten messages and 1 MiB together, and
+ * does not split it by size: SQS refuses a batch over 1 MiB whole (BatchRequestTooLong), a 4xx that Pipes
+ * retries MaximumRetryAttempts times and then gives to the DLQ, every record of it ("Amazon EventBridge Pipes
+ * batching and concurrency", "error handling"; SendMessageBatch in the SQS API reference). An event record
+ * weighs at most MAX_EVENT_RECORD_BYTES (256 KiB, enforced where event items are written): four fit, where
+ * ten of the largest (2,000-waypoint ROUTE_ETAS_CHANGED, ~230 KB each) would not. Read one record at a time,
+ * a shard carried about one SendMessage round trip's worth of events (the local stream poller fell behind a
+ * burst of 2,000 events by 1,300 of them); four a batch carry four times that at the same number of requests.
+ * No batching window: a batch is whatever the shard holds when it is read, so an event alone leaves at once.
  */
-export const EVENT_PIPE_BATCH_SIZE = 10;
+export const EVENT_PIPE_BATCH_SIZE = Math.min(
+  MAX_BATCH_MESSAGES,
+  Math.floor(MAX_BATCH_BYTES / MAX_EVENT_RECORD_BYTES),
+);
 
 /**
  * The transactional outbox's relay: an EventBridge Pipe from the table's stream to the events queue that
  * lets only new event items through (no code of ours in between, so nothing to lose an event).
  *
- * Up to EVENT_PIPE_BATCH_SIZE records a batch, one message a record. When the queue refuses some messages of
- * a batch (Pipes' partial batch failure handling for SQS targets), only those are sent again: the others
- * went once. After EVENT_PIPE_RETRIES the batch goes to the pipe's own dead-letter queue (where it is in the
+ * Up to EVENT_PIPE_BATCH_SIZE records a batch, one message a record, within SendMessageBatch's 1 MiB. When the
+ * queue refuses some messages of a batch (Pipes' partial batch failure handling for SQS targets), only those
+ * are sent again: the others went once. After EVENT_PIPE_RETRIES the batch goes to the pipe's own dead-letter queue (where it is in the
  * stream: the refused record and the records of its batch SQS took) and the records behind it flow again.
  * Pipes delivers at least once (a retried send may have reached the queue), like the events queue itself:
  * receivers deduplicate deliveries by `event_id` (docs/api.md §7), which stays the same through every hop.

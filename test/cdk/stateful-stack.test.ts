@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { EVENT_RECORD_PATTERN } from '../../functions/data/events';
+import { EVENT_RECORD_PATTERN, MAX_EVENT_RECORD_BYTES } from '../../functions/data/events';
 import { TABLE_SCHEMA } from '../../functions/data/table-schema';
 import {
   BUCKET_LIFECYCLE,
@@ -483,8 +483,11 @@ describe('event pipe', () => {
       StartingPosition: 'TRIM_HORIZON',
       BatchSize: EVENT_PIPE_BATCH_SIZE,
     });
-    // SendMessageBatch takes at most 10 messages; no batching window, so an event alone is not held back.
+    // SendMessageBatch takes at most 10 messages and 1 MiB: a batch of the largest event records fits whole.
+    // No batching window, so an event alone is not held back.
+    expect(EVENT_PIPE_BATCH_SIZE).toBeGreaterThanOrEqual(1);
     expect(EVENT_PIPE_BATCH_SIZE).toBeLessThanOrEqual(10);
+    expect(EVENT_PIPE_BATCH_SIZE * MAX_EVENT_RECORD_BYTES).toBeLessThanOrEqual(1_048_576);
     expect(props.SourceParameters.DynamoDBStreamParameters.MaximumBatchingWindowInSeconds).toBeUndefined();
   });
 

@@ -16,6 +16,7 @@ import {
 import * as dynamo from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../functions/data/client';
+import { putEventItem, streamRecordBytes } from '../../functions/data/events';
 import type { PipeSpec, QueueSpec } from '../../local/cloud/model';
 import { startPipe } from '../../local/pipes';
 import { LOCAL_CREDENTIALS } from '../../local/services';
@@ -143,6 +144,32 @@ describe('the pipe from the table stream to the events queue', () => {
     const received = eventIds(await receive(api.resources.queueUrls.events, 25));
     expect(received).toHaveLength(25);
     expect(new Set(received)).toEqual(new Set(written.map((event) => event.eventId)));
+  });
+
+  it('carries ten of the largest events committed together, in batches SendMessageBatch takes whole', async () => {
+    // Ten ROUTE_ETAS_CHANGED of 2,000 waypoints each (about 230 KB each as a stream record), in one transaction:
+    // together they pass SendMessageBatch's 1 MiB many times over, one batch of ten would be refused whole.
+    const items = Array.from({ length: 10 }, (_, r) =>
+      putEventItem({
+        accountId: 'acc-pipe',
+        dcId: 'dc-1',
+        routeId: `etas-${r}`,
+        type: 'ROUTE_ETAS_CHANGED',
+        details: {
+          etas: Array.from({ length: 2000 }, (_, w) => ({
+            waypoint_id: `waypoint-${String(w).padStart(4, '0')}-${'x'.repeat(30)}`,
+            eta_timestamp: Date.now() + w * 60_000,
+          })),
+        },
+        occurredAt: Date.now(),
+      }),
+    );
+    const sizes = items.map((item) => streamRecordBytes(item.Put.Item));
+    expect(Math.min(...sizes)).toBeGreaterThan(200 * 1024);
+    await data.db.send(new dynamo.TransactWriteCommand({ TransactItems: items }));
+
+    const received = eventIds(await receive(api.resources.queueUrls.events, 10));
+    expect(received.sort()).toEqual(items.map((item) => item.Put.Item.event_id).sort());
   });
 
   it('starts a new pipe at the start of the stream, and a restarted one where it stopped', async () => {

@@ -1,8 +1,7 @@
-import { marshall } from '@aws-sdk/util-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { putEventItem } from '../../functions/data/events';
+import { MAX_EVENT_RECORD_BYTES, putEventItem, streamRecordBytes } from '../../functions/data/events';
 import {
   FreeText,
   Id,
@@ -212,31 +211,6 @@ describe('messageBatches', () => {
   });
 });
 
-/**
- * What a stream record of an item weighs as the EventBridge Pipe sends it to the events queue (one message per
- * record): the record's JSON with the item in DynamoDB's attribute-value form, and generous room for the fields
- * around it (an ARN with a 255-character table name).
- */
-function streamRecordBytes(item: Record<string, unknown>): number {
-  const record = {
-    eventID: 'f'.repeat(32),
-    eventName: 'INSERT',
-    eventVersion: '1.1',
-    eventSource: 'aws:dynamodb',
-    awsRegion: 'ap-southeast-2',
-    dynamodb: {
-      ApproximateCreationDateTime: 4_102_444_800,
-      Keys: marshall({ pk: item.pk, sk: item.sk }),
-      NewImage: marshall(item, { removeUndefinedValues: true }),
-      SequenceNumber: '9'.repeat(40),
-      SizeBytes: 409_600,
-      StreamViewType: 'NEW_IMAGE',
-    },
-    eventSourceARN: `arn:aws:dynamodb:ap-southeast-2:123456789012:table/${'t'.repeat(255)}/stream/2026-11-23T00:00:00.000`,
-  };
-  return Buffer.byteLength(JSON.stringify(record));
-}
-
 describe('lists of ids stored in one item or sent in one message', () => {
   /** The ROUTE_ETAS_CHANGED event item of a route whose every waypoint has an ETA, as the producer writes it. */
   async function etasEvent(waypointIds: string[]) {
@@ -257,14 +231,14 @@ describe('lists of ids stored in one item or sent in one message', () => {
       'é'.repeat(12).padEnd(Math.floor(total / count) - 12 + (i < total % count ? 1 : 0), 'x'),
     );
 
-  it('a route at the waypoint id limit emits ROUTE_ETAS_CHANGED records within SQS’s 256 KiB', async () => {
+  it('a route at the waypoint id limit emits ROUTE_ETAS_CHANGED records within MAX_EVENT_RECORD_BYTES', async () => {
     const ids = idsOf(IMPORT_LIMITS.waypoints, MAX_LISTED_ID_BYTES);
     expect(ids.reduce((sum, id) => sum + Buffer.byteLength(id), 0)).toBe(MAX_LISTED_ID_BYTES);
-    expect(streamRecordBytes(await etasEvent(ids))).toBeLessThanOrEqual(256 * 1024);
+    expect(streamRecordBytes(await etasEvent(ids))).toBeLessThanOrEqual(MAX_EVENT_RECORD_BYTES);
   });
 
-  it('without the limit, 2,000 ids of 128 characters (which pass the id rule) would not fit', async () => {
+  it('without the limit, 2,000 ids of 128 characters (which pass the id rule) would make an event the producer refuses', async () => {
     const ids = Array.from({ length: IMPORT_LIMITS.waypoints }, (_, i) => String(i).padStart(128, 'x'));
-    expect(streamRecordBytes(await etasEvent(ids))).toBeGreaterThan(256 * 1024);
+    await expect(etasEvent(ids)).rejects.toThrow(/ROUTE_ETAS_CHANGED event of \d+ bytes as a stream record/);
   });
 });
