@@ -75,10 +75,6 @@ describe('unknown endpoints', () => {
     expectError(await call(api.url, method, path), 404, 1007);
     expectError(await call(api.url, method, path, { key: acme.key }), 404, 1007);
   });
-
-  it('answers a path with malformed percent-encoding with 404 and 1007', async () => {
-    expectError(await call(api.url, 'GET', '/dcs/north/drivers/%E0%A4%A', { key: acme.key }), 404, 1007);
-  });
 });
 
 describe('GET /openapi.json', () => {
