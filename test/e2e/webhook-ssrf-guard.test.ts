@@ -59,10 +59,13 @@ describe('with the SSRF guard on', () => {
       duration_ms: expect.any(Number),
       timestamp: expect.any(Number),
     });
-    const delivery = await getDelivery(
-      hooks.accounts.acme.accountId,
-      webhook.id,
-      (attempt as DeliveryAttempt).delivery_id as string,
+    // The worker logs the attempt, then records the delivery's outcome: wait for the second write too.
+    const delivery = await waitUntil('the delivery record', () =>
+      getDelivery(
+        hooks.accounts.acme.accountId,
+        webhook.id,
+        (attempt as DeliveryAttempt).delivery_id as string,
+      ),
     );
     expect(delivery).toMatchObject({ status: 'FAILED', error: attempt?.error });
 
