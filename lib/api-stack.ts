@@ -240,7 +240,7 @@ export class ApiStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API stage' });
     new CfnOutput(this, 'DashboardName', {
       value: this.dashboard.dashboardName,
-      description: 'The CloudWatch dashboard of the service (README, Operations)',
+      description: 'The CloudWatch dashboard of the service (docs/operations.md)',
     });
     new CfnOutput(this, 'UsagePlanId', {
       value: this.usagePlan.usagePlanId,

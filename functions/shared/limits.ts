@@ -51,7 +51,7 @@ export function countWithinBudget<T>(
 
 /**
  * Per-account limits (docs/api.md §9), so one account cannot spend the capacity of all; each is configurable by
- * CDK context (README, Configuration).
+ * CDK context (docs/configuration.md).
  */
 export const ACCOUNT_LIMITS = {
   /** Requests per second of one account on the account-key methods: the API's usage plan throttle. */

@@ -9,7 +9,7 @@ import { type CfnResource, logicalIdOf, resourcesOf } from './synth';
 /**
  * The operators' dashboard against the alarms: every alarm of every template (the stateful stack, the API
  * stack and its nested stacks) has its metric on the dashboard, graphed against its threshold, and the
- * dashboard shows what the README's Operations section says it does.
+ * dashboard shows what docs/operations.md says it does.
  */
 
 const statefulTemplate = Template.fromStack(stateful).toJSON() as {

@@ -1,14 +1,23 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { ATTEMPT_ANALYTICS_PAGE } from '../../functions/api/analytics/index';
 import type { EndpointDefinition } from '../../functions/api/define';
+import { DRIVER_ROUTE_WAYPOINTS_PAGE } from '../../functions/api/driver-app/index';
 import { endpoints } from '../../functions/api/index';
+import { ROUTE_PAGE_SIZES } from '../../functions/api/routes/index';
+import { DELIVERY_ATTEMPTS_PAGE } from '../../functions/api/webhooks/index';
 import { SUBSCRIBABLE_EVENTS } from '../../functions/domain/webhook-events';
+import { newWebhookSecret, signatureHeaders } from '../../functions/domain/webhook-http';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
+import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
+import { QUEUES, RESOURCE_ENV } from '../../functions/shared/resources';
 import { sliceOf } from '../../lib/slices';
 
 /**
- * The repository's own documents (README, CONTRIBUTING, docs/) against the code and against each other.
+ * The repository's own documents (README, CONTRIBUTING, docs/) against the code and against each other
+ * (the README's own checks are in readme.test.ts).
  *
  * docs/api.md holds tables generated from the code between `<!-- generated: <name> -->` and
  * `<!-- end generated -->`. After changing the endpoint list or the error codes, rewrite them with
@@ -155,6 +164,119 @@ describe('docs/api.md', () => {
     const types = tableAfter(api, '<!-- event types -->').map((row) => row[0]);
     expect(types.sort()).toEqual([...SUBSCRIBABLE_EVENTS, 'PING'].map((type) => `\`${type}\``).sort());
   });
+
+  it('gives the page sizes and the page byte budget the endpoints declare', () => {
+    const rows = (count: number) => count.toLocaleString('en-US');
+    const sizes: [string, string][] = [
+      ['/invoices', rows(ROUTE_PAGE_SIZES.invoiceRows.maxLimit)],
+      ['/waypoints', rows(ROUTE_PAGE_SIZES.waypoints.maxLimit)],
+      ['/accounting', rows(ROUTE_PAGE_SIZES.accountingRecords.maxLimit)],
+      ['/find_by_date/', rows(ROUTE_PAGE_SIZES.routesOfDate.maxLimit)],
+      ['/driver/routes', rows(DRIVER_ROUTE_WAYPOINTS_PAGE.maxLimit)],
+      ['/analytics/attempts', rows(ATTEMPT_ANALYTICS_PAGE.maxLimit)],
+      [
+        '/deliveries',
+        `${rows(DELIVERY_ATTEMPTS_PAGE.defaultLimit)}, up to ${rows(DELIVERY_ATTEMPTS_PAGE.maxLimit)}`,
+      ],
+    ];
+    const paging = tableAfter(api, '## 6. Paging');
+    for (const [path, size] of sizes) {
+      const row = paging.find((cells) => cells[0]?.startsWith('`GET ') && cells[0].includes(path));
+      expect(row?.[2], `docs/api.md paging row of ${path}`).toBe(size);
+    }
+    expect(api).toContain(`once its rows reach ${PAGE_BYTE_BUDGET / (1024 * 1024)} MiB`);
+  });
+});
+
+describe('docs/configuration.md', () => {
+  const configuration = read('docs/configuration.md');
+
+  it('documents every CDK context value the app reads', () => {
+    const keys = [...read('lib/delivery-routes.ts').matchAll(/Context\(app, '(\w+)'\)/g)].map(
+      (match) => match[1],
+    );
+    expect(keys).toContain('alarmEmail');
+    for (const key of keys) expect(configuration, `context value ${key}`).toContain(`| \`${key}\` |`);
+  });
+
+  it('documents every environment variable the functions read', () => {
+    const sources = readdirSync(join(ROOT, 'functions'), { recursive: true })
+      .map(String)
+      .filter((path) => path.endsWith('.ts'))
+      .map((path) => read(`functions/${path}`));
+    const readByFunctions = sources.flatMap((source) =>
+      [...source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map((match) => match[1] as string),
+    );
+    const resources = [
+      RESOURCE_ENV.table,
+      RESOURCE_ENV.bucket,
+      ...Object.values(QUEUES).flatMap((queue) => [queue.urlEnv, queue.deadLetterUrlEnv]),
+    ];
+    // AWS_* variables come from the Lambda runtime (or the SDK's own configuration), not from us.
+    const ours = [...new Set([...readByFunctions, ...resources])].filter((name) => !name.startsWith('AWS_'));
+    expect(ours).toContain('WEBHOOK_RETRY_DELAYS_SECONDS');
+    for (const name of ours) expect(configuration, `environment variable ${name}`).toContain(`\`${name}\``);
+  });
+});
+
+type Verify = (secret: string, rawBody: string, headers: Record<string, string>) => unknown;
+
+/** docs/webhook-signatures.md's verifier, run as written (its `standardwebhooks` import is given to it). */
+function documentedVerifier(): Verify {
+  const code = /```js\n([\s\S]*?)```/.exec(read('docs/webhook-signatures.md'))?.[1] ?? '';
+  const importLine = "import { Webhook } from 'standardwebhooks';";
+  expect(code).toContain(importLine);
+  const body = code.replace(importLine, '');
+  // Three lines: the import, the verifier, the check.
+  expect(
+    code
+      .trim()
+      .split('\n')
+      .filter((line) => line.trim() !== ''),
+  ).toHaveLength(3);
+  return (secret, rawBody, headers) =>
+    new Function('Webhook', 'process', 'rawBody', 'req', `${body}\nreturn event;`)(
+      Webhook,
+      { env: { WEBHOOK_SECRET: secret } },
+      rawBody,
+      { headers },
+    );
+}
+
+describe('docs/webhook-signatures.md', () => {
+  it("gives a webhook signature check that accepts the service's signatures and nothing else", () => {
+    const verify = documentedVerifier();
+    const secret = newWebhookSecret();
+    const other = newWebhookSecret();
+    const body =
+      '{"event":"PING","hook_timestamp_millis":1795438800000,"event_id":"evt_1","name":"Zoë Ødegård"}';
+    const now = Date.now();
+    // As a receiver gets them: lower-case names.
+    const signed = (secrets: string[], at: number, id = 'evt_1') =>
+      Object.fromEntries(
+        Object.entries(signatureHeaders(secrets, id, at, body)).map(([name, value]) => [
+          name.toLowerCase(),
+          value,
+        ]),
+      );
+    const cases: [string, Record<string, string>, string, string, boolean][] = [
+      ['as signed', signed([secret], now), body, secret, true],
+      ['signed 4 minutes ago', signed([secret], now - 4 * 60_000), body, secret, true],
+      ['during a rotation, with the new secret', signed([secret, other], now), body, secret, true],
+      ['during a rotation, with the previous secret', signed([other, secret], now), body, secret, true],
+      ['signed 6 minutes ago', signed([secret], now - 6 * 60_000), body, secret, false],
+      ['another body', signed([secret], now), body.replace('PING', 'PONG'), secret, false],
+      ['another secret', signed([other], now), body, secret, false],
+      ['another webhook-id', { ...signed([secret], now), 'webhook-id': 'evt_2' }, body, secret, false],
+      ['no signature', { ...signed([secret], now), 'webhook-signature': '' }, body, secret, false],
+      ['no headers', {}, body, secret, false],
+    ];
+    for (const [name, headers, received, key, valid] of cases) {
+      const run = () => verify(key, received, headers);
+      if (valid) expect(run(), name).toEqual(JSON.parse(received));
+      else expect(run, name).toThrow(WebhookVerificationError);
+    }
+  });
 });
 
 describe('README, CONTRIBUTING and docs/', () => {
@@ -182,16 +304,19 @@ describe('README, CONTRIBUTING and docs/', () => {
     expect(broken).toEqual([]);
   });
 
-  it.each(DOCUMENTS.filter((path) => path !== 'README.md'))(
-    '%s names only repository paths that exist',
-    (path) => {
-      const named = [
-        ...read(path).matchAll(/`((?:bin|bench|docs|functions|lib|local|test|\.ci)\/[\w./-]*\w)`/g),
-      ].map((match) => match[1] ?? '');
-      expect(named.length).toBeGreaterThan(0);
-      expect(named.filter((file) => !existsSync(join(ROOT, file)))).toEqual([]);
-    },
-  );
+  /** The repository paths a document names in code spans (`functions/shared/limits.ts`). */
+  const pathsNamedIn = (path: string) =>
+    [...read(path).matchAll(/`((?:bin|bench|docs|functions|lib|local|test|\.ci)\/[\w./-]*\w)`/g)].map(
+      (match) => match[1] ?? '',
+    );
+
+  it('finds the repository paths a document names', () => {
+    expect(pathsNamedIn('CONTRIBUTING.md')).toContain('functions/shared/error-codes.ts');
+  });
+
+  it.each(DOCUMENTS)('%s names only repository paths that exist', (path) => {
+    expect(pathsNamedIn(path).filter((file) => !existsSync(join(ROOT, file)))).toEqual([]);
+  });
 
   it('CONTRIBUTING gives every check CI runs', () => {
     const contributing = read('CONTRIBUTING.md');
