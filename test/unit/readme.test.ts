@@ -1,11 +1,49 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { answers, readmeText, walkthroughBlocks } from '../support/readme-walkthrough';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const readme = readmeText();
 
-/** The README is the path in; the reference it links to is checked by docs.test.ts. */
+/**
+ * The README is the short path in: set-up commands and a walkthrough, whose blocks
+ * test/e2e/readme-walkthrough.test.ts runs against `npm start`. What can be checked without running them is
+ * checked here. The reference it links to is checked by docs.test.ts.
+ */
 describe('README', () => {
+  it('is a short path in', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(400);
+  });
+
   it('gives the set-up and test commands CI runs', () => {
     for (const command of ['npm install', 'npm start', 'npm test']) expect(readme).toContain(command);
+  });
+
+  it('starts every walkthrough block with the question it answers and shows the answer of every command', () => {
+    const blocks = walkthroughBlocks(readme);
+    expect(blocks.length).toBeGreaterThan(5);
+    for (const block of blocks) expect(block.steps.length, block.question).toBeGreaterThan(0);
+  });
+
+  it('sends every walkthrough request body as JSON', () => {
+    const commands = walkthroughBlocks(readme)
+      .flatMap((block) => block.steps.map((step) => step.commands))
+      .join('\n')
+      // One command a line: continuation lines, and a body that runs over lines, joined to their curl.
+      .replace(/\\\n/g, ' ')
+      .split(/\n(?=\S)/)
+      .filter((command) => command.includes('curl '));
+    const withBody = commands.filter((command) => /\s(-d|--data[\w-]*)\s/.test(command));
+    expect(withBody.length).toBeGreaterThan(10);
+    for (const command of withBody) expect(command).toContain("-H 'Content-Type: application/json'");
+  });
+});
+
+describe('a walkthrough answer', () => {
+  it('matches the output it shows, with … for any text, and nothing else', () => {
+    expect(answers('{"txid":"imp_12ab"}\n', '{"txid":"imp_…"}')).toBe(true);
+    expect(answers('a\nb', 'a\nb')).toBe(true);
+    expect(answers('{"txid":"imp_12ab"} and more', '{"txid":"imp_…"}')).toBe(false);
+    expect(answers('{"code":3012}', '{"code":…,"x":1}')).toBe(false);
+    expect(answers('a.b', 'a…b')).toBe(true);
+    expect(answers('axb', 'a.b')).toBe(false);
   });
 });
