@@ -102,7 +102,7 @@ describe('a route of 2,000 waypoints and 50,000 items', () => {
       expectError(await asAcme('/dcs/dc-1/routes/big-1/invoices'), 400, 3003);
 
       // Its ids are freed once the worker has removed its rows (the header goes last, after the route id's
-      // claim; read as the operator): not one of its 54,000 ids stays claimed. That a freed route imports
+      // claim; read as the operator): not one of its 54,001 ids stays claimed. That a freed route imports
       // again is route-deletion.test.ts's, on a small route.
       const deadline = Date.now() + PHASE_DEADLINE_MS;
       while (await getRouteHeader(acme.accountId, 'big-1')) {
