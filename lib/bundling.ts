@@ -2,6 +2,8 @@ import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build, buildSync, type Metafile } from 'esbuild';
+import { endpoints } from '../functions/api/index';
+import { RESERVED_IDS_CONSTANT, reservedIdsOf } from '../functions/models/path-ids';
 
 /**
  * How every Lambda asset is built: one esbuild run per function, ESM, minified and tree-shaken, AWS SDK
@@ -212,9 +214,23 @@ export function bundlesXraySdk(setting: XraySdkTracing, kind: 'api' | 'consumer'
   return setting === 'all' || (setting === 'consumers' && kind === 'consumer');
 }
 
-/** esbuild's `define` of a function's bundle: whether it carries the X-Ray SDK. */
+/**
+ * The ids clients may not choose because a fixed segment of the endpoint list's paths sits where they would
+ * go (functions/models/path-ids.ts): every bundle gets the same, from the same list CDK makes the API of,
+ * so a fixed segment added to a path is refused as an id by the next build. Their JSON as a string literal
+ * (a `define` value is JavaScript): an object would be a virtual module of esbuild's, `<define:…>`, among a
+ * build's inputs, where the local bundle cache looks for files.
+ */
+const RESERVED_IDS_DEFINE = JSON.stringify(
+  JSON.stringify(reservedIdsOf(endpoints.map((endpoint) => endpoint.path))),
+);
+
+/** esbuild's `define` of a function's bundle: whether it carries the X-Ray SDK, and the reserved ids. */
 export function bundleDefine(options: { xraySdk: boolean }): Record<string, string> {
-  return { [XRAY_SDK_CONSTANT]: JSON.stringify(options.xraySdk) };
+  return {
+    [XRAY_SDK_CONSTANT]: JSON.stringify(options.xraySdk),
+    [RESERVED_IDS_CONSTANT]: RESERVED_IDS_DEFINE,
+  };
 }
 
 /**

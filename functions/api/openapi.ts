@@ -11,6 +11,7 @@ import {
   webhookBody,
   webhookBodyOf,
 } from '../models/event-catalog';
+import { type ReservedId, reservedIdsOf } from '../models/path-ids';
 import { ERROR_CODES } from '../shared/error-codes';
 import { type EndpointDefinition, isDcScoped } from './define';
 
@@ -41,6 +42,22 @@ function errorResponses(endpoint: EndpointDefinition): Map<number, number[]> {
   return byStatus;
 }
 
+/**
+ * The path parameters, those of ids a client chooses described with the ids their place refuses: fixed
+ * segments of other paths sit there (models/path-ids.ts).
+ */
+function withReservedIds(params: z.ZodObject, reserved: readonly ReservedId[]): z.ZodObject {
+  const described = Object.entries(params.shape).flatMap(([name, schema]) => {
+    const segments = reserved
+      .filter((entry) => entry.parameter === name)
+      .map((entry) => `\`${entry.segment}\``);
+    if (segments.length === 0) return [];
+    const description = `${schema.description}. Never ${segments.join(' or ')}: fixed segments of other paths stand in its place, so creating one with such an id is refused (1006)`;
+    return [[name, schema.meta({ description })] as const];
+  });
+  return described.length ? params.extend(Object.fromEntries(described)) : params;
+}
+
 /** The OpenAPI 3.1 document of the given endpoints, generated from their zod schemas. */
 export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
   const registry = new OpenAPIRegistry();
@@ -55,6 +72,7 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
     description: 'A driver’s login token: `Authorization: Bearer <login_token>`',
   });
 
+  const reservedIds = reservedIdsOf(endpoints.map((endpoint) => endpoint.path));
   for (const endpoint of endpoints) {
     const { params, query, body } = endpoint.request;
     const responses: Record<string, { description: string; content: Record<string, { schema: z.ZodType }> }> =
@@ -85,7 +103,7 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
       tags: [endpoint.tag],
       security: endpoint.auth === 'none' ? [] : [{ [endpoint.auth]: [] }],
       request: {
-        params,
+        params: params && withReservedIds(params, reservedIds),
         query,
         body: body
           ? {

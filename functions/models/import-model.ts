@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { FreeText, Id, Label, Location, Name, StorableNumber, Timestamp } from './common';
+import { PathId } from './path-ids';
 
 /**
  * Limits of one imported route (docs/api.md §9). Each invoice, like each item, is a row and an id claim of its own:
@@ -55,7 +56,7 @@ export const ImportInvoice = z
 
 export const ImportWaypoint = z
   .object({
-    id: Id,
+    id: PathId('waypoint_id'),
     customer_id: Id.optional(),
     name: FreeText(200).optional(),
     address: FreeText(500).optional(),
@@ -68,7 +69,7 @@ export const ImportWaypoint = z
 
 export const ImportRoute = z
   .object({
-    id: Id,
+    id: PathId('route_id'),
     name: Name.optional().meta({ description: 'defaults to the id' }),
     driver_id: Id.optional().meta({ description: 'a driver of this DC (3010 otherwise)' }),
     start_time: Timestamp,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { endpoints } from '../../functions/api/index';
+import { RESERVED_IDS_CONSTANT, reservedIdsOf } from '../../functions/models/path-ids';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import { consumers } from '../../functions/workers/index';
 import { XRAY_SDK_CONSTANT } from '../../lib/bundling';
@@ -84,6 +85,11 @@ describe('Lambda functions', () => {
     },
   );
 
+  /** Every function is built with the ids the endpoint list's fixed path segments reserve (models/path-ids.ts). */
+  const reservedIdsJson = JSON.stringify(
+    JSON.stringify(reservedIdsOf(endpoints.map((endpoint) => endpoint.path))),
+  );
+
   /**
    * Active tracing everywhere (Lambda records each initialisation and invocation), the X-Ray SDK only in the
    * queue consumers by default: in an API function it would cost 20-35 ms of every cold start.
@@ -94,6 +100,7 @@ describe('Lambda functions', () => {
     for (const { fn } of allFunctions) {
       expect(bundleDefineOf(fn), fn.sliceName).toEqual({
         [XRAY_SDK_CONSTANT]: String(consumerFunctions.has(fn)),
+        [RESERVED_IDS_CONSTANT]: reservedIdsJson,
       });
     }
   });
@@ -110,6 +117,7 @@ describe('Lambda functions', () => {
       for (const fn of functions)
         expect(bundleDefineOf(fn), fn.sliceName).toEqual({
           [XRAY_SDK_CONSTANT]: String(setting === 'all'),
+          [RESERVED_IDS_CONSTANT]: reservedIdsJson,
         });
     },
   );

@@ -187,6 +187,31 @@ describe('POST /dcs/{dc_id}/invoiced-routes', () => {
     expect(expectError(response, 400, 1006)).toMatch(message);
   });
 
+  it.each([
+    ['import-status', '/dcs/{dc_id}/routes/import-status/{txid}'],
+    ['find_by_date', '/dcs/{dc_id}/routes/find_by_date/{date}'],
+  ])(
+    'refuses the route id %s, a fixed segment where route ids go in paths, with 1006 naming it',
+    async (id, path) => {
+      expect(expectError(await post(exampleRoute(id)), 400, 1006)).toBe(
+        `route.id: must not be '${id}', a fixed segment of the API's paths where {route_id} goes (${path}): the route could not be read; choose another id`,
+      );
+    },
+  );
+
+  it('imports a route whose id only contains a fixed segment, and reads it', async () => {
+    // The gateway answers the fixed segment's path: a route named by it could not be read.
+    expectError(
+      await request('GET', '/dcs/dc-1/routes/import-status/invoices', { key: acme.key }),
+      404,
+      3004,
+    );
+    const route = exampleRoute('import-status-2', { waypoints: 1 });
+    await importRoute(api.url, acme.key, 'dc-1', route);
+    const read = await request('GET', '/dcs/dc-1/routes/import-status-2/invoices', { key: acme.key });
+    expect(expectSuccess(read, routes.getInvoiceStatus)).toEqual({ invoices: expectedInvoices(route) });
+  });
+
   it('rejects more than 50,000 items with 1006', async () => {
     const items = Array.from({ length: 50_001 }, (_, i) => ({
       id: `i${i}`,

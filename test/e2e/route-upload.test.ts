@@ -121,6 +121,10 @@ describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
     ],
     ['malformed JSON (1005)', '{"route": {'],
     [
+      'a route id that is a fixed segment where route ids go in paths (1006)',
+      JSON.stringify({ route: exampleRoute('import-status') }),
+    ],
+    [
       'a waypoint id given twice (3006)',
       JSON.stringify({
         route: (() => {

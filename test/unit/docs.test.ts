@@ -10,6 +10,7 @@ import { ROUTE_PAGE_SIZES } from '../../functions/api/routes/index';
 import { DELIVERY_ATTEMPTS_PAGE } from '../../functions/api/webhooks/index';
 import { SUBSCRIBABLE_EVENTS } from '../../functions/domain/webhook-events';
 import { newWebhookSecret, signatureHeaders } from '../../functions/domain/webhook-http';
+import { reservedIdsOf } from '../../functions/models/path-ids';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
 import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
 import { QUEUES, RESOURCE_ENV } from '../../functions/shared/resources';
@@ -81,9 +82,19 @@ function errorCodeTable(): string {
   return lines.join('\n');
 }
 
+/** The ids refused at creation because a fixed segment of another path stands in their place. */
+function reservedIdTable(): string {
+  const lines = ['| Path parameter | Refused id | Fixed segment of |', '| --- | --- | --- |'];
+  for (const { parameter, segment, path } of reservedIdsOf(endpoints.map((endpoint) => endpoint.path))) {
+    lines.push(`| \`{${parameter}}\` | \`${segment}\` | \`${path}\` |`);
+  }
+  return lines.join('\n');
+}
+
 const GENERATED: Record<string, () => string> = {
   endpoints: endpointTable,
   'error-codes': errorCodeTable,
+  'reserved-ids': reservedIdTable,
 };
 
 const GENERATED_BLOCK = /(<!-- generated: ([\w-]+) -->\n)([\s\S]*?)(<!-- end generated -->)/g;

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { DcParams, EpochMillis, Id, Location, Name } from '../../models/common';
+import { PathId } from '../../models/path-ids';
 import { SECRET_PREFIX } from '../../shared/crypto';
 import { LOGIN_TOKEN_MIN_BITS, LOGIN_TOKEN_MIN_LENGTH } from '../../shared/limits';
 import { endpointGroup } from '../define';
@@ -42,7 +43,7 @@ export const LoginToken = z
 
 export const CreateDriverBody = z
   .object({
-    driver_id: Id,
+    driver_id: PathId('driver_id'),
     driver_name: Name,
     login_token: LoginToken.optional().meta({
       description: `unique across the service; generated (43 random base64url characters after \`drv_\`) when absent. One the client chooses must take 2^${LOGIN_TOKEN_MIN_BITS} guesses or more by zxcvbn's estimate (e.g. 32 random bytes in base64url)`,
