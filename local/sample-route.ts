@@ -71,6 +71,7 @@ export function sampleRoute(
           sku?: string;
           name?: string;
           quantity: number;
+          display_unit_of_measure?: string;
           total_price_cents: number;
           currency: string;
         }[],

@@ -70,11 +70,10 @@ describe('a route of 2,000 waypoints and 50,000 items', () => {
         '/dcs/dc-1/routes/big-1/invoices',
         routes.getInvoiceStatus,
       );
-      const invoices = joinPages<{ id: string; items: { id: string; name: string | null }[] }>(
-        invoicePages,
-        'invoices',
-        'items',
-      );
+      const invoices = joinPages<{
+        id: string;
+        items: { id: string; name: string | null; display_unit_of_measure: string | null }[];
+      }>(invoicePages, 'invoices', 'items');
       expect(invoices.map((invoice) => invoice.id)).toEqual(
         route.waypoints.map((waypoint) => waypoint.invoices[0]?.id),
       );
@@ -86,6 +85,7 @@ describe('a route of 2,000 waypoints and 50,000 items', () => {
         ),
       );
       expect(items.at(-1)?.name).toBe(route.waypoints[1999]?.invoices[0]?.items[24]?.name);
+      expect(items.at(-1)?.display_unit_of_measure).toBe('CASE OF 12');
       const waypointPages = await readAllPages(
         asAcme,
         '/dcs/dc-1/routes/big-1/waypoints',

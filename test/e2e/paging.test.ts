@@ -204,6 +204,7 @@ describe('a route whose invoices are all worst-case rows', () => {
       sku: longText(128),
       name: longText(200),
       quantity: 1,
+      displayUnitOfMeasure: longText(32),
       totalPriceCents: 100,
       currency: 'EUR',
     })),

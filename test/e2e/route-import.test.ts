@@ -59,6 +59,21 @@ describe('POST /dcs/{dc_id}/invoiced-routes', () => {
     expect(read).toEqual({ invoices: expectedInvoices(route) });
   });
 
+  it('answers null for the optional item fields the import left out (sku, name, display_unit_of_measure)', async () => {
+    const route = exampleRoute('lean-1', { waypoints: 1, leanItems: true });
+    await importRoute(api.url, acme.key, 'dc-1', route);
+    const read = expectSuccess(
+      await request('GET', '/dcs/dc-1/routes/lean-1/invoices', { key: acme.key }),
+      routes.getInvoiceStatus,
+    ) as { invoices: { items: object[] }[] };
+    expect(read.invoices[0]?.items[0]).toMatchObject({
+      sku: null,
+      name: null,
+      display_unit_of_measure: null,
+    });
+    expect(read).toEqual({ invoices: expectedInvoices(route) });
+  });
+
   it('imports a route with only the required fields, with the documented defaults', async () => {
     const minimal = {
       id: 'minimal-1',

@@ -154,6 +154,7 @@ export function expectedInvoices(
         sku: item.sku ?? null,
         name: item.name ?? null,
         quantity: item.quantity,
+        display_unit_of_measure: item.display_unit_of_measure ?? null,
         total_price_cents: item.total_price_cents,
         currency: item.currency,
         status: statuses[item.id] ?? null,

@@ -25,6 +25,10 @@ export const InvoiceStatus = z
         sku: z.string().nullable(),
         name: z.string().nullable(),
         quantity: z.number(),
+        display_unit_of_measure: z
+          .string()
+          .nullable()
+          .meta({ description: 'what `quantity` counts (`CASE`, `KG`), as imported; null when it was not' }),
         total_price_cents: z.number().int(),
         currency: z.string(),
         status: ItemStatus,

@@ -60,7 +60,16 @@ export function invoiceStatusView(invoice: InvoiceRow) {
 
 /** An item of the invoice status record, with its latest status. */
 export function itemStatusView(item: ItemRow) {
-  return apiFields(item, ['id', 'sku', 'name', 'quantity', 'totalPriceCents', 'currency', 'status']);
+  return apiFields(item, [
+    'id',
+    'sku',
+    'name',
+    'quantity',
+    'displayUnitOfMeasure',
+    'totalPriceCents',
+    'currency',
+    'status',
+  ]);
 }
 
 /** The spec's route accounting record. */
