@@ -80,6 +80,17 @@ describe('the OpenAPI document', () => {
     },
   );
 
+  it('documents every nullable component reference as anyOf with null, never as an allOf no null satisfies', () => {
+    const nullableAllOf: string[] = [];
+    JSON.stringify(document, (key, value) => {
+      const admitsNull = (branch: { type?: unknown }) => [branch.type].flat().includes('null');
+      if (key === 'allOf' && (value as { type?: unknown }[]).some(admitsNull))
+        nullableAllOf.push(JSON.stringify(value));
+      return value;
+    });
+    expect(nullableAllOf).toEqual([]);
+  });
+
   it('documents the docs page as HTML, not JSON', () => {
     const page = document.paths['/docs']?.get?.responses['200'] as { content: Record<string, unknown> };
     expect(Object.keys(page.content)).toEqual(['text/html']);

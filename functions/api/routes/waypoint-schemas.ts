@@ -1,6 +1,6 @@
 /** The waypoint and attempt schemas, shared by the route and driver-app endpoints that answer them. */
 import * as z from 'zod';
-import { EpochMillis, FreeText, Label, Location } from '../../models/common';
+import { EpochMillis, FreeText, Label, Location, orNull } from '../../models/common';
 
 export const FailureReason = z
   .object({ code: Label(64, { min: 1 }), message: FreeText(500, { min: 1 }) })
@@ -11,13 +11,13 @@ export const Attempt = z
     id: z.string(),
     timestamp: EpochMillis,
     status: z.enum(['SUCCESSFUL', 'FAILED', 'VISIT_LATER']),
-    reason: FailureReason.nullable(),
-    location: Location.nullable(),
+    reason: orNull(FailureReason),
+    location: orNull(Location),
     items: z.array(
       z.object({
         id: z.string(),
         status: z.enum(['SUCCESSFUL', 'FAILED']),
-        reason: FailureReason.nullable(),
+        reason: orNull(FailureReason),
       }),
     ),
     driver_id: z.string(),
