@@ -31,8 +31,10 @@ function errorResponses(endpoint: EndpointDefinition): Map<number, number[]> {
   // httpHandler checks the body of every row it serves, a row without a body schema refusing any but `{}`.
   if (endpoint.envelope !== false) codes.push(1004, 1005, 1006);
   if (endpoint.auth !== 'none') codes.push(1001);
-  // The account's usage plan: its throttle (429), and no registered usage key (403).
-  if (endpoint.auth === 'apiKey') codes.push(1008, 1009);
+  // The stage's throttle holds for every method (429); the account's usage plan adds its own throttle, and
+  // refuses an account without a registered usage key (403).
+  codes.push(1008);
+  if (endpoint.auth === 'apiKey') codes.push(1009);
   if (isDcScoped(endpoint)) codes.push(1002);
   const byStatus = new Map<number, number[]>();
   for (const code of [...new Set(codes)].sort()) {

@@ -31,7 +31,7 @@ export const ERROR_CODES = {
     code: 1008,
     httpStatus: 429,
     meaning:
-      'too many requests: the account’s request rate (usage plan), the endpoint’s own limit, or unknown login tokens from the caller’s address',
+      'too many requests: the account’s request rate (usage plan), the endpoint’s own limit, the stage’s limit for all callers together, or unknown login tokens from the caller’s address',
   },
   ACCOUNT_NOT_ENABLED: {
     code: 1009,

@@ -68,6 +68,13 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('documents 429 for every operation: the stage throttles every method, public and driver-app ones too', () => {
+    for (const endpoint of endpoints) {
+      const operation = document.paths[endpoint.path]?.[endpoint.method.toLowerCase()];
+      expect(Object.keys(operation?.responses ?? {}), endpoint.operationId).toContain('429');
+    }
+  });
+
   it.each(endpoints)(
     '$operationId: its success responses list the media types it answers with',
     (endpoint) => {
