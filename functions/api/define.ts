@@ -31,9 +31,11 @@ export interface EndpointDefinition {
   /**
    * Success responses by HTTP status; `data` is the schema of the envelope's `data`. `contentTypes`, for
    * endpoints that skip the envelope, lists the media types the body may have (default application/json).
+   * The answers without a body (a redirect, a revalidated file) give only their description.
    */
   responses: Partial<
-    Record<200 | 202, { description: string; data: z.ZodType; contentTypes?: readonly string[] }>
+    Record<200 | 202, { description: string; data: z.ZodType; contentTypes?: readonly string[] }> &
+      Record<302 | 304, { description: string }>
   >;
   /** Error codes (beyond the generic ones every endpoint may answer) this endpoint can return. */
   errorCodes: number[];

@@ -77,9 +77,15 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
   const reservedIds = reservedIdsOf(endpoints.map((endpoint) => endpoint.path));
   for (const endpoint of endpoints) {
     const { params, query, body } = endpoint.request;
-    const responses: Record<string, { description: string; content: Record<string, { schema: z.ZodType }> }> =
-      {};
+    const responses: Record<
+      string,
+      { description: string; content?: Record<string, { schema: z.ZodType }> }
+    > = {};
     for (const [status, response] of Object.entries(endpoint.responses)) {
+      if (!('data' in response)) {
+        responses[status] = { description: response.description };
+        continue;
+      }
       const schema =
         endpoint.envelope === false
           ? response.data

@@ -75,14 +75,21 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('documents the answers without a body: the docs page’s redirect from /docs/, a docs file’s 304', () => {
+    const bodyless = { description: expect.any(String) };
+    expect(document.paths['/docs']?.get?.responses['302']).toEqual(bodyless);
+    expect(document.paths['/docs/assets/{file}']?.get?.responses['304']).toEqual(bodyless);
+  });
+
   it.each(endpoints)(
-    '$operationId: its success responses list the media types it answers with',
+    '$operationId: its success responses list the media types it answers with (none for a body-less one)',
     (endpoint) => {
       const operation = document.paths[endpoint.path]?.[endpoint.method.toLowerCase()];
       for (const [status, response] of Object.entries(endpoint.responses)) {
         const documented = operation?.responses[status] as { content: Record<string, unknown> } | undefined;
         const content = documented?.content ?? {};
-        expect(Object.keys(content)).toEqual(response.contentTypes ?? ['application/json']);
+        const mediaTypes = 'data' in response ? (response.contentTypes ?? ['application/json']) : [];
+        expect(Object.keys(content)).toEqual(mediaTypes);
       }
     },
   );

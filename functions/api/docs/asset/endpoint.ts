@@ -12,6 +12,7 @@ export const getDocsAsset = docsEndpoint('GET /docs/assets/{file}', {
       data: z.string(),
       contentTypes: ['text/javascript', 'text/css', 'text/plain'],
     },
+    304: { description: 'not modified: `If-None-Match` names the file’s current `ETag`' },
   },
   errorCodes: [1007],
   // Swagger UI's files are read from swagger-ui-dist at run time, not bundled into the handler's code.

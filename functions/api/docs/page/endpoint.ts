@@ -12,5 +12,9 @@ export const getDocsPage = docsEndpoint('GET /docs', {
       data: z.string(),
       contentTypes: ['text/html'],
     },
+    302: {
+      description:
+        'asked as /docs/, sent to /docs (`Location: ../docs`), where the page’s relative URLs resolve',
+    },
   },
 });
