@@ -130,6 +130,17 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
   const generator = new OpenApiGeneratorV31(registry.definitions);
   const document = generator.generateDocument({
     openapi: '3.1.0',
+    // Each deployment has its own URL; the docs page puts the URL it was served from first.
+    servers: [
+      {
+        url: '{base_url}',
+        description:
+          'the API: a deployment’s stage URL (the ApiUrl output without its last "/"), or npm start’s',
+        variables: {
+          base_url: { default: 'http://127.0.0.1:3000', description: 'npm start’s URL unless PORT is set' },
+        },
+      },
+    ],
     info: {
       title: 'Delivery Route Service',
       version: '1.0.0',
@@ -203,6 +214,8 @@ function registerWebhookEvent(registry: OpenAPIRegistry, type: EventType) {
     summary: `${type}: ${doc.summary}`,
     description: `${doc.description}\n\nAt least once: deduplicate by \`webhook-id\` (the \`event_id\`). A 2xx within 10 s ends the delivery; anything else is retried (about 1, 5, 15, 30 minutes, then hourly, 12 attempts in all).`,
     tags: ['Webhook events'],
+    // The service calls the receiver with no credentials of the receiver's: receivers verify the signature.
+    security: [],
     parameters: Object.entries(DELIVERY_HEADER_DOCS).map(([name, header]) => ({
       name,
       in: 'header' as const,

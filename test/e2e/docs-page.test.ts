@@ -159,6 +159,9 @@ describe('GET /docs in a browser', () => {
       const { page, record } = await openPage(`${base}${prefix}/docs`);
       try {
         expect(await renderedOperations(page)).toEqual(expectedOperations);
+        // "Try it out" calls the API that served the page first, before the document's own servers.
+        const servers = page.locator('.swagger-ui .servers select option');
+        expect(await servers.first().getAttribute('value')).toBe(`${base}${prefix}`);
         await expect
           .poll(() => page.locator('.swagger-ui .info .title').textContent())
           .toContain('Delivery Route Service');

@@ -25,9 +25,9 @@ const INITIALIZER = `'use strict';
       return response.json();
     })
     .then((spec) => {
-      // "Try it out" calls the API the page was served by, stage prefix included.
-      if (!Array.isArray(spec.servers) || spec.servers.length === 0)
-        spec.servers = [{ url: new URL('.', document.baseURI).href.replace(/\\/$/, '') }];
+      // "Try it out" calls the API the page was served by, stage prefix included, unless another is picked.
+      const here = new URL('.', document.baseURI).href.replace(/\\/$/, '');
+      spec.servers = [{ url: here, description: 'the API serving this page' }].concat(spec.servers || []);
       window.ui = SwaggerUIBundle({
         spec,
         dom_id: '#swagger-ui',
