@@ -8,7 +8,7 @@ import { DOCS_ASSET_FILES } from '../../functions/api/docs/index';
 import { endpoints } from '../../functions/api/index';
 import { DELIVERY_HEADER_DOCS } from '../../functions/api/openapi';
 import { EVENT_TYPES, exampleEvent } from '../../functions/models/event-catalog';
-import { call, expectError } from '../support/http';
+import { call, callRaw, contractViolations, expectError } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 
 const ARTIFACTS_DIR = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
@@ -28,6 +28,8 @@ const CHROMIUM_ARGS = [
 
 interface StageProxy {
   url: string;
+  /** Answers the page got that the OpenAPI document does not give (the browser's calls are checked too). */
+  violations: string[];
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ interface StageProxy {
  * stage is 404, so a page that builds a URL from the origin root instead of relative to itself breaks.
  */
 async function startStageProxy(target: string): Promise<StageProxy> {
+  const violations: string[] = [];
   const server = createServer((req, res) => {
     const path = req.url ?? '/';
     if (!path.startsWith(`${STAGE}/`)) {
@@ -49,6 +52,15 @@ async function startStageProxy(target: string): Promise<StageProxy> {
       .then(async (response) => {
         // fetch has already undone any Content-Encoding (the API gzips answers over 1 KB).
         const body = Buffer.from(await response.arrayBuffer());
+        violations.push(
+          ...contractViolations({
+            method: req.method ?? 'GET',
+            path: path.slice(STAGE.length),
+            status: response.status,
+            contentType: response.headers.get('content-type'),
+            body: body.toString('utf8'),
+          }),
+        );
         const answered: Record<string, string> = {};
         for (const [name, value] of response.headers)
           if (
@@ -65,6 +77,7 @@ async function startStageProxy(target: string): Promise<StageProxy> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    violations,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -185,6 +198,7 @@ describe('GET /docs in a browser', () => {
           ]),
         );
         expect(record.problems).toEqual([]);
+        expect(stage.violations).toEqual([]);
       } finally {
         await page.close();
       }
@@ -223,7 +237,7 @@ describe('GET /docs in a browser', () => {
 
   it('notices an endpoint missing from the rendered page', async () => {
     // The same page, fed a document without one operation: the check above must see the gap.
-    const document = (await (await fetch(`${api.url}/openapi.json`)).json()) as {
+    const document = (await call(api.url, 'GET', '/openapi.json')).body as unknown as {
       paths: Record<string, Record<string, unknown>>;
     };
     const dropped = endpoints[0];
@@ -245,14 +259,14 @@ describe('GET /docs in a browser', () => {
 
 describe('GET /docs over HTTP', () => {
   it('answers HTML with a same-origin content security policy and only relative URLs', async () => {
-    const response = await fetch(`${api.url}/docs`);
+    const response = await callRaw(api.url, 'GET', '/docs');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const policy = response.headers.get('content-security-policy') ?? '';
     expect(policy).toContain("default-src 'self'");
     expect(policy).toContain("script-src 'self'");
     expect(policy).not.toContain('unsafe-eval');
-    const html = await response.text();
+    const html = response.text;
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
     const urls = [...html.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((match) => match[1] ?? '');
     expect(urls.length).toBeGreaterThan(0);
@@ -260,7 +274,7 @@ describe('GET /docs over HTTP', () => {
   });
 
   it('sends /docs/ back to /docs, keeping the stage prefix', async () => {
-    const response = await fetch(`${stage.url}${STAGE}/docs/`, { redirect: 'manual' });
+    const response = await callRaw(`${stage.url}${STAGE}`, 'GET', '/docs/', { redirect: 'manual' });
     expect(response.status).toBe(302);
     const location = response.headers.get('location') ?? '';
     expect(new URL(location, `${stage.url}${STAGE}/docs/`).href).toBe(`${stage.url}${STAGE}/docs`);
@@ -282,18 +296,18 @@ describe('GET /docs/assets/{file}', () => {
   it.each(SERVED)(
     'serves %s as %s, cacheable, with a 304 for a matching ETag',
     async (file, contentType, contains) => {
-      const response = await fetch(`${api.url}/docs/assets/${file}`);
+      const response = await callRaw(api.url, 'GET', `/docs/assets/${file}`);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe(contentType);
       expect(response.headers.get('cache-control')).toMatch(/^public, max-age=\d+/);
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-      const body = await response.text();
+      const body = response.text;
       expect(body).toContain(contains);
       expect(body).not.toContain('sourceMappingURL'); // the maps are not served
 
       const etag = response.headers.get('etag');
       expect(etag).toMatch(/^".+"$/);
-      const again = await fetch(`${api.url}/docs/assets/${file}`, {
+      const again = await callRaw(api.url, 'GET', `/docs/assets/${file}`, {
         headers: { 'If-None-Match': etag ?? '' },
       });
       expect(again.status).toBe(304);

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as dcs from '../../functions/api/dcs/index';
+import { endpoints } from '../../functions/api/index';
+import { buildOpenApiDocument } from '../../functions/api/openapi';
 import { db, tableName } from '../../functions/data/client';
 import { issueApiKey, revokeApiKey } from '../../functions/domain/accounts';
 import { sha256Hex } from '../../functions/shared/crypto';
@@ -79,10 +81,15 @@ describe('unknown endpoints', () => {
 
 describe('GET /openapi.json', () => {
   it('serves the OpenAPI 3.1 document without a key or an envelope', async () => {
-    const response = await fetch(`${api.url}/openapi.json`);
+    const response = await call(api.url, 'GET', '/openapi.json');
     expect(response.status).toBe(200);
-    const document = (await response.json()) as { openapi: string; paths: Record<string, unknown> };
+    const document = response.body as unknown as { openapi: string; paths: Record<string, unknown> };
     expect(document.openapi).toBe('3.1.0');
     expect(Object.keys(document.paths)).toContain('/dcs/{dc_id}/drivers/{driver_id}/finish-routes');
+  });
+
+  it('serves the very document the tests check every answer against', async () => {
+    const served = (await call(api.url, 'GET', '/openapi.json')).body;
+    expect(served).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(endpoints))));
   });
 });

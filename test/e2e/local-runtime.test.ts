@@ -10,7 +10,7 @@ import { deliverWebhooks } from '../../functions/workers/deliver-webhooks/consum
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import { createTestAccount } from '../support/accounts';
 import { functionOf, revokeFromRole } from '../support/cdk';
-import { call, expectError, expectSuccess } from '../support/http';
+import { call, callRaw, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { exampleRoute, waitForImport } from '../support/routes';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -191,7 +191,7 @@ describe('execution environments', () => {
     await Promise.all(
       Array.from({ length: 12 }, async (_, i) => {
         const caller = i % 2 === 0 ? acme : globex;
-        const response = await fetch(`${api.url}/dcs/dc-1/drivers/same-id`, {
+        const response = await callRaw(api.url, 'GET', '/dcs/dc-1/drivers/same-id', {
           headers: { Authorization: `Bearer ${caller.key}` },
         });
         expect(response.status).toBe(200);

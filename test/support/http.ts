@@ -1,6 +1,9 @@
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import type { EndpointDefinition } from '../../functions/api/define';
+import { endpoints } from '../../functions/api/index';
+import { buildOpenApiDocument } from '../../functions/api/openapi';
+import { type ObservedResponse, type OpenApiDocument, responseContract } from './openapi-contract';
 
 export interface ApiResponse {
   status: number;
@@ -20,7 +23,10 @@ export interface CallOptions {
   retryThrottled?: boolean;
 }
 
-/** One HTTP call to the local API; returns status and parsed body (every answer must be JSON). */
+/**
+ * One HTTP call to the local API; returns status and parsed body (every answer must be JSON). Each answer,
+ * a retried 429 included, must be what the OpenAPI document says the operation answers (`callRaw`).
+ */
 export async function call(
   baseUrl: string,
   method: string,
@@ -35,12 +41,58 @@ export async function call(
     headers['Content-Type'] ??= 'application/json';
   }
   for (let attempt = 0; ; attempt++) {
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
-    const text = await response.text();
+    const response = await callRaw(baseUrl, method, path, { headers, body });
     if (response.status !== 429 || options.retryThrottled === false || attempt >= 60)
-      return { status: response.status, body: JSON.parse(text), text };
+      return { status: response.status, body: JSON.parse(response.text), text: response.text };
     await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 500)));
   }
+}
+
+export interface RawApiResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/**
+ * One HTTP call to the local API, for answers that are not JSON (the docs page and its files) or not an
+ * envelope: status, headers and text, after failing the test unless the answer is one the OpenAPI document
+ * gives for the operation (`expectDocumented`; the body parsed first when its media type is JSON).
+ */
+export async function callRaw(
+  baseUrl: string,
+  method: string,
+  path: string,
+  init: Omit<RequestInit, 'method'> = {},
+): Promise<RawApiResponse> {
+  const response = await fetch(`${baseUrl}${path}`, { ...init, method });
+  const text = await response.text();
+  const contentType = response.headers.get('content-type');
+  expectDocumented({ method, path, status: response.status, contentType, body: text });
+  return { status: response.status, headers: response.headers, text };
+}
+
+let contract: ReturnType<typeof responseContract> | undefined;
+
+/**
+ * What is wrong with an answer by the OpenAPI document (empty when nothing is): the document GET
+ * /openapi.json serves, compiled once per test worker. A raw body is parsed first when it is JSON.
+ */
+export function contractViolations(response: ObservedResponse): string[] {
+  contract ??= responseContract(buildOpenApiDocument(endpoints) as unknown as OpenApiDocument);
+  const { body, contentType } = response;
+  const json = typeof body === 'string' && body !== '' && /^application\/json\b/i.test(contentType ?? '');
+  return contract.violations(json ? { ...response, body: JSON.parse(body) } : response);
+}
+
+/**
+ * Fails unless the operation the method and path name documents the answer's status and media type, and the
+ * body fits the schema documented for them.
+ */
+export function expectDocumented(response: ObservedResponse): void {
+  const violations = contractViolations(response);
+  const body = typeof response.body === 'string' ? response.body : (JSON.stringify(response.body) ?? '');
+  expect(violations, `the answer breaks the OpenAPI document: ${body.slice(0, 2000)}`).toEqual([]);
 }
 
 /** Asserts a success envelope whose data matches the endpoint's declared response schema; returns data. */

@@ -1,0 +1,207 @@
+/**
+ * The API's contract as the tests hold it: an answer is checked against the OpenAPI document the service serves
+ * (GET /openapi.json builds it from the same endpoint rows; test/e2e/gateway.test.ts checks the two are equal).
+ *
+ * The schemas are OpenAPI 3.1 Schema Objects, which are JSON Schema 2020-12 plus a few annotations, so they are
+ * compiled by Ajv's 2020-12 validator (with ajv-formats for `format`), offline and in-process. OpenAPI response
+ * validator packages were no fit: the maintained ones speak OpenAPI 3.0 only or come with a server framework.
+ */
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+interface SchemaHolder {
+  schema?: unknown;
+}
+interface DocumentedResponse {
+  content?: Record<string, SchemaHolder>;
+}
+interface DocumentedOperation {
+  operationId?: string;
+  responses?: Record<string, DocumentedResponse>;
+}
+export interface OpenApiDocument {
+  openapi: string;
+  paths?: Record<string, Record<string, unknown>>;
+  components?: { schemas?: Record<string, unknown> };
+}
+
+/** One answer as a client saw it. `path` is as sent: percent-encoded, with or without a query. */
+export interface ObservedResponse {
+  method: string;
+  path: string;
+  status: number;
+  contentType: string | null;
+  body: unknown;
+}
+
+/** The OpenAPI 3.1 Schema Object's own fixed fields, beside JSON Schema's (annotations to a validator). */
+const OPENAPI_SCHEMA_KEYWORDS = ['discriminator', 'xml', 'externalDocs', 'example'];
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+/** The schemas the document's components are compiled under; `#/components/schemas/` refs point into them. */
+const COMPONENTS_ID = 'openapi-components';
+const OPEN_COMPONENTS_ID = 'openapi-components-open';
+const COMPONENT_REF = '#/components/schemas/';
+
+interface Route {
+  method: string;
+  template: string;
+  /** A fixed segment as text, a path parameter as null. */
+  segments: (string | null)[];
+  operation: DocumentedOperation;
+}
+
+export interface ResponseContract {
+  /** What is wrong with the answer by the document; empty when it is documented and fits. */
+  violations(response: ObservedResponse): string[];
+}
+
+/** Compiles lazily: each response schema the first time an answer needs it, then from the cache. */
+export function responseContract(document: OpenApiDocument): ResponseContract {
+  // Strict (an unknown keyword is an error), but for strictTypes: the closing of a composed object adds
+  // `unevaluatedProperties` beside an `allOf`, where no `type` is.
+  const ajv = new Ajv2020({ strict: true, strictTypes: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addVocabulary(OPENAPI_SCHEMA_KEYWORDS);
+  const components = document.components?.schemas ?? {};
+  ajv.addSchema({ $id: COMPONENTS_ID, $defs: prepareEach(components) });
+  ajv.addSchema({ $id: OPEN_COMPONENTS_ID, $defs: prepareEach(components, true) });
+  const routes = routesOf(document);
+  const compiled = new Map<string, ValidateFunction>();
+  const validatorFor = (key: string, schema: unknown) => {
+    let validate = compiled.get(key);
+    if (!validate) {
+      validate = ajv.compile(prepare(schema) as object);
+      compiled.set(key, validate);
+    }
+    return validate;
+  };
+
+  return {
+    violations(response) {
+      const path = response.path.split(/[?#]/, 1)[0] ?? '';
+      const route = routes.find((candidate) => matches(candidate, response.method, path));
+      const request = `${response.method} ${path} -> ${response.status}`;
+      if (!route) {
+        // No operation of the document: the gateway's refusal, which must still be the error envelope.
+        if (response.status < 400 || response.status >= 500)
+          return [`${request}: no operation documents ${response.method} ${path}, yet it answered`];
+        const validate = validatorFor('unrouted', { $ref: `${COMPONENT_REF}Error` });
+        return validate(response.body) ? [] : describe(`${request} (no operation)`, validate.errors);
+      }
+      const operation = `${route.operation.operationId ?? `${route.method} ${route.template}`}`;
+      const responses = route.operation.responses ?? {};
+      const statusKey = [String(response.status), `${String(response.status)[0]}XX`, 'default'].find(
+        (key) => key in responses,
+      );
+      if (!statusKey)
+        return [
+          `${request}: ${operation} does not document status ${response.status} (documented: ${Object.keys(responses).join(', ')})`,
+        ];
+      const content = responses[statusKey]?.content ?? {};
+      if (Object.keys(content).length === 0)
+        return response.body === undefined || response.body === ''
+          ? []
+          : [`${request}: ${operation} documents no body for ${statusKey}, yet one came`];
+      const mediaType = response.contentType?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+      const mediaKey = [mediaType, `${mediaType.split('/')[0]}/*`, '*/*'].find((key) => key in content);
+      if (!mediaKey)
+        return [
+          `${request}: ${operation} documents ${Object.keys(content).join(', ')} for ${statusKey}, not ${mediaType || 'no Content-Type'}`,
+        ];
+      const schema = content[mediaKey]?.schema;
+      if (schema === undefined) return [];
+      const validate = validatorFor(`${route.method} ${route.template} ${statusKey} ${mediaKey}`, schema);
+      return validate(response.body)
+        ? []
+        : describe(`${request}: ${operation} ${statusKey}`, validate.errors);
+    },
+  };
+}
+
+function routesOf(document: OpenApiDocument): Route[] {
+  const routes: Route[] = [];
+  for (const [template, item] of Object.entries(document.paths ?? {}))
+    for (const [method, operation] of Object.entries(item))
+      if (HTTP_METHODS.has(method))
+        routes.push({
+          method: method.toUpperCase(),
+          template,
+          segments: template
+            .split('/')
+            .slice(1)
+            .map((segment) => (/^\{[^}]+\}$/.test(segment) ? null : segment)),
+          operation: operation as DocumentedOperation,
+        });
+  // A fixed segment wins over a parameter at the first place two templates differ, as API Gateway routes.
+  return routes.sort((a, b) => {
+    for (let index = 0; index < Math.min(a.segments.length, b.segments.length); index++) {
+      const [x, y] = [a.segments[index], b.segments[index]];
+      if ((x === null) !== (y === null)) return x === null ? 1 : -1;
+    }
+    return 0;
+  });
+}
+
+/**
+ * Whether the raw path (percent-encoded, as sent) reaches the route, by the rules API Gateway matches with
+ * (local/gateway-methods.ts): a parameter is one whole segment, a "/" inside an id encoded as %2F; a fixed
+ * segment matches as written; one trailing "/" is ignored.
+ */
+function matches(route: Route, method: string, path: string): boolean {
+  if (route.method !== method.toUpperCase()) return false;
+  const segments = path
+    .replace(/(.)\/$/, '$1')
+    .split('/')
+    .slice(1);
+  if (segments.length !== route.segments.length) return false;
+  return route.segments.every((fixed, index) => {
+    const segment = segments[index] ?? '';
+    return fixed === null ? segment !== '' : fixed === segment;
+  });
+}
+
+/** JSON Schema keywords whose value is a subschema, a list of them, or a map of them. */
+const SUBSCHEMA = ['items', 'contains', 'not', 'if', 'then', 'else', 'additionalProperties', 'propertyNames'];
+const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'prefixItems'];
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs'];
+
+/**
+ * The schema as the contract checks it: its component refs point into the compiled components, and an object
+ * with listed properties is closed (`unevaluatedProperties: false`), so a field the service sends but the
+ * document does not list fails: a client generated from the document would never see it. The branches of an
+ * `allOf` stay open (their components taken from the open copy) and the `allOf` itself is closed, so an
+ * object extended by composition is checked as a whole.
+ */
+function prepare(schema: unknown, open = false): unknown {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const prepared: Record<string, unknown> = {};
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === '$ref' && typeof value === 'string' && value.startsWith(COMPONENT_REF))
+      prepared[keyword] =
+        `${open ? OPEN_COMPONENTS_ID : COMPONENTS_ID}#/$defs/${value.slice(COMPONENT_REF.length)}`;
+    else if (keyword === 'allOf')
+      prepared[keyword] = (value as unknown[]).map((branch) => prepare(branch, true));
+    else if (SUBSCHEMA.includes(keyword)) prepared[keyword] = prepare(value);
+    else if (SUBSCHEMA_LISTS.includes(keyword))
+      prepared[keyword] = (value as unknown[]).map((item) => prepare(item));
+    else if (SUBSCHEMA_MAPS.includes(keyword))
+      prepared[keyword] = prepareEach(value as Record<string, unknown>);
+    else prepared[keyword] = value;
+  }
+  const describesObject = 'properties' in prepared || 'allOf' in prepared;
+  if (!open && describesObject && !('additionalProperties' in prepared))
+    prepared.unevaluatedProperties ??= false;
+  return prepared;
+}
+
+function prepareEach(schemas: Record<string, unknown>, open = false): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, prepare(schema, open)]));
+}
+
+function describe(what: string, errors: ErrorObject[] | null | undefined): string[] {
+  return (errors ?? []).map(
+    (error) =>
+      `${what}: body${error.instancePath} ${error.message}${error.params ? ` ${JSON.stringify(error.params)}` : ''} (schema ${error.schemaPath})`,
+  );
+}
