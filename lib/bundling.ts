@@ -1,15 +1,17 @@
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BuildOptions, build, buildSync, type Metafile } from 'esbuild';
+import { type BuildContext, type BuildOptions, build, buildSync, context, type Metafile } from 'esbuild';
 import { endpoints } from '../functions/api/index';
 import { RESERVED_IDS_CONSTANT, reservedIdsOf } from '../functions/models/path-ids';
 
 /**
  * How every Lambda asset is built: one esbuild run per function, ESM, minified and tree-shaken, AWS SDK
  * clients included, a source map beside each file. The function's construct (lib/constructs/service-function.ts),
- * the local runtime (local/lambda/bundles.ts) and the bundle benchmark (bench/bundles.ts) all build with
- * functionBuildOptions, so the benchmark and the tests run what a deploy ships.
+ * the local runtime (local/lambda/bundles.ts, many at once with buildFunctionAssets) and the bundle benchmark
+ * (bench/bundles.ts) all build with functionBuildOptions, so the benchmark and the tests run what a deploy ships.
  */
 
 /** The repository root: entries are relative to it, esbuild runs in it, bundled files come from its node_modules. */
@@ -127,6 +129,113 @@ function completeAsset(metafile: Metafile, asset: FunctionAsset, outdir: string)
   return metafile;
 }
 
+/**
+ * Builds many functions' assets, each exactly as buildFunctionAsset builds it alone (the same code files, byte
+ * for byte: one esbuild build per asset, its chunks its own), in a fraction of the time: a few esbuild contexts
+ * build them one after another, and a context parses a module once for all the assets it builds (esbuild's
+ * incremental rebuilds keep each file's parse while its content is the same). The AWS SDK, Powertools and
+ * functions/shared/ are most of every bundle's input: the API functions took 22 s of esbuild's CPU this way
+ * against 34 s as separate builds. Builds run `concurrency` at a time (default: the machine's cores). `onBuilt`
+ * is called after each asset.
+ */
+export async function buildFunctionAssets(
+  assets: readonly (FunctionAsset & { outdir: string })[],
+  options: { concurrency?: number; onBuilt?: (built: number, total: number) => void } = {},
+): Promise<Metafile[]> {
+  const metafiles: Metafile[] = new Array(assets.length);
+  const builders: AssetBuilder[] = [];
+  let next = 0;
+  let built = 0;
+  // Each worker keeps a builder per kind of build (constants, and where outputs go) and takes the next asset.
+  const work = async () => {
+    const mine = new Map<string, AssetBuilder>();
+    for (let index = next++; index < assets.length; index = next++) {
+      const asset = assets[index] as FunctionAsset & { outdir: string };
+      const kind = JSON.stringify([asset.define, dirname(resolve(asset.outdir))]);
+      let builder = mine.get(kind);
+      if (!builder) {
+        builder = await assetBuilder(asset.define, dirname(resolve(asset.outdir)));
+        mine.set(kind, builder);
+        builders.push(builder);
+      }
+      metafiles[index] = await builder.build(asset, asset.outdir);
+      options.onBuilt?.(++built, assets.length);
+    }
+  };
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? availableParallelism(), assets.length));
+  try {
+    await Promise.all(Array.from({ length: concurrency }, work));
+  } finally {
+    await Promise.all(builders.map((builder) => builder.dispose()));
+  }
+  return metafiles;
+}
+
+interface AssetBuilder {
+  build(asset: FunctionAsset, outdir: string): Promise<Metafile>;
+  dispose(): Promise<void>;
+}
+
+/** The entry of an AssetBuilder's context, resolved to the asset being built. */
+const CURRENT_ENTRY = 'delivery-routes:current-entry';
+
+/**
+ * An esbuild context that builds one asset at a time, with `define`, into directories under `parent`. esbuild
+ * writes nothing: the outputs are laid out under a name beside the assets' directories, so that every path in
+ * them (source maps are relative to their file) is the one a build straight into the asset's directory makes,
+ * and the files are written to that directory as buildFunctionAsset leaves them.
+ */
+async function assetBuilder(define: Readonly<Record<string, string>>, parent: string): Promise<AssetBuilder> {
+  const layout = join(parent, '.esbuild-layout');
+  let entry = '';
+  const esbuild: BuildContext = await context({
+    ...functionBuildOptions({ entry: CURRENT_ENTRY, define }, layout),
+    metafile: true,
+    write: false,
+    plugins: [
+      {
+        name: 'current-entry',
+        setup: (plugin) =>
+          plugin.onResolve({ filter: new RegExp(`^${CURRENT_ENTRY}$`) }, () => ({
+            path: resolve(REPO_ROOT, entry),
+          })),
+      },
+    ],
+  });
+  return {
+    async build(asset, outdir) {
+      entry = asset.entry;
+      const { metafile, outputFiles } = await esbuild.rebuild();
+      if (!metafile || !outputFiles) throw new Error(`esbuild returned no outputs for ${asset.entry}`);
+      // The layout's keys, moved to the asset's directory; only what the entry reaches is written (as
+      // removeUnreachableFiles leaves a build).
+      const layoutKey = relative(REPO_ROOT, layout).split(sep).join('/');
+      const assetKey = relative(REPO_ROOT, resolve(outdir)).split(sep).join('/');
+      const moved = (key: string) => `${assetKey}${key.slice(layoutKey.length)}`;
+      const outputs: Metafile['outputs'] = {};
+      for (const [key, output] of Object.entries(metafile.outputs)) {
+        const imports = output.imports.map((item) =>
+          item.external ? item : { ...item, path: moved(item.path) },
+        );
+        outputs[moved(key)] = { ...output, imports };
+      }
+      const reached = reachableOutputs(outputs, outdir);
+      const kept = (key: string) => reached.has(codeFileOf(key));
+      for (const file of outputFiles) {
+        const key = moved(relative(REPO_ROOT, file.path).split(sep).join('/'));
+        if (!kept(key)) continue;
+        const target = resolve(REPO_ROOT, key);
+        await mkdir(dirname(target), { recursive: true });
+        await writeFile(target, file.contents);
+      }
+      for (const key of Object.keys(outputs)) if (!kept(key)) delete outputs[key];
+      shipBundledFiles(asset.bundledFiles, outdir);
+      return { inputs: metafile.inputs, outputs };
+    },
+    dispose: () => esbuild.dispose(),
+  };
+}
+
 /** The metafile's key of the asset's entry file in `outdir` (keys are relative to REPO_ROOT). */
 export const entryOutputKey = (outdir: string) =>
   relative(REPO_ROOT, resolve(outdir, ENTRY_FILE)).split(sep).join('/');
@@ -138,7 +247,19 @@ export const entryOutputKey = (outdir: string) =>
  * left is what the entry reaches by its static and dynamic imports. `metafile` then lists only that.
  */
 function removeUnreachableFiles(metafile: Metafile, outdir: string): void {
-  const outputs = metafile.outputs;
+  const reached = reachableOutputs(metafile.outputs, outdir);
+  for (const key of Object.keys(metafile.outputs)) {
+    if (reached.has(codeFileOf(key))) continue;
+    rmSync(resolve(REPO_ROOT, key), { force: true });
+    delete metafile.outputs[key];
+  }
+}
+
+/** A source map's code file (`x.mjs.map` -> `x.mjs`); a code file itself. */
+const codeFileOf = (key: string) => (key.endsWith('.map') ? key.slice(0, -'.map'.length) : key);
+
+/** The metafile keys of the code files that the asset's entry file in `outdir` reaches by its imports. */
+function reachableOutputs(outputs: Metafile['outputs'], outdir: string): Set<string> {
   const entry = entryOutputKey(outdir);
   if (!(entry in outputs)) throw new Error(`esbuild wrote no ${entry}`);
   const reached = new Set<string>();
@@ -149,12 +270,7 @@ function removeUnreachableFiles(metafile: Metafile, outdir: string): void {
       if (!imported.external && imported.path in outputs) reach(imported.path);
   };
   reach(entry);
-  for (const key of Object.keys(outputs)) {
-    const code = key.endsWith('.map') ? key.slice(0, -'.map'.length) : key;
-    if (reached.has(code)) continue;
-    rmSync(resolve(REPO_ROOT, key), { force: true });
-    delete outputs[key];
-  }
+  return reached;
 }
 
 const NODE_MODULE_FILE = /^(@[\w.-]+\/)?[\w.-]+(\/[\w.-]+)+$/;

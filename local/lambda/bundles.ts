@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, parse, relative, resolve } from 'node:path';
-import { buildFunctionAsset, LAMBDA_ESBUILD_OPTIONS, REPO_ROOT } from '../../lib/bundling';
+import { buildFunctionAssets, LAMBDA_ESBUILD_OPTIONS, REPO_ROOT } from '../../lib/bundling';
 import type { FunctionSpec } from '../cloud/model';
 
 /**
@@ -107,18 +107,16 @@ async function buildInto(
   const assets = assetsByEntry(functions);
   const names = directoryNames([...assets.keys()]);
 
-  // One esbuild run per function, as a deploy builds each asset: its chunks are its own.
-  const bundles = new Map<string, string>();
-  const metafiles = await Promise.all(
-    [...assets].map(async ([entry, asset]) => {
-      const dir = join(root, names.get(entry) as string);
-      await rm(dir, { recursive: true, force: true });
-      await mkdir(dir, { recursive: true });
-      const metafile = await buildFunctionAsset({ entry, ...asset }, dir);
-      bundles.set(entry, dir);
-      return metafile;
-    }),
-  );
+  // One esbuild build per function, as a deploy builds each asset (its chunks its own), sharing esbuild's
+  // parse of the modules they have in common.
+  const builds = [...assets].map(([entry, asset]) => ({
+    entry,
+    ...asset,
+    outdir: join(root, names.get(entry) as string),
+  }));
+  await Promise.all(builds.map(({ outdir }) => rm(outdir, { recursive: true, force: true })));
+  const metafiles = await buildFunctionAssets(builds);
+  const bundles = new Map(builds.map(({ entry, outdir }) => [entry, outdir]));
   const shipped = [...assets.values()]
     .flatMap((asset) => asset.bundledFiles)
     .map((file) => join(REPO_NODE_MODULES, file));

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { getDocsAsset } from '../../functions/api/docs/index';
 import { endpoints } from '../../functions/api/index';
 import {
   BUNDLE_ALIASES,
+  bundleDefine,
   CJS_REQUIRE_BANNER,
   ENTRY_FILE,
   EXTERNAL_MODULES,
@@ -13,6 +15,8 @@ import {
 } from '../../lib/bundling';
 import { ServiceFunction } from '../../lib/constructs/service-function';
 import { sliceOf } from '../../lib/slices';
+import { buildBundles } from '../../local/lambda/bundles';
+import { fixtureFunction } from '../support/lambda-fixtures';
 
 /** The one asset directory of a stack with one function, bundled for real as `cdk synth` does. */
 function assetOf(sliceName: string, props: { xraySdk?: boolean } = {}): string {
@@ -233,4 +237,43 @@ describe('bundling the X-Ray SDK', () => {
   it('bundles it into a function with xraySdk', () => {
     expect(bundleOf('dcs/list', { xraySdk: true })).toContain(XRAY_SDK);
   });
+});
+
+/**
+ * The local runtime builds many bundles at once (lib/bundling.ts's buildFunctionAssets, sharing esbuild's parse
+ * between them); each must still be the asset a deploy builds alone.
+ */
+describe("the local runtime's bundles", () => {
+  it('are the code of the deployed assets, byte for byte', async () => {
+    const slices = [
+      { name: 'routes/import', xraySdk: false },
+      { name: 'routes/import-status', xraySdk: false },
+      { name: 'dcs/list', xraySdk: true },
+    ];
+    const entryOf = (name: string) => {
+      const row = endpoints.find((e) => sliceOf(e.module).name === name);
+      return sliceOf(row?.module as string).repoEntry;
+    };
+    const out = mkdtempSync(join(tmpdir(), 'local-bundles-'));
+    try {
+      const bundles = await buildBundles(
+        slices.map(({ name, xraySdk }) =>
+          fixtureFunction(name.replace('/', '-'), entryOf(name), { define: bundleDefine({ xraySdk }) }),
+        ),
+        out,
+      );
+      for (const { name, xraySdk } of slices) {
+        const deployed = assetOf(name, { xraySdk });
+        const local = bundles.get(entryOf(name)) as string;
+        expect(codeFiles(local)).toEqual(codeFiles(deployed));
+        for (const file of codeFiles(deployed))
+          expect(
+            readFileSync(join(local, file)).equals(readFileSync(join(deployed, file))),
+            `${name}: ${file}`,
+          ).toBe(true);
+      }
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
