@@ -1,9 +1,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, parse, relative, resolve } from 'node:path';
 import { buildFunctionAssets, LAMBDA_ESBUILD_OPTIONS, REPO_ROOT } from '../../lib/bundling';
+import {
+  CACHE_INPUTS_FILE,
+  DEFAULT_LOCAL_CACHE_DIR,
+  hashesOf,
+  isCurrentEntry,
+  memoizedFileHashes,
+  replaceCacheEntry,
+} from '../build-cache';
 import type { FunctionSpec } from '../cloud/model';
 
 /**
@@ -20,110 +27,115 @@ import type { FunctionSpec } from '../cloud/model';
 const REPO_NODE_MODULES = join(REPO_ROOT, 'node_modules');
 const BUILDER_SOURCE = join(REPO_ROOT, 'lib', 'bundling.ts');
 
+/** Called before the first bundle is built (0) and after each: how many are built of how many to build. */
+export type BuildProgress = (built: number, total: number) => void;
+
 /**
  * Builds the bundle of every distinct entry of `functions`; entry -> bundle directory.
  */
 export async function buildBundles(
   functions: readonly FunctionSpec[],
   outDir: string,
+  onProgress?: BuildProgress,
 ): Promise<Map<string, string>> {
-  return (await buildInto(functions, outDir)).bundles;
+  const assets = assetsByEntry(functions);
+  const built = await buildInto(assets, outDir, onProgress);
+  return new Map([...built].map(([entry, { dir }]) => [entry, dir]));
 }
-
-/** What a cached build was made from: every file esbuild read and every file shipped, by content hash. */
-const INPUTS_FILE = 'inputs.json';
 
 /**
- * The bundles of `functions`, reused from an earlier run when nothing they are built from changed (the bundling
- * options, the entries and shipped files, and the content of every file esbuild read for them), else built
- * afresh: `npm start` and the bench restart in seconds. The cache lives under the system's temp directory (a
- * bundle must not see the repository's node_modules); a build goes to a new directory that replaces the cached
- * one whole, so concurrent runs never see half a build.
+ * The bundles of `functions`, each reused from an earlier run when nothing it is built from changed (the
+ * bundling options, its entry, build-time constants and shipped files, and the content of every file esbuild
+ * read for it), else built afresh: `npm start` and the bench restart in seconds, and an edit rebuilds only the
+ * bundles that read the edited file. The cache lives in `cacheDir` (default `bundles/` of DEFAULT_LOCAL_CACHE_DIR;
+ * a bundle must not see the repository's node_modules); a bundle is built in a new directory that replaces the
+ * cached one whole, so concurrent runs never see half a build. `onProgress` follows the bundles being built.
  */
-export async function cachedBundles(functions: readonly FunctionSpec[]): Promise<Map<string, string>> {
-  const recipe = createHash('sha256')
-    .update(
-      JSON.stringify({
-        REPO_ROOT,
-        LAMBDA_ESBUILD_OPTIONS,
-        // How a build is done (options, chunk pruning, shipped files): a change there is a new recipe.
-        builder: createHash('sha256')
-          .update(await readFile(BUILDER_SOURCE))
-          .digest('hex'),
-        assets: [...assetsByEntry(functions)],
-      }),
-    )
-    .digest('hex');
-  const cacheRoot = join(tmpdir(), 'drs-bundle-cache');
-  const cached = join(cacheRoot, recipe.slice(0, 24));
-  const names = directoryNames([...assetsByEntry(functions).keys()]);
-  const inputs = await readFile(join(cached, INPUTS_FILE), 'utf8').then(JSON.parse, () => undefined);
-  if (inputs && (await unchanged(inputs as Record<string, string>)))
-    return new Map([...names].map(([entry, name]) => [entry, join(cached, name)]));
-
-  await mkdir(cacheRoot, { recursive: true });
-  const fresh = await mkdtemp(join(cacheRoot, 'build-'));
-  const { readFiles } = await buildInto(functions, fresh);
-  await writeFile(join(fresh, INPUTS_FILE), JSON.stringify(await hashes(readFiles)));
-  await rm(cached, { recursive: true, force: true });
-  await rename(fresh, cached).catch(async (error) => {
-    // Another run cached the same recipe meanwhile: use this build where it is.
-    if (!existsSync(join(cached, INPUTS_FILE))) throw error;
-  });
-  const dir = existsSync(join(fresh, INPUTS_FILE)) ? fresh : cached;
-  return new Map([...names].map(([entry, name]) => [entry, join(dir, name)]));
-}
-
-async function hashes(paths: readonly string[]): Promise<Record<string, string>> {
-  const entries = await Promise.all(
-    paths.map(
-      async (path) =>
-        [
-          path,
-          createHash('sha256')
-            .update(await readFile(path))
-            .digest('hex'),
-        ] as const,
-    ),
-  );
-  return Object.fromEntries(entries);
-}
-
-async function unchanged(inputs: Record<string, string>): Promise<boolean> {
-  try {
-    const now = await hashes(Object.keys(inputs));
-    return Object.entries(inputs).every(([path, hash]) => now[path] === hash);
-  } catch {
-    return false; // a file is gone
-  }
-}
-
-async function buildInto(
+export async function cachedBundles(
   functions: readonly FunctionSpec[],
-  outDir: string,
-): Promise<{ bundles: Map<string, string>; readFiles: string[] }> {
-  const root = resolve(outDir);
-  assertIsolated(root);
+  options: { cacheDir?: string; onProgress?: BuildProgress } = {},
+): Promise<Map<string, string>> {
+  const cacheRoot = resolve(options.cacheDir ?? join(DEFAULT_LOCAL_CACHE_DIR, 'bundles'));
   const assets = assetsByEntry(functions);
   const names = directoryNames([...assets.keys()]);
+  const recipe = {
+    REPO_ROOT,
+    LAMBDA_ESBUILD_OPTIONS,
+    // How a build is done (options, chunk pruning, shipped files): a change there is a new recipe.
+    builder: createHash('sha256')
+      .update(await readFile(BUILDER_SOURCE))
+      .digest('hex'),
+  };
+  // A cache entry per asset: `<key>/<name>/` is the bundle, `<key>/inputs.json` what it was built from.
+  const entryDir = (entry: string) =>
+    join(
+      cacheRoot,
+      createHash('sha256')
+        .update(JSON.stringify({ ...recipe, entry, asset: assets.get(entry) }))
+        .digest('hex')
+        .slice(0, 24),
+    );
+  const hashOf = memoizedFileHashes();
+  const bundles = new Map<string, string>();
+  const stale = new Map<string, Asset>();
+  await Promise.all(
+    [...assets].map(async ([entry, asset]) => {
+      const dir = entryDir(entry);
+      if (await isCurrentEntry(dir, hashOf)) bundles.set(entry, join(dir, names.get(entry) as string));
+      else stale.set(entry, asset);
+    }),
+  );
+  if (stale.size === 0) return bundles;
 
-  // One esbuild build per function, as a deploy builds each asset (its chunks its own), sharing esbuild's
-  // parse of the modules they have in common.
+  // Built side by side (one esbuild parse of what they share), then each moved to its cache entry: the
+  // same depth under cacheRoot, so every relative path in the bundles stays right.
+  await mkdir(cacheRoot, { recursive: true });
+  const fresh = await mkdtemp(join(cacheRoot, 'build-'));
+  try {
+    const built = await buildInto(stale, fresh, options.onProgress);
+    await Promise.all(
+      [...built].map(async ([entry, { readFiles }]) => {
+        const name = names.get(entry) as string;
+        const staged = await mkdtemp(join(cacheRoot, 'entry-'));
+        await rename(join(fresh, name), join(staged, name));
+        await writeFile(join(staged, CACHE_INPUTS_FILE), JSON.stringify(await hashesOf(readFiles, hashOf)));
+        bundles.set(entry, join(await replaceCacheEntry(entryDir(entry), staged), name));
+      }),
+    );
+  } finally {
+    await rm(fresh, { recursive: true, force: true });
+  }
+  return bundles;
+}
+
+/**
+ * Builds each asset into `<outDir>/<its directory name>`, as a deploy builds each asset (its chunks its own),
+ * sharing esbuild's parse between them (buildFunctionAssets). Returns each entry's bundle directory and the
+ * files it was made from.
+ */
+async function buildInto(
+  assets: ReadonlyMap<string, Asset>,
+  outDir: string,
+  onProgress?: BuildProgress,
+): Promise<Map<string, { dir: string; readFiles: string[] }>> {
+  const root = resolve(outDir);
+  assertIsolated(root);
+  const names = directoryNames([...assets.keys()]);
   const builds = [...assets].map(([entry, asset]) => ({
     entry,
     ...asset,
     outdir: join(root, names.get(entry) as string),
   }));
   await Promise.all(builds.map(({ outdir }) => rm(outdir, { recursive: true, force: true })));
-  const metafiles = await buildFunctionAssets(builds);
-  const bundles = new Map(builds.map(({ entry, outdir }) => [entry, outdir]));
-  const shipped = [...assets.values()]
-    .flatMap((asset) => asset.bundledFiles)
-    .map((file) => join(REPO_NODE_MODULES, file));
-  const read = metafiles.flatMap((metafile) =>
-    Object.keys(metafile.inputs).map((path) => resolve(REPO_ROOT, path)),
+  onProgress?.(0, builds.length);
+  const metafiles = await buildFunctionAssets(builds, { onBuilt: onProgress });
+  return new Map(
+    builds.map(({ entry, outdir, bundledFiles }, index) => {
+      const read = Object.keys(metafiles[index]?.inputs ?? {}).map((path) => resolve(REPO_ROOT, path));
+      const shipped = bundledFiles.map((file) => join(REPO_NODE_MODULES, file));
+      return [entry, { dir: outdir, readFiles: [...new Set([...read, ...shipped])] }];
+    }),
   );
-  return { bundles, readFiles: [...new Set([...read, ...shipped])] };
 }
 
 /** Refuses an outDir where Node's resolution could reach packages Lambda would not have. */

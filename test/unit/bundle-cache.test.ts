@@ -1,52 +1,70 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleDefine } from '../../lib/bundling';
 import { cachedBundles } from '../../local/lambda/bundles';
 import { fixtureFunction } from '../support/lambda-fixtures';
 
-/** Fixture entries of their own (the cache is keyed by entries), removed afterwards. */
-const ENTRY = `test/fixtures/lambda/cache-probe-${randomBytes(4).toString('hex')}.ts`;
+/** Fixture entries of their own, removed afterwards, and a cache of their own. */
+const suffix = randomBytes(4).toString('hex');
+const EDITED = `test/fixtures/lambda/cache-probe-${suffix}.ts`;
+const KEPT = `test/fixtures/lambda/cache-kept-${suffix}.ts`;
 const source = (answer: string) => `export const handler = async () => '${answer}';\n`;
-writeFileSync(ENTRY, source('first'));
+writeFileSync(EDITED, source('first'));
+writeFileSync(KEPT, source('kept'));
 /** A function that reads the service's build-time constants, as the import function does. */
-const DEFINE_ENTRY = `test/fixtures/lambda/cache-define-probe-${randomBytes(4).toString('hex')}.ts`;
+const DEFINE_ENTRY = `test/fixtures/lambda/cache-define-probe-${suffix}.ts`;
 writeFileSync(
   DEFINE_ENTRY,
   "import { reservedIdProblem } from '../../../functions/models/path-ids';\n" +
     "export const handler = async () => reservedIdProblem('route_id', 'import-status');\n",
 );
-const cacheDirs: string[] = [];
+const cacheDir = mkdtempSync(join(tmpdir(), 'bundle-cache-test-'));
 afterAll(() => {
-  rmSync(ENTRY, { force: true });
+  rmSync(EDITED, { force: true });
+  rmSync(KEPT, { force: true });
   rmSync(DEFINE_ENTRY, { force: true });
-  for (const dir of cacheDirs) rmSync(dir, { recursive: true, force: true });
+  rmSync(cacheDir, { recursive: true, force: true });
 });
 
-const probe = fixtureFunction('cache-probe', ENTRY, {
-  logicalId: 'CacheProbe',
-  stackPath: 'BundleCacheTest',
-});
+const functions = [
+  fixtureFunction('cache-probe', EDITED, { logicalId: 'CacheProbe', stackPath: 'BundleCacheTest' }),
+  fixtureFunction('cache-kept', KEPT, { logicalId: 'CacheKept', stackPath: 'BundleCacheTest' }),
+];
 
 describe('cached bundles', () => {
-  const bundleOf = async () => (await cachedBundles([probe])).get(ENTRY) as string;
+  const bundles = async () => {
+    const progress: string[] = [];
+    const dirs = await cachedBundles(functions, {
+      cacheDir,
+      onProgress: (built, total) => progress.push(`${built}/${total}`),
+    });
+    return { edited: dirs.get(EDITED) as string, kept: dirs.get(KEPT) as string, progress };
+  };
+  const built = (dir: string) => statSync(join(dir, 'index.mjs')).mtimeMs;
+  const code = (dir: string) => readFileSync(join(dir, 'index.mjs'), 'utf8');
 
-  it('reuses a build while no input changed, and rebuilds when one did', async () => {
-    const first = await bundleOf();
-    cacheDirs.push(dirname(first));
-    const built = statSync(join(first, 'index.mjs')).mtimeMs;
-    expect(readFileSync(join(first, 'index.mjs'), 'utf8')).toContain('first');
+  it('reuses each bundle while no input of it changed, and rebuilds only those whose input did', async () => {
+    const first = await bundles();
+    expect(first.progress).toEqual(['0/2', '1/2', '2/2']);
+    expect(code(first.edited)).toContain('first');
+    expect(code(first.kept)).toContain('kept');
+    const builtAt = { edited: built(first.edited), kept: built(first.kept) };
 
-    const again = await bundleOf();
-    expect(again).toBe(first);
-    expect(statSync(join(again, 'index.mjs')).mtimeMs).toBe(built);
+    const again = await bundles();
+    expect(again.progress).toEqual([]);
+    expect(again).toMatchObject({ edited: first.edited, kept: first.kept });
+    expect(built(again.edited)).toBe(builtAt.edited);
 
-    writeFileSync(ENTRY, source('second'));
-    const rebuilt = await bundleOf();
-    const code = readFileSync(join(rebuilt, 'index.mjs'), 'utf8');
-    expect(code).toContain('second');
-    expect(code).not.toContain('first');
+    writeFileSync(EDITED, source('second'));
+    const rebuilt = await bundles();
+    expect(rebuilt.progress).toEqual(['0/1', '1/1']);
+    expect(code(rebuilt.edited)).toContain('second');
+    expect(code(rebuilt.edited)).not.toContain('first');
+    expect(rebuilt.kept).toBe(first.kept);
+    expect(built(rebuilt.kept)).toBe(builtAt.kept);
   });
 
   it('builds and reuses a function with the service’s build-time constants, which reach its code', async () => {
@@ -55,9 +73,8 @@ describe('cached bundles', () => {
       stackPath: 'BundleCacheTest',
       define: bundleDefine({ xraySdk: false }),
     });
-    const first = (await cachedBundles([withConstants])).get(DEFINE_ENTRY) as string;
-    cacheDirs.push(dirname(first));
-    expect((await cachedBundles([withConstants])).get(DEFINE_ENTRY)).toBe(first);
+    const first = (await cachedBundles([withConstants], { cacheDir })).get(DEFINE_ENTRY) as string;
+    expect((await cachedBundles([withConstants], { cacheDir })).get(DEFINE_ENTRY)).toBe(first);
     const { handler } = (await import(join(first, 'index.mjs'))) as { handler: () => Promise<unknown> };
     expect(await handler()).toMatch(/^must not be 'import-status'/);
   });

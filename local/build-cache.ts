@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { readFile, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * What the local runtime builds and keeps between runs (`bundles/`, each function's bundle; `synth/`, the
+ * synthesized app), unless told otherwise (`npm start`: LOCAL_CACHE_DIR): under the system's temp directory,
+ * outside the repository, where no node_modules/ is visible to a bundle. Each entry records the content hash of
+ * every file it was made from, and is used only while each of them is unchanged.
+ */
+export const DEFAULT_LOCAL_CACHE_DIR = join(tmpdir(), 'drs-local-cache');
+
+/** A file's content hash (sha256, hex). */
+export type FileHash = (path: string) => Promise<string>;
+
+/** Content hashes that read each file once, however often they are asked for it. */
+export function memoizedFileHashes(): FileHash {
+  const known = new Map<string, Promise<string>>();
+  return (path) => {
+    let hash = known.get(path);
+    if (!hash) {
+      hash = readFile(path).then((content) => createHash('sha256').update(content).digest('hex'));
+      known.set(path, hash);
+    }
+    return hash;
+  };
+}
+
+/** Path -> content hash of each of `paths`: what a cached build records it was made from. */
+export async function hashesOf(paths: readonly string[], hashOf: FileHash): Promise<Record<string, string>> {
+  return Object.fromEntries(
+    await Promise.all(paths.map(async (path) => [path, await hashOf(path)] as const)),
+  );
+}
+
+/** Whether every file of `inputs` (path -> content hash) still has that content; false when one is gone. */
+export async function unchanged(inputs: Record<string, string>, hashOf: FileHash): Promise<boolean> {
+  try {
+    const same = await Promise.all(
+      Object.entries(inputs).map(async ([path, hash]) => (await hashOf(path)) === hash),
+    );
+    return same.every(Boolean);
+  } catch {
+    return false;
+  }
+}
+
+/** In a cache entry: path -> content hash of every file the entry was made from (see hashesOf). */
+export const CACHE_INPUTS_FILE = 'inputs.json';
+
+/** Whether the cache entry in `dir` is complete and every file it was made from still has that content. */
+export async function isCurrentEntry(dir: string, hashOf: FileHash): Promise<boolean> {
+  const inputs = await readFile(join(dir, CACHE_INPUTS_FILE), 'utf8').then(JSON.parse, () => undefined);
+  return inputs !== undefined && (await unchanged(inputs as Record<string, string>, hashOf));
+}
+
+/**
+ * Puts the entry built in `fresh` (its CACHE_INPUTS_FILE written last) in the place of `cached`, whole; returns
+ * where the entry to use is. An entry another run made meanwhile from the same files is kept as it is (a run may
+ * be using it) and `fresh` is dropped; only a stale one is replaced.
+ */
+export async function replaceCacheEntry(cached: string, fresh: string): Promise<string> {
+  const isCurrent = () => isCurrentEntry(cached, memoizedFileHashes());
+  if (await isCurrent()) {
+    await rm(fresh, { recursive: true, force: true });
+    return cached;
+  }
+  await rm(cached, { recursive: true, force: true });
+  return rename(fresh, cached).then(
+    () => cached,
+    async (error) => {
+      // Another run put its entry there in between: use this one where it is.
+      if (!(await isCurrent())) throw error;
+      return fresh;
+    },
+  );
+}
