@@ -1,24 +1,22 @@
 /**
  * `npm start`: the whole service on this machine, no AWS account needed, run as deployed: the CDK app is
- * synthesized (without bundling) and every function, queue, pipe and API method comes from its templates.
- * Env: PORT (default 3000; 0 = any free port), LOCAL_STATE_DIR (default .local), LOCAL_DEMO_API_KEY,
+ * synthesized (without bundling) and every function, queue, pipe and API method comes from its templates. The
+ * templates and the functions' bundles are kept between runs and reused while nothing they are made of changed.
+ * Env: PORT (default 3000; 0 = any free port), LOCAL_STATE_DIR (default .local), LOCAL_CACHE_DIR (the synthesized
+ * app and the functions' bundles, kept between runs; default drs-local-cache under the system's temp directory),
+ * LOCAL_DEMO_API_KEY,
  * LOCAL_PLATFORM_LOG (all: every Lambda START/END/REPORT line), LOCAL_CONSUMER_CONCURRENCY (default twice the
  * cores), WEBHOOK_ALLOW_PRIVATE_TARGETS (default true; false turns the SSRF guard on, as deployed).
  * Flags: --in-memory (nothing is kept between runs: table, queues, objects); -c key=value (CDK context, as `cdk deploy -c`).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { configure } from '../functions/shared/config';
-import { synthesizeApp } from '../local/cloud/synth';
-import { localAllowsPrivateWebhookTargets, startLocalCloud } from '../local/cloud-runtime';
-import { seedDemoAccount } from '../local/seed';
-import { startDynamoDbLocal, startLocalAws } from '../local/services';
-import { localConsumerConcurrency } from '../local/sqs-event-sources';
+import { startDynamoDbLocal } from '../local/services';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+const started = performance.now();
 const { values: flags } = parseArgs({
   options: {
     'in-memory': { type: 'boolean', default: false },
@@ -27,6 +25,37 @@ const { values: flags } = parseArgs({
 });
 const inMemory = flags['in-memory'];
 const port = Number(process.env.PORT ?? 3000);
+const stateDir = resolve(process.env.LOCAL_STATE_DIR ?? '.local');
+mkdirSync(stateDir, { recursive: true });
+const stackFile = join(stateDir, 'stack.json');
+
+// DynamoDB Local's JVM, the slowest to answer, starts first (in its own process) and comes up while the rest of
+// the runtime loads and the app is synthesized.
+const dynamodbStarting = startDynamoDbLocal({ dataDir: inMemory ? undefined : join(stateDir, 'dynamodb') });
+dynamodbStarting.catch(() => {}); // awaited below
+const [
+  { configure },
+  { DEFAULT_LOCAL_CACHE_DIR },
+  { readDeployment },
+  { cachedSynthesis },
+  { localAllowsPrivateWebhookTargets, startLocalCloud },
+  { cachedBundles },
+  { progressLine },
+  { seedDemoAccount },
+  { startLocalAws },
+  { localConsumerConcurrency },
+] = await Promise.all([
+  import('../functions/shared/config'),
+  import('../local/build-cache'),
+  import('../local/cloud/deployment'),
+  import('../local/cloud/synth'),
+  import('../local/cloud-runtime'),
+  import('../local/lambda/bundles'),
+  import('../local/progress'),
+  import('../local/seed'),
+  import('../local/services'),
+  import('../local/sqs-event-sources'),
+]);
 let consumerConcurrency: number;
 let allowPrivateWebhookTargets: boolean;
 try {
@@ -36,26 +65,31 @@ try {
   console.error((error as Error).message);
   process.exit(1);
 }
-const stateDir = resolve(process.env.LOCAL_STATE_DIR ?? '.local');
-mkdirSync(stateDir, { recursive: true });
-const stackFile = join(stateDir, 'stack.json');
-const scratch = mkdtempSync(join(tmpdir(), 'drs-local-'));
-const started = performance.now();
+const cacheDir = resolve(process.env.LOCAL_CACHE_DIR || DEFAULT_LOCAL_CACHE_DIR);
+const NAME_PREFIX = 'delivery-routes';
 
-// The emulators start (DynamoDB Local's JVM in its own process) while the app is synthesized.
 const emulators = Promise.all([
-  startDynamoDbLocal({ dataDir: inMemory ? undefined : join(stateDir, 'dynamodb') }),
+  dynamodbStarting,
   startLocalAws({ dataDir: inMemory ? undefined : join(stateDir, 'fauxqs') }),
 ]);
-const assemblyDir = await synthesizeApp({
-  outdir: join(scratch, 'cdk.out'),
+const assemblyDir = await cachedSynthesis({
+  cacheDir: join(cacheDir, 'synth'),
   context: cdkContext(flags.context),
+  onSynthesize: () => console.log('synthesizing the CDK app'),
 });
+// The bundles build (a first start builds every one) while the emulators finish starting and the table,
+// queues and bucket are created.
+const bundles = cachedBundles(
+  readDeployment(assemblyDir, { namePrefix: NAME_PREFIX, awsEndpoint: 'http://127.0.0.1' }).functions,
+  { cacheDir: join(cacheDir, 'bundles'), onProgress: bundleProgress(progressLine) },
+);
+bundles.catch(() => {}); // its failure is startLocalCloud's
 const [dynamodb, aws] = await emulators;
 const cloud = await startLocalCloud({
   assemblyDir,
   emulators: { dynamodb: dynamodb.endpoint, aws: aws.endpoint },
-  namePrefix: 'delivery-routes',
+  bundles,
+  namePrefix: NAME_PREFIX,
   port,
   accessLog: true,
   eventSources: { concurrencyCap: consumerConcurrency },
@@ -131,7 +165,6 @@ async function shutdown(signal: string) {
   rmSync(stackFile, { force: true });
   await cloud.stop();
   await Promise.all([dynamodb.stop(), aws.stop()]);
-  rmSync(scratch, { recursive: true, force: true });
   process.exit(0);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -163,4 +196,13 @@ function cdkContext(pairs: string[]): Record<string, string> {
       return [pair.slice(0, at), pair.slice(at + 1)];
     }),
   );
+}
+
+/** `building Lambda bundles: 12/59` on stdout while bundles are built (none when every one is cached). */
+function bundleProgress(line: typeof import('../local/progress').progressLine) {
+  let report: ((built: number) => void) | undefined;
+  return (built: number, total: number) => {
+    report ??= line('building Lambda bundles', total, process.stdout);
+    report(built);
+  };
 }

@@ -39,8 +39,11 @@ export interface LocalCloudOptions {
   emulators: { dynamodb: string; aws: string };
   /** Every physical name starts with it. */
   namePrefix: string;
-  /** Bundles already built for this assembly's functions (entry -> bundle dir); built here when absent. */
-  bundles?: Map<string, string>;
+  /**
+   * Bundles of this assembly's functions (entry -> bundle dir), or their build under way (awaited once the
+   * table, queues and bucket exist); built here when absent.
+   */
+  bundles?: Map<string, string> | Promise<Map<string, string>>;
   /** API Gateway's port (default: any free one). */
   port?: number;
   accessLog?: boolean;
@@ -133,7 +136,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       return found;
     };
 
-    const bundles = options.bundles ?? (await cachedBundles(deployment.functions));
+    const bundles = await (options.bundles ?? cachedBundles(deployment.functions));
     const lambda = startLambdaRuntime({
       functions: deployment.functions,
       bundles,

@@ -1,8 +1,21 @@
-import { mkdtempSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { App } from 'aws-cdk-lib';
+import { build } from 'esbuild';
+import { REPO_ROOT } from '../../lib/bundling';
 import type { DeliveryRoutes, DeliveryRoutesConfig } from '../../lib/delivery-routes';
+import {
+  CACHE_INPUTS_FILE,
+  DEFAULT_LOCAL_CACHE_DIR,
+  hashesOf,
+  isCurrentEntry,
+  memoizedFileHashes,
+  replaceCacheEntry,
+} from '../build-cache';
 
 export interface SynthesizeOptions {
   /** Where the cloud assembly goes. @default a fresh temporary directory */
@@ -41,4 +54,75 @@ export async function synthesizeApp(options: SynthesizeOptions = {}): Promise<st
   const routes = defineDeliveryRoutes(app, { ...readConfig(app), env: undefined, ...options.config });
   options.customize?.(routes, app);
   return app.synth().directory;
+}
+
+/**
+ * Files a synthesis depends on besides the repository's modules, relative to the repository (those that exist):
+ * cdk.json's feature flags and settings, the compiler options, and which packages are installed.
+ */
+const SYNTH_CONFIG_FILES = [
+  'cdk.json',
+  'tsconfig.json',
+  'package-lock.json',
+  'node_modules/.package-lock.json',
+];
+
+/**
+ * The app synthesized as synthesizeApp synthesizes it with `context`, reused from an earlier run while nothing it
+ * is made of changed: the context and the CDK_* variables (the key of a cache entry), the content of every
+ * module of the repository the app imports, of cdk.json, and of the installed packages' lock file. A miss
+ * synthesizes into a new directory that replaces the cached one whole. Returns the cloud assembly directory.
+ */
+export async function cachedSynthesis(options: {
+  cacheDir?: string;
+  context?: Record<string, unknown>;
+  /** Called when the cache has no synthesis to reuse, before synthesizing. */
+  onSynthesize?: () => void;
+}): Promise<string> {
+  const cacheDir = resolve(options.cacheDir ?? join(DEFAULT_LOCAL_CACHE_DIR, 'synth'));
+  const cdkVariables = Object.entries(process.env)
+    .filter(([name]) => name.startsWith('CDK_'))
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  const key = createHash('sha256')
+    .update(JSON.stringify({ repository: REPO_ROOT, context: options.context ?? {}, cdkVariables }))
+    .digest('hex')
+    .slice(0, 24);
+  const cached = join(cacheDir, key);
+  const hashOf = memoizedFileHashes();
+  if (await isCurrentEntry(cached, hashOf)) return join(cached, ASSEMBLY_DIR);
+
+  options.onSynthesize?.();
+  await mkdir(cacheDir, { recursive: true });
+  const fresh = await mkdtemp(join(cacheDir, 'synth-'));
+  const [, modules] = await Promise.all([
+    synthesizeApp({ outdir: join(fresh, ASSEMBLY_DIR), context: options.context }),
+    appModules(),
+  ]);
+  const configFiles = SYNTH_CONFIG_FILES.map((file) => join(REPO_ROOT, file)).filter((path) =>
+    existsSync(path),
+  );
+  const files = [...modules, ...configFiles];
+  await writeFile(join(fresh, CACHE_INPUTS_FILE), JSON.stringify(await hashesOf(files, hashOf)));
+  return join(await replaceCacheEntry(cached, fresh), ASSEMBLY_DIR);
+}
+
+const ASSEMBLY_DIR = 'cdk.out';
+
+/**
+ * The repository's modules that synthesizeApp loads (this one, lib/ and the rows of functions/ it imports),
+ * as esbuild finds them from here; packages are the lock file's.
+ */
+async function appModules(): Promise<string[]> {
+  const { metafile } = await build({
+    entryPoints: [fileURLToPath(import.meta.url)],
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    write: false,
+    metafile: true,
+    absWorkingDir: REPO_ROOT,
+    logLevel: 'silent',
+  });
+  return Object.keys(metafile.inputs).map((path) => resolve(REPO_ROOT, path));
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,9 @@ import {
 } from '../support/npm-start';
 
 const stateDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
+/** Empty at the first start: it synthesizes the app and builds every bundle, as on a fresh machine. */
+const cacheDir = mkdtempSync(join(tmpdir(), 'npm-start-cache-'));
+const BUILDING = /^building Lambda bundles: (\d+)\/(\d+)/gm;
 
 function portAnswers(endpoint: string): Promise<boolean> {
   const { hostname, port } = new URL(endpoint);
@@ -25,7 +28,10 @@ function portAnswers(endpoint: string): Promise<boolean> {
   });
 }
 
-afterAll(killStartedRuntimes);
+afterAll(() => {
+  killStartedRuntimes();
+  rmSync(cacheDir, { recursive: true, force: true });
+});
 
 describe('npm start', () => {
   const fixedKey = `drs_${randomBytes(24).toString('base64url')}`;
@@ -34,7 +40,7 @@ describe('npm start', () => {
   it(
     'serves the seeded demo account with the key it prints (LOCAL_DEMO_API_KEY) and writes stack.json',
     async () => {
-      first = await startRuntime(stateDir, { LOCAL_DEMO_API_KEY: fixedKey });
+      first = await startRuntime(stateDir, { LOCAL_DEMO_API_KEY: fixedKey, LOCAL_CACHE_DIR: cacheDir });
       expect(first.apiKey).toBe(fixedKey);
       expect(first.stack).toMatchObject({
         table_name: expect.any(String),
@@ -62,6 +68,26 @@ describe('npm start', () => {
     STARTING_TEST_TIMEOUT_MS,
   );
 
+  it('prints its progress while a first start synthesizes the app and builds the bundles (n of N), before it listens', () => {
+    const output = first.output();
+    const progress = [...output.matchAll(BUILDING)].map(([, built, total]) => [Number(built), Number(total)]);
+    const total = progress[0]?.[1] as number;
+    expect(total).toBeGreaterThan(40);
+    expect(progress[0]).toEqual([0, total]);
+    expect(progress.at(-1)).toEqual([total, total]);
+    for (const [index, [built, lineTotal]] of progress.entries()) {
+      expect(lineTotal).toBe(total);
+      if (index > 0) expect(built).toBeGreaterThan(progress[index - 1]?.[0] as number);
+    }
+    expect(output).toMatch(
+      new RegExp(`^building Lambda bundles: ${total}/${total}, done in \\d+\\.\\d s$`, 'm'),
+    );
+    const order = ['synthesizing the CDK app', 'building Lambda bundles: 0/', 'Route service listening on'];
+    const at = order.map((text) => output.indexOf(text));
+    expect(at.every((index) => index >= 0)).toBe(true);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+  });
+
   it('stops every child process on Ctrl-C and removes stack.json', async () => {
     await stopRuntime(first);
     expect(await portAnswers(first.stack.dynamodb_endpoint)).toBe(false);
@@ -76,6 +102,7 @@ describe('npm start', () => {
       second = await startRuntime(stateDir, {
         LOCAL_DEMO_API_KEY: '',
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
+        LOCAL_CACHE_DIR: cacheDir,
       });
       expect(second.apiKey).not.toBe(fixedKey);
       const kept = await call(second.apiUrl, 'GET', '/dcs/dc-1/drivers/kept', { key: second.apiKey });
@@ -84,6 +111,11 @@ describe('npm start', () => {
     },
     STARTING_TEST_TIMEOUT_MS,
   );
+
+  it('reuses the synthesized app and the bundles of the first start: nothing to build', () => {
+    expect(second.output()).not.toContain('synthesizing the CDK app');
+    expect(second.output()).not.toContain('building Lambda bundles');
+  });
 
   it('turns the SSRF guard on with WEBHOOK_ALLOW_PRIVATE_TARGETS=false: a webhook to 127.0.0.1 is refused', async () => {
     try {
