@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: starts the local runtime (`tsx bin/local.ts --in-memory`) as a child process, runs the
  * scenarios against it from this process and prints ONE JSON object on stdout; progress goes to stderr.
- * Scenarios that need no runtime (`bundles`: every Lambda bundle's size and init time) run before it
- * starts; when only such scenarios are selected it is not started at all.
+ * Scenarios that need no runtime (`bundles`: every Lambda bundle's size and init time; `local_start`: the
+ * runtime's own first and later starts) run before it starts; when only such scenarios are selected it is not started at all.
  * Env: BENCH_SCENARIOS (comma-separated names to run, e.g. `get_driver,route_import`; default all),
  * BENCH_SECONDS (measured seconds per path and concurrency, default 5), BENCH_SLICE_SECONDS (interleaving
  * slice, default 1), BENCH_WARMUP (warm-up requests per path, default 300).
@@ -17,6 +17,7 @@ import { analyticsExportScenario } from './analytics';
 import { bundlesScenario } from './bundles';
 import { driverLocationScenario } from './driver-location';
 import { getDriverScenario } from './drivers';
+import { localStartScenario } from './local-start';
 import { routeImportScenario } from './route-import';
 import { type LocalRuntime, startLocalRuntime } from './runtime';
 import type { BenchConfig, Scenario, ScenarioResult, StandaloneContext } from './scenario';
@@ -27,6 +28,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const SCENARIOS: Scenario[] = [
   bundlesScenario,
+  localStartScenario,
   getDriverScenario,
   routeImportScenario,
   driverLocationScenario,

@@ -67,6 +67,8 @@ const STOP_TIMEOUT_MS = 15_000;
 export async function startLocalRuntime(
   log: (message: string) => void,
   abort?: AbortSignal,
+  /** Variables of its own, over the bench's (e.g. LOCAL_CACHE_DIR). */
+  env: Record<string, string> = {},
 ): Promise<LocalRuntime> {
   const stateDir = mkdtempSync(join(tmpdir(), 'drs-bench-'));
   const logFile = join(stateDir, 'runtime.log');
@@ -87,6 +89,7 @@ export async function startLocalRuntime(
         LOCAL_STATE_DIR: stateDir,
         LOCAL_DEMO_API_KEY: apiKey,
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        ...env,
       },
       // Own process group: the runtime's node process and the JVM it spawns can be found and killed together.
       detached: true,
