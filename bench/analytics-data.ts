@@ -84,8 +84,8 @@ export function zonedEpoch(
   const hh = String(Math.floor(minutes / 60)).padStart(2, '0');
   const mm = String(minutes % 60).padStart(2, '0');
   const guess = Date.parse(`${date}T${hh}:${mm}:00Z`);
-  const local = analytics.localDateTime(guess, timeZone);
-  return guess - (Date.parse(`${local.replace(' ', 'T')}Z`) - guess);
+  const local = analytics.localIsoDateTime(guess, timeZone).slice(0, 19); // without its offset
+  return guess - (Date.parse(`${local}Z`) - guess);
 }
 
 /**

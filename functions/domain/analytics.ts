@@ -33,7 +33,19 @@ export interface ColumnDefinition {
 const column = (column_name: string, column_description: string): ColumnDefinition =>
   Object.freeze({ column_name, column_description });
 
-const LOCAL_TIME = "in the DC's time zone as 'YYYY-MM-DD HH:MM:SS' (24-hour clock)";
+const LOCAL_TIME =
+  "in the DC's time zone as an ISO 8601 date-time with its UTC offset, 'YYYY-MM-DDTHH:MM:SS+HH:MM' (e.g. 2026-10-25T02:30:00+01:00; the offset tells the two passes of a repeated hour apart)";
+
+/** The epoch ms column after a local time column: the same instant, to the millisecond. */
+const epochColumn = (column_name: string, what: string, whenEmpty?: string) =>
+  column(
+    column_name,
+    `${what} in milliseconds since the Unix epoch: the instant the column before shows${whenEmpty ? `; ${whenEmpty}` : ''}.`,
+  );
+
+/** The currency beside both cash columns: cash accounting records carry none of their own. */
+const CASH_CURRENCY =
+  "ISO 4217 code of the route's cash: the currency of the items of its CASH invoices, or of all its items when none is paid in cash; a driver's cash records are in it. Empty when those items are in more than one currency or the route has no items.";
 
 /** Columns both analytics types start with. */
 const ROUTE_IDENTITY = {
@@ -64,6 +76,10 @@ const routeColumns = {
   planned_route_start_timestamp: column(
     'Planned route start timestamp',
     `Planned start time of the route (start_time), ${LOCAL_TIME}.`,
+  ),
+  planned_route_start_epoch_ms: epochColumn(
+    'Planned route start (epoch ms)',
+    'Planned start time of the route (start_time)',
   ),
   ...DRIVER,
   imported_customers_count: column(
@@ -98,9 +114,18 @@ const routeColumns = {
     'Actual route departure time',
     `When the driver started the route, ${LOCAL_TIME}; empty when the route was never started.`,
   ),
+  actual_route_departure_epoch_ms: epochColumn(
+    'Actual route departure (epoch ms)',
+    'When the driver started the route',
+    'empty when the route was never started',
+  ),
   actual_route_arrival_time: column(
     'Actual route arrival time',
     `When the route was finalized, ${LOCAL_TIME}.`,
+  ),
+  actual_route_arrival_epoch_ms: epochColumn(
+    'Actual route arrival (epoch ms)',
+    'When the route was finalized',
   ),
   planned_driving_meters: column(
     'Planned driving distance (m)',
@@ -144,12 +169,14 @@ const routeColumns = {
   ),
   planned_cash_cents: column(
     'Planned cash (cents)',
-    'Sum in cents of the total prices of the items of the invoices whose payment method is CASH.',
+    'Sum in cents of the total prices of the items of the invoices whose payment method is CASH, in the currency of the next column; empty when those items are in more than one currency (their prices do not add up).',
   ),
+  planned_cash_currency: column('Planned cash currency', CASH_CURRENCY),
   cash_received_cents: column(
     'Cash received (cents)',
-    "Sum in cents of the cash received of the route's cash accounting records.",
+    "Sum in cents of the cash received of the route's cash accounting records, in the currency of the next column.",
   ),
+  cash_received_currency: column('Cash received currency', CASH_CURRENCY),
 } as const;
 
 const attemptColumns = {
@@ -167,6 +194,7 @@ const attemptColumns = {
     'Visit start timestamp',
     `When the attempt happened (its timestamp), ${LOCAL_TIME}.`,
   ),
+  visit_start_epoch_ms: epochColumn('Visit start (epoch ms)', 'When the attempt happened (its timestamp)'),
   visit_meters_from_customer: column(
     'Visit distance from customer (m)',
     "Great-circle distance in meters, rounded to the meter, from the location reported with the attempt to the waypoint's location; empty when the attempt carried no location.",
@@ -177,7 +205,7 @@ const attemptColumns = {
   ),
   waypoint_time_windows: column(
     'Waypoint time windows',
-    "The waypoint's time windows sorted by start, each 'HH:MM-HH:MM' (local, seconds dropped) when both ends fall on the planned route start date, else 'YYYY-MM-DD HH:MM:SS - YYYY-MM-DD HH:MM:SS' (local), joined with '; '; empty without windows.",
+    "The waypoint's time windows sorted by start, each an ISO 8601 interval 'start/end' of DC-local date-times with their UTC offset (e.g. 2026-03-29T09:00:00+02:00/2026-03-29T11:00:00+02:00), joined with '; '; empty without windows.",
   ),
   visit_timeliness: column(
     'Visit timeliness',
@@ -230,16 +258,30 @@ const dateTimeFormatter = zonedFormatter('en-US', {
   hourCycle: 'h23',
 });
 
-/** DC-local 'YYYY-MM-DD HH:MM:SS' (24 h) of an epoch ms, as every time in the CSVs. */
-export function localDateTime(epochMs: number, timeZone: string): string {
-  const formatter = dateTimeFormatter(timeZone);
+const twoDigits = (value: number) => String(value).padStart(2, '0');
+
+/**
+ * An instant as the DC's wall clock shows it, in ISO 8601 with the zone's UTC offset at that instant
+ * ('2026-10-25T02:30:00+02:00', then '2026-10-25T02:30:00+01:00' an hour later in Berlin), as every time
+ * in the analytics. Milliseconds are dropped, not rounded.
+ */
+export function localIsoDateTime(epochMs: number, timeZone: string): string {
   const part: Record<string, string> = {};
-  for (const { type, value } of formatter.formatToParts(new Date(epochMs))) part[type] = value;
-  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}:${part.second}`;
+  for (const { type, value } of dateTimeFormatter(timeZone).formatToParts(new Date(epochMs)))
+    part[type] = value;
+  const wallClock = `${part.year}-${part.month}-${part.day}T${part.hour}:${part.minute}:${part.second}`;
+  // The offset is how far the wall clock runs ahead of UTC: both sides in whole seconds. Every zone's
+  // offset since 1972 is whole minutes, and timestamps start in 2000.
+  const offsetMinutes = Math.round(
+    (Date.parse(`${wallClock}Z`) - Math.floor(epochMs / 1000) * 1000) / 60_000,
+  );
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const minutes = Math.abs(offsetMinutes);
+  return `${wallClock}${sign}${twoDigits(Math.floor(minutes / 60))}:${twoDigits(minutes % 60)}`;
 }
 
-const optionalLocalDateTime = (epochMs: number | undefined, timeZone: string) =>
-  epochMs === undefined ? null : localDateTime(epochMs, timeZone);
+const optionalLocalIsoDateTime = (epochMs: number | undefined, timeZone: string) =>
+  epochMs === undefined ? null : localIsoDateTime(epochMs, timeZone);
 
 /** A record with exactly the columns' keys, in their order. */
 function ordered<K extends string>(columns: Readonly<Record<K, unknown>>, values: Record<K, AnalyticsValue>) {
@@ -327,6 +369,23 @@ function tracedMeters(trace: readonly LatLng[]): number {
   );
 }
 
+const currenciesOf = (items: readonly InvoiceRow['items'][number][]) =>
+  new Set(items.map((item) => item.currency));
+
+/**
+ * The items paid in cash, their currencies, and the route's cash currency (CASH_CURRENCY): theirs, or
+ * the route's items' when none is paid in cash; null unless exactly one.
+ */
+function cashOf(invoices: readonly InvoiceRow[]) {
+  const items = invoices
+    .filter((invoice) => invoice.paymentMethod === 'CASH')
+    .flatMap((invoice) => invoice.items);
+  const currencies = currenciesOf(items);
+  const candidates =
+    currencies.size > 0 ? currencies : currenciesOf(invoices.flatMap((invoice) => invoice.items));
+  return { items, currencies, currency: candidates.size === 1 ? ([...candidates][0] as string) : null };
+}
+
 function identity(facts: RouteFacts) {
   const { dc, route } = facts;
   return {
@@ -360,11 +419,13 @@ export function routeAnalytics(facts: RouteFacts): AnalyticsRecord {
     ),
   );
   const planned = plannedFigures(route, waypoints, dc.etaSpeedKmh ?? DEFAULT_SPEED_KMH);
+  const cash = cashOf(invoices);
   const { startedTimestamp, finalizedTimestamp } = route;
 
   const values: Record<RouteColumn, AnalyticsValue> = {
     ...identity(facts),
-    planned_route_start_timestamp: localDateTime(route.startTime, dc.timeZone),
+    planned_route_start_timestamp: localIsoDateTime(route.startTime, dc.timeZone),
+    planned_route_start_epoch_ms: route.startTime,
     imported_customers_count: waypoints.length,
     successful_customers_count: count('SUCCESSFUL'),
     failed_customers_count: count('FAILED'),
@@ -372,8 +433,10 @@ export function routeAnalytics(facts: RouteFacts): AnalyticsRecord {
     mixed_status_customers_count: count('MIXED'),
     total_visited_customers_count: outcomes.length - count('UNVISITED'),
     total_unvisited_customers_count: count('UNVISITED'),
-    actual_route_departure_time: optionalLocalDateTime(startedTimestamp, dc.timeZone),
-    actual_route_arrival_time: optionalLocalDateTime(finalizedTimestamp, dc.timeZone),
+    actual_route_departure_time: optionalLocalIsoDateTime(startedTimestamp, dc.timeZone),
+    actual_route_departure_epoch_ms: startedTimestamp ?? null,
+    actual_route_arrival_time: optionalLocalIsoDateTime(finalizedTimestamp, dc.timeZone),
+    actual_route_arrival_epoch_ms: finalizedTimestamp ?? null,
     planned_driving_meters: planned.meters,
     total_driven_meters: tracedMeters(facts.trace),
     planned_driving_seconds: planned.drivingSeconds,
@@ -387,25 +450,19 @@ export function routeAnalytics(facts: RouteFacts): AnalyticsRecord {
     planned_items_count: sum(invoices.map((invoice) => invoice.items.length)),
     delivered_items_count: sum(items.map((outcome) => outcome.successful)),
     failed_items_count: sum(items.map((outcome) => outcome.failed)),
-    planned_cash_cents: sum(
-      invoices
-        .filter((invoice) => invoice.paymentMethod === 'CASH')
-        .flatMap((invoice) => invoice.items.map((item) => item.totalPriceCents)),
-    ),
+    planned_cash_cents: cash.currencies.size > 1 ? null : sum(cash.items.map((item) => item.totalPriceCents)),
+    planned_cash_currency: cash.currency,
     cash_received_cents: sum(facts.accountingRecords.map((record) => record.cashReceivedCents)),
+    cash_received_currency: cash.currency,
   };
   return ordered(routeColumns, values);
 }
 
-function formatWindows(windows: WaypointRow['timeWindows'], routeDate: string, timeZone: string): string {
+/** ISO 8601 intervals 'start/end' of local date-times with their offsets, by start, joined with '; '. */
+function formatWindows(windows: WaypointRow['timeWindows'], timeZone: string): string {
   return [...windows]
     .sort((a, b) => a.start - b.start || a.end - b.end)
-    .map(({ start, end }) => {
-      const from = localDateTime(start, timeZone);
-      const to = localDateTime(end, timeZone);
-      const sameDay = from.startsWith(routeDate) && to.startsWith(routeDate);
-      return sameDay ? `${from.slice(11, 16)}-${to.slice(11, 16)}` : `${from} - ${to}`;
-    })
+    .map(({ start, end }) => `${localIsoDateTime(start, timeZone)}/${localIsoDateTime(end, timeZone)}`)
     .join('; ');
 }
 
@@ -437,13 +494,14 @@ export function attemptAnalytics(facts: RouteFacts): AnalyticsRecord[] {
       customer_name: waypoint?.name ?? null,
       attempt_id: attempt.id,
       attempt_number: number,
-      visit_start_timestamp: localDateTime(attempt.timestamp, dc.timeZone),
+      visit_start_timestamp: localIsoDateTime(attempt.timestamp, dc.timeZone),
+      visit_start_epoch_ms: attempt.timestamp,
       visit_meters_from_customer:
         attempt.location && waypoint
           ? Math.round(haversineKm(attempt.location, waypoint.location) * 1000)
           : null,
       aggregate_visit_status: decided.successful > 0 && decided.failed > 0 ? 'MIXED' : attempt.status,
-      waypoint_time_windows: formatWindows(windows, common.planned_route_start_date, dc.timeZone),
+      waypoint_time_windows: formatWindows(windows, dc.timeZone),
       visit_timeliness: timeliness(attempt.timestamp, windows),
       items_successful: decided.successful,
       items_failed: decided.failed,

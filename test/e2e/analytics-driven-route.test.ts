@@ -14,6 +14,7 @@ import {
   DRIVER_NAME,
   downloadCsv,
   exportRoutes,
+  localIso,
   on,
   P,
   ROUTE_NAME,
@@ -25,6 +26,7 @@ import {
   runExport,
   useAnalyticsApi,
   waitForFiles,
+  zoned,
 } from '../support/analytics';
 import { expectError, expectSuccess, readAllPages } from '../support/http';
 import { strongToken } from '../support/login-tokens';
@@ -54,10 +56,14 @@ describe('analytics of a route driven through the driver app', () => {
     driver_name: DRIVER_NAME,
   };
 
+  /** A time of the route's day as the analytics write it: local ISO 8601 with its offset. */
+  const local = (time: string) => localIso(calcAt(time), CHICAGO);
+
   /** Worked out by hand from the route, the visits below and the trace. */
   const expectedRoute: Row = {
     ...identity,
-    planned_route_start_timestamp: `${P} 09:00:00`,
+    planned_route_start_timestamp: local('09:00'),
+    planned_route_start_epoch_ms: calcAt('09:00'),
     imported_customers_count: 5,
     successful_customers_count: 1, // B (its last visit delivered both items)
     failed_customers_count: 1, // C
@@ -65,8 +71,10 @@ describe('analytics of a route driven through the driver app', () => {
     mixed_status_customers_count: 1, // A (two items delivered, one failed)
     total_visited_customers_count: 4,
     total_unvisited_customers_count: 1, // E
-    actual_route_departure_time: `${P} 09:05:00`,
-    actual_route_arrival_time: `${P} 15:00:00`,
+    actual_route_departure_time: local('09:05'),
+    actual_route_departure_epoch_ms: calcAt('09:05'),
+    actual_route_arrival_time: local('15:00'),
+    actual_route_arrival_epoch_ms: calcAt('15:00'),
     // W -> A -> B -> C -> D -> E: five legs of 0.01°, then E -> W 0.05°: 0.10° = 11,119.508 m x 1.3.
     planned_driving_meters: 14455,
     // Pings 41.80 -> 41.85 -> 41.82 -> 41.80 between the start and the finish: 0.10° (the pings
@@ -85,10 +93,12 @@ describe('analytics of a route driven through the driver app', () => {
     delivered_items_count: 5, // a1, a3, b1, b2, d1
     failed_items_count: 2, // a2, c1 (e1 never decided)
     planned_cash_cents: 2650, // 1000 + 250 + 700 + 300 + 400
+    planned_cash_currency: 'USD', // every item's
     cash_received_cents: 1734, // 1500 + 234
+    cash_received_currency: 'USD',
   };
 
-  const windowsB = '12:00-13:00; 14:00-15:00';
+  const windowsB = `${local('12:00')}/${local('13:00')}; ${local('14:00')}/${local('15:00')}`;
   /** The columns naming a waypoint and its customer, the same in every attempt row at it. */
   const atWaypoint = (id: string, customerName: string) => ({
     waypoint_id: `calc-wp-${id}`,
@@ -107,10 +117,11 @@ describe('analytics of a route driven through the driver app', () => {
       ...waypoint.a,
       attempt_id: 'att-a1',
       attempt_number: 1,
-      visit_start_timestamp: `${P} 10:00:00`,
+      visit_start_timestamp: local('10:00'),
+      visit_start_epoch_ms: calcAt('10:00'),
       visit_meters_from_customer: 111, // 0.001° north of A
       aggregate_visit_status: 'MIXED',
-      waypoint_time_windows: '10:00-11:00',
+      waypoint_time_windows: `${local('10:00')}/${local('11:00')}`,
       visit_timeliness: 'ON_TIME', // at the window's start (inclusive)
       items_successful: 2,
       items_failed: 1,
@@ -120,7 +131,8 @@ describe('analytics of a route driven through the driver app', () => {
       ...waypoint.b,
       attempt_id: 'att-b1',
       attempt_number: 1,
-      visit_start_timestamp: `${P} 10:30:00`,
+      visit_start_timestamp: local('10:30'),
+      visit_start_epoch_ms: calcAt('10:30'),
       visit_meters_from_customer: null, // no location reported
       aggregate_visit_status: 'VISIT_LATER',
       waypoint_time_windows: windowsB,
@@ -133,11 +145,12 @@ describe('analytics of a route driven through the driver app', () => {
       ...waypoint.c,
       attempt_id: 'att-c1',
       attempt_number: 1,
-      visit_start_timestamp: `${P} 11:30:00`,
+      visit_start_timestamp: local('11:30'),
+      visit_start_epoch_ms: calcAt('11:30'),
       visit_meters_from_customer: 0,
       aggregate_visit_status: 'FAILED',
-      // Starts the day before the route's date: full local date-times.
-      waypoint_time_windows: `${addDays(P, -1)} 23:00:00 - ${P} 09:30:00`,
+      // Opened the day before the route's date.
+      waypoint_time_windows: `${localIso(zoned(addDays(P, -1), '23:00', CHICAGO), CHICAGO)}/${local('09:30')}`,
       visit_timeliness: 'LATE',
       items_successful: 0,
       items_failed: 1,
@@ -147,7 +160,8 @@ describe('analytics of a route driven through the driver app', () => {
       ...waypoint.d,
       attempt_id: 'att-d1',
       attempt_number: 1,
-      visit_start_timestamp: `${P} 11:45:00`,
+      visit_start_timestamp: local('11:45'),
+      visit_start_epoch_ms: calcAt('11:45'),
       visit_meters_from_customer: 1112, // 0.01° north of D
       aggregate_visit_status: 'VISIT_LATER',
       waypoint_time_windows: expect.toBeOneOf(['', null]),
@@ -160,7 +174,8 @@ describe('analytics of a route driven through the driver app', () => {
       ...waypoint.b,
       attempt_id: 'att-b2',
       attempt_number: 2,
-      visit_start_timestamp: `${P} 13:00:00`,
+      visit_start_timestamp: local('13:00'),
+      visit_start_epoch_ms: calcAt('13:00'),
       visit_meters_from_customer: null,
       aggregate_visit_status: 'FAILED',
       waypoint_time_windows: windowsB,
@@ -173,7 +188,8 @@ describe('analytics of a route driven through the driver app', () => {
       ...waypoint.b,
       attempt_id: 'att-b3',
       attempt_number: 3,
-      visit_start_timestamp: `${P} 14:30:00`,
+      visit_start_timestamp: local('14:30'),
+      visit_start_epoch_ms: calcAt('14:30'),
       visit_meters_from_customer: 222, // 0.002° north of B
       aggregate_visit_status: 'SUCCESSFUL',
       waypoint_time_windows: windowsB,

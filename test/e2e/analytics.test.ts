@@ -14,7 +14,9 @@ import {
   downloadBody,
   EMPTY,
   exportRoutes,
+  FALL_BACK,
   filesPath,
+  localIso,
   M,
   MIDNIGHT,
   P,
@@ -31,7 +33,6 @@ import {
   useAnalyticsApi,
   utcDate,
   waitForFiles,
-  wall,
 } from '../support/analytics';
 import { DESIGN_ATTEMPT_COLUMNS, DESIGN_ROUTE_COLUMNS } from '../support/analytics-columns';
 import { expectError, expectSuccess } from '../support/http';
@@ -248,7 +249,8 @@ describe('DC-local service dates near midnight (Chicago and Tokyo)', () => {
         dc_time_zone: dc === 'chi' ? CHICAGO : TOKYO,
         route_id: routeId,
         planned_route_start_date: date,
-        planned_route_start_timestamp: wall(start, dc === 'chi' ? CHICAGO : TOKYO),
+        planned_route_start_timestamp: localIso(start, dc === 'chi' ? CHICAGO : TOKYO),
+        planned_route_start_epoch_ms: start,
         driver_id: null,
         driver_name: null,
         actual_route_departure_time: null,
@@ -279,6 +281,29 @@ describe('DC-local service dates near midnight (Chicago and Tokyo)', () => {
     });
     const ids = rowsOf(exported.csv.ROUTE_ANALYTICS).map((row) => row.route_id);
     expect(ids.sort()).toEqual(['mid-tyo-early', 'mid-tyo-late']);
+  });
+});
+
+describe('DC-local times at a DST change (Chicago falling back)', () => {
+  it('exports the two passes of a repeated hour with their own offsets, beside the epoch ms', async () => {
+    const rows = rowsOf((await exportRoutes(['chi'], FALL_BACK.date)).csv.ROUTE_ANALYTICS).sort(byRouteId);
+    expect(
+      rows.map((row) => [row.route_id, row.planned_route_start_timestamp, row.planned_route_start_epoch_ms]),
+    ).toEqual([
+      ['dst-cdt', '2025-11-02T01:30:00-05:00', String(FALL_BACK.starts['dst-cdt'])],
+      ['dst-cst', '2025-11-02T01:30:00-06:00', String(FALL_BACK.starts['dst-cst'])],
+    ]);
+    for (const row of rows) {
+      // Each local time names the instant of the epoch ms beside it, to the second.
+      expect(Date.parse(row.planned_route_start_timestamp ?? '')).toBe(
+        Number(row.planned_route_start_epoch_ms),
+      );
+      expect(Date.parse(row.actual_route_arrival_time ?? '')).toBe(
+        Math.floor(Number(row.actual_route_arrival_epoch_ms) / 1000) * 1000,
+      );
+      // Routes without items: no currency to name.
+      expect(row).toMatchObject({ planned_cash_cents: '0', planned_cash_currency: '' });
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 /**
- * The analytics columns DESIGN §6 names, in its order: the oracle the unit and e2e analytics tests check
- * the column definitions, computed rows and CSV headers against.
+ * The analytics columns DESIGN §6 names, in its order, with an epoch ms column after each local time and a
+ * currency after each amount: the oracle the unit and e2e analytics tests check the column definitions,
+ * computed rows and CSV headers against.
  */
 
 /** The DC and route columns both kinds of row begin with. */
@@ -17,6 +18,7 @@ const ROUTE_IDENTITY_COLUMNS = [
 export const DESIGN_ROUTE_COLUMNS = [
   ...ROUTE_IDENTITY_COLUMNS,
   'planned_route_start_timestamp',
+  'planned_route_start_epoch_ms',
   'driver_id',
   'driver_name',
   'imported_customers_count',
@@ -27,7 +29,9 @@ export const DESIGN_ROUTE_COLUMNS = [
   'total_visited_customers_count',
   'total_unvisited_customers_count',
   'actual_route_departure_time',
+  'actual_route_departure_epoch_ms',
   'actual_route_arrival_time',
+  'actual_route_arrival_epoch_ms',
   'planned_driving_meters',
   'total_driven_meters',
   'planned_driving_seconds',
@@ -39,7 +43,9 @@ export const DESIGN_ROUTE_COLUMNS = [
   'delivered_items_count',
   'failed_items_count',
   'planned_cash_cents',
+  'planned_cash_currency',
   'cash_received_cents',
+  'cash_received_currency',
 ];
 
 /** One row per attempt. */
@@ -53,6 +59,7 @@ export const DESIGN_ATTEMPT_COLUMNS = [
   'attempt_id',
   'attempt_number',
   'visit_start_timestamp',
+  'visit_start_epoch_ms',
   'visit_meters_from_customer',
   'aggregate_visit_status',
   'waypoint_time_windows',

@@ -57,6 +57,16 @@ export const TOKYO = 'Asia/Tokyo';
 /** 'YYYY-MM-DD HH:MM:SS' of an instant in a zone (the sv-SE locale writes dates that way). */
 export const wall = (epoch: number, zone: string) =>
   new Date(epoch).toLocaleString('sv-SE', { timeZone: zone });
+/**
+ * ISO 8601 local date-time with the zone's UTC offset at that instant ('2025-11-02T01:30:00-06:00'): the wall
+ * clock above and the offset as Intl names it ('GMT-06:00', or 'GMT' for UTC itself).
+ */
+export function localIso(epoch: number, zone: string): string {
+  const offset = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })
+    .formatToParts(new Date(epoch))
+    .find((part) => part.type === 'timeZoneName')?.value;
+  return `${wall(epoch, zone).replace(' ', 'T')}${offset === 'GMT' ? '+00:00' : offset?.replace('GMT', '')}`;
+}
 export const addDays = (date: string, days: number) =>
   new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
 export const utcDate = (epoch: number) => new Date(epoch).toISOString().slice(0, 10);
@@ -216,6 +226,15 @@ export const MIDNIGHT = {
   'mid-tyo-early': { dc: 'tyo', start: zoned(M, '00:10', TOKYO), date: M },
 } as const;
 
+/**
+ * Chicago's fall-back date: 01:30 happens twice, first in CDT (06:30 UTC), then in CST (07:30 UTC). A route
+ * starts at each.
+ */
+export const FALL_BACK = {
+  date: '2025-11-02',
+  starts: { 'dst-cdt': Date.UTC(2025, 10, 2, 6, 30), 'dst-cst': Date.UTC(2025, 10, 2, 7, 30) },
+} as const;
+
 export const SPLIT_IDS = Array.from({ length: 7 }, (_, index) => `split-${index + 1}`);
 
 // ---------------------------------------------------------------------------------------------------
@@ -359,8 +378,8 @@ export const byRouteId = (a: Record<string, Value>, b: Record<string, Value>) =>
 /**
  * Starts the file's API (export files of ROWS_PER_FILE rows) in a beforeAll, with Acme (DCs chi and tyo)
  * and Globex (a DC with one of Acme's ids, 'chi', and one of its own; not 'tyo'), and reads the column ids.
- * `driven-route` imports the route calc with its driver drv-z; `service-dates` imports the MIDNIGHT and
- * split routes and finishes them by API key. Closes the API in an afterAll.
+ * `driven-route` imports the route calc with its driver drv-z; `service-dates` imports the MIDNIGHT, FALL_BACK
+ * and split routes and finishes them by API key. Closes the API in an afterAll.
  */
 export function useAnalyticsApi(name: string, seed: 'driven-route' | 'service-dates') {
   // Exports go through the analytics queue and its worker: on a loaded 2-core CI machine a wait can pass 30 s.
@@ -402,6 +421,10 @@ export function useAnalyticsApi(name: string, seed: 'driven-route' | 'service-da
     }
     const simple = [
       ...Object.entries(MIDNIGHT).map(([id, { dc, start }]) => ({ dc, route: minimalRoute(id, start) })),
+      ...Object.entries(FALL_BACK.starts).map(([id, start]) => ({
+        dc: 'chi',
+        route: minimalRoute(id, start),
+      })),
       ...SPLIT_IDS.map((id, index) => ({
         dc: 'chi',
         route: minimalRoute(id, zoned(S, `08:0${index}`, CHICAGO)),

@@ -48,6 +48,7 @@ export const invoice = (
   waypointId: string,
   paymentMethod: string | undefined,
   items: [id: string, totalPriceCents: number][],
+  currency = 'USD',
 ): InvoiceRow => ({
   id,
   waypointId,
@@ -57,7 +58,7 @@ export const invoice = (
     id: itemId,
     quantity: 1,
     totalPriceCents,
-    currency: 'USD',
+    currency,
     // Stored statuses are ignored: this one contradicts every attempt below.
     status: { status: 'FAILED', timestamp: 0 },
   })),

@@ -5,7 +5,7 @@ import type { WaypointRow } from '../../functions/data/route-rows';
 import {
   ATTEMPT_ANALYSIS_COLUMNS,
   attemptAnalytics,
-  localDateTime,
+  localIsoDateTime,
   ROUTE_ANALYSIS_COLUMNS,
   type RouteFacts,
   routeAnalytics,
@@ -61,7 +61,8 @@ describe('routeAnalytics', () => {
     expect(Object.keys(result)).toEqual(DESIGN_ROUTE_COLUMNS);
     expect(result).toStrictEqual({
       ...CHICAGO_IDENTITY,
-      planned_route_start_timestamp: '2025-06-02 08:00:00',
+      planned_route_start_timestamp: '2025-06-02T08:00:00-05:00',
+      planned_route_start_epoch_ms: Date.UTC(2025, 5, 2, 13, 0),
       imported_customers_count: 3,
       successful_customers_count: 2, // wp-1, and wp-3 on its second visit
       failed_customers_count: 0,
@@ -69,8 +70,10 @@ describe('routeAnalytics', () => {
       mixed_status_customers_count: 1, // wp-2: B1 delivered, B2 and B3 failed
       total_visited_customers_count: 3,
       total_unvisited_customers_count: 0,
-      actual_route_departure_time: '2025-06-02 07:55:00',
-      actual_route_arrival_time: '2025-06-02 10:30:00',
+      actual_route_departure_time: '2025-06-02T07:55:00-05:00',
+      actual_route_departure_epoch_ms: Date.UTC(2025, 5, 2, 12, 55),
+      actual_route_arrival_time: '2025-06-02T10:30:00-05:00',
+      actual_route_arrival_epoch_ms: Date.UTC(2025, 5, 2, 15, 30),
       // Legs 0.02° + 0.03° + 0.02° + 0.08° = 0.15° = 16,679.262 m; x 1.3 = 21,683.04 m.
       planned_driving_meters: 21683,
       // Trace 0.05° north then 0.03° south = 0.08° = 8,895.61 m.
@@ -87,7 +90,9 @@ describe('routeAnalytics', () => {
       delivered_items_count: 4, // A1, A2, B1, C1
       failed_items_count: 2, // B2, B3
       planned_cash_cents: 2049, // 1000 + 250 + 799; inv-2 is paid by check
+      planned_cash_currency: 'USD',
       cash_received_cents: 1800,
+      cash_received_currency: 'USD',
     });
   });
 
@@ -96,7 +101,8 @@ describe('routeAnalytics', () => {
     expect(Object.keys(result)).toEqual(DESIGN_ROUTE_COLUMNS);
     expect(result).toStrictEqual({
       ...TOKYO_IDENTITY,
-      planned_route_start_timestamp: '2025-06-02 08:00:00',
+      planned_route_start_timestamp: '2025-06-02T08:00:00+09:00',
+      planned_route_start_epoch_ms: Date.UTC(2025, 5, 1, 23, 0),
       imported_customers_count: 3,
       successful_customers_count: 0,
       failed_customers_count: 1, // t-1
@@ -105,7 +111,9 @@ describe('routeAnalytics', () => {
       total_visited_customers_count: 2,
       total_unvisited_customers_count: 1, // t-3
       actual_route_departure_time: null,
-      actual_route_arrival_time: '2025-06-02 18:00:00',
+      actual_route_departure_epoch_ms: null,
+      actual_route_arrival_time: '2025-06-02T18:00:00+09:00',
+      actual_route_arrival_epoch_ms: Date.UTC(2025, 5, 2, 9, 0),
       // From the first customer: 0.03° + 0.02° = 5,559.754 m; x 1.3 = 7,227.68 m; no end warehouse.
       planned_driving_meters: 7228,
       total_driven_meters: 0,
@@ -121,7 +129,9 @@ describe('routeAnalytics', () => {
       delivered_items_count: 1, // T3, listed by the VISIT_LATER attempt
       failed_items_count: 2, // T1, T2
       planned_cash_cents: 550, // 300 + 200 + 50
+      planned_cash_currency: 'USD',
       cash_received_cents: 0,
+      cash_received_currency: 'USD',
     });
   });
 
@@ -130,7 +140,7 @@ describe('routeAnalytics', () => {
     facts.route.startTime = Date.UTC(2025, 5, 3, 4, 30); // 2025-06-03 04:30 UTC = 2025-06-02 23:30 CDT
     const result = routeAnalytics(facts);
     expect(result.planned_route_start_date).toBe('2025-06-02');
-    expect(result.planned_route_start_timestamp).toBe('2025-06-02 23:30:00');
+    expect(result.planned_route_start_timestamp).toBe('2025-06-02T23:30:00-05:00');
   });
 
   it('measures the actual journey in elapsed seconds across the spring-forward DST change', () => {
@@ -139,10 +149,73 @@ describe('routeAnalytics', () => {
     facts.route.startedTimestamp = Date.UTC(2025, 2, 9, 7, 30); // 01:30 CST
     facts.route.finalizedTimestamp = Date.UTC(2025, 2, 9, 8, 30); // 03:30 CDT: clocks jumped 02:00 -> 03:00
     const result = routeAnalytics(facts);
-    expect(result.planned_route_start_timestamp).toBe('2025-03-09 01:00:00');
-    expect(result.actual_route_departure_time).toBe('2025-03-09 01:30:00');
-    expect(result.actual_route_arrival_time).toBe('2025-03-09 03:30:00');
+    expect(result.planned_route_start_timestamp).toBe('2025-03-09T01:00:00-06:00');
+    expect(result.actual_route_departure_time).toBe('2025-03-09T01:30:00-06:00');
+    expect(result.actual_route_arrival_time).toBe('2025-03-09T03:30:00-05:00');
     expect(result.total_journey_seconds).toBe(3600); // two hours on the wall clock, one elapsed
+  });
+
+  it('tells the two passes of the repeated fall-back hour apart by their offsets, beside the epoch ms', () => {
+    const facts = chicagoFacts();
+    facts.route.startTime = Date.UTC(2025, 10, 2, 6, 0); // 2025-11-02 01:00 CDT
+    facts.route.startedTimestamp = Date.UTC(2025, 10, 2, 6, 30); // 01:30 CDT
+    facts.route.finalizedTimestamp = Date.UTC(2025, 10, 2, 7, 30); // 01:30 CST: clocks went 02:00 -> 01:00
+    const result = routeAnalytics(facts);
+    expect(result).toMatchObject({
+      planned_route_start_timestamp: '2025-11-02T01:00:00-05:00',
+      planned_route_start_epoch_ms: Date.UTC(2025, 10, 2, 6, 0),
+      actual_route_departure_time: '2025-11-02T01:30:00-05:00',
+      actual_route_departure_epoch_ms: Date.UTC(2025, 10, 2, 6, 30),
+      actual_route_arrival_time: '2025-11-02T01:30:00-06:00',
+      actual_route_arrival_epoch_ms: Date.UTC(2025, 10, 2, 7, 30),
+      total_journey_seconds: 3600, // the same wall clock, an hour elapsed
+    });
+  });
+
+  it("puts the route's cash currency beside both cash columns: the cash items' currency", () => {
+    const facts = chicagoFacts();
+    // The cheque is in euros; the cash, what the driver collects and hands in, in dollars.
+    facts.invoices = [
+      invoice('inv-1', 'wp-1', 'CASH', [['A1', 1000]], 'USD'),
+      invoice('inv-2', 'wp-2', 'CHECK', [['B1', 500]], 'EUR'),
+    ];
+    expect(routeAnalytics(facts)).toMatchObject({
+      planned_cash_cents: 1000,
+      planned_cash_currency: 'USD',
+      cash_received_cents: 1800,
+      cash_received_currency: 'USD',
+    });
+  });
+
+  it("takes the items' currency when nothing is paid in cash, and none when there are no items", () => {
+    const facts = chicagoFacts();
+    facts.invoices = [invoice('inv-2', 'wp-2', 'CHECK', [['B1', 500]], 'EUR')];
+    expect(routeAnalytics(facts)).toMatchObject({
+      planned_cash_cents: 0,
+      planned_cash_currency: 'EUR',
+      cash_received_currency: 'EUR',
+    });
+    facts.invoices = [];
+    expect(routeAnalytics(facts)).toMatchObject({
+      planned_cash_cents: 0,
+      planned_cash_currency: null,
+      cash_received_cents: 1800,
+      cash_received_currency: null,
+    });
+  });
+
+  it('adds no cash of different currencies: planned cash and both currencies are empty', () => {
+    const facts = chicagoFacts();
+    facts.invoices = [
+      invoice('inv-1', 'wp-1', 'CASH', [['A1', 1000]], 'USD'),
+      invoice('inv-3', 'wp-3', 'CASH', [['C1', 799]], 'CAD'),
+    ];
+    expect(routeAnalytics(facts)).toMatchObject({
+      planned_cash_cents: null,
+      planned_cash_currency: null,
+      cash_received_cents: 1800,
+      cash_received_currency: null,
+    });
   });
 
   it('plans no driving for a route without customers', () => {
@@ -289,6 +362,10 @@ describe('routeAnalytics', () => {
 });
 
 describe('attemptAnalytics', () => {
+  /** wp-3's windows, sorted by start. */
+  const WINDOWS_WP3 =
+    '2025-06-02T09:00:00-05:00/2025-06-02T09:30:00-05:00; 2025-06-02T10:00:00-05:00/2025-06-02T11:00:00-05:00';
+
   it('computes every column of every attempt, in attempt order', () => {
     const rows = attemptAnalytics(chicagoFacts());
     for (const row of rows) expect(Object.keys(row)).toEqual(DESIGN_ATTEMPT_COLUMNS);
@@ -300,7 +377,8 @@ describe('attemptAnalytics', () => {
         customer_name: 'Ace Grocery',
         attempt_id: 'at-1',
         attempt_number: 1,
-        visit_start_timestamp: '2025-06-02 08:10:00',
+        visit_start_timestamp: '2025-06-02T08:10:00-05:00',
+        visit_start_epoch_ms: Date.UTC(2025, 5, 2, 13, 10),
         visit_meters_from_customer: 11, // 0.0001° = 11.12 m
         aggregate_visit_status: 'SUCCESSFUL',
         waypoint_time_windows: '',
@@ -315,10 +393,11 @@ describe('attemptAnalytics', () => {
         customer_name: 'Bay Market',
         attempt_id: 'at-2',
         attempt_number: 1,
-        visit_start_timestamp: '2025-06-02 08:50:00',
+        visit_start_timestamp: '2025-06-02T08:50:00-05:00',
+        visit_start_epoch_ms: Date.UTC(2025, 5, 2, 13, 50),
         visit_meters_from_customer: null,
         aggregate_visit_status: 'MIXED',
-        waypoint_time_windows: '09:00-10:00',
+        waypoint_time_windows: '2025-06-02T09:00:00-05:00/2025-06-02T10:00:00-05:00',
         visit_timeliness: 'EARLY',
         items_successful: 1,
         items_failed: 2,
@@ -330,10 +409,11 @@ describe('attemptAnalytics', () => {
         customer_name: 'Cove Deli',
         attempt_id: 'at-3',
         attempt_number: 1,
-        visit_start_timestamp: '2025-06-02 09:40:00',
+        visit_start_timestamp: '2025-06-02T09:40:00-05:00',
+        visit_start_epoch_ms: Date.UTC(2025, 5, 2, 14, 40),
         visit_meters_from_customer: 0,
         aggregate_visit_status: 'VISIT_LATER',
-        waypoint_time_windows: '09:00-09:30; 10:00-11:00',
+        waypoint_time_windows: WINDOWS_WP3,
         visit_timeliness: 'LATE',
         items_successful: 0,
         items_failed: 0,
@@ -345,10 +425,11 @@ describe('attemptAnalytics', () => {
         customer_name: 'Cove Deli',
         attempt_id: 'at-4',
         attempt_number: 2,
-        visit_start_timestamp: '2025-06-02 10:05:00',
+        visit_start_timestamp: '2025-06-02T10:05:00-05:00',
+        visit_start_epoch_ms: Date.UTC(2025, 5, 2, 15, 5),
         visit_meters_from_customer: 56, // 0.0005° = 55.60 m
         aggregate_visit_status: 'SUCCESSFUL',
-        waypoint_time_windows: '09:00-09:30; 10:00-11:00',
+        waypoint_time_windows: WINDOWS_WP3,
         visit_timeliness: 'ON_TIME',
         items_successful: 1,
         items_failed: 0,
@@ -365,7 +446,8 @@ describe('attemptAnalytics', () => {
         customer_name: 'Kiosk One',
         attempt_id: 'ta-1',
         attempt_number: 1,
-        visit_start_timestamp: '2025-06-02 09:15:30',
+        visit_start_timestamp: '2025-06-02T09:15:30+09:00',
+        visit_start_epoch_ms: Date.UTC(2025, 5, 2, 0, 15, 30),
         visit_meters_from_customer: 0,
         aggregate_visit_status: 'FAILED',
         waypoint_time_windows: '',
@@ -380,10 +462,11 @@ describe('attemptAnalytics', () => {
         customer_name: null,
         attempt_id: 'ta-2',
         attempt_number: 1,
-        visit_start_timestamp: '2025-06-02 09:40:00',
+        visit_start_timestamp: '2025-06-02T09:40:00+09:00',
+        visit_start_epoch_ms: Date.UTC(2025, 5, 2, 0, 40),
         visit_meters_from_customer: null,
         aggregate_visit_status: 'VISIT_LATER',
-        waypoint_time_windows: '2025-06-02 22:00:00 - 2025-06-03 02:00:00',
+        waypoint_time_windows: '2025-06-02T22:00:00+09:00/2025-06-03T02:00:00+09:00',
         visit_timeliness: 'EARLY',
         items_successful: 1,
         items_failed: 0,
@@ -397,29 +480,22 @@ describe('attemptAnalytics', () => {
     expect(attemptAnalytics(facts)).toEqual([]);
   });
 
-  it("formats windows by the route's local date: HH:MM on it, full times off it", () => {
+  it('writes each window as an ISO 8601 interval whose ends carry their own offsets', () => {
     const facts = chicagoFacts();
-    facts.route.startTime = Date.UTC(2025, 5, 3, 4, 0); // 2025-06-02 23:00 CDT
     const wp1 = facts.waypoints[0] as WaypointRow;
     wp1.timeWindows = [
-      // 23:45 CDT -> 00:30 CDT the next day
+      // 00:30 CDT -> 03:00 CST on the fall-back day: the offset changes inside the window.
+      { start: Date.UTC(2025, 10, 2, 5, 30), end: Date.UTC(2025, 10, 2, 9, 0) },
+      // 23:45 CDT -> 00:30 CDT the next day.
       { start: Date.UTC(2025, 5, 3, 4, 45), end: Date.UTC(2025, 5, 3, 5, 30) },
-      // 23:05 -> 23:40 CDT on the route's date, though June 3rd in UTC
-      { start: Date.UTC(2025, 5, 3, 4, 5), end: Date.UTC(2025, 5, 3, 4, 40) },
-      // 08:00 -> 09:00 CDT the next day: within one day, but not the route's
-      { start: Date.UTC(2025, 5, 3, 13, 0), end: Date.UTC(2025, 5, 3, 14, 0) },
     ];
     const [row] = attemptAnalytics(facts);
-    expect(row?.planned_route_start_date).toBe('2025-06-02');
     expect(row?.waypoint_time_windows).toBe(
       [
-        '23:05-23:40',
-        '2025-06-02 23:45:00 - 2025-06-03 00:30:00',
-        '2025-06-03 08:00:00 - 2025-06-03 09:00:00',
+        '2025-06-02T23:45:00-05:00/2025-06-03T00:30:00-05:00',
+        '2025-11-02T00:30:00-05:00/2025-11-02T03:00:00-06:00',
       ].join('; '),
     );
-    // at-1 at 08:10 CDT on June 2nd: before both windows.
-    expect(row?.visit_timeliness).toBe('EARLY');
   });
 
   it('classifies timeliness at the window edges: start inclusive, end exclusive', () => {
@@ -439,26 +515,82 @@ describe('attemptAnalytics', () => {
   });
 });
 
-describe('localDateTime', () => {
-  it('renders local wall-clock time with a 24-hour clock', () => {
-    expect(localDateTime(Date.UTC(2025, 5, 2, 18, 7, 9), 'America/Chicago')).toBe('2025-06-02 13:07:09');
-    expect(localDateTime(Date.UTC(2025, 5, 2, 18, 7, 9), 'Asia/Tokyo')).toBe('2025-06-03 03:07:09');
+describe('localIsoDateTime', () => {
+  it('renders the local wall clock with a 24-hour clock and the UTC offset', () => {
+    expect(localIsoDateTime(Date.UTC(2025, 5, 2, 18, 7, 9), 'America/Chicago')).toBe(
+      '2025-06-02T13:07:09-05:00',
+    );
+    expect(localIsoDateTime(Date.UTC(2025, 5, 2, 18, 7, 9), 'Asia/Tokyo')).toBe('2025-06-03T03:07:09+09:00');
+    expect(localIsoDateTime(Date.UTC(2025, 5, 2, 18, 7, 9), 'UTC')).toBe('2025-06-02T18:07:09+00:00');
+  });
+
+  it('writes offsets of half and quarter hours, east and west', () => {
+    expect(localIsoDateTime(Date.UTC(2025, 0, 15, 12, 0), 'Asia/Kolkata')).toBe('2025-01-15T17:30:00+05:30');
+    expect(localIsoDateTime(Date.UTC(2025, 0, 15, 12, 0), 'Asia/Kathmandu')).toBe(
+      '2025-01-15T17:45:00+05:45',
+    );
+    expect(localIsoDateTime(Date.UTC(2025, 0, 15, 12, 0), 'America/St_Johns')).toBe(
+      '2025-01-15T08:30:00-03:30',
+    );
   });
 
   it('renders midnight as 00, not 24', () => {
-    expect(localDateTime(Date.UTC(2025, 5, 1, 15, 5), 'Asia/Tokyo')).toBe('2025-06-02 00:05:00');
-    expect(localDateTime(Date.UTC(2025, 0, 1, 6, 0), 'America/Chicago')).toBe('2025-01-01 00:00:00');
+    expect(localIsoDateTime(Date.UTC(2025, 5, 1, 15, 5), 'Asia/Tokyo')).toBe('2025-06-02T00:05:00+09:00');
+    expect(localIsoDateTime(Date.UTC(2025, 0, 1, 6, 0), 'America/Chicago')).toBe('2025-01-01T00:00:00-06:00');
   });
 
   it('drops milliseconds rather than rounding them up', () => {
-    expect(localDateTime(Date.UTC(2025, 5, 2, 13, 0, 0, 999), 'America/Chicago')).toBe('2025-06-02 08:00:00');
+    expect(localIsoDateTime(Date.UTC(2025, 5, 2, 13, 0, 0, 999), 'America/Chicago')).toBe(
+      '2025-06-02T08:00:00-05:00',
+    );
   });
 
-  it('follows DST: winter and summer offsets, and the repeated hour of the fall-back change', () => {
-    expect(localDateTime(Date.UTC(2025, 0, 15, 12, 0), 'America/Chicago')).toBe('2025-01-15 06:00:00'); // CST
-    expect(localDateTime(Date.UTC(2025, 6, 15, 12, 0), 'America/Chicago')).toBe('2025-07-15 07:00:00'); // CDT
-    // 2025-11-02: 01:30 happens twice, first in CDT (06:30 UTC), then in CST (07:30 UTC).
-    expect(localDateTime(Date.UTC(2025, 10, 2, 6, 30), 'America/Chicago')).toBe('2025-11-02 01:30:00');
-    expect(localDateTime(Date.UTC(2025, 10, 2, 7, 30), 'America/Chicago')).toBe('2025-11-02 01:30:00');
+  it('follows the spring-forward change: the last second before it and the first after', () => {
+    // Berlin, 2026-03-29: 02:00 CET becomes 03:00 CEST at 01:00 UTC.
+    expect(localIsoDateTime(Date.UTC(2026, 2, 29, 0, 59, 59), 'Europe/Berlin')).toBe(
+      '2026-03-29T01:59:59+01:00',
+    );
+    expect(localIsoDateTime(Date.UTC(2026, 2, 29, 1, 0), 'Europe/Berlin')).toBe('2026-03-29T03:00:00+02:00');
+    // New York, 2026-03-08: 02:00 EST becomes 03:00 EDT at 07:00 UTC.
+    expect(localIsoDateTime(Date.UTC(2026, 2, 8, 6, 59, 59), 'America/New_York')).toBe(
+      '2026-03-08T01:59:59-05:00',
+    );
+    expect(localIsoDateTime(Date.UTC(2026, 2, 8, 7, 0), 'America/New_York')).toBe(
+      '2026-03-08T03:00:00-04:00',
+    );
+  });
+
+  it('tells the two passes of the repeated fall-back hour apart', () => {
+    // Berlin, 2026-10-25: 02:30 happens at 00:30 UTC in CEST and again at 01:30 UTC in CET.
+    expect(localIsoDateTime(Date.UTC(2026, 9, 25, 0, 30), 'Europe/Berlin')).toBe('2026-10-25T02:30:00+02:00');
+    expect(localIsoDateTime(Date.UTC(2026, 9, 25, 1, 30), 'Europe/Berlin')).toBe('2026-10-25T02:30:00+01:00');
+    // New York, 2026-11-01: 01:30 happens at 05:30 UTC in EDT and again at 06:30 UTC in EST.
+    expect(localIsoDateTime(Date.UTC(2026, 10, 1, 5, 30), 'America/New_York')).toBe(
+      '2026-11-01T01:30:00-04:00',
+    );
+    expect(localIsoDateTime(Date.UTC(2026, 10, 1, 6, 30), 'America/New_York')).toBe(
+      '2026-11-01T01:30:00-05:00',
+    );
+  });
+
+  it('names the instant it renders, to the second, in any zone', () => {
+    const zones = [
+      'Europe/Berlin',
+      'America/New_York',
+      'America/Chicago',
+      'Australia/Lord_Howe',
+      'Asia/Tokyo',
+    ];
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2100, 0, 1) }),
+        fc.constantFrom(...zones),
+        (epochMs, zone) => {
+          const rendered = localIsoDateTime(epochMs, zone);
+          expect(rendered).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
+          expect(Date.parse(rendered)).toBe(epochMs - (epochMs % 1000));
+        },
+      ),
+    );
   });
 });

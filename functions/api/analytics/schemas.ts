@@ -15,8 +15,8 @@ export const AnalyticsRecord = z
   .meta({ id: 'AnalyticsRecord', description: 'values by column id (see the column definitions)' });
 
 /**
- * Attempt records per page: a record is 7.8 KB when every name and id is at its maximum length (with 20
- * time windows), so the byte budget ends a page of such records after about 500.
+ * Attempt records per page: a record weighs 9.5 KB (proxyBytesOf) when every name and id is at its maximum
+ * length (with 20 time windows), so the byte budget ends a page of such records after about 440.
  */
 export const ATTEMPT_ANALYTICS_PAGE = FULL_PAGES;
 
