@@ -1,16 +1,10 @@
 /**
- * Operator CLI for accounts, DCs and API keys (there is no public sign-up endpoint).
- *
- *   npm run admin -- create-account --name <name> --dc <id>:<IANA zone>[:<name>] [--dc ...]
- *   npm run admin -- register-usage-key --account <account_id>
- *   npm run admin -- add-dc --account <account_id> --dc <id>:<IANA zone>[:<name>]
- *   npm run admin -- create-api-key --account <account_id>
- *   npm run admin -- revoke-api-key --account <account_id> --key-id <key_id>
- *   npm run admin -- set-eta-speed --account <account_id> --dc <dc_id> --kmh <km/h>
- *   npm run admin -- backfill-driver-routes   (once, for routes assigned before drivers kept route sets)
+ * Operator CLI for accounts, DCs and API keys (there is no public sign-up endpoint): USAGE below lists its
+ * commands and options. Prints JSON on stdout, run as `npm run --silent admin -- ...` so that npm's own
+ * lines stay out of it and it pipes into jq.
  *
  * Targets the local stack of `npm start` (found through <LOCAL_STATE_DIR>/stack.json), or a deployed
- * table with `--table <name>` [--region <region>] and the usual AWS credentials. Prints JSON.
+ * table with `--table <name>` [--region <region>] and the usual AWS credentials.
  *
  * create-account also registers the account's usage key with API Gateway (an API key in the accounts'
  * usage plan, `--usage-plan <UsagePlanId output>` on AWS), without which API Gateway refuses the account's
@@ -24,35 +18,82 @@ import * as accounts from '../functions/domain/accounts';
 import * as usageKeys from '../functions/domain/usage-keys';
 import { config, configure } from '../functions/shared/config';
 
-const USAGE = `usage: npm run admin -- <command> [options]
-  create-account --name <name> --dc <id>:<IANA zone>[:<name>] [--dc ...]
-  register-usage-key --account <account_id>
-  add-dc         --account <account_id> --dc <id>:<IANA zone>[:<name>]
-  create-api-key --account <account_id>
-  revoke-api-key --account <account_id> --key-id <key_id>
-  set-eta-speed  --account <account_id> --dc <dc_id> --kmh <average km/h for the DC's ETAs, default 30>
-  backfill-driver-routes   puts routes assigned before drivers kept their route sets into those sets (once)
-options: --table <name> [--region <region>] --usage-plan <UsagePlanId> to target AWS (the API stack's
-  outputs); otherwise the local stack (LOCAL_STATE_DIR, default .local)`;
+const COMMANDS = [
+  'create-account',
+  'register-usage-key',
+  'add-dc',
+  'create-api-key',
+  'revoke-api-key',
+  'set-eta-speed',
+  'backfill-driver-routes',
+] as const;
 
+const USAGE = `Operator CLI for accounts, DCs and API keys. Prints JSON on stdout.
+
+usage: npm run --silent admin -- <command> [options]
+
+commands:
+  create-account          --name <name> --dc <id>:<IANA zone>[:<name>] [--dc ...]
+                          an account, its first API key (shown once) and its DCs
+  register-usage-key      --account <account_id>
+                          puts the account's usage key in the usage plan (safe to repeat)
+  add-dc                  --account <account_id> --dc <id>:<IANA zone>[:<name>]
+  create-api-key          --account <account_id>   another key (shown once); the old ones keep working
+  revoke-api-key          --account <account_id> --key-id <key_id>
+  set-eta-speed           --account <account_id> --dc <dc_id> --kmh <km/h>
+                          the average speed of the DC's ETAs (default 30)
+  backfill-driver-routes  puts routes assigned before drivers kept their route sets into those sets (once)
+  help                    prints this text
+
+options:
+  --table <name>          act on a deployed table (the stateful stack's TableName output) with the usual
+                          AWS credentials; without it, on the local stack of npm start
+                          (<LOCAL_STATE_DIR>/stack.json, LOCAL_STATE_DIR defaults to .local)
+  --region <region>       the deployed table's Region
+  --usage-plan <id>       the API stack's UsagePlanId output: create-account and register-usage-key on AWS
+  -h, --help              prints this text
+
+examples:
+  npm run --silent admin -- create-account --name "Acme Beverages" --dc chi-1:America/Chicago:"Chicago DC"
+  npm run --silent admin -- create-api-key --account acc_123 | jq -r .api_key
+  npm run --silent admin -- set-eta-speed --account acc_123 --dc chi-1 --kmh 25
+  npm run --silent admin -- create-account --table "$TABLE" --region us-east-1 --usage-plan "$PLAN" \\
+    --name "First customer" --dc dc-1:America/Chicago
+
+npm's --silent keeps its own lines ("> delivery-route-service@... admin") out of the output.`;
+
+/** A mistake in the command line: one line naming it and where the usage is, exit code 2. */
 function fail(message: string): never {
-  console.error(`${message}\n\n${USAGE}`);
+  console.error(`admin: ${message}; run 'npm run --silent admin -- --help' for usage`);
   process.exit(2);
 }
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    name: { type: 'string' },
-    dc: { type: 'string', multiple: true },
-    account: { type: 'string' },
-    'key-id': { type: 'string' },
-    kmh: { type: 'string' },
-    table: { type: 'string' },
-    region: { type: 'string' },
-    'usage-plan': { type: 'string' },
-  },
-});
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        name: { type: 'string' },
+        dc: { type: 'string', multiple: true },
+        account: { type: 'string' },
+        'key-id': { type: 'string' },
+        kmh: { type: 'string' },
+        table: { type: 'string' },
+        region: { type: 'string' },
+        'usage-plan': { type: 'string' },
+      },
+    });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS_')) throw error;
+    // Node's own message, without its advice about positionals that start with '-'.
+    const [first] = (error as Error).message.split('. ');
+    fail(first ? `${first[0]?.toLowerCase()}${first.slice(1)}` : code);
+  }
+}
+
+const { positionals, values } = parseCommandLine();
 
 function parseDc(spec: string) {
   const [dcId, timeZone, ...name] = spec.split(':');
@@ -94,7 +135,12 @@ function selectTarget(): void {
 }
 
 const [command] = positionals;
+if (values.help || command === 'help') {
+  console.log(USAGE);
+  process.exit(0);
+}
 if (!command) fail('a command is required');
+if (!(COMMANDS as readonly string[]).includes(command)) fail(`unknown command '${command}'`);
 selectTarget();
 
 /** The usage plan, before anything is written: create-account registers the new account's key in it. */

@@ -245,7 +245,7 @@ export class ApiStack extends Stack {
     new CfnOutput(this, 'UsagePlanId', {
       value: this.usagePlan.usagePlanId,
       description:
-        'The accounts’ usage plan: npm run admin -- ... --usage-plan <id> registers accounts in it',
+        'The accounts’ usage plan: npm run --silent admin -- ... --usage-plan <id> registers accounts in it',
     });
 
     this.acknowledgeNagFindings();

@@ -82,7 +82,7 @@ export class UsageKeyNotRegisteredError extends Error {
     super(
       `account '${created.accountId}' was created, but its usage key is not registered with API Gateway ` +
         `(${cause instanceof Error ? cause.message : String(cause)}); until it is, API Gateway refuses its ` +
-        `requests: npm run admin -- register-usage-key --account ${created.accountId}`,
+        `requests: npm run --silent admin -- register-usage-key --account ${created.accountId}`,
       { cause },
     );
     this.name = 'UsageKeyNotRegisteredError';

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -29,6 +29,32 @@ async function adminWith(env: Record<string, string | undefined>, ...args: strin
     const failed = error as { code: number; stderr: string };
     return { code: failed.code, json: undefined, stderr: failed.stderr };
   }
+}
+
+/** Runs a command (a shell line with `sh -c`) against this file's local stack; never throws. */
+async function runRaw(file: string, args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run(file, args, {
+      env: { ...process.env, LOCAL_STATE_DIR: stateDir, ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+/** The docs a reader copies admin commands from. */
+const DOCS = ['README.md', ...readdirSync('docs').map((name) => `docs/${name}`)].filter((path) =>
+  path.endsWith('.md'),
+);
+
+/** The admin command lines of the docs' shell blocks, continuation lines joined, in order. */
+function adminLinesOf(markdown: string): string[] {
+  const blocks = [...markdown.matchAll(/^```(?:sh|bash)\n([\s\S]*?)^```/gm)].map((match) => match[1] ?? '');
+  return blocks
+    .flatMap((block) => block.replace(/\\\n\s*/g, ' ').split('\n'))
+    .filter((line) => /^npm run\b.*\badmin\b/.test(line));
 }
 
 beforeAll(async () => {
@@ -169,6 +195,88 @@ describe('npm run admin', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--usage-plan');
   });
+
+  it.each(['--help', '-h', 'help', 'create-account --help'])(
+    'prints its usage for `%s` and exits 0, without a stack to act on',
+    async (args) => {
+      const result = await runRaw('node_modules/.bin/tsx', ['bin/admin.ts', ...args.split(' ')], {
+        LOCAL_STATE_DIR: mkdtempSync(join(tmpdir(), 'admin-cli-empty-')),
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toContain('usage: npm run --silent admin -- <command> [options]');
+      for (const command of [
+        'create-account',
+        'register-usage-key',
+        'add-dc',
+        'create-api-key',
+        'revoke-api-key',
+        'set-eta-speed',
+        'backfill-driver-routes',
+        '--table',
+        '--region',
+        '--usage-plan',
+        'examples:',
+      ]) {
+        expect(result.stdout).toContain(command);
+      }
+    },
+  );
+
+  it('prints only its usage on stdout for npm run --silent admin -- --help', async () => {
+    const result = await runRaw('npm', ['run', '--silent', 'admin', '--', '--help']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.startsWith('Operator CLI for accounts, DCs and API keys.')).toBe(true);
+  });
+
+  it('refuses an unknown option in one line that points to --help, exit code 2', async () => {
+    const result = await runRaw('node_modules/.bin/tsx', ['bin/admin.ts', 'create-account', '--frobnicate']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      "admin: unknown option '--frobnicate'; run 'npm run --silent admin -- --help' for usage",
+    ]);
+  });
+
+  it('is run silently wherever the docs print it, so that npm adds no lines to its JSON', () => {
+    for (const path of DOCS) {
+      for (const [mention] of readFileSync(path, 'utf8').matchAll(/npm run\b[^`\n]*?\badmin\b/g)) {
+        expect(mention, path).toBe('npm run --silent admin');
+      }
+    }
+  });
+
+  it('prints JSON a parser reads when the docs’ local commands are run as printed', async () => {
+    const lines = DOCS.flatMap((path) => adminLinesOf(readFileSync(path, 'utf8'))).filter(
+      (line) => !line.includes('--table'),
+    );
+    expect(lines.map((line) => /admin -- (\S+)/.exec(line)?.[1])).toEqual([
+      'create-account',
+      'register-usage-key',
+      'add-dc',
+      'create-api-key',
+      'revoke-api-key',
+      'set-eta-speed',
+      'backfill-driver-routes',
+    ]);
+    // The account and key ids the docs leave to the reader come from their own create-account line.
+    let printed: { account_id: string; key_id: string } | undefined;
+    for (const line of lines) {
+      const filled = printed
+        ? line.replaceAll('acc_…', printed.account_id).replaceAll('key_…', printed.key_id)
+        : line;
+      const result = await runRaw('sh', ['-c', filled]);
+      expect(result.code, `${line}\n${result.stderr}`).toBe(0);
+      if (line.includes('| jq -r .api_key')) {
+        expect(result.stdout, line).toMatch(/^drs_\S+\n$/);
+        continue;
+      }
+      const json = JSON.parse(result.stdout);
+      expect(json, line).toBeTypeOf('object');
+      printed ??= json;
+    }
+    expect(printed?.account_id).toMatch(/^acc_/);
+  }, 180_000);
 
   it('refuses a DC id the account already has', async () => {
     const result = await admin('add-dc', '--account', account.account_id, '--dc', 'chi:America/Chicago');

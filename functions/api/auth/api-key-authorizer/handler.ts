@@ -30,7 +30,7 @@ async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGa
   appendLogKeys({ account_id: caller.accountId });
   if (usageKey === undefined)
     logger.warn(
-      'account has no usage key: API Gateway refuses its requests (npm run admin -- register-usage-key)',
+      'account has no usage key: API Gateway refuses its requests (npm run --silent admin -- register-usage-key)',
     );
   else logger.debug('API key accepted');
   return {
