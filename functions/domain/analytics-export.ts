@@ -185,7 +185,15 @@ async function exportType(
       request.txid,
       `${type.toLowerCase()}-${String(files.length + 1).padStart(3, '0')}.csv`,
     );
-    csv = stringify({ header: true, columns: [...COLUMNS[type]], record_delimiter: 'windows' }); // RFC 4180: CRLF
+    // RFC 4180 (CRLF). A text cell that a spreadsheet would run as a formula (=, +, -, @, tab, CR first: a
+    // customer's or route's name is the ERP's or a driver's text) is written behind a ' (OWASP's CSV injection
+    // advice); numbers are written as they are.
+    csv = stringify({
+      header: true,
+      columns: [...COLUMNS[type]],
+      record_delimiter: 'windows',
+      escape_formulas: true,
+    });
     upload = uploadStream(key, csv, 'text/csv; charset=utf-8');
     // Awaited at the end of the file (or raced while writing); never left unhandled meanwhile.
     upload.catch(() => undefined);

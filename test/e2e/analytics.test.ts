@@ -305,6 +305,16 @@ describe('DC-local times at a DST change (Chicago falling back)', () => {
       expect(row).toMatchObject({ planned_cash_cents: '0', planned_cash_currency: '' });
     }
   });
+
+  it('writes a name a spreadsheet would run as a formula behind a quote mark', async () => {
+    const rows = rowsOf((await exportRoutes(['chi'], FALL_BACK.date)).csv.ROUTE_ANALYTICS).sort(byRouteId);
+    expect(rows.map((row) => row.route_name)).toEqual([
+      `'${FALL_BACK.names['dst-cdt']}`,
+      `'${FALL_BACK.names['dst-cst']}`,
+    ]);
+    // The single-route read answers the name as imported: the quote mark belongs to the CSV only.
+    expect((await routeAnalytics('chi', 'dst-cst')).route_name).toBe(FALL_BACK.names['dst-cst']);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------

@@ -233,6 +233,8 @@ export const MIDNIGHT = {
 export const FALL_BACK = {
   date: '2025-11-02',
   starts: { 'dst-cdt': Date.UTC(2025, 10, 2, 6, 30), 'dst-cst': Date.UTC(2025, 10, 2, 7, 30) },
+  /** Names a spreadsheet would run as formulas, as an ERP could send them. */
+  names: { 'dst-cdt': '=HYPERLINK("https://example.com","open")', 'dst-cst': '-2+3' },
 } as const;
 
 export const SPLIT_IDS = Array.from({ length: 7 }, (_, index) => `split-${index + 1}`);
@@ -423,7 +425,7 @@ export function useAnalyticsApi(name: string, seed: 'driven-route' | 'service-da
       ...Object.entries(MIDNIGHT).map(([id, { dc, start }]) => ({ dc, route: minimalRoute(id, start) })),
       ...Object.entries(FALL_BACK.starts).map(([id, start]) => ({
         dc: 'chi',
-        route: minimalRoute(id, start),
+        route: { ...minimalRoute(id, start), name: FALL_BACK.names[id as keyof typeof FALL_BACK.names] },
       })),
       ...SPLIT_IDS.map((id, index) => ({
         dc: 'chi',
