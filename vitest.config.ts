@@ -19,9 +19,22 @@ class LongRunningFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // DynamoDB Local and fauxqs start once for the whole run; each test file makes its own table and queues.
-    globalSetup: ['test/support/global-setup.ts'],
+    // Three tiers. Only the end-to-end tier needs the synthesized app, every bundle and fauxqs (its global
+    // setup); the unit and CDK tiers start nothing, so `npx vitest run test/unit` is a quick inner loop.
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'cdk', include: ['test/cdk/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          // fauxqs starts once for the run; each test file makes its own table (on a DynamoDB Local of its
+          // own) and queues.
+          globalSetup: ['test/support/global-setup.ts'],
+        },
+      },
+    ],
     pool: 'forks',
     // Two files at a time even on two cores (vitest's default there is one): the e2e files spend most of
     // their time waiting on DynamoDB Local, queues and Lambda processes, so two overlap well.

@@ -1,7 +1,5 @@
-import { describe, expect, inject, it } from 'vitest';
-import { readDeployment } from '../../local/cloud/deployment';
+import { describe, expect, it } from 'vitest';
 import type { PolicyDocument } from '../../local/cloud/model';
-import { apiGatewayChecks, s3Operation } from '../../local/iam/actions';
 import {
   actionMatches,
   arnMatches,
@@ -10,10 +8,10 @@ import {
   UnsupportedPolicyError,
   validatePolicy,
 } from '../../local/iam/policy';
-import { check, object, other, queue, scope, table } from '../support/iam-requests';
+import { check, object, other, queue, table } from '../support/iam-requests';
 
-// How the local IAM evaluates policies: trust policies, identity policies (actions, resources, conditions),
-// and the synthesized app's function roles. Which checks each request makes: local-iam.test.ts.
+// How the local IAM evaluates policies: trust policies, identity policies (actions, resources, conditions).
+// Which checks each request makes: local-iam.test.ts; the synthesized app's roles: test/cdk/function-roles.test.ts.
 
 describe('trust policy evaluation', () => {
   const caller = { arn: 'arn:aws:iam::000000000000:role/uploader', accountId: '000000000000' };
@@ -196,144 +194,5 @@ describe('policy evaluation', () => {
     expect(() =>
       validatePolicy(withCondition({ BoolIfExists: { 'aws:SecureTransport': 'false' } })),
     ).not.toThrow();
-  });
-});
-
-describe("the synthesized functions' roles", () => {
-  const deployment = readDeployment(inject('assemblyDir'), {
-    namePrefix: 'iam',
-    awsEndpoint: 'http://127.0.0.1',
-  });
-  const [bucket] = deployment.buckets;
-  const policiesOf = (entry: string) => {
-    const fn = deployment.functions.find((candidate) => candidate.entry.endsWith(`${entry}/handler.ts`));
-    const role = deployment.roles.find((candidate) => candidate.arn === fn?.roleArn);
-    if (!role) throw new Error(`no role for ${entry}`);
-    return role.policies;
-  };
-  const decisions = (entry: string, operations: [string, ReturnType<typeof s3Operation>][]) =>
-    Object.fromEntries(
-      operations.map(([name, { checks }]) => [name, checks.map((one) => evaluate(policiesOf(entry), one))]),
-    );
-  const request = (method: string, query = '') =>
-    s3Operation({
-      method,
-      bucket: bucket?.name as string,
-      key: 'analytics/acc/tx/route_analytics_1.csv',
-      query: new URLSearchParams(query),
-      headers: {},
-    });
-
-  it('let no function create API keys or put them in a usage plan (only the operator registers them)', () => {
-    const calls = [
-      apiGatewayChecks('POST', '/apikeys', scope),
-      apiGatewayChecks('GET', '/apikeys', scope),
-      apiGatewayChecks('POST', '/usageplans/plan01/keys', scope),
-    ].flatMap(({ checks }) => checks);
-    expect(deployment.functions.length).toBeGreaterThan(10);
-    for (const fn of deployment.functions) {
-      const role = deployment.roles.find((candidate) => candidate.arn === fn.roleArn);
-      for (const one of calls) expect(evaluate(role?.policies ?? [], one), fn.entry).toBe('ImplicitDeny');
-    }
-  });
-
-  it('let the export worker make every call of a streaming upload, aborting one included', () => {
-    expect(
-      decisions('workers/export-analytics', [
-        ['CreateMultipartUpload', request('POST', 'uploads')],
-        ['UploadPart', request('PUT', 'partNumber=1&uploadId=u')],
-        ['CompleteMultipartUpload', request('POST', 'uploadId=u')],
-        ['AbortMultipartUpload', request('DELETE', 'uploadId=u')],
-      ]),
-    ).toEqual({
-      CreateMultipartUpload: ['Allow'],
-      UploadPart: ['Allow'],
-      CompleteMultipartUpload: ['Allow'],
-      AbortMultipartUpload: ['Allow'],
-    });
-  });
-
-  it('let the link signers do only what their links do, and only their functions assume them', () => {
-    const signers = deployment.roles.filter((role) => role.trustedServices.length === 0);
-    const functionRole = (entry: string) =>
-      deployment.functions.find((candidate) => candidate.entry.endsWith(`${entry}/handler.ts`))
-        ?.roleArn as string;
-    const signerOf = (entry: string) =>
-      signers.find((role) =>
-        role.trustPolicy.Statement.some((statement) =>
-          JSON.stringify(statement.Principal).includes(functionRole(entry)),
-        ),
-      );
-    const download = signerOf('analytics/download-files');
-    const upload = signerOf('routes/upload');
-    expect(download && upload).toBeDefined();
-    expect(new Set(signers)).toEqual(new Set([download, upload]));
-    const object = (key: string) => `arn:aws:s3:::${bucket?.name}/${key}`;
-    const decide = (policies: PolicyDocument[] | undefined, action: string, key: string) =>
-      evaluate(policies ?? [], check(action, object(key)));
-    expect(decide(download?.policies, 's3:GetObject', 'analytics/a/t/f.csv')).toBe('Allow');
-    expect(decide(download?.policies, 's3:GetObject', 'uploads/a/t.json')).toBe('ImplicitDeny');
-    expect(decide(download?.policies, 's3:PutObject', 'analytics/a/t/f.csv')).toBe('ImplicitDeny');
-    expect(decide(upload?.policies, 's3:PutObject', 'uploads/a/t.json')).toBe('Allow');
-    expect(decide(upload?.policies, 's3:PutObject', 'imports/a/t.json')).toBe('ImplicitDeny');
-    expect(decide(upload?.policies, 's3:GetObject', 'uploads/a/t.json')).toBe('ImplicitDeny');
-    const assume = (signer: typeof download) => check('sts:AssumeRole', signer?.arn as string);
-    expect(evaluate(policiesOf('analytics/download-files'), assume(download))).toBe('Allow');
-    expect(evaluate(policiesOf('analytics/download-files'), assume(upload))).toBe('ImplicitDeny');
-    expect(evaluate(policiesOf('routes/upload'), assume(upload))).toBe('Allow');
-    expect(evaluate(policiesOf('routes/import'), assume(upload))).toBe('ImplicitDeny');
-    const caller = (entry: string) => ({ arn: functionRole(entry), accountId: deployment.accountId });
-    const trusts = (signer: typeof download, entry: string) =>
-      trustDecision(signer?.trustPolicy as PolicyDocument, caller(entry), 'sts:AssumeRole', {});
-    expect(trusts(upload, 'routes/upload')).toBe('Allow');
-    expect(trusts(upload, 'analytics/download-files')).toBe('ImplicitDeny');
-    expect(trusts(download, 'analytics/download-files')).toBe('Allow');
-  });
-
-  it('let exactly webhook creation and rotation make webhook secrets, and only the delivery worker read them', () => {
-    const keys = deployment.keys.filter((key) => key.logicalId.startsWith('WebhookSecretsKey'));
-    expect(keys).toHaveLength(1);
-    const key = keys[0]?.arn as string;
-    // The condition keys KMS sets for a call with this encryption context.
-    const kmsContext = (context: Record<string, string>) =>
-      Object.keys(context).length === 0
-        ? {}
-        : {
-            'kms:EncryptionContextKeys': Object.keys(context),
-            ...Object.fromEntries(
-              Object.entries(context).map(([name, value]) => [`kms:EncryptionContext:${name}`, value]),
-            ),
-          };
-    const secretContext = { account_id: 'acc_1', webhook_id: 'wh_1' };
-    const may = (action: string, context: Record<string, string> = secretContext) =>
-      deployment.functions
-        .filter((fn) => {
-          const role = deployment.roles.find((candidate) => candidate.arn === fn.roleArn);
-          return evaluate(role?.policies ?? [], check(action, key), kmsContext(context)) === 'Allow';
-        })
-        .map((fn) => fn.entry.replace(/^functions\/(api\/)?|\/handler\.ts$/g, ''))
-        .sort();
-    expect(may('kms:GenerateDataKey')).toEqual(['webhooks/create', 'webhooks/rotate-secret']);
-    expect(may('kms:Decrypt')).toEqual(['workers/deliver-webhooks']);
-    expect(may('kms:Encrypt')).toEqual([]);
-    // Only under a webhook secret's encryption context: none, one more name or one name less is refused.
-    const refused: Record<string, string>[] = [
-      {},
-      { ...secretContext, purpose: 'other' },
-      { account_id: 'acc_1' },
-    ];
-    for (const context of refused) {
-      expect(may('kms:GenerateDataKey', context)).toEqual([]);
-      expect(may('kms:Decrypt', context)).toEqual([]);
-    }
-  });
-
-  it('let no function delete or list what the bucket holds', () => {
-    expect(
-      decisions('workers/export-analytics', [
-        ['DeleteObject', request('DELETE')],
-        ['ListParts', request('GET', 'uploadId=u')],
-      ]),
-    ).toEqual({ DeleteObject: ['ImplicitDeny'], ListParts: ['ImplicitDeny'] });
   });
 });
