@@ -86,7 +86,7 @@ export interface SignedCall {
   principal: Principal;
   scope: RequestScope;
   /** Compares the client's signature with the principal's for this payload hash. */
-  signatureMatches(payloadHash: string): boolean;
+  signatureMatches(payloadHash: string): Promise<boolean>;
 }
 
 /**
@@ -122,7 +122,7 @@ export async function signedBody(
   maxBytes: number,
 ): Promise<Buffer | undefined> {
   const body = await readBody(call.req, maxBytes);
-  if (call.signatureMatches(createHash('sha256').update(body).digest('hex'))) return body;
+  if (await call.signatureMatches(createHash('sha256').update(body).digest('hex'))) return body;
   sendError(call.res, service, authenticationError(service, { kind: 'badSignature' }));
   return undefined;
 }

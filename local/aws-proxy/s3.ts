@@ -117,7 +117,7 @@ export async function handleS3(
     );
     return;
   }
-  if (!call.signatureMatches(declared)) {
+  if (!(await call.signatureMatches(declared))) {
     sendError(res, 's3', authenticationError('s3', { kind: 'badSignature' }), isHead);
     return;
   }

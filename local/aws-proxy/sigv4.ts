@@ -1,12 +1,12 @@
 /**
  * AWS Signature Version 4 as the services check it: the proxy rebuilds the canonical request the client
- * signed (with @smithy/signature-v4, the SDK's own signer, over exactly the headers the client listed),
- * signs it with the principal's secret and compares the result with the client's signature.
+ * signed and signs it with the principal's secret, with @smithy/signature-v4 (the SDK's own signer, through
+ * its public API), then compares the result with the client's signature.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, type Hash, type Hmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { getCanonicalHeaders, SignatureV4Base } from '@smithy/signature-v4';
-import type { HttpRequest } from '@smithy/types';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { SourceData } from '@smithy/types';
 
 export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
 export const EMPTY_PAYLOAD_HASH = createHash('sha256').update('').digest('hex');
@@ -156,43 +156,29 @@ export function amzDateToMs(amzDate: string): number {
   );
 }
 
-/** Exposes the SDK signer's canonical request, with or without S3's single URI encoding of the path. */
-class CanonicalRequests extends SignatureV4Base {
-  constructor(uriEscapePath: boolean) {
-    super({
-      service: 'unused',
-      region: 'unused',
-      credentials: { accessKeyId: 'unused', secretAccessKey: 'unused' },
-      // The canonical request needs no hashing; the base class only stores this.
-      sha256: class {} as never,
-      uriEscapePath,
-    });
-  }
+const bytes = (data: SourceData): string | Uint8Array =>
+  typeof data === 'string'
+    ? data
+    : ArrayBuffer.isView(data)
+      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+      : new Uint8Array(data);
 
-  of(request: HttpRequest, headers: Record<string, string>, payloadHash: string): string {
-    return this.createCanonicalRequest(request, headers, payloadHash);
+/** SHA-256 (or HMAC-SHA-256 with a secret) in the shape the SDK's signer takes. */
+export class Sha256 {
+  private readonly hash: Hash | Hmac;
+  constructor(secret?: SourceData) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
+  }
+  update(data: SourceData): void {
+    this.hash.update(bytes(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
   }
 }
 
-const doubleEncodingPath = new CanonicalRequests(true);
-const singleEncodingPath = new CanonicalRequests(false);
-
-/** The derived signing keys, by secret, date, Region and service: four HMACs saved on every request. */
-const signingKeys = new Map<string, Buffer>();
-
-function signingKey(secret: string, date: string, region: string, service: string): Buffer {
-  const cacheKey = `${secret}\n${date}\n${region}\n${service}`;
-  let key = signingKeys.get(cacheKey);
-  if (!key) {
-    key = [date, region, service, 'aws4_request'].reduce<Buffer>(
-      (previous, part) => createHmac('sha256', previous).update(part).digest(),
-      Buffer.from(`AWS4${secret}`),
-    );
-    if (signingKeys.size > 1000) signingKeys.clear();
-    signingKeys.set(cacheKey, key);
-  }
-  return key;
-}
+const PAYLOAD_HASH_HEADER = 'x-amz-content-sha256';
+const DATE_HEADER = 'x-amz-date';
 
 export interface RequestToVerify {
   method: string;
@@ -205,29 +191,59 @@ export interface RequestToVerify {
   doubleEncodePath: boolean;
 }
 
-/** True when the client's signature is the one the principal's secret makes for this request. */
-export function signatureMatches(claim: SignatureClaim, secret: string, request: RequestToVerify): boolean {
-  const signed: Record<string, string> = {};
-  for (const name of claim.signedHeaders) {
+/**
+ * True when the client's signature is the one the principal's secret makes for this request: the SDK's
+ * signer (its public `sign`) signs the request again over exactly the headers the client listed, at the
+ * client's time, Region and service, and the two signatures are compared in constant time.
+ *
+ * What the signer adds is kept out of what it signs unless the client signed it too: the payload hash
+ * travels in x-amz-content-sha256 (the signer reads it from there), the X-Amz-Date header it writes is
+ * the claim's own time, and a presigned URL's query (X-Amz-Credential, X-Amz-Date, ...) is signed as
+ * sent, which is how the SDK's presigner signs it.
+ */
+export async function signatureMatches(
+  claim: SignatureClaim,
+  secret: string,
+  request: RequestToVerify,
+): Promise<boolean> {
+  const listed = new Set(claim.signedHeaders);
+  const headers: Record<string, string> = {};
+  for (const name of listed) {
     const value = headerText(request.headers[name]);
-    if (value !== undefined) signed[name] = value;
+    if (value === undefined) return false;
+    headers[name] = value;
   }
-  const canonicalHeaders = getCanonicalHeaders(
-    { headers: signed } as HttpRequest,
-    undefined,
-    new Set(claim.signedHeaders),
+  if (!listed.has(DATE_HEADER) && !claim.presigned) return false;
+  headers[PAYLOAD_HASH_HEADER] = request.payloadHash;
+  const signer = new SignatureV4({
+    service: claim.service,
+    region: claim.region,
+    credentials: { accessKeyId: claim.accessKeyId, secretAccessKey: secret },
+    sha256: Sha256,
+    uriEscapePath: request.doubleEncodePath,
+    applyChecksum: false,
+  });
+  const signed = await signer.sign(
+    {
+      method: request.method,
+      protocol: 'http:',
+      hostname: 'unused',
+      path: request.rawPath,
+      query: request.query,
+      headers,
+    },
+    {
+      signingDate: new Date(amzDateToMs(claim.amzDate)),
+      signableHeaders: listed,
+      unsignableHeaders: new Set([PAYLOAD_HASH_HEADER, DATE_HEADER].filter((name) => !listed.has(name))),
+    },
   );
-  if (Object.keys(canonicalHeaders).length !== claim.signedHeaders.length) return false;
-  const canonicalRequest = (request.doubleEncodePath ? doubleEncodingPath : singleEncodingPath).of(
-    { method: request.method, path: request.rawPath, query: request.query, headers: signed } as HttpRequest,
-    canonicalHeaders as Record<string, string>,
-    request.payloadHash,
-  );
-  const scope = `${claim.scopeDate}/${claim.region}/${claim.service}/aws4_request`;
-  const stringToSign = `AWS4-HMAC-SHA256\n${claim.amzDate}\n${scope}\n${createHash('sha256').update(canonicalRequest).digest('hex')}`;
-  const expected = createHmac('sha256', signingKey(secret, claim.scopeDate, claim.region, claim.service))
-    .update(stringToSign)
-    .digest();
+  const authorization = SIGNED.exec(String(signed.headers.authorization));
+  if (!authorization || authorization[1] !== [...listed].sort().join(';')) return false;
+  const expected = Buffer.from(authorization[2] as string, 'hex');
   const given = Buffer.from(claim.signature, 'hex');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
+
+/** The header list and signature of the Authorization the SDK's signer writes. */
+const SIGNED = /SignedHeaders=([^,\s]+), Signature=([0-9a-f]{64})$/;

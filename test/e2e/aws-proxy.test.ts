@@ -22,8 +22,9 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
+import { Sha256 } from '../../local/aws-proxy/sigv4';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, type PolicyDocument } from '../../local/cloud/model';
-import { Sha256, signedDynamoDbRequest, useAwsProxy } from '../support/aws-proxy';
+import { signedDynamoDbRequest, useAwsProxy } from '../support/aws-proxy';
 
 /**
  * The local AWS endpoint with real SDK v3 clients against real DynamoDB Local and fauxqs: callers are identified by

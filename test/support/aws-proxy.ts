@@ -1,4 +1,4 @@
-import { createHash, createHmac, type Hash, type Hmac, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   CreateTableCommand,
   DeleteTableCommand,
@@ -9,9 +9,9 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { SourceData } from '@smithy/types';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type AwsProxy, type Principal, startAwsProxy } from '../../local/aws-proxy/proxy';
+import { Sha256 } from '../../local/aws-proxy/sigv4';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, type PolicyDocument } from '../../local/cloud/model';
 import { type RunningService, startDynamoDbLocal } from '../../local/services';
 
@@ -203,27 +203,6 @@ export function useAwsProxy(): AwsProxyFixture {
     await aws.dynamodbLocal?.stop();
   });
   return aws;
-}
-
-const bytes = (data: SourceData): string | Uint8Array =>
-  typeof data === 'string'
-    ? data
-    : ArrayBuffer.isView(data)
-      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-      : new Uint8Array(data);
-
-/** SHA-256 (or HMAC-SHA-256 with a secret) in the shape the SDK's signer takes. */
-export class Sha256 {
-  private readonly hash: Hash | Hmac;
-  constructor(secret?: SourceData) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
-  }
-  update(data: SourceData): void {
-    this.hash.update(bytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
 }
 
 /** A DynamoDB call signed by hand with the SDK's signer, for what SDK clients cannot send. */
