@@ -383,7 +383,7 @@ function deploymentFingerprint(endpoints: readonly EndpointDefinition[]): unknow
       sliceOf(endpoint.module).name,
       apiKeyRequired(endpoint),
     ]),
-    // By slice name, never the row's module URL, which holds the checkout's absolute path.
+    // By slice name, never the definition's module URL, which holds the checkout's absolute path.
     authorizers: Object.fromEntries(
       Object.entries(AUTHORIZERS).map(([kind, { module, cacheTtlSeconds }]) => [
         kind,

@@ -1,9 +1,9 @@
 import { apiKeyAuthorizer } from './auth/api-key-authorizer/authorizer';
 import type { AuthKind } from './define';
 
-/** A Lambda authorizer: its slice's `handler.ts` (beside the row module) is the function. */
+/** A Lambda authorizer: its slice's `handler.ts` (beside the definition module) is the function. */
 export interface AuthorizerDefinition {
-  /** The URL of the module that defines the row (its `import.meta.url`). */
+  /** The URL of the module that defines the authorizer (its `import.meta.url`). */
   module: string;
   /** How long API Gateway (and the local server) caches a result by the Authorization header. */
   cacheTtlSeconds: number;

@@ -7,7 +7,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type AuthKind = 'apiKey' | 'driverToken' | 'none';
 
 /**
- * One row of the endpoint list. The same object drives the API Gateway method and Lambda in CDK, the
+ * One endpoint of the endpoint list. The same object drives the API Gateway method and Lambda in CDK, the
  * local HTTP server, the OpenAPI document and the handler's own input validation.
  */
 export interface EndpointDefinition {
@@ -18,7 +18,7 @@ export interface EndpointDefinition {
   path: string;
   auth: AuthKind;
   /**
-   * The URL of the module that defines the row (its `import.meta.url`): the row's slice is that module's
+   * The URL of the module that defines the endpoint (its `import.meta.url`): its slice is that module's
    * folder, whose `handler.ts` is the Lambda (lib/slices.ts). Endpoints in one slice share one Lambda.
    */
   module: string;
@@ -73,11 +73,11 @@ export interface MethodThrottling {
 /** An endpoint's method and path template in one string, as the spec writes it: `'GET /dcs/{dc_id}/drivers'`. */
 export type MethodAndPath<M extends HttpMethod = HttpMethod> = `${M} /${string}`;
 
-/** What a group's rows can share: anything but what makes a row itself. */
+/** What a group's endpoints can share: anything but what makes an endpoint itself. */
 type Shared = Partial<Omit<EndpointDefinition, 'operationId' | 'method' | 'path' | 'module' | 'summary'>>;
 
 /**
- * Every group's rows are an account's (its API key), only read the table, take no parameters and have no
+ * Every group's endpoints are an account's (its API key), only read the table, take no parameters and have no
  * error codes of their own, unless the group says otherwise.
  */
 const GROUP_DEFAULTS = {
@@ -89,15 +89,15 @@ const GROUP_DEFAULTS = {
 
 type GroupShared<S extends Shared> = Omit<typeof GROUP_DEFAULTS, keyof S> & S;
 
-/** What a row of a group states: all that its group does not give, and what it gives where the row differs. */
-type RowOf<G> = Omit<EndpointDefinition, 'method' | 'path' | keyof G> &
+/** What an endpoint of a group states: all that its group does not give, and what it gives where the endpoint differs. */
+type EndpointFields<G> = Omit<EndpointDefinition, 'method' | 'path' | keyof G> &
   Partial<Pick<EndpointDefinition, keyof G & keyof EndpointDefinition>>;
 
 /**
- * The row builder of a group of endpoints. `shared` holds what the group's rows have in common (its tag,
+ * The endpoint builder of a group. `shared` holds what the group's endpoints have in common (its tag,
  * the params of the resource its paths name and the code for when that is missing; an API key and read
- * access unless it says otherwise); each row gives its method and path, then its own fields. A field the
- * row states replaces the group's whole (a row's `request` is its whole request).
+ * access unless it says otherwise); each endpoint gives its method and path, then its own fields. A field the
+ * endpoint states replaces the group's whole (an endpoint's `request` is its whole request).
  *
  * ```ts
  * export const driversEndpoint = endpointGroup({ tag: 'Drivers', request: { params: DriverParams }, errorCodes: [1003] });
@@ -112,12 +112,15 @@ type RowOf<G> = Omit<EndpointDefinition, 'method' | 'path' | keyof G> &
  */
 export function endpointGroup<const S extends Shared>(shared: S) {
   const group = { ...GROUP_DEFAULTS, ...shared } as GroupShared<S>;
-  return <const M extends HttpMethod, const R extends RowOf<GroupShared<S>>>(
+  return <const M extends HttpMethod, const R extends EndpointFields<GroupShared<S>>>(
     methodAndPath: MethodAndPath<M>,
-    row: R,
+    fields: R,
   ) => {
     const [method, path] = methodAndPath.split(' ') as [M, string];
-    return { method, path, ...group, ...row } as { method: M; path: string } & Omit<GroupShared<S>, keyof R> &
+    return { method, path, ...group, ...fields } as { method: M; path: string } & Omit<
+      GroupShared<S>,
+      keyof R
+    > &
       R;
   };
 }
@@ -132,6 +135,13 @@ export function alsoAs<const E extends EndpointDefinition, const M extends HttpM
     method,
     operationId: `${endpoint.operationId}${method[0]}${method.slice(1).toLowerCase()}`,
   };
+}
+
+/** True for an endpoint definition among a group's exports (its schemas and constants are the others). */
+export function isEndpointDefinition(value: unknown): value is EndpointDefinition {
+  if (typeof value !== 'object' || value === null) return false;
+  const { operationId, method, path, module } = value as Partial<EndpointDefinition>;
+  return [operationId, method, path, module].every((field) => typeof field === 'string');
 }
 
 /** True when the path is scoped to a DC, so the caller's account must own `{dc_id}`. */

@@ -36,7 +36,7 @@ type SuccessData<E extends EndpointDefinition> = E['responses'] extends { 200: {
   : unknown;
 
 /**
- * The body of a row that declares none: nothing, or `{}` (for clients that always send one). Any other body is
+ * The body of an endpoint that declares none: nothing, or `{}` (for clients that always send one). Any other body is
  * refused like a body that fails its schema (1004 over the size limit, 1005 malformed, else 1006), not ignored:
  * a client that sends one expects it to count.
  */
@@ -52,7 +52,7 @@ export class WithStatus {
 
 /**
  * Wraps a use case as an API Gateway proxy handler: size limit, JSON parsing, zod validation of path,
- * query and body (messages name the field path; a row without a body schema takes none, NO_BODY), the
+ * query and body (messages name the field path; an endpoint without a body schema takes none, NO_BODY), the
  * DC-ownership check, and the envelope for every outcome. Anything that is not an ApiError becomes a generic
  * 500 whose request id is logged.
  */

@@ -28,7 +28,7 @@ function errorResponses(endpoint: EndpointDefinition): Map<number, number[]> {
   const codes: number[] = [1000, ...endpoint.errorCodes];
   const { params, query } = endpoint.request;
   if (params || query) codes.push(1006);
-  // httpHandler checks the body of every row it serves, a row without a body schema refusing any but `{}`.
+  // httpHandler checks the body of every endpoint it serves, one without a body schema refusing any but `{}`.
   if (endpoint.envelope !== false) codes.push(1004, 1005, 1006);
   if (endpoint.auth !== 'none') codes.push(1001);
   // The stage's throttle holds for every method (429); the account's usage plan adds its own throttle, and

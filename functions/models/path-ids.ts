@@ -62,7 +62,7 @@ export const RESERVED_IDS_CONSTANT = 'RESERVED_PATH_IDS';
 
 /**
  * The endpoint list's reserved ids, as esbuild wrote them into the bundle (`define`, lib/bundling.ts): the
- * import and driver functions cannot import the endpoint list (every row's schemas, and the layers forbid
+ * import and driver functions cannot import the endpoint list (every endpoint's schemas, and the layers forbid
  * it), and the import worker must refuse what the POST refuses. The constant is their JSON as a string
  * literal: an object would become a module of esbuild's own (`<define:…>`), which no file backs. Unbundled
  * code (tsx tools, tests calling the domain directly) has no constant and reserves nothing; every deployed

@@ -12,7 +12,7 @@ export interface ConsumerDefinition {
   /** Reads the queue's dead-letter queue instead of the queue (QueueDefinition.consumedDeadLetters). */
   deadLetters?: true;
   /**
-   * The URL of the module that defines the row (its `import.meta.url`): the consumer's slice is that
+   * The URL of the module that defines the consumer (its `import.meta.url`): the consumer's slice is that
    * module's folder, whose `handler.ts` is the Lambda (lib/slices.ts).
    */
   module: string;

@@ -1,14 +1,15 @@
-import { existsSync } from 'node:fs';
+import { existsSync, globSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AUTHORIZERS, checkedByGateway } from '../../functions/api/authorizers';
-import type { EndpointDefinition } from '../../functions/api/define';
+import { type EndpointDefinition, isEndpointDefinition } from '../../functions/api/define';
 import { endpoints } from '../../functions/api/index';
 import { sliceOf } from '../../lib/slices';
 
-/** The Lambda of a row: `handler.ts` beside the module that defines the row. */
-const handlerFile = (row: { module: string }) => fileURLToPath(new URL('handler.ts', row.module));
+/** The Lambda of a definition: `handler.ts` beside the module that defines it. */
+const handlerFile = (definition: { module: string }) =>
+  fileURLToPath(new URL('handler.ts', definition.module));
 
 describe('the endpoint list', () => {
   it('has unique operationIds and unique method + path pairs', () => {
@@ -16,8 +17,23 @@ describe('the endpoint list', () => {
     expect(new Set(endpoints.map((e) => `${e.method} ${e.path}`)).size).toBe(endpoints.length);
   });
 
+  it('holds every endpoint every slice defines, each once: exporting a slice from its group registers it', async () => {
+    const slices = globSync('functions/api/*/*/endpoint.ts');
+    expect(slices.length).toBeGreaterThan(40);
+    for (const slice of slices) {
+      const module = (await import(`../../${slice}`)) as Record<string, unknown>;
+      const defined = Object.values(module).filter(isEndpointDefinition);
+      expect(defined.length, slice).toBeGreaterThan(0);
+      for (const endpoint of defined)
+        expect(
+          endpoints.filter((e) => e === endpoint),
+          slice,
+        ).toHaveLength(1);
+    }
+  });
+
   it.each(endpoints.map((e) => [`${e.method} ${e.path}`, e] as const))(
-    '%s has a handler module beside its row exporting a handler built from a row of its slice',
+    '%s has a handler module beside its definition exporting a handler built from a definition of its slice',
     async (_, endpoint) => {
       expect(existsSync(handlerFile(endpoint)), sliceOf(endpoint.module).repoEntry).toBe(true);
       const module = (await import(handlerFile(endpoint))) as {

@@ -1,4 +1,7 @@
-/** Every row and schema of the driver-app endpoints, for tests and tools (handlers import their own slice). */
+/**
+ * Every endpoint definition and schema of the driver-app endpoints. The endpoint list (../index.ts) takes
+ * every definition exported here; tests and tools import them from here; handlers import their own slice.
+ */
 
 export * from './accounting/endpoint';
 export * from './attempt/endpoint';

@@ -1,4 +1,7 @@
-/** Every row and schema of the drivers endpoints, for tests and tools (handlers import their own slice). */
+/**
+ * Every endpoint definition and schema of the drivers endpoints. The endpoint list (../index.ts) takes
+ * every definition exported here; tests and tools import them from here; handlers import their own slice.
+ */
 
 export * from './active-routes/endpoint';
 export * from './bulk-info/endpoint';
