@@ -71,7 +71,15 @@ export interface LocalCloudOptions {
   maxInstancesPerFunction?: number;
   /** Sessions that functions assume (STS AssumeRole) last at most this long (default 3600 s, as on AWS). */
   maxChainedSessionSeconds?: number;
+  /**
+   * The DynamoDB partition model (default off): `count` counts the capacity every call consumes per partition
+   * key, `enforce` also throttles a key past AWS's per-partition limits as DynamoDB does. Its counters:
+   * `proxy.partitions`, or GET PARTITIONS_PATH on the proxy (local/aws-proxy/proxy.ts).
+   */
+  partitions?: PartitionMode;
 }
+
+export type PartitionMode = 'off' | 'count' | 'enforce';
 
 export interface LocalCloud {
   deployment: Deployment;
@@ -114,6 +122,10 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       maxChainedSessionSeconds: options.maxChainedSessionSeconds,
       apiKeys,
       kmsMasterKey: kept ? keptMasterKey(kept.kmsMasterKey) : undefined,
+      partitions:
+        options.partitions === undefined || options.partitions === 'off'
+          ? undefined
+          : { enforce: options.partitions === 'enforce' },
     });
     stops.push(() => proxy.close());
     proxy.addPrincipal({

@@ -41,6 +41,7 @@
  */
 import { crc32 } from 'node:zlib';
 import { dynamodbChecks } from '../iam/actions';
+import type { CapacityMeter } from './dynamodb-metering';
 import { sendError } from './errors';
 import { authorize, operationChecks, type SignedCall, signedBody } from './principals';
 import { endToEndHeaders, readBody, relay, replyWith, type Upstream } from './upstream';
@@ -66,7 +67,15 @@ const STREAM_ARN_REQUESTS = new Set([
 
 const LOCAL_ARN = /arn:aws:dynamodb:ddblocal:/g;
 
-export async function handleDynamoDb(call: SignedCall, upstream: Upstream): Promise<void> {
+/**
+ * `meter`: the partition model, when the runtime runs it (local/aws-proxy/dynamodb-metering.ts): data-plane
+ * calls are then counted per partition key and, when it enforces AWS's per-partition limits, throttled.
+ */
+export async function handleDynamoDb(
+  call: SignedCall,
+  upstream: Upstream,
+  meter?: CapacityMeter,
+): Promise<void> {
   const { req, res } = call;
   const body = await signedBody('dynamodb', call, MAX_REQUEST_BYTES);
   if (!body) return;
@@ -86,6 +95,7 @@ export async function handleDynamoDb(call: SignedCall, upstream: Upstream): Prom
     unchecked: [],
   });
   if (!checks || !authorize('dynamodb', call, checks)) return;
+  if (meter && (await meter.handle(call, upstream, target, input, body))) return;
 
   let forwarded = body;
   if (STREAM_ARN_REQUESTS.has(target) && typeof input.StreamArn === 'string') {

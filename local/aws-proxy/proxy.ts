@@ -21,6 +21,8 @@ import { type KmsKeySpec, LOCAL_ACCOUNT_ID } from '../cloud/model';
 import { aboutTheRole, validatePolicy } from '../iam/policy';
 import { handleApiGateway } from './api-gateway';
 import { handleDynamoDb } from './dynamodb';
+import { CapacityMeter } from './dynamodb-metering';
+import type { PartitionModel } from './dynamodb-partitions';
 import {
   type AuthenticationFailure,
   authenticationError,
@@ -43,7 +45,7 @@ import {
 } from './sigv4';
 import { SqsProxy } from './sqs';
 import { type AssumableRole, handleSts } from './sts';
-import { BodyTooLargeError, Upstream } from './upstream';
+import { BodyTooLargeError, sendJson, Upstream } from './upstream';
 
 export type { Principal } from './principals';
 export type { AssumableRole } from './sts';
@@ -63,8 +65,16 @@ export interface AwsProxy {
   configureBucketNotifications(setup: NotificationSetup): void;
   /** The deployment's KMS keys: KMS calls naming any other key fail with NotFoundException. */
   configureKeys(keys: readonly KmsKeySpec[]): void;
+  /** The DynamoDB partition model's counters, when it runs (the `partitions` option). */
+  partitions?: PartitionModel;
   close(): Promise<void>;
 }
+
+/**
+ * The partition model's report (GET: JSON, as PartitionModel.report gives it) and its reset (DELETE), for
+ * processes other than the runtime's (the bench). Not an AWS path: no signature, served on loopback only.
+ */
+export const PARTITIONS_PATH = '/_local/dynamodb/partitions';
 
 export interface AwsProxyOptions {
   dynamodbEndpoint: string;
@@ -84,6 +94,12 @@ export interface AwsProxyOptions {
    * ciphertexts); npm start keeps one in its state directory for the data it keeps.
    */
   kmsMasterKey?: Buffer;
+  /**
+   * The DynamoDB partition model (local/aws-proxy/dynamodb-partitions.ts): capacity counted per partition key
+   * by AWS's rules, and with `enforce` AWS's per-partition limits (1,000 write and 3,000 read units a second)
+   * answered with DynamoDB's throttling errors. Off by default.
+   */
+  partitions?: { enforce: boolean };
 }
 
 /** AWS refuses header-signed requests dated more than 15 minutes from its clock. */
@@ -115,6 +131,9 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
   };
   const dynamodb = new Upstream(options.dynamodbEndpoint);
   const fauxqs = new Upstream(options.awsEndpoint);
+  const meter = options.partitions
+    ? new CapacityMeter({ dynamodbEndpoint: options.dynamodbEndpoint, enforce: options.partitions.enforce })
+    : undefined;
   const notifications = new S3Notifications(fauxqs);
   const apiKeys = options.apiKeys ?? new ApiKeyStore();
   let sqs: SqsProxy | undefined;
@@ -139,6 +158,11 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
     const questionMark = url.indexOf('?');
     const rawPath = questionMark < 0 ? url : url.slice(0, questionMark);
     const rawQuery = questionMark < 0 ? '' : url.slice(questionMark + 1);
+    if (rawPath === PARTITIONS_PATH) {
+      req.resume();
+      servePartitions(req, res, meter?.model);
+      return;
+    }
     const query = parseQuery(rawQuery);
     const isHead = req.method === 'HEAD';
     const parsed = parseAuthentication(req.headers, query);
@@ -187,7 +211,7 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
           doubleEncodePath: service !== 's3',
         }),
     };
-    if (service === 'dynamodb') return handleDynamoDb(call, dynamodb);
+    if (service === 'dynamodb') return handleDynamoDb(call, dynamodb, meter);
     if (service === 'sqs') return (sqs as SqsProxy).handle(call);
     if (service === 'sts') {
       return handleSts(call, {
@@ -224,6 +248,7 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
       principals.delete(accessKeyId);
     },
     principalOf: (accessKeyId) => principals.get(accessKeyId),
+    partitions: meter?.model,
     configureBucketNotifications: (setup) => notifications.configure(setup),
     configureKeys(keys) {
       kmsKeys.clear();
@@ -235,8 +260,26 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
         server.closeAllConnections();
         dynamodb.close();
         fauxqs.close();
+        meter?.close();
       }),
   };
+}
+
+function servePartitions(req: IncomingMessage, res: ServerResponse, model: PartitionModel | undefined): void {
+  if (!model) {
+    sendJson(res, 404, { message: 'the DynamoDB partition model is off (LOCAL_DYNAMODB_PARTITIONS)' });
+    return;
+  }
+  if (req.method === 'DELETE') {
+    model.reset();
+    res.writeHead(204).end();
+    return;
+  }
+  if (req.method !== 'GET') {
+    sendJson(res, 405, { message: `${PARTITIONS_PATH} takes GET (the report) and DELETE (a reset)` });
+    return;
+  }
+  sendJson(res, 200, model.report());
 }
 
 /** Why the credentials of a signed request are not acceptable now, if they are not. */

@@ -7,7 +7,7 @@ import { configure } from '../../functions/shared/config';
 import { QUEUES, type QueueName } from '../../functions/shared/resources';
 import { sliceOf } from '../../lib/slices';
 import { type SynthesizeOptions, synthesizeApp } from '../../local/cloud/synth';
-import { type LocalCloud, startLocalCloud } from '../../local/cloud-runtime';
+import { type LocalCloud, type PartitionMode, startLocalCloud } from '../../local/cloud-runtime';
 import type { InvokeResult } from '../../local/lambda/runtime';
 import { startDynamoDbLocal } from '../../local/services';
 
@@ -59,6 +59,12 @@ export interface TestApiOptions {
    * 127.0.0.1. Off by default, as test receivers listen there.
    */
   ssrfGuard?: boolean;
+  /**
+   * The DynamoDB partition model (default off): `count` counts capacity per partition key (read it from
+   * `cloud.proxy.partitions`), `enforce` also throttles a key past AWS's per-partition limits (1,000 write and
+   * 3,000 read units a second) with DynamoDB's own errors.
+   */
+  partitions?: PartitionMode;
 }
 
 /**
@@ -91,6 +97,7 @@ export async function startTestApi(name: string, options: TestApiOptions = {}): 
     maxChainedSessionSeconds: options.maxChainedSessionSeconds,
     pipes: options.streams === true,
     allowPrivateWebhookTargets: options.ssrfGuard !== true,
+    partitions: options.partitions,
     extraFunctionEnvironment: {
       ...(options.tracing ? { POWERTOOLS_TRACE_ENABLED: 'true' } : {}),
       ...(options.metrics ? { POWERTOOLS_METRICS_DISABLED: 'false' } : {}),
