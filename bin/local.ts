@@ -6,7 +6,8 @@
  * app and the functions' bundles, kept between runs; default drs-local-cache under the system's temp directory),
  * LOCAL_DEMO_API_KEY,
  * LOCAL_PLATFORM_LOG (all: every Lambda START/END/REPORT line), LOCAL_CONSUMER_CONCURRENCY (default twice the
- * cores), WEBHOOK_ALLOW_PRIVATE_TARGETS (default true; false turns the SSRF guard on, as deployed).
+ * cores), WEBHOOK_ALLOW_PRIVATE_TARGETS (default true; false turns the SSRF guard on, as deployed),
+ * LOCAL_DYNAMODB_PARTITIONS (off, count or enforce: the DynamoDB partition model; default off).
  * Flags: --in-memory (nothing is kept between runs: table, queues, objects); -c key=value (CDK context, as `cdk deploy -c`).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,7 +39,7 @@ const [
   { DEFAULT_LOCAL_CACHE_DIR },
   { readDeployment },
   { cachedSynthesis },
-  { localAllowsPrivateWebhookTargets, startLocalCloud },
+  { localAllowsPrivateWebhookTargets, localPartitionMode, startLocalCloud },
   { cachedBundles },
   { progressLine },
   { seedDemoAccount },
@@ -58,9 +59,11 @@ const [
 ]);
 let consumerConcurrency: number;
 let allowPrivateWebhookTargets: boolean;
+let partitions: ReturnType<typeof localPartitionMode>;
 try {
   consumerConcurrency = localConsumerConcurrency(process.env);
   allowPrivateWebhookTargets = localAllowsPrivateWebhookTargets(process.env);
+  partitions = localPartitionMode(process.env);
 } catch (error) {
   console.error((error as Error).message);
   process.exit(1);
@@ -94,6 +97,7 @@ const cloud = await startLocalCloud({
   accessLog: true,
   eventSources: { concurrencyCap: consumerConcurrency },
   allowPrivateWebhookTargets,
+  partitions,
   onLog: printFunctionLog,
   stateDir: inMemory ? undefined : stateDir,
 });

@@ -271,6 +271,14 @@ export function localAllowsPrivateWebhookTargets(env: Record<string, string | un
   throw new Error(`WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false, not '${value}'`);
 }
 
+/** LOCAL_DYNAMODB_PARTITIONS: the DynamoDB partition model of `npm start` (off unless `count` or `enforce`). */
+export function localPartitionMode(env: Record<string, string | undefined>): PartitionMode {
+  const value = env.LOCAL_DYNAMODB_PARTITIONS;
+  if (value === undefined || value === '') return 'off';
+  if (value === 'off' || value === 'count' || value === 'enforce') return value;
+  throw new Error(`LOCAL_DYNAMODB_PARTITIONS must be off, count or enforce, not '${value}'`);
+}
+
 /** The operator's environment: the table, bucket and queue variables the functions' code reads, and AWS's. */
 function operatorEnvironment(
   deployment: Deployment,

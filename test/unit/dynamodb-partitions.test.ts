@@ -5,6 +5,7 @@ import {
   PartitionModel,
   type PartitionUsage,
 } from '../../local/aws-proxy/dynamodb-partitions';
+import { localPartitionMode } from '../../local/cloud-runtime';
 
 /** The partition model's buckets and counters, on a clock the test moves. */
 
@@ -108,5 +109,17 @@ describe('floorSeconds', () => {
     expect(floor.access).toBe('read');
     expect(floorSeconds([usage('a', 2500, 0)]).seconds).toBe(2.5);
     expect(floorSeconds([]).seconds).toBe(0);
+  });
+});
+
+describe('LOCAL_DYNAMODB_PARTITIONS', () => {
+  it('turns the model off by default, on with count or enforce, and refuses anything else', () => {
+    expect(localPartitionMode({})).toBe('off');
+    expect(localPartitionMode({ LOCAL_DYNAMODB_PARTITIONS: '' })).toBe('off');
+    expect(localPartitionMode({ LOCAL_DYNAMODB_PARTITIONS: 'count' })).toBe('count');
+    expect(localPartitionMode({ LOCAL_DYNAMODB_PARTITIONS: 'enforce' })).toBe('enforce');
+    expect(() => localPartitionMode({ LOCAL_DYNAMODB_PARTITIONS: 'on' })).toThrow(
+      "LOCAL_DYNAMODB_PARTITIONS must be off, count or enforce, not 'on'",
+    );
   });
 });
