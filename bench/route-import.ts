@@ -5,8 +5,10 @@ import { putEventItem } from '../functions/data/events';
 import { importKeys } from '../functions/data/imports';
 import { ROUTE_ROW_PREFIX, routeKeys } from '../functions/data/routes';
 import { configure } from '../functions/shared/config';
+import type { PartitionUsage } from '../local/aws-proxy/dynamodb-partitions';
 import { RawTable, type WriteStats } from './dynamo';
 import { ApiClient } from './http';
+import { consumedBetween, partitionFloor, partitionReport } from './partitions';
 import { benchRoute, claimsOf, countOf } from './route-body';
 import {
   CLAIM_PARALLELISM,
@@ -81,7 +83,15 @@ export const routeImportScenario: Scenario = {
       };
 
       log(`importing ${routeId} (${counts.items} items), polling every ${POLL_MS} ms`);
+      const usageBefore = await partitionReport(stack);
       importRun = await importRoute(context, benchRoute(routeId, SHAPE), SHAPE, { probe: true });
+      const usageAfter = await partitionReport(stack);
+      if (usageBefore && usageAfter)
+        details.import_partitions = importPartitions(
+          consumedBetween(usageBefore, usageAfter),
+          routeKeys.route(accountId, routeId).pk,
+          counts.items,
+        );
       details.import = {
         ...summary(importRun),
         phases_ms: phases(importRun),
@@ -234,6 +244,44 @@ export const routeImportScenario: Scenario = {
     };
   },
 };
+
+/**
+ * The import under AWS's per-partition limits, from what the local endpoint counted while it ran (POST to
+ * SUCCEEDED, status polls included): the floor the busiest partition key puts under it, and the write units
+ * it took per imported item, by kind of partition.
+ */
+function importPartitions(partitions: PartitionUsage[], routePk: string, items: number) {
+  const kindOf = (p: PartitionUsage) =>
+    p.index !== null
+      ? 'indexes'
+      : p.partitionKey === routePk
+        ? 'route'
+        : p.partitionKey.startsWith('CLAIM#')
+          ? 'claims'
+          : 'bookkeeping';
+  const floor = partitionFloor(partitions, (p) =>
+    kindOf(p) === 'route' ? "the route's partition (its header and every row)" : kindOf(p),
+  );
+  const writeUnitsOf = (kind: string) =>
+    partitions.filter((p) => kindOf(p) === kind).reduce((total, p) => total + p.writeUnits, 0);
+  return {
+    ...floor,
+    aws_floor_seconds_50k_items_linear: round((floor.aws_floor_seconds * 50_000) / items, 1),
+    write_units_per_item: round(floor.write_units / items, 4),
+    write_units_per_item_by_kind: Object.fromEntries(
+      ['route', 'claims', 'indexes', 'bookkeeping'].map((kind) => [
+        kind,
+        round(writeUnitsOf(kind) / items, 4),
+      ]),
+    ),
+    note:
+      "counted by the local endpoint's partition model while the import ran (AWS's rules; writes sized from the " +
+      "items before and after): aws_floor_seconds is the busiest partition key's units over its per-key limit " +
+      '(1,000 write units a second), the least time the import takes on AWS however fast the rest is; ' +
+      "aws_floor_seconds_50k_items_linear scales it to a 50,000-item route (the route's rows grow with its items); " +
+      'write_units_per_item counts every write unit (table and indexes) over the imported items',
+  };
+}
 
 /** Median of GET .../invoices and of the raw paginated Query, interleaved, after one warm-up of each. */
 async function compareReads(
