@@ -32,7 +32,13 @@ import { QueueConsumers } from './constructs/queue-consumers';
 import { ServiceDashboard } from './constructs/service-dashboard';
 import { ServiceFunction } from './constructs/service-function';
 import { StatefulImports } from './constructs/stateful-imports';
-import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from './gateway-responses';
+import {
+  GATEWAY_RESPONSES,
+  type GatewayResponseType,
+  gatewayResponseBody,
+  gatewayResponseHeaders,
+  throttledRetryAfterSeconds,
+} from './gateway-responses';
 import { functionId, pascalCase } from './naming';
 import { sliceOf } from './slices';
 import type { StatefulExports } from './stateful-stack';
@@ -132,12 +138,13 @@ export class ApiStack extends Stack {
     });
 
     const gatewayResponses: GatewayResponse[] = [];
+    const retryAfterSeconds = stageRetryAfterSeconds(props);
     for (const type of Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[]) {
       const { statusCode } = GATEWAY_RESPONSES[type];
       const response = this.api.addGatewayResponse(`${pascalCase(type.toLowerCase())}Response`, {
         type: ResponseType.of(type),
         statusCode: statusCode === undefined ? undefined : String(statusCode),
-        responseHeaders: { 'Content-Type': "'application/json'" },
+        responseHeaders: gatewayResponseHeaders(type, retryAfterSeconds),
         templates: { 'application/json': gatewayResponseBody(type) },
       });
       gatewayResponses.push(response);
@@ -263,7 +270,7 @@ export class ApiStack extends Stack {
       api: this.api,
       description: 'Delivery Route Service API',
     });
-    deployment.addToLogicalId(deploymentFingerprint(props.endpoints));
+    deployment.addToLogicalId(deploymentFingerprint(props.endpoints, stageRetryAfterSeconds(props)));
     for (const part of snapshotOf) deployment.node.addDependency(part);
 
     const stage = new Stage(this, 'Stage', {
@@ -372,8 +379,19 @@ function methodCeilings(
   );
 }
 
+/** The Retry-After of the stage's throttling answers: for the slowest of its rates (lib/gateway-responses.ts). */
+function stageRetryAfterSeconds(
+  props: Pick<ApiStackProps, 'endpoints' | 'throttlingRateLimit' | 'accountThrottling'>,
+): number {
+  return throttledRetryAfterSeconds([
+    props.throttlingRateLimit,
+    props.accountThrottling.rateLimit,
+    ...props.endpoints.flatMap((endpoint) => (endpoint.throttling ? [endpoint.throttling.rateLimit] : [])),
+  ]);
+}
+
 /** What a deployment of the API is made of, as plain data: when it changes, API Gateway needs a new one. */
-function deploymentFingerprint(endpoints: readonly EndpointDefinition[]): unknown {
+function deploymentFingerprint(endpoints: readonly EndpointDefinition[], retryAfterSeconds: number): unknown {
   return {
     methods: endpoints.map((endpoint) => [
       endpoint.method,
@@ -394,6 +412,7 @@ function deploymentFingerprint(endpoints: readonly EndpointDefinition[]): unknow
       type,
       GATEWAY_RESPONSES[type as GatewayResponseType],
       gatewayResponseBody(type as GatewayResponseType),
+      gatewayResponseHeaders(type as GatewayResponseType, retryAfterSeconds),
     ]),
   };
 }

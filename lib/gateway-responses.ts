@@ -33,21 +33,49 @@ export const GATEWAY_RESPONSES = {
     message: 'this account is not enabled for API requests yet; ask the service operator',
   },
   // THROTTLED: the account's usage plan throttle, a method's own limit or the stage's; QUOTA_EXCEEDED: a
-  // usage plan quota (none is set).
-  THROTTLED: { statusCode: 429, error: 'RATE_LIMITED', message: 'too many requests; retry with backoff' },
+  // usage plan quota (none is set). Both say when to retry (Retry-After, throttledRetryAfterSeconds).
+  THROTTLED: {
+    statusCode: 429,
+    error: 'RATE_LIMITED',
+    message: 'too many requests; retry after the seconds Retry-After gives',
+    retryAfter: true,
+  },
   QUOTA_EXCEEDED: {
     statusCode: 429,
     error: 'RATE_LIMITED',
-    message: 'too many requests; retry with backoff',
+    message: 'too many requests; retry after the seconds Retry-After gives',
+    retryAfter: true,
   },
   DEFAULT_4XX: { statusCode: undefined, error: 'VALIDATION_FAILED', message: 'invalid request' },
   DEFAULT_5XX: { statusCode: undefined, error: 'INTERNAL', message: 'internal error' },
 } as const satisfies Record<
   string,
-  { statusCode: number | undefined; error: ErrorCodeName; message: string }
+  { statusCode: number | undefined; error: ErrorCodeName; message: string; retryAfter?: true }
 >;
 
 export type GatewayResponseType = keyof typeof GATEWAY_RESPONSES;
+
+/**
+ * The Retry-After of API Gateway's throttling answers, in whole seconds (RFC 9110 §10.2.3). A gateway response
+ * is the API's, not a method's, and its headers are static: so the time the slowest token bucket of the stage
+ * takes to refill one request, at least a second. Every throttle is a token bucket refilled continuously at
+ * its rate, so one request more passes by then.
+ */
+export function throttledRetryAfterSeconds(ratesPerSecond: readonly number[]): number {
+  return Math.max(1, Math.ceil(1 / Math.min(...ratesPerSecond)));
+}
+
+/** The headers of a gateway response, as its `responseParameters` values (static: quoted). */
+export function gatewayResponseHeaders(
+  type: GatewayResponseType,
+  retryAfterSeconds: number,
+): Record<string, string> {
+  const retryAfter = 'retryAfter' in GATEWAY_RESPONSES[type];
+  return {
+    'Content-Type': "'application/json'",
+    ...(retryAfter ? { 'Retry-After': `'${retryAfterSeconds}'` } : {}),
+  };
+}
 
 /** The JSON body of a gateway response. */
 export function gatewayResponseBody(type: GatewayResponseType): string {

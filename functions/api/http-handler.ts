@@ -94,7 +94,7 @@ export function httpHandler<const E extends EndpointDefinition>(
     } catch (error) {
       if (error instanceof ApiError) {
         logger.debug('request refused', { status_code: error.httpStatus, code: error.code });
-        return errorResponse(error.httpStatus, error.code, error.message);
+        return errorResponse(error.httpStatus, error.code, error.message, error.headers);
       }
       logger.error('unhandled error', { error });
       const { code, httpStatus } = ERROR_CODES.INTERNAL;

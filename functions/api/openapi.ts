@@ -1,4 +1,4 @@
-import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
 // Pure signing functions (node:crypto only): the examples carry the headers the delivery worker would send.
 import { deliveryHeaders } from '../domain/webhook-http';
@@ -44,6 +44,21 @@ function errorResponses(endpoint: EndpointDefinition): Map<number, number[]> {
   return byStatus;
 }
 
+/** A response header as OpenAPI describes one (a type, not an interface: OpenAPI objects take `x-` keys). */
+type ResponseHeader = {
+  description: string;
+  required: boolean;
+  schema: { type: 'integer' | 'string'; minimum?: number; const?: string };
+};
+
+/** Every 429 says when to retry: API Gateway's throttling answers and the handlers' own alike. */
+const RETRY_AFTER_HEADER: ResponseHeader = {
+  description:
+    'Seconds to wait before retrying (RFC 9110): for the throttles, the time the slowest token bucket refills a request in; for the driver app’s sign-in limit, the time until the failures stop counting',
+  required: true,
+  schema: { type: 'integer', minimum: 1 },
+};
+
 /**
  * The path parameters, those of ids a client chooses described with the ids their place refuses: fixed
  * segments of other paths sit there (models/path-ids.ts).
@@ -77,10 +92,7 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
   const reservedIds = reservedIdsOf(endpoints.map((endpoint) => endpoint.path));
   for (const endpoint of endpoints) {
     const { params, query, body } = endpoint.request;
-    const responses: Record<
-      string,
-      { description: string; content?: Record<string, { schema: z.ZodType }> }
-    > = {};
+    const responses: Record<string, ResponseConfig> = {};
     for (const [status, response] of Object.entries(endpoint.responses)) {
       if (!('data' in response)) {
         responses[status] = { description: response.description };
@@ -100,7 +112,11 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
       const description = codes
         .map((code) => `${code}: ${codeMeaning.get(code)?.meaning ?? 'see the description'}`)
         .join('; ');
-      responses[String(status)] = { description, content: { 'application/json': { schema: ErrorEnvelope } } };
+      responses[String(status)] = {
+        description,
+        ...(status === 429 ? { headers: { 'Retry-After': RETRY_AFTER_HEADER } } : {}),
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      };
     }
     registry.registerPath({
       method: endpoint.method.toLowerCase() as Lowercase<EndpointDefinition['method']>,

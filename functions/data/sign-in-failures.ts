@@ -11,8 +11,11 @@ export const failureKey = (source: string, windowStart: number): TableKey => ({
   sk: String(windowStart).padStart(15, '0'),
 });
 
-/** The different token tags `source` failed with in the windows that start at `since` or later. */
-export async function failedTokenTags(source: string, since: number): Promise<Set<string>> {
+/**
+ * The different token tags `source` failed with in each window that starts at `since` or later, by the
+ * window's start.
+ */
+export async function failedTokenTags(source: string, since: number): Promise<Map<number, Set<string>>> {
   const { items } = await queryItems({
     KeyConditionExpression: 'pk = :pk AND sk >= :since',
     ExpressionAttributeValues: {
@@ -20,7 +23,9 @@ export async function failedTokenTags(source: string, since: number): Promise<Se
       ':since': failureKey(source, since).sk,
     },
   });
-  return new Set(items.flatMap((item) => [...((item.token_tags as Set<string> | undefined) ?? [])]));
+  return new Map(
+    items.map((item) => [Number(item.sk), new Set((item.token_tags as Set<string> | undefined) ?? [])]),
+  );
 }
 
 /** Adds a failed token's tag to the source's window (created when it is the window's first failure). */

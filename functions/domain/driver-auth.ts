@@ -41,7 +41,8 @@ export async function authenticateDriverToken(
     failedTokenTags(source, windowStart - DRIVER_SIGN_IN_FAILURES.windowMs),
     isApiKey ? undefined : lookUpCaller(token, tokenHash, options.verifiedByWrite === true),
   ]);
-  if (failed.size >= DRIVER_SIGN_IN_FAILURES.tokens) throw new TooManyFailedSignInsError();
+  const retryAt = signInRetryTime(failed, windowStart);
+  if (retryAt !== undefined) throw new TooManyFailedSignInsError(Math.ceil((retryAt - now) / 1000));
   if (caller || isApiKey) return caller;
   await recordFailedToken(
     source,
@@ -50,6 +51,18 @@ export async function authenticateDriverToken(
     tokenHash.slice(0, 16),
   );
   return undefined;
+}
+
+/**
+ * When a refused source may sign in again (epoch ms), or undefined when it is not refused: at the next
+ * window's start the previous window's failures stop counting, unless the current window's alone reach the
+ * limit; then at the start of the one after. A refused request records no failure, so nothing moves it later.
+ */
+export function signInRetryTime(failed: ReadonlyMap<number, ReadonlySet<string>>, windowStart: number) {
+  const { tokens, windowMs } = DRIVER_SIGN_IN_FAILURES;
+  if (new Set([...failed.values()].flatMap((tags) => [...tags])).size < tokens) return undefined;
+  const current = failed.get(windowStart)?.size ?? 0;
+  return windowStart + (current >= tokens ? 2 : 1) * windowMs;
 }
 
 async function lookUpCaller(

@@ -6,10 +6,15 @@ export function successResponse(statusCode: number, data: unknown): APIGatewayPr
   return { statusCode, headers: JSON_HEADERS, body: JSON.stringify({ status: 'success', data }) };
 }
 
-export function errorResponse(statusCode: number, code: number, message: string): APIGatewayProxyResult {
+export function errorResponse(
+  statusCode: number,
+  code: number,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): APIGatewayProxyResult {
   return {
     statusCode,
-    headers: JSON_HEADERS,
+    headers: { ...JSON_HEADERS, ...headers },
     body: JSON.stringify({ status: 'error', data: { code, message } }),
   };
 }

@@ -6,6 +6,8 @@ import { quote } from './quote';
 export class ApiError extends Error {
   readonly httpStatus: number;
   readonly code: number;
+  /** Response headers the refusal adds (a 429's Retry-After). */
+  readonly headers: Readonly<Record<string, string>> = {};
 
   /** `httpStatus` overrides the code's usual status where the spec says so (3003 is 400 on two reads). */
   constructor(name: ErrorCodeName, message: string, httpStatus?: number) {
@@ -49,13 +51,17 @@ export class InvalidDriverTokenError extends ApiError {
 
 /**
  * 429 (1008) on the driver app's paths for a source address that presented too many unknown login tokens
- * (functions/domain/driver-auth.ts): refused until enough of them are older than two windows.
+ * (functions/domain/driver-auth.ts): refused until enough of them are older than two windows, which
+ * Retry-After says in seconds.
  */
 export class TooManyFailedSignInsError extends ApiError {
-  constructor() {
+  override readonly headers: Readonly<Record<string, string>>;
+
+  constructor(retryAfterSeconds: number) {
     super(
       'RATE_LIMITED',
-      `too many unknown login tokens from this address: driver-app requests from it are refused for up to ${(2 * DRIVER_SIGN_IN_FAILURES.windowMs) / 60_000} minutes`,
+      `too many unknown login tokens from this address: driver-app requests from it are refused for up to ${(2 * DRIVER_SIGN_IN_FAILURES.windowMs) / 60_000} minutes, here ${retryAfterSeconds} s more (Retry-After)`,
     );
+    this.headers = { 'Retry-After': String(retryAfterSeconds) };
   }
 }

@@ -139,6 +139,8 @@ describe('gateway responses', () => {
       expect(response.ResponseTemplates).toEqual({ 'application/json': gatewayResponseBody(type) });
       expect(response.ResponseParameters).toEqual({
         'gatewayresponse.header.Content-Type': "'application/json'",
+        // Every 429 says when to retry: the slowest default rate (2/s) refills a request within a second.
+        ...(statusCode === 429 ? { 'gatewayresponse.header.Retry-After': "'1'" } : {}),
       });
       expect(JSON.parse(gatewayResponseBody(type))).toMatchObject({
         status: 'error',
@@ -146,6 +148,24 @@ describe('gateway responses', () => {
       });
     },
   );
+
+  it('give the throttling answers a Retry-After the slowest rate of the stage refills a request within', () => {
+    const retryAfterOf = (template: Template) =>
+      Object.values(template.findResources('AWS::ApiGateway::GatewayResponse'))
+        .map((resource) => (resource as CfnResource).Properties ?? {})
+        .filter((properties) => ['THROTTLED', 'QUOTA_EXCEEDED'].includes(properties.ResponseType as string))
+        .map((properties) => {
+          const parameters = properties.ResponseParameters as Record<string, string>;
+          return parameters['gatewayresponse.header.Retry-After'];
+        });
+    expect(retryAfterOf(apiTemplate)).toEqual(["'1'", "'1'"]);
+    // An account limited to a request every 4 s is told to wait 4 s.
+    expect(retryAfterOf(synthesize({ accountThrottlingRateLimit: 0.25 }).apiTemplate)).toEqual([
+      "'4'",
+      "'4'",
+    ]);
+    expect(retryAfterOf(synthesize({ throttlingRateLimit: 0.4 }).apiTemplate)).toEqual(["'3'", "'3'"]);
+  });
 });
 
 describe('stage', () => {

@@ -62,7 +62,11 @@ describe('per-account throttling (usage plan)', () => {
     const served = acmeResponses.filter((response) => response.status === 200);
     expect(throttled.length + served.length, 'every answer is a 200 or a 429').toBe(4 * BURST);
     expect(throttled.length).toBeGreaterThan(0);
-    for (const response of throttled) expectError(response, 429, 1008);
+    for (const response of throttled) {
+      expectError(response, 429, 1008);
+      // A request every second refills: the account's rate, the slowest of the stage's.
+      expect(response.headers.get('Retry-After')).toBe(String(1 / RATE));
+    }
     // The bucket lets BURST through at once, and RATE more each second the requests took to arrive.
     expect(served.length).toBeGreaterThanOrEqual(1);
     expect(served.length).toBeLessThan(4 * BURST);

@@ -19,7 +19,10 @@ const LIMIT = DRIVER_SIGN_IN_FAILURES.tokens;
 const unknownToken = () => `unknown-${randomBytes(32).toString('base64url')}`;
 
 /** GET /driver/routes as API Gateway would invoke its function for a caller at `sourceIp`. */
-async function routesFrom(sourceIp: string, token: string): Promise<{ statusCode: number; body: string }> {
+async function routesFrom(
+  sourceIp: string,
+  token: string,
+): Promise<{ statusCode: number; headers: Record<string, string>; body: string }> {
   const result = await fx.api.invoke(driverApp.listDriverRoutes, {
     resource: '/driver/routes',
     path: '/driver/routes',
@@ -42,7 +45,7 @@ async function routesFrom(sourceIp: string, token: string): Promise<{ statusCode
     },
   });
   if (result.kind !== 'success') throw new Error(`invocation failed: ${JSON.stringify(result)}`);
-  return result.payload as { statusCode: number; body: string };
+  return result.payload as { statusCode: number; headers: Record<string, string>; body: string };
 }
 
 describe('failed driver-app sign-ins from one address', () => {
@@ -76,8 +79,14 @@ describe('failed driver-app sign-ins from one address', () => {
     expectSuccess(await routes(token), driverApp.listDriverRoutes);
     expectError(await routes(unknownToken()), 401, 1001);
 
-    const locked = expectError(await routes(token), 429, 1008);
+    const lockedAnswer = await routes(token);
+    const locked = expectError(lockedAnswer, 429, 1008);
     expect(locked).toMatch(/^too many unknown login tokens from this address/);
+    // Until the window after the current one starts at the latest, when none of these failures count.
+    const retryAfter = Number(lockedAnswer.headers.get('Retry-After'));
+    const { windowMs } = DRIVER_SIGN_IN_FAILURES;
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(Math.ceil((2 * windowMs - (Date.now() % windowMs)) / 1000) + 1);
     expectError(await routes(unknownToken()), 429, 1008);
     expectError(await routes(revoked), 429, 1008);
     const ping = await fx.request('POST', '/driver/location', {
@@ -101,7 +110,9 @@ describe('failed driver-app sign-ins from one address', () => {
     await inParallel(addresses, 4, async (address) =>
       expect((await routesFrom(address, unknownToken())).statusCode).toBe(401),
     );
-    expect((await routesFrom('2001:db8:5:6:ffff::9', token)).statusCode).toBe(429);
+    const locked = await routesFrom('2001:db8:5:6:ffff::9', token);
+    expect(locked.statusCode).toBe(429);
+    expect(locked.headers['Retry-After']).toMatch(/^[1-9]\d*$/);
     expect((await routesFrom('2001:db8:5:7::1', token)).statusCode).toBe(200);
   });
 });

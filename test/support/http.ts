@@ -9,6 +9,7 @@ export interface ApiResponse {
   status: number;
   body: { status: 'success' | 'error'; data: Record<string, unknown> } & Record<string, unknown>;
   text: string;
+  headers: Headers;
 }
 
 export interface CallOptions {
@@ -43,7 +44,12 @@ export async function call(
   for (let attempt = 0; ; attempt++) {
     const response = await callRaw(baseUrl, method, path, { headers, body });
     if (response.status !== 429 || options.retryThrottled === false || attempt >= 60)
-      return { status: response.status, body: JSON.parse(response.text), text: response.text };
+      return {
+        status: response.status,
+        body: JSON.parse(response.text),
+        text: response.text,
+        headers: response.headers,
+      };
     await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 500)));
   }
 }
@@ -68,7 +74,14 @@ export async function callRaw(
   const response = await fetch(`${baseUrl}${path}`, { ...init, method });
   const text = await response.text();
   const contentType = response.headers.get('content-type');
-  expectDocumented({ method, path, status: response.status, contentType, body: text });
+  expectDocumented({
+    method,
+    path,
+    status: response.status,
+    contentType,
+    body: text,
+    headers: response.headers,
+  });
   return { status: response.status, headers: response.headers, text };
 }
 

@@ -13,7 +13,12 @@ import addFormats from 'ajv-formats';
 interface SchemaHolder {
   schema?: unknown;
 }
+interface DocumentedHeader {
+  required?: boolean;
+  schema?: { type?: string };
+}
 interface DocumentedResponse {
+  headers?: Record<string, DocumentedHeader>;
   content?: Record<string, SchemaHolder>;
 }
 interface DocumentedOperation {
@@ -33,6 +38,11 @@ export interface ObservedResponse {
   status: number;
   contentType: string | null;
   body: unknown;
+  /**
+   * The answer's headers, when observed: a header the document requires for the status must be there, and one
+   * the document names for some answer of the API must be documented for this one.
+   */
+  headers?: Headers;
 }
 
 /** The OpenAPI 3.1 Schema Object's own fixed fields, beside JSON Schema's (annotations to a validator). */
@@ -67,6 +77,7 @@ export function responseContract(document: OpenApiDocument): ResponseContract {
   ajv.addSchema({ $id: COMPONENTS_ID, $defs: prepareEach(components) });
   ajv.addSchema({ $id: OPEN_COMPONENTS_ID, $defs: prepareEach(components, true) });
   const routes = routesOf(document);
+  const apiHeaders = documentedHeaderNames(routes);
   const compiled = new Map<string, ValidateFunction>();
   const validatorFor = (key: string, schema: unknown) => {
     let validate = compiled.get(key);
@@ -98,6 +109,12 @@ export function responseContract(document: OpenApiDocument): ResponseContract {
         return [
           `${request}: ${operation} does not document status ${response.status} (documented: ${Object.keys(responses).join(', ')})`,
         ];
+      const headerViolations = response.headers
+        ? checkHeaders(response.headers, responses[statusKey]?.headers ?? {}, apiHeaders).map(
+            (problem) => `${request}: ${operation} ${statusKey}: ${problem}`,
+          )
+        : [];
+      if (headerViolations.length) return headerViolations;
       const content = responses[statusKey]?.content ?? {};
       if (Object.keys(content).length === 0)
         return response.body === undefined || response.body === ''
@@ -117,6 +134,42 @@ export function responseContract(document: OpenApiDocument): ResponseContract {
         : describe(`${request}: ${operation} ${statusKey}`, validate.errors);
     },
   };
+}
+
+/** The headers the document names for any answer: the API's own, which no answer may carry undocumented. */
+function documentedHeaderNames(routes: readonly Route[]): Set<string> {
+  return new Set(
+    routes.flatMap((route) =>
+      Object.values(route.operation.responses ?? {}).flatMap((response) =>
+        Object.keys(response.headers ?? {}).map((name) => name.toLowerCase()),
+      ),
+    ),
+  );
+}
+
+/**
+ * What is wrong with an answer's headers: a required one missing, an integer one that is not a non-negative
+ * integer, or one of the API's own that the status does not document.
+ */
+function checkHeaders(
+  headers: Headers,
+  documented: Record<string, DocumentedHeader>,
+  apiHeaders: ReadonlySet<string>,
+): string[] {
+  const problems: string[] = [];
+  const documentedNames = new Set(Object.keys(documented).map((name) => name.toLowerCase()));
+  for (const [name, header] of Object.entries(documented)) {
+    const value = headers.get(name);
+    if (value === null) {
+      if (header.required) problems.push(`the required header ${name} is missing`);
+    } else if (header.schema?.type === 'integer' && !/^\d+$/.test(value)) {
+      problems.push(`the header ${name} is not a non-negative integer: ${JSON.stringify(value)}`);
+    }
+  }
+  for (const name of apiHeaders)
+    if (!documentedNames.has(name) && headers.has(name))
+      problems.push(`the header ${name} came, which this status does not document`);
+  return problems;
 }
 
 function routesOf(document: OpenApiDocument): Route[] {

@@ -270,6 +270,8 @@ describe('the synthesized app, read as a deployment', () => {
     expect(response?.responseTemplates).toEqual({ 'application/json': gatewayResponseBody(type) });
     expect(response?.responseParameters).toEqual({
       'gatewayresponse.header.Content-Type': "'application/json'",
+      // The local gateway renders these static headers as API Gateway does: every 429 says when to retry.
+      ...(GATEWAY_RESPONSES[type].statusCode === 429 ? { 'gatewayresponse.header.Retry-After': "'1'" } : {}),
     });
   });
 

@@ -102,6 +102,27 @@ describe('the response contract of the e2e client', () => {
   });
 });
 
+describe('the response contract: headers', () => {
+  const throttled = { status: 'error', data: { code: 1008, message: 'too many requests' } };
+  const answer = (headers: Record<string, string>) =>
+    violations({ path: '/dcs', status: 429, body: throttled, headers: new Headers(headers) });
+
+  it('fails an answer without a header its status requires, or with a value the header does not take', () => {
+    expect(answer({ 'Retry-After': '1' })).toEqual([]);
+    expect(answer({})).toEqual([expect.stringContaining('the required header Retry-After is missing')]);
+    expect(answer({ 'Retry-After': 'Fri, 27 Nov 2026 10:00:00 GMT' })).toEqual([
+      expect.stringContaining('the header Retry-After is not a non-negative integer'),
+    ]);
+  });
+
+  it('fails a header of the API that the status does not document', () => {
+    expect(violations({ path: '/dcs', body: dcs, headers: new Headers() })).toEqual([]);
+    expect(violations({ path: '/dcs', body: dcs, headers: new Headers({ 'Retry-After': '1' }) })).toEqual([
+      expect.stringContaining('the header retry-after came, which this status does not document'),
+    ]);
+  });
+});
+
 describe('the response contract: fields the document does not list', () => {
   it('fails a field the service sends but the schema does not list', () => {
     const extra = {

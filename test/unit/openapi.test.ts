@@ -75,6 +75,20 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('documents that every 429 says when to retry: a required Retry-After of whole seconds', () => {
+    for (const endpoint of endpoints) {
+      const operation = document.paths[endpoint.path]?.[endpoint.method.toLowerCase()];
+      const throttled = operation?.responses['429'] as { headers?: Record<string, unknown> };
+      expect(throttled.headers, endpoint.operationId).toEqual({
+        'Retry-After': {
+          description: expect.any(String),
+          required: true,
+          schema: { type: 'integer', minimum: 1 },
+        },
+      });
+    }
+  });
+
   it('documents the answers without a body: the docs page’s redirect from /docs/, a docs file’s 304', () => {
     const bodyless = { description: expect.any(String) };
     expect(document.paths['/docs']?.get?.responses['302']).toEqual(bodyless);
