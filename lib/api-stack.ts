@@ -22,7 +22,7 @@ import type { Alarm, Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct, IDependable } from 'constructs';
 import { AUTHORIZERS, checkedByGateway } from '../functions/api/authorizers';
-import type { AuthKind, EndpointDefinition } from '../functions/api/define';
+import type { AuthKind, EndpointDefinition, MethodThrottling } from '../functions/api/define';
 import type { ConsumerDefinition } from '../functions/workers/define';
 import { exportAnalytics } from '../functions/workers/export-analytics/consumer';
 import { importRoutes } from '../functions/workers/import-routes/consumer';
@@ -357,26 +357,29 @@ function methodCeilings(
   stage: Pick<ApiStackProps, 'throttlingRateLimit' | 'throttlingBurstLimit'>,
 ): Record<string, MethodDeploymentOptions> {
   return Object.fromEntries(
-    endpoints.flatMap(({ path, method, throttling }) =>
-      throttling
-        ? [
-            [
-              `${path}/${method}`,
-              {
-                throttlingRateLimit: Math.min(
-                  throttling.rateLimit * METHOD_CEILING_ACCOUNTS,
-                  stage.throttlingRateLimit,
-                ),
-                throttlingBurstLimit: Math.min(
-                  throttling.burstLimit * METHOD_CEILING_ACCOUNTS,
-                  stage.throttlingBurstLimit,
-                ),
-              },
-            ],
-          ]
-        : [],
-    ),
+    endpoints.flatMap(({ path, method, throttling }) => {
+      if (!throttling) return [];
+      const { rateLimit, burstLimit } = stageMethodLimit(throttling, stage);
+      return [[`${path}/${method}`, { throttlingRateLimit: rateLimit, throttlingBurstLimit: burstLimit }]];
+    }),
   );
+}
+
+/**
+ * What the stage lets through a method for all callers together: the stage's limits, or for a method with a
+ * per-account limit (`throttling`) METHOD_CEILING_ACCOUNTS accounts at their full rate, never above the
+ * stage's own.
+ */
+export function stageMethodLimit(
+  throttling: MethodThrottling | undefined,
+  stage: Pick<ApiStackProps, 'throttlingRateLimit' | 'throttlingBurstLimit'>,
+): MethodThrottling {
+  const { throttlingRateLimit: rateLimit, throttlingBurstLimit: burstLimit } = stage;
+  if (!throttling) return { rateLimit, burstLimit };
+  return {
+    rateLimit: Math.min(throttling.rateLimit * METHOD_CEILING_ACCOUNTS, rateLimit),
+    burstLimit: Math.min(throttling.burstLimit * METHOD_CEILING_ACCOUNTS, burstLimit),
+  };
 }
 
 /** The Retry-After of the stage's throttling answers: for the slowest of its rates (lib/gateway-responses.ts). */

@@ -3,7 +3,7 @@ import { dirname, join, normalize } from 'node:path';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { ATTEMPT_ANALYTICS_PAGE } from '../../functions/api/analytics/index';
-import type { EndpointDefinition } from '../../functions/api/define';
+import type { EndpointDefinition, MethodThrottling } from '../../functions/api/define';
 import { DRIVER_ROUTE_WAYPOINTS_PAGE } from '../../functions/api/driver-app/index';
 import { endpoints } from '../../functions/api/index';
 import { ROUTE_PAGE_SIZES } from '../../functions/api/routes/index';
@@ -14,6 +14,8 @@ import { reservedIdsOf } from '../../functions/models/path-ids';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
 import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
 import { QUEUES, RESOURCE_ENV } from '../../functions/shared/resources';
+import { stageMethodLimit } from '../../lib/api-stack';
+import { DEFAULT_CONFIG } from '../../lib/delivery-routes';
 import { sliceOf } from '../../lib/slices';
 
 /**
@@ -56,17 +58,26 @@ function endpointTable(): string {
     else rows.set(key, { methods: [endpoint.method], endpoint });
   }
   const lines = [
-    '| Method | Path | Auth | Success | Codes of its own | Throttling | What it does |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
+    '| Method | Path | Auth | Success | Codes of its own | Per account | All callers | What it does |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
+  const limit = ({ rateLimit, burstLimit }: MethodThrottling) => `${rateLimit}/s, burst ${burstLimit}`;
   for (const { methods, endpoint } of rows.values()) {
     const codes = [...new Set(endpoint.errorCodes)].sort((a, b) => a - b);
-    const throttling = endpoint.throttling
-      ? `${endpoint.throttling.rateLimit}/s, burst ${endpoint.throttling.burstLimit}`
-      : '';
+    // The defaults of a deployment (lib/delivery-routes.ts): the usage plan's, the method's own, the stage's.
+    const perAccount =
+      endpoint.auth !== 'apiKey'
+        ? ''
+        : limit(
+            endpoint.throttling ?? {
+              rateLimit: DEFAULT_CONFIG.accountThrottlingRateLimit,
+              burstLimit: DEFAULT_CONFIG.accountThrottlingBurstLimit,
+            },
+          );
+    const allCallers = limit(stageMethodLimit(endpoint.throttling, DEFAULT_CONFIG));
     lines.push(
       `| ${methods.join(', ')} | \`${endpoint.path}\` | ${AUTH_NAMES[endpoint.auth]} | ` +
-        `${Object.keys(endpoint.responses).join(', ')} | ${codes.join(', ')} | ${throttling} | ` +
+        `${Object.keys(endpoint.responses).join(', ')} | ${codes.join(', ')} | ${perAccount} | ${allCallers} | ` +
         `${cell(endpoint.summary)} |`,
     );
   }
