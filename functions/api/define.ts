@@ -148,3 +148,11 @@ export function isEndpointDefinition(value: unknown): value is EndpointDefinitio
 export function isDcScoped(endpoint: Pick<EndpointDefinition, 'path'>): boolean {
   return endpoint.path.includes('{dc_id}');
 }
+
+/** The methods that change something: each takes an Idempotency-Key (functions/api/idempotency-key.ts). */
+const WRITE_METHODS: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** True when the endpoint takes an Idempotency-Key: every write of a caller with credentials. */
+export function takesIdempotencyKey(endpoint: Pick<EndpointDefinition, 'method' | 'auth'>): boolean {
+  return WRITE_METHODS.has(endpoint.method) && endpoint.auth !== 'none';
+}

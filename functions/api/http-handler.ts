@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import * as z from 'zod';
 import { authenticateDriverToken } from '../domain/driver-auth';
+import { answerOnce } from '../domain/idempotency';
 import {
   type AccountCaller,
   type Caller,
@@ -15,7 +16,8 @@ import { ApiError, ForbiddenDcError, InvalidDriverTokenError } from '../shared/e
 import { MAX_BODY_BYTES } from '../shared/limits';
 import { appendLogKeys, logger, observed } from '../shared/observability';
 import { decodePathParameters, parseJsonText, parsePart, type RequestPart } from '../shared/request-parsing';
-import { type EndpointDefinition, isDcScoped } from './define';
+import { type EndpointDefinition, isDcScoped, takesIdempotencyKey } from './define';
+import { idempotencyScope, readIdempotencyKey, requestHash } from './idempotency-key';
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
 
@@ -52,15 +54,17 @@ export class WithStatus {
 
 /**
  * Wraps a use case as an API Gateway proxy handler: size limit, JSON parsing, zod validation of path,
- * query and body (messages name the field path; an endpoint without a body schema takes none, NO_BODY), the
- * DC-ownership check, and the envelope for every outcome. Anything that is not an ApiError becomes a generic
- * 500 whose request id is logged.
+ * query and body (messages name the field path; an endpoint without a body schema takes none, NO_BODY),
+ * the DC-ownership check, the Idempotency-Key of a write (functions/domain/idempotency.ts: checked once the
+ * request has passed all of those), and the envelope for every outcome. Anything that is not an ApiError
+ * becomes a generic 500 whose request id is logged.
  */
 export function httpHandler<const E extends EndpointDefinition>(
   endpoint: E,
   handle: (request: ApiRequest<E>) => Promise<SuccessData<E> | WithStatus>,
 ) {
   const dcScoped = isDcScoped(endpoint);
+  const keyed = takesIdempotencyKey(endpoint);
 
   async function run(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
     const requestId = event.requestContext?.requestId ?? context.awsRequestId;
@@ -76,33 +80,62 @@ export function httpHandler<const E extends EndpointDefinition>(
         if (!caller.dcIds.includes(dcId)) throw new ForbiddenDcError(dcId);
       }
       // API Gateway hands the query already decoded (`+` as a space): taken as it comes, never decoded again.
-      const query = parseOptionalPart('query', endpoint.request.query, event.queryStringParameters ?? {});
-      const body = parsePart('body', endpoint.request.body ?? NO_BODY, parseJsonBody(event));
-      const result = await handle({
-        params,
-        query,
-        body: endpoint.request.body ? body : undefined,
-        caller,
-        requestId,
-      } as ApiRequest<E>);
-      const response =
-        result instanceof WithStatus
-          ? successResponse(result.statusCode, result.data)
-          : successResponse(200, result);
-      logger.debug('request handled', { status_code: response.statusCode });
-      return response;
+      const rawQuery = event.queryStringParameters ?? {};
+      const query = parseOptionalPart('query', endpoint.request.query, rawQuery);
+      const json = parseJsonBody(event);
+      const body = parsePart('body', endpoint.request.body ?? NO_BODY, json);
+      const answer = () =>
+        respond(requestId, () =>
+          handle({
+            params,
+            query,
+            body: endpoint.request.body ? body : undefined,
+            caller,
+            requestId,
+          } as ApiRequest<E>),
+        );
+      const key = keyed ? readIdempotencyKey(event) : undefined;
+      const scope = idempotencyScope(caller);
+      if (key === undefined || !scope) return await answer();
+      const keyedRequest = {
+        scope,
+        key,
+        requestHash: requestHash(endpoint, pathParameters, rawQuery, json),
+        deadline: Date.now() + context.getRemainingTimeInMillis(),
+      };
+      return await answerOnce(keyedRequest, answer);
     } catch (error) {
-      if (error instanceof ApiError) {
-        logger.debug('request refused', { status_code: error.httpStatus, code: error.code });
-        return errorResponse(error.httpStatus, error.code, error.message, error.headers);
-      }
-      logger.error('unhandled error', { error });
-      const { code, httpStatus } = ERROR_CODES.INTERNAL;
-      return errorResponse(httpStatus, code, `internal error (request id ${requestId})`);
+      return errorAnswer(error, requestId);
     }
   }
 
   return Object.assign(observed(middy(run)), { endpoint });
+}
+
+/** The use case's answer in the envelope: its data, or the error it was refused with. */
+async function respond(requestId: string, handle: () => Promise<unknown>): Promise<APIGatewayProxyResult> {
+  try {
+    const result = await handle();
+    const response =
+      result instanceof WithStatus
+        ? successResponse(result.statusCode, result.data)
+        : successResponse(200, result);
+    logger.debug('request handled', { status_code: response.statusCode });
+    return response;
+  } catch (error) {
+    return errorAnswer(error, requestId);
+  }
+}
+
+/** An ApiError's envelope, or for anything else a generic 500 whose request id is logged. */
+function errorAnswer(error: unknown, requestId: string): APIGatewayProxyResult {
+  if (error instanceof ApiError) {
+    logger.debug('request refused', { status_code: error.httpStatus, code: error.code });
+    return errorResponse(error.httpStatus, error.code, error.message, error.headers);
+  }
+  logger.error('unhandled error', { error });
+  const { code, httpStatus } = ERROR_CODES.INTERNAL;
+  return errorResponse(httpStatus, code, `internal error (request id ${requestId})`);
 }
 
 /** Who called, for the log lines: the account, and for a driver its DC and id (never its token). */

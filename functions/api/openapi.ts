@@ -11,9 +11,10 @@ import {
   webhookBody,
   webhookBodyOf,
 } from '../models/event-catalog';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../models/idempotency';
 import { type ReservedId, reservedIdsOf } from '../models/path-ids';
 import { ERROR_CODES } from '../shared/error-codes';
-import { type EndpointDefinition, isDcScoped } from './define';
+import { type EndpointDefinition, isDcScoped, takesIdempotencyKey } from './define';
 
 const ErrorEnvelope = z
   .object({ status: z.literal('error'), data: z.object({ code: z.number().int(), message: z.string() }) })
@@ -35,6 +36,8 @@ function errorResponses(endpoint: EndpointDefinition): Map<number, number[]> {
   // refuses an account without a registered usage key (403).
   codes.push(1008);
   if (endpoint.auth === 'apiKey') codes.push(1009);
+  // A write's Idempotency-Key: reused for another request (422), or its first request still in flight (409).
+  if (takesIdempotencyKey(endpoint)) codes.push(1010, 1011);
   if (isDcScoped(endpoint)) codes.push(1002);
   const byStatus = new Map<number, number[]>();
   for (const code of [...new Set(codes)].sort()) {
@@ -58,6 +61,28 @@ const RETRY_AFTER_HEADER: ResponseHeader = {
   required: true,
   schema: { type: 'integer', minimum: 1 },
 };
+
+/** The request header of every write (functions/api/idempotency-key.ts). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  in: 'header' as const,
+  required: false,
+  description:
+    'Optional: a key of the client’s own, unique per request (a UUID), as a quoted Structured Field string (IETF httpapi draft "The Idempotency-Key HTTP Header Field"; 1..255 printable ASCII characters). Sent again with the same request (method, path, query and body) within 24 hours, the first answer comes back as it was, status and body, with `Idempotent-Replayed: true`; with another request 422 (1010); while the first is still processed 409 (1011). Keys are the account’s (on the driver app the driver’s). Answers under 500 are kept, refusals included; a 5xx is not, so the request may be sent again. A request refused before it is processed (credentials, DC, malformed input or key) claims no key',
+  schema: { type: 'string' as const },
+  example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
+};
+
+/** On an answer replayed for an Idempotency-Key. */
+const REPLAYED_RESPONSE_HEADER: ResponseHeader = {
+  description:
+    '`true` when this is the kept first answer to the same request with the same Idempotency-Key, replayed; absent otherwise',
+  required: false,
+  schema: { type: 'string', const: 'true' },
+};
+
+/** The statuses a kept answer can have: the use case's (never a refusal made before it, nor a 5xx). */
+const replayable = (status: number) => status < 500 && ![401, 409, 413, 422, 429].includes(status);
 
 /**
  * The path parameters, those of ids a client chooses described with the ids their place refuses: fixed
@@ -92,6 +117,7 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
   const reservedIds = reservedIdsOf(endpoints.map((endpoint) => endpoint.path));
   for (const endpoint of endpoints) {
     const { params, query, body } = endpoint.request;
+    const keyed = takesIdempotencyKey(endpoint);
     const responses: Record<string, ResponseConfig> = {};
     for (const [status, response] of Object.entries(endpoint.responses)) {
       if (!('data' in response)) {
@@ -105,6 +131,7 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
       const contentTypes = response.contentTypes ?? ['application/json'];
       responses[status] = {
         description: response.description,
+        ...(keyed ? { headers: { [REPLAYED_HEADER]: REPLAYED_RESPONSE_HEADER } } : {}),
         content: Object.fromEntries(contentTypes.map((type) => [type, { schema }])),
       };
     }
@@ -112,9 +139,13 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
       const description = codes
         .map((code) => `${code}: ${codeMeaning.get(code)?.meaning ?? 'see the description'}`)
         .join('; ');
+      const headers = {
+        ...(status === 429 ? { 'Retry-After': RETRY_AFTER_HEADER } : {}),
+        ...(keyed && replayable(status) ? { [REPLAYED_HEADER]: REPLAYED_RESPONSE_HEADER } : {}),
+      };
       responses[String(status)] = {
         description,
-        ...(status === 429 ? { headers: { 'Retry-After': RETRY_AFTER_HEADER } } : {}),
+        ...(Object.keys(headers).length ? { headers } : {}),
         content: { 'application/json': { schema: ErrorEnvelope } },
       };
     }
@@ -126,6 +157,7 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
       description: endpoint.description,
       tags: [endpoint.tag],
       security: endpoint.auth === 'none' ? [] : [{ [endpoint.auth]: [] }],
+      ...(keyed ? { parameters: [IDEMPOTENCY_KEY_PARAMETER] } : {}),
       request: {
         params: params && withReservedIds(params, reservedIds),
         query,

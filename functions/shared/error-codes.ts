@@ -38,6 +38,17 @@ export const ERROR_CODES = {
     httpStatus: 403,
     meaning: 'the account has no usage key registered with the API’s usage plan (an operator registers it)',
   },
+  IDEMPOTENCY_KEY_REUSED: {
+    code: 1010,
+    httpStatus: 422,
+    meaning:
+      'the Idempotency-Key was used within 24 hours for another request (method, path, query or body): use a new key for a new request',
+  },
+  IDEMPOTENCY_KEY_IN_FLIGHT: {
+    code: 1011,
+    httpStatus: 409,
+    meaning: 'a request with the same Idempotency-Key is still being processed: retry once it has answered',
+  },
   DRIVER_EXISTS: { code: 2000, httpStatus: 400, meaning: 'a driver with that id already exists in the DC' },
   DRIVER_HAS_ACTIVE_ROUTES: { code: 2001, httpStatus: 400, meaning: 'the driver still has active routes' },
   LOGIN_TOKEN_TAKEN: {

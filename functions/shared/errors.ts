@@ -1,5 +1,5 @@
 import { ERROR_CODES, type ErrorCodeName } from './error-codes';
-import { DRIVER_SIGN_IN_FAILURES } from './limits';
+import { DRIVER_SIGN_IN_FAILURES, IDEMPOTENCY_KEYS } from './limits';
 import { quote } from './quote';
 
 /** An error a client caused or may act on; the HTTP layer turns it into the error envelope. */
@@ -63,5 +63,25 @@ export class TooManyFailedSignInsError extends ApiError {
       `too many unknown login tokens from this address: driver-app requests from it are refused for up to ${(2 * DRIVER_SIGN_IN_FAILURES.windowMs) / 60_000} minutes, here ${retryAfterSeconds} s more (Retry-After)`,
     );
     this.headers = { 'Retry-After': String(retryAfterSeconds) };
+  }
+}
+
+/** 422 (1010): the Idempotency-Key was already used for another request (functions/domain/idempotency.ts). */
+export class IdempotencyKeyReusedError extends ApiError {
+  constructor() {
+    super(
+      'IDEMPOTENCY_KEY_REUSED',
+      `header.Idempotency-Key: already used in the last ${IDEMPOTENCY_KEYS.keptMs / 3_600_000} hours for another request (method, path, query or body); send a new key with a new request`,
+    );
+  }
+}
+
+/** 409 (1011): the request that first sent the Idempotency-Key is still being processed. */
+export class IdempotencyKeyInFlightError extends ApiError {
+  constructor() {
+    super(
+      'IDEMPOTENCY_KEY_IN_FLIGHT',
+      'header.Idempotency-Key: a request with this key is still being processed; send it again once that one has answered',
+    );
   }
 }

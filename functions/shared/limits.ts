@@ -92,3 +92,14 @@ export const LOGIN_TOKEN_MIN_LENGTH = Math.ceil(LOGIN_TOKEN_MIN_BITS / Math.log2
  * repeats that one token: it counts once, however often it retries.
  */
 export const DRIVER_SIGN_IN_FAILURES = { tokens: 50, windowMs: 15 * 60_000 } as const;
+
+/**
+ * Idempotency-Key (docs/api.md §1): how long a key's first answer is replayed, the longest key, and the
+ * largest answer kept (gzipped; a DynamoDB item holds 400 KB, the record's other attributes a few hundred
+ * bytes). An answer past that is not kept: the request may then be sent again, as without a key.
+ */
+export const IDEMPOTENCY_KEYS = {
+  keptMs: 24 * 3_600_000,
+  maxKeyLength: 255,
+  maxStoredAnswerBytes: 350 * 1024,
+} as const;

@@ -3,7 +3,11 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AUTHORIZERS, checkedByGateway } from '../../functions/api/authorizers';
-import { type EndpointDefinition, isEndpointDefinition } from '../../functions/api/define';
+import {
+  type EndpointDefinition,
+  isEndpointDefinition,
+  takesIdempotencyKey,
+} from '../../functions/api/define';
 import { endpoints } from '../../functions/api/index';
 import { sliceOf } from '../../lib/slices';
 
@@ -84,6 +88,17 @@ describe('the endpoint list', () => {
         endpoint.auth === 'driverToken',
       );
     }
+  });
+
+  it('gives every endpoint that takes an Idempotency-Key write access to the table, which keeps the keys', () => {
+    const keyed = endpoints.filter(takesIdempotencyKey);
+    expect(keyed.map((endpoint) => endpoint.method).sort()).toEqual(
+      endpoints
+        .filter((endpoint) => endpoint.method !== 'GET')
+        .map((endpoint) => endpoint.method)
+        .sort(),
+    );
+    for (const endpoint of keyed) expect(endpoint.access.table, endpoint.operationId).toBe('readWrite');
   });
 
   it('gives the endpoints of one slice (one Lambda) the same auth kind and table access', () => {

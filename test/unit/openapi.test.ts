@@ -89,6 +89,30 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('documents the Idempotency-Key on every write, its 409 and 422, and Idempotent-Replayed on what a replay answers', () => {
+    for (const endpoint of endpoints) {
+      const operation = document.paths[endpoint.path]?.[endpoint.method.toLowerCase()] as {
+        parameters?: { name: string; in: string; required: boolean }[];
+        responses: Record<string, { headers?: Record<string, unknown> }>;
+      };
+      const write = endpoint.method !== 'GET';
+      const keyParameter = operation.parameters?.find((parameter) => parameter.name === 'Idempotency-Key');
+      expect(keyParameter, endpoint.operationId).toEqual(
+        write ? expect.objectContaining({ in: 'header', required: false }) : undefined,
+      );
+      expect(Object.keys(operation.responses).filter((status) => ['409', '422'].includes(status))).toEqual(
+        write ? ['409', '422'] : [],
+      );
+      const marked = Object.entries(operation.responses)
+        .filter(([, response]) => response.headers?.['Idempotent-Replayed'])
+        .map(([status]) => status);
+      const replayable = Object.keys(operation.responses).filter(
+        (status) => Number(status) < 500 && !['401', '409', '413', '422', '429'].includes(status),
+      );
+      expect(marked, endpoint.operationId).toEqual(write ? replayable : []);
+    }
+  });
+
   it('documents the answers without a body: the docs page’s redirect from /docs/, a docs file’s 304', () => {
     const bodyless = { description: expect.any(String) };
     expect(document.paths['/docs']?.get?.responses['302']).toEqual(bodyless);

@@ -5,7 +5,8 @@ export const testWebhook = webhooksEndpoint('POST /webhooks/{id}/test', {
   operationId: 'testWebhook',
   module: import.meta.url,
   summary: 'Send a PING event to the webhook (delivered, signed and retried like any event)',
-  access: { table: 'read', sendTo: ['deliveries'] },
+  // Writes nothing of its own to the table, but keeps its Idempotency-Keys there, as every write does.
+  access: { table: 'readWrite', sendTo: ['deliveries'] },
   throttling: OUTBOUND_THROTTLING,
   responses: { 200: { description: 'queued', data: z.object({ event_id: z.string() }) } },
 });

@@ -1,0 +1,70 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { parseItem } from 'structured-headers';
+import type { IdempotencyScope } from '../domain/idempotency';
+import { IDEMPOTENCY_KEY_HEADER } from '../models/idempotency';
+import type { Caller } from '../shared/auth-context';
+import { sha256Hex } from '../shared/crypto';
+import { ValidationError } from '../shared/errors';
+import { IDEMPOTENCY_KEYS } from '../shared/limits';
+import type { EndpointDefinition } from './define';
+
+const INVALID_KEY = `header.${IDEMPOTENCY_KEY_HEADER}: must be one quoted string of 1..${IDEMPOTENCY_KEYS.maxKeyLength} printable ASCII characters (a Structured Field String, RFC 8941), such as "8e03978e-40d5-43e8-bc93-6894a57f9324"`;
+
+/**
+ * The request's Idempotency-Key, or undefined when it sends none (the key is optional). The IETF httpapi
+ * draft makes it an Item Structured Header whose value is a String (`Idempotency-Key: "<key>"`), sent once:
+ * anything else (a bare token, parameters, a list, two fields) is 1006 naming the header.
+ */
+export function readIdempotencyKey(event: APIGatewayProxyEvent): string | undefined {
+  const named = (headers: object | null) =>
+    Object.entries(headers ?? {}).filter(([name]) => name.toLowerCase() === 'idempotency-key');
+  // The multi-value map has every field the client sent; the single-value one keeps the last.
+  const values = event.multiValueHeaders
+    ? named(event.multiValueHeaders).flatMap(([, list]) => (list ?? []) as string[])
+    : named(event.headers).map(([, value]) => value as string);
+  if (values.length === 0) return undefined;
+  if (values.length > 1) throw new ValidationError(`${INVALID_KEY}; it came ${values.length} times`);
+  let item: ReturnType<typeof parseItem>;
+  try {
+    item = parseItem(values[0] as string);
+  } catch {
+    throw new ValidationError(INVALID_KEY);
+  }
+  const [value, parameters] = item;
+  if (typeof value !== 'string' || parameters.size > 0) throw new ValidationError(INVALID_KEY);
+  if (value.length < 1 || value.length > IDEMPOTENCY_KEYS.maxKeyLength)
+    throw new ValidationError(INVALID_KEY);
+  return value;
+}
+
+/** Whose keys the caller's are: its account's, and on the driver app the driver's own. */
+export function idempotencyScope(caller: Caller): IdempotencyScope | undefined {
+  if (caller.kind === 'apiKey') return { accountId: caller.accountId };
+  if (caller.kind === 'driverToken')
+    return { accountId: caller.accountId, driver: { dcId: caller.dcId, driverId: caller.driverId } };
+  return undefined;
+}
+
+/**
+ * What makes two requests with a key the same request: the endpoint's method and path, the path's ids as
+ * decoded, the query, and the body as JSON (its fields in any order, its spacing of no account).
+ */
+export function requestHash(
+  endpoint: Pick<EndpointDefinition, 'method' | 'path'>,
+  pathParameters: Record<string, string>,
+  query: unknown,
+  body: unknown,
+): string {
+  return sha256Hex(JSON.stringify(canonical([endpoint.method, endpoint.path, pathParameters, query, body])));
+}
+
+/** The value with the keys of every object sorted, so that equal JSON serialises the same. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((name) => [name, canonical((value as Record<string, unknown>)[name])]),
+  );
+}
