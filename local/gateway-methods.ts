@@ -2,16 +2,27 @@ import type { ApiKeyStore } from './api-keys';
 import type { ApiMethodSpec, ApiStageSpec, RestApiSpec } from './cloud/model';
 import { TokenBucket } from './token-bucket';
 
+/** What matching needs of a method: its HTTP method (or ANY) and its path template. */
+export interface RoutedMethod {
+  httpMethod: string;
+  /** `/dcs/{dc_id}/drivers`: fixed segments and `{param}` ones. */
+  path: string;
+}
+
 /** A method with its path template compiled for matching. */
-export interface CompiledMethod {
-  method: ApiMethodSpec;
+export interface CompiledMethod<M extends RoutedMethod = ApiMethodSpec> {
+  method: M;
   pattern: RegExp;
   paramNames: string[];
   /** Literal segments rank above `{param}` ones, as API Gateway matches them. */
   rank: string;
 }
 
-export function compileMethods(methods: readonly ApiMethodSpec[]): CompiledMethod[] {
+/**
+ * The methods ready for matchMethod: the gateway's, and the OpenAPI document's operations in the tests'
+ * response contract (test/support/openapi-contract.ts), which route as the gateway does.
+ */
+export function compileMethods<M extends RoutedMethod>(methods: readonly M[]): CompiledMethod<M>[] {
   return methods
     .map((method) => {
       const paramNames: string[] = [];
@@ -35,7 +46,11 @@ export function compileMethods(methods: readonly ApiMethodSpec[]): CompiledMetho
  * integration: each exactly as the client wrote it, still percent-encoded (`R%202026-11-23`, and `%2F` inside
  * one segment). `path` is the raw path of the request (see rawRequestPath); segments split on `/` only.
  */
-export function matchMethod(methods: CompiledMethod[], httpMethod: string, path: string) {
+export function matchMethod<M extends RoutedMethod>(
+  methods: readonly CompiledMethod<M>[],
+  httpMethod: string,
+  path: string,
+) {
   for (const compiled of methods) {
     if (compiled.method.httpMethod !== httpMethod && compiled.method.httpMethod !== 'ANY') continue;
     const match = compiled.pattern.exec(path);

@@ -9,6 +9,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { compileMethods, matchMethod } from '../../local/gateway-methods';
 
 interface SchemaHolder {
   schema?: unknown;
@@ -53,11 +54,12 @@ const COMPONENTS_ID = 'openapi-components';
 const OPEN_COMPONENTS_ID = 'openapi-components-open';
 const COMPONENT_REF = '#/components/schemas/';
 
+/** A documented operation, routed as API Gateway routes its method (local/gateway-methods.ts). */
 interface Route {
-  method: string;
-  template: string;
-  /** A fixed segment as text, a path parameter as null. */
-  segments: (string | null)[];
+  /** Upper case, as the gateway names methods. */
+  httpMethod: string;
+  /** The document's path template. */
+  path: string;
   operation: DocumentedOperation;
 }
 
@@ -77,6 +79,7 @@ export function responseContract(document: OpenApiDocument): ResponseContract {
   ajv.addSchema({ $id: COMPONENTS_ID, $defs: prepareEach(components) });
   ajv.addSchema({ $id: OPEN_COMPONENTS_ID, $defs: prepareEach(components, true) });
   const routes = routesOf(document);
+  const compiledRoutes = compileMethods(routes);
   const apiHeaders = documentedHeaderNames(routes);
   const compiled = new Map<string, ValidateFunction>();
   const validatorFor = (key: string, schema: unknown) => {
@@ -91,7 +94,7 @@ export function responseContract(document: OpenApiDocument): ResponseContract {
   return {
     violations(response) {
       const path = response.path.split(/[?#]/, 1)[0] ?? '';
-      const route = routes.find((candidate) => matches(candidate, response.method, path));
+      const route = matchMethod(compiledRoutes, response.method.toUpperCase(), path)?.method;
       const request = `${response.method} ${path} -> ${response.status}`;
       if (!route) {
         // No operation of the document: the gateway's refusal, which must still be the error envelope.
@@ -100,7 +103,7 @@ export function responseContract(document: OpenApiDocument): ResponseContract {
         const validate = validatorFor('unrouted', { $ref: `${COMPONENT_REF}Error` });
         return validate(response.body) ? [] : describe(`${request} (no operation)`, validate.errors);
       }
-      const operation = `${route.operation.operationId ?? `${route.method} ${route.template}`}`;
+      const operation = `${route.operation.operationId ?? `${route.httpMethod} ${route.path}`}`;
       const responses = route.operation.responses ?? {};
       const statusKey = [String(response.status), `${String(response.status)[0]}XX`, 'default'].find(
         (key) => key in responses,
@@ -128,7 +131,7 @@ export function responseContract(document: OpenApiDocument): ResponseContract {
         ];
       const schema = content[mediaKey]?.schema;
       if (schema === undefined) return [];
-      const validate = validatorFor(`${route.method} ${route.template} ${statusKey} ${mediaKey}`, schema);
+      const validate = validatorFor(`${route.httpMethod} ${route.path} ${statusKey} ${mediaKey}`, schema);
       return validate(response.body)
         ? []
         : describe(`${request}: ${operation} ${statusKey}`, validate.errors);
@@ -173,45 +176,15 @@ function checkHeaders(
 }
 
 function routesOf(document: OpenApiDocument): Route[] {
-  const routes: Route[] = [];
-  for (const [template, item] of Object.entries(document.paths ?? {}))
-    for (const [method, operation] of Object.entries(item))
-      if (HTTP_METHODS.has(method))
-        routes.push({
-          method: method.toUpperCase(),
-          template,
-          segments: template
-            .split('/')
-            .slice(1)
-            .map((segment) => (/^\{[^}]+\}$/.test(segment) ? null : segment)),
-          operation: operation as DocumentedOperation,
-        });
-  // A fixed segment wins over a parameter at the first place two templates differ, as API Gateway routes.
-  return routes.sort((a, b) => {
-    for (let index = 0; index < Math.min(a.segments.length, b.segments.length); index++) {
-      const [x, y] = [a.segments[index], b.segments[index]];
-      if ((x === null) !== (y === null)) return x === null ? 1 : -1;
-    }
-    return 0;
-  });
-}
-
-/**
- * Whether the raw path (percent-encoded, as sent) reaches the route, by the rules API Gateway matches with
- * (local/gateway-methods.ts): a parameter is one whole segment, a "/" inside an id encoded as %2F; a fixed
- * segment matches as written; one trailing "/" is ignored.
- */
-function matches(route: Route, method: string, path: string): boolean {
-  if (route.method !== method.toUpperCase()) return false;
-  const segments = path
-    .replace(/(.)\/$/, '$1')
-    .split('/')
-    .slice(1);
-  if (segments.length !== route.segments.length) return false;
-  return route.segments.every((fixed, index) => {
-    const segment = segments[index] ?? '';
-    return fixed === null ? segment !== '' : fixed === segment;
-  });
+  return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => HTTP_METHODS.has(method))
+      .map(([method, operation]) => ({
+        httpMethod: method.toUpperCase(),
+        path,
+        operation: operation as DocumentedOperation,
+      })),
+  );
 }
 
 /** JSON Schema keywords whose value is a subschema, a list of them, or a map of them. */
