@@ -9,7 +9,6 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import type { SourceData } from '@smithy/types';
 
 export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
-export const EMPTY_PAYLOAD_HASH = createHash('sha256').update('').digest('hex');
 /** AWS refuses presigned URLs valid for longer than a week. */
 export const MAX_PRESIGNED_EXPIRY_SECONDS = 604_800;
 

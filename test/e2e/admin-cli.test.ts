@@ -10,6 +10,17 @@ import { createAccount, issueApiKey } from '../../functions/domain/accounts';
 import { call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 
+/** The CLI's commands, in the order its usage and the docs give them. */
+const COMMANDS = [
+  'create-account',
+  'register-usage-key',
+  'add-dc',
+  'create-api-key',
+  'revoke-api-key',
+  'set-eta-speed',
+  'backfill-driver-routes',
+];
+
 const run = promisify(execFile);
 let api: TestApi;
 let stateDir: string;
@@ -205,19 +216,7 @@ describe('npm run admin', () => {
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toBe('');
       expect(result.stdout).toContain('usage: npm run --silent admin -- <command> [options]');
-      for (const command of [
-        'create-account',
-        'register-usage-key',
-        'add-dc',
-        'create-api-key',
-        'revoke-api-key',
-        'set-eta-speed',
-        'backfill-driver-routes',
-        '--table',
-        '--region',
-        '--usage-plan',
-        'examples:',
-      ]) {
+      for (const command of [...COMMANDS, '--table', '--region', '--usage-plan', 'examples:']) {
         expect(result.stdout).toContain(command);
       }
     },
@@ -250,15 +249,7 @@ describe('npm run admin', () => {
     const lines = DOCS.flatMap((path) => adminLinesOf(readFileSync(path, 'utf8'))).filter(
       (line) => !line.includes('--table'),
     );
-    expect(lines.map((line) => /admin -- (\S+)/.exec(line)?.[1])).toEqual([
-      'create-account',
-      'register-usage-key',
-      'add-dc',
-      'create-api-key',
-      'revoke-api-key',
-      'set-eta-speed',
-      'backfill-driver-routes',
-    ]);
+    expect(lines.map((line) => /admin -- (\S+)/.exec(line)?.[1])).toEqual(COMMANDS);
     // The account and key ids the docs leave to the reader come from their own create-account line.
     let printed: { account_id: string; key_id: string } | undefined;
     for (const line of lines) {
