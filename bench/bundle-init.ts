@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
+import { allChannels } from '../functions/models/channels';
 import type { ResourceAccess } from '../functions/shared/access';
-import { QUEUES, type QueueName, RESOURCE_ENV } from '../functions/shared/resources';
+import { RESOURCE_ENV } from '../functions/shared/resources';
 import type { LambdaFunction } from './bundle-build';
 import { runNodeScript } from './node-script';
 import { repoRoot } from './runtime';
@@ -15,8 +16,8 @@ const queueUrl = (queue: string) => `https://sqs.us-east-1.amazonaws.com/1234567
 export const EVERY_RESOURCE: ResourceAccess = {
   table: 'readWrite',
   bucket: 'read',
-  sendTo: Object.keys(QUEUES) as QueueName[],
-  sendToDeadLetter: Object.keys(QUEUES) as QueueName[],
+  sendTo: [...allChannels],
+  sendToDeadLetter: [...allChannels],
 };
 
 /**
@@ -51,9 +52,9 @@ export function lambdaLikeEnvironment(
     ...(signLinks
       ? { [RESOURCE_ENV.linkSignerRoleArn]: 'arn:aws:iam::123456789012:role/bench-link-signer' }
       : {}),
-    ...Object.fromEntries(sendTo.map((queue) => [QUEUES[queue].urlEnv, queueUrl(queue)])),
+    ...Object.fromEntries(sendTo.map((channel) => [channel.urlEnv, queueUrl(channel.name)])),
     ...Object.fromEntries(
-      sendToDeadLetter.map((queue) => [QUEUES[queue].deadLetterUrlEnv, queueUrl(`${queue}-dlq`)]),
+      sendToDeadLetter.map((channel) => [channel.deadLetterUrlEnv, queueUrl(`${channel.name}-dlq`)]),
     ),
   };
 }

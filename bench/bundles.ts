@@ -175,7 +175,11 @@ export const bundlesScenario: Scenario = {
         /** Packages imported from outside the bundle (would have to be beside it on Lambda): none expected. */
         external_imports: externalImports(item.bundle),
         /** What CDK grants it: a function without `bucket` must not bundle the S3 client, without `sendTo`/`sendToDeadLetter` not the SQS one. */
-        access: item.access,
+        access: {
+          ...item.access,
+          sendTo: item.access.sendTo?.map((channel) => channel.name),
+          sendToDeadLetter: item.access.sendToDeadLetter?.map((channel) => channel.name),
+        },
         meets_targets: kilobytes <= BUNDLE_KB_TARGET && initMs <= INIT_MS_TARGET[item.kind],
       };
     });

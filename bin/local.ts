@@ -35,6 +35,7 @@ const stackFile = join(stateDir, 'stack.json');
 const dynamodbStarting = startDynamoDbLocal({ dataDir: inMemory ? undefined : join(stateDir, 'dynamodb') });
 dynamodbStarting.catch(() => {}); // awaited below
 const [
+  { allChannels },
   { configure },
   { DEFAULT_LOCAL_CACHE_DIR },
   { readDeployment },
@@ -46,6 +47,7 @@ const [
   { startLocalAws },
   { localConsumerConcurrency },
 ] = await Promise.all([
+  import('../functions/models/channels'),
   import('../functions/shared/config'),
   import('../local/build-cache'),
   import('../local/cloud/deployment'),
@@ -121,17 +123,9 @@ writeFileSync(
       s3_endpoint: cloud.proxy.endpoint,
       table_name: cloud.operatorEnvironment.TABLE_NAME,
       bucket_name: cloud.operatorEnvironment.BUCKET_NAME,
-      queue_urls: Object.fromEntries(
-        (['imports', 'events', 'deliveries', 'analytics'] as const).map((name) => [
-          name,
-          cloud.queueUrl(name),
-        ]),
-      ),
+      queue_urls: Object.fromEntries(allChannels.map((channel) => [channel.name, cloud.queueUrl(channel)])),
       dlq_urls: Object.fromEntries(
-        (['imports', 'events', 'deliveries', 'analytics'] as const).map((name) => [
-          name,
-          cloud.queueUrl(name, true),
-        ]),
+        allChannels.map((channel) => [channel.name, cloud.queueUrl(channel, true)]),
       ),
       /** What a local operator's process needs to use the table, bucket and queues with the service's code. */
       operator_environment: cloud.operatorEnvironment,

@@ -14,14 +14,9 @@ import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../functions/data/table-schema';
-import {
-  BUCKET_LIFECYCLE,
-  DLQ_RETENTION_DAYS,
-  IMPORT_UPLOADS_PREFIX,
-  QUEUES,
-  type QueueDefinition,
-  type QueueName,
-} from '../functions/shared/resources';
+import { allChannels, type ChannelName, channels } from '../functions/models/channels';
+import type { Channel } from '../functions/shared/channel';
+import { BUCKET_LIFECYCLE, DLQ_RETENTION_DAYS, IMPORT_UPLOADS_PREFIX } from '../functions/shared/resources';
 import { AlarmTopic } from './constructs/alarm-topic';
 import { EventPipe } from './constructs/event-pipe';
 import { pascalCase } from './naming';
@@ -57,7 +52,8 @@ export interface QueueExports {
 export interface StatefulExports {
   readonly table: TableExports;
   readonly bucket: BucketExports;
-  readonly queues: Readonly<Record<QueueName, QueueExports>>;
+  /** By channel name (functions/models/channels.ts). */
+  readonly queues: Readonly<Record<ChannelName, QueueExports>>;
   /** The SNS topic every alarm notifies: its ARN under a fixed export name. */
   readonly alarmTopicArnExportName: string;
   /** The KMS key webhook signing secrets are encrypted under: its ARN under a fixed export name. */
@@ -89,7 +85,7 @@ export class StatefulStack extends Stack {
   readonly table: Table;
   readonly tableExports: TableExports;
   readonly bucket: Bucket;
-  readonly queues: Readonly<Record<QueueName, QueueWithDlq>>;
+  private readonly queues = new Map<Channel, QueueWithDlq>();
   readonly alarmTopic: Topic;
   /**
    * Encrypts webhook signing secrets at rest (envelope encryption, functions/data/secret-envelope.ts).
@@ -161,10 +157,10 @@ export class StatefulStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    const queues: Partial<Record<QueueName, QueueWithDlq>> = {};
-    for (const [name, definition] of Object.entries(QUEUES) as [QueueName, QueueDefinition][]) {
+    for (const channel of allChannels) {
+      const { name } = channel;
       const id = pascalCase(name);
-      const consumed = definition.consumedDeadLetters;
+      const consumed = channel.consumedDeadLetters;
       const deadLetterQueue = new Queue(this, `${id}DeadLetterQueue`, {
         retentionPeriod: Duration.days(DLQ_RETENTION_DAYS),
         encryption: QueueEncryption.SQS_MANAGED,
@@ -176,10 +172,10 @@ export class StatefulStack extends Stack {
         reason: `This is the dead-letter queue of the ${name} queue; a DLQ has no DLQ of its own.`,
       });
       const queue = new Queue(this, `${id}Queue`, {
-        visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+        visibilityTimeout: Duration.seconds(channel.visibilityTimeoutSeconds),
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
-        deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
+        deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: channel.maxReceiveCount },
       });
       // A DLQ a consumer reads stays empty: its alarm counts what the consumer received from it instead.
       const deadLetterAlarm = alarmOn(
@@ -189,19 +185,18 @@ export class StatefulStack extends Stack {
         deadLetterQueue,
         {
           description: consumed
-            ? `Messages of the ${name} queue failed ${definition.maxReceiveCount} times and went to its DLQ, whose consumer ended their jobs`
-            : `Messages of the ${name} queue failed ${definition.maxReceiveCount} times and wait in its DLQ`,
+            ? `Messages of the ${name} queue failed ${channel.maxReceiveCount} times and went to its DLQ, whose consumer ended their jobs`
+            : `Messages of the ${name} queue failed ${channel.maxReceiveCount} times and wait in its DLQ`,
           topic: this.alarmTopic,
         },
       );
-      queues[name] = { queue, deadLetterQueue, deadLetterAlarm };
+      this.queues.set(channel, { queue, deadLetterQueue, deadLetterAlarm });
     }
-    this.queues = queues as Record<QueueName, QueueWithDlq>;
     this.importBacklogAlarm = alarmOn(
       this,
       'ImportBacklogAlarm',
       WATCHES.importBacklog,
-      this.queues.imports.queue,
+      this.queueOf(channels.imports).queue,
       {
         description: `An accepted route import has waited more than ${IMPORT_QUEUE_MAX_AGE.toMinutes()} minutes for the import worker`,
         topic: this.alarmTopic,
@@ -210,15 +205,16 @@ export class StatefulStack extends Stack {
     this.notifyImportsOfUploads();
     this.eventPipe = new EventPipe(this, 'EventPipe', {
       table: this.table,
-      target: this.queues.events.queue,
+      target: this.queueOf(channels.events).queue,
       alarmTopic: this.alarmTopic,
     });
 
     const bucketExports: BucketExports = { bucketArnExportName: `${this.stackName}-BucketArn` };
     this.exportValue(this.bucket.bucketArn, { name: bucketExports.bucketArnExportName });
-    const queueExports: Partial<Record<QueueName, QueueExports>> = {};
-    for (const name of Object.keys(QUEUES) as QueueName[]) {
-      const { queue, deadLetterQueue } = this.queues[name];
+    const queueExports: Partial<Record<ChannelName, QueueExports>> = {};
+    for (const channel of allChannels) {
+      const { name } = channel;
+      const { queue, deadLetterQueue } = this.queueOf(channel);
       const exported: QueueExports = {
         queueArnExportName: `${this.stackName}-${pascalCase(name)}QueueArn`,
         queueUrlExportName: `${this.stackName}-${pascalCase(name)}QueueUrl`,
@@ -229,7 +225,7 @@ export class StatefulStack extends Stack {
       this.exportValue(queue.queueUrl, { name: exported.queueUrlExportName });
       this.exportValue(deadLetterQueue.queueArn, { name: exported.deadLetterArnExportName });
       this.exportValue(deadLetterQueue.queueUrl, { name: exported.deadLetterUrlExportName });
-      queueExports[name] = exported;
+      queueExports[name as ChannelName] = exported;
     }
     const alarmTopicArnExportName = `${this.stackName}-AlarmTopicArn`;
     this.exportValue(this.alarmTopic.topicArn, { name: alarmTopicArnExportName });
@@ -240,7 +236,7 @@ export class StatefulStack extends Stack {
     this.exports = {
       table: this.tableExports,
       bucket: bucketExports,
-      queues: queueExports as Record<QueueName, QueueExports>,
+      queues: queueExports as Record<ChannelName, QueueExports>,
       alarmTopicArnExportName,
       webhookSecretsKeyArnExportName,
       eventPipeDeadLetterArnExportName,
@@ -266,6 +262,13 @@ export class StatefulStack extends Stack {
     });
   }
 
+  /** The queue of a channel (functions/models/channels.ts), with its DLQ and the DLQ's alarm. */
+  queueOf(channel: Channel): QueueWithDlq {
+    const queue = this.queues.get(channel);
+    if (!queue) throw new Error(`the stateful stack has no queue for the channel ${channel.name}`);
+    return queue;
+  }
+
   /**
    * Objects created under the uploads prefix are announced on the imports queue, which starts their import.
    * The bucket's own NotificationConfiguration (not `addEventNotification`, whose custom resource is a Lambda
@@ -274,7 +277,7 @@ export class StatefulStack extends Stack {
    * itself): it names it by its generated name, `<stack>-<logical id>-<suffix>` lower-cased, in this account.
    */
   private notifyImportsOfUploads(): void {
-    const { queue } = this.queues.imports;
+    const { queue } = this.queueOf(channels.imports);
     const cfnBucket = this.bucket.node.defaultChild as CfnBucket;
     const bucketLogicalId = this.getLogicalId(cfnBucket).toLowerCase();
     const { policyDependable } = queue.addToResourcePolicy(

@@ -10,7 +10,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { QUEUES, type QueueName, RESOURCE_ENV } from '../functions/shared/resources';
+import { allChannels } from '../functions/models/channels';
+import type { Channel } from '../functions/shared/channel';
+import { RESOURCE_ENV } from '../functions/shared/resources';
 import { pascalCase } from '../lib/naming';
 import { type ApiGateway, startApiGateway } from './api-gateway';
 import { ApiKeyStore } from './api-keys';
@@ -93,9 +95,9 @@ export interface LocalCloud {
   operatorEnvironment: Record<string, string>;
   /** The function of a handler module (`routes/start`) or consumer entry, by its bundle entry. */
   functionOf(entry: string): FunctionSpec;
-  /** A queue of QUEUES (or its dead-letter queue) as deployed. */
-  queue(name: QueueName, deadLetter?: boolean): QueueSpec;
-  queueUrl(name: QueueName, deadLetter?: boolean): string;
+  /** A channel's queue (or its dead-letter queue) as deployed. */
+  queue(channel: Channel, deadLetter?: boolean): QueueSpec;
+  queueUrl(channel: Channel, deadLetter?: boolean): string;
   invoke(functionName: string, event: unknown): Promise<InvokeResult>;
   stop(): Promise<void>;
 }
@@ -206,7 +208,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     stops.push(() => api.close());
     await Promise.all(pipes.map((pipe) => pipe.ready));
 
-    const queueUrl = (name: QueueName, deadLetter = false) => queueNamed(deployment, name, deadLetter).url;
+    const queueUrl = (channel: Channel, deadLetter = false) => queueOf(deployment, channel, deadLetter).url;
     return {
       deployment,
       api,
@@ -221,7 +223,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
         if (!fn) throw new Error(`no function is built from ${entry}`);
         return fn;
       },
-      queue: (name, deadLetter = false) => queueNamed(deployment, name, deadLetter),
+      queue: (channel, deadLetter = false) => queueOf(deployment, channel, deadLetter),
       queueUrl,
       invoke: (functionName, event) => lambda.invoke(functionName, event),
       stop,
@@ -284,7 +286,7 @@ function operatorEnvironment(
   deployment: Deployment,
   awsEndpoint: string,
   allowPrivateWebhookTargets: boolean,
-  queueUrl: (name: QueueName, deadLetter?: boolean) => string,
+  queueUrl: (channel: Channel, deadLetter?: boolean) => string,
 ): Record<string, string> {
   const table = deployment.tables[0];
   const bucket = deployment.buckets[0];
@@ -292,9 +294,9 @@ function operatorEnvironment(
   const webhookSecretsKeyArn = deployment.functions
     .map((fn) => fn.environment[RESOURCE_ENV.webhookSecretsKeyArn])
     .find((arn) => arn !== undefined);
-  const queues = (Object.keys(QUEUES) as QueueName[]).flatMap((name) => [
-    [QUEUES[name].urlEnv, queueUrl(name)],
-    [QUEUES[name].deadLetterUrlEnv, queueUrl(name, true)],
+  const queues = allChannels.flatMap((channel) => [
+    [channel.urlEnv, queueUrl(channel)],
+    [channel.deadLetterUrlEnv, queueUrl(channel, true)],
   ]);
   return {
     ...localFunctionEnvironment(awsEndpoint, allowPrivateWebhookTargets),
@@ -330,9 +332,9 @@ function keptMasterKey(file: string): Buffer {
   return key;
 }
 
-/** A queue of QUEUES by the construct id the stateful stack gives it (`ImportsQueue`, `ImportsDeadLetterQueue`). */
-function queueNamed(deployment: Deployment, name: QueueName, deadLetter: boolean): QueueSpec {
-  const id = `${pascalCase(name)}${deadLetter ? 'DeadLetterQueue' : 'Queue'}`;
+/** A channel's queue by the construct id the stateful stack gives it (`ImportsQueue`, `ImportsDeadLetterQueue`). */
+function queueOf(deployment: Deployment, channel: Channel, deadLetter: boolean): QueueSpec {
+  const id = `${pascalCase(channel.name)}${deadLetter ? 'DeadLetterQueue' : 'Queue'}`;
   const queue = deployment.queues.find((candidate) =>
     new RegExp(`^${id}[0-9A-F]{8}$`).test(candidate.logicalId),
   );

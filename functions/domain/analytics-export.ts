@@ -14,13 +14,13 @@ import {
 } from '../data/download-requests';
 import { listRoutesOfDate } from '../data/routes';
 import { countWorkerAttempt } from '../data/worker-attempts';
+import { channels } from '../models/channels';
 import { CalendarDate } from '../models/common';
 import { randomId } from '../shared/crypto';
 import { ApiError, ForbiddenDcError } from '../shared/errors';
 import { countMetric, logger } from '../shared/observability';
-import { sendToQueue } from '../shared/queues';
+import { send } from '../shared/queues';
 import { quote, quoteList } from '../shared/quote';
-import { QUEUES } from '../shared/resources';
 import { ATTEMPT_ANALYSIS_COLUMNS, ROUTE_ANALYSIS_COLUMNS } from './analytics';
 import { computeRouteAnalytics } from './route-analytics';
 
@@ -32,7 +32,7 @@ export const MAX_RANGE_DAYS = 92;
 /** Download links work this long after each files read, or less when the credentials signing them expire sooner. */
 export const LINK_EXPIRY_SECONDS = 3600;
 const DAY_MS = 86_400_000;
-const EXPORT_ATTEMPTS = QUEUES.analytics.workerAttempts;
+const EXPORT_ATTEMPTS = channels.analytics.workerAttempts;
 
 const COLUMNS: Record<AnalyticsType, readonly string[]> = {
   ROUTE_ANALYTICS: Object.keys(ROUTE_ANALYSIS_COLUMNS),
@@ -105,7 +105,7 @@ export async function requestDownload(
     files: [],
     createdAt: Date.now(),
   });
-  await sendToQueue('analytics', { account_id: accountId, txid } satisfies ExportMessage);
+  await send(channels.analytics, { account_id: accountId, txid } satisfies ExportMessage);
   return txid;
 }
 

@@ -31,6 +31,7 @@ import { routeEtasItem } from '../data/route-etas';
 import { type InvoiceRow, listRouteRows, routeRowItems, type WaypointRow } from '../data/route-rows';
 import { putNewHeaderItem, type RouteHeader } from '../data/routes';
 import { countWorkerAttempt } from '../data/worker-attempts';
+import { channels } from '../models/channels';
 import type { EventOf } from '../models/event-catalog';
 import { type ImportedRoute, ImportRouteBody } from '../models/import-model';
 import { config } from '../shared/config';
@@ -41,10 +42,10 @@ import { ApiError, ConflictError, ValidationError } from '../shared/errors';
 import { camelFields } from '../shared/field-names';
 import { MAX_UPLOAD_BYTES } from '../shared/limits';
 import { logger } from '../shared/observability';
-import { delaySecondsFor, sendToQueue } from '../shared/queues';
+import { delaySecondsFor, send } from '../shared/queues';
 import { quote } from '../shared/quote';
 import { parseJsonText, parsePart } from '../shared/request-parsing';
-import { IMPORT_UPLOADS_PREFIX, QUEUES } from '../shared/resources';
+import { IMPORT_UPLOADS_PREFIX } from '../shared/resources';
 import { localDateOf } from '../shared/time';
 import type { ImportMessage, UploadArrival } from './import-messages';
 import { plannedEtas } from './route-etas';
@@ -142,7 +143,7 @@ export async function acceptImport(accountId: string, dcId: string, route: Impor
     deadline,
   });
   try {
-    await sendToQueue('imports', message);
+    await send(channels.imports, message);
   } catch (error) {
     await finishImport(
       { accountId, dcId, txid, routeId: route.id },
@@ -255,7 +256,7 @@ async function readImportBody(record: ImportRecord): Promise<ImportedRoute> {
 }
 
 /** Runs of the import worker per import (counted on its record); the last ends it FAILED (1000). */
-const IMPORT_ATTEMPTS = QUEUES.imports.workerAttempts;
+const IMPORT_ATTEMPTS = channels.imports.workerAttempts;
 
 export type ImportOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED';
 
@@ -328,7 +329,7 @@ export async function runImport(message: ImportMessage, runEndsBy: number): Prom
 
 /** Queues the check of an import's deadline for `dueAt` (epoch ms), in hops of at most SQS's 15-minute delay. */
 async function scheduleDeadlineCheck(message: ImportMessage, dueAt: number): Promise<void> {
-  await sendToQueue('importDeadlines', message, { delaySeconds: delaySecondsFor(dueAt - Date.now()) });
+  await send(channels.importDeadlines, message, { delaySeconds: delaySecondsFor(dueAt - Date.now()) });
 }
 
 export type DeadlineCheckOutcome = ImportOutcome | 'WAITING';

@@ -13,8 +13,9 @@ import {
   routeOfDateKeyOf,
   type TransactItem,
 } from '../data/routes';
+import { channels } from '../models/channels';
 import { ApiError, ConflictError } from '../shared/errors';
-import { sendToQueue } from '../shared/queues';
+import { send } from '../shared/queues';
 import { quote } from '../shared/quote';
 
 export type { RouteHeader, WaypointRow };
@@ -276,7 +277,7 @@ export async function deleteRoute(ref: RouteRef): Promise<void> {
   const { route, markedNow } = await markDeleting(ref);
   const message: RouteDeletionMessage = { account_id: ref.accountId, route_id: ref.routeId };
   try {
-    await sendToQueue('deletions', message);
+    await send(channels.deletions, message);
   } catch (error) {
     if (markedNow) await unmarkDeleting(route);
     throw error;
@@ -340,7 +341,7 @@ export async function removeDeletedRoute(
     const rows = await listRouteRows(accountId, routeId, ROWS_PER_CHUNK);
     if (rows.length === 0) break;
     if (removed >= options.rowsPerMessage) {
-      await sendToQueue('deletions', message);
+      await send(channels.deletions, message);
       return 'CONTINUED';
     }
     const rowClaims = rows.flatMap((row): Claim[] => (row.claim ? [row.claim] : []));

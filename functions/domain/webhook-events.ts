@@ -18,7 +18,7 @@ import { isSubscribableEvent, type WebhookEvent, webhookBody } from '../models/e
 import { config, type Environment } from '../shared/config';
 import { logger } from '../shared/observability';
 import { sharedWhileInFlight } from '../shared/parallel';
-import { delaySecondsFor, sendAllToQueue, sendToDeadLetterQueue, sendToQueue } from '../shared/queues';
+import { delaySecondsFor, send, sendAll, sendToDeadLetter } from '../shared/queues';
 import { deliveryHeaders, postWebhook } from './webhook-http';
 import { signingSecrets, UnreadableSecretError } from './webhook-secrets';
 
@@ -29,6 +29,8 @@ export {
   type WebhookEvent,
   webhookBody,
 } from '../models/event-catalog';
+
+import { channels } from '../models/channels';
 
 /** One delivery of one event to one webhook; a retry is a new message with the next attempt number. */
 export interface DeliveryMessage {
@@ -142,8 +144,8 @@ export async function fanOut(accountId: string, event: WebhookEvent): Promise<nu
       event.dc_id !== null &&
       webhook.dcIds.includes(event.dc_id),
   );
-  await sendAllToQueue(
-    'deliveries',
+  await sendAll(
+    channels.deliveries,
     webhooks.map(
       (webhook): DeliveryMessage => ({
         account_id: accountId,
@@ -257,7 +259,7 @@ export async function deliver(
     return 'skipped';
   }
   if (message.due_at !== undefined && message.due_at > now + 1000) {
-    await sendToQueue('deliveries', message, { delaySeconds: delaySecondsFor(message.due_at - now) });
+    await send(channels.deliveries, message, { delaySeconds: delaySecondsFor(message.due_at - now) });
     return 'waiting';
   }
   let secrets: string[];
@@ -352,7 +354,7 @@ export async function deliver(
     first_attempt_at: firstAttemptAt,
     due_at: Date.now() + delaySeconds * 1000,
   };
-  await sendToQueue('deliveries', retry, { delaySeconds: delaySecondsFor(delaySeconds * 1000) });
+  await send(channels.deliveries, retry, { delaySeconds: delaySecondsFor(delaySeconds * 1000) });
   logger.info('webhook delivery failed; retry queued', { ...context, retry_in_seconds: delaySeconds });
   return 'retry_queued';
 }
@@ -384,7 +386,7 @@ async function giveUpUnreadableSecret(
     timestamp: at,
   });
   await record('FAILED', at, UNREADABLE_SECRET_ERROR);
-  await sendToDeadLetterQueue('deliveries', { ...message, delivery_id: deliveryId });
+  await sendToDeadLetter(channels.deliveries, { ...message, delivery_id: deliveryId });
   logger.error('webhook signing secret does not decrypt; delivery given up', {
     account_id: accountId,
     webhook_id: webhookId,

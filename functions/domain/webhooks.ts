@@ -13,12 +13,13 @@ import {
 } from '../data/webhook-deliveries';
 import type { Webhook } from '../data/webhooks';
 import * as webhooksTable from '../data/webhooks';
+import { channels } from '../models/channels';
 import { config } from '../shared/config';
 import { randomId } from '../shared/crypto';
 import { ApiError, ConflictError, NotFoundError } from '../shared/errors';
 import { ACCOUNT_LIMITS, MAX_DELIVERIES_EXAMINED_PER_CALL } from '../shared/limits';
 import { chunks, inParallel } from '../shared/parallel';
-import { sendAllToQueue, sendToQueue } from '../shared/queues';
+import { send, sendAll } from '../shared/queues';
 import { quote, quoteList } from '../shared/quote';
 import {
   type DeliveryMessage,
@@ -197,7 +198,7 @@ export async function sendTestEvent(accountId: string, webhookId: string): Promi
     },
     attempt: 1,
   };
-  await sendToQueue('deliveries', message);
+  await send(channels.deliveries, message);
   return eventId;
 }
 
@@ -430,8 +431,8 @@ const recordRedelivery = (
 async function queueRedeliveries(accountId: string, webhookId: string, claims: readonly Claim[]) {
   for (const [index, batch] of chunks(claims, 10).entries()) {
     try {
-      await sendAllToQueue(
-        'deliveries',
+      await sendAll(
+        channels.deliveries,
         batch.map(({ original, redeliveryId }) =>
           redeliveryMessage(accountId, webhookId, original, redeliveryId),
         ),

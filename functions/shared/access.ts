@@ -1,4 +1,4 @@
-import type { QueueName } from './resources';
+import type { Channel } from './channel';
 
 /** What an endpoint's Lambda may do to the table; CDK grants exactly this and nothing more. */
 export type TableAccess = 'read' | 'readWrite';
@@ -21,10 +21,10 @@ export interface ResourceAccess {
    * credentials (functions/data/bucket.ts). The function itself gets no S3 action for this.
    */
   signLinks?: LinkSigning;
-  /** Queues the function sends messages to. */
-  sendTo?: QueueName[];
-  /** Queues whose DLQ the function sends messages to (a consumer giving a message up itself). */
-  sendToDeadLetter?: QueueName[];
+  /** Channels the function sends messages to (functions/models/channels.ts). */
+  sendTo?: Channel[];
+  /** Channels whose DLQ the function sends messages to (a consumer giving a message up itself). */
+  sendToDeadLetter?: Channel[];
   /**
    * Webhook signing secrets, encrypted under the stateful stack's KMS key (functions/data/secret-envelope.ts):
    * 'encrypt' makes new ones (kms:GenerateDataKey), 'decrypt' reads them (kms:Decrypt); only on that key.

@@ -1,4 +1,5 @@
-import { QUEUES, type QueueName, RESOURCE_ENV } from './resources';
+import type { Channel } from './channel';
+import { RESOURCE_ENV } from './resources';
 
 /**
  * The service's configuration, read from the environment on first use, never at import: importing any module
@@ -18,10 +19,10 @@ export interface ServiceConfig {
   readonly linkSignerRoleArn: string;
   /** WEBHOOK_SECRETS_KEY_ARN: the KMS key webhook secrets are sealed under (required on use). */
   readonly webhookSecretsKeyArn: string;
-  /** The queue's URL, from its QUEUES variable (required on use). */
-  queueUrl(queue: QueueName): string;
-  /** The queue's DLQ URL, from its QUEUES variable (required on use). */
-  deadLetterQueueUrl(queue: QueueName): string;
+  /** The channel's queue URL, from its `urlEnv` variable (required on use). */
+  queueUrl(channel: Channel): string;
+  /** The channel's DLQ URL, from its `deadLetterUrlEnv` variable (required on use). */
+  deadLetterQueueUrl(channel: Channel): string;
   /** USAGE_PLAN_ID: the API stack's usage plan accounts' keys belong to (operator only). */
   readonly usagePlanId: string | undefined;
   /** AWS_LAMBDA_FUNCTION_NAME, which Lambda sets. */
@@ -126,8 +127,8 @@ function readConfig(env: Environment): ServiceConfig {
     get webhookSecretsKeyArn() {
       return required(RESOURCE_ENV.webhookSecretsKeyArn);
     },
-    queueUrl: (queue) => required(QUEUES[queue].urlEnv),
-    deadLetterQueueUrl: (queue) => required(QUEUES[queue].deadLetterUrlEnv),
+    queueUrl: (channel) => required(channel.urlEnv),
+    deadLetterQueueUrl: (channel) => required(channel.deadLetterUrlEnv),
     usagePlanId: env.USAGE_PLAN_ID || undefined,
     functionName: env.AWS_LAMBDA_FUNCTION_NAME || undefined,
     s3ForcePathStyle: env.S3_FORCE_PATH_STYLE === 'true',

@@ -1,6 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { Channel } from './channel';
 import { config } from './config';
-import type { QueueName } from './resources';
 
 interface Sqs {
   readonly sdk: typeof import('./sqs-client');
@@ -24,19 +24,19 @@ export const MAX_DELAY_SECONDS = 900;
 /** The DelaySeconds of a wait of `ms`: rounded up, and at most MAX_DELAY_SECONDS (longer waits take hops). */
 export const delaySecondsFor = (ms: number) => Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(ms / 1000)));
 
-/** Sends one JSON message to a queue of QUEUES (its URL comes from the queue's environment variable). */
-export async function sendToQueue(
-  queue: QueueName,
+/** Sends one JSON message to the channel's queue (its URL comes from the channel's environment variable). */
+export async function send(
+  channel: Channel,
   body: object,
   options: { delaySeconds?: number } = {},
 ): Promise<void> {
-  await sendShared(queue, [{ body: JSON.stringify(body), delaySeconds: options.delaySeconds }]);
+  await sendShared(channel, [{ body: JSON.stringify(body), delaySeconds: options.delaySeconds }]);
 }
 
 /** Sends JSON messages (10, or 1 MiB, per request); throws unless every one was accepted. */
-export async function sendAllToQueue(queue: QueueName, bodies: readonly object[]): Promise<void> {
+export async function sendAll(channel: Channel, bodies: readonly object[]): Promise<void> {
   await sendShared(
-    queue,
+    channel,
     bodies.map((body) => ({ body: JSON.stringify(body) })),
   );
 }
@@ -98,8 +98,8 @@ const waiting = new Map<string, Sender[]>();
  * its own messages only: it throws when one of them was refused. A request that fails as a whole is sent
  * again one call at a time, so a message one call got wrong never fails another call's.
  */
-function sendShared(queue: QueueName, messages: Outgoing[]): Promise<void> {
-  const queueUrl = config().queueUrl(queue);
+function sendShared(channel: Channel, messages: Outgoing[]): Promise<void> {
+  const queueUrl = config().queueUrl(channel);
   if (messages.length === 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
     let senders = waiting.get(queueUrl);
@@ -109,17 +109,17 @@ function sendShared(queue: QueueName, messages: Outgoing[]): Promise<void> {
       waiting.set(queueUrl, turn);
       setImmediate(() => {
         waiting.delete(queueUrl);
-        void sendTurn(queue, queueUrl, turn);
+        void sendTurn(channel, queueUrl, turn);
       });
     }
     senders.push({ messages, resolve, reject });
   });
 }
 
-async function sendTurn(queue: QueueName, queueUrl: string, senders: Sender[]): Promise<void> {
+async function sendTurn(channel: Channel, queueUrl: string, senders: Sender[]): Promise<void> {
   const entries = senders.flatMap((sender) => sender.messages.map((message) => ({ sender, message })));
   try {
-    await sendEntries(queue, queueUrl, entries);
+    await sendEntries(channel, queueUrl, entries);
   } catch (error) {
     for (const sender of senders) sender.refused ??= error;
   }
@@ -134,7 +134,7 @@ async function sendTurn(queue: QueueName, queueUrl: string, senders: Sender[]): 
  * was refused. A request that fails as a whole marks its senders when it is theirs alone; when it held several
  * senders' messages, each sender's are sent again on their own.
  */
-async function sendEntries(queue: QueueName, queueUrl: string, entries: Entry[]): Promise<void> {
+async function sendEntries(channel: Channel, queueUrl: string, entries: Entry[]): Promise<void> {
   const { sdk, client } = await theSqs();
   let next = 0;
   for (const batch of messageBatches(entries.map(({ message }) => message.body))) {
@@ -155,7 +155,7 @@ async function sendEntries(queue: QueueName, queueUrl: string, entries: Entry[])
         const sender = request[Number(refusal.Id)]?.sender;
         if (sender) {
           sender.refused ??= new Error(
-            `a message to ${queue} was refused: ${refusal.Code}: ${refusal.Message}`,
+            `a message to ${channel.name} was refused: ${refusal.Code}: ${refusal.Message}`,
           );
         }
       }
@@ -168,7 +168,7 @@ async function sendEntries(queue: QueueName, queueUrl: string, entries: Entry[])
       await Promise.all(
         [...senders].map((sender) =>
           sendEntries(
-            queue,
+            channel,
             queueUrl,
             request.filter((entry) => entry.sender === sender),
           ),
@@ -178,12 +178,12 @@ async function sendEntries(queue: QueueName, queueUrl: string, entries: Entry[])
   }
 }
 
-/** Gives a message up: into the queue's DLQ, where its alarm tells an operator. */
-export async function sendToDeadLetterQueue(queue: QueueName, body: object): Promise<void> {
+/** Gives a message up: into the channel's DLQ, where its alarm tells an operator. */
+export async function sendToDeadLetter(channel: Channel, body: object): Promise<void> {
   const { sdk, client } = await theSqs();
   await client.send(
     new sdk.SendMessageCommand({
-      QueueUrl: config().deadLetterQueueUrl(queue),
+      QueueUrl: config().deadLetterQueueUrl(channel),
       MessageBody: JSON.stringify(body),
     }),
   );

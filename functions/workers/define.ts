@@ -1,5 +1,5 @@
 import type { ResourceAccess } from '../shared/access';
-import type { QueueName } from '../shared/resources';
+import type { Channel } from '../shared/channel';
 
 /**
  * The queue consumers: CDK turns each into a Lambda with an SQS event source (partial batch
@@ -8,7 +8,8 @@ import type { QueueName } from '../shared/resources';
 export interface ConsumerDefinition {
   /** Construct id stem and log name. */
   id: string;
-  queue: QueueName;
+  /** The channel whose queue it reads (functions/models/channels.ts). */
+  queue: Channel;
   /** Reads the queue's dead-letter queue instead of the queue (QueueDefinition.consumedDeadLetters). */
   deadLetters?: true;
   /**

@@ -154,7 +154,7 @@ function accessKey({ table, bucket, bucketKeyPrefix, signLinks, sendTo }: Resour
     bucket,
     bucketKeyPrefix,
     signLinks: signLinks && [signLinks.access, signLinks.keyPrefix],
-    sendTo: [...new Set(sendTo ?? [])].sort(),
+    sendTo: [...new Set((sendTo ?? []).map((channel) => channel.name))].sort(),
   });
 }
 

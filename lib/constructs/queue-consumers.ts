@@ -2,7 +2,6 @@ import { Duration, NestedStack } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { QUEUES, type QueueDefinition } from '../../functions/shared/resources';
 import type { ConsumerDefinition } from '../../functions/workers/define';
 import { pascalCase } from '../naming';
 import { sliceOf } from '../slices';
@@ -39,14 +38,14 @@ export class QueueConsumers extends NestedStack {
 
     for (const consumer of props.consumers) {
       if (functions.has(consumer.id)) throw new Error(`two consumers have the id '${consumer.id}'`);
-      const definition: QueueDefinition = QUEUES[consumer.queue];
-      const source = consumer.deadLetters ? `${consumer.queue} DLQ` : `${consumer.queue} queue`;
+      const channel = consumer.queue;
+      const source = consumer.deadLetters ? `${channel.name} DLQ` : `${channel.name} queue`;
       const visibilityTimeoutSeconds = consumer.deadLetters
-        ? definition.consumedDeadLetters?.visibilityTimeoutSeconds
-        : definition.visibilityTimeoutSeconds;
+        ? channel.consumedDeadLetters?.visibilityTimeoutSeconds
+        : channel.visibilityTimeoutSeconds;
       if (visibilityTimeoutSeconds === undefined) {
         throw new Error(
-          `consumer ${consumer.id} reads the ${source}: give it QUEUES.${consumer.queue}.consumedDeadLetters`,
+          `consumer ${consumer.id} reads the ${source}: give channels.${channel.name} consumedDeadLetters`,
         );
       }
       // AWS's advice for SQS event sources: at least six times the function's timeout, or a message can be
@@ -72,9 +71,7 @@ export class QueueConsumers extends NestedStack {
       fn.bindAccess(consumer.access, resources);
       fn.alarmOnThrottles(resources.alarmTopic);
       // The event source also grants the function receive, delete and change-visibility on this queue.
-      const queue = consumer.deadLetters
-        ? resources.deadLetterQueue(consumer.queue)
-        : resources.queue(consumer.queue);
+      const queue = consumer.deadLetters ? resources.deadLetterQueue(channel) : resources.queue(channel);
       fn.addEventSource(
         new SqsEventSource(queue, {
           batchSize: consumer.batchSize,

@@ -14,8 +14,9 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { EndpointDefinition } from '../../functions/api/define';
+import { allChannels, channels } from '../../functions/models/channels';
+import type { Channel } from '../../functions/shared/channel';
 import type { BusinessMetric } from '../../functions/shared/observability';
-import { QUEUES, type QueueDefinition, type QueueName } from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import { ALARM_PERIOD, WATCHES, type Watch } from '../watches';
 import { groupBy } from './endpoint-group';
@@ -50,7 +51,6 @@ export class ServiceDashboard extends Construct {
   constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
     super(scope, id);
     const { stage, resources } = props;
-    const queueNames = Object.keys(QUEUES) as QueueName[];
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.dashboardName });
 
     this.dashboard.addWidgets(
@@ -93,22 +93,29 @@ export class ServiceDashboard extends Construct {
       ),
     );
 
-    const deadLetterGraph = (names: QueueName[]) =>
-      names.map((name) => ({ label: `${name} DLQ`, resource: resources.deadLetterQueue(name) }));
-    const consumed = queueNames.filter((name) => (QUEUES[name] as QueueDefinition).consumedDeadLetters);
+    const deadLetterGraph = (graphed: readonly Channel[]) =>
+      graphed.map((channel) => ({
+        label: `${channel.name} DLQ`,
+        resource: resources.deadLetterQueue(channel),
+      }));
+    const consumed = allChannels.filter((channel) => channel.consumedDeadLetters);
     this.section('Queues', [
       watchGraph(WATCHES.deadLetters, [
-        ...deadLetterGraph(queueNames.filter((name) => !consumed.includes(name))),
+        ...deadLetterGraph(allChannels.filter((channel) => !consumed.includes(channel))),
         { label: 'event pipe DLQ', resource: resources.eventPipeDeadLetterQueue },
       ]),
       watchGraph(WATCHES.consumedDeadLetters, deadLetterGraph(consumed)),
-      watchGraph(WATCHES.importBacklog, [{ label: 'imports', resource: resources.queue('imports') }]),
+      watchGraph(WATCHES.importBacklog, [
+        { label: channels.imports.name, resource: resources.queue(channels.imports) },
+      ]),
       graph(
         'Queues: age of the oldest message, seconds',
-        queueNames.map((name) =>
-          resources
-            .queue(name)
-            .metricApproximateAgeOfOldestMessage({ period: ALARM_PERIOD, statistic: 'Maximum', label: name }),
+        allChannels.map((channel) =>
+          resources.queue(channel).metricApproximateAgeOfOldestMessage({
+            period: ALARM_PERIOD,
+            statistic: 'Maximum',
+            label: channel.name,
+          }),
         ),
       ),
     ]);

@@ -17,12 +17,8 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { LinkSigning, ResourceAccess, TableAccess } from '../../functions/shared/access';
-import {
-  QUEUES,
-  type QueueName,
-  RESOURCE_ENV,
-  WEBHOOK_SECRET_CONTEXT_KEYS,
-} from '../../functions/shared/resources';
+import type { Channel } from '../../functions/shared/channel';
+import { RESOURCE_ENV, WEBHOOK_SECRET_CONTEXT_KEYS } from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import {
   BUNDLE_METADATA_KEY,
@@ -182,10 +178,10 @@ export class ServiceFunction extends LambdaFunction {
       this.bindLinkSigner(resources.bucket, access.signLinks.access, objects);
     }
     if (access.webhookSecrets) this.bindWebhookSecretsKey(resources.webhookSecretsKey, access.webhookSecrets);
-    for (const name of new Set(access.sendTo ?? [])) this.bindQueue(resources.queue(name), name);
-    for (const name of new Set(access.sendToDeadLetter ?? [])) {
-      const deadLetterQueue = resources.deadLetterQueue(name);
-      this.addEnvironment(QUEUES[name].deadLetterUrlEnv, deadLetterQueue.queueUrl);
+    for (const channel of new Set(access.sendTo ?? [])) this.bindQueue(resources.queue(channel), channel);
+    for (const channel of new Set(access.sendToDeadLetter ?? [])) {
+      const deadLetterQueue = resources.deadLetterQueue(channel);
+      this.addEnvironment(channel.deadLetterUrlEnv, deadLetterQueue.queueUrl);
       deadLetterQueue.grantSendMessages(this);
     }
   }
@@ -250,9 +246,9 @@ export class ServiceFunction extends LambdaFunction {
     );
   }
 
-  /** Lets the function send to queue `name` of QUEUES and tells it the URL (in the queue's `urlEnv`). */
-  bindQueue(queue: IQueue, name: QueueName): void {
-    this.addEnvironment(QUEUES[name].urlEnv, queue.queueUrl);
+  /** Lets the function send to the channel's queue and tells it the URL (in the channel's `urlEnv`). */
+  bindQueue(queue: IQueue, channel: Channel): void {
+    this.addEnvironment(channel.urlEnv, queue.queueUrl);
     queue.grantSendMessages(this);
   }
 }

@@ -5,7 +5,8 @@ import { Bucket, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { type IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { QueueName } from '../../functions/shared/resources';
+import type { ChannelName } from '../../functions/models/channels';
+import type { Channel } from '../../functions/shared/channel';
 import { pascalCase } from '../naming';
 import type { StatefulExports } from '../stateful-stack';
 
@@ -15,8 +16,10 @@ export interface ServiceResources {
   readonly bucket: IBucket;
   /** The ARN of the bucket's objects under `keyPrefix` (every object for ''), for object grants. */
   bucketObjectsArn(keyPrefix: string): string;
-  queue(name: QueueName): IQueue;
-  deadLetterQueue(name: QueueName): IQueue;
+  /** The channel's queue (functions/models/channels.ts). */
+  queue(channel: Channel): IQueue;
+  /** The channel's dead-letter queue. */
+  deadLetterQueue(channel: Channel): IQueue;
   /** The SNS topic every alarm notifies. */
   readonly alarmTopic: ITopic;
   /** The KMS key webhook signing secrets are encrypted under. */
@@ -90,18 +93,24 @@ export class StatefulImports extends Construct implements ServiceResources {
     );
   }
 
-  queue(name: QueueName): IQueue {
-    const { queueArnExportName, queueUrlExportName } = this.exported.queues[name];
-    return this.importQueue(`${pascalCase(name)}Queue`, queueArnExportName, queueUrlExportName);
+  queue(channel: Channel): IQueue {
+    const { queueArnExportName, queueUrlExportName } = this.queueExports(channel);
+    return this.importQueue(`${pascalCase(channel.name)}Queue`, queueArnExportName, queueUrlExportName);
   }
 
-  deadLetterQueue(name: QueueName): IQueue {
-    const { deadLetterArnExportName, deadLetterUrlExportName } = this.exported.queues[name];
+  deadLetterQueue(channel: Channel): IQueue {
+    const { deadLetterArnExportName, deadLetterUrlExportName } = this.queueExports(channel);
     return this.importQueue(
-      `${pascalCase(name)}DeadLetterQueue`,
+      `${pascalCase(channel.name)}DeadLetterQueue`,
       deadLetterArnExportName,
       deadLetterUrlExportName,
     );
+  }
+
+  private queueExports(channel: Channel) {
+    const exported = this.exported.queues[channel.name as ChannelName];
+    if (!exported) throw new Error(`the stateful stack exports no queue for the channel ${channel.name}`);
+    return exported;
   }
 
   private importQueue(id: string, arnExportName: string, urlExportName: string): IQueue {

@@ -2,11 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { EndpointDefinition } from '../../functions/api/define';
 import { endpoints } from '../../functions/api/index';
 import { importRoute } from '../../functions/api/routes/index';
+import { channels } from '../../functions/models/channels';
 import {
   ANALYTICS_FILES_PREFIX,
   IMPORT_UPLOADS_PREFIX,
-  QUEUES,
-  type QueueDefinition,
   RESOURCE_ENV,
 } from '../../functions/shared/resources';
 import type { ConsumerDefinition } from '../../functions/workers/define';
@@ -216,12 +215,12 @@ describe('queue access', () => {
       [...sendTo.map(queueArn), ...sendToDeadLetter.map(deadLetterArn)].map((r) => JSON.stringify(r)).sort(),
     );
     const variables = environmentOf(f.fn);
-    for (const name of sendTo) expect(variables[QUEUES[name].urlEnv]).toEqual(queueUrl(name));
-    for (const name of sendToDeadLetter)
-      expect(variables[QUEUES[name].deadLetterUrlEnv]).toEqual(deadLetterUrl(name));
+    for (const channel of sendTo) expect(variables[channel.urlEnv]).toEqual(queueUrl(channel));
+    for (const channel of sendToDeadLetter)
+      expect(variables[channel.deadLetterUrlEnv]).toEqual(deadLetterUrl(channel));
     const expectedEnvs = new Set([
-      ...sendTo.map((name) => QUEUES[name].urlEnv),
-      ...sendToDeadLetter.map((name) => QUEUES[name].deadLetterUrlEnv),
+      ...sendTo.map((channel) => channel.urlEnv),
+      ...sendToDeadLetter.map((channel) => channel.deadLetterUrlEnv),
     ]);
     for (const env of QUEUE_URL_ENVS.filter((name) => !expectedEnvs.has(name))) {
       expect(variables[env], env).toBeUndefined();
@@ -287,7 +286,7 @@ describe('importRoute', () => {
     expect(importRoute.access).toEqual({
       table: 'readWrite',
       bucket: 'write',
-      sendTo: ['imports', 'importDeadlines'],
+      sendTo: [channels.imports, channels.importDeadlines],
     });
   });
 
@@ -302,10 +301,10 @@ describe('importRoute', () => {
     expect(sqs.flatMap((s) => s.Action)).toContain('sqs:SendMessage');
     expect(sqs.flatMap((s) => s.Resource)).toHaveLength(2);
     expect(sqs.flatMap((s) => s.Resource)).toEqual(
-      expect.arrayContaining([queueArn('imports'), queueArn('importDeadlines')]),
+      expect.arrayContaining([queueArn(channels.imports), queueArn(channels.importDeadlines)]),
     );
-    for (const queue of ['imports', 'importDeadlines'] as const)
-      expect(environmentOf(id)[QUEUES[queue].urlEnv]).toEqual(queueUrl(queue));
+    for (const channel of [channels.imports, channels.importDeadlines])
+      expect(environmentOf(id)[channel.urlEnv]).toEqual(queueUrl(channel));
   });
 });
 
@@ -352,10 +351,9 @@ describe('queue consumers', () => {
     (c) => {
       const fn = consumerFunctionOf(c.id);
       const timeout = fn.view.props(fn.id).Timeout as number;
-      const definition: QueueDefinition = QUEUES[c.queue];
       const visibility = c.deadLetters
-        ? definition.consumedDeadLetters?.visibilityTimeoutSeconds
-        : definition.visibilityTimeoutSeconds;
+        ? c.queue.consumedDeadLetters?.visibilityTimeoutSeconds
+        : c.queue.visibilityTimeoutSeconds;
       expect(visibility).toBeGreaterThanOrEqual(6 * timeout);
     },
   );
@@ -369,7 +367,7 @@ describe('queue consumers', () => {
   it('refuses a consumer of a DLQ whose queue gives it no visibility timeout', () => {
     const reader = {
       ...(consumers[0] as ConsumerDefinition),
-      queue: 'deletions' as const,
+      queue: channels.deletions,
       deadLetters: true as const,
     };
     expect(() => synthesize({}, { consumers: [reader] })).toThrow(/consumedDeadLetters/);
@@ -380,7 +378,7 @@ describe('queue consumers', () => {
     expect(first).toBeDefined();
     const slow = {
       ...(first as ConsumerDefinition),
-      timeoutSeconds: QUEUES[first?.queue ?? 'imports'].visibilityTimeoutSeconds / 6 + 1,
+      timeoutSeconds: (first?.queue ?? channels.imports).visibilityTimeoutSeconds / 6 + 1,
     };
     expect(() => synthesize({}, { consumers: [slow] })).toThrow(/at least 6 times/);
   });
@@ -407,8 +405,8 @@ describe('queue consumers', () => {
     for (const action of ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'])
       expect(allowedActions(id)).toContain(action);
     expect(allowedActions(id).filter((action) => action.startsWith('s3:'))).toEqual([]);
-    expect(resourcesAllowed(id, 'sqs:SendMessage')).toEqual([queueArn('deletions')]);
+    expect(resourcesAllowed(id, 'sqs:SendMessage')).toEqual([queueArn(channels.deletions)]);
     const timeout = id.view.props(id.id).Timeout as number;
-    expect(QUEUES.deletions.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * timeout);
+    expect(channels.deletions.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * timeout);
   });
 });

@@ -4,8 +4,9 @@ import type { Method } from 'aws-cdk-lib/aws-apigateway';
 import { checkedByGateway } from '../../functions/api/authorizers';
 import type { EndpointDefinition } from '../../functions/api/define';
 import { endpoints } from '../../functions/api/index';
+import { allChannels, type ChannelName } from '../../functions/models/channels';
 import type { ResourceAccess } from '../../functions/shared/access';
-import { QUEUES, type QueueName } from '../../functions/shared/resources';
+import type { Channel } from '../../functions/shared/channel';
 import { consumers } from '../../functions/workers/index';
 import { BUNDLE_METADATA_KEY, type FunctionAsset } from '../../lib/bundling';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
@@ -172,14 +173,13 @@ export function environmentOf({ view, id }: FunctionRef): Record<string, unknown
 export const importOf = (exportName: string) => ({ 'Fn::ImportValue': exportName });
 export const bucketArn = importOf(stateful.exports.bucket.bucketArnExportName);
 export const bucketObjects = (keyPrefix = '') => ({ 'Fn::Join': ['', [bucketArn, `/${keyPrefix}*`]] });
-export const queueArn = (name: QueueName) => importOf(stateful.exports.queues[name].queueArnExportName);
-export const queueUrl = (name: QueueName) => importOf(stateful.exports.queues[name].queueUrlExportName);
-export const deadLetterArn = (name: QueueName) =>
-  importOf(stateful.exports.queues[name].deadLetterArnExportName);
-export const deadLetterUrl = (name: QueueName) =>
-  importOf(stateful.exports.queues[name].deadLetterUrlExportName);
+const queueExports = (channel: Channel) => stateful.exports.queues[channel.name as ChannelName];
+export const queueArn = (channel: Channel) => importOf(queueExports(channel).queueArnExportName);
+export const queueUrl = (channel: Channel) => importOf(queueExports(channel).queueUrlExportName);
+export const deadLetterArn = (channel: Channel) => importOf(queueExports(channel).deadLetterArnExportName);
+export const deadLetterUrl = (channel: Channel) => importOf(queueExports(channel).deadLetterUrlExportName);
 export const alarmTopicArn = importOf(stateful.exports.alarmTopicArnExportName);
-export const QUEUE_URL_ENVS = Object.values(QUEUES).flatMap((q) => [q.urlEnv, q.deadLetterUrlEnv]);
+export const QUEUE_URL_ENVS = allChannels.flatMap((channel) => [channel.urlEnv, channel.deadLetterUrlEnv]);
 
 export const handlers = [...new Set(endpoints.map((e) => sliceOf(e.module).name))];
 /** Auth kinds with a gateway authorizer; driver tokens are checked by the handlers themselves. */

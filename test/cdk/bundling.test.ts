@@ -5,6 +5,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { getDocsAsset } from '../../functions/api/docs/index';
 import { endpoints } from '../../functions/api/index';
+import { channels } from '../../functions/models/channels';
 import {
   BUNDLE_ALIASES,
   bundleDefine,
@@ -156,7 +157,7 @@ describe('bundling the AWS SDK', () => {
   });
 
   it('bundles the SQS client, but not S3, into a function that sends to a queue without bucket access', () => {
-    expect(accessOf('webhooks/test')).toMatchObject({ sendTo: ['deliveries'] });
+    expect(accessOf('webhooks/test')).toMatchObject({ sendTo: [channels.deliveries] });
     expect(accessOf('webhooks/test')?.bucket).toBeUndefined();
     const bundle = bundleOf('webhooks/test');
     expect(bundle).not.toMatch(RUNTIME_SDK_IMPORT);
@@ -177,7 +178,7 @@ describe('bundling the AWS SDK', () => {
   it('bundles the S3 and SQS clients into the function that writes to the bucket and the import queue', () => {
     expect(accessOf('routes/import')).toMatchObject({
       bucket: 'write',
-      sendTo: ['imports', 'importDeadlines'],
+      sendTo: [channels.imports, channels.importDeadlines],
     });
     const bundle = bundleOf('routes/import');
     expect(bundle).not.toMatch(RUNTIME_SDK_IMPORT);

@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { endpoints } from '../../functions/api/index';
-import { QUEUES } from '../../functions/shared/resources';
+import { allChannels } from '../../functions/models/channels';
 import { METRICS_NAMESPACE } from '../../functions/shared/service-identity';
 import { api, nestedStacks, parent, stateful, viewOf } from './api-template';
 import { type CfnResource, logicalIdOf, resourcesOf } from './synth';
@@ -205,7 +205,7 @@ describe('dashboard', () => {
     const metricsOf = (title: string) =>
       JSON.stringify(widgets.find((w) => w.properties.title?.startsWith(title))?.properties.metrics);
     const ages = metricsOf('Queues: age of the oldest message');
-    expect(ages.match(/ApproximateAgeOfOldestMessage/g)).toHaveLength(Object.keys(QUEUES).length);
+    expect(ages.match(/ApproximateAgeOfOldestMessage/g)).toHaveLength(allChannels.length);
     const durations = metricsOf('Import and export durations');
     expect(durations.match(/"Duration"/g)).toHaveLength(4);
     expect(metricsOf('Imports (per 5 minutes)')).toContain('ImportsSucceeded');

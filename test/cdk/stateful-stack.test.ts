@@ -2,13 +2,11 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { EVENT_RECORD_PATTERN, MAX_EVENT_RECORD_BYTES } from '../../functions/data/events';
 import { TABLE_SCHEMA } from '../../functions/data/table-schema';
+import { allChannels, type ChannelName, channels } from '../../functions/models/channels';
 import {
   BUCKET_LIFECYCLE,
   DLQ_RETENTION_DAYS,
   IMPORT_UPLOADS_PREFIX,
-  QUEUES,
-  type QueueDefinition,
-  type QueueName,
 } from '../../functions/shared/resources';
 import { consumers } from '../../functions/workers/index';
 import { EVENT_PIPE_BATCH_SIZE, EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
@@ -127,7 +125,7 @@ describe('bucket', () => {
   });
 
   describe('notifies the imports queue of uploads', () => {
-    const importsQueueId = logicalIdOf(stateful, stateful.queues.imports.queue);
+    const importsQueueId = logicalIdOf(stateful, stateful.queueOf(channels.imports).queue);
     const importsQueueArn = { 'Fn::GetAtt': [importsQueueId, 'Arn'] };
     const [policyId, policy] = Object.entries(resources).find(
       ([, candidate]) =>
@@ -205,26 +203,24 @@ describe('bucket', () => {
 });
 
 describe('queues', () => {
-  const names = Object.keys(QUEUES) as QueueName[];
-
-  it("has a queue and a DLQ per QUEUES entry, the event pipe's DLQ and no other queue", () => {
-    template.resourceCountIs('AWS::SQS::Queue', names.length * 2 + 1);
+  it("has a queue and a DLQ per channel, the event pipe's DLQ and no other queue", () => {
+    template.resourceCountIs('AWS::SQS::Queue', allChannels.length * 2 + 1);
   });
 
-  it.each(names)('%s redrives to its own DLQ after maxReceiveCount receives', (name) => {
-    const { queue, deadLetterQueue } = stateful.queues[name];
+  it.each(allChannels)('$name redrives to its own DLQ after maxReceiveCount receives', (channel) => {
+    const { queue, deadLetterQueue } = stateful.queueOf(channel);
     expect(resource(logicalIdOf(stateful, queue)).Properties).toMatchObject({
-      VisibilityTimeout: QUEUES[name].visibilityTimeoutSeconds,
+      VisibilityTimeout: channel.visibilityTimeoutSeconds,
       RedrivePolicy: {
         deadLetterTargetArn: { 'Fn::GetAtt': [logicalIdOf(stateful, deadLetterQueue), 'Arn'] },
-        maxReceiveCount: QUEUES[name].maxReceiveCount,
+        maxReceiveCount: channel.maxReceiveCount,
       },
     });
   });
 
-  it.each(names)('%s exports its ARN and URL under fixed names', (name) => {
-    const id = logicalIdOf(stateful, stateful.queues[name].queue);
-    const exported = stateful.exports.queues[name];
+  it.each(allChannels)('$name exports its ARN and URL under fixed names', (channel) => {
+    const id = logicalIdOf(stateful, stateful.queueOf(channel).queue);
+    const exported = stateful.exports.queues[channel.name as ChannelName];
     template.hasOutput('*', {
       Value: { 'Fn::GetAtt': [id, 'Arn'] },
       Export: { Name: exported.queueArnExportName },
@@ -232,12 +228,12 @@ describe('queues', () => {
     template.hasOutput('*', { Value: { Ref: id }, Export: { Name: exported.queueUrlExportName } });
   });
 
-  const consumedDlqs = names.filter((name) => (QUEUES[name] as QueueDefinition).consumedDeadLetters);
+  const consumedDlqs = allChannels.filter((channel) => channel.consumedDeadLetters);
 
-  it.each(names.filter((name) => !consumedDlqs.includes(name)))(
-    '%s DLQ keeps messages for DLQ_RETENTION_DAYS and raises an alarm when not empty',
-    (name) => {
-      const { deadLetterQueue, deadLetterAlarm } = stateful.queues[name];
+  it.each(allChannels.filter((channel) => !consumedDlqs.includes(channel)))(
+    '$name DLQ keeps messages for DLQ_RETENTION_DAYS and raises an alarm when not empty',
+    (channel) => {
+      const { deadLetterQueue, deadLetterAlarm } = stateful.queueOf(channel);
       const dlqId = logicalIdOf(stateful, deadLetterQueue);
       expect(resource(dlqId).Properties?.MessageRetentionPeriod).toBe(DLQ_RETENTION_DAYS * 24 * 3600);
       expectNotEmptyAlarm(logicalIdOf(stateful, deadLetterAlarm), dlqId);
@@ -245,13 +241,13 @@ describe('queues', () => {
   );
 
   it.each(consumedDlqs)(
-    '%s DLQ, which a consumer empties, keeps messages for DLQ_RETENTION_DAYS, keeps a received one invisible as configured, and raises an alarm on any message received from it',
-    (name) => {
-      const { deadLetterQueue, deadLetterAlarm } = stateful.queues[name];
+    '$name DLQ, which a consumer empties, keeps messages for DLQ_RETENTION_DAYS, keeps a received one invisible as configured, and raises an alarm on any message received from it',
+    (channel) => {
+      const { deadLetterQueue, deadLetterAlarm } = stateful.queueOf(channel);
       const dlqId = logicalIdOf(stateful, deadLetterQueue);
       expect(resource(dlqId).Properties).toMatchObject({
         MessageRetentionPeriod: DLQ_RETENTION_DAYS * 24 * 3600,
-        VisibilityTimeout: (QUEUES[name] as QueueDefinition).consumedDeadLetters?.visibilityTimeoutSeconds,
+        VisibilityTimeout: channel.consumedDeadLetters?.visibilityTimeoutSeconds,
       });
       expect(resource(logicalIdOf(stateful, deadLetterAlarm)).Properties).toMatchObject({
         Namespace: 'AWS/SQS',
@@ -268,12 +264,12 @@ describe('queues', () => {
 
   it('gives consumedDeadLetters to exactly the queues whose DLQ a consumer reads (else nothing would watch its depth)', () => {
     const read = consumers.filter((c) => c.deadLetters).map((c) => c.queue);
-    expect(consumedDlqs.sort()).toEqual([...new Set(read)].sort());
-    expect(consumedDlqs).toContain('imports');
+    expect(new Set(consumedDlqs)).toEqual(new Set(read));
+    expect(consumedDlqs).toContain(channels.imports);
   });
 
   it("alarms to the topic when the import queue's oldest message has waited IMPORT_QUEUE_MAX_AGE", () => {
-    const importsQueue = logicalIdOf(stateful, stateful.queues.imports.queue);
+    const importsQueue = logicalIdOf(stateful, stateful.queueOf(channels.imports).queue);
     expect(resource(logicalIdOf(stateful, stateful.importBacklogAlarm)).Properties).toMatchObject({
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateAgeOfOldestMessage',
@@ -285,8 +281,9 @@ describe('queues', () => {
     });
   });
 
-  it.each(names)('%s and its DLQ are SQS-encrypted and refuse requests without TLS', (name) => {
-    for (const queue of [stateful.queues[name].queue, stateful.queues[name].deadLetterQueue]) {
+  it.each(allChannels)('$name and its DLQ are SQS-encrypted and refuse requests without TLS', (channel) => {
+    const { queue: channelQueue, deadLetterQueue } = stateful.queueOf(channel);
+    for (const queue of [channelQueue, deadLetterQueue]) {
       const id = logicalIdOf(stateful, queue);
       expect(resource(id).Properties?.SqsManagedSseEnabled).toBe(true);
       expectTlsOnly('AWS::SQS::QueuePolicy', { Queues: [{ Ref: id }] });
@@ -460,7 +457,7 @@ describe('webhook secrets key', () => {
 
 describe('event pipe', () => {
   const pipes = Object.values(resources).filter((r) => r.Type === 'AWS::Pipes::Pipe');
-  const eventsQueue = logicalIdOf(stateful, stateful.queues.events.queue);
+  const eventsQueue = logicalIdOf(stateful, stateful.queueOf(channels.events).queue);
   const pipeDlq = logicalIdOf(stateful, stateful.eventPipe.deadLetterQueue);
   const tableId = logicalIdOf(stateful, stateful.table);
   const pipeProps = () =>
@@ -504,7 +501,7 @@ describe('event pipe', () => {
     expect(stream.MaximumRecordAgeInSeconds).toBeGreaterThanOrEqual(3600);
     expect(stream.MaximumRecordAgeInSeconds).toBeLessThanOrEqual(12 * 3600);
     // Not the events queue's DLQ: its messages describe stream batches, they are not events.
-    expect(pipeDlq).not.toBe(logicalIdOf(stateful, stateful.queues.events.deadLetterQueue));
+    expect(pipeDlq).not.toBe(logicalIdOf(stateful, stateful.queueOf(channels.events).deadLetterQueue));
   });
 
   it('has a DLQ like the others: SQS-encrypted, TLS only, 14 days, alarming to the topic when not empty', () => {

@@ -13,7 +13,9 @@ import type {
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiKeyAuthorizer } from '../../functions/api/auth/api-key-authorizer/authorizer';
 import { createImportUpload, getRoute } from '../../functions/api/routes/index';
+import { channels } from '../../functions/models/channels';
 import { accountCallerContext } from '../../functions/shared/auth-context';
+import type { Channel } from '../../functions/shared/channel';
 import { fanOutEvents } from '../../functions/workers/fan-out-events/consumer';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import { type ApiGateway, startApiGateway } from '../../local/api-gateway';
@@ -451,7 +453,7 @@ function onOurApi(
 }
 
 /** A captured SQS event with our queue and `body` put in. */
-function sqsEventOf(body: unknown, queue: 'imports' | 'events'): SQSEvent {
+function sqsEventOf(body: unknown, queue: Channel): SQSEvent {
   const event = capture<SQSEvent>('sqs-s3-object-created');
   const record = event.Records[0] as SQSRecord;
   return { Records: [{ ...record, body: JSON.stringify(body), eventSourceARN: api.cloud.queue(queue).arn }] };
@@ -542,7 +544,7 @@ describe('the handlers, on events as AWS delivers them', () => {
     record.s3.bucket.arn = `arn:aws:s3:::${api.resources.bucketName}`;
     // S3 writes the key URL-encoded as a form value; ours needs no escaping.
     record.s3.object.key = key;
-    expect(await invokeConsumer(importRoutes, sqsEventOf(notification, 'imports'))).toEqual({
+    expect(await invokeConsumer(importRoutes, sqsEventOf(notification, channels.imports))).toEqual({
       batchItemFailures: [],
     });
     const finished = await waitForImport(api.url, account.key, inPath(DC), created.txid);
@@ -551,7 +553,9 @@ describe('the handlers, on events as AWS delivers them', () => {
 
   it("the import worker ignores S3's captured s3:TestEvent", async () => {
     const before = api.logs.length;
-    expect(await invokeConsumer(importRoutes, sqsEventOf(capture('s3-test-event'), 'imports'))).toEqual({
+    expect(
+      await invokeConsumer(importRoutes, sqsEventOf(capture('s3-test-event'), channels.imports)),
+    ).toEqual({
       batchItemFailures: [],
     });
     expect(api.logs.slice(before).some(({ line }) => line.includes('S3 test event ignored'))).toBe(true);
@@ -559,7 +563,7 @@ describe('the handlers, on events as AWS delivers them', () => {
 
   it("the fan-out worker reads the captured pipe message: ours fanned out, another table's item skipped", async () => {
     const captured = capture('pipe-dynamodb-record');
-    expect(await invokeConsumer(fanOutEvents, sqsEventOf(captured, 'events'))).toEqual({
+    expect(await invokeConsumer(fanOutEvents, sqsEventOf(captured, channels.events))).toEqual({
       batchItemFailures: [],
     });
     // Our event item's images in the captured record.
@@ -569,7 +573,7 @@ describe('the handlers, on events as AWS delivers them', () => {
     };
     const before = api.logs.length;
     const message = { ...captured, dynamodb: { ...(captured.dynamodb as object), ...dynamodb } };
-    expect(await invokeConsumer(fanOutEvents, sqsEventOf(message, 'events'))).toEqual({
+    expect(await invokeConsumer(fanOutEvents, sqsEventOf(message, channels.events))).toEqual({
       batchItemFailures: [],
     });
     const fannedOut = api.logs

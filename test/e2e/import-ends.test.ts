@@ -7,8 +7,8 @@ import * as routes from '../../functions/api/routes/index';
 import { accountKeys } from '../../functions/data/accounts';
 import { db, tableName } from '../../functions/data/client';
 import { getRouteHeader } from '../../functions/data/routes';
+import { channels } from '../../functions/models/channels';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
-import { QUEUES } from '../../functions/shared/resources';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import { createTestAccount } from '../support/accounts';
 import { functionOf } from '../support/cdk';
@@ -130,7 +130,7 @@ describe('an import whose message the imports queue gives up', () => {
     await failingRun('doomed', message as SQSRecord);
     expect(await claimsHeldBy(acme.accountId, txid, route)).toBeGreaterThan(0);
 
-    const { maxReceiveCount } = QUEUES.imports;
+    const { maxReceiveCount } = channels.imports;
     let receives = 1;
     for (;;) {
       const received = await receiveWaiting(api, 'imports', { visibilityTimeoutSeconds: 0 });

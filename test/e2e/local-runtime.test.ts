@@ -6,6 +6,7 @@ import { accountKeys } from '../../functions/data/accounts';
 import { db, tableName } from '../../functions/data/client';
 import { createDriver as create } from '../../functions/domain/drivers';
 import { sendTestEvent } from '../../functions/domain/webhooks';
+import { channels } from '../../functions/models/channels';
 import { deliverWebhooks } from '../../functions/workers/deliver-webhooks/consumer';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import { createTestAccount } from '../support/accounts';
@@ -38,7 +39,8 @@ beforeAll(async () => {
       // out again once the (shortened) visibility timeout has passed.
       const delivery = functionOf(routes, 'workers/deliver-webhooks');
       (delivery.node.defaultChild as CfnFunction).timeout = 2;
-      (routes.stateful.queues.deliveries.queue.node.defaultChild as CfnQueue).visibilityTimeout = 4;
+      (routes.stateful.queueOf(channels.deliveries).queue.node.defaultChild as CfnQueue).visibilityTimeout =
+        4;
       // One delivery per invocation, at most two invocations at once (the runtime would allow four here).
       const [mapping] = delivery.node.findAll().filter((child) => child instanceof CfnEventSourceMapping);
       Object.assign(mapping as CfnEventSourceMapping, {
@@ -47,7 +49,7 @@ beforeAll(async () => {
       });
       // A failed import is retried after the imports queue's visibility timeout (shortened from 6 minutes).
       (functionOf(routes, 'workers/import-routes').node.defaultChild as CfnFunction).timeout = 3;
-      (routes.stateful.queues.imports.queue.node.defaultChild as CfnQueue).visibilityTimeout = 4;
+      (routes.stateful.queueOf(channels.imports).queue.node.defaultChild as CfnQueue).visibilityTimeout = 4;
     },
   });
   acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }]);

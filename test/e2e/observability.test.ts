@@ -5,8 +5,8 @@ import type { SQSRecord } from 'aws-lambda';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryMessage } from '../../functions/domain/webhook-events';
+import { type ChannelName, channels } from '../../functions/models/channels';
 import { tracer } from '../../functions/shared/observability';
-import type { QueueName } from '../../functions/shared/resources';
 import type { ConsumerDefinition } from '../../functions/workers/define';
 import { deliverWebhooks } from '../../functions/workers/deliver-webhooks/consumer';
 import { exportAnalytics } from '../../functions/workers/export-analytics/consumer';
@@ -132,7 +132,7 @@ function expectStatus(response: ApiResponse, status: number) {
   return response.body.data;
 }
 
-async function receiveFrom(queue: QueueName): Promise<SQSRecord> {
+async function receiveFrom(queue: ChannelName): Promise<SQSRecord> {
   const queueUrl = api.resources.queueUrls[queue];
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
   try {
@@ -151,15 +151,20 @@ async function receiveFrom(queue: QueueName): Promise<SQSRecord> {
 }
 
 /** A message of the queue as its event source hands it to the worker. */
-function recordOn(queue: QueueName, messageId: string, body: string): SQSRecord {
-  return sqsRecord({ messageId, receiptHandle: messageId, body, queueArn: api.cloud.queue(queue).arn });
+function recordOn(queue: ChannelName, messageId: string, body: string): SQSRecord {
+  return sqsRecord({
+    messageId,
+    receiptHandle: messageId,
+    body,
+    queueArn: api.cloud.queue(channels[queue]).arn,
+  });
 }
 
 /** Invokes a worker as its SQS event source would, with these records. */
 async function runWorker(worker: ConsumerDefinition, records: SQSRecord[]) {
   const result = await api.invoke(worker, { Records: records });
   if (result.kind !== 'success')
-    throw new Error(`the ${worker.queue} worker failed: ${JSON.stringify(result)}`);
+    throw new Error(`the ${worker.queue.name} worker failed: ${JSON.stringify(result)}`);
   return result.payload as { batchItemFailures: unknown[] };
 }
 

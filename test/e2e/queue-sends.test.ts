@@ -2,8 +2,9 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateQueueCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { channels } from '../../functions/models/channels';
 import { configure } from '../../functions/shared/config';
-import { sendAllToQueue, sendToQueue } from '../../functions/shared/queues';
+import { send, sendAll } from '../../functions/shared/queues';
 import { LOCAL_REGION } from '../../local/cloud/model';
 import { useAwsProxy } from '../support/aws-proxy';
 
@@ -83,13 +84,13 @@ describe('sending to a queue', () => {
     const before = requests.length;
     await Promise.all([
       ...Array.from({ length: 5 }, (_, call) =>
-        sendAllToQueue(
-          'deliveries',
+        sendAll(
+          channels.deliveries,
           [0, 1, 2].map((n) => ({ call, n })),
         ),
       ),
-      sendToQueue('deliveries', { call: 5, n: 0 }),
-      sendToQueue('deliveries', { call: 6, n: 0 }, { delaySeconds: 1 }),
+      send(channels.deliveries, { call: 5, n: 0 }),
+      send(channels.deliveries, { call: 6, n: 0 }, { delaySeconds: 1 }),
     ]);
     // 17 messages: one request of 10 and one of 7.
     expect(requests.slice(before)).toEqual(['AmazonSQS.SendMessageBatch', 'AmazonSQS.SendMessageBatch']);
@@ -104,13 +105,13 @@ describe('sending to a queue', () => {
   it('fails only the call whose message SQS refuses; the other calls of its request get theirs sent', async () => {
     const queueUrl = await deliveriesQueue('refused');
     const outcomes = await Promise.allSettled([
-      sendAllToQueue('deliveries', [
+      sendAll(channels.deliveries, [
         { call: 'a', n: 0 },
         { call: 'a', n: 1 },
       ]),
-      sendToQueue('deliveries', { call: 'too long', padding: 'x'.repeat(1100) }),
-      sendToQueue('deliveries', { call: 'bad delay' }, { delaySeconds: 901 }),
-      sendAllToQueue('deliveries', [{ call: 'c', n: 0 }]),
+      send(channels.deliveries, { call: 'too long', padding: 'x'.repeat(1100) }),
+      send(channels.deliveries, { call: 'bad delay' }, { delaySeconds: 901 }),
+      sendAll(channels.deliveries, [{ call: 'c', n: 0 }]),
     ]);
     expect(outcomes.map((outcome) => outcome.status)).toEqual([
       'fulfilled',
@@ -133,9 +134,9 @@ describe('sending to a queue', () => {
     const queueUrl = await deliveriesQueue('whole');
     const before = requests.length;
     const outcomes = await Promise.allSettled([
-      sendAllToQueue('deliveries', [{ call: 'a' }]),
-      sendToQueue('deliveries', { call: REFUSED_WHOLE }),
-      sendAllToQueue('deliveries', [{ call: 'c' }]),
+      sendAll(channels.deliveries, [{ call: 'a' }]),
+      send(channels.deliveries, { call: REFUSED_WHOLE }),
+      sendAll(channels.deliveries, [{ call: 'c' }]),
     ]);
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ name: 'InvalidParameterValue' });
@@ -147,8 +148,8 @@ describe('sending to a queue', () => {
   it('sends calls made in different turns of the event loop in requests of their own', async () => {
     const queueUrl = await deliveriesQueue('turns');
     const before = requests.length;
-    await sendToQueue('deliveries', { turn: 1 });
-    await sendToQueue('deliveries', { turn: 2 });
+    await send(channels.deliveries, { turn: 1 });
+    await send(channels.deliveries, { turn: 2 });
     expect(requests.length - before).toBe(2);
     expect(await bodiesIn(queueUrl, 2)).toEqual(['{"turn":1}', '{"turn":2}']);
   });

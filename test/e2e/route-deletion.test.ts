@@ -6,6 +6,7 @@ import * as routes from '../../functions/api/routes/index';
 import { findHeldClaims } from '../../functions/data/claims';
 import { queryItems } from '../../functions/data/client';
 import { routeKeys } from '../../functions/data/routes';
+import { channels } from '../../functions/models/channels';
 import { deleteRoutes } from '../../functions/workers/delete-routes/consumer';
 import { createTestAccount } from '../support/accounts';
 import { functionOf } from '../support/cdk';
@@ -196,7 +197,7 @@ function staleDeletionRecord(routeId: string): SQSRecord {
     messageId: `stale-${routeId}`,
     receiptHandle: 'stale',
     body: JSON.stringify({ account_id: acme.accountId, route_id: routeId }),
-    queueArn: api.cloud.queue('deletions').arn,
+    queueArn: api.cloud.queue(channels.deletions).arn,
     attributes: { ApproximateReceiveCount: '2' },
   });
 }

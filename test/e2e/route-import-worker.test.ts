@@ -7,7 +7,7 @@ import { findHeldClaims } from '../../functions/data/claims';
 import { db, tableName } from '../../functions/data/client';
 import { getImport } from '../../functions/data/imports';
 import { getRouteHeader } from '../../functions/data/routes';
-import { QUEUES } from '../../functions/shared/resources';
+import { channels } from '../../functions/models/channels';
 import { createTestAccount } from '../support/accounts';
 import { type CallOptions, call, expectError, expectSuccess, readAllPages } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
@@ -233,7 +233,7 @@ describe('a worker killed in the middle of an import', () => {
     );
     // Every receive but the worker's runs was spent while throttled: the receive count is at the DLQ's limit
     // from the first run on, and still only the worker's own count of runs decides its last attempt.
-    const { maxReceiveCount, workerAttempts } = QUEUES.imports;
+    const { maxReceiveCount, workerAttempts } = channels.imports;
     const throttled = {
       ...(message as SQSRecord),
       attributes: { ...(message as SQSRecord).attributes, ApproximateReceiveCount: String(maxReceiveCount) },

@@ -1,7 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as analytics from '../../functions/api/analytics/index';
-import { QUEUES } from '../../functions/shared/resources';
+import { channels } from '../../functions/models/channels';
 import { exportAnalytics } from '../../functions/workers/export-analytics/consumer';
 import { createTestAccount } from '../support/accounts';
 import { functionOf, revokeFromRole } from '../support/cdk';
@@ -60,8 +60,8 @@ describe('the analytics export worker', () => {
       download_request_txid: string;
     };
     const [message] = await receiveQueueMessages(api, 'analytics', 1);
-    const attempts = QUEUES.analytics.workerAttempts;
-    const { maxReceiveCount } = QUEUES.analytics;
+    const attempts = channels.analytics.workerAttempts;
+    const { maxReceiveCount } = channels.analytics;
     expect(maxReceiveCount).toBeGreaterThan(attempts);
 
     // Every receive but this one was spent while throttled: the first run is still only a failure to retry.

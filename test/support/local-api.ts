@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import { allChannels, type ChannelName } from '../../functions/models/channels';
 import { configure } from '../../functions/shared/config';
-import { QUEUES, type QueueName } from '../../functions/shared/resources';
 import { sliceOf } from '../../lib/slices';
 import { type SynthesizeOptions, synthesizeApp } from '../../local/cloud/synth';
 import { type LocalCloud, type PartitionMode, startLocalCloud } from '../../local/cloud-runtime';
@@ -17,8 +17,9 @@ export interface TestApi {
   resources: {
     tableName: string;
     bucketName: string;
-    queueUrls: Record<QueueName, string>;
-    dlqUrls: Record<QueueName, string>;
+    /** By channel name (functions/models/channels.ts). */
+    queueUrls: Record<ChannelName, string>;
+    dlqUrls: Record<ChannelName, string>;
   };
   /** The whole local deployment (functions, proxy, runtime). */
   cloud: LocalCloud;
@@ -117,8 +118,8 @@ export async function startTestApi(name: string, options: TestApiOptions = {}): 
   );
   const queues = (deadLetter: boolean) =>
     Object.fromEntries(
-      (Object.keys(QUEUES) as QueueName[]).map((queue) => [queue, cloud.queueUrl(queue, deadLetter)]),
-    ) as Record<QueueName, string>;
+      allChannels.map((channel) => [channel.name, cloud.queueUrl(channel, deadLetter)]),
+    ) as Record<ChannelName, string>;
   const tableName = cloud.operatorEnvironment.TABLE_NAME as string;
   const functionName = (row: { module: string }) => cloud.functionOf(sliceOf(row.module).repoEntry).name;
   return {

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import type { z } from 'zod';
 import type { InvoiceStatus as InvoiceStatusSchema } from '../../functions/api/routes/index';
 import { findHeldClaims } from '../../functions/data/claims';
-import type { QueueName } from '../../functions/shared/resources';
+import { type ChannelName, channels } from '../../functions/models/channels';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import type { SampleRoute } from '../../local/sample-route';
 import { call } from './http';
@@ -51,7 +51,7 @@ export const receiveImportMessages = (api: TestApi, count: number) =>
   receiveQueueMessages(api, 'imports', count);
 
 /** Takes `count` messages off a queue as SQS records (for tests that deliver them to its worker themselves). */
-export async function receiveQueueMessages(api: TestApi, queue: QueueName, count: number) {
+export async function receiveQueueMessages(api: TestApi, queue: ChannelName, count: number) {
   const messages: SQSRecord[] = [];
   const deadline = Date.now() + 10_000;
   while (messages.length < count && Date.now() < deadline)
@@ -66,7 +66,7 @@ export async function receiveQueueMessages(api: TestApi, queue: QueueName, count
  */
 export async function receiveWaiting(
   api: TestApi,
-  queue: QueueName,
+  queue: ChannelName,
   options: { visibilityTimeoutSeconds?: number } = {},
 ): Promise<SQSRecord[]> {
   const { ReceiveMessageCommand, SQSClient } = await import('@aws-sdk/client-sqs');
@@ -89,7 +89,7 @@ export async function receiveWaiting(
         body: message.Body as string,
         attributes: message.Attributes as unknown as SQSRecord['attributes'],
         md5OfBody: message.MD5OfBody as string,
-        queueArn: api.cloud.queue(queue).arn,
+        queueArn: api.cloud.queue(channels[queue]).arn,
       }),
     );
   } finally {

@@ -1,7 +1,7 @@
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { expect } from 'vitest';
-import type { QueueName } from '../../functions/shared/resources';
+import type { ChannelName } from '../../functions/models/channels';
 import { type ReceivedRequest, startHttpReceiver } from './http-receiver';
 import type { TestApi } from './local-api';
 
@@ -136,7 +136,7 @@ function sqsClient() {
  * Waits until the queues hold nothing (visible, in flight or delayed) on several checks in a row: every
  * message queued so far (retries included) has been handled by its consumer.
  */
-export async function waitForQueuesDrained(api: TestApi, queues: QueueName[], timeoutMs = 20_000) {
+export async function waitForQueuesDrained(api: TestApi, queues: ChannelName[], timeoutMs = 20_000) {
   let quietChecks = 0;
   await waitUntil(
     `queues ${queues.join(', ')} to drain`,

@@ -6,8 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { getAccount } from '../../functions/data/accounts';
 import { db, tableName } from '../../functions/data/client';
 import { putEventItem } from '../../functions/data/events';
+import { channels } from '../../functions/models/channels';
 import { awsClientOptions, config, configure, resetConfig } from '../../functions/shared/config';
-import { sendToQueue } from '../../functions/shared/queues';
+import { send } from '../../functions/shared/queues';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -48,7 +49,7 @@ describe('the service configuration', () => {
       'environment variable TABLE_NAME is not set',
     );
     expect(() => config().bucketName).toThrow('environment variable BUCKET_NAME is not set');
-    await expect(sendToQueue('deliveries', {})).rejects.toThrow(
+    await expect(send(channels.deliveries, {})).rejects.toThrow(
       'environment variable DELIVERY_QUEUE_URL is not set',
     );
   });

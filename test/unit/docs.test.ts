@@ -10,10 +10,11 @@ import { ROUTE_PAGE_SIZES } from '../../functions/api/routes/index';
 import { DELIVERY_ATTEMPTS_PAGE } from '../../functions/api/webhooks/index';
 import { SUBSCRIBABLE_EVENTS } from '../../functions/domain/webhook-events';
 import { newWebhookSecret, signatureHeaders } from '../../functions/domain/webhook-http';
+import { allChannels } from '../../functions/models/channels';
 import { reservedIdsOf } from '../../functions/models/path-ids';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
 import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
-import { QUEUES, RESOURCE_ENV } from '../../functions/shared/resources';
+import { RESOURCE_ENV } from '../../functions/shared/resources';
 import { stageMethodLimit } from '../../lib/api-stack';
 import { DEFAULT_CONFIG } from '../../lib/delivery-routes';
 import { sliceOf } from '../../lib/slices';
@@ -232,7 +233,7 @@ describe('docs/configuration.md', () => {
     const resources = [
       RESOURCE_ENV.table,
       RESOURCE_ENV.bucket,
-      ...Object.values(QUEUES).flatMap((queue) => [queue.urlEnv, queue.deadLetterUrlEnv]),
+      ...allChannels.flatMap((channel) => [channel.urlEnv, channel.deadLetterUrlEnv]),
     ];
     // AWS_* variables come from the Lambda runtime (or the SDK's own configuration), not from us.
     const ours = [...new Set([...readByFunctions, ...resources])].filter((name) => !name.startsWith('AWS_'));

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZERS } from '../../functions/api/authorizers';
 import { endpoints } from '../../functions/api/index';
 import { EVENT_RECORD_PATTERN } from '../../functions/data/events';
-import { QUEUES, type QueueName, RESOURCE_ENV } from '../../functions/shared/resources';
+import { allChannels, channels } from '../../functions/models/channels';
+import type { Channel } from '../../functions/shared/channel';
+import { RESOURCE_ENV } from '../../functions/shared/resources';
 import { consumers } from '../../functions/workers/index';
 import { METHOD_CEILING_ACCOUNTS } from '../../lib/api-stack';
 import { EVENT_PIPE_BATCH_SIZE, EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
@@ -69,8 +71,8 @@ describe('the synthesized app, read as a deployment', () => {
     if (!role) throw new Error(`no role ${fn.roleArn}`);
     return role;
   };
-  const queueOf = (name: QueueName, deadLetter = false) => {
-    const logicalIdStart = `${pascalCase(name)}${deadLetter ? 'DeadLetterQueue' : 'Queue'}`;
+  const queueOf = (channel: Channel, deadLetter = false) => {
+    const logicalIdStart = `${pascalCase(channel.name)}${deadLetter ? 'DeadLetterQueue' : 'Queue'}`;
     const queue = deployment.queues.find((candidate) => candidate.logicalId.startsWith(logicalIdStart));
     if (!queue) throw new Error(`no queue ${logicalIdStart}`);
     return queue;
@@ -111,8 +113,8 @@ describe('the synthesized app, read as a deployment', () => {
       expect(fn.memorySize).toBe(consumer.memorySize);
       expect(fn.environment[RESOURCE_ENV.table]).toBe(table().name);
       expect(RESOURCE_ENV.bucket in fn.environment).toBe(consumer.access.bucket !== undefined);
-      for (const name of consumer.access.sendTo ?? [])
-        expect(fn.environment[QUEUES[name].urlEnv]).toBe(queueOf(name).url);
+      for (const channel of consumer.access.sendTo ?? [])
+        expect(fn.environment[channel.urlEnv]).toBe(queueOf(channel).url);
 
       const mappings = deployment.eventSourceMappings.filter((mapping) => mapping.functionName === fn.name);
       expect(mappings).toHaveLength(1);
@@ -128,23 +130,20 @@ describe('the synthesized app, read as a deployment', () => {
     },
   );
 
-  it.each(Object.keys(QUEUES) as QueueName[])(
-    'queue %s: visibility timeout and redrive to its DLQ',
-    (name) => {
-      const queue = queueOf(name);
-      const deadLetterQueue = queueOf(name, true);
-      expect(queue.url).toBe(`${OPTIONS.awsEndpoint}/000000000000/${queue.name}`);
-      expect(queue.name.length).toBeLessThanOrEqual(80);
-      expect(queue.attributes.VisibilityTimeout).toBe(String(QUEUES[name].visibilityTimeoutSeconds));
-      expect(JSON.parse(queue.attributes.RedrivePolicy ?? '{}')).toEqual({
-        deadLetterTargetArn: deadLetterQueue.arn,
-        maxReceiveCount: QUEUES[name].maxReceiveCount,
-      });
-      expect(deadLetterQueue.attributes.RedrivePolicy).toBeUndefined();
-      // Encryption is AWS's business; the local queues take only what CreateQueue needs.
-      expect(Object.keys(queue.attributes)).not.toContain('SqsManagedSseEnabled');
-    },
-  );
+  it.each(allChannels)('queue $name: visibility timeout and redrive to its DLQ', (channel) => {
+    const queue = queueOf(channel);
+    const deadLetterQueue = queueOf(channel, true);
+    expect(queue.url).toBe(`${OPTIONS.awsEndpoint}/000000000000/${queue.name}`);
+    expect(queue.name.length).toBeLessThanOrEqual(80);
+    expect(queue.attributes.VisibilityTimeout).toBe(String(channel.visibilityTimeoutSeconds));
+    expect(JSON.parse(queue.attributes.RedrivePolicy ?? '{}')).toEqual({
+      deadLetterTargetArn: deadLetterQueue.arn,
+      maxReceiveCount: channel.maxReceiveCount,
+    });
+    expect(deadLetterQueue.attributes.RedrivePolicy).toBeUndefined();
+    // Encryption is AWS's business; the local queues take only what CreateQueue needs.
+    expect(Object.keys(queue.attributes)).not.toContain('SqsManagedSseEnabled');
+  });
 
   it('has the table with its keys, indexes, stream and TTL', () => {
     expect(table()).toMatchObject({
@@ -163,7 +162,7 @@ describe('the synthesized app, read as a deployment', () => {
     const [pipe] = deployment.pipes;
     expect(pipe).toMatchObject({
       source: table().streamArn,
-      target: queueOf('events').arn,
+      target: queueOf(channels.events).arn,
       filterPatterns: [JSON.stringify(EVENT_RECORD_PATTERN)],
       streamSource: {
         startingPosition: 'TRIM_HORIZON',
@@ -178,7 +177,7 @@ describe('the synthesized app, read as a deployment', () => {
     const deadLetter = deployment.queues.find((queue) => queue.arn === pipe?.streamSource?.deadLetterArn);
     expect(deadLetter?.logicalId).toMatch(/^EventPipeDeadLetterQueue[0-9A-F]{8}$/);
     const role = deployment.roles.find((candidate) => candidate.arn === pipe?.roleArn);
-    expect(role && allows(role, 'sqs:SendMessage', queueOf('events').arn)).toBe(true);
+    expect(role && allows(role, 'sqs:SendMessage', queueOf(channels.events).arn)).toBe(true);
     expect(role && allows(role, 'sqs:SendMessage', deadLetter?.arn ?? '')).toBe(true);
   });
 
@@ -391,7 +390,7 @@ describe('a change made in CDK', () => {
         // The L1 escape hatch, an environment variable and a cross-stack grant.
         (worker.node.defaultChild as CfnFunction).timeout = 42;
         lister.addEnvironment('CUSTOMIZED', 'yes');
-        stateful.queues.analytics.queue.grantSendMessages(lister);
+        stateful.queueOf(channels.analytics).queue.grantSendMessages(lister);
       },
     });
     const deployment = readDeployment(assemblyDir, OPTIONS);

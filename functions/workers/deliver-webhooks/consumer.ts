@@ -1,9 +1,10 @@
+import { channels } from '../../models/channels';
 import { defineConsumer } from '../define';
 
 /** The deliverWebhooks consumer; `handler.ts` beside this module is its Lambda. */
 export const deliverWebhooks = defineConsumer({
   id: 'deliverWebhooks',
-  queue: 'deliveries',
+  queue: channels.deliveries,
   module: import.meta.url,
   // Up to ten POSTs in parallel, each cut off after 10 s: well inside the queue's 60 s visibility.
   batchSize: 10,
@@ -14,8 +15,8 @@ export const deliverWebhooks = defineConsumer({
   // Decrypts the webhook's signing secrets (data keys kept for minutes per environment, see secret-envelope.ts).
   access: {
     table: 'readWrite',
-    sendTo: ['deliveries'],
-    sendToDeadLetter: ['deliveries'],
+    sendTo: [channels.deliveries],
+    sendToDeadLetter: [channels.deliveries],
     webhookSecrets: 'decrypt',
   },
 });

@@ -1,9 +1,10 @@
+import { channels } from '../../models/channels';
 import { defineConsumer } from '../define';
 
 /** The endDeadLetteredImports consumer; `handler.ts` beside this module is its Lambda. */
 export const endDeadLetteredImports = defineConsumer({
   id: 'endDeadLetteredImports',
-  queue: 'imports',
+  queue: channels.imports,
   deadLetters: true,
   module: import.meta.url,
   // One message per invocation: ending an import may release the claims of a 50,000-item route.

@@ -1,9 +1,10 @@
+import { channels } from '../../models/channels';
 import { defineConsumer } from '../define';
 
 /** The exportAnalytics consumer; `handler.ts` beside this module is its Lambda. */
 export const exportAnalytics = defineConsumer({
   id: 'exportAnalytics',
-  queue: 'analytics',
+  queue: channels.analytics,
   module: import.meta.url,
   // One request per invocation: it streams up to millions of rows into S3.
   batchSize: 1,

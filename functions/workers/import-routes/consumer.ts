@@ -1,9 +1,10 @@
+import { channels } from '../../models/channels';
 import { defineConsumer } from '../define';
 
 /** The importRoutes consumer; `handler.ts` beside this module is its Lambda. */
 export const importRoutes = defineConsumer({
   id: 'importRoutes',
-  queue: 'imports',
+  queue: channels.imports,
   module: import.meta.url,
   // One route per invocation: a 50,000-item import uses the whole function.
   batchSize: 1,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { channels } from '../../../models/channels';
 import { Id, Label } from '../../../models/common';
 import { analyticsEndpoint } from '../schemas';
 
@@ -6,7 +7,7 @@ export const requestAnalyticsDownload = analyticsEndpoint('POST /analytics/downl
   operationId: 'requestAnalyticsDownload',
   module: import.meta.url,
   summary: 'Request CSV files of route and/or attempt analytics for DCs and DC-local dates',
-  access: { table: 'readWrite', sendTo: ['analytics'] },
+  access: { table: 'readWrite', sendTo: [channels.analytics] },
   // Each request can read millions of rows; the export worker runs two at a time.
   throttling: { rateLimit: 2, burstLimit: 10 },
   request: {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { channels } from '../../../models/channels';
 import { routesEndpoint } from '../schemas';
 
 export const deleteRoute = routesEndpoint('DELETE /dcs/{dc_id}/routes/{route_id}', {
@@ -6,7 +7,7 @@ export const deleteRoute = routesEndpoint('DELETE /dcs/{dc_id}/routes/{route_id}
   module: import.meta.url,
   summary:
     'Delete a route that has not started (or has finished): it is gone at once; its rows are removed asynchronously, then its ids can be imported again',
-  access: { table: 'readWrite', sendTo: ['deletions'] },
+  access: { table: 'readWrite', sendTo: [channels.deletions] },
   responses: {
     200: {
       description: 'deleted: the route answers 404 from now on; its rows and ids are freed shortly after',

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { channels } from '../../../models/channels';
 import { DcParams, EpochMillis } from '../../../models/common';
 import { IMPORT_UPLOADS_PREFIX } from '../../../shared/resources';
 import { routesEndpoint } from '../schemas';
@@ -12,7 +13,7 @@ export const createImportUpload = routesEndpoint('POST /dcs/{dc_id}/invoiced-rou
   access: {
     table: 'readWrite',
     signLinks: { access: 'write', keyPrefix: IMPORT_UPLOADS_PREFIX },
-    sendTo: ['importDeadlines'],
+    sendTo: [channels.importDeadlines],
   },
   throttling: { rateLimit: 10, burstLimit: 20 },
   request: { params: DcParams },

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { channels } from '../../../models/channels';
 import { EpochMillis, NextToken } from '../../../models/common';
 import { MAX_DELIVERIES_EXAMINED_PER_CALL, MAX_REDELIVERIES_PER_CALL } from '../../../shared/limits';
 import { OUTBOUND_THROTTLING, Redelivery, WebhookParams, webhookChangeEndpoint } from '../schemas';
@@ -8,7 +9,7 @@ export const redeliverFailedWebhookDeliveries = webhookChangeEndpoint('POST /web
   module: import.meta.url,
   summary: 'Send again every failed delivery whose first attempt was in a time window',
   description: `Oldest first, at most \`limit\` (up to ${MAX_REDELIVERIES_PER_CALL}) deliveries a call, and at most ${MAX_DELIVERIES_EXAMINED_PER_CALL} deliveries of the window read: \`next_token\` is present while the window may hold more; send the same body with it. A delivery whose redelivery is pending or succeeded is not queued again, so repeating a call sends nothing twice; one whose redelivery failed is.`,
-  access: { table: 'readWrite', sendTo: ['deliveries'] },
+  access: { table: 'readWrite', sendTo: [channels.deliveries] },
   throttling: OUTBOUND_THROTTLING,
   request: {
     params: WebhookParams,

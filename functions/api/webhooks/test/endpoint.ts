@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { channels } from '../../../models/channels';
 import { OUTBOUND_THROTTLING, webhooksEndpoint } from '../schemas';
 
 export const testWebhook = webhooksEndpoint('POST /webhooks/{id}/test', {
@@ -6,7 +7,7 @@ export const testWebhook = webhooksEndpoint('POST /webhooks/{id}/test', {
   module: import.meta.url,
   summary: 'Send a PING event to the webhook (delivered, signed and retried like any event)',
   // Writes nothing of its own to the table, but keeps its Idempotency-Keys there, as every write does.
-  access: { table: 'readWrite', sendTo: ['deliveries'] },
+  access: { table: 'readWrite', sendTo: [channels.deliveries] },
   throttling: OUTBOUND_THROTTLING,
   responses: { 200: { description: 'queued', data: z.object({ event_id: z.string() }) } },
 });
