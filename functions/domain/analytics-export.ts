@@ -14,7 +14,7 @@ import {
 } from '../data/download-requests';
 import { listRoutesOfDate } from '../data/routes';
 import { countWorkerAttempt } from '../data/worker-attempts';
-import { channels } from '../models/channels';
+import { channels, type ExportMessage } from '../models/channels';
 import { CalendarDate } from '../models/common';
 import { randomId } from '../shared/crypto';
 import { ApiError, ForbiddenDcError } from '../shared/errors';
@@ -38,12 +38,6 @@ const COLUMNS: Record<AnalyticsType, readonly string[]> = {
   ROUTE_ANALYTICS: Object.keys(ROUTE_ANALYSIS_COLUMNS),
   ATTEMPT_ANALYTICS: Object.keys(ATTEMPT_ANALYSIS_COLUMNS),
 };
-
-/** The message of the analytics queue. */
-export interface ExportMessage {
-  account_id: string;
-  txid: string;
-}
 
 const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
 const dateOfDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
@@ -105,7 +99,7 @@ export async function requestDownload(
     files: [],
     createdAt: Date.now(),
   });
-  await send(channels.analytics, { account_id: accountId, txid } satisfies ExportMessage);
+  await send(channels.analytics, { account_id: accountId, txid });
   return txid;
 }
 

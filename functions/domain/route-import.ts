@@ -31,7 +31,7 @@ import { routeEtasItem } from '../data/route-etas';
 import { type InvoiceRow, listRouteRows, routeRowItems, type WaypointRow } from '../data/route-rows';
 import { putNewHeaderItem, type RouteHeader } from '../data/routes';
 import { countWorkerAttempt } from '../data/worker-attempts';
-import { channels } from '../models/channels';
+import { channels, type ImportMessage, type UploadArrival } from '../models/channels';
 import type { EventOf } from '../models/event-catalog';
 import { type ImportedRoute, ImportRouteBody } from '../models/import-model';
 import { config } from '../shared/config';
@@ -47,7 +47,6 @@ import { quote } from '../shared/quote';
 import { parseJsonText, parsePart } from '../shared/request-parsing';
 import { IMPORT_UPLOADS_PREFIX } from '../shared/resources';
 import { localDateOf } from '../shared/time';
-import type { ImportMessage, UploadArrival } from './import-messages';
 import { plannedEtas } from './route-etas';
 import { claimsOf } from './route-ids';
 

@@ -13,7 +13,7 @@ import {
   routeOfDateKeyOf,
   type TransactItem,
 } from '../data/routes';
-import { channels } from '../models/channels';
+import { channels, type DeletionMessage } from '../models/channels';
 import { ApiError, ConflictError } from '../shared/errors';
 import { send } from '../shared/queues';
 import { quote } from '../shared/quote';
@@ -258,12 +258,6 @@ export function assignVehicle(ref: RouteRef, vehicleId: string): Promise<RouteHe
   });
 }
 
-/** A deletions queue message: the route, marked `deleting`, whose rows the deletion worker removes. */
-export interface RouteDeletionMessage {
-  account_id: string;
-  route_id: string;
-}
-
 /**
  * Deletes a route; the answer does not wait for its rows (up to ~100,000 of them):
  * 1. refuses a started, unfinished route (3011);
@@ -275,7 +269,7 @@ export interface RouteDeletionMessage {
  */
 export async function deleteRoute(ref: RouteRef): Promise<void> {
   const { route, markedNow } = await markDeleting(ref);
-  const message: RouteDeletionMessage = { account_id: ref.accountId, route_id: ref.routeId };
+  const message: DeletionMessage = { account_id: ref.accountId, route_id: ref.routeId };
   try {
     await send(channels.deletions, message);
   } catch (error) {
@@ -330,7 +324,7 @@ export type RouteRemovalOutcome = 'REMOVED' | 'CONTINUED' | 'NOTHING_TO_REMOVE';
  * marked (the id was imported again since, or the DELETE took its mark back), leaves nothing to remove.
  */
 export async function removeDeletedRoute(
-  message: RouteDeletionMessage,
+  message: DeletionMessage,
   options: { rowsPerMessage: number },
 ): Promise<RouteRemovalOutcome> {
   const { account_id: accountId, route_id: routeId } = message;

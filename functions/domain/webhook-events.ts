@@ -30,37 +30,19 @@ export {
   webhookBody,
 } from '../models/event-catalog';
 
-import { channels } from '../models/channels';
-
-/** One delivery of one event to one webhook; a retry is a new message with the next attempt number. */
-export interface DeliveryMessage {
-  account_id: string;
-  webhook_id: string;
-  event: WebhookEvent;
-  attempt: number;
-  /** When the first attempt was made (retries stop once the schedule is used up). */
-  first_attempt_at?: number;
-  /** Not before this time: SQS delays at most 15 minutes, so longer waits take several hops. */
-  due_at?: number;
-  /** Set by the first attempt (or by a redelivery request), then carried by every retry. */
-  delivery_id?: string;
-  /** On a redelivery: the original delivery it sends again. */
-  redelivery_of?: string;
-}
+import { channels, type DeliveryMessage, type StreamRecord } from '../models/channels';
 
 /**
  * The events in one message of the events queue: the table stream's record(s) of new event items, as
  * the EventBridge Pipe (or the local stream poller) sends them.
  */
-export function eventsOfStreamMessage(body: string): { accountId: string; event: WebhookEvent }[] {
-  const parsed = JSON.parse(body) as unknown;
-  const records = (Array.isArray(parsed) ? parsed : [parsed]) as {
-    dynamodb?: { NewImage?: Parameters<typeof unmarshall>[0] };
-  }[];
+export function eventsOfStreamRecords(
+  records: readonly StreamRecord[],
+): { accountId: string; event: WebhookEvent }[] {
   return records.flatMap((record) => {
     const image = record.dynamodb?.NewImage;
     if (!image) return [];
-    const item = unmarshall(image);
+    const item = unmarshall(image as unknown as Parameters<typeof unmarshall>[0]);
     if (item.entity !== 'EVENT') return [];
     // The pipe lets through only the catalog's types; anything else has no subscriber to go to.
     if (!isSubscribableEvent(item.event_type)) {

@@ -13,7 +13,7 @@ import {
 } from '../data/webhook-deliveries';
 import type { Webhook } from '../data/webhooks';
 import * as webhooksTable from '../data/webhooks';
-import { channels } from '../models/channels';
+import { channels, type DeliveryMessage } from '../models/channels';
 import { config } from '../shared/config';
 import { randomId } from '../shared/crypto';
 import { ApiError, ConflictError, NotFoundError } from '../shared/errors';
@@ -22,7 +22,6 @@ import { chunks, inParallel } from '../shared/parallel';
 import { send, sendAll } from '../shared/queues';
 import { quote, quoteList } from '../shared/quote';
 import {
-  type DeliveryMessage,
   privateTargetsAllowed,
   REDELIVERY_CLAIM_HOLDS_MS,
   SUBSCRIBABLE_EVENTS,

@@ -1,4 +1,129 @@
+import * as z from 'zod';
 import { type Channel, defineChannels } from '../shared/channel';
+import { EVENT_TYPES, type WebhookEvent } from './event-catalog';
+
+// ---- The messages, each declared once (zod; built when a channel first needs them) ----
+
+/** An accepted import, as the imports queue and the import deadline checks carry it: its payload waits in the bucket (claim-check). */
+const importMessage = () => z.object({ account_id: z.string(), dc_id: z.string(), txid: z.string() });
+export type ImportMessage = z.output<ReturnType<typeof importMessage>>;
+
+/** An object S3 reports created under the uploads prefix. */
+export interface UploadArrival {
+  /** The object's key, decoded. */
+  key: string;
+  /** When S3 received the object (its event's `eventTime`, epoch ms), however long the message then waited. */
+  arrivedAt: number;
+}
+
+/** What a message of the imports queue (or of its DLQ) names. */
+export type ImportQueueMessage =
+  | { kind: 'import'; import: ImportMessage }
+  | { kind: 'uploads'; uploads: UploadArrival[] }
+  /** S3 sends one when the notification configuration is saved; it carries no upload. */
+  | { kind: 's3TestEvent' };
+
+/**
+ * What the imports queue (and its DLQ) holds: S3's test event, S3's notification of uploads (event message
+ * structure 2.x, as far as it is read), or a queued import, tried in that order. A message of none of these
+ * shapes is refused with what the queued import lacks.
+ */
+function importQueueMessage(): z.ZodType<ImportQueueMessage> {
+  const testEvent = z.object({ Event: z.literal('s3:TestEvent') });
+  /** `eventTime` is when S3 received the object: ISO 8601 with milliseconds, in UTC (`2023-09-18T10:03:15.979Z`). */
+  const notification = z.object({
+    Records: z.array(
+      z.object({
+        eventTime: z.iso.datetime({ offset: true }),
+        s3: z.object({ object: z.object({ key: z.string() }) }),
+      }),
+    ),
+  });
+  const queued = importMessage();
+  return z.unknown().transform((body, context): ImportQueueMessage => {
+    if (testEvent.safeParse(body).success) return { kind: 's3TestEvent' };
+    const uploads = notification.safeParse(body);
+    if (uploads.success) {
+      return {
+        kind: 'uploads',
+        uploads: uploads.data.Records.map(({ eventTime, s3 }) => ({
+          // S3 event keys come URL-encoded as form values, spaces as `+`.
+          key: decodeURIComponent(s3.object.key.replace(/\+/g, ' ')),
+          arrivedAt: Date.parse(eventTime),
+        })),
+      };
+    }
+    const imported = queued.safeParse(body);
+    if (imported.success) return { kind: 'import', import: imported.data };
+    for (const issue of imported.error.issues)
+      context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  });
+}
+
+/** A route marked deleting, whose rows the deletion worker removes. */
+const deletionMessage = () => z.object({ account_id: z.string(), route_id: z.string() });
+export type DeletionMessage = z.output<ReturnType<typeof deletionMessage>>;
+
+/** An analytics download request, which the export worker runs. */
+const exportMessage = () => z.object({ account_id: z.string(), txid: z.string() });
+export type ExportMessage = z.output<ReturnType<typeof exportMessage>>;
+
+/**
+ * An event as the deliveries queue carries it. Its type and payload were checked against the event catalog
+ * when it was written (data/events.ts) or made (PING); a queued event may be a stored one sent again (a
+ * redelivery, up to 30 days later) from before a change of the catalog, so the queue checks its envelope and
+ * carries its payload as it was.
+ */
+const queuedEvent = () =>
+  z
+    .object({
+      event_id: z.string(),
+      type: z.enum(EVENT_TYPES),
+      dc_id: z.string().nullable(),
+      route_id: z.string().nullable(),
+      occurred_at: z.number(),
+      details: z.record(z.string(), z.unknown()),
+    })
+    .transform((event) => event as WebhookEvent);
+
+/** One delivery of one event to one webhook; a retry is a new message with the next attempt number. */
+const deliveryMessage = () =>
+  z.object({
+    account_id: z.string(),
+    webhook_id: z.string(),
+    event: queuedEvent(),
+    attempt: z.number().int().min(1),
+    /** When the first attempt was made (retries stop once the schedule is used up). */
+    first_attempt_at: z.number().optional(),
+    /** Not before this time: SQS delays at most 15 minutes, so longer waits take several hops. */
+    due_at: z.number().optional(),
+    /** Set by the first attempt (or by a redelivery request), then carried by every retry. */
+    delivery_id: z.string().optional(),
+    /** On a redelivery: the original delivery it sends again. */
+    redelivery_of: z.string().optional(),
+  });
+export type DeliveryMessage = z.output<ReturnType<typeof deliveryMessage>>;
+
+/**
+ * A message of the events queue: the table stream's record of a new item, as the event pipe sends it (one
+ * record a message; a list of records is read too), its image in DynamoDB's attribute-value form. What the
+ * image holds is read in data/events.ts; a record without a new image carries no event.
+ */
+const streamRecords = () =>
+  z.preprocess(
+    (body) => (Array.isArray(body) ? body : [body]),
+    z.array(
+      z.object({
+        dynamodb: z
+          .object({ NewImage: z.record(z.string(), z.record(z.string(), z.unknown())).optional() })
+          .optional(),
+      }),
+    ),
+  );
+export type StreamRecord = z.output<ReturnType<typeof streamRecords>>[number];
+
+// ---- The channels ----
 
 /**
  * The service's queues (functions/shared/channel.ts says what a channel is). Producers, consumers, the
@@ -18,6 +143,8 @@ export const channels = defineChannels({
     maxReceiveCount: 10,
     workerAttempts: 3,
     consumedDeadLetters: { visibilityTimeoutSeconds: 1800 },
+    message: importMessage,
+    received: importQueueMessage,
   },
   /**
    * One message per accepted import, from the import and upload POSTs, carried forward in delayed hops (SQS
@@ -29,6 +156,7 @@ export const channels = defineChannels({
     deadLetterUrlEnv: 'IMPORT_DEADLINE_DLQ_URL',
     visibilityTimeoutSeconds: 1800,
     maxReceiveCount: 5,
+    message: importMessage,
   },
   /**
    * Route events: new event items of the table, carried from its stream by the event pipe
@@ -39,6 +167,7 @@ export const channels = defineChannels({
     deadLetterUrlEnv: 'EVENT_DLQ_URL',
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
+    message: streamRecords,
   },
   /**
    * One message per (event, webhook) delivery attempt, from the fan-out, the webhook test and redeliveries.
@@ -50,6 +179,7 @@ export const channels = defineChannels({
     deadLetterUrlEnv: 'DELIVERY_DLQ_URL',
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 10,
+    message: deliveryMessage,
   },
   /**
    * Routes marked deleting whose rows are still to go, from the route DELETE. Consumer: workers/delete-routes,
@@ -60,6 +190,7 @@ export const channels = defineChannels({
     deadLetterUrlEnv: 'DELETION_DLQ_URL',
     visibilityTimeoutSeconds: 720,
     maxReceiveCount: 5,
+    message: deletionMessage,
   },
   /** Analytics download requests, from the download request POST. Consumer: workers/export-analytics. */
   analytics: {
@@ -68,6 +199,7 @@ export const channels = defineChannels({
     visibilityTimeoutSeconds: 3600,
     maxReceiveCount: 10,
     workerAttempts: 3,
+    message: exportMessage,
   },
 });
 

@@ -1,3 +1,5 @@
+import type * as z from 'zod';
+
 /** How a channel's queue and its dead-letter queue are set up; CDK and the local runtime make them from this. */
 export interface QueueSettings {
   /** Environment variable through which consumers and producers learn the queue's URL. */
@@ -18,7 +20,7 @@ export interface QueueSettings {
   /** Environment variable with the DLQ's URL, for consumers that give a message up themselves. */
   deadLetterUrlEnv: string;
   /**
-   * Set where a consumer reads the DLQ (its row's `deadLetters`): the DLQ's visibility timeout, at least six
+   * Set where a consumer reads the DLQ (its definition's `deadLetters`): the DLQ's visibility timeout, at least six
    * times that consumer's timeout as for a queue (checked in CDK). Its alarm then counts the messages received
    * from the DLQ instead of its depth, which the consumer keeps at zero.
    */
@@ -26,21 +28,95 @@ export interface QueueSettings {
 }
 
 /**
- * One SQS queue of the service, as everything that touches it names it: producers send through it
- * (shared/queues.ts), a function's `access.sendTo` lists it, a consumer's row reads it
- * (functions/workers/<name>/consumer.ts), CDK makes its queue and DLQ, and the local runtime finds them. No
- * code names a queue any other way, so "find references" on a channel shows its whole path.
+ * One SQS queue of the service and the messages it carries, as everything that touches it names it: producers
+ * send through it (shared/queues.ts checks each message against `message` first), a function's
+ * `access.sendTo` lists it, a consumer's definition reads it and its handler gets each message parsed by
+ * `received` (shared/sqs-handler.ts), CDK makes its queue and DLQ, and the local runtime finds them. No code
+ * names a queue any other way, so "find references" on a channel shows its whole path.
  */
-export interface Channel extends QueueSettings {
+export interface Channel<Message = unknown, Received = Message> extends QueueSettings {
   /** The queue's name in the service: its construct ids (`ImportsQueue`, `ImportsDeadLetterQueue`) and exports. */
   readonly name: string;
+  /** The schema of what producers send (zod), built on first use. */
+  readonly message: () => z.ZodType<Message>;
+  /**
+   * The schema of what the consumer gets (zod), built on first use: the message, or more where the queue is
+   * also fed from outside the code (the imports queue gets S3's notifications too).
+   */
+  readonly received: () => z.ZodType<Received>;
+  /** A message body (JSON) as the consumer reads it; throws a MessageRefusedError naming what does not fit. */
+  parse(body: string): Received;
+}
+
+/** How a channel is declared: its queue settings and the schemas of its messages (Channel). */
+export interface ChannelDefinition extends QueueSettings {
+  message: () => z.ZodType;
+  received?: () => z.ZodType;
+}
+
+type MessageOf<D extends ChannelDefinition> = z.output<ReturnType<D['message']>>;
+type ReceivedOf<D extends ChannelDefinition> = D extends { received: () => infer S extends z.ZodType }
+  ? z.output<S>
+  : MessageOf<D>;
+
+/** The channel a definition makes, named `Name`. */
+export type ChannelOf<D extends ChannelDefinition, Name extends string> = Channel<
+  MessageOf<D>,
+  ReceivedOf<D>
+> &
+  Omit<D, 'message' | 'received'> & { readonly name: Name };
+
+/** A message that does not fit its channel's schema, or is no JSON. */
+export class MessageRefusedError extends Error {
+  override readonly name = 'MessageRefusedError';
 }
 
 /** The service's channels, each named by its key (`imports: {...}` is the channel named `imports`). */
-export function defineChannels<const D extends Record<string, QueueSettings>>(
+export function defineChannels<const D extends Record<string, ChannelDefinition>>(
   definitions: D,
-): { readonly [K in keyof D & string]: D[K] & { readonly name: K } } {
+): { readonly [K in keyof D & string]: ChannelOf<D[K], K> } {
   return Object.fromEntries(
-    Object.entries(definitions).map(([name, definition]) => [name, { ...definition, name }]),
-  ) as { readonly [K in keyof D & string]: D[K] & { readonly name: K } };
+    Object.entries(definitions).map(([name, definition]) => [name, defineChannel(name, definition)]),
+  ) as { readonly [K in keyof D & string]: ChannelOf<D[K], K> };
+}
+
+function defineChannel(name: string, definition: ChannelDefinition): Channel {
+  const { message: buildMessage, received: buildReceived, ...settings } = definition;
+  // Built when first used: a function that only lists the channel (its access) builds no schema.
+  const message = once(buildMessage);
+  const received = buildReceived ? once(buildReceived) : message;
+  return {
+    ...settings,
+    name,
+    message,
+    received,
+    parse(body) {
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        throw new MessageRefusedError(`a message of the ${name} queue is not JSON`);
+      }
+      const result = received().safeParse(json);
+      if (!result.success) {
+        throw new MessageRefusedError(
+          `a message of the ${name} queue does not fit its schema: ${describeMessageIssues(result.error.issues)}`,
+        );
+      }
+      return result.data;
+    },
+  };
+}
+
+/** "dc_id: Invalid input: expected string, received number; txid: ...": each problem with its field. */
+export function describeMessageIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map((issue) => `${issue.path.join('.') || '(the message)'}: ${issue.message}`).join('; ');
+}
+
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
 }

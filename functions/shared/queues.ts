@@ -1,5 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { Channel } from './channel';
+import { type Channel, describeMessageIssues, MessageRefusedError } from './channel';
 import { config } from './config';
 
 interface Sqs {
@@ -24,21 +24,41 @@ export const MAX_DELAY_SECONDS = 900;
 /** The DelaySeconds of a wait of `ms`: rounded up, and at most MAX_DELAY_SECONDS (longer waits take hops). */
 export const delaySecondsFor = (ms: number) => Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(ms / 1000)));
 
-/** Sends one JSON message to the channel's queue (its URL comes from the channel's environment variable). */
-export async function send(
-  channel: Channel,
-  body: object,
+/**
+ * Sends one message to the channel's queue (its URL comes from the channel's environment variable). It is
+ * checked against the channel's schema first: a message its consumer would refuse is never sent.
+ */
+export async function send<Message>(
+  channel: Channel<Message, unknown>,
+  message: Message,
   options: { delaySeconds?: number } = {},
 ): Promise<void> {
-  await sendShared(channel, [{ body: JSON.stringify(body), delaySeconds: options.delaySeconds }]);
+  const body = bodyOf(channel, message);
+  await sendShared(channel, [{ body, delaySeconds: options.delaySeconds }]);
 }
 
-/** Sends JSON messages (10, or 1 MiB, per request); throws unless every one was accepted. */
-export async function sendAll(channel: Channel, bodies: readonly object[]): Promise<void> {
+/** Sends messages (10, or 1 MiB, per request), each checked as `send` does; throws unless every one was accepted. */
+export async function sendAll<Message>(
+  channel: Channel<Message, unknown>,
+  messages: readonly Message[],
+): Promise<void> {
+  const bodies = messages.map((message) => bodyOf(channel, message));
   await sendShared(
     channel,
-    bodies.map((body) => ({ body: JSON.stringify(body) })),
+    bodies.map((body) => ({ body })),
   );
+}
+
+/** The message as JSON, once it fits the channel's schema; MessageRefusedError naming what does not. */
+function bodyOf<Message>(channel: Channel<Message, unknown>, message: Message): string {
+  const checked = channel.message().safeParse(message);
+  if (!checked.success) {
+    throw new MessageRefusedError(
+      `a message to the ${channel.name} queue does not fit its schema: ${describeMessageIssues(checked.error.issues)}`,
+    );
+  }
+  // As it was given: the schema's output may be shaped for the consumer (the imports queue's is).
+  return JSON.stringify(message);
 }
 
 /** SendMessageBatch takes at most 10 messages, of at most 1 MiB together (SQS API reference, since 2025). */
@@ -179,12 +199,16 @@ async function sendEntries(channel: Channel, queueUrl: string, entries: Entry[])
 }
 
 /** Gives a message up: into the channel's DLQ, where its alarm tells an operator. */
-export async function sendToDeadLetter(channel: Channel, body: object): Promise<void> {
+export async function sendToDeadLetter<Message>(
+  channel: Channel<Message, unknown>,
+  message: Message,
+): Promise<void> {
+  const body = bodyOf(channel, message);
   const { sdk, client } = await theSqs();
   await client.send(
     new sdk.SendMessageCommand({
       QueueUrl: config().deadLetterQueueUrl(channel),
-      MessageBody: JSON.stringify(body),
+      MessageBody: body,
     }),
   );
 }

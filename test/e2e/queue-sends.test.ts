@@ -2,7 +2,9 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateQueueCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { channels } from '../../functions/models/channels';
+import { defineChannels } from '../../functions/shared/channel';
 import { configure } from '../../functions/shared/config';
 import { send, sendAll } from '../../functions/shared/queues';
 import { LOCAL_REGION } from '../../local/cloud/model';
@@ -57,6 +59,17 @@ afterAll(async () => {
   await new Promise((resolve) => relay.close(resolve));
 });
 
+/** The deliveries queue's channel, taking any JSON object: what is sent here is about batching, not schemas. */
+const { deliveries } = defineChannels({
+  deliveries: {
+    urlEnv: channels.deliveries.urlEnv,
+    deadLetterUrlEnv: channels.deliveries.deadLetterUrlEnv,
+    visibilityTimeoutSeconds: channels.deliveries.visibilityTimeoutSeconds,
+    maxReceiveCount: channels.deliveries.maxReceiveCount,
+    message: () => z.looseObject({}),
+  },
+});
+
 /** A new queue taking messages of at most 1 KiB, as the deliveries queue of the service's code. */
 async function deliveriesQueue(name: string): Promise<string> {
   const { QueueUrl } = await aws.admin.sqs.send(
@@ -85,12 +98,12 @@ describe('sending to a queue', () => {
     await Promise.all([
       ...Array.from({ length: 5 }, (_, call) =>
         sendAll(
-          channels.deliveries,
+          deliveries,
           [0, 1, 2].map((n) => ({ call, n })),
         ),
       ),
-      send(channels.deliveries, { call: 5, n: 0 }),
-      send(channels.deliveries, { call: 6, n: 0 }, { delaySeconds: 1 }),
+      send(deliveries, { call: 5, n: 0 }),
+      send(deliveries, { call: 6, n: 0 }, { delaySeconds: 1 }),
     ]);
     // 17 messages: one request of 10 and one of 7.
     expect(requests.slice(before)).toEqual(['AmazonSQS.SendMessageBatch', 'AmazonSQS.SendMessageBatch']);
@@ -105,13 +118,13 @@ describe('sending to a queue', () => {
   it('fails only the call whose message SQS refuses; the other calls of its request get theirs sent', async () => {
     const queueUrl = await deliveriesQueue('refused');
     const outcomes = await Promise.allSettled([
-      sendAll(channels.deliveries, [
+      sendAll(deliveries, [
         { call: 'a', n: 0 },
         { call: 'a', n: 1 },
       ]),
-      send(channels.deliveries, { call: 'too long', padding: 'x'.repeat(1100) }),
-      send(channels.deliveries, { call: 'bad delay' }, { delaySeconds: 901 }),
-      sendAll(channels.deliveries, [{ call: 'c', n: 0 }]),
+      send(deliveries, { call: 'too long', padding: 'x'.repeat(1100) }),
+      send(deliveries, { call: 'bad delay' }, { delaySeconds: 901 }),
+      sendAll(deliveries, [{ call: 'c', n: 0 }]),
     ]);
     expect(outcomes.map((outcome) => outcome.status)).toEqual([
       'fulfilled',
@@ -134,9 +147,9 @@ describe('sending to a queue', () => {
     const queueUrl = await deliveriesQueue('whole');
     const before = requests.length;
     const outcomes = await Promise.allSettled([
-      sendAll(channels.deliveries, [{ call: 'a' }]),
-      send(channels.deliveries, { call: REFUSED_WHOLE }),
-      sendAll(channels.deliveries, [{ call: 'c' }]),
+      sendAll(deliveries, [{ call: 'a' }]),
+      send(deliveries, { call: REFUSED_WHOLE }),
+      sendAll(deliveries, [{ call: 'c' }]),
     ]);
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ name: 'InvalidParameterValue' });
@@ -148,8 +161,8 @@ describe('sending to a queue', () => {
   it('sends calls made in different turns of the event loop in requests of their own', async () => {
     const queueUrl = await deliveriesQueue('turns');
     const before = requests.length;
-    await send(channels.deliveries, { turn: 1 });
-    await send(channels.deliveries, { turn: 2 });
+    await send(deliveries, { turn: 1 });
+    await send(deliveries, { turn: 2 });
     expect(requests.length - before).toBe(2);
     expect(await bodiesIn(queueUrl, 2)).toEqual(['{"turn":1}', '{"turn":2}']);
   });

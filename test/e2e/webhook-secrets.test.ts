@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import { verifySignature } from '../../functions/domain/webhook-http';
+import type { DeliveryMessage } from '../../functions/models/channels';
 import { expectError } from '../support/http';
 import {
   eventIdOf,

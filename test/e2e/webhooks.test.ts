@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as webhooks from '../../functions/api/webhooks/index';
 import { getDelivery, listDeliveryAttempts } from '../../functions/data/webhook-deliveries';
-import type { DeliveryMessage } from '../../functions/domain/webhook-events';
 import * as webhookEvents from '../../functions/domain/webhook-events';
 import { sendTestEvent } from '../../functions/domain/webhooks';
+import type { DeliveryMessage } from '../../functions/models/channels';
 import { exampleEvent } from '../../functions/models/event-catalog';
 import { expectError, expectSuccess, readAllPages } from '../support/http';
 import {

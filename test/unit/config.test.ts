@@ -7,6 +7,7 @@ import { getAccount } from '../../functions/data/accounts';
 import { db, tableName } from '../../functions/data/client';
 import { putEventItem } from '../../functions/data/events';
 import { channels } from '../../functions/models/channels';
+import { exampleEvent } from '../../functions/models/event-catalog';
 import { awsClientOptions, config, configure, resetConfig } from '../../functions/shared/config';
 import { send } from '../../functions/shared/queues';
 
@@ -49,9 +50,14 @@ describe('the service configuration', () => {
       'environment variable TABLE_NAME is not set',
     );
     expect(() => config().bucketName).toThrow('environment variable BUCKET_NAME is not set');
-    await expect(send(channels.deliveries, {})).rejects.toThrow(
-      'environment variable DELIVERY_QUEUE_URL is not set',
-    );
+    await expect(
+      send(channels.deliveries, {
+        account_id: 'acc',
+        webhook_id: 'wh',
+        event: exampleEvent('PING'),
+        attempt: 1,
+      }),
+    ).rejects.toThrow('environment variable DELIVERY_QUEUE_URL is not set');
   });
 
   it('reads only what is used: a function without a bucket works with its table', () => {

@@ -1,12 +1,11 @@
-import type { SQSRecord } from 'aws-lambda';
-import { type ImportMessage, readImportQueueMessage } from '../../domain/import-messages';
 import { abandonDeadLetteredImport, deadLetteredUpload } from '../../domain/route-import';
+import type { ImportMessage, ImportQueueMessage } from '../../models/channels';
 import { countMetric, logger } from '../../shared/observability';
 import { sqsHandler } from '../../shared/sqs-handler';
+import { endDeadLetteredImports } from './consumer';
 
 /** The imports a dead-lettered message named: the queued one, or those of the pending uploads it reports. */
-async function importsOf(body: unknown): Promise<ImportMessage[]> {
-  const message = readImportQueueMessage(body);
+async function importsOf(message: ImportQueueMessage): Promise<ImportMessage[]> {
   if (message.kind === 's3TestEvent') return [];
   if (message.kind === 'import') return [message.import];
   const imports = await Promise.all(message.uploads.map(deadLetteredUpload));
@@ -15,21 +14,20 @@ async function importsOf(body: unknown): Promise<ImportMessage[]> {
 
 /**
  * A message the imports queue gave up ends its import (3016) and releases its ids; the DLQ alarm has paged
- * (it counts the messages received here). A message of no known shape throws: it stays in the DLQ, received
- * again every visibility timeout (each time paging again) until an operator deletes it.
+ * (it counts the messages received here). A message of no known shape is a batch item failure: it stays in
+ * the DLQ, received again every visibility timeout (each time paging again) until an operator deletes it.
  */
-async function endRecord(record: SQSRecord): Promise<void> {
-  for (const message of await importsOf(JSON.parse(record.body))) {
-    const outcome = await abandonDeadLetteredImport(message);
-    if (outcome === 'FAILED') countMetric('ImportsFailed');
-    logger.error('import dead-lettered: ended', { txid: message.txid, outcome });
-  }
-}
-
-export const handler = sqsHandler({
-  logKeys: (record) => {
-    const { account_id, dc_id, txid } = JSON.parse(record.body) as Record<string, string>;
+export const handler = sqsHandler(endDeadLetteredImports, {
+  logKeys: (message) => {
+    if (message.kind !== 'import') return {};
+    const { account_id, dc_id, txid } = message.import;
     return { account_id, dc_id, txid };
   },
-  handle: endRecord,
+  handle: async (message) => {
+    for (const imported of await importsOf(message)) {
+      const outcome = await abandonDeadLetteredImport(imported);
+      if (outcome === 'FAILED') countMetric('ImportsFailed');
+      logger.error('import dead-lettered: ended', { txid: imported.txid, outcome });
+    }
+  },
 });
