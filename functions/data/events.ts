@@ -1,5 +1,13 @@
-import { marshall } from '@aws-sdk/util-dynamodb';
-import { eventSchemas, type StreamEvent, SUBSCRIBABLE_EVENTS } from '../models/event-catalog';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import type { StreamRecord } from '../models/channels';
+import {
+  eventSchemas,
+  isSubscribableEvent,
+  type StreamEvent,
+  SUBSCRIBABLE_EVENTS,
+  type WebhookEvent,
+} from '../models/event-catalog';
 import { randomId } from '../shared/crypto';
 import { tableName } from './client';
 
@@ -24,6 +32,37 @@ export const EVENT_RECORD_PATTERN = {
   eventName: ['INSERT'],
   dynamodb: { NewImage: { entity: { S: ['EVENT'] }, event_type: { S: [...SUBSCRIBABLE_EVENTS] } } },
 } as const;
+
+/** What a record of the table stream, as the events queue carries it, holds. */
+export type StreamedItem =
+  | { kind: 'event'; accountId: string; event: WebhookEvent }
+  /** An event item of a type the catalog does not have (the pipe lets none through): nothing subscribes to it. */
+  | { kind: 'eventOutsideCatalog'; eventId: unknown; eventType: unknown }
+  /** Any other item, or no new image (a record of a removal). */
+  | { kind: 'other' };
+
+/** The event item a stream record's new image holds, read from DynamoDB's attribute-value form. */
+export function readStreamRecord(record: StreamRecord): StreamedItem {
+  const image = record.dynamodb?.NewImage;
+  if (!image) return { kind: 'other' };
+  // The channel checked that each attribute is an object; unmarshall reads its form (S, N, M, L...).
+  const item = unmarshall(image as unknown as Record<string, AttributeValue>);
+  if (item.entity !== 'EVENT') return { kind: 'other' };
+  if (!isSubscribableEvent(item.event_type))
+    return { kind: 'eventOutsideCatalog', eventId: item.event_id, eventType: item.event_type };
+  return {
+    kind: 'event',
+    accountId: item.account_id,
+    event: {
+      event_id: item.event_id,
+      type: item.event_type,
+      dc_id: item.dc_id ?? null,
+      route_id: item.route_id ?? null,
+      occurred_at: item.occurred_at,
+      details: item.details ?? {},
+    },
+  };
+}
 
 /** Events only need to live until the stream has carried them to the events queue. */
 const RETENTION_SECONDS = 7 * 86_400;

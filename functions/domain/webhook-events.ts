@@ -1,4 +1,4 @@
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { readStreamRecord } from '../data/events';
 import {
   type DeliveryStatus,
   newDeliveryId,
@@ -14,6 +14,7 @@ import {
   startWebhookFailureRun,
   type Webhook,
 } from '../data/webhooks';
+import { channels, type DeliveryMessage, type StreamRecord } from '../models/channels';
 import { isSubscribableEvent, type WebhookEvent, webhookBody } from '../models/event-catalog';
 import { config, type Environment } from '../shared/config';
 import { logger } from '../shared/observability';
@@ -30,8 +31,6 @@ export {
   webhookBody,
 } from '../models/event-catalog';
 
-import { channels, type DeliveryMessage, type StreamRecord } from '../models/channels';
-
 /**
  * The events in one message of the events queue: the table stream's record(s) of new event items, as
  * the EventBridge Pipe (or the local stream poller) sends them.
@@ -40,31 +39,15 @@ export function eventsOfStreamRecords(
   records: readonly StreamRecord[],
 ): { accountId: string; event: WebhookEvent }[] {
   return records.flatMap((record) => {
-    const image = record.dynamodb?.NewImage;
-    if (!image) return [];
-    const item = unmarshall(image as unknown as Parameters<typeof unmarshall>[0]);
-    if (item.entity !== 'EVENT') return [];
+    const item = readStreamRecord(record);
     // The pipe lets through only the catalog's types; anything else has no subscriber to go to.
-    if (!isSubscribableEvent(item.event_type)) {
+    if (item.kind === 'eventOutsideCatalog') {
       logger.warn('event item of a type outside the catalog skipped', {
-        event_id: item.event_id,
-        event_type: item.event_type,
+        event_id: item.eventId,
+        event_type: item.eventType,
       });
-      return [];
     }
-    return [
-      {
-        accountId: item.account_id as string,
-        event: {
-          event_id: item.event_id,
-          type: item.event_type,
-          dc_id: item.dc_id ?? null,
-          route_id: item.route_id ?? null,
-          occurred_at: item.occurred_at,
-          details: item.details ?? {},
-        },
-      },
-    ];
+    return item.kind === 'event' ? [{ accountId: item.accountId, event: item.event }] : [];
   });
 }
 
