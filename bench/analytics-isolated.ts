@@ -1,5 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { getDownload, putPendingDownload } from '../functions/data/download-requests';
+import type { ExportMessage } from '../functions/models/channels';
 import { sqsRecord } from '../test/support/sqs-records';
 import { GC_SAMPLE_MS, type Memory, mb, peakByQuarter, runIsolatedWorker } from './analytics-process';
 import { type AnalyticsBench, type DataSet, rowsOf, SETS } from './analytics-sets';
@@ -41,7 +42,7 @@ export async function isolatedWorkerRuns(bench: AnalyticsBench, handlerEnv: Reco
             sqsRecord({
               messageId: 'bench-1',
               receiptHandle: 'bench',
-              body: JSON.stringify({ account_id: accountId, txid }),
+              body: JSON.stringify({ account_id: accountId, txid } satisfies ExportMessage),
               queueArn: 'arn:aws:sqs:us-east-1:000000000000:bench',
             }),
           ],

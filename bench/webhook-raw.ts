@@ -11,7 +11,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryHeaders } from '../functions/domain/webhook-http';
-import { type WebhookEvent, webhookBody } from '../functions/models/event-catalog';
+import { channels } from '../functions/models/channels';
+import { webhookBody } from '../functions/models/event-catalog';
 import { deliverWebhooks } from '../functions/workers/deliver-webhooks/consumer';
 import { LOCAL_CREDENTIALS } from '../local/services';
 import { inParallel, type RawTable } from './dynamo';
@@ -67,7 +68,7 @@ export function rawPost(
   });
 }
 
-/** What the delivery worker reads from its queue for `pair` (DeliveryMessage), rebuilt from the body it sent. */
+/** What the delivery worker reads from its queue for `pair` (its channel's message), rebuilt from the body it sent. */
 export function deliveryMessageOf(accountId: string, pair: Pair, body: string): string {
   const {
     event,
@@ -77,7 +78,7 @@ export function deliveryMessageOf(accountId: string, pair: Pair, body: string): 
     event_id: eventId,
     ...details
   } = JSON.parse(body) as Record<string, unknown>;
-  return JSON.stringify({
+  const message = {
     account_id: accountId,
     webhook_id: pair.webhook.id,
     event: {
@@ -89,7 +90,10 @@ export function deliveryMessageOf(accountId: string, pair: Pair, body: string): 
       details,
     },
     attempt: 1,
-  });
+  };
+  // Checked as the service's producers check it: the raw path carries the same message.
+  channels.deliveries.message().parse(message);
+  return JSON.stringify(message);
 }
 
 /**
@@ -165,19 +169,8 @@ export async function rawDeliveryWork(options: {
         message = Messages[0];
       }
       if (!message?.Body || !message.ReceiptHandle) throw new Error('the scratch queue returned no message');
-      const delivery = JSON.parse(message.Body) as {
-        account_id: string;
-        webhook_id: string;
-        event: {
-          event_id: string;
-          type: string;
-          dc_id: string | null;
-          route_id: string | null;
-          occurred_at: number;
-          details: Record<string, unknown>;
-        };
-        attempt: number;
-      };
+      // Parsed by the channel's schema, as the delivery worker's batch processor parses it.
+      const delivery = channels.deliveries.parse(message.Body);
       const { event } = delivery;
       const { Item: webhook } = await raw.db.send(
         new GetCommand({
@@ -191,7 +184,7 @@ export async function rawDeliveryWork(options: {
       const secret = secrets.get(delivery.webhook_id);
       if (!webhook?.enabled || !webhook.secret || !secret)
         throw new Error(`webhook ${delivery.webhook_id} not found enabled`);
-      const body = webhookBody(event as WebhookEvent);
+      const body = webhookBody(event);
       const target = { eventId: event.event_id, webhook: { id: delivery.webhook_id, secret } };
       const sentAt = Date.now();
       const started = performance.now();
