@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryHeaders } from '../functions/domain/webhook-http';
-import { channels } from '../functions/models/channels';
+import * as channels from '../functions/models/channels';
 import { webhookBody } from '../functions/models/event-catalog';
 import { deliverWebhooks } from '../functions/workers/deliver-webhooks/consumer';
 import { LOCAL_CREDENTIALS } from '../local/services';

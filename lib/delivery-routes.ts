@@ -2,7 +2,7 @@ import type { App, Environment } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { EndpointDefinition } from '../functions/api/define';
 import { endpoints as allEndpoints } from '../functions/api/index';
-import { channels } from '../functions/models/channels';
+import * as channels from '../functions/models/channels';
 import { ACCOUNT_LIMITS } from '../functions/shared/limits';
 import type { ConsumerDefinition } from '../functions/workers/define';
 import { consumers as allConsumers } from '../functions/workers/index';

@@ -14,7 +14,8 @@ import {
 } from '../data/download-requests';
 import { listRoutesOfDate } from '../data/routes';
 import { countWorkerAttempt } from '../data/worker-attempts';
-import { channels, type ExportMessage } from '../models/channels';
+import type { ExportMessage } from '../models/channels';
+import * as channels from '../models/channels';
 import { CalendarDate } from '../models/common';
 import { randomId } from '../shared/crypto';
 import { ApiError, ForbiddenDcError } from '../shared/errors';

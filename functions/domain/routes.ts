@@ -13,7 +13,8 @@ import {
   routeOfDateKeyOf,
   type TransactItem,
 } from '../data/routes';
-import { channels, type DeletionMessage } from '../models/channels';
+import type { DeletionMessage } from '../models/channels';
+import * as channels from '../models/channels';
 import { ApiError, ConflictError } from '../shared/errors';
 import { send } from '../shared/queues';
 import { quote } from '../shared/quote';

@@ -14,7 +14,8 @@ import {
   startWebhookFailureRun,
   type Webhook,
 } from '../data/webhooks';
-import { channels, type DeliveryMessage, type StreamRecord } from '../models/channels';
+import type { DeliveryMessage, StreamRecord } from '../models/channels';
+import * as channels from '../models/channels';
 import { isSubscribableEvent, type WebhookEvent, webhookBody } from '../models/event-catalog';
 import { config, type Environment } from '../shared/config';
 import { logger } from '../shared/observability';

@@ -13,7 +13,8 @@ import {
 } from '../data/webhook-deliveries';
 import type { Webhook } from '../data/webhooks';
 import * as webhooksTable from '../data/webhooks';
-import { channels, type DeliveryMessage } from '../models/channels';
+import type { DeliveryMessage } from '../models/channels';
+import * as channels from '../models/channels';
 import { config } from '../shared/config';
 import { randomId } from '../shared/crypto';
 import { ApiError, ConflictError, NotFoundError } from '../shared/errors';

@@ -361,14 +361,24 @@ function webhookBodySchema(type: EventType): z.ZodObject {
  * one is built when first read: the functions that import the catalog (producers, the pipe filter, fan-out,
  * delivery) never read them, and building them all at import cost each of their cold starts.
  */
-export const WEBHOOK_BODY_SCHEMAS = {} as Readonly<Record<EventType, z.ZodObject>>;
-for (const type of EVENT_TYPES) {
-  let schema: z.ZodObject | undefined;
-  Object.defineProperty(WEBHOOK_BODY_SCHEMAS, type, {
-    enumerable: true,
-    get: () => {
-      schema ??= webhookBodySchema(type);
-      return schema;
-    },
-  });
+export const WEBHOOK_BODY_SCHEMAS = /* @__PURE__ */ lazyWebhookBodySchemas();
+
+/**
+ * Made by a call marked pure rather than by statements at the top of the module: a bundle that imports only
+ * the catalog's type names (the channels' delivery message, the pipe filter) drops it, and with it the
+ * schemas and the docs.
+ */
+function lazyWebhookBodySchemas(): Readonly<Record<EventType, z.ZodObject>> {
+  const schemas = {} as Record<EventType, z.ZodObject>;
+  for (const type of EVENT_TYPES) {
+    let schema: z.ZodObject | undefined;
+    Object.defineProperty(schemas, type, {
+      enumerable: true,
+      get: () => {
+        schema ??= webhookBodySchema(type);
+        return schema;
+      },
+    });
+  }
+  return schemas;
 }

@@ -71,16 +71,14 @@ export class MessageRefusedError extends Error {
   override readonly name = 'MessageRefusedError';
 }
 
-/** The service's channels, each named by its key (`imports: {...}` is the channel named `imports`). */
-export function defineChannels<const D extends Record<string, ChannelDefinition>>(
-  definitions: D,
-): { readonly [K in keyof D & string]: ChannelOf<D[K], K> } {
-  return Object.fromEntries(
-    Object.entries(definitions).map(([name, definition]) => [name, defineChannel(name, definition)]),
-  ) as { readonly [K in keyof D & string]: ChannelOf<D[K], K> };
-}
-
-function defineChannel(name: string, definition: ChannelDefinition): Channel {
+/**
+ * The channel named `name` (its construct ids follow from it: `ImportsQueue`). Mark the call `@__PURE__`: a
+ * bundle then keeps only the channels its code uses, and their schemas.
+ */
+export function defineChannel<const Name extends string, const D extends ChannelDefinition>(
+  name: Name,
+  definition: D,
+): ChannelOf<D, Name> {
   const { message: buildMessage, received: buildReceived, ...settings } = definition;
   // Built when first used: a function that only lists the channel (its access) builds no schema.
   const message = once(buildMessage);
@@ -105,7 +103,7 @@ function defineChannel(name: string, definition: ChannelDefinition): Channel {
       }
       return result.data;
     },
-  };
+  } as Channel as ChannelOf<D, Name>;
 }
 
 /** "dc_id: Invalid input: expected string, received number; txid: ...": each problem with its field. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EndpointDefinition } from '../../functions/api/define';
 import { endpoints } from '../../functions/api/index';
 import { importRoute } from '../../functions/api/routes/index';
-import { channels } from '../../functions/models/channels';
+import * as channels from '../../functions/models/channels';
 import {
   ANALYTICS_FILES_PREFIX,
   IMPORT_UPLOADS_PREFIX,

@@ -5,7 +5,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { getDocsAsset } from '../../functions/api/docs/index';
 import { endpoints } from '../../functions/api/index';
-import { channels } from '../../functions/models/channels';
+import * as channels from '../../functions/models/channels';
 import {
   BUNDLE_ALIASES,
   bundleDefine,

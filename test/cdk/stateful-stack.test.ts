@@ -2,7 +2,8 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { EVENT_RECORD_PATTERN, MAX_EVENT_RECORD_BYTES } from '../../functions/data/events';
 import { TABLE_SCHEMA } from '../../functions/data/table-schema';
-import { allChannels, type ChannelName, channels } from '../../functions/models/channels';
+import * as channels from '../../functions/models/channels';
+import { allChannels, type ChannelName } from '../../functions/models/channels';
 import {
   BUCKET_LIFECYCLE,
   DLQ_RETENTION_DAYS,

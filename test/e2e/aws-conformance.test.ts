@@ -13,7 +13,7 @@ import type {
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiKeyAuthorizer } from '../../functions/api/auth/api-key-authorizer/authorizer';
 import { createImportUpload, getRoute } from '../../functions/api/routes/index';
-import { channels } from '../../functions/models/channels';
+import * as channels from '../../functions/models/channels';
 import { accountCallerContext } from '../../functions/shared/auth-context';
 import type { Channel } from '../../functions/shared/channel';
 import { fanOutEvents } from '../../functions/workers/fan-out-events/consumer';

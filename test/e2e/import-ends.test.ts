@@ -7,7 +7,7 @@ import * as routes from '../../functions/api/routes/index';
 import { accountKeys } from '../../functions/data/accounts';
 import { db, tableName } from '../../functions/data/client';
 import { getRouteHeader } from '../../functions/data/routes';
-import { channels } from '../../functions/models/channels';
+import * as channels from '../../functions/models/channels';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import { createTestAccount } from '../support/accounts';

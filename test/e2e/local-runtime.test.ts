@@ -6,7 +6,7 @@ import { accountKeys } from '../../functions/data/accounts';
 import { db, tableName } from '../../functions/data/client';
 import { createDriver as create } from '../../functions/domain/drivers';
 import { sendTestEvent } from '../../functions/domain/webhooks';
-import { channels } from '../../functions/models/channels';
+import * as channels from '../../functions/models/channels';
 import { deliverWebhooks } from '../../functions/workers/deliver-webhooks/consumer';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import { createTestAccount } from '../support/accounts';

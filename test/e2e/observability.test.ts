@@ -4,7 +4,7 @@ import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChannelName, channels, type DeliveryMessage } from '../../functions/models/channels';
+import type { ChannelName, DeliveryMessage } from '../../functions/models/channels';
 import { tracer } from '../../functions/shared/observability';
 import type { ConsumerDefinition } from '../../functions/workers/define';
 import { deliverWebhooks } from '../../functions/workers/deliver-webhooks/consumer';
@@ -14,7 +14,7 @@ import { createTestAccount } from '../support/accounts';
 import { allFunctions } from '../support/cdk';
 import { type ApiResponse, type CallOptions, call, expectError } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
-import { exampleRoute, receiveImportMessages } from '../support/routes';
+import { channelNamed, exampleRoute, receiveImportMessages } from '../support/routes';
 import { sqsRecord } from '../support/sqs-records';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -155,7 +155,7 @@ function recordOn(queue: ChannelName, messageId: string, body: string): SQSRecor
     messageId,
     receiptHandle: messageId,
     body,
-    queueArn: api.cloud.queue(channels[queue]).arn,
+    queueArn: api.cloud.queue(channelNamed(queue)).arn,
   });
 }
 

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { CreateQueueCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { channels } from '../../functions/models/channels';
-import { defineChannels } from '../../functions/shared/channel';
+import * as channels from '../../functions/models/channels';
+import { defineChannel } from '../../functions/shared/channel';
 import { configure } from '../../functions/shared/config';
 import { send, sendAll } from '../../functions/shared/queues';
 import { LOCAL_REGION } from '../../local/cloud/model';
@@ -60,14 +60,12 @@ afterAll(async () => {
 });
 
 /** The deliveries queue's channel, taking any JSON object: what is sent here is about batching, not schemas. */
-const { deliveries } = defineChannels({
-  deliveries: {
-    urlEnv: channels.deliveries.urlEnv,
-    deadLetterUrlEnv: channels.deliveries.deadLetterUrlEnv,
-    visibilityTimeoutSeconds: channels.deliveries.visibilityTimeoutSeconds,
-    maxReceiveCount: channels.deliveries.maxReceiveCount,
-    message: () => z.looseObject({}),
-  },
+const deliveries = defineChannel('deliveries', {
+  urlEnv: channels.deliveries.urlEnv,
+  deadLetterUrlEnv: channels.deliveries.deadLetterUrlEnv,
+  visibilityTimeoutSeconds: channels.deliveries.visibilityTimeoutSeconds,
+  maxReceiveCount: channels.deliveries.maxReceiveCount,
+  message: () => z.looseObject({}),
 });
 
 /** A new queue taking messages of at most 1 KiB, as the deliveries queue of the service's code. */

@@ -6,7 +6,7 @@ import * as routes from '../../functions/api/routes/index';
 import { findHeldClaims } from '../../functions/data/claims';
 import { queryItems } from '../../functions/data/client';
 import { routeKeys } from '../../functions/data/routes';
-import { channels } from '../../functions/models/channels';
+import * as channels from '../../functions/models/channels';
 import { deleteRoutes } from '../../functions/workers/delete-routes/consumer';
 import { createTestAccount } from '../support/accounts';
 import { functionOf } from '../support/cdk';

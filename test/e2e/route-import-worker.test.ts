@@ -7,7 +7,7 @@ import { findHeldClaims } from '../../functions/data/claims';
 import { db, tableName } from '../../functions/data/client';
 import { getImport } from '../../functions/data/imports';
 import { getRouteHeader } from '../../functions/data/routes';
-import { channels } from '../../functions/models/channels';
+import * as channels from '../../functions/models/channels';
 import { createTestAccount } from '../support/accounts';
 import { type CallOptions, call, expectError, expectSuccess, readAllPages } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';

@@ -1,7 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as analytics from '../../functions/api/analytics/index';
-import { channels } from '../../functions/models/channels';
+import * as channels from '../../functions/models/channels';
 import { exportAnalytics } from '../../functions/workers/export-analytics/consumer';
 import { createTestAccount } from '../support/accounts';
 import { functionOf, revokeFromRole } from '../support/cdk';

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import type { z } from 'zod';
 import type { InvoiceStatus as InvoiceStatusSchema } from '../../functions/api/routes/index';
 import { findHeldClaims } from '../../functions/data/claims';
-import { type ChannelName, channels } from '../../functions/models/channels';
+import { allChannels, type ChannelName } from '../../functions/models/channels';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import type { SampleRoute } from '../../local/sample-route';
 import { call } from './http';
@@ -44,6 +44,13 @@ export async function importRoute(
   const finished = await waitForImport(baseUrl, key, dcId, txid);
   expect(finished.status, finished.text).toBe(200);
   return txid;
+}
+
+/** The channel of that name (tests name queues as api.resources does). */
+export function channelNamed(name: ChannelName): (typeof allChannels)[number] {
+  const channel = allChannels.find((candidate) => candidate.name === name);
+  if (!channel) throw new Error(`no channel ${name}`);
+  return channel;
 }
 
 /** Takes `count` messages off the imports queue (for tests that deliver them to the worker themselves). */
@@ -89,7 +96,7 @@ export async function receiveWaiting(
         body: message.Body as string,
         attributes: message.Attributes as unknown as SQSRecord['attributes'],
         md5OfBody: message.MD5OfBody as string,
-        queueArn: api.cloud.queue(channels[queue]).arn,
+        queueArn: api.cloud.queue(channelNamed(queue)).arn,
       }),
     );
   } finally {

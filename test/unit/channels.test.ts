@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { allChannels, channels } from '../../functions/models/channels';
+import * as channels from '../../functions/models/channels';
+import { allChannels } from '../../functions/models/channels';
 import { exampleEvent } from '../../functions/models/event-catalog';
 import { type Channel, MessageRefusedError } from '../../functions/shared/channel';
 import { configure } from '../../functions/shared/config';
@@ -66,6 +67,16 @@ const examples = [
 ];
 
 describe('the channels', () => {
+  it('are each exported under their own name, and all in allChannels', () => {
+    const exported = Object.entries(channels).filter(
+      ([, value]) => typeof value === 'object' && value !== null && 'urlEnv' in value,
+    ) as [string, Channel][];
+    expect(exported.map(([key, channel]) => [key, channel.name])).toEqual(
+      allChannels.map((channel) => [channel.name, channel.name]),
+    );
+    expect(exported.map(([, channel]) => channel)).toEqual(allChannels);
+  });
+
   it('are every queue, each read by a consumer', () => {
     expect(examples.map((example) => example.channel)).toEqual(allChannels);
     for (const channel of allChannels)

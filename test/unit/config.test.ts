@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { getAccount } from '../../functions/data/accounts';
 import { db, tableName } from '../../functions/data/client';
 import { putEventItem } from '../../functions/data/events';
-import { channels } from '../../functions/models/channels';
+import * as channels from '../../functions/models/channels';
 import { exampleEvent } from '../../functions/models/event-catalog';
 import { awsClientOptions, config, configure, resetConfig } from '../../functions/shared/config';
 import { send } from '../../functions/shared/queues';

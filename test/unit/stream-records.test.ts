@@ -1,7 +1,7 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { putEventItem, readStreamRecord } from '../../functions/data/events';
-import { channels } from '../../functions/models/channels';
+import * as channels from '../../functions/models/channels';
 import { configure } from '../../functions/shared/config';
 
 /**

@@ -1,4 +1,4 @@
-import { channels } from '../../models/channels';
+import * as channels from '../../models/channels';
 import { defineConsumer } from '../define';
 
 /** The importRoutes consumer; `handler.ts` beside this module is its Lambda. */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { channels } from '../../../models/channels';
+import * as channels from '../../../models/channels';
 import { Id, Label } from '../../../models/common';
 import { analyticsEndpoint } from '../schemas';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { channels } from '../../../models/channels';
+import * as channels from '../../../models/channels';
 import { DcParams } from '../../../models/common';
 import { ImportRouteBody } from '../../../models/import-model';
 import { IMPORT_FAILURE_CODES, routesEndpoint } from '../schemas';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { channels } from '../../../models/channels';
+import * as channels from '../../../models/channels';
 import { DcParams, EpochMillis } from '../../../models/common';
 import { IMPORT_UPLOADS_PREFIX } from '../../../shared/resources';
 import { routesEndpoint } from '../schemas';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { channels } from '../../../models/channels';
+import * as channels from '../../../models/channels';
 import { EpochMillis, NextToken } from '../../../models/common';
 import { MAX_DELIVERIES_EXAMINED_PER_CALL, MAX_REDELIVERIES_PER_CALL } from '../../../shared/limits';
 import { OUTBOUND_THROTTLING, Redelivery, WebhookParams, webhookChangeEndpoint } from '../schemas';

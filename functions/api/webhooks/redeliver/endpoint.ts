@@ -1,4 +1,4 @@
-import { channels } from '../../../models/channels';
+import * as channels from '../../../models/channels';
 import { DeliveryParams, OUTBOUND_THROTTLING, Redelivery, webhookChangeEndpoint } from '../schemas';
 
 export const redeliverWebhookDelivery = webhookChangeEndpoint(
