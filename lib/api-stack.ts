@@ -69,6 +69,12 @@ export interface ApiStackProps extends StackProps {
   /** @default 'v1' */
   readonly stageName?: string;
   /**
+   * The API's base URL as clients reach it, which links to the API start with (tracking pages): a custom
+   * domain's URL, when one serves the stage.
+   * @default the stage's own URL, `https://<api id>.execute-api.<region>.<suffix>/<stage>/`
+   */
+  readonly apiUrl?: string;
+  /**
    * Sets the account's API Gateway CloudWatch role (retained when the stack goes: other APIs of the account
    * may log through it). Without one, a stage with access logging cannot be created.
    * @default true
@@ -82,6 +88,8 @@ export interface ApiStackProps extends StackProps {
  * account back; the ceiling only guards the service against a surge of many (docs/architecture.md, Throttling).
  */
 export const METHOD_CEILING_ACCOUNTS = 5;
+
+const DEFAULT_STAGE_NAME = 'v1';
 
 /**
  * The stateless side: the REST API with its paths, authorizers, deployment and stage, one nested stack of
@@ -174,6 +182,11 @@ export class ApiStack extends Stack {
     }
     this.authorizerFunctions = authorizerFunctions;
 
+    // The stage's URL as `this.api.url` spells it, but from the stage's name rather than the stage itself,
+    // which is made after the methods (deploy()): the functions that need it come before.
+    const apiUrl =
+      props.apiUrl ??
+      `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${props.stageName ?? DEFAULT_STAGE_NAME}/`;
     const groups = new Map<string, EndpointGroup>();
     for (const [tag, endpoints] of groupBy(props.endpoints, (endpoint) => endpoint.tag)) {
       groups.set(
@@ -183,6 +196,7 @@ export class ApiStack extends Stack {
           endpoints,
           authorizers,
           stateful: props.stateful,
+          apiUrl,
           logRetention,
           xraySdk: bundlesXraySdk(xraySdkTracing, 'api'),
         }),
@@ -275,7 +289,7 @@ export class ApiStack extends Stack {
 
     const stage = new Stage(this, 'Stage', {
       deployment,
-      stageName: props.stageName ?? 'v1',
+      stageName: props.stageName ?? DEFAULT_STAGE_NAME,
       throttlingRateLimit: props.throttlingRateLimit,
       throttlingBurstLimit: props.throttlingBurstLimit,
       methodOptions: methodCeilings(props.endpoints, props),

@@ -15,6 +15,8 @@ export interface DeliveryRoutesConfig {
   readonly env?: Environment;
   readonly stackPrefix: string;
   readonly stageName: string;
+  /** The API's base URL when a custom domain serves the stage (`-c apiUrl=https://api.example.com/`). */
+  readonly apiUrl?: string;
   readonly throttlingRateLimit: number;
   readonly throttlingBurstLimit: number;
   /** Each account's steady requests per second on the account-key methods (the usage plan's throttle). */
@@ -62,6 +64,7 @@ export function readConfig(app: App): DeliveryRoutesConfig {
     env: account || region ? { account, region } : undefined,
     stackPrefix: stringContext(app, 'stackPrefix') ?? DEFAULT_CONFIG.stackPrefix,
     stageName: stringContext(app, 'stageName') ?? DEFAULT_CONFIG.stageName,
+    apiUrl: httpsUrlContext(app, 'apiUrl'),
     throttlingRateLimit: numberContext(app, 'throttlingRateLimit') ?? DEFAULT_CONFIG.throttlingRateLimit,
     throttlingBurstLimit: numberContext(app, 'throttlingBurstLimit') ?? DEFAULT_CONFIG.throttlingBurstLimit,
     accountThrottlingRateLimit:
@@ -106,6 +109,7 @@ export function defineDeliveryRoutes(
     endpoints,
     consumers: withDeliverySettings(consumers, config),
     stageName: config.stageName,
+    apiUrl: config.apiUrl,
     throttlingRateLimit: config.throttlingRateLimit,
     throttlingBurstLimit: config.throttlingBurstLimit,
     accountThrottling: {
@@ -148,6 +152,18 @@ function emailContext(app: App, key: string): string | undefined {
   if (text !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text)) {
     throw new Error(`context ${key} must be an email address, got '${text}'`);
   }
+  return text;
+}
+
+/** An https URL without credentials, query or fragment: a base URL links are made under. */
+function httpsUrlContext(app: App, key: string): string | undefined {
+  const text = stringContext(app, key);
+  if (text === undefined) return undefined;
+  const url = URL.parse(text);
+  if (url?.protocol !== 'https:' || url.username || url.password || url.search || url.hash)
+    throw new Error(
+      `context ${key} must be an https URL without credentials, query or fragment, got '${text}'`,
+    );
   return text;
 }
 

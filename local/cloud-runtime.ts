@@ -151,6 +151,8 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     };
 
     const bundles = await (options.bundles ?? cachedBundles(deployment.functions));
+    // Known once the API listens, which is after the functions' runtime starts (the API invokes them).
+    let api: ApiGateway | undefined;
     const lambda = startLambdaRuntime({
       functions: deployment.functions,
       bundles,
@@ -159,6 +161,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
         ...localFunctionEnvironment(proxy.endpoint, allowPrivateWebhookTargets),
         ...options.extraFunctionEnvironment,
       },
+      apiUrl: () => api?.url,
       onLog: options.onLog,
       maxInstancesPerFunction: options.maxInstancesPerFunction,
     });
@@ -196,7 +199,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     }
     const restApi = deployment.restApis[0];
     if (!restApi) throw new Error('the deployment has no REST API');
-    const api = await startApiGateway({
+    const gateway = await startApiGateway({
       api: restApi,
       lambda,
       accountId: deployment.accountId,
@@ -205,13 +208,14 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       accessLog: options.accessLog,
       apiKeys,
     });
-    stops.push(() => api.close());
+    api = gateway;
+    stops.push(() => gateway.close());
     await Promise.all(pipes.map((pipe) => pipe.ready));
 
     const queueUrl = (channel: Channel, deadLetter = false) => queueOf(deployment, channel, deadLetter).url;
     return {
       deployment,
-      api,
+      api: gateway,
       proxy,
       lambda,
       operatorEnvironment: {

@@ -47,6 +47,11 @@ export interface EndpointDefinition {
    */
   driverTokenVerifiedBy?: 'write';
   /**
+   * The answer or the events of this endpoint link to the API itself (waypoints' tracking pages): CDK gives its
+   * Lambda API_URL, the API's base URL (the stage's, or the `apiUrl` of the deployment's context).
+   */
+  linksToApi?: true;
+  /**
    * Files copied beside the bundle, under `node_modules/`, for handlers that read them at run time (rather
    * than importing them into the bundle): package-relative paths such as `swagger-ui-dist/swagger-ui.css`.
    * The handler finds them the same way locally and on Lambda, by resolving from its own module

@@ -24,6 +24,11 @@ export interface ImportRecord {
   deadline: number;
   /** Present for an import whose body the client uploads to the bucket itself. */
   upload?: ImportUpload;
+  /**
+   * The route's tracking key, made when the import was accepted, so that every run of the import writes the
+   * same tracking links. Absent on imports accepted before tracking links (their routes get none).
+   */
+  trackingKey?: string;
 }
 
 export interface ImportUpload {
@@ -58,6 +63,7 @@ export async function putPendingImport(record: ImportRecord): Promise<void> {
         ...(record.routeId === undefined ? {} : { route_id: record.routeId }),
         status: 'PENDING',
         payload_key: record.payloadKey,
+        ...(record.trackingKey === undefined ? {} : { tracking_key: record.trackingKey }),
         created_at: record.createdAt,
         deadline: record.deadline,
         ...(record.upload
@@ -84,6 +90,7 @@ export async function getImport(accountId: string, txid: string): Promise<Import
     status: item.status,
     error: item.error,
     payloadKey: item.payload_key,
+    trackingKey: item.tracking_key,
     createdAt: item.created_at,
     finishedAt: item.finished_at,
     deadline: item.deadline,

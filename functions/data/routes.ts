@@ -109,6 +109,11 @@ export interface RouteHeader {
   version: number;
   /** The import that created the route; its id claims carry it. */
   importTxid: string;
+  /**
+   * Derives the tracking token of each waypoint (models/tracking-links.ts); absent on routes imported before
+   * tracking links, whose waypoints have none.
+   */
+  trackingKey?: string;
   /** Set while the route is being deleted: reads treat it as gone. */
   deleting?: boolean;
   createdAt: number;
@@ -133,6 +138,7 @@ const headerCodec = codec<RouteHeader>({
   finalizedTimestamp: {},
   version: {},
   importTxid: {},
+  trackingKey: {},
   deleting: {},
   createdAt: {},
 });

@@ -30,13 +30,14 @@ import {
 import { routeEtasItem } from '../data/route-etas';
 import { type InvoiceRow, listRouteRows, routeRowItems, type WaypointRow } from '../data/route-rows';
 import { putNewHeaderItem, type RouteHeader } from '../data/routes';
+import { trackingLookupItems, trackingLookupKeys } from '../data/tracking-links';
 import { countWorkerAttempt } from '../data/worker-attempts';
 import type { ImportMessage, UploadArrival } from '../models/channels';
 import * as channels from '../models/channels';
 import type { EventOf } from '../models/event-catalog';
 import { type ImportedRoute, ImportRouteBody } from '../models/import-model';
 import { config } from '../shared/config';
-import { randomId } from '../shared/crypto';
+import { randomId, randomSecret } from '../shared/crypto';
 import type { ErrorCodeName } from '../shared/error-codes';
 import { ERROR_CODES } from '../shared/error-codes';
 import { ApiError, ConflictError, ValidationError } from '../shared/errors';
@@ -109,6 +110,9 @@ function driverNotInDc(dcId: string, driverId: string | undefined): ConflictErro
   );
 }
 
+/** A route's tracking key (models/tracking-links.ts): 32 random bytes, base64url. */
+const newTrackingKey = () => randomSecret('', 32);
+
 /**
  * Accepts a route import:
  * 1. rejects ids repeated inside the body (3006/3008/3009) and a driver outside the DC (3010);
@@ -139,6 +143,7 @@ export async function acceptImport(accountId: string, dcId: string, route: Impor
     routeId: route.id,
     status: 'PENDING',
     payloadKey,
+    trackingKey: newTrackingKey(),
     createdAt: now,
     deadline,
   });
@@ -184,6 +189,7 @@ export async function acceptUpload(
     txid,
     status: 'PENDING',
     payloadKey,
+    trackingKey: newTrackingKey(),
     createdAt: Date.now(),
     deadline: arrivalDeadline + config().importDeadlineSeconds * 1000,
     upload: { linkExpiresAt: link.expiresAt, arrivalDeadline },
@@ -428,11 +434,16 @@ function internalFailure(message: string): ApiError {
 
 /**
  * Deletes the rows this import wrote and releases the claims it holds. The rows are only ours while we
- * hold the route id: when the route id itself was taken, the partition belongs to the other route.
+ * hold the route id: when the route id itself was taken, the partition belongs to the other route. The
+ * tracking links are ours whoever holds the route id: their keys come from this import's tracking key.
  */
 async function discardImport(record: ImportRecord, claims: Claim[]): Promise<void> {
   const { routeId } = record;
   if (routeId === undefined) return; // an upload whose body was refused: nothing written, nothing claimed
+  if (record.trackingKey !== undefined) {
+    const waypointIds = claims.flatMap((claim) => (claim.kind === 'WAYPOINT' ? [claim.id] : []));
+    await deleteAll(trackingLookupKeys(record.trackingKey, waypointIds));
+  }
   const [routeClaim] = await findHeldClaims(record.accountId, [{ kind: 'ROUTE', id: routeId }]);
   if (routeClaim?.txid === record.txid)
     await deleteAll((await listRouteRows(record.accountId, routeId)).map((row) => row.key));
@@ -534,10 +545,18 @@ function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
     isFinalized: false,
     version: 1,
     importTxid: record.txid,
+    trackingKey: record.trackingKey,
     createdAt: Date.now(),
   };
   const etas = routeEtasItem(record.accountId, route.id, plannedEtas(header, waypoints, dc.etaSpeedKmh));
-  return { header, rows: [...routeRowItems(record.accountId, route.id, waypoints, invoices), etas] };
+  const { trackingKey } = header;
+  const trackingLinks = trackingKey
+    ? trackingLookupItems({ ...header, trackingKey }, header.waypointIds)
+    : [];
+  return {
+    header,
+    rows: [...trackingLinks, ...routeRowItems(record.accountId, route.id, waypoints, invoices), etas],
+  };
 }
 
 export type ImportStatusView =

@@ -42,6 +42,7 @@ import {
   type WaypointStatus,
 } from './route-progress';
 import { type RouteRef, requireRoute } from './routes';
+import { trackingUrlOf } from './tracking-links';
 
 /** The spec answers 400 (not 404) with 3003 on the invoice status and accounting reads. */
 const NOT_FOUND_STATUS = 400;
@@ -52,6 +53,17 @@ export interface WaypointDetail extends WaypointRow {
   eta: number | null;
   attempts: Attempt[];
 }
+
+/** A waypoint as the route reads answer it: with its tracking page. */
+export interface RouteWaypoint extends WaypointDetail {
+  /** The waypoint's tracking page for its customer; null on a route imported before tracking links. */
+  trackingUrl: string | null;
+}
+
+const withTrackingUrl = (route: RouteHeader, waypoint: WaypointDetail): RouteWaypoint => ({
+  ...waypoint,
+  trackingUrl: trackingUrlOf(route, waypoint.id),
+});
 
 /** A page of invoices, each invoice (without its items) and each item weighed as it will be serialized. */
 export interface InvoicePageRequest extends PageRequest {
@@ -160,11 +172,12 @@ async function routeProgress(route: RouteHeader) {
  */
 export async function waypointsOf(
   ref: RouteRef,
-  page: SizedPageRequest<WaypointDetail>,
-): Promise<Page<WaypointDetail>> {
+  page: SizedPageRequest<RouteWaypoint>,
+): Promise<Page<RouteWaypoint>> {
   const route = await requireRoute(ref);
   const { waypoints } = await waypointPage(route, page);
-  return cutToBudget(waypoints, page.bytesOf, (waypoint) =>
+  const items = waypoints.items.map((waypoint) => withTrackingUrl(route, waypoint));
+  return cutToBudget({ ...waypoints, items }, page.bytesOf, (waypoint) =>
     waypointKeyOf(route.accountId, route.routeId, waypoint),
   );
 }
@@ -192,7 +205,7 @@ async function waypointPage(route: RouteHeader, page: PageRequest) {
 }
 
 /** One waypoint of a route; 1003 when the route has no waypoint with that id. */
-export async function waypointOf(ref: RouteRef, waypointId: string): Promise<WaypointDetail> {
+export async function waypointOf(ref: RouteRef, waypointId: string): Promise<RouteWaypoint> {
   const route = await requireRoute(ref);
   // The header lists the ids in sequence, so an unknown id costs no query of the rows.
   const waypoint = route.waypointIds.includes(waypointId)
@@ -200,7 +213,7 @@ export async function waypointOf(ref: RouteRef, waypointId: string): Promise<Way
     : undefined;
   if (!waypoint)
     throw new NotFoundError(`waypoint ${quote(waypointId)} not found on route ${quote(ref.routeId)}`);
-  return waypoint;
+  return withTrackingUrl(route, waypoint);
 }
 
 export type CompletionTime = { type: 'ESTIMATED' | 'ACTUAL' | 'FINALIZED'; timestamp: number };

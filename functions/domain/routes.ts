@@ -13,6 +13,7 @@ import {
   routeOfDateKeyOf,
   type TransactItem,
 } from '../data/routes';
+import { trackingLookupKeys } from '../data/tracking-links';
 import type { DeletionMessage } from '../models/channels';
 import * as channels from '../models/channels';
 import { ApiError, ConflictError } from '../shared/errors';
@@ -316,7 +317,8 @@ export type RouteRemovalOutcome = 'REMOVED' | 'CONTINUED' | 'NOTHING_TO_REMOVE';
 /**
  * The deletion worker's part; safe to run again for the same message:
  * 1. a chunk at a time, releases the waypoint, invoice, item and accounting record claims the route's
- *    import holds, then deletes those rows. Past `rowsPerMessage` rows it queues the route again and stops:
+ *    import holds, deletes its waypoints' tracking links, then those rows. Past `rowsPerMessage` rows it
+ *    queues the route again and stops:
  *    the rest is a fresh message, so a huge route never runs into the worker's timeout;
  * 2. deletes a finished route's analytics, so exports no longer show it;
  * 3. releases the route id's claim, then deletes the header.
@@ -341,6 +343,11 @@ export async function removeDeletedRoute(
     }
     const rowClaims = rows.flatMap((row): Claim[] => (row.claim ? [row.claim] : []));
     await releaseClaims(accountId, rowClaims, route.importTxid);
+    // A waypoint's tracking link goes before its row, which names it: a retry still finds the row.
+    if (route.trackingKey !== undefined) {
+      const waypointIds = rowClaims.flatMap((claim) => (claim.kind === 'WAYPOINT' ? [claim.id] : []));
+      await deleteAll(trackingLookupKeys(route.trackingKey, waypointIds));
+    }
     await deleteAll(rows.map((row) => row.key));
     removed += rows.length;
   }

@@ -19,6 +19,8 @@ export interface ServiceConfig {
   readonly linkSignerRoleArn: string;
   /** WEBHOOK_SECRETS_KEY_ARN: the KMS key webhook secrets are sealed under (required on use). */
   readonly webhookSecretsKeyArn: string;
+  /** API_URL: the API's own base URL, which links to it start with (required on use). */
+  readonly apiUrl: string;
   /** The channel's queue URL, from its `urlEnv` variable (required on use). */
   queueUrl(channel: Channel): string;
   /** The channel's DLQ URL, from its `deadLetterUrlEnv` variable (required on use). */
@@ -126,6 +128,9 @@ function readConfig(env: Environment): ServiceConfig {
     },
     get webhookSecretsKeyArn() {
       return required(RESOURCE_ENV.webhookSecretsKeyArn);
+    },
+    get apiUrl() {
+      return required(RESOURCE_ENV.apiUrl);
     },
     queueUrl: (channel) => required(channel.urlEnv),
     deadLetterQueueUrl: (channel) => required(channel.deadLetterUrlEnv),

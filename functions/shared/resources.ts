@@ -30,6 +30,8 @@ export const RESOURCE_ENV = {
   linkSignerRoleArn: 'LINK_SIGNER_ROLE_ARN',
   /** The ARN of the KMS key webhook signing secrets are encrypted under (ResourceAccess.webhookSecrets). */
   webhookSecretsKeyArn: 'WEBHOOK_SECRETS_KEY_ARN',
+  /** The API's own base URL, for links to it (EndpointDefinition.linksToApi). */
+  apiUrl: 'API_URL',
 } as const;
 
 /**

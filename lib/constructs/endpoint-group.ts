@@ -12,6 +12,7 @@ import type { Construct } from 'constructs';
 import { checkedByGateway } from '../../functions/api/authorizers';
 import type { AuthKind, EndpointDefinition } from '../../functions/api/define';
 import type { ResourceAccess } from '../../functions/shared/access';
+import { RESOURCE_ENV } from '../../functions/shared/resources';
 import { functionId } from '../naming';
 import { sliceOf } from '../slices';
 import type { StatefulExports } from '../stateful-stack';
@@ -27,6 +28,8 @@ export interface EndpointGroupProps {
   readonly authorizers: Partial<Record<AuthKind, IAuthorizer>>;
   /** The stateful stack's exports: the group imports what its functions may use itself. */
   readonly stateful: StatefulExports;
+  /** The API's base URL, given as API_URL to the functions of endpoints that link to the API (`linksToApi`). */
+  readonly apiUrl: string;
   readonly logRetention?: RetentionDays;
   /** Bundle the X-Ray SDK into the group's functions (ServiceFunctionProps.xraySdk). */
   readonly xraySdk?: boolean;
@@ -61,6 +64,8 @@ export class EndpointGroup extends NestedStack {
         xraySdk: props.xraySdk,
       });
       fn.bindAccess(access, resources);
+      if (served.some((endpoint) => endpoint.linksToApi))
+        fn.addEnvironment(RESOURCE_ENV.apiUrl, props.apiUrl);
       fn.alarmOnThrottles(resources.alarmTopic);
       functions.set(slice.name, fn);
 

@@ -249,6 +249,7 @@ export class FunctionPool {
         credentials: this.options.credentialsFor(this.fn),
         logStreamName: newLogStreamName(),
         localEnvironment: this.options.localEnvironment,
+        apiUrl: this.options.apiUrl?.(),
       }),
       nodeFlags: this.flags,
       memorySizeMb: this.fn.memorySize,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
+import { RESOURCE_ENV } from '../../functions/shared/resources';
 import type { FunctionSpec } from '../cloud/model';
 import { LOCAL_REGION } from '../cloud/model';
 
@@ -25,6 +26,8 @@ export interface EnvironmentInputs {
   logStreamName: string;
   /** Endpoint and local-only variables the local runtime adds, over everything else. */
   localEnvironment: Record<string, string>;
+  /** Where the local API is served (undefined before it listens). */
+  apiUrl?: string;
 }
 
 /** Exactly the environment of the function's process: nothing of this process leaks in. */
@@ -69,7 +72,20 @@ export function lambdaEnvironment(inputs: EnvironmentInputs): Record<string, str
     _AWS_XRAY_DAEMON_ADDRESS: '127.0.0.1',
     _AWS_XRAY_DAEMON_PORT: '2000',
     ...inputs.localEnvironment,
+    ...localApiUrl(fn, inputs.apiUrl),
   };
+}
+
+/**
+ * API_URL where the template sets it (to the stage's URL on AWS, which the local names resolve to a host
+ * nobody serves): the URL the local API is served at instead, as the endpoint variables stand for AWS's.
+ * A function without it in its template gets none, as on AWS.
+ */
+function localApiUrl(fn: FunctionSpec, apiUrl: string | undefined): Record<string, string> {
+  if (fn.environment[RESOURCE_ENV.apiUrl] === undefined) return {};
+  if (apiUrl === undefined)
+    throw new Error(`${fn.name} links to the API (API_URL), which is not served yet: start the API first`);
+  return { [RESOURCE_ENV.apiUrl]: apiUrl };
 }
 
 /**

@@ -34,6 +34,11 @@ export interface LambdaRuntimeOptions {
   credentialsFor(fn: FunctionSpec): Credentials;
   /** Endpoint and local-only variables the local runtime adds, over the template's. */
   localEnvironment: Record<string, string>;
+  /**
+   * Where the local API is served, once it is: the value of API_URL for the functions whose template sets it
+   * (on AWS the stage's URL), read when an environment starts.
+   */
+  apiUrl?: () => string | undefined;
   /** Every log line; without it, lines go to stdout prefixed with the function's name. */
   onLog?: (record: LogRecord) => void;
   /** Environments per function at most (AWS would scale further, so invocations beyond wait). Default 16. */

@@ -7,7 +7,7 @@ import { endpoints } from '../../functions/api/index';
 import { importRoute } from '../../functions/api/routes/index';
 import { METHOD_CEILING_ACCOUNTS } from '../../lib/api-stack';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
-import { DEFAULT_CONFIG, defineDeliveryRoutes } from '../../lib/delivery-routes';
+import { DEFAULT_CONFIG, defineDeliveryRoutes, readConfig } from '../../lib/delivery-routes';
 import {
   GATEWAY_RESPONSES,
   type GatewayResponseType,
@@ -400,6 +400,44 @@ describe('per-account limits', () => {
       expect(resolvedVariables(fn).MAX_WEBHOOKS_PER_ACCOUNT, handler).toBe(
         handler === 'webhooks/create' ? '20' : undefined,
       );
+    }
+  });
+
+  it('gives API_URL, the stage’s URL, to the functions of the endpoints that link to the API, and to no other', () => {
+    const linking = new Set(endpoints.filter((e) => e.linksToApi).map((e) => sliceOf(e.module).name));
+    expect([...linking]).toEqual(expect.arrayContaining(['routes/waypoints', 'routes/waypoint']));
+    const stageUrl = {
+      'Fn::Join': [
+        '',
+        [
+          'https://',
+          { Ref: apiId },
+          '.execute-api.',
+          { Ref: 'AWS::Region' },
+          '.',
+          { Ref: 'AWS::URLSuffix' },
+          '/v1/',
+        ],
+      ],
+    };
+    for (const [handler, fn] of api.endpointFunctions) {
+      const value = resolvedVariables(fn).API_URL;
+      expect(value && resolvedFromParent(fn.stack, value), handler).toEqual(
+        linking.has(handler) ? stageUrl : undefined,
+      );
+    }
+    for (const fn of [...api.consumerFunctions.values(), ...api.authorizerFunctions.values()])
+      expect(resolvedVariables(fn).API_URL, fn.sliceName).toBeUndefined();
+  });
+
+  it('takes API_URL from the apiUrl context value (a custom domain), refusing what is no https URL', () => {
+    const custom = synthesize({ apiUrl: 'https://api.example.com/routes/' });
+    const fn = custom.api.endpointFunctions.get('routes/waypoints') as ServiceFunction;
+    expect(resolvedVariables(fn).API_URL).toBe('https://api.example.com/routes/');
+    for (const apiUrl of ['http://api.example.com/', 'https://user:pw@api.example.com/', 'api.example.com']) {
+      const app = testApp();
+      app.node.setContext('apiUrl', apiUrl);
+      expect(() => readConfig(app), apiUrl).toThrow(/context apiUrl must be an https URL/);
     }
   });
 

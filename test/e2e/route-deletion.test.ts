@@ -12,7 +12,7 @@ import { createTestAccount } from '../support/accounts';
 import { functionOf } from '../support/cdk';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
-import { exampleRoute, importRoute, receiveWaiting } from '../support/routes';
+import { exampleRoute, importRoute, receiveWaiting, trackingLookupsOf } from '../support/routes';
 import { sqsRecord } from '../support/sqs-records';
 
 /**
@@ -108,8 +108,20 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id} of a route with thousands of ite
     await importRoute(api.url, acme.key, 'dc-1', neighbour);
   });
 
+  /** The tracking links of the first import of `big`, read before its deletion. */
+  let firstLinks: string[] = [];
+  const trackingLinksOf = async (routeId: string) => {
+    const response = await asAcme('GET', `/dcs/dc-1/routes/${routeId}/waypoints`);
+    const { waypoints } = expectSuccess(response, routes.listWaypoints) as {
+      waypoints: { tracking_url: string }[];
+    };
+    return waypoints.map((waypoint) => waypoint.tracking_url);
+  };
+
   it('answers at once and the route is gone from every read and change before the worker ran', async () => {
     expect(await partitionItems('big')).toHaveLength(BIG_PARTITION_ITEMS);
+    expect(await trackingLookupsOf(acme.accountId, 'big')).toHaveLength(BIG.waypoints);
+    firstLinks = await trackingLinksOf('big');
 
     const started = Date.now();
     expect(expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/big'), routes.deleteRoute)).toEqual({});
@@ -164,6 +176,8 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id} of a route with thousands of ite
     expect(invocations).toBeGreaterThanOrEqual(Math.ceil(BIG_ROWS / ROWS_PER_MESSAGE));
     expect(await partitionItems('big')).toEqual([]);
     expect(await heldClaims(big)).toEqual([]);
+    expect(await trackingLookupsOf(acme.accountId, 'big')).toEqual([]);
+    expect(await trackingLookupsOf(acme.accountId, 'neighbour')).toHaveLength(neighbour.waypoints.length);
     expect(await partitionItems('neighbour')).not.toHaveLength(0);
     expect(await heldClaims(neighbour)).not.toHaveLength(0);
     expectSuccess(await asAcme('GET', '/dcs/dc-1/routes/neighbour'), routes.getRoute);
@@ -178,6 +192,10 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id} of a route with thousands of ite
     expect(again.route.version).toBe(1);
     expect(again.route.waypoint_ids).toHaveLength(BIG.waypoints);
     expect(await partitionItems('big')).toHaveLength(BIG_PARTITION_ITEMS);
+    // The new route's waypoints have links of their own: the old ones name nothing any more.
+    const links = await trackingLinksOf('big');
+    expect(firstLinks).toHaveLength(BIG.waypoints);
+    expect(links.filter((link) => firstLinks.includes(link))).toEqual([]);
   });
 
   it('removes nothing for a message that arrives after the route id was imported again', async () => {

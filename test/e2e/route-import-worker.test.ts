@@ -3,11 +3,12 @@ import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as routes from '../../functions/api/routes/index';
 import { accountKeys } from '../../functions/data/accounts';
-import { findHeldClaims } from '../../functions/data/claims';
 import { db, tableName } from '../../functions/data/client';
 import { getImport } from '../../functions/data/imports';
 import { getRouteHeader } from '../../functions/data/routes';
+import { getTrackingLookup } from '../../functions/data/tracking-links';
 import * as channels from '../../functions/models/channels';
+import { trackingToken } from '../../functions/models/tracking-links';
 import { createTestAccount } from '../support/accounts';
 import { type CallOptions, call, expectError, expectSuccess, readAllPages } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
@@ -16,6 +17,7 @@ import {
   claimsHeldBy as heldClaims,
   receiveImportMessages,
   runImportWorker,
+  trackingLookupsOf,
 } from '../support/routes';
 
 /**
@@ -51,10 +53,12 @@ async function eventsOf(routeId: string) {
 const claimsHeldBy = (txid: string, route: ReturnType<typeof exampleRoute>) =>
   heldClaims(acme.accountId, txid, route);
 
-/** Whether the import holds the claim of one id (cheap enough to poll). */
-async function holdsClaim(txid: string, kind: 'ITEM', id: string) {
-  const [held] = await findHeldClaims(acme.accountId, [{ kind, id }]);
-  return held?.txid === txid;
+/** Whether the import has written the tracking link of its route's first waypoint (its rows come after). */
+async function wroteTrackingLinks(txid: string, route: ReturnType<typeof exampleRoute>) {
+  const key = (await getImport(acme.accountId, txid))?.trackingKey;
+  const [first] = route.waypoints;
+  if (!key || !first) throw new Error(`import ${txid} has no tracking key or route ${route.id} no waypoint`);
+  return (await getTrackingLookup(trackingToken(key, first.id))) !== undefined;
 }
 
 /** How many items the invoice status read shows for the route, over all of its pages. */
@@ -168,6 +172,35 @@ describe('the import worker', () => {
     expectError(await status(txid), 400, 3010);
     expect(await claimsHeldBy(txid, route)).toBe(0);
   });
+
+  it('fails an import whose driver is deleted while its rows are written with 3010, leaving none of its rows or tracking links', async () => {
+    const created = await request('POST', '/dcs/dc-1/drivers', {
+      body: { driver_id: 'leaving-late', driver_name: 'Leaving Late' },
+    });
+    expect(created.status).toBe(200);
+    const route = exampleRoute('orphan-2', {
+      driverId: 'leaving-late',
+      waypoints: 500,
+      invoicesPerWaypoint: 1,
+      itemsPerInvoice: 10,
+      leanItems: true,
+    });
+    const txid = await accept(route);
+    const run = runImportWorker(api, await receiveImportMessages(api, 1));
+    // The driver goes once the worker has begun writing rows: the header's transaction then finds it gone.
+    const deadline = Date.now() + 60_000;
+    while (!(await wroteTrackingLinks(txid, route))) {
+      expect(Date.now(), 'the worker wrote no tracking link').toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect((await request('DELETE', '/dcs/dc-1/drivers/leaving-late')).status).toBe(200);
+    expect(await run).toEqual({ batchItemFailures: [] });
+
+    expectError(await status(txid), 400, 3010);
+    expect(await claimsHeldBy(txid, route)).toBe(0);
+    expect(await getRouteHeader(acme.accountId, 'orphan-2')).toBeUndefined();
+    expect(await trackingLookupsOf(acme.accountId, 'orphan-2')).toEqual([]);
+  }, 120_000);
 });
 
 describe('a worker killed in the middle of an import', () => {
@@ -191,8 +224,8 @@ describe('a worker killed in the middle of an import', () => {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const deadline = Date.now() + 60_000;
-    const earlyItem = route.waypoints[50]?.invoices[0]?.items[0]?.id as string;
-    while (!(await holdsClaim(txid, 'ITEM', earlyItem))) {
+    // Killed once it has claimed every id and begun writing rows (the tracking links come first).
+    while (!(await wroteTrackingLinks(txid, route))) {
       expect(worker.exitCode, 'the worker finished before it could be killed').toBeNull();
       expect(Date.now()).toBeLessThan(deadline);
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -219,6 +252,8 @@ describe('a worker killed in the middle of an import', () => {
       route_id: 'crash-1',
     });
     expect(await countItems('crash-1')).toBe(10_000);
+    // The retry wrote the same tracking links as the killed run (the import's key): none is left over.
+    expect(await trackingLookupsOf(acme.accountId, 'crash-1')).toHaveLength(1000);
   }, 180_000);
 
   it('fails an import whose last attempt fails after claiming with 1000, releasing its claims', async () => {

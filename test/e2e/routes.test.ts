@@ -14,7 +14,7 @@ import {
   type Waypoint,
   waitUntilRemoved,
 } from '../support/route-changes';
-import { exampleRoute, importedWaypoint, importRoute } from '../support/routes';
+import { exampleRoute, importedWaypoint, importRoute, trackingUrlUnder } from '../support/routes';
 
 const rt = useRoutesApi('routes');
 
@@ -238,6 +238,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
         status: 'PENDING',
         eta: planned[sequence]?.eta,
         attempts: [],
+        tracking_url: trackingUrlUnder(rt.fx.api.url),
       })),
     );
     // The sample's time window opens an hour after the start: the first stop waits for it.
@@ -263,9 +264,34 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
           // No start warehouse: the route starts at its first stop, so that stop is due at the start.
           eta: START,
           attempts: [],
+          tracking_url: trackingUrlUnder(rt.fx.api.url),
         },
       ],
     });
+  });
+
+  it('gives every waypoint a tracking link of its own under the API’s URL, the same on every read', async () => {
+    await importRoute(
+      rt.fx.api.url,
+      rt.accounts.acme.key,
+      'dc-1',
+      exampleRoute('wps-links', { waypoints: 4 }),
+    );
+    const read = async () => {
+      const response = await rt.asAcme('GET', '/dcs/dc-1/routes/wps-links/waypoints');
+      const { waypoints } = expectSuccess(response, routes.listWaypoints) as { waypoints: Waypoint[] };
+      return waypoints.map((waypoint) => waypoint.tracking_url);
+    };
+    const links = await read();
+    for (const link of links) expect(link).toEqual(trackingUrlUnder(rt.fx.api.url));
+    expect(new Set(links).size).toBe(4);
+    expect(await read()).toEqual(links);
+    // Another route's waypoints have links of their own.
+    const other = await rt.asAcme('GET', '/dcs/dc-1/routes/wps-1/waypoints');
+    const otherLinks = (
+      expectSuccess(other, routes.listWaypoints) as { waypoints: Waypoint[] }
+    ).waypoints.map((waypoint) => waypoint.tracking_url);
+    expect(otherLinks.filter((link) => links.includes(link))).toEqual([]);
   });
 });
 

@@ -17,6 +17,7 @@ import {
   movedEnough,
   nth,
   routeOf,
+  trackingUrlUnder,
   type Waypoint,
 } from './driver-app';
 import { once, type TestApiFixture } from './fixtures';
@@ -220,6 +221,7 @@ export function deliveryDay(fx: TestApiFixture) {
       status: state.status[sequence],
       eta: state.done.has(sequence) ? null : state.etas.etas[sequence],
       attempts: state.attempts[sequence],
+      tracking_url: trackingUrlUnder(fx.api.url),
     }));
     expect(waypoints).toEqual(expected);
     for (const waypoint of expected) {
@@ -240,7 +242,8 @@ export function deliveryDay(fx: TestApiFixture) {
     ]);
     expect(listed).toEqual({
       ...route,
-      waypoints: waypoints.map((waypoint) => ({
+      // The driver app leaves out the customers' tracking links.
+      waypoints: waypoints.map(({ tracking_url, ...waypoint }) => ({
         ...waypoint,
         invoices: invoices.filter((invoice) => waypoint.invoice_ids.includes(invoice.id)),
       })),

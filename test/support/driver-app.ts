@@ -12,7 +12,7 @@ import { type ApiResponse, expectSuccess } from './http';
 import type { TestApi } from './local-api';
 import { exampleRoute, importRoute } from './routes';
 
-export { expectedInvoices, importedWaypoint } from './routes';
+export { expectedInvoices, importedWaypoint, trackingUrlUnder } from './routes';
 
 /*
  * The driver app's tests' fixtures: a client of one account that creates drivers, imports routes and reads
@@ -21,7 +21,7 @@ export { expectedInvoices, importedWaypoint } from './routes';
  */
 
 export type Route = z.infer<typeof routes.Route>;
-export type Waypoint = z.infer<typeof routes.Waypoint>;
+export type Waypoint = z.infer<typeof routes.RouteWaypoint>;
 export type Attempt = z.infer<typeof routes.Attempt>;
 export type InvoiceStatus = z.infer<typeof routes.InvoiceStatus>;
 export type ItemStatus = InvoiceStatus['items'][number]['status'];

@@ -10,7 +10,7 @@ import { expectSuccess } from './http';
 import { exampleRoute, importRoute } from './routes';
 
 export type Route = z.infer<typeof routes.Route>;
-export type Waypoint = z.infer<typeof routes.Waypoint>;
+export type Waypoint = z.infer<typeof routes.RouteWaypoint>;
 
 /** The default start of exampleRoute: 2026-11-23 07:00 in Chicago. */
 export const START = Date.UTC(2026, 10, 23, 13, 0);

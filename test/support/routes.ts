@@ -1,8 +1,10 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import type { InvoiceStatus as InvoiceStatusSchema } from '../../functions/api/routes/index';
 import { findHeldClaims } from '../../functions/data/claims';
+import { db, type Item, tableName } from '../../functions/data/client';
 import { allChannels, type ChannelName } from '../../functions/models/channels';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import type { SampleRoute } from '../../local/sample-route';
@@ -51,6 +53,32 @@ export function channelNamed(name: ChannelName): (typeof allChannels)[number] {
   const channel = allChannels.find((candidate) => candidate.name === name);
   if (!channel) throw new Error(`no channel ${name}`);
   return channel;
+}
+
+/** A waypoint's `tracking_url` as the reads of a route served at `apiUrl` show it: 128 bits in base64url. */
+export const trackingUrlUnder = (apiUrl: string) =>
+  expect.stringMatching(
+    new RegExp(`^${apiUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/track/[A-Za-z0-9_-]{22}$`),
+  );
+
+/** The tracking link lookups of a route of the account, read as the operator (a scan: tests only). */
+export async function trackingLookupsOf(accountId: string, routeId: string): Promise<Item[]> {
+  const items: Item[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'entity = :entity AND account_id = :account AND route_id = :route',
+        ExpressionAttributeValues: { ':entity': 'TRACKING_LINK', ':account': accountId, ':route': routeId },
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 }
 
 /** Takes `count` messages off the imports queue (for tests that deliver them to the worker themselves). */

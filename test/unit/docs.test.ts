@@ -231,8 +231,7 @@ describe('docs/configuration.md', () => {
       [...source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map((match) => match[1] as string),
     );
     const resources = [
-      RESOURCE_ENV.table,
-      RESOURCE_ENV.bucket,
+      ...Object.values(RESOURCE_ENV),
       ...allChannels.flatMap((channel) => [channel.urlEnv, channel.deadLetterUrlEnv]),
     ];
     // AWS_* variables come from the Lambda runtime (or the SDK's own configuration), not from us.

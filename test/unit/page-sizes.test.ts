@@ -79,6 +79,12 @@ const waypoint = () => ({
   attempts: [attempt(ITEMS_PER_WAYPOINT)],
 });
 
+/** As the route reads answer it: with its tracking link, under a custom domain of the longest name DNS takes. */
+const routeWaypoint = () => ({
+  ...waypoint(),
+  tracking_url: `https://${'d'.repeat(253)}/${'s'.repeat(128)}/track/${'t'.repeat(22)}`,
+});
+
 const route = (waypointIds: number) => ({
   id: id(),
   name: text(200),
@@ -198,7 +204,10 @@ describe('the byte budget keeps a page of worst-case rows under Lambda’s 6 MB 
       ROUTE_PAGE_SIZES.waypoints,
       listWaypoints,
       (budget) => ({
-        waypoints: rows(rowsKept(ROUTE_PAGE_SIZES.waypoints.maxLimit, waypoint(), budget), waypoint),
+        waypoints: rows(
+          rowsKept(ROUTE_PAGE_SIZES.waypoints.maxLimit, routeWaypoint(), budget),
+          routeWaypoint,
+        ),
       }),
     ],
     [

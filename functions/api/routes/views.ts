@@ -1,5 +1,5 @@
 import type { AccountingRecord, Attempt, InvoiceRow, ItemRow } from '../../domain/records';
-import type { WaypointDetail } from '../../domain/route-reports';
+import type { RouteWaypoint, WaypointDetail } from '../../domain/route-reports';
 import type { RouteHeader } from '../../domain/routes';
 import { apiFields } from '../../shared/field-names';
 
@@ -47,6 +47,11 @@ export function waypointView(waypoint: WaypointDetail) {
     ...apiFields(waypoint, ['invoiceIds', 'status', 'eta']),
     attempts: waypoint.attempts.map(attemptView),
   };
+}
+
+/** A waypoint as the route reads answer it: the Waypoint resource with its tracking page. */
+export function routeWaypointView(waypoint: RouteWaypoint) {
+  return { ...waypointView(waypoint), tracking_url: waypoint.trackingUrl };
 }
 
 /** The spec's invoice status record. */

@@ -44,3 +44,11 @@ export const Waypoint = z
     attempts: z.array(Attempt).meta({ description: 'oldest first' }),
   })
   .meta({ id: 'Waypoint' });
+
+/** A waypoint as the route reads answer it: the Waypoint with its customer's tracking page. */
+export const RouteWaypoint = Waypoint.extend({
+  tracking_url: z.string().nullable().meta({
+    description:
+      'the waypoint’s tracking page for its customer (`GET /track/{token}` under the API’s own URL; an unguessable link: hand it to that customer only); null on a route imported before tracking links',
+  }),
+}).meta({ id: 'RouteWaypoint' });

@@ -1,13 +1,14 @@
 import * as z from 'zod';
 import { Id } from '../../../models/common';
 import { RouteParams, routesEndpoint } from '../schemas';
-import { Waypoint } from '../waypoint-schemas';
+import { RouteWaypoint } from '../waypoint-schemas';
 
 export const getWaypoint = routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', {
   operationId: 'getWaypoint',
   module: import.meta.url,
+  linksToApi: true,
   summary: 'One waypoint of a route',
   request: { params: RouteParams.extend({ waypoint_id: Id }) },
-  responses: { 200: { description: 'the waypoint', data: z.object({ waypoint: Waypoint }) } },
+  responses: { 200: { description: 'the waypoint', data: z.object({ waypoint: RouteWaypoint }) } },
   errorCodes: [3003, 1003],
 });

@@ -1,10 +1,10 @@
 import { waypointOf } from '../../../domain/route-reports';
 import { httpHandler } from '../../http-handler';
 import { routeRef } from '../../refs';
-import { waypointView } from '../views';
+import { routeWaypointView } from '../views';
 import { getWaypoint as endpoint } from './endpoint';
 
 export const handler = httpHandler(endpoint, async ({ params, caller }) => {
   const waypoint = await waypointOf(routeRef(caller, params), params.waypoint_id);
-  return { waypoint: waypointView(waypoint) };
+  return { waypoint: routeWaypointView(waypoint) };
 });

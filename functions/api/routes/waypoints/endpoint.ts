@@ -1,17 +1,18 @@
 import * as z from 'zod';
 import { NextToken, pagedQuery } from '../../../models/common';
 import { ROUTE_PAGE_SIZES, RouteParams, routesEndpoint } from '../schemas';
-import { Waypoint } from '../waypoint-schemas';
+import { RouteWaypoint } from '../waypoint-schemas';
 
 export const listWaypoints = routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}/waypoints', {
   operationId: 'listWaypoints',
   module: import.meta.url,
+  linksToApi: true,
   summary: 'The waypoints of a route in sequence',
   request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.waypoints) },
   responses: {
     200: {
       description: 'waypoints in sequence',
-      data: z.object({ waypoints: z.array(Waypoint), next_token: NextToken }),
+      data: z.object({ waypoints: z.array(RouteWaypoint), next_token: NextToken }),
     },
   },
 });

@@ -1,0 +1,67 @@
+import { trackingToken } from '../models/tracking-links';
+import { sha256Hex } from '../shared/crypto';
+import type { Item } from './client';
+import { getItem } from './item-ops';
+import type { TableKey } from './table-schema';
+
+/**
+ * The lookup of a tracking token (models/tracking-links.ts): one item per waypoint of a route with a tracking
+ * key, keyed by the SHA-256 of the waypoint's token, as every secret is looked up (API keys, login tokens): a
+ * token is found with one GetItem and no item holds it. The tokens are not hashes only, though: waypoint reads
+ * show them, so the route's header keeps the key they are derived from (as a driver item keeps its login
+ * token, which driver reads show). Written with the route's rows, deleted with them (a failed import's, a
+ * deleted route's).
+ */
+export interface TrackingLookup {
+  accountId: string;
+  dcId: string;
+  routeId: string;
+  waypointId: string;
+  /** The waypoint's position in the route (its row's key). */
+  waypointSequence: number;
+  /** The import that made the route: a lookup left from an earlier route with the same id names another. */
+  importTxid: string;
+}
+
+const lookupKey = (token: string): TableKey => ({ pk: `TRACKING#${sha256Hex(token)}`, sk: 'TRACKING' });
+
+/** The route's tracking key and what its lookups name. */
+export interface TrackedRoute {
+  accountId: string;
+  dcId: string;
+  routeId: string;
+  importTxid: string;
+  trackingKey: string;
+}
+
+/** The lookup items of the route's waypoints (ids in sequence), to write with its rows. */
+export function trackingLookupItems(route: TrackedRoute, waypointIds: readonly string[]): Item[] {
+  return waypointIds.map((waypointId, sequence) => ({
+    ...lookupKey(trackingToken(route.trackingKey, waypointId)),
+    entity: 'TRACKING_LINK',
+    account_id: route.accountId,
+    dc_id: route.dcId,
+    route_id: route.routeId,
+    waypoint_id: waypointId,
+    waypoint_sequence: sequence,
+    import_txid: route.importTxid,
+  }));
+}
+
+/** The keys of the lookup items of these waypoints of a route whose tracking key is `trackingKey`. */
+export const trackingLookupKeys = (trackingKey: string, waypointIds: readonly string[]): TableKey[] =>
+  waypointIds.map((waypointId) => lookupKey(trackingToken(trackingKey, waypointId)));
+
+/** What a token names, or undefined when no route's waypoint has it. */
+export async function getTrackingLookup(token: string): Promise<TrackingLookup | undefined> {
+  const item = await getItem(lookupKey(token));
+  if (!item) return undefined;
+  return {
+    accountId: item.account_id,
+    dcId: item.dc_id,
+    routeId: item.route_id,
+    waypointId: item.waypoint_id,
+    waypointSequence: item.waypoint_sequence,
+    importTxid: item.import_txid,
+  };
+}
