@@ -42,6 +42,12 @@ export interface EndpointDefinition {
   /** Documents served as they are (the OpenAPI document) skip the envelope. */
   envelope?: false;
   /**
+   * An HTML page for people instead of the JSON answer, to a client that prefers `text/html` (its Accept
+   * header; JSON otherwise): the description of the page. The OpenAPI document lists `text/html` beside
+   * `application/json` for the success and for the endpoint's own error statuses.
+   */
+  htmlPage?: string;
+  /**
    * 'write' for a driver-token endpoint whose write is conditional on the driver item still holding the
    * token: its token lookup may then come from the process's short cache (functions/domain/driver-auth).
    */

@@ -20,6 +20,9 @@ const ErrorEnvelope = z
   .object({ status: z.literal('error'), data: z.object({ code: z.number().int(), message: z.string() }) })
   .meta({ id: 'Error' });
 
+/** An HTML page's media type (EndpointDefinition.htmlPage). */
+const HTML_PAGE = { 'text/html': { schema: z.string() } };
+
 const codeMeaning = new Map<number, { httpStatus: number; meaning: string }>(
   Object.values(ERROR_CODES).map((entry) => [entry.code, entry]),
 );
@@ -130,11 +133,17 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
           : z.object({ status: z.literal('success'), data: response.data });
       const contentTypes = response.contentTypes ?? ['application/json'];
       responses[status] = {
-        description: response.description,
+        description: endpoint.htmlPage
+          ? `${response.description}; or, to a client that prefers text/html, ${endpoint.htmlPage}`
+          : response.description,
         ...(keyed ? { headers: { [REPLAYED_HEADER]: REPLAYED_RESPONSE_HEADER } } : {}),
-        content: Object.fromEntries(contentTypes.map((type) => [type, { schema }])),
+        content: {
+          ...Object.fromEntries(contentTypes.map((type) => [type, { schema }])),
+          ...(endpoint.htmlPage ? HTML_PAGE : {}),
+        },
       };
     }
+    const ownCodes = new Set([1000, ...endpoint.errorCodes]);
     for (const [status, codes] of errorResponses(endpoint)) {
       const description = codes
         .map((code) => `${code}: ${codeMeaning.get(code)?.meaning ?? 'see the description'}`)
@@ -143,10 +152,12 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
         ...(status === 429 ? { 'Retry-After': RETRY_AFTER_HEADER } : {}),
         ...(keyed && replayable(status) ? { [REPLAYED_HEADER]: REPLAYED_RESPONSE_HEADER } : {}),
       };
+      // The endpoint's own refusals come as a page too; API Gateway's (429, 404 1007) as JSON only.
+      const page = endpoint.htmlPage && codes.some((code) => ownCodes.has(code)) ? HTML_PAGE : {};
       responses[String(status)] = {
         description,
         ...(Object.keys(headers).length ? { headers } : {}),
-        content: { 'application/json': { schema: ErrorEnvelope } },
+        content: { 'application/json': { schema: ErrorEnvelope }, ...page },
       };
     }
     registry.registerPath({

@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Claim } from './claims';
 import { db, type Item, queryItems, tableName } from './client';
 import { codec } from './codec';
+import { getRecord } from './item-ops';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 import { ROUTE_ROW_PREFIX, routeKeys } from './routes';
 import type { TableKey } from './table-schema';
@@ -127,6 +128,15 @@ export async function listWaypointRows(
 ): Promise<Page<WaypointRow>> {
   const { items, nextToken } = await queryRouteRows(accountId, routeId, ROUTE_ROW_PREFIX.waypoint, page);
   return { items: items.map(waypointCodec.fromItem), nextToken };
+}
+
+/** One waypoint of a route, by its sequence; undefined when the route has no such row. */
+export async function getWaypointRow(
+  accountId: string,
+  routeId: string,
+  sequence: number,
+): Promise<WaypointRow | undefined> {
+  return getRecord(routeKeys.waypoint(accountId, routeId, sequence), waypointCodec.fromItem);
 }
 
 /** A page of invoices, and what a caller needs to cut it shorter or read what its rows refer to. */

@@ -131,6 +131,16 @@ export const ERROR_CODES = {
   DATE_RANGE_TOO_LONG: { code: 6003, httpStatus: 400, meaning: 'the date range is longer than 92 days' },
   UNKNOWN_ANALYTICS_TYPE: { code: 6004, httpStatus: 400, meaning: 'an analytics type that does not exist' },
   EMPTY_DC_IDS: { code: 6005, httpStatus: 400, meaning: 'dc_ids is empty' },
+  TRACKING_LINK_NOT_FOUND: {
+    code: 7000,
+    httpStatus: 404,
+    meaning: 'no waypoint has this tracking link (never had, or its route was deleted)',
+  },
+  TRACKING_LINK_EXPIRED: {
+    code: 7001,
+    httpStatus: 410,
+    meaning: 'the tracking link expired: 24 hours after its waypoint was done or its route finished',
+  },
 } as const satisfies Record<string, { code: number; httpStatus: number; meaning: string }>;
 
 export type ErrorCodeName = keyof typeof ERROR_CODES;

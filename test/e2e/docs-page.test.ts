@@ -1,30 +1,16 @@
-import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_ASSET_FILES } from '../../functions/api/docs/index';
 import { endpoints } from '../../functions/api/index';
 import { DELIVERY_HEADER_DOCS } from '../../functions/api/openapi';
 import { EVENT_TYPES, exampleEvent } from '../../functions/models/event-catalog';
+import { ARTIFACTS_DIR, launchChromium } from '../support/browser';
 import { call, callRaw, contractViolations, expectError } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 
-const ARTIFACTS_DIR = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const STAGE = '/v1';
-
-/** Debian's chromium (installed by .ci/run); without the background-networking flags it dials out. */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 interface StageProxy {
   url: string;
@@ -93,8 +79,7 @@ let browser: Browser;
 beforeAll(async () => {
   api = await startTestApi('docs-page', { pollers: false });
   stage = await startStageProxy(api.url);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -127,7 +127,9 @@ describe('the OpenAPI document', () => {
         const documented = operation?.responses[status] as { content: Record<string, unknown> } | undefined;
         const content = documented?.content ?? {};
         const mediaTypes = 'data' in response ? (response.contentTypes ?? ['application/json']) : [];
-        expect(Object.keys(content)).toEqual(mediaTypes);
+        expect(Object.keys(content)).toEqual(
+          endpoint.htmlPage && 'data' in response ? [...mediaTypes, 'text/html'] : mediaTypes,
+        );
       }
     },
   );
@@ -141,6 +143,20 @@ describe('the OpenAPI document', () => {
       return value;
     });
     expect(nullableAllOf).toEqual([]);
+  });
+
+  it('documents the tracking page as JSON or HTML, its own refusals too, API Gateway’s as JSON only', () => {
+    const responses = document.paths['/track/{token}']?.get?.responses as Record<
+      string,
+      { content: Record<string, unknown> }
+    >;
+    expect(Object.keys(responses['200']?.content ?? {})).toEqual(['application/json', 'text/html']);
+    for (const status of ['404', '410', '500'])
+      expect(Object.keys(responses[status]?.content ?? {}), status).toEqual([
+        'application/json',
+        'text/html',
+      ]);
+    expect(Object.keys(responses['429']?.content ?? {})).toEqual(['application/json']);
   });
 
   it('documents the docs page as HTML, not JSON', () => {
