@@ -292,7 +292,7 @@ export class ApiStack extends Stack {
       stageName: props.stageName ?? DEFAULT_STAGE_NAME,
       throttlingRateLimit: props.throttlingRateLimit,
       throttlingBurstLimit: props.throttlingBurstLimit,
-      methodOptions: methodCeilings(props.endpoints, props),
+      methodOptions: methodThrottles(props.endpoints, props),
       tracingEnabled: true,
       accessLogDestination: new LogGroupLogDestination(accessLogs),
       accessLogFormat: accessLogFormat(),
@@ -343,14 +343,15 @@ export class ApiStack extends Stack {
 
 /**
  * Each account's limit on the methods with `throttling`: per-method throttles of the accounts' usage plan,
- * so that they hold per usage key, that is per account. Only a method that requires the usage key has one.
+ * so that they hold per usage key, that is per account. Only a method that requires the usage key has one;
+ * a public method's is the stage's (methodThrottles).
  */
 function accountMethodThrottling(
   endpoints: readonly EndpointDefinition[],
   groups: ReadonlyMap<string, EndpointGroup>,
 ): ThrottlingPerMethod[] {
   return endpoints.flatMap((endpoint) => {
-    if (!endpoint.throttling) return [];
+    if (!endpoint.throttling || endpoint.auth === 'none') return [];
     if (!apiKeyRequired(endpoint))
       throw new Error(
         `${endpoint.operationId} has throttling but auth '${endpoint.auth}': a per-account limit needs the account's usage key (auth 'apiKey')`,
@@ -363,36 +364,40 @@ function accountMethodThrottling(
 }
 
 /**
- * The stage's ceiling on each method with a per-account limit (`/path/METHOD` keys): METHOD_CEILING_ACCOUNTS
- * accounts at their full rate, at most the stage's own limits.
+ * The stage's own limit on each method with `throttling` (`/path/METHOD` keys), at most the stage's limits:
+ * on a method with a per-account limit, a ceiling of METHOD_CEILING_ACCOUNTS accounts at their full rate; on
+ * a public method, which no authorizer ties to an account, the method's limit itself, for all its callers.
  */
-function methodCeilings(
+function methodThrottles(
   endpoints: readonly EndpointDefinition[],
   stage: Pick<ApiStackProps, 'throttlingRateLimit' | 'throttlingBurstLimit'>,
 ): Record<string, MethodDeploymentOptions> {
   return Object.fromEntries(
-    endpoints.flatMap(({ path, method, throttling }) => {
-      if (!throttling) return [];
-      const { rateLimit, burstLimit } = stageMethodLimit(throttling, stage);
-      return [[`${path}/${method}`, { throttlingRateLimit: rateLimit, throttlingBurstLimit: burstLimit }]];
+    endpoints.flatMap((endpoint) => {
+      if (!endpoint.throttling) return [];
+      const { rateLimit, burstLimit } = stageMethodLimit(endpoint, stage);
+      const key = `${endpoint.path}/${endpoint.method}`;
+      return [[key, { throttlingRateLimit: rateLimit, throttlingBurstLimit: burstLimit }]];
     }),
   );
 }
 
 /**
- * What the stage lets through a method for all callers together: the stage's limits, or for a method with a
- * per-account limit (`throttling`) METHOD_CEILING_ACCOUNTS accounts at their full rate, never above the
- * stage's own.
+ * What the stage lets through a method for all callers together: the stage's limits; for a method with a
+ * per-account limit (`throttling`) METHOD_CEILING_ACCOUNTS accounts at their full rate; for a public method
+ * with `throttling`, which no authorizer ties to an account, that limit itself. Never above the stage's own.
  */
 export function stageMethodLimit(
-  throttling: MethodThrottling | undefined,
+  endpoint: Pick<EndpointDefinition, 'auth' | 'throttling'>,
   stage: Pick<ApiStackProps, 'throttlingRateLimit' | 'throttlingBurstLimit'>,
 ): MethodThrottling {
+  const { throttling } = endpoint;
   const { throttlingRateLimit: rateLimit, throttlingBurstLimit: burstLimit } = stage;
   if (!throttling) return { rateLimit, burstLimit };
+  const callers = endpoint.auth === 'none' ? 1 : METHOD_CEILING_ACCOUNTS;
   return {
-    rateLimit: Math.min(throttling.rateLimit * METHOD_CEILING_ACCOUNTS, rateLimit),
-    burstLimit: Math.min(throttling.burstLimit * METHOD_CEILING_ACCOUNTS, burstLimit),
+    rateLimit: Math.min(throttling.rateLimit * callers, rateLimit),
+    burstLimit: Math.min(throttling.burstLimit * callers, burstLimit),
   };
 }
 

@@ -66,18 +66,20 @@ export interface EndpointDefinition {
    */
   bundledFiles?: readonly string[];
   /**
-   * Each account's own limit on this method, below its rate on the others: for endpoints whose every call is
-   * expensive (an import writes up to 100,000 items), so that one account cannot spend the table's capacity.
-   * A per-method throttle of the accounts' usage plan, so only for `apiKey` endpoints; the stage keeps a
-   * ceiling for all accounts together well above it (lib/api-stack.ts, METHOD_CEILING_ACCOUNTS).
+   * This method's own limit. On an `apiKey` endpoint, each account's own limit, below its rate on the other
+   * methods: for endpoints whose every call is expensive (an import writes up to 100,000 items), so that one
+   * account cannot spend the table's capacity; a per-method throttle of the accounts' usage plan, with a
+   * ceiling for all accounts together well above it on the stage (lib/api-stack.ts, METHOD_CEILING_ACCOUNTS).
+   * On a public endpoint (`none`), which names no account, the limit for all its callers together: a method
+   * throttle of the stage. Driver-token endpoints have none (no usage key to hold it per account).
    */
   throttling?: MethodThrottling;
 }
 
 export interface MethodThrottling {
-  /** Steady-state requests per second of one account. */
+  /** Steady-state requests per second of one account (of all callers, on a public method). */
   rateLimit: number;
-  /** Requests one account may send at once (its token bucket's size). */
+  /** Requests one account (all callers, on a public method) may send at once: the token bucket's size. */
   burstLimit: number;
 }
 

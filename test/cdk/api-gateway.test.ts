@@ -3,8 +3,10 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnRestApi } from 'aws-cdk-lib/aws-apigateway';
 import { describe, expect, it } from 'vitest';
 import { AUTHORIZERS, checkedByGateway } from '../../functions/api/authorizers';
+import type { EndpointDefinition } from '../../functions/api/define';
 import { endpoints } from '../../functions/api/index';
 import { importRoute } from '../../functions/api/routes/index';
+import { getTrackingPage } from '../../functions/api/tracking/index';
 import { METHOD_CEILING_ACCOUNTS } from '../../lib/api-stack';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
 import { DEFAULT_CONFIG, defineDeliveryRoutes, readConfig } from '../../lib/delivery-routes';
@@ -184,21 +186,42 @@ describe('stage', () => {
   });
 
   const throttled = endpoints.filter((e) => e.throttling);
+  const accountThrottled = throttled.filter((e) => e.auth === 'apiKey');
 
-  it('some endpoints have their own throttling', () => {
-    expect(throttled.map((e) => e.operationId)).toContain(importRoute.operationId);
+  /** The stage's method settings of an endpoint's method. */
+  const methodSettingsOf = (endpoint: EndpointDefinition) => {
+    const settings = (parent.ofType('AWS::ApiGateway::Stage')[0]?.[1].Properties?.MethodSettings ??
+      []) as Record<string, unknown>[];
+    // API Gateway's encoding of a resource path: '/dcs/{dc_id}' -> '/~1dcs~1{dc_id}'.
+    const resourcePath = `/${endpoint.path.replaceAll('/', '~1')}`;
+    return settings.filter((m) => m.HttpMethod === endpoint.method && m.ResourcePath === resourcePath);
+  };
+
+  it('some endpoints have their own throttling, an account’s and a public one', () => {
+    expect(accountThrottled.map((e) => e.operationId)).toContain(importRoute.operationId);
+    expect(throttled.filter((e) => e.auth === 'none').map((e) => e.operationId)).toEqual([
+      getTrackingPage.operationId,
+    ]);
   });
 
-  it.each(throttled)(
+  it('throttles the public tracking page on its own, all its callers together, with no authorizer or key', () => {
+    const { rateLimit, burstLimit } = getTrackingPage.throttling;
+    expect(methodSettingsOf(getTrackingPage)).toEqual([
+      expect.objectContaining({ ThrottlingRateLimit: rateLimit, ThrottlingBurstLimit: burstLimit }),
+    ]);
+    // Below the stage's default, which every other public method gets.
+    expect(rateLimit).toBeLessThan(DEFAULT_CONFIG.throttlingRateLimit);
+    expect(burstLimit).toBeLessThan(DEFAULT_CONFIG.throttlingBurstLimit);
+    expect(methodOf(getTrackingPage).props).toMatchObject({
+      AuthorizationType: 'NONE',
+      ApiKeyRequired: false,
+    });
+  });
+
+  it.each(accountThrottled)(
     '$operationId: $method $path has a ceiling for all accounts, METHOD_CEILING_ACCOUNTS times one account’s limit',
     (endpoint) => {
-      const settings = (parent.ofType('AWS::ApiGateway::Stage')[0]?.[1].Properties?.MethodSettings ??
-        []) as Record<string, unknown>[];
-      // API Gateway's encoding of a resource path: '/dcs/{dc_id}' -> '/~1dcs~1{dc_id}'.
-      const resourcePath = `/${endpoint.path.replaceAll('/', '~1')}`;
-      const mine = settings.filter(
-        (m) => m.HttpMethod === endpoint.method && m.ResourcePath === resourcePath,
-      );
+      const mine = methodSettingsOf(endpoint);
       const { rateLimit = 0, burstLimit = 0 } = endpoint.throttling ?? {};
       expect(mine).toEqual([
         expect.objectContaining({
@@ -347,7 +370,7 @@ describe('per-account limits', () => {
     return (plan.Properties?.ApiStages ?? []) as { Throttle?: Record<string, unknown> }[];
   };
 
-  it.each(endpoints.filter((e) => e.throttling))(
+  it.each(endpoints.filter((e) => e.throttling && e.auth === 'apiKey'))(
     '$operationId: limits each account on $method $path by a per-method throttle of the usage plan',
     (endpoint) => {
       const [stage] = planStages();
@@ -361,11 +384,11 @@ describe('per-account limits', () => {
     },
   );
 
-  it('has per-method throttles of the plan for the throttled endpoints only', () => {
+  it('has per-method throttles of the plan for the throttled API-key endpoints only', () => {
     const [stage] = planStages();
     expect(Object.keys(stage?.Throttle ?? {}).sort()).toEqual(
       endpoints
-        .filter((e) => e.throttling)
+        .filter((e) => e.throttling && e.auth === 'apiKey')
         .map((e) => `${e.path}/${e.method}`)
         .sort(),
     );

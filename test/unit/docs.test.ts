@@ -75,7 +75,7 @@ function endpointTable(): string {
               burstLimit: DEFAULT_CONFIG.accountThrottlingBurstLimit,
             },
           );
-    const allCallers = limit(stageMethodLimit(endpoint.throttling, DEFAULT_CONFIG));
+    const allCallers = limit(stageMethodLimit(endpoint, DEFAULT_CONFIG));
     lines.push(
       `| ${methods.join(', ')} | \`${endpoint.path}\` | ${AUTH_NAMES[endpoint.auth]} | ` +
         `${Object.keys(endpoint.responses).join(', ')} | ${codes.join(', ')} | ${perAccount} | ${allCallers} | ` +

@@ -17,4 +17,7 @@ export const getTrackingPage = trackingEndpoint('GET /track/{token}', {
   htmlPage:
     'the same facts as a page for people, for a client that prefers `text/html`: its own origin only (`Content-Security-Policy`), fit for a phone',
   errorCodes: [7000, 7001],
+  // For everyone together (no account to hold it per caller): 750 pages open at once, each reloading every 30 s,
+  // and a bound on the reads anyone can make the table serve without a key.
+  throttling: { rateLimit: 25, burstLimit: 50 },
 });
