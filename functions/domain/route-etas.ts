@@ -8,6 +8,7 @@ import { listWaypointRows, type WaypointRow } from '../data/route-rows';
 import { getRouteHeader, type RouteHeader, routeUnchangedCheck } from '../data/routes';
 import { completionEstimate, computeEtas, type EtaStop, type LatLng } from './etas';
 import { isDone, progressByWaypoint, progressOf } from './route-progress';
+import { trackingLinksOf } from './tracking-links';
 
 /** ROUTE_ETAS_CHANGED goes out only when some ETA moved this much since the last set sent (docs/api.md §7). */
 export const ETA_CHANGE_THRESHOLD_MS = 5 * 60_000;
@@ -71,9 +72,10 @@ function movedEnough(next: readonly (number | null)[], emitted: readonly (number
 /**
  * Recomputes a started route's ETAs from what happened so far: the waypoints not yet done, in sequence,
  * from `origin` (where the driver is: the attempt's or ping's location, else the driver's latest, else
- * the start warehouse) at `at`. Writes them with ROUTE_ETAS_CHANGED in the same transaction when some ETA
- * moved by 5 minutes or more. Does nothing for a route that is not running. Conditional on the ETA row's
- * and the header's versions, so a concurrent refresh or change makes this one start again.
+ * the start warehouse) at `at`. Writes them with ROUTE_ETAS_CHANGED (each with its waypoint's tracking link)
+ * in the same transaction when some ETA moved by 5 minutes or more. Does nothing for a route that is not
+ * running. Conditional on the ETA row's and the header's versions, so a concurrent refresh or change makes
+ * this one start again.
  */
 export async function refreshEtas(
   ref: { accountId: string; routeId: string },
@@ -126,6 +128,7 @@ export async function refreshEtas(
           const eta = computed.etas[waypoint.sequence];
           return eta === null || eta === undefined ? [] : [{ waypoint_id: waypoint.id, eta_timestamp: eta }];
         }),
+        tracking_links: trackingLinksOf(route),
       },
       occurredAt: Date.now(),
     });

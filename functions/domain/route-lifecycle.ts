@@ -5,6 +5,7 @@ import { quote } from '../shared/quote';
 import { computeAfterFinish } from './route-analytics';
 import { refreshEtas } from './route-etas';
 import { changeRoute, DriverGoneError, type RouteRef, rejectFinalized } from './routes';
+import { trackingLinksOf } from './tracking-links';
 
 /**
  * Route states (docs/api.md §4): imported (inactive) -> active -> started -> finalized. Each move is a
@@ -15,7 +16,10 @@ function transitionRefused(route: RouteHeader, why: string): ConflictError {
   return new ConflictError('TRANSITION_NOT_ALLOWED', `route ${quote(route.routeId)} ${why}`);
 }
 
-/** Starts an active route that has a driver (by that driver, or by API key); ROUTE_STARTED; ETAs from now on. */
+/**
+ * Starts an active route that has a driver (by that driver, or by API key); ROUTE_STARTED, with every
+ * waypoint's tracking link; ETAs from now on.
+ */
 export async function startRoute(ref: RouteRef, at: number): Promise<RouteHeader> {
   let route: RouteHeader;
   try {
@@ -35,7 +39,12 @@ export async function startRoute(ref: RouteRef, at: number): Promise<RouteHeader
           dcId: next.dcId,
           routeId: next.routeId,
           type: 'ROUTE_STARTED',
-          details: { driver_id: next.assignedDriverId as string, started_timestamp: at },
+          details: {
+            driver_id: next.assignedDriverId as string,
+            started_timestamp: at,
+            waypoint_ids: next.waypointIds,
+            tracking_links: trackingLinksOf(next),
+          },
           occurredAt: Date.now(),
         }),
       ],

@@ -10,3 +10,14 @@ export function trackingUrlOf(route: Pick<RouteHeader, 'trackingKey'>, waypointI
   if (route.trackingKey === undefined) return null;
   return trackingUrl(config().apiUrl, trackingToken(route.trackingKey, waypointId));
 }
+
+/**
+ * What an event that gives the route's waypoints' tracking links carries to make them (the event catalog):
+ * the API's URL and the route's key, once; nothing for a route imported before tracking links.
+ */
+export function trackingLinksOf(
+  route: Pick<RouteHeader, 'trackingKey'>,
+): { api_url: string; key: string } | undefined {
+  if (route.trackingKey === undefined) return undefined;
+  return { api_url: config().apiUrl, key: route.trackingKey };
+}

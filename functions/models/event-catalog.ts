@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { trackingToken, trackingUrl } from './tracking-links';
 
 /**
  * The event catalog (docs/api.md §7): every event type and its payload, declared once as a zod discriminated union
@@ -7,8 +8,12 @@ import * as z from 'zod';
  * (domain/webhook-events.ts), POST /webhooks documents its types, and the OpenAPI document's `webhooks`
  * section documents each type's body with an example.
  *
- * A model module: it imports nothing of the service (zod only), so every layer, CDK code and the tests may
- * use it.
+ * An event's body is its payload (`details`), but for the types that give each waypoint's tracking link: their
+ * payload holds the route's tracking key once, and the body the links made from it (bodyDetailsOf): 2,000
+ * waypoints' links in the payload would pass the 256 KiB of its stream record (data/events.ts).
+ *
+ * A model module: it imports nothing of the service (zod and the tracking links' derivation only), so every
+ * layer, CDK code and the tests may use it.
  */
 
 const EpochMillis = z.number().int().min(0);
@@ -32,26 +37,44 @@ function buildEventSchemas() {
     details: z.object({ route: RouteSummary }),
   });
 
+  /** How a body's tracking links are made (models/tracking-links.ts): in the payload, never in a body. */
+  const TrackingLinks = z.object({ api_url: z.string(), key: z.string() }).optional();
+  const TrackingUrl = z.string().nullable().meta({
+    description:
+      'the waypoint’s tracking page for its customer, as the waypoint reads answer it (`tracking_url`); null on a route imported before tracking links',
+  });
+
+  const startedFields = {
+    driver_id: z.string().meta({ description: 'the driver who started it' }),
+    started_timestamp: millis('when the route started, as the driver (or the API call) reported it'),
+  };
   const RouteStarted = z.object({
     type: z.literal('ROUTE_STARTED'),
     details: z.object({
-      driver_id: z.string().meta({ description: 'the driver who started it' }),
-      started_timestamp: millis('when the route started, as the driver (or the API call) reported it'),
+      ...startedFields,
+      // Absent in events written before tracking links (a redelivery of one has no waypoints).
+      waypoint_ids: z.array(z.string()).optional(),
+      tracking_links: TrackingLinks,
     }),
   });
+  const RouteStartedBody = z.object({
+    ...startedFields,
+    waypoints: z
+      .array(z.object({ waypoint_id: z.string(), tracking_url: TrackingUrl }))
+      .meta({ description: 'every waypoint of the route, in route order, with its tracking page' }),
+  });
 
+  const Eta = z.object({ waypoint_id: z.string(), eta_timestamp: millis('the estimated arrival') });
+  const etasDescription = 'the waypoints not yet done, in route order, with their new ETAs';
   const RouteEtasChanged = z.object({
     type: z.literal('ROUTE_ETAS_CHANGED'),
     details: z.object({
-      etas: z
-        .array(
-          z.object({
-            waypoint_id: z.string(),
-            eta_timestamp: millis('the estimated arrival'),
-          }),
-        )
-        .meta({ description: 'the waypoints not yet done, in route order, with their new ETAs' }),
+      etas: z.array(Eta).meta({ description: etasDescription }),
+      tracking_links: TrackingLinks,
     }),
+  });
+  const RouteEtasChangedBody = z.object({
+    etas: z.array(Eta.extend({ tracking_url: TrackingUrl })).meta({ description: etasDescription }),
   });
 
   const WaypointStatusChanged = z.object({
@@ -96,7 +119,9 @@ function buildEventSchemas() {
 
   /** Every event a webhook can receive: the stream's, and PING, which only the test call sends. */
   const CatalogEvent = z.discriminatedUnion('type', [...StreamEvent.options, Ping]);
-  return { StreamEvent, CatalogEvent };
+  /** The body's own fields of the types whose body is not their payload (bodyDetailsOf). */
+  const BodyDetails = { ROUTE_STARTED: RouteStartedBody, ROUTE_ETAS_CHANGED: RouteEtasChangedBody };
+  return { StreamEvent, CatalogEvent, BodyDetails };
 }
 
 type EventSchemas = ReturnType<typeof buildEventSchemas>;
@@ -120,6 +145,11 @@ export type EventType = CatalogEvent['type'];
 export type StreamEventType = StreamEvent['type'];
 export type EventOf<T extends EventType> = Extract<CatalogEvent, { type: T }>;
 export type EventDetails<T extends EventType> = EventOf<T>['details'];
+type BodyDetailsSchemas = EventSchemas['BodyDetails'];
+/** The type's own fields of its webhook body: its payload, or what bodyDetailsOf makes of it. */
+export type BodyDetails<T extends EventType> = T extends keyof BodyDetailsSchemas
+  ? z.infer<BodyDetailsSchemas[T]>
+  : EventDetails<T>;
 
 /**
  * The event types a webhook can subscribe to, in the catalog's order: the stream's (a webhook gets PING
@@ -165,10 +195,50 @@ interface BodyEnvelope<T extends EventType> {
   event_id: string;
 }
 export type WebhookBody<T extends EventType = EventType> = T extends EventType
-  ? BodyEnvelope<T> & EventDetails<T>
+  ? BodyEnvelope<T> & BodyDetails<T>
   : never;
 
-/** The body receivers get: the same fields in the same order on every attempt and every redelivery. */
+/** A waypoint's tracking page, from the links of the payload (none for a route imported before them). */
+function trackingUrlOf(
+  links: { api_url: string; key: string } | undefined,
+  waypointId: string,
+): string | null {
+  return links ? trackingUrl(links.api_url, trackingToken(links.key, waypointId)) : null;
+}
+
+/** The type's own fields of the body: its payload, or, for the types that give tracking links, made from it. */
+function bodyDetailsOf(event: WebhookEvent): BodyDetails<EventType> {
+  switch (event.type) {
+    case 'ROUTE_STARTED': {
+      const { driver_id, started_timestamp, waypoint_ids = [], tracking_links } = event.details;
+      return {
+        driver_id,
+        started_timestamp,
+        waypoints: waypoint_ids.map((waypoint_id) => ({
+          waypoint_id,
+          tracking_url: trackingUrlOf(tracking_links, waypoint_id),
+        })),
+      };
+    }
+    case 'ROUTE_ETAS_CHANGED': {
+      const { etas, tracking_links } = event.details;
+      return {
+        etas: etas.map(({ waypoint_id, eta_timestamp }) => ({
+          waypoint_id,
+          eta_timestamp,
+          tracking_url: trackingUrlOf(tracking_links, waypoint_id),
+        })),
+      };
+    }
+    default:
+      return event.details;
+  }
+}
+
+/**
+ * The body receivers get: the same fields in the same order on every attempt and every redelivery (what is
+ * made from the payload is made the same way every time).
+ */
 export function webhookBodyOf(event: WebhookEvent): WebhookBody {
   return {
     event: event.type,
@@ -176,7 +246,7 @@ export function webhookBodyOf(event: WebhookEvent): WebhookBody {
     dc_id: event.dc_id,
     route_id: event.route_id,
     event_id: event.event_id,
-    ...event.details,
+    ...bodyDetailsOf(event),
   } as WebhookBody;
 }
 
@@ -200,6 +270,12 @@ interface EventDoc<T extends EventType> {
 }
 
 const T0 = 1_795_438_800_000; // 2026-11-23T09:00:00Z
+
+/** The examples' route: a deployment's URL, and a key of 32 bytes 0x20..0x3f. */
+const EXAMPLE_TRACKING_LINKS = {
+  api_url: 'https://a1b2c3d4e5.execute-api.us-east-1.amazonaws.com/v1/',
+  key: Buffer.from(Array.from({ length: 32 }, (_, index) => 32 + index)).toString('base64url'),
+};
 
 /** One entry per type; the examples are typed by the catalog, so they cannot drift from it. */
 export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
@@ -227,20 +303,26 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
   },
   ROUTE_STARTED: {
     summary: 'A driver started a route',
-    description: 'Sent when the route is started, by its driver in the app or through the API.',
+    description:
+      'Sent when the route is started, by its driver in the app or through the API. `waypoints` gives every waypoint’s tracking page, to send each customer theirs.',
     scope: 'route',
     example: {
       event_id: 'evt_7a21c4e09b3d5f12',
       dc_id: 'dc-1',
       route_id: 'R-2026-11-23-01',
       occurred_at: T0 + 3_612_345,
-      details: { driver_id: 'drv-042', started_timestamp: T0 + 3_600_000 },
+      details: {
+        driver_id: 'drv-042',
+        started_timestamp: T0 + 3_600_000,
+        waypoint_ids: ['wp-001', 'wp-002', 'wp-003'],
+        tracking_links: EXAMPLE_TRACKING_LINKS,
+      },
     },
   },
   ROUTE_ETAS_CHANGED: {
     summary: 'The ETAs of a started route moved',
     description:
-      'Sent when a recomputation (at the start, after a visit, or at most once a minute on location pings) moves some ETA by 5 minutes or more since the last set sent.',
+      'Sent when a recomputation (at the start, after a visit, or at most once a minute on location pings) moves some ETA by 5 minutes or more since the last set sent. Each ETA comes with its waypoint’s tracking page.',
     scope: 'route',
     example: {
       event_id: 'evt_0d9e8f7a6b5c4d3e',
@@ -249,10 +331,10 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
       occurred_at: T0 + 5_412_000,
       details: {
         etas: [
-          { waypoint_id: 'wp-003', eta_timestamp: T0 + 6_300_000 },
-          { waypoint_id: 'wp-004', eta_timestamp: T0 + 7_260_000 },
-          { waypoint_id: 'wp-005', eta_timestamp: T0 + 8_100_000 },
+          { waypoint_id: 'wp-002', eta_timestamp: T0 + 6_300_000 },
+          { waypoint_id: 'wp-003', eta_timestamp: T0 + 7_260_000 },
         ],
+        tracking_links: EXAMPLE_TRACKING_LINKS,
       },
     },
   },
@@ -331,7 +413,8 @@ const schemaName = (type: EventType) =>
 
 /** The body schema of a type (zod): the catalog's details, under the fields every body has. */
 function webhookBodySchema(type: EventType): z.ZodObject {
-  const option = eventSchemas().CatalogEvent.options.find((candidate) => candidate.shape.type.value === type);
+  const { CatalogEvent, BodyDetails: bodyDetails } = eventSchemas();
+  const option = CatalogEvent.options.find((candidate) => candidate.shape.type.value === type);
   if (!option) throw new Error(`no event type ${type} in the catalog`);
   const { scope, summary } = EVENT_DOCS[type];
   return z
@@ -351,7 +434,7 @@ function webhookBodySchema(type: EventType): z.ZodObject {
       event_id: z.string().meta({
         description: 'the event’s id, also in `webhook-id`: the same on every attempt and redelivery',
       }),
-      ...option.shape.details.shape,
+      ...(type in bodyDetails ? bodyDetails[type as keyof typeof bodyDetails] : option.shape.details).shape,
     })
     .meta({ id: schemaName(type), description: summary });
 }

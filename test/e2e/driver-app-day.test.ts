@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as drivers from '../../functions/api/drivers/index';
+import { getRouteHeader } from '../../functions/data/routes';
 import type { LatLng } from '../../functions/domain/etas';
 import {
   at,
@@ -285,8 +286,19 @@ describe('a whole delivery day through the driver app', () => {
       expect(event.occurred_at).toEqual(expect.any(Number));
     }
     const ofType = (type: string) => events.filter((event) => event.event_type === type);
+    // The events that give tracking links carry what makes them: the API's URL and the route's key.
+    const trackingLinks = {
+      api_url: fx.api.url,
+      key: (await getRouteHeader(client.account.accountId, day.id))?.trackingKey,
+    };
+    expect(trackingLinks.key).toEqual(expect.any(String));
     expect(ofType('ROUTE_STARTED').map((event) => event.details)).toEqual([
-      { driver_id: driverId, started_timestamp: at(70) },
+      {
+        driver_id: driverId,
+        started_timestamp: at(70),
+        waypoint_ids: day.waypoints.map((waypoint) => waypoint.id),
+        tracking_links: trackingLinks,
+      },
     ]);
     expect(ofType('WAYPOINT_STATUS_CHANGED').map((event) => event.details)).toEqual([
       { waypoint_id: wp(0).id, status: 'SUCCESSFUL', attempt_id: 'visit-0', timestamp: at(80) },
@@ -295,7 +307,10 @@ describe('a whole delivery day through the driver app', () => {
       { waypoint_id: wp(1).id, status: 'FAILED', attempt_id: 'visit-1', timestamp: at(100) },
     ]);
     expect(ofType('ROUTE_ETAS_CHANGED').map((event) => event.details)).toEqual(
-      stages.state.etaEvents.map((etas) => etasEventDetails(day, etas)),
+      stages.state.etaEvents.map((etas) => ({
+        ...etasEventDetails(day, etas),
+        tracking_links: trackingLinks,
+      })),
     );
     // The first set (at the start) names all three waypoints; the last only the one still to visit.
     expect(stages.state.etaEvents.map((etas) => etas.etas.filter((eta) => eta !== null).length)).toEqual([

@@ -1,13 +1,14 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as drivers from '../../functions/api/drivers/index';
+import * as routes from '../../functions/api/routes/index';
 import { db } from '../../functions/data/client';
 import { acceptImport } from '../../functions/domain/route-import';
 import type { EventType } from '../../functions/models/event-catalog';
 import { ImportRoute } from '../../functions/models/import-model';
 import { type ApiResponse, expectError, expectSuccess } from '../support/http';
 import { strongToken } from '../support/login-tokens';
-import { exampleRoute, importRoute, waitForImport } from '../support/routes';
+import { exampleRoute, importRoute, trackingUrlUnder, waitForImport } from '../support/routes';
 import {
   eventIdOf,
   eventTypeOf,
@@ -139,7 +140,16 @@ describe('route events reach the subscribed receivers, signed', () => {
     });
   });
 
-  it('ROUTE_STARTED and ROUTE_ETAS_CHANGED when the driver starts the route', async () => {
+  it('ROUTE_STARTED and ROUTE_ETAS_CHANGED when the driver starts the route, each with the waypoints’ tracking links', async () => {
+    // The links the waypoint reads answer: the ones an ERP texts its customers.
+    const read = await hooks.asAccount('GET', `/dcs/dc-1/routes/${route.id}/waypoints`);
+    const { waypoints } = expectSuccess(read, routes.listWaypoints) as {
+      waypoints: { id: string; tracking_url: string }[];
+    };
+    expect(waypoints.map((waypoint) => waypoint.tracking_url)).toEqual([
+      trackingUrlUnder(hooks.fx.api.url),
+      trackingUrlUnder(hooks.fx.api.url),
+    ]);
     const before = Date.now();
     const response = await asDriver('POST', `/driver/routes/${route.id}/start`, { timestamp: at(70) });
     expect(response.status, response.text).toBe(200);
@@ -147,6 +157,10 @@ describe('route events reach the subscribed receivers, signed', () => {
     expectRouteEvent(started, 'ROUTE_STARTED', before, {
       driver_id: driverId,
       started_timestamp: at(70),
+      waypoints: waypoints.map((waypoint) => ({
+        waypoint_id: waypoint.id,
+        tracking_url: waypoint.tracking_url,
+      })),
     });
 
     // Started 70 minutes after the planned start: every ETA moves.
@@ -155,11 +169,14 @@ describe('route events reach the subscribed receivers, signed', () => {
       expect(eta.eta_timestamp).toBeGreaterThanOrEqual(at(70));
     }
     expectRouteEvent(etas, 'ROUTE_ETAS_CHANGED', before, {
-      etas: route.waypoints.map((waypoint) => ({
+      etas: waypoints.map((waypoint) => ({
         waypoint_id: waypoint.id,
         eta_timestamp: expect.any(Number),
+        tracking_url: waypoint.tracking_url,
       })),
     });
+    // The key the links are made with stays inside the service.
+    for (const delivery of [started, etas]) expect(delivery.body).not.toContain('tracking_links');
   });
 
   it('WAYPOINT_STATUS_CHANGED after an attempt', async () => {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES, eventSchemas, SUBSCRIBABLE_EVENTS } from '../../functions/models/event-catalog';
+import {
+  EVENT_TYPES,
+  eventSchemas,
+  SUBSCRIBABLE_EVENTS,
+  WEBHOOK_BODY_SCHEMAS,
+  type WebhookEvent,
+  webhookBody,
+  webhookBodyOf,
+} from '../../functions/models/event-catalog';
+import { trackingToken, trackingUrl } from '../../functions/models/tracking-links';
 
 describe('the event catalog', () => {
   it('lists the stream schemas’ types in their order, then PING', () => {
@@ -11,5 +20,58 @@ describe('the event catalog', () => {
 
   it('builds its schemas once', () => {
     expect(eventSchemas()).toBe(eventSchemas());
+  });
+});
+
+describe('the webhook body of the events that give tracking links', () => {
+  const links = { api_url: 'https://api.example.com/v1/', key: Buffer.alloc(32, 7).toString('base64url') };
+  const link = (waypointId: string) => trackingUrl(links.api_url, trackingToken(links.key, waypointId));
+  const event = (type: 'ROUTE_STARTED' | 'ROUTE_ETAS_CHANGED', details: Record<string, unknown>) =>
+    ({ event_id: 'evt_1', type, dc_id: 'dc-1', route_id: 'R-1', occurred_at: 1, details }) as WebhookEvent;
+
+  it('ROUTE_STARTED gives every waypoint’s tracking page, and never the key it is made with', () => {
+    const started = event('ROUTE_STARTED', {
+      driver_id: 'd-1',
+      started_timestamp: 2,
+      waypoint_ids: ['a', 'b'],
+      tracking_links: links,
+    });
+    const body = webhookBodyOf(started);
+    expect(body).toEqual({
+      event: 'ROUTE_STARTED',
+      hook_timestamp_millis: 1,
+      dc_id: 'dc-1',
+      route_id: 'R-1',
+      event_id: 'evt_1',
+      driver_id: 'd-1',
+      started_timestamp: 2,
+      waypoints: [
+        { waypoint_id: 'a', tracking_url: link('a') },
+        { waypoint_id: 'b', tracking_url: link('b') },
+      ],
+    });
+    expect(link('a')).toMatch(/^https:\/\/api\.example\.com\/v1\/track\/[\w-]{22}$/);
+    expect(webhookBody(started)).not.toContain(links.key);
+    expect(WEBHOOK_BODY_SCHEMAS.ROUTE_STARTED.strict().safeParse(body).success).toBe(true);
+  });
+
+  it('ROUTE_ETAS_CHANGED gives each ETA its waypoint’s tracking page', () => {
+    const changed = event('ROUTE_ETAS_CHANGED', {
+      etas: [{ waypoint_id: 'b', eta_timestamp: 3 }],
+      tracking_links: links,
+    });
+    const body = webhookBodyOf(changed);
+    expect(body).toMatchObject({ etas: [{ waypoint_id: 'b', eta_timestamp: 3, tracking_url: link('b') }] });
+    expect(Object.keys(body)).not.toContain('tracking_links');
+    expect(WEBHOOK_BODY_SCHEMAS.ROUTE_ETAS_CHANGED.strict().safeParse(body).success).toBe(true);
+  });
+
+  it('gives null links for a route imported before tracking links, and no waypoints for an event from before them', () => {
+    expect(
+      webhookBodyOf(event('ROUTE_ETAS_CHANGED', { etas: [{ waypoint_id: 'b', eta_timestamp: 3 }] })),
+    ).toMatchObject({ etas: [{ waypoint_id: 'b', eta_timestamp: 3, tracking_url: null }] });
+    expect(webhookBodyOf(event('ROUTE_STARTED', { driver_id: 'd-1', started_timestamp: 2 }))).toMatchObject({
+      waypoints: [],
+    });
   });
 });

@@ -212,6 +212,12 @@ describe('messageBatches', () => {
 });
 
 describe('lists of ids stored in one item or sent in one message', () => {
+  /** The tracking links an event carries, for an API behind the longest custom domain DNS takes. */
+  const trackingLinks = {
+    api_url: `https://${'d'.repeat(253)}/${'s'.repeat(128)}/`,
+    key: Buffer.alloc(32).toString('base64url'),
+  };
+
   /** The ROUTE_ETAS_CHANGED event item of a route whose every waypoint has an ETA, as the producer writes it. */
   async function etasEvent(waypointIds: string[]) {
     configure({ TABLE_NAME: 'unit' });
@@ -220,7 +226,28 @@ describe('lists of ids stored in one item or sent in one message', () => {
       dcId: 'd'.repeat(128),
       routeId: 'r'.repeat(128),
       type: 'ROUTE_ETAS_CHANGED',
-      details: { etas: waypointIds.map((id) => ({ waypoint_id: id, eta_timestamp: MAX_TIMESTAMP })) },
+      details: {
+        etas: waypointIds.map((id) => ({ waypoint_id: id, eta_timestamp: MAX_TIMESTAMP })),
+        tracking_links: trackingLinks,
+      },
+      occurredAt: MAX_TIMESTAMP,
+    }).Put.Item;
+  }
+
+  /** The ROUTE_STARTED event item of a route, listing every waypoint for their tracking links. */
+  async function startedEvent(waypointIds: string[]) {
+    configure({ TABLE_NAME: 'unit' });
+    return putEventItem({
+      accountId: 'acc_0123456789abcdef',
+      dcId: 'd'.repeat(128),
+      routeId: 'r'.repeat(128),
+      type: 'ROUTE_STARTED',
+      details: {
+        driver_id: 'v'.repeat(128),
+        started_timestamp: MAX_TIMESTAMP,
+        waypoint_ids: waypointIds,
+        tracking_links: trackingLinks,
+      },
       occurredAt: MAX_TIMESTAMP,
     }).Put.Item;
   }
@@ -231,10 +258,22 @@ describe('lists of ids stored in one item or sent in one message', () => {
       'é'.repeat(12).padEnd(Math.floor(total / count) - 12 + (i < total % count ? 1 : 0), 'x'),
     );
 
-  it('a route at the waypoint id limit emits ROUTE_ETAS_CHANGED records within MAX_EVENT_RECORD_BYTES', async () => {
+  it('a route at the waypoint id limit emits ROUTE_ETAS_CHANGED and ROUTE_STARTED records within MAX_EVENT_RECORD_BYTES', async () => {
     const ids = idsOf(IMPORT_LIMITS.waypoints, MAX_LISTED_ID_BYTES);
     expect(ids.reduce((sum, id) => sum + Buffer.byteLength(id), 0)).toBe(MAX_LISTED_ID_BYTES);
     expect(streamRecordBytes(await etasEvent(ids))).toBeLessThanOrEqual(MAX_EVENT_RECORD_BYTES);
+    expect(streamRecordBytes(await startedEvent(ids))).toBeLessThanOrEqual(MAX_EVENT_RECORD_BYTES);
+  });
+
+  it('would not fit the tracking links themselves: the events carry the key they are made with instead', async () => {
+    const ids = idsOf(IMPORT_LIMITS.waypoints, MAX_LISTED_ID_BYTES);
+    const event = (await etasEvent(ids)) as { details: { etas: Record<string, unknown>[] } };
+    const url = `${trackingLinks.api_url}track/${'t'.repeat(22)}`;
+    const withLinks = {
+      ...event,
+      details: { etas: event.details.etas.map((eta) => ({ ...eta, tracking_url: url })) },
+    };
+    expect(streamRecordBytes(withLinks)).toBeGreaterThan(MAX_EVENT_RECORD_BYTES);
   });
 
   it('without the limit, 2,000 ids of 128 characters (which pass the id rule) would make an event the producer refuses', async () => {

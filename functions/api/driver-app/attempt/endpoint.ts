@@ -8,6 +8,8 @@ export const recordDriverAttempt = driverAppEndpoint(
   {
     operationId: 'recordDriverAttempt',
     module: import.meta.url,
+    // Its ROUTE_ETAS_CHANGED gives the waypoints' tracking links.
+    linksToApi: true,
     summary: 'Record a visit of a waypoint with its items’ outcomes; WAYPOINT_STATUS_CHANGED, then new ETAs',
     request: { params: RouteParams.extend({ waypoint_id: Id }), body: AttemptBody },
     responses: {

@@ -3,6 +3,8 @@ import { driverRouteStepEndpoint, RouteData } from '../schemas';
 export const startDriverRoute = driverRouteStepEndpoint('POST /driver/routes/{route_id}/start', {
   operationId: 'startDriverRoute',
   module: import.meta.url,
+  // Its events give the waypoints' tracking links (ROUTE_STARTED, ROUTE_ETAS_CHANGED).
+  linksToApi: true,
   summary: 'Start one of the driver’s active routes; ROUTE_STARTED',
   responses: { 200: { description: 'the started route', data: RouteData } },
   errorCodes: [3003, 3010, 3011, 3012],

@@ -4,6 +4,8 @@ import { OptionalTimestampBody, RouteParams, routeChangeEndpoint } from '../sche
 export const startRoute = routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{route_id}/start', {
   operationId: 'startRoute',
   module: import.meta.url,
+  // Its events give the waypoints' tracking links (ROUTE_STARTED, ROUTE_ETAS_CHANGED).
+  linksToApi: true,
   summary: 'Start an active route that has a driver (as its driver would); ROUTE_STARTED',
   request: { params: RouteParams, body: OptionalTimestampBody },
   errorCodes: [3003, 3010, 3011, 3012],
