@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { trackingLookupItems } from '../functions/data/tracking-links';
 import { itemSize, type Row, type WriteStats } from './dynamo';
 import { benchRoute, claimKey, claimsOf } from './route-body';
 import {
@@ -42,7 +43,10 @@ export function writeSummary(stats: WriteStats) {
   };
 }
 
-/** The route's stored rows but the header, read once, and how to move them under another partition key. */
+/**
+ * The route's stored rows but the header, read once, and how to move them under another partition key; and
+ * its waypoints' tracking links, which live in partitions of their own, as the import wrote them.
+ */
 export async function copyStoredRows(context: Context, routeId: string) {
   const { pk } = context.routeKeys.route(context.accountId, routeId);
   const { rows } = await context.raw.queryAll({
@@ -50,9 +54,22 @@ export async function copyStoredRows(context: Context, routeId: string) {
     ExpressionAttributeValues: { ':pk': pk },
     ConsistentRead: true,
   });
+  const header = rows.find((row) => row.sk === 'ROUTE');
+  if (!header?.tracking_key) throw new Error(`route ${routeId} has no header with a tracking key`);
+  const trackingLinks = trackingLookupItems(
+    {
+      accountId: context.accountId,
+      dcId: context.dcId,
+      routeId,
+      importTxid: header.import_txid as string,
+      trackingKey: header.tracking_key as string,
+    },
+    header.waypoint_ids as string[],
+  );
   return {
     rows: rows.filter((row) => row.sk !== 'ROUTE'),
-    header: rows.find((row) => row.sk === 'ROUTE'),
+    header,
+    trackingLinks,
     size: itemSize,
     moveTo(otherPk: string) {
       if (otherPk.length !== pk.length)
@@ -87,7 +104,8 @@ const newTxid = () => `imp_${randomBytes(16).toString('base64url')}`;
 /**
  * The check's baseline: every write the worker must make, raw. Its claims (one conditional put per id, 100
  * per TransactWriteItems, CLAIM_PARALLELISM in flight) for the ids of a route of the same shape and id
- * length, then all its rows (waypoints, invoices, items) with BatchWriteItem at ROW_WRITE_PARALLELISM.
+ * length, then all its rows (the waypoints' tracking links, waypoints, invoices, items) with BatchWriteItem
+ * at ROW_WRITE_PARALLELISM.
  */
 export async function rawFullWrites(
   context: Context,
@@ -110,8 +128,16 @@ export async function rawFullWrites(
     values: { ':txid': txid },
   });
   context.log(`  claims ${round(claims.ms, 0)} ms, ${claims.units} write units`);
+  // Tracking links first, as the worker writes them, each under a new key of the same length.
+  const trackingLinks = stored.trackingLinks.map((link) => ({
+    ...link,
+    pk: `TRACKING#${randomBytes(32).toString('hex')}`,
+  }));
   const rows = await context.raw.putAll(
-    stored.rows.map(stored.moveTo(context.routeKeys.route(context.accountId, rawRouteId).pk)),
+    [
+      ...trackingLinks,
+      ...stored.rows.map(stored.moveTo(context.routeKeys.route(context.accountId, rawRouteId).pk)),
+    ],
     ROW_WRITE_PARALLELISM,
   );
   context.log(`  rows ${round(rows.ms, 0)} ms, ${rows.units} write units`);
