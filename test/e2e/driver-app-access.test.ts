@@ -157,7 +157,13 @@ describe('start and finish by API key', { timeout: WORLD_TIMEOUT_MS }, () => {
     expect(await c.readRoute('dc-1', patched.id)).toEqual(route);
     const started = (await c.eventsOf(patched.id)).filter((event) => event.event_type === 'ROUTE_STARTED');
     expect(started.map((event) => event.details)).toEqual([
-      { driver_id: driverId, started_timestamp: route.started_timestamp },
+      {
+        driver_id: driverId,
+        started_timestamp: route.started_timestamp,
+        // What the webhook body's tracking_url of each stop is derived from (event-catalog.ts).
+        waypoint_ids: patched.waypoints.map((waypoint) => waypoint.id),
+        tracking_links: { api_url: expect.any(String), key: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) },
+      },
     ]);
   });
 
