@@ -1,7 +1,7 @@
-/** Route import bodies for the bench: local/sample-route.ts with every item field set. */
+/** Route import bodies for the bench: local/app/sample-route.ts with every item field set. */
 import type { Claim } from '../functions/data/claims';
 import { claimsOf } from '../functions/domain/route-ids';
-import { type SampleRoute, sampleRoute } from '../local/sample-route';
+import { type SampleRoute, sampleRoute } from '../local/app/sample-route';
 
 export interface RouteShape {
   waypoints: number;

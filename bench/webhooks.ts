@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { putEventItem } from '../functions/data/events';
 import { configure } from '../functions/shared/config';
-import { localConsumerConcurrency } from '../local/sqs-event-sources';
+import { localConsumerConcurrency } from '../local/event-sources/sqs';
 import { inParallel, RawTable } from './dynamo';
 import { ApiClient } from './http';
 import type { LoadRun } from './load';

@@ -55,9 +55,9 @@ const [
   import('../local/cloud-runtime'),
   import('../local/lambda/bundles'),
   import('../local/progress'),
-  import('../local/seed'),
+  import('../local/app/seed'),
   import('../local/services'),
-  import('../local/sqs-event-sources'),
+  import('../local/event-sources/sqs'),
 ]);
 let consumerConcurrency: number;
 let allowPrivateWebhookTargets: boolean;

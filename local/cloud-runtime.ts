@@ -14,8 +14,8 @@ import { allChannels } from '../functions/models/channels';
 import type { Channel } from '../functions/shared/channel';
 import { RESOURCE_ENV } from '../functions/shared/resources';
 import { pascalCase } from '../lib/naming';
-import { type ApiGateway, startApiGateway } from './api-gateway';
-import { ApiKeyStore } from './api-keys';
+import { ApiKeyStore } from './api-gateway/api-keys';
+import { type ApiGateway, startApiGateway } from './api-gateway/server';
 import { type AwsProxy, type Principal, startAwsProxy } from './aws-proxy/proxy';
 import { readDeployment } from './cloud/deployment';
 import {
@@ -26,12 +26,12 @@ import {
   type QueueSpec,
   type TableSpec,
 } from './cloud/model';
-import { InFlightJournal } from './in-flight-journal';
+import { InFlightJournal } from './event-sources/in-flight-journal';
+import { type LocalPipe, startPipe } from './event-sources/pipes';
+import { type Credentials, type SqsEventSources, startSqsEventSources } from './event-sources/sqs';
 import { cachedBundles } from './lambda/bundles';
 import { type InvokeResult, type LambdaRuntime, startLambdaRuntime } from './lambda/runtime';
-import { type LocalPipe, startPipe } from './pipes';
 import { LOCAL_CREDENTIALS } from './services';
-import { type Credentials, type SqsEventSources, startSqsEventSources } from './sqs-event-sources';
 import { writeStateFile } from './state-files';
 
 export interface LocalCloudOptions {

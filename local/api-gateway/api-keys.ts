@@ -6,8 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import type { UsagePlanSpec } from './cloud/model';
-import { writeStateFile } from './state-files';
+import type { UsagePlanSpec } from '../cloud/model';
+import { writeStateFile } from '../state-files';
 
 export interface StoredApiKey {
   id: string;

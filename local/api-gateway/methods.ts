@@ -1,5 +1,5 @@
+import type { ApiMethodSpec, ApiStageSpec, RestApiSpec } from '../cloud/model';
 import type { ApiKeyStore } from './api-keys';
-import type { ApiMethodSpec, ApiStageSpec, RestApiSpec } from './cloud/model';
 import { TokenBucket } from './token-bucket';
 
 /** What matching needs of a method: its HTTP method (or ANY) and its path template. */

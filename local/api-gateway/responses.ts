@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { deflate, gzip } from 'node:zlib';
-import type { GatewayResponseSpec } from './cloud/model';
+import type { GatewayResponseSpec } from '../cloud/model';
 
 /** What the local API Gateway answers: a status, headers and the body as bytes. */
 export interface Reply {

@@ -1,22 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import type { ApiStageSpec, RestApiSpec } from '../cloud/model';
+import type { InvokeResult, LambdaRuntime } from '../lambda/runtime';
 import { ApiKeyStore } from './api-keys';
-import type { ApiAuthorizerSpec, ApiMethodSpec, ApiStageSpec, RestApiSpec } from './cloud/model';
-import {
-  type CachedPolicy,
-  identitySourceValue,
-  parseAuthorizerResult,
-  policyAllows,
-} from './gateway-authorizer-policy';
-import {
-  compileMethods,
-  matchMethod,
-  methodThrottles,
-  rawRequestPath,
-  usagePlanThrottles,
-} from './gateway-methods';
+import { RequestAuthorizers } from './authorizer';
+import { type Admission, gatewayRequest, proxyEvent, type StageIdentity } from './events';
+import { compileMethods, matchMethod, methodThrottles, rawRequestPath, usagePlanThrottles } from './methods';
 import {
   compress,
   DEFAULT_STATUS,
@@ -25,8 +15,7 @@ import {
   renderGatewayResponse,
   send,
   withStatus,
-} from './gateway-responses';
-import type { InvokeResult, LambdaRuntime } from './lambda/runtime';
+} from './responses';
 
 /** API Gateway REST limits (https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html). */
 export const API_GATEWAY_LIMITS = {
@@ -71,8 +60,6 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
   const stage = api.stages[0] as ApiStageSpec;
   if (!stage) throw new Error(`REST API ${api.logicalId} has no stage`);
   const methods = compileMethods(api.methods);
-  const authorizers = new Map(api.authorizers.map((authorizer) => [authorizer.logicalId, authorizer]));
-  const policyCache = new Map<string, CachedPolicy>();
   const throttle = methodThrottles(stage);
   const apiKeys = options.apiKeys ?? new ApiKeyStore();
   apiKeys.declare(api.id, api.usagePlans);
@@ -81,55 +68,37 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     options.integrationTimeoutMs ?? API_GATEWAY_LIMITS.integrationTimeoutMs,
     API_GATEWAY_LIMITS.integrationTimeoutMs,
   );
-  const arnPrefix = `arn:aws:execute-api:${options.region}:${options.accountId}:${api.id}/${stage.stageName}`;
-  /** The stage's deployment, named as API Gateway names one (six lower-case letters and digits). */
-  const deploymentId = randomBytes(8).toString('hex').slice(0, 6);
+  const authorizers = new RequestAuthorizers(
+    api.authorizers,
+    lambda,
+    `arn:aws:execute-api:${options.region}:${options.accountId}:${api.id}/${stage.stageName}`,
+  );
+  const stageIdentity: StageIdentity = {
+    apiId: api.id,
+    stageName: stage.stageName,
+    accountId: options.accountId,
+    deploymentId: randomBytes(8).toString('hex').slice(0, 6),
+  };
 
-  /** One request as both the authorizer's and the function's events describe it. */
-  interface GatewayRequest {
-    req: IncomingMessage;
-    url: URL;
-    path: string;
-    httpMethod: string;
-    method: ApiMethodSpec;
-    pathParameters: Record<string, string>;
-    requestId: string;
-    /** As the authorizer gets them (the proxy event's lack Content-Length). */
-    headers: ReturnType<typeof eventHeaders>;
-    context: ReturnType<typeof requestContext>;
-  }
-
+  /** What the stage answers a request: in API Gateway's order, match, authorize, meter, throttle, invoke. */
   async function respond(req: IncomingMessage, body: Buffer | undefined, requestId: string): Promise<Reply> {
     if (body === undefined) return gatewayResponse('REQUEST_TOO_LARGE');
-    const url = new URL(req.url ?? '/', 'http://local');
     // The path as sent, still percent-encoded, as API Gateway passes it on; the query decoded (`+` a space).
     const path = rawRequestPath(req.url ?? '/');
-    const httpMethod = req.method ?? 'GET';
-    const match = matchMethod(methods, httpMethod, path);
+    const match = matchMethod(methods, req.method ?? 'GET', path);
     if (!match) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
-    const { method, pathParameters } = match;
+    const request = gatewayRequest(req, { ...match, path }, requestId, stageIdentity);
+    const { method } = request;
 
-    const request: GatewayRequest = {
-      req,
-      url,
-      path,
-      httpMethod,
-      method,
-      pathParameters,
-      requestId,
-      headers: eventHeaders(req, { contentLength: true }),
-      context: requestContext(req, path, httpMethod, method, requestId),
-    };
-    const headers = eventHeaders(req, { contentLength: false });
-    let authorizerContext: Record<string, unknown> | undefined;
+    const admission: Admission = {};
     let usageIdentifierKey: string | undefined;
     if (method.authorizationType === 'CUSTOM') {
-      const authorizer = method.authorizerLogicalId ? authorizers.get(method.authorizerLogicalId) : undefined;
+      const authorizer = authorizers.find(method.authorizerLogicalId);
       if (!authorizer) return gatewayResponse('API_CONFIGURATION_ERROR');
-      const outcome = await authorize(authorizer, request);
-      if ('reply' in outcome) return outcome.reply;
-      authorizerContext = outcome.context;
-      usageIdentifierKey = outcome.usageIdentifierKey;
+      const verdict = await authorizers.authorize(authorizer, request);
+      if (!verdict.admitted) return gatewayResponse(verdict.refusal);
+      admission.authorizer = verdict.context;
+      usageIdentifierKey = verdict.usageIdentifierKey;
     } else if (method.authorizationType !== 'NONE') {
       throw new Error(`authorization type ${method.authorizationType} is not supported locally`);
     }
@@ -137,16 +106,15 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     // A method that requires an API key takes it from the API's key source: the X-API-Key header, or the
     // authorizer's usageIdentifierKey. It must be an enabled key of a usage plan of this stage (403
     // INVALID_API_KEY otherwise), and the plan's throttles hold per key (429 THROTTLED).
-    let apiKeyIdentity: { apiKey: string; apiKeyId: string } | undefined;
     if (method.apiKeyRequired) {
       const apiKey =
         api.apiKeySource === 'AUTHORIZER'
           ? usageIdentifierKey
-          : Object.entries(headers.single).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
+          : Object.entries(request.headers.single).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
       const verdict = meter(apiKey, method);
       if (verdict === 'forbidden') return gatewayResponse('INVALID_API_KEY');
       if (verdict === 'throttled') return gatewayResponse('THROTTLED');
-      apiKeyIdentity = { apiKey: apiKey as string, apiKeyId: verdict.keyId };
+      admission.apiKey = { apiKey: apiKey as string, apiKeyId: verdict.keyId };
     }
     // Then the stage's method throttling: API Gateway applies the usage plan's per-client and per-method
     // limits first, the stage's per-method limits after them ("How throttling limit settings are applied",
@@ -156,138 +124,11 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
 
     const functionName = method.integration.functionName;
     if (!functionName) return gatewayResponse('API_CONFIGURATION_ERROR');
-    const query = queryParameters(url);
-    const event: APIGatewayProxyEvent = {
-      resource: method.path,
-      path,
-      httpMethod,
-      headers: headers.single,
-      multiValueHeaders: headers.multi,
-      queryStringParameters: query?.single ?? null,
-      multiValueQueryStringParameters: query?.multi ?? null,
-      pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
-      stageVariables: null,
-      body: body.length ? body.toString('utf8') : null,
-      isBase64Encoded: false,
-      requestContext: {
-        ...request.context,
-        // A method without an authorizer has no `authorizer` at all (not null), as captured.
-        ...(authorizerContext ? { authorizer: authorizerContext } : {}),
-        identity: { ...request.context.identity, ...apiKeyIdentity },
-      } as unknown as APIGatewayProxyEvent['requestContext'],
-    };
-    const result = await lambda.invoke(functionName, event, {
+    const result = await lambda.invoke(functionName, proxyEvent(request, body, admission), {
       requestId,
       deadline: Date.now() + integrationTimeoutMs,
     });
     return integrationReply(result, req);
-  }
-
-  async function authorize(
-    authorizer: ApiAuthorizerSpec,
-    request: GatewayRequest,
-  ): Promise<{ context: Record<string, unknown>; usageIdentifierKey?: string } | { reply: Reply }> {
-    if (authorizer.type !== 'REQUEST')
-      throw new Error(`authorizer type ${authorizer.type} is not supported locally`);
-    // Every identity source must be present and non-empty, or API Gateway answers 401 without calling the
-    // authorizer. Header names match whatever their case, as HTTP says.
-    const identity: string[] = [];
-    for (const source of authorizer.identitySources) {
-      const value = identitySourceValue(source, { headers: request.headers.single, url: request.url });
-      if (!value) return { reply: gatewayResponse('UNAUTHORIZED') };
-      identity.push(value);
-    }
-    const methodArn = `${arnPrefix}/${request.httpMethod}${request.path}`;
-    const cacheKey = `${authorizer.logicalId}\n${identity.join('\n')}`;
-    let policy = authorizer.resultTtlSeconds > 0 ? policyCache.get(cacheKey) : undefined;
-    // The authorizer's latency, which API Gateway reports to the function; 0 for a cached result (what AWS
-    // reports then, no capture shows).
-    let integrationLatency = 0;
-    if (!policy || policy.expiresAt <= Date.now()) {
-      // A REQUEST authorizer's event (captured: test/fixtures/aws/rest-request-authorizer.json): the request
-      // as the proxy event has it, except that absent query, path parameters and stage variables are {}.
-      const query = queryParameters(request.url);
-      const event: APIGatewayRequestAuthorizerEvent = {
-        type: 'REQUEST',
-        methodArn,
-        resource: request.method.path,
-        path: request.path,
-        httpMethod: request.httpMethod,
-        headers: request.headers.single,
-        multiValueHeaders: request.headers.multi,
-        queryStringParameters: query?.single ?? {},
-        multiValueQueryStringParameters: query?.multi ?? {},
-        pathParameters: request.pathParameters,
-        stageVariables: {},
-        requestContext: request.context as unknown as APIGatewayRequestAuthorizerEvent['requestContext'],
-      };
-      const started = Date.now();
-      const result = await lambda.invoke(authorizer.functionName, event, { requestId: request.requestId });
-      integrationLatency = Date.now() - started;
-      if (result.kind !== 'success') {
-        // A function that throws 'Unauthorized' is how an authorizer refuses; anything else is its failure.
-        if (result.kind === 'functionError' && result.errorMessage === 'Unauthorized')
-          return { reply: gatewayResponse('UNAUTHORIZED') };
-        return { reply: gatewayResponse('AUTHORIZER_FAILURE') };
-      }
-      const parsed = parseAuthorizerResult(result.payload);
-      if (!parsed) return { reply: gatewayResponse('AUTHORIZER_CONFIGURATION_ERROR') };
-      policy = { ...parsed, expiresAt: Date.now() + authorizer.resultTtlSeconds * 1000 };
-      if (authorizer.resultTtlSeconds > 0) policyCache.set(cacheKey, policy);
-    }
-    // A cached policy is evaluated against each request's method ARN: it may not cover this method.
-    if (!policyAllows(policy, methodArn)) return { reply: gatewayResponse('ACCESS_DENIED') };
-    return {
-      context: { ...policy.context, principalId: policy.principalId, integrationLatency },
-      usageIdentifierKey: policy.usageIdentifierKey,
-    };
-  }
-
-  /**
-   * What API Gateway says of a request in both the proxy and the authorizer event, field for field as the
-   * captures of real events have it (test/fixtures/aws/): ids and times of its own, the caller's address and
-   * agent, and the identity fields of the authorization types this API does not use, null.
-   */
-  function requestContext(
-    req: IncomingMessage,
-    path: string,
-    httpMethod: string,
-    method: ApiMethodSpec,
-    requestId: string,
-  ) {
-    const receivedAt = Date.now();
-    const domainName = req.headers.host ?? 'localhost';
-    return {
-      resourceId: method.logicalId,
-      resourcePath: method.path,
-      httpMethod,
-      extendedRequestId: `${randomBytes(11).toString('base64').slice(0, 15)}=`,
-      requestTime: commonLogTime(receivedAt),
-      path: `/${stage.stageName}${path}`,
-      accountId: options.accountId,
-      protocol: `HTTP/${req.httpVersion}`,
-      stage: stage.stageName,
-      domainPrefix: domainName.split('.')[0] as string,
-      requestTimeEpoch: receivedAt,
-      requestId,
-      identity: {
-        cognitoIdentityPoolId: null,
-        accountId: null,
-        cognitoIdentityId: null,
-        caller: null,
-        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-        principalOrgId: null,
-        accessKey: null,
-        cognitoAuthenticationType: null,
-        cognitoAuthenticationProvider: null,
-        userArn: null,
-        userAgent: req.headers['user-agent'] ?? null,
-        user: null,
-      },
-      domainName,
-      deploymentId,
-      apiId: api.id,
-    };
   }
 
   function gatewayResponse(type: string): Reply {
@@ -367,57 +208,4 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
     req.on('end', () => resolve(size > API_GATEWAY_LIMITS.maxBodyBytes ? undefined : Buffer.concat(chunks)));
     req.on('error', reject);
   });
-}
-
-/**
- * Headers API Gateway does not pass to Lambda: the connection's own (hop-by-hop, RFC 9110 §7.6.1), which no
- * capture of a real event shows although the clients sent them (HTTPie's `Connection: keep-alive`).
- */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
-
-/**
- * The request's headers as an event carries them, names as the client wrote them and every value of each
- * (the single-value map keeps the last). A proxy event has no Content-Length either, though the authorizer's
- * has it: so the captures show (test/fixtures/aws/: the same client's POSTs, with and without a body).
- */
-function eventHeaders(req: IncomingMessage, { contentLength }: { contentLength: boolean }) {
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i] as string;
-    const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || (lower === 'content-length' && !contentLength)) continue;
-    const value = req.rawHeaders[i + 1] as string;
-    single[name] = value;
-    multi[name] = [...(multi[name] ?? []), value];
-  }
-  return { single, multi };
-}
-
-/**
- * The query as API Gateway passes it: decoded as a form (`+` a space, `%2B` a plus), the last value of a
- * repeated name in the single-value map and all of them in order in the other; undefined without a query.
- */
-function queryParameters(url: URL) {
-  if (url.searchParams.size === 0) return undefined;
-  const multi: Record<string, string[]> = {};
-  for (const [key, value] of url.searchParams) multi[key] = [...(multi[key] ?? []), value];
-  return { single: Object.fromEntries(url.searchParams), multi };
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** `17/Jun/2024:15:02:03 +0000`: a time as `requestContext.requestTime` writes it (the common log format). */
-function commonLogTime(epochMillis: number): string {
-  const time = new Date(epochMillis);
-  const two = (n: number) => String(n).padStart(2, '0');
-  return `${two(time.getUTCDate())}/${MONTHS[time.getUTCMonth()]}/${time.getUTCFullYear()}:${two(time.getUTCHours())}:${two(time.getUTCMinutes())}:${two(time.getUTCSeconds())} +0000`;
 }

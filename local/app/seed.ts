@@ -1,17 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { getAccount } from '../functions/data/accounts';
-import { findApiKeyByHash } from '../functions/data/api-keys';
-import { getImport } from '../functions/data/imports';
-import { getRouteHeader } from '../functions/data/routes';
-import { issueApiKey, revokeApiKey } from '../functions/domain/accounts';
-import { createDriver, requireDriver } from '../functions/domain/drivers';
-import { acceptImport } from '../functions/domain/route-import';
-import { createAccountWithUsageKey, registerUsageKey } from '../functions/domain/usage-keys';
-import { type ImportedRoute, ImportRoute } from '../functions/models/import-model';
-import { sha256Hex } from '../functions/shared/crypto';
-import { NotFoundError } from '../functions/shared/errors';
-import { writeStateFile } from './state-files';
+import { getAccount } from '../../functions/data/accounts';
+import { findApiKeyByHash } from '../../functions/data/api-keys';
+import { getImport } from '../../functions/data/imports';
+import { getRouteHeader } from '../../functions/data/routes';
+import { issueApiKey, revokeApiKey } from '../../functions/domain/accounts';
+import { createDriver, requireDriver } from '../../functions/domain/drivers';
+import { acceptImport } from '../../functions/domain/route-import';
+import { createAccountWithUsageKey, registerUsageKey } from '../../functions/domain/usage-keys';
+import { type ImportedRoute, ImportRoute } from '../../functions/models/import-model';
+import { sha256Hex } from '../../functions/shared/crypto';
+import { NotFoundError } from '../../functions/shared/errors';
+import { writeStateFile } from '../state-files';
 
 export const DEMO = {
   routeId: 'demo-route-1',

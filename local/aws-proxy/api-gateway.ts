@@ -1,12 +1,12 @@
 /**
  * API Gateway's control plane through the proxy, for the API keys of usage plans: CreateApiKey, GetApiKeys,
  * GetApiKey, CreateUsagePlanKey and GetUsagePlanKeys, answered by the proxy itself from the local key store
- * (local/api-keys.ts) that the local API Gateway reads, in the REST JSON protocol API Gateway speaks.
+ * (local/api-gateway/api-keys.ts) that the local API Gateway reads, in the REST JSON protocol API Gateway speaks.
  * Authorized as IAM does: `apigateway:<HTTP method>` on `arn:aws:apigateway:<region>::<path>` (the operator
  * may; no function role is granted any apigateway action).
  */
 import { randomUUID } from 'node:crypto';
-import { ApiGatewayFault, type ApiKeyStore, type StoredApiKey } from '../api-keys';
+import { ApiGatewayFault, type ApiKeyStore, type StoredApiKey } from '../api-gateway/api-keys';
 import { apiGatewayChecks, UnknownOperationError } from '../iam/actions';
 import { sendError, validationError } from './errors';
 import { authorize, type SignedCall, signedBody } from './principals';

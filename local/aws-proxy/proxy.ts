@@ -16,7 +16,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiKeyStore } from '../api-keys';
+import { ApiKeyStore } from '../api-gateway/api-keys';
 import { type KmsKeySpec, LOCAL_ACCOUNT_ID } from '../cloud/model';
 import { aboutTheRole, validatePolicy } from '../iam/policy';
 import { handleApiGateway } from './api-gateway';

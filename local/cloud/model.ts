@@ -238,7 +238,7 @@ export interface ApiStageSpec {
 /**
  * An AWS::ApiGateway::UsagePlan of the API: its throttle, the API's stages it covers, and the API keys the
  * templates put in it (AWS::ApiGateway::UsagePlanKey); keys added at run time (CreateUsagePlanKey) are the
- * local API Gateway key store's (local/api-keys.ts).
+ * local API Gateway key store's (local/api-gateway/api-keys.ts).
  */
 export interface UsagePlanSpec {
   logicalId: string;

@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { writeStateFile } from './state-files';
+import { writeStateFile } from '../state-files';
 
 /** Appended lines after which the file is rewritten with only the messages still in flight. */
 const COMPACT_AFTER_LINES = 1000;

@@ -9,10 +9,10 @@ import {
   type Shard as StreamShard,
 } from '@aws-sdk/client-dynamodb-streams';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { PipeSpec, QueueSpec } from './cloud/model';
+import type { PipeSpec, QueueSpec } from '../cloud/model';
+import { writeStateFile } from '../state-files';
 import { matchesPattern } from './event-pattern';
-import type { Credentials } from './sqs-event-sources';
-import { writeStateFile } from './state-files';
+import type { Credentials } from './sqs';
 
 export interface LocalPipe {
   /** Resolves once every shard open at start has its iterator: writes after this are carried. */

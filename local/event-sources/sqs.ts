@@ -10,10 +10,10 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
-import type { EventSourceMappingSpec, QueueSpec } from './cloud/model';
+import type { EventSourceMappingSpec, QueueSpec } from '../cloud/model';
+import type { LambdaRuntime } from '../lambda/runtime';
 import { matchesPattern } from './event-pattern';
 import type { InFlightJournal } from './in-flight-journal';
-import type { LambdaRuntime } from './lambda/runtime';
 
 /** AWS credentials of the function whose execution role the event source polls with, as on AWS. */
 export interface Credentials {

@@ -18,7 +18,7 @@ import { accountCallerContext } from '../../functions/shared/auth-context';
 import type { Channel } from '../../functions/shared/channel';
 import { fanOutEvents } from '../../functions/workers/fan-out-events/consumer';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
-import { type ApiGateway, startApiGateway } from '../../local/api-gateway';
+import { type ApiGateway, startApiGateway } from '../../local/api-gateway/server';
 import type { ApiMethodSpec, FunctionSpec, RestApiSpec } from '../../local/cloud/model';
 import { buildBundles } from '../../local/lambda/bundles';
 import { type LambdaRuntime, startLambdaRuntime } from '../../local/lambda/runtime';

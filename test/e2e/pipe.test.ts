@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../functions/data/client';
 import { putEventItem, streamRecordBytes } from '../../functions/data/events';
 import type { PipeSpec, QueueSpec } from '../../local/cloud/model';
-import { startPipe } from '../../local/pipes';
+import { startPipe } from '../../local/event-sources/pipes';
 import { LOCAL_CREDENTIALS } from '../../local/services';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { seedRouteCreatedEvent } from '../support/seed';

@@ -6,7 +6,7 @@ import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { db } from '../../functions/data/client';
 import { completionEstimate, computeEtas, type EtaStop, type LatLng } from '../../functions/domain/etas';
-import type { SampleRoute } from '../../local/sample-route';
+import type { SampleRoute } from '../../local/app/sample-route';
 import { apiCaller, type TestAccount } from './fixtures';
 import { type ApiResponse, expectSuccess } from './http';
 import type { TestApi } from './local-api';

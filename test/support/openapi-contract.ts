@@ -9,7 +9,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { compileMethods, matchMethod } from '../../local/gateway-methods';
+import { compileMethods, matchMethod } from '../../local/api-gateway/methods';
 
 interface SchemaHolder {
   schema?: unknown;
@@ -54,7 +54,7 @@ const COMPONENTS_ID = 'openapi-components';
 const OPEN_COMPONENTS_ID = 'openapi-components-open';
 const COMPONENT_REF = '#/components/schemas/';
 
-/** A documented operation, routed as API Gateway routes its method (local/gateway-methods.ts). */
+/** A documented operation, routed as API Gateway routes its method (local/api-gateway/methods.ts). */
 interface Route {
   /** Upper case, as the gateway names methods. */
   httpMethod: string;

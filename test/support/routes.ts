@@ -7,12 +7,12 @@ import { findHeldClaims } from '../../functions/data/claims';
 import { db, type Item, tableName } from '../../functions/data/client';
 import { allChannels, type ChannelName } from '../../functions/models/channels';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
-import type { SampleRoute } from '../../local/sample-route';
+import type { SampleRoute } from '../../local/app/sample-route';
 import { call } from './http';
 import type { TestApi } from './local-api';
 import { sqsRecord } from './sqs-records';
 
-export { sampleRoute as exampleRoute } from '../../local/sample-route';
+export { sampleRoute as exampleRoute } from '../../local/app/sample-route';
 
 type InvoiceStatus = z.infer<typeof InvoiceStatusSchema>;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EVENT_RECORD_PATTERN } from '../../functions/data/events';
 import { SUBSCRIBABLE_EVENTS } from '../../functions/models/event-catalog';
-import { matchesPattern } from '../../local/event-pattern';
+import { matchesPattern } from '../../local/event-sources/event-pattern';
 
 /** EventBridge event patterns, as the local pipe and event source mappings filter records with them. */
 describe('matchesPattern', () => {

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InFlightJournal } from '../../local/in-flight-journal';
+import { InFlightJournal } from '../../local/event-sources/in-flight-journal';
 
 const journalFile = () => join(mkdtempSync(join(tmpdir(), 'journal-')), 'in-flight-messages.jsonl');
 

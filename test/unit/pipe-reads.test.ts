@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PIPE_READ_INTERVALS, quietReadDelay } from '../../local/pipes';
+import { PIPE_READ_INTERVALS, quietReadDelay } from '../../local/event-sources/pipes';
 
 /**
  * How long the local pipe waits after a read of the stream that gave nothing. Pipes' own pace (four reads a

@@ -5,8 +5,8 @@ import { availableParallelism } from 'node:os';
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventSourceMappingSpec, QueueSpec } from '../../local/cloud/model';
+import { localConsumerConcurrency, startSqsEventSources } from '../../local/event-sources/sqs';
 import type { LambdaRuntime } from '../../local/lambda/runtime';
-import { localConsumerConcurrency, startSqsEventSources } from '../../local/sqs-event-sources';
 
 /**
  * The local SQS event source's polling, against a stand-in SQS endpoint (AWS JSON protocol) that counts the
