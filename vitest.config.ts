@@ -23,7 +23,12 @@ export default defineConfig({
     // setup); the unit and CDK tiers start nothing, so `npx vitest run test/unit` is a quick inner loop.
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { extends: true, test: { name: 'cdk', include: ['test/cdk/**/*.test.ts'] } },
+      {
+        extends: true,
+        // A test that synthesizes the app with other settings takes 3-8 s per synthesis on a quiet machine,
+        // and several times that beside a busy end-to-end tier: two in one test need more than 30 s.
+        test: { name: 'cdk', include: ['test/cdk/**/*.test.ts'], testTimeout: 120_000 },
+      },
       {
         extends: true,
         test: {

@@ -11,3 +11,12 @@ export function pascalCase(text: string): string {
 export function functionId(sliceName: string): string {
   return `${pascalCase(sliceName)}Function`;
 }
+
+/**
+ * Construct ids of a channel's queue and its DLQ in the stateful stack: 'imports' -> 'ImportsQueue' and
+ * 'ImportsDeadLetterQueue' (the local runtime finds them by these too).
+ */
+export function channelQueueIds(channelName: string): { queue: string; deadLetterQueue: string } {
+  const id = pascalCase(channelName);
+  return { queue: `${id}Queue`, deadLetterQueue: `${id}DeadLetterQueue` };
+}

@@ -20,7 +20,7 @@ import type { Channel } from '../functions/shared/channel';
 import { BUCKET_LIFECYCLE, DLQ_RETENTION_DAYS, IMPORT_UPLOADS_PREFIX } from '../functions/shared/resources';
 import { AlarmTopic } from './constructs/alarm-topic';
 import { EventPipe } from './constructs/event-pipe';
-import { pascalCase } from './naming';
+import { channelQueueIds, pascalCase } from './naming';
 import { alarmOn, IMPORT_QUEUE_MAX_AGE, WATCHES } from './watches';
 
 /**
@@ -161,8 +161,9 @@ export class StatefulStack extends Stack {
     for (const channel of allChannels) {
       const { name } = channel;
       const id = pascalCase(name);
+      const constructIds = channelQueueIds(name);
       const consumed = channel.consumedDeadLetters;
-      const deadLetterQueue = new Queue(this, `${id}DeadLetterQueue`, {
+      const deadLetterQueue = new Queue(this, constructIds.deadLetterQueue, {
         retentionPeriod: Duration.days(DLQ_RETENTION_DAYS),
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
@@ -172,7 +173,7 @@ export class StatefulStack extends Stack {
         id: 'AwsSolutions-SQS3',
         reason: `This is the dead-letter queue of the ${name} queue; a DLQ has no DLQ of its own.`,
       });
-      const queue = new Queue(this, `${id}Queue`, {
+      const queue = new Queue(this, constructIds.queue, {
         visibilityTimeout: Duration.seconds(channel.visibilityTimeoutSeconds),
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
@@ -214,19 +215,19 @@ export class StatefulStack extends Stack {
     this.exportValue(this.bucket.bucketArn, { name: bucketExports.bucketArnExportName });
     const queueExports: Partial<Record<ChannelName, QueueExports>> = {};
     for (const channel of allChannels) {
-      const { name } = channel;
       const { queue, deadLetterQueue } = this.queueOf(channel);
+      const ids = channelQueueIds(channel.name);
       const exported: QueueExports = {
-        queueArnExportName: `${this.stackName}-${pascalCase(name)}QueueArn`,
-        queueUrlExportName: `${this.stackName}-${pascalCase(name)}QueueUrl`,
-        deadLetterArnExportName: `${this.stackName}-${pascalCase(name)}DeadLetterQueueArn`,
-        deadLetterUrlExportName: `${this.stackName}-${pascalCase(name)}DeadLetterQueueUrl`,
+        queueArnExportName: `${this.stackName}-${ids.queue}Arn`,
+        queueUrlExportName: `${this.stackName}-${ids.queue}Url`,
+        deadLetterArnExportName: `${this.stackName}-${ids.deadLetterQueue}Arn`,
+        deadLetterUrlExportName: `${this.stackName}-${ids.deadLetterQueue}Url`,
       };
       this.exportValue(queue.queueArn, { name: exported.queueArnExportName });
       this.exportValue(queue.queueUrl, { name: exported.queueUrlExportName });
       this.exportValue(deadLetterQueue.queueArn, { name: exported.deadLetterArnExportName });
       this.exportValue(deadLetterQueue.queueUrl, { name: exported.deadLetterUrlExportName });
-      queueExports[name as ChannelName] = exported;
+      queueExports[channel.name as ChannelName] = exported;
     }
     const alarmTopicArnExportName = `${this.stackName}-AlarmTopicArn`;
     this.exportValue(this.alarmTopic.topicArn, { name: alarmTopicArnExportName });

@@ -13,7 +13,7 @@ import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { allChannels } from '../functions/models/channels';
 import type { Channel } from '../functions/shared/channel';
 import { RESOURCE_ENV } from '../functions/shared/resources';
-import { pascalCase } from '../lib/naming';
+import { channelQueueIds } from '../lib/naming';
 import { ApiKeyStore } from './api-gateway/api-keys';
 import { type ApiGateway, startApiGateway } from './api-gateway/server';
 import { type AwsProxy, type Principal, startAwsProxy } from './aws-proxy/proxy';
@@ -336,11 +336,16 @@ function keptMasterKey(file: string): Buffer {
   return key;
 }
 
-/** A channel's queue by the construct id the stateful stack gives it (`ImportsQueue`, `ImportsDeadLetterQueue`). */
+/**
+ * A channel's queue by the construct id the stateful stack gives it, which its logical id is made of (a
+ * top-level construct's id and CDK's 8-digit hash of its path).
+ */
 function queueOf(deployment: Deployment, channel: Channel, deadLetter: boolean): QueueSpec {
-  const id = `${pascalCase(channel.name)}${deadLetter ? 'DeadLetterQueue' : 'Queue'}`;
-  const queue = deployment.queues.find((candidate) =>
-    new RegExp(`^${id}[0-9A-F]{8}$`).test(candidate.logicalId),
+  const ids = channelQueueIds(channel.name);
+  const id = deadLetter ? ids.deadLetterQueue : ids.queue;
+  const queue = deployment.queues.find(
+    (candidate) =>
+      /^[0-9A-F]{8}$/.test(candidate.logicalId.slice(id.length)) && candidate.logicalId.startsWith(id),
   );
   if (!queue) throw new Error(`the deployment has no ${id}`);
   return queue;

@@ -7,7 +7,7 @@ import { type IQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ChannelName } from '../../functions/models/channels';
 import type { Channel } from '../../functions/shared/channel';
-import { pascalCase } from '../naming';
+import { channelQueueIds } from '../naming';
 import type { StatefulExports } from '../stateful-stack';
 
 /** The stateful resources a function's `ResourceAccess` may name. */
@@ -95,13 +95,13 @@ export class StatefulImports extends Construct implements ServiceResources {
 
   queue(channel: Channel): IQueue {
     const { queueArnExportName, queueUrlExportName } = this.queueExports(channel);
-    return this.importQueue(`${pascalCase(channel.name)}Queue`, queueArnExportName, queueUrlExportName);
+    return this.importQueue(channelQueueIds(channel.name).queue, queueArnExportName, queueUrlExportName);
   }
 
   deadLetterQueue(channel: Channel): IQueue {
     const { deadLetterArnExportName, deadLetterUrlExportName } = this.queueExports(channel);
     return this.importQueue(
-      `${pascalCase(channel.name)}DeadLetterQueue`,
+      channelQueueIds(channel.name).deadLetterQueue,
       deadLetterArnExportName,
       deadLetterUrlExportName,
     );
