@@ -33,13 +33,13 @@ export type HeldKey =
   | { state: 'ANSWERED'; requestHash: string; answer: StoredAnswer };
 
 /**
- * Claims the key for one request, or gives the record of the request that holds it. A key is free when it
+ * Locks the key for one request, or gives the record of the request that holds it. A key is free when it
  * was never used, when its record expired (DynamoDB's TTL deletes items up to days late) or when the request
- * that claimed it can no longer be running (its function's deadline passed: it timed out or crashed).
+ * that locked it can no longer be running (its function's deadline passed: it timed out or crashed).
  */
-export async function claimIdempotencyKey(
+export async function lockIdempotencyKey(
   key: TableKey,
-  claim: { requestHash: string; claimId: string; inFlightUntil: number; expiresAt: number; now: number },
+  lock: { requestHash: string; lockId: string; inFlightUntil: number; expiresAt: number; now: number },
 ): Promise<HeldKey | undefined> {
   try {
     await db.send(
@@ -49,17 +49,17 @@ export async function claimIdempotencyKey(
           ...key,
           entity: 'IDEMPOTENCY_KEY',
           state: 'IN_FLIGHT',
-          request_hash: claim.requestHash,
-          claim_id: claim.claimId,
-          in_flight_until: claim.inFlightUntil,
-          expires_at: Math.floor(claim.expiresAt / 1000),
+          request_hash: lock.requestHash,
+          lock_id: lock.lockId,
+          in_flight_until: lock.inFlightUntil,
+          expires_at: Math.floor(lock.expiresAt / 1000),
         },
         ConditionExpression:
           'attribute_not_exists(pk) OR expires_at < :now_s OR (#state = :in_flight AND in_flight_until < :now)',
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: {
-          ':now_s': Math.floor(claim.now / 1000),
-          ':now': claim.now,
+          ':now_s': Math.floor(lock.now / 1000),
+          ':now': lock.now,
           ':in_flight': 'IN_FLIGHT',
         },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -80,12 +80,12 @@ export async function claimIdempotencyKey(
 }
 
 /**
- * Keeps the first answer of the claim's request, for `expiresAt`; false when the claim no longer holds the
+ * Keeps the first answer of the lock's request, for `expiresAt`; false when the lock no longer holds the
  * key (it outlived its deadline and another request took the key).
  */
 export async function keepIdempotentAnswer(
   key: TableKey,
-  claimId: string,
+  lockId: string,
   answer: StoredAnswer,
   expiresAt: number,
 ): Promise<boolean> {
@@ -96,13 +96,13 @@ export async function keepIdempotentAnswer(
         Key: key,
         UpdateExpression:
           'SET #state = :answered, answer = :answer, expires_at = :expires REMOVE in_flight_until',
-        ConditionExpression: 'claim_id = :claim',
+        ConditionExpression: 'lock_id = :lock',
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: {
           ':answered': 'ANSWERED',
           ':answer': answer,
           ':expires': Math.floor(expiresAt / 1000),
-          ':claim': claimId,
+          ':lock': lockId,
         },
       }),
     );
@@ -113,15 +113,15 @@ export async function keepIdempotentAnswer(
   }
 }
 
-/** Frees the key the claim holds, so that the request can be sent again (after an answer not kept). */
-export async function releaseIdempotencyKey(key: TableKey, claimId: string): Promise<void> {
+/** Frees the key the lock holds, so that the request can be sent again (after an answer not kept). */
+export async function releaseIdempotencyKey(key: TableKey, lockId: string): Promise<void> {
   try {
     await db.send(
       new DeleteCommand({
         TableName: tableName(),
         Key: key,
-        ConditionExpression: 'claim_id = :claim',
-        ExpressionAttributeValues: { ':claim': claimId },
+        ConditionExpression: 'lock_id = :lock',
+        ExpressionAttributeValues: { ':lock': lockId },
       }),
     );
   } catch (error) {

@@ -107,7 +107,7 @@ export interface Delivery {
   error?: string;
   /** When its first attempt was made (also encoded in the id). */
   createdAt: number;
-  /** On an original delivery: its latest redelivery, where that one stands, and when it was claimed. */
+  /** On an original delivery: its latest redelivery, where that one stands, and when it was marked. */
   redeliveredAs?: string;
   redeliveryStatus?: DeliveryStatus;
   redeliveryRequestedAt?: number;
@@ -211,10 +211,10 @@ export const getDelivery = (accountId: string, webhookId: string, deliveryId: st
   getRecord(deliveryKey(accountId, webhookId, deliveryId), deliveryOf);
 
 /**
- * Marks (claims) an original delivery as being sent again as `redeliveryId`, at `at`, if it still stands as
+ * Marks an original delivery as being sent again as `redeliveryId`, at `at`, if it still stands as
  * `seen` says (its latest redelivery then, or none): of two concurrent calls, one wins. With `onlyIfFailed`,
  * also only when it failed and has no redelivery pending or succeeded (what the window redelivery may
- * re-queue), a pending one claimed before `claimExpiredBefore` aside. False when the condition did not hold.
+ * re-queue), a pending one marked before `markExpiredBefore` aside. False when the condition did not hold.
  */
 export async function markRedelivery(
   accountId: string,
@@ -225,7 +225,7 @@ export async function markRedelivery(
     seen: string | undefined;
     onlyIfFailed: boolean;
     at: number;
-    claimExpiredBefore: number;
+    markExpiredBefore: number;
   },
 ): Promise<boolean> {
   const conditions = [
@@ -249,7 +249,7 @@ export async function markRedelivery(
           ':pending': 'PENDING',
           ':at': mark.at,
           ...(mark.seen === undefined ? {} : { ':seen': mark.seen }),
-          ...(mark.onlyIfFailed ? { ':failed': 'FAILED', ':claim_expired': mark.claimExpiredBefore } : {}),
+          ...(mark.onlyIfFailed ? { ':failed': 'FAILED', ':mark_expired': mark.markExpiredBefore } : {}),
         },
       }),
     ),
@@ -258,13 +258,13 @@ export async function markRedelivery(
 
 /**
  * An original delivery the window redelivery may re-queue: none of its redeliveries pending or succeeded,
- * but a pending one whose claim expired (claimed before `:claim_expired`) counts as never queued: the call
- * that claimed it may have died before it queued the redelivery.
+ * but a pending one whose mark expired (marked before `:mark_expired`) counts as never queued: the call
+ * that marked it may have died before it queued the redelivery.
  */
 const REDELIVERABLE = `(${[
   'attribute_not_exists(redelivered_as)',
   'redelivery_status = :failed',
-  '(redelivery_status = :pending AND redelivery_requested_at < :claim_expired)',
+  '(redelivery_status = :pending AND redelivery_requested_at < :mark_expired)',
 ].join(' OR ')})`;
 
 /**
@@ -299,7 +299,7 @@ export interface FailedDeliveriesPage {
 
 /**
  * The original deliveries of the window whose first attempt was in [since, until] that failed and have no
- * redelivery pending (claimed since `claimExpiredBefore`) or succeeded, oldest first: at most `limit` of
+ * redelivery pending (marked since `markExpiredBefore`) or succeeded, oldest first: at most `limit` of
  * them, and at most `examine` deliveries read (succeeded ones included), so one call's work is bounded.
  * `nextToken` continues after the last delivery looked at.
  */
@@ -311,7 +311,7 @@ export async function failedDeliveriesInWindow(
     until: number;
     limit: number;
     examine: number;
-    claimExpiredBefore: number;
+    markExpiredBefore: number;
     nextToken?: string;
   },
 ): Promise<FailedDeliveriesPage> {
@@ -335,7 +335,7 @@ export async function failedDeliveriesInWindow(
           ':upper': upper,
           ':failed': 'FAILED',
           ':pending': 'PENDING',
-          ':claim_expired': window.claimExpiredBefore,
+          ':mark_expired': window.markExpiredBefore,
         },
         ExclusiveStartKey: startKey,
         // Counts the items read, before the filter: what bounds the work.

@@ -2,10 +2,10 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomUUID } f
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import {
-  claimIdempotencyKey,
   type IdempotencyScope,
   idempotencyKeyKey,
   keepIdempotentAnswer,
+  lockIdempotencyKey,
   releaseIdempotencyKey,
 } from '../data/idempotency-keys';
 import { REPLAYED_HEADER } from '../models/idempotency';
@@ -35,7 +35,7 @@ export interface KeyedRequest {
  * Every answer under 500 is kept, refusals included (a 3005 is the request's outcome: sending it again
  * changes nothing); a 5xx is not, nor is an answer too large to store, so the key is freed and the request
  * may be sent again. Requests refused before they reach the use case (credentials, DC, malformed input) never
- * claim a key: `answer` is what runs after them.
+ * lock a key: `answer` is what runs after them.
  */
 export async function answerOnce(
   request: KeyedRequest,
@@ -43,10 +43,10 @@ export async function answerOnce(
 ): Promise<APIGatewayProxyResult> {
   const now = Date.now();
   const key = idempotencyKeyKey(request.scope, request.key);
-  const claimId = randomUUID();
-  const held = await claimIdempotencyKey(key, {
+  const lockId = randomUUID();
+  const held = await lockIdempotencyKey(key, {
     requestHash: request.requestHash,
-    claimId,
+    lockId,
     inFlightUntil: request.deadline,
     expiresAt: now + IDEMPOTENCY_KEYS.keptMs,
     now,
@@ -66,10 +66,10 @@ export async function answerOnce(
   try {
     result = await answer();
   } catch (error) {
-    await releaseIdempotencyKey(key, claimId);
+    await releaseIdempotencyKey(key, lockId);
     throw error;
   }
-  await keep(request.key, key, claimId, result);
+  await keep(request.key, key, lockId, result);
   return result;
 }
 
@@ -102,14 +102,14 @@ function openAnswer(idempotencyKey: string, record: RecordKey, stored: Uint8Arra
 async function keep(
   idempotencyKey: string,
   key: RecordKey,
-  claimId: string,
+  lockId: string,
   result: APIGatewayProxyResult,
 ): Promise<void> {
-  if (result.statusCode >= 500) return releaseIdempotencyKey(key, claimId);
+  if (result.statusCode >= 500) return releaseIdempotencyKey(key, lockId);
   const body = sealAnswer(idempotencyKey, key, result.body);
   if (body.length > IDEMPOTENCY_KEYS.maxStoredAnswerBytes) {
     logger.warn('idempotent answer too large to keep', { bytes: body.length });
-    return releaseIdempotencyKey(key, claimId);
+    return releaseIdempotencyKey(key, lockId);
   }
   const headers = Object.fromEntries(
     Object.entries(result.headers ?? {}).map(([name, value]) => [name, String(value)]),
@@ -117,7 +117,7 @@ async function keep(
   try {
     const kept = await keepIdempotentAnswer(
       key,
-      claimId,
+      lockId,
       { statusCode: result.statusCode, headers, body },
       Date.now() + IDEMPOTENCY_KEYS.keptMs,
     );

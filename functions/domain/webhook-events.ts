@@ -138,15 +138,15 @@ export interface DeliverySettings {
 const DEFAULT_RETRY_DELAYS_SECONDS = [60, 300, 900, 1800, 3600, 3600, 3600, 3600, 3600, 3600, 3600];
 
 /**
- * How long a redelivery's claim holds (domain/webhooks.ts). A redelivery is claimed (its original marked by
- * a conditional write) before it is queued; one still pending after this long is taken as never queued
- * (the call that claimed it died before queueing it), so the original can be claimed again. A day: about
+ * How long a redelivery's mark holds (domain/webhooks.ts). Before a redelivery is queued its original is
+ * marked by a conditional write; one still pending after this long is taken as never queued
+ * (the call that marked it died before queueing it), so the original can be marked again. A day: about
  * three times the longest a queued redelivery stays pending on the schedule (7 h 51 min of waits and 12
  * attempts of at most 10 s), and deliverySettings refuses a schedule that could outlast it. Should a queued
  * redelivery still be pending after a day (a deliveries queue stalled that long), the worst case is the
  * event sent once more, which receivers deduplicate by `webhook-id` anyway.
  */
-export const REDELIVERY_CLAIM_HOLDS_MS = 24 * 3_600_000;
+export const REDELIVERY_MARK_HOLDS_MS = 24 * 3_600_000;
 
 /**
  * Whether webhooks may target loopback, private and other internal addresses: only with
@@ -175,9 +175,9 @@ export function deliverySettings(env: Environment = config().environment): Deliv
   const longestPendingMs =
     retryDelaysSeconds.reduce((sum, delay) => sum + delay, 0) * 1000 +
     (retryDelaysSeconds.length + 1) * timeoutMs;
-  if (longestPendingMs >= REDELIVERY_CLAIM_HOLDS_MS) {
+  if (longestPendingMs >= REDELIVERY_MARK_HOLDS_MS) {
     throw new Error(
-      `WEBHOOK_RETRY_DELAYS_SECONDS and WEBHOOK_TIMEOUT_MS keep a delivery pending up to ${longestPendingMs} ms, longer than a redelivery's claim holds (${REDELIVERY_CLAIM_HOLDS_MS} ms)`,
+      `WEBHOOK_RETRY_DELAYS_SECONDS and WEBHOOK_TIMEOUT_MS keep a delivery pending up to ${longestPendingMs} ms, longer than a redelivery's mark holds (${REDELIVERY_MARK_HOLDS_MS} ms)`,
     );
   }
   return settings;

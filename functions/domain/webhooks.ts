@@ -24,7 +24,7 @@ import { send, sendAll } from '../shared/queues';
 import { quote, quoteList } from '../shared/quote';
 import {
   privateTargetsAllowed,
-  REDELIVERY_CLAIM_HOLDS_MS,
+  REDELIVERY_MARK_HOLDS_MS,
   SUBSCRIBABLE_EVENTS,
   type SubscribableEvent,
   type WebhookEvent,
@@ -274,14 +274,14 @@ const redeliveryMessage = (accountId: string, webhookId: string, original: Deliv
     redelivery_of: original.deliveryId,
   }) satisfies DeliveryMessage;
 
-/** Claims made before this time have expired: their redeliveries are taken as never queued. */
-const claimExpiredBefore = (now: number) => now - REDELIVERY_CLAIM_HOLDS_MS;
+/** Marks made before this time have expired: their redeliveries are taken as never queued. */
+const markExpiredBefore = (now: number) => now - REDELIVERY_MARK_HOLDS_MS;
 
 /**
  * Sends one past delivery again: the same event (same body, same `webhook-id`) as a new delivery, signed
  * afresh and retried on the schedule. A redelivery of a redelivery sends its original again. While a
  * redelivery of it is still pending, that one is answered and nothing more is sent, so a repeated call does
- * not send the event twice; once it has ended, or its claim has expired (never queued), a call sends the
+ * not send the event twice; once it has ended, or its mark has expired (never queued), a call sends the
  * event again.
  */
 export async function redeliver(
@@ -311,14 +311,14 @@ export async function redeliver(
     if (
       original.redeliveredAs !== undefined &&
       original.redeliveryStatus === 'PENDING' &&
-      (original.redeliveryRequestedAt ?? 0) >= claimExpiredBefore(Date.now())
+      (original.redeliveryRequestedAt ?? 0) >= markExpiredBefore(Date.now())
     ) {
       return { deliveryId: original.redeliveredAs, redeliveryOf: originalId };
     }
-    const claim = await claimEach(accountId, webhookId, [original], { onlyIfFailed: false });
-    if (claim.length > 0) {
-      await queueRedeliveries(accountId, webhookId, claim);
-      return { deliveryId: (claim[0] as Claim).redeliveryId, redeliveryOf: originalId };
+    const marked = await markEach(accountId, webhookId, [original], { onlyIfFailed: false });
+    if (marked.length > 0) {
+      await queueRedeliveries(accountId, webhookId, marked);
+      return { deliveryId: (marked[0] as RedeliveryMark).redeliveryId, redeliveryOf: originalId };
     }
     if (tries === 2) throw new Error(`delivery '${originalId}' kept changing while it was being redelivered`);
     original = await getDelivery(accountId, webhookId, originalId);
@@ -330,7 +330,7 @@ export async function redeliver(
  * (and at most MAX_DELIVERIES_EXAMINED_PER_CALL read) a call; `nextToken` continues the window. Each is
  * marked before it is queued, by a conditional write, so calling again (or twice at once) does not queue a
  * delivery whose redelivery is pending or succeeded; one whose redelivery failed is re-queued again, and so
- * is one whose pending redelivery's claim has expired (claimed, then never queued).
+ * is one whose pending redelivery's mark has expired (marked, then never queued).
  */
 export async function redeliverFailed(
   accountId: string,
@@ -341,12 +341,12 @@ export async function redeliverFailed(
   const page = await failedDeliveriesInWindow(accountId, webhookId, {
     ...window,
     examine: MAX_DELIVERIES_EXAMINED_PER_CALL,
-    claimExpiredBefore: claimExpiredBefore(Date.now()),
+    markExpiredBefore: markExpiredBefore(Date.now()),
   });
-  const claimed = await claimEach(accountId, webhookId, page.deliveries, { onlyIfFailed: true });
-  await queueRedeliveries(accountId, webhookId, claimed);
+  const marked = await markEach(accountId, webhookId, page.deliveries, { onlyIfFailed: true });
+  await queueRedeliveries(accountId, webhookId, marked);
   return {
-    redeliveries: claimed.map(({ original, redeliveryId }) => ({
+    redeliveries: marked.map(({ original, redeliveryId }) => ({
       deliveryId: redeliveryId,
       redeliveryOf: original.deliveryId,
     })),
@@ -354,24 +354,24 @@ export async function redeliverFailed(
   };
 }
 
-/** An original delivery claimed for a redelivery: marked as being sent again as `redeliveryId`. */
-interface Claim {
+/** An original delivery marked as being sent again as `redeliveryId`. */
+interface RedeliveryMark {
   original: Delivery;
   redeliveryId: string;
 }
 
 /**
- * Claims each original delivery for a new redelivery, in their order: marks it by a conditional write (of
- * two concurrent claims one wins; one that no longer stands as read is left out) and records the
- * redelivery as pending, so it can be named at once. When a write fails, the claims made are undone.
+ * Marks each original delivery for a new redelivery, in their order: marks it by a conditional write (of
+ * two concurrent marks one wins; one that no longer stands as read is left out) and records the
+ * redelivery as pending, so it can be named at once. When a write fails, the marks made are undone.
  */
-async function claimEach(
+async function markEach(
   accountId: string,
   webhookId: string,
   originals: readonly Delivery[],
   { onlyIfFailed }: { onlyIfFailed: boolean },
-): Promise<Claim[]> {
-  const claims: (Claim | undefined)[] = new Array(originals.length);
+): Promise<RedeliveryMark[]> {
+  const marks: (RedeliveryMark | undefined)[] = new Array(originals.length);
   try {
     await inParallel(
       originals.map((original, index) => ({ original, index })),
@@ -384,29 +384,29 @@ async function claimEach(
           seen: original.redeliveredAs,
           onlyIfFailed,
           at,
-          claimExpiredBefore: claimExpiredBefore(at),
+          markExpiredBefore: markExpiredBefore(at),
         };
         if (!(await markRedelivery(accountId, webhookId, original.deliveryId, mark))) return;
-        const claim = { original, redeliveryId };
-        claims[index] = claim;
-        await recordRedelivery(accountId, webhookId, claim, 'PENDING');
+        const marked = { original, redeliveryId };
+        marks[index] = marked;
+        await recordRedelivery(accountId, webhookId, marked, 'PENDING');
       },
     );
   } catch (error) {
-    await undoClaims(
+    await undoMarks(
       accountId,
       webhookId,
-      claims.filter((claim) => claim !== undefined),
+      marks.filter((mark) => mark !== undefined),
     );
     throw error;
   }
-  return claims.filter((claim) => claim !== undefined);
+  return marks.filter((mark) => mark !== undefined);
 }
 
 const recordRedelivery = (
   accountId: string,
   webhookId: string,
-  { original, redeliveryId }: Claim,
+  { original, redeliveryId }: RedeliveryMark,
   status: 'PENDING' | 'FAILED',
   error?: string,
 ) =>
@@ -425,11 +425,11 @@ const recordRedelivery = (
   });
 
 /**
- * Queues claimed redeliveries, ten a request. When a batch cannot be queued, it and the rest have their
- * claims undone before the error goes on, so a later call can queue those deliveries.
+ * Queues marked redeliveries, ten a request. When a batch cannot be queued, it and the rest have their
+ * marks undone before the error goes on, so a later call can queue those deliveries.
  */
-async function queueRedeliveries(accountId: string, webhookId: string, claims: readonly Claim[]) {
-  for (const [index, batch] of chunks(claims, 10).entries()) {
+async function queueRedeliveries(accountId: string, webhookId: string, marks: readonly RedeliveryMark[]) {
+  for (const [index, batch] of chunks(marks, 10).entries()) {
     try {
       await sendAll(
         channels.deliveries,
@@ -438,18 +438,18 @@ async function queueRedeliveries(accountId: string, webhookId: string, claims: r
         ),
       );
     } catch (error) {
-      await undoClaims(accountId, webhookId, claims.slice(index * 10));
+      await undoMarks(accountId, webhookId, marks.slice(index * 10));
       throw error;
     }
   }
 }
 
-/** Undoes claims whose redeliveries were never queued: they end FAILED, so the originals can be queued again. */
-async function undoClaims(accountId: string, webhookId: string, claims: readonly Claim[]) {
+/** Undoes marks whose redeliveries were never queued: they end FAILED, so the originals can be queued again. */
+async function undoMarks(accountId: string, webhookId: string, marks: readonly RedeliveryMark[]) {
   await Promise.all(
-    claims.flatMap((claim) => [
-      recordRedelivery(accountId, webhookId, claim, 'FAILED', 'not queued'),
-      setRedeliveryStatus(accountId, webhookId, claim.original.deliveryId, claim.redeliveryId, 'FAILED'),
+    marks.flatMap((mark) => [
+      recordRedelivery(accountId, webhookId, mark, 'FAILED', 'not queued'),
+      setRedeliveryStatus(accountId, webhookId, mark.original.deliveryId, mark.redeliveryId, 'FAILED'),
     ]),
   );
 }

@@ -19,7 +19,7 @@ import {
   sendError,
   validationError,
 } from './errors';
-import type { SignatureClaim } from './sigv4';
+import type { SigningDetails } from './sigv4';
 import { readBody } from './upstream';
 
 export interface Principal {
@@ -82,7 +82,7 @@ export interface SignedCall {
   rawPath: string;
   rawQuery: string;
   query: Record<string, string | string[]>;
-  claim: SignatureClaim;
+  signing: SigningDetails;
   principal: Principal;
   scope: RequestScope;
   /** Compares the client's signature with the principal's for this payload hash. */

@@ -40,7 +40,7 @@ import {
   MAX_PRESIGNED_EXPIRY_SECONDS,
   parseAuthentication,
   parseQuery,
-  type SignatureClaim,
+  type SigningDetails,
   signatureMatches,
 } from './sigv4';
 import { SqsProxy } from './sqs';
@@ -174,35 +174,35 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
       sendError(res, service, authenticationError(service, failure), isHead);
       return;
     }
-    const { claim } = parsed;
-    const service = claim.service as ServiceName;
+    const { signing } = parsed;
+    const service = signing.service as ServiceName;
     if (!SERVICES.has(service)) {
       req.resume();
       sendError(
         res,
         'dynamodb',
-        validationError('dynamodb', `The local AWS endpoint does not serve ${claim.service}.`),
+        validationError('dynamodb', `The local AWS endpoint does not serve ${signing.service}.`),
       );
       return;
     }
-    const failure = authenticate(claim, principals.get(claim.accessKeyId));
+    const failure = authenticate(signing, principals.get(signing.accessKeyId));
     if (failure) {
       req.resume();
       sendError(res, service, authenticationError(service, failure), isHead);
       return;
     }
-    const principal = principals.get(claim.accessKeyId) as Principal;
+    const principal = principals.get(signing.accessKeyId) as Principal;
     const call: SignedCall = {
       req,
       res,
       rawPath,
       rawQuery,
       query,
-      claim,
+      signing,
       principal,
-      scope: { region: claim.region, accountId: LOCAL_ACCOUNT_ID },
+      scope: { region: signing.region, accountId: LOCAL_ACCOUNT_ID },
       signatureMatches: (payloadHash) =>
-        signatureMatches(claim, principal.secretAccessKey, {
+        signatureMatches(signing, principal.secretAccessKey, {
           method: req.method ?? 'GET',
           rawPath,
           query,
@@ -284,18 +284,18 @@ function servePartitions(req: IncomingMessage, res: ServerResponse, model: Parti
 
 /** Why the credentials of a signed request are not acceptable now, if they are not. */
 function authenticate(
-  claim: SignatureClaim,
+  signing: SigningDetails,
   principal: Principal | undefined,
 ): AuthenticationFailure | undefined {
   if (!principal) return { kind: 'unknownKey' };
-  if (claim.sessionToken !== principal.sessionToken) return { kind: 'invalidToken' };
+  if (signing.sessionToken !== principal.sessionToken) return { kind: 'invalidToken' };
   const now = Date.now();
   if (principal.expiresAt !== undefined && now >= principal.expiresAt) return { kind: 'expiredToken' };
-  if (claim.amzDate.slice(0, 8) !== claim.scopeDate) return { kind: 'badSignature' };
-  const signedAt = amzDateToMs(claim.amzDate);
-  if (claim.presigned) {
-    if (claim.presigned.expiresSeconds > MAX_PRESIGNED_EXPIRY_SECONDS) return { kind: 'presignTooLong' };
-    if (now > signedAt + claim.presigned.expiresSeconds * 1000) return { kind: 'presignExpired' };
+  if (signing.amzDate.slice(0, 8) !== signing.scopeDate) return { kind: 'badSignature' };
+  const signedAt = amzDateToMs(signing.amzDate);
+  if (signing.presigned) {
+    if (signing.presigned.expiresSeconds > MAX_PRESIGNED_EXPIRY_SECONDS) return { kind: 'presignTooLong' };
+    if (now > signedAt + signing.presigned.expiresSeconds * 1000) return { kind: 'presignExpired' };
     return undefined;
   }
   if (Math.abs(now - signedAt) > MAX_CLOCK_SKEW_MS) {
@@ -303,7 +303,7 @@ function authenticate(
     const current = new Date(now).toISOString().replace(/[-:]|\.\d{3}/g, '');
     return {
       kind: 'skewed',
-      message: `Signature expired: ${claim.amzDate} is now earlier than ${earliest} (${current} - 15 min.)`,
+      message: `Signature expired: ${signing.amzDate} is now earlier than ${earliest} (${current} - 15 min.)`,
     };
   }
   return undefined;

@@ -88,7 +88,7 @@ class VerifyingStream extends Transform {
 function declaredCrc32(call: SignedCall, operation: string, payloadHash: string): string | undefined {
   if (operation !== 'PutObject' && operation !== 'UploadPart') return undefined;
   if (payloadHash.startsWith('STREAMING-')) return undefined;
-  const value = call.claim.presigned
+  const value = call.signing.presigned
     ? call.query['x-amz-checksum-crc32']
     : call.req.headers['x-amz-checksum-crc32'];
   return typeof value === 'string' ? value : undefined;
@@ -101,7 +101,7 @@ export async function handleS3(
 ): Promise<void> {
   const { req, res } = call;
   const isHead = req.method === 'HEAD';
-  const declared = call.claim.presigned
+  const declared = call.signing.presigned
     ? String(call.query['X-Amz-Content-Sha256'] ?? UNSIGNED_PAYLOAD)
     : req.headers['x-amz-content-sha256'];
   if (typeof declared !== 'string') {

@@ -12,8 +12,8 @@ export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
 /** AWS refuses presigned URLs valid for longer than a week. */
 export const MAX_PRESIGNED_EXPIRY_SECONDS = 604_800;
 
-/** What a request's signature claims: who signed it, when, for which Region and service, over what. */
-export interface SignatureClaim {
+/** What a request says of its signing: who signed it, when, for which Region and service, over what. */
+export interface SigningDetails {
   accessKeyId: string;
   /** `YYYYMMDD` of the credential scope. */
   scopeDate: string;
@@ -32,7 +32,7 @@ export interface SignatureClaim {
 export type ParsedAuthentication =
   | { kind: 'unsigned' }
   | { kind: 'malformed'; message: string }
-  | { kind: 'signed'; claim: SignatureClaim };
+  | { kind: 'signed'; signing: SigningDetails };
 
 const AUTHORIZATION =
   /^AWS4-HMAC-SHA256\s+Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})\s*$/;
@@ -69,20 +69,20 @@ const headerText = (value: string | string[] | undefined): string | undefined =>
 const single = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
 
-type ClaimParts = Omit<
-  SignatureClaim,
+type SigningParts = Omit<
+  SigningDetails,
   'accessKeyId' | 'scopeDate' | 'region' | 'service' | 'signedHeaders'
 > & {
   /** As the client wrote them: `;`-separated. */
   signedHeaders: string;
 };
 
-/** A signed request's claim: its credential (key id and scope) from a match of AUTHORIZATION or CREDENTIAL. */
-function signed(credential: RegExpExecArray, parts: ClaimParts): ParsedAuthentication {
+/** A signed request's signing: its credential (key id and scope) from a match of AUTHORIZATION or CREDENTIAL. */
+function signed(credential: RegExpExecArray, parts: SigningParts): ParsedAuthentication {
   const [, accessKeyId = '', scopeDate = '', region = '', service = ''] = credential;
   return {
     kind: 'signed',
-    claim: {
+    signing: {
       accessKeyId,
       scopeDate,
       region,
@@ -197,27 +197,27 @@ export interface RequestToVerify {
  *
  * What the signer adds is kept out of what it signs unless the client signed it too: the payload hash
  * travels in x-amz-content-sha256 (the signer reads it from there), the X-Amz-Date header it writes is
- * the claim's own time, and a presigned URL's query (X-Amz-Credential, X-Amz-Date, ...) is signed as
+ * the signing's own time, and a presigned URL's query (X-Amz-Credential, X-Amz-Date, ...) is signed as
  * sent, which is how the SDK's presigner signs it.
  */
 export async function signatureMatches(
-  claim: SignatureClaim,
+  signing: SigningDetails,
   secret: string,
   request: RequestToVerify,
 ): Promise<boolean> {
-  const listed = new Set(claim.signedHeaders);
+  const listed = new Set(signing.signedHeaders);
   const headers: Record<string, string> = {};
   for (const name of listed) {
     const value = headerText(request.headers[name]);
     if (value === undefined) return false;
     headers[name] = value;
   }
-  if (!listed.has(DATE_HEADER) && !claim.presigned) return false;
+  if (!listed.has(DATE_HEADER) && !signing.presigned) return false;
   headers[PAYLOAD_HASH_HEADER] = request.payloadHash;
   const signer = new SignatureV4({
-    service: claim.service,
-    region: claim.region,
-    credentials: { accessKeyId: claim.accessKeyId, secretAccessKey: secret },
+    service: signing.service,
+    region: signing.region,
+    credentials: { accessKeyId: signing.accessKeyId, secretAccessKey: secret },
     sha256: Sha256,
     uriEscapePath: request.doubleEncodePath,
     applyChecksum: false,
@@ -232,7 +232,7 @@ export async function signatureMatches(
       headers,
     },
     {
-      signingDate: new Date(amzDateToMs(claim.amzDate)),
+      signingDate: new Date(amzDateToMs(signing.amzDate)),
       signableHeaders: listed,
       unsignableHeaders: new Set([PAYLOAD_HASH_HEADER, DATE_HEADER].filter((name) => !listed.has(name))),
     },
@@ -240,7 +240,7 @@ export async function signatureMatches(
   const authorization = SIGNED.exec(String(signed.headers.authorization));
   if (!authorization || authorization[1] !== [...listed].sort().join(';')) return false;
   const expected = Buffer.from(authorization[2] as string, 'hex');
-  const given = Buffer.from(claim.signature, 'hex');
+  const given = Buffer.from(signing.signature, 'hex');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 

@@ -9,9 +9,9 @@ import * as routes from '../../functions/api/routes/index';
 import * as webhooks from '../../functions/api/webhooks/index';
 import { db, tableName } from '../../functions/data/client';
 import {
-  claimIdempotencyKey,
   type IdempotencyScope,
   idempotencyKeyKey,
+  lockIdempotencyKey,
 } from '../../functions/data/idempotency-keys';
 import { IDEMPOTENCY_KEYS } from '../../functions/shared/limits';
 import { type TestAccount, useTestApi } from '../support/fixtures';
@@ -209,11 +209,11 @@ describe('a key whose first request is still being processed', () => {
   const path = '/dcs/dc-1/drivers';
   const body = { driver_id: 'd-in-flight', driver_name: 'In flight' };
   const scope = () => ({ accountId: acme.accountId });
-  /** The claim the first request would hold, with its function's deadline. */
-  const claimAsFirst = (key: string, deadline: number) =>
-    claimIdempotencyKey(idempotencyKeyKey(scope(), key), {
+  /** The lock the first request would hold, with its function's deadline. */
+  const lockAsFirst = (key: string, deadline: number) =>
+    lockIdempotencyKey(idempotencyKeyKey(scope(), key), {
       requestHash: requestHash(drivers.createDriver, { dc_id: 'dc-1' }, {}, body),
-      claimId: randomUUID(),
+      lockId: randomUUID(),
       inFlightUntil: deadline,
       expiresAt: Date.now() + IDEMPOTENCY_KEYS.keptMs,
       now: Date.now(),
@@ -221,7 +221,7 @@ describe('a key whose first request is still being processed', () => {
 
   it('refuses the same request with 409 (1011) until the first has answered', async () => {
     const key = newKey();
-    expect(await claimAsFirst(key, Date.now() + 60_000)).toBeUndefined();
+    expect(await lockAsFirst(key, Date.now() + 60_000)).toBeUndefined();
     const message = expectError(await send(acme.key, 'POST', path, body, key), 409, 1011);
     expect(message).toMatch(/^header\.Idempotency-Key: /);
     // Another request with the key is 422, in flight or not.
@@ -231,7 +231,7 @@ describe('a key whose first request is still being processed', () => {
 
   it('takes the key over once the first request’s function is past its deadline (it timed out or crashed)', async () => {
     const key = newKey();
-    expect(await claimAsFirst(key, Date.now() - 1)).toBeUndefined();
+    expect(await lockAsFirst(key, Date.now() - 1)).toBeUndefined();
     const answer = await send(acme.key, 'POST', path, body, key);
     expectSuccess(answer, drivers.createDriver);
     expect(replayed(answer)).toBeNull();
@@ -252,7 +252,7 @@ describe('a key whose first request is still being processed', () => {
   });
 });
 
-describe('what claims no key', () => {
+describe('what locks no key', () => {
   it('leaves the key free after a request refused for its input, so that the corrected one goes through', async () => {
     const key = newKey();
     expectError(await send(acme.key, 'POST', '/dcs/dc-1/drivers', { driver_id: 'd-fixed' }, key), 400, 1006);

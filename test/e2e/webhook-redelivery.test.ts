@@ -3,7 +3,7 @@ import * as webhooks from '../../functions/api/webhooks/index';
 import { encodeNextToken } from '../../functions/data/pagination';
 import type { Delivery } from '../../functions/data/webhook-deliveries';
 import { newDeliveryId, recordDeliveryOutcome } from '../../functions/data/webhook-deliveries';
-import { REDELIVERY_CLAIM_HOLDS_MS } from '../../functions/domain/webhook-events';
+import { REDELIVERY_MARK_HOLDS_MS } from '../../functions/domain/webhook-events';
 import { redeliver } from '../../functions/domain/webhooks';
 import { createTestAccount } from '../support/accounts';
 import type { TestAccount } from '../support/fixtures';
@@ -109,7 +109,7 @@ describe('redelivery', () => {
     }
   }, 60_000);
 
-  it('redelivers a delivery whose redelivery was claimed but never queued, once the claim has expired', async () => {
+  it('redelivers a delivery whose redelivery was marked but never queued, once the mark has expired', async () => {
     const { receiver, webhook, state } = await hooks.outageReceiver();
     const since = Date.now();
     const [staleEvent, freshEvent] = (await hooks.failedPings(webhook.id, receiver, 2)) as [string, string];
@@ -117,14 +117,14 @@ describe('redelivery', () => {
     const originalOf = (eventId: string) =>
       log.find((attempt) => attempt.event_id === eventId)?.delivery_id as string;
 
-    // Claims written as a redelivery request writes them, by a call that then died before it queued the
+    // Marks written as a redelivery request writes them, by a call that then died before it queued the
     // redelivery: the original marked (conditionally, at `at`) and the redelivery recorded as pending.
     const data = await import('../../functions/data/webhook-deliveries');
-    const claimWithoutQueueing = async (eventId: string, at: number, seen?: string) => {
+    const markWithoutQueueing = async (eventId: string, at: number, seen?: string) => {
       const originalId = originalOf(eventId);
       const original = (await data.getDelivery(acme.accountId, webhook.id, originalId)) as Delivery;
       const redeliveryId = data.newDeliveryId(at);
-      const mark = { redeliveryId, seen, onlyIfFailed: seen === undefined, at, claimExpiredBefore: 0 };
+      const mark = { redeliveryId, seen, onlyIfFailed: seen === undefined, at, markExpiredBefore: 0 };
       expect(await data.markRedelivery(acme.accountId, webhook.id, originalId, mark)).toBe(true);
       await data.recordDeliveryOutcome(acme.accountId, webhook.id, {
         deliveryId: redeliveryId,
@@ -139,19 +139,19 @@ describe('redelivery', () => {
       });
       return { originalId, redeliveryId };
     };
-    const expiredAt = () => Date.now() - REDELIVERY_CLAIM_HOLDS_MS - 60_000;
-    const stale = await claimWithoutQueueing(staleEvent, expiredAt());
-    const fresh = await claimWithoutQueueing(freshEvent, Date.now());
+    const expiredAt = () => Date.now() - REDELIVERY_MARK_HOLDS_MS - 60_000;
+    const stale = await markWithoutQueueing(staleEvent, expiredAt());
+    const fresh = await markWithoutQueueing(freshEvent, Date.now());
     state.up = true;
 
-    // The window redelivery takes the delivery whose claim expired, and leaves the one whose claim holds.
+    // The window redelivery takes the delivery whose mark expired, and leaves the one whose mark holds.
     const window = { since, until: Date.now(), status: 'FAILED' };
     const { redeliveries } = await hooks.redeliverWindow(webhook.id, window);
     expect(redeliveries).toEqual([
       { delivery_id: expect.stringMatching(/^dlv_/), redelivery_of: stale.originalId },
     ]);
     expect(redeliveries[0]?.delivery_id).not.toBe(stale.redeliveryId);
-    await waitUntil('the event of the expired claim accepted', () =>
+    await waitUntil('the event of the expired mark accepted', () =>
       state.accepted.length > 0 ? true : undefined,
     );
     await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
@@ -161,16 +161,16 @@ describe('redelivery', () => {
       redeliveryStatus: 'SUCCEEDED',
     });
     expect(await hooks.redeliverWindow(webhook.id, window)).toEqual({ redeliveries: [] });
-    // A claim that holds is a pending redelivery: asking for the delivery again answers it.
+    // A mark that holds is a pending redelivery: asking for the delivery again answers it.
     const pending = { delivery_id: fresh.redeliveryId, redelivery_of: fresh.originalId };
     expect(await hooks.redeliverOne(webhook.id, fresh.originalId)).toEqual(pending);
 
-    // Once that claim has expired too, asking for the delivery sends it.
-    const expired = await claimWithoutQueueing(freshEvent, expiredAt(), fresh.redeliveryId);
+    // Once that mark has expired too, asking for the delivery sends it.
+    const expired = await markWithoutQueueing(freshEvent, expiredAt(), fresh.redeliveryId);
     const single = await hooks.redeliverOne(webhook.id, fresh.originalId);
     expect(single.redelivery_of).toBe(fresh.originalId);
     expect([fresh.redeliveryId, expired.redeliveryId]).not.toContain(single.delivery_id);
-    await waitUntil('the event of the second expired claim accepted', () =>
+    await waitUntil('the event of the second expired mark accepted', () =>
       state.accepted.length > 1 ? true : undefined,
     );
     await waitForQueuesDrained(hooks.fx.api, ['deliveries']);
@@ -180,8 +180,8 @@ describe('redelivery', () => {
     }
   }, 60_000);
 
-  it(`refuses a retry schedule that could keep a delivery pending as long as a redelivery's claim holds`, async () => {
-    const { deliverySettings, REDELIVERY_CLAIM_HOLDS_MS } = await import(
+  it(`refuses a retry schedule that could keep a delivery pending as long as a redelivery's mark holds`, async () => {
+    const { deliverySettings, REDELIVERY_MARK_HOLDS_MS } = await import(
       '../../functions/domain/webhook-events'
     );
     // The default schedule (7 h 51 min of waits, 12 attempts of 10 s) is well inside it.
@@ -189,8 +189,8 @@ describe('redelivery', () => {
     const longest =
       defaults.retryDelaysSeconds.reduce((sum, delay) => sum + delay, 0) * 1000 +
       (defaults.retryDelaysSeconds.length + 1) * defaults.timeoutMs;
-    expect(longest * 2).toBeLessThan(REDELIVERY_CLAIM_HOLDS_MS);
-    expect(() => deliverySettings({ WEBHOOK_RETRY_DELAYS_SECONDS: '43200,43200' })).toThrow(/claim/);
+    expect(longest * 2).toBeLessThan(REDELIVERY_MARK_HOLDS_MS);
+    expect(() => deliverySettings({ WEBHOOK_RETRY_DELAYS_SECONDS: '43200,43200' })).toThrow(/mark/);
   });
 
   it('answers 4010 for a delivery still being retried, and 1003 for another account’s', async () => {

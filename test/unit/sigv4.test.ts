@@ -7,7 +7,7 @@ import {
   parseAuthentication,
   type RequestToVerify,
   Sha256,
-  type SignatureClaim,
+  type SigningDetails,
   signatureMatches,
   UNSIGNED_PAYLOAD,
 } from '../../local/aws-proxy/sigv4';
@@ -45,7 +45,7 @@ function received(request: HttpRequest, payloadHash: string, doubleEncodePath: b
     payloadHash,
     doubleEncodePath,
   };
-  return { claim: parsed.claim, toVerify };
+  return { signing: parsed.signing, toVerify };
 }
 
 const dynamoDbCall = (body: string): HttpRequest =>
@@ -64,41 +64,41 @@ const dynamoDbCall = (body: string): HttpRequest =>
     body,
   }) as HttpRequest;
 
-const verify = (claim: SignatureClaim, toVerify: RequestToVerify, secret = KEY.secretAccessKey) =>
-  signatureMatches(claim, secret, toVerify);
+const verify = (signing: SigningDetails, toVerify: RequestToVerify, secret = KEY.secretAccessKey) =>
+  signatureMatches(signing, secret, toVerify);
 
 describe('a request signed in its Authorization header', () => {
   const body = '{"TableName":"t","Key":{"pk":{"S":"a b/é"}}}';
 
   it('matches as the SDK signed it, and not with another secret', async () => {
     const signed = await signer('dynamodb').sign(dynamoDbCall(body), { signingDate: SIGNED_AT });
-    const { claim, toVerify } = received(signed as HttpRequest, sha256(body), true);
-    expect(claim.signedHeaders).toContain('x-amz-target');
-    expect(await verify(claim, toVerify)).toBe(true);
-    expect(await verify(claim, toVerify, 'another-secret')).toBe(false);
+    const { signing, toVerify } = received(signed as HttpRequest, sha256(body), true);
+    expect(signing.signedHeaders).toContain('x-amz-target');
+    expect(await verify(signing, toVerify)).toBe(true);
+    expect(await verify(signing, toVerify, 'another-secret')).toBe(false);
   });
 
   it('fails for another body, a changed signed header, a missing one, another path or time', async () => {
     const signed = (await signer('dynamodb').sign(dynamoDbCall(body), {
       signingDate: SIGNED_AT,
     })) as HttpRequest;
-    const { claim, toVerify } = received(signed, sha256(body), true);
-    expect(await verify(claim, { ...toVerify, payloadHash: sha256(`${body} `) })).toBe(false);
+    const { signing, toVerify } = received(signed, sha256(body), true);
+    expect(await verify(signing, { ...toVerify, payloadHash: sha256(`${body} `) })).toBe(false);
     const target = { ...toVerify.headers, 'x-amz-target': 'DynamoDB_20120810.DeleteItem' };
-    expect(await verify(claim, { ...toVerify, headers: target })).toBe(false);
+    expect(await verify(signing, { ...toVerify, headers: target })).toBe(false);
     const { 'x-amz-target': _, ...withoutTarget } = toVerify.headers;
-    expect(await verify(claim, { ...toVerify, headers: withoutTarget })).toBe(false);
-    expect(await verify(claim, { ...toVerify, rawPath: '/other' })).toBe(false);
-    expect(await verify({ ...claim, amzDate: '20261126T120001Z' }, toVerify)).toBe(false);
+    expect(await verify(signing, { ...toVerify, headers: withoutTarget })).toBe(false);
+    expect(await verify(signing, { ...toVerify, rawPath: '/other' })).toBe(false);
+    expect(await verify({ ...signing, amzDate: '20261126T120001Z' }, toVerify)).toBe(false);
   });
 
   it('ignores headers the client did not sign', async () => {
     const signed = (await signer('dynamodb').sign(dynamoDbCall(body), {
       signingDate: SIGNED_AT,
     })) as HttpRequest;
-    const { claim, toVerify } = received(signed, sha256(body), true);
+    const { signing, toVerify } = received(signed, sha256(body), true);
     const extra = { ...toVerify.headers, 'user-agent': 'another agent', 'x-forwarded-for': '10.0.0.1' };
-    expect(await verify(claim, { ...toVerify, headers: extra })).toBe(true);
+    expect(await verify(signing, { ...toVerify, headers: extra })).toBe(true);
   });
 
   it('matches with a session token, which is signed', async () => {
@@ -106,11 +106,11 @@ describe('a request signed in its Authorization header', () => {
     const signed = (await signer('dynamodb', session).sign(dynamoDbCall(body), {
       signingDate: SIGNED_AT,
     })) as HttpRequest;
-    const { claim, toVerify } = received(signed, sha256(body), true);
-    expect(claim.signedHeaders).toContain('x-amz-security-token');
-    expect(await verify(claim, toVerify)).toBe(true);
+    const { signing, toVerify } = received(signed, sha256(body), true);
+    expect(signing.signedHeaders).toContain('x-amz-security-token');
+    expect(await verify(signing, toVerify)).toBe(true);
     const swapped = { ...toVerify.headers, 'x-amz-security-token': 'session-token-2' };
-    expect(await verify(claim, { ...toVerify, headers: swapped })).toBe(false);
+    expect(await verify(signing, { ...toVerify, headers: swapped })).toBe(false);
   });
 
   it("signs S3's path as sent and the others' encoded once more", async () => {
@@ -123,10 +123,10 @@ describe('a request signed in its Authorization header', () => {
       headers: { host: 'bucket.s3.localhost', 'x-amz-content-sha256': UNSIGNED_PAYLOAD },
     } as HttpRequest;
     const signed = (await signer('s3').sign(put, { signingDate: SIGNED_AT })) as HttpRequest;
-    const { claim, toVerify } = received(signed, UNSIGNED_PAYLOAD, false);
-    expect(claim.signedHeaders).toContain('x-amz-content-sha256');
-    expect(await verify(claim, toVerify)).toBe(true);
-    expect(await verify(claim, { ...toVerify, doubleEncodePath: true })).toBe(false);
+    const { signing, toVerify } = received(signed, UNSIGNED_PAYLOAD, false);
+    expect(signing.signedHeaders).toContain('x-amz-content-sha256');
+    expect(await verify(signing, toVerify)).toBe(true);
+    expect(await verify(signing, { ...toVerify, doubleEncodePath: true })).toBe(false);
   });
 });
 
@@ -146,16 +146,16 @@ describe('a presigned URL', () => {
       signingDate: SIGNED_AT,
       expiresIn: 900,
     })) as HttpRequest;
-    const { claim, toVerify } = received(presigned, UNSIGNED_PAYLOAD, false);
-    expect(claim.presigned).toEqual({ expiresSeconds: 900 });
+    const { signing, toVerify } = received(presigned, UNSIGNED_PAYLOAD, false);
+    expect(signing.presigned).toEqual({ expiresSeconds: 900 });
     expect(toVerify.query['X-Amz-Content-Sha256']).toBe(UNSIGNED_PAYLOAD);
-    expect(await verify(claim, toVerify)).toBe(true);
-    expect(await verify(claim, { ...toVerify, rawPath: '/analytics/acc/tx/route_analytics_2.csv' })).toBe(
+    expect(await verify(signing, toVerify)).toBe(true);
+    expect(await verify(signing, { ...toVerify, rawPath: '/analytics/acc/tx/route_analytics_2.csv' })).toBe(
       false,
     );
     const disposition = { ...toVerify.query, 'response-content-disposition': 'inline' };
-    expect(await verify(claim, { ...toVerify, query: disposition })).toBe(false);
-    expect(await verify(claim, { ...toVerify, query: { ...toVerify.query, 'X-Amz-Expires': '901' } })).toBe(
+    expect(await verify(signing, { ...toVerify, query: disposition })).toBe(false);
+    expect(await verify(signing, { ...toVerify, query: { ...toVerify.query, 'X-Amz-Expires': '901' } })).toBe(
       false,
     );
   });
