@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ResourceAccess } from '../shared/access';
+import { httpStatusOfCode } from '../shared/error-codes';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -39,6 +40,11 @@ export interface EndpointDefinition {
   >;
   /** Error codes (beyond the generic ones every endpoint may answer) this endpoint can return. */
   errorCodes: number[];
+  /**
+   * The status this endpoint answers a code with where it is not the code's usual one: the spec's 3003 is 400
+   * on the invoice status and accounting reads. The one place a status is chosen other than by the code.
+   */
+  errorStatuses?: Readonly<Record<number, number>>;
   /** Documents served as they are (the OpenAPI document) skip the envelope. */
   envelope?: false;
   /**
@@ -168,4 +174,9 @@ const WRITE_METHODS: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH', 
 /** True when the endpoint takes an Idempotency-Key: every write of a caller with credentials. */
 export function takesIdempotencyKey(endpoint: Pick<EndpointDefinition, 'method' | 'auth'>): boolean {
   return WRITE_METHODS.has(endpoint.method) && endpoint.auth !== 'none';
+}
+
+/** The status the endpoint answers an error with: its code's, unless the endpoint says otherwise. */
+export function httpStatusOf(endpoint: EndpointDefinition, error: { code: number }): number {
+  return endpoint.errorStatuses?.[error.code] ?? httpStatusOfCode(error.code);
 }

@@ -16,7 +16,7 @@ import { ApiError, ForbiddenDcError, InvalidDriverTokenError } from '../shared/e
 import { MAX_BODY_BYTES } from '../shared/limits';
 import { appendLogKeys, logger, observed } from '../shared/observability';
 import { decodePathParameters, parseJsonText, parsePart, type RequestPart } from '../shared/request-parsing';
-import { type EndpointDefinition, isDcScoped, takesIdempotencyKey } from './define';
+import { type EndpointDefinition, httpStatusOf, isDcScoped, takesIdempotencyKey } from './define';
 import { idempotencyScope, readIdempotencyKey, requestHash } from './idempotency-key';
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
@@ -85,7 +85,7 @@ export function httpHandler<const E extends EndpointDefinition>(
       const json = parseJsonBody(event);
       const body = parsePart('body', endpoint.request.body ?? NO_BODY, json);
       const answer = () =>
-        respond(requestId, () =>
+        respond(endpoint, requestId, () =>
           handle({
             params,
             query,
@@ -105,7 +105,7 @@ export function httpHandler<const E extends EndpointDefinition>(
       };
       return await answerOnce(keyedRequest, answer);
     } catch (error) {
-      return errorAnswer(error, requestId);
+      return errorAnswer(endpoint, error, requestId);
     }
   }
 
@@ -113,7 +113,11 @@ export function httpHandler<const E extends EndpointDefinition>(
 }
 
 /** The use case's answer in the envelope: its data, or the error it was refused with. */
-async function respond(requestId: string, handle: () => Promise<unknown>): Promise<APIGatewayProxyResult> {
+async function respond(
+  endpoint: EndpointDefinition,
+  requestId: string,
+  handle: () => Promise<unknown>,
+): Promise<APIGatewayProxyResult> {
   try {
     const result = await handle();
     const response =
@@ -123,15 +127,16 @@ async function respond(requestId: string, handle: () => Promise<unknown>): Promi
     logger.debug('request handled', { status_code: response.statusCode });
     return response;
   } catch (error) {
-    return errorAnswer(error, requestId);
+    return errorAnswer(endpoint, error, requestId);
   }
 }
 
 /** An ApiError's envelope, or for anything else a generic 500 whose request id is logged. */
-function errorAnswer(error: unknown, requestId: string): APIGatewayProxyResult {
+function errorAnswer(endpoint: EndpointDefinition, error: unknown, requestId: string): APIGatewayProxyResult {
   if (error instanceof ApiError) {
-    logger.debug('request refused', { status_code: error.httpStatus, code: error.code });
-    return errorResponse(error.httpStatus, error.code, error.message, error.headers);
+    const status = httpStatusOf(endpoint, error);
+    logger.debug('request refused', { status_code: status, code: error.code });
+    return errorResponse(status, error.code, error.message, error.headers);
   }
   logger.error('unhandled error', { error });
   const { code, httpStatus } = ERROR_CODES.INTERNAL;

@@ -44,7 +44,7 @@ function errorResponses(endpoint: EndpointDefinition): Map<number, number[]> {
   if (isDcScoped(endpoint)) codes.push(1002);
   const byStatus = new Map<number, number[]>();
   for (const code of [...new Set(codes)].sort()) {
-    const status = codeMeaning.get(code)?.httpStatus ?? 400;
+    const status = endpoint.errorStatuses?.[code] ?? codeMeaning.get(code)?.httpStatus ?? 400;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return byStatus;

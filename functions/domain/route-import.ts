@@ -39,7 +39,6 @@ import { type ImportedRoute, ImportRouteBody } from '../models/import-model';
 import { config } from '../shared/config';
 import { randomId, randomSecret } from '../shared/crypto';
 import type { ErrorCodeName } from '../shared/error-codes';
-import { ERROR_CODES } from '../shared/error-codes';
 import { ApiError, ConflictError, ValidationError } from '../shared/errors';
 import { camelFields } from '../shared/field-names';
 import { MAX_UPLOAD_BYTES } from '../shared/limits';
@@ -429,7 +428,7 @@ async function claimedRouteOf(record: ImportRecord): Promise<ImportedRoute | und
 }
 
 function internalFailure(message: string): ApiError {
-  return new ApiError('INTERNAL', message, ERROR_CODES.INTERNAL.httpStatus);
+  return new ApiError('INTERNAL', message);
 }
 
 /**

@@ -44,9 +44,6 @@ import {
 import { type RouteRef, requireRoute } from './routes';
 import { trackingUrlOf } from './tracking-links';
 
-/** The spec answers 400 (not 404) with 3003 on the invoice status and accounting reads. */
-const NOT_FOUND_STATUS = 400;
-
 export interface WaypointDetail extends WaypointRow {
   status: WaypointStatus;
   /** Latest ETA while the waypoint is still to be visited; null once done. */
@@ -76,7 +73,7 @@ export interface InvoicePageRequest extends PageRequest {
  * when they reach the byte budget. The statuses come from the attempts of the page's waypoints only.
  */
 export async function invoiceStatus(ref: RouteRef, page: InvoicePageRequest): Promise<Page<InvoiceRow>> {
-  await requireRoute(ref, NOT_FOUND_STATUS);
+  await requireRoute(ref);
   const invoices = await listInvoiceRows(ref.accountId, ref.routeId, page);
   const attempts = invoices.waypoints
     ? await listAttempts(ref.accountId, ref.routeId, invoices.waypoints)
@@ -126,7 +123,7 @@ function withItemStatuses(
 }
 
 export async function accountingRecords(ref: RouteRef, page: PageRequest): Promise<Page<AccountingRecord>> {
-  await requireRoute(ref, NOT_FOUND_STATUS);
+  await requireRoute(ref);
   return listAccountingRecords(ref.accountId, ref.routeId, page);
 }
 

@@ -39,12 +39,8 @@ const pauseBeforeRetry = (attempt: number) =>
     ? Promise.resolve()
     : new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
 
-function routeNotFound(ref: RouteRef, httpStatus?: number): ApiError {
-  return new ApiError(
-    'ROUTE_NOT_FOUND',
-    `route ${quote(ref.routeId)} not found in DC ${quote(ref.dcId)}`,
-    httpStatus,
-  );
+function routeNotFound(ref: RouteRef): ApiError {
+  return new ApiError('ROUTE_NOT_FOUND', `route ${quote(ref.routeId)} not found in DC ${quote(ref.dcId)}`);
 }
 
 /** The header of a route of this DC, including one being deleted (only the deletion itself wants that). */
@@ -54,13 +50,13 @@ async function findRoute(ref: RouteRef): Promise<RouteHeader | undefined> {
 }
 
 /**
- * The route's header; 404 (3003) when it does not exist, is another DC's, is being deleted, or (for a
- * driver) is not assigned to the driver asking.
+ * The route's header; ROUTE_NOT_FOUND (3003) when it does not exist, is another DC's, is being deleted, or (for
+ * a driver) is not assigned to the driver asking.
  */
-export async function requireRoute(ref: RouteRef, notFoundStatus?: number): Promise<RouteHeader> {
+export async function requireRoute(ref: RouteRef): Promise<RouteHeader> {
   const route = await findRoute(ref);
   const hidden = ref.driverId !== undefined && route?.assignedDriverId !== ref.driverId;
-  if (!route || route.deleting || hidden) throw routeNotFound(ref, notFoundStatus);
+  if (!route || route.deleting || hidden) throw routeNotFound(ref);
   return route;
 }
 

@@ -146,6 +146,11 @@ export const ERROR_CODES = {
 export type ErrorCodeName = keyof typeof ERROR_CODES;
 
 /** The name of a code, for errors stored by number (a failed import's code). */
+/** The HTTP status a code is answered with, unless an endpoint says otherwise (EndpointDefinition.errorStatuses). */
+export function httpStatusOfCode(code: number): number {
+  return ERROR_CODES[errorCodeName(code)].httpStatus;
+}
+
 export function errorCodeName(code: number): ErrorCodeName {
   const names = Object.keys(ERROR_CODES) as ErrorCodeName[];
   return names.find((name) => ERROR_CODES[name].code === code) ?? 'INTERNAL';

@@ -2,18 +2,18 @@ import { ERROR_CODES, type ErrorCodeName } from './error-codes';
 import { DRIVER_SIGN_IN_FAILURES, IDEMPOTENCY_KEYS } from './limits';
 import { quote } from './quote';
 
-/** An error a client caused or may act on; the HTTP layer turns it into the error envelope. */
+/**
+ * An error a client caused or may act on, by its code; the HTTP layer turns it into the error envelope, with
+ * the code's HTTP status (or the one an endpoint answers that code with: functions/api/http-handler.ts).
+ */
 export class ApiError extends Error {
-  readonly httpStatus: number;
   readonly code: number;
   /** Response headers the refusal adds (a 429's Retry-After). */
   readonly headers: Readonly<Record<string, string>> = {};
 
-  /** `httpStatus` overrides the code's usual status where the spec says so (3003 is 400 on two reads). */
-  constructor(name: ErrorCodeName, message: string, httpStatus?: number) {
+  constructor(name: ErrorCodeName, message: string) {
     super(message);
     this.name = new.target.name;
-    this.httpStatus = httpStatus ?? ERROR_CODES[name].httpStatus;
     this.code = ERROR_CODES[name].code;
   }
 }

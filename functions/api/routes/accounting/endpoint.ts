@@ -7,6 +7,8 @@ export const getRouteAccounting = routesEndpoint('GET /dcs/{dc_id}/routes/{route
   operationId: 'getRouteAccounting',
   module: import.meta.url,
   summary: 'Cash accounting records of a route, oldest first',
+  // The spec answers a missing route here with 400, not 404.
+  errorStatuses: { 3003: 400 },
   request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.accountingRecords) },
   responses: {
     200: {

@@ -20,4 +20,6 @@ export const getImportStatus = routesEndpoint('GET /dcs/{dc_id}/routes/import-st
   // An upload's body is checked by the worker: its 1004/1005/1006 come through here, as do 3015 and an
   // abandoned import's 3016.
   errorCodes: [...IMPORT_FAILURE_CODES, 3004, 1004, 1005, 3015, 3016],
+  // A failed import is answered 400 whatever its code: an upload over the size limit too.
+  errorStatuses: { 1004: 400 },
 });

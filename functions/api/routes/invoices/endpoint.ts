@@ -11,6 +11,8 @@ export const getInvoiceStatus = routesEndpoint('GET /dcs/{dc_id}/routes/{route_i
   description:
     '`limit` counts rows: each invoice and each item is one. An invoice cut by a page boundary continues on the next page under the same invoice id (with its payment method and name attributes again), holding the items that follow. ' +
     PAGE_BYTES_NOTE,
+  // The spec answers a missing route here with 400, not 404.
+  errorStatuses: { 3003: 400 },
   request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.invoiceRows) },
   responses: {
     200: {

@@ -6,6 +6,7 @@ import { errorResponse, successResponse } from '../../../shared/envelope';
 import { ERROR_CODES } from '../../../shared/error-codes';
 import { ApiError } from '../../../shared/errors';
 import { appendLogKeys, logger, observed } from '../../../shared/observability';
+import { httpStatusOf } from '../../define';
 import {
   TRACKING_PAGE_CONTENT_SECURITY_POLICY,
   trackedStopView,
@@ -68,10 +69,11 @@ async function serve(event: APIGatewayProxyEvent, context: Context): Promise<API
       : withCommonHeaders(successResponse(200, trackedStopView(stop)));
   } catch (error) {
     if (error instanceof ApiError) {
-      logger.debug('request refused', { status_code: error.httpStatus, code: error.code });
+      const status = httpStatusOf(endpoint, error);
+      logger.debug('request refused', { status_code: status, code: error.code });
       return html
-        ? htmlResponse(error.httpStatus, trackingErrorPage(error.httpStatus))
-        : withCommonHeaders(errorResponse(error.httpStatus, error.code, error.message));
+        ? htmlResponse(status, trackingErrorPage(status))
+        : withCommonHeaders(errorResponse(status, error.code, error.message));
     }
     logger.error('unhandled error', { error });
     const { code, httpStatus } = ERROR_CODES.INTERNAL;
