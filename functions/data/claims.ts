@@ -59,6 +59,18 @@ export function newClaimItem(accountId: string, claim: Claim, holder: { txid: st
   };
 }
 
+/** Transaction item releasing a claim `txid` holds; one that is not held is left as it is (no condition fails). */
+export function releaseClaimItem(accountId: string, claim: Claim, txid: string) {
+  return {
+    Delete: {
+      TableName: tableName(),
+      Key: claimKey(accountId, claim),
+      ConditionExpression: 'attribute_not_exists(pk) OR txid = :txid',
+      ExpressionAttributeValues: { ':txid': txid },
+    },
+  };
+}
+
 /**
  * Takes every claim for `txid`, 100 per transaction. Taking a claim this txid already holds succeeds,
  * so a retried import goes through. Throws ClaimConflict when another import holds one of them; the

@@ -71,6 +71,9 @@ export function isTransactionConflict(error: unknown): boolean {
 
 export type Item = Record<string, NativeAttributeValue>;
 
+/** DynamoDB's limit on the items of one TransactWriteItems call. */
+export const MAX_TRANSACTION_ITEMS = 100;
+
 /** Writes the items in one transaction: all of them, or none when a condition fails. */
 export const writeTransaction = (items: NonNullable<TransactWriteCommandInput['TransactItems']>) =>
   db.send(new TransactWriteCommand({ TransactItems: items }));

@@ -4,7 +4,7 @@ import { db, type Item, queryItems, tableName } from './client';
 import { codec } from './codec';
 import { getRecord } from './item-ops';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
-import { ROUTE_ROW_PREFIX, routeKeys } from './routes';
+import { ROUTE_ROW_PREFIX, routeKeys, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
 /** The rows of a route's partition below its header: waypoints, invoices and items (see ./routes). */
@@ -247,6 +247,57 @@ export async function listWaypointItemIds(
   );
   return rows.filter((row) => row.entity === 'ITEM').map((row) => row.item_id);
 }
+
+/** The invoice and item rows of one waypoint (by its sequence), each with the id it holds a claim for. */
+export async function listWaypointInvoiceRows(
+  accountId: string,
+  routeId: string,
+  sequence: number,
+): Promise<{ key: TableKey; claim: Claim }[]> {
+  const rows = await queryInvoiceRowsOfWaypoints(
+    accountId,
+    routeId,
+    { first: sequence, last: sequence },
+    'pk, sk, entity, invoice_id, item_id',
+  );
+  return rows.map((row) => ({ key: { pk: row.pk, sk: row.sk }, claim: claimOfRow(row) as Claim }));
+}
+
+/**
+ * Transaction item marking a waypoint visited, written with each attempt: a cancellation of the waypoint
+ * (deleteUnvisitedWaypointItem) racing the attempt then fails instead of dropping the visit.
+ */
+export function markWaypointVisitedItem(accountId: string, routeId: string, sequence: number): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: routeKeys.waypoint(accountId, routeId, sequence),
+      UpdateExpression: 'SET visited = :true',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':true': true },
+    },
+  };
+}
+
+/** Transaction item deleting a waypoint's row, on condition that no attempt marked it visited. */
+export function deleteUnvisitedWaypointItem(
+  accountId: string,
+  routeId: string,
+  sequence: number,
+): TransactItem {
+  return {
+    Delete: {
+      TableName: tableName(),
+      Key: routeKeys.waypoint(accountId, routeId, sequence),
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(visited)',
+    },
+  };
+}
+
+/** Transaction item deleting a row of a route (an invoice or item row of a cancelled waypoint). */
+export const deleteRouteRowItem = (key: TableKey): TransactItem => ({
+  Delete: { TableName: tableName(), Key: key },
+});
 
 /**
  * The rows of the route partition but the header (to delete a route or a failed import's leftovers): all of

@@ -101,6 +101,11 @@ export interface RouteHeader {
   startWarehouse?: Warehouse;
   endWarehouse?: Warehouse;
   waypointIds: string[];
+  /**
+   * The sequence (row key) of each waypoint of `waypointIds`, increasing; absent while they are 0, 1, 2, ...
+   * (no waypoint was cancelled): a cancelled waypoint's sequence stays unused, so no other row moves.
+   */
+  waypointSequences?: number[];
   isActive: boolean;
   isFinalized: boolean;
   startedTimestamp?: number;
@@ -132,6 +137,7 @@ const headerCodec = codec<RouteHeader>({
   startWarehouse: {},
   endWarehouse: {},
   waypointIds: { absent: [] },
+  waypointSequences: {},
   isActive: {},
   isFinalized: {},
   startedTimestamp: {},
@@ -165,6 +171,13 @@ export function headerItem(route: RouteHeader): Item {
 }
 
 export const headerFromItem = headerCodec.fromItem;
+
+/** The sequence (row key) of a waypoint of the route; undefined when the route has no such waypoint. */
+export function waypointSequenceOf(route: RouteHeader, waypointId: string): number | undefined {
+  const position = route.waypointIds.indexOf(waypointId);
+  if (position < 0) return undefined;
+  return route.waypointSequences ? route.waypointSequences[position] : position;
+}
 
 /** Transaction item creating the header; refuses to overwrite one (the import's last step). */
 export function putNewHeaderItem(route: RouteHeader) {

@@ -1,7 +1,8 @@
 import { trackingToken } from '../models/tracking-links';
 import { sha256Hex } from '../shared/crypto';
-import type { Item } from './client';
+import { type Item, tableName } from './client';
 import { getItem } from './item-ops';
+import type { TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
 /**
@@ -51,6 +52,13 @@ export function trackingLookupItems(route: TrackedRoute, waypointIds: readonly s
 /** The keys of the lookup items of these waypoints of a route whose tracking key is `trackingKey`. */
 export const trackingLookupKeys = (trackingKey: string, waypointIds: readonly string[]): TableKey[] =>
   waypointIds.map((waypointId) => lookupKey(trackingToken(trackingKey, waypointId)));
+
+/** Transaction items deleting the lookups of these waypoints (a cancelled waypoint's link stops working). */
+export const deleteTrackingLookupItems = (
+  trackingKey: string,
+  waypointIds: readonly string[],
+): TransactItem[] =>
+  trackingLookupKeys(trackingKey, waypointIds).map((Key) => ({ Delete: { TableName: tableName(), Key } }));
 
 /** What a token names, or undefined when no route's waypoint has it. */
 export async function getTrackingLookup(token: string): Promise<TrackingLookup | undefined> {

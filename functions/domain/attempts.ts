@@ -7,8 +7,8 @@ import {
 } from '../data/attempts';
 import { conditionFailedAt, writeTransaction } from '../data/client';
 import { putEventItem } from '../data/events';
-import { listWaypointItemIds } from '../data/route-rows';
-import { routeUnchangedCheck } from '../data/routes';
+import { listWaypointItemIds, markWaypointVisitedItem } from '../data/route-rows';
+import { routeUnchangedCheck, waypointSequenceOf } from '../data/routes';
 import type { DriverCaller } from '../shared/auth-context';
 import { ConflictError, ValidationError } from '../shared/errors';
 import { quote, quoteList } from '../shared/quote';
@@ -33,7 +33,8 @@ const MAX_RECORD_ATTEMPTS = 5;
  * 1. the route must be the driver's, started and not finished (404 / 3011 / 3012);
  * 2. the waypoint and every listed item must be on it (3013);
  * 3. the attempt and WAYPOINT_STATUS_CHANGED are written in one transaction, on condition that the
- *    attempt id is new and the route did not change since it was read;
+ *    attempt id is new and the route did not change since it was read, with the waypoint's visited mark
+ *    (a visited waypoint can no longer be cancelled);
  * 4. the ETAs are recomputed from the attempt's place and time.
  * The same attempt id again returns the stored attempt without writing anything (a retried call).
  */
@@ -55,8 +56,8 @@ export async function recordAttempt(
         `route ${quote(routeId)} has not started; start it first`,
       );
     }
-    const sequence = route.waypointIds.indexOf(waypointId);
-    if (sequence < 0) {
+    const sequence = waypointSequenceOf(route, waypointId);
+    if (sequence === undefined) {
       throw new ConflictError(
         'NOT_ON_ROUTE',
         `waypoint ${quote(waypointId)} is not on route ${quote(routeId)}`,
@@ -93,6 +94,7 @@ export async function recordAttempt(
           },
           occurredAt: attempt.recordedAt,
         }),
+        markWaypointVisitedItem(driver.accountId, routeId, sequence),
       ]);
     } catch (error) {
       // A lost race with the same attempt id (item 0), or with a change of the route (item 2): read again

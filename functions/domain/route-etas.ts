@@ -37,7 +37,9 @@ function etasFor(
 ): Pick<RouteEtas, 'etas' | 'completion'> {
   const stops = waypoints.filter((waypoint) => remaining.has(waypoint.sequence)).map(stopOf);
   const computed = computeEtas({ departAt, origin, stops, speedKmh });
-  const bySequence: (number | null)[] = waypoints.map(() => null);
+  // Sized by the last sequence: a cancelled waypoint leaves its sequence unused (null).
+  const length = (waypoints.at(-1)?.sequence ?? -1) + 1;
+  const bySequence: (number | null)[] = Array.from({ length }, () => null);
   let index = 0;
   for (const waypoint of waypoints) {
     if (remaining.has(waypoint.sequence)) bySequence[waypoint.sequence] = computed[index++]?.eta ?? null;
@@ -144,4 +146,33 @@ export async function refreshEtas(
     }
   }
   // Every attempt lost to a newer refresh or change, which computed from newer facts: nothing is missing.
+}
+
+/**
+ * Recomputes the ETAs after the route's waypoints changed: a started route's from now (refreshEtas), any
+ * other's planned ones from its start. Conditional like refreshEtas; a route finished or gone has none to
+ * recompute.
+ */
+export async function recomputeEtas(ref: { accountId: string; routeId: string }): Promise<void> {
+  for (let attempt = 1; attempt <= MAX_REFRESH_ATTEMPTS; attempt++) {
+    const route = await getRouteHeader(ref.accountId, ref.routeId);
+    if (!route || route.deleting || route.isFinalized) return;
+    if (route.startedTimestamp !== undefined) return refreshEtas(ref, { at: Date.now() });
+    const [waypoints, stored, dc] = await Promise.all([
+      listWaypointRows(ref.accountId, ref.routeId).then((page) => page.items),
+      getRouteEtas(ref.accountId, ref.routeId),
+      getDc(route.accountId, route.dcId),
+    ]);
+    const planned = plannedEtas(route, waypoints, dc?.etaSpeedKmh);
+    const next: RouteEtas = { ...planned, version: (stored?.version ?? -1) + 1 };
+    try {
+      await writeTransaction([
+        putRouteEtasItem(ref.accountId, ref.routeId, next, stored?.version),
+        routeUnchangedCheck(route),
+      ]);
+      return;
+    } catch (error) {
+      if (!(conditionFailedAt(error, 0) || conditionFailedAt(error, 1))) throw error;
+    }
+  }
 }

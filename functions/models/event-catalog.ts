@@ -105,6 +105,23 @@ function buildEventSchemas() {
     }),
   });
 
+  const IdChanges = z
+    .object({
+      added: z.array(z.string()),
+      removed: z.array(z.string()),
+      changed: z.array(z.string()).meta({ description: 'still on the route, with other fields than before' }),
+    })
+    .meta({ id: 'IdChanges', description: 'ids added, removed and changed, each in route order' });
+  const RouteUpdated = z.object({
+    type: z.literal('ROUTE_UPDATED'),
+    details: z.object({
+      version: z.number().int().meta({ description: 'the route’s version after the change' }),
+      changes: z
+        .object({ waypoints: IdChanges, invoices: IdChanges, items: IdChanges })
+        .meta({ id: 'RouteChanges', description: 'what changed on the route' }),
+    }),
+  });
+
   const Ping = z.object({ type: z.literal('PING'), details: z.object({}) });
 
   /** The events written as event items (transactional outbox) and carried by the table stream. */
@@ -115,6 +132,7 @@ function buildEventSchemas() {
     WaypointStatusChanged,
     RouteFinished,
     RouteImportFailed,
+    RouteUpdated,
   ]);
 
   /** Every event a webhook can receive: the stream's, and PING, which only the test call sends. */
@@ -163,6 +181,7 @@ export const SUBSCRIBABLE_EVENTS = [
   'WAYPOINT_STATUS_CHANGED',
   'ROUTE_FINISHED',
   'ROUTE_IMPORT_FAILED',
+  'ROUTE_UPDATED',
 ] as const satisfies readonly StreamEventType[];
 
 /** Every event type, in the catalog's order. */
@@ -380,6 +399,26 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
       details: {
         txid: 'imp_4b3a29181706f5e4',
         error: { code: 3005, message: "route id 'R-2026-11-23-01' was already imported" },
+      },
+    },
+  },
+  ROUTE_UPDATED: {
+    summary: 'A route’s waypoints changed after its import',
+    description:
+      'Sent when a waypoint was cancelled (`DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}`). `changes` lists the ids of the waypoints, invoices and items added, removed and changed; `version` is the route’s new version. A removed waypoint’s tracking link stops working.',
+    scope: 'route',
+    example: {
+      event_id: 'evt_3c4d5e6f7a8b9c0d',
+      dc_id: 'dc-1',
+      route_id: 'R-2026-11-23-01',
+      occurred_at: T0 + 7_200_000,
+      details: {
+        version: 4,
+        changes: {
+          waypoints: { added: [], removed: ['WP-17'], changed: [] },
+          invoices: { added: [], removed: ['INV-17-1'], changed: [] },
+          items: { added: [], removed: ['ITEM-17-1-1', 'ITEM-17-1-2'], changed: [] },
+        },
       },
     },
   },

@@ -94,6 +94,12 @@ export const ERROR_CODES = {
     meaning:
       'the import was given up (its worker failed on every delivery, or it was still pending at its deadline); nothing of it was kept: send it again',
   },
+  WAYPOINT_VISITED: {
+    code: 3100,
+    httpStatus: 400,
+    meaning:
+      'the waypoint was visited (it has an attempt): it, its invoices and items can no longer be removed or changed',
+  },
   WEBHOOK_URL_INVALID: {
     code: 4001,
     httpStatus: 400,

@@ -432,6 +432,7 @@ describe('per-account limits', () => {
       'driver-app/attempt',
       'driver-app/location',
       'driver-app/start',
+      'routes/cancel-waypoint',
       'routes/start',
       'routes/waypoint',
       'routes/waypoints',

@@ -26,6 +26,7 @@ const routeEndpoints: [string, string, unknown?][] = [
   ['GET', ''],
   ['GET', '/waypoints'],
   ['GET', `/waypoints/${SHARED}-wp-0`],
+  ['DELETE', `/waypoints/${SHARED}-wp-0`],
   ...CHANGE_ENDPOINTS,
   ['DELETE', ''],
 ];

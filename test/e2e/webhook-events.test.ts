@@ -197,6 +197,25 @@ describe('route events reach the subscribed receivers, signed', () => {
     });
   });
 
+  it('ROUTE_UPDATED when a waypoint not yet visited is cancelled', async () => {
+    const wp1 = route.waypoints[1] as (typeof route.waypoints)[number];
+    const before = Date.now();
+    const response = await hooks.asAccount('DELETE', `/dcs/dc-1/routes/${route.id}/waypoints/${wp1.id}`);
+    const { route: changed } = expectSuccess(response, routes.cancelWaypoint) as {
+      route: { version: number };
+    };
+    const delivery = await arrived(all.receiver, 'ROUTE_UPDATED', route.id);
+    const removed = (ids: string[]) => ({ added: [], removed: ids, changed: [] });
+    expectRouteEvent(delivery, 'ROUTE_UPDATED', before, {
+      version: changed.version,
+      changes: {
+        waypoints: removed([wp1.id]),
+        invoices: removed(wp1.invoices.map((invoice) => invoice.id)),
+        items: removed(wp1.invoices.flatMap((invoice) => invoice.items.map((item) => item.id))),
+      },
+    });
+  });
+
   it('ROUTE_FINISHED when the driver finishes (and a re-enabled webhook gets it)', async () => {
     // Every event so far (the visit's ETA update included) was fanned out while the webhook was disabled.
     await waitForRouteEventsDelivered(all.receiver, route.id);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { WaypointRow } from '../../functions/data/route-rows';
 import {
   completionEstimate,
   computeEtas,
@@ -12,6 +13,7 @@ import {
   type StopEta,
   travelMillis,
 } from '../../functions/domain/etas';
+import { plannedEtas } from '../../functions/domain/route-etas';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -354,5 +356,32 @@ describe('examples', () => {
     }
     // Even with no stops to travel to, a bad speed is a caller bug worth reporting.
     expect(() => computeEtas({ departAt: T0, origin: berlin, stops: [], speedKmh: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('planned ETAs of a route with cancelled waypoints', () => {
+  const here: LatLng = { latitude: 41.88, longitude: -87.63 };
+  const north: LatLng = { latitude: 42.88, longitude: -87.63 };
+  const row = (id: string, sequence: number, location: LatLng): WaypointRow => ({
+    id,
+    sequence,
+    location,
+    serviceTimeMinutes: 10,
+    timeWindows: [],
+    invoiceIds: [],
+  });
+
+  it('are indexed by sequence, null at the sequences the cancelled waypoints left unused', () => {
+    const planned = plannedEtas({ startTime: T0 }, [row('a', 0, here), row('d', 3, north)], undefined);
+    const [first, second] = computeEtas({
+      departAt: T0,
+      origin: here,
+      stops: [
+        { id: 'a', location: here, serviceTimeMinutes: 10, timeWindows: [] },
+        { id: 'd', location: north, serviceTimeMinutes: 10, timeWindows: [] },
+      ],
+    });
+    expect(planned.etas).toEqual([first?.eta, null, null, second?.eta]);
+    expect(planned.emitted).toEqual(planned.etas);
   });
 });

@@ -8,6 +8,7 @@ export * from './accounting-schemas';
 export * from './activate/endpoint';
 export * from './assign-driver/endpoint';
 export * from './assign-vehicle/endpoint';
+export * from './cancel-waypoint/endpoint';
 export * from './completion-time/endpoint';
 export * from './deactivate/endpoint';
 export * from './delete/endpoint';

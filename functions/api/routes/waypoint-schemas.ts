@@ -27,7 +27,10 @@ export const Attempt = z
 export const Waypoint = z
   .object({
     id: z.string(),
-    sequence: z.number().int().meta({ description: 'position in the route, from 0' }),
+    sequence: z.number().int().meta({
+      description:
+        'position in the route as imported, from 0; a cancelled waypoint’s number stays unused (the others keep theirs)',
+    }),
     customer_id: z.string().nullable(),
     name: z.string().nullable(),
     address: z.string().nullable(),

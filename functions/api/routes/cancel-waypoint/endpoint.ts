@@ -1,0 +1,18 @@
+import { Id } from '../../../models/common';
+import { RouteData, RouteParams, routesEndpoint } from '../schemas';
+
+export const cancelWaypoint = routesEndpoint(
+  'DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}',
+  {
+    operationId: 'cancelWaypoint',
+    module: import.meta.url,
+    // On a started route its ROUTE_ETAS_CHANGED gives the waypoints' tracking links.
+    linksToApi: true,
+    summary:
+      'Cancel a waypoint not yet visited (started routes too): it leaves the route with its invoices and items, their ids are freed, ETAs are recomputed; ROUTE_UPDATED',
+    access: { table: 'readWrite' },
+    request: { params: RouteParams.extend({ waypoint_id: Id }) },
+    responses: { 200: { description: 'the route after the change (version bumped)', data: RouteData } },
+    errorCodes: [3003, 3012, 1003, 3100],
+  },
+);
