@@ -41,6 +41,7 @@ import { check, median, round } from './stats';
 const READ_RUNS = 3;
 const IMPORT_RATIO_TARGET = 1.1;
 const READ_RATIO_TARGET = 1.5;
+const WRITE_UNITS_PER_ITEM_TARGET = 2.5;
 
 /**
  * One route of 25,000 items through the import pipeline of the local runtime (POST, SQS poller, worker,
@@ -72,6 +73,7 @@ export const routeImportScenario: Scenario = {
     let rawItems: WriteStats | undefined;
     let rawFull: RawFullWrites | undefined;
     let read: { api: number[]; raw: number[] } | undefined;
+    let partitions: ReturnType<typeof importPartitions> | undefined;
     try {
       log(`warm-up import (${countOf(WARMUP_SHAPE).items} items)`);
       const warmupRoute = benchRoute(`bench-wup-${runId}`, WARMUP_SHAPE);
@@ -86,12 +88,14 @@ export const routeImportScenario: Scenario = {
       const usageBefore = await partitionReport(stack);
       importRun = await importRoute(context, benchRoute(routeId, SHAPE), SHAPE, { probe: true });
       const usageAfter = await partitionReport(stack);
-      if (usageBefore && usageAfter)
-        details.import_partitions = importPartitions(
+      if (usageBefore && usageAfter) {
+        partitions = importPartitions(
           consumedBetween(usageBefore, usageAfter),
           routeKeys.route(accountId, routeId).pk,
           counts.items,
         );
+        details.import_partitions = partitions;
+      }
       details.import = {
         ...summary(importRun),
         phases_ms: phases(importRun),
@@ -239,6 +243,13 @@ export const routeImportScenario: Scenario = {
           '<=',
           READ_RATIO_TARGET,
           `median of ${READ_RUNS}: every page of GET .../invoices (${counts.items} items) / paginated Query of the I# rows`,
+        ),
+        write_units_per_item: check(
+          partitions?.write_units_per_item ?? Number.NaN,
+          '<=',
+          WRITE_UNITS_PER_ITEM_TARGET,
+          "every write unit the import took (table and indexes: claims, rows, bookkeeping), as the local endpoint's " +
+            'partition model counted them from POST to SUCCEEDED, over the imported items (BENCH_PARTITIONS=off: not measured)',
         ),
       },
     };

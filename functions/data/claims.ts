@@ -19,10 +19,25 @@ export interface HeldClaim extends Claim {
   txid: string;
 }
 
-const claimKey = (accountId: string, claim: Claim): TableKey => ({
+export const claimKey = (accountId: string, claim: Claim): TableKey => ({
   pk: `CLAIM#${accountId}/${claim.kind}/${claim.id}`,
   sk: 'CLAIM',
 });
+
+/**
+ * A claim item: its key names the kind and the id, so the item holds only its holder. With the longest ids
+ * (384 bytes) in the key and as the route id it stays under 1 KB: one write unit, two in a transaction.
+ */
+export const claimItem = (accountId: string, claim: Claim, holder: { txid: string; routeId: string }) => ({
+  ...claimKey(accountId, claim),
+  entity: 'CLAIM',
+  route_id: holder.routeId,
+  txid: holder.txid,
+});
+
+/** An import takes its claims in transactions of CLAIMS_PER_TRANSACTION, CLAIM_PARALLELISM in flight. */
+export const CLAIMS_PER_TRANSACTION = 100;
+export const CLAIM_PARALLELISM = 4;
 
 /** Raised when an id is held by another import; names the first such id. */
 export class ClaimConflict extends Error {
@@ -46,14 +61,7 @@ export function newClaimItem(accountId: string, claim: Claim, holder: { txid: st
   return {
     Put: {
       TableName: tableName(),
-      Item: {
-        ...claimKey(accountId, claim),
-        entity: 'CLAIM',
-        kind: claim.kind,
-        id: claim.id,
-        route_id: holder.routeId,
-        txid: holder.txid,
-      },
+      Item: claimItem(accountId, claim, holder),
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -72,9 +80,10 @@ export function releaseClaimItem(accountId: string, claim: Claim, txid: string) 
 }
 
 /**
- * Takes every claim for `txid`, 100 per transaction. Taking a claim this txid already holds succeeds,
- * so a retried import goes through. Throws ClaimConflict when another import holds one of them; the
- * claims taken so far stay held by `txid` (release them with releaseClaims).
+ * Takes every claim for `txid`, 100 per transaction (docs/architecture.md, "Id claims" says why not single
+ * puts). Taking a claim this txid already holds succeeds, so a retried import goes through. Throws
+ * ClaimConflict when another import holds one of them; the claims taken so far stay held by `txid` (release
+ * them with releaseClaims).
  */
 export async function takeClaims(
   accountId: string,
@@ -82,12 +91,13 @@ export async function takeClaims(
   txid: string,
   routeId: string,
 ): Promise<void> {
-  await inParallel(chunks(claims, 100), 4, async (chunk) => {
+  await inParallel(chunks(claims, CLAIMS_PER_TRANSACTION), CLAIM_PARALLELISM, async (chunk) => {
     try {
       await writeTransaction(
         chunk.map((claim) => ({
           Put: {
-            ...newClaimItem(accountId, claim, { txid, routeId }).Put,
+            TableName: tableName(),
+            Item: claimItem(accountId, claim, { txid, routeId }),
             ConditionExpression: 'attribute_not_exists(pk) OR txid = :txid',
             ExpressionAttributeValues: { ':txid': txid },
           },

@@ -1,6 +1,8 @@
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiFields, camelFields } from '../../functions/shared/field-names';
 import { RESOURCE_ENV } from '../../functions/shared/resources';
+import { type Item, itemSize, tableWriteUnits } from '../../local/aws-proxy/dynamodb-capacity';
 
 // The data modules read the table name when loaded; nothing here talks to DynamoDB.
 beforeAll(() => {
@@ -101,6 +103,25 @@ describe('entity codecs', () => {
         currency: 'EUR',
       },
     ]);
+  });
+});
+
+describe('claim items', () => {
+  it('cost one write unit with the longest ids in the key and as the route id (1 KB per unit)', async () => {
+    const { newClaimItem } = await import('../../functions/data/claims');
+    const { randomId } = await import('../../functions/shared/crypto');
+    const { MAX_ID_BYTES, MAX_ID_CHARS } = await import('../../functions/models/common');
+    // 128 characters of 3 bytes each: an id at both of its limits.
+    const longestId = '€'.repeat(MAX_ID_CHARS);
+    expect(Buffer.byteLength(longestId)).toBe(MAX_ID_BYTES);
+    const item = newClaimItem(
+      randomId('acc_'),
+      { kind: 'ACCOUNTING_RECORD', id: longestId },
+      { txid: randomId('imp_'), routeId: longestId },
+    ).Put.Item;
+    const size = itemSize(marshall(item) as Item);
+    expect(size).toBeLessThanOrEqual(1024);
+    expect(tableWriteUnits(undefined, marshall(item) as Item)).toBe(1);
   });
 });
 
