@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { getDownload, putPendingDownload } from '../functions/data/download-requests';
 import type { ExportMessage } from '../functions/models/channels';
-import { sqsRecord } from '../test/support/sqs-records';
+import { sqsRecord } from '../local/event-sources/sqs-records';
 import { GC_SAMPLE_MS, type Memory, mb, peakByQuarter, runIsolatedWorker } from './analytics-process';
 import { type AnalyticsBench, type DataSet, rowsOf, SETS } from './analytics-sets';
 import { repoRoot } from './runtime';

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { driverKeys } from '../functions/data/drivers';
+import { tracePointItem } from '../functions/data/location-trace';
 import { failureKey } from '../functions/data/sign-in-failures';
 import { inParallel, RawTable, type Row } from './dynamo';
 import { ApiClient } from './http';
@@ -15,14 +16,16 @@ const DRIVERS = 50;
 const CONCURRENCY = 16;
 const SETUP_PARALLELISM = 8;
 const THROUGHPUT_RATIO_TARGET = 0.5;
-/** RETENTION_SECONDS of functions/data/location-trace.ts (not exported there): trace points expire after 90 days. */
-const TRACE_RETENTION_SECONDS = 90 * 86_400;
 
 interface Ping {
   timestamp: number;
   latitude: number;
   longitude: number;
 }
+
+/** The trace point appendTracePoint writes for the ping. */
+const traceItem = (accountId: string, dcId: string, driverId: string, ping: Ping): Row =>
+  tracePointItem({ accountId, dcId, driverId }, ping);
 
 interface BenchDriver {
   id: string;
@@ -34,19 +37,6 @@ interface BenchDriver {
 }
 
 type PathName = 'api' | 'raw' | 'raw_handler_writes';
-
-/** The trace point appendTracePoint (functions/data/location-trace.ts) writes: same key and attributes. */
-function traceItem(accountId: string, dcId: string, driverId: string, ping: Ping): Row {
-  return {
-    pk: `TRACE#${accountId}/${dcId}/${driverId}`,
-    sk: String(ping.timestamp).padStart(15, '0'),
-    entity: 'TRACE_POINT',
-    timestamp: ping.timestamp,
-    latitude: ping.latitude,
-    longitude: ping.longitude,
-    expires_at: Math.floor(ping.timestamp / 1000) + TRACE_RETENTION_SECONDS,
-  };
-}
 
 const isEmptySuccess = (body: unknown) =>
   JSON.stringify(body) === JSON.stringify({ status: 'success', data: {} });

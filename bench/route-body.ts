@@ -1,5 +1,4 @@
 /** Route import bodies for the bench: local/app/sample-route.ts with every item field set. */
-import type { Claim } from '../functions/data/claims';
 import { claimsOf } from '../functions/domain/route-ids';
 import { type SampleRoute, sampleRoute } from '../local/app/sample-route';
 
@@ -21,13 +20,5 @@ export const countOf = (shape: RouteShape) => {
   return { waypoints: shape.waypoints, invoices, items, rows: shape.waypoints + invoices + items };
 };
 
-export type ClaimKind = Claim['kind'];
-
 /** The ids an import claims, in the order the worker takes them. */
 export { claimsOf };
-
-/** A claim's key, as functions/data/claims.ts writes it (that module does not export its key builder). */
-export const claimKey = (accountId: string, claim: { kind: ClaimKind; id: string }) => ({
-  pk: `CLAIM#${accountId}/${claim.kind}/${claim.id}`,
-  sk: 'CLAIM',
-});

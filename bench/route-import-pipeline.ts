@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { CLAIM_PARALLELISM, CLAIMS_PER_TRANSACTION, claimKey } from '../functions/data/claims';
 import { chunks } from '../functions/shared/parallel';
 import { type Key, keyString, type RawTable } from './dynamo';
 import type { ApiClient } from './http';
-import { type BenchRoute, claimKey, claimsOf, type RouteShape } from './route-body';
+import { type BenchRoute, claimsOf, type RouteShape } from './route-body';
 import { round } from './stats';
 
 /** The route_import bench's import through the API (bench/route-import.ts): POST, status polling, progress. */
@@ -14,8 +15,7 @@ export const SHAPE: RouteShape = { waypoints: 500, invoicesPerWaypoint: 5, items
 export const WARMUP_SHAPE: RouteShape = { waypoints: 50, invoicesPerWaypoint: 5, itemsPerInvoice: 10 };
 /** The worker's own settings: putAll (functions/data/client.ts) and takeClaims (functions/data/claims.ts). */
 export const ROW_WRITE_PARALLELISM = 8;
-export const CLAIMS_PER_TRANSACTION = 100;
-export const CLAIM_PARALLELISM = 4;
+export { CLAIM_PARALLELISM, CLAIMS_PER_TRANSACTION };
 export const POLL_MS = 50;
 const IMPORT_TIMEOUT_MS = 180_000;
 

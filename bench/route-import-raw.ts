@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { claimItem } from '../functions/data/claims';
 import { trackingLookupItems } from '../functions/data/tracking-links';
 import { itemSize, type Row, type WriteStats } from './dynamo';
-import { benchRoute, claimKey, claimsOf } from './route-body';
+import { benchRoute, claimsOf } from './route-body';
 import {
   CLAIM_PARALLELISM,
   CLAIMS_PER_TRANSACTION,
@@ -89,14 +90,9 @@ export interface RawFullWrites {
 
 /** The claim items the worker writes for a route of the bench's shape with id `routeId`, held by `txid`. */
 function claimRowsOf(context: Context, routeId: string, txid: string): Row[] {
-  return claimsOf(benchRoute(routeId, SHAPE)).map((claim) => ({
-    ...claimKey(context.accountId, claim),
-    entity: 'CLAIM',
-    kind: claim.kind,
-    id: claim.id,
-    route_id: routeId,
-    txid,
-  }));
+  return claimsOf(benchRoute(routeId, SHAPE)).map((claim) =>
+    claimItem(context.accountId, claim, { txid, routeId }),
+  );
 }
 
 const newTxid = () => `imp_${randomBytes(16).toString('base64url')}`;

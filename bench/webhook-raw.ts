@@ -10,6 +10,12 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  deliveryAttemptItem,
+  deliveryOutcomeUpdate,
+  newDeliveryId,
+} from '../functions/data/webhook-deliveries';
+import { webhookKey } from '../functions/data/webhooks';
 import { deliveryHeaders } from '../functions/domain/webhook-http';
 import * as channels from '../functions/models/channels';
 import { webhookBody } from '../functions/models/event-catalog';
@@ -119,7 +125,6 @@ export async function rawDeliveryWork(options: {
   log(message: string): void;
 }): Promise<{ run: LoadRun; warmupErrors: number; messageBytes: number; queue: string }> {
   const { stack, raw, accountId, bodies, abort } = options;
-  const { partition } = (await import('../functions/data/accounts')).accountKeys;
   const sqs = new SQSClient({
     endpoint: stack.emulator_endpoints.aws,
     region: stack.region,
@@ -175,7 +180,7 @@ export async function rawDeliveryWork(options: {
       const { Item: webhook } = await raw.db.send(
         new GetCommand({
           TableName: raw.tableName,
-          Key: { pk: partition(delivery.account_id), sk: `WEBHOOK#${delivery.webhook_id}` },
+          Key: webhookKey(delivery.account_id, delivery.webhook_id),
           ConsistentRead: true,
         }),
       );
@@ -193,50 +198,35 @@ export async function rawDeliveryWork(options: {
         await rawPost(options.receiverUrl, false, target, body);
         statusCode = 200;
       } finally {
-        // The attempt record and the delivery's record, written together as the worker writes them.
-        const deliveryId = `dlv_${String(sentAt).padStart(13, '0')}${randomBytes(8).toString('hex')}`;
+        // The attempt record and the delivery's record, written together as the worker writes them, under
+        // the scratch webhook id.
+        const scratchId = scratchIds.get(delivery.webhook_id) as string;
         const recordDelivery = raw.db.send(
           new UpdateCommand({
+            ...deliveryOutcomeUpdate(delivery.account_id, scratchId, {
+              deliveryId: newDeliveryId(sentAt),
+              eventId: event.event_id,
+              eventType: event.type,
+              eventJson: JSON.stringify(event),
+              status: statusCode === 200 ? 'SUCCEEDED' : 'PENDING',
+              attempt: delivery.attempt,
+              firstAttemptAt: sentAt,
+              at: sentAt,
+            }),
             TableName: raw.tableName,
-            Key: {
-              pk: `WEBHOOK_DELIVERY#${delivery.account_id}/${scratchIds.get(delivery.webhook_id)}`,
-              sk: deliveryId,
-            },
-            UpdateExpression:
-              'SET entity = :entity, delivery_id = :id, event_id = :event_id, event_type = :event_type, ' +
-              'event_json = if_not_exists(event_json, :event_json), created_at = if_not_exists(created_at, :at), ' +
-              '#status = :status, attempts = :attempts, updated_at = :at, expires_at = :expires',
-            ConditionExpression: 'attribute_not_exists(#status) OR #status = :pending',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':entity': 'WEBHOOK_DELIVERY',
-              ':id': deliveryId,
-              ':event_id': event.event_id,
-              ':event_type': event.type,
-              ':event_json': JSON.stringify(event),
-              ':at': sentAt,
-              ':status': statusCode === 200 ? 'SUCCEEDED' : 'PENDING',
-              ':attempts': delivery.attempt,
-              ':expires': Math.floor(sentAt / 1000) + 30 * 86_400,
-              ':pending': 'PENDING',
-            },
           }),
         );
         const logAttempt = raw.db.send(
           new PutCommand({
             TableName: raw.tableName,
-            Item: {
-              pk: `WEBHOOK#${delivery.account_id}/${scratchIds.get(delivery.webhook_id)}`,
-              sk: `${String(sentAt).padStart(15, '0')}#${randomBytes(8).toString('hex')}`,
-              entity: 'DELIVERY_ATTEMPT',
-              event_id: event.event_id,
-              event_type: event.type,
+            Item: deliveryAttemptItem(delivery.account_id, scratchId, {
+              eventId: event.event_id,
+              eventType: event.type,
               attempt: delivery.attempt,
-              status_code: statusCode,
-              duration_ms: Math.round(performance.now() - started),
+              statusCode,
+              durationMs: Math.round(performance.now() - started),
               timestamp: sentAt,
-              expires_at: Math.floor(sentAt / 1000) + 30 * 86_400,
-            },
+            }),
           }),
         );
         await Promise.all([logAttempt, recordDelivery]);

@@ -5,7 +5,7 @@ import {
   type ReceivedRequest,
   type Respond,
   startHttpReceiver,
-} from '../test/support/http-receiver';
+} from './http-receiver';
 
 /** The webhook bench's receiver (bench/webhooks.ts): what it counts of the pipeline's and the raw POSTs. */
 

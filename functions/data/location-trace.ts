@@ -18,21 +18,19 @@ interface DriverRef {
   driverId: string;
 }
 
+/** A trace point as stored. */
+export const tracePointItem = (ref: DriverRef, point: DriverLocation) => ({
+  ...traceKey(ref, point.timestamp),
+  entity: 'TRACE_POINT',
+  timestamp: point.timestamp,
+  latitude: point.latitude,
+  longitude: point.longitude,
+  expires_at: Math.floor(point.timestamp / 1000) + RETENTION_SECONDS,
+});
+
 /** Appends a point to the driver's trace; a repeated ping (same timestamp) overwrites itself. */
 export async function appendTracePoint(ref: DriverRef, point: DriverLocation): Promise<void> {
-  await db.send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...traceKey(ref, point.timestamp),
-        entity: 'TRACE_POINT',
-        timestamp: point.timestamp,
-        latitude: point.latitude,
-        longitude: point.longitude,
-        expires_at: Math.floor(point.timestamp / 1000) + RETENTION_SECONDS,
-      },
-    }),
-  );
+  await db.send(new PutCommand({ TableName: tableName(), Item: tracePointItem(ref, point) }));
 }
 
 /** The driver's trace between two timestamps (inclusive), oldest first. */

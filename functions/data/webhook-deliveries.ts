@@ -39,23 +39,22 @@ const attemptCodec = codec<DeliveryAttempt>({
   timestamp: {},
 });
 
-/** Newest last in key order (timestamp, then a random suffix for attempts in the same millisecond). */
+/** An attempt as stored: newest last in key order (timestamp, then a random suffix for attempts in the same millisecond). */
+export const deliveryAttemptItem = (accountId: string, webhookId: string, attempt: DeliveryAttempt) => ({
+  pk: partition(accountId, webhookId),
+  sk: `${String(attempt.timestamp).padStart(15, '0')}#${randomId('')}`,
+  entity: 'DELIVERY_ATTEMPT',
+  ...attemptCodec.toItem(attempt),
+  expires_at: Math.floor(attempt.timestamp / 1000) + RETENTION_SECONDS,
+});
+
 export async function recordDeliveryAttempt(
   accountId: string,
   webhookId: string,
   attempt: DeliveryAttempt,
 ): Promise<void> {
   await db.send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        pk: partition(accountId, webhookId),
-        sk: `${String(attempt.timestamp).padStart(15, '0')}#${randomId('')}`,
-        entity: 'DELIVERY_ATTEMPT',
-        ...attemptCodec.toItem(attempt),
-        expires_at: Math.floor(attempt.timestamp / 1000) + RETENTION_SECONDS,
-      },
-    }),
+    new PutCommand({ TableName: tableName(), Item: deliveryAttemptItem(accountId, webhookId, attempt) }),
   );
 }
 
@@ -162,49 +161,50 @@ export type DeliveryOutcome = Pick<
 };
 
 /**
- * Records where a delivery stands after an attempt (creating its record on the first write). A delivery
- * that already ended keeps its status: a duplicate of an old queue message cannot change it, nor can
- * anything here touch the redelivery fields.
+ * The update recording where a delivery stands after an attempt (creating its record on the first write). A
+ * delivery that already ended keeps its status: a duplicate of an old queue message cannot change it, nor
+ * can anything here touch the redelivery fields.
  */
+export function deliveryOutcomeUpdate(accountId: string, webhookId: string, outcome: DeliveryOutcome) {
+  const { status, error } = outcome;
+  return {
+    TableName: tableName(),
+    Key: deliveryKey(accountId, webhookId, outcome.deliveryId),
+    UpdateExpression:
+      [
+        'SET entity = :entity, delivery_id = :delivery_id, event_id = :event_id, event_type = :event_type',
+        'event_json = if_not_exists(event_json, :event_json), created_at = if_not_exists(created_at, :created)',
+        '#status = :status, attempts = :attempts, updated_at = :at, expires_at = :expires',
+        ...(outcome.redeliveryOf ? ['redelivery_of = :redelivery_of'] : []),
+        ...(error === undefined ? [] : ['#error = :error']),
+      ].join(', ') + (error === undefined ? ' REMOVE #error' : ''),
+    ConditionExpression: 'attribute_not_exists(#status) OR #status = :pending',
+    ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+    ExpressionAttributeValues: {
+      ':entity': 'WEBHOOK_DELIVERY',
+      ':delivery_id': outcome.deliveryId,
+      ':event_id': outcome.eventId,
+      ':event_type': outcome.eventType,
+      ':event_json': outcome.eventJson,
+      ':created': outcome.firstAttemptAt,
+      ':status': status,
+      ':attempts': outcome.attempt,
+      ':at': outcome.at,
+      ':expires': Math.floor(outcome.firstAttemptAt / 1000) + RETENTION_SECONDS,
+      ':pending': 'PENDING',
+      ...(outcome.redeliveryOf ? { ':redelivery_of': outcome.redeliveryOf } : {}),
+      ...(error === undefined ? {} : { ':error': error }),
+    },
+  };
+}
+
+/** Records where a delivery stands after an attempt (deliveryOutcomeUpdate); an ended one is left as it is. */
 export async function recordDeliveryOutcome(
   accountId: string,
   webhookId: string,
   outcome: DeliveryOutcome,
 ): Promise<void> {
-  const { status, error } = outcome;
-  await conditionHeld(
-    db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: deliveryKey(accountId, webhookId, outcome.deliveryId),
-        UpdateExpression:
-          [
-            'SET entity = :entity, delivery_id = :delivery_id, event_id = :event_id, event_type = :event_type',
-            'event_json = if_not_exists(event_json, :event_json), created_at = if_not_exists(created_at, :created)',
-            '#status = :status, attempts = :attempts, updated_at = :at, expires_at = :expires',
-            ...(outcome.redeliveryOf ? ['redelivery_of = :redelivery_of'] : []),
-            ...(error === undefined ? [] : ['#error = :error']),
-          ].join(', ') + (error === undefined ? ' REMOVE #error' : ''),
-        ConditionExpression: 'attribute_not_exists(#status) OR #status = :pending',
-        ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-        ExpressionAttributeValues: {
-          ':entity': 'WEBHOOK_DELIVERY',
-          ':delivery_id': outcome.deliveryId,
-          ':event_id': outcome.eventId,
-          ':event_type': outcome.eventType,
-          ':event_json': outcome.eventJson,
-          ':created': outcome.firstAttemptAt,
-          ':status': status,
-          ':attempts': outcome.attempt,
-          ':at': outcome.at,
-          ':expires': Math.floor(outcome.firstAttemptAt / 1000) + RETENTION_SECONDS,
-          ':pending': 'PENDING',
-          ...(outcome.redeliveryOf ? { ':redelivery_of': outcome.redeliveryOf } : {}),
-          ...(error === undefined ? {} : { ':error': error }),
-        },
-      }),
-    ),
-  );
+  await conditionHeld(db.send(new UpdateCommand(deliveryOutcomeUpdate(accountId, webhookId, outcome))));
 }
 
 export const getDelivery = (accountId: string, webhookId: string, deliveryId: string) =>

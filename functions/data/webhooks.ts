@@ -43,7 +43,7 @@ export interface Webhook {
 /** A webhook lives in its account's partition: the fan-out reads an account's webhooks with one query. */
 const PREFIX = 'WEBHOOK#';
 
-const webhookKey = (accountId: string, webhookId: string): TableKey => ({
+export const webhookKey = (accountId: string, webhookId: string): TableKey => ({
   pk: accountKeys.partition(accountId),
   sk: `${PREFIX}${webhookId}`,
 });

@@ -13,11 +13,11 @@ import { exportAnalytics } from '../../functions/workers/export-analytics/consum
 import { fanOutEvents } from '../../functions/workers/fan-out-events/consumer';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import { consumers } from '../../functions/workers/index';
+import { sqsRecord } from '../../local/event-sources/sqs-records';
 import { createTestAccount } from '../support/accounts';
 import { call, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { receiveQueueMessages } from '../support/routes';
-import { sqsRecord } from '../support/sqs-records';
 
 /**
  * A message its consumer cannot read (no JSON, or not of its channel's schema) is never lost and never holds

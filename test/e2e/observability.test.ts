@@ -10,12 +10,12 @@ import type { ConsumerDefinition } from '../../functions/workers/define';
 import { deliverWebhooks } from '../../functions/workers/deliver-webhooks/consumer';
 import { exportAnalytics } from '../../functions/workers/export-analytics/consumer';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
+import { sqsRecord } from '../../local/event-sources/sqs-records';
 import { createTestAccount } from '../support/accounts';
 import { allFunctions } from '../support/cdk';
 import { type ApiResponse, type CallOptions, call, expectError } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { channelNamed, exampleRoute, receiveImportMessages } from '../support/routes';
-import { sqsRecord } from '../support/sqs-records';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 /**

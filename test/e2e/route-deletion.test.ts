@@ -8,12 +8,12 @@ import { queryItems } from '../../functions/data/client';
 import { routeKeys } from '../../functions/data/routes';
 import * as channels from '../../functions/models/channels';
 import { deleteRoutes } from '../../functions/workers/delete-routes/consumer';
+import { sqsRecord } from '../../local/event-sources/sqs-records';
 import { createTestAccount } from '../support/accounts';
 import { functionOf } from '../support/cdk';
 import { type CallOptions, call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { exampleRoute, importRoute, receiveWaiting, trackingLookupsOf } from '../support/routes';
-import { sqsRecord } from '../support/sqs-records';
 
 /**
  * Route deletion with the deletion worker held back: its event source mapping is disabled, so the test

@@ -8,9 +8,9 @@ import { db, type Item, tableName } from '../../functions/data/client';
 import { allChannels, type ChannelName } from '../../functions/models/channels';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import type { SampleRoute } from '../../local/app/sample-route';
+import { sqsRecord } from '../../local/event-sources/sqs-records';
 import { call } from './http';
 import type { TestApi } from './local-api';
-import { sqsRecord } from './sqs-records';
 
 export { sampleRoute as exampleRoute } from '../../local/app/sample-route';
 

@@ -1,11 +1,11 @@
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { expect } from 'vitest';
+import { type ReceivedRequest, startHttpReceiver } from '../../bench/http-receiver';
 import type { ChannelName } from '../../functions/models/channels';
-import { type ReceivedRequest, startHttpReceiver } from './http-receiver';
 import type { TestApi } from './local-api';
 
-export { independentlyVerified } from './http-receiver';
+export { independentlyVerified } from '../../bench/http-receiver';
 
 /** One request a receiver got, as it arrived. */
 export interface ReceivedDelivery extends ReceivedRequest {

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * The webhook receiver of the tests (test/support/webhook-receiver.ts) and of the bench (bench/webhook-receiver.ts):
+ * The webhook receiver of the bench (bench/webhook-receiver.ts) and of the tests (test/support/webhook-receiver.ts):
  * a plain node:http server, with nothing that needs vitest, so the bench can run it in its own process.
  */
 
