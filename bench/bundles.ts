@@ -31,6 +31,13 @@ import { check, median, round } from './stats';
  */
 const BUNDLE_KB_TARGET = 1024;
 const INIT_MS_TARGET: Record<FunctionKind, number> = { api: 100, consumer: 150 };
+/**
+ * The slowest init of each kind over the floor's (bench/floor/handler.ts: the document client and the logger
+ * only), measured in the same run: absolute init times swing by a third between runs on a shared machine,
+ * ratios much less.
+ */
+const INIT_OVER_FLOOR_TARGET: Record<FunctionKind, number> = { api: 1.25, consumer: 1.6 };
+const FLOOR_ENTRY = join(repoRoot, 'bench/floor/handler.ts');
 const INIT_RUNS = 5;
 /** Builds at once (esbuild is itself parallel; the machine has two cores). */
 const BUILD_PARALLELISM = 2;
@@ -85,12 +92,21 @@ export const bundlesScenario: Scenario = {
       env: lambdaLikeEnvironment(f),
       initRuns: [],
     }));
+    // Built, initialised and measured with the functions, in the same round-robin; reported apart.
+    const floorFunction = { name: 'floor', kind: 'api' as const, access: { table: 'read' as const } };
+    const floor: Measured = {
+      ...floorFunction,
+      entry: FLOOR_ENTRY,
+      xraySdk: false,
+      env: lambdaLikeEnvironment(floorFunction),
+      initRuns: [],
+    };
     assertIsolated(BUNDLE_DIR);
     rmSync(BUNDLE_DIR, { recursive: true, force: true });
     mkdirSync(BUNDLE_DIR, { recursive: true });
 
     log(`building ${functions.length} bundles (${BUILD_PARALLELISM} at a time) into ${BUNDLE_DIR}`);
-    await inParallel(functions, BUILD_PARALLELISM, async (item) => {
+    await inParallel([floor, ...functions], BUILD_PARALLELISM, async (item) => {
       abort.throwIfAborted();
       try {
         item.bundle = await buildLambdaBundle(item.entry, join(BUNDLE_DIR, item.name), item.xraySdk);
@@ -107,7 +123,7 @@ export const bundlesScenario: Scenario = {
     const loadBefore = loadavg();
     log(`measuring init: ${INIT_RUNS} fresh node processes per function, one at a time`);
     for (let run = 0; run < INIT_RUNS; run++) {
-      for (const item of functions) {
+      for (const item of [floor, ...functions]) {
         if (!item.bundle || item.error) continue;
         abort.throwIfAborted();
         try {
@@ -196,6 +212,8 @@ export const bundlesScenario: Scenario = {
       max_init_ms: maxOf(ofKind('consumer'), 'init_ms_median'),
     };
 
+    const floorInitMs = floor.initRuns.length ? median(floor.initRuns.map((r) => r.ms)) : Number.NaN;
+    const overFloor = (ms: number) => round(ms / floorInitMs, 3);
     const byName = new Map(functions.map((item) => [item.name, item]));
     const biggestThree = [...measured]
       .sort((a, b) => b.bytes - a.bytes)
@@ -221,6 +239,7 @@ export const bundlesScenario: Scenario = {
         name: row.name,
         kind: row.kind,
         init_ms_median: row.init_ms_median,
+        init_over_floor: overFloor(row.init_ms_median),
         init_cpu_ms_median: row.init_cpu_ms_median,
         kb: row.kb,
         sdk_kb: row.sdk_kb,
@@ -254,6 +273,18 @@ export const bundlesScenario: Scenario = {
       all:
         max.max_kb <= BUNDLE_KB_TARGET && max.max_init_ms <= INIT_MS_TARGET[kind] && !failedOf(kind).length,
     });
+    const floorRow = floor.bundle
+      ? {
+          entry: 'bench/floor/handler.ts',
+          kb: kb(floor.bundle.bytes),
+          init_ms_median: round(floorInitMs, 1),
+          init_ms_runs: floor.initRuns.map((r) => round(r.ms, 1)),
+          init_cpu_ms_median: round(median(floor.initRuns.map((r) => r.cpuMs)), 1),
+          top_packages: (floor.packages ?? [])
+            .slice(0, TOP_PACKAGES)
+            .map((p) => ({ package: p.name, kb: kb(p.bytes) })),
+        }
+      : { error: floor.error };
     const apiPass = passOf('api', api);
     const consumerPass = passOf('consumer', consumer);
     return {
@@ -269,7 +300,10 @@ export const bundlesScenario: Scenario = {
       node: process.version,
       /** 1-minute load average before and after the init measurements (2 cores: above 2, they wait for CPU). */
       init_loadavg_1m: [round(loadBefore[0] ?? Number.NaN, 2), round(loadAfter[0] ?? Number.NaN, 2)],
-      functions: rows,
+      floor: floorRow,
+      functions: rows.map((row) =>
+        'init_ms_median' in row ? { ...row, init_over_floor: overFloor(row.init_ms_median) } : row,
+      ),
       summary: {
         api_functions: ofKind('api').length,
         consumer_functions: ofKind('consumer').length,
@@ -280,6 +314,9 @@ export const bundlesScenario: Scenario = {
         api_max_init_ms: api.max_init_ms,
         consumer_max_kb: consumer.max_kb,
         consumer_max_init_ms: consumer.max_init_ms,
+        floor_init_ms: round(floorInitMs, 1),
+        api_init_over_floor_max: overFloor(api.max_init_ms),
+        consumer_init_over_floor_max: overFloor(consumer.max_init_ms),
         targets: {
           bundle_kb_max: BUNDLE_KB_TARGET,
           api_init_ms_max: INIT_MS_TARGET.api,
@@ -317,6 +354,18 @@ export const bundlesScenario: Scenario = {
           '<=',
           INIT_MS_TARGET.api,
           `slowest API function init, median of ${INIT_RUNS} fresh processes, ms`,
+        ),
+        api_init_over_floor_max: check(
+          api.max_init_ms / floorInitMs,
+          '<=',
+          INIT_OVER_FLOOR_TARGET.api,
+          `slowest API function init / the floor's (document client and logger only), medians of ${INIT_RUNS} in the same run`,
+        ),
+        consumer_init_over_floor_max: check(
+          consumer.max_init_ms / floorInitMs,
+          '<=',
+          INIT_OVER_FLOOR_TARGET.consumer,
+          `slowest queue consumer init / the floor's (document client and logger only), medians of ${INIT_RUNS} in the same run`,
         ),
         consumer_bundle_kb_max: check(
           consumer.max_kb,
