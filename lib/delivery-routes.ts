@@ -4,6 +4,7 @@ import type { EndpointDefinition } from '../functions/api/define';
 import { endpoints as allEndpoints } from '../functions/api/index';
 import * as channels from '../functions/models/channels';
 import { ACCOUNT_LIMITS } from '../functions/shared/limits';
+import { PROOF_RETENTION_DAYS_DEFAULT } from '../functions/shared/resources';
 import type { ConsumerDefinition } from '../functions/workers/define';
 import { consumers as allConsumers } from '../functions/workers/index';
 import { ApiStack } from './api-stack';
@@ -39,6 +40,8 @@ export interface DeliveryRoutesConfig {
    * account (it is one setting per account and Region); the account must then have one before the deploy.
    */
   readonly apiGatewayAccountRole: boolean;
+  /** Days the bucket keeps proofs of delivery and delivery notes (`-c proofRetentionDays=730`). */
+  readonly proofRetentionDays: number;
   /** Which functions bundle the X-Ray SDK (`-c xraySdkTracing=all`); see XraySdkTracing in lib/bundling.ts. */
   readonly xraySdkTracing: XraySdkTracing;
 }
@@ -54,6 +57,7 @@ export const DEFAULT_CONFIG = {
   logRetention: RetentionDays.ONE_MONTH,
   apiGatewayAccountRole: true,
   xraySdkTracing: XRAY_SDK_TRACING_DEFAULT,
+  proofRetentionDays: PROOF_RETENTION_DAYS_DEFAULT,
 } as const satisfies DeliveryRoutesConfig;
 
 /** Reads the config from the app's context and the CLI's CDK_DEFAULT_ACCOUNT/REGION. */
@@ -79,6 +83,8 @@ export function readConfig(app: App): DeliveryRoutesConfig {
     apiGatewayAccountRole:
       booleanContext(app, 'apiGatewayAccountRole') ?? DEFAULT_CONFIG.apiGatewayAccountRole,
     xraySdkTracing: xraySdkTracingContext(app, 'xraySdkTracing') ?? DEFAULT_CONFIG.xraySdkTracing,
+    proofRetentionDays:
+      positiveWholeNumberContext(app, 'proofRetentionDays') ?? DEFAULT_CONFIG.proofRetentionDays,
   };
 }
 
@@ -101,6 +107,7 @@ export function defineDeliveryRoutes(
     env: config.env,
     description: 'Delivery Route Service: table, bucket, queues and alarm topic (retained data)',
     alarmEmail: config.alarmEmail,
+    proofRetentionDays: config.proofRetentionDays,
   });
   const api = new ApiStack(app, `${config.stackPrefix}-Api`, {
     env: config.env,
@@ -198,6 +205,13 @@ function wholeNumberContext(app: App, key: string): number | undefined {
   const value = numberContext(app, key);
   if (value !== undefined && !Number.isInteger(value))
     throw new Error(`context ${key} must be a whole number >= 0, got '${value}'`);
+  return value;
+}
+
+/** A whole number >= 1 (an S3 expiration is at least a day). */
+function positiveWholeNumberContext(app: App, key: string): number | undefined {
+  const value = wholeNumberContext(app, key);
+  if (value === 0) throw new Error(`context ${key} must be a whole number >= 1, got 0`);
   return value;
 }
 

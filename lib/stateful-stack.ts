@@ -17,7 +17,13 @@ import { TABLE_SCHEMA } from '../functions/data/table-schema';
 import * as channels from '../functions/models/channels';
 import { allChannels, type ChannelName } from '../functions/models/channels';
 import type { Channel } from '../functions/shared/channel';
-import { BUCKET_LIFECYCLE, DLQ_RETENTION_DAYS, IMPORT_UPLOADS_PREFIX } from '../functions/shared/resources';
+import {
+  BUCKET_LIFECYCLE,
+  DLQ_RETENTION_DAYS,
+  IMPORT_UPLOADS_PREFIX,
+  PROOF_RETENTION_DAYS_DEFAULT,
+  PROOFS_PREFIX,
+} from '../functions/shared/resources';
 import { AlarmTopic } from './constructs/alarm-topic';
 import { EventPipe } from './constructs/event-pipe';
 import { channelQueueIds, pascalCase } from './naming';
@@ -66,6 +72,11 @@ export interface StatefulExports {
 export interface StatefulStackProps extends StackProps {
   /** Subscribed by email to the alarm topic when given. */
   readonly alarmEmail?: string;
+  /**
+   * Days the bucket keeps proofs of delivery and delivery notes (the `proofRetentionDays` context).
+   * @default PROOF_RETENTION_DAYS_DEFAULT (400)
+   */
+  readonly proofRetentionDays?: number;
 }
 
 export interface QueueWithDlq {
@@ -144,11 +155,16 @@ export class StatefulStack extends Stack {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
-      // Unversioned on purpose: objects are short-lived import payloads and analytics files, and versions
-      // would outlive the expiration rules below.
+      // Unversioned on purpose: every object has its expiration rule below, which versions would outlive.
       versioned: false,
       lifecycleRules: [
-        ...BUCKET_LIFECYCLE.map(({ prefix, expireAfterDays }) => ({
+        ...[
+          ...BUCKET_LIFECYCLE,
+          {
+            prefix: PROOFS_PREFIX,
+            expireAfterDays: props.proofRetentionDays ?? PROOF_RETENTION_DAYS_DEFAULT,
+          },
+        ].map(({ prefix, expireAfterDays }) => ({
           id: `expire-${prefix.replace(/\/$/, '')}`,
           prefix,
           expiration: Duration.days(expireAfterDays),
@@ -204,7 +220,7 @@ export class StatefulStack extends Stack {
         topic: this.alarmTopic,
       },
     );
-    this.notifyImportsOfUploads();
+    this.notifyOfCreatedObjects();
     this.eventPipe = new EventPipe(this, 'EventPipe', {
       table: this.table,
       target: this.queueOf(channels.events).queue,
@@ -254,13 +270,14 @@ export class StatefulStack extends Stack {
     });
     new CfnOutput(this, 'BucketName', {
       value: this.bucket.bucketName,
-      description: 'Private bucket for import payloads and analytics files',
+      description:
+        'Private bucket for import payloads, analytics files, proofs of delivery and delivery notes',
     });
 
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:
-        'Holds only short-lived service-written objects (1-7 days), read through presigned links; CloudTrail data events are the audit path if needed, not a second logging bucket.',
+        'Holds service-written objects and proofs uploaded through presigned links, read through presigned links; CloudTrail data events are the audit path if needed, not a second logging bucket.',
     });
   }
 
@@ -272,38 +289,43 @@ export class StatefulStack extends Stack {
   }
 
   /**
-   * Objects created under the uploads prefix are announced on the imports queue, which starts their import.
-   * The bucket's own NotificationConfiguration (not `addEventNotification`, whose custom resource is a Lambda
-   * of its own). S3 checks that it may send to the queue when the configuration is saved, so the bucket waits
-   * for the queue policy. That policy cannot name the bucket by `Fn::GetAtt` (the bucket would then wait for
-   * itself): it names it by its generated name, `<stack>-<logical id>-<suffix>` lower-cased, in this account.
+   * Objects created under the uploads prefix are announced on the imports queue, which starts their import;
+   * those under the proofs prefix on the proof uploads queue, which checks them. The bucket's own
+   * NotificationConfiguration (not `addEventNotification`, whose custom resource is a Lambda of its own). S3
+   * checks that it may send to each queue when the configuration is saved, so the bucket waits for the queue
+   * policies. A policy cannot name the bucket by `Fn::GetAtt` (the bucket would then wait for itself): it names
+   * it by its generated name, `<stack>-<logical id>-<suffix>` lower-cased, in this account.
    */
-  private notifyImportsOfUploads(): void {
-    const { queue } = this.queueOf(channels.imports);
+  private notifyOfCreatedObjects(): void {
     const cfnBucket = this.bucket.node.defaultChild as CfnBucket;
     const bucketLogicalId = this.getLogicalId(cfnBucket).toLowerCase();
-    const { policyDependable } = queue.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'BucketNotifiesUploads',
-        principals: [new ServicePrincipal('s3.amazonaws.com')],
-        actions: ['sqs:SendMessage'],
-        resources: [queue.queueArn],
-        conditions: {
-          ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:s3:::*${bucketLogicalId}*` },
-          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
-        },
-      }),
-    );
+    const destinations = [
+      { channel: channels.imports, prefix: IMPORT_UPLOADS_PREFIX, sid: 'BucketNotifiesUploads' },
+      { channel: channels.proofUploads, prefix: PROOFS_PREFIX, sid: 'BucketNotifiesProofUploads' },
+    ];
     cfnBucket.notificationConfiguration = {
-      queueConfigurations: [
-        {
+      queueConfigurations: destinations.map(({ channel, prefix, sid }) => {
+        const { queue } = this.queueOf(channel);
+        const { policyDependable } = queue.addToResourcePolicy(
+          new PolicyStatement({
+            sid,
+            principals: [new ServicePrincipal('s3.amazonaws.com')],
+            actions: ['sqs:SendMessage'],
+            resources: [queue.queueArn],
+            conditions: {
+              ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:s3:::*${bucketLogicalId}*` },
+              StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+            },
+          }),
+        );
+        if (!policyDependable) throw new Error(`the ${channel.name} queue has no queue policy to wait for`);
+        cfnBucket.node.addDependency(policyDependable);
+        return {
           event: 's3:ObjectCreated:*',
           queue: queue.queueArn,
-          filter: { s3Key: { rules: [{ name: 'prefix', value: IMPORT_UPLOADS_PREFIX }] } },
-        },
-      ],
+          filter: { s3Key: { rules: [{ name: 'prefix', value: prefix }] } },
+        };
+      }),
     };
-    if (!policyDependable) throw new Error('the imports queue has no queue policy to wait for');
-    cfnBucket.node.addDependency(policyDependable);
   }
 }

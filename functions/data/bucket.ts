@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { STSClient } from '@aws-sdk/client-sts';
 import { config } from '../shared/config';
-import { ANALYTICS_FILES_PREFIX, IMPORT_UPLOADS_PREFIX } from '../shared/resources';
+import { ANALYTICS_FILES_PREFIX, IMPORT_UPLOADS_PREFIX, PROOFS_PREFIX } from '../shared/resources';
 
 interface Bucket {
   readonly sdk: typeof import('./s3-client');
@@ -33,7 +34,65 @@ export const bucketKeys = {
   importUpload: (accountId: string, txid: string) => `${IMPORT_UPLOADS_PREFIX}${accountId}/${txid}.json`,
   analyticsFile: (accountId: string, txid: string, name: string) =>
     `${ANALYTICS_FILES_PREFIX}${accountId}/${txid}/${name}`,
+  /** Ids have no `/` (models/common.ts), so the key splits back into its parts (proofObjectOf). */
+  proof: (accountId: string, routeId: string, sequence: number, proofId: string) =>
+    `${PROOFS_PREFIX}${accountId}/${routeId}/${String(sequence).padStart(5, '0')}/${proofId}`,
 };
+
+/** The parts of a proof's key (bucketKeys.proof); undefined for a key of another shape. */
+export function proofObjectOf(
+  key: string,
+): { accountId: string; routeId: string; sequence: number; proofId: string } | undefined {
+  if (!key.startsWith(PROOFS_PREFIX)) return undefined;
+  const parts = key.slice(PROOFS_PREFIX.length).split('/');
+  if (parts.length !== 4) return undefined;
+  const [accountId, routeId, sequence, proofId] = parts as [string, string, string, string];
+  if (!/^\d{5}$/.test(sequence) || !accountId || !routeId || !proofId) return undefined;
+  return { accountId, routeId, sequence: Number(sequence), proofId };
+}
+
+/** What a read of a whole object found: its size, its first bytes and its SHA-256 (hex). */
+export interface ObjectDigest {
+  size: number;
+  firstBytes: Buffer;
+  sha256: string;
+}
+
+/**
+ * Reads the object once, streaming: its size, its first `firstBytes` bytes and its SHA-256. An object over
+ * `maxBytes` (by its Content-Length, or by what it turns out to hold) is not read further: undefined.
+ */
+export async function digestObject(
+  key: string,
+  { maxBytes, firstBytes }: { maxBytes: number; firstBytes: number },
+): Promise<ObjectDigest | undefined> {
+  const { sdk, s3, name } = await theBucket();
+  const { Body, ContentLength = 0 } = await s3.send(new sdk.GetObjectCommand({ Bucket: name, Key: key }));
+  if (!Body) throw new Error(`object ${key} has no body`);
+  const body = Body as Readable;
+  if (ContentLength > maxBytes) {
+    body.destroy();
+    return undefined;
+  }
+  const hash = createHash('sha256');
+  const head: Buffer[] = [];
+  let headLength = 0;
+  let size = 0;
+  for await (const chunk of body) {
+    const bytes = chunk as Buffer;
+    size += bytes.length;
+    if (size > maxBytes) {
+      body.destroy();
+      return undefined;
+    }
+    hash.update(bytes);
+    if (headLength < firstBytes) {
+      head.push(bytes.subarray(0, firstBytes - headLength));
+      headLength += Math.min(bytes.length, firstBytes - headLength);
+    }
+  }
+  return { size, firstBytes: Buffer.concat(head), sha256: hash.digest('hex') };
+}
 
 export async function putJsonObject(key: string, body: string): Promise<void> {
   const { sdk, s3, name } = await theBucket();
@@ -115,10 +174,34 @@ export async function presignedDownloadLink(
   );
 }
 
-/** A PUT link for `key`, for at most `expiresInSeconds`; the client may send any body and content type. */
-export async function presignedUploadLink(key: string, expiresInSeconds: number): Promise<PresignedLink> {
+/** What a PUT link binds its upload to: S3 refuses a PUT through it whose headers differ (they are signed). */
+export interface UploadTerms {
+  contentType: string;
+  contentLength: number;
+}
+
+/**
+ * A PUT link for `key`, for at most `expiresInSeconds`. Without `terms` the client may send any body and
+ * content type; with them, exactly that Content-Type and Content-Length.
+ */
+export async function presignedUploadLink(
+  key: string,
+  expiresInSeconds: number,
+  terms?: UploadTerms,
+): Promise<PresignedLink> {
   const { sdk, name } = await theBucket();
-  return presign(new sdk.PutObjectCommand({ Bucket: name, Key: key }), expiresInSeconds);
+  if (!terms) return presign(new sdk.PutObjectCommand({ Bucket: name, Key: key }), expiresInSeconds);
+  return presign(
+    new sdk.PutObjectCommand({
+      Bucket: name,
+      Key: key,
+      ContentType: terms.contentType,
+      ContentLength: terms.contentLength,
+    }),
+    expiresInSeconds,
+    // The presigner leaves Content-Type unsigned unless told: signed, S3 holds the upload to both.
+    new Set(['content-type', 'content-length']),
+  );
 }
 
 /**
@@ -129,6 +212,7 @@ export async function presignedUploadLink(key: string, expiresInSeconds: number)
 async function presign(
   command: GetObjectCommand | PutObjectCommand,
   expiresInSeconds: number,
+  signableHeaders?: Set<string>,
 ): Promise<PresignedLink> {
   const [signer, presigner] = await Promise.all([
     linkSigner(expiresInSeconds * 1000),
@@ -141,6 +225,7 @@ async function presign(
   const url = await presigner.getSignedUrl(signer.s3, command, {
     expiresIn,
     signingDate: new Date(signedAt),
+    ...(signableHeaders ? { signableHeaders } : {}),
   });
   return { url, expiresAt: signedAt + expiresIn * 1000 };
 }

@@ -23,39 +23,63 @@ export type ImportQueueMessage =
   /** S3 sends one when the notification configuration is saved; it carries no upload. */
   | { kind: 's3TestEvent' };
 
+/** S3's test event, sent when a notification configuration is saved; it carries no upload. */
+const s3TestEvent = () => z.object({ Event: z.literal('s3:TestEvent') });
+
 /**
- * What the imports queue (and its DLQ) holds: S3's test event, S3's notification of uploads (event message
- * structure 2.x, as far as it is read), or a queued import, tried in that order. A message of none of these
- * shapes is refused with what the queued import lacks.
+ * S3's notification of created objects (event message structure 2.x, as far as it is read): each object's key,
+ * decoded, and when S3 received it. `eventTime` is ISO 8601 with milliseconds, in UTC (`2023-09-18T10:03:15.979Z`).
+ */
+const s3ObjectsCreated = () =>
+  z
+    .object({
+      Records: z.array(
+        z.object({
+          eventTime: z.iso.datetime({ offset: true }),
+          s3: z.object({ object: z.object({ key: z.string() }) }),
+        }),
+      ),
+    })
+    .transform(({ Records }): UploadArrival[] =>
+      Records.map(({ eventTime, s3 }) => ({
+        // S3 event keys come URL-encoded as form values, spaces as `+`.
+        key: decodeURIComponent(s3.object.key.replace(/\+/g, ' ')),
+        arrivedAt: Date.parse(eventTime),
+      })),
+    );
+
+/**
+ * What the imports queue (and its DLQ) holds: S3's test event, S3's notification of uploads, or a queued
+ * import, tried in that order. A message of none of these shapes is refused with what the queued import lacks.
  */
 function importQueueMessage(): z.ZodType<ImportQueueMessage> {
-  const testEvent = z.object({ Event: z.literal('s3:TestEvent') });
-  /** `eventTime` is when S3 received the object: ISO 8601 with milliseconds, in UTC (`2023-09-18T10:03:15.979Z`). */
-  const notification = z.object({
-    Records: z.array(
-      z.object({
-        eventTime: z.iso.datetime({ offset: true }),
-        s3: z.object({ object: z.object({ key: z.string() }) }),
-      }),
-    ),
-  });
+  const testEvent = s3TestEvent();
+  const notification = s3ObjectsCreated();
   const queued = importMessage();
   return z.unknown().transform((body, context): ImportQueueMessage => {
     if (testEvent.safeParse(body).success) return { kind: 's3TestEvent' };
     const uploads = notification.safeParse(body);
-    if (uploads.success) {
-      return {
-        kind: 'uploads',
-        uploads: uploads.data.Records.map(({ eventTime, s3 }) => ({
-          // S3 event keys come URL-encoded as form values, spaces as `+`.
-          key: decodeURIComponent(s3.object.key.replace(/\+/g, ' ')),
-          arrivedAt: Date.parse(eventTime),
-        })),
-      };
-    }
+    if (uploads.success) return { kind: 'uploads', uploads: uploads.data };
     const imported = queued.safeParse(body);
     if (imported.success) return { kind: 'import', import: imported.data };
     for (const issue of imported.error.issues)
+      context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  });
+}
+
+/**
+ * What the proof uploads queue holds: S3's notification of objects created under the proofs prefix, or its
+ * test event (no uploads). Anything else is refused with what the notification lacks.
+ */
+function proofUploadsMessage(): z.ZodType<UploadArrival[]> {
+  const testEvent = s3TestEvent();
+  const notification = s3ObjectsCreated();
+  return z.unknown().transform((body, context): UploadArrival[] => {
+    if (testEvent.safeParse(body).success) return [];
+    const uploads = notification.safeParse(body);
+    if (uploads.success) return uploads.data;
+    for (const issue of uploads.error.issues)
       context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
     return z.NEVER;
   });
@@ -205,7 +229,28 @@ export const analytics = /* @__PURE__ */ defineChannel('analytics', {
   message: exportMessage,
 });
 
+/**
+ * S3's notifications of objects created under the proofs prefix (lib/stateful-stack.ts; no code of the
+ * service sends here): the proofs drivers uploaded. Consumer: workers/check-proofs, which checks each object
+ * against what its proof declared.
+ */
+export const proofUploads = /* @__PURE__ */ defineChannel('proofUploads', {
+  urlEnv: 'PROOF_UPLOAD_QUEUE_URL',
+  deadLetterUrlEnv: 'PROOF_UPLOAD_DLQ_URL',
+  visibilityTimeoutSeconds: 360,
+  maxReceiveCount: 5,
+  message: proofUploadsMessage,
+});
+
 /** Every channel, in the order CDK makes their queues. */
-export const allChannels = [imports, importDeadlines, events, deliveries, deletions, analytics] as const;
+export const allChannels = [
+  imports,
+  importDeadlines,
+  events,
+  deliveries,
+  deletions,
+  analytics,
+  proofUploads,
+] as const;
 
 export type ChannelName = (typeof allChannels)[number]['name'];

@@ -147,6 +147,11 @@ export const ERROR_CODES = {
     httpStatus: 410,
     meaning: 'the tracking link expired: 24 hours after its waypoint was done or its route finished',
   },
+  PROOF_LIMIT_REACHED: {
+    code: 9000,
+    httpStatus: 400,
+    meaning: 'the waypoint already has as many proofs as it may (50)',
+  },
 } as const satisfies Record<string, { code: number; httpStatus: number; meaning: string }>;
 
 export type ErrorCodeName = keyof typeof ERROR_CODES;

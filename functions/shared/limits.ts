@@ -103,3 +103,17 @@ export const IDEMPOTENCY_KEYS = {
   maxKeyLength: 255,
   maxStoredAnswerBytes: 350 * 1024,
 } as const;
+
+/**
+ * Proofs of delivery: the most bytes one may have (a phone photo, downscaled by the app, is well under it),
+ * the most a waypoint may have (a photo per parcel and a signature, with retakes), the most one attempt may
+ * name (its transaction holds a write per proof), and how long an upload link works.
+ */
+export const PROOF_LIMITS = {
+  maxBytes: 10 * 1024 * 1024,
+  perWaypoint: 50,
+  perAttempt: 20,
+  uploadLinkSeconds: 15 * 60,
+  /** How long a download link of a proof or a delivery note works. */
+  downloadLinkSeconds: 10 * 60,
+} as const;

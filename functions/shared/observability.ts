@@ -106,7 +106,11 @@ export type BusinessMetric =
   /** A webhook POST failed (status, timeout, connection, refused target): one per failed attempt. */
   | 'WebhookDeliveriesFailed'
   /** Rows written to the CSV files of a finished analytics export. */
-  | 'AnalyticsRowsExported';
+  | 'AnalyticsRowsExported'
+  /** The proof check found an uploaded proof as declared: AVAILABLE. */
+  | 'ProofsAvailable'
+  /** The proof check refused an uploaded proof (size or first bytes not as declared): REJECTED. */
+  | 'ProofsRejected';
 
 /** Adds to a count, flushed as EMF at the end of the invocation (by `observed()`'s logMetrics). */
 export function countMetric(name: BusinessMetric, count = 1): void {

@@ -19,6 +19,17 @@ export const BUCKET_LIFECYCLE = [
  */
 export const IMPORT_UPLOADS_PREFIX = 'uploads/';
 
+/**
+ * Where drivers PUT proofs of delivery (photos, signatures) through presigned links, and where delivery notes
+ * are written: kept `proofRetentionDays` (CDK context, PROOF_RETENTION_DAYS_DEFAULT by default) by a lifecycle
+ * rule of their own, whatever happens to their route. The bucket notifies the proof uploads queue of objects
+ * created under it, whose worker checks each upload.
+ */
+export const PROOFS_PREFIX = 'proofs/';
+
+/** How long proofs of delivery and delivery notes are kept when the deployment does not say (`proofRetentionDays`). */
+export const PROOF_RETENTION_DAYS_DEFAULT = 400;
+
 /** Where the analytics export writes its CSV files, which clients download through presigned links. */
 export const ANALYTICS_FILES_PREFIX = 'analytics/';
 

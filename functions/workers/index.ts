@@ -1,3 +1,4 @@
+import { checkProofs } from './check-proofs/consumer';
 import type { ConsumerDefinition } from './define';
 import { deleteRoutes } from './delete-routes/consumer';
 import { deliverWebhooks } from './deliver-webhooks/consumer';
@@ -21,4 +22,5 @@ export const consumers: readonly ConsumerDefinition[] = [
   deliverWebhooks,
   deleteRoutes,
   exportAnalytics,
+  checkProofs,
 ];

@@ -6,6 +6,7 @@ import * as channels from '../../functions/models/channels';
 import {
   ANALYTICS_FILES_PREFIX,
   IMPORT_UPLOADS_PREFIX,
+  PROOFS_PREFIX,
   RESOURCE_ENV,
 } from '../../functions/shared/resources';
 import type { ConsumerDefinition } from '../../functions/workers/define';
@@ -146,11 +147,16 @@ describe('link signing', () => {
       .filter(([, p]) => JSON.stringify(p.Properties?.Roles) === JSON.stringify([{ Ref: roleId }]))
       .flatMap(([policyId]) => (view.props(policyId).PolicyDocument as { Statement: unknown[] }).Statement);
 
-  it('is what the download-files and upload endpoints do, and only they', () => {
-    expect(signers.map((f) => [f.name, f.access.signLinks])).toEqual([
-      ['routes/upload', { access: 'write', keyPrefix: IMPORT_UPLOADS_PREFIX }],
-      ['analytics/download-files', { access: 'read', keyPrefix: ANALYTICS_FILES_PREFIX }],
-    ]);
+  it('is what the download-files, upload and proof endpoints do, and only they', () => {
+    expect(signers.map((f) => [f.name, f.access.signLinks])).toEqual(
+      expect.arrayContaining([
+        ['routes/upload', { access: 'write', keyPrefix: IMPORT_UPLOADS_PREFIX }],
+        ['analytics/download-files', { access: 'read', keyPrefix: ANALYTICS_FILES_PREFIX }],
+        ['driver-app/proofs', { access: 'write', keyPrefix: PROOFS_PREFIX }],
+        ['routes/proofs', { access: 'read', keyPrefix: PROOFS_PREFIX }],
+      ]),
+    );
+    expect(signers).toHaveLength(4);
   });
 
   it.each(signers)('$name signs with a role that may only do what its links do, on their prefix', (f) => {

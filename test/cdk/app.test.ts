@@ -229,6 +229,7 @@ describe('config from context', () => {
       ['deliverWebhooks', '1,2'],
       ['deleteRoutes', undefined],
       ['exportAnalytics', undefined],
+      ['checkProofs', undefined],
     ]);
     expect(environmentOf(synthesize()).every(([, delays]) => delays === undefined)).toBe(true);
   });

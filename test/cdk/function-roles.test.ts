@@ -77,7 +77,10 @@ describe("the synthesized functions' roles", () => {
     const download = signerOf('analytics/download-files');
     const upload = signerOf('routes/upload');
     expect(download && upload).toBeDefined();
-    expect(new Set(signers)).toEqual(new Set([download, upload]));
+    const proofUpload = signerOf('driver-app/proofs');
+    const proofDownload = signerOf('routes/proofs');
+    expect(proofUpload && proofDownload).toBeDefined();
+    expect(new Set(signers)).toEqual(new Set([download, upload, proofUpload, proofDownload]));
     const object = (key: string) => `arn:aws:s3:::${bucket?.name}/${key}`;
     const decide = (policies: PolicyDocument[] | undefined, action: string, key: string) =>
       evaluate(policies ?? [], check(action, object(key)));
@@ -87,6 +90,12 @@ describe("the synthesized functions' roles", () => {
     expect(decide(upload?.policies, 's3:PutObject', 'uploads/a/t.json')).toBe('Allow');
     expect(decide(upload?.policies, 's3:PutObject', 'imports/a/t.json')).toBe('ImplicitDeny');
     expect(decide(upload?.policies, 's3:GetObject', 'uploads/a/t.json')).toBe('ImplicitDeny');
+    expect(decide(proofUpload?.policies, 's3:PutObject', 'proofs/a/r/00000/p')).toBe('Allow');
+    expect(decide(proofUpload?.policies, 's3:PutObject', 'uploads/a/t.json')).toBe('ImplicitDeny');
+    expect(decide(proofUpload?.policies, 's3:GetObject', 'proofs/a/r/00000/p')).toBe('ImplicitDeny');
+    expect(decide(proofDownload?.policies, 's3:GetObject', 'proofs/a/r/00000/p')).toBe('Allow');
+    expect(decide(proofDownload?.policies, 's3:GetObject', 'analytics/a/t/f.csv')).toBe('ImplicitDeny');
+    expect(decide(proofDownload?.policies, 's3:PutObject', 'proofs/a/r/00000/p')).toBe('ImplicitDeny');
     const assume = (signer: typeof download) => check('sts:AssumeRole', signer?.arn as string);
     expect(evaluate(policiesOf('analytics/download-files'), assume(download))).toBe('Allow');
     expect(evaluate(policiesOf('analytics/download-files'), assume(upload))).toBe('ImplicitDeny');

@@ -8,6 +8,8 @@ import {
   BUCKET_LIFECYCLE,
   DLQ_RETENTION_DAYS,
   IMPORT_UPLOADS_PREFIX,
+  PROOF_RETENTION_DAYS_DEFAULT,
+  PROOFS_PREFIX,
 } from '../../functions/shared/resources';
 import { consumers } from '../../functions/workers/index';
 import { EVENT_PIPE_BATCH_SIZE, EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
@@ -125,28 +127,33 @@ describe('bucket', () => {
     });
   });
 
-  describe('notifies the imports queue of uploads', () => {
-    const importsQueueId = logicalIdOf(stateful, stateful.queueOf(channels.imports).queue);
-    const importsQueueArn = { 'Fn::GetAtt': [importsQueueId, 'Arn'] };
+  const notified = [
+    { channel: channels.imports, prefix: IMPORT_UPLOADS_PREFIX, sid: 'BucketNotifiesUploads' },
+    { channel: channels.proofUploads, prefix: PROOFS_PREFIX, sid: 'BucketNotifiesProofUploads' },
+  ];
+  const queueArnOf = (channel: (typeof notified)[number]['channel']) => ({
+    'Fn::GetAtt': [logicalIdOf(stateful, stateful.queueOf(channel).queue), 'Arn'],
+  });
+
+  it('with its own NotificationConfiguration: created objects under the uploads prefix to the imports queue, under the proofs prefix to the proof uploads queue', () => {
+    expect(resource(bucketId).Properties?.NotificationConfiguration).toEqual({
+      QueueConfigurations: notified.map(({ channel, prefix }) => ({
+        Event: 's3:ObjectCreated:*',
+        Filter: { S3Key: { Rules: [{ Name: 'prefix', Value: prefix }] } },
+        Queue: queueArnOf(channel),
+      })),
+    });
+    // No custom resource (and no Lambda of its own) sets notifications.
+    expect(Object.values(resources).map((r) => r.Type)).not.toContain('Custom::S3BucketNotifications');
+  });
+
+  describe.each(notified)('notifies the $channel.name queue', ({ channel, sid }) => {
+    const queueId = logicalIdOf(stateful, stateful.queueOf(channel).queue);
     const [policyId, policy] = Object.entries(resources).find(
       ([, candidate]) =>
         candidate.Type === 'AWS::SQS::QueuePolicy' &&
-        JSON.stringify(candidate.Properties?.Queues) === JSON.stringify([{ Ref: importsQueueId }]),
+        JSON.stringify(candidate.Properties?.Queues) === JSON.stringify([{ Ref: queueId }]),
     ) as [string, CfnResource];
-
-    it('with its own NotificationConfiguration: created objects under the uploads prefix only', () => {
-      expect(resource(bucketId).Properties?.NotificationConfiguration).toEqual({
-        QueueConfigurations: [
-          {
-            Event: 's3:ObjectCreated:*',
-            Filter: { S3Key: { Rules: [{ Name: 'prefix', Value: IMPORT_UPLOADS_PREFIX }] } },
-            Queue: importsQueueArn,
-          },
-        ],
-      });
-      // No custom resource (and no Lambda of its own) sets notifications.
-      expect(Object.values(resources).map((r) => r.Type)).not.toContain('Custom::S3BucketNotifications');
-    });
 
     it('which S3 may send to from this bucket in this account only', () => {
       const { PolicyDocument } = policy.Properties as {
@@ -156,11 +163,11 @@ describe('bucket', () => {
       const fromS3 = statements.filter((statement) => JSON.stringify(statement.Principal).includes('s3.'));
       expect(fromS3).toEqual([
         {
-          Sid: 'BucketNotifiesUploads',
+          Sid: sid,
           Effect: 'Allow',
           Principal: { Service: 's3.amazonaws.com' },
           Action: 'sqs:SendMessage',
-          Resource: importsQueueArn,
+          Resource: queueArnOf(channel),
           Condition: {
             ArnLike: {
               'aws:SourceArn': {
@@ -178,6 +185,27 @@ describe('bucket', () => {
       // The policy names the bucket without referring to it, or the two would wait for each other.
       expect(JSON.stringify(policy)).not.toContain(`"${bucketId}"`);
     });
+  });
+
+  const lifecycleRules = (bucket: CfnResource) =>
+    (bucket.Properties as { LifecycleConfiguration: { Rules: Record<string, unknown>[] } })
+      .LifecycleConfiguration.Rules;
+
+  it(`keeps proofs and delivery notes ${PROOF_RETENTION_DAYS_DEFAULT} days unless the deployment says otherwise`, () => {
+    expect(lifecycleRules(resource(bucketId))).toContainEqual(
+      expect.objectContaining({
+        Prefix: PROOFS_PREFIX,
+        ExpirationInDays: PROOF_RETENTION_DAYS_DEFAULT,
+        Status: 'Enabled',
+      }),
+    );
+    const longer = synthesize({ proofRetentionDays: 2555 });
+    const longerBucket = resourcesOf(longer.statefulTemplate)[
+      logicalIdOf(longer.stateful, longer.stateful.bucket)
+    ];
+    expect(lifecycleRules(longerBucket as CfnResource)).toContainEqual(
+      expect.objectContaining({ Prefix: PROOFS_PREFIX, ExpirationInDays: 2555, Status: 'Enabled' }),
+    );
   });
 
   it.each(BUCKET_LIFECYCLE)(

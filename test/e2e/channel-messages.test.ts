@@ -4,6 +4,7 @@ import { requestAnalyticsDownload } from '../../functions/api/analytics/index';
 import type { ChannelName } from '../../functions/models/channels';
 import { allChannels } from '../../functions/models/channels';
 import { exampleEvent } from '../../functions/models/event-catalog';
+import { checkProofs } from '../../functions/workers/check-proofs/consumer';
 import type { ConsumerDefinition } from '../../functions/workers/define';
 import { deleteRoutes } from '../../functions/workers/delete-routes/consumer';
 import { deliverWebhooks } from '../../functions/workers/deliver-webhooks/consumer';
@@ -43,6 +44,7 @@ async function handledMessage(consumer: ConsumerDefinition): Promise<string> {
   switch (consumer) {
     case importRoutes:
     case endDeadLetteredImports:
+    case checkProofs:
       return JSON.stringify({ Service: 'Amazon S3', Event: 's3:TestEvent' });
     case endOverdueImports:
       return JSON.stringify(nothing);
@@ -89,6 +91,7 @@ const WRONG_SCHEMA: Record<ChannelName, { message: unknown; field: string }> = {
   },
   deletions: { message: { account_id: 'acc_1' }, field: 'route_id' },
   analytics: { message: { txid: 'dl_1' }, field: 'account_id' },
+  proofUploads: { message: { Records: [{ s3: { object: { key: 'proofs/x' } } }] }, field: 'eventTime' },
 };
 
 function recordOf(consumer: ConsumerDefinition, messageId: string, body: string): SQSRecord {
@@ -108,7 +111,7 @@ function failedRecordLines(consumer: ConsumerDefinition, from: number) {
 
 describe('a message its consumer cannot read', () => {
   it('is tried with every consumer', () => {
-    expect(consumers.length).toBe(7);
+    expect(consumers.length).toBe(8);
   });
 
   it.each(consumers)(

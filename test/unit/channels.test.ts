@@ -64,6 +64,12 @@ const examples = [
     wrong: { account: 'acc_1', txid: 'dl_1' },
     names: ['account_id'],
   },
+  {
+    channel: channels.proofUploads,
+    fits: capture('s3-test-event'),
+    wrong: { Records: [{ eventTime: 'yesterday', s3: { object: {} } }] },
+    names: ['Records.0.eventTime', 'Records.0.s3.object.key'],
+  },
 ];
 
 describe('the channels', () => {
@@ -158,6 +164,20 @@ describe('the imports channel', () => {
     await expect(send(channels.imports, { Event: 's3:TestEvent' } as never)).rejects.toThrow(
       MessageRefusedError,
     );
+  });
+});
+
+describe('the proof uploads channel', () => {
+  it("reads S3's notification of created objects, keys decoded, and S3's test event as no uploads", () => {
+    const notification = capture<SQSEvent>('sqs-s3-object-created').Records[0]?.body as string;
+    const { Records } = JSON.parse(notification) as { Records: { s3: { object: { key: string } } }[] };
+    const [record] = Records;
+    if (!record) throw new Error('the capture has no record');
+    record.s3.object.key = 'proofs/acc_1/R+1%2B%C3%A9/00000/prf_1';
+    expect(channels.proofUploads.parse(JSON.stringify({ Records }))).toEqual([
+      { key: 'proofs/acc_1/R 1+é/00000/prf_1', arrivedAt: Date.parse('2024-03-14T19:02:45.087Z') },
+    ]);
+    expect(channels.proofUploads.parse(JSON.stringify(capture('s3-test-event')))).toEqual([]);
   });
 });
 

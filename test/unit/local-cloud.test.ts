@@ -325,15 +325,21 @@ describe('the synthesized app, read as a deployment', () => {
     }
   });
 
-  it("notifies the imports queue of uploads, as the queue's policy lets S3 do for this bucket only", () => {
+  it("notifies the imports queue of uploads and the proof uploads queue of proofs, as the queues' policies let S3 do for this bucket only", () => {
     const [bucket] = deployment.buckets;
-    const importsQueue = deployment.queues.find((queue) => queue.logicalId.startsWith('ImportsQueue'));
+    const queueArn = (prefix: string) =>
+      deployment.queues.find((queue) => queue.logicalId.startsWith(prefix))?.arn;
     expect(bucket?.notificationConfiguration).toEqual({
       QueueConfigurations: [
         {
           Event: 's3:ObjectCreated:*',
           Filter: { S3Key: { Rules: [{ Name: 'prefix', Value: 'uploads/' }] } },
-          Queue: importsQueue?.arn,
+          Queue: queueArn('ImportsQueue'),
+        },
+        {
+          Event: 's3:ObjectCreated:*',
+          Filter: { S3Key: { Rules: [{ Name: 'prefix', Value: 'proofs/' }] } },
+          Queue: queueArn('ProofUploadsQueue'),
         },
       ],
     });

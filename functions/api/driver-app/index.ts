@@ -7,6 +7,7 @@ export * from './accounting/endpoint';
 export * from './attempt/endpoint';
 export * from './finish/endpoint';
 export * from './location/endpoint';
+export * from './proofs/endpoint';
 export * from './routes/endpoint';
 export * from './schemas';
 export * from './start/endpoint';

@@ -19,6 +19,8 @@ export * from './import/endpoint';
 export * from './import-status/endpoint';
 export * from './invoice-schemas';
 export * from './invoices/endpoint';
+export * from './proof-schemas';
+export * from './proofs/endpoint';
 export * from './schemas';
 export * from './start/endpoint';
 export * from './unassign-driver/endpoint';

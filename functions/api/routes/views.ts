@@ -1,3 +1,4 @@
+import type { ServedProof } from '../../domain/proofs';
 import type { AccountingRecord, Attempt, InvoiceRow, ItemRow } from '../../domain/records';
 import type { RouteWaypoint, WaypointDetail } from '../../domain/route-reports';
 import type { RouteHeader } from '../../domain/routes';
@@ -80,4 +81,20 @@ export function itemStatusView(item: ItemRow) {
 /** The spec's route accounting record. */
 export function accountingRecordView(record: AccountingRecord) {
   return apiFields(record, ['id', 'driverId', 'cashReceivedCents', 'cashContainerId']);
+}
+
+/** A proof as the dispatcher reads it; a download link only while it is AVAILABLE. */
+export function proofView({ proof, download }: ServedProof) {
+  return {
+    id: proof.id,
+    type: proof.type,
+    status: proof.status,
+    content_type: proof.contentType,
+    size_bytes: proof.sizeBytes,
+    sha256: proof.sha256 ?? null,
+    uploaded_timestamp: proof.uploadedAt ?? null,
+    attempt_id: proof.attemptId ?? null,
+    download_link: download?.url ?? null,
+    expiration_timestamp: download?.expiresAt ?? null,
+  };
 }

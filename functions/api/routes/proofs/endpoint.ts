@@ -1,0 +1,22 @@
+import * as z from 'zod';
+import { Id } from '../../../models/common';
+import { PROOF_LIMITS } from '../../../shared/limits';
+import { PROOFS_PREFIX } from '../../../shared/resources';
+import { Proof } from '../proof-schemas';
+import { RouteParams, routesEndpoint } from '../schemas';
+
+export const listWaypointProofs = routesEndpoint(
+  'GET /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}/proofs',
+  {
+    operationId: 'listWaypointProofs',
+    module: import.meta.url,
+    summary: 'The proofs of delivery (photos, signatures) of a waypoint, with short-lived download links',
+    description: `Every proof the driver asked to upload, in the order asked, whatever its status; only AVAILABLE ones have a download_link, which works for ${PROOF_LIMITS.downloadLinkSeconds / 60} minutes (read the list again for fresh links).`,
+    access: { table: 'read', signLinks: { access: 'read', keyPrefix: PROOFS_PREFIX } },
+    request: { params: RouteParams.extend({ waypoint_id: Id }) },
+    responses: {
+      200: { description: 'the waypoint’s proofs', data: z.object({ proofs: z.array(Proof) }) },
+    },
+    errorCodes: [3003, 3013],
+  },
+);

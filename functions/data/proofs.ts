@@ -1,0 +1,163 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db, queryItems, tableName } from './client';
+import { codec } from './codec';
+import { getRecord, updateIfHeld } from './item-ops';
+import { routeKeys, type TransactItem } from './routes';
+import type { TableKey } from './table-schema';
+
+export type ProofType = 'PHOTO' | 'SIGNATURE';
+export type ProofContentType = 'image/jpeg' | 'image/png' | 'image/webp';
+/** PENDING_UPLOAD until the check of its object: then AVAILABLE (served) or REJECTED (never served). */
+export type ProofStatus = 'PENDING_UPLOAD' | 'AVAILABLE' | 'REJECTED';
+
+/** A photo or signature a driver took at a waypoint; its bytes are an object of the bucket (bucketKeys.proof). */
+export interface Proof {
+  id: string;
+  waypointId: string;
+  /** The waypoint's position in the route. */
+  sequence: number;
+  type: ProofType;
+  contentType: ProofContentType;
+  /** As declared when the upload was asked for; the object must have exactly this many bytes. */
+  sizeBytes: number;
+  status: ProofStatus;
+  driverId: string;
+  createdAt: number;
+  /** When the upload link stops working (epoch ms). */
+  uploadExpiresAt: number;
+  /** The object's SHA-256 (hex), once checked. */
+  sha256?: string;
+  /** When S3 received the object (epoch ms), once checked. */
+  uploadedAt?: number;
+  /** Why the check refused the object. */
+  rejection?: string;
+  /** The attempt that names the proof; a proof is named by one attempt at most. */
+  attemptId?: string;
+}
+
+/**
+ * Proofs live in their route's partition, sorted by waypoint, beside its attempts:
+ *   PROOF#<wp seq 5>#<proof id>
+ */
+const PREFIX = 'PROOF#';
+const waypointPrefix = (sequence: number) => `${PREFIX}${String(sequence).padStart(5, '0')}#`;
+
+const proofKey = (accountId: string, routeId: string, sequence: number, proofId: string): TableKey =>
+  routeKeys.row(accountId, routeId, `${waypointPrefix(sequence)}${proofId}`);
+
+const proofCodec = codec<Proof>({
+  id: { attr: 'proof_id' },
+  waypointId: {},
+  sequence: {},
+  type: { attr: 'proof_type' },
+  contentType: {},
+  sizeBytes: {},
+  status: {},
+  driverId: {},
+  createdAt: {},
+  uploadExpiresAt: {},
+  sha256: {},
+  uploadedAt: {},
+  rejection: {},
+  attemptId: {},
+});
+
+/** Writes a new proof (its id is random: a clash would be a bug, and fails the write). */
+export async function putNewProof(accountId: string, routeId: string, proof: Proof): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...proofKey(accountId, routeId, proof.sequence, proof.id),
+        entity: 'PROOF',
+        ...proofCodec.toItem(proof),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+export function getProof(
+  accountId: string,
+  routeId: string,
+  sequence: number,
+  proofId: string,
+): Promise<Proof | undefined> {
+  return getRecord(proofKey(accountId, routeId, sequence, proofId), proofCodec.fromItem);
+}
+
+/** The proofs of the waypoint at `sequence`, in the order they were asked for. */
+export async function listWaypointProofs(
+  accountId: string,
+  routeId: string,
+  sequence: number,
+): Promise<Proof[]> {
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': routeKeys.route(accountId, routeId).pk,
+      ':prefix': waypointPrefix(sequence),
+    },
+    ConsistentRead: true,
+  });
+  return items.map(proofCodec.fromItem).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+}
+
+export type ProofCheckOutcome =
+  | { status: 'AVAILABLE'; sha256: string; uploadedAt: number }
+  | { status: 'REJECTED'; rejection: string; uploadedAt: number };
+
+/**
+ * Records the outcome of the check of a proof's object, once: only a proof still PENDING_UPLOAD changes.
+ * Returns the proof as it is after the change, or undefined when it was no longer pending (a repeated
+ * notification) or is gone (its route was deleted).
+ */
+export async function settleProof(
+  accountId: string,
+  routeId: string,
+  sequence: number,
+  proofId: string,
+  outcome: ProofCheckOutcome,
+): Promise<Proof | undefined> {
+  const detail =
+    outcome.status === 'AVAILABLE'
+      ? { expression: 'sha256 = :detail', value: outcome.sha256 }
+      : { expression: 'rejection = :detail', value: outcome.rejection };
+  const item = await updateIfHeld({
+    Key: proofKey(accountId, routeId, sequence, proofId),
+    UpdateExpression: `SET #status = :status, uploaded_at = :uploadedAt, ${detail.expression}`,
+    ConditionExpression: 'attribute_exists(pk) AND #status = :pending',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':status': outcome.status,
+      ':uploadedAt': outcome.uploadedAt,
+      ':detail': detail.value,
+      ':pending': 'PENDING_UPLOAD',
+    },
+  });
+  return item && proofCodec.fromItem(item);
+}
+
+/**
+ * A transaction item naming the proof by `attemptId`: its condition holds while the proof is AVAILABLE and
+ * named by no other attempt.
+ */
+export function attachProofItem(
+  accountId: string,
+  routeId: string,
+  sequence: number,
+  proofId: string,
+  attemptId: string,
+): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: proofKey(accountId, routeId, sequence, proofId),
+      UpdateExpression: 'SET attempt_id = :attempt',
+      ConditionExpression:
+        'attribute_exists(pk) AND #status = :available AND (attribute_not_exists(attempt_id) OR attempt_id = :attempt)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':attempt': attemptId, ':available': 'AVAILABLE' },
+    },
+  };
+}
