@@ -175,6 +175,7 @@ export function routeFacts(
       sequence: i,
       timestamp,
       status,
+      proofIds: [],
       ...(status === 'FAILED' ? { reason: pick(FAILURES) } : {}),
       ...(rand() < 0.9
         ? {

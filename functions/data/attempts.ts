@@ -25,6 +25,10 @@ export interface Attempt {
   location?: { latitude: number; longitude: number };
   /** Items given their own outcome; the others take the attempt's (VISIT_LATER leaves them as they were). */
   items: { id: string; status: ItemOutcome; reason?: Reason }[];
+  /** Proofs of the waypoint (functions/data/proofs.ts) the attempt names: AVAILABLE ones, each named once. */
+  proofIds: string[];
+  /** Who signed for the delivery, as the app reported it. */
+  signerName?: string;
   driverId: string;
   recordedAt: number;
 }
@@ -55,6 +59,8 @@ const attemptCodec = codec<Attempt>({
   reason: {},
   location: {},
   items: { absent: [] },
+  proofIds: { absent: [] },
+  signerName: {},
   driverId: {},
   recordedAt: {},
 });

@@ -219,6 +219,14 @@ const attemptColumns = {
     'Items failed',
     "Items of the waypoint the attempt decided FAILED: listed FAILED, or unlisted when the attempt's status is FAILED (a VISIT_LATER attempt decides only the items it lists).",
   ),
+  proof_count: column(
+    'Proof count',
+    'Proofs of delivery (photos, signatures) the attempt names; 0 when none.',
+  ),
+  signer_name: column(
+    'Signer name',
+    'Who signed for the delivery, as the driver app reported it; empty when not given.',
+  ),
 } as const;
 
 type RouteColumn = keyof typeof routeColumns;
@@ -505,6 +513,8 @@ export function attemptAnalytics(facts: RouteFacts): AnalyticsRecord[] {
       visit_timeliness: timeliness(attempt.timestamp, windows),
       items_successful: decided.successful,
       items_failed: decided.failed,
+      proof_count: attempt.proofIds.length,
+      signer_name: attempt.signerName ?? null,
     };
     return ordered(attemptColumns, values);
   });

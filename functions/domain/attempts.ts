@@ -7,6 +7,7 @@ import {
 } from '../data/attempts';
 import { conditionFailedAt, writeTransaction } from '../data/client';
 import { putEventItem } from '../data/events';
+import { attachProofItem, getProof } from '../data/proofs';
 import { listWaypointItemIds, markWaypointVisitedItem } from '../data/route-rows';
 import { routeUnchangedCheck, waypointSequenceOf } from '../data/routes';
 import type { DriverCaller } from '../shared/auth-context';
@@ -24,6 +25,8 @@ export interface AttemptInput {
   reason?: Reason;
   location?: { latitude: number; longitude: number };
   items?: { id: string; status: 'SUCCESSFUL' | 'FAILED'; reason?: Reason }[];
+  proofIds?: string[];
+  signerName?: string;
 }
 
 const MAX_RECORD_ATTEMPTS = 5;
@@ -64,6 +67,8 @@ export async function recordAttempt(
       );
     }
     await rejectUnknownItems(driver.accountId, routeId, sequence, waypointId, input.items ?? []);
+    const proofIds = input.proofIds ?? [];
+    await rejectUnusableProofs(driver.accountId, routeId, sequence, waypointId, input.id, proofIds);
 
     const attempt: Attempt = {
       id: input.id,
@@ -74,6 +79,8 @@ export async function recordAttempt(
       reason: input.reason,
       location: input.location,
       items: input.items ?? [],
+      proofIds,
+      signerName: input.signerName,
       driverId: driver.driverId,
       recordedAt: Date.now(),
     };
@@ -91,15 +98,21 @@ export async function recordAttempt(
             status: attempt.status,
             attempt_id: attempt.id,
             timestamp: attempt.timestamp,
+            proof_ids: attempt.proofIds,
+            signer_name: attempt.signerName ?? null,
           },
           occurredAt: attempt.recordedAt,
         }),
         markWaypointVisitedItem(driver.accountId, routeId, sequence),
+        ...proofIds.map((proofId) =>
+          attachProofItem(driver.accountId, routeId, sequence, proofId, attempt.id),
+        ),
       ]);
     } catch (error) {
-      // A lost race with the same attempt id (item 0), or with a change of the route (item 2): read again
-      // and decide again.
-      if (conditionFailedAt(error, 0) || conditionFailedAt(error, 2)) continue;
+      // A lost race with the same attempt id (item 0), with a change of the route (item 2), or with another
+      // attempt naming one of the proofs (items 5...): read again and decide again.
+      const proofRaced = proofIds.some((_, index) => conditionFailedAt(error, 5 + index));
+      if (conditionFailedAt(error, 0) || conditionFailedAt(error, 2) || proofRaced) continue;
       throw error;
     }
     await refreshEtas(ref, {
@@ -119,6 +132,38 @@ function sameAttempt(earlier: Attempt, waypointId: string): Attempt {
     );
   }
   return earlier;
+}
+
+/**
+ * Every proof the attempt names must be one of the waypoint's (9001) and AVAILABLE, named by no other attempt
+ * (9002). The transaction holds each proof to the same (attachProofItem).
+ */
+async function rejectUnusableProofs(
+  accountId: string,
+  routeId: string,
+  sequence: number,
+  waypointId: string,
+  attemptId: string,
+  proofIds: readonly string[],
+): Promise<void> {
+  const proofs = await Promise.all(proofIds.map((id) => getProof(accountId, routeId, sequence, id)));
+  const missing = proofIds.filter((_, index) => !proofs[index]);
+  if (missing.length > 0) {
+    throw new ConflictError(
+      'PROOF_NOT_ON_WAYPOINT',
+      `proof_ids: ${quoteList(missing)} ${missing.length === 1 ? 'is not a proof' : 'are not proofs'} of waypoint ${quote(waypointId)}`,
+    );
+  }
+  const problems = proofs.flatMap((proof) => {
+    if (!proof) return [];
+    if (proof.status !== 'AVAILABLE') return [`${quote(proof.id)} is ${proof.status}`];
+    if (proof.attemptId !== undefined && proof.attemptId !== attemptId)
+      return [`${quote(proof.id)} is named by attempt ${quote(proof.attemptId)}`];
+    return [];
+  });
+  if (problems.length > 0) {
+    throw new ConflictError('PROOF_NOT_AVAILABLE', `proof_ids: ${problems.join('; ')}`);
+  }
 }
 
 async function rejectUnknownItems(

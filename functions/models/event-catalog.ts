@@ -84,6 +84,14 @@ function buildEventSchemas() {
       status: z.enum(['SUCCESSFUL', 'FAILED', 'VISIT_LATER']).meta({ description: 'the visit’s outcome' }),
       attempt_id: z.string().meta({ description: 'the visit (attempt) the driver recorded' }),
       timestamp: millis('when the visit happened'),
+      proof_ids: z.array(z.string()).meta({
+        description:
+          'the proofs of delivery (photos, signatures) the visit names; read them with the waypoint’s proofs',
+      }),
+      signer_name: z
+        .string()
+        .nullable()
+        .meta({ description: 'who signed for the delivery; null when not given' }),
     }),
   });
 
@@ -371,6 +379,8 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
         status: 'SUCCESSFUL',
         attempt_id: 'att-wp-002-1',
         timestamp: T0 + 4_800_000,
+        proof_ids: ['prf_5b1e0c9a7d3f2e84'],
+        signer_name: 'Zoë Ålund',
       },
     },
   },

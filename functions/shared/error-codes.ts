@@ -152,6 +152,17 @@ export const ERROR_CODES = {
     httpStatus: 400,
     meaning: 'the waypoint already has as many proofs as it may (50)',
   },
+  PROOF_NOT_ON_WAYPOINT: {
+    code: 9001,
+    httpStatus: 400,
+    meaning: 'a proof the attempt names is not a proof of this waypoint',
+  },
+  PROOF_NOT_AVAILABLE: {
+    code: 9002,
+    httpStatus: 400,
+    meaning:
+      'a proof the attempt names is not AVAILABLE (its upload has not arrived, or was rejected) or another attempt names it',
+  },
 } as const satisfies Record<string, { code: number; httpStatus: number; meaning: string }>;
 
 export type ErrorCodeName = keyof typeof ERROR_CODES;

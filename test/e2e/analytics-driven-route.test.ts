@@ -125,6 +125,8 @@ describe('analytics of a route driven through the driver app', () => {
       visit_timeliness: 'ON_TIME', // at the window's start (inclusive)
       items_successful: 2,
       items_failed: 1,
+      proof_count: 0,
+      signer_name: null,
     },
     {
       ...identity,
@@ -139,6 +141,8 @@ describe('analytics of a route driven through the driver app', () => {
       visit_timeliness: 'EARLY',
       items_successful: 0,
       items_failed: 0,
+      proof_count: 0,
+      signer_name: null,
     },
     {
       ...identity,
@@ -154,6 +158,8 @@ describe('analytics of a route driven through the driver app', () => {
       visit_timeliness: 'LATE',
       items_successful: 0,
       items_failed: 1,
+      proof_count: 0,
+      signer_name: null,
     },
     {
       ...identity,
@@ -168,6 +174,8 @@ describe('analytics of a route driven through the driver app', () => {
       visit_timeliness: 'NO_WINDOW',
       items_successful: 1,
       items_failed: 0,
+      proof_count: 0,
+      signer_name: null,
     },
     {
       ...identity,
@@ -182,6 +190,8 @@ describe('analytics of a route driven through the driver app', () => {
       visit_timeliness: 'LATE', // at the first window's end (exclusive), before the second opens
       items_successful: 0,
       items_failed: 2,
+      proof_count: 0,
+      signer_name: null,
     },
     {
       ...identity,
@@ -196,6 +206,8 @@ describe('analytics of a route driven through the driver app', () => {
       visit_timeliness: 'ON_TIME',
       items_successful: 2,
       items_failed: 0,
+      proof_count: 0,
+      signer_name: null,
     },
   ];
 

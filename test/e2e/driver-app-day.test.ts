@@ -301,10 +301,38 @@ describe('a whole delivery day through the driver app', () => {
       },
     ]);
     expect(ofType('WAYPOINT_STATUS_CHANGED').map((event) => event.details)).toEqual([
-      { waypoint_id: wp(0).id, status: 'SUCCESSFUL', attempt_id: 'visit-0', timestamp: at(80) },
-      { waypoint_id: wp(2).id, status: 'VISIT_LATER', attempt_id: 'visit-2a', timestamp: at(82) },
-      { waypoint_id: wp(2).id, status: 'SUCCESSFUL', attempt_id: 'visit-2b', timestamp: at(92) },
-      { waypoint_id: wp(1).id, status: 'FAILED', attempt_id: 'visit-1', timestamp: at(100) },
+      {
+        waypoint_id: wp(0).id,
+        status: 'SUCCESSFUL',
+        attempt_id: 'visit-0',
+        timestamp: at(80),
+        proof_ids: [],
+        signer_name: null,
+      },
+      {
+        waypoint_id: wp(2).id,
+        status: 'VISIT_LATER',
+        attempt_id: 'visit-2a',
+        timestamp: at(82),
+        proof_ids: [],
+        signer_name: null,
+      },
+      {
+        waypoint_id: wp(2).id,
+        status: 'SUCCESSFUL',
+        attempt_id: 'visit-2b',
+        timestamp: at(92),
+        proof_ids: [],
+        signer_name: null,
+      },
+      {
+        waypoint_id: wp(1).id,
+        status: 'FAILED',
+        attempt_id: 'visit-1',
+        timestamp: at(100),
+        proof_ids: [],
+        signer_name: null,
+      },
     ]);
     expect(ofType('ROUTE_ETAS_CHANGED').map((event) => event.details)).toEqual(
       stages.state.etaEvents.map((etas) => ({

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as routes from '../../functions/api/routes/index';
 import { PROOF_LIMITS } from '../../functions/shared/limits';
-import { at, type DriverAppClient, driverAppClient, nth, routeOf } from '../support/driver-app';
+import { at, attemptPath, type DriverAppClient, driverAppClient, nth, routeOf } from '../support/driver-app';
 import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError, expectSuccess } from '../support/http';
 import { strongToken } from '../support/login-tokens';
@@ -222,6 +222,87 @@ describe('POST /driver/routes/{route_id}/waypoints/{waypoint_id}/proofs', () => 
       400,
       9000,
     );
+  });
+});
+
+describe('an attempt naming proofs', () => {
+  /** An AVAILABLE proof of the waypoint, uploaded and checked. */
+  async function availableProof(waypointId: string, type = 'PHOTO'): Promise<string> {
+    const bytes = imageBytes('image/png', 128);
+    const proof = await askUpload(waypointId, { type, content_type: 'image/png', size_bytes: bytes.length });
+    expect((await put(proof.upload_url, bytes, 'image/png')).status).toBe(200);
+    expect((await settled(waypointId, proof.id)).status).toBe('AVAILABLE');
+    return proof.id;
+  }
+
+  const visit = (id: string, extra: Record<string, unknown>) => ({
+    id,
+    timestamp: at(30),
+    status: 'SUCCESSFUL',
+    ...extra,
+  });
+
+  it('records proof_ids and signer_name, puts both in WAYPOINT_STATUS_CHANGED, and marks the proofs with the attempt', async () => {
+    const waypointId = nth(started.waypoints, 2).id;
+    const photo = await availableProof(waypointId);
+    const signature = await availableProof(waypointId, 'SIGNATURE');
+    const body = visit('proof-visit-1', { proof_ids: [photo, signature], signer_name: 'Zoë Ålund' });
+    const attempt = await c.driverAttempt(token, started.id, waypointId, body as never);
+    expect(attempt).toMatchObject({ proof_ids: [photo, signature], signer_name: 'Zoë Ålund' });
+    const event = (await c.eventsOf(started.id)).find(
+      (candidate) =>
+        candidate.event_type === 'WAYPOINT_STATUS_CHANGED' &&
+        candidate.details.attempt_id === 'proof-visit-1',
+    );
+    expect(event?.details).toMatchObject({ proof_ids: [photo, signature], signer_name: 'Zoë Ålund' });
+    const listed = await proofsOf(waypointId);
+    expect(listed.filter((proof) => proof.attempt_id === 'proof-visit-1').map((proof) => proof.id)).toEqual([
+      photo,
+      signature,
+    ]);
+    // The same attempt again is harmless; another attempt may not name the same proof (9002).
+    expect(await c.driverAttempt(token, started.id, waypointId, body as never)).toEqual(attempt);
+    const again = visit('proof-visit-2', { proof_ids: [photo] });
+    const message = expectError(
+      await c.asDriver(token, 'POST', attemptPath(started.id, waypointId), again),
+      400,
+      9002,
+    );
+    expect(message).toContain('proof-visit-1');
+  });
+
+  it("refuses another waypoint's proof with 9001, and a proof not AVAILABLE with 9002, writing nothing", async () => {
+    const elsewhere = await availableProof(wp(0));
+    const pending = await askUpload(wp(1), { type: 'PHOTO', content_type: 'image/jpeg', size_bytes: 10 });
+    const onOther = visit('proof-visit-3', { proof_ids: [elsewhere] });
+    expectError(await c.asDriver(token, 'POST', attemptPath(started.id, wp(1)), onOther), 400, 9001);
+    const notUploaded = visit('proof-visit-4', { proof_ids: [pending.id] });
+    const message = expectError(
+      await c.asDriver(token, 'POST', attemptPath(started.id, wp(1)), notUploaded),
+      400,
+      9002,
+    );
+    expect(message).toContain('PENDING_UPLOAD');
+    const attempts = (await c.readWaypoint('dc-1', started.id, wp(1))).attempts.map((attempt) => attempt.id);
+    expect(attempts).not.toContain('proof-visit-3');
+    expect(attempts).not.toContain('proof-visit-4');
+  });
+
+  it('refuses a proof id of another shape, one listed twice, and a blank signer with 1006 naming the field', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ proof_ids: ['not-a-proof'] }, 'proof_ids.0'],
+      [{ proof_ids: ['prf_0000000000000001', 'prf_0000000000000001'] }, 'proof_ids.1'],
+      [{ signer_name: '  ' }, 'signer_name'],
+    ];
+    for (const [extra, field] of cases) {
+      const response = await c.asDriver(
+        token,
+        'POST',
+        attemptPath(started.id, wp(1)),
+        visit('proof-visit-5', extra),
+      );
+      expect(expectError(response, 400, 1006)).toContain(field);
+    }
   });
 });
 

@@ -194,6 +194,8 @@ describe('route events reach the subscribed receivers, signed', () => {
       status: 'SUCCESSFUL',
       attempt_id: 'hook-visit-0',
       timestamp: at(80),
+      proof_ids: [],
+      signer_name: null,
     });
   });
 

@@ -66,4 +66,6 @@ export const DESIGN_ATTEMPT_COLUMNS = [
   'visit_timeliness',
   'items_successful',
   'items_failed',
+  'proof_count',
+  'signer_name',
 ];

@@ -51,6 +51,8 @@ export interface AttemptBody {
   reason?: { code: string; message: string };
   location?: LatLng;
   items?: { id: string; status: 'SUCCESSFUL' | 'FAILED'; reason?: { code: string; message: string } }[];
+  proof_ids?: string[];
+  signer_name?: string;
 }
 
 export const attemptPath = (routeId: string, waypointId: string) =>
@@ -245,6 +247,8 @@ export function attemptView(body: AttemptBody, driverId: string): Attempt {
       status: item.status,
       reason: item.reason ?? null,
     })),
+    proof_ids: body.proof_ids ?? [],
+    signer_name: body.signer_name ?? null,
     driver_id: driverId,
   };
 }

@@ -77,6 +77,7 @@ export const attempt = (
   timestamp,
   status,
   items: [],
+  proofIds: [],
   driverId: 'drv-1',
   recordedAt: timestamp,
   ...(status === 'FAILED' ? { reason: { code: 'CLOSED', message: 'Store closed' } } : {}),
@@ -141,6 +142,8 @@ export const chicagoFacts = (): RouteFacts => ({
     // 08:10, 0.0001° north of the customer: 11.12 m.
     attempt('at-1', 'wp-1', Date.UTC(2025, 5, 2, 13, 10), 'SUCCESSFUL', {
       location: { latitude: 41.8201, longitude: CHI_LNG },
+      proofIds: ['prf_00000000000000a1', 'prf_00000000000000a2'],
+      signerName: 'Zoë Ålund',
     }),
     // 08:50, before the 09:00 window; B1 delivered, B2 and B3 take the attempt's FAILED.
     attempt('at-2', 'wp-2', Date.UTC(2025, 5, 2, 13, 50), 'FAILED', {

@@ -385,6 +385,8 @@ describe('attemptAnalytics', () => {
         visit_timeliness: 'NO_WINDOW',
         items_successful: 2,
         items_failed: 0,
+        proof_count: 2,
+        signer_name: 'Zoë Ålund',
       },
       {
         ...CHICAGO_IDENTITY,
@@ -401,6 +403,8 @@ describe('attemptAnalytics', () => {
         visit_timeliness: 'EARLY',
         items_successful: 1,
         items_failed: 2,
+        proof_count: 0,
+        signer_name: null,
       },
       {
         ...CHICAGO_IDENTITY,
@@ -417,6 +421,8 @@ describe('attemptAnalytics', () => {
         visit_timeliness: 'LATE',
         items_successful: 0,
         items_failed: 0,
+        proof_count: 0,
+        signer_name: null,
       },
       {
         ...CHICAGO_IDENTITY,
@@ -433,6 +439,8 @@ describe('attemptAnalytics', () => {
         visit_timeliness: 'ON_TIME',
         items_successful: 1,
         items_failed: 0,
+        proof_count: 0,
+        signer_name: null,
       },
     ]);
   });
@@ -454,6 +462,8 @@ describe('attemptAnalytics', () => {
         visit_timeliness: 'NO_WINDOW',
         items_successful: 0,
         items_failed: 2,
+        proof_count: 0,
+        signer_name: null,
       },
       {
         ...TOKYO_IDENTITY,
@@ -470,6 +480,8 @@ describe('attemptAnalytics', () => {
         visit_timeliness: 'EARLY',
         items_successful: 1,
         items_failed: 0,
+        proof_count: 0,
+        signer_name: null,
       },
     ]);
   });

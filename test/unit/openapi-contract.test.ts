@@ -19,6 +19,8 @@ const attempt = {
   location: { latitude: 52.5, longitude: 13.4 },
   items: [],
   driver_id: 'd-1',
+  proof_ids: [],
+  signer_name: null,
 };
 const ATTEMPTS = '/driver/routes/r-1/waypoints/w-1/attempts';
 

@@ -59,6 +59,8 @@ const attempt = (items: number) => ({
   reason,
   location,
   items: Array.from({ length: items }, () => ({ id: id(), status: 'FAILED', reason })),
+  proof_ids: Array.from({ length: 20 }, () => `prf_${'f'.repeat(16)}`),
+  signer_name: text(200),
   driver_id: id(),
 });
 
@@ -123,6 +125,8 @@ const WORST_ATTEMPT_ANALYTICS: Record<string, string | number> = {
   visit_timeliness: 'NO_WINDOW',
   items_successful: 999_999,
   items_failed: 999_999,
+  proof_count: 20,
+  signer_name: text(200),
 };
 
 /** Delivery ids are the service's own: `dlv_`, 13 digits and 16 hex digits. */

@@ -1,8 +1,10 @@
 import * as z from 'zod';
-import { FULL_PAGES, Id, Location, ReportedTimestamp } from '../../models/common';
+import { FULL_PAGES, Id, Location, Name, ReportedTimestamp } from '../../models/common';
+import { PROOF_LIMITS } from '../../shared/limits';
 import { quote } from '../../shared/quote';
 import { endpointGroup } from '../define';
 import { InvoiceStatus } from '../routes/invoice-schemas';
+import { ProofId } from '../routes/proof-schemas';
 import { Route } from '../routes/schemas';
 import { FailureReason, Waypoint } from '../routes/waypoint-schemas';
 
@@ -62,11 +64,28 @@ export const AttemptBody = z
       .meta({
         description: 'items with their own outcome; the others take the attempt’s (VISIT_LATER: none)',
       }),
+    proof_ids: z
+      .array(ProofId)
+      .max(PROOF_LIMITS.perAttempt)
+      .optional()
+      .meta({
+        description: `AVAILABLE proofs of this waypoint (photos, signatures) the visit produced, at most ${PROOF_LIMITS.perAttempt}; a proof is named by one attempt only`,
+      }),
+    signer_name: Name.optional().meta({ description: 'who signed for the delivery' }),
   })
   .superRefine((attempt, context) => {
     if (attempt.status === 'FAILED' && !attempt.reason) {
       context.addIssue({ code: 'custom', path: ['reason'], message: 'is required when status is FAILED' });
     }
+    attempt.proof_ids?.forEach((proofId, index) => {
+      if (attempt.proof_ids?.indexOf(proofId) !== index) {
+        context.addIssue({
+          code: 'custom',
+          path: ['proof_ids', index],
+          message: `${quote(proofId)} is listed twice`,
+        });
+      }
+    });
     const seen = new Set<string>();
     let itemBytes = 0;
     attempt.items?.forEach((item, index) => {

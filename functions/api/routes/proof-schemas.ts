@@ -2,6 +2,11 @@ import * as z from 'zod';
 import { EpochMillis } from '../../models/common';
 import { PROOF_LIMITS } from '../../shared/limits';
 
+/** A proof's id, as the service made it (`prf_` and 16 hex digits). */
+export const ProofId = z
+  .string()
+  .regex(/^prf_[0-9a-f]{16}$/, 'must be a proof id as the proof POST answered it (prf_ and 16 hex digits)');
+
 export const ProofType = z.enum(['PHOTO', 'SIGNATURE']).meta({ id: 'ProofType' });
 
 export const ProofContentType = z.enum(['image/jpeg', 'image/png', 'image/webp']).meta({

@@ -34,6 +34,8 @@ export function attemptView(attempt: Attempt) {
     ...apiFields(attempt, ['id', 'timestamp', 'status', 'reason']),
     location: attempt.location ? locationView(attempt.location) : null,
     items: attempt.items.map((item) => apiFields(item, ['id', 'status', 'reason'])),
+    proof_ids: attempt.proofIds,
+    signer_name: attempt.signerName ?? null,
     driver_id: attempt.driverId,
   };
 }

@@ -20,6 +20,8 @@ export const Attempt = z
         reason: orNull(FailureReason),
       }),
     ),
+    proof_ids: z.array(z.string()).meta({ description: 'the proofs of delivery the visit names' }),
+    signer_name: z.string().nullable().meta({ description: 'who signed for the delivery' }),
     driver_id: z.string(),
   })
   .meta({ id: 'Attempt', description: 'one visit of a waypoint, as the driver app reported it' });

@@ -4,6 +4,11 @@ import { attemptView } from '../../routes/views';
 import { recordDriverAttempt as endpoint } from './endpoint';
 
 export const handler = httpHandler(endpoint, async ({ params, body, caller }) => {
-  const { attempt } = await recordAttempt(caller, params.route_id, params.waypoint_id, body);
+  const { proof_ids: proofIds, signer_name: signerName, ...visit } = body;
+  const { attempt } = await recordAttempt(caller, params.route_id, params.waypoint_id, {
+    ...visit,
+    proofIds,
+    signerName,
+  });
   return { attempt: attemptView(attempt) };
 });
