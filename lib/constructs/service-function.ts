@@ -46,13 +46,13 @@ const BUCKET_ACTIONS: Record<BucketAccess, readonly string[]> = {
   write: ['s3:PutObject', 's3:AbortMultipartUpload'],
 };
 
-/** What a presigned link of each kind does: a download GETs one object, an upload PUTs one (no multipart). */
 /** The one KMS action each use of the webhook secrets key allows: making new secrets, or reading them. */
 const WEBHOOK_SECRETS_ACTIONS: Record<NonNullable<ResourceAccess['webhookSecrets']>, string> = {
   encrypt: 'kms:GenerateDataKey',
   decrypt: 'kms:Decrypt',
 };
 
+/** What a presigned link of each kind does: a download GETs one object, an upload PUTs one (no multipart). */
 const LINK_SIGNERS: Record<LinkSigning['access'], { id: string; action: string }> = {
   read: { id: 'DownloadLinkSignerRole', action: 's3:GetObject' },
   write: { id: 'UploadLinkSignerRole', action: 's3:PutObject' },

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as analytics from '../../functions/api/analytics/index';
 import * as routes from '../../functions/api/routes/index';
+import { functionId } from '../../lib/naming';
 import type { Principal } from '../../local/aws-proxy/proxy';
 import { createTestAccount } from '../support/accounts';
 import { call, expectSuccess } from '../support/http';
@@ -29,10 +30,17 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 /** The session that signed a presigned link (the access key id of its X-Amz-Credential), as the proxy knows it. */
-function signingSession(link: string, role: 'DownloadLinkSignerRole' | 'UploadLinkSignerRole'): Principal {
+function signingSession(
+  link: string,
+  slice: string,
+  role: 'DownloadLinkSignerRole' | 'UploadLinkSignerRole',
+): Principal {
   const credential = new URL(link).searchParams.get('X-Amz-Credential') ?? '';
   const session = api.cloud.proxy.principalOf(credential.split('/')[0] as string);
-  const signer = api.cloud.deployment.roles.filter((candidate) => candidate.logicalId.includes(role));
+  // The signer is a child of the slice's function: its logical id starts with the function's construct id.
+  const signer = api.cloud.deployment.roles.filter((candidate) =>
+    candidate.logicalId.startsWith(`${functionId(slice)}${role}`),
+  );
   expect(signer).toHaveLength(1);
   expect(session?.arn).toContain(`:assumed-role/${signer[0]?.name}/`);
   expect(session?.expiresAt).toBeDefined();
@@ -57,7 +65,7 @@ describe('an upload link', () => {
       upload_url: string;
       upload_expiration_timestamp: number;
     };
-    const session = signingSession(upload.upload_url, 'UploadLinkSignerRole');
+    const session = signingSession(upload.upload_url, 'routes/upload', 'UploadLinkSignerRole');
     const sessionEnds = session.expiresAt as number;
     expect(sessionEnds).toBeLessThanOrEqual(received + SESSION_SECONDS * 1000);
     expect(upload.upload_expiration_timestamp).toBeLessThanOrEqual(sessionEnds);
@@ -105,7 +113,9 @@ describe('download links', () => {
     };
     expect(files).toHaveLength(2);
 
-    const sessions = files.map((file) => signingSession(file.download_link, 'DownloadLinkSignerRole'));
+    const sessions = files.map((file) =>
+      signingSession(file.download_link, 'analytics/download-files', 'DownloadLinkSignerRole'),
+    );
     // The links of one response share one AssumeRole.
     expect(new Set(sessions).size).toBe(1);
     const sessionEnds = sessions[0]?.expiresAt as number;
