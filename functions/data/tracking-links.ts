@@ -1,7 +1,8 @@
 import { trackingToken } from '../models/tracking-links';
 import { sha256Hex } from '../shared/crypto';
 import { type Item, tableName } from './client';
-import { getItem } from './item-ops';
+import { codec } from './codec';
+import { getRecord } from './item-ops';
 import type { TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
@@ -26,6 +27,15 @@ export interface TrackingLookup {
 
 const lookupKey = (token: string): TableKey => ({ pk: `TRACKING#${sha256Hex(token)}`, sk: 'TRACKING' });
 
+const lookupCodec = codec<TrackingLookup>({
+  accountId: {},
+  dcId: {},
+  routeId: {},
+  waypointId: {},
+  waypointSequence: {},
+  importTxid: {},
+});
+
 /** The route's tracking key and what its lookups name. */
 export interface TrackedRoute {
   accountId: string;
@@ -37,15 +47,11 @@ export interface TrackedRoute {
 
 /** The lookup items of the route's waypoints (ids in sequence), to write with its rows. */
 export function trackingLookupItems(route: TrackedRoute, waypointIds: readonly string[]): Item[] {
-  return waypointIds.map((waypointId, sequence) => ({
+  const { accountId, dcId, routeId, importTxid } = route;
+  return waypointIds.map((waypointId, waypointSequence) => ({
     ...lookupKey(trackingToken(route.trackingKey, waypointId)),
     entity: 'TRACKING_LINK',
-    account_id: route.accountId,
-    dc_id: route.dcId,
-    route_id: route.routeId,
-    waypoint_id: waypointId,
-    waypoint_sequence: sequence,
-    import_txid: route.importTxid,
+    ...lookupCodec.toItem({ accountId, dcId, routeId, waypointId, waypointSequence, importTxid }),
   }));
 }
 
@@ -62,14 +68,5 @@ export const deleteTrackingLookupItems = (
 
 /** What a token names, or undefined when no route's waypoint has it. */
 export async function getTrackingLookup(token: string): Promise<TrackingLookup | undefined> {
-  const item = await getItem(lookupKey(token));
-  if (!item) return undefined;
-  return {
-    accountId: item.account_id,
-    dcId: item.dc_id,
-    routeId: item.route_id,
-    waypointId: item.waypoint_id,
-    waypointSequence: item.waypoint_sequence,
-    importTxid: item.import_txid,
-  };
+  return getRecord(lookupKey(token), lookupCodec.fromItem);
 }
