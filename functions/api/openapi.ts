@@ -60,7 +60,7 @@ type ResponseHeader = {
 /** Every 429 says when to retry: API Gateway's throttling answers and the handlers' own alike. */
 const RETRY_AFTER_HEADER: ResponseHeader = {
   description:
-    'Seconds to wait before retrying (RFC 9110): for the throttles, the time the slowest token bucket refills a request in; for the driver app’s sign-in limit, the time until the failures stop counting',
+    'Seconds to wait before retrying (RFC 9110): for the throttles, the time the slowest token bucket refills a request in; for the driver app’s sign-in limit, the time until the failures stop counting; for a request whose Idempotency-Key is in flight (409), 1',
   required: true,
   schema: { type: 'integer', minimum: 1 },
 };
@@ -149,7 +149,7 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
         .map((code) => `${code}: ${codeMeaning.get(code)?.meaning ?? 'see the description'}`)
         .join('; ');
       const headers = {
-        ...(status === 429 ? { 'Retry-After': RETRY_AFTER_HEADER } : {}),
+        ...(status === 429 || status === 409 ? { 'Retry-After': RETRY_AFTER_HEADER } : {}),
         ...(keyed && replayable(status) ? { [REPLAYED_HEADER]: REPLAYED_RESPONSE_HEADER } : {}),
       };
       // The endpoint's own refusals come as a page too; API Gateway's (429, 404 1007) as JSON only.

@@ -29,7 +29,7 @@ export interface StoredAnswer {
 
 /** A key another request holds: still in flight, or answered. */
 export type HeldKey =
-  | { state: 'IN_FLIGHT'; requestHash: string }
+  | { state: 'IN_FLIGHT'; requestHash: string; inFlightUntil: number }
   | { state: 'ANSWERED'; requestHash: string; answer: StoredAnswer };
 
 /**
@@ -75,7 +75,7 @@ export async function lockIdempotencyKey(
       const answer = held.answer as StoredAnswer;
       return { state: 'ANSWERED', requestHash: held.request_hash, answer };
     }
-    return { state: 'IN_FLIGHT', requestHash: held.request_hash };
+    return { state: 'IN_FLIGHT', requestHash: held.request_hash, inFlightUntil: held.in_flight_until };
   }
 }
 

@@ -53,7 +53,8 @@ export async function answerOnce(
   });
   if (held) {
     if (held.requestHash !== request.requestHash) throw new IdempotencyKeyReusedError();
-    if (held.state === 'IN_FLIGHT') throw new IdempotencyKeyInFlightError();
+    if (held.state === 'IN_FLIGHT')
+      throw new IdempotencyKeyInFlightError(Math.max(1, Math.ceil((held.inFlightUntil - now) / 1000)));
     logger.debug('idempotent answer replayed', { status_code: held.answer.statusCode });
     return {
       statusCode: held.answer.statusCode,

@@ -76,12 +76,18 @@ export class IdempotencyKeyReusedError extends ApiError {
   }
 }
 
-/** 409 (1011): the request that first sent the Idempotency-Key is still being processed. */
+/**
+ * 409 (1011): the request that first sent the Idempotency-Key is still being processed. Retry-After is one
+ * second (most answers are ready by then; asking again costs one conditional write); the message says when
+ * the key is freed at the latest: the first request's function deadline.
+ */
 export class IdempotencyKeyInFlightError extends ApiError {
-  constructor() {
+  override readonly headers = { 'Retry-After': '1' };
+
+  constructor(secondsToDeadline: number) {
     super(
       'IDEMPOTENCY_KEY_IN_FLIGHT',
-      'header.Idempotency-Key: a request with this key is still being processed; send it again once that one has answered',
+      `header.Idempotency-Key: a request with this key is still being processed; send it again once that one has answered (Retry-After), at the latest in ${secondsToDeadline} s`,
     );
   }
 }

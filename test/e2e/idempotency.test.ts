@@ -222,8 +222,10 @@ describe('a key whose first request is still being processed', () => {
   it('refuses the same request with 409 (1011) until the first has answered', async () => {
     const key = newKey();
     expect(await lockAsFirst(key, Date.now() + 60_000)).toBeUndefined();
-    const message = expectError(await send(acme.key, 'POST', path, body, key), 409, 1011);
-    expect(message).toMatch(/^header\.Idempotency-Key: /);
+    const inFlight = await send(acme.key, 'POST', path, body, key);
+    const message = expectError(inFlight, 409, 1011);
+    expect(message).toMatch(/^header\.Idempotency-Key: .* at the latest in (5\d|60) s$/);
+    expect(inFlight.headers.get('Retry-After')).toBe('1');
     // Another request with the key is 422, in flight or not.
     expectError(await send(acme.key, 'POST', path, { ...body, driver_name: 'Other' }, key), 422, 1010);
     expectError(await fx.request('GET', '/dcs/dc-1/drivers/d-in-flight', { key: acme.key }), 404, 1003);
