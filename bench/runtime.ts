@@ -56,7 +56,8 @@ export function demoOf(runtime: LocalRuntime) {
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const READY_LINE = 'Route service listening on';
-const START_TIMEOUT_MS = 90_000;
+/** A quiet start takes about 30 s; a busy two-core machine can take several times that. */
+const START_TIMEOUT_MS = 240_000;
 const STOP_TIMEOUT_MS = 15_000;
 
 /**
