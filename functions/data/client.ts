@@ -113,16 +113,44 @@ export async function queryItems(
   return { items, lastKey: startKey };
 }
 
-/** DynamoDB may leave part of a batch unprocessed under load; retry that part with backoff. */
-async function withUnprocessedRetry<T>(
+/** The errors DynamoDB throttles a whole batch with, once the SDK's own retries are spent. */
+const THROTTLED = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+]);
+/** Retries in a row that may process nothing before a batch is given up (up to about 17 s of backoff). */
+export const MAX_RETRIES_WITHOUT_PROGRESS = 12;
+const MAX_BACKOFF_MS = 2_000;
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Sends a batch until nothing of it is left: DynamoDB leaves part of a batch unprocessed, or throttles all of
+ * it, while a partition is at its limit (1,000 write units a second on one key), which a large route's rows
+ * hit for as long as they take to write. What is left is sent again after a capped exponential backoff with
+ * full jitter, restarting from a short pause whenever a try processed something, so a batch that keeps moving
+ * is never given up; it is given up once MAX_RETRIES_WITHOUT_PROGRESS retries in a row processed nothing.
+ */
+export async function withUnprocessedRetry<T extends readonly unknown[]>(
   send: (pending: T) => Promise<T | undefined>,
   first: T,
+  sleep: (ms: number) => Promise<void> = pause,
 ): Promise<void> {
   let pending: T | undefined = first;
-  for (let attempt = 0; pending; attempt++) {
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-    if (attempt > 10) throw new Error('DynamoDB kept items of a batch unprocessed');
-    pending = await send(pending);
+  let withoutProgress = 0;
+  while (pending) {
+    const before: number = pending.length;
+    try {
+      pending = await send(pending);
+    } catch (error) {
+      if (!(error instanceof Error && THROTTLED.has(error.name))) throw error;
+    }
+    if (!pending) return;
+    withoutProgress = pending.length < before ? 0 : withoutProgress + 1;
+    if (withoutProgress > MAX_RETRIES_WITHOUT_PROGRESS)
+      throw new Error(`DynamoDB processed none of ${pending.length} batch items in ${withoutProgress} tries`);
+    await sleep(Math.random() * Math.min(MAX_BACKOFF_MS, 50 * 2 ** withoutProgress));
   }
 }
 
