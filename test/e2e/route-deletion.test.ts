@@ -196,7 +196,8 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id} of a route with thousands of ite
     const links = await trackingLinksOf('big');
     expect(firstLinks).toHaveLength(BIG.waypoints);
     expect(links.filter((link) => firstLinks.includes(link))).toEqual([]);
-  });
+    // The same import as the one before all (hookTimeout).
+  }, 90_000);
 
   it('removes nothing for a message that arrives after the route id was imported again', async () => {
     await runDeletionWorker(staleDeletionRecord('big'));
