@@ -20,6 +20,11 @@ export type RouteEvent = {
   dcId: string;
   /** Absent only for an upload that failed before its route id was read. */
   routeId?: string;
+  /**
+   * The event's place among its route's events (1, 2, 3 ...), taken in the same transaction
+   * (data/route-event-sequences.ts). Absent only for an event of no route's own: a failed import.
+   */
+  sequence?: number;
   occurredAt: number;
 } & StreamEvent;
 
@@ -58,6 +63,7 @@ export function readStreamRecord(record: StreamRecord): StreamedItem {
       type: item.event_type,
       dc_id: item.dc_id ?? null,
       route_id: item.route_id ?? null,
+      sequence: item.sequence ?? null,
       occurred_at: item.occurred_at,
       details: item.details ?? {},
     },
@@ -119,6 +125,7 @@ export function putEventItem(event: RouteEvent) {
     account_id: event.accountId,
     dc_id: event.dcId,
     ...(event.routeId === undefined ? {} : { route_id: event.routeId }),
+    ...(event.sequence === undefined ? {} : { sequence: event.sequence }),
     details,
     occurred_at: event.occurredAt,
     expires_at: Math.floor(event.occurredAt / 1000) + RETENTION_SECONDS,

@@ -5,16 +5,17 @@ import {
   putNewAttemptItems,
   type Reason,
 } from '../data/attempts';
-import { conditionFailedAt, writeTransaction } from '../data/client';
-import { putEventItem } from '../data/events';
+import { conditionFailedAt, isTransactionConflict, writeTransaction } from '../data/client';
 import { attachProofItem, getProof } from '../data/proofs';
+import { eventSequenceRaced } from '../data/route-event-sequences';
 import { listWaypointItemIds, markWaypointVisitedItem } from '../data/route-rows';
 import { routeUnchangedCheck, waypointSequenceOf } from '../data/routes';
 import type { DriverCaller } from '../shared/auth-context';
 import { ConflictError, ValidationError } from '../shared/errors';
 import { quote, quoteList } from '../shared/quote';
 import { refreshEtas } from './route-etas';
-import { rejectFinalized, requireRoute } from './routes';
+import { sequencedEventItems } from './route-events';
+import { pauseBeforeRetry, rejectFinalized, requireRoute } from './routes';
 
 export type { Attempt };
 
@@ -29,15 +30,17 @@ export interface AttemptInput {
   signerName?: string;
 }
 
-const MAX_RECORD_ATTEMPTS = 5;
+/** Visits of one route recorded at once take its event sequence in turn: each round one of them wins. */
+const MAX_RECORD_ATTEMPTS = 10;
 
 /**
  * Records one visit of a waypoint by the route's driver:
  * 1. the route must be the driver's, started and not finished (404 / 3011 / 3012);
  * 2. the waypoint and every listed item must be on it (3013);
- * 3. the attempt and WAYPOINT_STATUS_CHANGED are written in one transaction, on condition that the
- *    attempt id is new and the route did not change since it was read, with the waypoint's visited mark
- *    (a visited waypoint can no longer be cancelled);
+ * 3. the attempt and WAYPOINT_STATUS_CHANGED (with the route's next event sequence) are written in one
+ *    transaction, on condition that the attempt id is new, the route did not change and no other event of it
+ *    took that sequence since they were read, with the waypoint's visited mark (a visited waypoint can no
+ *    longer be cancelled);
  * 4. the ETAs are recomputed from the attempt's place and time.
  * The same attempt id again returns the stored attempt without writing anything (a retried call).
  */
@@ -49,6 +52,7 @@ export async function recordAttempt(
 ): Promise<{ attempt: Attempt; created: boolean }> {
   const ref = { ...driver, routeId };
   for (let round = 1; round <= MAX_RECORD_ATTEMPTS; round++) {
+    await pauseBeforeRetry(round);
     const route = await requireRoute(ref);
     const earlier = await getAttempt(driver.accountId, routeId, input.id);
     if (earlier) return { attempt: sameAttempt(earlier, waypointId), created: false };
@@ -84,35 +88,36 @@ export async function recordAttempt(
       driverId: driver.driverId,
       recordedAt: Date.now(),
     };
+    const items = [
+      ...putNewAttemptItems(driver.accountId, routeId, attempt),
+      routeUnchangedCheck(route),
+      markWaypointVisitedItem(driver.accountId, routeId, sequence),
+      ...proofIds.map((proofId) => attachProofItem(driver.accountId, routeId, sequence, proofId, attempt.id)),
+      ...(await sequencedEventItems({
+        accountId: driver.accountId,
+        dcId: driver.dcId,
+        routeId,
+        type: 'WAYPOINT_STATUS_CHANGED',
+        details: {
+          waypoint_id: waypointId,
+          status: attempt.status,
+          attempt_id: attempt.id,
+          timestamp: attempt.timestamp,
+          proof_ids: attempt.proofIds,
+          signer_name: attempt.signerName ?? null,
+        },
+        occurredAt: attempt.recordedAt,
+      })),
+    ];
     try {
-      await writeTransaction([
-        ...putNewAttemptItems(driver.accountId, routeId, attempt),
-        routeUnchangedCheck(route),
-        putEventItem({
-          accountId: driver.accountId,
-          dcId: driver.dcId,
-          routeId,
-          type: 'WAYPOINT_STATUS_CHANGED',
-          details: {
-            waypoint_id: waypointId,
-            status: attempt.status,
-            attempt_id: attempt.id,
-            timestamp: attempt.timestamp,
-            proof_ids: attempt.proofIds,
-            signer_name: attempt.signerName ?? null,
-          },
-          occurredAt: attempt.recordedAt,
-        }),
-        markWaypointVisitedItem(driver.accountId, routeId, sequence),
-        ...proofIds.map((proofId) =>
-          attachProofItem(driver.accountId, routeId, sequence, proofId, attempt.id),
-        ),
-      ]);
+      await writeTransaction(items);
     } catch (error) {
-      // A lost race with the same attempt id (item 0), with a change of the route (item 2), or with another
-      // attempt naming one of the proofs (items 5...): read again and decide again.
-      const proofRaced = proofIds.some((_, index) => conditionFailedAt(error, 5 + index));
-      if (conditionFailedAt(error, 0) || conditionFailedAt(error, 2) || proofRaced) continue;
+      // A lost race with the same attempt id (item 0), with a change of the route (item 2), with another
+      // attempt naming one of the proofs (items 4...), or with another event of the route (its sequence, or a
+      // transaction writing it at the same time): read again and decide again.
+      const proofRaced = proofIds.some((_, index) => conditionFailedAt(error, 4 + index));
+      const raced = conditionFailedAt(error, 0) || conditionFailedAt(error, 2) || proofRaced;
+      if (raced || eventSequenceRaced(error, items) || isTransactionConflict(error)) continue;
       throw error;
     }
     await refreshEtas(ref, {

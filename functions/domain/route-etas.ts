@@ -1,12 +1,13 @@
 import { getDc } from '../data/accounts';
 import { listAttempts } from '../data/attempts';
-import { conditionFailedAt, writeTransaction } from '../data/client';
+import { conditionFailedAt, isTransactionConflict, writeTransaction } from '../data/client';
 import { getDriver } from '../data/drivers';
-import { putEventItem } from '../data/events';
 import { getRouteEtas, putRouteEtasItem, type RouteEtas } from '../data/route-etas';
+import { eventSequenceRaced } from '../data/route-event-sequences';
 import { listWaypointRows, type WaypointRow } from '../data/route-rows';
 import { getRouteHeader, type RouteHeader, routeUnchangedCheck } from '../data/routes';
 import { completionEstimate, computeEtas, type EtaStop, type LatLng } from './etas';
+import { sequencedEventItems } from './route-events';
 import { isDone, progressByWaypoint, progressOf } from './route-progress';
 import { trackingLinksOf } from './tracking-links';
 
@@ -120,29 +121,37 @@ export async function refreshEtas(
       pingRefreshAt: stored?.pingRefreshAt,
       version: (stored?.version ?? -1) + 1,
     };
-    const event = putEventItem({
-      accountId: route.accountId,
-      dcId: route.dcId,
-      routeId: route.routeId,
-      type: 'ROUTE_ETAS_CHANGED',
-      details: {
-        etas: waypoints.flatMap((waypoint) => {
-          const eta = computed.etas[waypoint.sequence];
-          return eta === null || eta === undefined ? [] : [{ waypoint_id: waypoint.id, eta_timestamp: eta }];
-        }),
-        tracking_links: trackingLinksOf(route),
-      },
-      occurredAt: Date.now(),
-    });
+    const event = emit
+      ? await sequencedEventItems({
+          accountId: route.accountId,
+          dcId: route.dcId,
+          routeId: route.routeId,
+          type: 'ROUTE_ETAS_CHANGED',
+          details: {
+            etas: waypoints.flatMap((waypoint) => {
+              const eta = computed.etas[waypoint.sequence];
+              return eta === null || eta === undefined
+                ? []
+                : [{ waypoint_id: waypoint.id, eta_timestamp: eta }];
+            }),
+            tracking_links: trackingLinksOf(route),
+          },
+          occurredAt: Date.now(),
+        })
+      : [];
+    const items = [
+      putRouteEtasItem(ref.accountId, ref.routeId, next, stored?.version),
+      routeUnchangedCheck(route),
+      ...event,
+    ];
     try {
-      await writeTransaction([
-        putRouteEtasItem(ref.accountId, ref.routeId, next, stored?.version),
-        routeUnchangedCheck(route),
-        ...(emit ? [event] : []),
-      ]);
+      await writeTransaction(items);
       return;
     } catch (error) {
-      if (!(conditionFailedAt(error, 0) || conditionFailedAt(error, 1))) throw error;
+      // A newer refresh, a change of the route, or another event of it since they were read: start again.
+      const raced =
+        conditionFailedAt(error, 0) || conditionFailedAt(error, 1) || eventSequenceRaced(error, items);
+      if (!(raced || isTransactionConflict(error))) throw error;
     }
   }
   // Every attempt lost to a newer refresh or change, which computed from newer facts: nothing is missing.

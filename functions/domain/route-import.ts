@@ -28,6 +28,7 @@ import {
   putPendingImport,
 } from '../data/imports';
 import { routeEtasItem } from '../data/route-etas';
+import { firstEventSequenceItem } from '../data/route-event-sequences';
 import { type InvoiceRow, listRouteRows, routeRowItems, type WaypointRow } from '../data/route-rows';
 import { putNewHeaderItem, type RouteHeader } from '../data/routes';
 import { trackingLookupItems, trackingLookupKeys } from '../data/tracking-links';
@@ -479,10 +480,12 @@ async function finishImport(
           },
         };
   const error = payload.type === 'ROUTE_IMPORT_FAILED' ? payload.details.error : undefined;
+  // ROUTE_CREATED is the first of the new route's events; a failed import made no route of its own to count in.
   const event = putEventItem({
     accountId: record.accountId,
     dcId: record.dcId,
     routeId: record.routeId,
+    ...(header ? { sequence: 1 } : {}),
     ...payload,
     occurredAt: now,
   });
@@ -501,6 +504,7 @@ async function finishImport(
       finishImportItem(record.accountId, record.txid, now, record.routeId, error),
       event,
       ...(driverItem ? [driverItem] : []),
+      ...(header ? [firstEventSequenceItem(header.accountId, header.routeId)] : []),
     ]);
   } catch (transactionError) {
     // The import record's condition failing means another delivery of the same message finished first.

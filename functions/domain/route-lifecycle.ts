@@ -1,9 +1,9 @@
-import { putEventItem } from '../data/events';
 import { listActiveRoutesOfDriver, type RouteHeader } from '../data/routes';
 import { ApiError, ConflictError, ValidationError } from '../shared/errors';
 import { quote } from '../shared/quote';
 import { computeAfterFinish } from './route-analytics';
 import { refreshEtas } from './route-etas';
+import { sequencedEventItems } from './route-events';
 import { changeRoute, DriverGoneError, type RouteRef, rejectFinalized } from './routes';
 import { trackingLinksOf } from './tracking-links';
 
@@ -33,8 +33,8 @@ export async function startRoute(ref: RouteRef, at: number): Promise<RouteHeader
         return { startedTimestamp: at };
       },
       // The route joins the driver's started set (changeRoute), on condition that the driver still exists.
-      (next) => [
-        putEventItem({
+      (next) =>
+        sequencedEventItems({
           accountId: next.accountId,
           dcId: next.dcId,
           routeId: next.routeId,
@@ -47,7 +47,6 @@ export async function startRoute(ref: RouteRef, at: number): Promise<RouteHeader
           },
           occurredAt: Date.now(),
         }),
-      ],
     );
   } catch (error) {
     // The driver was deleted since the route was assigned (a route assigned before drivers kept their sets).
@@ -80,8 +79,8 @@ export async function finishRoute(ref: RouteRef, at: number): Promise<RouteHeade
       return { isFinalized: true, isActive: false, finalizedTimestamp: at };
     },
     // The route leaves its driver's sets in the same transaction (changeRoute).
-    (next, previous) => [
-      putEventItem({
+    (next, previous) =>
+      sequencedEventItems({
         accountId: next.accountId,
         dcId: next.dcId,
         routeId: next.routeId,
@@ -89,7 +88,6 @@ export async function finishRoute(ref: RouteRef, at: number): Promise<RouteHeade
         details: { finalized_timestamp: at, driver_id: previous.assignedDriverId ?? null },
         occurredAt: Date.now(),
       }),
-    ],
   );
   await computeAfterFinish(route);
   return route;

@@ -1,7 +1,7 @@
 import { listAttempts } from '../data/attempts';
 import { type Claim, releaseClaimItem, releaseClaims } from '../data/claims';
 import { conditionFailedAt, deleteAll, MAX_TRANSACTION_ITEMS } from '../data/client';
-import { putEventItem } from '../data/events';
+import { eventSequenceRaced } from '../data/route-event-sequences';
 import { deleteRouteRowItem, deleteUnvisitedWaypointItem, listWaypointInvoiceRows } from '../data/route-rows';
 import { type RouteHeader, replaceRouteHeader, waypointSequenceOf } from '../data/routes';
 import { deleteTrackingLookupItems } from '../data/tracking-links';
@@ -9,6 +9,7 @@ import type { EventDetails } from '../models/event-catalog';
 import { ConflictError, NotFoundError } from '../shared/errors';
 import { quote } from '../shared/quote';
 import { recomputeEtas } from './route-etas';
+import { sequencedEventItems } from './route-events';
 import { type RouteRef, rejectFinalized, requireRoute } from './routes';
 
 /** What a change of a route's waypoints did (ROUTE_UPDATED's `changes`): ids added, removed and changed. */
@@ -75,24 +76,28 @@ export async function cancelWaypoint(ref: RouteRef, waypointId: string): Promise
       ...invoiceRows.map((row) => deleteRouteRowItem(row.key)),
       ...freed.map((claim) => releaseClaimItem(ref.accountId, claim, route.importTxid)),
     ];
-    // Header, waypoint row and event, then the rest: a waypoint with few invoices and items goes at once.
-    const atOnce = 3 + trackingItems.length + cleanup.length <= MAX_TRANSACTION_ITEMS;
+    // Header, waypoint row, event sequence and event, then the rest: a waypoint with few invoices and items
+    // goes at once.
+    const atOnce = 4 + trackingItems.length + cleanup.length <= MAX_TRANSACTION_ITEMS;
+    const alsoWrite = [
+      deleteUnvisitedWaypointItem(ref.accountId, ref.routeId, sequence),
+      ...(await sequencedEventItems({
+        accountId: ref.accountId,
+        dcId: ref.dcId,
+        routeId: ref.routeId,
+        type: 'ROUTE_UPDATED',
+        details: { version: next.version, changes },
+        occurredAt: Date.now(),
+      })),
+      ...trackingItems,
+      ...(atOnce ? cleanup : []),
+    ];
     try {
-      const written = await replaceRouteHeader(next, route.version, [
-        deleteUnvisitedWaypointItem(ref.accountId, ref.routeId, sequence),
-        putEventItem({
-          accountId: ref.accountId,
-          dcId: ref.dcId,
-          routeId: ref.routeId,
-          type: 'ROUTE_UPDATED',
-          details: { version: next.version, changes },
-          occurredAt: Date.now(),
-        }),
-        ...trackingItems,
-        ...(atOnce ? cleanup : []),
-      ]);
+      const written = await replaceRouteHeader(next, route.version, alsoWrite);
       if (!written) continue;
     } catch (error) {
+      // Another event of the route took the sequence read: read again.
+      if (eventSequenceRaced(error, [{}, ...alsoWrite])) continue;
       // The route's version held but an attempt marked the waypoint visited since it was read.
       if (conditionFailedAt(error, 1)) throw waypointVisited(waypointId);
       throw error;

@@ -3,6 +3,7 @@ import { type Claim, releaseClaims } from '../data/claims';
 import { conditionFailedAt, deleteAll } from '../data/client';
 import { driverRoutesItem, getDriver, type SetChange } from '../data/drivers';
 import { cutToBudget, type Page, type SizedPageRequest } from '../data/pagination';
+import { eventSequenceRaced } from '../data/route-event-sequences';
 import { listRouteRows, type WaypointRow } from '../data/route-rows';
 import {
   deleteRouteHeader,
@@ -34,7 +35,7 @@ export interface RouteRef {
 const MAX_CHANGE_ATTEMPTS = 5;
 
 /** A short random pause before a retry, so writers that collided do not collide again in lockstep. */
-const pauseBeforeRetry = (attempt: number) =>
+export const pauseBeforeRetry = (attempt: number) =>
   attempt === 1
     ? Promise.resolve()
     : new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
@@ -127,9 +128,10 @@ function driverSide(previous: RouteHeader, next: RouteHeader, gone: ReadonlySet<
 }
 
 /**
- * Replaces the header `previous` with `next` (unless its version changed: false), together with the
- * driver items the change touches (driverSide) and `alsoWrite`, in one transaction. Throws DriverGoneError
- * when the driver the route would join does not exist.
+ * Replaces the header `previous` with `next` (unless its version changed, or another event of the route took
+ * the sequence an event of `alsoWrite` read: false), together with the driver items the change touches
+ * (driverSide) and `alsoWrite`, in one transaction. Throws DriverGoneError when the driver the route would
+ * join does not exist.
  */
 async function writeHeader(
   next: RouteHeader,
@@ -145,6 +147,7 @@ async function writeHeader(
         ...alsoWrite,
       ]);
     } catch (error) {
+      if (eventSequenceRaced(error, [{}, ...sides.map((side) => side.item), ...alsoWrite])) return false;
       const failed = sides.find((_, index) => conditionFailedAt(error, index + 1));
       if (!failed) throw error;
       if (failed.adds) throw new DriverGoneError(failed.driverId);
@@ -166,7 +169,10 @@ async function writeHeader(
 export async function changeRoute(
   ref: RouteRef,
   decide: (route: RouteHeader) => HeaderChange,
-  alsoWrite: (next: RouteHeader, previous: RouteHeader) => TransactItem[] = () => [],
+  alsoWrite: (
+    next: RouteHeader,
+    previous: RouteHeader,
+  ) => Promise<TransactItem[]> | TransactItem[] = () => [],
 ): Promise<RouteHeader> {
   for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
     await pauseBeforeRetry(attempt);
@@ -177,7 +183,7 @@ export async function changeRoute(
     );
     if (!changed) return current;
     const next: RouteHeader = { ...current, ...change, version: current.version + 1 };
-    if (await writeHeader(next, current, alsoWrite(next, current))) return next;
+    if (await writeHeader(next, current, await alsoWrite(next, current))) return next;
   }
   throw new Error(`route '${ref.routeId}' kept changing under ${MAX_CHANGE_ATTEMPTS} attempts to change it`);
 }

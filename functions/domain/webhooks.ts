@@ -193,6 +193,7 @@ export async function sendTestEvent(accountId: string, webhookId: string): Promi
       type: 'PING',
       dc_id: null,
       route_id: null,
+      sequence: null,
       occurred_at: Date.now(),
       details: {},
     },

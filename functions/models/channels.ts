@@ -106,10 +106,12 @@ const queuedEvent = () =>
       type: z.enum(EVENT_TYPES),
       dc_id: z.string().nullable(),
       route_id: z.string().nullable(),
+      // Absent on a message queued before sequences.
+      sequence: z.number().int().min(1).nullable().optional(),
       occurred_at: z.number(),
       details: z.record(z.string(), z.unknown()),
     })
-    .transform((event) => event as WebhookEvent);
+    .transform(({ sequence = null, ...event }) => ({ ...event, sequence }) as WebhookEvent);
 
 /** One delivery of one event to one webhook; a retry is a new message with the next attempt number. */
 const deliveryMessage = () =>

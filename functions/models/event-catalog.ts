@@ -210,6 +210,12 @@ export type WebhookEvent = {
   event_id: string;
   dc_id: string | null;
   route_id: string | null;
+  /**
+   * The event's place among its route's events: 1 (ROUTE_CREATED), 2, 3 ... with no gaps, taken in the
+   * transaction of the change (docs/architecture.md). Null for an event of no route's own (PING, a failed
+   * import) and for an event written before sequences.
+   */
+  sequence: number | null;
   occurred_at: number;
 } & CatalogEvent;
 
@@ -220,6 +226,7 @@ interface BodyEnvelope<T extends EventType> {
   dc_id: string | null;
   route_id: string | null;
   event_id: string;
+  sequence: number | null;
 }
 export type WebhookBody<T extends EventType = EventType> = T extends EventType
   ? BodyEnvelope<T> & BodyDetails<T>
@@ -273,6 +280,7 @@ export function webhookBodyOf(event: WebhookEvent): WebhookBody {
     dc_id: event.dc_id,
     route_id: event.route_id,
     event_id: event.event_id,
+    sequence: event.sequence,
     ...bodyDetailsOf(event),
   } as WebhookBody;
 }
@@ -291,6 +299,7 @@ interface EventDoc<T extends EventType> {
     event_id: string;
     dc_id: string | null;
     route_id: string | null;
+    sequence: number | null;
     occurred_at: number;
     details: EventDetails<T>;
   };
@@ -315,6 +324,7 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
       event_id: 'evt_5f0c6a1b2d3e4f50',
       dc_id: 'dc-1',
       route_id: 'R-2026-11-23-01',
+      sequence: 1,
       occurred_at: T0,
       details: {
         route: {
@@ -337,6 +347,7 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
       event_id: 'evt_7a21c4e09b3d5f12',
       dc_id: 'dc-1',
       route_id: 'R-2026-11-23-01',
+      sequence: 2,
       occurred_at: T0 + 3_612_345,
       details: {
         driver_id: 'drv-042',
@@ -355,6 +366,7 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
       event_id: 'evt_0d9e8f7a6b5c4d3e',
       dc_id: 'dc-1',
       route_id: 'R-2026-11-23-01',
+      sequence: 5,
       occurred_at: T0 + 5_412_000,
       details: {
         etas: [
@@ -373,6 +385,7 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
       event_id: 'evt_3c4d5e6f708192a3',
       dc_id: 'dc-1',
       route_id: 'R-2026-11-23-01',
+      sequence: 4,
       occurred_at: T0 + 4_815_000,
       details: {
         waypoint_id: 'wp-002',
@@ -392,6 +405,7 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
       event_id: 'evt_b1a2c3d4e5f60718',
       dc_id: 'dc-1',
       route_id: 'R-2026-11-23-01',
+      sequence: 9,
       occurred_at: T0 + 19_830_000,
       details: { finalized_timestamp: T0 + 19_800_000, driver_id: 'drv-042' },
     },
@@ -405,6 +419,7 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
       event_id: 'evt_9e8d7c6b5a493827',
       dc_id: 'dc-1',
       route_id: 'R-2026-11-23-01',
+      sequence: null,
       occurred_at: T0 + 1_200,
       details: {
         txid: 'imp_4b3a29181706f5e4',
@@ -421,6 +436,7 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
       event_id: 'evt_3c4d5e6f7a8b9c0d',
       dc_id: 'dc-1',
       route_id: 'R-2026-11-23-01',
+      sequence: 6,
       occurred_at: T0 + 7_200_000,
       details: {
         version: 4,
@@ -441,6 +457,7 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
       event_id: 'evt_1f2e3d4c5b6a7988',
       dc_id: null,
       route_id: null,
+      sequence: null,
       occurred_at: T0,
       details: {},
     },
@@ -483,6 +500,13 @@ function webhookBodySchema(type: EventType): z.ZodObject {
       event_id: z.string().meta({
         description: 'the event’s id, also in `webhook-id`: the same on every attempt and redelivery',
       }),
+      sequence:
+        scope === 'route'
+          ? z.number().int().min(1).nullable().meta({
+              description:
+                'the event’s place among its route’s events: 1 (ROUTE_CREATED), 2, 3 ... with no gaps, so a gap or a smaller number than the last tells a missed or reordered event; null only on an event written before sequences',
+            })
+          : z.null().meta({ description: 'none: the event belongs to no route’s sequence' }),
       ...(type in bodyDetails ? bodyDetails[type as keyof typeof bodyDetails] : option.shape.details).shape,
     })
     .meta({ id: schemaName(type), description: summary });

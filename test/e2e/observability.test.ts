@@ -303,6 +303,7 @@ describe('the function code observability', () => {
       type: 'ROUTE_STARTED' as const,
       dc_id: 'dc-1',
       route_id: ROUTE_ID,
+      sequence: 2,
       occurred_at: Date.now(),
       details: { driver_id: 'obs-driver', started_timestamp: Date.now() },
     };

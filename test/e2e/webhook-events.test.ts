@@ -2,7 +2,13 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
-import { db } from '../../functions/data/client';
+import { db, writeTransaction } from '../../functions/data/client';
+import { putEventItem } from '../../functions/data/events';
+import {
+  eventSequenceRaced,
+  lastEventSequence,
+  takeEventSequenceItem,
+} from '../../functions/data/route-event-sequences';
 import { acceptImport } from '../../functions/domain/route-import';
 import type { EventType } from '../../functions/models/event-catalog';
 import { ImportRoute } from '../../functions/models/import-model';
@@ -108,6 +114,7 @@ describe('route events reach the subscribed receivers, signed', () => {
       dc_id: 'dc-1',
       route_id: routeId,
       event_id: EXPECTED_EVENT_ID,
+      sequence: expect.any(Number),
       ...fields,
     });
     expectHookTime(delivery, actionStartedAt);
@@ -136,6 +143,7 @@ describe('route events reach the subscribed receivers, signed', () => {
     await importRoute(hooks.fx.api.url, hooks.accounts.acme.key, 'dc-1', route);
     const delivery = await arrived(all.receiver, 'ROUTE_CREATED', route.id);
     expectRouteEvent(delivery, 'ROUTE_CREATED', before, {
+      sequence: 1,
       route: expect.objectContaining({ id: route.id }),
     });
   });
@@ -155,6 +163,7 @@ describe('route events reach the subscribed receivers, signed', () => {
     expect(response.status, response.text).toBe(200);
     const started = await arrived(all.receiver, 'ROUTE_STARTED', route.id);
     expectRouteEvent(started, 'ROUTE_STARTED', before, {
+      sequence: 2,
       driver_id: driverId,
       started_timestamp: at(70),
       waypoints: waypoints.map((waypoint) => ({
@@ -169,6 +178,7 @@ describe('route events reach the subscribed receivers, signed', () => {
       expect(eta.eta_timestamp).toBeGreaterThanOrEqual(at(70));
     }
     expectRouteEvent(etas, 'ROUTE_ETAS_CHANGED', before, {
+      sequence: 3,
       etas: waypoints.map((waypoint) => ({
         waypoint_id: waypoint.id,
         eta_timestamp: expect.any(Number),
@@ -190,6 +200,7 @@ describe('route events reach the subscribed receivers, signed', () => {
     expect(response.status, response.text).toBe(200);
     const delivery = await arrived(all.receiver, 'WAYPOINT_STATUS_CHANGED', route.id);
     expectRouteEvent(delivery, 'WAYPOINT_STATUS_CHANGED', before, {
+      sequence: 4,
       waypoint_id: wp0.id,
       status: 'SUCCESSFUL',
       attempt_id: 'hook-visit-0',
@@ -266,6 +277,8 @@ describe('route events reach the subscribed receivers, signed', () => {
       'ROUTE_IMPORT_FAILED',
       before,
       {
+        // The failed import made no route: its event is in no route's sequence.
+        sequence: null,
         txid: loserTxid,
         error: { code: 3005, message: expect.any(String) },
       },
@@ -284,6 +297,21 @@ describe('route events reach the subscribed receivers, signed', () => {
       .filter((delivery) => delivery.json.route_id === route.id)
       .map((delivery) => `${eventTypeOf(delivery)} ${eventIdOf(delivery)}`);
     expect([...new Set(received)].sort()).toEqual(written);
+  });
+
+  it('numbered the route’s events 1, 2, 3 ... with no gaps, in the order they happened', async () => {
+    await waitForRouteEventsDelivered(all.receiver, route.id);
+    const byEventId = new Map(
+      all.receiver.deliveries
+        .filter((delivery) => delivery.json.route_id === route.id)
+        .map((delivery) => [eventIdOf(delivery), delivery.json]),
+    );
+    const events = [...byEventId.values()].sort((a, b) => (a.sequence as number) - (b.sequence as number));
+    expect(events.map((event) => event.sequence)).toEqual(events.map((_, index) => index + 1));
+    expect(events.at(0)?.event).toBe('ROUTE_CREATED');
+    expect(events.at(-1)?.event).toBe('ROUTE_FINISHED');
+    const times = events.map((event) => event.hook_timestamp_millis as number);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
   });
 
   it('sends a webhook of another DC nothing of this DC, and that DC’s events', async () => {
@@ -365,5 +393,94 @@ describe('route events reach the subscribed receivers, signed', () => {
     const times = log.map((attempt) => attempt.timestamp);
     expect(times).toEqual([...times].sort((a, b) => b - a));
     expect(log.at(-1)?.event_type).toBe('ROUTE_CREATED');
+  });
+});
+
+describe('the sequence of a route’s events', () => {
+  const driverId = 'busy-driver';
+  const token = strongToken('busy-driver-login-token-01');
+  const route = exampleRoute('hook-busy', { waypoints: 4, driverId, startTime: BASE });
+
+  const asDriver = (method: string, path: string, body?: unknown) =>
+    hooks.request(method, path, { key: token, body });
+
+  /** The route's event items as written (straight from the table): their sequences, in order. */
+  async function sequencesOf(routeId: string): Promise<number[]> {
+    const { Items = [] } = await db.send(
+      new ScanCommand({
+        TableName: hooks.fx.api.tableName,
+        FilterExpression: 'entity = :entity AND account_id = :account AND route_id = :route',
+        ExpressionAttributeValues: {
+          ':entity': 'EVENT',
+          ':account': hooks.accounts.acme.accountId,
+          ':route': routeId,
+        },
+        ConsistentRead: true,
+      }),
+    );
+    return Items.map((item) => item.sequence as number).sort((a, b) => a - b);
+  }
+
+  it('takes the next number for each of visits recorded at once: no gap, no repeat', async () => {
+    const created = await hooks.asAccount('POST', '/dcs/dc-1/drivers', {
+      driver_id: driverId,
+      driver_name: 'Busy Driver',
+      login_token: token,
+    });
+    expectSuccess(created, drivers.createDriver);
+    await importRoute(hooks.fx.api.url, hooks.accounts.acme.key, 'dc-1', route);
+    const started = await asDriver('POST', `/driver/routes/${route.id}/start`, { timestamp: at(70) });
+    expect(started.status, started.text).toBe(200);
+    const visits = await Promise.all(
+      route.waypoints.map((waypoint, index) =>
+        asDriver('POST', `/driver/routes/${route.id}/waypoints/${waypoint.id}/attempts`, {
+          id: `busy-visit-${index}`,
+          timestamp: at(80 + index),
+          status: 'SUCCESSFUL',
+          location: waypoint.location,
+        }),
+      ),
+    );
+    for (const visit of visits) expect(visit.status, visit.text).toBe(200);
+    const sequences = await sequencesOf(route.id);
+    // ROUTE_CREATED, ROUTE_STARTED, its ETAs, the four visits and whatever ETA changes they made.
+    expect(sequences.length).toBeGreaterThanOrEqual(7);
+    expect(sequences).toEqual(sequences.map((_, index) => index + 1));
+  });
+
+  it('refuses an event whose sequence another event took since it was read: no number twice', async () => {
+    const accountId = hooks.accounts.acme.accountId;
+    const read = await lastEventSequence(accountId, route.id);
+    const wp0 = route.waypoints[0] as (typeof route.waypoints)[number];
+    const visit = await asDriver('POST', `/driver/routes/${route.id}/waypoints/${wp0.id}/attempts`, {
+      id: 'busy-visit-again',
+      timestamp: at(90),
+      status: 'SUCCESSFUL',
+      location: wp0.location,
+    });
+    expect(visit.status, visit.text).toBe(200);
+    const now = await lastEventSequence(accountId, route.id);
+    expect(now).toBeGreaterThan(read);
+    // An event built from the read before the visit must lose: the visit took that number.
+    const stale = [
+      takeEventSequenceItem(accountId, route.id, read),
+      putEventItem({
+        accountId,
+        dcId: 'dc-1',
+        routeId: route.id,
+        sequence: read + 1,
+        type: 'ROUTE_FINISHED',
+        details: { finalized_timestamp: at(91), driver_id: driverId },
+        occurredAt: Date.now(),
+      }),
+    ];
+    const refused = await writeTransaction(stale).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(eventSequenceRaced(refused, stale)).toBe(true);
+    const sequences = await sequencesOf(route.id);
+    expect(sequences).toEqual(sequences.map((_, index) => index + 1));
+    expect(sequences.at(-1)).toBe(now);
   });
 });

@@ -354,6 +354,7 @@ describe('the SSRF guard refuses private targets', () => {
         type: 'ROUTE_CREATED',
         dc_id: 'dc-1',
         route_id: 'ssrf-route',
+        sequence: 1,
         occurred_at: Date.now(),
         details: exampleEvent('ROUTE_CREATED').details,
       },

@@ -27,7 +27,15 @@ describe('the webhook body of the events that give tracking links', () => {
   const links = { api_url: 'https://api.example.com/v1/', key: Buffer.alloc(32, 7).toString('base64url') };
   const link = (waypointId: string) => trackingUrl(links.api_url, trackingToken(links.key, waypointId));
   const event = (type: 'ROUTE_STARTED' | 'ROUTE_ETAS_CHANGED', details: Record<string, unknown>) =>
-    ({ event_id: 'evt_1', type, dc_id: 'dc-1', route_id: 'R-1', occurred_at: 1, details }) as WebhookEvent;
+    ({
+      event_id: 'evt_1',
+      type,
+      dc_id: 'dc-1',
+      route_id: 'R-1',
+      sequence: 2,
+      occurred_at: 1,
+      details,
+    }) as WebhookEvent;
 
   it('ROUTE_STARTED gives every waypoint’s tracking page, and never the key it is made with', () => {
     const started = event('ROUTE_STARTED', {
@@ -43,6 +51,7 @@ describe('the webhook body of the events that give tracking links', () => {
       dc_id: 'dc-1',
       route_id: 'R-1',
       event_id: 'evt_1',
+      sequence: 2,
       driver_id: 'd-1',
       started_timestamp: 2,
       waypoints: [

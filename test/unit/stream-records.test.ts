@@ -27,6 +27,7 @@ const startedItem = () => {
     accountId: 'acc_0123456789abcdef',
     dcId: 'dc 1',
     routeId: 'R 1',
+    sequence: 2,
     type: 'ROUTE_STARTED',
     details: { driver_id: 'd-1', started_timestamp: 1_795_438_800_000 },
     occurredAt: 1_795_438_800_123,
@@ -44,6 +45,7 @@ describe('reading a stream record of the events queue', () => {
         type: 'ROUTE_STARTED',
         dc_id: 'dc 1',
         route_id: 'R 1',
+        sequence: 2,
         occurred_at: 1_795_438_800_123,
         details: { driver_id: 'd-1', started_timestamp: 1_795_438_800_000 },
       },
@@ -53,6 +55,11 @@ describe('reading a stream record of the events queue', () => {
   it('reads an event without a route (an upload failed before its route id was read) with route_id null', () => {
     const { route_id: _, ...item } = startedItem();
     expect(readStreamRecord(messageOf(item))).toMatchObject({ kind: 'event', event: { route_id: null } });
+  });
+
+  it('reads an event item written before sequences with sequence null', () => {
+    const { sequence: _, ...item } = startedItem();
+    expect(readStreamRecord(messageOf(item))).toMatchObject({ kind: 'event', event: { sequence: null } });
   });
 
   it('tells an event item of a type outside the catalog from any other item', () => {

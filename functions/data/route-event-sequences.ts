@@ -1,0 +1,55 @@
+import { conditionFailedAt, tableName } from './client';
+import { getItem } from './item-ops';
+import { routeKeys, type TransactItem } from './routes';
+
+/**
+ * A route's event sequence (docs/architecture.md, "Event sequences"): the number its last event took, in a
+ * small item of its own beside the header, so taking the next costs the same whatever the route's size. Every
+ * event of the route takes the next number in the transaction that writes it, on condition that the number
+ * is still the one read: two events never take one number, and a rolled-back change takes none. The route's
+ * deletion removes the item with its other rows, so a route id imported again counts from 1.
+ */
+const ENTITY = 'EVENT_SEQUENCE';
+const sequenceKey = (accountId: string, routeId: string) => routeKeys.row(accountId, routeId, ENTITY);
+
+/** The sequence of the route's last event (read consistently); 0 before its first, or on a route imported before sequences. */
+export async function lastEventSequence(accountId: string, routeId: string): Promise<number> {
+  const item = await getItem(sequenceKey(accountId, routeId), 'last_sequence');
+  return (item?.last_sequence as number | undefined) ?? 0;
+}
+
+/**
+ * Transaction item taking sequence `last + 1` for the route's next event, on condition that the route's last
+ * is still `last` (eventSequenceRaced tells a transaction cancelled for it).
+ */
+export function takeEventSequenceItem(accountId: string, routeId: string, last: number): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...sequenceKey(accountId, routeId), entity: ENTITY, last_sequence: last + 1 },
+      ConditionExpression: last === 0 ? 'attribute_not_exists(pk)' : 'last_sequence = :last',
+      ...(last === 0 ? {} : { ExpressionAttributeValues: { ':last': last } }),
+    },
+  };
+}
+
+/**
+ * Transaction item starting a new route's sequence at 1 (ROUTE_CREATED, written with the header). No
+ * condition: no other event of the route can be written before its header exists.
+ */
+export function firstEventSequenceItem(accountId: string, routeId: string): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...sequenceKey(accountId, routeId), entity: ENTITY, last_sequence: 1 },
+    },
+  };
+}
+
+/**
+ * True when a transaction of `items` was cancelled because another event of the route took the sequence it
+ * read (the condition of one of its takeEventSequenceItem): read the sequence again and retry.
+ */
+export function eventSequenceRaced(error: unknown, items: readonly TransactItem[]): boolean {
+  return items.some((item, index) => item.Put?.Item?.entity === ENTITY && conditionFailedAt(error, index));
+}
