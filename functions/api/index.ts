@@ -5,12 +5,13 @@ import { isEndpointDefinition } from './define';
 import * as docs from './docs/index';
 import * as driverApp from './driver-app/index';
 import * as drivers from './drivers/index';
+import * as events from './events/index';
 import * as routes from './routes/index';
 import * as tracking from './tracking/index';
 import * as webhooks from './webhooks/index';
 
 /** The groups of endpoints, in the order the document and the docs present them. */
-const GROUPS = [dcs, drivers, routes, driverApp, webhooks, analytics, tracking, docs];
+const GROUPS = [dcs, drivers, routes, driverApp, webhooks, events, analytics, tracking, docs];
 
 const METHOD_ORDER: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const byPathThenMethod = (a: EndpointDefinition, b: EndpointDefinition) =>

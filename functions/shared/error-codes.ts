@@ -147,6 +147,17 @@ export const ERROR_CODES = {
     httpStatus: 410,
     meaning: 'the tracking link expired: 24 hours after its waypoint was done or its route finished',
   },
+  FEED_CURSOR_INVALID: {
+    code: 8000,
+    httpStatus: 400,
+    meaning: 'the `after` cursor is not one this account’s event feed gave (changed, or another account’s)',
+  },
+  FEED_CURSOR_EXPIRED: {
+    code: 8001,
+    httpStatus: 410,
+    meaning:
+      'the `after` cursor is older than the event feed keeps events (30 days): events after it may be gone; read from the oldest kept (no `after`)',
+  },
   PROOF_LIMIT_REACHED: {
     code: 9000,
     httpStatus: 400,

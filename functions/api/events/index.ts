@@ -1,0 +1,7 @@
+/**
+ * Every endpoint definition and schema of the event feed. The endpoint list (../index.ts) takes every
+ * definition exported here; tests and tools import them from here; handlers import their own slice.
+ */
+
+export * from './list/endpoint';
+export * from './schemas';
