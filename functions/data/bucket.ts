@@ -3,7 +3,12 @@ import type { Readable } from 'node:stream';
 import type { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { STSClient } from '@aws-sdk/client-sts';
 import { config } from '../shared/config';
-import { ANALYTICS_FILES_PREFIX, IMPORT_UPLOADS_PREFIX, PROOFS_PREFIX } from '../shared/resources';
+import {
+  ANALYTICS_FILES_PREFIX,
+  DELIVERY_NOTES_PREFIX,
+  IMPORT_UPLOADS_PREFIX,
+  PROOFS_PREFIX,
+} from '../shared/resources';
 
 interface Bucket {
   readonly sdk: typeof import('./s3-client');
@@ -37,13 +42,16 @@ export const bucketKeys = {
   /** Ids have no `/` (models/common.ts), so the key splits back into its parts (proofObjectOf). */
   proof: (accountId: string, routeId: string, sequence: number, proofId: string) =>
     `${PROOFS_PREFIX}${accountId}/${routeId}/${String(sequence).padStart(5, '0')}/${proofId}`,
+  /** A delivery note, named by the SHA-256 (hex) of what it shows: the same content, the same object. */
+  deliveryNote: (accountId: string, routeId: string, contentSha256: string) =>
+    `${DELIVERY_NOTES_PREFIX}${accountId}/${routeId}/${contentSha256}.pdf`,
 };
 
 /** The parts of a proof's key (bucketKeys.proof); undefined for a key of another shape. */
 export function proofObjectOf(
   key: string,
 ): { accountId: string; routeId: string; sequence: number; proofId: string } | undefined {
-  if (!key.startsWith(PROOFS_PREFIX)) return undefined;
+  if (!key.startsWith(PROOFS_PREFIX) || key.startsWith(DELIVERY_NOTES_PREFIX)) return undefined;
   const parts = key.slice(PROOFS_PREFIX.length).split('/');
   if (parts.length !== 4) return undefined;
   const [accountId, routeId, sequence, proofId] = parts as [string, string, string, string];
@@ -99,6 +107,55 @@ export async function putJsonObject(key: string, body: string): Promise<void> {
   await s3.send(
     new sdk.PutObjectCommand({ Bucket: name, Key: key, Body: body, ContentType: 'application/json' }),
   );
+}
+
+/** The object's bytes, refused with ObjectTooLargeError before its body is read when over `maxBytes`. */
+export async function getObjectBytes(key: string, maxBytes: number): Promise<Uint8Array> {
+  const { sdk, s3, name } = await theBucket();
+  const { Body, ContentLength = 0 } = await s3.send(new sdk.GetObjectCommand({ Bucket: name, Key: key }));
+  if (!Body) throw new Error(`object ${key} has no body`);
+  if (ContentLength > maxBytes) {
+    (Body as Readable).destroy();
+    throw new ObjectTooLargeError(key, ContentLength);
+  }
+  return Body.transformToByteArray();
+}
+
+/** Writes `body` as the object, with user metadata (x-amz-meta-*: lower-case names, ASCII values). */
+export async function putObjectBytes(
+  key: string,
+  body: Uint8Array,
+  contentType: string,
+  metadata: Record<string, string>,
+): Promise<void> {
+  const { sdk, s3, name } = await theBucket();
+  await s3.send(
+    new sdk.PutObjectCommand({
+      Bucket: name,
+      Key: key,
+      Body: body,
+      ContentType: contentType,
+      Metadata: metadata,
+    }),
+  );
+}
+
+/**
+ * The user metadata of an object the function may read (s3:GetObject on its key, which HeadObject needs), or
+ * undefined when there is no such object. S3 answers a missing key 404 only to a caller that may list the
+ * bucket, and 403 to one that may not (S3 API Reference, HeadObject, "Permissions"): no function here may,
+ * so both mean the object is not there.
+ */
+export async function readableObjectMetadata(key: string): Promise<Record<string, string> | undefined> {
+  const { sdk, s3, name } = await theBucket();
+  try {
+    const { Metadata } = await s3.send(new sdk.HeadObjectCommand({ Bucket: name, Key: key }));
+    return Metadata ?? {};
+  } catch (error) {
+    const { name: errorName } = error as { name?: string };
+    if (errorName === 'NotFound' || errorName === 'Forbidden') return undefined;
+    throw error;
+  }
 }
 
 /** Whether the object exists (HeadObject; S3 reads are strongly consistent, so a PUT that ended is seen). */

@@ -116,6 +116,30 @@ export function routeRowItems(
 const queryRouteRows = (accountId: string, routeId: string, prefix: string, page?: PageRequest) =>
   queryPrefix(routeKeys.partition(accountId, routeId), prefix, page);
 
+/**
+ * The waypoint of the route that lists the invoice, or undefined when none does (an unknown invoice, or one of
+ * a cancelled waypoint). Reads the waypoint rows only, which DynamoDB filters: not the invoice and item rows,
+ * many more.
+ */
+export async function findWaypointRowOfInvoice(
+  accountId: string,
+  routeId: string,
+  invoiceId: string,
+): Promise<WaypointRow | undefined> {
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    FilterExpression: 'contains(invoice_ids, :invoice)',
+    ExpressionAttributeValues: {
+      ':pk': routeKeys.partition(accountId, routeId),
+      ':prefix': ROUTE_ROW_PREFIX.waypoint,
+      ':invoice': invoiceId,
+    },
+    ConsistentRead: true,
+  });
+  const [item] = items;
+  return item && waypointCodec.fromItem(item);
+}
+
 /** The key a page of waypoints continues after (a waypoint's sequence is its position in the route). */
 export const waypointKeyOf = (accountId: string, routeId: string, waypoint: WaypointRow): TableKey =>
   routeKeys.waypoint(accountId, routeId, waypoint.sequence);

@@ -16,6 +16,11 @@ export interface ResourceAccess {
   /** Limits the bucket access to keys under this prefix (default: every key). */
   bucketKeyPrefix?: string;
   /**
+   * Keys under this prefix the function also writes (PutObject), beside what `bucket` grants: an evidence read
+   * reads proofs and writes the delivery notes kept among them, and may overwrite no proof.
+   */
+  bucketWriteKeyPrefix?: string;
+  /**
    * Presigned links the function hands out: CDK makes a role that may only read (GetObject) or only write
    * (PutObject) keys under `keyPrefix`, which only this function may assume; links are signed with its
    * credentials (functions/data/bucket.ts). The function itself gets no S3 action for this.

@@ -27,6 +27,23 @@ export const IMPORT_UPLOADS_PREFIX = 'uploads/';
  */
 export const PROOFS_PREFIX = 'proofs/';
 
+/**
+ * Where the evidence reads write delivery notes (PDFs), under the proofs prefix so that its lifecycle rule keeps
+ * them as long: `<prefix><account>/<route>/<sha256 of the note's content>.pdf`. Account ids start with `acc_`,
+ * so no proof's key is under it.
+ */
+export const DELIVERY_NOTES_PREFIX = `${PROOFS_PREFIX}delivery-notes/`;
+
+/**
+ * The font delivery notes are set in, DejaVu Sans (Latin, Greek, Cyrillic and more, so that any signer's or
+ * customer's name prints), shipped beside the evidence endpoint's bundle with its license and read at run time.
+ */
+export const DELIVERY_NOTE_FONT_FILES = [
+  'dejavu-fonts-ttf/package.json',
+  'dejavu-fonts-ttf/LICENSE',
+  'dejavu-fonts-ttf/ttf/DejaVuSans.ttf',
+] as const;
+
 /** How long proofs of delivery and delivery notes are kept when the deployment does not say (`proofRetentionDays`). */
 export const PROOF_RETENTION_DAYS_DEFAULT = 400;
 

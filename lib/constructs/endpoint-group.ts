@@ -153,11 +153,19 @@ function resourceAccessOf(sliceName: string, served: readonly EndpointDefinition
 }
 
 /** The same string for the same grants, whatever the key order or the order of `sendTo`. */
-function accessKey({ table, bucket, bucketKeyPrefix, signLinks, sendTo }: ResourceAccess): string {
+function accessKey({
+  table,
+  bucket,
+  bucketKeyPrefix,
+  bucketWriteKeyPrefix,
+  signLinks,
+  sendTo,
+}: ResourceAccess): string {
   return JSON.stringify({
     table,
     bucket,
     bucketKeyPrefix,
+    bucketWriteKeyPrefix,
     signLinks: signLinks && [signLinks.access, signLinks.keyPrefix],
     sendTo: [...new Set((sendTo ?? []).map((channel) => channel.name))].sort(),
   });

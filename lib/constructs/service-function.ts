@@ -173,6 +173,10 @@ export class ServiceFunction extends LambdaFunction {
       const objects = resources.bucketObjectsArn(access.bucketKeyPrefix ?? '');
       this.bindBucket(resources.bucket, access.bucket, objects);
     }
+    if (access.bucketWriteKeyPrefix) {
+      const objects = resources.bucketObjectsArn(access.bucketWriteKeyPrefix);
+      this.bindBucket(resources.bucket, 'write', objects);
+    }
     if (access.signLinks) {
       const objects = resources.bucketObjectsArn(access.signLinks.keyPrefix);
       this.bindLinkSigner(resources.bucket, access.signLinks.access, objects);

@@ -5,6 +5,7 @@ import { importRoute } from '../../functions/api/routes/index';
 import * as channels from '../../functions/models/channels';
 import {
   ANALYTICS_FILES_PREFIX,
+  DELIVERY_NOTES_PREFIX,
   IMPORT_UPLOADS_PREFIX,
   PROOFS_PREFIX,
   RESOURCE_ENV,
@@ -84,6 +85,26 @@ describe('table access', () => {
   });
 });
 
+/**
+ * The object actions a function's bucket access grants, each on the objects it names: reads on
+ * `bucketKeyPrefix`, writes (with aborting their multipart uploads: the SDK's Upload does when a part fails)
+ * on `bucketKeyPrefix` or `bucketWriteKeyPrefix`. Nobody lists or deletes.
+ */
+function bucketActionsOf(access: {
+  bucket?: 'read' | 'write';
+  bucketKeyPrefix?: string;
+  bucketWriteKeyPrefix?: string;
+}): Record<string, unknown[]> {
+  const granted: Record<string, unknown[]> = {};
+  const grant = (actions: string[], prefix: string | undefined) => {
+    for (const action of actions) granted[action] = [...(granted[action] ?? []), bucketObjects(prefix)];
+  };
+  const writes = ['s3:PutObject', 's3:AbortMultipartUpload'];
+  if (access.bucket) grant(access.bucket === 'read' ? ['s3:GetObject'] : writes, access.bucketKeyPrefix);
+  if (access.bucketWriteKeyPrefix) grant(writes, access.bucketWriteKeyPrefix);
+  return granted;
+}
+
 describe('bucket access', () => {
   const withoutBucket = accessByFunction.filter((f) => !f.access.bucket && !f.access.signLinks);
   const withBucket = accessByFunction.filter((f) => f.access.bucket);
@@ -94,22 +115,17 @@ describe('bucket access', () => {
   });
 
   it.each(withBucket)(
-    "$name (bucket '$access.bucket') gets that access's object actions, on its key prefix, and the name",
+    "$name (bucket '$access.bucket') gets that access's object actions, on its key prefixes, and the name",
     (f) => {
-      // Writers may abort their multipart uploads (the SDK's Upload does when a part fails); nobody lists or deletes.
-      const [allowed, denied] =
-        f.access.bucket === 'read'
-          ? [['s3:GetObject'], 's3:PutObject']
-          : [['s3:PutObject', 's3:AbortMultipartUpload'], 's3:GetObject'];
+      const granted = bucketActionsOf(f.access);
       // In any order: cdk.json's minimizePolicies sorts the actions of a statement.
       expect(
         allowedActions(f.fn)
           .filter((a) => a.startsWith('s3:'))
           .sort(),
-      ).toEqual([...allowed].sort());
-      for (const action of allowed)
-        expect(resourcesAllowed(f.fn, action)).toEqual([bucketObjects(f.access.bucketKeyPrefix)]);
-      expect(allowedActions(f.fn)).not.toContain(denied);
+      ).toEqual(Object.keys(granted).sort());
+      for (const [action, resources] of Object.entries(granted))
+        expect(resourcesAllowed(f.fn, action)).toEqual(resources);
       const variables = environmentOf(f.fn);
       expect(variables[RESOURCE_ENV.bucket]).toBeDefined();
       expect(JSON.stringify(variables[RESOURCE_ENV.bucket])).toContain(JSON.stringify(bucketArn));
@@ -117,6 +133,14 @@ describe('bucket access', () => {
       expect(variables.S3_FORCE_PATH_STYLE).toBeUndefined();
     },
   );
+
+  it('lets the evidence read proofs and write delivery notes, and no proof', () => {
+    const evidence = accessByFunction.find((f) => f.name === 'routes/evidence');
+    expect(evidence && resourcesAllowed(evidence.fn, 's3:GetObject')).toEqual([bucketObjects(PROOFS_PREFIX)]);
+    expect(evidence && resourcesAllowed(evidence.fn, 's3:PutObject')).toEqual([
+      bucketObjects(DELIVERY_NOTES_PREFIX),
+    ]);
+  });
 });
 
 describe('link signing', () => {
@@ -147,16 +171,17 @@ describe('link signing', () => {
       .filter(([, p]) => JSON.stringify(p.Properties?.Roles) === JSON.stringify([{ Ref: roleId }]))
       .flatMap(([policyId]) => (view.props(policyId).PolicyDocument as { Statement: unknown[] }).Statement);
 
-  it('is what the download-files, upload and proof endpoints do, and only they', () => {
+  it('is what the download-files, upload, proof and evidence endpoints do, and only they', () => {
     expect(signers.map((f) => [f.name, f.access.signLinks])).toEqual(
       expect.arrayContaining([
         ['routes/upload', { access: 'write', keyPrefix: IMPORT_UPLOADS_PREFIX }],
         ['analytics/download-files', { access: 'read', keyPrefix: ANALYTICS_FILES_PREFIX }],
         ['driver-app/proofs', { access: 'write', keyPrefix: PROOFS_PREFIX }],
         ['routes/proofs', { access: 'read', keyPrefix: PROOFS_PREFIX }],
+        ['routes/evidence', { access: 'read', keyPrefix: PROOFS_PREFIX }],
       ]),
     );
-    expect(signers).toHaveLength(4);
+    expect(signers).toHaveLength(5);
   });
 
   it.each(signers)('$name signs with a role that may only do what its links do, on their prefix', (f) => {
@@ -189,14 +214,21 @@ describe('link signing', () => {
     expect(props.ManagedPolicyArns).toBeUndefined();
   });
 
-  it.each(signers)('$name may assume exactly its signer role, knows its ARN, and has no S3 action', (f) => {
-    const { roleId } = signerRoleOf(f);
-    expect(resourcesAllowed(f.fn, 'sts:AssumeRole')).toEqual([{ 'Fn::GetAtt': [roleId, 'Arn'] }]);
-    expect(allowedActions(f.fn).filter((a) => a.startsWith('sts:'))).toEqual(['sts:AssumeRole']);
-    expect(allowedActions(f.fn).filter((a) => a.startsWith('s3:'))).toEqual([]);
-    expect(environmentOf(f.fn)[RESOURCE_ENV.linkSignerRoleArn]).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
-    expect(JSON.stringify(environmentOf(f.fn)[RESOURCE_ENV.bucket])).toContain(JSON.stringify(bucketArn));
-  });
+  it.each(signers)(
+    '$name may assume exactly its signer role, knows its ARN, and has no S3 action of its own beyond its bucket access',
+    (f) => {
+      const { roleId } = signerRoleOf(f);
+      expect(resourcesAllowed(f.fn, 'sts:AssumeRole')).toEqual([{ 'Fn::GetAtt': [roleId, 'Arn'] }]);
+      expect(allowedActions(f.fn).filter((a) => a.startsWith('sts:'))).toEqual(['sts:AssumeRole']);
+      expect(
+        allowedActions(f.fn)
+          .filter((a) => a.startsWith('s3:'))
+          .sort(),
+      ).toEqual(Object.keys(bucketActionsOf(f.access)).sort());
+      expect(environmentOf(f.fn)[RESOURCE_ENV.linkSignerRoleArn]).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+      expect(JSON.stringify(environmentOf(f.fn)[RESOURCE_ENV.bucket])).toContain(JSON.stringify(bucketArn));
+    },
+  );
 
   it.each(others)('$name (no link signing) may assume no role and has no signer role', (f) => {
     expect(allowedActions(f.fn).filter((a) => a.startsWith('sts:'))).toEqual([]);

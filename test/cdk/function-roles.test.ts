@@ -80,7 +80,11 @@ describe("the synthesized functions' roles", () => {
     const proofUpload = signerOf('driver-app/proofs');
     const proofDownload = signerOf('routes/proofs');
     expect(proofUpload && proofDownload).toBeDefined();
-    expect(new Set(signers)).toEqual(new Set([download, upload, proofUpload, proofDownload]));
+    const evidenceDownload = signerOf('routes/evidence');
+    expect(evidenceDownload).toBeDefined();
+    expect(new Set(signers)).toEqual(
+      new Set([download, upload, proofUpload, proofDownload, evidenceDownload]),
+    );
     const object = (key: string) => `arn:aws:s3:::${bucket?.name}/${key}`;
     const decide = (policies: PolicyDocument[] | undefined, action: string, key: string) =>
       evaluate(policies ?? [], check(action, object(key)));
@@ -96,6 +100,16 @@ describe("the synthesized functions' roles", () => {
     expect(decide(proofDownload?.policies, 's3:GetObject', 'proofs/a/r/00000/p')).toBe('Allow');
     expect(decide(proofDownload?.policies, 's3:GetObject', 'analytics/a/t/f.csv')).toBe('ImplicitDeny');
     expect(decide(proofDownload?.policies, 's3:PutObject', 'proofs/a/r/00000/p')).toBe('ImplicitDeny');
+    const note = 'proofs/delivery-notes/a/r/0123.pdf';
+    expect(decide(evidenceDownload?.policies, 's3:GetObject', 'proofs/a/r/00000/p')).toBe('Allow');
+    expect(decide(evidenceDownload?.policies, 's3:GetObject', note)).toBe('Allow');
+    expect(decide(evidenceDownload?.policies, 's3:PutObject', note)).toBe('ImplicitDeny');
+    // The evidence function itself reads proofs and writes notes, and overwrites no proof.
+    const evidence = policiesOf('routes/evidence');
+    expect(evaluate(evidence, check('s3:GetObject', object('proofs/a/r/00000/p')))).toBe('Allow');
+    expect(evaluate(evidence, check('s3:PutObject', object(note)))).toBe('Allow');
+    expect(evaluate(evidence, check('s3:PutObject', object('proofs/a/r/00000/p')))).toBe('ImplicitDeny');
+    expect(evaluate(evidence, check('s3:GetObject', object('analytics/a/t/f.csv')))).toBe('ImplicitDeny');
     const assume = (signer: typeof download) => check('sts:AssumeRole', signer?.arn as string);
     expect(evaluate(policiesOf('analytics/download-files'), assume(download))).toBe('Allow');
     expect(evaluate(policiesOf('analytics/download-files'), assume(upload))).toBe('ImplicitDeny');

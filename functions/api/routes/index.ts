@@ -12,6 +12,7 @@ export * from './cancel-waypoint/endpoint';
 export * from './completion-time/endpoint';
 export * from './deactivate/endpoint';
 export * from './delete/endpoint';
+export * from './evidence/endpoint';
 export * from './find-by-date/endpoint';
 export * from './finish/endpoint';
 export * from './get/endpoint';

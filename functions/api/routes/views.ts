@@ -1,3 +1,4 @@
+import type { InvoiceEvidence } from '../../domain/evidence';
 import type { ServedProof } from '../../domain/proofs';
 import type { AccountingRecord, Attempt, InvoiceRow, ItemRow } from '../../domain/records';
 import type { RouteWaypoint, WaypointDetail } from '../../domain/route-reports';
@@ -98,5 +99,29 @@ export function proofView({ proof, download }: ServedProof) {
     attempt_id: proof.attemptId ?? null,
     download_link: download?.url ?? null,
     expiration_timestamp: download?.expiresAt ?? null,
+  };
+}
+
+/** The evidence of an invoice: its parts as the other reads answer them. */
+export function evidenceView(evidence: InvoiceEvidence) {
+  const { waypoint, signer, deliveryNote } = evidence;
+  return {
+    route: routeView(evidence.route),
+    waypoint: {
+      ...apiFields(waypoint, ['id', 'sequence', 'customerId', 'name', 'address']),
+      location: locationView(waypoint.location),
+      status: waypoint.status,
+    },
+    invoice: invoiceStatusView(evidence.invoice),
+    attempts: evidence.attempts.map(attemptView),
+    cash_records: evidence.cashRecords.map(accountingRecordView),
+    proofs: evidence.proofs.map(proofView),
+    signer: signer ? { name: signer.name, attempt_id: signer.attemptId, timestamp: signer.timestamp } : null,
+    delivery_note: {
+      download_link: deliveryNote.download.url,
+      expiration_timestamp: deliveryNote.download.expiresAt,
+      sha256: deliveryNote.sha256,
+      signature_proof_id: deliveryNote.signatureProofId ?? null,
+    },
   };
 }

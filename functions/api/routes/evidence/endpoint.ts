@@ -1,0 +1,81 @@
+import * as z from 'zod';
+import { EpochMillis, Id } from '../../../models/common';
+import { PROOF_LIMITS } from '../../../shared/limits';
+import { DELIVERY_NOTE_FONT_FILES, DELIVERY_NOTES_PREFIX, PROOFS_PREFIX } from '../../../shared/resources';
+import { AccountingRecord } from '../accounting-schemas';
+import { InvoiceStatus } from '../invoice-schemas';
+import { Proof } from '../proof-schemas';
+import { Route, RouteParams, routesEndpoint } from '../schemas';
+import { Attempt, Waypoint } from '../waypoint-schemas';
+
+const LINK_MINUTES = PROOF_LIMITS.downloadLinkSeconds / 60;
+
+export const InvoiceEvidence = z
+  .object({
+    route: Route,
+    waypoint: Waypoint.pick({
+      id: true,
+      sequence: true,
+      customer_id: true,
+      name: true,
+      address: true,
+      location: true,
+      status: true,
+    }).meta({ id: 'EvidenceWaypoint', description: 'the waypoint that lists the invoice' }),
+    invoice: InvoiceStatus,
+    attempts: z.array(Attempt).meta({ description: 'the waypoint’s attempts, oldest first' }),
+    cash_records: z.array(AccountingRecord).meta({
+      description:
+        'the route’s cash accounting records, oldest first (a record names its route and driver, not an invoice)',
+    }),
+    proofs: z.array(Proof).meta({
+      description: `the waypoint’s AVAILABLE proofs of delivery, each with its sha256 and a download link that works ${LINK_MINUTES} minutes; pending and rejected ones are left out`,
+    }),
+    signer: z.object({ name: z.string(), attempt_id: z.string(), timestamp: EpochMillis }).nullable().meta({
+      description: 'who signed for the delivery, from the latest attempt naming a signer; null when none did',
+    }),
+    delivery_note: z
+      .object({
+        download_link: z
+          .string()
+          .meta({ description: `presigned GET link of the PDF, for ${LINK_MINUTES} minutes` }),
+        expiration_timestamp: EpochMillis.meta({ description: 'when download_link stops working' }),
+        sha256: z.string().meta({ description: 'hex SHA-256 of the PDF' }),
+        signature_proof_id: z.string().nullable().meta({
+          description:
+            'the signature proof whose image the note shows: the latest AVAILABLE signature the signer’s attempt names, else the waypoint’s latest AVAILABLE one; null when there is none',
+        }),
+      })
+      .meta({
+        description:
+          'the delivery note (PDF): DC, route, waypoint, invoice, every item with its quantity, unit and status, the attempts and their times, the signer and the signature’s image (PNG or JPEG). Drawn once for each state of the evidence and kept as long as the proofs',
+      }),
+  })
+  .meta({ id: 'InvoiceEvidence', description: 'everything recorded about the delivery of one invoice' });
+
+export const getInvoiceEvidence = routesEndpoint(
+  'GET /dcs/{dc_id}/routes/{route_id}/invoices/{invoice_id}/evidence',
+  {
+    operationId: 'getInvoiceEvidence',
+    module: import.meta.url,
+    summary: 'The evidence of an invoice’s delivery, with a PDF delivery note and short-lived download links',
+    description: `The invoice with each item’s status and reason, its waypoint, the waypoint’s attempts (times, locations), the route’s cash records, the waypoint’s AVAILABLE proofs and the signer, and a PDF delivery note. Links work for ${LINK_MINUTES} minutes: read the evidence again for fresh ones. The note is drawn on the first read after the evidence changed (a new attempt or proof) and is then kept, like the proofs, for the deployment’s proof retention (400 days unless configured otherwise), even after the route is deleted.`,
+    // Reads the proofs (the signature's image) and writes the notes among them; signs links to both.
+    access: {
+      table: 'read',
+      bucket: 'read',
+      bucketKeyPrefix: PROOFS_PREFIX,
+      bucketWriteKeyPrefix: DELIVERY_NOTES_PREFIX,
+      signLinks: { access: 'read', keyPrefix: PROOFS_PREFIX },
+    },
+    // The font is read at run time, not bundled into the handler's code.
+    bundledFiles: DELIVERY_NOTE_FONT_FILES,
+    // Drawing a note takes a few hundred milliseconds of CPU: below the account's rate on other reads.
+    throttling: { rateLimit: 10, burstLimit: 20 },
+    request: { params: RouteParams.extend({ invoice_id: Id }) },
+    responses: {
+      200: { description: 'the invoice’s evidence', data: z.object({ evidence: InvoiceEvidence }) },
+    },
+    errorCodes: [3003, 1003],
+  },
+);

@@ -1,0 +1,148 @@
+import { type AccountingRecord, listAccountingRecords } from '../data/accounting';
+import { getDc } from '../data/accounts';
+import { type Attempt, listAttempts } from '../data/attempts';
+import { bucketKeys } from '../data/bucket';
+import { listWaypointProofs, type Proof } from '../data/proofs';
+import {
+  findWaypointRowOfInvoice,
+  type InvoiceRow,
+  listInvoiceRowsOfWaypoints,
+  type WaypointRow,
+} from '../data/route-rows';
+import { NotFoundError } from '../shared/errors';
+import { quote } from '../shared/quote';
+import { type DeliveryNote, type DeliveryNoteContent, deliveryNote } from './delivery-note';
+import { type ServedProof, serveProof } from './proofs';
+import { itemStatusOf, type WaypointStatus } from './route-progress';
+import { type RouteHeader, type RouteRef, requireRoute } from './routes';
+
+/** Who signed for the delivery: the latest attempt that names a signer. */
+export interface Signer {
+  name: string;
+  attemptId: string;
+  timestamp: number;
+}
+
+/** Everything recorded about the delivery of one invoice, as a dispatcher shows it in a dispute. */
+export interface InvoiceEvidence {
+  route: RouteHeader;
+  waypoint: WaypointRow & { status: WaypointStatus };
+  /** With each item's latest status. */
+  invoice: InvoiceRow;
+  /** The waypoint's attempts, oldest first. */
+  attempts: Attempt[];
+  /** The route's cash accounting records: a record names its route and driver, not an invoice. */
+  cashRecords: AccountingRecord[];
+  /** The waypoint's AVAILABLE proofs, with download links; pending and rejected ones are no evidence. */
+  proofs: ServedProof[];
+  signer?: Signer;
+  deliveryNote: DeliveryNote & {
+    /** The signature proof whose image the note shows. */
+    signatureProofId?: string;
+  };
+}
+
+/**
+ * The evidence of an invoice of the route: 404 (3003) for a route not in the DC, 404 (1003) for an invoice
+ * that no waypoint of the route lists (an unknown invoice, or one of a cancelled waypoint). Its delivery note
+ * is drawn on the first read of each new state of the evidence and kept (deliveryNote).
+ */
+export async function invoiceEvidence(ref: RouteRef, invoiceId: string): Promise<InvoiceEvidence> {
+  const route = await requireRoute(ref);
+  const waypoint = await findWaypointRowOfInvoice(ref.accountId, ref.routeId, invoiceId);
+  const notFound = () =>
+    new NotFoundError(`invoice_id: invoice ${quote(invoiceId)} not found on route ${quote(ref.routeId)}`);
+  if (!waypoint) throw notFound();
+  const { sequence } = waypoint;
+  const [invoices, attempts, proofs, { items: cashRecords }, dc] = await Promise.all([
+    listInvoiceRowsOfWaypoints(ref.accountId, ref.routeId, sequence, sequence),
+    listAttempts(ref.accountId, ref.routeId, { first: sequence, last: sequence }),
+    listWaypointProofs(ref.accountId, ref.routeId, sequence),
+    listAccountingRecords(ref.accountId, ref.routeId),
+    getDc(ref.accountId, ref.dcId),
+  ]);
+  const stored = invoices.find((candidate) => candidate.id === invoiceId);
+  if (!stored) throw notFound();
+  const invoice: InvoiceRow = {
+    ...stored,
+    items: stored.items.map((item) => ({ ...item, status: itemStatusOf(item.id, attempts) })),
+  };
+  const available = proofs.filter((proof) => proof.status === 'AVAILABLE');
+  const { signer, signature } = signatureOf(attempts, available);
+  const status: WaypointStatus = attempts.at(-1)?.status ?? 'PENDING';
+  const content: DeliveryNoteContent = {
+    dc: { id: ref.dcId, name: dc?.name ?? ref.dcId, timeZone: dc?.timeZone ?? 'UTC' },
+    route: { id: route.routeId, name: route.name },
+    waypoint: {
+      id: waypoint.id,
+      name: waypoint.name,
+      address: waypoint.address,
+      customerId: waypoint.customerId,
+      status,
+    },
+    invoice: {
+      id: invoice.id,
+      paymentMethod: invoice.paymentMethod,
+      nameAttributes: invoice.nameAttributes,
+      items: invoice.items.map((item) => ({
+        id: item.id,
+        sku: item.sku,
+        name: item.name,
+        quantity: item.quantity,
+        unit: item.displayUnitOfMeasure,
+        status: item.status,
+      })),
+    },
+    attempts: attempts.map((attempt) => ({
+      id: attempt.id,
+      timestamp: attempt.timestamp,
+      status: attempt.status,
+      reason: attempt.reason,
+      location: attempt.location,
+      signerName: attempt.signerName,
+    })),
+    signer,
+    signature: signature && {
+      proofId: signature.id,
+      sha256: signature.sha256 as string,
+      contentType: signature.contentType,
+    },
+    asOf: attempts.at(-1)?.timestamp ?? route.startTime,
+  };
+  const signatureKey =
+    signature && bucketKeys.proof(ref.accountId, ref.routeId, signature.sequence, signature.id);
+  const [served, note] = await Promise.all([
+    Promise.all(available.map((proof) => serveProof(ref.accountId, ref.routeId, proof))),
+    deliveryNote(ref.accountId, ref.routeId, content, signatureKey),
+  ]);
+  return {
+    route,
+    waypoint: { ...waypoint, status },
+    invoice,
+    attempts,
+    cashRecords,
+    proofs: served,
+    signer,
+    deliveryNote: { ...note, signatureProofId: signature?.id },
+  };
+}
+
+/**
+ * The signer, from the latest attempt naming one, and the signature the note shows: the latest AVAILABLE
+ * signature proof that attempt names, else the waypoint's latest AVAILABLE one (an app may upload a signature
+ * without naming it).
+ */
+function signatureOf(
+  attempts: readonly Attempt[],
+  available: readonly Proof[],
+): { signer?: Signer; signature?: Proof } {
+  const signed = attempts.findLast((attempt) => attempt.signerName !== undefined);
+  const signatures = available.filter((proof) => proof.type === 'SIGNATURE');
+  const signature =
+    (signed && signatures.findLast((proof) => proof.attemptId === signed.id)) ?? signatures.at(-1);
+  const signer =
+    signed?.signerName === undefined
+      ? undefined
+      : { name: signed.signerName, attemptId: signed.id, timestamp: signed.timestamp };
+  return { signer, signature };
+}
