@@ -33,6 +33,21 @@ function loadFont(): Promise<Buffer> {
   return fontBytes;
 }
 
+type Fontkit = Parameters<PDFDocument['registerFontkit']>[0];
+
+let parsedFont: ReturnType<Fontkit['create']> | undefined;
+
+/**
+ * fontkit, parsing the font once per cold start: pdf-lib parses the font's bytes for each document, and the
+ * glyphs fontkit has laid out stay cached in the parsed font. Each document still makes its own subset.
+ */
+const fontkitOnce: Fontkit = {
+  create: (bytes, postscriptName) => {
+    parsedFont ??= fontkit.create(bytes, postscriptName);
+    return parsedFont;
+  },
+};
+
 const [PAGE_WIDTH, PAGE_HEIGHT] = PageSizes.A4;
 const MARGIN = 48;
 const TEXT_SIZE = 9.5;
@@ -75,10 +90,17 @@ class NoteWriter {
   /** `text` cut with an ellipsis to `width` points (one line: line breaks and runs of spaces become one space). */
   fit(text: string, width: number, size = TEXT_SIZE): string {
     const flat = text.replace(/\s+/g, ' ').trim();
-    if (this.font.widthOfTextAtSize(flat, size) <= width) return flat;
+    const fits = (candidate: string) => this.font.widthOfTextAtSize(candidate, size) <= width;
+    if (fits(flat)) return flat;
+    // The longest start of the text that fits with the ellipsis, by bisection: each measure lays text out.
     const chars = [...flat];
-    while (chars.length > 0 && this.font.widthOfTextAtSize(`${chars.join('')}…`, size) > width) chars.pop();
-    return `${chars.join('')}…`;
+    let [fitting, tooLong] = [0, chars.length];
+    while (tooLong - fitting > 1) {
+      const middle = Math.floor((fitting + tooLong) / 2);
+      if (fits(`${chars.slice(0, middle).join('')}…`)) fitting = middle;
+      else tooLong = middle;
+    }
+    return `${chars.slice(0, fitting).join('')}…`;
   }
 
   heading(text: string, size = 12): void {
@@ -193,7 +215,7 @@ export async function renderDeliveryNote(
   signatureBytes?: Uint8Array,
 ): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
-  doc.registerFontkit(fontkit);
+  doc.registerFontkit(fontkitOnce);
   const font = await doc.embedFont(await loadFont(), { subset: true });
   doc.setTitle(`Delivery note: invoice ${note.invoice.id}`);
   doc.setSubject(`Route ${note.route.id}, waypoint ${note.waypoint.id}`);
