@@ -16,6 +16,7 @@ import {
   putNewProof,
   settleProof,
 } from '../data/proofs';
+import { waypointSequenceOf } from '../data/routes';
 import type { UploadArrival } from '../models/channels';
 import type { DriverCaller } from '../shared/auth-context';
 import { randomId } from '../shared/crypto';
@@ -32,10 +33,13 @@ export interface ProofRequest {
   sizeBytes: number;
 }
 
-/** The waypoint's position in the route; 3013 when it is not on it. */
+/**
+ * The waypoint's sequence, which keys its rows, attempts and proofs (not its position in the route, which
+ * moves when an earlier waypoint is cancelled); 3013 when it is not on the route.
+ */
 export function waypointSequence(route: RouteHeader, waypointId: string): number {
-  const sequence = route.waypointIds.indexOf(waypointId);
-  if (sequence < 0) {
+  const sequence = waypointSequenceOf(route, waypointId);
+  if (sequence === undefined) {
     throw new ConflictError(
       'NOT_ON_ROUTE',
       `waypoint ${quote(waypointId)} is not on route ${quote(route.routeId)}`,

@@ -271,6 +271,36 @@ describe('an attempt naming proofs', () => {
     expect(message).toContain('proof-visit-1');
   });
 
+  it('names a proof of a waypoint after an earlier waypoint of the route was cancelled', async () => {
+    // Rows keep the sequence they were imported with: waypoint 2 stays 2 once waypoint 0 is gone.
+    const revised = routeOf('proofs-revised', { waypoints: 3, driverId });
+    await c.importRoute('dc-1', revised);
+    const cancelled = nth(revised.waypoints, 0).id;
+    expectSuccess(
+      await c.asAccount('DELETE', `/dcs/dc-1/routes/${revised.id}/waypoints/${cancelled}`),
+      routes.cancelWaypoint,
+    );
+    await c.driverStart(token, revised.id, at(10));
+    const waypointId = nth(revised.waypoints, 2).id;
+    const bytes = imageBytes('image/png', 128);
+    const body = { type: 'SIGNATURE', content_type: 'image/png', size_bytes: bytes.length };
+    const proof = await askUpload(waypointId, body, revised.id);
+    expect((await put(proof.upload_url, bytes, 'image/png')).status).toBe(200);
+    await waitUntil(`proof ${proof.id} checked`, async () =>
+      (await proofsOf(waypointId, revised.id)).find(
+        (candidate) => candidate.id === proof.id && candidate.status === 'AVAILABLE',
+      ),
+    );
+    const attempt = await c.driverAttempt(
+      token,
+      revised.id,
+      waypointId,
+      visit('proof-visit-revised', { proof_ids: [proof.id], signer_name: 'Zoë Ålund' }) as never,
+    );
+    expect(attempt.proof_ids).toEqual([proof.id]);
+    expect(nth(await proofsOf(waypointId, revised.id), 0).attempt_id).toBe('proof-visit-revised');
+  });
+
   it("refuses another waypoint's proof with 9001, and a proof not AVAILABLE with 9002, writing nothing", async () => {
     const elsewhere = await availableProof(wp(0));
     const pending = await askUpload(wp(1), { type: 'PHOTO', content_type: 'image/jpeg', size_bytes: 10 });
