@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionFailure, queryItems, tableName } from './client';
-import { conditionHeld, getItem } from './item-ops';
+import { codec } from './codec';
+import { conditionHeld, getItem, getRecord } from './item-ops';
 import type { TableKey } from './table-schema';
 
 export interface Account {
@@ -38,19 +39,16 @@ export const accountKeys = {
   partition: accountPartition,
 };
 
+const accountCodec = codec<Account>({ accountId: {}, name: {}, createdAt: {}, usageKey: {} });
+
+const dcCodec = codec<Dc>({ accountId: {}, dcId: {}, name: {}, timeZone: {}, etaSpeedKmh: {} });
+
 /** Transaction items that create an account and DCs; each refuses to overwrite an existing one. */
 export function putAccountItem(account: Account) {
   return {
     Put: {
       TableName: tableName(),
-      Item: {
-        ...accountKeys.account(account.accountId),
-        entity: 'ACCOUNT',
-        account_id: account.accountId,
-        name: account.name,
-        created_at: account.createdAt,
-        usage_key: account.usageKey,
-      },
+      Item: { ...accountKeys.account(account.accountId), entity: 'ACCOUNT', ...accountCodec.toItem(account) },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -60,15 +58,7 @@ export function putDcItem(dc: Dc) {
   return {
     Put: {
       TableName: tableName(),
-      Item: {
-        ...accountKeys.dc(dc.accountId, dc.dcId),
-        entity: 'DC',
-        account_id: dc.accountId,
-        dc_id: dc.dcId,
-        name: dc.name,
-        time_zone: dc.timeZone,
-        eta_speed_kmh: dc.etaSpeedKmh,
-      },
+      Item: { ...accountKeys.dc(dc.accountId, dc.dcId), entity: 'DC', ...dcCodec.toItem(dc) },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -85,12 +75,8 @@ export function accountExistsCheck(accountId: string) {
   };
 }
 
-export async function getAccount(accountId: string): Promise<Account | undefined> {
-  const item = await getItem(accountKeys.account(accountId));
-  return item
-    ? { accountId: item.account_id, name: item.name, createdAt: item.created_at, usageKey: item.usage_key }
-    : undefined;
-}
+export const getAccount = (accountId: string): Promise<Account | undefined> =>
+  getRecord(accountKeys.account(accountId), accountCodec.fromItem);
 
 /** The account's usage key (the authorizer's read: that one attribute), if it has one. */
 export async function getUsageKey(accountId: string): Promise<string | undefined> {
@@ -114,25 +100,15 @@ export async function setUsageKeyOnce(accountId: string, value: string): Promise
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return Attributes?.usage_key;
+    return Attributes && accountCodec.fromItem(Attributes).usageKey;
   } catch (error) {
     if (isConditionFailure(error)) return (await getAccount(accountId))?.usageKey;
     throw error;
   }
 }
 
-export async function getDc(accountId: string, dcId: string): Promise<Dc | undefined> {
-  const item = await getItem(accountKeys.dc(accountId, dcId));
-  return item
-    ? {
-        accountId: item.account_id,
-        dcId: item.dc_id,
-        name: item.name,
-        timeZone: item.time_zone,
-        etaSpeedKmh: item.eta_speed_kmh,
-      }
-    : undefined;
-}
+export const getDc = (accountId: string, dcId: string): Promise<Dc | undefined> =>
+  getRecord(accountKeys.dc(accountId, dcId), dcCodec.fromItem);
 
 export async function listDcs(accountId: string): Promise<Dc[]> {
   const { items } = await queryItems({
@@ -140,12 +116,7 @@ export async function listDcs(accountId: string): Promise<Dc[]> {
     ExpressionAttributeValues: { ':pk': accountPartition(accountId), ':prefix': DC_PREFIX },
     ConsistentRead: true,
   });
-  return items.map((item) => ({
-    accountId: item.account_id,
-    dcId: item.dc_id,
-    name: item.name,
-    timeZone: item.time_zone,
-  }));
+  return items.map(dcCodec.fromItem);
 }
 
 /** Sets a DC's ETA speed; returns false when the DC does not exist. */

@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { accountExistsCheck, accountKeys } from './accounts';
 import { db, tableName, writeTransaction } from './client';
+import { codec } from './codec';
 import type { TableKey } from './table-schema';
 
 export interface ApiKeyRecord {
@@ -21,14 +22,11 @@ export const apiKeyKeys = {
   }),
 };
 
+/** Both items of a key (the lookup and the account's) hold the whole record. */
+const apiKeyCodec = codec<ApiKeyRecord>({ accountId: {}, keyId: {}, keyHash: {}, createdAt: {} });
+
 export function putApiKeyItems(record: ApiKeyRecord) {
-  const attributes = {
-    entity: 'API_KEY',
-    account_id: record.accountId,
-    key_id: record.keyId,
-    key_hash: record.keyHash,
-    created_at: record.createdAt,
-  };
+  const attributes = { entity: 'API_KEY', ...apiKeyCodec.toItem(record) };
   return [
     {
       Put: {
@@ -57,7 +55,9 @@ export async function findApiKeyByHash(
   const { Item } = await db.send(
     new GetCommand({ TableName: tableName(), Key: apiKeyKeys.byHash(keyHash), ConsistentRead: true }),
   );
-  return Item ? { accountId: Item.account_id, keyId: Item.key_id } : undefined;
+  if (!Item) return undefined;
+  const { accountId, keyId } = apiKeyCodec.fromItem(Item);
+  return { accountId, keyId };
 }
 
 /** Deletes both items of a key; returns false when the account has no such key. */
@@ -72,7 +72,7 @@ export async function deleteApiKey(accountId: string, keyId: string): Promise<bo
   if (!Item) return false;
   await writeTransaction([
     { Delete: { TableName: tableName(), Key: apiKeyKeys.inAccount(accountId, keyId) } },
-    { Delete: { TableName: tableName(), Key: apiKeyKeys.byHash(Item.key_hash) } },
+    { Delete: { TableName: tableName(), Key: apiKeyKeys.byHash(apiKeyCodec.fromItem(Item).keyHash) } },
   ]);
   return true;
 }

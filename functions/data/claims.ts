@@ -1,6 +1,7 @@
 import { chunks, inParallel } from '../shared/parallel';
 import { quote } from '../shared/quote';
 import { deleteAll, getAll, tableName, writeTransaction } from './client';
+import { codec } from './codec';
 import type { TableKey } from './table-schema';
 
 /**
@@ -14,25 +15,29 @@ export interface Claim {
   id: string;
 }
 
-export interface HeldClaim extends Claim {
+/** Who holds a claim: the import and the route it is for. */
+export interface ClaimHolder {
   routeId: string;
   txid: string;
 }
+
+export interface HeldClaim extends Claim, ClaimHolder {}
 
 export const claimKey = (accountId: string, claim: Claim): TableKey => ({
   pk: `CLAIM#${accountId}/${claim.kind}/${claim.id}`,
   sk: 'CLAIM',
 });
 
+const holderCodec = codec<ClaimHolder>({ routeId: {}, txid: {} });
+
 /**
  * A claim item: its key names the kind and the id, so the item holds only its holder. With the longest ids
  * (384 bytes) in the key and as the route id it stays under 1 KB: one write unit, two in a transaction.
  */
-export const claimItem = (accountId: string, claim: Claim, holder: { txid: string; routeId: string }) => ({
+export const claimItem = (accountId: string, claim: Claim, holder: ClaimHolder) => ({
   ...claimKey(accountId, claim),
   entity: 'CLAIM',
-  route_id: holder.routeId,
-  txid: holder.txid,
+  ...holderCodec.toItem(holder),
 });
 
 /** An import takes its claims in transactions of CLAIMS_PER_TRANSACTION, CLAIM_PARALLELISM in flight. */
@@ -52,12 +57,12 @@ export async function findHeldClaims(accountId: string, claims: readonly Claim[]
   const held = new Map(items.map((item) => [item.pk as string, item]));
   return claims.flatMap((claim) => {
     const item = held.get(claimKey(accountId, claim).pk);
-    return item ? [{ ...claim, routeId: item.route_id, txid: item.txid }] : [];
+    return item ? [{ ...claim, ...holderCodec.fromItem(item) }] : [];
   });
 }
 
 /** Transaction item taking a claim that nobody holds (its condition fails when the id is taken). */
-export function newClaimItem(accountId: string, claim: Claim, holder: { txid: string; routeId: string }) {
+export function newClaimItem(accountId: string, claim: Claim, holder: ClaimHolder) {
   return {
     Put: {
       TableName: tableName(),

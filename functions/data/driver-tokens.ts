@@ -1,6 +1,7 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { sha256Hex } from '../shared/crypto';
 import { queryItems, tableName } from './client';
+import { codec } from './codec';
 import type { TableKey } from './table-schema';
 
 /** A driver as its login token's claim names it. */
@@ -9,6 +10,9 @@ export interface DriverRef {
   dcId: string;
   driverId: string;
 }
+
+/** A claim (and a lookup written before claims) holds the driver it names. */
+const ownerCodec = codec<DriverRef>({ accountId: {}, dcId: {}, driverId: {} });
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -41,7 +45,7 @@ export async function findTokenOwners(tokenHash: string): Promise<DriverRef[]> {
     },
     2,
   );
-  return items.map((item) => ({ accountId: item.account_id, dcId: item.dc_id, driverId: item.driver_id }));
+  return items.map(ownerCodec.fromItem);
 }
 
 /** True when some driver holds the token: its claim, or a lookup item written before claims. */
@@ -54,13 +58,7 @@ export function claimTokenItem(driver: DriverRef, token: string): TransactItem {
   return {
     Put: {
       TableName: tableName(),
-      Item: {
-        ...tokenKeys.claim(sha256Hex(token)),
-        entity: 'DRIVER_TOKEN',
-        account_id: driver.accountId,
-        dc_id: driver.dcId,
-        driver_id: driver.driverId,
-      },
+      Item: { ...tokenKeys.claim(sha256Hex(token)), entity: 'DRIVER_TOKEN', ...ownerCodec.toItem(driver) },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
