@@ -12,12 +12,19 @@ export interface FieldSpec<V> {
    * record, read through `read`.
    */
   read?: (stored: unknown) => V;
+  /**
+   * A record stored flat, its fields as attributes of the item named `prefix` and their own attribute's
+   * name; read as absent when the item has none of them.
+   */
+  flat?: { prefix: string; codec: Codec<NonNullable<V>> };
 }
 
 /** Every field of `T` with how it is stored: leaving one out, or naming one `T` lacks, does not compile. */
 export type Fields<T> = { [K in keyof T]-?: FieldSpec<T[K]> };
 
 export interface Codec<T> {
+  /** The attributes the record is stored in. */
+  readonly attributes: readonly string[];
   /** The record's attributes (without keys or `entity`: the entity's module adds those). */
   toItem(record: T): Item;
   fromItem(item: Item): T;
@@ -35,14 +42,28 @@ export function codec<T>(fields: Fields<T>): Codec<T> {
     spec,
   }));
   return {
+    attributes: specs.flatMap(({ attr, spec }) =>
+      spec.flat ? spec.flat.codec.attributes.map((inner) => `${spec.flat?.prefix}${inner}`) : [attr],
+    ),
     toItem(record) {
       const item: Item = {};
-      for (const { field, attr, spec } of specs) if (!spec.read) item[attr] = record[field];
+      for (const { field, attr, spec } of specs) {
+        if (spec.flat) {
+          const value = record[field];
+          if (value === undefined) continue;
+          for (const [inner, stored] of Object.entries(spec.flat.codec.toItem(value as never)))
+            item[`${spec.flat.prefix}${inner}`] = stored;
+        } else if (!spec.read) item[attr] = record[field];
+      }
       return item;
     },
     fromItem(item) {
       const record: Record<string, unknown> = {};
       for (const { field, attr, spec } of specs) {
+        if (spec.flat) {
+          record[field] = readFlat(item, spec.flat);
+          continue;
+        }
         const stored = item[attr];
         record[field] = spec.read
           ? spec.read(stored)
@@ -51,6 +72,15 @@ export function codec<T>(fields: Fields<T>): Codec<T> {
       return record as T;
     },
   };
+}
+
+function readFlat<V>(item: Item, { prefix, codec }: { prefix: string; codec: Codec<V> }): V | undefined {
+  const inner: Item = {};
+  for (const attr of codec.attributes) {
+    const stored = item[`${prefix}${attr}`];
+    if (stored !== undefined) inner[attr] = stored;
+  }
+  return Object.keys(inner).length > 0 ? codec.fromItem(inner) : undefined;
 }
 
 /** A string set as a sorted list (a set the item lacks, because its last member went, as none). */

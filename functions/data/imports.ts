@@ -1,6 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionFailedAt, db, tableName } from './client';
-import { getItem } from './item-ops';
+import { codec } from './codec';
+import { getRecord } from './item-ops';
 import type { TableKey } from './table-schema';
 
 export type ImportStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
@@ -50,61 +51,45 @@ export const importKeys = {
   }),
 };
 
+const uploadCodec = codec<ImportUpload>({ linkExpiresAt: {}, arrivalDeadline: {}, receivedAt: {} });
+
+const importCodec = codec<ImportRecord>({
+  accountId: {},
+  dcId: {},
+  txid: {},
+  routeId: {},
+  status: {},
+  error: {},
+  payloadKey: {},
+  createdAt: {},
+  finishedAt: {},
+  deadline: {},
+  /** `upload_link_expires_at`, `upload_arrival_deadline`, `upload_received_at`. */
+  upload: { flat: { prefix: 'upload_', codec: uploadCodec } },
+  trackingKey: {},
+});
+
+/** The item of an import accepted now: pending, whatever status `record` says. */
+export const pendingImportItem = (record: ImportRecord) => ({
+  ...importKeys.record(record.accountId, record.txid),
+  entity: 'IMPORT',
+  ...importCodec.toItem({ ...record, status: 'PENDING' }),
+  expires_at: Math.floor(record.createdAt / 1000) + RETENTION_SECONDS,
+});
+
+/** Stores the import as pending; refused when the txid has a record. */
 export async function putPendingImport(record: ImportRecord): Promise<void> {
   await db.send(
     new PutCommand({
       TableName: tableName(),
-      Item: {
-        ...importKeys.record(record.accountId, record.txid),
-        entity: 'IMPORT',
-        account_id: record.accountId,
-        dc_id: record.dcId,
-        txid: record.txid,
-        ...(record.routeId === undefined ? {} : { route_id: record.routeId }),
-        status: 'PENDING',
-        payload_key: record.payloadKey,
-        ...(record.trackingKey === undefined ? {} : { tracking_key: record.trackingKey }),
-        created_at: record.createdAt,
-        deadline: record.deadline,
-        ...(record.upload
-          ? {
-              upload_link_expires_at: record.upload.linkExpiresAt,
-              upload_arrival_deadline: record.upload.arrivalDeadline,
-            }
-          : {}),
-        expires_at: Math.floor(record.createdAt / 1000) + RETENTION_SECONDS,
-      },
+      Item: pendingImportItem(record),
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
 }
 
-export async function getImport(accountId: string, txid: string): Promise<ImportRecord | undefined> {
-  const item = await getItem(importKeys.record(accountId, txid));
-  if (!item) return undefined;
-  return {
-    accountId: item.account_id,
-    dcId: item.dc_id,
-    txid: item.txid,
-    routeId: item.route_id,
-    status: item.status,
-    error: item.error,
-    payloadKey: item.payload_key,
-    trackingKey: item.tracking_key,
-    createdAt: item.created_at,
-    finishedAt: item.finished_at,
-    deadline: item.deadline,
-    ...(item.upload_arrival_deadline === undefined
-      ? {}
-      : {
-          upload: {
-            linkExpiresAt: item.upload_link_expires_at,
-            arrivalDeadline: item.upload_arrival_deadline,
-            receivedAt: item.upload_received_at,
-          },
-        }),
-  };
-}
+export const getImport = (accountId: string, txid: string): Promise<ImportRecord | undefined> =>
+  getRecord(importKeys.record(accountId, txid), importCodec.fromItem);
 
 /**
  * Records that S3 received the upload's object `at` (epoch ms), unless the import is no longer pending or the

@@ -28,6 +28,85 @@ describe('entity codecs', () => {
     });
   });
 
+  it('store a nested record flat under a prefix, and read it as absent when none of its attributes is', async () => {
+    const { codec } = await import('../../functions/data/codec');
+    const inner = codec<{ linkExpiresAt: number; receivedAt?: number }>({
+      linkExpiresAt: {},
+      receivedAt: {},
+    });
+    const outer = codec<{ id: string; upload?: { linkExpiresAt: number; receivedAt?: number } }>({
+      id: {},
+      upload: { flat: { prefix: 'upload_', codec: inner } },
+    });
+    expect(outer.attributes).toEqual(['id', 'upload_link_expires_at', 'upload_received_at']);
+    expect(outer.toItem({ id: 'a', upload: { linkExpiresAt: 5 } })).toEqual({
+      id: 'a',
+      upload_link_expires_at: 5,
+      upload_received_at: undefined,
+    });
+    expect(outer.toItem({ id: 'a' })).toEqual({ id: 'a' });
+    expect(outer.fromItem({ id: 'a', upload_link_expires_at: 5, upload_received_at: 7 })).toEqual({
+      id: 'a',
+      upload: { linkExpiresAt: 5, receivedAt: 7 },
+    });
+    expect(outer.fromItem({ id: 'a' })).toEqual({ id: 'a', upload: undefined });
+  });
+
+  it('keep the stored layout of import records (attribute names deployed data is read by)', async () => {
+    const { pendingImportItem } = await import('../../functions/data/imports');
+    const upload = pendingImportItem({
+      accountId: 'acc',
+      dcId: 'dc',
+      txid: 'imp_1',
+      status: 'PENDING',
+      payloadKey: 'uploads/acc/imp_1.json',
+      trackingKey: 'key',
+      createdAt: 1_000_000,
+      deadline: 9,
+      upload: { linkExpiresAt: 5, arrivalDeadline: 6 },
+    });
+    expect(JSON.parse(JSON.stringify(upload))).toEqual({
+      pk: 'IMPORT#acc/imp_1',
+      sk: 'IMPORT',
+      entity: 'IMPORT',
+      account_id: 'acc',
+      dc_id: 'dc',
+      txid: 'imp_1',
+      status: 'PENDING',
+      payload_key: 'uploads/acc/imp_1.json',
+      tracking_key: 'key',
+      created_at: 1_000_000,
+      deadline: 9,
+      upload_link_expires_at: 5,
+      upload_arrival_deadline: 6,
+      expires_at: 1000 + 30 * 86_400,
+    });
+    const posted = pendingImportItem({
+      accountId: 'acc',
+      dcId: 'dc',
+      txid: 'imp_2',
+      routeId: 'R-1',
+      status: 'PENDING',
+      payloadKey: 'imports/acc/imp_2.json',
+      createdAt: 1_000_000,
+      deadline: 9,
+    });
+    expect(JSON.parse(JSON.stringify(posted))).toEqual({
+      pk: 'IMPORT#acc/imp_2',
+      sk: 'IMPORT',
+      entity: 'IMPORT',
+      account_id: 'acc',
+      dc_id: 'dc',
+      txid: 'imp_2',
+      route_id: 'R-1',
+      status: 'PENDING',
+      payload_key: 'imports/acc/imp_2.json',
+      created_at: 1_000_000,
+      deadline: 9,
+      expires_at: 1000 + 30 * 86_400,
+    });
+  });
+
   it('keep the stored layout of route rows (attribute names deployed data is read by)', async () => {
     const { routeRowItems } = await import('../../functions/data/route-rows');
     const rows = routeRowItems(
