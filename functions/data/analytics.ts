@@ -1,4 +1,5 @@
 import { deleteAll, type Item, queryItems } from './client';
+import { codec } from './codec';
 import { cutToBudget, type Page, queryPrefix, type SizedPageRequest } from './pagination';
 import type { TableKey } from './table-schema';
 
@@ -33,8 +34,16 @@ export const analyticsKeys = {
   }),
 };
 
+/** A record of either type: its route, and its row as exports write it. */
+interface AnalyticsRecord {
+  routeId: string;
+  row: AnalyticsRow;
+}
+
+const recordCodec = codec<AnalyticsRecord>({ routeId: {}, row: {} });
+
 export function analyticsItem(key: TableKey, type: AnalyticsType, routeId: string, row: AnalyticsRow) {
-  return { ...key, entity: type, route_id: routeId, row };
+  return { ...key, entity: type, ...recordCodec.toItem({ routeId, row }) };
 }
 
 /** One route's records of a type (its attempts in order), from its DC-date partition. */
@@ -62,8 +71,10 @@ async function queryRouteAnalytics(
   const { items, nextToken } = await queryPrefix(pk, prefix, page);
   // Ids may contain '#': the prefix of route 'r1' also matches route 'r1#2', so the route id decides
   // (a page may then hold fewer than `limit` records).
-  const ofRoute = items.filter((item) => item.entity === type && item.route_id === place.routeId);
-  const rowOf = (item: Item) => item.row as AnalyticsRow;
+  const ofRoute = items.filter(
+    (item) => item.entity === type && recordCodec.fromItem(item).routeId === place.routeId,
+  );
+  const rowOf = (item: Item) => recordCodec.fromItem(item).row;
   const read = { items: ofRoute, nextToken };
   const kept = page
     ? cutToBudget(
@@ -90,7 +101,7 @@ export async function routesWithAnalytics(
     ProjectionExpression: 'route_id',
     ConsistentRead: true,
   });
-  return new Set(items.map((item) => item.route_id as string));
+  return new Set(items.map((item) => recordCodec.fromItem(item).routeId));
 }
 
 /**
@@ -118,8 +129,9 @@ export async function* analyticsOfDate(
       1000,
     );
     const rows = page.items
-      .filter((item) => routeIds.has(item.route_id))
-      .map((item) => item.row as AnalyticsRow);
+      .map(recordCodec.fromItem)
+      .filter((record) => routeIds.has(record.routeId))
+      .map((record) => record.row);
     if (rows.length > 0) yield rows;
     startKey = page.lastKey;
   } while (startKey);
@@ -135,7 +147,7 @@ export async function deleteRouteAnalytics(place: AnalyticsPlace): Promise<void>
       ConsistentRead: true,
     });
     return items
-      .filter((item) => item.route_id === place.routeId)
+      .filter((item) => recordCodec.fromItem(item).routeId === place.routeId)
       .map((item) => ({ pk: item.pk as string, sk: item.sk as string }));
   };
   // The route record first: without it, a half-deleted route no longer counts as computed.

@@ -1,5 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, queryItems, tableName } from './client';
+import { codec } from './codec';
 import type { DriverLocation } from './drivers';
 import type { TableKey } from './table-schema';
 
@@ -18,13 +19,13 @@ interface DriverRef {
   driverId: string;
 }
 
+const pointCodec = codec<DriverLocation>({ timestamp: {}, latitude: {}, longitude: {} });
+
 /** A trace point as stored. */
 export const tracePointItem = (ref: DriverRef, point: DriverLocation) => ({
   ...traceKey(ref, point.timestamp),
   entity: 'TRACE_POINT',
-  timestamp: point.timestamp,
-  latitude: point.latitude,
-  longitude: point.longitude,
+  ...pointCodec.toItem(point),
   expires_at: Math.floor(point.timestamp / 1000) + RETENTION_SECONDS,
 });
 
@@ -43,9 +44,5 @@ export async function listTracePoints(ref: DriverRef, from: number, to: number):
       ':to': traceKey(ref, to).sk,
     },
   });
-  return items.map((item) => ({
-    timestamp: item.timestamp,
-    latitude: item.latitude,
-    longitude: item.longitude,
-  }));
+  return items.map(pointCodec.fromItem);
 }

@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, type Item, tableName } from './client';
-import { conditionHeld, getItem } from './item-ops';
+import { codec } from './codec';
+import { conditionHeld, getRecord } from './item-ops';
 import { routeKeys, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
@@ -25,31 +26,21 @@ const etasKey = (accountId: string, routeId: string): TableKey => ({
   sk: 'ETAS',
 });
 
+const etasCodec = codec<RouteEtas>({
+  etas: { absent: [] },
+  completion: { absent: null },
+  emitted: { absent: [] },
+  computedAt: {},
+  pingRefreshAt: {},
+  version: { absent: 0 },
+});
+
 export function routeEtasItem(accountId: string, routeId: string, etas: RouteEtas): Item {
-  return {
-    ...etasKey(accountId, routeId),
-    entity: 'ETAS',
-    etas: etas.etas,
-    completion: etas.completion,
-    emitted: etas.emitted,
-    computed_at: etas.computedAt,
-    ping_refresh_at: etas.pingRefreshAt,
-    version: etas.version,
-  };
+  return { ...etasKey(accountId, routeId), entity: 'ETAS', ...etasCodec.toItem(etas) };
 }
 
-export async function getRouteEtas(accountId: string, routeId: string): Promise<RouteEtas | undefined> {
-  const item = await getItem(etasKey(accountId, routeId));
-  if (!item) return undefined;
-  return {
-    etas: item.etas ?? [],
-    completion: item.completion ?? null,
-    emitted: item.emitted ?? [],
-    computedAt: item.computed_at,
-    pingRefreshAt: item.ping_refresh_at,
-    version: item.version ?? 0,
-  };
-}
+export const getRouteEtas = (accountId: string, routeId: string): Promise<RouteEtas | undefined> =>
+  getRecord(etasKey(accountId, routeId), etasCodec.fromItem);
 
 /** Transaction item replacing the ETAs unless another refresh wrote since `previousVersion` was read. */
 export function putRouteEtasItem(

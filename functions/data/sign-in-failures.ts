@@ -1,5 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, queryItems, tableName } from './client';
+import { codec } from './codec';
 import type { TableKey } from './table-schema';
 
 /**
@@ -9,6 +10,11 @@ import type { TableKey } from './table-schema';
 export const failureKey = (source: string, windowStart: number): TableKey => ({
   pk: `SIGN_IN_FAILURES#${source}`,
   sk: String(windowStart).padStart(15, '0'),
+});
+
+/** A window's failures: the string set, changed by update expressions only. */
+const windowCodec = codec<{ tokenTags: Set<string> }>({
+  tokenTags: { read: (stored) => new Set((stored as Set<string> | undefined) ?? []) },
 });
 
 /**
@@ -23,9 +29,7 @@ export async function failedTokenTags(source: string, since: number): Promise<Ma
       ':since': failureKey(source, since).sk,
     },
   });
-  return new Map(
-    items.map((item) => [Number(item.sk), new Set((item.token_tags as Set<string> | undefined) ?? [])]),
-  );
+  return new Map(items.map((item) => [Number(item.sk), windowCodec.fromItem(item).tokenTags]));
 }
 
 /** Adds a failed token's tag to the source's window (created when it is the window's first failure). */
