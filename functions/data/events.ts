@@ -9,7 +9,8 @@ import {
   type WebhookEvent,
 } from '../models/event-catalog';
 import { randomId } from '../shared/crypto';
-import { tableName } from './client';
+import { type Item, tableName } from './client';
+import { codec } from './codec';
 
 /** The types of event items: the catalog's stream types (every type but PING, which is never written). */
 export type { StreamEventType as EventType } from '../models/event-catalog';
@@ -46,6 +47,32 @@ export type StreamedItem =
   /** Any other item, or no new image (a record of a removal). */
   | { kind: 'other' };
 
+/** An event item's fields (the event's type and details are the catalog's, checked when read). */
+interface StoredEvent {
+  eventId: string;
+  eventType: string;
+  accountId: string;
+  /** Read as null from items without it. */
+  dcId: string | null;
+  /** Not written for an event without a route (an upload that failed before its route id was read). */
+  routeId?: string | null;
+  /** The event's place among its route's events; absent for an event of no route's own (read as null). */
+  sequence?: number | null;
+  details: unknown;
+  occurredAt: number;
+}
+
+const eventCodec = codec<StoredEvent>({
+  eventId: {},
+  eventType: {},
+  accountId: {},
+  dcId: { absent: null },
+  routeId: { absent: null },
+  sequence: { absent: null },
+  details: {},
+  occurredAt: {},
+});
+
 /** The event item a stream record's new image holds, read from DynamoDB's attribute-value form. */
 export function readStreamRecord(record: StreamRecord): StreamedItem {
   const image = record.dynamodb?.NewImage;
@@ -53,20 +80,21 @@ export function readStreamRecord(record: StreamRecord): StreamedItem {
   // The channel checked that each attribute is an object; unmarshall reads its form (S, N, M, L...).
   const item = unmarshall(image as unknown as Record<string, AttributeValue>);
   if (item.entity !== 'EVENT') return { kind: 'other' };
-  if (!isSubscribableEvent(item.event_type))
-    return { kind: 'eventOutsideCatalog', eventId: item.event_id, eventType: item.event_type };
+  const stored = eventCodec.fromItem(item);
+  if (!isSubscribableEvent(stored.eventType))
+    return { kind: 'eventOutsideCatalog', eventId: stored.eventId, eventType: stored.eventType };
   return {
     kind: 'event',
-    accountId: item.account_id,
+    accountId: stored.accountId,
     event: {
-      event_id: item.event_id,
-      type: item.event_type,
-      dc_id: item.dc_id ?? null,
-      route_id: item.route_id ?? null,
-      sequence: item.sequence ?? null,
-      occurred_at: item.occurred_at,
-      details: item.details ?? {},
-    },
+      event_id: stored.eventId,
+      type: stored.eventType,
+      dc_id: stored.dcId,
+      route_id: stored.routeId,
+      sequence: stored.sequence,
+      occurred_at: stored.occurredAt,
+      details: stored.details ?? {},
+    } as WebhookEvent,
   };
 }
 
@@ -116,18 +144,20 @@ export function streamRecordBytes(item: Record<string, unknown>): number {
 export function putEventItem(event: RouteEvent) {
   const { type, details } = eventSchemas().StreamEvent.parse({ type: event.type, details: event.details });
   const eventId = randomId('evt_');
-  const item = {
+  const item: Item = {
     pk: `EVENT#${event.accountId}/${eventId}`,
     sk: 'EVENT',
     entity: 'EVENT',
-    event_id: eventId,
-    event_type: type,
-    account_id: event.accountId,
-    dc_id: event.dcId,
-    ...(event.routeId === undefined ? {} : { route_id: event.routeId }),
-    ...(event.sequence === undefined ? {} : { sequence: event.sequence }),
-    details,
-    occurred_at: event.occurredAt,
+    ...eventCodec.toItem({
+      eventId,
+      eventType: type,
+      accountId: event.accountId,
+      dcId: event.dcId,
+      routeId: event.routeId,
+      sequence: event.sequence,
+      details,
+      occurredAt: event.occurredAt,
+    }),
     expires_at: Math.floor(event.occurredAt / 1000) + RETENTION_SECONDS,
   };
   const bytes = streamRecordBytes(item);

@@ -3,6 +3,7 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { sha256Hex } from '../shared/crypto';
 import { db, isConditionFailure, tableName } from './client';
+import { codec } from './codec';
 import type { TableKey } from './table-schema';
 
 /** Whose keys a key is among: an account's (API-key requests), or one driver's (the driver app's). */
@@ -32,6 +33,25 @@ export type HeldKey =
   | { state: 'IN_FLIGHT'; requestHash: string; inFlightUntil: number }
   | { state: 'ANSWERED'; requestHash: string; answer: StoredAnswer };
 
+/** A key's record: locked by a request (in flight until its function's deadline), then its answer kept. */
+interface IdempotencyRecord {
+  state: 'IN_FLIGHT' | 'ANSWERED';
+  requestHash: string;
+  lockId: string;
+  /** Epoch ms; removed once the answer is kept. */
+  inFlightUntil?: number;
+  answer?: StoredAnswer;
+}
+
+/** `state`, `lock_id`, `in_flight_until` and `answer` are also named by the writes' expressions below. */
+const recordCodec = codec<IdempotencyRecord>({
+  state: {},
+  requestHash: {},
+  lockId: {},
+  inFlightUntil: {},
+  answer: {},
+});
+
 /**
  * Locks the key for one request, or gives the record of the request that holds it. A key is free when it
  * was never used, when its record expired (DynamoDB's TTL deletes items up to days late) or when the request
@@ -48,10 +68,12 @@ export async function lockIdempotencyKey(
         Item: {
           ...key,
           entity: 'IDEMPOTENCY_KEY',
-          state: 'IN_FLIGHT',
-          request_hash: lock.requestHash,
-          lock_id: lock.lockId,
-          in_flight_until: lock.inFlightUntil,
+          ...recordCodec.toItem({
+            state: 'IN_FLIGHT',
+            requestHash: lock.requestHash,
+            lockId: lock.lockId,
+            inFlightUntil: lock.inFlightUntil,
+          }),
           expires_at: Math.floor(lock.expiresAt / 1000),
         },
         ConditionExpression:
@@ -70,12 +92,10 @@ export async function lockIdempotencyKey(
     // The failed write's old item comes back as raw attribute values (the document client leaves errors alone).
     const old = (error as { Item?: Record<string, AttributeValue> }).Item;
     if (!isConditionFailure(error) || !old) throw error;
-    const held = unmarshall(old);
-    if (held.state === 'ANSWERED') {
-      const answer = held.answer as StoredAnswer;
-      return { state: 'ANSWERED', requestHash: held.request_hash, answer };
-    }
-    return { state: 'IN_FLIGHT', requestHash: held.request_hash, inFlightUntil: held.in_flight_until };
+    const held = recordCodec.fromItem(unmarshall(old));
+    if (held.state === 'ANSWERED')
+      return { state: 'ANSWERED', requestHash: held.requestHash, answer: held.answer as StoredAnswer };
+    return { state: 'IN_FLIGHT', requestHash: held.requestHash, inFlightUntil: held.inFlightUntil as number };
   }
 }
 

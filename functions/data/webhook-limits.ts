@@ -2,6 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws
 import { sha256Hex } from '../shared/crypto';
 import { accountKeys } from './accounts';
 import { db, isConditionFailure, tableName } from './client';
+import { codec } from './codec';
 import type { TableKey } from './table-schema';
 
 /**
@@ -31,6 +32,17 @@ export interface WebhookTarget {
 const targetKey = (accountId: string, target: WebhookTarget): TableKey => ({
   pk: accountKeys.partition(accountId),
   sk: `${TARGET_PREFIX}${target.event}#${sha256Hex(target.url)}`,
+});
+
+/** The counter; `webhook_count` is also named by the writes' update expressions. */
+const counterCodec = codec<{ accountId: string; webhookCount: number }>({ accountId: {}, webhookCount: {} });
+
+/** A target's claim: the target and the webhook that holds it. */
+const targetCodec = codec<WebhookTarget & { accountId: string; webhookId: string }>({
+  accountId: {},
+  webhookId: {},
+  event: {},
+  url: {},
 });
 
 /** The account has `limit` webhooks already. */
@@ -79,8 +91,7 @@ async function ensureCounter(accountId: string): Promise<void> {
         Item: {
           ...counterKey(accountId),
           entity: 'WEBHOOK_COUNTER',
-          account_id: accountId,
-          webhook_count: count,
+          ...counterCodec.toItem({ accountId, webhookCount: count }),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -119,10 +130,7 @@ export async function putWithinLimits(
         Item: {
           ...targetKey(accountId, target),
           entity: 'WEBHOOK_TARGET',
-          account_id: accountId,
-          webhook_id: webhookId,
-          event: target.event,
-          url: target.url,
+          ...targetCodec.toItem({ accountId, webhookId, ...target }),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
@@ -156,7 +164,7 @@ export async function deleteWithinLimits(
     const { Item } = await db.send(
       new GetCommand({ TableName: tableName(), Key: targetKey(accountId, target), ConsistentRead: true }),
     );
-    if (Item?.webhook_id === webhookId) held.push(target);
+    if (Item && targetCodec.fromItem(Item).webhookId === webhookId) held.push(target);
   }
   try {
     await transactWithRetries([
