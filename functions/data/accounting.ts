@@ -1,10 +1,10 @@
 import { ValidationError } from '../shared/errors';
 import { newClaimItem } from './claims';
-import { tableName } from './client';
+import { tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { getRecord } from './item-ops';
 import { decodeNextToken, encodeNextToken, type Page, type PageRequest, queryPrefix } from './pagination';
-import { routeKeys, type TransactItem } from './routes';
+import { type RouteHeader, routeKeys, routeUnchangedCheck } from './routes';
 import type { TableKey } from './table-schema';
 
 export interface AccountingRecord {
@@ -32,32 +32,40 @@ const recordCodec = codec<AccountingRecord>({
 const fromItem = recordCodec.fromItem;
 
 /**
- * Transaction items of a new record: the claim of its id in the account (record ids are unique per
- * account; the claim carries the route's import txid so deleting the route frees it) and the record.
- * The claim's condition (index 0) fails when the id is taken.
+ * Adds a new record to the route in one transaction with the claim of its id in the account (record ids are
+ * unique per account; the claim carries the route's import txid so deleting the route frees it), on
+ * condition that the route is still as `route` was read: 'created', or 'id_taken' when the id is claimed, or
+ * 'route_changed'.
  */
-export function putNewAccountingRecordItems(
-  accountId: string,
-  route: { routeId: string; importTxid: string },
+export async function insertAccountingRecord(
+  route: RouteHeader,
   record: AccountingRecord,
-): TransactItem[] {
-  return [
-    newClaimItem(
-      accountId,
-      { kind: 'ACCOUNTING_RECORD', id: record.id },
-      { txid: route.importTxid, routeId: route.routeId },
-    ),
+): Promise<'created' | 'id_taken' | 'route_changed'> {
+  const { accountId, routeId, importTxid } = route;
+  const outcome = await writeTransactionParts([
     {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...recordKey(accountId, route.routeId, record.id),
-          entity: 'ACCOUNTING_RECORD',
-          ...recordCodec.toItem(record),
-        },
-      },
+      items: [
+        newClaimItem(accountId, { kind: 'ACCOUNTING_RECORD', id: record.id }, { txid: importTxid, routeId }),
+      ],
+      refusedAs: 'id_taken',
     },
-  ];
+    {
+      items: [
+        {
+          Put: {
+            TableName: tableName(),
+            Item: {
+              ...recordKey(accountId, routeId, record.id),
+              entity: 'ACCOUNTING_RECORD',
+              ...recordCodec.toItem(record),
+            },
+          },
+        },
+      ],
+    },
+    { items: [routeUnchangedCheck(route)], refusedAs: 'route_changed' },
+  ]);
+  return outcome === 'written' ? 'created' : outcome;
 }
 
 export const getAccountingRecord = (accountId: string, routeId: string, recordId: string) =>

@@ -1,7 +1,11 @@
-import { queryItems, tableName } from './client';
+import { isTransactionConflict, queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
+import { putEventItem, type RouteEvent } from './events';
 import { getItem, getRecord } from './item-ops';
-import { routeKeys, type TransactItem } from './routes';
+import { attachProofItem } from './proofs';
+import { lastEventSequence, takeEventSequenceItem } from './route-event-sequences';
+import { markWaypointVisitedItem } from './route-rows';
+import { type RouteHeader, routeKeys, routeUnchangedCheck, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
 export type AttemptStatus = 'SUCCESSFUL' | 'FAILED' | 'VISIT_LATER';
@@ -68,10 +72,51 @@ const attemptCodec = codec<Attempt>({
 const fromItem = attemptCodec.fromItem;
 
 /**
+ * Records a new attempt in one transaction with its event (taking the route's next event sequence), the
+ * waypoint's visited mark (a visited waypoint can no longer be cancelled) and its proofs' attachment, on
+ * condition that the route is still as `route` was read: 'recorded', or why not: 'id_taken' (the route has an
+ * attempt with its id), 'route_changed', 'proof_taken' (a proof is no longer AVAILABLE, or another attempt
+ * names it), or 'event_raced' (another event of the route took the sequence, or was written at the same time).
+ */
+export async function insertAttempt(
+  route: RouteHeader,
+  attempt: Attempt,
+  event: RouteEvent & { routeId: string; sequence?: never },
+): Promise<'recorded' | 'id_taken' | 'route_changed' | 'proof_taken' | 'event_raced'> {
+  const { accountId, routeId } = route;
+  const [idItem, attemptItem] = putNewAttemptItems(accountId, routeId, attempt);
+  const last = await lastEventSequence(accountId, routeId);
+  try {
+    const outcome = await writeTransactionParts([
+      { items: [idItem], refusedAs: 'id_taken' },
+      { items: [attemptItem] },
+      { items: [routeUnchangedCheck(route)], refusedAs: 'route_changed' },
+      { items: [markWaypointVisitedItem(accountId, routeId, attempt.sequence)] },
+      {
+        items: attempt.proofIds.map((proofId) =>
+          attachProofItem(accountId, routeId, attempt.sequence, proofId, attempt.id),
+        ),
+        refusedAs: 'proof_taken',
+      },
+      { items: [takeEventSequenceItem(accountId, routeId, last)], refusedAs: 'event_raced' },
+      { items: [putEventItem({ ...event, sequence: last + 1 })] },
+    ]);
+    return outcome === 'written' ? 'recorded' : outcome;
+  } catch (error) {
+    if (isTransactionConflict(error)) return 'event_raced';
+    throw error;
+  }
+}
+
+/**
  * Transaction items writing a new attempt: its id first, whose condition fails when the id was already
  * recorded, then the attempt itself.
  */
-export function putNewAttemptItems(accountId: string, routeId: string, attempt: Attempt): TransactItem[] {
+function putNewAttemptItems(
+  accountId: string,
+  routeId: string,
+  attempt: Attempt,
+): [TransactItem, TransactItem] {
   const idItem: TransactItem = {
     Put: {
       TableName: tableName(),

@@ -79,6 +79,38 @@ export const writeTransaction = (items: NonNullable<TransactWriteCommandInput['T
   db.send(new TransactWriteCommand({ TransactItems: items }));
 
 /**
+ * Items of one transaction, and the outcome a failure of one of their conditions means to the caller (a
+ * part without one has conditions that must hold: their failure is thrown).
+ */
+export interface TransactionPart<Refusal extends string> {
+  items: NonNullable<TransactWriteCommandInput['TransactItems']>;
+  refusedAs?: Refusal;
+}
+
+/**
+ * Writes the parts' items in one transaction: 'written', or, when conditions failed, the outcome of the first
+ * part (in order) with a failed condition that names one. Any other error is thrown, the failed conditions of
+ * parts without an outcome among them. An entity module's writes name their outcomes this way, so that the
+ * use cases never count items of a transaction.
+ */
+export async function writeTransactionParts<Refusal extends string>(
+  parts: readonly TransactionPart<Refusal>[],
+): Promise<'written' | Refusal> {
+  try {
+    await writeTransaction(parts.flatMap((part) => part.items));
+    return 'written';
+  } catch (error) {
+    let index = 0;
+    for (const { items, refusedAs } of parts) {
+      const failed = items.some((_, offset) => conditionFailedAt(error, index + offset));
+      if (failed && refusedAs !== undefined) return refusedAs;
+      index += items.length;
+    }
+    throw error;
+  }
+}
+
+/**
  * Runs a query page after page until `limit` items (or, without a limit, all of them) are read, or until
  * the items read reach `stopAfterBytes` (as JSON): a paged list whose rows turn out large stops reading
  * about where its byte budget ends its page. Returns the key to continue from when more remain.

@@ -1,20 +1,11 @@
-import {
-  type Attempt,
-  type AttemptStatus,
-  getAttempt,
-  putNewAttemptItems,
-  type Reason,
-} from '../data/attempts';
-import { conditionFailedAt, isTransactionConflict, writeTransaction } from '../data/client';
-import { attachProofItem, getProof } from '../data/proofs';
-import { eventSequenceRaced } from '../data/route-event-sequences';
-import { listWaypointItemIds, markWaypointVisitedItem } from '../data/route-rows';
-import { routeUnchangedCheck, waypointSequenceOf } from '../data/routes';
+import { type Attempt, type AttemptStatus, getAttempt, insertAttempt, type Reason } from '../data/attempts';
+import { getProof } from '../data/proofs';
+import { listWaypointItemIds } from '../data/route-rows';
+import { waypointSequenceOf } from '../data/routes';
 import type { DriverCaller } from '../shared/auth-context';
 import { ConflictError, ValidationError } from '../shared/errors';
 import { quote, quoteList } from '../shared/quote';
 import { refreshEtas } from './route-etas';
-import { sequencedEventItems } from './route-events';
 import { pauseBeforeRetry, rejectFinalized, requireRoute } from './routes';
 
 export type { Attempt };
@@ -88,38 +79,25 @@ export async function recordAttempt(
       driverId: driver.driverId,
       recordedAt: Date.now(),
     };
-    const items = [
-      ...putNewAttemptItems(driver.accountId, routeId, attempt),
-      routeUnchangedCheck(route),
-      markWaypointVisitedItem(driver.accountId, routeId, sequence),
-      ...proofIds.map((proofId) => attachProofItem(driver.accountId, routeId, sequence, proofId, attempt.id)),
-      ...(await sequencedEventItems({
-        accountId: driver.accountId,
-        dcId: driver.dcId,
-        routeId,
-        type: 'WAYPOINT_STATUS_CHANGED',
-        details: {
-          waypoint_id: waypointId,
-          status: attempt.status,
-          attempt_id: attempt.id,
-          timestamp: attempt.timestamp,
-          proof_ids: attempt.proofIds,
-          signer_name: attempt.signerName ?? null,
-        },
-        occurredAt: attempt.recordedAt,
-      })),
-    ];
-    try {
-      await writeTransaction(items);
-    } catch (error) {
-      // A lost race with the same attempt id (item 0), with a change of the route (item 2), with another
-      // attempt naming one of the proofs (items 4...), or with another event of the route (its sequence, or a
-      // transaction writing it at the same time): read again and decide again.
-      const proofRaced = proofIds.some((_, index) => conditionFailedAt(error, 4 + index));
-      const raced = conditionFailedAt(error, 0) || conditionFailedAt(error, 2) || proofRaced;
-      if (raced || eventSequenceRaced(error, items) || isTransactionConflict(error)) continue;
-      throw error;
-    }
+    const outcome = await insertAttempt(route, attempt, {
+      accountId: driver.accountId,
+      dcId: driver.dcId,
+      routeId,
+      type: 'WAYPOINT_STATUS_CHANGED',
+      details: {
+        waypoint_id: waypointId,
+        status: attempt.status,
+        attempt_id: attempt.id,
+        timestamp: attempt.timestamp,
+        proof_ids: attempt.proofIds,
+        signer_name: attempt.signerName ?? null,
+      },
+      occurredAt: attempt.recordedAt,
+    });
+    // A lost race with the same attempt id, with a change of the route, with another attempt naming one of the
+    // proofs, or with another event of the route (its sequence, or a transaction writing it at the same time):
+    // read again and decide again.
+    if (outcome !== 'recorded') continue;
     await refreshEtas(ref, {
       at: attempt.timestamp,
       origin: attempt.location ?? undefined,

@@ -1,6 +1,4 @@
-import { type AccountingRecord, getAccountingRecord, putNewAccountingRecordItems } from '../data/accounting';
-import { conditionFailedAt, writeTransaction } from '../data/client';
-import { routeUnchangedCheck } from '../data/routes';
+import { type AccountingRecord, getAccountingRecord, insertAccountingRecord } from '../data/accounting';
 import type { DriverCaller } from '../shared/auth-context';
 import { ConflictError } from '../shared/errors';
 import { quote } from '../shared/quote';
@@ -36,17 +34,9 @@ export async function addAccountingRecord(
       if (stored && sameContent(stored, record)) return stored;
       throw refused;
     }
-    try {
-      await writeTransaction([
-        ...putNewAccountingRecordItems(driver.accountId, route, record),
-        routeUnchangedCheck(route),
-      ]);
-      return record;
-    } catch (error) {
-      if (conditionFailedAt(error, 0)) return sameRecordOrConflict(driver, routeId, record);
-      if (conditionFailedAt(error, 2)) continue;
-      throw error;
-    }
+    const outcome = await insertAccountingRecord(route, record);
+    if (outcome === 'created') return record;
+    if (outcome === 'id_taken') return sameRecordOrConflict(driver, routeId, record);
   }
   throw new Error(`route '${routeId}' kept changing under ${MAX_ROUNDS} attempts to add a record`);
 }
