@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, queryItems, tableName } from './client';
+import { db, isConditionFailure, queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { conditionHeld, getItem, getRecord } from './item-ops';
 import type { TableKey } from './table-schema';
@@ -62,6 +62,15 @@ export function putDcItem(dc: Dc) {
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
+}
+
+/** Adds a DC to an existing account: 'created', 'no_account', or 'dc_taken' when the account has its id. */
+export async function insertDc(dc: Dc): Promise<'created' | 'no_account' | 'dc_taken'> {
+  const outcome = await writeTransactionParts([
+    { items: [accountExistsCheck(dc.accountId)], refusedAs: 'no_account' },
+    { items: [putDcItem(dc)], refusedAs: 'dc_taken' },
+  ]);
+  return outcome === 'written' ? 'created' : outcome;
 }
 
 /** Fails the transaction unless the account exists (adding a DC or key to a missing account). */

@@ -1,6 +1,13 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { accountExistsCheck, accountKeys } from './accounts';
-import { db, tableName, writeTransaction } from './client';
+import {
+  type Account,
+  accountExistsCheck,
+  accountKeys,
+  type Dc,
+  putAccountItem,
+  putDcItem,
+} from './accounts';
+import { db, tableName, writeTransaction, writeTransactionParts } from './client';
 import { codec } from './codec';
 import type { TableKey } from './table-schema';
 
@@ -25,7 +32,7 @@ export const apiKeyKeys = {
 /** Both items of a key (the lookup and the account's) hold the whole record. */
 const apiKeyCodec = codec<ApiKeyRecord>({ accountId: {}, keyId: {}, keyHash: {}, createdAt: {} });
 
-export function putApiKeyItems(record: ApiKeyRecord) {
+function putApiKeyItems(record: ApiKeyRecord) {
   const attributes = { entity: 'API_KEY', ...apiKeyCodec.toItem(record) };
   return [
     {
@@ -45,8 +52,25 @@ export function putApiKeyItems(record: ApiKeyRecord) {
   ];
 }
 
-export async function createApiKey(record: ApiKeyRecord): Promise<void> {
-  await writeTransaction([accountExistsCheck(record.accountId), ...putApiKeyItems(record)]);
+/**
+ * Creates an account with its DCs and its first API key in one transaction; every item refuses to overwrite
+ * one (ids and keys are random: a collision is thrown).
+ */
+export async function insertAccountWithKey(
+  account: Account,
+  dcs: readonly Dc[],
+  key: ApiKeyRecord,
+): Promise<void> {
+  await writeTransaction([putAccountItem(account), ...dcs.map(putDcItem), ...putApiKeyItems(key)]);
+}
+
+/** Adds a key to an existing account: 'created', 'no_account', or 'key_taken' when the key is registered. */
+export async function createApiKey(record: ApiKeyRecord): Promise<'created' | 'no_account' | 'key_taken'> {
+  const outcome = await writeTransactionParts([
+    { items: [accountExistsCheck(record.accountId)], refusedAs: 'no_account' },
+    { items: putApiKeyItems(record), refusedAs: 'key_taken' },
+  ]);
+  return outcome === 'written' ? 'created' : outcome;
 }
 
 export async function findApiKeyByHash(

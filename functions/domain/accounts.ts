@@ -1,14 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  accountExistsCheck,
-  getUsageKey,
-  listDcs,
-  putAccountItem,
-  putDcItem,
-  setDcEtaSpeed,
-} from '../data/accounts';
-import { createApiKey, deleteApiKey, findApiKeyByHash, putApiKeyItems } from '../data/api-keys';
-import { isConditionFailure, writeTransaction } from '../data/client';
+import { getUsageKey, insertDc, listDcs, setDcEtaSpeed } from '../data/accounts';
+import { createApiKey, deleteApiKey, findApiKeyByHash, insertAccountWithKey } from '../data/api-keys';
 import { Id } from '../models/common';
 import type { AccountCaller } from '../shared/auth-context';
 import { randomId, randomSecret, SECRET_PREFIX, sha256Hex } from '../shared/crypto';
@@ -82,28 +74,24 @@ export async function createAccount(input: {
     record.keyHash = sha256Hex(input.apiKey);
     issued.apiKey = input.apiKey;
   }
-  await writeTransaction([
-    putAccountItem({ accountId, name: input.name, createdAt: now, usageKey: newUsageKey() }),
-    ...input.dcs.map((dc) =>
-      putDcItem({ accountId, dcId: dc.dcId, timeZone: dc.timeZone, name: dc.name ?? dc.dcId }),
-    ),
-    ...putApiKeyItems(record),
-  ]);
+  await insertAccountWithKey(
+    { accountId, name: input.name, createdAt: now, usageKey: newUsageKey() },
+    input.dcs.map((dc) => ({ accountId, dcId: dc.dcId, timeZone: dc.timeZone, name: dc.name ?? dc.dcId })),
+    record,
+  );
   return { ...issued, dcIds: input.dcs.map((dc) => dc.dcId) };
 }
 
 export async function addDc(accountId: string, dc: NewDc): Promise<void> {
   checkDcs([dc]);
-  try {
-    await writeTransaction([
-      accountExistsCheck(accountId),
-      putDcItem({ accountId, dcId: dc.dcId, timeZone: dc.timeZone, name: dc.name ?? dc.dcId }),
-    ]);
-  } catch (error) {
-    if (isConditionFailure(error))
-      throw new Error(`account '${accountId}' does not exist or already has DC '${dc.dcId}'`);
-    throw error;
-  }
+  const outcome = await insertDc({
+    accountId,
+    dcId: dc.dcId,
+    timeZone: dc.timeZone,
+    name: dc.name ?? dc.dcId,
+  });
+  if (outcome !== 'created')
+    throw new Error(`account '${accountId}' does not exist or already has DC '${dc.dcId}'`);
 }
 
 /** Issues another key for an account (for rotation: create, switch clients over, revoke the old one). */
@@ -113,13 +101,8 @@ export async function issueApiKey(accountId: string, apiKey?: string): Promise<I
     record.keyHash = sha256Hex(apiKey);
     issued.apiKey = apiKey;
   }
-  try {
-    await createApiKey(record);
-  } catch (error) {
-    if (isConditionFailure(error))
-      throw new Error(`account '${accountId}' does not exist or the key is already registered`);
-    throw error;
-  }
+  if ((await createApiKey(record)) !== 'created')
+    throw new Error(`account '${accountId}' does not exist or the key is already registered`);
   return issued;
 }
 

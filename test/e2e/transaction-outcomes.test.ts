@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertAccountingRecord } from '../../functions/data/accounting';
+import { insertDc } from '../../functions/data/accounts';
+import { createApiKey } from '../../functions/data/api-keys';
 import { type Attempt, insertAttempt } from '../../functions/data/attempts';
 import { tableName, writeTransactionParts } from '../../functions/data/client';
 import { getRouteHeader, type RouteHeader } from '../../functions/data/routes';
@@ -47,6 +49,22 @@ describe('writeTransactionParts', () => {
     // Nothing of a refused transaction was written: its other items are free still.
     expect(await writeTransactionParts(parts('e', ['f1', 'i2'], 'i'))).toBe('written');
     expect(await writeTransactionParts(parts('g', ['h1', 'h2'], 'j'))).toBe('written');
+  });
+});
+
+describe('the writes of an account', () => {
+  it("add a DC: no_account for an account that does not exist, dc_taken for one of the account's DC ids", async () => {
+    const dc = { dcId: 'dc-2', name: 'Second', timeZone: 'UTC' };
+    expect(await insertDc({ ...dc, accountId: 'acc_missing' })).toBe('no_account');
+    expect(await insertDc({ ...dc, accountId: acme.accountId })).toBe('created');
+    expect(await insertDc({ ...dc, accountId: acme.accountId })).toBe('dc_taken');
+  });
+
+  it('add an API key: no_account for an account that does not exist, key_taken for a key registered already', async () => {
+    const key = { accountId: acme.accountId, keyId: 'key_outcomes', keyHash: 'f'.repeat(64), createdAt: 1 };
+    expect(await createApiKey({ ...key, accountId: 'acc_missing' })).toBe('no_account');
+    expect(await createApiKey(key)).toBe('created');
+    expect(await createApiKey({ ...key, keyId: 'key_outcomes_2' })).toBe('key_taken');
   });
 });
 
