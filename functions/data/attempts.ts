@@ -1,7 +1,7 @@
 import { isTransactionConflict, queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { putEventItem, type RouteEvent } from './events';
-import { getItem, getRecord } from './item-ops';
+import { getRecord } from './item-ops';
 import { attachProofItem } from './proofs';
 import { lastEventSequence, takeEventSequenceItem } from './route-event-sequences';
 import { markWaypointVisitedItem } from './route-rows';
@@ -71,6 +71,9 @@ const attemptCodec = codec<Attempt>({
 
 const fromItem = attemptCodec.fromItem;
 
+/** The item keeping an attempt id unique in its route names the attempt's waypoint position. */
+const attemptIdCodec = codec<{ id: string; sequence: number }>({ id: { attr: 'attempt_id' }, sequence: {} });
+
 /**
  * Records a new attempt in one transaction with its event (taking the route's next event sequence), the
  * waypoint's visited mark (a visited waypoint can no longer be cancelled) and its proofs' attachment, on
@@ -123,8 +126,7 @@ function putNewAttemptItems(
       Item: {
         ...attemptIdKey(accountId, routeId, attempt.id),
         entity: 'ATTEMPT_ID',
-        attempt_id: attempt.id,
-        sequence: attempt.sequence,
+        ...attemptIdCodec.toItem(attempt),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
@@ -147,9 +149,9 @@ export async function getAttempt(
   routeId: string,
   attemptId: string,
 ): Promise<Attempt | undefined> {
-  const idItem = await getItem(attemptIdKey(accountId, routeId, attemptId));
-  if (!idItem) return undefined;
-  return getRecord(attemptKey(accountId, routeId, idItem.sequence, attemptId), fromItem);
+  const idRecord = await getRecord(attemptIdKey(accountId, routeId, attemptId), attemptIdCodec.fromItem);
+  if (!idRecord) return undefined;
+  return getRecord(attemptKey(accountId, routeId, idRecord.sequence, attemptId), fromItem);
 }
 
 /**
