@@ -272,7 +272,7 @@ export async function listActiveRoutesOfDriver(
     },
     options.limit,
   );
-  return items.map((item) => ({ routeId: item.route_id, startTime: item.start_time }));
+  return items.map(headerFromItem).map(({ routeId, startTime }) => ({ routeId, startTime }));
 }
 
 /** Routes of a DC-local date by planned start: all of them, or one page. */
