@@ -23,13 +23,23 @@ import { check, median, round } from './stats';
  * Cold starts: every function's bundle built as a deploy builds it (lib/bundling.ts: esbuild, ESM, minified,
  * AWS SDK included), its size and its module initialisation time (the bundle imported in a fresh Node
  * process with the environment CDK gives the function, median of 5). Targets: module init <= 100 ms for API
- * functions (endpoint handlers and authorizers), <= 150 ms for queue consumers; every bundle <= 1 MB.
+ * functions (endpoint handlers and authorizers), <= 150 ms for queue consumers; every bundle <= 1 MB (what a cold
+ * start loads, for the few functions in LAZY_CHUNK_EXCEPTIONS).
  *
  * The bundles stay in BUNDLE_DIR after a run (with each one's metafile.json) for a closer look, e.g. in
  * esbuild's bundle analyser. BUNDLE_DIR is outside the repository with no node_modules/ above it, as a
  * function's /var/task on Lambda: a bundle that imports a package it does not contain fails to load here.
  */
 const BUNDLE_KB_TARGET = 1024;
+/**
+ * Functions whose whole asset may pass BUNDLE_KB_TARGET because what passes it is a chunk no cold start
+ * loads: for them the size target applies to what a cold start loads (cold_start_kb), and the whole asset is
+ * reported as it is. Each says why.
+ */
+const LAZY_CHUNK_EXCEPTIONS: Record<string, string> = {
+  'routes/evidence':
+    'pdf-lib and fontkit (about 1.1 MB, to draw a delivery note with an embedded font that prints any name) are a chunk loaded only when a note is drawn',
+};
 const INIT_MS_TARGET: Record<FunctionKind, number> = { api: 100, consumer: 150 };
 /**
  * The slowest init of each kind over the floor's (bench/floor/handler.ts: the document client and the logger
@@ -196,7 +206,12 @@ export const bundlesScenario: Scenario = {
           sendTo: item.access.sendTo?.map((channel) => channel.name),
           sendToDeadLetter: item.access.sendToDeadLetter?.map((channel) => channel.name),
         },
-        meets_targets: kilobytes <= BUNDLE_KB_TARGET && initMs <= INIT_MS_TARGET[item.kind],
+        /** The size the target applies to: the whole asset, or for LAZY_CHUNK_EXCEPTIONS what a cold start loads. */
+        checked_kb: item.name in LAZY_CHUNK_EXCEPTIONS ? kb(item.bundle.coldStartBytes) : kilobytes,
+        ...(item.name in LAZY_CHUNK_EXCEPTIONS ? { size_exception: LAZY_CHUNK_EXCEPTIONS[item.name] } : {}),
+        meets_targets:
+          (item.name in LAZY_CHUNK_EXCEPTIONS ? kb(item.bundle.coldStartBytes) : kilobytes) <=
+            BUNDLE_KB_TARGET && initMs <= INIT_MS_TARGET[item.kind],
       };
     });
     const measured = rows.filter((row) => row.error === undefined) as Extract<
@@ -204,11 +219,14 @@ export const bundlesScenario: Scenario = {
       { bytes: number }
     >[];
     const ofKind = (kind: FunctionKind) => measured.filter((row) => row.kind === kind);
-    const maxOf = (list: typeof measured, key: 'kb' | 'init_ms_median') =>
+    const maxOf = (list: typeof measured, key: 'checked_kb' | 'init_ms_median') =>
       list.length ? Math.max(...list.map((row) => row[key])) : Number.NaN;
-    const api = { max_kb: maxOf(ofKind('api'), 'kb'), max_init_ms: maxOf(ofKind('api'), 'init_ms_median') };
+    const api = {
+      max_kb: maxOf(ofKind('api'), 'checked_kb'),
+      max_init_ms: maxOf(ofKind('api'), 'init_ms_median'),
+    };
     const consumer = {
-      max_kb: maxOf(ofKind('consumer'), 'kb'),
+      max_kb: maxOf(ofKind('consumer'), 'checked_kb'),
       max_init_ms: maxOf(ofKind('consumer'), 'init_ms_median'),
     };
 
@@ -347,7 +365,7 @@ export const bundlesScenario: Scenario = {
           api.max_kb,
           '<=',
           BUNDLE_KB_TARGET,
-          'largest API function bundle (index.mjs and its chunks), KB',
+          'largest API function bundle (index.mjs and its chunks; for the functions in LAZY_CHUNK_EXCEPTIONS, what a cold start loads), KB',
         ),
         api_init_ms_max: check(
           api.max_init_ms,
