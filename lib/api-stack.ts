@@ -208,6 +208,7 @@ export class ApiStack extends Stack {
     this.consumers = new QueueConsumers(this, 'Consumers', {
       consumers: props.consumers ?? [],
       stateful: props.stateful,
+      apiUrl,
       logRetention,
       xraySdk: bundlesXraySdk(xraySdkTracing, 'consumer'),
     });

@@ -36,6 +36,8 @@ function theBucket(): Promise<Bucket> {
 
 export const bucketKeys = {
   importPayload: (accountId: string, txid: string) => `imports/${accountId}/${txid}.json`,
+  /** What a revision replaces, kept beside its body (and expiring with it) until it is in or rolled back. */
+  revisionBeforeImage: (accountId: string, txid: string) => `imports/${accountId}/${txid}.before.json`,
   importUpload: (accountId: string, txid: string) => `${IMPORT_UPLOADS_PREFIX}${accountId}/${txid}.json`,
   analyticsFile: (accountId: string, txid: string, name: string) =>
     `${ANALYTICS_FILES_PREFIX}${accountId}/${txid}/${name}`,

@@ -1,7 +1,8 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionFailedAt, db, tableName } from './client';
+import { conditionFailedAt, db, putAll, queryItems, tableName, writeTransaction } from './client';
 import { codec } from './codec';
 import { getRecord } from './item-ops';
+import type { TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
 export type ImportStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
@@ -30,6 +31,13 @@ export interface ImportRecord {
    * same tracking links. Absent on imports accepted before tracking links (their routes get none).
    */
   trackingKey?: string;
+  /** Present on a revision of an existing route (PUT .../revision): its worker revises the route `routeId`. */
+  kind?: 'REVISION';
+  /**
+   * When a revision's change of the route committed (epoch ms); what follows it (ids freed, ETAs, the record
+   * ended) is then only carried forward, never rolled back.
+   */
+  committedAt?: number;
 }
 
 export interface ImportUpload {
@@ -44,10 +52,17 @@ export interface ImportUpload {
 /** Import records are kept for 30 days: clients poll them shortly after the import. */
 const RETENTION_SECONDS = 30 * 86_400;
 
+const CHANGES_PREFIX = 'CHANGES#';
+
 export const importKeys = {
   record: (accountId: string, txid: string): TableKey => ({
     pk: `IMPORT#${accountId}/${txid}`,
     sk: 'IMPORT',
+  }),
+  /** Part `part` of a revision's changes, in its record's partition. */
+  changes: (accountId: string, txid: string, part: number): TableKey => ({
+    pk: `IMPORT#${accountId}/${txid}`,
+    sk: `${CHANGES_PREFIX}${String(part).padStart(4, '0')}`,
   }),
 };
 
@@ -67,6 +82,8 @@ const importCodec = codec<ImportRecord>({
   /** `upload_link_expires_at`, `upload_arrival_deadline`, `upload_received_at`. */
   upload: { flat: { prefix: 'upload_', codec: uploadCodec } },
   trackingKey: {},
+  kind: {},
+  committedAt: {},
 });
 
 /** The item of an import accepted now: pending, whatever status `record` says. */
@@ -116,6 +133,20 @@ export async function markUploadReceived(accountId: string, txid: string, at: nu
   }
 }
 
+/** Transaction item recording that a pending revision's change of the route committed, once. */
+export function markRevisionCommittedItem(accountId: string, txid: string, at: number) {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: importKeys.record(accountId, txid),
+      UpdateExpression: 'SET committed_at = :at',
+      ConditionExpression: '#status = :pending AND attribute_not_exists(committed_at)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':pending': 'PENDING', ':at': at },
+    },
+  };
+}
+
 /**
  * Transaction item ending a pending import, as SUCCEEDED or FAILED with its error, with the route id once
  * known (an upload's comes with its body). The condition makes
@@ -147,4 +178,75 @@ export function finishImportItem(
       },
     },
   };
+}
+
+/**
+ * UTF-16 code units of the changes JSON per item: at most 3 UTF-8 bytes each, so a part stays well under
+ * DynamoDB's 400 KB item (a 2,000-waypoint revision's changes can be ~700 KB: a few parts).
+ */
+const CHANGES_PART_LENGTH = 100_000;
+
+/** Cuts `text` into parts of at most `length` code units, never inside a surrogate pair. */
+function partsOf(text: string, length: number): string[] {
+  const parts: string[] = [];
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(start + length, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    parts.push(text.slice(start, end));
+    start = end;
+  }
+  return parts;
+}
+
+/** Stores a revision's changes (JSON) beside its record, in parts; kept as long as the record. */
+export async function putImportChanges(
+  accountId: string,
+  txid: string,
+  changesJson: string,
+  createdAt: number,
+): Promise<void> {
+  await putAll(
+    partsOf(changesJson, CHANGES_PART_LENGTH).map((text, part) => ({
+      ...importKeys.changes(accountId, txid, part),
+      entity: 'IMPORT_CHANGES',
+      text,
+      expires_at: Math.floor(createdAt / 1000) + RETENTION_SECONDS,
+    })),
+  );
+}
+
+/** A revision's changes (JSON) as stored with putImportChanges; undefined when none were stored. */
+export async function getImportChanges(accountId: string, txid: string): Promise<string | undefined> {
+  const { items } = await queryItems({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': importKeys.record(accountId, txid).pk,
+      ':prefix': CHANGES_PREFIX,
+    },
+    ConsistentRead: true,
+  });
+  return items.length === 0 ? undefined : items.map((item) => item.text as string).join('');
+}
+
+/**
+ * Ends a pending import (a revision) as SUCCEEDED or FAILED with `error`, with `alsoWrite` (its event) in the
+ * same transaction: 'already_ended' when another run ended it first.
+ */
+export async function endImport(
+  record: { accountId: string; txid: string; routeId?: string },
+  at: number,
+  error: { code: number; message: string } | undefined,
+  alsoWrite: TransactItem[],
+): Promise<'ended' | 'already_ended'> {
+  try {
+    await writeTransaction([
+      finishImportItem(record.accountId, record.txid, at, record.routeId, error),
+      ...alsoWrite,
+    ]);
+    return 'ended';
+  } catch (transactionError) {
+    if (conditionFailedAt(transactionError, 0)) return 'already_ended';
+    throw transactionError;
+  }
 }

@@ -78,21 +78,25 @@ const itemCodec = codec<ItemRow>({
   status: {},
 });
 
-/** The rows of a route (waypoints, invoices, items) as items to write. */
+/**
+ * The rows of a route (waypoints, invoices, items) as items to write, each waypoint's under its sequence;
+ * `invoicesByWaypoint[i]` are the invoices of `waypoints[i]`.
+ */
 export function routeRowItems(
   accountId: string,
   routeId: string,
-  waypoints: WaypointRow[],
-  invoicesByWaypoint: InvoiceRow[][],
+  waypoints: readonly WaypointRow[],
+  invoicesByWaypoint: readonly (readonly InvoiceRow[])[],
 ): Item[] {
   const rows: Item[] = [];
-  waypoints.forEach((waypoint, wp) => {
+  waypoints.forEach((waypoint, position) => {
+    const wp = waypoint.sequence;
     rows.push({
       ...routeKeys.waypoint(accountId, routeId, wp),
       entity: 'WAYPOINT',
       ...waypointCodec.toItem(waypoint),
     });
-    (invoicesByWaypoint[wp] ?? []).forEach(({ items, ...invoice }, inv) => {
+    (invoicesByWaypoint[position] ?? []).forEach(({ items, ...invoice }, inv) => {
       rows.push({
         ...routeKeys.invoice(accountId, routeId, wp, inv),
         entity: 'INVOICE',

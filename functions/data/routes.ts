@@ -106,6 +106,17 @@ export interface RouteHeader {
    * (no waypoint was cancelled): a cancelled waypoint's sequence stays unused, so no other row moves.
    */
   waypointSequences?: number[];
+  /**
+   * The sequence the next waypoint added by a revision takes; absent until a waypoint was cancelled or added
+   * (then it is the one after the last). Sequences are never reused: a removed waypoint's proofs and ETAs
+   * stay under its own.
+   */
+  nextWaypointSequence?: number;
+  /**
+   * Set while a revision (its txid) is being applied: every change of the route is refused (3102) until the
+   * revision is in or rolled back.
+   */
+  revisionTxid?: string;
   isActive: boolean;
   isFinalized: boolean;
   startedTimestamp?: number;
@@ -138,6 +149,8 @@ const headerCodec = codec<RouteHeader>({
   endWarehouse: {},
   waypointIds: { absent: [] },
   waypointSequences: {},
+  nextWaypointSequence: {},
+  revisionTxid: {},
   isActive: {},
   isFinalized: {},
   startedTimestamp: {},
@@ -177,6 +190,15 @@ export function waypointSequenceOf(route: RouteHeader, waypointId: string): numb
   const position = route.waypointIds.indexOf(waypointId);
   if (position < 0) return undefined;
   return route.waypointSequences ? route.waypointSequences[position] : position;
+}
+
+/** The sequence of each waypoint of the route, in route order. */
+export const waypointSequencesOf = (route: RouteHeader): number[] =>
+  route.waypointSequences ?? route.waypointIds.map((_, position) => position);
+
+/** The sequence a waypoint added to the route next takes: after every sequence it ever used. */
+export function nextWaypointSequenceOf(route: RouteHeader): number {
+  return route.nextWaypointSequence ?? (waypointSequencesOf(route).at(-1) ?? -1) + 1;
 }
 
 /** Transaction item creating the header; refuses to overwrite one (the import's last step). */

@@ -45,10 +45,20 @@ export interface TrackedRoute {
   trackingKey: string;
 }
 
-/** The lookup items of the route's waypoints (ids in sequence), to write with its rows. */
-export function trackingLookupItems(route: TrackedRoute, waypointIds: readonly string[]): Item[] {
+/** The lookup items of an imported route's waypoints (ids in sequence), to write with its rows. */
+export const trackingLookupItems = (route: TrackedRoute, waypointIds: readonly string[]): Item[] =>
+  trackingLookupItemsAt(
+    route,
+    waypointIds.map((id, sequence) => ({ id, sequence })),
+  );
+
+/** The lookup items of these waypoints of the route, each under its sequence (waypoints a revision adds). */
+export function trackingLookupItemsAt(
+  route: TrackedRoute,
+  waypoints: readonly { id: string; sequence: number }[],
+): Item[] {
   const { accountId, dcId, routeId, importTxid } = route;
-  return waypointIds.map((waypointId, waypointSequence) => ({
+  return waypoints.map(({ id: waypointId, sequence: waypointSequence }) => ({
     ...lookupKey(trackingToken(route.trackingKey, waypointId)),
     entity: 'TRACKING_LINK',
     ...lookupCodec.toItem({ accountId, dcId, routeId, waypointId, waypointSequence, importTxid }),

@@ -21,6 +21,7 @@ import { putEventItem } from '../data/events';
 import {
   finishImportItem,
   getImport,
+  getImportChanges,
   type ImportRecord,
   type ImportUpload,
   importKeys,
@@ -29,7 +30,7 @@ import {
 } from '../data/imports';
 import { routeEtasItem } from '../data/route-etas';
 import { firstEventSequenceItem } from '../data/route-event-sequences';
-import { type InvoiceRow, listRouteRows, routeRowItems, type WaypointRow } from '../data/route-rows';
+import { listRouteRows, routeRowItems } from '../data/route-rows';
 import { putNewHeaderItem, type RouteHeader } from '../data/routes';
 import { trackingLookupItems, trackingLookupKeys } from '../data/tracking-links';
 import { countWorkerAttempt } from '../data/worker-attempts';
@@ -41,7 +42,6 @@ import { config } from '../shared/config';
 import { randomId, randomSecret } from '../shared/crypto';
 import type { ErrorCodeName } from '../shared/error-codes';
 import { ApiError, ConflictError, ValidationError } from '../shared/errors';
-import { camelFields } from '../shared/field-names';
 import { MAX_UPLOAD_BYTES } from '../shared/limits';
 import { logger } from '../shared/observability';
 import { delaySecondsFor, send } from '../shared/queues';
@@ -49,6 +49,7 @@ import { quote } from '../shared/quote';
 import { parseJsonText, parsePart } from '../shared/request-parsing';
 import { IMPORT_UPLOADS_PREFIX } from '../shared/resources';
 import { localDateOf } from '../shared/time';
+import { noChanges, type RouteChanges, storedWaypointsOf } from './route-diff';
 import { plannedEtas } from './route-etas';
 import { claimsOf } from './route-ids';
 
@@ -61,7 +62,7 @@ const CODE_OF_KIND: Record<ClaimKind, ErrorCodeName> = {
 };
 
 /** 3006/3008/3009 for an id that appears twice in the body, naming where. */
-function rejectRepeatedIds(route: ImportedRoute): void {
+export function rejectRepeatedIds(route: ImportedRoute): void {
   const seen = new Map<string, string>();
   const check = (kind: ClaimKind, id: string, path: string) => {
     const key = `${kind}/${id}`;
@@ -85,7 +86,7 @@ function rejectRepeatedIds(route: ImportedRoute): void {
   });
 }
 
-function takenError(claim: Claim): ConflictError {
+export function takenError(claim: Claim): ConflictError {
   const what = claim.kind === 'ROUTE' ? 'was already imported' : 'is already used by another route';
   return new ConflictError(
     CODE_OF_KIND[claim.kind],
@@ -93,7 +94,7 @@ function takenError(claim: Claim): ConflictError {
   );
 }
 
-async function requireDriverOfDc(
+export async function requireDriverOfDc(
   accountId: string,
   dcId: string,
   driverId: string | undefined,
@@ -243,7 +244,7 @@ function parseImportBody(text: string): ImportedRoute {
 }
 
 /** The body of an import from the bucket; a POSTed one is well under the upload limit. */
-async function readImportBody(record: ImportRecord): Promise<ImportedRoute> {
+export async function readImportBody(record: ImportRecord): Promise<ImportedRoute> {
   try {
     const text = await getObjectText(record.payloadKey, MAX_UPLOAD_BYTES);
     // Only an upload can be empty (S3 stores a 0-byte PUT like any other).
@@ -262,7 +263,7 @@ async function readImportBody(record: ImportRecord): Promise<ImportedRoute> {
 }
 
 /** Runs of the import worker per import (counted on its record); the last ends it FAILED (1000). */
-const IMPORT_ATTEMPTS = channels.imports.workerAttempts;
+export const IMPORT_ATTEMPTS = channels.imports.workerAttempts;
 
 export type ImportOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED';
 
@@ -428,7 +429,7 @@ async function claimedRouteOf(record: ImportRecord): Promise<ImportedRoute | und
   }
 }
 
-function internalFailure(message: string): ApiError {
+export function internalFailure(message: string): ApiError {
   return new ApiError('INTERNAL', message);
 }
 
@@ -518,20 +519,9 @@ async function finishImport(
 
 /** The header and rows of an imported route, as stored. */
 function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
-  // The body's records are the stored ones with their fields named as on the wire.
-  const waypoints: WaypointRow[] = route.waypoints.map(({ invoices, ...waypoint }, sequence) => ({
-    sequence,
-    ...camelFields(waypoint),
-    invoiceIds: invoices.map((invoice) => invoice.id),
-  }));
-  const invoices: InvoiceRow[][] = route.waypoints.map((waypoint) =>
-    waypoint.invoices.map(({ invoice_name_attributes, items, ...invoice }) => ({
-      ...camelFields(invoice),
-      waypointId: waypoint.id,
-      nameAttributes: invoice_name_attributes,
-      items: items.map(camelFields),
-    })),
-  );
+  const stored = storedWaypointsOf(route);
+  const waypoints = stored.map((stop) => stop.waypoint);
+  const invoices = stored.map((stop) => stop.invoices);
   const header: RouteHeader = {
     accountId: record.accountId,
     dcId: record.dcId,
@@ -564,7 +554,7 @@ function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
 
 export type ImportStatusView =
   | { status: 'PENDING' }
-  | { status: 'SUCCEEDED'; routeId: string }
+  | { status: 'SUCCEEDED'; routeId: string; changes?: RouteChanges }
   | { status: 'FAILED'; error: { code: number; message: string } };
 
 /** What GET .../import-status answers, for the caller's DC only. */
@@ -573,7 +563,13 @@ export async function importStatus(accountId: string, dcId: string, txid: string
   if (!record || record.dcId !== dcId)
     throw new ApiError('IMPORT_NOT_FOUND', `no route import ${quote(txid)} in DC ${quote(dcId)}`);
   // A SUCCEEDED record always has its route id: the import that succeeded set it.
-  if (record.status === 'SUCCEEDED') return { status: 'SUCCEEDED', routeId: record.routeId as string };
+  if (record.status === 'SUCCEEDED') {
+    const routeId = record.routeId as string;
+    if (record.kind !== 'REVISION') return { status: 'SUCCEEDED', routeId };
+    // A revision that changed nothing stored no changes.
+    const changes = await getImportChanges(accountId, txid);
+    return { status: 'SUCCEEDED', routeId, changes: changes ? JSON.parse(changes) : noChanges() };
+  }
   if (record.status === 'FAILED')
     return { status: 'FAILED', error: record.error ?? internalFailure('unknown error') };
   return { status: 'PENDING' };

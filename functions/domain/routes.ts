@@ -133,7 +133,7 @@ function driverSide(previous: RouteHeader, next: RouteHeader, gone: ReadonlySet<
  * (driverSide) and `alsoWrite`, in one transaction. Throws DriverGoneError when the driver the route would
  * join does not exist.
  */
-async function writeHeader(
+export async function writeHeader(
   next: RouteHeader,
   previous: RouteHeader,
   alsoWrite: TransactItem[] = [],
@@ -188,9 +188,19 @@ export async function changeRoute(
   throw new Error(`route '${ref.routeId}' kept changing under ${MAX_CHANGE_ATTEMPTS} attempts to change it`);
 }
 
+/**
+ * Refuses any change of a finished route (3012), and of one a revision is being applied to (3102): every
+ * change of a route calls this first.
+ */
 export function rejectFinalized(route: RouteHeader): void {
   if (route.isFinalized) {
     throw new ConflictError('ROUTE_FINALIZED', `route ${quote(route.routeId)} is already finished`);
+  }
+  if (route.revisionTxid !== undefined) {
+    throw new ConflictError(
+      'ROUTE_BEING_REVISED',
+      `route ${quote(route.routeId)} is being revised (revision ${quote(route.revisionTxid)}); retry once it is in`,
+    );
   }
 }
 

@@ -5,7 +5,14 @@ import { EVENT_TYPES, type WebhookEvent } from './event-catalog';
 // ---- The messages, each declared once (zod; built when a channel first needs them) ----
 
 /** An accepted import, as the imports queue and the import deadline checks carry it: its payload waits in the bucket (claim-check). */
-const importMessage = () => z.object({ account_id: z.string(), dc_id: z.string(), txid: z.string() });
+const importMessage = () =>
+  z.object({
+    account_id: z.string(),
+    dc_id: z.string(),
+    txid: z.string(),
+    /** Set on a revision of an existing route (PUT .../revision), which its own use case runs. */
+    revision: z.literal(true).optional(),
+  });
 export type ImportMessage = z.output<ReturnType<typeof importMessage>>;
 
 /** An object S3 reports created under the uploads prefix. */

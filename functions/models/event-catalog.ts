@@ -127,6 +127,13 @@ function buildEventSchemas() {
       changes: z
         .object({ waypoints: IdChanges, invoices: IdChanges, items: IdChanges })
         .meta({ id: 'RouteChanges', description: 'what changed on the route' }),
+      txid: z.string().optional().meta({
+        description: 'the revision (`txid` of its PUT) that made the change; absent for a cancelled waypoint',
+      }),
+      changes_truncated: z.literal(true).optional().meta({
+        description:
+          'present when the id lists did not fit the event (over 96 KiB of ids): `changes` then holds empty lists, and GET of the revision’s import status (`txid`) answers them all',
+      }),
     }),
   });
 

@@ -100,6 +100,17 @@ export const ERROR_CODES = {
     meaning:
       'the waypoint was visited (it has an attempt): it, its invoices and items can no longer be removed or changed',
   },
+  WAYPOINT_ORDER_CHANGED: {
+    code: 3101,
+    httpStatus: 400,
+    meaning:
+      'a revision lists the route’s waypoints in another order, or a new waypoint before one already on the route: it keeps their order and adds new waypoints after them',
+  },
+  ROUTE_BEING_REVISED: {
+    code: 3102,
+    httpStatus: 409,
+    meaning: 'a revision of the route is being applied (seconds): retry the change once it is in',
+  },
   WEBHOOK_URL_INVALID: {
     code: 4001,
     httpStatus: 400,

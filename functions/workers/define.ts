@@ -29,6 +29,8 @@ export interface ConsumerDefinition {
   access: ResourceAccess;
   /** V8 flags for the function (its NODE_OPTIONS), where the default heap sizing does not fit. */
   nodeOptions?: string;
+  /** The function makes links to the API (a started route's ETAs carry tracking links): it gets API_URL. */
+  linksToApi?: true;
   /** Variables for the function beyond its resources' (deployment settings, see lib/delivery-routes.ts). */
   environment?: Readonly<Record<string, string>>;
 }

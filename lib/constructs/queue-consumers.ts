@@ -2,6 +2,7 @@ import { Duration, NestedStack } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { RESOURCE_ENV } from '../../functions/shared/resources';
 import type { ConsumerDefinition } from '../../functions/workers/define';
 import { pascalCase } from '../naming';
 import { sliceOf } from '../slices';
@@ -13,6 +14,8 @@ export interface QueueConsumersProps {
   readonly consumers: readonly ConsumerDefinition[];
   /** The stateful stack's exports: what the consumers' `access` may name, and the queues they consume. */
   readonly stateful: StatefulExports;
+  /** The API's base URL, given as API_URL to the consumers that link to the API (`linksToApi`). */
+  readonly apiUrl: string;
   readonly logRetention?: RetentionDays;
   /** Bundle the X-Ray SDK into the consumers (ServiceFunctionProps.xraySdk). */
   readonly xraySdk?: boolean;
@@ -69,6 +72,7 @@ export class QueueConsumers extends NestedStack {
         xraySdk: props.xraySdk,
       });
       fn.bindAccess(consumer.access, resources);
+      if (consumer.linksToApi) fn.addEnvironment(RESOURCE_ENV.apiUrl, props.apiUrl);
       fn.alarmOnThrottles(resources.alarmTopic);
       // The event source also grants the function receive, delete and change-visibility on this queue.
       const queue = consumer.deadLetters ? resources.deadLetterQueue(channel) : resources.queue(channel);

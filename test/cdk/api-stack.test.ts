@@ -421,18 +421,19 @@ describe('queue consumers', () => {
     expect(() => synthesize({}, { consumers: [slow] })).toThrow(/at least 6 times/);
   });
 
-  it('the import worker may read import payloads but not write objects, and write the table', () => {
+  it('the import worker reads import payloads, writes a revision’s before image beside them, writes the table and links to the API', () => {
     const worker = consumers.find((c) => sliceOf(c.module).name === 'workers/import-routes');
     expect(worker, 'no consumer runs workers/import-routes').toBeDefined();
     const id = consumerFunctionOf(worker?.id ?? '');
     const actions = allowedActions(id);
     expect(actions).toContain('s3:GetObject');
-    expect(actions).not.toContain('s3:PutObject');
+    expect(resourcesAllowed(id, 's3:PutObject')).toEqual([bucketObjects('imports/')]);
     for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'])
       expect(actions).toContain(action);
     expect(environmentOf(id)).toMatchObject({
       [RESOURCE_ENV.table]: expect.anything(),
       [RESOURCE_ENV.bucket]: expect.anything(),
+      [RESOURCE_ENV.apiUrl]: expect.anything(),
     });
   });
 

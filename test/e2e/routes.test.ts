@@ -27,6 +27,7 @@ const routeEndpoints: [string, string, unknown?][] = [
   ['GET', '/waypoints'],
   ['GET', `/waypoints/${SHARED}-wp-0`],
   ['DELETE', `/waypoints/${SHARED}-wp-0`],
+  ['PUT', '/revision', { route: minimalRoute(SHARED) }],
   ...CHANGE_ENDPOINTS,
   ['DELETE', ''],
 ];

@@ -52,7 +52,7 @@ export const routeChangeEndpoint = endpointGroup({
   ...ONE_ROUTE,
   access: { table: 'readWrite' },
   responses: { 200: { description: 'the route after the change', data: RouteData } },
-  errorCodes: [3003, 3011, 3012],
+  errorCodes: [3003, 3011, 3012, 3102],
 });
 
 export const OptionalTimestampBody = z

@@ -1,4 +1,5 @@
 import { abandonDeadLetteredImport, deadLetteredUpload } from '../../domain/route-import';
+import { abandonDeadLetteredRevision } from '../../domain/route-revisions';
 import type { ImportMessage, ImportQueueMessage } from '../../models/channels';
 import { countMetric, logger } from '../../shared/observability';
 import { sqsHandler } from '../../shared/sqs-handler';
@@ -25,7 +26,9 @@ export const handler = sqsHandler(endDeadLetteredImports, {
   },
   handle: async (message) => {
     for (const imported of await importsOf(message)) {
-      const outcome = await abandonDeadLetteredImport(imported);
+      const outcome = imported.revision
+        ? await abandonDeadLetteredRevision(imported)
+        : await abandonDeadLetteredImport(imported);
       if (outcome === 'FAILED') countMetric('ImportsFailed');
       logger.error('import dead-lettered: ended', { txid: imported.txid, outcome });
     }

@@ -12,5 +12,8 @@ export const importRoutes = defineConsumer({
   maxConcurrency: 5,
   timeoutSeconds: 300,
   memorySize: 1769,
-  access: { table: 'readWrite', bucket: 'read' },
+  // Writes a revision's before image beside its body (domain/route-revisions.ts).
+  access: { table: 'readWrite', bucket: 'read', bucketWriteKeyPrefix: 'imports/' },
+  // A revision of a started route recomputes its ETAs, whose event carries the waypoints' tracking links.
+  linksToApi: true,
 });

@@ -1,4 +1,5 @@
 import { arrivedUpload, runImport } from '../../domain/route-import';
+import { runRevision } from '../../domain/route-revisions';
 import type { ImportMessage, ImportQueueMessage } from '../../models/channels';
 import { countMetric, logger } from '../../shared/observability';
 import { sqsHandler } from '../../shared/sqs-handler';
@@ -29,7 +30,7 @@ export const handler = sqsHandler(importRoutes, {
     // Lambda stops the invocation then at the latest: no import is started that could pass its deadline.
     const runEndsBy = Date.now() + context.getRemainingTimeInMillis();
     for (const imported of await importsOf(message)) {
-      const outcome = await runImport(imported, runEndsBy);
+      const outcome = imported.revision ? await runRevision(imported) : await runImport(imported, runEndsBy);
       // Counted once per import: a redelivery of a finished one is ALREADY_FINISHED.
       if (outcome === 'SUCCEEDED') countMetric('ImportsSucceeded');
       if (outcome === 'FAILED') countMetric('ImportsFailed');

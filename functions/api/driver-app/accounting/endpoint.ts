@@ -22,5 +22,5 @@ export const addDriverAccountingRecord = driverAppEndpoint('POST /driver/routes/
       .meta({ id: 'AccountingRecordRequest' }),
   },
   responses: { 200: { description: 'the record', data: z.object({ record: AccountingRecord }) } },
-  errorCodes: [3003, 3011, 3012, 3014],
+  errorCodes: [3003, 3011, 3012, 3014, 3102],
 });

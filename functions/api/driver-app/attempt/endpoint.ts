@@ -18,6 +18,6 @@ export const recordDriverAttempt = driverAppEndpoint(
         data: z.object({ attempt: Attempt }),
       },
     },
-    errorCodes: [3003, 3011, 3012, 3013, 9001, 9002],
+    errorCodes: [3003, 3011, 3012, 3013, 9001, 9002, 3102],
   },
 );

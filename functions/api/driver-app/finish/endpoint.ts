@@ -5,5 +5,5 @@ export const finishDriverRoute = driverRouteStepEndpoint('POST /driver/routes/{r
   module: import.meta.url,
   summary: 'Finish one of the driver’s routes; ROUTE_FINISHED',
   responses: { 200: { description: 'the finished route', data: RouteData } },
-  errorCodes: [3003, 3011, 3012],
+  errorCodes: [3003, 3011, 3012, 3102],
 });

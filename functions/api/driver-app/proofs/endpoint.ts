@@ -36,6 +36,6 @@ export const createDriverProof = driverAppEndpoint(
         }),
       },
     },
-    errorCodes: [3003, 3011, 3012, 3013, 9000],
+    errorCodes: [3003, 3011, 3012, 3013, 9000, 3102],
   },
 );

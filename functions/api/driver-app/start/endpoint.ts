@@ -7,5 +7,5 @@ export const startDriverRoute = driverRouteStepEndpoint('POST /driver/routes/{ro
   linksToApi: true,
   summary: 'Start one of the driver’s active routes; ROUTE_STARTED',
   responses: { 200: { description: 'the started route', data: RouteData } },
-  errorCodes: [3003, 3010, 3011, 3012],
+  errorCodes: [3003, 3010, 3011, 3012, 3102],
 });

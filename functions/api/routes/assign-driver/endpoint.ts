@@ -8,7 +8,7 @@ export const assignDriver = routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{rout
   module: import.meta.url,
   summary: 'Assign a driver of the DC to a route that has not started',
   request: { params: RouteParams, body: z.object({ driver_id: Id }).meta({ id: 'DriverAssignment' }) },
-  errorCodes: [3003, 3010, 3011, 3012],
+  errorCodes: [3003, 3010, 3011, 3012, 3102],
 });
 
 /** The same endpoint under PUT (one Lambda). */

@@ -13,6 +13,6 @@ export const cancelWaypoint = routesEndpoint(
     access: { table: 'readWrite' },
     request: { params: RouteParams.extend({ waypoint_id: Id }) },
     responses: { 200: { description: 'the route after the change (version bumped)', data: RouteData } },
-    errorCodes: [3003, 3012, 1003, 3100],
+    errorCodes: [3003, 3012, 1003, 3100, 3102],
   },
 );

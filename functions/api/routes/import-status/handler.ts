@@ -9,6 +9,7 @@ export const handler = httpHandler(endpoint, async ({ params, caller }) => {
   const { txid } = params;
   const view = await importStatus(caller.accountId, params.dc_id, txid);
   if (view.status === 'PENDING') return new WithStatus(202, { txid, status: 'PENDING' });
-  if (view.status === 'SUCCEEDED') return { txid, status: 'SUCCEEDED' as const, route_id: view.routeId };
+  if (view.status === 'SUCCEEDED')
+    return { txid, status: 'SUCCEEDED' as const, route_id: view.routeId, changes: view.changes };
   throw new ApiError(errorCodeName(view.error.code), `import ${txid} failed: ${view.error.message}`);
 });

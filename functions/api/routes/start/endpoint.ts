@@ -8,7 +8,7 @@ export const startRoute = routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{route_
   linksToApi: true,
   summary: 'Start an active route that has a driver (as its driver would); ROUTE_STARTED',
   request: { params: RouteParams, body: OptionalTimestampBody },
-  errorCodes: [3003, 3010, 3011, 3012],
+  errorCodes: [3003, 3010, 3011, 3012, 3102],
 });
 
 /** The same endpoint under PUT (one Lambda). */

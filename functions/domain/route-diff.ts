@@ -1,0 +1,222 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Claim } from '../data/claims';
+import type { InvoiceRow, WaypointRow } from '../data/route-rows';
+import type { EventDetails } from '../models/event-catalog';
+import type { ImportedRoute } from '../models/import-model';
+import { ConflictError } from '../shared/errors';
+import { camelFields } from '../shared/field-names';
+import { quote } from '../shared/quote';
+
+/** What a change of a route's waypoints did (ROUTE_UPDATED's `changes`): ids added, removed and changed. */
+export type RouteChanges = EventDetails<'ROUTE_UPDATED'>['changes'];
+
+const noIds = () => ({ added: [], removed: [], changed: [] });
+
+/** The changes of a revision that changed nothing. */
+export const noChanges = (): RouteChanges => ({ waypoints: noIds(), invoices: noIds(), items: noIds() });
+
+/** A waypoint's row with its invoices (each holding its items), as stored. */
+export interface StoredWaypoint {
+  waypoint: WaypointRow;
+  invoices: InvoiceRow[];
+}
+
+/**
+ * The rows of a route body's waypoints as they are stored (fields named as on the wire), in the body's order;
+ * each waypoint's sequence is `sequenceOf` its position.
+ */
+export function storedWaypointsOf(
+  route: ImportedRoute,
+  sequenceOf: (position: number) => number = (position) => position,
+): StoredWaypoint[] {
+  return route.waypoints.map(({ invoices, ...waypoint }, position) => ({
+    waypoint: {
+      sequence: sequenceOf(position),
+      ...camelFields(waypoint),
+      invoiceIds: invoices.map((invoice) => invoice.id),
+    },
+    invoices: invoices.map(({ invoice_name_attributes, items, ...invoice }) => ({
+      ...camelFields(invoice),
+      waypointId: waypoint.id,
+      nameAttributes: invoice_name_attributes,
+      items: items.map(camelFields),
+    })),
+  }));
+}
+
+export function waypointVisited(waypointId: string, what = ''): ConflictError {
+  return new ConflictError(
+    'WAYPOINT_VISITED',
+    `waypoint_id: waypoint ${quote(waypointId)} was visited (it has an attempt); it${what} cannot be removed or changed`,
+  );
+}
+
+/** What a revision does to a route's waypoints, invoices and items. */
+export interface RevisionPlan {
+  changes: RouteChanges;
+  /** Waypoints of the body not on the route, under their new sequences (after every sequence used). */
+  added: StoredWaypoint[];
+  /** Waypoints of the route the body no longer has. */
+  removed: StoredWaypoint[];
+  /** Waypoints on both whose rows differ (their own fields, invoices or items): before and after. */
+  rewritten: { before: StoredWaypoint; after: StoredWaypoint }[];
+  /** The route's waypoints afterwards, in route order, and their sequences. */
+  waypointIds: string[];
+  waypointSequences: number[];
+  nextWaypointSequence: number;
+  /** Ids the route takes (claimed as at import) and ids it frees. */
+  addedClaims: Claim[];
+  removedClaims: Claim[];
+}
+
+/** JSON's view of a value: fields that are undefined are no fields (a stored row and a body's compare equal). */
+const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+/** Equal as JSON: fields in any order, undefined ones absent. */
+export const sameAsJson = (a: unknown, b: unknown) => isDeepStrictEqual(asJson(a), asJson(b));
+const same = sameAsJson;
+
+const withoutSequence = ({ sequence: _, ...waypoint }: WaypointRow) => waypoint;
+const invoiceFields = ({ items, ...invoice }: InvoiceRow) => ({
+  ...invoice,
+  itemIds: items.map((i) => i.id),
+});
+/** An item as a body gives it, with the invoice it belongs to (an item moved to another invoice changed). */
+const itemFields = (invoiceId: string, { status: _, ...item }: InvoiceRow['items'][number]) => ({
+  ...item,
+  invoiceId,
+});
+
+/** A waypoint's rows as a body gives them: the items' statuses (its attempts wrote them) left out. */
+const comparable = (stop: StoredWaypoint) => ({
+  waypoint: stop.waypoint,
+  invoices: stop.invoices.map((invoice) => ({
+    ...invoiceFields(invoice),
+    items: invoice.items.map((item) => itemFields(invoice.id, item)),
+  })),
+});
+
+interface Listed<T> {
+  id: string;
+  fields: T;
+}
+
+/** Ids added, removed and changed from `before` to `after`, each list in the order of its side. */
+function idChanges<T>(before: Listed<T>[], after: Listed<T>[]) {
+  const old = new Map(before.map((entry) => [entry.id, entry.fields]));
+  const next = new Set(after.map((entry) => entry.id));
+  return {
+    added: after.filter((entry) => !old.has(entry.id)).map((entry) => entry.id),
+    removed: before.filter((entry) => !next.has(entry.id)).map((entry) => entry.id),
+    changed: after
+      .filter((entry) => old.has(entry.id) && !same(old.get(entry.id), entry.fields))
+      .map((entry) => entry.id),
+  };
+}
+
+const invoicesListed = (waypoints: StoredWaypoint[]) =>
+  waypoints.flatMap((stop) =>
+    stop.invoices.map((invoice) => ({ id: invoice.id, fields: invoiceFields(invoice) })),
+  );
+const itemsListed = (waypoints: StoredWaypoint[]) =>
+  waypoints.flatMap((stop) =>
+    stop.invoices.flatMap((invoice) =>
+      invoice.items.map((item) => ({ id: item.id, fields: itemFields(invoice.id, item) })),
+    ),
+  );
+const claimsOfStops = (waypoints: StoredWaypoint[]): Claim[] =>
+  waypoints.flatMap((stop) => [
+    { kind: 'WAYPOINT' as const, id: stop.waypoint.id },
+    ...stop.invoices.flatMap((invoice) => [
+      { kind: 'INVOICE' as const, id: invoice.id },
+      ...invoice.items.map((item) => ({ kind: 'ITEM' as const, id: item.id })),
+    ]),
+  ]);
+
+/**
+ * Plans a revision of a route whose waypoints are `current` (in route order) into `route`'s, refusing:
+ * - a waypoint of the route listed out of its order, or a new waypoint listed before one already on the route
+ *   (3101): waypoint rows are keyed by sequence and read in it, so kept waypoints keep their sequences and new
+ *   ones take the next, after every sequence the route ever used;
+ * - removing or changing a visited waypoint (`visited` holds their sequences), its invoices or items, or moving
+ *   an invoice or item to or from it (3100).
+ */
+export function planRevision(
+  current: StoredWaypoint[],
+  route: ImportedRoute,
+  visited: ReadonlySet<number>,
+  nextSequence: number,
+): RevisionPlan {
+  const positionOf = new Map(current.map((stop, position) => [stop.waypoint.id, position]));
+  let lastKept = -1;
+  let firstNew: { id: string; index: number } | undefined;
+  route.waypoints.forEach((waypoint, index) => {
+    const position = positionOf.get(waypoint.id);
+    if (position === undefined) {
+      firstNew ??= { id: waypoint.id, index };
+      return;
+    }
+    if (position < lastKept || firstNew) {
+      const [what, at] = firstNew
+        ? [`new waypoint ${quote(firstNew.id)} is listed before ${quote(waypoint.id)}`, firstNew.index]
+        : [`waypoint ${quote(waypoint.id)} is listed after waypoints the route visits later`, index];
+      throw new ConflictError(
+        'WAYPOINT_ORDER_CHANGED',
+        `route.waypoints.${at}.id: ${what}; a revision keeps the order of the route's waypoints and adds new ones after them`,
+      );
+    }
+    lastKept = position;
+  });
+
+  let sequence = nextSequence;
+  const sequences = route.waypoints.map((waypoint) => {
+    const position = positionOf.get(waypoint.id);
+    return position === undefined ? sequence++ : (current[position] as StoredWaypoint).waypoint.sequence;
+  });
+  const revised = storedWaypointsOf(route, (position) => sequences[position] as number);
+  const revisedIds = new Set(revised.map((stop) => stop.waypoint.id));
+  const removed = current.filter((stop) => !revisedIds.has(stop.waypoint.id));
+  const added = revised.filter((stop) => !positionOf.has(stop.waypoint.id));
+  const rewritten = revised.flatMap((after) => {
+    const position = positionOf.get(after.waypoint.id);
+    if (position === undefined) return [];
+    const before = current[position] as StoredWaypoint;
+    return same(comparable(before), comparable(after)) ? [] : [{ before, after }];
+  });
+  for (const { waypoint } of [...removed, ...rewritten.map((change) => change.before)]) {
+    if (visited.has(waypoint.sequence)) throw waypointVisited(waypoint.id);
+  }
+
+  const changes: RouteChanges = {
+    waypoints: idChanges(
+      current.map((stop) => ({ id: stop.waypoint.id, fields: withoutSequence(stop.waypoint) })),
+      revised.map((stop) => ({ id: stop.waypoint.id, fields: withoutSequence(stop.waypoint) })),
+    ),
+    invoices: idChanges(invoicesListed(current), invoicesListed(revised)),
+    items: idChanges(itemsListed(current), itemsListed(revised)),
+  };
+  const freed = new Set([
+    ...changes.waypoints.removed.map((id) => `WAYPOINT/${id}`),
+    ...changes.invoices.removed.map((id) => `INVOICE/${id}`),
+    ...changes.items.removed.map((id) => `ITEM/${id}`),
+  ]);
+  const taken = new Set([
+    ...changes.waypoints.added.map((id) => `WAYPOINT/${id}`),
+    ...changes.invoices.added.map((id) => `INVOICE/${id}`),
+    ...changes.items.added.map((id) => `ITEM/${id}`),
+  ]);
+  return {
+    changes,
+    added,
+    removed,
+    rewritten,
+    waypointIds: revised.map((stop) => stop.waypoint.id),
+    waypointSequences: sequences,
+    nextWaypointSequence: sequence,
+    addedClaims: claimsOfStops(revised).filter((claim) => taken.has(`${claim.kind}/${claim.id}`)),
+    removedClaims: claimsOfStops(current).filter((claim) => freed.has(`${claim.kind}/${claim.id}`)),
+  };
+}
+
+/** True when the plan changes no row. */
+export const changesNoRow = (plan: RevisionPlan) =>
+  plan.added.length === 0 && plan.removed.length === 0 && plan.rewritten.length === 0;

@@ -1,0 +1,289 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import * as driverApp from '../../functions/api/driver-app/index';
+import * as drivers from '../../functions/api/drivers/index';
+import * as routes from '../../functions/api/routes/index';
+import { db, tableName } from '../../functions/data/client';
+import { expectError, expectSuccess } from '../support/http';
+import { strongToken } from '../support/login-tokens';
+import { useRoutesApi, type Waypoint } from '../support/route-changes';
+import { exampleRoute, importRoute, waitForImport } from '../support/routes';
+
+/**
+ * PUT .../revision: the new version of an imported route, applied all or nothing by the import worker. The
+ * errors every route endpoint shares (401, 403, 3003, 1006) are in routes.test.ts.
+ */
+
+const rt = useRoutesApi('route-revision-put');
+
+type Body = ReturnType<typeof exampleRoute>;
+type ImportedWaypoint = Body['waypoints'][number];
+type Changes = Record<
+  'waypoints' | 'invoices' | 'items',
+  { added: string[]; removed: string[]; changed: string[] }
+>;
+
+/** A driver of dc-1 who can sign in to the driver app; returns a caller as that driver. */
+async function createAppDriver(driverId: string) {
+  const loginToken = strongToken(`${driverId}-login-token-0001`);
+  const response = await rt.asAcme('POST', '/dcs/dc-1/drivers', {
+    driver_id: driverId,
+    driver_name: `Driver ${driverId}`,
+    login_token: loginToken,
+  });
+  expectSuccess(response, drivers.createDriver);
+  return (method: string, path: string, payload?: unknown) => rt.fx.as(loginToken, method, path, payload);
+}
+
+/** Imports the active route `id` of dc-1 with `waypoints` waypoints for a new driver. */
+async function importFor(id: string, waypoints: number) {
+  const driverId = `${id}-driver`;
+  const asDriver = await createAppDriver(driverId);
+  const body = exampleRoute(id, { waypoints, driverId });
+  await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', body);
+  return { body, driverId, asDriver };
+}
+
+/** PUTs the revision (202) and waits until it ended; returns import-status's last answer. */
+async function revise(routeId: string, route: unknown) {
+  const accepted = await rt.asAcme('PUT', `/dcs/dc-1/routes/${routeId}/revision`, { route });
+  const { txid } = expectSuccess(accepted, routes.reviseRoute, 202) as { txid: string };
+  return { txid, finished: await waitForImport(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', txid) };
+}
+
+/** A revision that must succeed: its changes. */
+async function revised(routeId: string, route: unknown): Promise<{ txid: string; changes: Changes }> {
+  const { txid, finished } = await revise(routeId, route);
+  const data = expectSuccess(finished, routes.getImportStatus) as { changes: Changes };
+  return { txid, changes: data.changes };
+}
+
+async function waypointsOf(routeId: string): Promise<Waypoint[]> {
+  const response = await rt.asAcme('GET', `/dcs/dc-1/routes/${routeId}/waypoints`);
+  return (expectSuccess(response, routes.listWaypoints) as { waypoints: Waypoint[] }).waypoints;
+}
+
+async function invoicesOf(routeId: string) {
+  const response = await rt.asAcme('GET', `/dcs/dc-1/routes/${routeId}/invoices`);
+  return (
+    expectSuccess(response, routes.getInvoiceStatus) as {
+      invoices: { id: string; items: { id: string; quantity: number }[] }[];
+    }
+  ).invoices;
+}
+
+/** The details of the route's ROUTE_UPDATED events (read straight from the table), oldest first. */
+async function routeUpdatedEvents(routeId: string): Promise<Record<string, unknown>[]> {
+  const { Items = [] } = await db.send(
+    new ScanCommand({
+      TableName: tableName(),
+      FilterExpression:
+        'entity = :entity AND account_id = :account AND route_id = :route AND event_type = :type',
+      ExpressionAttributeValues: {
+        ':entity': 'EVENT',
+        ':account': rt.accounts.acme.accountId,
+        ':route': routeId,
+        ':type': 'ROUTE_UPDATED',
+      },
+      ConsistentRead: true,
+    }),
+  );
+  return Items.sort((a, b) => a.occurred_at - b.occurred_at).map((item) => item.details);
+}
+
+const none = { added: [], removed: [], changed: [] };
+const itemIdsOf = (waypoint: ImportedWaypoint) =>
+  waypoint.invoices.flatMap((invoice) => invoice.items.map((item) => item.id));
+
+/** The same waypoint with the first item of its first invoice in another quantity. */
+function withQuantity(waypoint: ImportedWaypoint, quantity: number): ImportedWaypoint {
+  const [first, ...rest] = waypoint.invoices;
+  if (!first) throw new Error('no invoice');
+  const [item, ...items] = first.items;
+  if (!item) throw new Error('no item');
+  return { ...waypoint, invoices: [{ ...first, items: [{ ...item, quantity }, ...items] }, ...rest] };
+}
+
+/** Everything a client reads of a route: to show that a refused revision left it as it was. */
+async function snapshotOf(routeId: string) {
+  return {
+    route: await rt.readRoute('dc-1', routeId),
+    waypoints: await waypointsOf(routeId),
+    invoices: await invoicesOf(routeId),
+  };
+}
+
+describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
+  it('adds, removes and changes waypoints, invoices and items and the route’s fields; import-status answers the changes; ROUTE_UPDATED', async () => {
+    const { body, asDriver } = await importFor('rev-1', 3);
+    const [wp0, wp1, wp2] = body.waypoints as [ImportedWaypoint, ImportedWaypoint, ImportedWaypoint];
+    const before = await rt.readRoute('dc-1', body.id);
+    const waypointsBefore = await waypointsOf(body.id);
+    const removedTracking = String(waypointsBefore[1]?.tracking_url).slice(rt.fx.api.url.length);
+    const added = { ...(exampleRoute('rev-1-new', { waypoints: 1 }).waypoints[0] as ImportedWaypoint) };
+    const moved = { ...wp2, address: '9 Other St' };
+    const revision = {
+      ...body,
+      name: 'Route rev-1, revised',
+      waypoints: [withQuantity(wp0, 7), moved, added],
+    };
+
+    const { txid, changes } = await revised(body.id, revision);
+    expect(changes).toEqual({
+      waypoints: { added: [added.id], removed: [wp1.id], changed: [wp2.id] },
+      invoices: {
+        added: added.invoices.map((invoice) => invoice.id),
+        removed: wp1.invoices.map((invoice) => invoice.id),
+        changed: [],
+      },
+      items: { added: itemIdsOf(added), removed: itemIdsOf(wp1), changed: [itemIdsOf(wp0)[0]] },
+    });
+
+    const route = await rt.readRoute('dc-1', body.id);
+    expect(route.name).toBe('Route rev-1, revised');
+    expect(route.waypoint_ids).toEqual([wp0.id, wp2.id, added.id]);
+    expect(route.version).toBeGreaterThan(before.version);
+    const waypoints = await waypointsOf(body.id);
+    // Kept waypoints keep their sequences; an added one takes the next after every sequence used.
+    expect(waypoints.map((waypoint) => [waypoint.id, waypoint.sequence])).toEqual([
+      [wp0.id, 0],
+      [wp2.id, 2],
+      [added.id, 3],
+    ]);
+    expect(waypoints[1]?.address).toBe('9 Other St');
+    expect(waypoints.every((waypoint) => typeof waypoint.eta === 'number')).toBe(true);
+    const invoices = await invoicesOf(body.id);
+    expect(invoices.map((invoice) => invoice.id)).toEqual(
+      [wp0, wp2, added].flatMap((waypoint) => waypoint.invoices.map((invoice) => invoice.id)),
+    );
+    expect(invoices[0]?.items[0]?.quantity).toBe(7);
+    // The removed waypoint's tracking link is gone; the added one's works.
+    expectError(await rt.fx.request('GET', removedTracking), 404, 7000);
+    const addedTracking = String(waypoints[2]?.tracking_url).slice(rt.fx.api.url.length);
+    expect((await rt.fx.request('GET', addedTracking)).status).toBe(200);
+
+    const { routes: shown } = expectSuccess(
+      await asDriver('GET', '/driver/routes'),
+      driverApp.listDriverRoutes,
+    ) as { routes: { id: string; waypoints: { id: string }[] }[] };
+    expect(shown[0]?.waypoints.map((waypoint) => waypoint.id)).toEqual([wp0.id, wp2.id, added.id]);
+
+    expect(await routeUpdatedEvents(body.id)).toEqual([{ version: route.version, changes, txid }]);
+  });
+
+  it('changes nothing when the same revision comes again: empty changes, no event, the version kept', async () => {
+    const { body } = await importFor('rev-twice', 2);
+    const revision = { ...body, waypoints: [withQuantity(body.waypoints[0] as ImportedWaypoint, 3)] };
+    await revised(body.id, revision);
+    const after = await snapshotOf(body.id);
+
+    const again = await revised(body.id, revision);
+    expect(again.changes).toEqual({ waypoints: none, invoices: none, items: none });
+    expect(await snapshotOf(body.id)).toEqual(after);
+    expect(await routeUpdatedEvents(body.id)).toHaveLength(1);
+  });
+
+  it('frees the removed ids: another route may import them', async () => {
+    const { body } = await importFor('rev-free', 2);
+    const removed = body.waypoints[1] as ImportedWaypoint;
+    await revised(body.id, { ...body, waypoints: [body.waypoints[0]] });
+    const other = { ...exampleRoute('rev-free-other', { waypoints: 1 }), waypoints: [removed] };
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', other);
+    expect((await waypointsOf(other.id)).map((waypoint) => waypoint.id)).toEqual([removed.id]);
+  });
+
+  it('fails with 3100 naming the waypoint when a visited one would change, and leaves the route as it was', async () => {
+    const { body, asDriver } = await importFor('rev-visited', 2);
+    const [wp0, wp1] = body.waypoints as [ImportedWaypoint, ImportedWaypoint];
+    expect(
+      (await asDriver('POST', `/driver/routes/${body.id}/start`, { timestamp: Date.now() - 60_000 })).status,
+    ).toBe(200);
+    const visit = await asDriver('POST', `/driver/routes/${body.id}/waypoints/${wp0.id}/attempts`, {
+      id: 'rev-visited-0',
+      timestamp: Date.now() - 1_000,
+      status: 'VISIT_LATER',
+    });
+    expect(visit.status, visit.text).toBe(200);
+    const before = await snapshotOf(body.id);
+
+    for (const waypoints of [[withQuantity(wp0, 9), wp1], [wp1]]) {
+      const { finished } = await revise(body.id, { ...body, waypoints });
+      expect(expectError(finished, 400, 3100)).toContain(wp0.id);
+      expect(await snapshotOf(body.id)).toEqual(before);
+    }
+    // Its unvisited neighbour may still change, on a started route too.
+    const { changes } = await revised(body.id, { ...body, waypoints: [wp0, withQuantity(wp1, 4)] });
+    expect(changes.items.changed).toEqual([itemIdsOf(wp1)[0]]);
+  });
+
+  it('fails with 3006 when an added waypoint id is another route’s, frees the ids it had claimed, and leaves the route as it was', async () => {
+    const { body } = await importFor('rev-taken', 1);
+    const { body: other } = await importFor('rev-taken-other', 1);
+    const fresh = exampleRoute('rev-taken-fresh', { waypoints: 1 }).waypoints[0] as ImportedWaypoint;
+    const before = await snapshotOf(body.id);
+    const { finished } = await revise(body.id, {
+      ...body,
+      waypoints: [...body.waypoints, fresh, other.waypoints[0]],
+    });
+    expect(expectError(finished, 400, 3006)).toContain(other.waypoints[0]?.id);
+    expect(await snapshotOf(body.id)).toEqual(before);
+    expect(await routeUpdatedEvents(body.id)).toEqual([]);
+    // The fresh waypoint's ids were claimed for the revision, then freed.
+    const third = { ...exampleRoute('rev-taken-third', { waypoints: 1 }), waypoints: [fresh] };
+    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', third);
+  });
+
+  it('fails with 3101 when the route’s waypoints come in another order, or a new one before an old one', async () => {
+    const { body } = await importFor('rev-order', 2);
+    const [wp0, wp1] = body.waypoints as [ImportedWaypoint, ImportedWaypoint];
+    const fresh = exampleRoute('rev-order-new', { waypoints: 1 }).waypoints[0] as ImportedWaypoint;
+    const before = await snapshotOf(body.id);
+    const reversed = await revise(body.id, { ...body, waypoints: [wp1, wp0] });
+    expect(expectError(reversed.finished, 400, 3101)).toContain('route.waypoints.1.id');
+    const inserted = await revise(body.id, { ...body, waypoints: [wp0, fresh, wp1] });
+    expect(expectError(inserted.finished, 400, 3101)).toContain(fresh.id);
+    expect(await snapshotOf(body.id)).toEqual(before);
+  });
+
+  it('changes the driver of a route not started, refuses it on a started route (3011), and a driver outside the DC (3010)', async () => {
+    const { body } = await importFor('rev-driver', 1);
+    const newDriver = 'rev-driver-next';
+    await createAppDriver(newDriver);
+    await revised(body.id, { ...body, driver_id: newDriver });
+    expect((await rt.readRoute('dc-1', body.id)).assigned_driver_id).toBe(newDriver);
+    expect(await rt.activeRouteIds('dc-1', newDriver)).toEqual([body.id]);
+    expect(await rt.activeRouteIds('dc-1', body.driver_id as string)).toEqual([]);
+
+    expectError(
+      await rt.asAcme('PUT', `/dcs/dc-1/routes/${body.id}/revision`, {
+        route: { ...body, driver_id: 'nobody-here' },
+      }),
+      400,
+      3010,
+    );
+    const asNext = await rt.fx.as(
+      strongToken(`${newDriver}-login-token-0001`),
+      'POST',
+      `/driver/routes/${body.id}/start`,
+      {
+        timestamp: Date.now() - 1_000,
+      },
+    );
+    expect(asNext.status, asNext.text).toBe(200);
+    const { finished } = await revise(body.id, body);
+    expect(expectError(finished, 400, 3011)).toContain('route.driver_id');
+  });
+
+  it('refuses a finished route (3012) and a body of another route (1006 naming route.id)', async () => {
+    const { id } = await rt.seedRoute('rev-finished', { finished: true });
+    const body = exampleRoute(id, { waypoints: 1 });
+    expectError(await rt.asAcme('PUT', `/dcs/dc-1/routes/${id}/revision`, { route: body }), 400, 3012);
+    const { body: open } = await importFor('rev-other-id', 1);
+    const message = expectError(
+      await rt.asAcme('PUT', `/dcs/dc-1/routes/${open.id}/revision`, { route: { ...open, id: 'rev-else' } }),
+      400,
+      1006,
+    );
+    expect(message).toContain('route.id');
+  });
+});
