@@ -4,7 +4,7 @@ import * as driverApp from '../../functions/api/driver-app/index';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { db, tableName } from '../../functions/data/client';
-import { expectError, expectSuccess } from '../support/http';
+import { expectError, expectSuccess, readAllPages } from '../support/http';
 import { strongToken } from '../support/login-tokens';
 import { useRoutesApi, type Waypoint } from '../support/route-changes';
 import { exampleRoute, importRoute, waitForImport } from '../support/routes';
@@ -286,4 +286,65 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
     );
     expect(message).toContain('route.id');
   });
+});
+
+describe('a revision of a 2,000-waypoint route', () => {
+  /** Quiet, the import and the revision take under a minute each; each may take five times that. */
+  const PHASE_MS = 300_000;
+
+  it('removes 100 stops, adds 100 and changes 100 items as an import of that size works: paged reads, every id once', async () => {
+    const route = exampleRoute('rev-big', { waypoints: 2000, itemsPerInvoice: 2, leanItems: true });
+    const accepted = await rt.asAcme('POST', '/dcs/dc-1/invoiced-routes', { route });
+    const { txid: importTxid } = expectSuccess(accepted, routes.importRoute, 202) as { txid: string };
+    const imported = await waitForImport(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', importTxid, PHASE_MS);
+    expect(expectSuccess(imported, routes.getImportStatus)).toMatchObject({ status: 'SUCCEEDED' });
+
+    const kept = route.waypoints
+      .slice(0, 1900)
+      .map((waypoint, i) => (i < 100 ? withQuantity(waypoint, 7) : waypoint));
+    const added = exampleRoute('rev-big-new', {
+      waypoints: 100,
+      itemsPerInvoice: 2,
+      leanItems: true,
+    }).waypoints;
+    const revision = { ...route, waypoints: [...kept, ...added] };
+    const put = await rt.asAcme('PUT', '/dcs/dc-1/routes/rev-big/revision', { route: revision });
+    const { txid } = expectSuccess(put, routes.reviseRoute, 202) as { txid: string };
+    const finished = await waitForImport(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', txid, PHASE_MS);
+    const { changes } = expectSuccess(finished, routes.getImportStatus) as { changes: Changes };
+
+    const removed = route.waypoints.slice(1900);
+    expect(changes.waypoints.added).toEqual(added.map((waypoint) => waypoint.id));
+    expect(changes.waypoints.removed).toEqual(removed.map((waypoint) => waypoint.id));
+    expect(changes.items.added).toEqual(added.flatMap(itemIdsOf));
+    expect(changes.items.removed).toEqual(removed.flatMap(itemIdsOf));
+    expect(changes.items.changed).toEqual(kept.slice(0, 100).map((waypoint) => itemIdsOf(waypoint)[0]));
+
+    // Read back page by page: the stops in the revision's order, each item once, the changed quantities.
+    const asAcme = (pathAndQuery: string) => rt.asAcme('GET', pathAndQuery);
+    const waypointPages = await readAllPages(
+      asAcme,
+      '/dcs/dc-1/routes/rev-big/waypoints',
+      routes.listWaypoints,
+    );
+    expect(waypointPages.length).toBeGreaterThan(1);
+    const waypoints = waypointPages.flatMap((page) => page.waypoints as { id: string }[]);
+    expect(waypoints.map((waypoint) => waypoint.id)).toEqual(
+      revision.waypoints.map((waypoint) => waypoint.id),
+    );
+    const invoicePages = await readAllPages(
+      asAcme,
+      '/dcs/dc-1/routes/rev-big/invoices',
+      routes.getInvoiceStatus,
+    );
+    const items = invoicePages.flatMap((page) =>
+      (page.invoices as { items: { id: string; quantity: number }[] }[]).flatMap((invoice) => invoice.items),
+    );
+    expect(new Set(items.map((item) => item.id)).size).toBe(items.length);
+    expect(items.map((item) => item.id).sort()).toEqual(revision.waypoints.flatMap(itemIdsOf).sort());
+    const firstItem = items.find(
+      (item) => item.id === itemIdsOf(revision.waypoints[0] as ImportedWaypoint)[0],
+    );
+    expect(firstItem?.quantity).toBe(7);
+  }, 900_000);
 });
