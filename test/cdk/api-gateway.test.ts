@@ -7,6 +7,7 @@ import type { EndpointDefinition } from '../../functions/api/define';
 import { endpoints } from '../../functions/api/index';
 import { importRoute } from '../../functions/api/routes/index';
 import { getTrackingPage } from '../../functions/api/tracking/index';
+import { consumers } from '../../functions/workers/index';
 import { METHOD_CEILING_ACCOUNTS } from '../../lib/api-stack';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
 import { DEFAULT_CONFIG, defineDeliveryRoutes, readConfig } from '../../lib/delivery-routes';
@@ -426,8 +427,10 @@ describe('per-account limits', () => {
     }
   });
 
-  it('gives API_URL, the stage’s URL, to the functions of the endpoints that link to the API, and to no other', () => {
-    const linking = new Set(endpoints.filter((e) => e.linksToApi).map((e) => sliceOf(e.module).name));
+  it('gives API_URL, the stage’s URL, to the functions of the endpoints and consumers that link to the API, and to no other', () => {
+    const linking = new Set(
+      [...endpoints, ...consumers].filter((e) => e.linksToApi).map((e) => sliceOf(e.module).name),
+    );
     expect([...linking].sort()).toEqual([
       'driver-app/attempt',
       'driver-app/location',
@@ -436,6 +439,7 @@ describe('per-account limits', () => {
       'routes/start',
       'routes/waypoint',
       'routes/waypoints',
+      'workers/import-routes',
     ]);
     const stageUrl = {
       'Fn::Join': [
@@ -457,7 +461,13 @@ describe('per-account limits', () => {
         linking.has(handler) ? stageUrl : undefined,
       );
     }
-    for (const fn of [...api.consumerFunctions.values(), ...api.authorizerFunctions.values()])
+    for (const fn of api.consumerFunctions.values()) {
+      const value = resolvedVariables(fn).API_URL;
+      expect(value && resolvedFromParent(fn.stack, value), fn.sliceName).toEqual(
+        linking.has(fn.sliceName) ? stageUrl : undefined,
+      );
+    }
+    for (const fn of api.authorizerFunctions.values())
       expect(resolvedVariables(fn).API_URL, fn.sliceName).toBeUndefined();
   });
 
