@@ -143,10 +143,20 @@ export async function putObjectBytes(
 }
 
 /**
+ * Whether a read of an object failed because there is no such object. S3 says so with 404 only to a caller
+ * that may list the bucket, and with 403 to one that may not (S3 API Reference, GetObject and HeadObject,
+ * "Permissions"). No function of the service may list it, and each reads only keys CDK grants it
+ * s3:GetObject on, so a 403 to such a read means the key is missing. The local runtime answers the same.
+ */
+export function isMissingObject(error: unknown): boolean {
+  const status = (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata
+    ?.httpStatusCode;
+  return status === 404 || status === 403;
+}
+
+/**
  * The user metadata of an object the function may read (s3:GetObject on its key, which HeadObject needs), or
- * undefined when there is no such object. S3 answers a missing key 404 only to a caller that may list the
- * bucket, and 403 to one that may not (S3 API Reference, HeadObject, "Permissions"): no function here may,
- * so both mean the object is not there.
+ * undefined when there is no such object (isMissingObject).
  */
 export async function readableObjectMetadata(key: string): Promise<Record<string, string> | undefined> {
   const { sdk, s3, name } = await theBucket();
@@ -154,8 +164,7 @@ export async function readableObjectMetadata(key: string): Promise<Record<string
     const { Metadata } = await s3.send(new sdk.HeadObjectCommand({ Bucket: name, Key: key }));
     return Metadata ?? {};
   } catch (error) {
-    const { name: errorName } = error as { name?: string };
-    if (errorName === 'NotFound' || errorName === 'Forbidden') return undefined;
+    if (isMissingObject(error)) return undefined;
     throw error;
   }
 }
@@ -167,7 +176,7 @@ export async function objectExists(key: string): Promise<boolean> {
     await s3.send(new sdk.HeadObjectCommand({ Bucket: name, Key: key }));
     return true;
   } catch (error) {
-    if ((error as { name?: string }).name === 'NotFound') return false;
+    if (isMissingObject(error)) return false;
     throw error;
   }
 }

@@ -2,6 +2,7 @@ import { type Dc, getDc } from '../data/accounts';
 import {
   bucketKeys,
   getObjectText,
+  isMissingObject,
   ObjectTooLargeError,
   objectExists,
   presignedUploadLink,
@@ -419,7 +420,7 @@ async function claimedRouteOf(record: ImportRecord): Promise<ImportedRoute | und
     return await readImportBody(record);
   } catch (error) {
     if (error instanceof ApiError) return undefined; // the worker refuses such a body before claiming
-    if ((error as { name?: string }).name !== 'NoSuchKey') throw error;
+    if (!isMissingObject(error)) throw error;
     // An upload that never came; a POSTed body outlived by its import (the bucket keeps it a day).
     if (!record.upload)
       logger.error('the body of an abandoned import is gone: the ids it claimed stay claimed', {

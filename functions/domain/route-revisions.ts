@@ -1,6 +1,6 @@
 import { getDc } from '../data/accounts';
 import { listAttempts } from '../data/attempts';
-import { bucketKeys, getObjectText, putJsonObject } from '../data/bucket';
+import { bucketKeys, getObjectText, isMissingObject, putJsonObject } from '../data/bucket';
 import { type Claim, ClaimConflict, releaseClaimItem, releaseClaims, takeClaims } from '../data/claims';
 import { conditionFailedAt, deleteAll, type Item, MAX_TRANSACTION_ITEMS, putAll } from '../data/client';
 import { putEventItem } from '../data/events';
@@ -519,7 +519,7 @@ async function beforeImageOf(record: ImportRecord): Promise<BeforeImage | undefi
     );
     return JSON.parse(text) as BeforeImage;
   } catch (error) {
-    if ((error as { name?: string }).name === 'NoSuchKey') return undefined; // no row was written
+    if (isMissingObject(error)) return undefined; // no row was written
     throw error;
   }
 }

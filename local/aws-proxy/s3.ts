@@ -19,8 +19,8 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import { s3Operation } from '../iam/actions';
-import { authenticationError, sendError } from './errors';
-import { authorize, operationChecks, type SignedCall } from './principals';
+import { authenticationError, operationDenied, sendError } from './errors';
+import { authorize, firstDenial, operationChecks, type SignedCall } from './principals';
 import type { S3Notifications } from './s3-notifications';
 import { UNSIGNED_PAYLOAD } from './sigv4';
 import { endToEndHeaders, relay, type Upstream } from './upstream';
@@ -168,6 +168,11 @@ export async function handleS3(
   });
   try {
     const upstreamResponse = await response;
+    if (upstreamResponse.statusCode === 404 && missingObjectIsDenied(call, operation.operation, bucket)) {
+      upstreamResponse.resume();
+      sendError(res, 's3', operationDenied('s3', 'Access Denied'), isHead);
+      return;
+    }
     if (upstreamResponse.statusCode === 200) {
       await notifications.objectCreated(operation.operation, bucket, key, call.principal.arn);
     }
@@ -188,6 +193,18 @@ export async function handleS3(
       message: "The provided 'x-amz-content-sha256' header does not match what was computed.",
     });
   }
+}
+
+/**
+ * Whether S3 answers this read of a missing key with 403 rather than 404: it answers 404 (NoSuchKey, or
+ * HeadObject's bodiless 404) only to a caller that may list the bucket (s3:ListBucket on it), so that one who
+ * may not cannot learn which keys exist (S3 API Reference, GetObject and HeadObject, "Permissions"). The
+ * service's functions may not list the bucket: on AWS they get the 403.
+ */
+function missingObjectIsDenied(call: SignedCall, operation: string, bucket: string): boolean {
+  if (operation !== 'GetObject' && operation !== 'HeadObject') return false;
+  const listBucket = { action: 's3:ListBucket', resource: `arn:aws:s3:::${bucket}` };
+  return firstDenial(call.principal, [listBucket], call.scope.region) !== undefined;
 }
 
 /**

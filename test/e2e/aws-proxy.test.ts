@@ -12,7 +12,12 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
 import {
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
@@ -237,6 +242,41 @@ describe('identity and policies', () => {
       __type: 'com.amazon.coral.service#AccessDeniedException',
       Message: expect.stringContaining('ExecuteStatement'),
     });
+  });
+});
+
+describe('a read of a missing object', () => {
+  it('answers 403 to a caller that may read the key but not list the bucket, and 404 to one that may list it', async () => {
+    const reader = aws.principal('object-reader', [aws.functionPolicy()]);
+    const lister = aws.principal('object-lister', [
+      aws.functionPolicy(),
+      {
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Allow', Action: 's3:ListBucket', Resource: aws.bucketArn }],
+      },
+    ]);
+    aws.proxy.addPrincipal(reader);
+    aws.proxy.addPrincipal(lister);
+    const missing = { Bucket: aws.names.bucket, Key: 'never-written.txt' };
+
+    const { s3 } = aws.clientsFor(reader);
+    const get = await aws.failure(s3.send(new GetObjectCommand(missing)));
+    expect(get).toMatchObject({
+      name: 'AccessDenied',
+      message: 'Access Denied',
+      $metadata: { httpStatusCode: 403 },
+    });
+    const head = await aws.failure(s3.send(new HeadObjectCommand(missing)));
+    expect(head.$metadata?.httpStatusCode).toBe(403);
+
+    const listing = aws.clientsFor(lister).s3;
+    expect((await aws.failure(listing.send(new GetObjectCommand(missing)))).name).toBe('NoSuchKey');
+    const listedHead = await aws.failure(listing.send(new HeadObjectCommand(missing)));
+    expect(listedHead).toMatchObject({ name: 'NotFound', $metadata: { httpStatusCode: 404 } });
+
+    // An object that is there is read the same by both.
+    await aws.admin.s3.send(new PutObjectCommand({ ...missing, Key: 'written.txt', Body: 'x' }));
+    expect((await s3.send(new HeadObjectCommand({ ...missing, Key: 'written.txt' }))).ContentLength).toBe(1);
   });
 });
 
