@@ -24,8 +24,8 @@ const ROWS_PER_MESSAGE = 1000;
 /** 60 waypoints, 2 invoices each, 25 items per invoice: 3,000 items, 3,180 rows besides the header. */
 const BIG = { waypoints: 60, invoicesPerWaypoint: 2, itemsPerInvoice: 25 };
 const BIG_ROWS = 60 + 60 * 2 + 60 * 2 * 25;
-/** Its partition holds the header and the ETAs the import stored besides the rows. */
-const BIG_PARTITION_ITEMS = BIG_ROWS + 2;
+/** Its partition holds the header, the ETAs the import stored and its events' sequence counter besides the rows. */
+const BIG_PARTITION_ITEMS = BIG_ROWS + 3;
 
 let api: TestApi;
 let acme: { accountId: string; key: string };
