@@ -194,14 +194,7 @@ export class ObjectTooLargeError extends Error {
 
 /** The object's text, refused with ObjectTooLargeError before its body is read when over `maxBytes`. */
 export async function getObjectText(key: string, maxBytes: number): Promise<string> {
-  const { sdk, s3, name } = await theBucket();
-  const { Body, ContentLength = 0 } = await s3.send(new sdk.GetObjectCommand({ Bucket: name, Key: key }));
-  if (!Body) throw new Error(`object ${key} has no body`);
-  if (ContentLength > maxBytes) {
-    (Body as Readable).destroy();
-    throw new ObjectTooLargeError(key, ContentLength);
-  }
-  return Body.transformToString('utf8');
+  return new TextDecoder().decode(await getObjectBytes(key, maxBytes));
 }
 
 /**
