@@ -315,15 +315,17 @@ export const XRAY_SDK_CONSTANT = 'XRAY_SDK_BUNDLED';
 /**
  * Which functions bundle (and, on Lambda, load) the X-Ray SDK, whose subsegments trace each AWS call and
  * annotate the handler's segment with the account and operation. Lambda's active tracing records every
- * function's initialisation and invocation segments without it; API requests also have API Gateway's.
- * - `none`: no function;
- * - `consumers` (the default): the queue consumers, where a cold start delays no caller and the SDK's
- *   subsegments are the only view of their calls; API functions keep their cold starts under 100 ms;
+ * function's initialisation and invocation segments without it, API requests also have API Gateway's, and
+ * the logs carry the account, the operation and the ids of every invocation.
+ * - `none` (the default): no function. The SDK (with cls-hooked and semver, and the Node modules it loads:
+ *   dgram, async_hooks) took a queue consumer's cold start from about 1.8 to 2.5 times the bundles bench's
+ *   floor, the largest single cost a consumer had (bench/bundles.ts);
+ * - `consumers`: the queue consumers, where a cold start delays no caller, for subsegments of their calls;
  * - `all`: every function, at 20-35 ms more of each API cold start.
  */
 export type XraySdkTracing = 'none' | 'consumers' | 'all';
 export const XRAY_SDK_TRACING_VALUES: readonly XraySdkTracing[] = ['none', 'consumers', 'all'];
-export const XRAY_SDK_TRACING_DEFAULT: XraySdkTracing = 'consumers';
+export const XRAY_SDK_TRACING_DEFAULT: XraySdkTracing = 'none';
 
 /** Whether a function of this kind bundles the X-Ray SDK under the setting. */
 export function bundlesXraySdk(setting: XraySdkTracing, kind: 'api' | 'consumer'): boolean {

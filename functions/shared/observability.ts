@@ -69,7 +69,7 @@ declare const XRAY_SDK_BUNDLED: boolean | undefined;
  * The Tracer and its middleware, or undefined where tracing is off or the bundle has no X-Ray SDK. Evaluating
  * the SDK costs 20-35 ms of each cold start (the `bundles` bench: module init with and without it) and its
  * async hook (cls-hooked) slows every promise of the process, so it is loaded only where it traces: not
- * locally, not with POWERTOOLS_TRACE_ENABLED=false, and not in functions bundled without it (API functions by
+ * locally, not with POWERTOOLS_TRACE_ENABLED=false, and not in functions bundled without it (every function by
  * default), whose traces still get the segments Lambda's active tracing records itself (initialisation,
  * invocation, overhead) and API Gateway's. On Lambda it is loaded at init rather than on the first
  * invocation: loading it later would move the same milliseconds into the first request, not save them.
