@@ -48,6 +48,23 @@ const INIT_MS_TARGET: Record<FunctionKind, number> = { api: 100, consumer: 150 }
  */
 const INIT_OVER_FLOOR_TARGET: Record<FunctionKind, number> = { api: 1.25, consumer: 1.6 };
 const FLOOR_ENTRY = join(repoRoot, 'bench/floor/handler.ts');
+/**
+ * Bundles built and initialised with the floor, reported as ratios over it, not checked: the floor plus what
+ * every function of a kind loads before its own schemas and code, i.e. the least a function of this design can
+ * take (bench/floor/references/, each file says what it adds).
+ */
+const REFERENCES: readonly { name: string; adds: string }[] = [
+  { name: 'zod', adds: 'zod with one schema' },
+  { name: 'observability', adds: "middy and Powertools' logger and metrics middleware" },
+  {
+    name: 'zod-observability',
+    adds: "zod with one schema, middy, Powertools' logger and metrics middleware: the least an API function loads",
+  },
+  {
+    name: 'zod-observability-batch',
+    adds: "zod with one schema, middy, Powertools' logger and metrics middleware and batch processor: the least a queue consumer loads",
+  },
+];
 const INIT_RUNS = 5;
 /** Builds at once (esbuild is itself parallel; the machine has two cores). */
 const BUILD_PARALLELISM = 2;
@@ -111,12 +128,21 @@ export const bundlesScenario: Scenario = {
       env: lambdaLikeEnvironment(floorFunction),
       initRuns: [],
     };
+    const references: (Measured & { adds: string })[] = REFERENCES.map(({ name, adds }) => ({
+      ...floorFunction,
+      name: `floor-references/${name}`,
+      adds,
+      entry: join(repoRoot, 'bench/floor/references', `${name}.ts`),
+      xraySdk: false,
+      env: lambdaLikeEnvironment(floorFunction),
+      initRuns: [],
+    }));
     assertIsolated(BUNDLE_DIR);
     rmSync(BUNDLE_DIR, { recursive: true, force: true });
     mkdirSync(BUNDLE_DIR, { recursive: true });
 
     log(`building ${functions.length} bundles (${BUILD_PARALLELISM} at a time) into ${BUNDLE_DIR}`);
-    await inParallel([floor, ...functions], BUILD_PARALLELISM, async (item) => {
+    await inParallel([floor, ...references, ...functions], BUILD_PARALLELISM, async (item) => {
       abort.throwIfAborted();
       try {
         item.bundle = await buildLambdaBundle(item.entry, join(BUNDLE_DIR, item.name), item.xraySdk);
@@ -133,7 +159,7 @@ export const bundlesScenario: Scenario = {
     const loadBefore = loadavg();
     log(`measuring init: ${INIT_RUNS} fresh node processes per function, one at a time`);
     for (let run = 0; run < INIT_RUNS; run++) {
-      for (const item of [floor, ...functions]) {
+      for (const item of [floor, ...references, ...functions]) {
         if (!item.bundle || item.error) continue;
         abort.throwIfAborted();
         try {
@@ -303,6 +329,22 @@ export const bundlesScenario: Scenario = {
             .map((p) => ({ package: p.name, kb: kb(p.bytes) })),
         }
       : { error: floor.error };
+    const referenceRows = references.map((item) =>
+      item.bundle && !item.error
+        ? {
+            name: item.name,
+            adds: item.adds,
+            cold_start_kb: kb(item.bundle.coldStartBytes),
+            init_ms_median: round(median(item.initRuns.map((r) => r.ms)), 1),
+            init_cpu_ms_median: round(median(item.initRuns.map((r) => r.cpuMs)), 1),
+            init_over_floor: overFloor(median(item.initRuns.map((r) => r.ms))),
+          }
+        : { name: item.name, error: item.error },
+    );
+    const referenceRatio = (name: string) => {
+      const row = referenceRows.find((reference) => reference.name === `floor-references/${name}`);
+      return row && 'init_over_floor' in row ? row.init_over_floor : Number.NaN;
+    };
     const apiPass = passOf('api', api);
     const consumerPass = passOf('consumer', consumer);
     return {
@@ -319,6 +361,8 @@ export const bundlesScenario: Scenario = {
       /** 1-minute load average before and after the init measurements (2 cores: above 2, they wait for CPU). */
       init_loadavg_1m: [round(loadBefore[0] ?? Number.NaN, 2), round(loadAfter[0] ?? Number.NaN, 2)],
       floor: floorRow,
+      /** The floor plus what every function of a kind loads (REFERENCES): not checked, the least this design takes. */
+      floor_references: referenceRows,
       functions: rows.map((row) =>
         'init_ms_median' in row ? { ...row, init_over_floor: overFloor(row.init_ms_median) } : row,
       ),
@@ -335,6 +379,9 @@ export const bundlesScenario: Scenario = {
         floor_init_ms: round(floorInitMs, 1),
         api_init_over_floor_max: overFloor(api.max_init_ms),
         consumer_init_over_floor_max: overFloor(consumer.max_init_ms),
+        /** The least an API function / a queue consumer of this design takes over the floor (floor_references). */
+        api_least_init_over_floor: referenceRatio('zod-observability'),
+        consumer_least_init_over_floor: referenceRatio('zod-observability-batch'),
         targets: {
           bundle_kb_max: BUNDLE_KB_TARGET,
           api_init_ms_max: INIT_MS_TARGET.api,

@@ -1,0 +1,29 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import middy from '@middy/core';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import * as z from 'zod';
+import { logger, observed } from '../../../functions/shared/observability';
+
+/**
+ * A reference of the bundles bench (bench/bundles.ts): the floor (bench/floor/handler.ts), zod with one schema,
+ * the service's observability and Powertools' batch processor (partial batch responses): the least any queue
+ * consumer of the service loads, before its channel's schemas and its own code.
+ */
+const Key = z.strictObject({ pk: z.string().min(1), sk: z.string().min(1) });
+const processor = new BatchProcessor(EventType.SQS);
+let db: DynamoDBDocumentClient | undefined;
+
+async function handleRecord(record: SQSRecord): Promise<void> {
+  const key = Key.parse(JSON.parse(record.body));
+  db ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  const { Item } = await db.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: key }));
+  logger.info('read', { found: Item !== undefined });
+}
+
+export const handler = observed(
+  middy((event: SQSEvent) => processPartialResponse(event, handleRecord, processor)),
+);
