@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { Claim } from '../data/claims';
 import type { InvoiceRow, WaypointRow } from '../data/route-rows';
 import type { EventDetails } from '../models/event-catalog';
@@ -71,8 +70,29 @@ export interface RevisionPlan {
 
 /** JSON's view of a value: fields that are undefined are no fields (a stored row and a body's compare equal). */
 const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+
+/**
+ * Deep equality of two values JSON.parse made (null, booleans, numbers, strings, arrays, plain objects).
+ * Not node:util's isDeepStrictEqual: importing node:util added about 7 ms to the import worker's cold start.
+ */
+function jsonValuesEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((value, index) => jsonValuesEqual(value, b[index]));
+  }
+  const aFields = Object.keys(a);
+  if (aFields.length !== Object.keys(b).length) return false;
+  return aFields.every(
+    (field) =>
+      Object.hasOwn(b, field) &&
+      jsonValuesEqual((a as Record<string, unknown>)[field], (b as Record<string, unknown>)[field]),
+  );
+}
+
 /** Equal as JSON: fields in any order, undefined ones absent. */
-export const sameAsJson = (a: unknown, b: unknown) => isDeepStrictEqual(asJson(a), asJson(b));
+export const sameAsJson = (a: unknown, b: unknown) => jsonValuesEqual(asJson(a), asJson(b));
 const same = sameAsJson;
 
 const withoutSequence = ({ sequence: _, ...waypoint }: WaypointRow) => waypoint;
