@@ -1,9 +1,8 @@
 import { isTransactionConflict, queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
-import { putEventItem, type RouteEvent } from './events';
 import { getRecord } from './item-ops';
 import { attachProofItem } from './proofs';
-import { lastEventSequence, takeEventSequenceItem } from './route-event-sequences';
+import { type SequencedEvent, sequencedEventItems } from './route-event-sequences';
 import { markWaypointVisitedItem } from './route-rows';
 import { type RouteHeader, routeKeys, routeUnchangedCheck, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
@@ -84,11 +83,11 @@ const attemptIdCodec = codec<{ id: string; sequence: number }>({ id: { attr: 'at
 export async function insertAttempt(
   route: RouteHeader,
   attempt: Attempt,
-  event: RouteEvent & { routeId: string; sequence?: never },
+  event: SequencedEvent,
 ): Promise<'recorded' | 'id_taken' | 'route_changed' | 'proof_taken' | 'event_raced'> {
   const { accountId, routeId } = route;
   const [idItem, attemptItem] = putNewAttemptItems(accountId, routeId, attempt);
-  const last = await lastEventSequence(accountId, routeId);
+  const eventItems = await sequencedEventItems(event);
   try {
     const outcome = await writeTransactionParts([
       { items: [idItem], refusedAs: 'id_taken' },
@@ -101,8 +100,8 @@ export async function insertAttempt(
         ),
         refusedAs: 'proof_taken',
       },
-      { items: [takeEventSequenceItem(accountId, routeId, last)], refusedAs: 'event_raced' },
-      { items: [putEventItem({ ...event, sequence: last + 1 })] },
+      // The event's put has no condition: only its sequence's can fail.
+      { items: eventItems, refusedAs: 'event_raced' },
     ]);
     return outcome === 'written' ? 'recorded' : outcome;
   } catch (error) {

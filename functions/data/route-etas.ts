@@ -1,8 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, type Item, tableName } from './client';
+import { db, type Item, isTransactionConflict, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { conditionHeld, getRecord } from './item-ops';
-import { routeKeys, type TransactItem } from './routes';
+import { type SequencedEvent, sequencedEventItems } from './route-event-sequences';
+import { type RouteHeader, routeKeys, routeUnchangedCheck, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
 /** A route's latest ETAs; one row next to the header, so refreshing them never bumps the route's version. */
@@ -42,8 +43,36 @@ export function routeEtasItem(accountId: string, routeId: string, etas: RouteEta
 export const getRouteEtas = (accountId: string, routeId: string): Promise<RouteEtas | undefined> =>
   getRecord(etasKey(accountId, routeId), etasCodec.fromItem);
 
+/**
+ * Replaces the route's ETAs with `etas` (and writes `event` with the route's next sequence) in one
+ * transaction, on condition that no other write of the ETAs came since `previousVersion` was read (undefined:
+ * the route had none) and that the route is still as `route` was read: 'written', or why not:
+ * 'etas_changed', 'route_changed', 'event_raced' (another event of the route took the sequence), or
+ * 'conflicted' (another transaction was writing one of its items at the same time).
+ */
+export async function replaceRouteEtas(
+  route: RouteHeader,
+  etas: RouteEtas,
+  previousVersion: number | undefined,
+  event?: SequencedEvent,
+): Promise<'written' | 'etas_changed' | 'route_changed' | 'event_raced' | 'conflicted'> {
+  const { accountId, routeId } = route;
+  const eventItems = event ? await sequencedEventItems(event) : [];
+  try {
+    return await writeTransactionParts([
+      { items: [putRouteEtasItem(accountId, routeId, etas, previousVersion)], refusedAs: 'etas_changed' },
+      { items: [routeUnchangedCheck(route)], refusedAs: 'route_changed' },
+      // The event's put has no condition: only its sequence's can fail.
+      { items: eventItems, refusedAs: 'event_raced' },
+    ]);
+  } catch (error) {
+    if (isTransactionConflict(error)) return 'conflicted';
+    throw error;
+  }
+}
+
 /** Transaction item replacing the ETAs unless another refresh wrote since `previousVersion` was read. */
-export function putRouteEtasItem(
+function putRouteEtasItem(
   accountId: string,
   routeId: string,
   etas: RouteEtas,

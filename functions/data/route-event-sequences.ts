@@ -1,4 +1,5 @@
 import { conditionFailedAt, tableName } from './client';
+import { putEventItem, type RouteEvent } from './events';
 import { getItem } from './item-ops';
 import { routeKeys, type TransactItem } from './routes';
 
@@ -16,6 +17,22 @@ const sequenceKey = (accountId: string, routeId: string) => routeKeys.row(accoun
 export async function lastEventSequence(accountId: string, routeId: string): Promise<number> {
   const item = await getItem(sequenceKey(accountId, routeId), 'last_sequence');
   return (item?.last_sequence as number | undefined) ?? 0;
+}
+
+/** An event of a route to write with the route's next sequence, in the transaction of the change it tells. */
+export type SequencedEvent = RouteEvent & { routeId: string; sequence?: never };
+
+/**
+ * The transaction items that write `event` with the route's next sequence: the sequence taken, on condition
+ * that it is still the one read here, and the event item. A transaction that holds them and is cancelled for
+ * that condition (eventSequenceRaced) lost to another event of the route: read and retry.
+ */
+export async function sequencedEventItems(event: SequencedEvent): Promise<TransactItem[]> {
+  const last = await lastEventSequence(event.accountId, event.routeId);
+  return [
+    takeEventSequenceItem(event.accountId, event.routeId, last),
+    putEventItem({ ...event, sequence: last + 1 }),
+  ];
 }
 
 /**

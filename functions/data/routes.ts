@@ -5,15 +5,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { PAGE_BYTE_BUDGET } from '../shared/limits';
-import {
-  conditionFailedAt,
-  db,
-  type Item,
-  isTransactionConflict,
-  queryItems,
-  tableName,
-  writeTransaction,
-} from './client';
+import { db, type Item, queryItems, tableName } from './client';
 import { codec } from './codec';
 import { conditionHeld, getRecord } from './item-ops';
 import { decodeIndexNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
@@ -216,25 +208,11 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 
 /**
  * Replaces the header with `next` (whose version the caller has bumped) unless someone changed it since
- * `expectedVersion` was read; returns false on such a lost race. `alsoWrite` (events, the driver's
- * started routes) commits in the same transaction, or not at all.
+ * `expectedVersion` was read; returns false on such a lost race. A change that writes more beside the header
+ * goes through writeRouteChange (./route-header-writes).
  */
-export async function replaceRouteHeader(
-  next: RouteHeader,
-  expectedVersion: number,
-  alsoWrite: TransactItem[] = [],
-): Promise<boolean> {
-  const { Put: put } = replaceHeaderItem(next, expectedVersion);
-  try {
-    if (alsoWrite.length === 0) await db.send(new PutCommand(put));
-    else await writeTransaction([{ Put: put }, ...alsoWrite]);
-    return true;
-  } catch (error) {
-    // A transaction cancelled for another one changing the same items lost a race as well.
-    if (conditionFailedAt(error, 0) || isTransactionConflict(error)) return false;
-    throw error;
-  }
-}
+export const replaceRouteHeader = (next: RouteHeader, expectedVersion: number): Promise<boolean> =>
+  conditionHeld(db.send(new PutCommand(replaceHeaderItem(next, expectedVersion).Put)));
 
 /** Transaction item replacing the header with `next` on condition that its version is still `expectedVersion`. */
 export function replaceHeaderItem(next: RouteHeader, expectedVersion: number) {

@@ -1,13 +1,11 @@
 import { getDc } from '../data/accounts';
 import { listAttempts } from '../data/attempts';
-import { conditionFailedAt, isTransactionConflict, writeTransaction } from '../data/client';
 import { getDriver } from '../data/drivers';
-import { getRouteEtas, putRouteEtasItem, type RouteEtas } from '../data/route-etas';
-import { eventSequenceRaced } from '../data/route-event-sequences';
+import { getRouteEtas, type RouteEtas, replaceRouteEtas } from '../data/route-etas';
+import type { SequencedEvent } from '../data/route-event-sequences';
 import { listWaypointRows, type WaypointRow } from '../data/route-rows';
-import { getRouteHeader, type RouteHeader, routeUnchangedCheck } from '../data/routes';
+import { getRouteHeader, type RouteHeader } from '../data/routes';
 import { completionEstimate, computeEtas, type EtaStop, type LatLng } from './etas';
-import { sequencedEventItems } from './route-events';
 import { isDone, progressByWaypoint, progressOf } from './route-progress';
 import { trackingLinksOf } from './tracking-links';
 
@@ -121,8 +119,8 @@ export async function refreshEtas(
       pingRefreshAt: stored?.pingRefreshAt,
       version: (stored?.version ?? -1) + 1,
     };
-    const event = emit
-      ? await sequencedEventItems({
+    const event: SequencedEvent | undefined = emit
+      ? {
           accountId: route.accountId,
           dcId: route.dcId,
           routeId: route.routeId,
@@ -137,22 +135,12 @@ export async function refreshEtas(
             tracking_links: trackingLinksOf(route),
           },
           occurredAt: Date.now(),
-        })
-      : [];
-    const items = [
-      putRouteEtasItem(ref.accountId, ref.routeId, next, stored?.version),
-      routeUnchangedCheck(route),
-      ...event,
-    ];
-    try {
-      await writeTransaction(items);
-      return;
-    } catch (error) {
-      // A newer refresh, a change of the route, or another event of it since they were read: start again.
-      const raced =
-        conditionFailedAt(error, 0) || conditionFailedAt(error, 1) || eventSequenceRaced(error, items);
-      if (!(raced || isTransactionConflict(error))) throw error;
-    }
+        }
+      : undefined;
+    const outcome = await replaceRouteEtas(route, next, stored?.version, event);
+    // Otherwise a newer refresh, a change of the route, or another event of it came since they were read (or
+    // was being written): start again.
+    if (outcome === 'written') return;
   }
   // Every attempt lost to a newer refresh or change, which computed from newer facts: nothing is missing.
 }
@@ -174,14 +162,9 @@ export async function recomputeEtas(ref: { accountId: string; routeId: string })
     ]);
     const planned = plannedEtas(route, waypoints, dc?.etaSpeedKmh);
     const next: RouteEtas = { ...planned, version: (stored?.version ?? -1) + 1 };
-    try {
-      await writeTransaction([
-        putRouteEtasItem(ref.accountId, ref.routeId, next, stored?.version),
-        routeUnchangedCheck(route),
-      ]);
-      return;
-    } catch (error) {
-      if (!(conditionFailedAt(error, 0) || conditionFailedAt(error, 1))) throw error;
-    }
+    const outcome = await replaceRouteEtas(route, next, stored?.version);
+    if (outcome === 'written') return;
+    // A transaction writing the same items at the same time fails a recomputation (a refresh starts again).
+    if (outcome === 'conflicted') throw new Error("another transaction was writing the route's ETAs");
   }
 }

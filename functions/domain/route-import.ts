@@ -16,13 +16,13 @@ import {
   releaseClaims,
   takeClaims,
 } from '../data/claims';
-import { conditionFailedAt, deleteAll, putAll, writeTransaction } from '../data/client';
-import { driverRoutesItem, getDriver } from '../data/drivers';
-import { putEventItem } from '../data/events';
+import { deleteAll, putAll } from '../data/client';
+import { getDriver } from '../data/drivers';
 import {
-  finishImportItem,
+  endRouteImport,
   getImport,
   getImportChanges,
+  type ImportEnding,
   type ImportRecord,
   type ImportUpload,
   importKeys,
@@ -30,9 +30,8 @@ import {
   putPendingImport,
 } from '../data/imports';
 import { routeEtasItem } from '../data/route-etas';
-import { firstEventSequenceItem } from '../data/route-event-sequences';
 import { listRouteRows, routeRowItems } from '../data/route-rows';
-import { putNewHeaderItem, type RouteHeader } from '../data/routes';
+import type { RouteHeader } from '../data/routes';
 import { trackingLookupItems, trackingLookupKeys } from '../data/tracking-links';
 import { countWorkerAttempt } from '../data/worker-attempts';
 import type { ImportMessage, UploadArrival } from '../models/channels';
@@ -458,64 +457,39 @@ async function finishImport(
   outcome: { header: RouteHeader } | { failure: ApiError },
 ): Promise<ImportOutcome> {
   const now = Date.now();
-  const header = 'header' in outcome ? outcome.header : undefined;
+  const ending: ImportEnding =
+    'header' in outcome
+      ? { route: outcome.header }
+      : { error: { code: outcome.failure.code, message: outcome.failure.message } };
   const payload: EventOf<'ROUTE_CREATED'> | EventOf<'ROUTE_IMPORT_FAILED'> =
-    'failure' in outcome
+    'route' in ending
       ? {
-          type: 'ROUTE_IMPORT_FAILED',
-          details: {
-            txid: record.txid,
-            error: { code: outcome.failure.code, message: outcome.failure.message },
-          },
-        }
-      : {
           type: 'ROUTE_CREATED',
           details: {
             route: {
-              id: outcome.header.routeId,
-              name: outcome.header.name,
-              start_time: outcome.header.startTime,
-              driver_id: outcome.header.assignedDriverId ?? null,
-              waypoint_count: outcome.header.waypointIds.length,
-              is_active: outcome.header.isActive,
+              id: ending.route.routeId,
+              name: ending.route.name,
+              start_time: ending.route.startTime,
+              driver_id: ending.route.assignedDriverId ?? null,
+              waypoint_count: ending.route.waypointIds.length,
+              is_active: ending.route.isActive,
             },
           },
-        };
-  const error = payload.type === 'ROUTE_IMPORT_FAILED' ? payload.details.error : undefined;
-  // ROUTE_CREATED is the first of the new route's events; a failed import made no route of its own to count in.
-  const event = putEventItem({
+        }
+      : { type: 'ROUTE_IMPORT_FAILED', details: { txid: record.txid, error: ending.error } };
+  const ended = await endRouteImport(record, now, ending, {
     accountId: record.accountId,
     dcId: record.dcId,
     routeId: record.routeId,
-    ...(header ? { sequence: 1 } : {}),
     ...payload,
     occurredAt: now,
   });
-  // A route imported with a driver joins the driver's assigned set, on condition that the driver exists
-  // (it may have been deleted since the import checked it).
-  const driverId = header?.assignedDriverId;
-  const driverItem =
-    header && driverId !== undefined
-      ? driverRoutesItem({ accountId: header.accountId, dcId: header.dcId, driverId }, header.routeId, {
-          assigned: 'add',
-        })
-      : undefined;
-  try {
-    await writeTransaction([
-      ...(header ? [putNewHeaderItem(header)] : []),
-      finishImportItem(record.accountId, record.txid, now, record.routeId, error),
-      event,
-      ...(driverItem ? [driverItem] : []),
-      ...(header ? [firstEventSequenceItem(header.accountId, header.routeId)] : []),
-    ]);
-  } catch (transactionError) {
-    // The import record's condition failing means another delivery of the same message finished first.
-    // The header's failing alone means a route with this id is still being deleted: let SQS retry.
-    if (conditionFailedAt(transactionError, header ? 1 : 0)) return 'ALREADY_FINISHED';
-    if (driverItem && conditionFailedAt(transactionError, 3)) throw driverNotInDc(record.dcId, driverId);
-    throw transactionError;
-  }
-  return header ? 'SUCCEEDED' : 'FAILED';
+  // Another delivery of the same message finished first.
+  if (ended === 'already_ended') return 'ALREADY_FINISHED';
+  // The route's driver was deleted since the import checked it.
+  if (ended === 'driver_gone' && 'route' in ending)
+    throw driverNotInDc(record.dcId, ending.route.assignedDriverId);
+  return 'route' in ending ? 'SUCCEEDED' : 'FAILED';
 }
 
 /** The header and rows of an imported route, as stored. */

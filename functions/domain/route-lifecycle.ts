@@ -3,7 +3,6 @@ import { ApiError, ConflictError, ValidationError } from '../shared/errors';
 import { quote } from '../shared/quote';
 import { computeAfterFinish } from './route-analytics';
 import { refreshEtas } from './route-etas';
-import { sequencedEventItems } from './route-events';
 import { changeRoute, DriverGoneError, type RouteRef, rejectFinalized } from './routes';
 import { trackingLinksOf } from './tracking-links';
 
@@ -33,20 +32,19 @@ export async function startRoute(ref: RouteRef, at: number): Promise<RouteHeader
         return { startedTimestamp: at };
       },
       // The route joins the driver's started set (changeRoute), on condition that the driver still exists.
-      (next) =>
-        sequencedEventItems({
-          accountId: next.accountId,
-          dcId: next.dcId,
-          routeId: next.routeId,
-          type: 'ROUTE_STARTED',
-          details: {
-            driver_id: next.assignedDriverId as string,
-            started_timestamp: at,
-            waypoint_ids: next.waypointIds,
-            tracking_links: trackingLinksOf(next),
-          },
-          occurredAt: Date.now(),
-        }),
+      (next) => ({
+        accountId: next.accountId,
+        dcId: next.dcId,
+        routeId: next.routeId,
+        type: 'ROUTE_STARTED',
+        details: {
+          driver_id: next.assignedDriverId as string,
+          started_timestamp: at,
+          waypoint_ids: next.waypointIds,
+          tracking_links: trackingLinksOf(next),
+        },
+        occurredAt: Date.now(),
+      }),
     );
   } catch (error) {
     // The driver was deleted since the route was assigned (a route assigned before drivers kept their sets).
@@ -79,15 +77,14 @@ export async function finishRoute(ref: RouteRef, at: number): Promise<RouteHeade
       return { isFinalized: true, isActive: false, finalizedTimestamp: at };
     },
     // The route leaves its driver's sets in the same transaction (changeRoute).
-    (next, previous) =>
-      sequencedEventItems({
-        accountId: next.accountId,
-        dcId: next.dcId,
-        routeId: next.routeId,
-        type: 'ROUTE_FINISHED',
-        details: { finalized_timestamp: at, driver_id: previous.assignedDriverId ?? null },
-        occurredAt: Date.now(),
-      }),
+    (next, previous) => ({
+      accountId: next.accountId,
+      dcId: next.dcId,
+      routeId: next.routeId,
+      type: 'ROUTE_FINISHED',
+      details: { finalized_timestamp: at, driver_id: previous.assignedDriverId ?? null },
+      occurredAt: Date.now(),
+    }),
   );
   await computeAfterFinish(route);
   return route;

@@ -1,23 +1,19 @@
 import { getDc } from '../data/accounts';
 import { listAttempts } from '../data/attempts';
 import { bucketKeys, getObjectText, isMissingObject, putJsonObject } from '../data/bucket';
-import { type Claim, ClaimConflict, releaseClaimItem, releaseClaims, takeClaims } from '../data/claims';
-import { conditionFailedAt, deleteAll, type Item, MAX_TRANSACTION_ITEMS, putAll } from '../data/client';
-import { putEventItem } from '../data/events';
+import { type Claim, ClaimConflict, releaseClaims, takeClaims } from '../data/claims';
+import { deleteAll, type Item, putAll } from '../data/client';
 import {
   endImport,
   getImport,
   getImportChanges,
   type ImportRecord,
   importKeys,
-  markRevisionCommittedItem,
   putImportChanges,
   putPendingImport,
 } from '../data/imports';
-import { eventSequenceRaced } from '../data/route-event-sequences';
+import { writeRouteChange } from '../data/route-header-writes';
 import {
-  deleteRouteRowItem,
-  deleteUnvisitedWaypointItem,
   listInvoiceRows,
   listWaypointInvoiceRows,
   listWaypointRows,
@@ -32,7 +28,7 @@ import {
   waypointSequencesOf,
 } from '../data/routes';
 import type { TableKey } from '../data/table-schema';
-import { deleteTrackingLookupItems, trackingLookupItemsAt } from '../data/tracking-links';
+import { trackingLookupItemsAt } from '../data/tracking-links';
 import { countWorkerAttempt } from '../data/worker-attempts';
 import type { ImportMessage } from '../models/channels';
 import * as channels from '../models/channels';
@@ -57,7 +53,6 @@ import {
   waypointVisited,
 } from './route-diff';
 import { recomputeEtas } from './route-etas';
-import { sequencedEventItems } from './route-events';
 import {
   IMPORT_ATTEMPTS,
   internalFailure,
@@ -117,42 +112,21 @@ export async function cancelWaypoint(ref: RouteRef, waypointId: string): Promise
       items: removedOnly(idsOf('ITEM')),
     };
     const freed: Claim[] = [{ kind: 'WAYPOINT', id: waypointId }, ...invoiceRows.map((row) => row.claim)];
-    const trackingItems =
-      route.trackingKey === undefined ? [] : deleteTrackingLookupItems(route.trackingKey, [waypointId]);
-    const cleanup = [
-      ...invoiceRows.map((row) => deleteRouteRowItem(row.key)),
-      ...freed.map((claim) => releaseClaimItem(ref.accountId, claim, route.importTxid)),
-    ];
-    // Header, waypoint row, event sequence and event, then the rest: a waypoint with few invoices and items
-    // goes at once.
-    const atOnce = 4 + trackingItems.length + cleanup.length <= MAX_TRANSACTION_ITEMS;
-    const alsoWrite = [
-      deleteUnvisitedWaypointItem(ref.accountId, ref.routeId, sequence),
-      ...(await sequencedEventItems({
+    const written = await writeRouteChange(next, route.version, {
+      cancelledWaypoint: { sequence, waypointId, rowKeys: invoiceRows.map((row) => row.key), freed },
+      event: {
         accountId: ref.accountId,
         dcId: ref.dcId,
         routeId: ref.routeId,
         type: 'ROUTE_UPDATED',
         details: { version: next.version, changes },
         occurredAt: Date.now(),
-      })),
-      ...trackingItems,
-      ...(atOnce ? cleanup : []),
-    ];
-    try {
-      const written = await replaceRouteHeader(next, route.version, alsoWrite);
-      if (!written) continue;
-    } catch (error) {
-      // Another event of the route took the sequence read: read again.
-      if (eventSequenceRaced(error, [{}, ...alsoWrite])) continue;
-      // The route's version held but an attempt marked the waypoint visited since it was read.
-      if (conditionFailedAt(error, 1)) throw waypointVisited(waypointId);
-      throw error;
-    }
-    if (!atOnce) {
-      await deleteAll(invoiceRows.map((row) => row.key));
-      await releaseClaims(ref.accountId, freed, route.importTxid);
-    }
+      },
+    });
+    // The route's version held but an attempt marked the waypoint visited since it was read.
+    if (written.outcome === 'waypoint_visited') throw waypointVisited(waypointId);
+    // Another change of the route, or another event of it that took the sequence read: read again.
+    if (written.outcome !== 'written') continue;
     await recomputeEtas(ref);
     return next;
   }
@@ -362,16 +336,9 @@ async function commitRevision(
   const { accountId, dcId, routeId } = locked;
   for (let attempt = 1; attempt <= MAX_CANCEL_ATTEMPTS; attempt++) {
     const now = Date.now();
-    const event = await sequencedEventItems({
-      accountId,
-      dcId,
-      routeId,
-      type: 'ROUTE_UPDATED',
-      details,
-      occurredAt: now,
-    });
+    const event = { accountId, dcId, routeId, type: 'ROUTE_UPDATED' as const, details, occurredAt: now };
     try {
-      if (await writeHeader(next, locked, [...event, markRevisionCommittedItem(accountId, record.txid, now)]))
+      if (await writeHeader(next, locked, { event, committedRevision: { txid: record.txid, at: now } }))
         return;
     } catch (error) {
       if (error instanceof DriverGoneError) throw driverNotInDc(dcId, error.driverId);
@@ -577,18 +544,12 @@ async function endRevision(
       occurredAt: now,
     };
     const route = error ? await getRouteHeader(record.accountId, routeId) : undefined;
-    const event = !error
-      ? []
-      : route && !route.deleting
-        ? await sequencedEventItems(failed)
-        : [putEventItem(failed)];
-    try {
-      const ended = await endImport(record, now, error, event);
-      if (ended === 'already_ended') return 'ALREADY_FINISHED';
-      return error ? 'FAILED' : 'SUCCEEDED';
-    } catch (transactionError) {
-      if (attempt < MAX_CANCEL_ATTEMPTS && eventSequenceRaced(transactionError, [{}, ...event])) continue;
-      throw transactionError;
-    }
+    // A route gone or being deleted has no sequence to take.
+    const event = error ? { event: failed, takesSequence: !!route && !route.deleting } : undefined;
+    const ended = await endImport(record, now, error, event);
+    if (ended === 'already_ended') return 'ALREADY_FINISHED';
+    if (ended === 'ended') return error ? 'FAILED' : 'SUCCEEDED';
+    if (attempt >= MAX_CANCEL_ATTEMPTS)
+      throw new Error(`route '${routeId}' kept taking event sequences under its revision's end`);
   }
 }

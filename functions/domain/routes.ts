@@ -1,18 +1,17 @@
 import { deleteRouteAnalytics } from '../data/analytics';
 import { type Claim, releaseClaims } from '../data/claims';
-import { conditionFailedAt, deleteAll } from '../data/client';
-import { driverRoutesItem, getDriver, type SetChange } from '../data/drivers';
+import { deleteAll } from '../data/client';
+import { getDriver, type SetChange } from '../data/drivers';
 import { cutToBudget, type Page, type SizedPageRequest } from '../data/pagination';
-import { eventSequenceRaced } from '../data/route-event-sequences';
+import type { SequencedEvent } from '../data/route-event-sequences';
+import { type DriverSetsChange, type RouteChangeWrites, writeRouteChange } from '../data/route-header-writes';
 import { listRouteRows, type WaypointRow } from '../data/route-rows';
 import {
   deleteRouteHeader,
   getRouteHeader,
   listRoutesOfDate,
   type RouteHeader,
-  replaceRouteHeader,
   routeOfDateKeyOf,
-  type TransactItem,
 } from '../data/routes';
 import { trackingLookupKeys } from '../data/tracking-links';
 import type { DeletionMessage } from '../models/channels';
@@ -100,11 +99,11 @@ const starterOf = (route: RouteHeader) =>
   route.startedTimestamp === undefined ? undefined : holderOf(route);
 
 /**
- * The driver items a header change touches: the route leaves the sets of the driver that held it and
- * joins those of the driver that holds it now (one item per driver). A driver in `gone` (deleted while a
+ * The drivers' route sets a header change touches: the route leaves the sets of the driver that held it and
+ * joins those of the driver that holds it now (one change per driver). A driver in `gone` (deleted while a
  * route from before the sets still named it) has nothing to take the route off.
  */
-function driverSide(previous: RouteHeader, next: RouteHeader, gone: ReadonlySet<string>) {
+function driverSide(previous: RouteHeader, next: RouteHeader, gone: ReadonlySet<string>): DriverSetsChange[] {
   const changes = new Map<string, { assigned?: SetChange; started?: SetChange }>();
   const note = (driverId: string | undefined, set: 'assigned' | 'started', how: SetChange) => {
     if (driverId === undefined) return;
@@ -119,40 +118,32 @@ function driverSide(previous: RouteHeader, next: RouteHeader, gone: ReadonlySet<
     note(of(next), set, 'add');
   }
   return [...changes]
-    .map(([driverId, change]) => ({
-      driverId,
-      adds: change.assigned === 'add' || change.started === 'add',
-      item: driverRoutesItem({ accountId: next.accountId, dcId: next.dcId, driverId }, next.routeId, change),
-    }))
-    .filter((side) => side.adds || !gone.has(side.driverId));
+    .map(([driverId, change]) => ({ driverId, ...change }))
+    .filter((side) => adds(side) || !gone.has(side.driverId));
 }
+
+const adds = (side: DriverSetsChange) => side.assigned === 'add' || side.started === 'add';
 
 /**
  * Replaces the header `previous` with `next` (unless its version changed, or another event of the route took
- * the sequence an event of `alsoWrite` read: false), together with the driver items the change touches
- * (driverSide) and `alsoWrite`, in one transaction. Throws DriverGoneError when the driver the route would
- * join does not exist.
+ * the sequence `also.event` read: false), together with the drivers' route sets the change touches
+ * (driverSide) and `also`, in one transaction. Throws DriverGoneError when the driver the route would join
+ * does not exist.
  */
 export async function writeHeader(
   next: RouteHeader,
   previous: RouteHeader,
-  alsoWrite: TransactItem[] = [],
+  also: Omit<RouteChangeWrites, 'driverSets'> = {},
 ): Promise<boolean> {
   const gone = new Set<string>();
   for (;;) {
-    const sides = driverSide(previous, next, gone);
-    try {
-      return await replaceRouteHeader(next, previous.version, [
-        ...sides.map((side) => side.item),
-        ...alsoWrite,
-      ]);
-    } catch (error) {
-      if (eventSequenceRaced(error, [{}, ...sides.map((side) => side.item), ...alsoWrite])) return false;
-      const failed = sides.find((_, index) => conditionFailedAt(error, index + 1));
-      if (!failed) throw error;
-      if (failed.adds) throw new DriverGoneError(failed.driverId);
-      gone.add(failed.driverId);
-    }
+    const driverSets = driverSide(previous, next, gone);
+    const written = await writeRouteChange(next, previous.version, { ...also, driverSets });
+    if (written.outcome !== 'driver_gone') return written.outcome === 'written';
+    const { driverId } = written;
+    if (driverSets.some((side) => side.driverId === driverId && adds(side)))
+      throw new DriverGoneError(driverId);
+    gone.add(driverId);
   }
 }
 
@@ -162,17 +153,14 @@ export async function writeHeader(
  * 2. `decide` checks the rules against it (throwing 3011/3012 ...) and returns the fields to set;
  * 3. when no field changes, returns the route as it is (no version bump);
  * 4. otherwise writes the header with `version + 1`, together with the drivers' route sets it changes
- *    (writeHeader) and what `alsoWrite` returns (the change's event) in one transaction, on condition that
+ *    (writeHeader) and the change's event (`eventOf`) in one transaction, on condition that
  *    the version is still the one read; a lost race starts again from 1, so every rule is checked against
  *    the state it changes.
  */
 export async function changeRoute(
   ref: RouteRef,
   decide: (route: RouteHeader) => HeaderChange,
-  alsoWrite: (
-    next: RouteHeader,
-    previous: RouteHeader,
-  ) => Promise<TransactItem[]> | TransactItem[] = () => [],
+  eventOf?: (next: RouteHeader, previous: RouteHeader) => SequencedEvent,
 ): Promise<RouteHeader> {
   for (let attempt = 1; attempt <= MAX_CHANGE_ATTEMPTS; attempt++) {
     await pauseBeforeRetry(attempt);
@@ -183,7 +171,7 @@ export async function changeRoute(
     );
     if (!changed) return current;
     const next: RouteHeader = { ...current, ...change, version: current.version + 1 };
-    if (await writeHeader(next, current, await alsoWrite(next, current))) return next;
+    if (await writeHeader(next, current, { event: eventOf?.(next, current) })) return next;
   }
   throw new Error(`route '${ref.routeId}' kept changing under ${MAX_CHANGE_ATTEMPTS} attempts to change it`);
 }
