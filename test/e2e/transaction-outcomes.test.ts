@@ -1,10 +1,23 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertAccountingRecord } from '../../functions/data/accounting';
 import { insertDc } from '../../functions/data/accounts';
 import { createApiKey } from '../../functions/data/api-keys';
 import { type Attempt, insertAttempt } from '../../functions/data/attempts';
-import { tableName, writeTransactionParts } from '../../functions/data/client';
-import { getRouteHeader, type RouteHeader } from '../../functions/data/routes';
+import { db, tableName, writeTransactionParts } from '../../functions/data/client';
+import { insertDriver } from '../../functions/data/drivers';
+import {
+  endImport,
+  endRouteImport,
+  getImport,
+  type ImportRecord,
+  putPendingImport,
+} from '../../functions/data/imports';
+import { getRouteEtas, type RouteEtas, replaceRouteEtas } from '../../functions/data/route-etas';
+import { lastEventSequence, type SequencedEvent } from '../../functions/data/route-event-sequences';
+import { writeRouteChange } from '../../functions/data/route-header-writes';
+import { getWaypointRow } from '../../functions/data/route-rows';
+import { getRouteHeader, type RouteHeader, routeKeys } from '../../functions/data/routes';
 import { createTestAccount } from '../support/accounts';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { exampleRoute, importRoute } from '../support/routes';
@@ -125,5 +138,239 @@ describe('the writes of a driver on a route', () => {
     );
     expect(await insertAttempt(route, attempt, event)).toBe('recorded');
     expect(await insertAttempt(route, attempt, event)).toBe('id_taken');
+  });
+});
+
+/**
+ * Makes the next take of the route's event sequence fail its condition, as another event taking the number
+ * between the read and the write would: the sequence item is there without a number, so the read gives 0 and
+ * the condition that no item exists fails. Returns the number to put back.
+ */
+async function raceEventSequence(accountId: string, routeId: string): Promise<() => Promise<void>> {
+  const last = await lastEventSequence(accountId, routeId);
+  const key = routeKeys.row(accountId, routeId, 'EVENT_SEQUENCE');
+  const put = (item: Record<string, unknown>) =>
+    db.send(new PutCommand({ TableName: tableName(), Item: { ...key, entity: 'EVENT_SEQUENCE', ...item } }));
+  await put({});
+  return async () => {
+    await put({ last_sequence: last });
+  };
+}
+
+describe('the writes of a route change', () => {
+  let route: RouteHeader;
+  const bumped = () => ({ ...route, version: route.version + 1 });
+  const updated = (): SequencedEvent => ({
+    accountId: acme.accountId,
+    dcId: 'dc-1',
+    routeId: 'outcomes-2',
+    type: 'ROUTE_UPDATED',
+    details: {
+      version: route.version + 1,
+      changes: {
+        waypoints: { added: [], removed: ['outcomes-2-wp-1'], changed: [] },
+        invoices: { added: [], removed: [], changed: [] },
+        items: { added: [], removed: [], changed: [] },
+      },
+    },
+    occurredAt: 1,
+  });
+  const cancelled = (sequence: number) => ({
+    sequence,
+    waypointId: `outcomes-2-wp-${sequence}`,
+    rowKeys: [],
+    freed: [],
+  });
+
+  beforeAll(async () => {
+    await importRoute(api.url, acme.key, 'dc-1', exampleRoute('outcomes-2', { waypoints: 2 }));
+    route = (await getRouteHeader(acme.accountId, 'outcomes-2')) as RouteHeader;
+    await insertDriver({
+      accountId: acme.accountId,
+      dcId: 'dc-1',
+      driverId: 'outcomes-driver',
+      name: 'Driver',
+      loginToken: 'outcomes-driver-token',
+      startedRouteIds: [],
+      assignedRouteIds: [],
+      routesVersion: 0,
+      createdAt: 1,
+      updatedAt: 1,
+    });
+  });
+
+  it('replaces the header with what it writes beside it, or says why not: route_changed, event_raced, driver_gone (naming the driver), waypoint_visited', async () => {
+    expect(await writeRouteChange(bumped(), route.version - 1, { event: updated() })).toEqual({
+      outcome: 'route_changed',
+    });
+    const putBack = await raceEventSequence(acme.accountId, 'outcomes-2');
+    expect(await writeRouteChange(bumped(), route.version, { event: updated() })).toEqual({
+      outcome: 'event_raced',
+    });
+    await putBack();
+    const driverSets = [
+      { driverId: 'outcomes-driver', assigned: 'add' as const },
+      { driverId: 'no-such-driver', assigned: 'add' as const },
+    ];
+    expect(await writeRouteChange(bumped(), route.version, { driverSets, event: updated() })).toEqual({
+      outcome: 'driver_gone',
+      driverId: 'no-such-driver',
+    });
+    // A visit marks its waypoint visited; a cancellation read before it must not drop it.
+    const attempt = {
+      id: 'att-2',
+      waypointId: 'outcomes-2-wp-0',
+      sequence: 0,
+      timestamp: 1,
+      status: 'SUCCESSFUL' as const,
+      items: [],
+      proofIds: [],
+      driverId: 'outcomes-driver',
+      recordedAt: 1,
+    };
+    expect(
+      await insertAttempt(route, attempt, {
+        accountId: acme.accountId,
+        dcId: 'dc-1',
+        routeId: 'outcomes-2',
+        type: 'WAYPOINT_STATUS_CHANGED',
+        details: {
+          waypoint_id: attempt.waypointId,
+          status: 'SUCCESSFUL',
+          attempt_id: attempt.id,
+          timestamp: 1,
+          proof_ids: [],
+          signer_name: null,
+        },
+        occurredAt: 1,
+      }),
+    ).toBe('recorded');
+    expect(
+      await writeRouteChange(bumped(), route.version, { cancelledWaypoint: cancelled(0), event: updated() }),
+    ).toEqual({ outcome: 'waypoint_visited' });
+    // Nothing of the refused changes was written.
+    expect(await getRouteHeader(acme.accountId, 'outcomes-2')).toEqual(route);
+    expect(await getWaypointRow(acme.accountId, 'outcomes-2', 1)).toBeDefined();
+
+    const next = bumped();
+    expect(
+      await writeRouteChange(next, route.version, { cancelledWaypoint: cancelled(1), event: updated() }),
+    ).toEqual({ outcome: 'written' });
+    expect(await getRouteHeader(acme.accountId, 'outcomes-2')).toEqual(next);
+    expect(await getWaypointRow(acme.accountId, 'outcomes-2', 1)).toBeUndefined();
+    route = next;
+  });
+
+  it('replaces the ETAs, or says why not: etas_changed, route_changed, event_raced', async () => {
+    const stored = (await getRouteEtas(acme.accountId, 'outcomes-2')) as RouteEtas;
+    const next = { ...stored, computedAt: 2, version: stored.version + 1 };
+    const changed: SequencedEvent = {
+      accountId: acme.accountId,
+      dcId: 'dc-1',
+      routeId: 'outcomes-2',
+      type: 'ROUTE_ETAS_CHANGED',
+      details: { etas: [] },
+      occurredAt: 2,
+    };
+    expect(await replaceRouteEtas(route, next, stored.version - 1, changed)).toBe('etas_changed');
+    expect(await replaceRouteEtas({ ...route, version: route.version - 1 }, next, stored.version)).toBe(
+      'route_changed',
+    );
+    const putBack = await raceEventSequence(acme.accountId, 'outcomes-2');
+    expect(await replaceRouteEtas(route, next, stored.version, changed)).toBe('event_raced');
+    await putBack();
+    expect(await getRouteEtas(acme.accountId, 'outcomes-2')).toEqual(stored);
+    expect(await replaceRouteEtas(route, next, stored.version, changed)).toBe('written');
+    expect(await getRouteEtas(acme.accountId, 'outcomes-2')).toEqual(next);
+  });
+});
+
+describe('the ends of an import', () => {
+  const pending = async (txid: string, routeId: string): Promise<ImportRecord> => {
+    const record: ImportRecord = {
+      accountId: acme.accountId,
+      dcId: 'dc-1',
+      txid,
+      routeId,
+      status: 'PENDING',
+      payloadKey: `outcomes/${txid}.json`,
+      createdAt: 1,
+      deadline: Date.now() + 60_000,
+    };
+    await putPendingImport(record);
+    return record;
+  };
+  const failure = { code: 1000, message: 'failed' };
+  const failed = (txid: string, routeId: string) => ({
+    accountId: acme.accountId,
+    dcId: 'dc-1',
+    routeId,
+    type: 'ROUTE_IMPORT_FAILED' as const,
+    details: { txid, error: failure },
+    occurredAt: 1,
+  });
+
+  it('ends a route import once: driver_gone for a route whose driver does not exist, already_ended the second time', async () => {
+    const record = await pending('imp_outcomes_1', 'outcomes-3');
+    const header = {
+      ...((await getRouteHeader(acme.accountId, 'outcomes-1')) as RouteHeader),
+      routeId: 'outcomes-3',
+      assignedDriverId: 'no-such-driver',
+      importTxid: record.txid,
+      version: 1,
+    };
+    const created = {
+      accountId: acme.accountId,
+      dcId: 'dc-1',
+      routeId: 'outcomes-3',
+      type: 'ROUTE_CREATED' as const,
+      details: {
+        route: {
+          id: 'outcomes-3',
+          name: header.name,
+          start_time: header.startTime,
+          driver_id: 'no-such-driver',
+          waypoint_count: header.waypointIds.length,
+          is_active: header.isActive,
+        },
+      },
+      occurredAt: 1,
+    };
+    expect(await endRouteImport(record, 2, { route: header }, created)).toBe('driver_gone');
+    expect(await getRouteHeader(acme.accountId, 'outcomes-3')).toBeUndefined();
+    expect(await endRouteImport(record, 2, { error: failure }, failed(record.txid, 'outcomes-3'))).toBe(
+      'ended',
+    );
+    expect(await getImport(acme.accountId, record.txid)).toMatchObject({ status: 'FAILED', error: failure });
+    expect(
+      await endRouteImport(record, 3, { route: { ...header, assignedDriverId: undefined } }, created),
+    ).toBe('already_ended');
+    expect(await getRouteHeader(acme.accountId, 'outcomes-3')).toBeUndefined();
+  });
+
+  it('throws the refusal of a new route whose id has a header (one still being deleted): the run is retried', async () => {
+    const record = await pending('imp_outcomes_2', 'outcomes-1');
+    const header = (await getRouteHeader(acme.accountId, 'outcomes-1')) as RouteHeader;
+    await expect(
+      endRouteImport(
+        record,
+        2,
+        { route: { ...header, importTxid: record.txid } },
+        failed(record.txid, 'outcomes-1'),
+      ),
+    ).rejects.toMatchObject({ name: 'TransactionCanceledException' });
+    expect(await getImport(acme.accountId, record.txid)).toMatchObject({ status: 'PENDING' });
+  });
+
+  it('ends a revision once: event_raced when another event took the sequence, already_ended the second time', async () => {
+    const record = await pending('rev_outcomes_1', 'outcomes-1');
+    const event = { event: failed(record.txid, 'outcomes-1'), takesSequence: true };
+    const putBack = await raceEventSequence(acme.accountId, 'outcomes-1');
+    expect(await endImport(record, 2, failure, event)).toBe('event_raced');
+    await putBack();
+    expect(await getImport(acme.accountId, record.txid)).toMatchObject({ status: 'PENDING' });
+    expect(await endImport(record, 2, failure, event)).toBe('ended');
+    expect(await endImport(record, 3, failure, event)).toBe('already_ended');
+    expect(await endImport(record, 3, undefined)).toBe('already_ended');
   });
 });
