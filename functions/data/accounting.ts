@@ -31,6 +31,9 @@ const recordCodec = codec<AccountingRecord>({
 
 const fromItem = recordCodec.fromItem;
 
+/** A record from its item (a route's rows name the record ids they hold claims for). */
+export const accountingRecordFromItem = fromItem;
+
 /**
  * Adds a new record to the route in one transaction with the claim of its id in the account (record ids are
  * unique per account; the claim carries the route's import txid so deleting the route frees it), on

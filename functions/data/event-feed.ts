@@ -8,7 +8,8 @@ import {
   tableName,
   writeTransaction,
 } from './client';
-import { getItem } from './item-ops';
+import { codec } from './codec';
+import { getRecord } from './item-ops';
 import type { TableKey } from './table-schema';
 
 /**
@@ -47,12 +48,41 @@ export interface FeedEntry {
 export const feedEntryExpired = (entry: Pick<FeedEntry, 'appendedAt'>, now: number) =>
   entry.appendedAt + FEED_RETENTION_MS <= now;
 
+/** An entry's item: its place, when it was appended, and the event's fields. */
+interface StoredEntry {
+  position: number;
+  appendedAt: number;
+  eventId: string;
+  eventType: string;
+  dcId: string | null;
+  routeId: string | null;
+  sequence: number | null;
+  occurredAt: number;
+  details: unknown;
+}
+
+const entryCodec = codec<StoredEntry>({
+  position: {},
+  appendedAt: {},
+  eventId: {},
+  eventType: {},
+  dcId: { absent: null },
+  routeId: { absent: null },
+  sequence: { absent: null },
+  occurredAt: {},
+  details: {},
+});
+
+/** The feed's last position taken, and the position an appended event's marker records. */
+const lastPositionCodec = codec<{ lastPosition: number }>({ lastPosition: {} });
+const markerCodec = codec<{ position: number }>({ position: {} });
+
 const expiresAt = (appendedAt: number) => Math.ceil((appendedAt + FEED_RETENTION_MS) / 1000);
 
 /** The last position the account's feed took; 0 before its first event. */
 async function lastPosition(accountId: string): Promise<number> {
-  const item = await getItem(lastPositionKey(accountId), 'last_position');
-  return (item?.last_position as number | undefined) ?? 0;
+  const last = await getRecord(lastPositionKey(accountId), lastPositionCodec.fromItem);
+  return last?.lastPosition ?? 0;
 }
 
 /**
@@ -77,7 +107,7 @@ export async function appendToFeed(
           Item: {
             ...appendedMarkerKey(accountId, event.event_id),
             entity: 'FEED_MARKER',
-            position,
+            ...markerCodec.toItem({ position }),
             expires_at,
           },
           ConditionExpression: 'attribute_not_exists(pk)',
@@ -86,7 +116,11 @@ export async function appendToFeed(
       {
         Put: {
           TableName: tableName(),
-          Item: { ...lastPositionKey(accountId), entity: 'FEED_LAST', last_position: position },
+          Item: {
+            ...lastPositionKey(accountId),
+            entity: 'FEED_LAST',
+            ...lastPositionCodec.toItem({ lastPosition: position }),
+          },
           ConditionExpression: last === 0 ? 'attribute_not_exists(pk)' : 'last_position = :last',
           ...(last === 0 ? {} : { ExpressionAttributeValues: { ':last': last } }),
         },
@@ -97,16 +131,18 @@ export async function appendToFeed(
           Item: {
             ...positionKey(accountId, position),
             entity: 'FEED_ENTRY',
-            position,
-            appended_at: appendedAt,
+            ...entryCodec.toItem({
+              position,
+              appendedAt,
+              eventId: event.event_id,
+              eventType: event.type,
+              dcId: event.dc_id,
+              routeId: event.route_id,
+              sequence: event.sequence,
+              occurredAt: event.occurred_at,
+              details: event.details,
+            }),
             expires_at,
-            event_id: event.event_id,
-            event_type: event.type,
-            dc_id: event.dc_id,
-            route_id: event.route_id,
-            sequence: event.sequence,
-            occurred_at: event.occurred_at,
-            details: event.details,
           },
         },
       },
@@ -120,25 +156,25 @@ export async function appendToFeed(
 }
 
 function entryFromItem(item: Item): FeedEntry {
+  const stored = entryCodec.fromItem(item);
   return {
-    position: item.position,
-    appendedAt: item.appended_at,
+    position: stored.position,
+    appendedAt: stored.appendedAt,
     event: {
-      event_id: item.event_id,
-      type: item.event_type,
-      dc_id: item.dc_id ?? null,
-      route_id: item.route_id ?? null,
-      sequence: item.sequence ?? null,
-      occurred_at: item.occurred_at,
-      details: item.details ?? {},
+      event_id: stored.eventId,
+      type: stored.eventType,
+      dc_id: stored.dcId,
+      route_id: stored.routeId,
+      sequence: stored.sequence,
+      occurred_at: stored.occurredAt,
+      details: stored.details ?? {},
     } as WebhookEvent,
   };
 }
 
 /** The entry at `position` of the account's feed (read consistently); undefined when there is none (or it expired). */
 export async function getFeedEntry(accountId: string, position: number): Promise<FeedEntry | undefined> {
-  const item = await getItem(positionKey(accountId, position));
-  return item && entryFromItem(item);
+  return getRecord(positionKey(accountId, position), entryFromItem);
 }
 
 /**

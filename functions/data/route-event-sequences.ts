@@ -1,6 +1,7 @@
 import { conditionFailedAt, tableName } from './client';
+import { codec } from './codec';
 import { putEventItem, type RouteEvent } from './events';
-import { getItem } from './item-ops';
+import { getRecord } from './item-ops';
 import { routeKeys, type TransactItem } from './routes';
 
 /**
@@ -12,11 +13,12 @@ import { routeKeys, type TransactItem } from './routes';
  */
 const ENTITY = 'EVENT_SEQUENCE';
 const sequenceKey = (accountId: string, routeId: string) => routeKeys.row(accountId, routeId, ENTITY);
+const sequenceCodec = codec<{ lastSequence: number }>({ lastSequence: {} });
 
 /** The sequence of the route's last event (read consistently); 0 before its first, or on a route imported before sequences. */
 export async function lastEventSequence(accountId: string, routeId: string): Promise<number> {
-  const item = await getItem(sequenceKey(accountId, routeId), 'last_sequence');
-  return (item?.last_sequence as number | undefined) ?? 0;
+  const sequence = await getRecord(sequenceKey(accountId, routeId), sequenceCodec.fromItem);
+  return sequence?.lastSequence ?? 0;
 }
 
 /** An event of a route to write with the route's next sequence, in the transaction of the change it tells. */
@@ -43,7 +45,11 @@ export function takeEventSequenceItem(accountId: string, routeId: string, last: 
   return {
     Put: {
       TableName: tableName(),
-      Item: { ...sequenceKey(accountId, routeId), entity: ENTITY, last_sequence: last + 1 },
+      Item: {
+        ...sequenceKey(accountId, routeId),
+        entity: ENTITY,
+        ...sequenceCodec.toItem({ lastSequence: last + 1 }),
+      },
       ConditionExpression: last === 0 ? 'attribute_not_exists(pk)' : 'last_sequence = :last',
       ...(last === 0 ? {} : { ExpressionAttributeValues: { ':last': last } }),
     },
@@ -58,7 +64,11 @@ export function firstEventSequenceItem(accountId: string, routeId: string): Tran
   return {
     Put: {
       TableName: tableName(),
-      Item: { ...sequenceKey(accountId, routeId), entity: ENTITY, last_sequence: 1 },
+      Item: {
+        ...sequenceKey(accountId, routeId),
+        entity: ENTITY,
+        ...sequenceCodec.toItem({ lastSequence: 1 }),
+      },
     },
   };
 }

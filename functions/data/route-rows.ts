@@ -1,4 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { accountingRecordFromItem } from './accounting';
 import type { Claim } from './claims';
 import { db, type Item, queryItems, tableName } from './client';
 import { codec } from './codec';
@@ -66,6 +67,12 @@ const invoiceCodec = codec<Omit<InvoiceRow, 'items'>>({
   nameAttributes: { attr: 'invoice_name_attributes', absent: [] },
 });
 
+/** An item row names its invoice and the invoice's waypoint: a page that starts inside an invoice reads them. */
+const invoiceOfItemCodec = codec<{ invoiceId: string; waypointId: string }>({
+  invoiceId: { attr: 'invoice_id' },
+  waypointId: {},
+});
+
 /** `status` is written by delivery attempts, never by the import (which leaves it undefined). */
 const itemCodec = codec<ItemRow>({
   id: { attr: 'item_id' },
@@ -106,8 +113,7 @@ export function routeRowItems(
         rows.push({
           ...routeKeys.item(accountId, routeId, wp, inv, index),
           entity: 'ITEM',
-          invoice_id: invoice.id,
-          waypoint_id: invoice.waypointId,
+          ...invoiceOfItemCodec.toItem({ invoiceId: invoice.id, waypointId: invoice.waypointId }),
           ...itemCodec.toItem(item),
         });
       });
@@ -197,8 +203,12 @@ export async function listInvoiceRows(
       new GetCommand({ TableName: tableName(), Key: invoiceKeyOfItem(first), ConsistentRead: true }),
     );
     // The header is gone only when the route is being deleted: its items then show under their invoice id.
+    const { invoiceId, waypointId } = invoiceOfItemCodec.fromItem(first);
     items.unshift(
-      Item ?? { entity: 'INVOICE', invoice_id: first.invoice_id, waypoint_id: first.waypoint_id },
+      Item ?? {
+        entity: 'INVOICE',
+        ...invoiceCodec.toItem({ id: invoiceId, waypointId, nameAttributes: [] }),
+      },
     );
   }
   return {
@@ -273,7 +283,7 @@ export async function listWaypointItemIds(
     { first: sequence, last: sequence },
     'entity, item_id',
   );
-  return rows.filter((row) => row.entity === 'ITEM').map((row) => row.item_id);
+  return rows.filter((row) => row.entity === 'ITEM').map((row) => itemCodec.fromItem(row).id);
 }
 
 /** The invoice and item rows of one waypoint (by its sequence), each with the id it holds a claim for. */
@@ -350,11 +360,13 @@ export async function listRouteRows(
     .map((item) => ({ key: { pk: item.pk, sk: item.sk }, claim: claimOfRow(item) }));
 }
 
+/** The id each kind of route row holds a claim for, read through its entity's codec. */
+const CLAIM_OF_ENTITY: Partial<Record<string, (item: Item) => Claim>> = {
+  WAYPOINT: (item) => ({ kind: 'WAYPOINT', id: waypointCodec.fromItem(item).id }),
+  INVOICE: (item) => ({ kind: 'INVOICE', id: invoiceCodec.fromItem(item).id }),
+  ITEM: (item) => ({ kind: 'ITEM', id: itemCodec.fromItem(item).id }),
+  ACCOUNTING_RECORD: (item) => ({ kind: 'ACCOUNTING_RECORD', id: accountingRecordFromItem(item).id }),
+};
+
 /** The id a route row holds a claim for. */
-function claimOfRow(item: Item): Claim | undefined {
-  if (item.entity === 'WAYPOINT') return { kind: 'WAYPOINT', id: item.waypoint_id };
-  if (item.entity === 'INVOICE') return { kind: 'INVOICE', id: item.invoice_id };
-  if (item.entity === 'ITEM') return { kind: 'ITEM', id: item.item_id };
-  if (item.entity === 'ACCOUNTING_RECORD') return { kind: 'ACCOUNTING_RECORD', id: item.record_id };
-  return undefined;
-}
+const claimOfRow = (item: Item): Claim | undefined => CLAIM_OF_ENTITY[item.entity]?.(item);
