@@ -13,7 +13,7 @@ import { codec, sortedSet } from './codec';
 import { claimTokenItem, releaseTokenItems } from './driver-tokens';
 import { getRecord, updateIfHeld } from './item-ops';
 import { decodeNextToken, encodeNextToken, type Page } from './pagination';
-import { type RouteHeader, routeUnchangedCheck } from './routes';
+import { type RouteHeader, replaceHeaderItem, routeUnchangedCheck } from './routes';
 import type { TableKey } from './table-schema';
 
 export interface DriverLocation {
@@ -184,42 +184,56 @@ export async function changeDriverToken(
   }
 }
 
+/** Routes whose headers one deletion transaction rewrites at most (100 items, less the driver's own). */
+export const ROUTES_PER_DELETION_TRANSACTION = 90;
+
+/** Transaction items leaving each of `routes` without a driver (their headers, one version on). */
+const unassignedHeaderItems = (routes: readonly RouteHeader[]): TransactItem[] =>
+  routes.map((route) =>
+    replaceHeaderItem({ ...route, assignedDriverId: undefined, version: route.version + 1 }, route.version),
+  );
+
 /**
- * Deletes the driver and frees its token, so the token stops working at once, together with `alsoWrite`
- * (the headers of the routes it leaves unassigned); on condition that the driver still holds that token,
- * has no started route and its route sets did not change since `driver` was read. Returns false when any
- * of those conditions (or one of `alsoWrite`) failed, or another transaction got in the way.
+ * Deletes the driver and frees its token, so the token stops working at once, and leaves `unassigned` (its
+ * unfinished routes, as read) without a driver in the same transaction; on condition that the driver still
+ * holds that token, has no started route, its route sets did not change since `driver` was read and no route
+ * of `unassigned` changed since read. 'changed' when any of those conditions failed, or another transaction
+ * got in the way.
  */
-export async function deleteDriver(driver: Driver, alsoWrite: TransactItem[] = []): Promise<boolean> {
-  return writeIfRoutesUnchanged(
+export async function deleteDriver(
+  driver: Driver,
+  unassigned: readonly RouteHeader[],
+): Promise<'deleted' | 'changed'> {
+  const written = await writeIfRoutesUnchanged(
     driver,
     {
       // A string set is never empty: the attribute goes when the last started route finishes.
       condition: 'login_token = :token AND attribute_not_exists(started_route_ids)',
       values: { ':token': driver.loginToken },
     },
-    [...releaseTokenItems(driver, driver.loginToken), ...alsoWrite],
+    [...releaseTokenItems(driver, driver.loginToken), ...unassignedHeaderItems(unassigned)],
   );
+  return written ? 'deleted' : 'changed';
 }
 
 /**
- * Takes routes off the driver's assigned set, with `alsoWrite` (their headers, unassigned), on condition
- * that the sets did not change since `driver` was read (a deletion with more routes than one transaction
- * holds does this first). False when that condition or one of `alsoWrite` failed.
+ * Takes `routes` off the driver's assigned set and leaves them without a driver, on condition that the sets
+ * did not change since `driver` was read and no route of `routes` changed since read (a deletion with more
+ * routes than one transaction holds does this first). 'changed' when a condition failed.
  */
 export async function releaseAssignedRoutes(
   driver: Driver,
-  routeIds: string[],
-  alsoWrite: TransactItem[],
-): Promise<boolean> {
-  return writeIfRoutesUnchanged(
+  routes: readonly RouteHeader[],
+): Promise<'released' | 'changed'> {
+  const written = await writeIfRoutesUnchanged(
     driver,
     {
       update: 'DELETE assigned_route_ids :routes ADD routes_version :one',
-      values: { ':routes': new Set(routeIds), ':one': 1 },
+      values: { ':routes': new Set(routes.map((route) => route.routeId)), ':one': 1 },
     },
-    alsoWrite,
+    unassignedHeaderItems(routes),
   );
+  return written ? 'released' : 'changed';
 }
 
 /**

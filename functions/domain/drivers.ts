@@ -5,7 +5,6 @@ import {
   getRouteHeader,
   listActiveRoutesOfDriver,
   type RouteHeader,
-  replaceHeaderItem,
   replaceRouteHeader,
   scanAssignedUnfinishedRoutes,
 } from '../data/routes';
@@ -108,9 +107,6 @@ export async function updateDriver(
   throw new Error(`driver '${ref.driverId}' kept changing under ${MAX_ATTEMPTS} attempts to update it`);
 }
 
-/** Routes whose headers one deletion transaction rewrites at most (100 items, less the driver's own). */
-const ROUTES_PER_TRANSACTION = 90;
-
 /**
  * Deletes a driver that has no active (or started) routes; its login token stops working at once and can
  * be claimed again. Its other unfinished routes (assigned but not active) are left without a driver, in
@@ -130,19 +126,11 @@ export async function deleteDriver(ref: DriverRef): Promise<void> {
     if (held.some((route) => route.isActive || route.startedTimestamp !== undefined))
       throw hasActiveRoutes(ref);
 
-    const unassign = (routes: RouteHeader[]) =>
-      routes.map((route) =>
-        replaceHeaderItem(
-          { ...route, assignedDriverId: undefined, version: route.version + 1 },
-          route.version,
-        ),
-      );
-    if (held.length > ROUTES_PER_TRANSACTION) {
+    if (held.length > driversTable.ROUTES_PER_DELETION_TRANSACTION) {
       // Too many for one transaction: take a batch off the driver first, then look again.
-      const batch = held.slice(0, ROUTES_PER_TRANSACTION);
-      const ids = batch.map((route) => route.routeId);
-      if (await driversTable.releaseAssignedRoutes(driver, ids, unassign(batch))) continue;
-    } else if (await driversTable.deleteDriver(driver, unassign(held))) {
+      const batch = held.slice(0, driversTable.ROUTES_PER_DELETION_TRANSACTION);
+      if ((await driversTable.releaseAssignedRoutes(driver, batch)) === 'released') continue;
+    } else if ((await driversTable.deleteDriver(driver, held)) === 'deleted') {
       return;
     }
     // A condition failed: the driver changed (a route assigned, started or finished, its token), one of
