@@ -16,13 +16,18 @@
  * the larger of the item there and the item sent (AWS charges a failed condition by the item's size, and
  * reports nothing for a cancelled transaction).
  *
- * Not metered: PartiQL (ExecuteStatement and its batch and transaction forms), which the service does not
- * use; Scans are counted per table, not per partition, and never throttled (a Scan reads every partition).
+ * PartiQL: a BatchExecuteStatement of INSERTs (the one statement the local runtime reads, local/iam/partiql.ts)
+ * is metered statement by statement as a put conditional on the item not existing: its item's size, counted
+ * when it fails with DuplicateItem too (AWS charges a failed condition). Other PartiQL (ExecuteStatement,
+ * ExecuteTransaction, other statements) is not metered: the service sends none, and the proxy refuses it to
+ * the functions' roles. Scans are counted per table, not per partition, and never throttled (a Scan reads
+ * every partition).
  */
 import type { IncomingMessage } from 'node:http';
 import { crc32 } from 'node:zlib';
 import { BatchGetItemCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LOCAL_REGION } from '../cloud/model';
+import { batchInserts } from '../iam/partiql';
 import { LOCAL_CREDENTIALS } from '../services';
 import {
   type Item,
@@ -141,7 +146,12 @@ export class CapacityMeter {
 
   private async schemasOf(operation: string, input: Json): Promise<Map<string, TableSchema>> {
     const names = new Set<string>();
-    if (operation.startsWith('Batch'))
+    if (operation === 'BatchExecuteStatement')
+      for (const insert of batchInserts(input) ?? []) {
+        if (!insert) throw new Error('not a statement the partition model reads');
+        names.add(insert.table);
+      }
+    else if (operation.startsWith('Batch'))
       for (const name of Object.keys(input.RequestItems ?? {})) names.add(name);
     else if (operation.startsWith('Transact'))
       for (const action of (input.TransactItems ?? []) as Json[])
@@ -371,6 +381,63 @@ export class CapacityMeter {
       }
     },
 
+    async BatchExecuteStatement(x, input) {
+      const statements = input.Statements as Json[];
+      const inserts = (batchInserts(input) ?? []).map((insert) => {
+        const table = x.table(insert?.table);
+        const after = insert?.item as Item;
+        return { table, key: keyOf(table, after), after };
+      });
+      const current = await this.currentItems(inserts);
+      const beforeOf = (insert: (typeof inserts)[number]) => current.get(itemId(insert.table, insert.key));
+      const admissions = new Map<number, Admission>();
+      const refusals = new Map<number, Charge>();
+      for (const [index, insert] of inserts.entries()) {
+        const result = this.model.admit(
+          writeCharges(insert.table, insert.key, beforeOf(insert), insert.after),
+        );
+        if ('admission' in result) admissions.set(index, result.admission);
+        else refusals.set(index, result.refusedBy);
+      }
+      const forwarded = [...admissions.keys()];
+      const consumed = new Map<number, Charge[]>();
+      try {
+        let answer: Answer | undefined;
+        let responses: Json[] = [];
+        if (forwarded.length) {
+          answer = await x.forward(
+            refusals.size ? { ...input, Statements: forwarded.map((index) => statements[index]) } : input,
+          );
+          if (answer.status !== 200) return x.reply(answer);
+          responses = (answer.body.Responses ?? []) as Json[];
+        }
+        for (const [position, index] of forwarded.entries()) {
+          const insert = inserts[index] as (typeof inserts)[number];
+          const code = (responses[position]?.Error as Json | undefined)?.Code;
+          if (code === undefined)
+            consumed.set(index, writeCharges(insert.table, insert.key, beforeOf(insert), insert.after));
+          else if (code === 'DuplicateItem')
+            consumed.set(index, [
+              partitionCharge(
+                insert.table,
+                insert.key,
+                'write',
+                tableWriteUnits(beforeOf(insert), insert.after),
+              ),
+            ]);
+        }
+        if (!refusals.size) return x.reply(answer as Answer);
+        const merged = inserts.map((insert, index) => {
+          const refusal = refusals.get(index);
+          return refusal ? x.throttledStatement(insert.table, refusal) : responses[forwarded.indexOf(index)];
+        });
+        if (answer) x.reply(answer, { ...answer.body, Responses: merged });
+        else x.answer({ Responses: merged });
+      } finally {
+        for (const [index, admission] of admissions) this.model.settle(admission, consumed.get(index) ?? []);
+      }
+    },
+
     async TransactWriteItems(x, input) {
       const actions = (input.TransactItems as Json[]).map((action) => {
         const [kind, detail] = Object.entries(action)[0] as [string, Json];
@@ -576,6 +643,28 @@ class Exchange {
       message: charge.index ? PROVISIONED_INDEX_MESSAGE : PROVISIONED_TABLE_MESSAGE,
       ThrottlingReasons: reasons,
     });
+  }
+
+  /** Answers the call with `body` (200), in DynamoDB Local's stead. */
+  answer(body: Json): void {
+    sendJson(this.call.res, 200, body);
+  }
+
+  /**
+   * A PartiQL statement of a batch throttled on a hot key: its entry of the batch's Responses (the call itself
+   * succeeds), `ThrottlingError` with the hot-key message on an on-demand table, in the shape captured from
+   * DynamoDB (boto/boto3#3834: `{'Error': {'Code': 'ThrottlingError', 'Message': 'Throughput exceeds ...'},
+   * 'TableName': ...}`); `ProvisionedThroughputExceeded` on a provisioned table (BatchStatementError's codes).
+   */
+  throttledStatement(table: TableSchema, charge: Charge): Json {
+    const hotIndex = charge.index !== undefined;
+    const error = table.onDemand
+      ? { Code: 'ThrottlingError', Message: hotIndex ? HOT_INDEX_MESSAGE : HOT_KEY_MESSAGE }
+      : {
+          Code: 'ProvisionedThroughputExceeded',
+          Message: hotIndex ? PROVISIONED_INDEX_MESSAGE : PROVISIONED_TABLE_MESSAGE,
+        };
+    return { Error: error, TableName: table.name };
   }
 
   /**

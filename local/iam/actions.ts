@@ -11,6 +11,10 @@
  *                                              ConditionCheckItem on its table ("Using IAM with DynamoDB
  *                                              transactions": the underlying item operations' permissions)
  *   TransactGetItems                           per item: dynamodb:GetItem on its table
+ *   BatchExecuteStatement                      per statement: dynamodb:PartiQLInsert on its table, for the one
+ *                                              form of statement the local runtime reads (local/iam/partiql.ts:
+ *                                              an INSERT of parameters; "IAM security policies with PartiQL for
+ *                                              DynamoDB"); any other statement is refused as unknown
  *   DescribeTable, CreateTable, DeleteTable, UpdateTable, UpdateTimeToLive, DescribeTimeToLive
  *                                              dynamodb:<same name>     table ARN
  *   ListTables                                 dynamodb:ListTables      `*`
@@ -54,6 +58,7 @@
  *   The key's own policy is not evaluated: CDK's default key policy delegates to the account's IAM policies,
  *   so on AWS the caller's role policy decides, as it does here.
  */
+import { batchInserts } from './partiql';
 import type { AuthorizationCheck } from './policy';
 
 export type { AuthorizationCheck } from './policy';
@@ -162,6 +167,22 @@ function transactGetChecks(input: Input, scope: RequestScope): AuthorizationChec
   );
 }
 
+/** Each statement of a BatchExecuteStatement: only PartiQL INSERTs of parameters are known. */
+function batchStatementChecks(input: Input, scope: RequestScope): AuthorizationCheck[] {
+  const inserts = batchInserts(input);
+  if (!inserts) throw new MalformedRequestError('Statements is required');
+  return inserts.map((insert, index) => {
+    if (!insert) {
+      const statement = String((input.Statements as Input[])[index]?.Statement ?? '').slice(0, 80);
+      throw new UnknownOperationError(
+        `DynamoDB BatchExecuteStatement statement ${JSON.stringify(statement)} (only INSERT INTO "<table>" ` +
+          "VALUE {'<name>': ?, ...} is read: local/iam/partiql.ts)",
+      );
+    }
+    return check('dynamodb:PartiQLInsert', tableArn(scope, insert.table));
+  });
+}
+
 const onStream =
   (action: string) =>
   (input: Input, scope: RequestScope): AuthorizationCheck[] => [
@@ -191,6 +212,7 @@ const DYNAMODB: Record<string, ChecksOf> = {
   BatchWriteItem: onEachRequestedTable('dynamodb:BatchWriteItem'),
   TransactWriteItems: transactWriteChecks,
   TransactGetItems: transactGetChecks,
+  BatchExecuteStatement: batchStatementChecks,
   DescribeTable: onTable('dynamodb:DescribeTable'),
   CreateTable: onTable('dynamodb:CreateTable'),
   DeleteTable: onTable('dynamodb:DeleteTable'),

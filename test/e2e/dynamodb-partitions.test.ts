@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   type AttributeValue,
+  BatchExecuteStatementCommand,
   BatchGetItemCommand,
   BatchWriteItemCommand,
   DeleteItemCommand,
@@ -216,6 +217,55 @@ describe('counting', () => {
   });
 });
 
+/** A BatchExecuteStatement statement inserting `inserted` (the service's form: every value a parameter). */
+const insert = (inserted: Item) => ({
+  Statement: `INSERT INTO "${table()}" VALUE {${Object.keys(inserted)
+    .map((name) => `'${name}': ?`)
+    .join(', ')}}`,
+  Parameters: Object.values(inserted),
+});
+
+const stored = async (pk: string, sk: string) =>
+  (
+    await once.send(
+      new GetItemCommand({ TableName: table(), Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true }),
+    )
+  ).Item;
+
+describe('counting PartiQL INSERTs', () => {
+  it('charges each INSERT of a batch as a put of a new item, and one that finds its key taken by the larger item', async () => {
+    const pk = key('insert');
+    const indexed = key('insert-indexed');
+    const gsi1pk = key('insert-G');
+    const result = await once.send(
+      new BatchExecuteStatementCommand({
+        Statements: [
+          insert(item(pk, 'A', 1500)),
+          insert(item(pk, 'B', 500)),
+          insert(item(indexed, 'A', 1500, { gsi1pk: { S: gsi1pk }, gsi1sk: { S: 'x' } })),
+        ],
+      }),
+    );
+    expect(result.Responses?.map((response) => response.Error)).toEqual([undefined, undefined, undefined]);
+    expect(usage(pk).writeUnits).toBe(2 + 1);
+    expect(usage(indexed).writeUnits).toBe(2);
+    expect(usage(gsi1pk, 'gsi1').writeUnits).toBe(2);
+    // DuplicateItem is a failed condition: charged by the larger of the item there and the item sent.
+    await once.send(new PutItemCommand({ TableName: table(), Item: item(pk, 'C', 5000) }));
+    const duplicates = await once.send(
+      new BatchExecuteStatementCommand({
+        Statements: [insert(item(pk, 'C', 100)), insert(item(pk, 'A', 3000))],
+      }),
+    );
+    expect(duplicates.Responses?.map((response) => response.Error?.Code)).toEqual([
+      'DuplicateItem',
+      'DuplicateItem',
+    ]);
+    expect(usage(pk).writeUnits).toBe(2 + 1 + 5 + 5 + 3);
+    expect((await stored(pk, 'C'))?.data?.S?.length).toBeGreaterThan(4000);
+  });
+});
+
 describe('per-partition limits', () => {
   /** `count` puts of 200 KB (200 write units each) at once, to `keys(i)`. */
   const burst = (client: DynamoDBClient, count: number, keyOf: (i: number) => string) =>
@@ -364,6 +414,34 @@ describe('per-partition limits', () => {
       }),
     );
     expect(written.Item).toBeUndefined();
+  });
+
+  it("answers a hot key's INSERT with a ThrottlingError for that statement only, as DynamoDB answers it", async () => {
+    const hot = key('insert-hot');
+    const cold = key('insert-cold');
+    exhaust(hot, 'write');
+    const result = await once.send(
+      new BatchExecuteStatementCommand({
+        Statements: [insert(item(cold, 'A', 100)), insert(item(hot, 'A', 100)), insert(item(cold, 'B', 100))],
+      }),
+    );
+    expect(result.Responses).toEqual([
+      { TableName: table() },
+      {
+        TableName: table(),
+        Error: { Code: 'ThrottlingError', Message: expect.stringContaining('check if you have a hot key') },
+      },
+      { TableName: table() },
+    ]);
+    expect(await stored(cold, 'A')).toBeDefined();
+    expect(await stored(hot, 'A')).toBeUndefined();
+    expect(usage(cold).writeUnits).toBe(2);
+    expect(usage(hot)).toMatchObject({ writeUnits: 0, throttledWrites: 1 });
+    // Nothing of the batch let in: still answered statement by statement.
+    const none = await once.send(
+      new BatchExecuteStatementCommand({ Statements: [insert(item(hot, 'B', 100))] }),
+    );
+    expect(none.Responses?.[0]?.Error?.Code).toBe('ThrottlingError');
   });
 
   it("throttles a write on a hot index partition with the index's reason and message", async () => {

@@ -70,11 +70,54 @@ describe('DynamoDB operations', () => {
     ]);
   });
 
+  it('BatchExecuteStatement checks dynamodb:PartiQLInsert on the table of each INSERT of parameters', () => {
+    const insert = (into: string) => ({
+      Statement: `INSERT INTO ${into} VALUE {'pk': ?, 'sk' : ?}`,
+      Parameters: [{ S: 'a' }, { S: 'b' }],
+    });
+    expect(
+      dynamodbChecks(
+        'DynamoDB_20120810.BatchExecuteStatement',
+        { Statements: [insert('"routes"'), insert('other')] },
+        scope,
+      ),
+    ).toEqual([check('dynamodb:PartiQLInsert', table), check('dynamodb:PartiQLInsert', other)]);
+  });
+
+  it.each([
+    ['a SELECT', { Statement: `SELECT * FROM "routes" WHERE pk = ?`, Parameters: [{ S: 'a' }] }],
+    ['an UPDATE', { Statement: `UPDATE "routes" SET n = 1 WHERE pk = 'a'` }],
+    ['a DELETE', { Statement: `DELETE FROM "routes" WHERE pk = 'a' AND sk = 'b'` }],
+    ['an INSERT of literal values', { Statement: `INSERT INTO "routes" VALUE {'pk': 'a', 'sk': 'b'}` }],
+    [
+      'an INSERT short of parameters',
+      { Statement: `INSERT INTO "routes" VALUE {'pk': ?, 'sk': ?}`, Parameters: [{ S: 'a' }] },
+    ],
+    [
+      'an INSERT naming an attribute twice',
+      { Statement: `INSERT INTO "routes" VALUE {'pk': ?, 'pk': ?}`, Parameters: [{ S: 'a' }, { S: 'b' }] },
+    ],
+  ])('BatchExecuteStatement with %s is refused as unknown, the statement named', (_, statement) => {
+    const statements = [
+      { Statement: `INSERT INTO "routes" VALUE {'pk': ?}`, Parameters: [{ S: 'a' }] },
+      statement,
+    ];
+    expect(() =>
+      dynamodbChecks('DynamoDB_20120810.BatchExecuteStatement', { Statements: statements }, scope),
+    ).toThrow(`BatchExecuteStatement statement ${JSON.stringify(statement.Statement)}`);
+  });
+
   it('refuses what it does not know, and requests that name no table', () => {
     expect(() => dynamodbChecks('DynamoDB_20120810.ExecuteStatement', {}, scope)).toThrow(
       UnknownOperationError,
     );
+    expect(() => dynamodbChecks('DynamoDB_20120810.ExecuteTransaction', {}, scope)).toThrow(
+      UnknownOperationError,
+    );
     expect(() => dynamodbChecks('DynamoDB_20120810.GetItem', {}, scope)).toThrow(MalformedRequestError);
+    expect(() => dynamodbChecks('DynamoDB_20120810.BatchExecuteStatement', {}, scope)).toThrow(
+      MalformedRequestError,
+    );
   });
 });
 
