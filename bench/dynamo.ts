@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchExecuteStatementCommand,
   BatchGetCommand,
   BatchWriteCommand,
   DynamoDBDocumentClient,
@@ -175,6 +176,37 @@ export class RawTable {
         stats.units += chunk.reduce((total, item) => total + 2 * Math.ceil(itemSize(item) / 1024), 0);
       },
     );
+    stats.ms = performance.now() - started;
+    return stats;
+  }
+
+  /**
+   * Puts of new items as PartiQL INSERTs, `perBatch` per BatchExecuteStatement, `parallelism` in flight: the
+   * shape of the import's id claims. Units from the items' sizes, 1 per started KB (DynamoDB Local reports
+   * none for BatchExecuteStatement); a statement that fails throws.
+   */
+  async insertAll(
+    rows: readonly Row[],
+    options: { perBatch: number; parallelism: number },
+  ): Promise<WriteStats> {
+    const stats = emptyStats(rows.length);
+    const started = performance.now();
+    await inParallel(chunks(rows, options.perBatch), options.parallelism, this.#abort, async (chunk) => {
+      stats.requests++;
+      const { Responses = [] } = await this.db.send(
+        new BatchExecuteStatementCommand({
+          Statements: chunk.map((row) => ({
+            Statement: `INSERT INTO "${this.tableName}" VALUE {${Object.keys(row)
+              .map((name) => `'${name}': ?`)
+              .join(', ')}}`,
+            Parameters: Object.values(row),
+          })),
+        }),
+      );
+      const failed = Responses.find((response) => response.Error);
+      if (failed) throw new Error(`INSERT refused: ${JSON.stringify(failed.Error)}`);
+      stats.units += chunk.reduce((total, item) => total + Math.ceil(itemSize(item) / 1024), 0);
+    });
     stats.ms = performance.now() - started;
     return stats;
   }

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CLAIM_PARALLELISM, CLAIMS_PER_TRANSACTION, claimKey } from '../functions/data/claims';
+import { CLAIM_PARALLELISM, CLAIMS_PER_BATCH, claimKey } from '../functions/data/claims';
 import { chunks } from '../functions/shared/parallel';
 import { type Key, keyString, type RawTable } from './dynamo';
 import type { ApiClient } from './http';
@@ -15,7 +15,7 @@ export const SHAPE: RouteShape = { waypoints: 500, invoicesPerWaypoint: 5, items
 export const WARMUP_SHAPE: RouteShape = { waypoints: 50, invoicesPerWaypoint: 5, itemsPerInvoice: 10 };
 /** The worker's own settings: putAll (functions/data/client.ts) and takeClaims (functions/data/claims.ts). */
 export const ROW_WRITE_PARALLELISM = 8;
-export { CLAIM_PARALLELISM, CLAIMS_PER_TRANSACTION };
+export { CLAIM_PARALLELISM, CLAIMS_PER_BATCH };
 export const POLL_MS = 50;
 const IMPORT_TIMEOUT_MS = 180_000;
 
@@ -33,9 +33,9 @@ export interface Context {
 
 /** When each stage of the import first showed in the table, in ms since the POST was sent. */
 interface Progress {
-  /** The route's own claim: the worker's first claim transaction committed. */
+  /** The route's own claim: the worker's first claim batch written. */
   first_claim_seen_ms: number | null;
-  /** The first claim of each of the last CLAIM_PARALLELISM transactions: the claims are (about) done. */
+  /** The first claim of each of the last CLAIM_PARALLELISM batches: the claims are (about) done. */
   last_claims_seen_ms: number | null;
   /** The first row (WP#00000): the claims are all taken, the rows started. */
   first_row_seen_ms: number | null;
@@ -152,7 +152,7 @@ function progressProbe(context: Context, route: BenchRoute, shape: RouteShape) {
       .map((chunk) => chunk[0] as Key);
   const markers: Record<keyof Progress, Key[]> = {
     first_claim_seen_ms: claimKeys.slice(0, 1),
-    last_claims_seen_ms: heads(claimKeys, CLAIMS_PER_TRANSACTION, CLAIM_PARALLELISM),
+    last_claims_seen_ms: heads(claimKeys, CLAIMS_PER_BATCH, CLAIM_PARALLELISM),
     first_row_seen_ms: rowKeys.slice(0, 1),
     last_rows_seen_ms: heads(rowKeys, 25, ROW_WRITE_PARALLELISM),
   };

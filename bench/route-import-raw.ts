@@ -5,7 +5,7 @@ import { itemSize, type Row, type WriteStats } from './dynamo';
 import { benchRoute, claimsOf } from './route-body';
 import {
   CLAIM_PARALLELISM,
-  CLAIMS_PER_TRANSACTION,
+  CLAIMS_PER_BATCH,
   type Context,
   ROW_WRITE_PARALLELISM,
   SHAPE,
@@ -17,11 +17,16 @@ import { round } from './stats';
  * directly on DynamoDB Local, and the import's write units and their price.
  */
 
+/** How the worker writes its claims (functions/data/claims.ts takeClaims), in the bench's descriptions. */
+export const CLAIM_WRITES = `PartiQL INSERTs, ${CLAIMS_PER_BATCH} per BatchExecuteStatement, ${CLAIM_PARALLELISM} in flight`;
+
 /**
- * The alternative the raw baseline measures for the claims: one conditional PutItem per id. 32 in flight keeps
- * the requests to DynamoDB at about the worker's (4 transactions of 100 puts) without one socket per put.
+ * The alternatives the raw baseline measures for the claims: one conditional PutItem per id (32 in flight),
+ * and the former design, TransactWriteItems of 100 conditional puts, 4 in flight.
  */
 export const SINGLE_PUT_PARALLELISM = 32;
+const CLAIMS_PER_TRANSACTION = 100;
+const TRANSACTION_PARALLELISM = 4;
 /**
  * DynamoDB on-demand, us-east-1, standard table class: USD per million write request units (the price since
  * AWS's on-demand reduction of 1 November 2024; assumed for 2026-11-22, not looked up live).
@@ -98,8 +103,8 @@ function claimRowsOf(context: Context, routeId: string, txid: string): Row[] {
 const newTxid = () => `imp_${randomBytes(16).toString('base64url')}`;
 
 /**
- * The check's baseline: every write the worker must make, raw. Its claims (one conditional put per id, 100
- * per TransactWriteItems, CLAIM_PARALLELISM in flight) for the ids of a route of the same shape and id
+ * The check's baseline: every write the worker must make, raw. Its claims (one PartiQL INSERT per id,
+ * CLAIMS_PER_BATCH per BatchExecuteStatement, CLAIM_PARALLELISM in flight) for the ids of a route of the same shape and id
  * length, then all its rows (the waypoints' tracking links, waypoints, invoices, items) with BatchWriteItem
  * at ROW_WRITE_PARALLELISM.
  */
@@ -117,11 +122,9 @@ export async function rawFullWrites(
   );
   if (check.found) throw new Error(`${check.found} claims of ${rawRouteId} exist before it was written`);
   context.log(`  claim check (BatchGetItem) ${round(check.ms, 0)} ms`);
-  const claims = await context.raw.transactPutAll(claimRows, {
-    perTransaction: CLAIMS_PER_TRANSACTION,
+  const claims = await context.raw.insertAll(claimRows, {
+    perBatch: CLAIMS_PER_BATCH,
     parallelism: CLAIM_PARALLELISM,
-    condition: 'attribute_not_exists(pk) OR txid = :txid',
-    values: { ':txid': txid },
   });
   context.log(`  claims ${round(claims.ms, 0)} ms, ${claims.units} write units`);
   // Tracking links first, as the worker writes them, each under a new key of the same length.
@@ -152,7 +155,7 @@ export async function rawFullWrites(
       },
       claims: {
         ...writeSummary(claims),
-        per_transaction: CLAIMS_PER_TRANSACTION,
+        per_batch: CLAIMS_PER_BATCH,
         parallelism: CLAIM_PARALLELISM,
       },
       rows: { ...writeSummary(rows), parallelism: ROW_WRITE_PARALLELISM },
@@ -164,45 +167,68 @@ export async function rawFullWrites(
   };
 }
 
-/** The same number of claims (another route id of the same length) as one conditional PutItem each. */
-export async function rawSinglePutClaims(context: Context, rawRouteId: string): Promise<WriteStats> {
-  const txid = newTxid();
-  const stats = await context.raw.conditionalPutAll(claimRowsOf(context, rawRouteId, txid), {
-    parallelism: SINGLE_PUT_PARALLELISM,
+/**
+ * The same number of claims (other route ids of the same length) written the other ways: one conditional
+ * PutItem each, and transactions of 100 conditional puts (the former design).
+ */
+export async function rawClaimAlternatives(context: Context, runId: string) {
+  const condition = (txid: string) => ({
     condition: 'attribute_not_exists(pk) OR txid = :txid',
     values: { ':txid': txid },
   });
-  context.log(`  ${round(stats.ms, 0)} ms, ${stats.units} write units`);
-  return stats;
+  let txid = newTxid();
+  const singlePuts = await context.raw.conditionalPutAll(claimRowsOf(context, `bench-sgl-${runId}`, txid), {
+    parallelism: SINGLE_PUT_PARALLELISM,
+    ...condition(txid),
+  });
+  context.log(`  single puts ${round(singlePuts.ms, 0)} ms, ${singlePuts.units} write units`);
+  txid = newTxid();
+  const transactions = await context.raw.transactPutAll(claimRowsOf(context, `bench-trx-${runId}`, txid), {
+    perTransaction: CLAIMS_PER_TRANSACTION,
+    parallelism: TRANSACTION_PARALLELISM,
+    ...condition(txid),
+  });
+  context.log(`  transactions ${round(transactions.ms, 0)} ms, ${transactions.units} write units`);
+  return { singlePuts, transactions };
 }
 
-/** Transactions of 100 claims (the worker's) against single conditional puts of as many claims. */
-export function compareClaimWrites(transactions: WriteStats, singles: WriteStats) {
+/** The worker's INSERT batches of claims against transactions of 100 and single conditional puts. */
+export function compareClaimWrites(
+  inserts: WriteStats,
+  { singlePuts, transactions }: Awaited<ReturnType<typeof rawClaimAlternatives>>,
+) {
+  const perClaim = (stats: WriteStats) => round(stats.units / stats.items);
   return {
+    inserts: {
+      ...writeSummary(inserts),
+      per_batch: CLAIMS_PER_BATCH,
+      parallelism: CLAIM_PARALLELISM,
+      units_per_claim: perClaim(inserts),
+    },
     transactions: {
       ...writeSummary(transactions),
       per_transaction: CLAIMS_PER_TRANSACTION,
-      parallelism: CLAIM_PARALLELISM,
-      units_per_claim: round(transactions.units / transactions.items),
+      parallelism: TRANSACTION_PARALLELISM,
+      units_per_claim: perClaim(transactions),
     },
     single_puts: {
-      ...writeSummary(singles),
+      ...writeSummary(singlePuts),
       parallelism: SINGLE_PUT_PARALLELISM,
-      units_per_claim: round(singles.units / singles.items),
+      units_per_claim: perClaim(singlePuts),
     },
-    units_single_over_transactions: round(singles.units / transactions.units),
-    ms_single_over_transactions: round(singles.ms / transactions.ms),
+    ms_inserts_over_transactions: round(inserts.ms / transactions.ms),
+    ms_single_puts_over_transactions: round(singlePuts.ms / transactions.ms),
     // Units per claim x USD per million units = USD per million claims.
-    usd_saved_per_million_claims_with_single_puts: round(
-      (transactions.units / transactions.items - singles.units / singles.items) *
+    usd_saved_per_million_claims_over_transactions: round(
+      (transactions.units / transactions.items - inserts.units / inserts.items) *
         WRITE_REQUEST_UNIT_USD_PER_MILLION,
     ),
     trade_off:
       'transactions: a conflicting id cancels its whole group of 100 with nothing written, at 2 units per ' +
-      'claim; single puts: 1 unit per claim, but a conflict leaves the claims taken before it written, which ' +
-      "the worker must release (it already releases an import's claims by txid on failure: releaseClaims " +
-      'reads every claim and deletes its own, so a conflicting import costs a read and a delete per claim ' +
-      'taken). Same result either way; only the cost of the rare conflicting import grows',
+      'claim; INSERTs and single puts: 1 unit per claim, but a conflict leaves the claims taken before it ' +
+      "written, which the worker releases (as it always did on failure: releaseClaims reads the import's claims " +
+      'and deletes its own), so only a conflicting import costs more: a read and a delete per claim taken. ' +
+      'INSERTs take 25 claims a request, single puts one',
   };
 }
 
@@ -217,8 +243,6 @@ export const unitsBySize = (row: Row) => Math.ceil(itemSize(row) / 1024);
 export function writeUnits(input: {
   items: number;
   claims: WriteStats;
-  /** The same claims as single conditional puts: the alternative's price. */
-  singlePutClaims: WriteStats;
   rows: WriteStats;
   rowsEstimate: number;
   bookkeeping: Record<string, number>;
@@ -243,18 +267,13 @@ export function writeUnits(input: {
     },
     usd_per_import: round(usd(total), 6),
     usd_per_million_items: round((usd(total) / input.items) * 1e6, 2),
-    usd_per_million_items_claims_as_single_puts: round(
-      (usd(total - input.claims.units + input.singlePutClaims.units) / input.items) * 1e6,
-      2,
-    ),
     price: PRICE_NOTE,
     note:
       'rows: the ConsumedCapacity (TOTAL) DynamoDB Local returned for the raw BatchWriteItems of the same rows ' +
-      '(rows_units_by_size_estimate cross-checks it from their sizes); claims: 2 per started KB of each claim ' +
-      'item from its size, as AWS charges transactional writes (DynamoDB Local reports 2 units per ' +
-      'TransactWriteItems whatever it holds, shown as dynamodb_local_reported_units); ' +
+      '(rows_units_by_size_estimate cross-checks it from their sizes); claims: 1 per started KB of each claim ' +
+      'item from its size, as AWS charges a PartiQL INSERT (DynamoDB Local reports no units for ' +
+      'BatchExecuteStatement); ' +
       'bookkeeping: from the stored sizes (PENDING import record PutItem; the final transaction of header, ' +
-      'import record update and ROUTE_CREATED event at 2 per KB; header GSI writes in the header entry). ' +
-      "The claims-as-single-puts price takes the single puts' units (ConsumedCapacity) instead of the claims'",
+      'import record update and ROUTE_CREATED event at 2 per KB; header GSI writes in the header entry)',
   };
 }

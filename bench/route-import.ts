@@ -11,8 +11,6 @@ import { ApiClient } from './http';
 import { consumedBetween, partitionFloor, partitionReport } from './partitions';
 import { benchRoute, claimsOf, countOf } from './route-body';
 import {
-  CLAIM_PARALLELISM,
-  CLAIMS_PER_TRANSACTION,
   type Context,
   type ImportRun,
   importRoute,
@@ -24,12 +22,12 @@ import {
   WARMUP_SHAPE,
 } from './route-import-pipeline';
 import {
+  CLAIM_WRITES,
   compareClaimWrites,
   copyStoredRows,
   type RawFullWrites,
+  rawClaimAlternatives,
   rawFullWrites,
-  rawSinglePutClaims,
-  SINGLE_PUT_PARALLELISM,
   unitsBySize,
   writeSummary,
   writeUnits,
@@ -101,7 +99,7 @@ export const routeImportScenario: Scenario = {
         phases_ms: phases(importRun),
         phases_note:
           'accept_post: the POST (validation, id check, S3, SQS); queue_load_parse_first_claims: until the ' +
-          'first claim transaction shows; claims: until the first row shows (rows start after every claim ' +
+          'first claim batch shows; claims: until the first row shows (rows start after every claim ' +
           'is taken); rows: until the last batches show; finish_and_status: the header + SUCCEEDED ' +
           `transaction and the next poll; each bound is late by up to one poll (${POLL_MS} ms + requests)`,
         progress_seen_ms_since_post: importRun.progress,
@@ -158,9 +156,12 @@ export const routeImportScenario: Scenario = {
         import_vs_raw_full_writes_ratio: round(importRun.post_to_succeeded_ms / rawFull.ms),
       };
 
-      log(`raw claims as single conditional PutItems, parallelism ${SINGLE_PUT_PARALLELISM}`);
-      const singlePuts = await rawSinglePutClaims(context, `bench-sgl-${runId}`);
-      details.claims_transactions_vs_single_puts = compareClaimWrites(rawFull.claims, singlePuts);
+      log('raw claims as single conditional PutItems and as transactions of 100');
+      const alternatives = await rawClaimAlternatives(context, runId);
+      details.claims_inserts_vs_transactions_vs_single_puts = compareClaimWrites(
+        rawFull.claims,
+        alternatives,
+      );
 
       // The import's own bookkeeping writes, sized from what it stored (they are not in the raw runs): the
       // POST's PENDING record (PutItem), then one transaction of the header, the record's SUCCEEDED update
@@ -188,7 +189,6 @@ export const routeImportScenario: Scenario = {
       details.write_units = writeUnits({
         items: counts.items,
         claims: rawFull.claims,
-        singlePutClaims: singlePuts,
         rows: rawFull.rows,
         rowsEstimate: stored.rows.reduce((total, row) => total + unitsBySize(row), 0),
         bookkeeping: {
@@ -215,9 +215,10 @@ export const routeImportScenario: Scenario = {
         `POST /dcs/{dc}/invoiced-routes of one route (${SHAPE.waypoints} waypoints x ${SHAPE.invoicesPerWaypoint} ` +
         `invoices x ${SHAPE.itemsPerInvoice} items = ${counts.items} items) until import-status answers ` +
         `SUCCEEDED, vs. raw writes of everything it must write: its ${claimsOf(benchRoute(routeId, SHAPE)).length} ` +
-        `claims (TransactWriteItems of ${CLAIMS_PER_TRANSACTION}, ${CLAIM_PARALLELISM} in flight), then its ` +
+        `claims (${CLAIM_WRITES}), then its ` +
         `${counts.rows} rows (BatchWriteItem, 25 per request, parallelism ${ROW_WRITE_PARALLELISM}) into another ` +
-        "partition; the same claims as single conditional PutItems (time and write units); the import's write " +
+        'partition; the same claims as single conditional PutItems and as TransactWriteItems of 100 (time and ' +
+        "write units); the import's write " +
         'units per item and their on-demand price; then every page of GET /dcs/{dc}/routes/{id}/invoices vs. a ' +
         'paginated Query (ConsistentRead) of the same I# rows; same DynamoDB Local',
       route: {
@@ -235,7 +236,7 @@ export const routeImportScenario: Scenario = {
           '<=',
           IMPORT_RATIO_TARGET,
           `POST sent to SUCCEEDED seen (${POLL_MS} ms polling) / raw writes of everything the import must ` +
-            `write: its claims (TransactWriteItems of ${CLAIMS_PER_TRANSACTION}, ${CLAIM_PARALLELISM} in flight), ` +
+            `write: its claims (${CLAIM_WRITES}), ` +
             `then its ${counts.rows} waypoint, invoice and item rows (BatchWriteItem, parallelism ${ROW_WRITE_PARALLELISM})`,
         ),
         get_invoices_vs_raw_query_ratio: check(

@@ -1,6 +1,6 @@
 import { chunks, inParallel } from '../shared/parallel';
 import { quote } from '../shared/quote';
-import { deleteAll, getAll, tableName, writeTransaction } from './client';
+import { deleteAll, getAll, insertItems, MAX_BATCH_STATEMENTS, tableName } from './client';
 import { codec } from './codec';
 import type { TableKey } from './table-schema';
 
@@ -32,7 +32,7 @@ const holderCodec = codec<ClaimHolder>({ routeId: {}, txid: {} });
 
 /**
  * A claim item: its key names the kind and the id, so the item holds only its holder. With the longest ids
- * (384 bytes) in the key and as the route id it stays under 1 KB: one write unit, two in a transaction.
+ * (384 bytes) in the key and as the route id it stays under 1 KB: one write unit (two in a transaction).
  */
 export const claimItem = (accountId: string, claim: Claim, holder: ClaimHolder) => ({
   ...claimKey(accountId, claim),
@@ -40,9 +40,12 @@ export const claimItem = (accountId: string, claim: Claim, holder: ClaimHolder) 
   ...holderCodec.toItem(holder),
 });
 
-/** An import takes its claims in transactions of CLAIMS_PER_TRANSACTION, CLAIM_PARALLELISM in flight. */
-export const CLAIMS_PER_TRANSACTION = 100;
-export const CLAIM_PARALLELISM = 4;
+/**
+ * An import takes its claims as PartiQL INSERTs, CLAIMS_PER_BATCH per BatchExecuteStatement, CLAIM_PARALLELISM
+ * in flight (docs/architecture.md, "Id claims" has the measurements behind both).
+ */
+export const CLAIMS_PER_BATCH = MAX_BATCH_STATEMENTS;
+export const CLAIM_PARALLELISM = 8;
 
 /** Raised when an id is held by another import; names the first such id. */
 export class ClaimConflict extends Error {
@@ -85,10 +88,10 @@ export function releaseClaimItem(accountId: string, claim: Claim, txid: string) 
 }
 
 /**
- * Takes every claim for `txid`, 100 per transaction (docs/architecture.md, "Id claims" says why not single
- * puts). Taking a claim this txid already holds succeeds, so a retried import goes through. Throws
- * ClaimConflict when another import holds one of them; the claims taken so far stay held by `txid` (release
- * them with releaseClaims).
+ * Takes every claim for `txid`, each inserted where nobody holds it (docs/architecture.md, "Id claims" says
+ * why not transactions). Taking a claim this txid already holds succeeds, so a retried import goes through.
+ * Throws ClaimConflict when another import holds one of them, naming the first of a batch in the order given;
+ * the claims taken so far stay held by `txid` (release them with releaseClaims).
  */
 export async function takeClaims(
   accountId: string,
@@ -96,24 +99,23 @@ export async function takeClaims(
   txid: string,
   routeId: string,
 ): Promise<void> {
-  await inParallel(chunks(claims, CLAIMS_PER_TRANSACTION), CLAIM_PARALLELISM, async (chunk) => {
-    try {
-      await writeTransaction(
-        chunk.map((claim) => ({
-          Put: {
-            TableName: tableName(),
-            Item: claimItem(accountId, claim, { txid, routeId }),
-            ConditionExpression: 'attribute_not_exists(pk) OR txid = :txid',
-            ExpressionAttributeValues: { ':txid': txid },
-          },
-        })),
+  await inParallel(chunks(claims, CLAIMS_PER_BATCH), CLAIM_PARALLELISM, async (chunk) => {
+    let pending: readonly Claim[] = chunk;
+    while (pending.length) {
+      const items = pending.map((claim) => claimItem(accountId, claim, { txid, routeId }));
+      const taken = new Set(await insertItems(items));
+      if (!taken.size) return;
+      const duplicates = pending.filter((_, index) => taken.has(items[index] as (typeof items)[number]));
+      const holders = new Map(
+        (await findHeldClaims(accountId, duplicates)).map((held) => [`${held.kind}/${held.id}`, held]),
       );
-    } catch (error) {
-      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-      const index = reasons?.findIndex((reason) => reason.Code === 'ConditionalCheckFailed') ?? -1;
-      const conflicting = chunk[index];
-      if (conflicting) throw new ClaimConflict(conflicting);
-      throw error;
+      const other = duplicates.find((claim) => {
+        const holder = holders.get(`${claim.kind}/${claim.id}`);
+        return holder !== undefined && holder.txid !== txid;
+      });
+      if (other) throw new ClaimConflict(other);
+      // Released between the insert and the read: free again, so inserted again.
+      pending = duplicates.filter((claim) => !holders.has(`${claim.kind}/${claim.id}`));
     }
   });
 }

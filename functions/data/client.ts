@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchExecuteStatementCommand,
   BatchGetCommand,
   BatchWriteCommand,
   type BatchWriteCommandInput,
@@ -210,6 +211,57 @@ export const deleteAll = (keys: readonly TableKey[], parallelism = 8) =>
     keys.map((Key) => ({ DeleteRequest: { Key } })),
     parallelism,
   );
+
+/** BatchExecuteStatement's limit on the statements of one call. */
+export const MAX_BATCH_STATEMENTS = 25;
+
+/**
+ * The per-statement errors of a BatchExecuteStatement that mean "send that statement again": the partition
+ * was at its limit (a throttled statement answers `ThrottlingError` on an on-demand table, as captured in
+ * boto/boto3#3834, `ProvisionedThroughputExceeded` on a provisioned one, with the call itself answered 200),
+ * or a transaction was changing the item at that moment.
+ */
+const RETRIED_STATEMENT_ERRORS = new Set([
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'RequestLimitExceeded',
+  'TransactionConflict',
+]);
+
+/**
+ * Puts each item (at most MAX_BATCH_STATEMENTS) where no item has its key, as PartiQL INSERTs in one
+ * BatchExecuteStatement: a put conditional on the item not existing at the price of a plain put (1 write
+ * unit per KB; a condition in a transaction costs twice that), many per request. Returns the items whose key
+ * was taken (`DuplicateItem`), in the order given; statements throttled are sent again as withUnprocessedRetry
+ * does for batches. Every item must have the same attributes.
+ */
+export async function insertItems(items: readonly Item[]): Promise<Item[]> {
+  const [first] = items;
+  if (!first) return [];
+  const names = Object.keys(first);
+  const statement = `INSERT INTO "${tableName()}" VALUE {${names.map((name) => `'${name}': ?`).join(', ')}}`;
+  const duplicates = new Set<Item>();
+  await withUnprocessedRetry<readonly Item[]>(async (pending) => {
+    const { Responses = [] } = await db.send(
+      new BatchExecuteStatementCommand({
+        Statements: pending.map((item) => ({
+          Statement: statement,
+          Parameters: names.map((name) => item[name]),
+        })),
+      }),
+    );
+    const retried: Item[] = [];
+    for (const [index, item] of pending.entries()) {
+      const code = Responses[index]?.Error?.Code;
+      if (code === undefined) continue;
+      if (code === 'DuplicateItem') duplicates.add(item);
+      else if (RETRIED_STATEMENT_ERRORS.has(code)) retried.push(item);
+      else throw new Error(`DynamoDB refused an INSERT with ${code}: ${Responses[index]?.Error?.Message}`);
+    }
+    return retried.length ? retried : undefined;
+  }, items);
+  return items.filter((item) => duplicates.has(item));
+}
 
 /** Reads every key that exists (consistently), 100 per BatchGetItem. */
 export async function getAll(keys: readonly TableKey[], parallelism = 8): Promise<Item[]> {

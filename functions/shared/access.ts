@@ -11,6 +11,11 @@ export interface LinkSigning {
 /** What a function may touch; CDK grants exactly this and sets the matching environment variables. */
 export interface ResourceAccess {
   table?: TableAccess;
+  /**
+   * PartiQL INSERTs into the table (dynamodb:PartiQLInsert on it, nothing else of PartiQL): puts of new items
+   * only, which is how id claims are taken (functions/data/claims.ts).
+   */
+  tableInserts?: true;
   /** Objects in the one bucket: read (GetObject) or write (PutObject). */
   bucket?: 'read' | 'write';
   /** Limits the bucket access to keys under this prefix (default: every key). */

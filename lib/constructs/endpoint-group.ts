@@ -155,6 +155,7 @@ function resourceAccessOf(sliceName: string, served: readonly EndpointDefinition
 /** The same string for the same grants, whatever the key order or the order of `sendTo`. */
 function accessKey({
   table,
+  tableInserts,
   bucket,
   bucketKeyPrefix,
   bucketWriteKeyPrefix,
@@ -163,6 +164,7 @@ function accessKey({
 }: ResourceAccess): string {
   return JSON.stringify({
     table,
+    tableInserts,
     bucket,
     bucketKeyPrefix,
     bucketWriteKeyPrefix,

@@ -169,6 +169,10 @@ export class ServiceFunction extends LambdaFunction {
    */
   bindAccess(access: ResourceAccess, resources: ServiceResources): void {
     if (access.table) this.bindTable(resources.table, access.table);
+    if (access.tableInserts)
+      this.addToRolePolicy(
+        new PolicyStatement({ actions: ['dynamodb:PartiQLInsert'], resources: [resources.table.tableArn] }),
+      );
     if (access.bucket) {
       const objects = resources.bucketObjectsArn(access.bucketKeyPrefix ?? '');
       this.bindBucket(resources.bucket, access.bucket, objects);

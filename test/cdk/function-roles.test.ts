@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readDeployment } from '../../local/cloud/deployment';
 import type { PolicyDocument } from '../../local/cloud/model';
-import { apiGatewayChecks, s3Operation } from '../../local/iam/actions';
+import { apiGatewayChecks, dynamodbChecks, s3Operation } from '../../local/iam/actions';
 import { evaluate, trustDecision } from '../../local/iam/policy';
 import { check, scope } from '../support/iam-requests';
 import { synthesize } from './synth';
@@ -159,6 +159,32 @@ describe("the synthesized functions' roles", () => {
       expect(may('kms:GenerateDataKey', context)).toEqual([]);
       expect(may('kms:Decrypt', context)).toEqual([]);
     }
+  });
+
+  it('let only the import worker, which takes id claims, insert with PartiQL, and only into the table', () => {
+    const [table] = deployment.tables;
+    const insertInto = (into: string) =>
+      dynamodbChecks(
+        'DynamoDB_20120810.BatchExecuteStatement',
+        { Statements: [{ Statement: `INSERT INTO "${into}" VALUE {'pk': ?}`, Parameters: [{ S: 'a' }] }] },
+        scope,
+      );
+    const may = (checks: ReturnType<typeof insertInto>) =>
+      deployment.functions
+        .filter((fn) => {
+          const role = deployment.roles.find((candidate) => candidate.arn === fn.roleArn);
+          return checks.every((one) => evaluate(role?.policies ?? [], one) === 'Allow');
+        })
+        .map((fn) => fn.entry.replace(/^functions\/(api\/)?|\/handler\.ts$/g, ''));
+    expect(may(insertInto(table?.name as string))).toEqual(['workers/import-routes']);
+    expect(may(insertInto('another-table'))).toEqual([]);
+    // No other PartiQL statement: the grant is the one action.
+    const otherPartiql = ['dynamodb:PartiQLSelect', 'dynamodb:PartiQLUpdate', 'dynamodb:PartiQLDelete'];
+    const worker = policiesOf('workers/import-routes');
+    for (const action of otherPartiql)
+      expect(evaluate(worker, check(action, insertInto(table?.name as string)[0]?.resource as string))).toBe(
+        'ImplicitDeny',
+      );
   });
 
   it('let no function delete or list what the bucket holds', () => {

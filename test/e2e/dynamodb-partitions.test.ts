@@ -13,6 +13,8 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { takeClaims } from '../../functions/data/claims';
+import { insertItems } from '../../functions/data/client';
 import { itemSize } from '../../local/aws-proxy/dynamodb-capacity';
 import type { Access, PartitionModel } from '../../local/aws-proxy/dynamodb-partitions';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/cloud/model';
@@ -264,6 +266,17 @@ describe('counting PartiQL INSERTs', () => {
     expect(usage(pk).writeUnits).toBe(2 + 1 + 5 + 5 + 3);
     expect((await stored(pk, 'C'))?.data?.S?.length).toBeGreaterThan(4000);
   });
+
+  it("charges an import's id claims one write unit each", async () => {
+    const accountId = key('acct');
+    const claims = Array.from({ length: 30 }, (_, i) => ({ kind: 'ITEM' as const, id: `item-${i}` }));
+    await takeClaims(accountId, claims, 'imp_claims', 'route-1');
+    const claimPartitions = model
+      .report()
+      .partitions.filter((p) => p.partitionKey.startsWith(`CLAIM#${accountId}/`));
+    expect(claimPartitions).toHaveLength(30);
+    expect(claimPartitions.every((p) => p.writeUnits === 1)).toBe(true);
+  });
 });
 
 describe('per-partition limits', () => {
@@ -442,6 +455,23 @@ describe('per-partition limits', () => {
       new BatchExecuteStatementCommand({ Statements: [insert(item(hot, 'B', 100))] }),
     );
     expect(none.Responses?.[0]?.Error?.Code).toBe('ThrottlingError');
+  });
+
+  it('sends a throttled INSERT again until its key has capacity (insertItems)', async () => {
+    const busy = key('insert-busy');
+    // Half a second of the key's writes owed: refused at first, let in once the bucket refills.
+    expect(
+      'admission' in model.admit([{ table: table(), partitionKey: busy, access: 'write', units: 1500 }]),
+    ).toBe(true);
+    const items = [
+      { pk: busy, sk: 'A', data: 'x' },
+      { pk: key('insert-free'), sk: 'A', data: 'y' },
+    ];
+    expect(await insertItems(items)).toEqual([]);
+    expect(await stored(busy, 'A')).toBeDefined();
+    expect(usage(busy)).toMatchObject({ writeUnits: 1 });
+    expect(usage(busy).throttledWrites).toBeGreaterThan(0);
+    expect(await insertItems(items)).toEqual(items);
   });
 
   it("throttles a write on a hot index partition with the index's reason and message", async () => {

@@ -4,6 +4,7 @@ import { insertAccountingRecord } from '../../functions/data/accounting';
 import { insertDc } from '../../functions/data/accounts';
 import { createApiKey } from '../../functions/data/api-keys';
 import { type Attempt, insertAttempt } from '../../functions/data/attempts';
+import { ClaimConflict, findHeldClaims, releaseClaims, takeClaims } from '../../functions/data/claims';
 import { db, tableName, writeTransactionParts } from '../../functions/data/client';
 import { insertDriver } from '../../functions/data/drivers';
 import {
@@ -62,6 +63,38 @@ describe('writeTransactionParts', () => {
     // Nothing of a refused transaction was written: its other items are free still.
     expect(await writeTransactionParts(parts('e', ['f1', 'i2'], 'i'))).toBe('written');
     expect(await writeTransactionParts(parts('g', ['h1', 'h2'], 'j'))).toBe('written');
+  });
+});
+
+describe('takeClaims', () => {
+  const item = (id: string) => ({ kind: 'ITEM' as const, id: `claims-${id}` });
+  const holders = async (ids: string[]) =>
+    (await findHeldClaims(acme.accountId, ids.map(item))).map((held) => [held.id, held.txid]);
+
+  it('takes again what its import holds, names the first id another import holds, and keeps what it took until released', async () => {
+    await takeClaims(acme.accountId, ['a', 'b'].map(item), 'imp_first', 'route-first');
+    // A delivery of the same import again: its own claims are taken again, a new one beside them.
+    await takeClaims(acme.accountId, ['a', 'b', 'c'].map(item), 'imp_first', 'route-first');
+    const ids = ['d', 'b', 'e', 'a'];
+    const conflict = await takeClaims(acme.accountId, ids.map(item), 'imp_second', 'route-second').catch(
+      (thrown: unknown) => thrown,
+    );
+    expect(conflict).toBeInstanceOf(ClaimConflict);
+    expect((conflict as ClaimConflict).claim).toEqual(item('b'));
+    // Not a transaction: the free ids of the batch were taken, and stay the second import's until it lets go.
+    expect(await holders(['a', 'b', 'c', 'd', 'e'])).toEqual([
+      ['claims-a', 'imp_first'],
+      ['claims-b', 'imp_first'],
+      ['claims-c', 'imp_first'],
+      ['claims-d', 'imp_second'],
+      ['claims-e', 'imp_second'],
+    ]);
+    await releaseClaims(acme.accountId, ids.map(item), 'imp_second');
+    expect(await holders(['a', 'b', 'c', 'd', 'e'])).toEqual([
+      ['claims-a', 'imp_first'],
+      ['claims-b', 'imp_first'],
+      ['claims-c', 'imp_first'],
+    ]);
   });
 });
 

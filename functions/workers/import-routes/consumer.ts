@@ -13,7 +13,7 @@ export const importRoutes = defineConsumer({
   timeoutSeconds: 300,
   memorySize: 1769,
   // Writes a revision's before image beside its body (domain/route-revisions.ts).
-  access: { table: 'readWrite', bucket: 'read', bucketWriteKeyPrefix: 'imports/' },
+  access: { table: 'readWrite', tableInserts: true, bucket: 'read', bucketWriteKeyPrefix: 'imports/' },
   // A revision of a started route recomputes its ETAs, whose event carries the waypoints' tracking links.
   linksToApi: true,
 });
