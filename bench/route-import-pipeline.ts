@@ -1,6 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CLAIM_PARALLELISM, CLAIMS_PER_BATCH, claimKey } from '../functions/data/claims';
+import { interleavedByPartition } from '../functions/data/route-shards';
+import { importedRouteRows } from '../functions/domain/route-import';
 import { chunks } from '../functions/shared/parallel';
 import { type Key, keyString, type RawTable } from './dynamo';
 import type { ApiClient } from './http';
@@ -85,12 +87,11 @@ export function phases(run: ImportRun) {
 export async function importRoute(
   context: Context,
   route: BenchRoute,
-  shape: RouteShape,
   options: { probe?: boolean } = {},
 ): Promise<ImportRun> {
   const { api, dcId } = context;
   const body = Buffer.from(JSON.stringify({ route }), 'utf8');
-  const probe = options.probe ? progressProbe(context, route, shape) : undefined;
+  const probe = options.probe ? progressProbe(context, route) : undefined;
 
   const t0 = performance.now();
   const accepted = await api.post(`/dcs/${encodeURIComponent(dcId)}/invoiced-routes`, body);
@@ -134,18 +135,14 @@ export async function importRoute(
  * claims and the rows are written in order by a fixed number of workers, so the first item of each of the
  * last `parallelism` requests shows (nearly always) that every earlier request is done as well.
  */
-function progressProbe(context: Context, route: BenchRoute, shape: RouteShape) {
-  const { accountId, routeKeys, raw } = context;
+function progressProbe(context: Context, route: BenchRoute) {
+  const { accountId, raw } = context;
   const claimKeys = claimsOf(route).map((claim) => claimKey(accountId, claim));
-  const rowKeys: Key[] = [];
-  for (let w = 0; w < shape.waypoints; w++) {
-    rowKeys.push(routeKeys.waypoint(accountId, route.id, w));
-    for (let i = 0; i < shape.invoicesPerWaypoint; i++) {
-      rowKeys.push(routeKeys.invoice(accountId, route.id, w, i));
-      for (let t = 0; t < shape.itemsPerInvoice; t++)
-        rowKeys.push(routeKeys.item(accountId, route.id, w, i, t));
-    }
-  }
+  // In the order the worker writes them (its tracking links before: the batches are off by those).
+  const rowKeys: Key[] = interleavedByPartition(importedRouteRows(accountId, route).rows).map((row) => ({
+    pk: row.pk,
+    sk: row.sk,
+  }));
   const heads = (keys: Key[], size: number, last: number) =>
     chunks(keys, size)
       .slice(-last)

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { claimItem } from '../functions/data/claims';
+import { rowShardsOf, shardPartitions } from '../functions/data/route-shards';
 import { trackingLookupItems } from '../functions/data/tracking-links';
 import { itemSize, type Row, type WriteStats } from './dynamo';
 import { benchRoute, claimsOf } from './route-body';
@@ -49,19 +50,40 @@ export function writeSummary(stats: WriteStats) {
   };
 }
 
+/** Every item of each partition, in order. */
+async function queryPartitions(context: Context, partitions: readonly string[]): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const pk of partitions) {
+    const read = await context.raw.queryAll({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ConsistentRead: true,
+    });
+    rows.push(...read.rows);
+  }
+  return rows;
+}
+
+/** The partitions of the route's rows (its own, then its other shards'), as its header records them. */
+export const routePartitionsOf = (context: Context, routeId: string, header: Row) =>
+  shardPartitions(
+    rowShardsOf({
+      accountId: context.accountId,
+      routeId,
+      rowShardStarts: header.row_shard_starts as string[] | undefined,
+    }),
+  );
+
 /**
- * The route's stored rows but the header, read once, and how to move them under another partition key; and
- * its waypoints' tracking links, which live in partitions of their own, as the import wrote them.
+ * The route's stored rows but the header (its partition's and its other shards'), read once, and how to move
+ * them under another route id of the same length (each in the same shard); and its waypoints' tracking
+ * links, which live in partitions of their own, as the import wrote them.
  */
 export async function copyStoredRows(context: Context, routeId: string) {
   const { pk } = context.routeKeys.route(context.accountId, routeId);
-  const { rows } = await context.raw.queryAll({
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': pk },
-    ConsistentRead: true,
-  });
-  const header = rows.find((row) => row.sk === 'ROUTE');
+  const header = await context.raw.get({ pk, sk: 'ROUTE' });
   if (!header?.tracking_key) throw new Error(`route ${routeId} has no header with a tracking key`);
+  const rows = await queryPartitions(context, routePartitionsOf(context, routeId, header));
   const trackingLinks = trackingLookupItems(
     {
       accountId: context.accountId,
@@ -74,13 +96,16 @@ export async function copyStoredRows(context: Context, routeId: string) {
   );
   return {
     rows: rows.filter((row) => row.sk !== 'ROUTE'),
+    partitions: routePartitionsOf(context, routeId, header),
     header,
     trackingLinks,
     size: itemSize,
-    moveTo(otherPk: string) {
-      if (otherPk.length !== pk.length)
-        throw new Error('the raw partition key must be as long as the route one');
-      return (row: Row): Row => ({ ...row, pk: otherPk });
+    moveTo(otherRouteId: string) {
+      if (otherRouteId.length !== routeId.length)
+        throw new Error('the raw route id must be as long as the route one');
+      const from = `${context.accountId}/${routeId}`;
+      const to = `${context.accountId}/${otherRouteId}`;
+      return (row: Row): Row => ({ ...row, pk: (row.pk as string).replace(from, to) });
     },
   };
 }
@@ -133,10 +158,7 @@ export async function rawFullWrites(
     pk: `TRACKING#${randomBytes(32).toString('hex')}`,
   }));
   const rows = await context.raw.putAll(
-    [
-      ...trackingLinks,
-      ...stored.rows.map(stored.moveTo(context.routeKeys.route(context.accountId, rawRouteId).pk)),
-    ],
+    [...trackingLinks, ...stored.rows.map(stored.moveTo(rawRouteId))],
     ROW_WRITE_PARALLELISM,
   );
   context.log(`  rows ${round(rows.ms, 0)} ms, ${rows.units} write units`);

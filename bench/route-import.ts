@@ -28,6 +28,7 @@ import {
   type RawFullWrites,
   rawClaimAlternatives,
   rawFullWrites,
+  routePartitionsOf,
   unitsBySize,
   writeSummary,
   writeUnits,
@@ -75,7 +76,7 @@ export const routeImportScenario: Scenario = {
     try {
       log(`warm-up import (${countOf(WARMUP_SHAPE).items} items)`);
       const warmupRoute = benchRoute(`bench-wup-${runId}`, WARMUP_SHAPE);
-      const warmup = await importRoute(context, warmupRoute, WARMUP_SHAPE, { probe: true });
+      const warmup = await importRoute(context, warmupRoute, { probe: true });
       details.warmup_import = {
         items: countOf(WARMUP_SHAPE).items,
         ...summary(warmup),
@@ -84,12 +85,14 @@ export const routeImportScenario: Scenario = {
 
       log(`importing ${routeId} (${counts.items} items), polling every ${POLL_MS} ms`);
       const usageBefore = await partitionReport(stack);
-      importRun = await importRoute(context, benchRoute(routeId, SHAPE), SHAPE, { probe: true });
+      importRun = await importRoute(context, benchRoute(routeId, SHAPE), { probe: true });
       const usageAfter = await partitionReport(stack);
       if (usageBefore && usageAfter) {
+        const header = await context.raw.get(routeKeys.route(accountId, routeId));
+        if (!header) throw new Error(`${routeId} has no header`);
         partitions = importPartitions(
           consumedBetween(usageBefore, usageAfter),
-          routeKeys.route(accountId, routeId).pk,
+          routePartitionsOf(context, routeId, header),
           counts.items,
         );
         details.import_partitions = partitions;
@@ -137,7 +140,7 @@ export const routeImportScenario: Scenario = {
 
       log(`raw BatchWriteItem of ${counts.items} item rows, parallelism ${ROW_WRITE_PARALLELISM}`);
       rawItems = await context.raw.putAll(
-        itemRows.map(stored.moveTo(routeKeys.route(accountId, `bench-raw-${runId}`).pk)),
+        itemRows.map(stored.moveTo(`bench-raw-${runId}`)),
         ROW_WRITE_PARALLELISM,
       );
       details.raw_items_write = {
@@ -260,25 +263,33 @@ export const routeImportScenario: Scenario = {
 /**
  * The import under AWS's per-partition limits, from what the local endpoint counted while it ran (POST to
  * SUCCEEDED, status polls included): the floor the busiest partition key puts under it, and the write units
- * it took per imported item, by kind of partition.
+ * it took per imported item, by kind of partition. `routePartitions`: the route's own partition, then the
+ * other shards of its invoice and item rows.
  */
-function importPartitions(partitions: PartitionUsage[], routePk: string, items: number) {
+function importPartitions(partitions: PartitionUsage[], routePartitions: readonly string[], items: number) {
   const kindOf = (p: PartitionUsage) =>
     p.index !== null
       ? 'indexes'
-      : p.partitionKey === routePk
+      : routePartitions.includes(p.partitionKey)
         ? 'route'
         : p.partitionKey.startsWith('CLAIM#')
           ? 'claims'
           : 'bookkeeping';
   const floor = partitionFloor(partitions, (p) =>
-    kindOf(p) === 'route' ? "the route's partition (its header and every row)" : kindOf(p),
+    p.partitionKey === routePartitions[0]
+      ? "the route's partition (header, waypoints, the first shard of its invoice and item rows)"
+      : kindOf(p) === 'route'
+        ? 'a shard of its invoice and item rows'
+        : kindOf(p),
   );
   const writeUnitsOf = (kind: string) =>
     partitions.filter((p) => kindOf(p) === kind).reduce((total, p) => total + p.writeUnits, 0);
   return {
     ...floor,
-    aws_floor_seconds_50k_items_linear: round((floor.aws_floor_seconds * 50_000) / items, 1),
+    route_partitions: routePartitions.map((pk) => ({
+      partition_key: pk,
+      write_units: round(partitions.find((p) => p.index === null && p.partitionKey === pk)?.writeUnits ?? 0),
+    })),
     write_units_per_item: round(floor.write_units / items, 4),
     write_units_per_item_by_kind: Object.fromEntries(
       ['route', 'claims', 'indexes', 'bookkeeping'].map((kind) => [
@@ -290,7 +301,7 @@ function importPartitions(partitions: PartitionUsage[], routePk: string, items: 
       "counted by the local endpoint's partition model while the import ran (AWS's rules; writes sized from the " +
       "items before and after): aws_floor_seconds is the busiest partition key's units over its per-key limit " +
       '(1,000 write units a second), the least time the import takes on AWS however fast the rest is; ' +
-      "aws_floor_seconds_50k_items_linear scales it to a 50,000-item route (the route's rows grow with its items); " +
+      "route_partitions: the write units of the route's partition and of each other shard of its rows; " +
       'write_units_per_item counts every write unit (table and indexes) over the imported items',
   };
 }
@@ -304,7 +315,9 @@ async function compareReads(
 ): Promise<{ api: number[]; raw: number[] }> {
   const { api, raw, accountId, dcId, routeKeys } = context;
   const path = `/dcs/${encodeURIComponent(dcId)}/routes/${encodeURIComponent(routeId)}/invoices`;
-  const { pk } = routeKeys.route(accountId, routeId);
+  const header = await raw.get(routeKeys.route(accountId, routeId));
+  if (!header) throw new Error(`route ${routeId} has no header`);
+  const partitions = routePartitionsOf(context, routeId, header);
   const paths = {
     // Every page, as a client reads the route: an invoice cut by a page boundary shows on both pages.
     api: async () => {
@@ -328,14 +341,18 @@ async function compareReads(
       if (invoiceIds.size !== counts.invoices || items !== counts.items)
         throw new Error(`GET invoices returned ${invoiceIds.size} invoices with ${items} items`);
     },
+    // Each shard of the route's I# rows in turn, as the service reads them.
     raw: async () => {
-      const { rows } = await raw.queryAll({
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-        ConsistentRead: true,
-      });
-      if (rows.length !== counts.invoices + counts.items)
-        throw new Error(`the raw Query returned ${rows.length} rows`);
+      let rows = 0;
+      for (const pk of partitions) {
+        const read = await raw.queryAll({
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+          ConsistentRead: true,
+        });
+        rows += read.rows.length;
+      }
+      if (rows !== counts.invoices + counts.items) throw new Error(`the raw Query returned ${rows} rows`);
     },
   };
   const timed = async (name: keyof typeof paths) => {

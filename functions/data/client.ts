@@ -114,13 +114,14 @@ export async function writeTransactionParts<Refusal extends string>(
 /**
  * Runs a query page after page until `limit` items (or, without a limit, all of them) are read, or until
  * the items read reach `stopAfterBytes` (as JSON): a paged list whose rows turn out large stops reading
- * about where its byte budget ends its page. Returns the key to continue from when more remain.
+ * about where its byte budget ends its page. Returns the key to continue from when more remain, and the bytes
+ * read as it counts them (0 without `stopAfterBytes`).
  */
 export async function queryItems(
   input: Omit<QueryCommandInput, 'TableName' | 'Limit'>,
   limit?: number,
   { stopAfterBytes }: { stopAfterBytes?: number } = {},
-): Promise<{ items: Item[]; lastKey?: Record<string, unknown> }> {
+): Promise<{ items: Item[]; lastKey?: Record<string, unknown>; bytesRead: number }> {
   const items: Item[] = [];
   let bytesRead = 0;
   let startKey = input.ExclusiveStartKey;
@@ -143,7 +144,7 @@ export async function queryItems(
     (limit === undefined || items.length < limit) &&
     (stopAfterBytes === undefined || bytesRead < stopAfterBytes)
   );
-  return { items, lastKey: startKey };
+  return { items, lastKey: startKey, bytesRead };
 }
 
 /** The errors DynamoDB throttles a whole batch with, once the SDK's own retries are spent. */

@@ -1,14 +1,35 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { PAGE_BYTE_BUDGET } from '../shared/limits';
 import { accountingRecordFromItem } from './accounting';
 import type { Claim } from './claims';
 import { db, type Item, queryItems, tableName } from './client';
 import { codec } from './codec';
 import { getRecord } from './item-ops';
-import { type Page, type PageRequest, queryPrefix } from './pagination';
-import { ROUTE_ROW_PREFIX, routeKeys, type TransactItem } from './routes';
+import {
+  decodeNextTokenAmong,
+  encodeNextToken,
+  type Page,
+  type PageRequest,
+  queryPrefix,
+} from './pagination';
+import {
+  invoiceRowKey,
+  placeRows,
+  type RowShards,
+  rowShardsOf,
+  shardPartitions,
+  shardPartitionsBetween,
+} from './route-shards';
+import { ROUTE_ROW_PREFIX, type RouteHeader, routeKeys, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
-/** The rows of a route's partition below its header: waypoints, invoices and items (see ./routes). */
+/**
+ * The rows of a route below its header: waypoints, invoices and items (see ./routes), the invoice and item
+ * rows in the shards the header records (./route-shards).
+ */
+
+/** What locates a route's rows: its keys and its header's shards. */
+export type RouteRowsRef = Pick<RouteHeader, 'accountId' | 'routeId' | 'rowShardStarts'>;
 
 export interface WaypointRow {
   sequence: number;
@@ -86,16 +107,19 @@ const itemCodec = codec<ItemRow>({
 });
 
 /**
- * The rows of a route (waypoints, invoices, items) as items to write, each waypoint's under its sequence;
- * `invoicesByWaypoint[i]` are the invoices of `waypoints[i]`.
+ * The rows of a route (waypoints, invoices, items) as items to write, each waypoint's under its sequence,
+ * in sort key order; `invoicesByWaypoint[i]` are the invoices of `waypoints[i]`. The invoice and item rows
+ * go to the shards of `shards` (a new route's: all in the route's partition, for splitRouteRows to cut).
  */
 export function routeRowItems(
   accountId: string,
   routeId: string,
   waypoints: readonly WaypointRow[],
   invoicesByWaypoint: readonly (readonly InvoiceRow[])[],
+  shards: RowShards = { accountId, routeId, starts: [] },
 ): Item[] {
   const rows: Item[] = [];
+  const partition = routeKeys.partition(accountId, routeId);
   waypoints.forEach((waypoint, position) => {
     const wp = waypoint.sequence;
     rows.push({
@@ -105,13 +129,15 @@ export function routeRowItems(
     });
     (invoicesByWaypoint[position] ?? []).forEach(({ items, ...invoice }, inv) => {
       rows.push({
-        ...routeKeys.invoice(accountId, routeId, wp, inv),
+        pk: partition,
+        sk: routeKeys.invoiceSk(wp, inv),
         entity: 'INVOICE',
         ...invoiceCodec.toItem(invoice),
       });
       items.forEach((item, index) => {
         rows.push({
-          ...routeKeys.item(accountId, routeId, wp, inv, index),
+          pk: partition,
+          sk: routeKeys.itemSk(wp, inv, index),
           entity: 'ITEM',
           ...invoiceOfItemCodec.toItem({ invoiceId: invoice.id, waypointId: invoice.waypointId }),
           ...itemCodec.toItem(item),
@@ -119,7 +145,7 @@ export function routeRowItems(
       });
     });
   });
-  return rows;
+  return placeRows(shards, rows);
 }
 
 /** Rows of one kind in the route partition, in key order: all of them, or one page. */
@@ -188,19 +214,20 @@ export interface InvoiceRowsPage extends Page<InvoiceRow> {
  * (invoices and items alike). A page that starts inside an invoice repeats that invoice (its header is
  * read by key) with the items that follow.
  */
-export async function listInvoiceRows(
-  accountId: string,
-  routeId: string,
-  page?: PageRequest,
-): Promise<InvoiceRowsPage> {
-  const { items, nextToken } = await queryRouteRows(accountId, routeId, ROUTE_ROW_PREFIX.invoiceOrItem, page);
+export async function listInvoiceRows(route: RouteRowsRef, page?: PageRequest): Promise<InvoiceRowsPage> {
+  const shards = rowShardsOf(route);
+  const { items, nextToken } = await queryInvoiceRowPage(shards, page);
   const rowKeys = items.map((item): TableKey => ({ pk: item.pk, sk: item.sk }));
   const first = items[0];
   const last = items.at(-1);
   const continuesInvoice = first?.entity === 'ITEM';
   if (continuesInvoice) {
     const { Item } = await db.send(
-      new GetCommand({ TableName: tableName(), Key: invoiceKeyOfItem(first), ConsistentRead: true }),
+      new GetCommand({
+        TableName: tableName(),
+        Key: invoiceRowKey(shards, invoiceSkOfItem(first)),
+        ConsistentRead: true,
+      }),
     );
     // The header is gone only when the route is being deleted: its items then show under their invoice id.
     const { invoiceId, waypointId } = invoiceOfItemCodec.fromItem(first);
@@ -221,6 +248,42 @@ export async function listInvoiceRows(
   };
 }
 
+/**
+ * The `I#` rows of the route's shards in order, as one list: all of them, or a page (at most `limit` rows,
+ * fewer once they reach PAGE_BYTE_BUDGET) after the row its token names, which names the shard it continues
+ * in. A page that ends where a shard does continues after its last row: the next finds that shard done.
+ */
+async function queryInvoiceRowPage(shards: RowShards, page?: PageRequest): Promise<Page<Item>> {
+  const partitions = shardPartitions(shards);
+  let startKey = decodeNextTokenAmong(page?.nextToken, partitions, ROUTE_ROW_PREFIX.invoiceOrItem);
+  const items: Item[] = [];
+  let bytesRead = 0;
+  for (let shard = startKey ? partitions.indexOf(startKey.pk) : 0; shard < partitions.length; shard++) {
+    const read = await queryItems(
+      {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': partitions[shard],
+          ':prefix': ROUTE_ROW_PREFIX.invoiceOrItem,
+        },
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      },
+      page && page.limit - items.length,
+      { stopAfterBytes: page && PAGE_BYTE_BUDGET - bytesRead },
+    );
+    items.push(...read.items);
+    bytesRead += read.bytesRead;
+    startKey = undefined;
+    if (read.lastKey) return { items, nextToken: encodeNextToken(read.lastKey) };
+    const pageFull = page && (items.length >= page.limit || bytesRead >= PAGE_BYTE_BUDGET);
+    const last = items.at(-1);
+    if (pageFull && last && shard < partitions.length - 1)
+      return { items, nextToken: encodeNextToken({ pk: last.pk, sk: last.sk }) };
+  }
+  return { items };
+}
+
 /** The sequence of the waypoint an `I#<wp seq>#…` row belongs to. */
 const waypointSequenceOfRow = (item: Item) =>
   Number(item.sk.slice(ROUTE_ROW_PREFIX.invoiceOrItem.length).split('#', 1)[0]);
@@ -235,51 +298,46 @@ function invoicesOfRows(rows: Item[]): InvoiceRow[] {
   return invoices;
 }
 
-/** The `I#` rows of waypoints with sequences `first`..`last` (all when no `last`), in key order. */
+/**
+ * The `I#` rows of waypoints with sequences `first`..`last`, in key order: each shard whose range meets
+ * theirs is queried (at once), and their rows joined in shard order.
+ */
 async function queryInvoiceRowsOfWaypoints(
-  accountId: string,
-  routeId: string,
+  route: RouteRowsRef,
   waypoints: { first: number; last: number },
   projection?: string,
 ): Promise<Item[]> {
-  const { items } = await queryItems({
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: {
-      ':pk': routeKeys.partition(accountId, routeId),
-      ':from': routeKeys.invoiceRowsOf(waypoints.first),
-      // Sorts after every row of waypoint `last` and before those of the next one.
-      ':to': routeKeys.invoiceRowsOf(waypoints.last + 1),
-    },
-    ProjectionExpression: projection,
-    ConsistentRead: true,
+  const from = routeKeys.invoiceRowsOf(waypoints.first);
+  // Sorts after every row of waypoint `last` and before those of the next one.
+  const to = routeKeys.invoiceRowsOf(waypoints.last + 1);
+  const shards = shardPartitionsBetween(rowShardsOf(route), from, to).map(async (partition) => {
+    const { items } = await queryItems({
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': partition, ':from': from, ':to': to },
+      ProjectionExpression: projection,
+      ConsistentRead: true,
+    });
+    return items;
   });
-  return items;
+  return (await Promise.all(shards)).flat();
 }
 
 /** The invoices of the waypoints in sequence `first`..`last`, with their items, in import order. */
 export async function listInvoiceRowsOfWaypoints(
-  accountId: string,
-  routeId: string,
+  route: RouteRowsRef,
   first: number,
   last: number,
 ): Promise<InvoiceRow[]> {
-  return invoicesOfRows(await queryInvoiceRowsOfWaypoints(accountId, routeId, { first, last }));
+  return invoicesOfRows(await queryInvoiceRowsOfWaypoints(route, { first, last }));
 }
 
 /** An item row's sk is its invoice's sk followed by `#<item seq>`. */
-function invoiceKeyOfItem(item: Item): TableKey {
-  return { pk: item.pk, sk: item.sk.slice(0, item.sk.lastIndexOf('#')) };
-}
+const invoiceSkOfItem = (item: Item): string => item.sk.slice(0, item.sk.lastIndexOf('#'));
 
 /** The ids of the items of one waypoint (by its sequence). */
-export async function listWaypointItemIds(
-  accountId: string,
-  routeId: string,
-  sequence: number,
-): Promise<string[]> {
+export async function listWaypointItemIds(route: RouteRowsRef, sequence: number): Promise<string[]> {
   const rows = await queryInvoiceRowsOfWaypoints(
-    accountId,
-    routeId,
+    route,
     { first: sequence, last: sequence },
     'entity, item_id',
   );
@@ -288,13 +346,11 @@ export async function listWaypointItemIds(
 
 /** The invoice and item rows of one waypoint (by its sequence), each with the id it holds a claim for. */
 export async function listWaypointInvoiceRows(
-  accountId: string,
-  routeId: string,
+  route: RouteRowsRef,
   sequence: number,
 ): Promise<{ key: TableKey; claim: Claim }[]> {
   const rows = await queryInvoiceRowsOfWaypoints(
-    accountId,
-    routeId,
+    route,
     { first: sequence, last: sequence },
     'pk, sk, entity, invoice_id, item_id',
   );
@@ -338,24 +394,30 @@ export const deleteRouteRowItem = (key: TableKey): TransactItem => ({
 });
 
 /**
- * The rows of the route partition but the header (to delete a route or a failed import's leftovers): all of
- * them, or those among the first `limit` items of the partition.
+ * The rows of the route's partition but the header, and of its other shards (to delete a route or a failed
+ * import's leftovers): all of them, or those among the first `limit` items of all its partitions together,
+ * an equal part from each, so that deleting them spreads the write units over every shard.
  */
 export async function listRouteRows(
-  accountId: string,
-  routeId: string,
+  shards: RowShards,
   limit?: number,
 ): Promise<{ key: TableKey; claim?: Claim }[]> {
-  const { items } = await queryItems(
-    {
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': routeKeys.partition(accountId, routeId) },
-      ProjectionExpression: 'pk, sk, entity, waypoint_id, invoice_id, item_id, record_id',
-      ConsistentRead: true,
-    },
-    limit,
-  );
-  return items
+  const partitions = shardPartitions(shards);
+  const perPartition = limit === undefined ? undefined : Math.ceil(limit / partitions.length);
+  const read = partitions.map(async (partition) => {
+    const { items } = await queryItems(
+      {
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': partition },
+        ProjectionExpression: 'pk, sk, entity, waypoint_id, invoice_id, item_id, record_id',
+        ConsistentRead: true,
+      },
+      perPartition,
+    );
+    return items;
+  });
+  return (await Promise.all(read))
+    .flat()
     .filter((item) => item.sk !== 'ROUTE')
     .map((item) => ({ key: { pk: item.pk, sk: item.sk }, claim: claimOfRow(item) }));
 }

@@ -12,16 +12,21 @@ import { decodeIndexNextToken, encodeNextToken, type Page, type PageRequest } fr
 import { TABLE_SCHEMA, type TableKey } from './table-schema';
 
 /**
- * A route and everything imported with it live in one partition, so a route reads with one query and
- * in import order:
+ * A route and everything imported with it live in its partition, in import order:
  *   ROUTE                          the header (state, assignment, version, waypoint ids)
  *   WP#<wp seq>                    waypoints in sequence
  *   I#<wp seq>#<inv seq>           invoices, each followed by its items
  *   I#<wp seq>#<inv seq>#<item seq>
+ * but for a big route's `I#` rows: cut in sort key order into shards of bounded write units, whose first
+ * stays in the route's partition and each next one has a partition of its own,
+ * `ROUTE_ROWS#<account>/<route>#<shard>` (the header lists where they start; ./route-shards.ts says why).
  * Rows without a header (an import in progress, a route being deleted) are never shown: every read
  * starts at the header.
  */
 const routePartition = (accountId: string, routeId: string) => `ROUTE#${accountId}/${routeId}`;
+/** The shard number last: no route id (which may hold `#` and digits) makes one key of two shards. */
+const rowShardPartition = (accountId: string, routeId: string, shard: number) =>
+  `ROUTE_ROWS#${accountId}/${routeId}#${shard}`;
 const seq = (n: number, width: number) => String(n).padStart(width, '0');
 
 export const ROUTE_ROW_PREFIX = { waypoint: 'WP#', invoiceOrItem: 'I#' } as const;
@@ -36,14 +41,12 @@ export const routeKeys = {
     pk: routePartition(accountId, routeId),
     sk: `${ROUTE_ROW_PREFIX.waypoint}${seq(wp, 5)}`,
   }),
-  invoice: (accountId: string, routeId: string, wp: number, inv: number): TableKey => ({
-    pk: routePartition(accountId, routeId),
-    sk: `${ROUTE_ROW_PREFIX.invoiceOrItem}${seq(wp, 5)}#${seq(inv, 4)}`,
-  }),
-  item: (accountId: string, routeId: string, wp: number, inv: number, item: number): TableKey => ({
-    pk: routePartition(accountId, routeId),
-    sk: `${ROUTE_ROW_PREFIX.invoiceOrItem}${seq(wp, 5)}#${seq(inv, 4)}#${seq(item, 5)}`,
-  }),
+  /** The partition of shard `shard` >= 1 of the route's `I#` rows (shard 0 is the route's partition). */
+  rowShard: rowShardPartition,
+  /** The sort keys of invoice and item rows; their partition is their shard's (./route-shards.ts). */
+  invoiceSk: (wp: number, inv: number) => `${ROUTE_ROW_PREFIX.invoiceOrItem}${seq(wp, 5)}#${seq(inv, 4)}`,
+  itemSk: (wp: number, inv: number, item: number) =>
+    `${ROUTE_ROW_PREFIX.invoiceOrItem}${seq(wp, 5)}#${seq(inv, 4)}#${seq(item, 5)}`,
   /** A row of the route's partition under sort key `sk` (its attempts and accounting records). */
   row: (accountId: string, routeId: string, sk: string): TableKey => ({
     pk: routePartition(accountId, routeId),
@@ -105,6 +108,12 @@ export interface RouteHeader {
    */
   nextWaypointSequence?: number;
   /**
+   * The sort key each shard of the route's `I#` rows after the first starts at, increasing
+   * (./route-shards.ts); absent when they all are in the route's partition (every small route, and every
+   * route imported before shards).
+   */
+  rowShardStarts?: string[];
+  /**
    * Set while a revision (its txid) is being applied: every change of the route is refused (3102) until the
    * revision is in or rolled back.
    */
@@ -142,6 +151,7 @@ const headerCodec = codec<RouteHeader>({
   waypointIds: { absent: [] },
   waypointSequences: {},
   nextWaypointSequence: {},
+  rowShardStarts: {},
   revisionTxid: {},
   isActive: {},
   isFinalized: {},

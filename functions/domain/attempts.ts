@@ -1,7 +1,7 @@
 import { type Attempt, type AttemptStatus, getAttempt, insertAttempt, type Reason } from '../data/attempts';
 import { getProof } from '../data/proofs';
 import { listWaypointItemIds } from '../data/route-rows';
-import { waypointSequenceOf } from '../data/routes';
+import { type RouteHeader, waypointSequenceOf } from '../data/routes';
 import type { DriverCaller } from '../shared/auth-context';
 import { ConflictError, ValidationError } from '../shared/errors';
 import { quote, quoteList } from '../shared/quote';
@@ -61,7 +61,7 @@ export async function recordAttempt(
         `waypoint ${quote(waypointId)} is not on route ${quote(routeId)}`,
       );
     }
-    await rejectUnknownItems(driver.accountId, routeId, sequence, waypointId, input.items ?? []);
+    await rejectUnknownItems(route, sequence, waypointId, input.items ?? []);
     const proofIds = input.proofIds ?? [];
     await rejectUnusableProofs(driver.accountId, routeId, sequence, waypointId, input.id, proofIds);
 
@@ -150,20 +150,19 @@ async function rejectUnusableProofs(
 }
 
 async function rejectUnknownItems(
-  accountId: string,
-  routeId: string,
+  route: RouteHeader,
   sequence: number,
   waypointId: string,
   items: readonly { id: string }[],
 ): Promise<void> {
   if (items.length === 0) return;
-  const onWaypoint = new Set(await listWaypointItemIds(accountId, routeId, sequence));
+  const onWaypoint = new Set(await listWaypointItemIds(route, sequence));
   const unknown = items.filter((item) => !onWaypoint.has(item.id)).map((item) => item.id);
   if (unknown.length > 0) {
     throw new ConflictError(
       'NOT_ON_ROUTE',
       `items: ${quoteList(unknown)} ` +
-        `${unknown.length === 1 ? 'is' : 'are'} not on waypoint ${quote(waypointId)} of route ${quote(routeId)}`,
+        `${unknown.length === 1 ? 'is' : 'are'} not on waypoint ${quote(waypointId)} of route ${quote(route.routeId)}`,
     );
   }
 }

@@ -55,7 +55,7 @@ export async function invoiceEvidence(ref: RouteRef, invoiceId: string): Promise
   if (!waypoint) throw notFound();
   const { sequence } = waypoint;
   const [invoices, attempts, proofs, { items: cashRecords }, dc] = await Promise.all([
-    listInvoiceRowsOfWaypoints(ref.accountId, ref.routeId, sequence, sequence),
+    listInvoiceRowsOfWaypoints(route, sequence, sequence),
     listAttempts(ref.accountId, ref.routeId, { first: sequence, last: sequence }),
     listWaypointProofs(ref.accountId, ref.routeId, sequence),
     listAccountingRecords(ref.accountId, ref.routeId),

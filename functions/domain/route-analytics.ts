@@ -35,7 +35,7 @@ async function factsOf(route: RouteHeader): Promise<RouteFacts> {
     getDc(route.accountId, route.dcId),
     driverRef ? getDriver(route.accountId, route.dcId, driverRef) : undefined,
     listWaypointRows(route.accountId, route.routeId).then((page) => page.items),
-    listInvoiceRows(route.accountId, route.routeId).then((page) => page.items),
+    listInvoiceRows(route).then((page) => page.items),
     listAttempts(route.accountId, route.routeId),
     listAccountingRecords(route.accountId, route.routeId).then((page) => page.items),
     driverRef && route.startedTimestamp !== undefined

@@ -31,6 +31,7 @@ import {
 } from '../data/imports';
 import { routeEtasItem } from '../data/route-etas';
 import { listRouteRows, routeRowItems } from '../data/route-rows';
+import { interleavedByPartition, rowShardsOf, splitRouteRows } from '../data/route-shards';
 import type { RouteHeader } from '../data/routes';
 import { trackingLookupItems, trackingLookupKeys } from '../data/tracking-links';
 import { countWorkerAttempt } from '../data/worker-attempts';
@@ -290,28 +291,28 @@ export async function runImport(message: ImportMessage, runEndsBy: number): Prom
   if (attempt === undefined) return 'ALREADY_FINISHED';
   const lastAttempt = attempt >= IMPORT_ATTEMPTS;
 
-  let claims: Claim[] = [];
+  let route: ImportedRoute | undefined;
   let imported = record;
   try {
-    const route = await readImportBody(record);
+    route = await readImportBody(record);
     imported = { ...record, routeId: route.id };
-    claims = claimsOf(route);
     // The body is read first even then: the failure releases the claims an earlier run took.
     if (attempt > IMPORT_ATTEMPTS)
       throw new Error(`the import's last attempt (${IMPORT_ATTEMPTS}) did not finish`);
     if (runEndsBy > record.deadline) throw overdue(record);
-    await takeClaims(record.accountId, claims, record.txid, route.id);
+    await takeClaims(record.accountId, claimsOf(route), record.txid, route.id);
     await requireDriverOfDc(record.accountId, record.dcId, route.driver_id);
     const dc = await getDc(record.accountId, record.dcId);
     if (!dc) throw new Error(`DC ${record.dcId} is gone`);
     const { header, rows } = routeRecords(imported, route, dc);
-    await putAll(rows);
+    // Every shard at once: written one partition after the other, each would take its turn at AWS's limit.
+    await putAll(interleavedByPartition(rows));
     const outcome = await finishImport(imported, { header });
     if (
       outcome === 'ALREADY_FINISHED' &&
       (await getImport(record.accountId, record.txid))?.status === 'FAILED'
     )
-      await discardImport(imported, claims);
+      await discardImport(imported, route);
     return outcome;
   } catch (error) {
     const failure =
@@ -327,7 +328,7 @@ export async function runImport(message: ImportMessage, runEndsBy: number): Prom
     if (!(error instanceof ClaimConflict || error instanceof ApiError)) {
       logger.error('import failed on its last attempt', { error, txid: record.txid });
     }
-    await discardImport(imported, claims);
+    await discardImport(imported, route);
     return finishImport(imported, { failure });
   }
 }
@@ -408,7 +409,7 @@ function overdue(record: ImportRecord): ApiError {
 async function abandonImport(record: ImportRecord, failure: ApiError): Promise<ImportOutcome> {
   const route = await claimedRouteOf(record);
   const abandoned = route ? { ...record, routeId: route.id } : record;
-  await discardImport(abandoned, route ? claimsOf(route) : []);
+  await discardImport(abandoned, route);
   logger.warn('import abandoned', { txid: record.txid, reason: failure.message });
   return finishImport(abandoned, { failure });
 }
@@ -422,9 +423,12 @@ async function claimedRouteOf(record: ImportRecord): Promise<ImportedRoute | und
     if (!isMissingObject(error)) throw error;
     // An upload that never came; a POSTed body outlived by its import (the bucket keeps it a day).
     if (!record.upload)
-      logger.error('the body of an abandoned import is gone: the ids it claimed stay claimed', {
-        txid: record.txid,
-      });
+      logger.error(
+        "the body of an abandoned import is gone: the ids it claimed stay claimed, its rows outside the route's partition stay",
+        {
+          txid: record.txid,
+        },
+      );
     return undefined;
   }
 }
@@ -434,11 +438,14 @@ export function internalFailure(message: string): ApiError {
 }
 
 /**
- * Deletes the rows this import wrote and releases the claims it holds. The rows are only ours while we
- * hold the route id: when the route id itself was taken, the partition belongs to the other route. The
- * tracking links are ours whoever holds the route id: their keys come from this import's tracking key.
+ * Deletes the rows this import wrote and releases the claims it holds (those of `route`, its body: none
+ * without one). The rows are only ours while we hold the route id: when the route id itself was taken, the
+ * partitions belong to the other route. The body places the rows in their shards as the import did; without
+ * it only the route's partition is known. The tracking links are ours whoever holds the route id: their keys
+ * come from this import's tracking key.
  */
-async function discardImport(record: ImportRecord, claims: Claim[]): Promise<void> {
+async function discardImport(record: ImportRecord, route: ImportedRoute | undefined): Promise<void> {
+  const claims = route ? claimsOf(route) : [];
   const { routeId } = record;
   if (routeId === undefined) return; // an upload whose body was refused: nothing written, nothing claimed
   if (record.trackingKey !== undefined) {
@@ -446,8 +453,12 @@ async function discardImport(record: ImportRecord, claims: Claim[]): Promise<voi
     await deleteAll(trackingLookupKeys(record.trackingKey, waypointIds));
   }
   const [routeClaim] = await findHeldClaims(record.accountId, [{ kind: 'ROUTE', id: routeId }]);
-  if (routeClaim?.txid === record.txid)
-    await deleteAll((await listRouteRows(record.accountId, routeId)).map((row) => row.key));
+  if (routeClaim?.txid === record.txid) {
+    const shards = route
+      ? importedRouteRows(record.accountId, route).shards
+      : rowShardsOf({ accountId: record.accountId, routeId });
+    await deleteAll((await listRouteRows(shards)).map((row) => row.key));
+  }
   await releaseClaims(record.accountId, claims, record.txid);
 }
 
@@ -492,11 +503,24 @@ async function finishImport(
   return 'route' in ending ? 'SUCCEEDED' : 'FAILED';
 }
 
+/**
+ * The waypoints of an imported route, and its rows in their shards: a function of the body alone, so that a
+ * retry of the import and the cleanup of a failed one place every row as the import did.
+ */
+export function importedRouteRows(accountId: string, route: ImportedRoute) {
+  const waypoints = storedWaypointsOf(route);
+  const rows = routeRowItems(
+    accountId,
+    route.id,
+    waypoints.map((stop) => stop.waypoint),
+    waypoints.map((stop) => stop.invoices),
+  );
+  return { waypoints: waypoints.map((stop) => stop.waypoint), ...splitRouteRows(accountId, route.id, rows) };
+}
+
 /** The header and rows of an imported route, as stored. */
 function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
-  const stored = storedWaypointsOf(route);
-  const waypoints = stored.map((stop) => stop.waypoint);
-  const invoices = stored.map((stop) => stop.invoices);
+  const { waypoints, rows, shards } = importedRouteRows(record.accountId, route);
   const header: RouteHeader = {
     accountId: record.accountId,
     dcId: record.dcId,
@@ -509,6 +533,7 @@ function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
     startWarehouse: route.start_warehouse,
     endWarehouse: route.end_warehouse,
     waypointIds: waypoints.map((waypoint) => waypoint.id),
+    rowShardStarts: shards.starts.length > 0 ? [...shards.starts] : undefined,
     isActive: route.activate_after_successful_import,
     isFinalized: false,
     version: 1,
@@ -523,7 +548,7 @@ function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
     : [];
   return {
     header,
-    rows: [...trackingLinks, ...routeRowItems(record.accountId, route.id, waypoints, invoices), etas],
+    rows: [...trackingLinks, ...rows, etas],
   };
 }
 

@@ -73,8 +73,8 @@ export interface InvoicePageRequest extends PageRequest {
  * when they reach the byte budget. The statuses come from the attempts of the page's waypoints only.
  */
 export async function invoiceStatus(ref: RouteRef, page: InvoicePageRequest): Promise<Page<InvoiceRow>> {
-  await requireRoute(ref);
-  const invoices = await listInvoiceRows(ref.accountId, ref.routeId, page);
+  const route = await requireRoute(ref);
+  const invoices = await listInvoiceRows(route, page);
   const attempts = invoices.waypoints
     ? await listAttempts(ref.accountId, ref.routeId, invoices.waypoints)
     : [];
@@ -238,9 +238,7 @@ export interface RouteDetail {
 async function routeDetailPage(route: RouteHeader, page: PageRequest) {
   const { waypoints, progress } = await waypointPage(route, page);
   const range = sequenceRange(waypoints.items);
-  const invoices = range
-    ? await listInvoiceRowsOfWaypoints(route.accountId, route.routeId, range.first, range.last)
-    : [];
+  const invoices = range ? await listInvoiceRowsOfWaypoints(route, range.first, range.last) : [];
   const byWaypoint = new Map<string, InvoiceRow[]>();
   for (const invoice of withItemStatuses(invoices, progress)) {
     byWaypoint.set(invoice.waypointId, [...(byWaypoint.get(invoice.waypointId) ?? []), invoice]);

@@ -19,6 +19,7 @@ import {
   listWaypointRows,
   routeRowItems,
 } from '../data/route-rows';
+import { rowShardsOf } from '../data/route-shards';
 import {
   getRouteHeader,
   nextWaypointSequenceOf,
@@ -90,7 +91,7 @@ export async function cancelWaypoint(ref: RouteRef, waypointId: string): Promise
       );
     const [attempts, invoiceRows] = await Promise.all([
       listAttempts(ref.accountId, ref.routeId, { first: sequence, last: sequence }),
-      listWaypointInvoiceRows(ref.accountId, ref.routeId, sequence),
+      listWaypointInvoiceRows(route, sequence),
     ]);
     // Attempts recorded before waypoints carried their visited mark are found by reading them.
     if (attempts.length > 0) throw waypointVisited(waypointId);
@@ -286,7 +287,7 @@ async function applyRevision(record: ImportRecord, body: ImportedRoute): Promise
   try {
     const [waypoints, invoices, attempts, dc] = await Promise.all([
       listWaypointRows(ref.accountId, ref.routeId).then((page) => page.items),
-      listInvoiceRows(ref.accountId, ref.routeId).then((page) => page.items),
+      listInvoiceRows(route).then((page) => page.items),
       listAttempts(ref.accountId, ref.routeId),
       getDc(ref.accountId, ref.dcId),
     ]);
@@ -405,7 +406,10 @@ const HEADER_FIELDS = [
 const headerFieldsSame = (route: RouteHeader, next: RouteHeader) =>
   HEADER_FIELDS.every((field) => sameAsJson(route[field], next[field]));
 
-/** The rows of these waypoints and their tracking links' lookups, as items. */
+/**
+ * The rows of these waypoints and their tracking links' lookups, as items: invoice and item rows in the
+ * shards of the route's import (an added waypoint sorts last: its rows join the last shard).
+ */
 function itemsOf(route: RouteHeader, stops: StoredWaypoint[]): Item[] {
   const { accountId, routeId, trackingKey } = route;
   return [
@@ -414,6 +418,7 @@ function itemsOf(route: RouteHeader, stops: StoredWaypoint[]): Item[] {
       routeId,
       stops.map((stop) => stop.waypoint),
       stops.map((stop) => stop.invoices),
+      rowShardsOf(route),
     ),
     ...(trackingKey === undefined
       ? []

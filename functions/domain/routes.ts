@@ -6,6 +6,7 @@ import { cutToBudget, type Page, type SizedPageRequest } from '../data/paginatio
 import type { SequencedEvent } from '../data/route-event-sequences';
 import { type DriverSetsChange, type RouteChangeWrites, writeRouteChange } from '../data/route-header-writes';
 import { listRouteRows, type WaypointRow } from '../data/route-rows';
+import { rowShardsOf } from '../data/route-shards';
 import {
   deleteRouteHeader,
   getRouteHeader,
@@ -335,7 +336,7 @@ export async function removeDeletedRoute(
   if (!route?.deleting) return 'NOTHING_TO_REMOVE';
   let removed = 0;
   for (;;) {
-    const rows = await listRouteRows(accountId, routeId, ROWS_PER_CHUNK);
+    const rows = await listRouteRows(rowShardsOf(route), ROWS_PER_CHUNK);
     if (rows.length === 0) break;
     if (removed >= options.rowsPerMessage) {
       await send(channels.deletions, message);
