@@ -29,7 +29,16 @@ export class ApiClient {
     return this.#send('POST', path, typeof body === 'string' ? Buffer.from(body, 'utf8') : body, bearer);
   }
 
-  #send(method: 'GET' | 'POST', path: string, body?: Buffer, bearer?: string): Promise<JsonResponse> {
+  delete(path: string): Promise<JsonResponse> {
+    return this.#send('DELETE', path);
+  }
+
+  #send(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: Buffer,
+    bearer?: string,
+  ): Promise<JsonResponse> {
     const headers = bearer ? { ...this.#headers, Authorization: `Bearer ${bearer}` } : this.#headers;
     return new Promise((resolve, reject) => {
       const req = request(

@@ -10,6 +10,7 @@ import { RawTable, type WriteStats } from './dynamo';
 import { ApiClient } from './http';
 import { consumedBetween, partitionFloor, partitionReport } from './partitions';
 import { benchRoute, claimsOf, countOf } from './route-body';
+import { FULL_SHAPE, fullSizeRouteFloors } from './route-import-full';
 import {
   type Context,
   type ImportRun,
@@ -41,6 +42,7 @@ const READ_RUNS = 3;
 const IMPORT_RATIO_TARGET = 1.1;
 const READ_RATIO_TARGET = 1.5;
 const WRITE_UNITS_PER_ITEM_TARGET = 2.5;
+const FULL_SIZE_FLOOR_TARGET_SECONDS = 30;
 
 /**
  * One route of 25,000 items through the import pipeline of the local runtime (POST, SQS poller, worker,
@@ -73,6 +75,7 @@ export const routeImportScenario: Scenario = {
     let rawFull: RawFullWrites | undefined;
     let read: { api: number[]; raw: number[] } | undefined;
     let partitions: ReturnType<typeof importPartitions> | undefined;
+    let fullSize: Awaited<ReturnType<typeof fullSizeRouteFloors>>;
     try {
       log(`warm-up import (${countOf(WARMUP_SHAPE).items} items)`);
       const warmupRoute = benchRoute(`bench-wup-${runId}`, WARMUP_SHAPE);
@@ -204,6 +207,10 @@ export const routeImportScenario: Scenario = {
           finish_transaction_event: 2 * unitsBySize(event),
         },
       });
+
+      // Last: a route twice the size loads DynamoDB Local with 100,000 more rows and claims.
+      fullSize = await fullSizeRouteFloors(context, stack, `bench-max-${runId}`);
+      if (fullSize) details.full_size_route = fullSize;
     } catch (error) {
       abort.throwIfAborted();
       errors++;
@@ -223,7 +230,9 @@ export const routeImportScenario: Scenario = {
         'partition; the same claims as single conditional PutItems and as TransactWriteItems of 100 (time and ' +
         "write units); the import's write " +
         'units per item and their on-demand price; then every page of GET /dcs/{dc}/routes/{id}/invoices vs. a ' +
-        'paginated Query (ConsistentRead) of the same I# rows; same DynamoDB Local',
+        'paginated Query (ConsistentRead) of the same I# rows; same DynamoDB Local; last, a route of ' +
+        `${FULL_SHAPE.waypoints} waypoints and ${countOf(FULL_SHAPE).items} items imported through an upload ` +
+        'link and deleted, the partition model counting, for the floors of both',
       route: {
         id: routeId,
         shape: `${SHAPE.waypoints} waypoints x ${SHAPE.invoicesPerWaypoint} invoices x ${SHAPE.itemsPerInvoice} items`,
@@ -247,6 +256,15 @@ export const routeImportScenario: Scenario = {
           '<=',
           READ_RATIO_TARGET,
           `median of ${READ_RUNS}: every page of GET .../invoices (${counts.items} items) / paginated Query of the I# rows`,
+        ),
+        aws_floor_seconds_50k_items: check(
+          fullSize?.aws_floor_seconds ?? Number.NaN,
+          '<=',
+          FULL_SIZE_FLOOR_TARGET_SECONDS,
+          `the larger of the floors AWS's per-partition limits put under the import and under the deletion of a ` +
+            `route of ${FULL_SHAPE.waypoints} waypoints and ${countOf(FULL_SHAPE).items} items, measured: the ` +
+            "busiest partition key's units over its limit, as the local endpoint's partition model counted them " +
+            '(full_size_route; BENCH_PARTITIONS=off: not measured)',
         ),
         write_units_per_item: check(
           partitions?.write_units_per_item ?? Number.NaN,
