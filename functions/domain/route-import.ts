@@ -315,22 +315,28 @@ export async function runImport(message: ImportMessage, runEndsBy: number): Prom
       await discardImport(imported, route);
     return outcome;
   } catch (error) {
-    const failure =
-      error instanceof ClaimConflict
-        ? takenError(error.claim)
-        : error instanceof ApiError
-          ? error
-          : lastAttempt
-            ? internalFailure('the import failed; send it again')
-            : undefined;
+    const failure = failureOfRun(error, lastAttempt, 'the import failed; send it again');
     // A passing failure keeps its claims and rows: SQS retries the same txid, which re-takes and rewrites them.
     if (!failure) throw error;
-    if (!(error instanceof ClaimConflict || error instanceof ApiError)) {
-      logger.error('import failed on its last attempt', { error, txid: record.txid });
-    }
+    if (failure.unexpected) logger.error('import failed on its last attempt', { error, txid: record.txid });
     await discardImport(imported, route);
-    return finishImport(imported, { failure });
+    return finishImport(imported, { failure: failure.error });
   }
+}
+
+/**
+ * What a run of the import worker (an import or a revision) that threw `error` ends with: the id's code for a
+ * claim conflict, the error itself when it carries a code, `unexpectedMessage` (1000) for anything else on
+ * the last attempt (`unexpected`: worth a log line); undefined when SQS should retry the same txid.
+ */
+export function failureOfRun(
+  error: unknown,
+  lastAttempt: boolean,
+  unexpectedMessage: string,
+): { error: ApiError; unexpected: boolean } | undefined {
+  if (error instanceof ClaimConflict) return { error: takenError(error.claim), unexpected: false };
+  if (error instanceof ApiError) return { error, unexpected: false };
+  return lastAttempt ? { error: internalFailure(unexpectedMessage), unexpected: true } : undefined;
 }
 
 // ---- Imports that will not run: dead-lettered, overdue, or an upload that never came ----

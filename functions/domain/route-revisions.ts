@@ -1,7 +1,7 @@
 import { getDc } from '../data/accounts';
 import { listAttempts } from '../data/attempts';
 import { bucketKeys, getObjectText, isMissingObject, putJsonObject } from '../data/bucket';
-import { type Claim, ClaimConflict, releaseClaims, takeClaims } from '../data/claims';
+import { type Claim, releaseClaims, takeClaims } from '../data/claims';
 import { deleteAll, type Item, putAll } from '../data/client';
 import {
   endImport,
@@ -55,12 +55,12 @@ import {
 } from './route-diff';
 import { recomputeEtas } from './route-etas';
 import {
+  failureOfRun,
   IMPORT_ATTEMPTS,
   internalFailure,
   readImportBody,
   rejectRepeatedIds,
   requireDriverOfDc,
-  takenError,
 } from './route-import';
 import { DriverGoneError, type RouteRef, rejectFinalized, requireRoute, writeHeader } from './routes';
 
@@ -210,19 +210,15 @@ export async function runRevision(message: ImportMessage): Promise<RevisionOutco
       throw new Error(`the revision's last attempt (${IMPORT_ATTEMPTS}) did not finish`);
     return await applyRevision(record, await readImportBody(record));
   } catch (error) {
-    const failure =
-      error instanceof ClaimConflict
-        ? takenError(error.claim)
-        : error instanceof ApiError
-          ? error
-          : attempt >= IMPORT_ATTEMPTS
-            ? internalFailure('the revision failed; the route is as it was; send it again')
-            : undefined;
+    const failure = failureOfRun(
+      error,
+      attempt >= IMPORT_ATTEMPTS,
+      'the revision failed; the route is as it was; send it again',
+    );
     if (!failure) throw error;
-    if (!(error instanceof ApiError || error instanceof ClaimConflict))
-      logger.error('revision failed on its last attempt', { error, txid: record.txid });
+    if (failure.unexpected) logger.error('revision failed on its last attempt', { error, txid: record.txid });
     await rollBack(record);
-    return endRevision(record, failure);
+    return endRevision(record, failure.error);
   }
 }
 
