@@ -18,7 +18,8 @@
  *
  * PartiQL: a BatchExecuteStatement of INSERTs (the one statement the local runtime reads, local/iam/partiql.ts)
  * is metered statement by statement as a put conditional on the item not existing: its item's size, counted
- * when it fails with DuplicateItem too (AWS charges a failed condition). Other PartiQL (ExecuteStatement,
+ * when it fails with DuplicateItem too (AWS charges a failed condition), then as the larger of the item there
+ * and the item sent. Only those items are read, after the call: one that succeeded had nothing before it. Other PartiQL (ExecuteStatement,
  * ExecuteTransaction, other statements) is not metered: the service sends none, and the proxy refuses it to
  * the functions' roles. Scans are counted per table, not per partition, and never throttled (a Scan reads
  * every partition).
@@ -388,14 +389,13 @@ export class CapacityMeter {
         const after = insert?.item as Item;
         return { table, key: keyOf(table, after), after };
       });
-      const current = await this.currentItems(inserts);
-      const beforeOf = (insert: (typeof inserts)[number]) => current.get(itemId(insert.table, insert.key));
+      type Insert = (typeof inserts)[number];
+      // An INSERT writes only where no item is: one that succeeds had nothing before it, so the items are read
+      // (to size a failed condition) only for the statements that fail with DuplicateItem.
       const admissions = new Map<number, Admission>();
       const refusals = new Map<number, Charge>();
       for (const [index, insert] of inserts.entries()) {
-        const result = this.model.admit(
-          writeCharges(insert.table, insert.key, beforeOf(insert), insert.after),
-        );
+        const result = this.model.admit(writeCharges(insert.table, insert.key, undefined, insert.after));
         if ('admission' in result) admissions.set(index, result.admission);
         else refusals.set(index, result.refusedBy);
       }
@@ -411,20 +411,20 @@ export class CapacityMeter {
           if (answer.status !== 200) return x.reply(answer);
           responses = (answer.body.Responses ?? []) as Json[];
         }
+        const codeAt = (position: number) => (responses[position]?.Error as Json | undefined)?.Code;
+        const duplicates = forwarded.filter((_, position) => codeAt(position) === 'DuplicateItem');
+        const current = await this.currentItems(duplicates.map((index) => inserts[index] as Insert));
         for (const [position, index] of forwarded.entries()) {
-          const insert = inserts[index] as (typeof inserts)[number];
-          const code = (responses[position]?.Error as Json | undefined)?.Code;
+          const insert = inserts[index] as Insert;
+          const code = codeAt(position);
           if (code === undefined)
-            consumed.set(index, writeCharges(insert.table, insert.key, beforeOf(insert), insert.after));
-          else if (code === 'DuplicateItem')
+            consumed.set(index, writeCharges(insert.table, insert.key, undefined, insert.after));
+          else if (code === 'DuplicateItem') {
+            const existing = current.get(itemId(insert.table, insert.key));
             consumed.set(index, [
-              partitionCharge(
-                insert.table,
-                insert.key,
-                'write',
-                tableWriteUnits(beforeOf(insert), insert.after),
-              ),
+              partitionCharge(insert.table, insert.key, 'write', tableWriteUnits(existing, insert.after)),
             ]);
+          }
         }
         if (!refusals.size) return x.reply(answer as Answer);
         const merged = inserts.map((insert, index) => {
