@@ -55,14 +55,14 @@ const FLOOR_ENTRY = join(repoRoot, 'bench/floor/handler.ts');
  */
 const REFERENCES: readonly { name: string; adds: string }[] = [
   { name: 'zod', adds: 'zod with one schema' },
-  { name: 'observability', adds: "middy and Powertools' logger and metrics middleware" },
+  { name: 'observability', adds: "Powertools' logger and metrics middleware" },
   {
     name: 'zod-observability',
-    adds: "zod with one schema, middy, Powertools' logger and metrics middleware: the least an API function loads",
+    adds: "zod with one schema, Powertools' logger and metrics middleware: the least an API function loads",
   },
   {
     name: 'zod-observability-batch',
-    adds: "zod with one schema, middy, Powertools' logger and metrics middleware and batch processor: the least a queue consumer loads",
+    adds: "zod with one schema, Powertools' logger and metrics middleware and batch processor: the least a queue consumer loads",
   },
 ];
 const INIT_RUNS = 5;

@@ -1,4 +1,3 @@
-import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import * as z from 'zod';
 import { authenticateDriverToken } from '../domain/driver-auth';
@@ -109,7 +108,7 @@ export function httpHandler<const E extends EndpointDefinition>(
     }
   }
 
-  return Object.assign(observed(middy(run)), { endpoint });
+  return Object.assign(observed(run), { endpoint });
 }
 
 /** The use case's answer in the envelope: its data, or the error it was refused with. */

@@ -1,5 +1,4 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Channel } from './channel';
 import { appendLogKeys, type LogKeys, logger, observed } from './observability';
@@ -57,15 +56,13 @@ export function sqsHandler<Message>(
     }
   }
 
-  return observed(
-    middy((event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-      const soleRecord = event.Records.length === 1;
-      return processPartialResponse(
-        event,
-        (record: SQSRecord) => handleRecord(record, context, soleRecord),
-        processor,
-        { context },
-      );
-    }),
-  );
+  return observed((event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    const soleRecord = event.Records.length === 1;
+    return processPartialResponse(
+      event,
+      (record: SQSRecord) => handleRecord(record, context, soleRecord),
+      processor,
+      { context },
+    );
+  });
 }

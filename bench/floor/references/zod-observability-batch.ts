@@ -1,7 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import middy from '@middy/core';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 import { logger, observed } from '../../../functions/shared/observability';
@@ -24,6 +23,4 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   logger.info('read', { found: Item !== undefined });
 }
 
-export const handler = observed(
-  middy((event: SQSEvent) => processPartialResponse(event, handleRecord, processor)),
-);
+export const handler = observed((event: SQSEvent) => processPartialResponse(event, handleRecord, processor));

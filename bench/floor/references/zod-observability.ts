@@ -1,25 +1,22 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import middy from '@middy/core';
 import * as z from 'zod';
 import { logger, observed } from '../../../functions/shared/observability';
 
 /**
  * A reference of the bundles bench (bench/bundles.ts): the floor (bench/floor/handler.ts), zod with one schema
- * and the service's observability (middy, Powertools' logger and metrics middleware): the least any API
+ * and the service's observability (Powertools' logger and metrics middleware): the least any API
  * function of the service loads, before its own schemas and code.
  */
 const Key = z.strictObject({ pk: z.string().min(1), sk: z.string().min(1) });
 let db: DynamoDBDocumentClient | undefined;
 
-export const handler = observed(
-  middy(async (event: unknown) => {
-    const key = Key.parse(event);
-    db ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-      marshallOptions: { removeUndefinedValues: true },
-    });
-    const { Item } = await db.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: key }));
-    logger.info('read', { found: Item !== undefined });
-    return Item;
-  }),
-);
+export const handler = observed(async (event: unknown) => {
+  const key = Key.parse(event);
+  db ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  const { Item } = await db.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: key }));
+  logger.info('read', { found: Item !== undefined });
+  return Item;
+});

@@ -1,4 +1,3 @@
-import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { authenticateApiKey } from '../../../domain/accounts';
 import { accountCallerContext } from '../../../shared/auth-context';
@@ -60,4 +59,4 @@ function wholeApiArn(methodArn: string): string {
   return `${api}/${stage}/*/*`;
 }
 
-export const handler = observed(middy(authorize));
+export const handler = observed(authorize);

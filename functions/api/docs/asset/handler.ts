@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorResponse } from '../../../shared/envelope';
 import { ERROR_CODES } from '../../../shared/error-codes';
@@ -151,4 +150,4 @@ async function serve(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult
   return { statusCode: 200, headers, body: asset.body };
 }
 
-export const handler = Object.assign(observed(middy(serve)), { endpoint: getDocsAsset });
+export const handler = Object.assign(observed(serve), { endpoint: getDocsAsset });

@@ -1,4 +1,3 @@
-import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { observed } from '../../../shared/observability';
 import { endpoints } from '../../index';
@@ -14,4 +13,4 @@ async function serve(): Promise<APIGatewayProxyResult> {
   return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body };
 }
 
-export const handler = Object.assign(observed(middy(serve)), { endpoint: getOpenApiDocument });
+export const handler = Object.assign(observed(serve), { endpoint: getOpenApiDocument });

@@ -1,4 +1,3 @@
-import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { observed } from '../../../shared/observability';
 import { getDocsPage } from './endpoint';
@@ -60,4 +59,4 @@ async function serve(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult
   };
 }
 
-export const handler = Object.assign(observed(middy(serve)), { endpoint: getDocsPage });
+export const handler = Object.assign(observed(serve), { endpoint: getDocsPage });

@@ -1,4 +1,3 @@
-import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import Negotiator from 'negotiator';
 import { trackedStop } from '../../../domain/tracked-stop';
@@ -83,4 +82,4 @@ async function serve(event: APIGatewayProxyEvent, context: Context): Promise<API
   }
 }
 
-export const handler = Object.assign(observed(middy(serve)), { endpoint });
+export const handler = Object.assign(observed(serve), { endpoint });
