@@ -1,5 +1,14 @@
-import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import * as z from 'zod';
+// The generator's own schemas in zod's functional API: the document reads any schema through zod core alone.
+import * as z from 'zod/mini';
+import {
+  type $ZodObject,
+  type $ZodType,
+  globalRegistry,
+  type JSONSchema,
+  registry,
+  safeParse,
+  toJSONSchema,
+} from 'zod/v4/core';
 // Pure signing functions (node:crypto only): the examples carry the headers the delivery worker would send.
 import { deliveryHeaders } from '../domain/webhook-http';
 import {
@@ -16,19 +25,116 @@ import { type ReservedId, reservedIdsOf } from '../models/path-ids';
 import { ERROR_CODES } from '../shared/error-codes';
 import { type EndpointDefinition, isDcScoped, takesIdempotencyKey } from './define';
 
+/**
+ * An endpoint as the document reads it: its schemas as zod core types, so that schemas written with either
+ * zod API (`zod` or `zod/mini`) are documented.
+ */
+export type DocumentedEndpoint = Omit<EndpointDefinition, 'request' | 'responses'> & {
+  request: { params?: $ZodObject; query?: $ZodObject; body?: $ZodType };
+  responses: Partial<
+    Record<200 | 202, { description: string; data: $ZodType; contentTypes?: readonly string[] }> &
+      Record<302 | 304, { description: string }>
+  >;
+};
+
 const ErrorEnvelope = z
-  .object({ status: z.literal('error'), data: z.object({ code: z.number().int(), message: z.string() }) })
-  .meta({ id: 'Error' });
+  .object({ status: z.literal('error'), data: z.object({ code: z.int(), message: z.string() }) })
+  .register(globalRegistry, { id: 'Error' });
 
 /** An HTML page's media type (EndpointDefinition.htmlPage). */
-const HTML_PAGE = { 'text/html': { schema: z.string() } };
+const HTML_PAGE = { 'text/html': { schema: { type: 'string' } } };
+
+const COMPONENT_REF_PREFIX = '#/components/schemas/';
+
+/**
+ * The zod schemas placed in the document, each converted where it stands once all are known: zod's own
+ * JSON Schema conversion of them all at once, over a registry of every schema with an `id`, so that those
+ * become components the document refers to (`#/components/schemas/<id>`), as OpenAPI 3.1's dialect
+ * (JSON Schema 2020-12) reads them.
+ */
+class SchemaPlacements {
+  private readonly placed: { json: JSONSchema.BaseSchema; schema: $ZodType }[] = [];
+
+  /** The JSON Schema of `schema`, filled in by `convert`. */
+  place(schema: $ZodType): JSONSchema.BaseSchema {
+    const json: JSONSchema.BaseSchema = {};
+    this.placed.push({ json, schema });
+    return json;
+  }
+
+  /** Fills every placed schema in; returns the components, the schemas with an `id` the document refers to. */
+  convert(): Record<string, JSONSchema.BaseSchema> {
+    // One object holds every placed schema (under its place's index), so that all are converted in one pass;
+    // registered under an id of its own, no schema's, it is neither a component nor referred to.
+    const root = z.object(Object.fromEntries(this.placed.map(({ schema }, index) => [index, schema])));
+    const ids = registry<{ id: string }>();
+    for (const [id, schema] of globalRegistry._idmap) ids.add(schema, { id });
+    const rootId = '__document';
+    ids.add(root, { id: rootId });
+    // `input`: what a client sends and what a body holds before any transform; objects that strip unknown
+    // keys stay open (the `output` side would close them with `additionalProperties: false`).
+    const { schemas } = toJSONSchema(ids, {
+      target: 'draft-2020-12',
+      io: 'input',
+      uri: (id) => `${COMPONENT_REF_PREFIX}${id}`,
+      override: ({ zodSchema, jsonSchema }) => {
+        // zod's `int()` is a safe integer, which zod writes as bounds of ±(2^53 - 1); the document states only
+        // the bounds the schemas set themselves.
+        if (jsonSchema.type !== 'integer') return;
+        const stated = new Set((zodSchema._zod.def.checks ?? []).map((check) => check._zod.def.check));
+        if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER && !stated.has('greater_than'))
+          delete jsonSchema.minimum;
+        if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER && !stated.has('less_than'))
+          delete jsonSchema.maximum;
+      },
+    });
+    const { [rootId]: converted, __shared: shared, ...components } = schemas;
+    // Schemas zod extracts without an id of their own (cycles) would have no place in the document.
+    if (shared) throw new Error(`schemas the document cannot name: ${JSON.stringify(shared)}`);
+    const properties = converted?.properties ?? {};
+    for (const [index, { json }] of this.placed.entries()) Object.assign(json, properties[index]);
+    for (const component of Object.values(components)) {
+      delete component.$id;
+      delete component.$schema;
+    }
+    return referredComponents(
+      this.placed.map(({ json }) => json),
+      components,
+    );
+  }
+}
+
+/** The components the schemas refer to, directly or through other components, in the order first met. */
+function referredComponents(
+  schemas: readonly JSONSchema.BaseSchema[],
+  components: Record<string, JSONSchema.BaseSchema>,
+): Record<string, JSONSchema.BaseSchema> {
+  const referred = new Map<string, JSONSchema.BaseSchema>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === 'object') {
+      for (const [key, nested] of Object.entries(value)) {
+        if (key === '$ref' && typeof nested === 'string' && nested.startsWith(COMPONENT_REF_PREFIX)) {
+          const id = nested.slice(COMPONENT_REF_PREFIX.length);
+          const component = components[id];
+          if (!component) throw new Error(`no component ${id}`);
+          if (referred.has(id)) continue;
+          referred.set(id, component);
+          visit(component);
+        } else visit(nested);
+      }
+    }
+  };
+  schemas.forEach(visit);
+  return Object.fromEntries(referred);
+}
 
 const codeMeaning = new Map<number, { httpStatus: number; meaning: string }>(
   Object.values(ERROR_CODES).map((entry) => [entry.code, entry]),
 );
 
 /** Error responses an endpoint can give, by HTTP status, with the codes each one carries. */
-function errorResponses(endpoint: EndpointDefinition): Map<number, number[]> {
+function errorResponses(endpoint: DocumentedEndpoint): Map<number, number[]> {
   const codes: number[] = [1000, ...endpoint.errorCodes];
   const { params, query } = endpoint.request;
   if (params || query) codes.push(1006);
@@ -66,13 +172,13 @@ const RETRY_AFTER_HEADER: ResponseHeader = {
 };
 
 /** The request header of every write (functions/api/idempotency-key.ts). */
-const IDEMPOTENCY_KEY_PARAMETER = {
+const IDEMPOTENCY_KEY_PARAMETER: Parameter = {
   name: IDEMPOTENCY_KEY_HEADER,
-  in: 'header' as const,
+  in: 'header',
   required: false,
   description:
     'Optional: a key of the client’s own, unique per request (a UUID), as a quoted Structured Field string (IETF httpapi draft "The Idempotency-Key HTTP Header Field"; 1..255 printable ASCII characters). Sent again with the same request (method, path, query and body) within 24 hours, the first answer comes back as it was, status and body, with `Idempotent-Replayed: true`; with another request 422 (1010); while the first is still processed 409 (1011). Keys are the account’s (on the driver app the driver’s). Answers under 500 are kept, refusals included; a 5xx is not, so the request may be sent again. A request refused before it is processed (credentials, DC, malformed input or key) claims no key',
-  schema: { type: 'string' as const },
+  schema: { type: 'string' },
   example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
 };
 
@@ -87,50 +193,68 @@ const REPLAYED_RESPONSE_HEADER: ResponseHeader = {
 /** The statuses a kept answer can have: the use case's (never a refusal made before it, nor a 5xx). */
 const replayable = (status: number) => status < 500 && ![401, 409, 413, 422, 429].includes(status);
 
+/** An OpenAPI parameter (a type, not an interface: OpenAPI objects take `x-` keys). */
+type Parameter = {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  description?: string;
+  deprecated?: true;
+  schema: JSONSchema.BaseSchema;
+  example?: string;
+};
+
 /**
- * The path parameters, those of ids a client chooses described with the ids their place refuses: fixed
- * segments of other paths sit there (models/path-ids.ts).
+ * The parameters of a converted params or query object, one per property. The path parameters of ids a
+ * client chooses are described with the ids their place refuses: fixed segments of other paths sit there
+ * (models/path-ids.ts).
  */
-function withReservedIds(params: z.ZodObject, reserved: readonly ReservedId[]): z.ZodObject {
-  const described = Object.entries(params.shape).flatMap(([name, schema]) => {
+function parametersOf(
+  object: JSONSchema.BaseSchema,
+  location: 'path' | 'query',
+  reserved: readonly ReservedId[],
+): Parameter[] {
+  const required = new Set(object.required ?? []);
+  return Object.entries(object.properties ?? {}).map(([name, property]) => {
+    if (typeof property !== 'object') throw new Error(`parameter ${name}: no schema`);
     const segments = reserved
       .filter((entry) => entry.parameter === name)
       .map((entry) => `\`${entry.segment}\``);
-    if (segments.length === 0) return [];
-    const description = `${schema.description}. Never ${segments.join(' or ')}: fixed segments of other paths stand in its place, so creating one with such an id is refused (1006)`;
-    return [[name, schema.meta({ description })] as const];
+    const description = segments.length
+      ? `${property.description}. Never ${segments.join(' or ')}: fixed segments of other paths stand in its place, so creating one with such an id is refused (1006)`
+      : property.description;
+    return {
+      name,
+      in: location,
+      // A path parameter is always required (OpenAPI); a query parameter unless its schema takes none.
+      required: location === 'path' || required.has(name),
+      ...(description === undefined ? {} : { description }),
+      schema: description === undefined ? property : { ...property, description },
+    };
   });
-  return described.length ? params.extend(Object.fromEntries(described)) : params;
 }
 
 /** The OpenAPI 3.1 document of the given endpoints, generated from their zod schemas. */
-export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
-  const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'apiKey', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'An account API key: `Authorization: Bearer <api_key>`',
-  });
-  registry.registerComponent('securitySchemes', 'driverToken', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'A driver’s login token: `Authorization: Bearer <login_token>`',
-  });
-
+export function buildOpenApiDocument(endpoints: readonly DocumentedEndpoint[]) {
+  const placements = new SchemaPlacements();
+  /** What is filled in once the schemas are converted: the parameters, read from the converted objects. */
+  const afterConversion: (() => void)[] = [];
+  const paths: Record<string, Record<string, object>> = {};
   const reservedIds = reservedIdsOf(endpoints.map((endpoint) => endpoint.path));
   for (const endpoint of endpoints) {
     const { params, query, body } = endpoint.request;
     const keyed = takesIdempotencyKey(endpoint);
-    const responses: Record<string, ResponseConfig> = {};
+    const responses: Record<string, object> = {};
     for (const [status, response] of Object.entries(endpoint.responses)) {
       if (!('data' in response)) {
         responses[status] = { description: response.description };
         continue;
       }
-      const schema =
+      const schema = placements.place(
         endpoint.envelope === false
           ? response.data
-          : z.object({ status: z.literal('success'), data: response.data });
+          : z.object({ status: z.literal('success'), data: response.data }),
+      );
       const contentTypes = response.contentTypes ?? ['application/json'];
       responses[status] = {
         description: endpoint.htmlPage
@@ -157,37 +281,43 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
       responses[String(status)] = {
         description,
         ...(Object.keys(headers).length ? { headers } : {}),
-        content: { 'application/json': { schema: ErrorEnvelope }, ...page },
+        content: { 'application/json': { schema: placements.place(ErrorEnvelope) }, ...page },
       };
     }
-    registry.registerPath({
-      method: endpoint.method.toLowerCase() as Lowercase<EndpointDefinition['method']>,
-      path: endpoint.path,
+    const parameters: Parameter[] = keyed ? [IDEMPOTENCY_KEY_PARAMETER] : [];
+    const pathObject = params && placements.place(params);
+    const queryObject = query && placements.place(query);
+    const operation: { parameters?: Parameter[] } & Record<string, unknown> = {
       operationId: endpoint.operationId,
       summary: endpoint.summary,
-      description: endpoint.description,
+      ...(endpoint.description ? { description: endpoint.description } : {}),
       tags: [endpoint.tag],
       security: endpoint.auth === 'none' ? [] : [{ [endpoint.auth]: [] }],
-      ...(keyed ? { parameters: [IDEMPOTENCY_KEY_PARAMETER] } : {}),
-      request: {
-        params: params && withReservedIds(params, reservedIds),
-        query,
-        body: body
-          ? {
+      parameters,
+      ...(body
+        ? {
+            requestBody: {
               // A body whose every field is optional may be left out altogether (rotate-secret's).
-              required: !body.safeParse(undefined).success,
-              content: { 'application/json': { schema: body } },
-            }
-          : undefined,
-      },
+              required: !safeParse(body, undefined).success,
+              content: { 'application/json': { schema: placements.place(body) } },
+            },
+          }
+        : {}),
       responses,
+    };
+    afterConversion.push(() => {
+      if (pathObject) parameters.push(...parametersOf(pathObject, 'path', reservedIds));
+      if (queryObject) parameters.push(...parametersOf(queryObject, 'query', []));
+      if (parameters.length === 0) delete operation.parameters;
     });
+    paths[endpoint.path] = { ...paths[endpoint.path], [endpoint.method.toLowerCase()]: operation };
   }
+  const webhooks = Object.fromEntries(EVENT_TYPES.map((type) => [type, webhookEvent(placements, type)]));
 
-  for (const type of EVENT_TYPES) registerWebhookEvent(registry, type);
+  const schemas = placements.convert();
+  for (const fillIn of afterConversion) fillIn();
 
-  const generator = new OpenApiGeneratorV31(registry.definitions);
-  const document = generator.generateDocument({
+  return {
     openapi: '3.1.0',
     // Each deployment has its own URL; the docs page puts the URL it was served from first.
     servers: [
@@ -208,10 +338,24 @@ export function buildOpenApiDocument(endpoints: readonly EndpointDefinition[]) {
         `Webhooks: the service POSTs each event to the webhooks subscribed to its type and DC. Each event type's body and headers are documented under Webhooks; the examples are signed with the example secret \`${EXAMPLE_DELIVERY.secret}\`.`,
       ].join('\n\n'),
     },
-  });
-  // The generator builds the components before the webhooks: build them again, with the schemas only the
-  // webhooks' bodies use (they would be referenced but missing).
-  return { ...document, components: generator.generateComponents().components };
+    components: {
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An account API key: `Authorization: Bearer <api_key>`',
+        },
+        driverToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A driver’s login token: `Authorization: Bearer <login_token>`',
+        },
+      },
+      schemas,
+    },
+    paths,
+    webhooks,
+  };
 }
 
 // ---- Webhooks: what the service sends to receivers (OpenAPI 3.1 `webhooks`) ----
@@ -262,40 +406,41 @@ const operationIdOf = (type: EventType) =>
   `${type.toLowerCase().replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase())}Webhook`;
 
 /** One event type: the POST receivers get, its body (with the example event) and its headers. */
-function registerWebhookEvent(registry: OpenAPIRegistry, type: EventType) {
+function webhookEvent(placements: SchemaPlacements, type: EventType) {
   const doc = EVENT_DOCS[type];
   const headers = exampleDeliveryHeaders(type);
-  const body = WEBHOOK_BODY_SCHEMAS[type];
-  registry.registerWebhook({
-    method: 'post',
-    path: type,
-    operationId: operationIdOf(type),
-    summary: `${type}: ${doc.summary}`,
-    description: `${doc.description}\n\nAt least once: deduplicate by \`webhook-id\` (the \`event_id\`). A 2xx within 10 s ends the delivery; anything else is retried (about 1, 5, 15, 30 minutes, then hourly, 12 attempts in all).`,
-    tags: ['Webhook events'],
-    // The service calls the receiver with no credentials of the receiver's: receivers verify the signature.
-    security: [],
-    parameters: Object.entries(DELIVERY_HEADER_DOCS).map(([name, header]) => ({
-      name,
-      in: 'header' as const,
-      required: true,
-      description: header.description,
-      ...(header.deprecated ? { deprecated: true } : {}),
-      schema:
-        name === 'X-Event-Type' ? { type: 'string' as const, const: type } : { type: 'string' as const },
-      example: headers[name],
-    })),
-    request: {
-      body: {
+  return {
+    post: {
+      operationId: operationIdOf(type),
+      summary: `${type}: ${doc.summary}`,
+      description: `${doc.description}\n\nAt least once: deduplicate by \`webhook-id\` (the \`event_id\`). A 2xx within 10 s ends the delivery; anything else is retried (about 1, 5, 15, 30 minutes, then hourly, 12 attempts in all).`,
+      tags: ['Webhook events'],
+      // The service calls the receiver with no credentials of the receiver's: receivers verify the signature.
+      security: [],
+      parameters: Object.entries(DELIVERY_HEADER_DOCS).map(
+        ([name, header]): Parameter => ({
+          name,
+          in: 'header',
+          required: true,
+          description: header.description,
+          ...(header.deprecated ? { deprecated: true } : {}),
+          schema: name === 'X-Event-Type' ? { type: 'string', const: type } : { type: 'string' },
+          example: headers[name],
+        }),
+      ),
+      requestBody: {
         required: true,
         content: {
-          'application/json': { schema: body, example: webhookBodyOf(exampleEvent(type)) },
+          'application/json': {
+            schema: placements.place(WEBHOOK_BODY_SCHEMAS[type]),
+            example: webhookBodyOf(exampleEvent(type)),
+          },
         },
       },
+      responses: {
+        '2XX': { description: 'received: the delivery has succeeded' },
+        default: { description: 'not received (as is no answer within 10 s): the attempt is retried' },
+      },
     },
-    responses: {
-      '2XX': { description: 'received: the delivery has succeeded' },
-      default: { description: 'not received (as is no answer within 10 s): the attempt is retried' },
-    },
-  });
+  };
 }

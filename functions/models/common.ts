@@ -178,11 +178,7 @@ export const ReportedTimestamp = Timestamp.refine(
   'is more than 5 minutes in the future',
 );
 
-/**
- * A schema with an id, or null. Not `schema.nullable()`: zod-to-openapi (8.5) documents that as an `allOf` of
- * the component and a nullable type, which no null satisfies, and makes the component itself nullable where
- * it meets the nullable one first. A union is documented as `anyOf: [component, {type: 'null'}]`.
- */
+/** A schema with an id, or null: documented as `anyOf: [component, {type: 'null'}]`. */
 export const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]);
 
 export const Location = z

@@ -2,10 +2,12 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
+import * as zm from 'zod/mini';
 import { endpoints } from '../../functions/api/index';
 import {
   buildOpenApiDocument,
   DELIVERY_HEADER_DOCS,
+  type DocumentedEndpoint,
   EXAMPLE_DELIVERY,
   exampleDeliveryHeaders,
 } from '../../functions/api/openapi';
@@ -162,6 +164,114 @@ describe('the OpenAPI document', () => {
   it('documents the docs page as HTML, not JSON', () => {
     const page = document.paths['/docs']?.get?.responses['200'] as { content: Record<string, unknown> };
     expect(Object.keys(page.content)).toEqual(['text/html']);
+  });
+});
+
+describe('the OpenAPI document of schemas written with zod/mini', () => {
+  // The generator reads schemas through zod core only, so an endpoint written with zod's functional API is
+  // documented as one written with `zod` is.
+  const Gadget = zm
+    .object({
+      name: zm.string().check(zm.minLength(1), zm.maxLength(40)),
+      weight_grams: zm.optional(zm.int().check(zm.minimum(0))),
+      owner: zm.nullable(zm.string()),
+    })
+    .check(zm.meta({ id: 'MiniGadget', description: 'a gadget', example: { name: 'lamp', owner: null } }));
+  const endpoint: DocumentedEndpoint = {
+    operationId: 'replaceMiniGadget',
+    method: 'PUT',
+    path: '/dcs/{dc_id}/mini-gadgets/{gadget_id}',
+    auth: 'apiKey',
+    module: import.meta.url,
+    summary: 'Replace a gadget',
+    tag: 'Gadgets',
+    access: { table: 'readWrite' },
+    request: {
+      params: zm.object({
+        dc_id: zm.string().check(zm.meta({ description: 'the DC' })),
+        gadget_id: zm.string().check(zm.maxLength(64), zm.meta({ description: 'the gadget' })),
+      }),
+      query: zm.object({
+        dry_run: zm.optional(zm.literal('true').check(zm.meta({ description: 'only check' }))),
+      }),
+      body: Gadget,
+    },
+    responses: { 200: { description: 'the gadget', data: zm.object({ gadget: Gadget }) } },
+    errorCodes: [1003],
+  };
+  const miniDocument = buildOpenApiDocument([endpoint]) as unknown as {
+    paths: Record<string, Record<string, Record<string, unknown>>>;
+    components: { schemas: Record<string, unknown> };
+  };
+  const operation = miniDocument.paths['/dcs/{dc_id}/mini-gadgets/{gadget_id}']?.put;
+
+  it('documents its parameters with their descriptions, which are required, and their schemas', () => {
+    expect(operation?.parameters).toEqual([
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
+      {
+        name: 'dc_id',
+        in: 'path',
+        required: true,
+        description: 'the DC',
+        schema: { type: 'string', description: 'the DC' },
+      },
+      {
+        name: 'gadget_id',
+        in: 'path',
+        required: true,
+        description: 'the gadget',
+        schema: { type: 'string', maxLength: 64, description: 'the gadget' },
+      },
+      {
+        name: 'dry_run',
+        in: 'query',
+        required: false,
+        description: 'only check',
+        schema: { type: 'string', const: 'true', description: 'only check' },
+      },
+    ]);
+  });
+
+  it('documents its body and response by reference to the component its id names, with its metadata', () => {
+    const gadgetRef = { $ref: '#/components/schemas/MiniGadget' };
+    expect(operation?.requestBody).toEqual({
+      required: true,
+      content: { 'application/json': { schema: gadgetRef } },
+    });
+    expect(operation?.responses).toMatchObject({
+      200: {
+        description: 'the gadget',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                status: { type: 'string', const: 'success' },
+                data: { type: 'object', properties: { gadget: gadgetRef }, required: ['gadget'] },
+              },
+              required: ['status', 'data'],
+            },
+          },
+        },
+      },
+      404: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    });
+    expect(miniDocument.components.schemas.MiniGadget).toEqual({
+      type: 'object',
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: 40 },
+        weight_grams: { type: 'integer', minimum: 0 },
+        owner: { type: ['string', 'null'] },
+      },
+      required: ['name', 'owner'],
+      description: 'a gadget',
+      example: { name: 'lamp', owner: null },
+    });
+  });
+
+  it('holds only the components it refers to', () => {
+    expect(Object.keys(miniDocument.components.schemas)).toContain('Error');
+    expect(Object.keys(miniDocument.components.schemas)).not.toContain('Driver');
   });
 });
 
