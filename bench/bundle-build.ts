@@ -18,6 +18,7 @@ import {
   XRAY_SDK_TRACING_VALUES,
   type XraySdkTracing,
 } from '../lib/bundling';
+import { DEFAULT_MEMORY_SIZE_MB } from '../lib/constructs/service-function';
 import { sliceOf } from '../lib/slices';
 import { repoRoot } from './runtime';
 
@@ -51,6 +52,8 @@ export interface LambdaFunction {
   access: ResourceAccess;
   /** Its NODE_OPTIONS, as ServiceFunction sets them (none unless the function has its own V8 flags). */
   nodeOptions?: string;
+  /** Its memory (MB), as CDK sets it: what Lambda sizes the heap flags of its node process by. */
+  memorySize: number;
   /** Whether its bundle carries the X-Ray SDK, as a deploy with cdk.json's context decides (lib/bundling.ts). */
   xraySdk: boolean;
 }
@@ -76,11 +79,25 @@ export function lambdaFunctions(): LambdaFunction[] {
   for (const endpoint of endpoints) {
     const { name, entry } = sliceOf(endpoint.module);
     if (!api.has(name))
-      api.set(name, { name, entry, kind: 'api', access: endpoint.access, xraySdk: xraySdk.api });
+      api.set(name, {
+        name,
+        entry,
+        kind: 'api',
+        access: endpoint.access,
+        memorySize: DEFAULT_MEMORY_SIZE_MB,
+        xraySdk: xraySdk.api,
+      });
   }
   for (const authorizer of Object.values(AUTHORIZERS)) {
     const { name, entry } = sliceOf(authorizer.module);
-    api.set(name, { name, entry, kind: 'api', access: AUTHORIZER_ACCESS, xraySdk: xraySdk.api });
+    api.set(name, {
+      name,
+      entry,
+      kind: 'api',
+      access: AUTHORIZER_ACCESS,
+      memorySize: DEFAULT_MEMORY_SIZE_MB,
+      xraySdk: xraySdk.api,
+    });
   }
   const queueConsumers = new Map<string, LambdaFunction>();
   for (const consumer of consumers)
@@ -89,6 +106,7 @@ export function lambdaFunctions(): LambdaFunction[] {
       kind: 'consumer',
       access: consumer.access,
       nodeOptions: consumer.nodeOptions,
+      memorySize: consumer.memorySize,
       xraySdk: xraySdk.consumer,
     });
   return [...api.values(), ...queueConsumers.values()];

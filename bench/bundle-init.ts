@@ -2,6 +2,7 @@ import { pathToFileURL } from 'node:url';
 import { allChannels } from '../functions/models/channels';
 import type { ResourceAccess } from '../functions/shared/access';
 import { RESOURCE_ENV } from '../functions/shared/resources';
+import { nodeFlags } from '../local/lambda/process-configuration';
 import type { LambdaFunction } from './bundle-build';
 import { runNodeScript } from './node-script';
 import { repoRoot } from './runtime';
@@ -29,7 +30,7 @@ export const EVERY_RESOURCE: ResourceAccess = {
  * put the X-Ray SDK into its Lambda mode, which writes under /tmp.
  */
 export function lambdaLikeEnvironment(
-  fn: Pick<LambdaFunction, 'name' | 'access' | 'nodeOptions'>,
+  fn: Pick<LambdaFunction, 'name' | 'access' | 'nodeOptions' | 'memorySize'>,
 ): Record<string, string> {
   const { table, bucket, signLinks, sendTo = [], sendToDeadLetter = [] } = fn.access;
   return {
@@ -44,7 +45,7 @@ export function lambdaLikeEnvironment(
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
     AWS_LAMBDA_FUNCTION_NAME: `bench-${fn.name.replaceAll('/', '-')}`,
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memorySize),
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     POWERTOOLS_SERVICE_NAME: 'delivery-route-service',
     ...(table ? { [RESOURCE_ENV.table]: 'bench-table' } : {}),
@@ -57,6 +58,17 @@ export function lambdaLikeEnvironment(
       sendToDeadLetter.map((channel) => [channel.deadLetterUrlEnv, queueUrl(`${channel.name}-dlq`)]),
     ),
   };
+}
+
+/**
+ * node's flags as Lambda's bootstrap starts every function with them (`--expose-gc`, the header size, heap
+ * sizes from its memory; captured from nodejs runtimes' /var/runtime/bootstrap, and what the local runtime
+ * passes, local/lambda/process-configuration.ts). They are part of every cold start: V8 flags other than
+ * node's defaults cost about 25 ms of a module init here (node's built-in modules then compile without
+ * their embedded code cache), the floor's as much as any function's.
+ */
+export function lambdaNodeArgs(fn: Pick<LambdaFunction, 'memorySize' | 'nodeOptions'>): string[] {
+  return nodeFlags(fn.memorySize, fn.nodeOptions);
 }
 
 /**
@@ -86,10 +98,12 @@ export interface InitRun {
 export async function measureInit(
   file: string,
   env: Record<string, string>,
+  nodeArgs: readonly string[],
   abort: AbortSignal,
 ): Promise<InitRun> {
   const { code, stdout, stderr } = await runNodeScript(MEASURE_IMPORT, {
     cwd: repoRoot,
+    nodeArgs,
     env: { ...env, BENCH_BUNDLE_URL: pathToFileURL(file).href },
     signal: abort,
     timeoutMs: IMPORT_TIMEOUT_MS,

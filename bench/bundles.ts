@@ -4,6 +4,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { inParallel } from '../functions/shared/parallel';
+import { DEFAULT_MEMORY_SIZE_MB } from '../lib/constructs/service-function';
 import {
   assertIsolated,
   BUNDLE_DIR,
@@ -14,7 +15,13 @@ import {
   lambdaFunctions,
 } from './bundle-build';
 import { bundledSdk, bytesByPackage, externalImports, importChain, OWN_CODE } from './bundle-contents';
-import { EVERY_RESOURCE, type InitRun, lambdaLikeEnvironment, measureInit } from './bundle-init';
+import {
+  EVERY_RESOURCE,
+  type InitRun,
+  lambdaLikeEnvironment,
+  lambdaNodeArgs,
+  measureInit,
+} from './bundle-init';
 import { repoRoot } from './runtime';
 import type { Scenario, ScenarioResult, StandaloneContext } from './scenario';
 import { check, median, round } from './stats';
@@ -22,7 +29,7 @@ import { check, median, round } from './stats';
 /**
  * Cold starts: every function's bundle built as a deploy builds it (lib/bundling.ts: esbuild, ESM, minified,
  * AWS SDK included), its size and its module initialisation time (the bundle imported in a fresh Node
- * process with the environment CDK gives the function, median of 5). Targets: module init <= 100 ms for API
+ * process with the environment CDK gives the function and the flags Lambda's bootstrap gives node, median of 5). Targets: module init <= 100 ms for API
  * functions (endpoint handlers and authorizers), <= 150 ms for queue consumers; every bundle <= 1 MB (what a cold
  * start loads, for the few functions in LAZY_CHUNK_EXCEPTIONS).
  *
@@ -95,6 +102,8 @@ interface Measured extends LambdaFunction {
   bundle?: BuiltBundle;
   /** The environment its init is measured in: the deployed one, unless the import fails there. */
   env: Record<string, string>;
+  /** node's flags, as Lambda's bootstrap starts it (bundle-init.ts, lambdaNodeArgs). */
+  nodeArgs: string[];
   /** Why the import fails with the environment CDK gives the function (it would fail on every cold start). */
   deployedEnvError?: string;
   packages?: { name: string; bytes: number }[];
@@ -117,15 +126,22 @@ export const bundlesScenario: Scenario = {
     const functions: Measured[] = lambdaFunctions().map((f) => ({
       ...f,
       env: lambdaLikeEnvironment(f),
+      nodeArgs: lambdaNodeArgs(f),
       initRuns: [],
     }));
     // Built, initialised and measured with the functions, in the same round-robin; reported apart.
-    const floorFunction = { name: 'floor', kind: 'api' as const, access: { table: 'read' as const } };
+    const floorFunction = {
+      name: 'floor',
+      kind: 'api' as const,
+      access: { table: 'read' as const },
+      memorySize: DEFAULT_MEMORY_SIZE_MB,
+    };
     const floor: Measured = {
       ...floorFunction,
       entry: FLOOR_ENTRY,
       xraySdk: false,
       env: lambdaLikeEnvironment(floorFunction),
+      nodeArgs: lambdaNodeArgs(floorFunction),
       initRuns: [],
     };
     const references: (Measured & { adds: string })[] = REFERENCES.map(({ name, adds }) => ({
@@ -135,6 +151,7 @@ export const bundlesScenario: Scenario = {
       entry: join(repoRoot, 'bench/floor/references', `${name}.ts`),
       xraySdk: false,
       env: lambdaLikeEnvironment(floorFunction),
+      nodeArgs: lambdaNodeArgs(floorFunction),
       initRuns: [],
     }));
     assertIsolated(BUNDLE_DIR);
@@ -163,7 +180,7 @@ export const bundlesScenario: Scenario = {
         if (!item.bundle || item.error) continue;
         abort.throwIfAborted();
         try {
-          item.initRuns.push(await measureInit(item.bundle.file, item.env, abort));
+          item.initRuns.push(await measureInit(item.bundle.file, item.env, item.nodeArgs, abort));
         } catch (error) {
           abort.throwIfAborted();
           const message = error instanceof Error ? error.message : String(error);
@@ -175,7 +192,7 @@ export const bundlesScenario: Scenario = {
             item.env = lambdaLikeEnvironment({ ...item, access: EVERY_RESOURCE });
             log(`  ${item.name}: import fails with its deployed environment: ${message}`);
             try {
-              item.initRuns.push(await measureInit(item.bundle.file, item.env, abort));
+              item.initRuns.push(await measureInit(item.bundle.file, item.env, item.nodeArgs, abort));
             } catch (retryError) {
               abort.throwIfAborted();
               item.error = retryError instanceof Error ? retryError.message : String(retryError);

@@ -10,6 +10,8 @@ export interface NodeScriptResult {
 export interface NodeScriptOptions {
   /** The whole environment of the process (nothing is inherited). */
   env: Record<string, string>;
+  /** node's own flags, before the script (as Lambda's bootstrap passes its flags). */
+  nodeArgs?: readonly string[];
   cwd?: string;
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -20,7 +22,7 @@ export interface NodeScriptOptions {
  * the bench times a bundle's import and the tests load and invoke production bundles.
  */
 export async function runNodeScript(script: string, options: NodeScriptOptions): Promise<NodeScriptResult> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--input-type=module', '-e', script], {
     cwd: options.cwd,
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -58,13 +58,16 @@ const LINK_SIGNERS: Record<LinkSigning['access'], { id: string; action: string }
   write: { id: 'UploadLinkSignerRole', action: 's3:PutObject' },
 };
 
+/** A function's memory (MB) unless it sets its own: the endpoints' and the authorizers'. */
+export const DEFAULT_MEMORY_SIZE_MB = 1024;
+
 export interface ServiceFunctionProps {
   /** Where the function's code is: its slice (lib/slices.ts), found from its row module. */
   readonly slice: Slice;
   readonly description?: string;
   /** @default 10 seconds (API Gateway gives up after 29 s; an endpoint should answer well before). */
   readonly timeout?: Duration;
-  /** @default 1024 */
+  /** @default DEFAULT_MEMORY_SIZE_MB */
   readonly memorySize?: number;
   /** Merged over the shared defaults. */
   readonly environment?: Record<string, string>;
@@ -127,7 +130,7 @@ export class ServiceFunction extends LambdaFunction {
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? 1024,
+      memorySize: props.memorySize ?? DEFAULT_MEMORY_SIZE_MB,
       timeout: props.timeout ?? Duration.seconds(10),
       role,
       logGroup,
