@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { getDocsAsset } from '../../functions/api/docs/index';
 import { endpoints } from '../../functions/api/index';
 import * as channels from '../../functions/models/channels';
+import { consumers } from '../../functions/workers/index';
 import {
   BUNDLE_ALIASES,
   bundleDefine,
@@ -21,8 +22,8 @@ import { fixtureFunction } from '../support/lambda-fixtures';
 
 /** The one asset directory of a stack with one function, bundled for real as `cdk synth` does. */
 function assetOf(sliceName: string, props: { xraySdk?: boolean } = {}): string {
-  const row = endpoints.find((e) => sliceOf(e.module).name === sliceName);
-  if (!row) throw new Error(`no endpoint in slice ${sliceName}`);
+  const row = [...endpoints, ...consumers].find((e) => sliceOf(e.module).name === sliceName);
+  if (!row) throw new Error(`no endpoint or consumer in slice ${sliceName}`);
   const app = new App({ context: { 'aws:cdk:bundling-stacks': ['**'] } });
   const stack = new Stack(app, 'BundledFunction');
   new ServiceFunction(stack, 'Fn', { slice: sliceOf(row.module), ...props });
@@ -221,6 +222,22 @@ describe('bundling the AWS SDK', () => {
     ])
       expect(bundle).not.toContain(text);
   });
+});
+
+/** `import ... from "node:http"` in a minified ESM file: node:http imported as an ES module. */
+const NODE_HTTP_IMPORT = /(?:from|import)\s*"(?:node:)?http"/;
+
+describe("bundling Node's built-in modules", () => {
+  // Node builds an ES module's view of a built-in from every export's value, and node:http's WebSocket,
+  // CloseEvent and MessageEvent getters load undici for it: about 45 ms of a cold start's CPU (Node 22).
+  it.each(consumers.map((consumer) => sliceOf(consumer.module).name))(
+    '%s imports node:http as an ES module at no cold start',
+    (sliceName) => {
+      const dir = assetOf(sliceName);
+      const coldStart = coldStartFiles(dir).map((file) => readFileSync(join(dir, file), 'utf8'));
+      expect(coldStart.join('\n').match(NODE_HTTP_IMPORT)?.[0]).toBeUndefined();
+    },
+  );
 });
 
 /**
