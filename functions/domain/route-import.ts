@@ -4,7 +4,6 @@ import {
   getObjectText,
   isMissingObject,
   ObjectTooLargeError,
-  objectExists,
   presignedUploadLink,
   putJsonObject,
 } from '../data/bucket';
@@ -45,11 +44,12 @@ import type { ErrorCodeName } from '../shared/error-codes';
 import { ApiError, ConflictError, ValidationError } from '../shared/errors';
 import { MAX_UPLOAD_BYTES } from '../shared/limits';
 import { logger } from '../shared/observability';
-import { delaySecondsFor, send } from '../shared/queues';
+import { send } from '../shared/queues';
 import { quote } from '../shared/quote';
 import { parseJsonText, parsePart } from '../shared/request-parsing';
 import { IMPORT_UPLOADS_PREFIX } from '../shared/resources';
 import { localDateOf } from '../shared/time';
+import { scheduleDeadlineCheck } from './import-deadlines';
 import { noChanges, type RouteChanges, storedWaypointsOf } from './route-diff';
 import { plannedEtas } from './route-etas';
 import { claimsOf } from './route-ids';
@@ -341,42 +341,12 @@ export function failureOfRun(
 
 // ---- Imports that will not run: dead-lettered, overdue, or an upload that never came ----
 
-/** Queues the check of an import's deadline for `dueAt` (epoch ms), in hops of at most SQS's 15-minute delay. */
-async function scheduleDeadlineCheck(message: ImportMessage, dueAt: number): Promise<void> {
-  await send(channels.importDeadlines, message, { delaySeconds: delaySecondsFor(dueAt - Date.now()) });
-}
+/** Fails an upload that never came by its arrival deadline (3015), for import-deadline-check.ts. */
+export const failExpiredUpload = (record: ImportRecord, upload: ImportUpload) =>
+  finishImport(record, { failure: uploadExpired(upload) });
 
-export type DeadlineCheckOutcome = ImportOutcome | 'WAITING';
-
-/**
- * Checks an import against its deadlines, from the import deadlines queue (one message per import, sent before
- * its record was written, and carried forward until it is due):
- * - finished (or never recorded: its POST failed first): nothing to do;
- * - an upload the worker has not seen by its arrival deadline: failed (3015) when the object is not in the bucket
- *   (S3 reads are consistent: one still to come arrives late and is ignored); one that is there arrived in time
- *   and its notification, perhaps still queued, runs it;
- * - still pending at its deadline: abandoned (3016), its ids released. No run of the worker is in progress then:
- *   none starts that could end after the deadline.
- * Anything not yet due is checked again when it is (WAITING).
- */
-export async function checkImportDeadline(message: ImportMessage): Promise<DeadlineCheckOutcome> {
-  const record = await getImport(message.account_id, message.txid);
-  if (record?.status !== 'PENDING') return 'ALREADY_FINISHED';
-  const now = Date.now();
-  const { upload } = record;
-  if (upload && upload.receivedAt === undefined) {
-    if (now < upload.arrivalDeadline) return checkAgain(message, upload.arrivalDeadline);
-    if (!(await objectExists(record.payloadKey)))
-      return finishImport(record, { failure: uploadExpired(upload) });
-  }
-  if (now < record.deadline) return checkAgain(message, record.deadline);
-  return abandonImport(record, overdue(record));
-}
-
-async function checkAgain(message: ImportMessage, dueAt: number): Promise<'WAITING'> {
-  await scheduleDeadlineCheck(message, dueAt);
-  return 'WAITING';
-}
+/** Abandons an import still pending at its deadline (3016), for import-deadline-check.ts. */
+export const abandonOverdueImport = (record: ImportRecord) => abandonImport(record, overdue(record));
 
 /**
  * Ends the import of a message the imports queue gave up (its DLQ): its worker failed on every delivery, or

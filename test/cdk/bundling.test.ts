@@ -198,6 +198,17 @@ describe('bundling the AWS SDK', () => {
     expect(hasClient(code(lazy), 'sqs')).toBe(true);
   });
 
+  it("loads the import's ending in the deadline worker on first use: its cold start reads only the check", () => {
+    const dir = assetOf('workers/end-overdue-imports');
+    const coldStart = coldStartFiles(dir);
+    const lazy = codeFiles(dir).filter((file) => !coldStart.includes(file));
+    const code = (files: string[]) => files.map((file) => readFileSync(join(dir, file), 'utf8')).join('\n');
+    // uploadExpired's message (route-import.ts), which only an import's ending reads.
+    const ending = 'no route body was uploaded before the upload link expired';
+    expect(code(coldStart).includes(ending)).toBe(false);
+    expect(code(lazy).includes(ending)).toBe(true);
+  });
+
   it('ships no chunk that its code never imports', () => {
     // esbuild makes a chunk for each `import()`, also in code that tree-shaking drops: the table-only
     // function's modules can reach the bucket and queue modules, which load their clients that way.

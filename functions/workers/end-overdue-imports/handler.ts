@@ -1,4 +1,4 @@
-import { checkImportDeadline } from '../../domain/route-import';
+import { checkImportDeadline } from '../../domain/import-deadline-check';
 import { countMetric, logger } from '../../shared/observability';
 import { sqsHandler } from '../../shared/sqs-handler';
 import { endOverdueImports } from './consumer';

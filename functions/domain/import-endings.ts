@@ -1,0 +1,6 @@
+/**
+ * The endings of an import that the deadline check (import-deadline-check.ts) loads with `import()` when one
+ * is due. A bundler keeps every export of a module loaded that way: this one has only these two, so a function
+ * that bundles route-import.ts keeps only what it uses of it.
+ */
+export { abandonOverdueImport, failExpiredUpload } from './route-import';
