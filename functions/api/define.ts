@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 import type { ResourceAccess } from '../shared/access';
 import { httpStatusOfCode } from '../shared/error-codes';
+import type * as z from '../shared/zod';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -28,14 +28,14 @@ export interface EndpointDefinition {
   description?: string;
   tag: string;
   access: ResourceAccess;
-  request: { params?: z.ZodObject; query?: z.ZodObject; body?: z.ZodType };
+  request: { params?: z.ZodMiniObject; query?: z.ZodMiniObject; body?: z.ZodMiniType };
   /**
    * Success responses by HTTP status; `data` is the schema of the envelope's `data`. `contentTypes`, for
    * endpoints that skip the envelope, lists the media types the body may have (default application/json).
    * The answers without a body (a redirect, a revalidated file) give only their description.
    */
   responses: Partial<
-    Record<200 | 202, { description: string; data: z.ZodType; contentTypes?: readonly string[] }> &
+    Record<200 | 202, { description: string; data: z.ZodMiniType; contentTypes?: readonly string[] }> &
       Record<302 | 304, { description: string }>
   >;
   /** Error codes (beyond the generic ones every endpoint may answer) this endpoint can return. */

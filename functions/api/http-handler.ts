@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import * as z from 'zod';
 import { authenticateDriverToken } from '../domain/driver-auth';
 import { answerOnce } from '../domain/idempotency';
 import {
@@ -15,10 +14,11 @@ import { ApiError, ForbiddenDcError, InvalidDriverTokenError } from '../shared/e
 import { MAX_BODY_BYTES } from '../shared/limits';
 import { appendLogKeys, logger, observed } from '../shared/observability';
 import { decodePathParameters, parseJsonText, parsePart, type RequestPart } from '../shared/request-parsing';
+import * as z from '../shared/zod';
 import { type EndpointDefinition, httpStatusOf, isDcScoped, takesIdempotencyKey } from './define';
 import { idempotencyScope, readIdempotencyKey, requestHash } from './idempotency-key';
 
-type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
+type Infer<T> = T extends z.ZodMiniType ? z.output<T> : undefined;
 
 export interface ApiRequest<E extends EndpointDefinition> {
   params: Infer<E['request']['params']>;
@@ -33,7 +33,7 @@ export interface ApiRequest<E extends EndpointDefinition> {
 }
 
 type SuccessData<E extends EndpointDefinition> = E['responses'] extends { 200: { data: infer S } }
-  ? z.input<S & z.ZodType>
+  ? z.input<S & z.ZodMiniType>
   : unknown;
 
 /**
@@ -41,7 +41,7 @@ type SuccessData<E extends EndpointDefinition> = E['responses'] extends { 200: {
  * refused like a body that fails its schema (1004 over the size limit, 1005 malformed, else 1006), not ignored:
  * a client that sends one expects it to count.
  */
-const NO_BODY = z.strictObject({}, { error: 'this endpoint takes no body; send none, or {}' }).optional();
+const NO_BODY = z.optional(z.strictObject({}, { error: 'this endpoint takes no body; send none, or {}' }));
 
 /** A success answered with a status other than 200 (202 for work still pending). */
 export class WithStatus {
@@ -176,6 +176,6 @@ function parseJsonBody(event: APIGatewayProxyEvent): unknown {
   return parseJsonText(text);
 }
 
-function parseOptionalPart(part: RequestPart, schema: z.ZodType | undefined, input: unknown): unknown {
+function parseOptionalPart(part: RequestPart, schema: z.ZodMiniType | undefined, input: unknown): unknown {
   return schema ? parsePart(part, schema, input) : undefined;
 }

@@ -1,5 +1,3 @@
-// The generator's own schemas in zod's functional API: the document reads any schema through zod core alone.
-import * as z from 'zod/mini';
 import {
   type $ZodObject,
   type $ZodType,
@@ -23,6 +21,8 @@ import {
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../models/idempotency';
 import { type ReservedId, reservedIdsOf } from '../models/path-ids';
 import { ERROR_CODES } from '../shared/error-codes';
+// The generator's own schemas in zod's functional API: the document reads any schema through zod core alone.
+import * as z from '../shared/zod';
 import { type EndpointDefinition, isDcScoped, takesIdempotencyKey } from './define';
 
 /**

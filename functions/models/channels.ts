@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { defineChannel } from '../shared/channel';
+import * as z from '../shared/zod';
 import { EVENT_TYPES, type WebhookEvent } from './event-catalog';
 
 // ---- The messages, each declared once (zod; built when a channel first needs them) ----
@@ -11,7 +11,7 @@ const importMessage = () =>
     dc_id: z.string(),
     txid: z.string(),
     /** Set on a revision of an existing route (PUT .../revision), which its own use case runs. */
-    revision: z.literal(true).optional(),
+    revision: z.optional(z.literal(true)),
   });
 export type ImportMessage = z.output<ReturnType<typeof importMessage>>;
 
@@ -38,39 +38,40 @@ const s3TestEvent = () => z.object({ Event: z.literal('s3:TestEvent') });
  * decoded, and when S3 received it. `eventTime` is ISO 8601 with milliseconds, in UTC (`2023-09-18T10:03:15.979Z`).
  */
 const s3ObjectsCreated = () =>
-  z
-    .object({
+  z.pipe(
+    z.object({
       Records: z.array(
         z.object({
           eventTime: z.iso.datetime({ offset: true }),
           s3: z.object({ object: z.object({ key: z.string() }) }),
         }),
       ),
-    })
-    .transform(({ Records }): UploadArrival[] =>
+    }),
+    z.transform(({ Records }): UploadArrival[] =>
       Records.map(({ eventTime, s3 }) => ({
         // S3 event keys come URL-encoded as form values, spaces as `+`.
         key: decodeURIComponent(s3.object.key.replace(/\+/g, ' ')),
         arrivedAt: Date.parse(eventTime),
       })),
-    );
+    ),
+  );
 
 /**
  * What the imports queue (and its DLQ) holds: S3's test event, S3's notification of uploads, or a queued
  * import, tried in that order. A message of none of these shapes is refused with what the queued import lacks.
  */
-function importQueueMessage(): z.ZodType<ImportQueueMessage> {
+function importQueueMessage(): z.ZodMiniType<ImportQueueMessage> {
   const testEvent = s3TestEvent();
   const notification = s3ObjectsCreated();
   const queued = importMessage();
-  return z.unknown().transform((body, context): ImportQueueMessage => {
+  return z.transform((body: unknown, context): ImportQueueMessage => {
     if (testEvent.safeParse(body).success) return { kind: 's3TestEvent' };
     const uploads = notification.safeParse(body);
     if (uploads.success) return { kind: 'uploads', uploads: uploads.data };
     const imported = queued.safeParse(body);
     if (imported.success) return { kind: 'import', import: imported.data };
     for (const issue of imported.error.issues)
-      context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+      context.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: body });
     return z.NEVER;
   });
 }
@@ -79,15 +80,15 @@ function importQueueMessage(): z.ZodType<ImportQueueMessage> {
  * What the proof uploads queue holds: S3's notification of objects created under the proofs prefix, or its
  * test event (no uploads). Anything else is refused with what the notification lacks.
  */
-function proofUploadsMessage(): z.ZodType<UploadArrival[]> {
+function proofUploadsMessage(): z.ZodMiniType<UploadArrival[]> {
   const testEvent = s3TestEvent();
   const notification = s3ObjectsCreated();
-  return z.unknown().transform((body, context): UploadArrival[] => {
+  return z.transform((body: unknown, context): UploadArrival[] => {
     if (testEvent.safeParse(body).success) return [];
     const uploads = notification.safeParse(body);
     if (uploads.success) return uploads.data;
     for (const issue of uploads.error.issues)
-      context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+      context.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: body });
     return z.NEVER;
   });
 }
@@ -107,18 +108,19 @@ export type ExportMessage = z.output<ReturnType<typeof exportMessage>>;
  * carries its payload as it was.
  */
 const queuedEvent = () =>
-  z
-    .object({
+  z.pipe(
+    z.object({
       event_id: z.string(),
       type: z.enum(EVENT_TYPES),
-      dc_id: z.string().nullable(),
-      route_id: z.string().nullable(),
+      dc_id: z.nullable(z.string()),
+      route_id: z.nullable(z.string()),
       // Absent on a message queued before sequences.
-      sequence: z.number().int().min(1).nullable().optional(),
+      sequence: z.optional(z.nullable(z.int().check(z.minimum(1)))),
       occurred_at: z.number(),
       details: z.record(z.string(), z.unknown()),
-    })
-    .transform(({ sequence = null, ...event }) => ({ ...event, sequence }) as WebhookEvent);
+    }),
+    z.transform(({ sequence = null, ...event }) => ({ ...event, sequence }) as WebhookEvent),
+  );
 
 /** One delivery of one event to one webhook; a retry is a new message with the next attempt number. */
 const deliveryMessage = () =>
@@ -126,15 +128,15 @@ const deliveryMessage = () =>
     account_id: z.string(),
     webhook_id: z.string(),
     event: queuedEvent(),
-    attempt: z.number().int().min(1),
+    attempt: z.int().check(z.minimum(1)),
     /** When the first attempt was made (retries stop once the schedule is used up). */
-    first_attempt_at: z.number().optional(),
+    first_attempt_at: z.optional(z.number()),
     /** Not before this time: SQS delays at most 15 minutes, so longer waits take several hops. */
-    due_at: z.number().optional(),
+    due_at: z.optional(z.number()),
     /** Set by the first attempt (or by a redelivery request), then carried by every retry. */
-    delivery_id: z.string().optional(),
+    delivery_id: z.optional(z.string()),
     /** On a redelivery: the original delivery it sends again. */
-    redelivery_of: z.string().optional(),
+    redelivery_of: z.optional(z.string()),
   });
 export type DeliveryMessage = z.output<ReturnType<typeof deliveryMessage>>;
 
@@ -144,13 +146,13 @@ export type DeliveryMessage = z.output<ReturnType<typeof deliveryMessage>>;
  * image holds is read in data/events.ts; a record without a new image carries no event.
  */
 const streamRecords = () =>
-  z.preprocess(
-    (body) => (Array.isArray(body) ? body : [body]),
+  z.pipe(
+    z.transform((body) => (Array.isArray(body) ? body : [body])),
     z.array(
       z.object({
-        dynamodb: z
-          .object({ NewImage: z.record(z.string(), z.record(z.string(), z.unknown())).optional() })
-          .optional(),
+        dynamodb: z.optional(
+          z.object({ NewImage: z.optional(z.record(z.string(), z.record(z.string(), z.unknown()))) }),
+        ),
       }),
     ),
   );

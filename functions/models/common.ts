@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { PAGE_BYTE_BUDGET } from '../shared/limits';
+import * as z from '../shared/zod';
 
 // ---------------------------------------------------------------------------------------------------
 // Text: the building blocks of every string a client sends (fields, path and query parameters)
@@ -57,17 +57,19 @@ interface TextRules {
  * first problem found is reported, naming the character and where it is; the value itself is never echoed.
  */
 export function SafeText({ min = 0, max, multiLine = false, notBlank = false, description }: TextRules) {
-  return z
-    .string()
-    .superRefine((value, context) => {
-      const problem = textProblem(value, { min, max, multiLine, notBlank });
-      if (problem) context.addIssue({ code: 'custom', message: problem });
-    })
-    .meta({
+  return z.withMeta(
+    z.string().check(
+      z.superRefine((value, context) => {
+        const problem = textProblem(value, { min, max, multiLine, notBlank });
+        if (problem) context.addIssue({ code: 'custom', message: problem });
+      }),
+    ),
+    {
       ...(min > 0 ? { minLength: min } : {}),
       maxLength: max,
       ...(description ? { description } : {}),
-    });
+    },
+  );
 }
 
 function textProblem(value: string, rules: Required<Omit<TextRules, 'description'>>): string | undefined {
@@ -113,23 +115,25 @@ const ID_RULES =
  * deleted again. Spaces at either end are refused because they are invisible and almost always a copy-paste
  * accident (an id that differs only by them would look like a duplicate).
  */
-export const Id = z
-  .string()
-  .superRefine((value, context) => {
-    const problem =
-      textProblem(value, { min: 1, max: MAX_ID_CHARS, multiLine: false, notBlank: false }) ??
-      (Buffer.byteLength(value, 'utf8') > MAX_ID_BYTES
-        ? `must be at most ${MAX_ID_BYTES} bytes in UTF-8 (ids become database keys); this one has ${Buffer.byteLength(value, 'utf8')}`
-        : value.includes('/')
-          ? `must not contain "/" (ids travel in URL paths)`
-          : value === '.' || value === '..'
-            ? `must not be "." or ".." (ids travel in URL paths, where these name no segment)`
-            : /^\s|\s$/u.test(value)
-              ? 'must not start or end with whitespace'
-              : undefined);
-    if (problem) context.addIssue({ code: 'custom', message: problem });
-  })
-  .meta({ minLength: 1, maxLength: MAX_ID_CHARS, description: `an id: ${ID_RULES}` });
+export const Id = z.withMeta(
+  z.string().check(
+    z.superRefine((value, context) => {
+      const problem =
+        textProblem(value, { min: 1, max: MAX_ID_CHARS, multiLine: false, notBlank: false }) ??
+        (Buffer.byteLength(value, 'utf8') > MAX_ID_BYTES
+          ? `must be at most ${MAX_ID_BYTES} bytes in UTF-8 (ids become database keys); this one has ${Buffer.byteLength(value, 'utf8')}`
+          : value.includes('/')
+            ? `must not contain "/" (ids travel in URL paths)`
+            : value === '.' || value === '..'
+              ? `must not be "." or ".." (ids travel in URL paths, where these name no segment)`
+              : /^\s|\s$/u.test(value)
+                ? 'must not start or end with whitespace'
+                : undefined);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    }),
+  ),
+  { minLength: 1, maxLength: MAX_ID_CHARS, description: `an id: ${ID_RULES}` },
+);
 
 /** Human-readable names: 1..200 characters, not blank, on one line. */
 export const Name = Label(200, { min: 1, notBlank: true });
@@ -149,44 +153,55 @@ const MIN_STORABLE_MAGNITUDE = 1e-130;
 /** A finite number DynamoDB (through the SDK) can store: 0, or a magnitude in 1E-130..2^53-1. */
 export const StorableNumber = z
   .number()
-  .refine(
-    (value) =>
-      value === 0 ||
-      (Math.abs(value) >= MIN_STORABLE_MAGNITUDE && Math.abs(value) <= Number.MAX_SAFE_INTEGER),
-    `must be 0 or have a magnitude between 1e-130 and ${Number.MAX_SAFE_INTEGER} (what the database stores)`,
+  .check(
+    z.refine(
+      (value) =>
+        value === 0 ||
+        (Math.abs(value) >= MIN_STORABLE_MAGNITUDE && Math.abs(value) <= Number.MAX_SAFE_INTEGER),
+      `must be 0 or have a magnitude between 1e-130 and ${Number.MAX_SAFE_INTEGER} (what the database stores)`,
+    ),
   );
 
-export const EpochMillis = z.number().int().min(0).meta({ description: 'milliseconds since the Unix epoch' });
+export const EpochMillis = z.withMeta(z.int().check(z.minimum(0)), {
+  description: 'milliseconds since the Unix epoch',
+});
 
 /** 2000-01-01T00:00:00Z and 2100-01-01T00:00:00Z: a client's time outside is a bug (seconds, not ms). */
 export const MIN_TIMESTAMP = Date.UTC(2000, 0, 1);
 export const MAX_TIMESTAMP = Date.UTC(2100, 0, 1);
 
 /** A time a client sends: epoch milliseconds from 2000-01-01 to 2100-01-01 (UTC). */
-export const Timestamp = z
-  .int()
-  .min(MIN_TIMESTAMP, 'must be a time from 2000-01-01 (epoch milliseconds)')
-  .max(MAX_TIMESTAMP, 'must be a time up to 2100-01-01 (epoch milliseconds)')
-  .meta({ description: 'milliseconds since the Unix epoch, 2000-01-01..2100-01-01' });
+export const Timestamp = z.withMeta(
+  z
+    .int()
+    .check(
+      z.minimum(MIN_TIMESTAMP, 'must be a time from 2000-01-01 (epoch milliseconds)'),
+      z.maximum(MAX_TIMESTAMP, 'must be a time up to 2100-01-01 (epoch milliseconds)'),
+    ),
+  { description: 'milliseconds since the Unix epoch, 2000-01-01..2100-01-01' },
+);
 
 /** Clocks of phones drift; a reported time further ahead than this is a client bug, not a skew. */
 const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 
 /** A time a client reports for something that happened (a visit, a ping): not in the future. */
-export const ReportedTimestamp = Timestamp.refine(
-  (timestamp) => timestamp <= Date.now() + MAX_CLOCK_SKEW_MS,
-  'is more than 5 minutes in the future',
+export const ReportedTimestamp = Timestamp.check(
+  z.refine(
+    (timestamp) => timestamp <= Date.now() + MAX_CLOCK_SKEW_MS,
+    'is more than 5 minutes in the future',
+  ),
 );
 
 /** A schema with an id, or null: documented as `anyOf: [component, {type: 'null'}]`. */
-export const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]);
+export const orNull = <T extends z.ZodMiniType>(schema: T) => z.union([schema, z.null()]);
 
-export const Location = z
-  .object({
-    latitude: StorableNumber.min(-90).max(90),
-    longitude: StorableNumber.min(-180).max(180),
-  })
-  .meta({ id: 'Location' });
+export const Location = z.withMeta(
+  z.object({
+    latitude: StorableNumber.check(z.minimum(-90), z.maximum(90)),
+    longitude: StorableNumber.check(z.minimum(-180), z.maximum(180)),
+  }),
+  { id: 'Location' },
+);
 
 export const DcParams = z.object({ dc_id: Id });
 
@@ -195,11 +210,13 @@ export const MAX_PAGE_ROWS = 1000;
 
 /** Optional paging of the driver list: without `limit` the whole list is returned. */
 export const PaginationQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE_ROWS).optional(),
-  next_token: SafeText({ min: 1, max: 2048 }).optional(),
+  limit: z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(MAX_PAGE_ROWS))),
+  next_token: z.optional(SafeText({ min: 1, max: 2048 })),
 });
 
-export const NextToken = z.string().optional().meta({ description: 'present when more items remain' });
+export const NextToken = z.withMeta(z.optional(z.string()), {
+  description: 'present when more items remain',
+});
 
 /**
  * Paging of a list that grows with a route: `limit` rows per page, `defaultLimit` without one. A page also
@@ -224,21 +241,18 @@ export const PAGE_BYTES_NOTE =
 
 export const pagedQuery = ({ defaultLimit, maxLimit }: PageSize) =>
   z.object({
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(maxLimit)
-      .default(defaultLimit)
-      .meta({
+    limit: z.withMeta(
+      z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(maxLimit)), defaultLimit),
+      {
         description: `most rows per page, 1..${maxLimit}; ${defaultLimit} when absent. ${PAGE_BYTES_NOTE}`,
-      }),
-    next_token: PaginationQuery.shape.next_token.meta({
+      },
+    ),
+    next_token: z.withMeta(PaginationQuery.shape.next_token, {
       description: 'the `next_token` of the previous page',
     }),
   });
 
-export const EmptyData = z.object({}).meta({ id: 'Empty' });
+export const EmptyData = z.withMeta(z.object({}), { id: 'Empty' });
 
 /** True for a real calendar date written YYYY-MM-DD (2024-02-30 is not one). */
 export function isCalendarDate(date: string): boolean {
@@ -246,6 +260,7 @@ export function isCalendarDate(date: string): boolean {
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(date);
 }
 
-export const CalendarDate = Label(10)
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD')
-  .refine(isCalendarDate, 'is not a calendar date');
+export const CalendarDate = Label(10).check(
+  z.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD'),
+  z.refine(isCalendarDate, 'is not a calendar date'),
+);

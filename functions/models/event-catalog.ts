@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/zod';
 import { trackingToken, trackingUrl } from './tracking-links';
 
 /**
@@ -16,21 +16,24 @@ import { trackingToken, trackingUrl } from './tracking-links';
  * layer, CDK code and the tests may use it.
  */
 
-const EpochMillis = z.number().int().min(0);
-const millis = (description: string) => EpochMillis.meta({ description: `${description} (epoch ms)` });
+const EpochMillis = z.int().check(z.minimum(0));
+const millis = (description: string) => z.withMeta(EpochMillis, { description: `${description} (epoch ms)` });
 
 /** The catalog's schemas; built by eventSchemas() on first use. */
 function buildEventSchemas() {
-  const RouteSummary = z
-    .object({
+  const RouteSummary = z.withMeta(
+    z.object({
       id: z.string(),
       name: z.string(),
       start_time: millis('the planned start'),
-      driver_id: z.string().nullable().meta({ description: 'the assigned driver; null when none is' }),
-      waypoint_count: z.number().int().min(0),
+      driver_id: z.withMeta(z.nullable(z.string()), {
+        description: 'the assigned driver; null when none is',
+      }),
+      waypoint_count: z.int().check(z.minimum(0)),
       is_active: z.boolean(),
-    })
-    .meta({ id: 'RouteSummary', description: 'the imported route, in brief' });
+    }),
+    { id: 'RouteSummary', description: 'the imported route, in brief' },
+  );
 
   const RouteCreated = z.object({
     type: z.literal('ROUTE_CREATED'),
@@ -38,14 +41,14 @@ function buildEventSchemas() {
   });
 
   /** How a body's tracking links are made (models/tracking-links.ts): in the payload, never in a body. */
-  const TrackingLinks = z.object({ api_url: z.string(), key: z.string() }).optional();
-  const TrackingUrl = z.string().nullable().meta({
+  const TrackingLinks = z.optional(z.object({ api_url: z.string(), key: z.string() }));
+  const TrackingUrl = z.withMeta(z.nullable(z.string()), {
     description:
       'the waypoint’s tracking page for its customer, as the waypoint reads answer it (`tracking_url`); null on a route imported before tracking links',
   });
 
   const startedFields = {
-    driver_id: z.string().meta({ description: 'the driver who started it' }),
+    driver_id: z.withMeta(z.string(), { description: 'the driver who started it' }),
     started_timestamp: millis('when the route started, as the driver (or the API call) reported it'),
   };
   const RouteStarted = z.object({
@@ -53,15 +56,15 @@ function buildEventSchemas() {
     details: z.object({
       ...startedFields,
       // Absent in events written before tracking links (a redelivery of one has no waypoints).
-      waypoint_ids: z.array(z.string()).optional(),
+      waypoint_ids: z.optional(z.array(z.string())),
       tracking_links: TrackingLinks,
     }),
   });
   const RouteStartedBody = z.object({
     ...startedFields,
-    waypoints: z
-      .array(z.object({ waypoint_id: z.string(), tracking_url: TrackingUrl }))
-      .meta({ description: 'every waypoint of the route, in route order, with its tracking page' }),
+    waypoints: z.withMeta(z.array(z.object({ waypoint_id: z.string(), tracking_url: TrackingUrl })), {
+      description: 'every waypoint of the route, in route order, with its tracking page',
+    }),
   });
 
   const Eta = z.object({ waypoint_id: z.string(), eta_timestamp: millis('the estimated arrival') });
@@ -69,29 +72,30 @@ function buildEventSchemas() {
   const RouteEtasChanged = z.object({
     type: z.literal('ROUTE_ETAS_CHANGED'),
     details: z.object({
-      etas: z.array(Eta).meta({ description: etasDescription }),
+      etas: z.withMeta(z.array(Eta), { description: etasDescription }),
       tracking_links: TrackingLinks,
     }),
   });
   const RouteEtasChangedBody = z.object({
-    etas: z.array(Eta.extend({ tracking_url: TrackingUrl })).meta({ description: etasDescription }),
+    etas: z.withMeta(z.array(z.extend(Eta, { tracking_url: TrackingUrl })), { description: etasDescription }),
   });
 
   const WaypointStatusChanged = z.object({
     type: z.literal('WAYPOINT_STATUS_CHANGED'),
     details: z.object({
       waypoint_id: z.string(),
-      status: z.enum(['SUCCESSFUL', 'FAILED', 'VISIT_LATER']).meta({ description: 'the visit’s outcome' }),
-      attempt_id: z.string().meta({ description: 'the visit (attempt) the driver recorded' }),
+      status: z.withMeta(z.enum(['SUCCESSFUL', 'FAILED', 'VISIT_LATER']), {
+        description: 'the visit’s outcome',
+      }),
+      attempt_id: z.withMeta(z.string(), { description: 'the visit (attempt) the driver recorded' }),
       timestamp: millis('when the visit happened'),
-      proof_ids: z.array(z.string()).meta({
+      proof_ids: z.withMeta(z.array(z.string()), {
         description:
           'the proofs of delivery (photos, signatures) the visit names; read them with the waypoint’s proofs',
       }),
-      signer_name: z
-        .string()
-        .nullable()
-        .meta({ description: 'who signed for the delivery; null when not given' }),
+      signer_name: z.withMeta(z.nullable(z.string()), {
+        description: 'who signed for the delivery; null when not given',
+      }),
     }),
   });
 
@@ -99,38 +103,44 @@ function buildEventSchemas() {
     type: z.literal('ROUTE_FINISHED'),
     details: z.object({
       finalized_timestamp: millis('when the route was finished'),
-      driver_id: z.string().nullable().meta({ description: 'the route’s driver; null when it had none' }),
+      driver_id: z.withMeta(z.nullable(z.string()), {
+        description: 'the route’s driver; null when it had none',
+      }),
     }),
   });
 
   const RouteImportFailed = z.object({
     type: z.literal('ROUTE_IMPORT_FAILED'),
     details: z.object({
-      txid: z.string().meta({ description: 'the import (`txid` of its POST)' }),
-      error: z
-        .object({ code: z.number().int(), message: z.string() })
-        .meta({ description: 'why it failed: the code and message GET of the import answers' }),
+      txid: z.withMeta(z.string(), { description: 'the import (`txid` of its POST)' }),
+      error: z.withMeta(z.object({ code: z.int(), message: z.string() }), {
+        description: 'why it failed: the code and message GET of the import answers',
+      }),
     }),
   });
 
-  const IdChanges = z
-    .object({
+  const IdChanges = z.withMeta(
+    z.object({
       added: z.array(z.string()),
       removed: z.array(z.string()),
-      changed: z.array(z.string()).meta({ description: 'still on the route, with other fields than before' }),
-    })
-    .meta({ id: 'IdChanges', description: 'ids added, removed and changed, each in route order' });
+      changed: z.withMeta(z.array(z.string()), {
+        description: 'still on the route, with other fields than before',
+      }),
+    }),
+    { id: 'IdChanges', description: 'ids added, removed and changed, each in route order' },
+  );
   const RouteUpdated = z.object({
     type: z.literal('ROUTE_UPDATED'),
     details: z.object({
-      version: z.number().int().meta({ description: 'the route’s version after the change' }),
-      changes: z
-        .object({ waypoints: IdChanges, invoices: IdChanges, items: IdChanges })
-        .meta({ id: 'RouteChanges', description: 'what changed on the route' }),
-      txid: z.string().optional().meta({
+      version: z.withMeta(z.int(), { description: 'the route’s version after the change' }),
+      changes: z.withMeta(z.object({ waypoints: IdChanges, invoices: IdChanges, items: IdChanges }), {
+        id: 'RouteChanges',
+        description: 'what changed on the route',
+      }),
+      txid: z.withMeta(z.optional(z.string()), {
         description: 'the revision (`txid` of its PUT) that made the change; absent for a cancelled waypoint',
       }),
-      changes_truncated: z.literal(true).optional().meta({
+      changes_truncated: z.withMeta(z.optional(z.literal(true)), {
         description:
           'present when the id lists did not fit the event (over 96 KiB of ids): `changes` then holds empty lists, and GET of the revision’s import status (`txid`) answers them all',
       }),
@@ -151,7 +161,7 @@ function buildEventSchemas() {
   ]);
 
   /** Every event a webhook can receive: the stream's, and PING, which only the test call sends. */
-  const CatalogEvent = z.discriminatedUnion('type', [...StreamEvent.options, Ping]);
+  const CatalogEvent = z.discriminatedUnion('type', [...StreamEvent.def.options, Ping]);
   /** The body's own fields of the types whose body is not their payload (bodyDetailsOf). */
   const BodyDetails = { ROUTE_STARTED: RouteStartedBody, ROUTE_ETAS_CHANGED: RouteEtasChangedBody };
   return { StreamEvent, CatalogEvent, BodyDetails };
@@ -485,38 +495,41 @@ const schemaName = (type: EventType) =>
     .join('')}Event`;
 
 /** The body schema of a type (zod): the catalog's details, under the fields every body has. */
-function webhookBodySchema(type: EventType): z.ZodObject {
+function webhookBodySchema(type: EventType): z.ZodMiniObject {
   const { CatalogEvent, BodyDetails: bodyDetails } = eventSchemas();
-  const option = CatalogEvent.options.find((candidate) => candidate.shape.type.value === type);
+  const option = CatalogEvent.def.options.find((candidate) => candidate.shape.type.def.values[0] === type);
   if (!option) throw new Error(`no event type ${type} in the catalog`);
   const { scope, summary } = EVENT_DOCS[type];
-  return z
-    .object({
+  return z.withMeta(
+    z.object({
       event: z.literal(type),
       hook_timestamp_millis: millis('when the event happened'),
       dc_id:
         scope === 'none'
-          ? z.null().meta({ description: 'none' })
-          : z.string().meta({ description: 'the DC' }),
+          ? z.withMeta(z.null(), { description: 'none' })
+          : z.withMeta(z.string(), { description: 'the DC' }),
       route_id:
         scope === 'route'
-          ? z.string().meta({ description: 'the route' })
+          ? z.withMeta(z.string(), { description: 'the route' })
           : scope === 'route-if-known'
-            ? z.string().nullable().meta({ description: 'the route; null when its id was never read' })
-            : z.null().meta({ description: 'none' }),
-      event_id: z.string().meta({
+            ? z.withMeta(z.nullable(z.string()), {
+                description: 'the route; null when its id was never read',
+              })
+            : z.withMeta(z.null(), { description: 'none' }),
+      event_id: z.withMeta(z.string(), {
         description: 'the event’s id, also in `webhook-id`: the same on every attempt and redelivery',
       }),
       sequence:
         scope === 'route'
-          ? z.number().int().min(1).nullable().meta({
+          ? z.withMeta(z.nullable(z.int().check(z.minimum(1))), {
               description:
                 'the event’s place among its route’s events: 1 (ROUTE_CREATED), 2, 3 ... with no gaps, so a gap or a smaller number than the last tells a missed or reordered event; null only on an event written before sequences',
             })
-          : z.null().meta({ description: 'none: the event belongs to no route’s sequence' }),
+          : z.withMeta(z.null(), { description: 'none: the event belongs to no route’s sequence' }),
       ...(type in bodyDetails ? bodyDetails[type as keyof typeof bodyDetails] : option.shape.details).shape,
-    })
-    .meta({ id: schemaName(type), description: summary });
+    }),
+    { id: schemaName(type), description: summary },
+  );
 }
 
 /**
@@ -531,10 +544,10 @@ export const WEBHOOK_BODY_SCHEMAS = /* @__PURE__ */ lazyWebhookBodySchemas();
  * the catalog's type names (the channels' delivery message, the pipe filter) drops it, and with it the
  * schemas and the docs.
  */
-function lazyWebhookBodySchemas(): Readonly<Record<EventType, z.ZodObject>> {
-  const schemas = {} as Record<EventType, z.ZodObject>;
+function lazyWebhookBodySchemas(): Readonly<Record<EventType, z.ZodMiniObject>> {
+  const schemas = {} as Record<EventType, z.ZodMiniObject>;
   for (const type of EVENT_TYPES) {
-    let schema: z.ZodObject | undefined;
+    let schema: z.ZodMiniObject | undefined;
     Object.defineProperty(schemas, type, {
       enumerable: true,
       get: () => {

@@ -1,3 +1,4 @@
+import * as z from '../shared/zod';
 import { Id } from './common';
 
 /**
@@ -93,9 +94,14 @@ export function reservedIdProblem(
  * sit in the parameter's place (`reservedIdsOf`); refused with 1006 like any rule of an id.
  */
 export const PathId = (parameter: IdParameter) =>
-  Id.superRefine((id, context) => {
-    const problem = reservedIdProblem(parameter, id);
-    if (problem) context.addIssue({ code: 'custom', message: problem });
-  }).meta({
-    description: `${Id.description}; and none of the fixed path segments that sit where {${parameter}} does (listed under the ${parameter} path parameter)`,
-  });
+  z.withMeta(
+    Id.check(
+      z.superRefine((id, context) => {
+        const problem = reservedIdProblem(parameter, id);
+        if (problem) context.addIssue({ code: 'custom', message: problem });
+      }),
+    ),
+    {
+      description: `${z.globalRegistry.get(Id)?.description}; and none of the fixed path segments that sit where {${parameter}} does (listed under the ${parameter} path parameter)`,
+    },
+  );

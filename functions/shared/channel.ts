@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from './zod';
 
 /** How a channel's queue and its dead-letter queue are set up; CDK and the local runtime make them from this. */
 export interface QueueSettings {
@@ -38,24 +38,24 @@ export interface Channel<Message = unknown, Received = Message> extends QueueSet
   /** The queue's name in the service: its construct ids (`ImportsQueue`, `ImportsDeadLetterQueue`) and exports. */
   readonly name: string;
   /** The schema of what producers send (zod), built on first use. */
-  readonly message: () => z.ZodType<Message>;
+  readonly message: () => z.ZodMiniType<Message>;
   /**
    * The schema of what the consumer gets (zod), built on first use: the message, or more where the queue is
    * also fed from outside the code (the imports queue gets S3's notifications too).
    */
-  readonly received: () => z.ZodType<Received>;
+  readonly received: () => z.ZodMiniType<Received>;
   /** A message body (JSON) as the consumer reads it; throws a MessageRefusedError naming what does not fit. */
   parse(body: string): Received;
 }
 
 /** How a channel is declared: its queue settings and the schemas of its messages (Channel). */
 export interface ChannelDefinition extends QueueSettings {
-  message: () => z.ZodType;
-  received?: () => z.ZodType;
+  message: () => z.ZodMiniType;
+  received?: () => z.ZodMiniType;
 }
 
 type MessageOf<D extends ChannelDefinition> = z.output<ReturnType<D['message']>>;
-type ReceivedOf<D extends ChannelDefinition> = D extends { received: () => infer S extends z.ZodType }
+type ReceivedOf<D extends ChannelDefinition> = D extends { received: () => infer S extends z.ZodMiniType }
   ? z.output<S>
   : MessageOf<D>;
 

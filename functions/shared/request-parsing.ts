@@ -1,6 +1,6 @@
-import type { z } from 'zod';
 import { ApiError, ValidationError } from './errors';
 import { excerpt, quoteList } from './quote';
+import type * as z from './zod';
 
 export type RequestPart = 'path' | 'query' | 'body';
 
@@ -53,7 +53,11 @@ export function decodePathParameters(
 }
 
 /** The part validated by its schema; 1006 naming every field path that fails. */
-export function parsePart<S extends z.ZodType>(part: RequestPart, schema: S, input: unknown): z.output<S> {
+export function parsePart<S extends z.ZodMiniType>(
+  part: RequestPart,
+  schema: S,
+  input: unknown,
+): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw new ValidationError(describeIssues(part, result.error.issues));

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { db, tableName } from '../../functions/data/client';
 import { getRouteHeader, headerItem } from '../../functions/data/routes';
 import { backfillDriverRouteSets } from '../../functions/domain/drivers';
+import type * as z from '../../functions/shared/zod';
 import { createTestAccount } from '../support/accounts';
 import { type ApiResponse, type CallOptions, call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
 import type { EndpointDefinition } from '../../functions/api/define';
 import { endpoints } from '../../functions/api/index';
+import type * as z from '../../functions/shared/zod';
 import { createTestAccount } from '../support/accounts';
 import { call, callRaw } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
@@ -266,7 +266,7 @@ const paramNames = (endpoint: EndpointDefinition) =>
   [...endpoint.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
 
 const queryNames = (endpoint: EndpointDefinition) =>
-  Object.keys((endpoint.request.query as z.ZodObject | undefined)?.shape ?? {});
+  Object.keys((endpoint.request.query as z.ZodMiniObject | undefined)?.shape ?? {});
 
 function requestFor(endpoint: EndpointDefinition): fc.Arbitrary<FuzzRequest> {
   const param = (name: string) =>

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { putAll } from '../../functions/data/client';
 import { routeRowItems } from '../../functions/data/route-rows';
 import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
+import type * as z from '../../functions/shared/zod';
 import { createTestAccount } from '../support/accounts';
 import { useTestApi } from '../support/fixtures';
 import { type ApiResponse, expectError, expectSuccess, joinPages, readAllPages } from '../support/http';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as routes from '../../functions/api/routes/index';
 import { PROOF_LIMITS } from '../../functions/shared/limits';
+import type * as z from '../../functions/shared/zod';
 import { at, attemptPath, type DriverAppClient, driverAppClient, nth, routeOf } from '../support/driver-app';
 import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError, expectSuccess } from '../support/http';

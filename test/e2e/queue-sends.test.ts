@@ -2,11 +2,11 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateQueueCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import * as channels from '../../functions/models/channels';
 import { defineChannel } from '../../functions/shared/channel';
 import { configure } from '../../functions/shared/config';
 import { send, sendAll } from '../../functions/shared/queues';
+import * as z from '../../functions/shared/zod';
 import { LOCAL_REGION } from '../../local/cloud/model';
 import { useAwsProxy } from '../support/aws-proxy';
 

@@ -1,11 +1,11 @@
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import type { z } from 'zod';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { db } from '../../functions/data/client';
 import { completionEstimate, computeEtas, type EtaStop, type LatLng } from '../../functions/domain/etas';
+import type * as z from '../../functions/shared/zod';
 import type { SampleRoute } from '../../local/app/sample-route';
 import { apiCaller, type TestAccount } from './fixtures';
 import { type ApiResponse, expectSuccess } from './http';

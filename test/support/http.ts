@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
-import type { z } from 'zod';
 import type { EndpointDefinition } from '../../functions/api/define';
 import { endpoints } from '../../functions/api/index';
 import { buildOpenApiDocument } from '../../functions/api/openapi';
+import type * as z from '../../functions/shared/zod';
 import { type ObservedResponse, type OpenApiDocument, responseContract } from './openapi-contract';
 
 export interface ApiResponse {
@@ -116,7 +116,7 @@ export function expectSuccess<E extends EndpointDefinition>(
 ) {
   expect(response.status, response.text).toBe(status);
   expect(response.body.status).toBe('success');
-  const schema = endpoint.responses[status]?.data as z.ZodType;
+  const schema = endpoint.responses[status]?.data as z.ZodMiniType;
   const parsed = schema.safeParse(response.body.data);
   expect(
     parsed.success,

@@ -1,9 +1,9 @@
 import { beforeAll, expect } from 'vitest';
-import type { z } from 'zod';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { queryItems } from '../../functions/data/client';
 import { getRouteHeader, replaceRouteHeader, routeKeys } from '../../functions/data/routes';
+import type * as z from '../../functions/shared/zod';
 import { createTestAccount } from './accounts';
 import { type TestAccount, type TestApiFixture, useTestApi } from './fixtures';
 import { expectSuccess } from './http';

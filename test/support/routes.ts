@@ -1,11 +1,11 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { expect } from 'vitest';
-import type { z } from 'zod';
 import type { InvoiceStatus as InvoiceStatusSchema } from '../../functions/api/routes/index';
 import { findHeldClaims } from '../../functions/data/claims';
 import { db, type Item, tableName } from '../../functions/data/client';
 import { allChannels, type ChannelName } from '../../functions/models/channels';
+import type * as z from '../../functions/shared/zod';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import type { SampleRoute } from '../../local/app/sample-route';
 import { sqsRecord } from '../../local/event-sources/sqs-records';

@@ -1,6 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, vi } from 'vitest';
-import * as z from 'zod';
 import * as webhooks from '../../functions/api/webhooks/index';
 import { db } from '../../functions/data/client';
 import { verifySignature } from '../../functions/domain/webhook-http';
@@ -9,6 +8,7 @@ import {
   SUBSCRIBABLE_EVENTS,
   WEBHOOK_BODY_SCHEMAS,
 } from '../../functions/models/event-catalog';
+import * as z from '../../functions/shared/zod';
 import { createTestAccount } from './accounts';
 import { type TestAccount, type TestApiFixture, useTestApi } from './fixtures';
 import { expectSuccess } from './http';

@@ -9,12 +9,15 @@ import {
   webhookBodyOf,
 } from '../../functions/models/event-catalog';
 import { trackingToken, trackingUrl } from '../../functions/models/tracking-links';
+import * as z from '../../functions/shared/zod';
 
 describe('the event catalog', () => {
   it('lists the stream schemas’ types in their order, then PING', () => {
     const { StreamEvent, CatalogEvent } = eventSchemas();
-    expect(SUBSCRIBABLE_EVENTS).toEqual(StreamEvent.options.map((option) => option.shape.type.value));
-    expect(EVENT_TYPES).toEqual(CatalogEvent.options.map((option) => option.shape.type.value));
+    expect(SUBSCRIBABLE_EVENTS).toEqual(
+      StreamEvent.def.options.map((option) => option.shape.type.def.values[0]),
+    );
+    expect(EVENT_TYPES).toEqual(CatalogEvent.def.options.map((option) => option.shape.type.def.values[0]));
     expect(EVENT_TYPES.at(-1)).toBe('PING');
   });
 
@@ -61,7 +64,7 @@ describe('the webhook body of the events that give tracking links', () => {
     });
     expect(link('a')).toMatch(/^https:\/\/api\.example\.com\/v1\/track\/[\w-]{22}$/);
     expect(webhookBody(started)).not.toContain(links.key);
-    expect(WEBHOOK_BODY_SCHEMAS.ROUTE_STARTED.strict().safeParse(body).success).toBe(true);
+    expect(z.catchall(WEBHOOK_BODY_SCHEMAS.ROUTE_STARTED, z.never()).safeParse(body).success).toBe(true);
   });
 
   it('ROUTE_ETAS_CHANGED gives each ETA its waypoint’s tracking page', () => {
@@ -72,7 +75,7 @@ describe('the webhook body of the events that give tracking links', () => {
     const body = webhookBodyOf(changed);
     expect(body).toMatchObject({ etas: [{ waypoint_id: 'b', eta_timestamp: 3, tracking_url: link('b') }] });
     expect(Object.keys(body)).not.toContain('tracking_links');
-    expect(WEBHOOK_BODY_SCHEMAS.ROUTE_ETAS_CHANGED.strict().safeParse(body).success).toBe(true);
+    expect(z.catchall(WEBHOOK_BODY_SCHEMAS.ROUTE_ETAS_CHANGED, z.never()).safeParse(body).success).toBe(true);
   });
 
   it('gives null links for a route imported before tracking links, and no waypoints for an event from before them', () => {

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
 import { MAX_EVENT_RECORD_BYTES, putEventItem, streamRecordBytes } from '../../functions/data/events';
 import {
   FreeText,
@@ -19,11 +18,12 @@ import { IMPORT_LIMITS, MAX_LISTED_ID_BYTES } from '../../functions/models/impor
 import { configure } from '../../functions/shared/config';
 import { messageBatches } from '../../functions/shared/queues';
 import { quote, quoteList } from '../../functions/shared/quote';
+import type * as z from '../../functions/shared/zod';
 
 /** The characters SQS carries: #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD | #x10000-#x10FFFF. */
 const SQS_CHARACTERS = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
 
-const message = (schema: z.ZodType, value: unknown) => schema.safeParse(value).error?.issues[0]?.message;
+const message = (schema: z.ZodMiniType, value: unknown) => schema.safeParse(value).error?.issues[0]?.message;
 
 /** Any single code point, lone surrogates included, biased to the ones the rules are about. */
 const anyCharacter = fc.oneof(

@@ -1,8 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import * as z from 'zod';
-import * as zm from 'zod/mini';
 import { endpoints } from '../../functions/api/index';
 import {
   buildOpenApiDocument,
@@ -19,6 +17,7 @@ import {
   WEBHOOK_BODY_SCHEMAS,
   webhookBody,
 } from '../../functions/models/event-catalog';
+import * as z from '../../functions/shared/zod';
 
 interface DocumentedWebhook {
   post: {
@@ -170,13 +169,13 @@ describe('the OpenAPI document', () => {
 describe('the OpenAPI document of schemas written with zod/mini', () => {
   // The generator reads schemas through zod core only, so an endpoint written with zod's functional API is
   // documented as one written with `zod` is.
-  const Gadget = zm
+  const Gadget = z
     .object({
-      name: zm.string().check(zm.minLength(1), zm.maxLength(40)),
-      weight_grams: zm.optional(zm.int().check(zm.minimum(0))),
-      owner: zm.nullable(zm.string()),
+      name: z.string().check(z.minLength(1), z.maxLength(40)),
+      weight_grams: z.optional(z.int().check(z.minimum(0))),
+      owner: z.nullable(z.string()),
     })
-    .check(zm.meta({ id: 'MiniGadget', description: 'a gadget', example: { name: 'lamp', owner: null } }));
+    .check(z.meta({ id: 'MiniGadget', description: 'a gadget', example: { name: 'lamp', owner: null } }));
   const endpoint: DocumentedEndpoint = {
     operationId: 'replaceMiniGadget',
     method: 'PUT',
@@ -187,16 +186,16 @@ describe('the OpenAPI document of schemas written with zod/mini', () => {
     tag: 'Gadgets',
     access: { table: 'readWrite' },
     request: {
-      params: zm.object({
-        dc_id: zm.string().check(zm.meta({ description: 'the DC' })),
-        gadget_id: zm.string().check(zm.maxLength(64), zm.meta({ description: 'the gadget' })),
+      params: z.object({
+        dc_id: z.string().check(z.meta({ description: 'the DC' })),
+        gadget_id: z.string().check(z.maxLength(64), z.meta({ description: 'the gadget' })),
       }),
-      query: zm.object({
-        dry_run: zm.optional(zm.literal('true').check(zm.meta({ description: 'only check' }))),
+      query: z.object({
+        dry_run: z.optional(z.literal('true').check(z.meta({ description: 'only check' }))),
       }),
       body: Gadget,
     },
-    responses: { 200: { description: 'the gadget', data: zm.object({ gadget: Gadget }) } },
+    responses: { 200: { description: 'the gadget', data: z.object({ gadget: Gadget }) } },
     errorCodes: [1003],
   };
   const miniDocument = buildOpenApiDocument([endpoint]) as unknown as {
@@ -305,7 +304,7 @@ describe('the OpenAPI document’s webhooks (what receivers get)', () => {
       expect(() => z.strictObject(schema.shape).parse(media?.example)).not.toThrow();
       const name = media?.schema.$ref.replace('#/components/schemas/', '') ?? '';
       expect(document.components.schemas[name]).toBeDefined();
-      expect(name).toBe(schema.meta()?.id);
+      expect(name).toBe(z.globalRegistry.get(schema)?.id);
     },
   );
 

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
 import { ATTEMPT_ANALYTICS_PAGE, getAttemptAnalytics } from '../../functions/api/analytics/index';
 import type { EndpointDefinition } from '../../functions/api/define';
 import { DRIVER_ROUTE_WAYPOINTS_PAGE, listDriverRoutes } from '../../functions/api/driver-app/index';
@@ -17,6 +16,7 @@ import { MAX_PAGE_ROWS, type PageSize } from '../../functions/models/common';
 import { IMPORT_LIMITS } from '../../functions/models/import-model';
 import { successResponse } from '../../functions/shared/envelope';
 import { countWithinBudget, PAGE_BYTE_BUDGET, proxyBytesOf } from '../../functions/shared/limits';
+import type * as z from '../../functions/shared/zod';
 
 /**
  * A page of worst-case rows, cut by the byte budget as the lists cut it, must stay under Lambda's 6 MB
@@ -146,7 +146,7 @@ const delivery = () => ({
 
 /** Bytes of Lambda's response for this data, after checking it is what the endpoint answers. */
 function responseBytes(endpoint: EndpointDefinition, data: unknown): number {
-  const schema = endpoint.responses[200]?.data as z.ZodType;
+  const schema = endpoint.responses[200]?.data as z.ZodMiniType;
   expect(schema.safeParse(data).success).toBe(true);
   return Buffer.byteLength(JSON.stringify(successResponse(200, { ...(data as object), next_token: token })));
 }
@@ -330,7 +330,7 @@ describe('the byte budget keeps a page of worst-case rows under Lambda’s 6 MB 
       [listWebhookDeliveries, DELIVERY_ATTEMPTS_PAGE],
     ];
     for (const [endpoint, size] of paged) {
-      const query = endpoint.request.query as z.ZodType;
+      const query = endpoint.request.query as z.ZodMiniType;
       expect(query.parse({})).toEqual({ limit: size.defaultLimit });
       expect(query.safeParse({ limit: String(size.maxLimit) }).success).toBe(true);
       expect(query.safeParse({ limit: String(size.maxLimit + 1) }).success).toBe(false);

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { decodeNextToken, encodeNextToken } from '../../functions/data/pagination';
 import { bearerSecret } from '../../functions/shared/bearer';
 import {
@@ -8,6 +7,7 @@ import {
   MAX_ISSUES_MESSAGE_CHARS,
   MAX_LISTED_ISSUES,
 } from '../../functions/shared/request-parsing';
+import * as z from '../../functions/shared/zod';
 
 describe('describeIssues', () => {
   const schema = z.object({ route: z.object({ waypoints: z.array(z.object({ id: z.string() })) }) });
@@ -37,14 +37,14 @@ describe('describeIssues', () => {
   });
 
   it('names fewer problems when they would pass 1,000 characters, and counts the rest', () => {
-    const long = z.string().refine(() => false, 'x'.repeat(290));
+    const long = z.string().check(z.refine(() => false, 'x'.repeat(290)));
     const message = describeIssues(
       'body',
       z.array(long).safeParse(['a', 'b', 'c', 'd', 'e']).error?.issues ?? [],
     );
     expect(message).toMatch(/^0: x{290}; 1: x{290}; 2: x{290}; and 2 more$/);
     // A message longer than 300 characters (none of ours is) is cut to 300 and an ellipsis.
-    const huge = z.string().refine(() => false, 'y'.repeat(10_000));
+    const huge = z.string().check(z.refine(() => false, 'y'.repeat(10_000)));
     const cut = describeIssues('body', z.array(huge).safeParse(['a', 'b', 'c', 'd']).error?.issues ?? []);
     expect(cut).toMatch(/^0: y{300}…; 1: y{300}…; 2: y{300}…; and 1 more$/);
     expect(cut.length).toBeLessThanOrEqual(MAX_ISSUES_MESSAGE_CHARS);

@@ -2,15 +2,15 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import * as z from 'zod';
 import { logger, observed } from '../../../functions/shared/observability';
+import * as z from '../../../functions/shared/zod';
 
 /**
  * A reference of the bundles bench (bench/bundles.ts): the floor (bench/floor/handler.ts), zod with one schema,
  * the service's observability and Powertools' batch processor (partial batch responses): the least any queue
  * consumer of the service loads, before its channel's schemas and its own code.
  */
-const Key = z.strictObject({ pk: z.string().min(1), sk: z.string().min(1) });
+const Key = z.strictObject({ pk: z.string().check(z.minLength(1)), sk: z.string().check(z.minLength(1)) });
 const processor = new BatchProcessor(EventType.SQS);
 let db: DynamoDBDocumentClient | undefined;
 

@@ -1,14 +1,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { logger, observed } from '../../../functions/shared/observability';
+import * as z from '../../../functions/shared/zod';
 
 /**
  * A reference of the bundles bench (bench/bundles.ts): the floor (bench/floor/handler.ts), zod with one schema
  * and the service's observability (Powertools' logger and metrics middleware): the least any API
  * function of the service loads, before its own schemas and code.
  */
-const Key = z.strictObject({ pk: z.string().min(1), sk: z.string().min(1) });
+const Key = z.strictObject({ pk: z.string().check(z.minLength(1)), sk: z.string().check(z.minLength(1)) });
 let db: DynamoDBDocumentClient | undefined;
 
 export const handler = observed(async (event: unknown) => {

@@ -1,18 +1,20 @@
-import * as z from 'zod';
 import { DcParams, FULL_PAGES, Id } from '../../models/common';
+import * as z from '../../shared/zod';
 import { endpointGroup } from '../define';
 
 export const TAG = 'Analytics';
 
-export const RouteParams = DcParams.extend({ route_id: Id });
+export const RouteParams = z.extend(DcParams, { route_id: Id });
 
-export const ColumnDefinitions = z
-  .record(z.string(), z.object({ column_name: z.string(), column_description: z.string() }))
-  .meta({ id: 'ColumnDefinitions', description: 'by column id, in CSV column order' });
+export const ColumnDefinitions = z.withMeta(
+  z.record(z.string(), z.object({ column_name: z.string(), column_description: z.string() })),
+  { id: 'ColumnDefinitions', description: 'by column id, in CSV column order' },
+);
 
-export const AnalyticsRecord = z
-  .record(z.string(), z.union([z.string(), z.number(), z.null()]))
-  .meta({ id: 'AnalyticsRecord', description: 'values by column id (see the column definitions)' });
+export const AnalyticsRecord = z.withMeta(z.record(z.string(), z.union([z.string(), z.number(), z.null()])), {
+  id: 'AnalyticsRecord',
+  description: 'values by column id (see the column definitions)',
+});
 
 /**
  * Attempt records per page: a record weighs 9.5 KB (proxyBytesOf) when every name and id is at its maximum

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { FULL_PAGES, Id, Location, Name, ReportedTimestamp } from '../../models/common';
 import { PROOF_LIMITS } from '../../shared/limits';
 import { quote } from '../../shared/quote';
+import * as z from '../../shared/zod';
 import { endpointGroup } from '../define';
 import { InvoiceStatus } from '../routes/invoice-schemas';
 import { ProofId } from '../routes/proof-schemas';
@@ -13,7 +13,9 @@ export const TAG = 'Driver app';
 
 export const RouteParams = z.object({ route_id: Id });
 
-export const TimestampBody = z.object({ timestamp: ReportedTimestamp }).meta({ id: 'DriverActionTimestamp' });
+export const TimestampBody = z.withMeta(z.object({ timestamp: ReportedTimestamp }), {
+  id: 'DriverActionTimestamp',
+});
 
 export const RouteData = z.object({ route: Route });
 
@@ -48,79 +50,95 @@ export const MAX_ATTEMPT_ITEM_BYTES = 256 * 1024;
 
 export const jsonBytesOf = (text: string) => Buffer.byteLength(JSON.stringify(text), 'utf8') - 2;
 
-export const AttemptBody = z
-  .object({
-    id: Id.meta({ description: 'chosen by the app; sending the same id again is harmless' }),
-    timestamp: ReportedTimestamp,
-    status: z.enum(['SUCCESSFUL', 'FAILED', 'VISIT_LATER']),
-    reason: FailureReason.optional().meta({
-      description: 'required when FAILED; also the reason of the items it fails without one of their own',
-    }),
-    location: Location.optional(),
-    items: z
-      .array(z.object({ id: Id, status: z.enum(['SUCCESSFUL', 'FAILED']), reason: FailureReason.optional() }))
-      .max(MAX_ATTEMPT_ITEMS)
-      .optional()
-      .meta({
-        description: 'items with their own outcome; the others take the attempt’s (VISIT_LATER: none)',
+export const AttemptBody = z.withMeta(
+  z
+    .object({
+      id: z.withMeta(Id, { description: 'chosen by the app; sending the same id again is harmless' }),
+      timestamp: ReportedTimestamp,
+      status: z.enum(['SUCCESSFUL', 'FAILED', 'VISIT_LATER']),
+      reason: z.withMeta(z.optional(FailureReason), {
+        description: 'required when FAILED; also the reason of the items it fails without one of their own',
       }),
-    proof_ids: z
-      .array(ProofId)
-      .max(PROOF_LIMITS.perAttempt)
-      .optional()
-      .meta({
+      location: z.optional(Location),
+      items: z.withMeta(
+        z.optional(
+          z
+            .array(
+              z.object({
+                id: Id,
+                status: z.enum(['SUCCESSFUL', 'FAILED']),
+                reason: z.optional(FailureReason),
+              }),
+            )
+            .check(z.maxLength(MAX_ATTEMPT_ITEMS)),
+        ),
+        {
+          description: 'items with their own outcome; the others take the attempt’s (VISIT_LATER: none)',
+        },
+      ),
+      proof_ids: z.withMeta(z.optional(z.array(ProofId).check(z.maxLength(PROOF_LIMITS.perAttempt))), {
         description: `AVAILABLE proofs of this waypoint (photos, signatures) the visit produced, at most ${PROOF_LIMITS.perAttempt}; a proof is named by one attempt only`,
       }),
-    signer_name: Name.optional().meta({ description: 'who signed for the delivery' }),
-  })
-  .superRefine((attempt, context) => {
-    if (attempt.status === 'FAILED' && !attempt.reason) {
-      context.addIssue({ code: 'custom', path: ['reason'], message: 'is required when status is FAILED' });
-    }
-    attempt.proof_ids?.forEach((proofId, index) => {
-      if (attempt.proof_ids?.indexOf(proofId) !== index) {
-        context.addIssue({
-          code: 'custom',
-          path: ['proof_ids', index],
-          message: `${quote(proofId)} is listed twice`,
+      signer_name: z.withMeta(z.optional(Name), { description: 'who signed for the delivery' }),
+    })
+    .check(
+      z.superRefine((attempt, context) => {
+        if (attempt.status === 'FAILED' && !attempt.reason) {
+          context.addIssue({
+            code: 'custom',
+            path: ['reason'],
+            message: 'is required when status is FAILED',
+          });
+        }
+        attempt.proof_ids?.forEach((proofId, index) => {
+          if (attempt.proof_ids?.indexOf(proofId) !== index) {
+            context.addIssue({
+              code: 'custom',
+              path: ['proof_ids', index],
+              message: `${quote(proofId)} is listed twice`,
+            });
+          }
         });
-      }
-    });
-    const seen = new Set<string>();
-    let itemBytes = 0;
-    attempt.items?.forEach((item, index) => {
-      itemBytes +=
-        jsonBytesOf(item.id) +
-        (item.reason ? jsonBytesOf(item.reason.code) + jsonBytesOf(item.reason.message) : 0);
-      if (seen.has(item.id)) {
-        context.addIssue({
-          code: 'custom',
-          path: ['items', index, 'id'],
-          message: `${quote(item.id)} is listed twice`,
+        const seen = new Set<string>();
+        let itemBytes = 0;
+        attempt.items?.forEach((item, index) => {
+          itemBytes +=
+            jsonBytesOf(item.id) +
+            (item.reason ? jsonBytesOf(item.reason.code) + jsonBytesOf(item.reason.message) : 0);
+          if (seen.has(item.id)) {
+            context.addIssue({
+              code: 'custom',
+              path: ['items', index, 'id'],
+              message: `${quote(item.id)} is listed twice`,
+            });
+          }
+          seen.add(item.id);
+          if (item.status === 'FAILED' && !item.reason && !attempt.reason) {
+            context.addIssue({
+              code: 'custom',
+              path: ['items', index, 'reason'],
+              message: 'is required when status is FAILED and the attempt has no reason',
+            });
+          }
         });
-      }
-      seen.add(item.id);
-      if (item.status === 'FAILED' && !item.reason && !attempt.reason) {
-        context.addIssue({
-          code: 'custom',
-          path: ['items', index, 'reason'],
-          message: 'is required when status is FAILED and the attempt has no reason',
-        });
-      }
-    });
-    if (itemBytes > MAX_ATTEMPT_ITEM_BYTES) {
-      context.addIssue({
-        code: 'custom',
-        path: ['items'],
-        message: `the listed items' ids and reasons may have at most ${MAX_ATTEMPT_ITEM_BYTES} bytes together (UTF-8, as JSON writes them); these have ${itemBytes}`,
-      });
-    }
-  })
-  .meta({ id: 'AttemptRequest' });
+        if (itemBytes > MAX_ATTEMPT_ITEM_BYTES) {
+          context.addIssue({
+            code: 'custom',
+            path: ['items'],
+            message: `the listed items' ids and reasons may have at most ${MAX_ATTEMPT_ITEM_BYTES} bytes together (UTF-8, as JSON writes them); these have ${itemBytes}`,
+          });
+        }
+      }),
+    ),
+  { id: 'AttemptRequest' },
+);
 
-export const DriverRoute = Route.extend({
-  waypoints: z.array(Waypoint.extend({ invoices: z.array(InvoiceStatus) })),
-}).meta({ id: 'DriverRoute', description: 'a route with its waypoints, invoices and item statuses' });
+export const DriverRoute = z.withMeta(
+  z.extend(Route, {
+    waypoints: z.array(z.extend(Waypoint, { invoices: z.array(InvoiceStatus) })),
+  }),
+  { id: 'DriverRoute', description: 'a route with its waypoints, invoices and item statuses' },
+);
 
 /**
  * Waypoints per page of the driver's routes. One route of 2,000 worst-case waypoints is 10 MB without its

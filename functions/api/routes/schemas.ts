@@ -1,28 +1,29 @@
-import * as z from 'zod';
 import { DcParams, EpochMillis, FULL_PAGES, Id, type PageSize, ReportedTimestamp } from '../../models/common';
+import * as z from '../../shared/zod';
 import { endpointGroup } from '../define';
 
 export const TAG = 'Routes';
 
-export const RouteParams = DcParams.extend({ route_id: Id });
+export const RouteParams = z.extend(DcParams, { route_id: Id });
 
-export const Route = z
-  .object({
+export const Route = z.withMeta(
+  z.object({
     id: z.string(),
     name: z.string(),
-    assigned_driver_id: z.string().nullable(),
+    assigned_driver_id: z.nullable(z.string()),
     start_time: EpochMillis,
-    start_warehouse_id: z.string().nullable(),
-    end_warehouse_id: z.string().nullable(),
-    vehicle_id: z.string().nullable(),
-    version: z.number().int().meta({ description: 'bumped by every change' }),
+    start_warehouse_id: z.nullable(z.string()),
+    end_warehouse_id: z.nullable(z.string()),
+    vehicle_id: z.nullable(z.string()),
+    version: z.withMeta(z.int(), { description: 'bumped by every change' }),
     waypoint_ids: z.array(z.string()),
     is_active: z.boolean(),
     is_finalized: z.boolean(),
-    started_timestamp: EpochMillis.nullable(),
-    finalized_timestamp: EpochMillis.nullable(),
-  })
-  .meta({ id: 'Route' });
+    started_timestamp: z.nullable(EpochMillis),
+    finalized_timestamp: z.nullable(EpochMillis),
+  }),
+  { id: 'Route' },
+);
 
 /**
  * Page sizes of the reads that grow with a route: full pages, which the byte budget ends earlier when the
@@ -55,8 +56,10 @@ export const routeChangeEndpoint = endpointGroup({
   errorCodes: [3003, 3011, 3012, 3102],
 });
 
-export const OptionalTimestampBody = z
-  .object({
-    timestamp: ReportedTimestamp.optional().meta({ description: 'when it happened; now when absent' }),
-  })
-  .optional();
+export const OptionalTimestampBody = z.optional(
+  z.object({
+    timestamp: z.withMeta(z.optional(ReportedTimestamp), {
+      description: 'when it happened; now when absent',
+    }),
+  }),
+);

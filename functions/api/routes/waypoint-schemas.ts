@@ -1,13 +1,15 @@
 /** The waypoint and attempt schemas, shared by the route and driver-app endpoints that answer them. */
-import * as z from 'zod';
+
 import { EpochMillis, FreeText, Label, Location, orNull } from '../../models/common';
+import * as z from '../../shared/zod';
 
-export const FailureReason = z
-  .object({ code: Label(64, { min: 1 }), message: FreeText(500, { min: 1 }) })
-  .meta({ id: 'FailureReason' });
+export const FailureReason = z.withMeta(
+  z.object({ code: Label(64, { min: 1 }), message: FreeText(500, { min: 1 }) }),
+  { id: 'FailureReason' },
+);
 
-export const Attempt = z
-  .object({
+export const Attempt = z.withMeta(
+  z.object({
     id: z.string(),
     timestamp: EpochMillis,
     status: z.enum(['SUCCESSFUL', 'FAILED', 'VISIT_LATER']),
@@ -20,40 +22,45 @@ export const Attempt = z
         reason: orNull(FailureReason),
       }),
     ),
-    proof_ids: z.array(z.string()).meta({ description: 'the proofs of delivery the visit names' }),
-    signer_name: z.string().nullable().meta({ description: 'who signed for the delivery' }),
+    proof_ids: z.withMeta(z.array(z.string()), { description: 'the proofs of delivery the visit names' }),
+    signer_name: z.withMeta(z.nullable(z.string()), { description: 'who signed for the delivery' }),
     driver_id: z.string(),
-  })
-  .meta({ id: 'Attempt', description: 'one visit of a waypoint, as the driver app reported it' });
+  }),
+  { id: 'Attempt', description: 'one visit of a waypoint, as the driver app reported it' },
+);
 
-export const Waypoint = z
-  .object({
+export const Waypoint = z.withMeta(
+  z.object({
     id: z.string(),
-    sequence: z.number().int().meta({
+    sequence: z.withMeta(z.int(), {
       description:
         'position in the route as imported, from 0; a cancelled waypoint’s number stays unused (the others keep theirs)',
     }),
-    customer_id: z.string().nullable(),
-    name: z.string().nullable(),
-    address: z.string().nullable(),
+    customer_id: z.nullable(z.string()),
+    name: z.nullable(z.string()),
+    address: z.nullable(z.string()),
     location: Location,
-    service_time_minutes: z.number().int(),
+    service_time_minutes: z.int(),
     time_windows: z.array(z.object({ start: EpochMillis, end: EpochMillis })),
     invoice_ids: z.array(z.string()),
-    status: z
-      .enum(['PENDING', 'SUCCESSFUL', 'FAILED', 'VISIT_LATER'])
-      .meta({ description: 'the latest attempt’s status; PENDING before any' }),
-    eta: EpochMillis.nullable().meta({
+    status: z.withMeta(z.enum(['PENDING', 'SUCCESSFUL', 'FAILED', 'VISIT_LATER']), {
+      description: 'the latest attempt’s status; PENDING before any',
+    }),
+    eta: z.withMeta(z.nullable(EpochMillis), {
       description: 'when service is expected to start; null once the waypoint is done',
     }),
-    attempts: z.array(Attempt).meta({ description: 'oldest first' }),
-  })
-  .meta({ id: 'Waypoint' });
+    attempts: z.withMeta(z.array(Attempt), { description: 'oldest first' }),
+  }),
+  { id: 'Waypoint' },
+);
 
 /** A waypoint as the route reads answer it: the Waypoint with its customer's tracking page. */
-export const RouteWaypoint = Waypoint.extend({
-  tracking_url: z.string().nullable().meta({
-    description:
-      'the waypoint’s tracking page for its customer (`GET /track/{token}` under the API’s own URL; an unguessable link: hand it to that customer only); null on a route imported before tracking links',
+export const RouteWaypoint = z.withMeta(
+  z.extend(Waypoint, {
+    tracking_url: z.withMeta(z.nullable(z.string()), {
+      description:
+        'the waypoint’s tracking page for its customer (`GET /track/{token}` under the API’s own URL; an unguessable link: hand it to that customer only); null on a route imported before tracking links',
+    }),
   }),
-}).meta({ id: 'RouteWaypoint' });
+  { id: 'RouteWaypoint' },
+);

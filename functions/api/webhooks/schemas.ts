@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { EpochMillis, Id, MAX_PAGE_ROWS, type PageSize } from '../../models/common';
 import { SUBSCRIBABLE_EVENTS } from '../../models/event-catalog';
+import * as z from '../../shared/zod';
 import { endpointGroup } from '../define';
 
 export const TAG = 'Webhooks';
@@ -16,46 +16,50 @@ export const webhooksEndpoint = endpointGroup(ONE_WEBHOOK);
 /** Rows that change a webhook: they also write the table. */
 export const webhookChangeEndpoint = endpointGroup({ ...ONE_WEBHOOK, access: { table: 'readWrite' } });
 
-export const Webhook = z
-  .object({
+export const Webhook = z.withMeta(
+  z.object({
     id: z.string(),
     url: z.string(),
     enabled: z.boolean(),
     dc_ids: z.array(z.string()),
     events: z.array(z.enum(SUBSCRIBABLE_EVENTS)),
-  })
-  .meta({ id: 'Webhook' });
+  }),
+  { id: 'Webhook' },
+);
 
 export const SECRET_DESCRIPTION =
   'the signing secret, `whsec_` + base64 of the HMAC-SHA256 key of `webhook-signature` (Standard Webhooks); returned only here, once';
 
-export const CreatedWebhook = Webhook.extend({
-  secret: z.string().meta({ description: SECRET_DESCRIPTION }),
-}).meta({ id: 'CreatedWebhook' });
+export const CreatedWebhook = z.withMeta(
+  z.extend(Webhook, {
+    secret: z.withMeta(z.string(), { description: SECRET_DESCRIPTION }),
+  }),
+  { id: 'CreatedWebhook' },
+);
 
-export const DeliveryAttempt = z
-  .object({
-    delivery_id: z.string().nullable().meta({
+export const DeliveryAttempt = z.withMeta(
+  z.object({
+    delivery_id: z.withMeta(z.nullable(z.string()), {
       description:
         'the delivery (one event to this webhook, all its attempts) the attempt is part of; null on attempts logged before deliveries had ids',
     }),
-    redelivery_of: z
-      .string()
-      .nullable()
-      .meta({ description: 'on a redelivery: the delivery it sends again; null otherwise' }),
+    redelivery_of: z.withMeta(z.nullable(z.string()), {
+      description: 'on a redelivery: the delivery it sends again; null otherwise',
+    }),
     event_id: z.string(),
     event_type: z.string(),
-    attempt: z.number().int().meta({ description: '1 for the first try of the event, then 2, 3 ...' }),
-    status_code: z
-      .number()
-      .int()
-      .nullable()
-      .meta({ description: 'the receiver’s HTTP status, if it answered' }),
-    error: z.string().nullable().meta({ description: 'why the attempt failed; null when it succeeded' }),
-    duration_ms: z.number().int(),
+    attempt: z.withMeta(z.int(), { description: '1 for the first try of the event, then 2, 3 ...' }),
+    status_code: z.withMeta(z.nullable(z.number().check(z.int())), {
+      description: 'the receiver’s HTTP status, if it answered',
+    }),
+    error: z.withMeta(z.nullable(z.string()), {
+      description: 'why the attempt failed; null when it succeeded',
+    }),
+    duration_ms: z.int(),
     timestamp: EpochMillis,
-  })
-  .meta({ id: 'DeliveryAttempt' });
+  }),
+  { id: 'DeliveryAttempt' },
+);
 
 /**
  * Delivery attempts per page: 100 recent ones unless `limit` asks for more. An attempt weighs 3.0 KB with a
@@ -79,14 +83,15 @@ export const MAX_PREVIOUS_SECRET_SECONDS = 7 * 86_400;
 
 export const DeliveryParams = z.object({ id: Id, delivery_id: Id });
 
-export const Redelivery = z
-  .object({
-    delivery_id: z
-      .string()
-      .meta({ description: 'the new delivery; its attempts show in the deliveries log' }),
-    redelivery_of: z.string().meta({ description: 'the delivery it sends again' }),
-  })
-  .meta({ id: 'Redelivery' });
+export const Redelivery = z.withMeta(
+  z.object({
+    delivery_id: z.withMeta(z.string(), {
+      description: 'the new delivery; its attempts show in the deliveries log',
+    }),
+    redelivery_of: z.withMeta(z.string(), { description: 'the delivery it sends again' }),
+  }),
+  { id: 'Redelivery' },
+);
 
 /** For the calls that queue outbound POSTs to a customer's server (tests, redeliveries): not a load generator. */
 export const OUTBOUND_THROTTLING = { rateLimit: 5, burstLimit: 10 };

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { NextToken, pagedQuery } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { AnalyticsRecord, ATTEMPT_ANALYTICS_PAGE, RouteParams, routeAnalyticsEndpoint } from '../schemas';
 
 export const getAttemptAnalytics = routeAnalyticsEndpoint(

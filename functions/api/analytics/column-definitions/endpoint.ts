@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../../shared/zod';
 import { analyticsEndpoint, ColumnDefinitions } from '../schemas';
 
 export const getColumnDefinitions = analyticsEndpoint('GET /analytics/column-definitions', {

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { EpochMillis, SafeText } from '../../../models/common';
 import { ANALYTICS_FILES_PREFIX } from '../../../shared/resources';
+import * as z from '../../../shared/zod';
 import { analyticsEndpoint } from '../schemas';
 
 export const getAnalyticsDownloadFiles = analyticsEndpoint(
@@ -19,14 +19,15 @@ export const getAnalyticsDownloadFiles = analyticsEndpoint(
         description: 'the files',
         data: z.object({
           download_request_files: z.array(
-            z
-              .object({
+            z.withMeta(
+              z.object({
                 file_type: z.literal('CSV'),
                 download_link: z.string(),
                 expiration_timestamp: EpochMillis,
                 download_type: z.enum(['ROUTE_ANALYTICS', 'ATTEMPT_ANALYTICS']),
-              })
-              .meta({ id: 'DownloadFile' }),
+              }),
+              { id: 'DownloadFile' },
+            ),
           ),
         }),
       },

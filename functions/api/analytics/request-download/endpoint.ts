@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import * as channels from '../../../models/channels';
 import { Id, Label } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { analyticsEndpoint } from '../schemas';
 
 export const requestAnalyticsDownload = analyticsEndpoint('POST /analytics/download-requests', {
@@ -11,17 +11,19 @@ export const requestAnalyticsDownload = analyticsEndpoint('POST /analytics/downl
   // Each request can read millions of rows; the export worker runs two at a time.
   throttling: { rateLimit: 2, burstLimit: 10 },
   request: {
-    body: z
-      .object({
-        dc_ids: z.array(Id).max(100),
-        from_date: Label(64).meta({ description: 'YYYY-MM-DD, in each DC’s local time' }),
-        to_date: Label(64).meta({ description: 'YYYY-MM-DD, inclusive; at most 92 days after from_date' }),
-        analytics_types: z
-          .array(Label(64))
-          .max(10)
-          .meta({ description: 'ROUTE_ANALYTICS and/or ATTEMPT_ANALYTICS' }),
-      })
-      .meta({ id: 'AnalyticsDownloadRequest' }),
+    body: z.withMeta(
+      z.object({
+        dc_ids: z.array(Id).check(z.maxLength(100)),
+        from_date: z.withMeta(Label(64), { description: 'YYYY-MM-DD, in each DC’s local time' }),
+        to_date: z.withMeta(Label(64), {
+          description: 'YYYY-MM-DD, inclusive; at most 92 days after from_date',
+        }),
+        analytics_types: z.withMeta(z.array(Label(64)).check(z.maxLength(10)), {
+          description: 'ROUTE_ANALYTICS and/or ATTEMPT_ANALYTICS',
+        }),
+      }),
+      { id: 'AnalyticsDownloadRequest' },
+    ),
   },
   responses: {
     200: {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../../shared/zod';
 import { AnalyticsRecord, routeAnalyticsEndpoint } from '../schemas';
 
 export const getRouteAnalytics = routeAnalyticsEndpoint(

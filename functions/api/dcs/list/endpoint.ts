@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../../shared/zod';
 import { Dc, dcsEndpoint } from '../schemas';
 
 export const listDcs = dcsEndpoint('GET /dcs', {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../../shared/zod';
 import { DOCS_ASSET_FILES, docsEndpoint } from '../schemas';
 
 export const getDocsAsset = docsEndpoint('GET /docs/assets/{file}', {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../../shared/zod';
 import { docsEndpoint } from '../schemas';
 
 export const getOpenApiDocument = docsEndpoint('GET /openapi.json', {

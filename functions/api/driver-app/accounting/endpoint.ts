@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { Id, Label } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { AccountingRecord } from '../../routes/accounting-schemas';
 import { driverAppEndpoint, RouteParams } from '../schemas';
 
@@ -9,17 +9,18 @@ export const addDriverAccountingRecord = driverAppEndpoint('POST /driver/routes/
   summary: 'Record cash received on one of the driver’s routes',
   request: {
     params: RouteParams,
-    body: z
-      .object({
-        id: Id.meta({ description: 'unique in the account' }),
-        cash_received_cents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    body: z.withMeta(
+      z.object({
+        id: z.withMeta(Id, { description: 'unique in the account' }),
+        cash_received_cents: z.int().check(z.minimum(0), z.maximum(Number.MAX_SAFE_INTEGER)),
         cash_container_id: Label(128, {
           min: 1,
           notBlank: true,
           description: 'a label of the container the cash went into (`bag A`)',
         }),
-      })
-      .meta({ id: 'AccountingRecordRequest' }),
+      }),
+      { id: 'AccountingRecordRequest' },
+    ),
   },
   responses: { 200: { description: 'the record', data: z.object({ record: AccountingRecord }) } },
   errorCodes: [3003, 3011, 3012, 3014, 3102],

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { Id } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { Attempt } from '../../routes/waypoint-schemas';
 import { AttemptBody, driverAppEndpoint, RouteParams } from '../schemas';
 
@@ -11,7 +11,7 @@ export const recordDriverAttempt = driverAppEndpoint(
     // Its ROUTE_ETAS_CHANGED gives the waypoints' tracking links.
     linksToApi: true,
     summary: 'Record a visit of a waypoint with its items’ outcomes; WAYPOINT_STATUS_CHANGED, then new ETAs',
-    request: { params: RouteParams.extend({ waypoint_id: Id }), body: AttemptBody },
+    request: { params: z.extend(RouteParams, { waypoint_id: Id }), body: AttemptBody },
     responses: {
       200: {
         description: 'the attempt as recorded (the first one, for a repeated id)',

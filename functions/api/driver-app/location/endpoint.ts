@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { EmptyData, Location, ReportedTimestamp } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { driverAppEndpoint } from '../schemas';
 
 export const reportDriverLocation = driverAppEndpoint('POST /driver/location', {
@@ -11,7 +11,7 @@ export const reportDriverLocation = driverAppEndpoint('POST /driver/location', {
   driverTokenVerifiedBy: 'write',
   summary: 'Report where the driver is (kept as latest unless a newer one is stored; traced for analytics)',
   request: {
-    body: z.object({ timestamp: ReportedTimestamp, location: Location }).meta({ id: 'LocationPing' }),
+    body: z.withMeta(z.object({ timestamp: ReportedTimestamp, location: Location }), { id: 'LocationPing' }),
   },
   responses: { 200: { description: 'recorded', data: EmptyData } },
 });

@@ -1,13 +1,14 @@
-import * as z from 'zod';
 import { EpochMillis, Id } from '../../../models/common';
 import { PROOF_LIMITS } from '../../../shared/limits';
 import { PROOFS_PREFIX } from '../../../shared/resources';
+import * as z from '../../../shared/zod';
 import { ProofContentType, ProofSizeBytes, ProofStatus, ProofType } from '../../routes/proof-schemas';
 import { driverAppEndpoint, RouteParams } from '../schemas';
 
-export const ProofUploadRequest = z
-  .object({ type: ProofType, content_type: ProofContentType, size_bytes: ProofSizeBytes })
-  .meta({ id: 'ProofUploadRequest' });
+export const ProofUploadRequest = z.withMeta(
+  z.object({ type: ProofType, content_type: ProofContentType, size_bytes: ProofSizeBytes }),
+  { id: 'ProofUploadRequest' },
+);
 
 export const createDriverProof = driverAppEndpoint(
   'POST /driver/routes/{route_id}/waypoints/{waypoint_id}/proofs',
@@ -19,7 +20,7 @@ export const createDriverProof = driverAppEndpoint(
     description: `The proof is PENDING_UPLOAD until its object arrives; it is then checked (its first bytes must be those of content_type, its size size_bytes) and becomes AVAILABLE with its sha256, or REJECTED. The upload link works for ${PROOF_LIMITS.uploadLinkSeconds / 60} minutes; at most ${PROOF_LIMITS.perWaypoint} proofs per waypoint.`,
     // Only presigns PUTs of proof keys; the object's arrival starts its check (S3 event notification).
     access: { table: 'readWrite', signLinks: { access: 'write', keyPrefix: PROOFS_PREFIX } },
-    request: { params: RouteParams.extend({ waypoint_id: Id }), body: ProofUploadRequest },
+    request: { params: z.extend(RouteParams, { waypoint_id: Id }), body: ProofUploadRequest },
     responses: {
       200: {
         description: 'the new proof with its upload link',
@@ -28,10 +29,12 @@ export const createDriverProof = driverAppEndpoint(
             id: z.string(),
             type: ProofType,
             status: ProofStatus,
-            upload_url: z.string().meta({
+            upload_url: z.withMeta(z.string(), {
               description: 'presigned S3 PUT link; send exactly the declared Content-Type and Content-Length',
             }),
-            upload_expiration_timestamp: EpochMillis.meta({ description: 'when upload_url stops working' }),
+            upload_expiration_timestamp: z.withMeta(EpochMillis, {
+              description: 'when upload_url stops working',
+            }),
           }),
         }),
       },

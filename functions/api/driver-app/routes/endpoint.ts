@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { NextToken, PAGE_BYTES_NOTE, pagedQuery } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { DRIVER_ROUTE_WAYPOINTS_PAGE, DriverRoute, driverAppEndpoint } from '../schemas';
 
 export const listDriverRoutes = driverAppEndpoint('GET /driver/routes', {

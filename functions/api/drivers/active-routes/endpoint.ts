@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../../shared/zod';
 import { ActiveRoute, driversEndpoint } from '../schemas';
 
 export const getDriverActiveRoutes = driversEndpoint('GET /dcs/{dc_id}/drivers/{driver_id}/active-routes', {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../../shared/zod';
 import { Driver, DriverLocation, driversEndpoint } from '../schemas';
 
 export const getDriverBulkInfo = driversEndpoint('GET /dcs/{dc_id}/drivers/{driver_id}/driver_bulk_info', {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../../shared/zod';
 import { alsoAs } from '../../define';
 import { driverChangeEndpoint } from '../schemas';
 

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { DcParams, NextToken, PaginationQuery } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { Driver, driversEndpoint } from '../schemas';
 
 export const listDrivers = driversEndpoint('GET /dcs/{dc_id}/drivers', {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../../shared/zod';
 import { DriverLocation, driversEndpoint } from '../schemas';
 
 export const getDriverLocation = driversEndpoint('GET /dcs/{dc_id}/drivers/{driver_id}/location', {

@@ -1,53 +1,58 @@
-import * as z from 'zod';
 import { Id, MAX_PAGE_ROWS, PAGE_BYTES_NOTE, SafeText } from '../../../models/common';
 import { SUBSCRIBABLE_EVENTS } from '../../../models/event-catalog';
+import * as z from '../../../shared/zod';
 import { eventsEndpoint } from '../schemas';
 
 /** Events per page of GET /events without `limit`. */
 export const EVENT_FEED_DEFAULT_LIMIT = 100;
 
 export const ListEventsQuery = z.object({
-  after: SafeText({ min: 1, max: 200 }).optional().meta({
+  after: z.withMeta(z.optional(SafeText({ min: 1, max: 200 })), {
     description:
       'the `next_cursor` of the previous page, or the `cursor` of an event: the events after it; from the oldest kept event when absent',
   }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PAGE_ROWS)
-    .default(EVENT_FEED_DEFAULT_LIMIT)
-    .meta({
+  limit: z.withMeta(
+    z._default(
+      z.coerce.number().check(z.int(), z.minimum(1), z.maximum(MAX_PAGE_ROWS)),
+      EVENT_FEED_DEFAULT_LIMIT,
+    ),
+    {
       description: `most events per page, 1..${MAX_PAGE_ROWS}; ${EVENT_FEED_DEFAULT_LIMIT} when absent. ${PAGE_BYTES_NOTE.replace('`next_token`', '`next_cursor`')}`,
-    }),
-  dc_id: Id.optional().meta({ description: 'only the events of this DC of the account' }),
-  route_id: Id.optional().meta({ description: 'only the events of this route' }),
-  type: z.enum(SUBSCRIBABLE_EVENTS).optional().meta({ description: 'only the events of this type' }),
+    },
+  ),
+  dc_id: z.withMeta(z.optional(Id), { description: 'only the events of this DC of the account' }),
+  route_id: z.withMeta(z.optional(Id), { description: 'only the events of this route' }),
+  type: z.withMeta(z.optional(z.enum(SUBSCRIBABLE_EVENTS)), { description: 'only the events of this type' }),
 });
 
 /**
  * An event of the feed: the body its webhook delivery carries (one of the `webhooks` section's bodies) and
  * its cursor. Described here rather than as a union of the bodies: each body already lists its fields.
  */
-export const FeedEvent = z
-  .object({
-    event: z.enum(SUBSCRIBABLE_EVENTS),
-    hook_timestamp_millis: z.number().int(),
-    dc_id: z.string(),
-    route_id: z.string().nullable(),
-    event_id: z.string(),
-    sequence: z.number().int().min(1).nullable().meta({
-      description:
-        'the event’s place among its route’s events: 1, 2, 3 ... with no gaps; null for an event of no route’s own (ROUTE_IMPORT_FAILED) or written before sequences',
+export const FeedEvent = z.withMeta(
+  z.catchall(
+    z.object({
+      event: z.enum(SUBSCRIBABLE_EVENTS),
+      hook_timestamp_millis: z.int(),
+      dc_id: z.string(),
+      route_id: z.nullable(z.string()),
+      event_id: z.string(),
+      sequence: z.withMeta(z.nullable(z.int().check(z.minimum(1))), {
+        description:
+          'the event’s place among its route’s events: 1, 2, 3 ... with no gaps; null for an event of no route’s own (ROUTE_IMPORT_FAILED) or written before sequences',
+      }),
+      cursor: z.withMeta(z.string(), {
+        description: 'opaque: `after` this cursor reads the events after this one',
+      }),
     }),
-    cursor: z.string().meta({ description: 'opaque: `after` this cursor reads the events after this one' }),
-  })
-  .catchall(z.unknown())
-  .meta({
+    z.unknown(),
+  ),
+  {
     id: 'FeedEvent',
     description:
       'the body the event’s webhook delivery carries (the `webhooks` section gives each type’s fields), and its `cursor`',
-  });
+  },
+);
 
 export const listEvents = eventsEndpoint('GET /events', {
   operationId: 'listEvents',
@@ -59,11 +64,11 @@ export const listEvents = eventsEndpoint('GET /events', {
       description: 'a page of events',
       data: z.object({
         events: z.array(FeedEvent),
-        next_cursor: z.string().nullable().meta({
+        next_cursor: z.withMeta(z.nullable(z.string()), {
           description:
             'the `after` of the next page: after the last event this page read; poll with it for newer events. null only while the account has no event yet',
         }),
-        has_more: z.boolean().meta({
+        has_more: z.withMeta(z.boolean(), {
           description: 'true when the page ended before the end of the feed: read the next one at once',
         }),
       }),

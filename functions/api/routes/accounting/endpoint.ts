@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { NextToken, pagedQuery } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { AccountingRecord } from '../accounting-schemas';
 import { ROUTE_PAGE_SIZES, RouteParams, routesEndpoint } from '../schemas';
 

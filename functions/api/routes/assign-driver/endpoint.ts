@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { Id } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { alsoAs } from '../../define';
 import { RouteParams, routeChangeEndpoint } from '../schemas';
 
@@ -7,7 +7,7 @@ export const assignDriver = routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{rout
   operationId: 'assignDriver',
   module: import.meta.url,
   summary: 'Assign a driver of the DC to a route that has not started',
-  request: { params: RouteParams, body: z.object({ driver_id: Id }).meta({ id: 'DriverAssignment' }) },
+  request: { params: RouteParams, body: z.withMeta(z.object({ driver_id: Id }), { id: 'DriverAssignment' }) },
   errorCodes: [3003, 3010, 3011, 3012, 3102],
 });
 

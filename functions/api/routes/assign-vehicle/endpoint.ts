@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { Id } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { alsoAs } from '../../define';
 import { RouteParams, routeChangeEndpoint } from '../schemas';
 
@@ -7,7 +7,10 @@ export const assignVehicle = routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{rou
   operationId: 'assignVehicle',
   module: import.meta.url,
   summary: 'Assign a vehicle to a route',
-  request: { params: RouteParams, body: z.object({ vehicle_id: Id }).meta({ id: 'VehicleAssignment' }) },
+  request: {
+    params: RouteParams,
+    body: z.withMeta(z.object({ vehicle_id: Id }), { id: 'VehicleAssignment' }),
+  },
 });
 
 /** The same endpoint under PUT (one Lambda). */

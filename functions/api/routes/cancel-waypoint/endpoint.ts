@@ -1,4 +1,5 @@
 import { Id } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { RouteData, RouteParams, routesEndpoint } from '../schemas';
 
 export const cancelWaypoint = routesEndpoint(
@@ -11,7 +12,7 @@ export const cancelWaypoint = routesEndpoint(
     summary:
       'Cancel a waypoint not yet visited (started routes too): it leaves the route with its invoices and items, their ids are freed, ETAs are recomputed; ROUTE_UPDATED',
     access: { table: 'readWrite' },
-    request: { params: RouteParams.extend({ waypoint_id: Id }) },
+    request: { params: z.extend(RouteParams, { waypoint_id: Id }) },
     responses: { 200: { description: 'the route after the change (version bumped)', data: RouteData } },
     errorCodes: [3003, 3012, 1003, 3100, 3102],
   },

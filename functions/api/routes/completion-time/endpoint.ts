@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { EpochMillis } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { routesEndpoint } from '../schemas';
 
 export const getCompletionTime = routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}/completion-time', {
@@ -10,9 +10,10 @@ export const getCompletionTime = routesEndpoint('GET /dcs/{dc_id}/routes/{route_
   responses: {
     200: {
       description: 'the completion time',
-      data: z
-        .object({ type: z.enum(['ESTIMATED', 'ACTUAL', 'FINALIZED']), timestamp: EpochMillis })
-        .meta({ id: 'CompletionTime' }),
+      data: z.withMeta(
+        z.object({ type: z.enum(['ESTIMATED', 'ACTUAL', 'FINALIZED']), timestamp: EpochMillis }),
+        { id: 'CompletionTime' },
+      ),
     },
   },
 });

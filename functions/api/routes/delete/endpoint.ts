@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import * as channels from '../../../models/channels';
+import * as z from '../../../shared/zod';
 import { routesEndpoint } from '../schemas';
 
 export const deleteRoute = routesEndpoint('DELETE /dcs/{dc_id}/routes/{route_id}', {

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { EpochMillis, Id } from '../../../models/common';
 import { PROOF_LIMITS } from '../../../shared/limits';
 import { DELIVERY_NOTE_FONT_FILES, DELIVERY_NOTES_PREFIX, PROOFS_PREFIX } from '../../../shared/resources';
+import * as z from '../../../shared/zod';
 import { AccountingRecord } from '../accounting-schemas';
 import { InvoiceStatus } from '../invoice-schemas';
 import { Proof } from '../proof-schemas';
@@ -10,48 +10,57 @@ import { Attempt, Waypoint } from '../waypoint-schemas';
 
 const LINK_MINUTES = PROOF_LIMITS.downloadLinkSeconds / 60;
 
-export const InvoiceEvidence = z
-  .object({
+export const InvoiceEvidence = z.withMeta(
+  z.object({
     route: Route,
-    waypoint: Waypoint.pick({
-      id: true,
-      sequence: true,
-      customer_id: true,
-      name: true,
-      address: true,
-      location: true,
-      status: true,
-    }).meta({ id: 'EvidenceWaypoint', description: 'the waypoint that lists the invoice' }),
+    waypoint: z.withMeta(
+      z.pick(Waypoint, {
+        id: true,
+        sequence: true,
+        customer_id: true,
+        name: true,
+        address: true,
+        location: true,
+        status: true,
+      }),
+      { id: 'EvidenceWaypoint', description: 'the waypoint that lists the invoice' },
+    ),
     invoice: InvoiceStatus,
-    attempts: z.array(Attempt).meta({ description: 'the waypoint’s attempts, oldest first' }),
-    cash_records: z.array(AccountingRecord).meta({
+    attempts: z.withMeta(z.array(Attempt), { description: 'the waypoint’s attempts, oldest first' }),
+    cash_records: z.withMeta(z.array(AccountingRecord), {
       description:
         'the route’s cash accounting records, oldest first (a record names its route and driver, not an invoice)',
     }),
-    proofs: z.array(Proof).meta({
+    proofs: z.withMeta(z.array(Proof), {
       description: `the waypoint’s AVAILABLE proofs of delivery, each with its sha256 and a download link that works ${LINK_MINUTES} minutes; pending and rejected ones are left out`,
     }),
-    signer: z.object({ name: z.string(), attempt_id: z.string(), timestamp: EpochMillis }).nullable().meta({
-      description: 'who signed for the delivery, from the latest attempt naming a signer; null when none did',
-    }),
-    delivery_note: z
-      .object({
-        download_link: z
-          .string()
-          .meta({ description: `presigned GET link of the PDF, for ${LINK_MINUTES} minutes` }),
-        expiration_timestamp: EpochMillis.meta({ description: 'when download_link stops working' }),
-        sha256: z.string().meta({ description: 'hex SHA-256 of the PDF' }),
-        signature_proof_id: z.string().nullable().meta({
+    signer: z.withMeta(
+      z.nullable(z.object({ name: z.string(), attempt_id: z.string(), timestamp: EpochMillis })),
+      {
+        description:
+          'who signed for the delivery, from the latest attempt naming a signer; null when none did',
+      },
+    ),
+    delivery_note: z.withMeta(
+      z.object({
+        download_link: z.withMeta(z.string(), {
+          description: `presigned GET link of the PDF, for ${LINK_MINUTES} minutes`,
+        }),
+        expiration_timestamp: z.withMeta(EpochMillis, { description: 'when download_link stops working' }),
+        sha256: z.withMeta(z.string(), { description: 'hex SHA-256 of the PDF' }),
+        signature_proof_id: z.withMeta(z.nullable(z.string()), {
           description:
             'the signature proof whose image the note shows: the latest AVAILABLE signature the signer’s attempt names, else the waypoint’s latest AVAILABLE one; null when there is none',
         }),
-      })
-      .meta({
+      }),
+      {
         description:
           'the delivery note (PDF): DC, route, waypoint, invoice, every item with its quantity, unit and status, the attempts and their times, the signer and the signature’s image (PNG or JPEG). Drawn once for each state of the evidence and kept as long as the proofs',
-      }),
-  })
-  .meta({ id: 'InvoiceEvidence', description: 'everything recorded about the delivery of one invoice' });
+      },
+    ),
+  }),
+  { id: 'InvoiceEvidence', description: 'everything recorded about the delivery of one invoice' },
+);
 
 export const getInvoiceEvidence = routesEndpoint(
   'GET /dcs/{dc_id}/routes/{route_id}/invoices/{invoice_id}/evidence',
@@ -72,7 +81,7 @@ export const getInvoiceEvidence = routesEndpoint(
     bundledFiles: DELIVERY_NOTE_FONT_FILES,
     // Drawing a note takes a few hundred milliseconds of CPU: below the account's rate on other reads.
     throttling: { rateLimit: 10, burstLimit: 20 },
-    request: { params: RouteParams.extend({ invoice_id: Id }) },
+    request: { params: z.extend(RouteParams, { invoice_id: Id }) },
     responses: {
       200: { description: 'the invoice’s evidence', data: z.object({ evidence: InvoiceEvidence }) },
     },

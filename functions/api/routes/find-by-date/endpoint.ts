@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { CalendarDate, DcParams, NextToken, pagedQuery } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { ROUTE_PAGE_SIZES, Route, routesEndpoint } from '../schemas';
 
 export const findRoutesByDate = routesEndpoint('GET /dcs/{dc_id}/routes/find_by_date/{date}', {
@@ -7,8 +7,8 @@ export const findRoutesByDate = routesEndpoint('GET /dcs/{dc_id}/routes/find_by_
   module: import.meta.url,
   summary: 'Routes whose start_time falls on a date of the DC’s time zone, by start time',
   request: {
-    params: DcParams.extend({
-      date: CalendarDate.meta({ description: 'YYYY-MM-DD in the DC’s time zone' }),
+    params: z.extend(DcParams, {
+      date: z.withMeta(CalendarDate, { description: 'YYYY-MM-DD in the DC’s time zone' }),
     }),
     query: pagedQuery(ROUTE_PAGE_SIZES.routesOfDate),
   },

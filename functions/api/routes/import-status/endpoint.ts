@@ -1,11 +1,13 @@
-import * as z from 'zod';
 import { DcParams, Id } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { IMPORT_FAILURE_CODES, routesEndpoint } from '../schemas';
 
 const IdChanges = z.object({
   added: z.array(z.string()),
   removed: z.array(z.string()),
-  changed: z.array(z.string()).meta({ description: 'still on the route, with other fields than before' }),
+  changed: z.withMeta(z.array(z.string()), {
+    description: 'still on the route, with other fields than before',
+  }),
 });
 
 /** The changes of a revision, as ROUTE_UPDATED carries them when they fit. */
@@ -16,7 +18,7 @@ export const getImportStatus = routesEndpoint('GET /dcs/{dc_id}/routes/import-st
   module: import.meta.url,
   summary:
     'Poll a route import or revision: 202 while pending, 200 once done (a revision with its changes), 400 with the code it failed with',
-  request: { params: DcParams.extend({ txid: Id }) },
+  request: { params: z.extend(DcParams, { txid: Id }) },
   responses: {
     200: {
       description: 'imported',
@@ -24,7 +26,7 @@ export const getImportStatus = routesEndpoint('GET /dcs/{dc_id}/routes/import-st
         txid: z.string(),
         status: z.literal('SUCCEEDED'),
         route_id: z.string(),
-        changes: RevisionChanges.optional().meta({
+        changes: z.withMeta(z.optional(RevisionChanges), {
           description: 'a revision’s (PUT .../revision) changes, every id; absent for an import',
         }),
       }),

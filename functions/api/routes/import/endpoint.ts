@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import * as channels from '../../../models/channels';
 import { DcParams } from '../../../models/common';
 import { ImportRouteBody } from '../../../models/import-model';
+import * as z from '../../../shared/zod';
 import { IMPORT_FAILURE_CODES, routesEndpoint } from '../schemas';
 
 export const importRoute = routesEndpoint('POST /dcs/{dc_id}/invoiced-routes', {

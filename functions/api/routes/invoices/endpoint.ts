@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { NextToken, PAGE_BYTES_NOTE, pagedQuery } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { InvoiceStatus } from '../invoice-schemas';
 import { ROUTE_PAGE_SIZES, RouteParams, routesEndpoint } from '../schemas';
 

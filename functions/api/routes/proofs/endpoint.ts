@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { Id } from '../../../models/common';
 import { PROOF_LIMITS } from '../../../shared/limits';
 import { PROOFS_PREFIX } from '../../../shared/resources';
+import * as z from '../../../shared/zod';
 import { Proof } from '../proof-schemas';
 import { RouteParams, routesEndpoint } from '../schemas';
 
@@ -13,7 +13,7 @@ export const listWaypointProofs = routesEndpoint(
     summary: 'The proofs of delivery (photos, signatures) of a waypoint, with short-lived download links',
     description: `Every proof the driver asked to upload, in the order asked, whatever its status; only AVAILABLE ones have a download_link, which works for ${PROOF_LIMITS.downloadLinkSeconds / 60} minutes (read the list again for fresh links).`,
     access: { table: 'read', signLinks: { access: 'read', keyPrefix: PROOFS_PREFIX } },
-    request: { params: RouteParams.extend({ waypoint_id: Id }) },
+    request: { params: z.extend(RouteParams, { waypoint_id: Id }) },
     responses: {
       200: { description: 'the waypoint’s proofs', data: z.object({ proofs: z.array(Proof) }) },
     },

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import * as channels from '../../../models/channels';
 import { ImportRouteBody } from '../../../models/import-model';
+import * as z from '../../../shared/zod';
 import { IMPORT_FAILURE_CODES, RouteParams, routesEndpoint } from '../schemas';
 
 export const reviseRoute = routesEndpoint('PUT /dcs/{dc_id}/routes/{route_id}/revision', {

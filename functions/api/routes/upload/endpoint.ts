@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import * as channels from '../../../models/channels';
 import { DcParams, EpochMillis } from '../../../models/common';
 import { IMPORT_UPLOADS_PREFIX } from '../../../shared/resources';
+import * as z from '../../../shared/zod';
 import { routesEndpoint } from '../schemas';
 
 export const createImportUpload = routesEndpoint('POST /dcs/{dc_id}/invoiced-routes/uploads', {
@@ -23,8 +23,12 @@ export const createImportUpload = routesEndpoint('POST /dcs/{dc_id}/invoiced-rou
         'PUT the body to upload_url before upload_expiration_timestamp; poll the import status with the txid',
       data: z.object({
         txid: z.string(),
-        upload_url: z.string().meta({ description: 'presigned S3 PUT link; anyone holding it can upload' }),
-        upload_expiration_timestamp: EpochMillis.meta({ description: 'when upload_url stops working' }),
+        upload_url: z.withMeta(z.string(), {
+          description: 'presigned S3 PUT link; anyone holding it can upload',
+        }),
+        upload_expiration_timestamp: z.withMeta(EpochMillis, {
+          description: 'when upload_url stops working',
+        }),
       }),
     },
   },

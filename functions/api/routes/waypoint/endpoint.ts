@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { Id } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { RouteParams, routesEndpoint } from '../schemas';
 import { RouteWaypoint } from '../waypoint-schemas';
 
@@ -8,7 +8,7 @@ export const getWaypoint = routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}/wa
   module: import.meta.url,
   linksToApi: true,
   summary: 'One waypoint of a route',
-  request: { params: RouteParams.extend({ waypoint_id: Id }) },
+  request: { params: z.extend(RouteParams, { waypoint_id: Id }) },
   responses: { 200: { description: 'the waypoint', data: z.object({ waypoint: RouteWaypoint }) } },
   errorCodes: [3003, 1003],
 });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../../shared/zod';
 import { TrackedStop, trackingEndpoint } from '../schemas';
 
 export const getTrackingPage = trackingEndpoint('GET /track/{token}', {
@@ -10,7 +10,7 @@ export const getTrackingPage = trackingEndpoint('GET /track/{token}', {
     'The link is the waypoint’s `tracking_url`. A client that prefers `text/html` (a browser) gets the page, rendered on the server, readable without JavaScript and refreshing itself every 30 seconds while the delivery is to come; any other gets JSON. It shows this waypoint only: nothing of any other stop or customer, the driver by first name, never where the driver is. 404 (7000) for a token no waypoint has; 410 (7001) from 24 hours after the waypoint was done or its route finished.',
   request: {
     params: z.object({
-      token: z.string().meta({ description: 'the token of the waypoint’s `tracking_url`' }),
+      token: z.withMeta(z.string(), { description: 'the token of the waypoint’s `tracking_url`' }),
     }),
   },
   responses: { 200: { description: 'the waypoint as its customer sees it', data: TrackedStop } },

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { NextToken, pagedQuery } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import { DELIVERY_ATTEMPTS_PAGE, DeliveryAttempt, WebhookParams, webhooksEndpoint } from '../schemas';
 
 export const listWebhookDeliveries = webhooksEndpoint('GET /webhooks/{id}/deliveries', {

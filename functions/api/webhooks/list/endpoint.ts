@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../../shared/zod';
 import { Webhook, webhooksEndpoint } from '../schemas';
 
 export const listWebhooks = webhooksEndpoint('GET /webhooks', {

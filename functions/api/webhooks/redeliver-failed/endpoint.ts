@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import * as channels from '../../../models/channels';
 import { EpochMillis, NextToken } from '../../../models/common';
 import { MAX_DELIVERIES_EXAMINED_PER_CALL, MAX_REDELIVERIES_PER_CALL } from '../../../shared/limits';
+import * as z from '../../../shared/zod';
 import { OUTBOUND_THROTTLING, Redelivery, WebhookParams, webhookChangeEndpoint } from '../schemas';
 
 export const redeliverFailedWebhookDeliveries = webhookChangeEndpoint('POST /webhooks/{id}/redeliver', {
@@ -13,26 +13,28 @@ export const redeliverFailedWebhookDeliveries = webhookChangeEndpoint('POST /web
   throttling: OUTBOUND_THROTTLING,
   request: {
     params: WebhookParams,
-    body: z
-      .strictObject({
-        since: EpochMillis.meta({ description: 'first attempts at or after this time (epoch ms)' }),
-        until: EpochMillis.meta({ description: 'first attempts at or before this time (epoch ms)' }),
-        status: z
-          .enum(['FAILED'])
-          .meta({ description: 'which deliveries: FAILED ones (given up or dropped)' }),
-        limit: z
-          .number()
-          .int()
-          .min(1)
-          .max(MAX_REDELIVERIES_PER_CALL)
-          .default(MAX_REDELIVERIES_PER_CALL)
-          .meta({ description: `most deliveries queued by this call, 1..${MAX_REDELIVERIES_PER_CALL}` }),
-        next_token: z.string().min(1).max(2048).optional().meta({
-          description: 'the `next_token` of the previous call for the same window',
-        }),
-      })
-      .refine((body) => body.since <= body.until, { path: ['until'], message: 'is before since' })
-      .meta({ id: 'RedeliverFailedRequest' }),
+    body: z.withMeta(
+      z
+        .strictObject({
+          since: z.withMeta(EpochMillis, { description: 'first attempts at or after this time (epoch ms)' }),
+          until: z.withMeta(EpochMillis, { description: 'first attempts at or before this time (epoch ms)' }),
+          status: z.withMeta(z.enum(['FAILED']), {
+            description: 'which deliveries: FAILED ones (given up or dropped)',
+          }),
+          limit: z.withMeta(
+            z._default(
+              z.number().check(z.int(), z.minimum(1), z.maximum(MAX_REDELIVERIES_PER_CALL)),
+              MAX_REDELIVERIES_PER_CALL,
+            ),
+            { description: `most deliveries queued by this call, 1..${MAX_REDELIVERIES_PER_CALL}` },
+          ),
+          next_token: z.withMeta(z.optional(z.string().check(z.minLength(1), z.maxLength(2048))), {
+            description: 'the `next_token` of the previous call for the same window',
+          }),
+        })
+        .check(z.refine((body) => body.since <= body.until, { path: ['until'], message: 'is before since' })),
+      { id: 'RedeliverFailedRequest' },
+    ),
   },
   responses: {
     202: {

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { EpochMillis } from '../../../models/common';
+import * as z from '../../../shared/zod';
 import {
   DEFAULT_PREVIOUS_SECRET_SECONDS,
   MAX_PREVIOUS_SECRET_SECONDS,
@@ -17,29 +17,31 @@ export const rotateWebhookSecret = webhookChangeEndpoint('POST /webhooks/{id}/ro
   access: { table: 'readWrite', webhookSecrets: 'encrypt' },
   request: {
     params: WebhookParams,
-    body: z
-      .strictObject({
-        expire_previous_after_seconds: z
-          .number()
-          .int()
-          .min(0)
-          .max(MAX_PREVIOUS_SECRET_SECONDS)
-          .default(DEFAULT_PREVIOUS_SECRET_SECONDS)
-          .meta({
-            description: `how long the previous secret still signs, 0..${MAX_PREVIOUS_SECRET_SECONDS} seconds (0: not at all); ${DEFAULT_PREVIOUS_SECRET_SECONDS} when absent`,
-          }),
-      })
-      // The body itself may be left out.
-      .prefault({})
-      .meta({ id: 'RotateWebhookSecretRequest' }),
+    body: z.withMeta(
+      z.prefault(
+        z.strictObject({
+          expire_previous_after_seconds: z.withMeta(
+            z._default(
+              z.number().check(z.int(), z.minimum(0), z.maximum(MAX_PREVIOUS_SECRET_SECONDS)),
+              DEFAULT_PREVIOUS_SECRET_SECONDS,
+            ),
+            {
+              description: `how long the previous secret still signs, 0..${MAX_PREVIOUS_SECRET_SECONDS} seconds (0: not at all); ${DEFAULT_PREVIOUS_SECRET_SECONDS} when absent`,
+            },
+          ),
+        }),
+        {},
+      ),
+      { id: 'RotateWebhookSecretRequest' },
+    ),
   },
   responses: {
     200: {
       description: 'the new secret',
       data: z.object({
         webhook_id: z.string(),
-        secret: z.string().meta({ description: SECRET_DESCRIPTION.replace('here, once', 'here') }),
-        previous_secret_expires_at: EpochMillis.meta({
+        secret: z.withMeta(z.string(), { description: SECRET_DESCRIPTION.replace('here, once', 'here') }),
+        previous_secret_expires_at: z.withMeta(EpochMillis, {
           description: 'when the previous secret stops signing (now, for 0 seconds)',
         }),
       }),

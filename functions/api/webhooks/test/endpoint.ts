@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import * as channels from '../../../models/channels';
+import * as z from '../../../shared/zod';
 import { OUTBOUND_THROTTLING, webhooksEndpoint } from '../schemas';
 
 export const testWebhook = webhooksEndpoint('POST /webhooks/{id}/test', {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../../shared/zod';
 import { alsoAs } from '../../define';
 import { ONLY_ENABLED, WebhookData, WebhookParams, webhookChangeEndpoint } from '../schemas';
 
@@ -8,12 +8,13 @@ export const updateWebhook = webhookChangeEndpoint('PATCH /webhooks/{id}', {
   summary: 'Enable or disable a webhook (nothing else can change)',
   request: {
     params: WebhookParams,
-    body: z
-      .strictObject(
+    body: z.withMeta(
+      z.strictObject(
         { enabled: z.boolean() },
         { error: (issue) => (issue.code === 'unrecognized_keys' ? ONLY_ENABLED : undefined) },
-      )
-      .meta({ id: 'UpdateWebhookRequest' }),
+      ),
+      { id: 'UpdateWebhookRequest' },
+    ),
   },
   responses: { 200: { description: 'the webhook after the change', data: WebhookData } },
 });
