@@ -209,19 +209,49 @@ export interface InvoiceRowsPage extends Page<InvoiceRow> {
   waypoints?: { first: number; last: number };
 }
 
+/** A page of `I#` rows as read, before the header of an invoice it starts inside of is added. */
+export interface InvoiceRowsRead {
+  rows: Item[];
+  nextToken?: string;
+  shards: RowShards;
+  /** The sequences of the first and last waypoints the rows belong to (none on an empty page). */
+  waypoints?: { first: number; last: number };
+}
+
 /**
- * Invoices with their items, in import order, from the `I#` rows: all of them, or a page of `limit` rows
- * (invoices and items alike). A page that starts inside an invoice repeats that invoice (its header is
- * read by key) with the items that follow.
+ * The `I#` rows of the route, all of them or a page of `limit` rows (invoices and items alike), in import
+ * order: what the page's other reads (the header of an invoice it starts inside of, the attempts of its
+ * waypoints) need, so that a caller can make them at once.
  */
-export async function listInvoiceRows(route: RouteRowsRef, page?: PageRequest): Promise<InvoiceRowsPage> {
+export async function readInvoiceRows(route: RouteRowsRef, page?: PageRequest): Promise<InvoiceRowsRead> {
   const shards = rowShardsOf(route);
-  const { items, nextToken } = await queryInvoiceRowPage(shards, page);
-  const rowKeys = items.map((item): TableKey => ({ pk: item.pk, sk: item.sk }));
-  const first = items[0];
-  const last = items.at(-1);
+  const { items: rows, nextToken } = await queryInvoiceRowPage(shards, page);
+  const first = rows[0];
+  const last = rows.at(-1);
+  return {
+    rows,
+    nextToken,
+    shards,
+    waypoints:
+      first && last ? { first: waypointSequenceOfRow(first), last: waypointSequenceOfRow(last) } : undefined,
+  };
+}
+
+/**
+ * Invoices with their items from rows readInvoiceRows read. A page that starts inside an invoice repeats that
+ * invoice (its header is read by key) with the items that follow.
+ */
+export async function invoicesOfRead({
+  rows,
+  nextToken,
+  shards,
+  waypoints,
+}: InvoiceRowsRead): Promise<InvoiceRowsPage> {
+  const rowKeys = rows.map((item): TableKey => ({ pk: item.pk, sk: item.sk }));
+  const first = rows[0];
   const continuesInvoice = first?.entity === 'ITEM';
-  if (continuesInvoice) {
+  const items = [...rows];
+  if (first && continuesInvoice) {
     const { Item } = await db.send(
       new GetCommand({
         TableName: tableName(),
@@ -238,15 +268,12 @@ export async function listInvoiceRows(route: RouteRowsRef, page?: PageRequest): 
       },
     );
   }
-  return {
-    items: invoicesOfRows(items),
-    nextToken,
-    rowKeys,
-    continuesInvoice,
-    waypoints:
-      first && last ? { first: waypointSequenceOfRow(first), last: waypointSequenceOfRow(last) } : undefined,
-  };
+  return { items: invoicesOfRows(items), nextToken, rowKeys, continuesInvoice, waypoints };
 }
+
+/** Invoices with their items, in import order, from the `I#` rows: all of them, or a page (readInvoiceRows). */
+export const listInvoiceRows = async (route: RouteRowsRef, page?: PageRequest): Promise<InvoiceRowsPage> =>
+  invoicesOfRead(await readInvoiceRows(route, page));
 
 /**
  * The `I#` rows of the route's shards in order, as one list: all of them, or a page (at most `limit` rows,

@@ -15,9 +15,10 @@ import {
   type InvoiceRow,
   type InvoiceRowsPage,
   type ItemRow,
-  listInvoiceRows,
+  invoicesOfRead,
   listInvoiceRowsOfWaypoints,
   listWaypointRows,
+  readInvoiceRows,
   type WaypointRow,
   waypointKeyOf,
 } from '../data/route-rows';
@@ -74,10 +75,13 @@ export interface InvoicePageRequest extends PageRequest {
  */
 export async function invoiceStatus(ref: RouteRef, page: InvoicePageRequest): Promise<Page<InvoiceRow>> {
   const route = await requireRoute(ref);
-  const invoices = await listInvoiceRows(route, page);
-  const attempts = invoices.waypoints
-    ? await listAttempts(ref.accountId, ref.routeId, invoices.waypoints)
-    : [];
+  const read = await readInvoiceRows(route, page);
+  // The header of an invoice the page starts inside of and the attempts of its waypoints need only the rows:
+  // read at once, a page costs one round trip less.
+  const [invoices, attempts] = await Promise.all([
+    invoicesOfRead(read),
+    read.waypoints ? listAttempts(ref.accountId, ref.routeId, read.waypoints) : [],
+  ]);
   const items = withItemStatuses(invoices.items, progressByWaypoint(attempts));
   return invoicesWithinBudget({ ...invoices, items }, page);
 }
