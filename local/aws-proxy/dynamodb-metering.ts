@@ -556,9 +556,14 @@ export class CapacityMeter {
     let consumed: Charge[] = [];
     try {
       const answer = await x.forward(withReportedCapacity(input));
-      if (answer.status === 200)
-        consumed = [{ ...minimum, units: Math.max(minimum.units, reportedUnits(answer.body)) }];
-      x.reply(answer, shownCapacity(input, answer.body));
+      const trailing = answer.status === 200 ? trailingCapacity(answer.raw) : undefined;
+      if (answer.status === 200) {
+        const units = trailing ? trailing.units : reportedUnits(answer.body);
+        consumed = [{ ...minimum, units: Math.max(minimum.units, units) }];
+      }
+      if (trailing && !askedForCapacity(input))
+        x.reply(answer, Buffer.concat([answer.raw.subarray(0, trailing.at), Buffer.from('}')]));
+      else x.reply(answer, shownCapacity(input, answer.body));
     } finally {
       this.model.settle(result.admission, consumed);
     }
@@ -578,7 +583,10 @@ class Exchange {
     return this.tables.get(String(name)) as TableSchema;
   }
 
-  /** Sends the call (or a changed body) to DynamoDB Local and reads the whole answer. */
+  /**
+   * Sends the call (or a changed body) to DynamoDB Local and reads the whole answer; its JSON is parsed when
+   * first read (an answer relayed as it came, a page of 1,000 items among them, is never parsed).
+   */
   async forward(changed?: Json): Promise<Answer> {
     const { req } = this.call;
     const response = await this.upstream.send(
@@ -588,26 +596,38 @@ class Exchange {
       changed ? Buffer.from(JSON.stringify(changed)) : this.body,
     );
     const raw = await readBody(response);
-    let body: Json = {};
-    try {
-      body = raw.length ? (JSON.parse(raw.toString('utf8')) as Json) : {};
-    } catch {
-      // Not JSON: relayed as it came.
-    }
+    let parsed: Json | undefined;
+    const body = (): Json => {
+      if (parsed) return parsed;
+      try {
+        parsed = raw.length ? (JSON.parse(raw.toString('utf8')) as Json) : {};
+      } catch {
+        // Not JSON: relayed as it came.
+        parsed = {};
+      }
+      return parsed;
+    };
     const status = response.statusCode ?? 502;
-    const error =
-      status >= 400 && typeof body.__type === 'string' ? body.__type.replace(/^.*#/, '') : undefined;
-    return { response, status, raw, body, error };
+    const type = status >= 400 ? body().__type : undefined;
+    return {
+      response,
+      status,
+      raw,
+      get body() {
+        return body();
+      },
+      error: typeof type === 'string' ? type.replace(/^.*#/, '') : undefined,
+    };
   }
 
   /** Relays DynamoDB Local's answer, or `changed` in its place (with a fresh checksum). */
-  reply(answer: Answer, changed?: Json): void {
+  reply(answer: Answer, changed?: Json | Buffer): void {
     const { response } = answer;
     if (!changed) {
       replyWith(this.call.res, response, answer.raw);
       return;
     }
-    const text = Buffer.from(JSON.stringify(changed));
+    const text = Buffer.isBuffer(changed) ? changed : Buffer.from(JSON.stringify(changed));
     replyWith(this.call.res, response, text, {
       'x-amz-crc32': response.headers['x-amz-crc32'] === undefined ? undefined : String(crc32(text)),
     });
@@ -780,10 +800,25 @@ function withReportedCapacity(input: Json): Json {
 
 const reportedUnits = (body: Json) => Number((body.ConsumedCapacity as Json | undefined)?.CapacityUnits ?? 0);
 
+const askedForCapacity = (input: Json) =>
+  input.ReturnConsumedCapacity === 'TOTAL' || input.ReturnConsumedCapacity === 'INDEXES';
+
+/**
+ * The count DynamoDB Local puts last in its answer to a call that asked for TOTAL
+ * (`…,"ConsumedCapacity":{"TableName":"t","CapacityUnits":1.5}}`, or the whole answer to a GetItem of nothing),
+ * and where it starts: read from the answer's tail, so that a page of items need not be parsed and written
+ * again to be relayed without it. No item can end an answer so: an attribute's value is a typed object.
+ */
+const TRAILING_CAPACITY = /,?"ConsumedCapacity":\{"TableName":"[\w.-]+","CapacityUnits":(\d+(?:\.\d+)?)\}\}$/;
+function trailingCapacity(raw: Buffer): { units: number; at: number } | undefined {
+  const from = Math.max(0, raw.length - 512);
+  const match = TRAILING_CAPACITY.exec(raw.subarray(from).toString('latin1'));
+  return match ? { units: Number(match[1]), at: from + match.index } : undefined;
+}
+
 /** The answer as the caller asked for it: without the count it did not ask for (undefined: unchanged). */
 function shownCapacity(input: Json, body: Json): Json | undefined {
-  if (input.ReturnConsumedCapacity === 'TOTAL' || input.ReturnConsumedCapacity === 'INDEXES')
-    return undefined;
+  if (askedForCapacity(input)) return undefined;
   if (!('ConsumedCapacity' in body)) return undefined;
   const { ConsumedCapacity: _, ...rest } = body;
   return rest;

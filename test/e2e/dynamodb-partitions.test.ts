@@ -183,6 +183,32 @@ describe('counting', () => {
     expect(usage(empty).readUnits).toBe(0.5);
   });
 
+  it('relays a read as DynamoDB answers it: the count only to a caller that asked for it', async () => {
+    const pk = key('relay');
+    await once.send(new PutItemCommand({ TableName: table(), Item: item(pk, 'A', 5000) }));
+    const query = {
+      TableName: table(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': { S: pk } },
+    };
+    const plain = await once.send(new QueryCommand({ ...query, ConsistentRead: true }));
+    expect(plain.Items?.map((found) => found.sk?.S)).toEqual(['A']);
+    expect(plain).not.toHaveProperty('ConsumedCapacity');
+    const asked = await once.send(new QueryCommand({ ...query, ReturnConsumedCapacity: 'TOTAL' }));
+    expect(asked.ConsumedCapacity).toEqual({ TableName: table(), CapacityUnits: 1 });
+    const itemKey = { pk: { S: pk }, sk: { S: 'A' } };
+    const got = await once.send(new GetItemCommand({ TableName: table(), Key: itemKey }));
+    expect(itemSize(got.Item ?? {})).toBe(5000);
+    expect(got).not.toHaveProperty('ConsumedCapacity');
+    // An item that is not there: the count was the whole answer.
+    const none = await once.send(
+      new GetItemCommand({ TableName: table(), Key: { ...itemKey, sk: { S: 'none' } } }),
+    );
+    expect(none).not.toHaveProperty('Item');
+    expect(none).not.toHaveProperty('ConsumedCapacity');
+    expect(usage(pk).readUnits).toBe(2 + 1 + 1 + 0.5);
+  });
+
   it("charges a transaction's items twice on the table, and an index's write once on the index's partition", async () => {
     const pk = key('transaction');
     const indexed = key('indexed');
