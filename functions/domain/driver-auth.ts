@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { createRequire } from 'node:module';
 import { findTokenOwners } from '../data/driver-tokens';
 import { failedTokenTags, recordFailedToken } from '../data/sign-in-failures';
 import type { DriverCaller } from '../shared/auth-context';
@@ -6,6 +6,17 @@ import { SECRET_PREFIX, sha256Hex } from '../shared/crypto';
 import { TooManyFailedSignInsError } from '../shared/errors';
 import { ipv6Bytes } from '../shared/ip-address';
 import { DRIVER_SIGN_IN_FAILURES } from '../shared/limits';
+
+let nodeNet: typeof import('node:net') | undefined;
+/**
+ * node:net's `isIP`, required on the first sign-in rather than imported: Node builds an ES module's view of a
+ * built-in from every export's value, and node:net's BlockList and SocketAddress getters load two more
+ * built-ins, about 1 ms of the cold start of every API function (they all carry this module).
+ */
+const isIP = (address: string) => {
+  nodeNet ??= createRequire(import.meta.url)('node:net') as typeof import('node:net');
+  return nodeNet.isIP(address);
+};
 
 /** How long this process trusts a token lookup for endpoints whose write re-checks the token itself. */
 const OWNER_CACHE_MS = 30_000;
