@@ -87,11 +87,21 @@ export function decodeNextTokenAmong(
   skPrefix: string,
 ): TableKey | undefined {
   if (token === undefined) return undefined;
+  const key = keyOfNextToken(token, skPrefix);
+  if (key && partitions.includes(key.pk)) return key;
+  throw invalidToken();
+}
+
+/**
+ * The key a token names when it is well formed and its sort key has `skPrefix`, whatever its partition;
+ * undefined otherwise. Only for a read started before the list's partitions are known, which decodeNextTokenAmong
+ * then checks.
+ */
+export function keyOfNextToken(token: string, skPrefix: string): TableKey | undefined {
   try {
     const key = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Partial<TableKey>;
     if (
       typeof key.pk === 'string' &&
-      partitions.includes(key.pk) &&
       typeof key.sk === 'string' &&
       key.sk.startsWith(skPrefix) &&
       fits(key.sk, MAX_SORT_KEY_BYTES)
@@ -99,9 +109,9 @@ export function decodeNextTokenAmong(
       return { pk: key.pk, sk: key.sk };
     }
   } catch {
-    // fall through to the validation error
+    // not a token this service wrote
   }
-  throw invalidToken();
+  return undefined;
 }
 
 function invalidToken(): ValidationError {

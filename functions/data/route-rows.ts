@@ -8,12 +8,14 @@ import { getRecord } from './item-ops';
 import {
   decodeNextTokenAmong,
   encodeNextToken,
+  keyOfNextToken,
   type Page,
   type PageRequest,
   queryPrefix,
 } from './pagination';
 import {
   invoiceRowKey,
+  isRowPartitionOf,
   placeRows,
   type RowShards,
   rowShardsOf,
@@ -223,9 +225,13 @@ export interface InvoiceRowsRead {
  * order: what the page's other reads (the header of an invoice it starts inside of, the attempts of its
  * waypoints) need, so that a caller can make them at once.
  */
-export async function readInvoiceRows(route: RouteRowsRef, page?: PageRequest): Promise<InvoiceRowsRead> {
+async function readInvoiceRows(
+  route: RouteRowsRef,
+  page?: PageRequest,
+  early?: EarlyShardRead,
+): Promise<InvoiceRowsRead> {
   const shards = rowShardsOf(route);
-  const { items: rows, nextToken } = await queryInvoiceRowPage(shards, page);
+  const { items: rows, nextToken } = await queryInvoiceRowPage(shards, page, early);
   const first = rows[0];
   const last = rows.at(-1);
   return {
@@ -235,6 +241,38 @@ export async function readInvoiceRows(route: RouteRowsRef, page?: PageRequest): 
     waypoints:
       first && last ? { first: waypointSequenceOfRow(first), last: waypointSequenceOfRow(last) } : undefined,
   };
+}
+
+/**
+ * readInvoiceRows for a page of a route whose header is still being read: the shard the page starts in (the
+ * route's partition, or the shard its token names when that is one of the route's) is queried at once,
+ * alongside the header, and the rest once the header is known. The rows count only then: a route that turns
+ * out not to be the caller's shows none of them, and a token the header's shards do not hold is refused as before.
+ */
+export async function readInvoiceRowsAlongside(
+  ids: Pick<RouteRowsRef, 'accountId' | 'routeId'>,
+  header: Promise<RouteRowsRef>,
+  page: PageRequest,
+): Promise<InvoiceRowsRead> {
+  const start =
+    page.nextToken === undefined
+      ? { pk: routeKeys.partition(ids.accountId, ids.routeId), sk: undefined }
+      : keyOfNextToken(page.nextToken, ROUTE_ROW_PREFIX.invoiceOrItem);
+  const early =
+    start && isRowPartitionOf(ids.accountId, ids.routeId, start.pk)
+      ? {
+          partition: start.pk,
+          read: queryShardRows(
+            start.pk,
+            start.sk === undefined ? undefined : start,
+            page.limit,
+            PAGE_BYTE_BUDGET,
+          ),
+        }
+      : undefined;
+  // Its failure is the page's once the header is known (and a header that fails answers first).
+  early?.read.catch(() => undefined);
+  return readInvoiceRows(await header, page, early);
 }
 
 /**
@@ -275,30 +313,51 @@ export async function invoicesOfRead({
 export const listInvoiceRows = async (route: RouteRowsRef, page?: PageRequest): Promise<InvoiceRowsPage> =>
   invoicesOfRead(await readInvoiceRows(route, page));
 
+/** A query of the shard a page starts in, sent before the route's header was read (readInvoiceRowsAlongside). */
+interface EarlyShardRead {
+  partition: string;
+  read: ReturnType<typeof queryShardRows>;
+}
+
+/** One shard's `I#` rows after `startKey`: at most `limit`, fewer once they reach `byteBudget`. */
+const queryShardRows = (pk: string, startKey?: TableKey, limit?: number, byteBudget?: number) =>
+  queryItems(
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': ROUTE_ROW_PREFIX.invoiceOrItem },
+      ExclusiveStartKey: startKey,
+      ConsistentRead: true,
+    },
+    limit,
+    { stopAfterBytes: byteBudget },
+  );
+
 /**
  * The `I#` rows of the route's shards in order, as one list: all of them, or a page (at most `limit` rows,
  * fewer once they reach PAGE_BYTE_BUDGET) after the row its token names, which names the shard it continues
  * in. A page that ends where a shard does continues after its last row: the next finds that shard done.
+ * `early` is the page's first query when it was sent already.
  */
-async function queryInvoiceRowPage(shards: RowShards, page?: PageRequest): Promise<Page<Item>> {
+async function queryInvoiceRowPage(
+  shards: RowShards,
+  page?: PageRequest,
+  early?: EarlyShardRead,
+): Promise<Page<Item>> {
   const partitions = shardPartitions(shards);
   let startKey = decodeNextTokenAmong(page?.nextToken, partitions, ROUTE_ROW_PREFIX.invoiceOrItem);
   const items: Item[] = [];
   let bytesRead = 0;
-  for (let shard = startKey ? partitions.indexOf(startKey.pk) : 0; shard < partitions.length; shard++) {
-    const read = await queryItems(
-      {
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': partitions[shard],
-          ':prefix': ROUTE_ROW_PREFIX.invoiceOrItem,
-        },
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      },
-      page && page.limit - items.length,
-      { stopAfterBytes: page && PAGE_BYTE_BUDGET - bytesRead },
-    );
+  const firstShard = startKey ? partitions.indexOf(startKey.pk) : 0;
+  for (let shard = firstShard; shard < partitions.length; shard++) {
+    const partition = partitions[shard] as string;
+    const read = await (shard === firstShard && early?.partition === partition
+      ? early.read
+      : queryShardRows(
+          partition,
+          startKey,
+          page && page.limit - items.length,
+          page && PAGE_BYTE_BUDGET - bytesRead,
+        ));
     items.push(...read.items);
     bytesRead += read.bytesRead;
     startKey = undefined;

@@ -39,6 +39,17 @@ export const shardPartition = (shards: RowShards, shard: number): string =>
     ? routeKeys.partition(shards.accountId, shards.routeId)
     : routeKeys.rowShard(shards.accountId, shards.routeId, shard);
 
+/**
+ * Whether `pk` is the route's partition or has the form of one of its shards', whatever the header records:
+ * what a read started before the header is known may query (the shard number comes last, so no other route's
+ * key has this form).
+ */
+export function isRowPartitionOf(accountId: string, routeId: string, pk: string): boolean {
+  if (pk === routeKeys.partition(accountId, routeId)) return true;
+  const shardPrefix = routeKeys.rowShard(accountId, routeId, 1).slice(0, -1);
+  return pk.startsWith(shardPrefix) && /^[1-9][0-9]{0,5}$/.test(pk.slice(shardPrefix.length));
+}
+
 /** Every shard's partition key, in sort key order. */
 export const shardPartitions = (shards: RowShards): string[] =>
   Array.from({ length: shards.starts.length + 1 }, (_, shard) => shardPartition(shards, shard));

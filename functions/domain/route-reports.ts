@@ -18,7 +18,7 @@ import {
   invoicesOfRead,
   listInvoiceRowsOfWaypoints,
   listWaypointRows,
-  readInvoiceRows,
+  readInvoiceRowsAlongside,
   type WaypointRow,
   waypointKeyOf,
 } from '../data/route-rows';
@@ -74,8 +74,8 @@ export interface InvoicePageRequest extends PageRequest {
  * when they reach the byte budget. The statuses come from the attempts of the page's waypoints only.
  */
 export async function invoiceStatus(ref: RouteRef, page: InvoicePageRequest): Promise<Page<InvoiceRow>> {
-  const route = await requireRoute(ref);
-  const read = await readInvoiceRows(route, page);
+  // The page's first query goes out with the header's read; its rows count once the header says the route is the caller's.
+  const read = await readInvoiceRowsAlongside(ref, requireRoute(ref), page);
   // The header of an invoice the page starts inside of and the attempts of its waypoints need only the rows:
   // read at once, a page costs one round trip less.
   const [invoices, attempts] = await Promise.all([

@@ -481,6 +481,25 @@ describe('bad paging parameters', () => {
     }
   });
 
+  it("refuses an invoices token naming rows the route's header does not hold, though that page's read starts before it", async () => {
+    const forged = [
+      // A shard inv-1 does not have (its rows all fit its own partition), another route's rows and shard.
+      token({ pk: `ROUTE_ROWS#${acme.accountId}/inv-1#5`, sk: 'I#00000#0000' }),
+      token({ pk: partition('long-1'), sk: 'I#00000#0000' }),
+      token({ pk: `ROUTE_ROWS#${acme.accountId}/long-1#1`, sk: 'I#00000#0000' }),
+    ];
+    for (const nextToken of forged) {
+      const response = await asAcme(`/dcs/dc-1/routes/inv-1/invoices?next_token=${nextToken}`);
+      expect(expectError(response, 400, 1006)).toContain('query.next_token');
+    }
+    // A good token on a route that is not there: the route is what is missing (400 here, as the spec answers it).
+    const { next_token } = expectSuccess(
+      await asAcme('/dcs/dc-1/routes/inv-1/invoices?limit=1'),
+      routes.getInvoiceStatus,
+    ) as { next_token: string };
+    expectError(await asAcme(`/dcs/dc-1/routes/absent-1/invoices?next_token=${next_token}`), 400, 3003);
+  });
+
   it('refuses a token of another route’s list', async () => {
     const { next_token } = expectSuccess(
       await asAcme('/dcs/dc-1/routes/long-1/waypoints?limit=1'),

@@ -3,6 +3,7 @@ import type { Item } from '../../functions/data/client';
 import {
   interleavedByPartition,
   invoiceRowKey,
+  isRowPartitionOf,
   ROW_SHARD_WRITE_UNITS,
   rowShardsOf,
   shardPartitionsBetween,
@@ -71,6 +72,18 @@ describe('route row shards', () => {
     // A route id ending in `#<digits>` cannot make another route's shard key: the shard number comes last.
     expect(routeKeys.rowShard('acc', 'a#1', 2)).not.toBe(routeKeys.rowShard('acc', 'a', 12));
     expect(routeKeys.rowShard('acc', 'R-1', 1).startsWith('ROUTE#')).toBe(false);
+  });
+
+  it("tell the route's own row partitions by their form alone, never another route's or account's", () => {
+    expect(isRowPartitionOf('acc', 'R-1', routeKeys.partition('acc', 'R-1'))).toBe(true);
+    expect(isRowPartitionOf('acc', 'R-1', routeKeys.rowShard('acc', 'R-1', 1))).toBe(true);
+    expect(isRowPartitionOf('acc', 'R-1', routeKeys.rowShard('acc', 'R-1', 37))).toBe(true);
+    expect(isRowPartitionOf('acc', 'R-1', routeKeys.rowShard('acc', 'R-1', 0))).toBe(false);
+    expect(isRowPartitionOf('acc', 'a', routeKeys.rowShard('acc', 'a#1', 2))).toBe(false);
+    expect(isRowPartitionOf('acc', 'a#1', routeKeys.rowShard('acc', 'a', 12))).toBe(false);
+    expect(isRowPartitionOf('acc', 'R-1', routeKeys.rowShard('other', 'R-1', 1))).toBe(false);
+    expect(isRowPartitionOf('acc', 'R-1', routeKeys.partition('other', 'R-1'))).toBe(false);
+    expect(isRowPartitionOf('acc', 'R-1', `${routeKeys.rowShard('acc', 'R-1', 1)}#2`)).toBe(false);
   });
 
   it('take turns between partitions when writing, each keeping its own order', () => {
