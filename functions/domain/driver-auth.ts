@@ -1,22 +1,10 @@
-import { createRequire } from 'node:module';
 import { findTokenOwners } from '../data/driver-tokens';
 import { failedTokenTags, recordFailedToken } from '../data/sign-in-failures';
 import type { DriverCaller } from '../shared/auth-context';
 import { SECRET_PREFIX, sha256Hex } from '../shared/crypto';
 import { TooManyFailedSignInsError } from '../shared/errors';
-import { ipv6Bytes } from '../shared/ip-address';
+import { ipv6Bytes, nodeNet } from '../shared/ip-address';
 import { DRIVER_SIGN_IN_FAILURES } from '../shared/limits';
-
-let nodeNet: typeof import('node:net') | undefined;
-/**
- * node:net's `isIP`, required on the first sign-in rather than imported: Node builds an ES module's view of a
- * built-in from every export's value, and node:net's BlockList and SocketAddress getters load two more
- * built-ins, about 1 ms of the cold start of every API function (they all carry this module).
- */
-const isIP = (address: string) => {
-  nodeNet ??= createRequire(import.meta.url)('node:net') as typeof import('node:net');
-  return nodeNet.isIP(address);
-};
 
 /** How long this process trusts a token lookup for endpoints whose write re-checks the token itself. */
 const OWNER_CACHE_MS = 30_000;
@@ -107,8 +95,9 @@ export function forgetDriverToken(token: string): void {
  */
 export function signInSource(sourceIp: string | undefined): string {
   const address = sourceIp?.replace(/%.*$/, '') ?? '';
-  if (isIP(address) === 4) return address;
-  const bytes = isIP(address) === 6 ? ipv6Bytes(address) : undefined;
+  const family = nodeNet().isIP(address);
+  if (family === 4) return address;
+  const bytes = family === 6 ? ipv6Bytes(address) : undefined;
   if (!bytes) return 'unknown';
   if (bytes.subarray(0, 12).every((byte, index) => byte === (index < 10 ? 0 : 0xff))) {
     return Array.from(bytes.subarray(12)).join('.');

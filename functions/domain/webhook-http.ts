@@ -3,8 +3,8 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createRequire } from 'node:module';
-import { BlockList, isIP } from 'node:net';
-import { ipv6Bytes } from '../shared/ip-address';
+import type { BlockList } from 'node:net';
+import { ipv6Bytes, nodeNet } from '../shared/ip-address';
 
 let nodeHttp: typeof import('node:http') | undefined;
 /**
@@ -177,11 +177,20 @@ const BLOCKED_V6: Array<[string, number]> = [
   ['2001::', 32],
 ];
 
-const blockedV4 = new BlockList();
-for (const [net, prefix] of BLOCKED_V4) blockedV4.addSubnet(net, prefix, 'ipv4');
-blockedV4.addAddress('255.255.255.255', 'ipv4');
-const blockedV6 = new BlockList();
-for (const [net, prefix] of BLOCKED_V6) blockedV6.addSubnet(net, prefix, 'ipv6');
+let blocked: { v4: BlockList; v6: BlockList } | undefined;
+/** The blocked ranges as node's BlockLists, built on the first check (node:net is required then, nodeNet). */
+function blockedRanges(): { v4: BlockList; v6: BlockList } {
+  if (!blocked) {
+    const { BlockList } = nodeNet();
+    const v4 = new BlockList();
+    for (const [net, prefix] of BLOCKED_V4) v4.addSubnet(net, prefix, 'ipv4');
+    v4.addAddress('255.255.255.255', 'ipv4');
+    const v6 = new BlockList();
+    for (const [net, prefix] of BLOCKED_V6) v6.addSubnet(net, prefix, 'ipv6');
+    blocked = { v4, v6 };
+  }
+  return blocked;
+}
 
 const startsWith = (bytes: Uint8Array, prefix: readonly number[]) => prefix.every((b, i) => bytes[i] === b);
 const ZEROS_80 = Array<number>(10).fill(0);
@@ -210,12 +219,13 @@ export function embeddedIPv4(address: string): string | undefined {
 export function isBlockedAddress(address: string): boolean {
   // A zone (fe80::1%eth0) only scopes a link-local address; the address is judged without it.
   const bare = address.replace(/%.*$/, '');
-  const family = isIP(bare);
-  if (family === 4) return blockedV4.check(bare, 'ipv4');
+  const family = nodeNet().isIP(bare);
+  const ranges = blockedRanges();
+  if (family === 4) return ranges.v4.check(bare, 'ipv4');
   if (family !== 6) return true;
-  if (blockedV6.check(bare, 'ipv6')) return true;
+  if (ranges.v6.check(bare, 'ipv6')) return true;
   const v4 = embeddedIPv4(bare);
-  if (v4 !== undefined) return blockedV4.check(v4, 'ipv4');
+  if (v4 !== undefined) return ranges.v4.check(v4, 'ipv4');
   // A valid address the parser cannot read would be a bug here: refuse rather than guess.
   return ipv6Bytes(bare) === undefined;
 }
@@ -227,7 +237,7 @@ export function isBlockedAddress(address: string): boolean {
  */
 export function isBlockedLiteralHost(url: URL): boolean {
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  return isIP(hostname) !== 0 && isBlockedAddress(hostname);
+  return nodeNet().isIP(hostname) !== 0 && isBlockedAddress(hostname);
 }
 
 /** Marks the error raised for a refused target, so postWebhook can report `refused: true`. */
