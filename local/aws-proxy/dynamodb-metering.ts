@@ -29,7 +29,7 @@ import { crc32 } from 'node:zlib';
 import { BatchGetItemCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LOCAL_REGION } from '../cloud/model';
 import { batchInserts } from '../iam/partiql';
-import { LOCAL_CREDENTIALS } from '../services';
+import { LOCAL_CREDENTIALS, withoutSdkLogging } from '../services';
 import {
   type Item,
   indexWrites,
@@ -79,11 +79,13 @@ export class CapacityMeter {
 
   constructor(options: { dynamodbEndpoint: string; enforce: boolean }) {
     this.model = new PartitionModel(options.enforce);
-    this.reader = new DynamoDBClient({
-      endpoint: options.dynamodbEndpoint,
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-    });
+    this.reader = withoutSdkLogging(
+      new DynamoDBClient({
+        endpoint: options.dynamodbEndpoint,
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+      }),
+    );
   }
 
   close(): void {

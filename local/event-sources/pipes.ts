@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { PipeSpec, QueueSpec } from '../cloud/model';
+import { withoutSdkLogging } from '../services';
 import { writeStateFile } from '../state-files';
 import { matchesPattern } from './event-pattern';
 import type { Credentials } from './sqs';
@@ -120,8 +121,8 @@ export function startPipe(options: LocalPipeOptions): LocalPipe {
     region: options.region,
     credentials: options.credentials,
   };
-  const streams = new DynamoDBStreamsClient(clientConfig);
-  const sqs = new SQSClient({ ...clientConfig, useQueueUrlAsEndpoint: false });
+  const streams = withoutSdkLogging(new DynamoDBStreamsClient(clientConfig));
+  const sqs = withoutSdkLogging(new SQSClient({ ...clientConfig, useQueueUrlAsEndpoint: false }));
   const readIntervals = options.readIntervals ?? PIPE_READ_INTERVALS;
   let lastRecordsAt = Number.NEGATIVE_INFINITY;
   const firstRetryDelay = options.retryDelayMs ?? 1000;

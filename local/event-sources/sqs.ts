@@ -12,6 +12,7 @@ import {
 import type { SQSEvent, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
 import type { EventSourceMappingSpec, QueueSpec } from '../cloud/model';
 import type { LambdaRuntime } from '../lambda/runtime';
+import { withoutSdkLogging } from '../services';
 import { matchesPattern } from './event-pattern';
 import type { InFlightJournal } from './in-flight-journal';
 
@@ -81,12 +82,14 @@ export function startSqsEventSources(options: SqsEventSourceOptions): SqsEventSo
     if (!mapping.enabled) continue;
     const queue = options.queues.find((candidate) => candidate.arn === mapping.eventSourceArn);
     if (!queue) continue; // not an SQS source (the app has only SQS mappings)
-    const sqs = new SQSClient({
-      endpoint: options.endpoint,
-      region: options.region,
-      credentials: options.credentialsOf(mapping.functionName),
-      useQueueUrlAsEndpoint: false,
-    });
+    const sqs = withoutSdkLogging(
+      new SQSClient({
+        endpoint: options.endpoint,
+        region: options.region,
+        credentials: options.credentialsOf(mapping.functionName),
+        useQueueUrlAsEndpoint: false,
+      }),
+    );
     clients.push(sqs);
     consumers.push({ mapping, queue, sqs });
   }
