@@ -1,9 +1,10 @@
 import { findTokenOwners } from '../data/driver-tokens';
 import { failedTokenTags, recordFailedToken } from '../data/sign-in-failures';
 import type { DriverCaller } from '../shared/auth-context';
+import { nodeNet } from '../shared/builtins';
 import { SECRET_PREFIX, sha256Hex } from '../shared/crypto';
 import { TooManyFailedSignInsError } from '../shared/errors';
-import { ipv6Bytes, nodeNet } from '../shared/ip-address';
+import { ipv6Bytes } from '../shared/ip-address';
 import { DRIVER_SIGN_IN_FAILURES } from '../shared/limits';
 
 /** How long this process trusts a token lookup for endpoints whose write re-checks the token itself. */

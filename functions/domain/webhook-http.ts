@@ -2,21 +2,9 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { createRequire } from 'node:module';
 import type { BlockList } from 'node:net';
-import { ipv6Bytes, nodeNet } from '../shared/ip-address';
-
-let nodeHttp: typeof import('node:http') | undefined;
-/**
- * `node:http`, required on the first POST to an `http:` URL rather than imported: Node builds an ES module's
- * view of a built-in from every export's value, and node:http's WebSocket, CloseEvent and MessageEvent getters
- * load undici to give theirs. Imported, node:http cost the webhook worker's cold start about 45 ms of CPU
- * (Node 22); required, about 5, and only where an `http:` receiver is posted to.
- */
-const http = () => {
-  nodeHttp ??= createRequire(import.meta.url)('node:http') as typeof import('node:http');
-  return nodeHttp;
-};
+import { nodeHttp, nodeNet } from '../shared/builtins';
+import { ipv6Bytes } from '../shared/ip-address';
 
 // ---- Signing ----
 
@@ -346,7 +334,7 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookPostResult>
     return refuse('invalid URL');
   }
   const send =
-    url.protocol === 'http:' ? http().request : url.protocol === 'https:' ? httpsRequest : undefined;
+    url.protocol === 'http:' ? nodeHttp().request : url.protocol === 'https:' ? httpsRequest : undefined;
   if (!send) return refuse(`refused scheme ${url.protocol}`);
 
   if (!post.allowPrivateTargets && isBlockedLiteralHost(url)) return refuse(refusedLiteral());

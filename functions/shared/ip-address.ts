@@ -1,16 +1,3 @@
-import { createRequire } from 'node:module';
-
-let net: typeof import('node:net') | undefined;
-/**
- * node:net, required on first use rather than imported: Node builds an ES module's view of a built-in from
- * every export's value, and node:net's BlockList and SocketAddress getters load two more built-ins, about 1 ms
- * of the cold start of every function that carries an address check (all the API functions do).
- */
-export function nodeNet(): typeof import('node:net') {
-  net ??= createRequire(import.meta.url)('node:net') as typeof import('node:net');
-  return net;
-}
-
 /** The 16 bytes of a valid IPv6 address (as `isIP` accepts it, zone removed), or undefined. */
 export function ipv6Bytes(address: string): Uint8Array | undefined {
   let text = address;
