@@ -20,7 +20,6 @@ import { getDriver } from '../data/drivers';
 import {
   endRouteImport,
   getImport,
-  getImportChanges,
   type ImportEnding,
   type ImportRecord,
   type ImportUpload,
@@ -37,7 +36,7 @@ import { countWorkerAttempt } from '../data/worker-attempts';
 import type { ImportMessage, UploadArrival } from '../models/channels';
 import * as channels from '../models/channels';
 import type { EventOf } from '../models/event-catalog';
-import { type ImportedRoute, ImportRouteBody } from '../models/import-model';
+import type { ImportedRoute } from '../models/import-model';
 import { config } from '../shared/config';
 import { randomId, randomSecret } from '../shared/crypto';
 import type { ErrorCodeName } from '../shared/error-codes';
@@ -50,7 +49,7 @@ import { parseJsonText, parsePart } from '../shared/request-parsing';
 import { IMPORT_UPLOADS_PREFIX } from '../shared/resources';
 import { localDateOf } from '../shared/time';
 import { scheduleDeadlineCheck } from './import-deadlines';
-import { noChanges, type RouteChanges, storedWaypointsOf } from './route-diff';
+import { storedWaypointsOf } from './route-diff';
 import { plannedEtas } from './route-etas';
 import { claimsOf } from './route-ids';
 
@@ -238,7 +237,10 @@ function uploadExpired(upload: ImportUpload): ApiError {
  * The route of an import body, checked as POST .../invoiced-routes checks it, with the same codes and
  * messages: 1005 for malformed JSON, 1006 naming the field, 3006/3008/3009 for a repeated id.
  */
-function parseImportBody(text: string): ImportedRoute {
+async function parseImportBody(text: string): Promise<ImportedRoute> {
+  // Loaded here, not with this module: the import-status, upload and route-change functions import this
+  // module too, and the body's schema (a few hundred zod objects) would cost each of them at cold start.
+  const { ImportRouteBody } = await import('../models/import-model');
   const { route } = parsePart('body', ImportRouteBody, parseJsonText(text));
   rejectRepeatedIds(route);
   return route;
@@ -253,7 +255,7 @@ export async function readImportBody(record: ImportRecord): Promise<ImportedRout
       throw new ValidationError(
         'request body: the upload is empty (0 bytes); PUT the {"route": ...} JSON to the link',
       );
-    return parseImportBody(text);
+    return await parseImportBody(text);
   } catch (error) {
     if (!(error instanceof ObjectTooLargeError)) throw error;
     throw new ApiError(
@@ -526,27 +528,4 @@ function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
     header,
     rows: [...trackingLinks, ...rows, etas],
   };
-}
-
-export type ImportStatusView =
-  | { status: 'PENDING' }
-  | { status: 'SUCCEEDED'; routeId: string; changes?: RouteChanges }
-  | { status: 'FAILED'; error: { code: number; message: string } };
-
-/** What GET .../import-status answers, for the caller's DC only. */
-export async function importStatus(accountId: string, dcId: string, txid: string): Promise<ImportStatusView> {
-  const record = await getImport(accountId, txid);
-  if (!record || record.dcId !== dcId)
-    throw new ApiError('IMPORT_NOT_FOUND', `no route import ${quote(txid)} in DC ${quote(dcId)}`);
-  // A SUCCEEDED record always has its route id: the import that succeeded set it.
-  if (record.status === 'SUCCEEDED') {
-    const routeId = record.routeId as string;
-    if (record.kind !== 'REVISION') return { status: 'SUCCEEDED', routeId };
-    // A revision that changed nothing stored no changes.
-    const changes = await getImportChanges(accountId, txid);
-    return { status: 'SUCCEEDED', routeId, changes: changes ? JSON.parse(changes) : noChanges() };
-  }
-  if (record.status === 'FAILED')
-    return { status: 'FAILED', error: record.error ?? internalFailure('unknown error') };
-  return { status: 'PENDING' };
 }

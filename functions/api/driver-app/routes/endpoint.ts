@@ -1,6 +1,23 @@
-import { NextToken, PAGE_BYTES_NOTE, pagedQuery } from '../../../models/common';
+import { FULL_PAGES, NextToken, PAGE_BYTES_NOTE, pagedQuery } from '../../../models/common';
 import * as z from '../../../shared/zod';
-import { DRIVER_ROUTE_WAYPOINTS_PAGE, DriverRoute, driverAppEndpoint } from '../schemas';
+import { InvoiceStatus } from '../../routes/invoice-schemas';
+import { Route } from '../../routes/schemas';
+import { Waypoint } from '../../routes/waypoint-schemas';
+import { driverAppEndpoint } from '../schemas';
+
+export const DriverRoute = z.withMeta(
+  z.extend(Route, {
+    waypoints: z.array(z.extend(Waypoint, { invoices: z.array(InvoiceStatus) })),
+  }),
+  { id: 'DriverRoute', description: 'a route with its waypoints, invoices and item statuses' },
+);
+
+/**
+ * Waypoints per page of the driver's routes. One route of 2,000 worst-case waypoints is 10 MB without its
+ * invoices, so pages count waypoints (with their invoices and items), and the byte budget ends a page of
+ * large waypoints early.
+ */
+export const DRIVER_ROUTE_WAYPOINTS_PAGE = FULL_PAGES;
 
 export const listDriverRoutes = driverAppEndpoint('GET /driver/routes', {
   operationId: 'listDriverRoutes',

@@ -1,4 +1,5 @@
-import { driverRouteStepEndpoint, RouteData } from '../schemas';
+import { RouteData } from '../../routes/schemas';
+import { driverRouteStepEndpoint } from '../schemas';
 
 export const startDriverRoute = driverRouteStepEndpoint('POST /driver/routes/{route_id}/start', {
   operationId: 'startDriverRoute',
