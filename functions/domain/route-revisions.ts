@@ -12,22 +12,9 @@ import {
   putImportChanges,
   putPendingImport,
 } from '../data/imports';
-import { writeRouteChange } from '../data/route-header-writes';
-import {
-  listInvoiceRows,
-  listWaypointInvoiceRows,
-  listWaypointRows,
-  routeRowItems,
-} from '../data/route-rows';
+import { listInvoiceRows, listWaypointRows, routeRowItems } from '../data/route-rows';
 import { rowShardsOf } from '../data/route-shards';
-import {
-  getRouteHeader,
-  nextWaypointSequenceOf,
-  type RouteHeader,
-  replaceRouteHeader,
-  waypointSequenceOf,
-  waypointSequencesOf,
-} from '../data/routes';
+import { getRouteHeader, nextWaypointSequenceOf, type RouteHeader, replaceRouteHeader } from '../data/routes';
 import type { TableKey } from '../data/table-schema';
 import { trackingLookupItemsAt } from '../data/tracking-links';
 import { countWorkerAttempt } from '../data/worker-attempts';
@@ -37,7 +24,7 @@ import type { EventDetails } from '../models/event-catalog';
 import type { ImportedRoute } from '../models/import-model';
 import { config } from '../shared/config';
 import { randomId } from '../shared/crypto';
-import { ApiError, ConflictError, NotFoundError, ValidationError } from '../shared/errors';
+import { ApiError, ConflictError, ValidationError } from '../shared/errors';
 import { MAX_UPLOAD_BYTES } from '../shared/limits';
 import { logger } from '../shared/observability';
 import { send } from '../shared/queues';
@@ -51,7 +38,6 @@ import {
   type RouteChanges,
   type StoredWaypoint,
   sameAsJson,
-  waypointVisited,
 } from './route-diff';
 import { recomputeEtas } from './route-etas';
 import {
@@ -62,79 +48,8 @@ import {
   rejectRepeatedIds,
   requireDriverOfDc,
 } from './route-import';
-import { DriverGoneError, type RouteRef, rejectFinalized, requireRoute, writeHeader } from './routes';
-
-/** How often a cancellation re-reads and retries after another writer changed the route in between. */
-const MAX_CANCEL_ATTEMPTS = 5;
-
-const removedOnly = (ids: string[]) => ({ added: [], removed: ids, changed: [] });
-
-/**
- * Cancels one waypoint of a route that is not finished (started or not), unless it was visited:
- * 1. refuses a finished route (3012), a waypoint not on the route (1003) and one with an attempt (3100);
- * 2. in one transaction, on condition that the route's version is still the one read and that no attempt
- *    marked the waypoint visited meanwhile: the header without the waypoint (version + 1; the other
- *    waypoints keep their sequences), the waypoint's row deleted, its tracking link's lookup deleted, and
- *    ROUTE_UPDATED with the waypoint's, invoices' and items' ids as removed; with them its invoice and item
- *    rows deleted and its ids freed when all of it fits in one transaction (100 items), else right after;
- * 3. recomputes the route's ETAs.
- * Cancelling it again answers 1003: the waypoint is no longer on the route.
- */
-export async function cancelWaypoint(ref: RouteRef, waypointId: string): Promise<RouteHeader> {
-  for (let attempt = 1; attempt <= MAX_CANCEL_ATTEMPTS; attempt++) {
-    const route = await requireRoute(ref);
-    rejectFinalized(route);
-    const sequence = waypointSequenceOf(route, waypointId);
-    if (sequence === undefined)
-      throw new NotFoundError(
-        `waypoint_id: waypoint ${quote(waypointId)} not found on route ${quote(ref.routeId)}`,
-      );
-    const [attempts, invoiceRows] = await Promise.all([
-      listAttempts(ref.accountId, ref.routeId, { first: sequence, last: sequence }),
-      listWaypointInvoiceRows(route, sequence),
-    ]);
-    // Attempts recorded before waypoints carried their visited mark are found by reading them.
-    if (attempts.length > 0) throw waypointVisited(waypointId);
-
-    const position = route.waypointIds.indexOf(waypointId);
-    const sequences = waypointSequencesOf(route);
-    const next: RouteHeader = {
-      ...route,
-      waypointIds: route.waypointIds.filter((_, index) => index !== position),
-      waypointSequences: sequences.filter((_, index) => index !== position),
-      nextWaypointSequence: nextWaypointSequenceOf(route),
-      version: route.version + 1,
-    };
-    const idsOf = (kind: Claim['kind']) =>
-      invoiceRows.flatMap((row) => (row.claim.kind === kind ? [row.claim.id] : []));
-    const changes: RouteChanges = {
-      waypoints: removedOnly([waypointId]),
-      invoices: removedOnly(idsOf('INVOICE')),
-      items: removedOnly(idsOf('ITEM')),
-    };
-    const freed: Claim[] = [{ kind: 'WAYPOINT', id: waypointId }, ...invoiceRows.map((row) => row.claim)];
-    const written = await writeRouteChange(next, route.version, {
-      cancelledWaypoint: { sequence, waypointId, rowKeys: invoiceRows.map((row) => row.key), freed },
-      event: {
-        accountId: ref.accountId,
-        dcId: ref.dcId,
-        routeId: ref.routeId,
-        type: 'ROUTE_UPDATED',
-        details: { version: next.version, changes },
-        occurredAt: Date.now(),
-      },
-    });
-    // The route's version held but an attempt marked the waypoint visited since it was read.
-    if (written.outcome === 'waypoint_visited') throw waypointVisited(waypointId);
-    // Another change of the route, or another event of it that took the sequence read: read again.
-    if (written.outcome !== 'written') continue;
-    await recomputeEtas(ref);
-    return next;
-  }
-  throw new Error(
-    `route '${ref.routeId}' kept changing under ${MAX_CANCEL_ATTEMPTS} attempts to cancel a waypoint`,
-  );
-}
+import { DriverGoneError, type RouteRef, requireRoute, writeHeader } from './routes';
+import { MAX_CANCEL_ATTEMPTS } from './waypoint-cancellation';
 
 // ---- Revisions: PUT .../revision, run by the import worker ----
 

@@ -1,4 +1,4 @@
-import { requestDownload } from '../../../domain/analytics-export';
+import { requestDownload } from '../../../domain/analytics-requests';
 import { httpHandler } from '../../http-handler';
 import { requestAnalyticsDownload as endpoint } from './endpoint';
 

@@ -1,4 +1,4 @@
-import { cancelWaypoint } from '../../../domain/route-revisions';
+import { cancelWaypoint } from '../../../domain/waypoint-cancellation';
 import { httpHandler } from '../../http-handler';
 import { routeRef } from '../../refs';
 import { routeView } from '../views';

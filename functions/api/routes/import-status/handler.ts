@@ -1,4 +1,4 @@
-import { importStatus } from '../../../domain/route-import';
+import { importStatus } from '../../../domain/import-status';
 import { errorCodeName } from '../../../shared/error-codes';
 import { ApiError } from '../../../shared/errors';
 import { httpHandler, WithStatus } from '../../http-handler';
