@@ -12,7 +12,6 @@ import { sha256Hex } from '../shared/crypto';
 import { ConflictError, NotFoundError } from '../shared/errors';
 import { inParallel } from '../shared/parallel';
 import { newLoginToken, requireStrongLoginToken } from './login-tokens';
-import { finishRoutesOfDriver } from './route-lifecycle';
 
 export type { Driver };
 
@@ -197,11 +196,6 @@ async function backfillRoute(route: RouteHeader): Promise<'added' | 'unassigned'
 export async function activeRoutesOf(ref: DriverRef) {
   await requireDriver(ref);
   return listActiveRoutesOfDriver(ref.accountId, ref.dcId, ref.driverId);
-}
-
-/** Finalizes every active or started route of the driver; returns the ids this call finalized. */
-export async function finishDriverRoutes(ref: DriverRef): Promise<string[]> {
-  return finishRoutesOfDriver(await requireDriver(ref), Date.now());
 }
 
 export const listDrivers = driversTable.listDrivers;

@@ -1,6 +1,7 @@
 import { listActiveRoutesOfDriver, type RouteHeader } from '../data/routes';
 import { ApiError, ConflictError, ValidationError } from '../shared/errors';
 import { quote } from '../shared/quote';
+import { type DriverRef, requireDriver } from './drivers';
 import { computeAfterFinish } from './route-analytics';
 import { refreshEtas } from './route-etas';
 import { changeRoute, DriverGoneError, type RouteRef, rejectFinalized } from './routes';
@@ -113,4 +114,13 @@ export async function finishRoutesOfDriver(
     }),
   );
   return finished.filter((routeId): routeId is string => routeId !== undefined);
+}
+
+/**
+ * PATCH .../drivers/{driver_id}/finish-routes: every route of the driver finalized now; the ids this call
+ * finalized. Here, not in drivers.ts: every driver endpoint imports that one, and finishing a route brings
+ * its analytics, ETAs and events along.
+ */
+export async function finishDriverRoutes(ref: DriverRef): Promise<string[]> {
+  return finishRoutesOfDriver(await requireDriver(ref), Date.now());
 }

@@ -1,4 +1,4 @@
-import { finishDriverRoutes } from '../../../domain/drivers';
+import { finishDriverRoutes } from '../../../domain/route-lifecycle';
 import { httpHandler } from '../../http-handler';
 import { driverRef } from '../../refs';
 import { finishDriverRoutes as endpoint } from './endpoint';
