@@ -198,6 +198,36 @@ describe('bundling the AWS SDK', () => {
     expect(hasClient(code(lazy), 'sqs')).toBe(true);
   });
 
+  /**
+   * The S3 client's protocols (REST-XML; STS's query protocol for the link signer) name their Smithy trait
+   * ids, strings minification keeps. esbuild gives a file to every entry that reaches it, and the SDK's index
+   * files re-export these beside DynamoDB's JSON protocol: a function whose modules merely reach the bucket
+   * module loads them at cold start, ~50 KB it never runs.
+   */
+  const S3_PROTOCOLS = ['"aws.protocols#restXml"', '"aws.protocols#awsQuery"'];
+  const coldStartCode = (sliceName: string) => {
+    const dir = assetOf(sliceName);
+    return coldStartFiles(dir)
+      .map((file) => readFileSync(join(dir, file), 'utf8'))
+      .join('\n');
+  };
+
+  it('loads the S3 and STS protocols at cold start in a function that signs links and writes the bucket', () => {
+    const code = coldStartCode('routes/upload');
+    for (const protocol of S3_PROTOCOLS) expect(code.includes(protocol), protocol).toBe(true);
+  });
+
+  it.each(['routes/import-status', 'routes/cancel-waypoint', 'analytics/request-download', 'drivers/get'])(
+    'loads none of the S3 and STS protocols at cold start in %s, which never calls S3',
+    (sliceName) => {
+      const access = accessOf(sliceName);
+      expect(access?.bucket).toBeUndefined();
+      expect(access?.signLinks).toBeUndefined();
+      const code = coldStartCode(sliceName);
+      for (const protocol of S3_PROTOCOLS) expect(code.includes(protocol), protocol).toBe(false);
+    },
+  );
+
   it("loads the import's ending in the deadline worker on first use: its cold start reads only the check", () => {
     const dir = assetOf('workers/end-overdue-imports');
     const coldStart = coldStartFiles(dir);
