@@ -1,6 +1,13 @@
 import { PAGE_BYTE_BUDGET } from '../shared/limits';
 import * as z from '../shared/zod';
 
+/*
+ * Every function imports this module, and each uses a few of its schemas: the calls that build them are marked
+ * pure (`@__PURE__`; the helpers `@__NO_SIDE_EFFECTS__`) so that a bundle leaves out, and a cold start does not
+ * build, the ones it never uses. esbuild does not carry zod's own annotations across modules
+ * (evanw/esbuild#4369), so each call here says it. test/cdk/bundling.test.ts holds this module to it.
+ */
+
 // ---------------------------------------------------------------------------------------------------
 // Text: the building blocks of every string a client sends (fields, path and query parameters)
 // ---------------------------------------------------------------------------------------------------
@@ -56,10 +63,11 @@ interface TextRules {
  * A string of `min`..`max` characters (code points) without the characters no text accepts (see above). The
  * first problem found is reported, naming the character and where it is; the value itself is never echoed.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function SafeText({ min = 0, max, multiLine = false, notBlank = false, description }: TextRules) {
-  return z.withMeta(
-    z.string().check(
-      z.superRefine((value, context) => {
+  return /* @__PURE__ */ z.withMeta(
+    /* @__PURE__ */ z.string().check(
+      /* @__PURE__ */ z.superRefine((value, context) => {
         const problem = textProblem(value, { min, max, multiLine, notBlank });
         if (problem) context.addIssue({ code: 'custom', message: problem });
       }),
@@ -86,12 +94,16 @@ function textProblem(value: string, rules: Required<Omit<TextRules, 'description
 }
 
 /** Single-line human text (a name, a code, a container label): any characters but control characters. */
-export const Label = (max: number, rules: Omit<TextRules, 'max' | 'multiLine'> = {}) =>
-  SafeText({ ...rules, max });
+export const Label = /* @__NO_SIDE_EFFECTS__ */ (
+  max: number,
+  rules: Omit<TextRules, 'max' | 'multiLine'> = {},
+) => /* @__PURE__ */ SafeText({ ...rules, max });
 
 /** Free text (addresses, notes, failure messages): tabs and line breaks (\t \n \r U+2028 U+2029) allowed. */
-export const FreeText = (max: number, rules: Omit<TextRules, 'max' | 'multiLine'> = {}) =>
-  SafeText({ ...rules, max, multiLine: true });
+export const FreeText = /* @__NO_SIDE_EFFECTS__ */ (
+  max: number,
+  rules: Omit<TextRules, 'max' | 'multiLine'> = {},
+) => /* @__PURE__ */ SafeText({ ...rules, max, multiLine: true });
 
 /** Most characters of an id. */
 export const MAX_ID_CHARS = 128;
@@ -115,9 +127,12 @@ const ID_RULES =
  * deleted again. Spaces at either end are refused because they are invisible and almost always a copy-paste
  * accident (an id that differs only by them would look like a duplicate).
  */
-export const Id = z.withMeta(
-  z.string().check(
-    z.superRefine((value, context) => {
+/** Computed apart: an interpolation in the schema's own expression would keep it in every bundle. */
+const ID_DESCRIPTION = `an id: ${ID_RULES}`;
+
+export const Id = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z.string().check(
+    /* @__PURE__ */ z.superRefine((value, context) => {
       const problem =
         textProblem(value, { min: 1, max: MAX_ID_CHARS, multiLine: false, notBlank: false }) ??
         (Buffer.byteLength(value, 'utf8') > MAX_ID_BYTES
@@ -132,11 +147,11 @@ export const Id = z.withMeta(
       if (problem) context.addIssue({ code: 'custom', message: problem });
     }),
   ),
-  { minLength: 1, maxLength: MAX_ID_CHARS, description: `an id: ${ID_RULES}` },
+  { minLength: 1, maxLength: MAX_ID_CHARS, description: ID_DESCRIPTION },
 );
 
 /** Human-readable names: 1..200 characters, not blank, on one line. */
-export const Name = Label(200, { min: 1, notBlank: true });
+export const Name = /* @__PURE__ */ Label(200, { min: 1, notBlank: true });
 
 // ---------------------------------------------------------------------------------------------------
 // Numbers and times
@@ -149,34 +164,38 @@ export const Name = Label(200, { min: 1, notBlank: true });
  * beyond Number.MAX_SAFE_INTEGER.
  */
 const MIN_STORABLE_MAGNITUDE = 1e-130;
+const STORABLE_NUMBER_RULE = `must be 0 or have a magnitude between 1e-130 and ${Number.MAX_SAFE_INTEGER} (what the database stores)`;
 
 /** A finite number DynamoDB (through the SDK) can store: 0, or a magnitude in 1E-130..2^53-1. */
-export const StorableNumber = z
+export const StorableNumber = /* @__PURE__ */ z
   .number()
   .check(
-    z.refine(
+    /* @__PURE__ */ z.refine(
       (value) =>
         value === 0 ||
         (Math.abs(value) >= MIN_STORABLE_MAGNITUDE && Math.abs(value) <= Number.MAX_SAFE_INTEGER),
-      `must be 0 or have a magnitude between 1e-130 and ${Number.MAX_SAFE_INTEGER} (what the database stores)`,
+      STORABLE_NUMBER_RULE,
     ),
   );
 
-export const EpochMillis = z.withMeta(z.int().check(z.minimum(0)), {
-  description: 'milliseconds since the Unix epoch',
-});
+export const EpochMillis = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.minimum(0)),
+  {
+    description: 'milliseconds since the Unix epoch',
+  },
+);
 
 /** 2000-01-01T00:00:00Z and 2100-01-01T00:00:00Z: a client's time outside is a bug (seconds, not ms). */
 export const MIN_TIMESTAMP = Date.UTC(2000, 0, 1);
 export const MAX_TIMESTAMP = Date.UTC(2100, 0, 1);
 
 /** A time a client sends: epoch milliseconds from 2000-01-01 to 2100-01-01 (UTC). */
-export const Timestamp = z.withMeta(
-  z
+export const Timestamp = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z
     .int()
     .check(
-      z.minimum(MIN_TIMESTAMP, 'must be a time from 2000-01-01 (epoch milliseconds)'),
-      z.maximum(MAX_TIMESTAMP, 'must be a time up to 2100-01-01 (epoch milliseconds)'),
+      /* @__PURE__ */ z.minimum(MIN_TIMESTAMP, 'must be a time from 2000-01-01 (epoch milliseconds)'),
+      /* @__PURE__ */ z.maximum(MAX_TIMESTAMP, 'must be a time up to 2100-01-01 (epoch milliseconds)'),
     ),
   { description: 'milliseconds since the Unix epoch, 2000-01-01..2100-01-01' },
 );
@@ -185,36 +204,47 @@ export const Timestamp = z.withMeta(
 const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 
 /** A time a client reports for something that happened (a visit, a ping): not in the future. */
-export const ReportedTimestamp = Timestamp.check(
-  z.refine(
+export const ReportedTimestamp = /* @__PURE__ */ Timestamp.check(
+  /* @__PURE__ */ z.refine(
     (timestamp) => timestamp <= Date.now() + MAX_CLOCK_SKEW_MS,
     'is more than 5 minutes in the future',
   ),
 );
 
 /** A schema with an id, or null: documented as `anyOf: [component, {type: 'null'}]`. */
-export const orNull = <T extends z.ZodMiniType>(schema: T) => z.union([schema, z.null()]);
+export const orNull = /* @__NO_SIDE_EFFECTS__ */ <T extends z.ZodMiniType>(schema: T) =>
+  /* @__PURE__ */ z.union([schema, /* @__PURE__ */ z.null()]);
 
-export const Location = z.withMeta(
-  z.object({
-    latitude: StorableNumber.check(z.minimum(-90), z.maximum(90)),
-    longitude: StorableNumber.check(z.minimum(-180), z.maximum(180)),
+export const Location = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z.object({
+    latitude: /* @__PURE__ */ StorableNumber.check(
+      /* @__PURE__ */ z.minimum(-90),
+      /* @__PURE__ */ z.maximum(90),
+    ),
+    longitude: /* @__PURE__ */ StorableNumber.check(
+      /* @__PURE__ */ z.minimum(-180),
+      /* @__PURE__ */ z.maximum(180),
+    ),
   }),
   { id: 'Location' },
 );
 
-export const DcParams = z.object({ dc_id: Id });
+export const DcParams = /* @__PURE__ */ z.object({ dc_id: Id });
 
 /** The most rows a page of any list holds. */
 export const MAX_PAGE_ROWS = 1000;
 
 /** Optional paging of the driver list: without `limit` the whole list is returned. */
-export const PaginationQuery = z.object({
-  limit: z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(MAX_PAGE_ROWS))),
-  next_token: z.optional(SafeText({ min: 1, max: 2048 })),
+export const PaginationQuery = /* @__PURE__ */ z.object({
+  limit: /* @__PURE__ */ z.optional(
+    /* @__PURE__ */ z.coerce
+      .number()
+      .check(/* @__PURE__ */ z.int(), /* @__PURE__ */ z.minimum(1), /* @__PURE__ */ z.maximum(MAX_PAGE_ROWS)),
+  ),
+  next_token: /* @__PURE__ */ z.optional(/* @__PURE__ */ SafeText({ min: 1, max: 2048 })),
 });
 
-export const NextToken = z.withMeta(z.optional(z.string()), {
+export const NextToken = /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()), {
   description: 'present when more items remain',
 });
 
@@ -239,20 +269,25 @@ export const PAGE_BYTES_NOTE =
   `A page ends earlier once its rows reach ${PAGE_BYTE_BUDGET / (1024 * 1024)} MiB of the response ` +
   '(it always holds at least one row); its `next_token` continues just after its last row.';
 
-export const pagedQuery = ({ defaultLimit, maxLimit }: PageSize) =>
-  z.object({
-    limit: z.withMeta(
-      z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(maxLimit)), defaultLimit),
+export const pagedQuery = /* @__NO_SIDE_EFFECTS__ */ ({ defaultLimit, maxLimit }: PageSize) =>
+  /* @__PURE__ */ z.object({
+    limit: /* @__PURE__ */ z.withMeta(
+      /* @__PURE__ */ z._default(
+        /* @__PURE__ */ z.coerce
+          .number()
+          .check(/* @__PURE__ */ z.int(), /* @__PURE__ */ z.minimum(1), /* @__PURE__ */ z.maximum(maxLimit)),
+        defaultLimit,
+      ),
       {
         description: `most rows per page, 1..${maxLimit}; ${defaultLimit} when absent. ${PAGE_BYTES_NOTE}`,
       },
     ),
-    next_token: z.withMeta(PaginationQuery.shape.next_token, {
+    next_token: /* @__PURE__ */ z.withMeta(PaginationQuery.shape.next_token, {
       description: 'the `next_token` of the previous page',
     }),
   });
 
-export const EmptyData = z.withMeta(z.object({}), { id: 'Empty' });
+export const EmptyData = /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.object({}), { id: 'Empty' });
 
 /** True for a real calendar date written YYYY-MM-DD (2024-02-30 is not one). */
 export function isCalendarDate(date: string): boolean {
@@ -260,7 +295,7 @@ export function isCalendarDate(date: string): boolean {
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(date);
 }
 
-export const CalendarDate = Label(10).check(
-  z.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD'),
-  z.refine(isCalendarDate, 'is not a calendar date'),
+export const CalendarDate = /* @__PURE__ */ Label(10).check(
+  /* @__PURE__ */ z.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD'),
+  /* @__PURE__ */ z.refine(isCalendarDate, 'is not a calendar date'),
 );

@@ -1,7 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
+import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { getDocsAsset } from '../../functions/api/docs/index';
 import { endpoints } from '../../functions/api/index';
@@ -14,6 +16,7 @@ import {
   ENTRY_FILE,
   EXTERNAL_MODULES,
   LAMBDA_ESBUILD_OPTIONS,
+  REPO_ROOT,
 } from '../../lib/bundling';
 import { ServiceFunction } from '../../lib/constructs/service-function';
 import { sliceOf } from '../../lib/slices';
@@ -269,6 +272,49 @@ describe('bundling the AWS SDK', () => {
 const NODE_HTTP_IMPORT = /(?:from|import)\s*"(?:node:)?http"/;
 /** The same for node:net. */
 const NODE_NET_IMPORT = /(?:from|import)\s*"(?:node:)?net"/;
+
+/**
+ * Every function imports models/common.ts and uses a few of its schemas; its schema-building calls are marked
+ * pure so that a bundle keeps only those (the module says why). Held here by running a bundle that imports one
+ * constant and counting the zod schemas it builds (zod calls a global post-processor for each one it makes).
+ */
+describe('tree-shaking the common schemas', () => {
+  const schemasBuiltImporting = (names: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'tree-shaking-'));
+    try {
+      buildSync({
+        ...LAMBDA_ESBUILD_OPTIONS,
+        splitting: false,
+        sourcemap: false,
+        stdin: {
+          contents: `import { ${names} } from './functions/models/common'; export const used = [${names}];`,
+          resolveDir: REPO_ROOT,
+          loader: 'ts',
+        },
+        outdir: dir,
+      });
+      const count = `let built = 0;
+        globalThis.__zod_globalConfig = { postProcessor: () => { built++; } };
+        await import(${JSON.stringify(join(dir, 'index.mjs'))});
+        process.stdout.write(String(built));`;
+      return Number(
+        execFileSync(process.execPath, ['--input-type=module', '-e', count], { encoding: 'utf8' }),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('builds none of them in a bundle that imports only a constant', () => {
+    expect(schemasBuiltImporting('MAX_PAGE_ROWS')).toBe(0);
+  });
+
+  it('builds the ones a bundle uses', () => {
+    // Id: the string and its refinement, and withMeta's copy.
+    expect(schemasBuiltImporting('Id')).toBeGreaterThan(0);
+    expect(schemasBuiltImporting('Id, Location')).toBeGreaterThan(schemasBuiltImporting('Id'));
+  });
+});
 
 describe("bundling Node's built-in modules", () => {
   // Node builds an ES module's view of a built-in from every export's value, and node:http's WebSocket,
