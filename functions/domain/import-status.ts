@@ -3,7 +3,7 @@ import { ApiError } from '../shared/errors';
 import { quote } from '../shared/quote';
 import { noChanges, type RouteChanges } from './route-diff';
 
-/**
+/*
  * What GET .../import-status reads, apart from the import itself (route-import.ts): that module reaches the
  * bucket, whose S3 client a status read never needs and whose SDK code would weigh on its cold start.
  */

@@ -16,7 +16,7 @@ export const MAX_ATTEMPT_ITEMS = 500;
  */
 export const MAX_ATTEMPT_ITEM_BYTES = 256 * 1024;
 
-export const jsonBytesOf = (text: string) => Buffer.byteLength(JSON.stringify(text), 'utf8') - 2;
+const jsonBytesOf = (text: string) => Buffer.byteLength(JSON.stringify(text), 'utf8') - 2;
 
 export const AttemptBody = z.withMeta(
   z
