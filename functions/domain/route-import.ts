@@ -302,7 +302,12 @@ export async function runImport(message: ImportMessage, runEndsBy: number): Prom
     if (attempt > IMPORT_ATTEMPTS)
       throw new Error(`the import's last attempt (${IMPORT_ATTEMPTS}) did not finish`);
     if (runEndsBy > record.deadline) throw overdue(record);
-    await takeClaims(record.accountId, claimsOf(route), record.txid, route.id);
+    // The route's id alone, first: of two imports of the same route, the one that takes it goes on and the
+    // other stops holding nothing. Taken with the others in parallel batches, each could take some ids the
+    // other needs, and both would fail.
+    const claims = claimsOf(route);
+    await takeClaims(record.accountId, claims.slice(0, 1), record.txid, route.id);
+    await takeClaims(record.accountId, claims.slice(1), record.txid, route.id);
     await requireDriverOfDc(record.accountId, record.dcId, route.driver_id);
     const dc = await getDc(record.accountId, record.dcId);
     if (!dc) throw new Error(`DC ${record.dcId} is gone`);

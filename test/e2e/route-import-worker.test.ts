@@ -134,6 +134,29 @@ describe('the import worker', () => {
     expect((await eventsOf('race-1')).sort()).toEqual(['ROUTE_CREATED', 'ROUTE_IMPORT_FAILED']);
   });
 
+  it('imports exactly one of two large imports of the same route run at once, each time', async () => {
+    // Hundreds of ids each, taken in parallel batches: without the route id taken alone first, each import
+    // could take some ids the other needs, and both would fail.
+    for (const pair of [1, 2, 3]) {
+      const routeId = `race-large-${pair}`;
+      const txids = [
+        await accept(exampleRoute(routeId, { waypoints: 40, itemsPerInvoice: 4 })),
+        await accept({
+          ...exampleRoute(routeId, { waypoints: 40, itemsPerInvoice: 4 }),
+          name: 'the other one',
+        }),
+      ];
+      const messages = await receiveImportMessages(api, 2);
+      await Promise.all(messages.map((message) => runImportWorker(api, [message])));
+      const outcomes = await Promise.all(txids.map(status));
+      expect(outcomes.map((outcome) => outcome.status).sort(), routeId).toEqual([200, 400]);
+      const loser = outcomes.findIndex((outcome) => outcome.status === 400);
+      expectError(outcomes[loser] as Awaited<ReturnType<typeof status>>, 400, 3005);
+      const route = exampleRoute(routeId, { waypoints: 40, itemsPerInvoice: 4 });
+      expect(await claimsHeldBy(txids[loser] as string, route)).toBe(0);
+    }
+  });
+
   it('ends two concurrent imports sharing only an item id with one route and the other FAILED with 3009, its claims released', async () => {
     const a = exampleRoute('share-a', { waypoints: 30 });
     const b = exampleRoute('share-b', { waypoints: 30 });
