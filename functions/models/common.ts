@@ -120,6 +120,9 @@ const ID_RULES =
   `1..${MAX_ID_CHARS} characters and at most ${MAX_ID_BYTES} bytes in UTF-8; any characters (spaces and ` +
   'emoji included) but "/" and control characters, with no space at either end, and not "." or ".."';
 
+/** Computed apart: an interpolation in the schema's own expression would keep it in every bundle. */
+const ID_DESCRIPTION = `an id: ${ID_RULES}`;
+
 /**
  * Ids as clients choose them (ERP ids such as `R 2026-11-23`): see ID_RULES. Ids travel in URL paths
  * (percent-encode them: `R%202026-11-23`), so `/` is refused, and so are `.` and `..`: clients, proxies and
@@ -127,9 +130,6 @@ const ID_RULES =
  * deleted again. Spaces at either end are refused because they are invisible and almost always a copy-paste
  * accident (an id that differs only by them would look like a duplicate).
  */
-/** Computed apart: an interpolation in the schema's own expression would keep it in every bundle. */
-const ID_DESCRIPTION = `an id: ${ID_RULES}`;
-
 export const Id = /* @__PURE__ */ z.withMeta(
   /* @__PURE__ */ z.string().check(
     /* @__PURE__ */ z.superRefine((value, context) => {
