@@ -49,9 +49,11 @@ import {
   requireDriverOfDc,
 } from './route-import';
 import { DriverGoneError, type RouteRef, requireRoute, writeHeader } from './routes';
-import { MAX_CANCEL_ATTEMPTS } from './waypoint-cancellation';
 
 // ---- Revisions: PUT .../revision, run by the import worker ----
+
+/** How often a revision's write re-reads and retries after another writer took the route's next sequence. */
+const MAX_REVISION_WRITE_ATTEMPTS = 5;
 
 /** Most bytes of ids ROUTE_UPDATED carries (as JSON); more leaves its lists empty, marked truncated. */
 const MAX_EVENT_CHANGE_BYTES = 96 * 1024;
@@ -246,7 +248,7 @@ async function commitRevision(
   details: EventDetails<'ROUTE_UPDATED'>,
 ): Promise<void> {
   const { accountId, dcId, routeId } = locked;
-  for (let attempt = 1; attempt <= MAX_CANCEL_ATTEMPTS; attempt++) {
+  for (let attempt = 1; attempt <= MAX_REVISION_WRITE_ATTEMPTS; attempt++) {
     const now = Date.now();
     const event = { accountId, dcId, routeId, type: 'ROUTE_UPDATED' as const, details, occurredAt: now };
     try {
@@ -465,7 +467,7 @@ async function endRevision(
     const ended = await endImport(record, now, error, event);
     if (ended === 'already_ended') return 'ALREADY_FINISHED';
     if (ended === 'ended') return error ? 'FAILED' : 'SUCCEEDED';
-    if (attempt >= MAX_CANCEL_ATTEMPTS)
+    if (attempt >= MAX_REVISION_WRITE_ATTEMPTS)
       throw new Error(`route '${routeId}' kept taking event sequences under its revision's end`);
   }
 }

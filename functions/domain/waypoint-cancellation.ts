@@ -20,7 +20,7 @@ import { type RouteRef, rejectFinalized, requireRoute } from './routes';
  */
 
 /** How often a cancellation re-reads and retries after another writer changed the route in between. */
-export const MAX_CANCEL_ATTEMPTS = 5;
+const MAX_CANCEL_ATTEMPTS = 5;
 
 const removedOnly = (ids: string[]) => ({ added: [], removed: ids, changed: [] });
 
