@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { inParallel } from '../functions/shared/parallel';
 import { DEFAULT_MEMORY_SIZE_MB } from '../lib/constructs/service-function';
@@ -73,6 +73,13 @@ const REFERENCES: readonly { name: string; adds: string }[] = [
   },
 ];
 const INIT_RUNS = 5;
+/**
+ * What the machine alone does to the API check: copies of one bundle (the reference the least API function
+ * loads), as many as there are API functions, measured in the same round-robin, one beside each function. They
+ * are the same code, so the spread of their ratios over the floor is noise, and the largest of them is what the
+ * slowest of as many medians of 5 reads when every function costs the same. Reported, not checked.
+ */
+const NOISE_COPY_OF = 'zod-observability';
 /** Builds at once (esbuild is itself parallel; the machine has two cores). */
 const BUILD_PARALLELISM = 2;
 const TOP_PACKAGES = 3;
@@ -171,12 +178,33 @@ export const bundlesScenario: Scenario = {
       }
     });
 
+    const copied = references.find((item) => item.name === `floor-references/${NOISE_COPY_OF}`);
+    const copies: Measured[] = [];
+    if (copied?.bundle) {
+      const apiFunctions = functions.filter((item) => item.kind === 'api').length;
+      for (let index = 1; index <= apiFunctions; index++) {
+        const name = `noise/copy-${String(index).padStart(2, '0')}`;
+        cpSync(join(BUNDLE_DIR, copied.name), join(BUNDLE_DIR, name), { recursive: true });
+        copies.push({
+          ...copied,
+          name,
+          bundle: { ...copied.bundle, file: join(BUNDLE_DIR, name, basename(copied.bundle.file)) },
+          initRuns: [],
+        });
+      }
+    }
+    // Each function followed by a copy, so that copies and functions meet the same moments of the machine.
+    const measuredInOrder = functions.flatMap((item, index) => [
+      item,
+      ...(copies[index] ? [copies[index]] : []),
+    ]);
+
     // Round-robin, one process at a time: run k of every function before run k+1 of any, so a passing
     // load on the machine spreads over all functions instead of skewing one.
     const loadBefore = loadavg();
     log(`measuring init: ${INIT_RUNS} fresh node processes per function, one at a time`);
     for (let run = 0; run < INIT_RUNS; run++) {
-      for (const item of [floor, ...references, ...functions]) {
+      for (const item of [floor, ...references, ...measuredInOrder]) {
         if (!item.bundle || item.error) continue;
         abort.throwIfAborted();
         try {
@@ -362,6 +390,19 @@ export const bundlesScenario: Scenario = {
       const row = referenceRows.find((reference) => reference.name === `floor-references/${name}`);
       return row && 'init_over_floor' in row ? row.init_over_floor : Number.NaN;
     };
+    const copyRatios = copies
+      .filter((item) => item.initRuns.length === INIT_RUNS)
+      .map((item) => median(item.initRuns.map((r) => r.ms)) / floorInitMs)
+      .sort((a, b) => a - b);
+    const noise = copyRatios.length
+      ? {
+          copy_of: `floor-references/${NOISE_COPY_OF}`,
+          copies: copyRatios.length,
+          init_over_floor_min: round(copyRatios[0] as number, 3),
+          init_over_floor_median: round(median(copyRatios), 3),
+          init_over_floor_max: round(copyRatios.at(-1) as number, 3),
+        }
+      : { error: copied?.error ?? 'no copies measured' };
     const apiPass = passOf('api', api);
     const consumerPass = passOf('consumer', consumer);
     return {
@@ -380,6 +421,12 @@ export const bundlesScenario: Scenario = {
       floor: floorRow,
       /** The floor plus what every function of a kind loads (REFERENCES): not checked, the least this design takes. */
       floor_references: referenceRows,
+      /**
+       * Copies of one reference bundle measured among the functions (NOISE_COPY_OF): the same code, so how far
+       * their ratios spread is the machine's noise on this run's ratios; their max is what the API check would
+       * read if every function cost the same as that reference.
+       */
+      noise,
       functions: rows.map((row) =>
         'init_ms_median' in row ? { ...row, init_over_floor: overFloor(row.init_ms_median) } : row,
       ),
@@ -399,6 +446,9 @@ export const bundlesScenario: Scenario = {
         /** The least an API function / a queue consumer of this design takes over the floor (floor_references). */
         api_least_init_over_floor: referenceRatio('zod-observability'),
         consumer_least_init_over_floor: referenceRatio('zod-observability-batch'),
+        /** The slowest of as many identical copies of the least API function (noise): the check's reading of no difference. */
+        api_identical_copies_init_over_floor_max:
+          'init_over_floor_max' in noise ? noise.init_over_floor_max : Number.NaN,
         targets: {
           bundle_kb_max: BUNDLE_KB_TARGET,
           api_init_ms_max: INIT_MS_TARGET.api,
