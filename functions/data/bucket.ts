@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { STSClient } from '@aws-sdk/client-sts';
+import { partition } from '@aws-sdk/core/client';
+import { formatUrl } from '@aws-sdk/core/util';
+import { Sha256 } from '@smithy/core/checksum';
+import { extendedEncodeURIComponent, HttpRequest } from '@smithy/core/protocols';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { config } from '../shared/config';
 import {
   ANALYTICS_FILES_PREFIX,
@@ -224,13 +229,12 @@ export async function presignedDownloadLink(
   expiresInSeconds: number,
   fileName: string,
 ): Promise<PresignedLink> {
-  const { sdk, name } = await theBucket();
   return presign(
-    new sdk.GetObjectCommand({
-      Bucket: name,
-      Key: key,
-      ResponseContentDisposition: `attachment; filename="${fileName}"`,
-    }),
+    {
+      method: 'GET',
+      key,
+      query: { 'response-content-disposition': `attachment; filename="${fileName}"` },
+    },
     expiresInSeconds,
   );
 }
@@ -250,49 +254,109 @@ export async function presignedUploadLink(
   expiresInSeconds: number,
   terms?: UploadTerms,
 ): Promise<PresignedLink> {
-  const { sdk, name } = await theBucket();
-  if (!terms) return presign(new sdk.PutObjectCommand({ Bucket: name, Key: key }), expiresInSeconds);
+  if (!terms) return presign({ method: 'PUT', key }, expiresInSeconds);
   return presign(
-    new sdk.PutObjectCommand({
-      Bucket: name,
-      Key: key,
-      ContentType: terms.contentType,
-      ContentLength: terms.contentLength,
-    }),
+    {
+      method: 'PUT',
+      key,
+      headers: { 'content-type': terms.contentType, 'content-length': String(terms.contentLength) },
+    },
     expiresInSeconds,
-    // The presigner leaves Content-Type unsigned unless told: signed, S3 holds the upload to both.
-    new Set(['content-type', 'content-length']),
   );
 }
 
 /**
- * Signs `command` with the link-signing role's credentials. A presigned link stops working when the
+ * Signs a link to `object` with the link-signing role's credentials. A presigned link stops working when the
  * credentials that signed it expire, and Lambda never tells a function when its own do; STS tells when the
  * role's do, so the link's expiry is known: the sooner of the one asked for and the credentials'.
  */
-async function presign(
-  command: GetObjectCommand | PutObjectCommand,
-  expiresInSeconds: number,
-  signableHeaders?: Set<string>,
-): Promise<PresignedLink> {
-  const [signer, presigner] = await Promise.all([
-    linkSigner(expiresInSeconds * 1000),
-    import('@aws-sdk/s3-request-presigner'),
-  ]);
+async function presign(object: ObjectRequest, expiresInSeconds: number): Promise<PresignedLink> {
+  const signer = await linkSigner(expiresInSeconds * 1000);
   // SigV4 dates have whole seconds: the link expires exactly at signedAt + expiresIn.
   const signedAt = Math.floor(Date.now() / 1000) * 1000;
   const latest = Math.min(signedAt + expiresInSeconds * 1000, signer.expiresAt);
   const expiresIn = Math.floor((latest - signedAt) / 1000);
-  const url = await presigner.getSignedUrl(signer.s3, command, {
-    expiresIn,
-    signingDate: new Date(signedAt),
-    ...(signableHeaders ? { signableHeaders } : {}),
-  });
+  const url = await signedObjectUrl(object, signer.credentials, new Date(signedAt), expiresIn);
   return { url, expiresAt: signedAt + expiresIn * 1000 };
 }
 
+/** A request a link lets its holder send: GetObject or PutObject of one key of the bucket. */
+export interface ObjectRequest {
+  method: 'GET' | 'PUT';
+  key: string;
+  /** Query parameters S3 reads, e.g. response-content-disposition. */
+  query?: Record<string, string>;
+  /** Headers the link holds the request to (signed): an upload's content-type and content-length. */
+  headers?: Record<string, string>;
+}
+
+/** AWS credentials as STS gives a session's. */
+export interface SigningCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/**
+ * The presigned URL of `object`: SigV4 query signing (the SDK's own SignatureV4, which a cold start already
+ * has for DynamoDB) of the request the S3 client would send, byte for byte the URL the SDK's presigner makes
+ * (test/unit/presigned-links.test.ts holds them equal). The S3 client and the presigner are about 140 KB
+ * that a function would load on its first link only to build a URL: 14-23 ms of that request.
+ *
+ * Addressed as the S3 client addresses it: virtual-hosted (`<bucket>.s3.<region>.<partition's domain>`), or
+ * path-style on the endpoint AWS_ENDPOINT_URL_S3 names where S3_FORCE_PATH_STYLE is set (the local emulator).
+ * The headers given are signed; S3 holds the request to them. The payload is not (UNSIGNED-PAYLOAD), as
+ * the SDK's presigner leaves it.
+ */
+export async function signedObjectUrl(
+  object: ObjectRequest,
+  credentials: SigningCredentials,
+  signingDate: Date,
+  expiresInSeconds: number,
+): Promise<string> {
+  const { environment, bucketName, s3ForcePathStyle } = config();
+  const region = environment.AWS_REGION;
+  if (!region) throw new Error('environment variable AWS_REGION is not set');
+  const endpoint = new URL(
+    environment.AWS_ENDPOINT_URL_S3 ??
+      environment.AWS_ENDPOINT_URL ??
+      `https://s3.${region}.${partition(region).dnsSuffix}`,
+  );
+  const keyPath = `/${object.key.split('/').map(extendedEncodeURIComponent).join('/')}`;
+  const base = endpoint.pathname.replace(/\/$/, '');
+  const request = new HttpRequest({
+    method: object.method,
+    protocol: endpoint.protocol,
+    hostname: s3ForcePathStyle ? endpoint.hostname : `${bucketName}.${endpoint.hostname}`,
+    ...(endpoint.port ? { port: Number(endpoint.port) } : {}),
+    path: s3ForcePathStyle ? `${base}/${bucketName}${keyPath}` : `${base}${keyPath}`,
+    // x-id names the operation, as the S3 client adds it to every request.
+    query: { ...object.query, 'x-id': object.method === 'GET' ? 'GetObject' : 'PutObject' },
+    headers: { ...object.headers, [UNSIGNED_PAYLOAD_HEADER]: 'UNSIGNED-PAYLOAD' },
+  });
+  request.headers.host = `${request.hostname}${request.port != null ? `:${request.port}` : ''}`;
+  const signer = new SignatureV4({
+    credentials,
+    region,
+    service: 's3',
+    sha256: Sha256,
+    // S3 signs the path as sent, each segment encoded once (above).
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
+  const presigned = await signer.presign(request, {
+    expiresIn: expiresInSeconds,
+    signingDate,
+    signableHeaders: new Set(Object.keys(object.headers ?? {})),
+  });
+  return formatUrl(presigned);
+}
+
+/** Hoisted into the query by SignatureV4 (an x-amz-* header), under this name as the SDK's presigner puts it. */
+const UNSIGNED_PAYLOAD_HEADER = 'X-Amz-Content-Sha256';
+
 interface LinkSigner {
-  s3: S3Client;
+  credentials: SigningCredentials;
   /** When the credentials expire (epoch ms), as STS gave it. */
   expiresAt: number;
 }
@@ -322,13 +386,13 @@ async function linkSigner(lifetimeMs: number): Promise<LinkSigner> {
 }
 
 /**
- * An S3 client signing with a session of the role LINK_SIGNER_ROLE_ARN names. Required, not defaulted to the
- * function's own credentials: on Lambda their expiry is unknown, so links signed with them could die before
- * the time the API promises.
+ * A session of the role LINK_SIGNER_ROLE_ARN names. Required, not defaulted to the function's own
+ * credentials: on Lambda their expiry is unknown, so links signed with them could die before the time the API
+ * promises.
  */
 async function assumeLinkSigner(): Promise<LinkSigner> {
   const roleArn = config().linkSignerRoleArn;
-  const [{ sdk }, sts] = await Promise.all([theBucket(), import('./sts-client')]);
+  const sts = await import('./sts-client');
   stsClient ??= sts.createStsClient();
   const { Credentials } = await stsClient.send(
     new sts.AssumeRoleCommand({
@@ -340,20 +404,13 @@ async function assumeLinkSigner(): Promise<LinkSigner> {
   if (!Credentials?.AccessKeyId || !Credentials.SecretAccessKey || !Credentials.Expiration) {
     throw new Error('AssumeRole of the link signer returned no credentials');
   }
-  const expiration = Credentials.Expiration;
   return {
-    // Checksums only where S3 requires them: by default an upload link would carry the CRC32 of the empty
-    // body the command has, and S3 would refuse every upload as BadDigest.
-    s3: sdk.createS3Client({
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      credentials: {
-        accessKeyId: Credentials.AccessKeyId,
-        secretAccessKey: Credentials.SecretAccessKey,
-        sessionToken: Credentials.SessionToken,
-        expiration,
-      },
-    }),
-    expiresAt: expiration.getTime(),
+    credentials: {
+      accessKeyId: Credentials.AccessKeyId,
+      secretAccessKey: Credentials.SecretAccessKey,
+      ...(Credentials.SessionToken ? { sessionToken: Credentials.SessionToken } : {}),
+    },
+    expiresAt: Credentials.Expiration.getTime(),
   };
 }
 

@@ -1,10 +1,4 @@
-import {
-  GetObjectCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { awsClientOptions, config } from '../shared/config';
 import { traceAwsClient } from '../shared/observability';
 
@@ -17,10 +11,8 @@ import { traceAwsClient } from '../shared/observability';
 export { GetObjectCommand, HeadObjectCommand, PutObjectCommand };
 
 /** Path-style addressing only where configured (the local S3 emulator); AWS uses virtual-hosted style. */
-export function createS3Client(
-  options: Pick<S3ClientConfig, 'requestChecksumCalculation' | 'credentials'> = {},
-): S3Client {
+export function createS3Client(): S3Client {
   return traceAwsClient(
-    new S3Client({ ...awsClientOptions('S3'), forcePathStyle: config().s3ForcePathStyle, ...options }),
+    new S3Client({ ...awsClientOptions('S3'), forcePathStyle: config().s3ForcePathStyle }),
   );
 }

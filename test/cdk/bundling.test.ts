@@ -215,9 +215,24 @@ describe('bundling the AWS SDK', () => {
       .join('\n');
   };
 
-  it('loads the S3 and STS protocols at cold start in a function that signs links and writes the bucket', () => {
+  it('loads the S3 and STS protocols at cold start in a function that signs links (the STS client is in a chunk)', () => {
     const code = coldStartCode('routes/upload');
     for (const protocol of S3_PROTOCOLS) expect(code.includes(protocol), protocol).toBe(true);
+  });
+
+  it.each(['routes/upload', 'routes/proofs', 'driver-app/proofs', 'analytics/download-files'])(
+    'ships no S3 client in %s, which only signs links (SignatureV4, functions/data/bucket.ts)',
+    (sliceName) => {
+      const access = accessOf(sliceName);
+      expect(access?.signLinks).toBeDefined();
+      expect(access?.bucket).toBeUndefined();
+      expect(hasClient(bundleOf(sliceName), 's3')).toBe(false);
+    },
+  );
+
+  it('ships the S3 client in a chunk of a function that reads and writes objects besides signing links', () => {
+    expect(accessOf('routes/evidence')?.bucket).toBeDefined();
+    expect(hasClient(bundleOf('routes/evidence'), 's3')).toBe(true);
   });
 
   it.each(['routes/import-status', 'routes/cancel-waypoint', 'analytics/request-download', 'drivers/get'])(
