@@ -4,7 +4,7 @@ import { traceAwsClient } from '../shared/observability';
 
 /**
  * The STS client and the one command the service sends, imported by name for the reason s3-client.ts gives:
- * bucket.ts loads this module with `import()` only when it signs a link, so no other function bundles or
+ * bucket-links.ts loads this module with `import()` only when it signs a link, so no other function bundles or
  * loads STS.
  */
 export { AssumeRoleCommand };

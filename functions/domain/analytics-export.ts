@@ -2,9 +2,9 @@ import { once } from 'node:events';
 import { stringify } from 'csv-stringify';
 import { listDcs } from '../data/accounts';
 import { type AnalyticsType, analyticsOfDate, routesWithAnalytics } from '../data/analytics';
-import { bucketKeys, presignedDownloadLink, uploadStream } from '../data/bucket';
+import { uploadStream } from '../data/bucket';
+import { bucketKeys } from '../data/bucket-keys';
 import {
-  DOWNLOAD_RETENTION_SECONDS,
   type DownloadFile,
   type DownloadRequest,
   downloadRequestKey,
@@ -15,59 +15,17 @@ import { listRoutesOfDate } from '../data/routes';
 import { countWorkerAttempt } from '../data/worker-attempts';
 import type { ExportMessage } from '../models/channels';
 import * as channels from '../models/channels';
-import { ApiError } from '../shared/errors';
 import { countMetric, logger } from '../shared/observability';
-import { quote } from '../shared/quote';
 import { ATTEMPT_ANALYSIS_COLUMNS, ROUTE_ANALYSIS_COLUMNS } from './analytics';
 import { datesBetween } from './analytics-requests';
 import { computeRouteAnalytics } from './route-analytics';
 
-/** Download links work this long after each files read, or less when the credentials signing them expire sooner. */
-export const LINK_EXPIRY_SECONDS = 3600;
 const EXPORT_ATTEMPTS = channels.analytics.workerAttempts;
 
 const COLUMNS: Record<AnalyticsType, readonly string[]> = {
   ROUTE_ANALYTICS: Object.keys(ROUTE_ANALYSIS_COLUMNS),
   ATTEMPT_ANALYTICS: Object.keys(ATTEMPT_ANALYSIS_COLUMNS),
 };
-
-export type DownloadFiles =
-  | { pending: true }
-  | {
-      pending: false;
-      files: { fileType: 'CSV'; link: string; expiresAt: number; analyticsType: AnalyticsType }[];
-    };
-
-/**
- * The files of a request, with links presigned now for an hour at most (each says when it stops working);
- * 6000 for unknown, expired or failed ones.
- */
-export async function downloadFiles(accountId: string, txid: string): Promise<DownloadFiles> {
-  const request = await getDownload(accountId, txid);
-  const expired = request && request.createdAt + DOWNLOAD_RETENTION_SECONDS * 1000 < Date.now();
-  if (!request || expired || request.status === 'FAILED') {
-    throw new ApiError(
-      'DOWNLOAD_NOT_FOUND',
-      request?.status === 'FAILED'
-        ? `download request ${quote(txid)} failed; request the files again`
-        : `no download request ${quote(txid)} (unknown or expired)`,
-    );
-  }
-  if (request.status === 'PENDING') return { pending: true };
-  const files = await Promise.all(
-    request.files.map(async (file) => {
-      const fileName = file.key.split('/').pop() as string;
-      const link = await presignedDownloadLink(file.key, LINK_EXPIRY_SECONDS, fileName);
-      return {
-        fileType: 'CSV' as const,
-        link: link.url,
-        expiresAt: link.expiresAt,
-        analyticsType: file.analyticsType,
-      };
-    }),
-  );
-  return { pending: false, files };
-}
 
 /**
  * The ids of a DC-date's routes, less those being deleted (their analytics stay until the deletion worker

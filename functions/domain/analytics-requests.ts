@@ -9,7 +9,8 @@ import { quote, quoteList } from '../shared/quote';
 
 /*
  * POST .../analytics/downloads: a request checked and queued for the export worker (analytics-export.ts). Apart
- * from the export, which reaches the bucket: its S3 client and SDK code would weigh on this one's cold start.
+ * from the export, which reaches the bucket, and from the files' links (analytics-download-files.ts), which
+ * reach STS: their SDK code would weigh on this one's cold start.
  */
 
 export const ANALYTICS_TYPES = [

@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
-import {
-  bucketKeys,
-  getObjectBytes,
-  type PresignedLink,
-  presignedDownloadLink,
-  putObjectBytes,
-  readableObjectMetadata,
-} from '../data/bucket';
+import { getObjectBytes, putObjectBytes, readableObjectMetadata } from '../data/bucket';
+import { bucketKeys } from '../data/bucket-keys';
+import { type PresignedLink, presignedDownloadLink } from '../data/bucket-links';
 import type { ItemStatus } from '../data/route-rows';
 import { PROOF_LIMITS } from '../shared/limits';
 import { logger } from '../shared/observability';

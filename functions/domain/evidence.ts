@@ -1,7 +1,7 @@
 import { type AccountingRecord, listAccountingRecords } from '../data/accounting';
 import { getDc } from '../data/accounts';
 import { type Attempt, listAttempts } from '../data/attempts';
-import { bucketKeys } from '../data/bucket';
+import { bucketKeys } from '../data/bucket-keys';
 import { listWaypointProofs, type Proof } from '../data/proofs';
 import {
   findWaypointRowOfInvoice,

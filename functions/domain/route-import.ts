@@ -1,12 +1,6 @@
 import { type Dc, getDc } from '../data/accounts';
-import {
-  bucketKeys,
-  getObjectText,
-  isMissingObject,
-  ObjectTooLargeError,
-  presignedUploadLink,
-  putJsonObject,
-} from '../data/bucket';
+import { getObjectText, isMissingObject, ObjectTooLargeError, putJsonObject } from '../data/bucket';
+import { bucketKeys } from '../data/bucket-keys';
 import {
   type Claim,
   ClaimConflict,
@@ -37,8 +31,9 @@ import type { ImportMessage, UploadArrival } from '../models/channels';
 import * as channels from '../models/channels';
 import type { EventOf } from '../models/event-catalog';
 import type { ImportedRoute } from '../models/import-model';
+import { newTrackingKey } from '../models/tracking-links';
 import { config } from '../shared/config';
-import { randomId, randomSecret } from '../shared/crypto';
+import { randomId } from '../shared/crypto';
 import type { ErrorCodeName } from '../shared/error-codes';
 import { ApiError, ConflictError, ValidationError } from '../shared/errors';
 import { MAX_UPLOAD_BYTES } from '../shared/limits';
@@ -111,9 +106,6 @@ function driverNotInDc(dcId: string, driverId: string | undefined): ConflictErro
   );
 }
 
-/** A route's tracking key (models/tracking-links.ts): 32 random bytes, base64url. */
-const newTrackingKey = () => randomSecret('', 32);
-
 /**
  * Accepts a route import:
  * 1. rejects ids repeated inside the body (3006/3008/3009) and a driver outside the DC (3010);
@@ -158,44 +150,6 @@ export async function acceptImport(accountId: string, dcId: string, route: Impor
     throw error;
   }
   return txid;
-}
-
-export interface AcceptedUpload {
-  txid: string;
-  uploadUrl: string;
-  /** When the link stops working (epoch ms). */
-  uploadExpiresAt: number;
-}
-
-/**
- * Starts an import whose body the client PUTs to the bucket itself (bodies too large for API Gateway and
- * Lambda): records it as PENDING and returns a presigned PUT link. The object's arrival queues the import
- * (an S3 event notification); one S3 did not receive `arrivalGraceSeconds` after the link expired (a PUT may
- * start until the link expires and take a while) is never imported. Its deadline is IMPORT_DEADLINE_SECONDS
- * after that arrival deadline; its deadline check first looks at the arrival deadline whether the upload came.
- */
-export async function acceptUpload(
-  accountId: string,
-  dcId: string,
-  settings: { linkSeconds: number; arrivalGraceSeconds: number },
-): Promise<AcceptedUpload> {
-  const txid = randomId('imp_');
-  const payloadKey = bucketKeys.importUpload(accountId, txid);
-  const link = await presignedUploadLink(payloadKey, settings.linkSeconds);
-  const arrivalDeadline = link.expiresAt + settings.arrivalGraceSeconds * 1000;
-  await scheduleDeadlineCheck({ account_id: accountId, dc_id: dcId, txid }, arrivalDeadline);
-  await putPendingImport({
-    accountId,
-    dcId,
-    txid,
-    status: 'PENDING',
-    payloadKey,
-    trackingKey: newTrackingKey(),
-    createdAt: Date.now(),
-    deadline: arrivalDeadline + config().importDeadlineSeconds * 1000,
-    upload: { linkExpiresAt: link.expiresAt, arrivalDeadline },
-  });
-  return { txid, uploadUrl: link.url, uploadExpiresAt: link.expiresAt };
 }
 
 const UPLOAD_KEY = new RegExp(`^${IMPORT_UPLOADS_PREFIX}([^/]+)/(imp_[^/]+)\\.json$`);

@@ -1,6 +1,7 @@
 import { getDc } from '../data/accounts';
 import { listAttempts } from '../data/attempts';
-import { bucketKeys, getObjectText, isMissingObject, putJsonObject } from '../data/bucket';
+import { getObjectText, isMissingObject, putJsonObject } from '../data/bucket';
+import { bucketKeys } from '../data/bucket-keys';
 import { type Claim, releaseClaims, takeClaims } from '../data/claims';
 import { deleteAll, type Item, putAll } from '../data/client';
 import {

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 /**
  * Tracking links (docs/api.md §3): each waypoint's page for its customer, `<API URL>/track/<token>`. A route's
@@ -10,6 +10,9 @@ import { createHmac } from 'node:crypto';
  *
  * A model module: node:crypto only, so the event catalog builds the links of a webhook body with it.
  */
+
+/** A new route's tracking key: 32 random bytes, base64url. */
+export const newTrackingKey = (): string => randomBytes(32).toString('base64url');
 
 /** A token's bytes: 128 bits, 22 base64url characters. */
 const TOKEN_BYTES = 16;

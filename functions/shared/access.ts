@@ -28,7 +28,7 @@ export interface ResourceAccess {
   /**
    * Presigned links the function hands out: CDK makes a role that may only read (GetObject) or only write
    * (PutObject) keys under `keyPrefix`, which only this function may assume; links are signed with its
-   * credentials (functions/data/bucket.ts). The function itself gets no S3 action for this.
+   * credentials (functions/data/bucket-links.ts). The function itself gets no S3 action for this.
    */
   signLinks?: LinkSigning;
   /** Channels the function sends messages to (functions/models/channels.ts). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketKeys, proofObjectOf } from '../../functions/data/bucket';
+import { bucketKeys, proofObjectOf } from '../../functions/data/bucket-keys';
 
 describe('bucket keys of proofs and delivery notes', () => {
   it('splits a proof key back into its parts', () => {

@@ -1,11 +1,11 @@
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ObjectRequest, signedObjectUrl } from '../../functions/data/bucket';
+import { type ObjectRequest, signedObjectUrl } from '../../functions/data/bucket-links';
 import { configure, resetConfig } from '../../functions/shared/config';
 
 /**
- * The service signs its links without the S3 client (functions/data/bucket.ts, signedObjectUrl). The SDK's
+ * The service signs its links without the S3 client (functions/data/bucket-links.ts, signedObjectUrl). The SDK's
  * presigner, given the same credentials, time and request, is the reference: the URLs must be equal, byte for
  * byte, wherever the service runs (AWS partitions, the local emulator's path-style endpoint).
  */

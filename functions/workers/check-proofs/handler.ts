@@ -1,4 +1,4 @@
-import { checkUploadedProof } from '../../domain/proofs';
+import { checkUploadedProof } from '../../domain/proof-checks';
 import { countMetric, logger } from '../../shared/observability';
 import { sqsHandler } from '../../shared/sqs-handler';
 import { checkProofs } from './consumer';

@@ -1,4 +1,4 @@
-import { downloadFiles } from '../../../domain/analytics-export';
+import { downloadFiles } from '../../../domain/analytics-download-files';
 import { httpHandler, WithStatus } from '../../http-handler';
 import { getAnalyticsDownloadFiles as endpoint } from './endpoint';
 

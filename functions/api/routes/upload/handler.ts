@@ -1,4 +1,4 @@
-import { acceptUpload } from '../../../domain/route-import';
+import { acceptUpload } from '../../../domain/route-uploads';
 import { config } from '../../../shared/config';
 import { appendLogKeys, countMetric } from '../../../shared/observability';
 import { httpHandler, WithStatus } from '../../http-handler';
