@@ -4,7 +4,7 @@ import { formatUrl } from '@aws-sdk/core/util';
 import { Sha256 } from '@smithy/core/checksum';
 import { extendedEncodeURIComponent, HttpRequest } from '@smithy/core/protocols';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { config } from '../shared/config';
+import { awsEndpointIn, config } from '../shared/config';
 
 /*
  * Presigned links to the bucket's objects. Apart from the object reads and writes (bucket.ts): esbuild makes a
@@ -115,9 +115,7 @@ export async function signedObjectUrl(
   const region = environment.AWS_REGION;
   if (!region) throw new Error('environment variable AWS_REGION is not set');
   const endpoint = new URL(
-    environment.AWS_ENDPOINT_URL_S3 ??
-      environment.AWS_ENDPOINT_URL ??
-      `https://s3.${region}.${partition(region).dnsSuffix}`,
+    awsEndpointIn(environment, 'S3') ?? `https://s3.${region}.${partition(region).dnsSuffix}`,
   );
   const keyPath = `/${object.key.split('/').map(extendedEncodeURIComponent).join('/')}`;
   const base = endpoint.pathname.replace(/\/$/, '');

@@ -1,4 +1,5 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { randomSecret } from '../shared/crypto';
 
 /**
  * Tracking links (docs/api.md §3): each waypoint's page for its customer, `<API URL>/track/<token>`. A route's
@@ -8,11 +9,12 @@ import { createHmac, randomBytes } from 'node:crypto';
  * one (2^128 of them). Deriving instead of storing a token per waypoint keeps the events that carry every
  * stop's link small: an event holds the key once, not 2,000 tokens (event-catalog.ts).
  *
- * A model module: node:crypto only, so the event catalog builds the links of a webhook body with it.
+ * A model module: node:crypto only (shared/crypto.ts uses nothing else), so the event catalog builds the links
+ * of a webhook body with it.
  */
 
 /** A new route's tracking key: 32 random bytes, base64url. */
-export const newTrackingKey = (): string => randomBytes(32).toString('base64url');
+export const newTrackingKey = (): string => randomSecret('', 32);
 
 /** A token's bytes: 128 bits, 22 base64url characters. */
 const TOKEN_BYTES = 16;

@@ -76,6 +76,11 @@ export function resetConfig(): void {
   current = undefined;
 }
 
+/** The endpoint `env` names for `service`, as the SDK reads it: AWS_ENDPOINT_URL_<SERVICE>, else AWS_ENDPOINT_URL. */
+export function awsEndpointIn(env: Environment, service: AwsService): string | undefined {
+  return env[`AWS_ENDPOINT_URL_${service}`] ?? env.AWS_ENDPOINT_URL;
+}
+
 /**
  * What a client of `service` is given explicitly: only the SDK settings `configure` overrode. Without them
  * (on Lambda) the SDK reads its region, endpoint and credentials from the environment itself.
@@ -86,7 +91,7 @@ export function awsClientOptions(service: AwsService): {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 } {
   const env = overrides ?? {};
-  const endpoint = env[`AWS_ENDPOINT_URL_${service}`] ?? env.AWS_ENDPOINT_URL;
+  const endpoint = awsEndpointIn(env, service);
   const { AWS_REGION: region, AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = env;
   return {
     ...(region ? { region } : {}),
