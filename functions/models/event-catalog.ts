@@ -282,13 +282,28 @@ function bodyDetailsOf(event: WebhookEvent): BodyDetails<EventType> {
       };
     }
     default:
-      return event.details;
+      return inKeyOrder(event.details) as BodyDetails<EventType>;
   }
 }
 
 /**
- * The body receivers get: the same fields in the same order on every attempt and every redelivery (what is
- * made from the payload is made the same way every time).
+ * A payload with its objects' keys sorted (as JavaScript sorts strings), at every depth: the table keeps a map's keys in no
+ * order, so the stream record a delivery is made from and the item the feed reads could list them
+ * differently; ordered, the feed and every delivery of an event carry the same bytes.
+ */
+function inKeyOrder(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(inKeyOrder);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, inKeyOrder((value as Record<string, unknown>)[key])]),
+  );
+}
+
+/**
+ * The body receivers get: the same fields in the same order on every attempt and every redelivery, and in the
+ * event feed (what is made from the payload is made the same way every time; the rest is in key order).
  */
 export function webhookBodyOf(event: WebhookEvent): WebhookBody {
   return {
