@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { LOCAL_REGION } from './cloud/model';
+import { handOutFifoGroupsWhole } from './fauxqs-fifo';
 
 /**
  * The JVM's client compiler only (C1), and the serial collector. Each test file and each local run gets a
@@ -137,6 +138,7 @@ function stopChild(child: ChildProcess): Promise<void> {
  */
 export async function startLocalAws(options: { dataDir?: string } = {}): Promise<RunningService> {
   const { startFauxqs } = await importFauxqs();
+  await handOutFifoGroupsWhole();
   const server = await startFauxqs({
     port: 0,
     logger: false,

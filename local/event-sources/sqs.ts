@@ -65,6 +65,9 @@ export function localConsumerConcurrency(env: Record<string, string | undefined>
   return cap;
 }
 
+/** How soon a FIFO queue's poller looks again while its batches are in flight and it found nothing. */
+const FIFO_REPOLL_MS = 25;
+
 /**
  * The local stand-in for Lambda's SQS event source mappings, configured as deployed: each mapping's batch
  * size, batching window, maximum concurrency, filter and partial batch responses. Like Lambda it polls with
@@ -148,8 +151,16 @@ export function startSqsEventSources(options: SqsEventSourceOptions): SqsEventSo
         continue;
       }
       try {
-        const messages = await receiveBatch(mapping, queue, sqs);
-        if (messages.length === 0) continue;
+        // A FIFO queue hands out no message of a group while one of it is in flight, and an ended invocation's
+        // deletes make the group available without waking a waiting long poll (SQS does not either): while
+        // batches are in flight, look again at once, each time one ends or after a moment.
+        const fifo = queue.attributes.FifoQueue === 'true';
+        const messages = await receiveBatch(mapping, queue, sqs, fifo && invocations.size > 0);
+        if (messages.length === 0) {
+          if (fifo && invocations.size > 0)
+            await Promise.race([...invocations, sleep(FIFO_REPOLL_MS, controller.signal)]);
+          continue;
+        }
         const handles = messages.map((message) => message.ReceiptHandle as string);
         options.journal?.received(queue.name, handles);
         const invocation = deliver(mapping, queue, sqs, messages)
@@ -174,7 +185,12 @@ export function startSqsEventSources(options: SqsEventSourceOptions): SqsEventSo
   }
 
   /** Up to the batch size, gathered for at most the batching window (one long poll without a window). */
-  async function receiveBatch(mapping: EventSourceMappingSpec, queue: QueueSpec, sqs: SQSClient) {
+  async function receiveBatch(
+    mapping: EventSourceMappingSpec,
+    queue: QueueSpec,
+    sqs: SQSClient,
+    shortPoll = false,
+  ) {
     const messages: Message[] = [];
     const windowEnds = Date.now() + mapping.maximumBatchingWindowSeconds * 1000;
     do {
@@ -183,7 +199,7 @@ export function startSqsEventSources(options: SqsEventSourceOptions): SqsEventSo
         new ReceiveMessageCommand({
           QueueUrl: queue.url,
           MaxNumberOfMessages: Math.min(10, mapping.batchSize - messages.length),
-          WaitTimeSeconds: messages.length === 0 ? 20 : Math.max(0, Math.min(20, remaining)),
+          WaitTimeSeconds: messages.length === 0 && !shortPoll ? 20 : Math.max(0, Math.min(20, remaining)),
           MessageSystemAttributeNames: ['All'],
           MessageAttributeNames: ['All'],
         }),

@@ -211,6 +211,72 @@ describe('SQS through the proxy', () => {
     expect((await receiveAll(aws.otherQueueUrl, 1)).map((message) => message.Body)).toEqual(['fine 🙂']);
   });
 
+  it('hands out as many messages of a FIFO group as it can, in order, and none of it again until they are deleted', async () => {
+    const { QueueUrl } = await aws.admin.sqs.send(
+      new CreateQueueCommand({
+        QueueName: `proxy-${aws.run}-groups.fifo`,
+        Attributes: {
+          FifoQueue: 'true',
+          DeduplicationScope: 'messageGroup',
+          FifoThroughputLimit: 'perMessageGroupId',
+        },
+      }),
+    );
+    const sent = [
+      ['A', 'a1'],
+      ['B', 'b1'],
+      ['A', 'a2'],
+      ['A', 'a3'],
+      ['B', 'b2'],
+    ];
+    await aws.admin.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl,
+        Entries: sent.map(([group, body]) => ({
+          Id: body,
+          MessageBody: body,
+          MessageGroupId: group,
+          MessageDeduplicationId: body,
+        })),
+      }),
+    );
+    const receive = () =>
+      aws.admin.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 0,
+          MessageSystemAttributeNames: ['MessageGroupId'],
+        }),
+      );
+    const { Messages = [] } = await receive();
+    // Each group's messages together, in the order sent (SQS's FIFO delivery logic); fauxqs alone gives one.
+    const bodies = (group: string) =>
+      Messages.filter((m) => m.Attributes?.MessageGroupId === group).map((m) => m.Body);
+    expect(bodies('A')).toEqual(['a1', 'a2', 'a3']);
+    expect(bodies('B')).toEqual(['b1', 'b2']);
+    // A sixth message of A waits while A's first are in flight.
+    await aws.admin.sqs.send(
+      new SendMessageCommand({
+        QueueUrl,
+        MessageBody: 'a4',
+        MessageGroupId: 'A',
+        MessageDeduplicationId: 'a4',
+      }),
+    );
+    expect((await receive()).Messages ?? []).toEqual([]);
+    await aws.admin.sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl,
+        Entries: Messages.map((message, index) => ({
+          Id: String(index),
+          ReceiptHandle: message.ReceiptHandle,
+        })),
+      }),
+    );
+    expect(((await receive()).Messages ?? []).map((message) => message.Body)).toEqual(['a4']);
+  });
+
   it('long-polls through the proxy', async () => {
     const polling = aws.admin.sqs.send(
       new ReceiveMessageCommand({ QueueUrl: aws.otherQueueUrl, WaitTimeSeconds: 5 }),
