@@ -11,8 +11,9 @@ import {
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { EVENT_RECORD_FIFO_IDS } from '../functions/data/events';
 import { TABLE_SCHEMA } from '../functions/data/table-schema';
 import * as channels from '../functions/models/channels';
 import { allChannels, type ChannelName } from '../functions/models/channels';
@@ -67,6 +68,8 @@ export interface StatefulExports {
   readonly webhookSecretsKeyArnExportName: string;
   /** The event pipe's dead-letter queue: its ARN under a fixed export name (the dashboard graphs it). */
   readonly eventPipeDeadLetterArnExportName: string;
+  /** The feed pipe's dead-letter queue, likewise. */
+  readonly feedPipeDeadLetterArnExportName: string;
 }
 
 export interface StatefulStackProps extends StackProps {
@@ -110,6 +113,8 @@ export class StatefulStack extends Stack {
   readonly importBacklogAlarm: Alarm;
   /** The relay from the table stream to the events queue, with its own dead-letter queue and alarm. */
   readonly eventPipe: EventPipe;
+  /** The relay from the table stream to the event feed's FIFO queue, with its own dead-letter queue and alarm. */
+  readonly feedPipe: EventPipe;
   /** The table, bucket and queues under fixed export names, for the stateless stacks to import. */
   readonly exports: StatefulExports;
 
@@ -179,7 +184,16 @@ export class StatefulStack extends Stack {
       const id = pascalCase(name);
       const constructIds = channelQueueIds(name);
       const consumed = channel.consumedDeadLetters;
+      // A FIFO queue's DLQ must be FIFO too. High throughput: SQS's limits apply per message group.
+      const fifo = channel.fifo
+        ? {
+            fifo: true,
+            deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
+            fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+          }
+        : {};
       const deadLetterQueue = new Queue(this, constructIds.deadLetterQueue, {
+        ...(channel.fifo ? { fifo: true } : {}),
         retentionPeriod: Duration.days(DLQ_RETENTION_DAYS),
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
@@ -190,6 +204,7 @@ export class StatefulStack extends Stack {
         reason: `This is the dead-letter queue of the ${name} queue; a DLQ has no DLQ of its own.`,
       });
       const queue = new Queue(this, constructIds.queue, {
+        ...fifo,
         visibilityTimeout: Duration.seconds(channel.visibilityTimeoutSeconds),
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
@@ -224,6 +239,14 @@ export class StatefulStack extends Stack {
     this.eventPipe = new EventPipe(this, 'EventPipe', {
       table: this.table,
       target: this.queueOf(channels.events).queue,
+      targetName: 'events queue',
+      alarmTopic: this.alarmTopic,
+    });
+    this.feedPipe = new EventPipe(this, 'FeedPipe', {
+      table: this.table,
+      target: this.queueOf(channels.feed).queue,
+      targetName: 'event feed queue',
+      fifoIds: EVENT_RECORD_FIFO_IDS,
       alarmTopic: this.alarmTopic,
     });
 
@@ -251,6 +274,8 @@ export class StatefulStack extends Stack {
     this.exportValue(this.webhookSecretsKey.keyArn, { name: webhookSecretsKeyArnExportName });
     const eventPipeDeadLetterArnExportName = `${this.stackName}-EventPipeDeadLetterQueueArn`;
     this.exportValue(this.eventPipe.deadLetterQueue.queueArn, { name: eventPipeDeadLetterArnExportName });
+    const feedPipeDeadLetterArnExportName = `${this.stackName}-FeedPipeDeadLetterQueueArn`;
+    this.exportValue(this.feedPipe.deadLetterQueue.queueArn, { name: feedPipeDeadLetterArnExportName });
     this.exports = {
       table: this.tableExports,
       bucket: bucketExports,
@@ -258,6 +283,7 @@ export class StatefulStack extends Stack {
       alarmTopicArnExportName,
       webhookSecretsKeyArnExportName,
       eventPipeDeadLetterArnExportName,
+      feedPipeDeadLetterArnExportName,
     };
 
     new CfnOutput(this, 'TableName', {

@@ -9,7 +9,7 @@ import {
   type WebhookEvent,
 } from '../models/event-catalog';
 import { randomId } from '../shared/crypto';
-import { type Item, tableName } from './client';
+import { getAll, type Item, tableName } from './client';
 import { codec } from './codec';
 
 /** The types of event items: the catalog's stream types (every type but PING, which is never written). */
@@ -37,6 +37,17 @@ export type RouteEvent = {
 export const EVENT_RECORD_PATTERN = {
   eventName: ['INSERT'],
   dynamodb: { NewImage: { entity: { S: ['EVENT'] }, event_type: { S: [...SUBSCRIBABLE_EVENTS] } } },
+} as const;
+
+/**
+ * Where the stream record of an event item holds its account and its id, as JSON paths into the record (the
+ * dynamic path parameters of a pipe's SQS target): the feed pipe's FIFO message group, one per account, and
+ * its deduplication id (lib/constructs/event-pipe.ts). Account ids (`acc_` and 16 hex digits) and event ids
+ * fit SQS's 128 characters of either.
+ */
+export const EVENT_RECORD_FIFO_IDS = {
+  messageGroupId: '$.dynamodb.NewImage.account_id.S',
+  messageDeduplicationId: '$.dynamodb.NewImage.event_id.S',
 } as const;
 
 /** What a record of the table stream, as the events queue carries it, holds. */
@@ -98,8 +109,35 @@ export function readStreamRecord(record: StreamRecord): StreamedItem {
   };
 }
 
-/** Events only need to live until the stream has carried them to the events queue. */
-const RETENTION_SECONDS = 7 * 86_400;
+/**
+ * How long an event item is kept: the event feed reads an event's details from its item for 30 days after it
+ * took the event (FEED_RETENTION_MS, data/event-feed.ts), and takes it at most the feed queue's retention
+ * (4 days) plus the pipe's record age (6 hours) after it happened; a day more for the clocks.
+ */
+export const EVENT_RETENTION_SECONDS = 35 * 86_400;
+
+/** The key of an event's item. */
+const eventKey = (accountId: string, eventId: string) => ({
+  pk: `EVENT#${accountId}/${eventId}`,
+  sk: 'EVENT',
+});
+
+/**
+ * The details of the account's events `eventIds`, read (consistently, 100 a request) from their items, by event
+ * id; an event whose item is gone (past its retention) is not in the answer.
+ */
+export async function eventDetails(
+  accountId: string,
+  eventIds: readonly string[],
+): Promise<Map<string, unknown>> {
+  const items = await getAll(eventIds.map((eventId) => eventKey(accountId, eventId)));
+  return new Map(
+    items.map((item) => {
+      const { eventId, details } = eventCodec.fromItem(item);
+      return [eventId, details ?? {}];
+    }),
+  );
+}
 
 /**
  * The largest message an event item may make: the pipe sends each stream record as one message, so this bounds
@@ -145,8 +183,7 @@ export function putEventItem(event: RouteEvent) {
   const { type, details } = eventSchemas().StreamEvent.parse({ type: event.type, details: event.details });
   const eventId = randomId('evt_');
   const item: Item = {
-    pk: `EVENT#${event.accountId}/${eventId}`,
-    sk: 'EVENT',
+    ...eventKey(event.accountId, eventId),
     entity: 'EVENT',
     ...eventCodec.toItem({
       eventId,
@@ -158,7 +195,7 @@ export function putEventItem(event: RouteEvent) {
       details,
       occurredAt: event.occurredAt,
     }),
-    expires_at: Math.floor(event.occurredAt / 1000) + RETENTION_SECONDS,
+    expires_at: Math.floor(event.occurredAt / 1000) + EVENT_RETENTION_SECONDS,
   };
   const bytes = streamRecordBytes(item);
   if (bytes > MAX_EVENT_RECORD_BYTES)

@@ -2,8 +2,10 @@ import {
   appendToFeed,
   FEED_RETENTION_MS,
   type FeedEntry,
+  type FeedEntryHead,
   feedEntryExpired,
   getFeedEntry,
+  MAX_EVENTS_PER_APPEND,
   readFeed,
 } from '../data/event-feed';
 import type { SubscribableEvent, WebhookEvent } from '../models/event-catalog';
@@ -13,23 +15,39 @@ import { pauseBeforeRetry } from './routes';
 
 export type { FeedEntry };
 
-/** Appends of one account at once take its positions in turn: each round one of them wins. */
-const MAX_APPEND_ATTEMPTS = 20;
+/**
+ * Rounds of an append: with the feed queue's one batch at a time per account nothing else appends to the
+ * account's feed, so a round loses only to a batch handed out again while an earlier try of it still runs,
+ * or finds events appended before (each such round drops them).
+ */
+const MAX_APPEND_ROUNDS = 20;
 
 /**
- * Appends an event to its account's feed (once: an event delivered again by the queue is not appended
- * again); returns false when it was there already. Throws when other appends kept taking the position
- * (the queue delivers the message again).
+ * Appends the account's events to its feed in the order given, MAX_EVENTS_PER_APPEND a transaction, leaving
+ * out those appended before (a message the queue delivered again); returns how many were appended. Throws
+ * when other appends kept taking the position (the queue delivers the messages again).
  */
-export async function appendEvent(accountId: string, event: WebhookEvent): Promise<boolean> {
-  for (let attempt = 1; attempt <= MAX_APPEND_ATTEMPTS; attempt++) {
-    await pauseBeforeRetry(attempt);
-    const outcome = await appendToFeed(accountId, event, Date.now());
-    if (outcome !== 'raced') return outcome === 'appended';
+export async function appendEvents(accountId: string, events: readonly WebhookEvent[]): Promise<number> {
+  let appended = 0;
+  const seen = new Set<string>();
+  // An event sent twice (the pipe retried after the queue's five-minute deduplication window) is taken once.
+  const unique = events.filter((event) => !seen.has(event.event_id) && seen.add(event.event_id));
+  for (let start = 0; start < unique.length; start += MAX_EVENTS_PER_APPEND) {
+    let pending = unique.slice(start, start + MAX_EVENTS_PER_APPEND);
+    for (let round = 1; pending.length > 0; round++) {
+      if (round > MAX_APPEND_ROUNDS)
+        throw new Error(`the event feed of ${accountId} kept moving under ${MAX_APPEND_ROUNDS} appends`);
+      const outcome = await appendToFeed(accountId, pending, Date.now());
+      if (outcome.kind === 'appended') {
+        appended += pending.length;
+        pending = [];
+      } else if (outcome.kind === 'duplicates') {
+        const duplicates = new Set(outcome.eventIds);
+        pending = pending.filter((event) => !duplicates.has(event.event_id));
+      } else await pauseBeforeRetry(round + 1);
+    }
   }
-  throw new Error(
-    `the event feed of ${accountId} kept moving under ${MAX_APPEND_ATTEMPTS} appends of ${event.event_id}`,
-  );
+  return appended;
 }
 
 /** Entries read at most per GET /events: a filter that matches few events ends its page there. */
@@ -46,8 +64,11 @@ interface Cursor {
   eventId: string;
 }
 
+const cursorText = (cursor: Cursor): string =>
+  Buffer.from(`${cursor.position}.${cursor.appendedAt}.${cursor.eventId}`).toString('base64url');
+
 export const cursorOf = (entry: FeedEntry): string =>
-  Buffer.from(`${entry.position}.${entry.appendedAt}.${entry.event.event_id}`).toString('base64url');
+  cursorText({ position: entry.position, appendedAt: entry.appendedAt, eventId: entry.event.event_id });
 
 function invalidCursor(): ApiError {
   return new ApiError('FEED_CURSOR_INVALID', 'after: not a cursor of this account’s event feed');
@@ -107,37 +128,43 @@ export async function readEventFeed(
 ): Promise<FeedPage> {
   if (query.dcId !== undefined && !caller.dcIds.includes(query.dcId)) throw new ForbiddenDcError(query.dcId);
   const after = query.after === undefined ? 0 : await positionAfter(caller.accountId, query.after, now);
-  const matches = (entry: FeedEntry) =>
+  const matches = (entry: FeedEntryHead) =>
     (query.dcId === undefined || entry.event.dc_id === query.dcId) &&
     (query.routeId === undefined || entry.event.route_id === query.routeId) &&
     (query.type === undefined || entry.event.type === query.type);
   const entries: FeedEntry[] = [];
   let bytes = 0;
-  let last: FeedEntry | undefined;
+  let last: Cursor | undefined;
   let cut = false;
+  const wants = (entry: FeedEntryHead) => !feedEntryExpired(entry, now) && matches(entry);
   const { readAll } = await readFeed(
     caller.accountId,
     after,
-    { pageSize: query.dcId || query.routeId || query.type ? 1000 : query.limit, maxRead: FEED_MAX_READ },
-    (entry) => {
-      if (!feedEntryExpired(entry, now) && matches(entry)) {
-        const size = bytesOf(entry);
+    {
+      pageSize: query.dcId || query.routeId || query.type ? 1000 : query.limit,
+      maxRead: FEED_MAX_READ,
+      wants,
+    },
+    (given) => {
+      if ('whole' in given) {
+        const size = bytesOf(given.whole);
         // The byte budget ends the page before the entry that would pass it (a page holds at least one).
         if (entries.length > 0 && bytes + size > PAGE_BYTE_BUDGET) {
           cut = true;
           return false;
         }
-        entries.push(entry);
+        entries.push(given.whole);
         bytes += size;
       }
-      last = entry;
+      const entry = 'whole' in given ? given.whole : given.head;
+      last = { position: entry.position, appendedAt: entry.appendedAt, eventId: entry.event.event_id };
       cut = entries.length === query.limit;
       return !cut;
     },
   );
   return {
     entries,
-    nextCursor: last ? cursorOf(last) : (query.after ?? null),
+    nextCursor: last ? cursorText(last) : (query.after ?? null),
     hasMore: cut || !readAll,
   };
 }

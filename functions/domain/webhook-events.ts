@@ -1,4 +1,3 @@
-import { readStreamRecord } from '../data/events';
 import {
   type DeliveryStatus,
   newDeliveryId,
@@ -14,7 +13,7 @@ import {
   startWebhookFailureRun,
   type Webhook,
 } from '../data/webhooks';
-import type { DeliveryMessage, StreamRecord } from '../models/channels';
+import type { DeliveryMessage } from '../models/channels';
 import * as channels from '../models/channels';
 import { isSubscribableEvent, type WebhookEvent, webhookBody } from '../models/event-catalog';
 import { config, type Environment } from '../shared/config';
@@ -31,26 +30,6 @@ export {
   type WebhookEvent,
   webhookBody,
 } from '../models/event-catalog';
-
-/**
- * The events in one message of the events queue: the table stream's record(s) of new event items, as
- * the EventBridge Pipe (or the local stream poller) sends them.
- */
-export function eventsOfStreamRecords(
-  records: readonly StreamRecord[],
-): { accountId: string; event: WebhookEvent }[] {
-  return records.flatMap((record) => {
-    const item = readStreamRecord(record);
-    // The pipe lets through only the catalog's types; anything else has no subscriber to go to.
-    if (item.kind === 'eventOutsideCatalog') {
-      logger.warn('event item of a type outside the catalog skipped', {
-        event_id: item.eventId,
-        event_type: item.eventType,
-      });
-    }
-    return item.kind === 'event' ? [{ accountId: item.accountId, event: item.event }] : [];
-  });
-}
 
 /**
  * The reads of the fan-out and of a delivery, shared by the records of a batch that need the same item (the

@@ -206,6 +206,22 @@ export const events = /* @__PURE__ */ defineChannel('events', {
 });
 
 /**
+ * Route events again, for the account's event feed (GET /events): new event items of the table, carried from
+ * its stream by the feed pipe, a second pipe beside the event pipe (lib/constructs/event-pipe.ts) whose
+ * messages take the event's account as their message group and its id as their deduplication id. So each
+ * account's events reach the feed one batch at a time, in the order the pipe read them, and never hold up
+ * another account's, nor the webhooks. Consumer: workers/append-to-feed.
+ */
+export const feed = /* @__PURE__ */ defineChannel('feed', {
+  urlEnv: 'FEED_QUEUE_URL',
+  deadLetterUrlEnv: 'FEED_DLQ_URL',
+  fifo: true,
+  visibilityTimeoutSeconds: 180,
+  maxReceiveCount: 5,
+  message: streamRecords,
+});
+
+/**
  * One message per (event, webhook) delivery attempt, from the fan-out, the webhook test and redeliveries.
  * Retries are new messages with a delay (the delivery schedule); a delivery whose signing secret does not
  * decrypt is sent to the DLQ by the consumer. Consumer: workers/deliver-webhooks.
@@ -258,6 +274,7 @@ export const allChannels = [
   imports,
   importDeadlines,
   events,
+  feed,
   deliveries,
   deletions,
   analytics,

@@ -12,6 +12,12 @@ export interface QueueSettings {
   /** Receives before the message moves to the queue's DLQ. */
   maxReceiveCount: number;
   /**
+   * A FIFO queue (and a FIFO DLQ), in high-throughput mode: the messages of one message group are handed out
+   * in the order they were sent, one batch of a group at a time, and a message sent twice within five
+   * minutes under the same deduplication id is taken once. Its senders name both for every message.
+   */
+  fifo?: true;
+  /**
    * For jobs with a record of their own (imports, download requests): runs of the worker counted on the
    * record; the last one ends the job FAILED instead of leaving it PENDING. `maxReceiveCount` leaves room
    * above it for receives spent while the function was throttled.

@@ -66,3 +66,86 @@ export function sqsHandler<Message>(
     );
   });
 }
+
+/** What a consumer does with a whole batch of its channel's messages at once. */
+export interface BatchHandler<Message> {
+  /**
+   * Handles the messages together, in order; answers those that failed, by their place in `messages`
+   * (SQS hands them out again). Throwing fails them all.
+   */
+  handleBatch(messages: readonly Message[], context: Context): Promise<ReadonlySet<number>>;
+}
+
+/**
+ * A consumer that handles its batch at once rather than record by record (the event feed appends an account's
+ * events in one transaction), with partial batch responses under the observability middleware. A record
+ * whose body is no JSON or does not fit its channel's schema fails alone, logged at WARN. On a FIFO queue, a
+ * record that fails fails every later record of its message group in the batch too, unhandled where it came
+ * after the failure: SQS hands the group out again from the failed record, so that none of its messages is
+ * taken before an earlier one (Lambda's advice for FIFO sources with partial batch responses).
+ */
+export function sqsBatchHandler<Message>(
+  consumer: { queue: Channel<unknown, Message> },
+  handler: BatchHandler<Message>,
+) {
+  const channel = consumer.queue;
+  const groupOf = (record: SQSRecord): string | undefined =>
+    (record.attributes as { MessageGroupId?: string } | undefined)?.MessageGroupId;
+  const warn = (record: SQSRecord, error: unknown) =>
+    logger.warn('record failed; SQS retries it', {
+      message_id: record.messageId,
+      receive_count: Number(record.attributes?.ApproximateReceiveCount ?? 1),
+      error,
+    });
+
+  return observed(async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    const records = event.Records;
+    const failed = new Set<number>();
+    const failedGroups = new Set<string>();
+    const fail = (index: number) => {
+      failed.add(index);
+      const group = groupOf(records[index] as SQSRecord);
+      if (group !== undefined) failedGroups.add(group);
+    };
+    const handled: { index: number; message: Message }[] = [];
+    records.forEach((record, index) => {
+      const group = groupOf(record);
+      if (group !== undefined && failedGroups.has(group)) {
+        fail(index);
+        return;
+      }
+      try {
+        handled.push({ index, message: channel.parse(record.body) });
+      } catch (error) {
+        warn(record, error);
+        fail(index);
+      }
+    });
+    let handlerFailed: ReadonlySet<number>;
+    try {
+      handlerFailed = await handler.handleBatch(
+        handled.map(({ message }) => message),
+        context,
+      );
+    } catch (error) {
+      for (const { index } of handled) warn(records[index] as SQSRecord, error);
+      handlerFailed = new Set(handled.keys());
+    }
+    handled.forEach(({ index }, place) => {
+      if (handlerFailed.has(place)) fail(index);
+    });
+    // A group's records after its first failure fail too, whatever their own outcome.
+    const seenFailure = new Set<string>();
+    records.forEach((record, index) => {
+      const group = groupOf(record);
+      if (group === undefined) return;
+      if (failed.has(index)) seenFailure.add(group);
+      else if (seenFailure.has(group)) failed.add(index);
+    });
+    return {
+      batchItemFailures: [...failed]
+        .sort((a, b) => a - b)
+        .map((index) => ({ itemIdentifier: (records[index] as SQSRecord).messageId })),
+    };
+  });
+}

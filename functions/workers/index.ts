@@ -1,3 +1,4 @@
+import { appendToFeed } from './append-to-feed/consumer';
 import { checkProofs } from './check-proofs/consumer';
 import type { ConsumerDefinition } from './define';
 import { deleteRoutes } from './delete-routes/consumer';
@@ -19,6 +20,7 @@ export const consumers: readonly ConsumerDefinition[] = [
   endDeadLetteredImports,
   endOverdueImports,
   fanOutEvents,
+  appendToFeed,
   deliverWebhooks,
   deleteRoutes,
   exportAnalytics,

@@ -33,6 +33,13 @@ export interface EventPipeProps {
   readonly target: Queue;
   /** Notified while the pipe's dead-letter queue holds a message. */
   readonly alarmTopic: ITopic;
+  /** What the pipe is for, in its description and its alarm's: `events queue`, `event feed queue`. */
+  readonly targetName: string;
+  /**
+   * For a FIFO target: where in the stream record the message group id and the deduplication id are (dynamic
+   * path parameters of Pipes' SqsQueueParameters: the whole value a JSON path into the record).
+   */
+  readonly fifoIds?: { readonly messageGroupId: string; readonly messageDeduplicationId: string };
 }
 
 /**
@@ -53,8 +60,10 @@ export const EVENT_PIPE_BATCH_SIZE = Math.min(
 );
 
 /**
- * The transactional outbox's relay: an EventBridge Pipe from the table's stream to the events queue that
- * lets only new event items through (no code of ours in between, so nothing to lose an event).
+ * The transactional outbox's relay: an EventBridge Pipe from the table's stream to a queue that lets only
+ * new event items through (no code of ours in between, so nothing to lose an event). Two of them read the
+ * stream, the most DynamoDB advises per shard: one to the events queue (the webhooks), one to the FIFO event
+ * feed queue (GET /events), so that neither waits for the other.
  *
  * Up to EVENT_PIPE_BATCH_SIZE records a batch, one message a record, within SendMessageBatch's 1 MiB. When the
  * queue refuses some messages of a batch (Pipes' partial batch failure handling for SQS targets), only those
@@ -87,8 +96,7 @@ export class EventPipe extends Construct {
       reason: "This is the event pipe's dead-letter queue; a DLQ has no DLQ of its own.",
     });
     this.deadLetterAlarm = alarmOn(this, 'DeadLetterAlarm', WATCHES.deadLetters, this.deadLetterQueue, {
-      description:
-        'The event pipe gave up stream records it could not send to the events queue; they wait in the stream (24 h) and are described in its DLQ',
+      description: `The pipe to the ${props.targetName} gave up stream records it could not send; they wait in the stream (24 h) and are described in its DLQ`,
       topic: props.alarmTopic,
     });
 
@@ -96,7 +104,7 @@ export class EventPipe extends Construct {
       assumedBy: new ServicePrincipal('pipes.amazonaws.com', {
         conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
       }),
-      description: 'EventBridge Pipe: reads the table stream, sends event records to the events queue',
+      description: `EventBridge Pipe: reads the table stream, sends event records to the ${props.targetName}`,
     });
     props.table.grantStreamRead(role);
     props.target.grantSendMessages(role);
@@ -106,7 +114,7 @@ export class EventPipe extends Construct {
     );
     const pipe = new CfnPipe(this, 'Pipe', {
       roleArn: role.roleArn,
-      description: 'New EVENT# items of the table -> events queue (one message per stream record)',
+      description: `New EVENT# items of the table -> ${props.targetName} (one message per stream record)`,
       source: tableStreamArn,
       sourceParameters: {
         dynamoDbStreamParameters: {
@@ -119,6 +127,7 @@ export class EventPipe extends Construct {
         filterCriteria: { filters: [{ pattern: JSON.stringify(EVENT_RECORD_PATTERN) }] },
       },
       target: props.target.queueArn,
+      ...(props.fifoIds ? { targetParameters: { sqsQueueParameters: props.fifoIds } } : {}),
     });
     // Pipes checks the role's permissions when it creates the pipe: the role's policy must exist by then.
     pipe.node.addDependency(role);

@@ -104,6 +104,7 @@ export class ServiceDashboard extends Construct {
       watchGraph(WATCHES.deadLetters, [
         ...deadLetterGraph(allChannels.filter((channel) => !consumed.includes(channel))),
         { label: 'event pipe DLQ', resource: resources.eventPipeDeadLetterQueue },
+        { label: 'feed pipe DLQ', resource: resources.feedPipeDeadLetterQueue },
       ]),
       watchGraph(WATCHES.consumedDeadLetters, deadLetterGraph(consumed)),
       watchGraph(WATCHES.importBacklog, [

@@ -26,6 +26,8 @@ export interface ServiceResources {
   readonly webhookSecretsKey: IKey;
   /** The event pipe's dead-letter queue. */
   readonly eventPipeDeadLetterQueue: IQueue;
+  /** The feed pipe's dead-letter queue. */
+  readonly feedPipeDeadLetterQueue: IQueue;
 }
 
 /**
@@ -90,6 +92,12 @@ export class StatefulImports extends Construct implements ServiceResources {
   get eventPipeDeadLetterQueue(): IQueue {
     return this.importOnce('EventPipeDeadLetterQueue', (id) =>
       Queue.fromQueueArn(this, id, Fn.importValue(this.exported.eventPipeDeadLetterArnExportName)),
+    );
+  }
+
+  get feedPipeDeadLetterQueue(): IQueue {
+    return this.importOnce('FeedPipeDeadLetterQueue', (id) =>
+      Queue.fromQueueArn(this, id, Fn.importValue(this.exported.feedPipeDeadLetterArnExportName)),
     );
   }
 

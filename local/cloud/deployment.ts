@@ -333,6 +333,20 @@ function readPipe(pipe: ResourceProperties): PipeSpec {
     target: pipe.requiredString('Target'),
     filterPatterns: pipe.filterPatterns('SourceParameters.FilterCriteria'),
     ...(isDynamoDbStream(pipe, source) ? { streamSource: streamSourceOf(pipe) } : {}),
+    ...sqsTargetOf(pipe),
+  };
+}
+
+function sqsTargetOf(pipe: ResourceProperties): Pick<PipeSpec, 'sqsTarget'> {
+  const at = 'TargetParameters.SqsQueueParameters';
+  const messageGroupId = pipe.string(`${at}.MessageGroupId`);
+  const messageDeduplicationId = pipe.string(`${at}.MessageDeduplicationId`);
+  if (messageGroupId === undefined && messageDeduplicationId === undefined) return {};
+  return {
+    sqsTarget: {
+      ...(messageGroupId === undefined ? {} : { messageGroupId }),
+      ...(messageDeduplicationId === undefined ? {} : { messageDeduplicationId }),
+    },
   };
 }
 

@@ -170,6 +170,11 @@ export interface PipeSpec {
   target: string;
   /** FilterCriteria patterns (JSON strings) of the source. */
   filterPatterns: string[];
+  /**
+   * The SQS target's parameters (a FIFO queue's): each a static value or, starting with `$.`, a JSON path
+   * into the record that gives each message its own (Pipes' dynamic path parameters).
+   */
+  sqsTarget?: { messageGroupId?: string; messageDeduplicationId?: string };
   /** The DynamoDB stream source's parameters, with CloudFormation's defaults filled in. */
   streamSource?: {
     batchSize: number;

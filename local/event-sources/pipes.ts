@@ -289,10 +289,17 @@ export function startPipe(options: LocalPipeOptions): LocalPipe {
    * eventID of each record SQS took.
    */
   async function sendToTarget(records: PipeRecord[], sent: Set<string>): Promise<void> {
+    const { messageGroupId, messageDeduplicationId } = pipe.sqsTarget ?? {};
     const { Successful = [], Failed = [] } = await sqs.send(
       new SendMessageBatchCommand({
         QueueUrl: target?.url,
-        Entries: records.map((record, index) => ({ Id: String(index), MessageBody: JSON.stringify(record) })),
+        Entries: records.map((record, index) => ({
+          Id: String(index),
+          MessageBody: JSON.stringify(record),
+          // Left out where the path finds no string: SQS then refuses a FIFO queue's message, as on AWS.
+          MessageGroupId: messageGroupId && targetParameter(messageGroupId, record),
+          MessageDeduplicationId: messageDeduplicationId && targetParameter(messageDeduplicationId, record),
+        })),
       }),
     );
     for (const entry of Successful) sent.add(records[Number(entry.Id)]?.eventID ?? '');
@@ -390,6 +397,24 @@ function refusedByTarget(error: unknown): boolean {
     name?: string;
   };
   return $fault === 'client' && !$retryable?.throttling && !/Throttl/i.test(name ?? '');
+}
+
+/**
+ * A target parameter's value for one record: a static value as it is, or, starting with `$.`, what the JSON path
+ * (dot notation and array indices, the part of Pipes' syntax a path to one value uses) finds in the record as
+ * the target receives it; undefined where it finds no string or number.
+ */
+export function targetParameter(value: string, record: unknown): string | undefined {
+  if (!value.startsWith('$.')) return value;
+  let found: unknown = JSON.parse(JSON.stringify(record));
+  for (const step of value.slice(2).split('.')) {
+    const [, name, indices = ''] = /^([^[\]]*)((?:\[\d+\])*)$/.exec(step) ?? [];
+    if (name === undefined) return undefined;
+    if (name !== '') found = (found as Record<string, unknown> | undefined)?.[name];
+    for (const [, index] of indices.matchAll(/\[(\d+)\]/g))
+      found = Array.isArray(found) ? found[Number(index)] : undefined;
+  }
+  return typeof found === 'string' || typeof found === 'number' ? String(found) : undefined;
 }
 
 function ageSeconds(record: StreamRecord): number {

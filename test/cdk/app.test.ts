@@ -72,6 +72,7 @@ describe('app', () => {
       stateful.exports.alarmTopicArnExportName,
       stateful.exports.webhookSecretsKeyArnExportName,
       stateful.exports.eventPipeDeadLetterArnExportName,
+      stateful.exports.feedPipeDeadLetterArnExportName,
     ];
     expect(imported.size).toBeGreaterThan(0);
     for (const name of imported) {
@@ -226,6 +227,7 @@ describe('config from context', () => {
       ['endDeadLetteredImports', undefined],
       ['endOverdueImports', undefined],
       ['fanOutEvents', undefined],
+      ['appendToFeed', undefined],
       ['deliverWebhooks', '1,2'],
       ['deleteRoutes', undefined],
       ['exportAnalytics', undefined],

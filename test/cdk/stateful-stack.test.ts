@@ -1,6 +1,10 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { EVENT_RECORD_PATTERN, MAX_EVENT_RECORD_BYTES } from '../../functions/data/events';
+import {
+  EVENT_RECORD_FIFO_IDS,
+  EVENT_RECORD_PATTERN,
+  MAX_EVENT_RECORD_BYTES,
+} from '../../functions/data/events';
 import { TABLE_SCHEMA } from '../../functions/data/table-schema';
 import * as channels from '../../functions/models/channels';
 import { allChannels, type ChannelName } from '../../functions/models/channels';
@@ -232,8 +236,28 @@ describe('bucket', () => {
 });
 
 describe('queues', () => {
-  it("has a queue and a DLQ per channel, the event pipe's DLQ and no other queue", () => {
-    template.resourceCountIs('AWS::SQS::Queue', allChannels.length * 2 + 1);
+  it("has a queue and a DLQ per channel, the two pipes' DLQs and no other queue", () => {
+    template.resourceCountIs('AWS::SQS::Queue', allChannels.length * 2 + 2);
+  });
+
+  it('makes the FIFO channels FIFO queues with FIFO DLQs, in high-throughput mode, and the others standard', () => {
+    for (const channel of allChannels) {
+      const { queue, deadLetterQueue } = stateful.queueOf(channel);
+      const queueProps = resource(logicalIdOf(stateful, queue)).Properties;
+      const dlqProps = resource(logicalIdOf(stateful, deadLetterQueue)).Properties;
+      if (channel.fifo) {
+        expect(queueProps).toMatchObject({
+          FifoQueue: true,
+          DeduplicationScope: 'messageGroup',
+          FifoThroughputLimit: 'perMessageGroupId',
+        });
+        expect(dlqProps?.FifoQueue).toBe(true);
+      } else {
+        expect(queueProps?.FifoQueue).toBeUndefined();
+        expect(dlqProps?.FifoQueue).toBeUndefined();
+      }
+    }
+    expect(channels.feed.fifo).toBe(true);
   });
 
   it.each(allChannels)('$name redrives to its own DLQ after maxReceiveCount receives', (channel) => {
@@ -484,25 +508,42 @@ describe('webhook secrets key', () => {
   });
 });
 
-describe('event pipe', () => {
-  const pipes = Object.values(resources).filter((r) => r.Type === 'AWS::Pipes::Pipe');
-  const eventsQueue = logicalIdOf(stateful, stateful.queueOf(channels.events).queue);
-  const pipeDlq = logicalIdOf(stateful, stateful.eventPipe.deadLetterQueue);
+describe('pipes', () => {
+  it('are two, the most readers DynamoDB advises per stream shard: to the events queue and to the feed queue', () => {
+    const pipes = Object.values(resources).filter((r) => r.Type === 'AWS::Pipes::Pipe');
+    expect(pipes.map((pipe) => pipe.Properties?.Target)).toEqual([
+      { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.queueOf(channels.events).queue), 'Arn'] },
+      { 'Fn::GetAtt': [logicalIdOf(stateful, stateful.queueOf(channels.feed).queue), 'Arn'] },
+    ]);
+  });
+});
+
+describe.each([
+  { name: 'event pipe', of: () => stateful.eventPipe, channel: channels.events, fifoIds: undefined },
+  { name: 'feed pipe', of: () => stateful.feedPipe, channel: channels.feed, fifoIds: EVENT_RECORD_FIFO_IDS },
+])('$name', ({ of, channel, fifoIds }) => {
+  const targetQueue = logicalIdOf(stateful, stateful.queueOf(channel).queue);
+  const pipeDlq = logicalIdOf(stateful, of().deadLetterQueue);
   const tableId = logicalIdOf(stateful, stateful.table);
+  const [pipeId, pipe] = Object.entries(resources).find(
+    ([, r]) =>
+      r.Type === 'AWS::Pipes::Pipe' && JSON.stringify(r.Properties?.Target).includes(`"${targetQueue}"`),
+  ) as [string, CfnResource & { DependsOn?: string[] }];
   const pipeProps = () =>
-    pipes[0]?.Properties as Record<string, unknown> & {
+    pipe?.Properties as Record<string, unknown> & {
       RoleArn: { 'Fn::GetAtt': [string, string] };
       SourceParameters: {
         FilterCriteria: { Filters: { Pattern: string }[] };
         DynamoDBStreamParameters: Record<string, unknown>;
       };
+      TargetParameters?: unknown;
     };
 
-  it('carries only new event items from the table stream to the events queue, in batches SQS takes whole', () => {
-    expect(pipes).toHaveLength(1);
+  it(`carries only new event items from the table stream to the ${channel.name} queue, in batches SQS takes whole`, () => {
+    expect(pipeId).toBeDefined();
     const props = pipeProps();
     expect(props.Source).toEqual({ 'Fn::GetAtt': [tableId, 'StreamArn'] });
-    expect(props.Target).toEqual({ 'Fn::GetAtt': [eventsQueue, 'Arn'] });
+    expect(props.Target).toEqual({ 'Fn::GetAtt': [targetQueue, 'Arn'] });
     const patterns = props.SourceParameters.FilterCriteria.Filters.map((f) => JSON.parse(f.Pattern));
     expect(patterns).toEqual([EVENT_RECORD_PATTERN]);
     expect(props.SourceParameters.DynamoDBStreamParameters).toMatchObject({
@@ -517,6 +558,24 @@ describe('event pipe', () => {
     expect(props.SourceParameters.DynamoDBStreamParameters.MaximumBatchingWindowInSeconds).toBeUndefined();
   });
 
+  it(
+    fifoIds
+      ? "groups each account's events (FIFO message group: the event's account; deduplication id: the event's)"
+      : 'sends to a standard queue, without FIFO parameters',
+    () => {
+      expect(pipeProps().TargetParameters).toEqual(
+        fifoIds
+          ? {
+              SqsQueueParameters: {
+                MessageGroupId: '$.dynamodb.NewImage.account_id.S',
+                MessageDeduplicationId: '$.dynamodb.NewImage.event_id.S',
+              },
+            }
+          : undefined,
+      );
+    },
+  );
+
   it('gives a record up to its own DLQ after a few retries or 6 hours, not after 24 hours of stalling its shard', () => {
     const stream = pipeProps().SourceParameters.DynamoDBStreamParameters;
     expect(stream).toMatchObject({
@@ -529,8 +588,8 @@ describe('event pipe', () => {
     // Under the stream's 24 hours, with time left to read the record back after the alarm.
     expect(stream.MaximumRecordAgeInSeconds).toBeGreaterThanOrEqual(3600);
     expect(stream.MaximumRecordAgeInSeconds).toBeLessThanOrEqual(12 * 3600);
-    // Not the events queue's DLQ: its messages describe stream batches, they are not events.
-    expect(pipeDlq).not.toBe(logicalIdOf(stateful, stateful.queueOf(channels.events).deadLetterQueue));
+    // Not the target queue's DLQ: its messages describe stream batches, they are not events.
+    expect(pipeDlq).not.toBe(logicalIdOf(stateful, stateful.queueOf(channel).deadLetterQueue));
   });
 
   it('has a DLQ like the others: SQS-encrypted, TLS only, 14 days, alarming to the topic when not empty', () => {
@@ -539,7 +598,7 @@ describe('event pipe', () => {
       MessageRetentionPeriod: DLQ_RETENTION_DAYS * 24 * 3600,
     });
     expectTlsOnly('AWS::SQS::QueuePolicy', { Queues: [{ Ref: pipeDlq }] });
-    expectNotEmptyAlarm(logicalIdOf(stateful, stateful.eventPipe.deadLetterAlarm), pipeDlq);
+    expectNotEmptyAlarm(logicalIdOf(stateful, of().deadLetterAlarm), pipeDlq);
   });
 
   it('runs as a role only EventBridge Pipes can assume', () => {
@@ -569,11 +628,7 @@ describe('event pipe', () => {
   });
 
   it("is created after its role's policy: Pipes checks the permissions when it creates the pipe", () => {
-    const [pipe] = Object.values(resources).filter((r) => r.Type === 'AWS::Pipes::Pipe') as (CfnResource & {
-      DependsOn?: string[];
-      Properties: { RoleArn: { 'Fn::GetAtt': [string, string] } };
-    })[];
-    const roleId = pipe?.Properties.RoleArn['Fn::GetAtt'][0];
+    const roleId = pipeProps().RoleArn['Fn::GetAtt'][0];
     const policyIds = Object.entries(resources)
       .filter(([, r]) => r.Type === 'AWS::IAM::Policy')
       .filter(([, r]) => JSON.stringify(r.Properties?.Roles).includes(String(roleId)))

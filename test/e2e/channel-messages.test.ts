@@ -4,6 +4,7 @@ import { requestAnalyticsDownload } from '../../functions/api/analytics/index';
 import type { ChannelName } from '../../functions/models/channels';
 import { allChannels } from '../../functions/models/channels';
 import { exampleEvent } from '../../functions/models/event-catalog';
+import { appendToFeed } from '../../functions/workers/append-to-feed/consumer';
 import { checkProofs } from '../../functions/workers/check-proofs/consumer';
 import type { ConsumerDefinition } from '../../functions/workers/define';
 import { deleteRoutes } from '../../functions/workers/delete-routes/consumer';
@@ -49,6 +50,7 @@ async function handledMessage(consumer: ConsumerDefinition): Promise<string> {
     case endOverdueImports:
       return JSON.stringify(nothing);
     case fanOutEvents:
+    case appendToFeed:
       // The stream record of an item that is no event.
       return JSON.stringify({ eventName: 'INSERT', dynamodb: { NewImage: { entity: { S: 'ROUTE' } } } });
     case deliverWebhooks:
@@ -85,6 +87,7 @@ const WRONG_SCHEMA: Record<ChannelName, { message: unknown; field: string }> = {
   imports: { message: { account_id: 'acc_1', dc_id: 'dc-1' }, field: 'txid' },
   importDeadlines: { message: { account_id: 'acc_1', dc_id: 'dc-1', txid: 42 }, field: 'txid' },
   events: { message: { eventName: 'INSERT', dynamodb: { NewImage: 'not an image' } }, field: 'NewImage' },
+  feed: { message: { eventName: 'INSERT', dynamodb: { NewImage: 'not an image' } }, field: 'NewImage' },
   deliveries: {
     message: { account_id: 'acc_1', webhook_id: 'wh_1', event: exampleEvent('PING') },
     field: 'attempt',
@@ -111,7 +114,7 @@ function failedRecordLines(consumer: ConsumerDefinition, from: number) {
 
 describe('a message its consumer cannot read', () => {
   it('is tried with every consumer', () => {
-    expect(consumers.length).toBe(8);
+    expect(consumers.length).toBe(9);
   });
 
   it.each(consumers)(

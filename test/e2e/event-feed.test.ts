@@ -2,7 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as events from '../../functions/api/events/index';
 import { db } from '../../functions/data/client';
-import { appendEvent } from '../../functions/domain/event-feed';
+import { appendEvents } from '../../functions/domain/event-feed';
 import { expectError, expectSuccess } from '../support/http';
 import { strongToken } from '../support/login-tokens';
 import { exampleRoute, importRoute } from '../support/routes';
@@ -10,9 +10,9 @@ import { eventIdOf, type WebhookReceiver, waitUntil } from '../support/webhook-r
 import { type CreatedWebhook, MINUTE, useWebhookApi } from '../support/webhooks';
 
 /**
- * GET /events: every event of the account, appended to its feed by the events queue's consumer after its
+ * GET /events: every event of the account, appended to its feed by the feed queue's consumer after its
  * change committed, read after a cursor. Events are caused through the API and carried by the whole
- * pipeline (table stream -> pipe -> events queue -> consumer).
+ * pipeline (table stream -> feed pipe -> FIFO feed queue -> consumer).
  */
 
 const hooks = useWebhookApi('event-feed', { streams: true });
@@ -260,7 +260,7 @@ describe('GET /events', () => {
       occurred_at: first.hook_timestamp_millis as number,
       details: { route: first.route as never },
     };
-    expect(await appendEvent(acme.accountId, again)).toBe(false);
+    expect(await appendEvents(acme.accountId, [again, again])).toBe(0);
     const now = await wholeFeed(acme.key);
     expect(now.filter((event) => event.event_id === first.event_id)).toHaveLength(1);
   });

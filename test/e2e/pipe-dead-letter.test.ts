@@ -6,6 +6,7 @@ import {
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as webhooks from '../../functions/api/webhooks/index';
+import * as channels from '../../functions/models/channels';
 import type { PipeSpec, QueueSpec } from '../../local/cloud/model';
 import { LOCAL_CREDENTIALS } from '../../local/services';
 import { createTestAccount } from '../support/accounts';
@@ -97,9 +98,11 @@ async function writeEvent(tenant: Tenant, routeId: string, name?: string) {
   return { tenant, routeId, eventId, writtenAt };
 }
 
+/** The event pipe: the one to the events queue (the feed pipe reads the same stream). */
 function pipeSpec(): PipeSpec {
-  const [pipe] = api.cloud.deployment.pipes;
-  if (!pipe) throw new Error('the deployment has no pipe');
+  const eventsQueue = api.cloud.queue(channels.events).arn;
+  const pipe = api.cloud.deployment.pipes.find((candidate) => candidate.target === eventsQueue);
+  if (!pipe) throw new Error('the deployment has no event pipe');
   return pipe;
 }
 

@@ -17,6 +17,7 @@ import * as dynamo from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../functions/data/client';
 import { putEventItem, streamRecordBytes } from '../../functions/data/events';
+import * as channels from '../../functions/models/channels';
 import type { PipeSpec, QueueSpec } from '../../local/cloud/model';
 import { startPipe } from '../../local/event-sources/pipes';
 import { LOCAL_CREDENTIALS } from '../../local/services';
@@ -276,9 +277,11 @@ async function sequenceOf(eventId: string): Promise<string> {
   }
 }
 
+/** The event pipe: the one to the events queue (the feed pipe reads the same stream). */
 function pipeSpec(): PipeSpec {
-  const [pipe] = api.cloud.deployment.pipes;
-  if (!pipe) throw new Error('the deployment has no pipe');
+  const eventsQueue = api.cloud.queue(channels.events).arn;
+  const pipe = api.cloud.deployment.pipes.find((candidate) => candidate.target === eventsQueue);
+  if (!pipe) throw new Error('the deployment has no event pipe');
   return pipe;
 }
 

@@ -47,6 +47,12 @@ const examples = [
     names: ['0.dynamodb.NewImage.id'],
   },
   {
+    channel: channels.feed,
+    fits: capture('pipe-dynamodb-record'),
+    wrong: { eventName: 'INSERT', dynamodb: { NewImage: { id: 'not an attribute value' } } },
+    names: ['0.dynamodb.NewImage.id'],
+  },
+  {
     channel: channels.deliveries,
     fits: aDelivery,
     wrong: { ...aDelivery, webhook_id: undefined, event: { ...aDelivery.event, type: 'ROUTE_LOST' } },

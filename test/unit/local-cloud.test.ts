@@ -7,7 +7,7 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZERS } from '../../functions/api/authorizers';
 import { endpoints } from '../../functions/api/index';
-import { EVENT_RECORD_PATTERN } from '../../functions/data/events';
+import { EVENT_RECORD_FIFO_IDS, EVENT_RECORD_PATTERN } from '../../functions/data/events';
 import * as channels from '../../functions/models/channels';
 import { allChannels } from '../../functions/models/channels';
 import type { Channel } from '../../functions/shared/channel';
@@ -158,29 +158,36 @@ describe('the synthesized app, read as a deployment', () => {
     expect(table().globalSecondaryIndexes.map((index) => index.name)).toEqual(['gsi1', 'gsi2']);
   });
 
-  it('relays new event records from the table stream to the events queue, failures to its DLQ', () => {
-    expect(deployment.pipes).toHaveLength(1);
-    const [pipe] = deployment.pipes;
-    expect(pipe).toMatchObject({
-      source: table().streamArn,
-      target: queueOf(channels.events).arn,
-      filterPatterns: [JSON.stringify(EVENT_RECORD_PATTERN)],
-      streamSource: {
-        startingPosition: 'TRIM_HORIZON',
-        batchSize: EVENT_PIPE_BATCH_SIZE,
-        deadLetterArn: expect.any(String),
-        maximumRetryAttempts: EVENT_PIPE_RETRIES.maximumRetryAttempts,
-        maximumRecordAgeSeconds: EVENT_PIPE_RETRIES.maximumRecordAge.toSeconds(),
-        parallelizationFactor: 1,
-      },
-    });
-    // Its own dead-letter queue (not the events queue's), which it may send to.
-    const deadLetter = deployment.queues.find((queue) => queue.arn === pipe?.streamSource?.deadLetterArn);
-    expect(deadLetter?.logicalId).toMatch(/^EventPipeDeadLetterQueue[0-9A-F]{8}$/);
-    const role = deployment.roles.find((candidate) => candidate.arn === pipe?.roleArn);
-    expect(role && allows(role, 'sqs:SendMessage', queueOf(channels.events).arn)).toBe(true);
-    expect(role && allows(role, 'sqs:SendMessage', deadLetter?.arn ?? '')).toBe(true);
-  });
+  it.each([
+    { channel: channels.events, pipeId: 'EventPipe', sqsTarget: undefined },
+    { channel: channels.feed, pipeId: 'FeedPipe', sqsTarget: EVENT_RECORD_FIFO_IDS },
+  ])(
+    'relays new event records from the table stream to the $channel.name queue, failures to its DLQ',
+    ({ channel, pipeId, sqsTarget }) => {
+      expect(deployment.pipes).toHaveLength(2);
+      const pipe = deployment.pipes.find((candidate) => candidate.target === queueOf(channel).arn);
+      expect(pipe).toMatchObject({
+        source: table().streamArn,
+        target: queueOf(channel).arn,
+        filterPatterns: [JSON.stringify(EVENT_RECORD_PATTERN)],
+        streamSource: {
+          startingPosition: 'TRIM_HORIZON',
+          batchSize: EVENT_PIPE_BATCH_SIZE,
+          deadLetterArn: expect.any(String),
+          maximumRetryAttempts: EVENT_PIPE_RETRIES.maximumRetryAttempts,
+          maximumRecordAgeSeconds: EVENT_PIPE_RETRIES.maximumRecordAge.toSeconds(),
+          parallelizationFactor: 1,
+        },
+      });
+      expect(pipe?.sqsTarget).toEqual(sqsTarget);
+      // Its own dead-letter queue (not the target queue's), which it may send to.
+      const deadLetter = deployment.queues.find((queue) => queue.arn === pipe?.streamSource?.deadLetterArn);
+      expect(deadLetter?.logicalId).toMatch(new RegExp(`^${pipeId}DeadLetterQueue[0-9A-F]{8}$`));
+      const role = deployment.roles.find((candidate) => candidate.arn === pipe?.roleArn);
+      expect(role && allows(role, 'sqs:SendMessage', queueOf(channel).arn)).toBe(true);
+      expect(role && allows(role, 'sqs:SendMessage', deadLetter?.arn ?? '')).toBe(true);
+    },
+  );
 
   it.each(endpoints)('$method $path: a method with its function and auth', (endpoint) => {
     const [api] = deployment.restApis;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PIPE_READ_INTERVALS, quietReadDelay } from '../../local/event-sources/pipes';
+import { PIPE_READ_INTERVALS, quietReadDelay, targetParameter } from '../../local/event-sources/pipes';
 
 /**
  * How long the local pipe waits after a read of the stream that gave nothing. Pipes' own pace (four reads a
@@ -22,5 +22,32 @@ describe('the local pipe reading a quiet shard', () => {
     const intervals = { activeMs: 5, idleMs: 100, activeWindowMs: 1000 };
     expect(quietReadDelay(999, intervals)).toBe(5);
     expect(quietReadDelay(1000, intervals)).toBe(100);
+  });
+});
+
+/**
+ * A pipe's SQS target parameters (a FIFO queue's message group and deduplication ids): a static value, or a JSON
+ * path into the record as the target receives it (Pipes' dynamic path parameters).
+ */
+describe('the local pipe’s target parameters', () => {
+  const record = {
+    eventID: 'e1',
+    dynamodb: { NewImage: { account_id: { S: 'acc_1' }, sequence: { N: '3' }, list: { L: [{ S: 'a' }] } } },
+  };
+
+  it('reads a JSON path to a string of the record, as the feed pipe finds the account and the event', () => {
+    expect(targetParameter('$.dynamodb.NewImage.account_id.S', record)).toBe('acc_1');
+    expect(targetParameter('$.eventID', record)).toBe('e1');
+    expect(targetParameter('$.dynamodb.NewImage.list.L[0].S', record)).toBe('a');
+  });
+
+  it('takes a value that is no path as it is', () => {
+    expect(targetParameter('all-events', record)).toBe('all-events');
+  });
+
+  it('finds nothing where the path leads nowhere, or to an object (SQS then refuses a FIFO message)', () => {
+    expect(targetParameter('$.dynamodb.NewImage.event_id.S', record)).toBeUndefined();
+    expect(targetParameter('$.dynamodb.NewImage', record)).toBeUndefined();
+    expect(targetParameter('$.dynamodb.NewImage.list.L[3].S', record)).toBeUndefined();
   });
 });
