@@ -18,6 +18,9 @@ export interface RouteEtas {
   computedAt: number;
   /** Server time of the last refresh a location ping caused (those are throttled). */
   pingRefreshAt?: number;
+  /** When the last ROUTE_ETAS_CHANGED was written, and its payload's bytes (its route's events are paced by them). */
+  emittedAt?: number;
+  emittedBytes?: number;
   /** Bumped by every write; writes are conditional on the version read. */
   version: number;
 }
@@ -33,6 +36,8 @@ const etasCodec = codec<RouteEtas>({
   emitted: { absent: [] },
   computedAt: {},
   pingRefreshAt: {},
+  emittedAt: {},
+  emittedBytes: {},
   version: { absent: 0 },
 });
 

@@ -13,6 +13,24 @@ import { trackingLinksOf } from './tracking-links';
 export const ETA_CHANGE_THRESHOLD_MS = 5 * 60_000;
 /** Location pings refresh a route's ETAs at most this often (docs/api.md §7). */
 export const PING_REFRESH_INTERVAL_MS = 60_000;
+/**
+ * A large route's ROUTE_ETAS_CHANGED carry at most this many bytes of payload a second on average (docs/api.md
+ * §7): after one of more than ETA_EVENT_UNPACED_BYTES the next goes out no sooner than its bytes allow, so a
+ * 2,000-stop route's (about 110 KB with short ids) go out at most every two minutes, and the ETA events of a
+ * busy account stay within a known rate whatever its routes' sizes. A change held back goes out with the
+ * route's next refresh after that. Smaller ones (a 150-stop route's are about 8 KB) are not held back: pings
+ * refresh a route at most once a minute.
+ */
+export const ETA_EVENT_BYTES_PER_SECOND = 1024;
+export const ETA_EVENT_UNPACED_BYTES = 16 * 1024;
+
+/** True when the route's last ROUTE_ETAS_CHANGED was long enough ago, by its size, for another at `at`. */
+export function etaEventPaceAllows(stored: RouteEtas | undefined, at: number): boolean {
+  const { emittedAt, emittedBytes } = stored ?? {};
+  if (emittedAt === undefined || emittedBytes === undefined || emittedBytes <= ETA_EVENT_UNPACED_BYTES)
+    return true;
+  return at - emittedAt >= (emittedBytes / ETA_EVENT_BYTES_PER_SECOND) * 1000;
+}
 const MAX_REFRESH_ATTEMPTS = 4;
 
 const stopOf = (waypoint: WaypointRow): EtaStop => ({
@@ -74,7 +92,8 @@ function movedEnough(next: readonly (number | null)[], emitted: readonly (number
  * Recomputes a started route's ETAs from what happened so far: the waypoints not yet done, in sequence,
  * from `origin` (where the driver is: the attempt's or ping's location, else the driver's latest, else
  * the start warehouse) at `at`. Writes them with ROUTE_ETAS_CHANGED (each with its waypoint's tracking link)
- * in the same transaction when some ETA moved by 5 minutes or more. Does nothing for a route that is not
+ * in the same transaction when some ETA moved by 5 minutes or more and the route's last one is far enough
+ * behind for its size (ETA_EVENT_BYTES_PER_SECOND). Does nothing for a route that is not
  * running. Conditional on the ETA row's and the header's versions, so a concurrent refresh or change makes
  * this one start again.
  */
@@ -111,30 +130,36 @@ export async function refreshEtas(
       dc?.etaSpeedKmh,
     );
     const emitted = stored?.emitted ?? [];
-    const emit = movedEnough(computed.etas, emitted);
+    const now = Date.now();
+    const emit = movedEnough(computed.etas, emitted) && etaEventPaceAllows(stored, now);
+    const details = emit
+      ? {
+          etas: waypoints.flatMap((waypoint) => {
+            const eta = computed.etas[waypoint.sequence];
+            return eta === null || eta === undefined
+              ? []
+              : [{ waypoint_id: waypoint.id, eta_timestamp: eta }];
+          }),
+          tracking_links: trackingLinksOf(route),
+        }
+      : undefined;
     const next: RouteEtas = {
       ...computed,
       emitted: emit ? computed.etas : emitted,
       computedAt: trigger.at,
       pingRefreshAt: stored?.pingRefreshAt,
+      emittedAt: details ? now : stored?.emittedAt,
+      emittedBytes: details ? Buffer.byteLength(JSON.stringify(details)) : stored?.emittedBytes,
       version: (stored?.version ?? -1) + 1,
     };
-    const event: SequencedEvent | undefined = emit
+    const event: SequencedEvent | undefined = details
       ? {
           accountId: route.accountId,
           dcId: route.dcId,
           routeId: route.routeId,
           type: 'ROUTE_ETAS_CHANGED',
-          details: {
-            etas: waypoints.flatMap((waypoint) => {
-              const eta = computed.etas[waypoint.sequence];
-              return eta === null || eta === undefined
-                ? []
-                : [{ waypoint_id: waypoint.id, eta_timestamp: eta }];
-            }),
-            tracking_links: trackingLinksOf(route),
-          },
-          occurredAt: Date.now(),
+          details,
+          occurredAt: now,
         }
       : undefined;
     const outcome = await replaceRouteEtas(route, next, stored?.version, event);

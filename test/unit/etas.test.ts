@@ -13,7 +13,12 @@ import {
   type StopEta,
   travelMillis,
 } from '../../functions/domain/etas';
-import { plannedEtas } from '../../functions/domain/route-etas';
+import {
+  ETA_EVENT_BYTES_PER_SECOND,
+  ETA_EVENT_UNPACED_BYTES,
+  etaEventPaceAllows,
+  plannedEtas,
+} from '../../functions/domain/route-etas';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -383,5 +388,31 @@ describe('planned ETAs of a route with cancelled waypoints', () => {
     });
     expect(planned.etas).toEqual([first?.eta, null, null, second?.eta]);
     expect(planned.emitted).toEqual(planned.etas);
+  });
+});
+
+describe('the pace of a route’s ROUTE_ETAS_CHANGED', () => {
+  const stored = (emittedAt: number | undefined, emittedBytes: number | undefined) => ({
+    etas: [],
+    completion: null,
+    emitted: [],
+    computedAt: T0,
+    version: 1,
+    emittedAt,
+    emittedBytes,
+  });
+
+  it('holds nothing back after a small event, nor before the first', () => {
+    expect(etaEventPaceAllows(undefined, T0)).toBe(true);
+    expect(etaEventPaceAllows(stored(undefined, undefined), T0)).toBe(true);
+    expect(etaEventPaceAllows(stored(T0, ETA_EVENT_UNPACED_BYTES), T0 + 1)).toBe(true);
+  });
+
+  it('after a large event, waits until the route averages ETA_EVENT_BYTES_PER_SECOND', () => {
+    const bytes = 120 * 1024; // a 2,000-stop route's
+    const wait = (bytes / ETA_EVENT_BYTES_PER_SECOND) * 1000;
+    expect(wait).toBe(120_000);
+    expect(etaEventPaceAllows(stored(T0, bytes), T0 + wait - 1)).toBe(false);
+    expect(etaEventPaceAllows(stored(T0, bytes), T0 + wait)).toBe(true);
   });
 });
