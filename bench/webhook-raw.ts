@@ -24,6 +24,7 @@ import { LOCAL_CREDENTIALS } from '../local/services';
 import { inParallel, type RawTable } from './dynamo';
 import { type LoadRun, runLoad } from './load';
 import type { StackInfo } from './runtime';
+import { round } from './stats';
 import { EVENT_TYPE, type Pair, RAW_HEADER } from './webhook-receiver';
 
 /** The raw baselines of the webhook bench (bench/webhooks.ts): the same work as the pipeline's, done by hand. */
@@ -294,4 +295,53 @@ export async function rawPostRuns(
   } finally {
     keepAlive.destroy();
   }
+}
+
+export interface RawBaselines {
+  rawRun?: LoadRun;
+  rawKeepAliveRun?: LoadRun;
+  rawWarmupErrors: number;
+  rawDelivery?: Awaited<ReturnType<typeof rawDeliveryWork>>;
+}
+
+/**
+ * The scenario's raw baselines over the delivered pairs: their bodies POSTed again, signed the same way, from
+ * this process (fresh connections, then kept alive), and one delivery's own work per loop iteration
+ * (rawDeliveryWork), each at RAW_CONCURRENCY after `warmup` requests.
+ */
+export async function rawBaselines(options: {
+  bodies: Pair[];
+  receiverEndpoint: URL;
+  warmup: number;
+  stack: StackInfo;
+  raw: RawTable;
+  accountId: string;
+  runId: string;
+  abort: AbortSignal;
+  log: (line: string) => void;
+}): Promise<RawBaselines> {
+  const { bodies, receiverEndpoint, warmup, abort, log } = options;
+  if (bodies.length === 0) return { rawWarmupErrors: 0 };
+  log(
+    `raw baseline: ${bodies.length} signed POSTs at concurrency ${RAW_CONCURRENCY} (after ${warmup} warm-up)`,
+  );
+  const posts = await rawPostRuns(bodies, receiverEndpoint, warmup, abort);
+  log(
+    `raw delivery work: ${bodies.length} x (SQS receive, GetItem, signed POST, PutItem + UpdateItem, SQS delete) at ` +
+      `concurrency ${RAW_CONCURRENCY} (after ${warmup} warm-up)`,
+  );
+  const rawDelivery = await rawDeliveryWork({
+    stack: options.stack,
+    raw: options.raw,
+    accountId: options.accountId,
+    runId: options.runId,
+    bodies: bodies.map((pair) => ({ pair, body: pair.body as string })),
+    receiverUrl: receiverEndpoint,
+    concurrency: RAW_CONCURRENCY,
+    warmup,
+    abort,
+    log,
+  });
+  log(`  ${round(rawDelivery.run.ok / (rawDelivery.run.elapsedMs / 1000), 1)} deliveries/s`);
+  return { ...posts, rawDelivery };
 }

@@ -52,6 +52,9 @@ export class Receiver {
   /** Requests for no known pair, or whose body does not match its headers. */
   unexpected = 0;
   rawReceived = 0;
+  /** Requests of pairs handled, and the time the receiver spent on them (verifying, answering). */
+  handled = 0;
+  handlingMs = 0;
   readonly samples: string[] = [];
   #http: HttpReceiver | undefined;
 
@@ -107,6 +110,8 @@ export class Receiver {
     }
     pair.requests++;
     pair.firstRequestAt ??= now;
+    this.handled++;
+    this.handlingMs += performance.now() - now;
     if (pair.failFirst && pair.requests === 1) {
       this.inducedFailures++;
       return answer(500);

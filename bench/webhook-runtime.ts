@@ -1,5 +1,7 @@
 import { open } from 'node:fs/promises';
 import { request } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_CREDENTIALS } from '../local/services';
 import type { StackInfo } from './runtime';
@@ -45,10 +47,12 @@ export function queueInspector(stack: StackInfo) {
   const queues: Record<string, string | undefined> = {
     events: stack.queue_urls?.events,
     events_dlq: stack.dlq_urls?.events,
+    feed: stack.queue_urls?.feed,
+    feed_dlq: stack.dlq_urls?.feed,
     deliveries: stack.queue_urls?.deliveries,
     deliveries_dlq: stack.dlq_urls?.deliveries,
   };
-  return {
+  const inspector = {
     async depths(): Promise<QueueDepths | string | undefined> {
       if (!stack.sqs_endpoint || !stack.queue_urls || !stack.dlq_urls) return undefined;
       try {
@@ -76,8 +80,29 @@ export function queueInspector(stack: StackInfo) {
         return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       }
     },
+    /**
+     * Waits until the queue holds nothing (visible, in flight or delayed) twice in a row, at most `timeoutMs`;
+     * answers when it was first seen empty (performance.now()), undefined at the deadline.
+     */
+    async untilDrained(name: string, timeoutMs: number, abort: AbortSignal): Promise<number | undefined> {
+      const deadline = performance.now() + timeoutMs;
+      let emptySince: number | undefined;
+      while (performance.now() < deadline) {
+        abort.throwIfAborted();
+        const depths = await inspector.depths();
+        const depth = typeof depths === 'object' ? depths[name] : undefined;
+        const held = depth ? depth.visible + depth.in_flight + depth.delayed : Number.NaN;
+        if (held === 0) {
+          if (emptySince !== undefined) return emptySince;
+          emptySince = performance.now();
+        } else emptySince = undefined;
+        await sleep(200);
+      }
+      return undefined;
+    },
     destroy: () => sqs.destroy(),
   };
+  return inspector;
 }
 
 /** Lines of the runtime's log written since `offset` that mention each of `needles`. */

@@ -8,11 +8,12 @@ import { configure } from '../functions/shared/config';
 import { localConsumerConcurrency } from '../local/event-sources/sqs';
 import { inParallel, RawTable } from './dynamo';
 import { ApiClient } from './http';
-import type { LoadRun } from './load';
+import { consumedBetween, partitionReport } from './partitions';
 import { BENCH_CONTEXT, demoOf } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, distribution, percentile, round, summaryOf } from './stats';
-import { RAW_CONCURRENCY, rawDeliveryWork, rawPostRuns } from './webhook-raw';
+import { pipelineFigures } from './webhook-pipeline';
+import { RAW_CONCURRENCY, rawBaselines } from './webhook-raw';
 import { type BenchWebhook, EVENT_TYPE, type Pair, pairKey, Receiver } from './webhook-receiver';
 import { apiDelete, countLogLines, queueInspector } from './webhook-runtime';
 
@@ -26,6 +27,8 @@ const WEBHOOKS = 3;
 /** Every FAIL_EVERY-th (event, webhook) pair gets a 500 on its first attempt: exactly 20 %. */
 const FAIL_EVERY = 5;
 const THROUGHPUT_RATIO_TARGET = 0.5;
+/** The 2,000 events' DynamoDB work within AWS's per-key limits in this many seconds: 200 events a second. */
+const AWS_FLOOR_TARGET_SECONDS = 10;
 /** Light load: events written one at a time, each after the previous one reached every webhook. */
 const LIGHT_EVENTS = 40;
 const LIGHT_TIMEOUT_MS = 30_000;
@@ -222,6 +225,8 @@ export const webhookDeliveryScenario: Scenario = {
           `and waiting for ${EVENTS * WEBHOOKS} deliveries (retries after ${retrySchedule} s)`,
       );
       // The pipeline starts delivering while the events are still being written: the wait runs alongside.
+      const loadLogOffset = statSync(runtime.logFile).size;
+      const partitionsBefore = await partitionReport(stack);
       const events = prepareEvents(EVENTS, 0, false);
       const pairs = events.flatMap((event) => event.pairs);
       const writing = writeEvents(events).then(
@@ -238,46 +243,39 @@ export const webhookDeliveryScenario: Scenario = {
       const writeMs = await writing;
       if (!complete) log(`  deadline of ${DEADLINE_MS / 1000} s passed`);
       await sleep(GRACE_MS);
+      // The feed runs beside the webhooks: its work counts toward the floor once it is done too.
+      const feedDrainedMs = await queues.untilDrained('feed', DEADLINE_MS, abort);
       const queuesAfter = await queues.depths();
+      const partitionsAfter = await partitionReport(stack);
+      const load = pipelineFigures({
+        logFile: runtime.logFile,
+        logOffset: loadLogOffset,
+        events: EVENTS,
+        webhooks: WEBHOOKS,
+        attempts: pairs.reduce((total, pair) => total + pair.requests, 0),
+        receiver,
+        writeToFirstAttemptMs: pairs.flatMap((pair) =>
+          pair.firstRequestAt === undefined ? [] : [pair.firstRequestAt - (pair.writtenAt as number)],
+        ),
+        partitions:
+          partitionsBefore && partitionsAfter
+            ? consumedBetween(partitionsBefore, partitionsAfter)
+            : undefined,
+      });
 
-      // Raw baseline: the delivered bodies again, signed the same way, straight from this process.
-      const bodies = pairs.filter((pair) => pair.body !== undefined);
-      const receiverEndpoint = new URL(`${receiverUrl}/hook/raw`);
-      let rawRun: LoadRun | undefined;
-      let rawKeepAliveRun: LoadRun | undefined;
-      let rawWarmupErrors = 0;
-      if (bodies.length > 0) {
-        log(
-          `raw baseline: ${bodies.length} signed POSTs at concurrency ${RAW_CONCURRENCY} (after ${config.warmupRequests} warm-up)`,
-        );
-        ({ rawRun, rawKeepAliveRun, rawWarmupErrors } = await rawPostRuns(
-          bodies,
-          receiverEndpoint,
-          config.warmupRequests,
-          abort,
-        ));
-      }
-
-      let rawDelivery: Awaited<ReturnType<typeof rawDeliveryWork>> | undefined;
-      if (bodies.length > 0) {
-        log(
-          `raw delivery work: ${bodies.length} x (SQS receive, GetItem, signed POST, PutItem + UpdateItem, SQS delete) at ` +
-            `concurrency ${RAW_CONCURRENCY} (after ${config.warmupRequests} warm-up)`,
-        );
-        rawDelivery = await rawDeliveryWork({
-          stack,
-          raw,
-          accountId,
-          runId,
-          bodies: bodies.map((pair) => ({ pair, body: pair.body as string })),
-          receiverUrl: receiverEndpoint,
-          concurrency: RAW_CONCURRENCY,
-          warmup: config.warmupRequests,
-          abort,
-          log,
-        });
-        log(`  ${round(rawDelivery.run.ok / (rawDelivery.run.elapsedMs / 1000), 1)} deliveries/s`);
-      }
+      // Raw baselines: the delivered bodies again, signed the same way, straight from this process; and one
+      // delivery's own work per loop iteration.
+      const { rawRun, rawKeepAliveRun, rawWarmupErrors, rawDelivery } = await rawBaselines({
+        bodies: pairs.filter((pair) => pair.body !== undefined),
+        receiverEndpoint: new URL(`${receiverUrl}/hook/raw`),
+        warmup: config.warmupRequests,
+        stack,
+        raw,
+        accountId,
+        runId,
+        abort,
+        log,
+      });
 
       // The service's own log of the attempts (the last 100 per webhook): how long its POSTs took.
       const loggedDurations: number[] = [];
@@ -426,6 +424,9 @@ export const webhookDeliveryScenario: Scenario = {
         raw: rawRun ? summaryOf(rawRun) : null,
         raw_keep_alive: rawKeepAliveRun ? summaryOf(rawKeepAliveRun) : null,
         raw_posts_received: receiver.rawReceived,
+        ...load.figures,
+        /** From the first write until the feed's queue was empty, all 2,000 events appended (null: not by the deadline). */
+        feed_drained_s: feedDrainedMs === undefined ? null : round((feedDrainedMs - firstWrite) / 1000, 1),
         progress_every_s: PROGRESS_EVERY_MS / 1000,
         progress: timeline,
         queues_after: queuesAfter ?? null,
@@ -469,6 +470,13 @@ export const webhookDeliveryScenario: Scenario = {
             '<=',
             LIGHT_P99_TARGET_MS,
             `${LIGHT_EVENTS} events one at a time x ${WEBHOOKS} webhooks: event write acknowledged -> receiver got the POST`,
+          ),
+          aws_floor_seconds_2k_events: check(
+            load.floorSeconds,
+            '<=',
+            AWS_FLOOR_TARGET_SECONDS,
+            `least time AWS's per-partition-key limits allow for the DynamoDB work of the ${EVENTS} events (fan-out, ` +
+              "feed, deliveries): the busiest key's units over its limit (load_partitions)",
           ),
           deliveries_over_raw_delivery_work_ratio: check(
             workRatio,
