@@ -246,6 +246,11 @@ export function routeFacts(
     attempts,
     accountingRecords,
     trace: attempts.flatMap((a) => (a.location ? [{ timestamp: a.timestamp - MINUTE, ...a.location }] : [])),
+    visits: attempts.map((a) => ({
+      waypointId: a.waypointId,
+      arrivedAt: a.timestamp - 2 * MINUTE,
+      departedAt: a.timestamp + 3 * MINUTE,
+    })),
   };
   return { routeId, facts };
 }

@@ -24,7 +24,18 @@ export interface Dc {
   timeZone: string;
   /** Average driving speed for ETAs (docs/api.md §3); the default speed when absent. */
   etaSpeedKmh?: number;
+  /** Arrival detection and approach settings (domain/dc-settings.ts); each its default when absent. */
+  arrivalRadiusMeters?: number;
+  arrivalDwellSeconds?: number;
+  departureMarginMeters?: number;
+  approachingMinutes?: number;
 }
+
+/** The settings a DC's API key may change (PATCH /dcs/{dc_id}/settings). */
+export type DcSettingFields = Pick<
+  Dc,
+  'arrivalRadiusMeters' | 'arrivalDwellSeconds' | 'departureMarginMeters' | 'approachingMinutes'
+>;
 
 /** An account and its DCs share one partition: DC ids are unique within their account only. */
 const accountPartition = (accountId: string) => `ACCOUNT#${accountId}`;
@@ -41,7 +52,17 @@ export const accountKeys = {
 
 const accountCodec = codec<Account>({ accountId: {}, name: {}, createdAt: {}, usageKey: {} });
 
-const dcCodec = codec<Dc>({ accountId: {}, dcId: {}, name: {}, timeZone: {}, etaSpeedKmh: {} });
+const dcCodec = codec<Dc>({
+  accountId: {},
+  dcId: {},
+  name: {},
+  timeZone: {},
+  etaSpeedKmh: {},
+  arrivalRadiusMeters: {},
+  arrivalDwellSeconds: {},
+  departureMarginMeters: {},
+  approachingMinutes: {},
+});
 
 /** Transaction items that create an account and DCs; each refuses to overwrite an existing one. */
 export function putAccountItem(account: Account) {
@@ -141,4 +162,31 @@ export async function setDcEtaSpeed(accountId: string, dcId: string, kmh: number
       }),
     ),
   );
+}
+
+/** Sets the DC's settings given (the others keep their values); returns the DC after, or undefined when it does not exist. */
+export async function setDcSettings(
+  accountId: string,
+  dcId: string,
+  settings: DcSettingFields,
+): Promise<Dc | undefined> {
+  const given = Object.entries(dcCodec.toItem(settings as Dc)).filter(([, value]) => value !== undefined);
+  if (given.length === 0) return getDc(accountId, dcId);
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: accountKeys.dc(accountId, dcId),
+        UpdateExpression: `SET ${given.map((_, index) => `#f${index} = :v${index}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: Object.fromEntries(given.map(([name], index) => [`#f${index}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(given.map(([, value], index) => [`:v${index}`, value])),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes && dcCodec.fromItem(Attributes);
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
 }

@@ -1,4 +1,6 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   conditionFailedAt,
   db,
@@ -40,9 +42,27 @@ export interface Driver {
   assignedRouteIds: string[];
   /** Bumped by every change of those two sets; a driver's deletion is conditional on it. */
   routesVersion: number;
+  /**
+   * The arrival detection's state (domain/arrivals.ts): the latest visits of the driver's started routes, on
+   * the item every ping writes anyway, so that a ping reads it for free. Changed only with a visit's record.
+   */
+  recentVisits: RecentVisit[];
+  /** Bumped by every change of recentVisits; those changes are conditional on it. */
+  visitsVersion: number;
   createdAt: number;
   updatedAt: number;
 }
+
+/** A visit of a stop of one of the driver's started routes (data/route-visits.ts keeps every visit). */
+export interface RecentVisit {
+  routeId: string;
+  waypointId: string;
+  arrivedAt: number;
+  departedAt?: number;
+}
+
+const recentVisitCodec = codec<RecentVisit>({ routeId: {}, waypointId: {}, arrivedAt: {}, departedAt: {} });
+const recentVisitItem = (visit: RecentVisit) => recentVisitCodec.toItem(visit);
 
 /** Ids never contain "/" (see endpoints/common), so "/" separates the parts of composite keys. */
 const dcPartition = (accountId: string, dcId: string) => `DC#${accountId}/${dcId}`;
@@ -55,7 +75,10 @@ export const driverKeys = {
   }),
 };
 
-/** The route sets and their version change by update expressions only (a string set, a counter). */
+/**
+ * The route sets and their version change by update expressions only (a string set, a counter), and so do
+ * the recent visits and theirs.
+ */
 const driverCodec = codec<Driver>({
   accountId: {},
   dcId: {},
@@ -66,6 +89,8 @@ const driverCodec = codec<Driver>({
   startedRouteIds: { read: sortedSet },
   assignedRouteIds: { read: sortedSet },
   routesVersion: { read: (stored) => (stored as number | undefined) ?? 0 },
+  recentVisits: { read: (stored) => ((stored ?? []) as Item[]).map(recentVisitCodec.fromItem) },
+  visitsVersion: { read: (stored) => (stored as number | undefined) ?? 0 },
   createdAt: {},
   updatedAt: {},
 });
@@ -324,7 +349,8 @@ export async function addRouteToSets(route: RouteHeader): Promise<'added' | 'cha
 
 export type LocationUpdate =
   | { outcome: 'updated'; driver: Driver }
-  | { outcome: 'older' }
+  /** A newer location was stored: the driver as it is. */
+  | { outcome: 'older'; driver: Driver }
   | { outcome: 'not_this_driver' };
 
 /**
@@ -358,7 +384,33 @@ export async function updateLatestLocation(
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     // The failed write's old item comes back as raw attribute values (the document client leaves errors alone).
-    const old = (error as { Item?: Record<string, { S?: string }> }).Item;
-    return old?.login_token?.S === ref.loginToken ? { outcome: 'older' } : { outcome: 'not_this_driver' };
+    const raw = (error as { Item?: Record<string, AttributeValue> }).Item;
+    const old = raw && unmarshall(raw);
+    return old?.login_token === ref.loginToken
+      ? { outcome: 'older', driver: fromItem(old) }
+      : { outcome: 'not_this_driver' };
   }
+}
+
+/**
+ * Transaction item replacing the driver's recent visits, on condition that they did not change since
+ * `visitsVersion` was read (another ping's detection wrote them meanwhile: read again).
+ */
+export function replaceRecentVisitsItem(driver: Driver, visits: readonly RecentVisit[]): TransactItem {
+  const { visitsVersion } = driver;
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
+      UpdateExpression: 'SET recent_visits = :visits, visits_version = :next',
+      // A driver stored before detection has no version: it reads as 0.
+      ConditionExpression:
+        'attribute_exists(pk) AND (attribute_not_exists(visits_version) OR visits_version = :version)',
+      ExpressionAttributeValues: {
+        ':visits': visits.map(recentVisitItem),
+        ':next': visitsVersion + 1,
+        ':version': visitsVersion,
+      },
+    },
+  };
 }

@@ -38,17 +38,35 @@ export async function sequencedEventItems(event: SequencedEvent): Promise<Transa
 }
 
 /**
- * Transaction item taking sequence `last + 1` for the route's next event, on condition that the route's last
- * is still `last` (eventSequenceRaced tells a transaction cancelled for it).
+ * sequencedEventItems for several events of one change, which take the route's next numbers in their order.
  */
-export function takeEventSequenceItem(accountId: string, routeId: string, last: number): TransactItem {
+export async function sequencedEventsItems(events: readonly SequencedEvent[]): Promise<TransactItem[]> {
+  const [first] = events;
+  if (!first) return [];
+  const last = await lastEventSequence(first.accountId, first.routeId);
+  return [
+    takeEventSequenceItem(first.accountId, first.routeId, last, events.length),
+    ...events.map((event, index) => putEventItem({ ...event, sequence: last + 1 + index })),
+  ];
+}
+
+/**
+ * Transaction item taking sequences `last + 1` .. `last + count` for the route's next events, on condition that
+ * the route's last is still `last` (eventSequenceRaced tells a transaction cancelled for it).
+ */
+export function takeEventSequenceItem(
+  accountId: string,
+  routeId: string,
+  last: number,
+  count = 1,
+): TransactItem {
   return {
     Put: {
       TableName: tableName(),
       Item: {
         ...sequenceKey(accountId, routeId),
         entity: ENTITY,
-        ...sequenceCodec.toItem({ lastSequence: last + 1 }),
+        ...sequenceCodec.toItem({ lastSequence: last + count }),
       },
       ConditionExpression: last === 0 ? 'attribute_not_exists(pk)' : 'last_sequence = :last',
       ...(last === 0 ? {} : { ExpressionAttributeValues: { ':last': last } }),

@@ -8,6 +8,7 @@ import type { Dc } from '../data/accounts';
 import type { Attempt } from '../data/attempts';
 import type { DriverLocation } from '../data/drivers';
 import type { InvoiceRow, WaypointRow } from '../data/route-rows';
+import type { VisitRecord } from '../data/route-visits';
 import type { RouteHeader } from '../data/routes';
 import { localDateOf, zonedFormatter } from '../shared/time';
 import {
@@ -227,6 +228,18 @@ const attemptColumns = {
     'Signer name',
     'Who signed for the delivery, as the driver app reported it; empty when not given.',
   ),
+  arrival_epoch_ms: epochColumn(
+    'Arrival (epoch ms)',
+    "When the driver arrived for this attempt, as detected from the driver's location pings (docs/api.md, Arrivals and departures): the waypoint's latest visit that began at or before the attempt and had not ended more than 10 minutes before it; empty when no such visit was detected",
+  ),
+  dwell_seconds: column(
+    'Dwell time (s)',
+    "Whole seconds from that arrival to the driver's departure from the waypoint; empty without that arrival or while the driver had not left.",
+  ),
+  arrival_timeliness: column(
+    'Arrival timeliness',
+    "Whether that arrival was inside the waypoint's time windows: ON_TIME when within a window (start inclusive, end exclusive), EARLY before the earliest opens, LATE otherwise, NO_WINDOW without windows; empty without that arrival.",
+  ),
 } as const;
 
 type RouteColumn = keyof typeof routeColumns;
@@ -253,6 +266,24 @@ export interface RouteFacts {
   accountingRecords: AccountingRecord[];
   /** The driver's pings between the route's start and finalization, oldest first. */
   trace: DriverLocation[];
+  /** The visits arrival detection saw, by waypoint, then arrival. */
+  visits: Pick<VisitRecord, 'waypointId' | 'arrivedAt' | 'departedAt'>[];
+}
+
+/** An attempt belongs to a visit it happened in, or at most this long after (recorded in the van). */
+const ATTEMPT_AFTER_DEPARTURE_MS = 10 * 60_000;
+
+/** The visit of the attempt's waypoint it happened in (the latest that began by then), if one was detected. */
+function visitOfAttempt(attempt: Attempt, visits: RouteFacts['visits']) {
+  return visits
+    .filter(
+      (visit) =>
+        visit.waypointId === attempt.waypointId &&
+        visit.arrivedAt <= attempt.timestamp &&
+        (visit.departedAt === undefined ||
+          attempt.timestamp <= visit.departedAt + ATTEMPT_AFTER_DEPARTURE_MS),
+    )
+    .at(-1);
 }
 
 const dateTimeFormatter = zonedFormatter('en-US', {
@@ -495,6 +526,7 @@ export function attemptAnalytics(facts: RouteFacts): AnalyticsRecord[] {
     const windows = waypoint?.timeWindows ?? [];
     // The items this attempt decided, on its own.
     const decided = itemOutcomes(itemIds.get(attempt.waypointId) ?? [], [attempt]);
+    const visit = visitOfAttempt(attempt, facts.visits);
     const values: Record<AttemptColumn, AnalyticsValue> = {
       ...common,
       waypoint_id: attempt.waypointId,
@@ -515,6 +547,10 @@ export function attemptAnalytics(facts: RouteFacts): AnalyticsRecord[] {
       items_failed: decided.failed,
       proof_count: attempt.proofIds.length,
       signer_name: attempt.signerName ?? null,
+      arrival_epoch_ms: visit?.arrivedAt ?? null,
+      dwell_seconds:
+        visit?.departedAt === undefined ? null : Math.floor((visit.departedAt - visit.arrivedAt) / 1000),
+      arrival_timeliness: visit ? timeliness(visit.arrivedAt, windows) : null,
     };
     return ordered(attemptColumns, values);
   });

@@ -41,6 +41,8 @@ export async function createDriver(
     startedRouteIds: [],
     assignedRouteIds: [],
     routesVersion: 0,
+    recentVisits: [],
+    visitsVersion: 0,
     createdAt: now,
     updatedAt: now,
   };

@@ -14,6 +14,7 @@ import { getDriver } from '../data/drivers';
 import { listTracePoints } from '../data/location-trace';
 import type { Page, SizedPageRequest } from '../data/pagination';
 import { listInvoiceRows, listWaypointRows } from '../data/route-rows';
+import { listVisits } from '../data/route-visits';
 import type { RouteHeader } from '../data/routes';
 import { NotFoundError } from '../shared/errors';
 import { logger } from '../shared/observability';
@@ -31,7 +32,7 @@ const placeOf = (route: RouteHeader): AnalyticsPlace => ({
 /** Everything that happened on a finished route, as the analytics computation takes it. */
 async function factsOf(route: RouteHeader): Promise<RouteFacts> {
   const driverRef = route.assignedDriverId;
-  const [dc, driver, waypoints, invoices, attempts, accountingRecords, trace] = await Promise.all([
+  const [dc, driver, waypoints, invoices, attempts, accountingRecords, trace, visits] = await Promise.all([
     getDc(route.accountId, route.dcId),
     driverRef ? getDriver(route.accountId, route.dcId, driverRef) : undefined,
     listWaypointRows(route.accountId, route.routeId).then((page) => page.items),
@@ -45,6 +46,7 @@ async function factsOf(route: RouteHeader): Promise<RouteFacts> {
           route.finalizedTimestamp ?? Date.now(),
         )
       : [],
+    listVisits(route.accountId, route.routeId),
   ]);
   if (!dc) throw new Error(`DC ${route.dcId} of route ${route.routeId} is gone`);
   return {
@@ -56,6 +58,7 @@ async function factsOf(route: RouteHeader): Promise<RouteFacts> {
     attempts,
     accountingRecords,
     trace,
+    visits,
   };
 }
 

@@ -22,6 +22,7 @@ import {
   type WaypointRow,
   waypointKeyOf,
 } from '../data/route-rows';
+import { listVisits, type VisitRecord } from '../data/route-visits';
 import {
   getRouteHeader,
   listActiveRoutesOfDriver,
@@ -50,6 +51,8 @@ export interface WaypointDetail extends WaypointRow {
   /** Latest ETA while the waypoint is still to be visited; null once done. */
   eta: number | null;
   attempts: Attempt[];
+  /** The visits arrival detection saw (./arrivals.ts), in time order. */
+  visits: { arrivedAt: number; departedAt?: number }[];
 }
 
 /** A waypoint as the route reads answer it: with its tracking page. */
@@ -145,23 +148,37 @@ async function etasOf(
   return plannedEtas(route, waypoints, dc?.etaSpeedKmh);
 }
 
-function detailOf(waypoint: WaypointRow, progress: WaypointProgress, etas: RouteEtas): WaypointDetail {
+function detailOf(
+  waypoint: WaypointRow,
+  progress: WaypointProgress,
+  etas: RouteEtas,
+  visits: readonly VisitRecord[],
+): WaypointDetail {
   const eta =
     progress.status === 'SUCCESSFUL' || progress.status === 'FAILED' ? null : etas.etas[waypoint.sequence];
-  return { ...waypoint, status: progress.status, eta: eta ?? null, attempts: progress.attempts };
+  return {
+    ...waypoint,
+    status: progress.status,
+    eta: eta ?? null,
+    attempts: progress.attempts,
+    visits: visits
+      .filter((visit) => visit.waypointId === waypoint.id)
+      .map(({ arrivedAt, departedAt }) => ({ arrivedAt, departedAt })),
+  };
 }
 
 /** Everything about a route's waypoints: rows, statuses, attempts and ETAs, in sequence. */
 async function routeProgress(route: RouteHeader) {
-  const [{ items: waypoints }, attempts, stored] = await Promise.all([
+  const [{ items: waypoints }, attempts, stored, visits] = await Promise.all([
     listWaypointRows(route.accountId, route.routeId),
     listAttempts(route.accountId, route.routeId),
     getRouteEtas(route.accountId, route.routeId),
+    listVisits(route.accountId, route.routeId),
   ]);
   const progress = progressByWaypoint(attempts);
   const etas = await etasOf(route, async () => waypoints, stored);
   return {
-    waypoints: waypoints.map((waypoint) => detailOf(waypoint, progressOf(progress, waypoint), etas)),
+    waypoints: waypoints.map((waypoint) => detailOf(waypoint, progressOf(progress, waypoint), etas, visits)),
     actual: actualCompletion(waypoints, progress),
     etas,
   };
@@ -197,11 +214,18 @@ async function waypointPage(route: RouteHeader, page: PageRequest) {
     getRouteEtas(route.accountId, route.routeId),
   ]);
   const range = sequenceRange(waypoints.items);
-  const attempts = range ? await listAttempts(route.accountId, route.routeId, range) : [];
+  const [attempts, visits] = range
+    ? await Promise.all([
+        listAttempts(route.accountId, route.routeId, range),
+        listVisits(route.accountId, route.routeId, range),
+      ])
+    : [[], []];
   const progress = progressByWaypoint(attempts);
   const allWaypoints = async () => (await listWaypointRows(route.accountId, route.routeId)).items;
   const etas = await etasOf(route, allWaypoints, stored);
-  const details = waypoints.items.map((waypoint) => detailOf(waypoint, progressOf(progress, waypoint), etas));
+  const details = waypoints.items.map((waypoint) =>
+    detailOf(waypoint, progressOf(progress, waypoint), etas, visits),
+  );
   return { waypoints: { ...waypoints, items: details }, progress };
 }
 

@@ -147,6 +147,25 @@ function buildEventSchemas() {
     }),
   });
 
+  const visitFields = {
+    waypoint_id: z.string(),
+    driver_id: z.withMeta(z.string(), { description: 'the driver whose pings showed the visit' }),
+    arrived_timestamp: millis(
+      'the first ping of the stay within the DC’s arrival radius: it names the visit',
+    ),
+  };
+  const WaypointArrived = z.object({ type: z.literal('WAYPOINT_ARRIVED'), details: z.object(visitFields) });
+  const WaypointDeparted = z.object({
+    type: z.literal('WAYPOINT_DEPARTED'),
+    details: z.object({
+      ...visitFields,
+      departed_timestamp: millis('the first ping farther than the arrival radius plus the departure margin'),
+      dwell_seconds: z.withMeta(z.int().check(z.minimum(0)), {
+        description: 'departed_timestamp - arrived_timestamp, in whole seconds',
+      }),
+    }),
+  });
+
   const Ping = z.object({ type: z.literal('PING'), details: z.object({}) });
 
   /** The events written as event items (transactional outbox) and carried by the table stream. */
@@ -158,6 +177,8 @@ function buildEventSchemas() {
     RouteFinished,
     RouteImportFailed,
     RouteUpdated,
+    WaypointArrived,
+    WaypointDeparted,
   ]);
 
   /** Every event a webhook can receive: the stream's, and PING, which only the test call sends. */
@@ -207,6 +228,8 @@ export const SUBSCRIBABLE_EVENTS = [
   'ROUTE_FINISHED',
   'ROUTE_IMPORT_FAILED',
   'ROUTE_UPDATED',
+  'WAYPOINT_ARRIVED',
+  'WAYPOINT_DEPARTED',
 ] as const satisfies readonly StreamEventType[];
 
 /** Every event type, in the catalog's order. */
@@ -477,6 +500,40 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
           invoices: { added: [], removed: ['INV-17-1'], changed: [] },
           items: { added: [], removed: ['ITEM-17-1-1', 'ITEM-17-1-2'], changed: [] },
         },
+      },
+    },
+  },
+  WAYPOINT_ARRIVED: {
+    summary: 'A driver arrived at a waypoint',
+    description:
+      'Sent when the driver’s location pings on a started route stayed within the DC’s arrival radius of a waypoint for its dwell time (docs/api.md, Arrivals and departures): once per visit, whether or not the driver records an attempt. A waypoint visited again sends another, with its own `arrived_timestamp`.',
+    scope: 'route',
+    example: {
+      event_id: 'evt_6a5b4c3d2e1f0a9b',
+      dc_id: 'dc-1',
+      route_id: 'R-2026-11-23-01',
+      sequence: 3,
+      occurred_at: T0 + 4_731_000,
+      details: { waypoint_id: 'wp-002', driver_id: 'drv-042', arrived_timestamp: T0 + 4_680_000 },
+    },
+  },
+  WAYPOINT_DEPARTED: {
+    summary: 'A driver left a waypoint',
+    description:
+      'Sent once per visit when, after WAYPOINT_ARRIVED, a ping of the driver was farther from the waypoint than the arrival radius plus the departure margin. `arrived_timestamp` names the visit it ends.',
+    scope: 'route',
+    example: {
+      event_id: 'evt_8c7d6e5f4a3b2c1d',
+      dc_id: 'dc-1',
+      route_id: 'R-2026-11-23-01',
+      sequence: 5,
+      occurred_at: T0 + 5_041_000,
+      details: {
+        waypoint_id: 'wp-002',
+        driver_id: 'drv-042',
+        arrived_timestamp: T0 + 4_680_000,
+        departed_timestamp: T0 + 5_030_000,
+        dwell_seconds: 350,
       },
     },
   },

@@ -227,6 +227,8 @@ describe('the writes of a route change', () => {
       startedRouteIds: [],
       assignedRouteIds: [],
       routesVersion: 0,
+      recentVisits: [],
+      visitsVersion: 0,
       createdAt: 1,
       updatedAt: 1,
     });

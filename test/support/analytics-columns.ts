@@ -68,4 +68,8 @@ export const DESIGN_ATTEMPT_COLUMNS = [
   'items_failed',
   'proof_count',
   'signer_name',
+  // After DESIGN §6's: the visit arrival detection saw (docs/api.md, Arrivals and departures).
+  'arrival_epoch_ms',
+  'dwell_seconds',
+  'arrival_timeliness',
 ];

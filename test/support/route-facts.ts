@@ -164,6 +164,19 @@ export const chicagoFacts = (): RouteFacts => ({
     { timestamp: Date.UTC(2025, 5, 2, 13, 30), latitude: 41.85, longitude: CHI_LNG },
     { timestamp: Date.UTC(2025, 5, 2, 15, 30), latitude: 41.82, longitude: CHI_LNG },
   ],
+  visits: [
+    // 08:07-08:14, no window: 420 s.
+    { waypointId: 'wp-1', arrivedAt: Date.UTC(2025, 5, 2, 13, 7), departedAt: Date.UTC(2025, 5, 2, 13, 14) },
+    // 08:48, before the 09:00 window.
+    {
+      waypointId: 'wp-2',
+      arrivedAt: Date.UTC(2025, 5, 2, 13, 48),
+      departedAt: Date.UTC(2025, 5, 2, 13, 55, 30),
+    },
+    // 09:38, between the windows; then back at 10:02, in the second, not left when the route finished.
+    { waypointId: 'wp-3', arrivedAt: Date.UTC(2025, 5, 2, 14, 38), departedAt: Date.UTC(2025, 5, 2, 14, 45) },
+    { waypointId: 'wp-3', arrivedAt: Date.UTC(2025, 5, 2, 15, 2) },
+  ],
 });
 
 // ---- Tokyo: no warehouses, no driver, never started, one customer unvisited (JST = UTC+9) ----
@@ -178,6 +191,7 @@ export const tokyoFacts = (): RouteFacts => ({
     finalizedTimestamp: Date.UTC(2025, 5, 2, 9, 0), // 18:00 JST
   }),
   driverName: null,
+  visits: [],
   waypoints: [
     waypoint(0, 't-1', 35.6, TYO_LNG, { customerId: 'k-1', name: 'Kiosk One' }),
     // No customer id or name; a window from 22:00 to 02:00 the next day.

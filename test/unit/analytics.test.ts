@@ -387,6 +387,9 @@ describe('attemptAnalytics', () => {
         items_failed: 0,
         proof_count: 2,
         signer_name: 'Zoë Ålund',
+        arrival_epoch_ms: Date.UTC(2025, 5, 2, 13, 7),
+        dwell_seconds: 420,
+        arrival_timeliness: 'NO_WINDOW',
       },
       {
         ...CHICAGO_IDENTITY,
@@ -405,6 +408,9 @@ describe('attemptAnalytics', () => {
         items_failed: 2,
         proof_count: 0,
         signer_name: null,
+        arrival_epoch_ms: Date.UTC(2025, 5, 2, 13, 48),
+        dwell_seconds: 450,
+        arrival_timeliness: 'EARLY',
       },
       {
         ...CHICAGO_IDENTITY,
@@ -423,6 +429,9 @@ describe('attemptAnalytics', () => {
         items_failed: 0,
         proof_count: 0,
         signer_name: null,
+        arrival_epoch_ms: Date.UTC(2025, 5, 2, 14, 38),
+        dwell_seconds: 420,
+        arrival_timeliness: 'LATE',
       },
       {
         ...CHICAGO_IDENTITY,
@@ -441,6 +450,9 @@ describe('attemptAnalytics', () => {
         items_failed: 0,
         proof_count: 0,
         signer_name: null,
+        arrival_epoch_ms: Date.UTC(2025, 5, 2, 15, 2),
+        dwell_seconds: null,
+        arrival_timeliness: 'ON_TIME',
       },
     ]);
   });
@@ -464,6 +476,9 @@ describe('attemptAnalytics', () => {
         items_failed: 2,
         proof_count: 0,
         signer_name: null,
+        arrival_epoch_ms: null,
+        dwell_seconds: null,
+        arrival_timeliness: null,
       },
       {
         ...TOKYO_IDENTITY,
@@ -482,6 +497,9 @@ describe('attemptAnalytics', () => {
         items_failed: 0,
         proof_count: 0,
         signer_name: null,
+        arrival_epoch_ms: null,
+        dwell_seconds: null,
+        arrival_timeliness: null,
       },
     ]);
   });

@@ -79,6 +79,10 @@ const waypoint = () => ({
   status: 'VISIT_LATER',
   eta: timestamp,
   attempts: [attempt(ITEMS_PER_WAYPOINT)],
+  arrived_timestamp: timestamp,
+  departed_timestamp: timestamp,
+  // Detected visits have no limit but time: 20 is a day of coming back every half hour.
+  visits: Array.from({ length: 20 }, () => ({ arrived_timestamp: timestamp, departed_timestamp: timestamp })),
 });
 
 /** As the route reads answer it: with its tracking link, under a custom domain of the longest name DNS takes. */
@@ -127,6 +131,9 @@ const WORST_ATTEMPT_ANALYTICS: Record<string, string | number> = {
   items_failed: 999_999,
   proof_count: 20,
   signer_name: text(200),
+  arrival_epoch_ms: timestamp,
+  dwell_seconds: 999_999_999,
+  arrival_timeliness: 'NO_WINDOW',
 };
 
 /** Delivery ids are the service's own: `dlv_`, 13 digits and 16 hex digits. */

@@ -5,3 +5,5 @@
 
 export * from './list/endpoint';
 export * from './schemas';
+export * from './settings/endpoint';
+export * from './update-settings/endpoint';

@@ -50,6 +50,12 @@ export function waypointView(waypoint: WaypointDetail) {
     time_windows: waypoint.timeWindows.map((window) => ({ start: window.start, end: window.end })),
     ...apiFields(waypoint, ['invoiceIds', 'status', 'eta']),
     attempts: waypoint.attempts.map(attemptView),
+    arrived_timestamp: waypoint.visits.at(-1)?.arrivedAt ?? null,
+    departed_timestamp: waypoint.visits.at(-1)?.departedAt ?? null,
+    visits: waypoint.visits.map((visit) => ({
+      arrived_timestamp: visit.arrivedAt,
+      departed_timestamp: visit.departedAt ?? null,
+    })),
   };
 }
 

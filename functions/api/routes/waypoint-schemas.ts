@@ -50,6 +50,24 @@ export const Waypoint = z.withMeta(
       description: 'when service is expected to start; null once the waypoint is done',
     }),
     attempts: z.withMeta(z.array(Attempt), { description: 'oldest first' }),
+    arrived_timestamp: z.withMeta(z.nullable(EpochMillis), {
+      description:
+        'when the driver last arrived, as detected from the driver’s location pings (docs/api.md, Arrivals and departures); null before any arrival',
+    }),
+    departed_timestamp: z.withMeta(z.nullable(EpochMillis), {
+      description: 'when the driver left after that arrival; null until then',
+    }),
+    visits: z.withMeta(
+      z.array(
+        z.object({
+          arrived_timestamp: EpochMillis,
+          departed_timestamp: z.withMeta(z.nullable(EpochMillis), {
+            description: 'null while the driver is there',
+          }),
+        }),
+      ),
+      { description: 'every detected visit, oldest first: a waypoint visited again has one per visit' },
+    ),
   }),
   { id: 'Waypoint' },
 );

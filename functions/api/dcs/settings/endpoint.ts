@@ -1,0 +1,8 @@
+import { DcSettingsData, dcSettingsEndpoint } from '../schemas';
+
+export const getDcSettings = dcSettingsEndpoint('GET /dcs/{dc_id}/settings', {
+  operationId: 'getDcSettings',
+  module: import.meta.url,
+  summary: 'Read the DC’s arrival detection and approach settings',
+  responses: { 200: { description: 'the settings, defaults filled in', data: DcSettingsData } },
+});

@@ -1,0 +1,10 @@
+import { DcParams } from '../../../models/common';
+import { DcSettingsData, dcSettingsChangeEndpoint, UpdateDcSettingsBody } from '../schemas';
+
+export const updateDcSettings = dcSettingsChangeEndpoint('PATCH /dcs/{dc_id}/settings', {
+  operationId: 'updateDcSettings',
+  module: import.meta.url,
+  summary: 'Change the DC’s arrival detection and approach settings (the ones given)',
+  request: { params: DcParams, body: UpdateDcSettingsBody },
+  responses: { 200: { description: 'the settings after the change', data: DcSettingsData } },
+});

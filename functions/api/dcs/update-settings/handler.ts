@@ -1,0 +1,17 @@
+import { updateDcSettings } from '../../../domain/dc-settings';
+import { httpHandler } from '../../http-handler';
+import { dcSettingsView } from '../views';
+import { updateDcSettings as endpoint } from './endpoint';
+
+export const handler = httpHandler(endpoint, async ({ params, body, caller }) => {
+  const settings = await updateDcSettings(
+    { accountId: caller.accountId, dcId: params.dc_id },
+    {
+      radiusMeters: body.arrival_radius_meters,
+      dwellSeconds: body.arrival_dwell_seconds,
+      marginMeters: body.departure_margin_meters,
+      approachingMinutes: body.approaching_minutes,
+    },
+  );
+  return { settings: dcSettingsView(settings) };
+});

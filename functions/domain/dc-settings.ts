@@ -1,0 +1,47 @@
+import { type Dc, type DcSettingFields, getDc, setDcSettings } from '../data/accounts';
+import { NotFoundError } from '../shared/errors';
+import { quote } from '../shared/quote';
+import { type ArrivalSettings, DEFAULT_ARRIVAL_SETTINGS } from './arrival-detection';
+
+/** A DC's settings of arrival detection and approach (docs/api.md, Arrivals and departures), defaults filled in. */
+export interface DcSettings extends ArrivalSettings {
+  /** WAYPOINT_APPROACHING goes out once a stop's ETA is this close. */
+  approachingMinutes: number;
+}
+
+export const DEFAULT_APPROACHING_MINUTES = 10;
+
+/** The DC's settings: each its stored value, else its default. */
+export function settingsOf(dc: Dc | undefined): DcSettings {
+  return {
+    radiusMeters: dc?.arrivalRadiusMeters ?? DEFAULT_ARRIVAL_SETTINGS.radiusMeters,
+    dwellSeconds: dc?.arrivalDwellSeconds ?? DEFAULT_ARRIVAL_SETTINGS.dwellSeconds,
+    marginMeters: dc?.departureMarginMeters ?? DEFAULT_ARRIVAL_SETTINGS.marginMeters,
+    approachingMinutes: dc?.approachingMinutes ?? DEFAULT_APPROACHING_MINUTES,
+  };
+}
+
+const dcNotFound = (dcId: string) => new NotFoundError(`dc ${quote(dcId)} not found`);
+
+/** The DC's settings; 404 when the account has no such DC. */
+export async function dcSettings(ref: { accountId: string; dcId: string }): Promise<DcSettings> {
+  const dc = await getDc(ref.accountId, ref.dcId);
+  if (!dc) throw dcNotFound(ref.dcId);
+  return settingsOf(dc);
+}
+
+/** Changes the settings given, keeps the others; answers them all. */
+export async function updateDcSettings(
+  ref: { accountId: string; dcId: string },
+  change: Partial<DcSettings>,
+): Promise<DcSettings> {
+  const fields: DcSettingFields = {
+    arrivalRadiusMeters: change.radiusMeters,
+    arrivalDwellSeconds: change.dwellSeconds,
+    departureMarginMeters: change.marginMeters,
+    approachingMinutes: change.approachingMinutes,
+  };
+  const dc = await setDcSettings(ref.accountId, ref.dcId, fields);
+  if (!dc) throw dcNotFound(ref.dcId);
+  return settingsOf(dc);
+}

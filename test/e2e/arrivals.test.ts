@@ -1,0 +1,209 @@
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import * as dcs from '../../functions/api/dcs/index';
+import * as drivers from '../../functions/api/drivers/index';
+import * as routes from '../../functions/api/routes/index';
+import type { TracePoint } from '../../functions/domain/arrival-detection';
+import { expectError, expectSuccess } from '../support/http';
+import { exampleRoute, importRoute } from '../support/routes';
+import type { RecordedTrace } from '../support/synthetic-traces';
+import { eventTypeOf, type ReceivedDelivery, waitUntil } from '../support/webhook-receiver';
+import { useWebhookApi } from '../support/webhooks';
+
+/**
+ * Arrivals and departures detected from the driver app's location pings (docs/api.md, Arrivals and
+ * departures), through the API: recorded traces sent as pings, the waypoints' visits read back, the events
+ * received by a real receiver through the whole pipeline, and the DC's settings.
+ */
+
+const hooks = useWebhookApi('arrivals', { streams: true });
+const MINUTE = 60_000;
+
+const trace = (name: string): RecordedTrace =>
+  JSON.parse(readFileSync(new URL(`../fixtures/traces/${name}.json`, import.meta.url), 'utf8'));
+
+/** The trace moved to end a minute ago (pings may not come from the future), on a whole second. */
+function recent(recorded: RecordedTrace): TracePoint[] {
+  const last = Math.max(...recorded.points.map((point) => point.timestamp));
+  const shift = Math.floor((Date.now() - MINUTE) / 1000) * 1000 - last;
+  return recorded.points.map((point) => ({ ...point, timestamp: point.timestamp + shift }));
+}
+
+interface Visit {
+  arrived_timestamp: number;
+  departed_timestamp: number | null;
+}
+interface WaypointRead {
+  id: string;
+  arrived_timestamp: number | null;
+  departed_timestamp: number | null;
+  visits: Visit[];
+}
+
+/**
+ * A driver of its own on a started route whose three stops are the trace's, and the trace's pings sent in
+ * their delivery order. Returns the pings as sent (their timestamps moved to now).
+ */
+async function driveTrace(routeId: string, recorded: RecordedTrace): Promise<TracePoint[]> {
+  const { acme } = hooks.accounts;
+  const driverId = `${routeId}-driver`;
+  const created = await hooks.fx.as(acme.key, 'POST', '/dcs/dc-1/drivers', {
+    driver_id: driverId,
+    driver_name: 'Dana Driver',
+  });
+  const token = (expectSuccess(created, drivers.createDriver) as { driver: { login_token: string } }).driver
+    .login_token;
+  const points = recent(recorded);
+  const route = exampleRoute(routeId, {
+    waypoints: 3,
+    driverId,
+    startTime: (points[0] as TracePoint).timestamp,
+  });
+  route.waypoints.forEach((waypoint, index) => {
+    const stop = recorded.stops[index] as RecordedTrace['stops'][number];
+    waypoint.id = `${routeId}-${stop.id}`;
+    waypoint.location = stop.location;
+  });
+  await importRoute(hooks.fx.api.url, acme.key, 'dc-1', route);
+  const started = await hooks.fx.as(token, 'POST', `/driver/routes/${routeId}/start`, {
+    timestamp: (points[0] as TracePoint).timestamp - MINUTE,
+  });
+  expect(started.status).toBe(200);
+  for (const position of recorded.deliveryOrder) {
+    const { timestamp, latitude, longitude } = points[position] as TracePoint;
+    const sent = await hooks.fx.as(token, 'POST', '/driver/location', {
+      timestamp,
+      location: { latitude, longitude },
+    });
+    expect(sent.status).toBe(200);
+  }
+  return points;
+}
+
+async function waypointsOf(routeId: string): Promise<WaypointRead[]> {
+  const response = await hooks.fx.as(hooks.accounts.acme.key, 'GET', `/dcs/dc-1/routes/${routeId}/waypoints`);
+  return (expectSuccess(response, routes.listWaypoints) as { waypoints: WaypointRead[] }).waypoints;
+}
+
+describe('arrivals and departures from the driver’s pings', () => {
+  let receiver: Awaited<ReturnType<typeof hooks.receiver>>;
+  beforeAll(async () => {
+    receiver = await hooks.receiver();
+    await hooks.createWebhook(receiver.url, ['WAYPOINT_ARRIVED', 'WAYPOINT_DEPARTED']);
+  });
+
+  it('a stop visited twice: two visits on the waypoint, each arrival and departure sent once, in order', async () => {
+    const points = await driveTrace('twice', trace('visited-twice'));
+    const [a, b, c] = await waypointsOf('twice');
+    expect(a?.visits).toHaveLength(2);
+    expect(b?.visits).toHaveLength(1);
+    expect(c?.visits).toEqual([]);
+    expect(c?.arrived_timestamp).toBeNull();
+    const [first, second] = (a as WaypointRead).visits as [Visit, Visit];
+    expect(a?.arrived_timestamp).toBe(second.arrived_timestamp);
+    expect(a?.departed_timestamp).toBe(second.departed_timestamp);
+    // Every time is a ping's own.
+    const sentTimes = new Set(points.map((point) => point.timestamp));
+    for (const visit of [first, second, ...(b?.visits ?? [])]) {
+      expect(sentTimes.has(visit.arrived_timestamp)).toBe(true);
+      expect(sentTimes.has(visit.departed_timestamp as number)).toBe(true);
+      expect(visit.departed_timestamp as number).toBeGreaterThan(visit.arrived_timestamp + MINUTE);
+    }
+    expect(first.departed_timestamp as number).toBeLessThan(b?.visits[0]?.arrived_timestamp as number);
+
+    const ofRoute = (delivery: ReceivedDelivery) => delivery.json.route_id === 'twice';
+    await waitUntil('the six visit events', () =>
+      receiver.deliveries.filter(ofRoute).length >= 6 ? true : undefined,
+    );
+    const received = receiver.deliveries
+      .filter(ofRoute)
+      .sort((x, y) => Number(x.json.sequence) - Number(y.json.sequence));
+    expect(received.map((delivery) => [eventTypeOf(delivery), delivery.json.waypoint_id])).toEqual([
+      ['WAYPOINT_ARRIVED', a?.id],
+      ['WAYPOINT_DEPARTED', a?.id],
+      ['WAYPOINT_ARRIVED', b?.id],
+      ['WAYPOINT_DEPARTED', b?.id],
+      ['WAYPOINT_ARRIVED', a?.id],
+      ['WAYPOINT_DEPARTED', a?.id],
+    ]);
+    expect(received[1]?.json).toMatchObject({
+      driver_id: 'twice-driver',
+      arrived_timestamp: first.arrived_timestamp,
+      departed_timestamp: first.departed_timestamp,
+      dwell_seconds: Math.floor(((first.departed_timestamp as number) - first.arrived_timestamp) / 1000),
+    });
+    // Sequences follow one another (ROUTE_CREATED and ROUTE_STARTED took theirs first).
+    const sequences = received.map((delivery) => Number(delivery.json.sequence));
+    expect(sequences).toEqual(sequences.map((_, index) => (sequences[0] as number) + index));
+  }, 180_000);
+
+  it('pings delivered out of order and late: each stop arrived and departed once', async () => {
+    await driveTrace('shuffled', trace('out-of-order'));
+    const [a, , c] = await waypointsOf('shuffled');
+    expect(a?.visits).toHaveLength(1);
+    expect(c?.visits).toHaveLength(1);
+    for (const visit of [...(a?.visits ?? []), ...(c?.visits ?? [])])
+      expect(visit.departed_timestamp as number).toBeGreaterThan(visit.arrived_timestamp);
+  }, 180_000);
+
+  it('a pass at 50 km/h 30 m from a stop records nothing', async () => {
+    await driveTrace('passing', trace('pass-by'));
+    for (const waypoint of await waypointsOf('passing')) expect(waypoint.visits).toEqual([]);
+  }, 180_000);
+});
+
+describe('GET and PATCH /dcs/{dc_id}/settings', () => {
+  const settings = (key: string, method: 'GET' | 'PATCH', dcId = 'dc-2', body?: unknown) =>
+    hooks.fx.as(key, method, `/dcs/${dcId}/settings`, body);
+
+  it('answers the defaults, then changes only the settings given', async () => {
+    const { key } = hooks.accounts.acme;
+    expect(expectSuccess(await settings(key, 'GET'), dcs.getDcSettings)).toEqual({
+      settings: {
+        arrival_radius_meters: 100,
+        arrival_dwell_seconds: 60,
+        departure_margin_meters: 50,
+        approaching_minutes: 10,
+      },
+    });
+    const changed = await settings(key, 'PATCH', 'dc-2', {
+      arrival_radius_meters: 150,
+      approaching_minutes: 5,
+    });
+    const expected = {
+      settings: {
+        arrival_radius_meters: 150,
+        arrival_dwell_seconds: 60,
+        departure_margin_meters: 50,
+        approaching_minutes: 5,
+      },
+    };
+    expect(expectSuccess(changed, dcs.updateDcSettings)).toEqual(expected);
+    expect(expectSuccess(await settings(key, 'GET'), dcs.getDcSettings)).toEqual(expected);
+  });
+
+  it('refuses settings out of range, not whole, or none, with 1006 naming the field', async () => {
+    const { key } = hooks.accounts.acme;
+    const cases: [unknown, string][] = [
+      [{ arrival_radius_meters: 10 }, 'arrival_radius_meters'],
+      [{ arrival_dwell_seconds: 1801 }, 'arrival_dwell_seconds'],
+      [{ departure_margin_meters: 12.5 }, 'departure_margin_meters'],
+      [{ approaching_minutes: '10' }, 'approaching_minutes'],
+      [{}, 'arrival_radius_meters'],
+    ];
+    for (const [body, field] of cases) {
+      const message = expectError(await settings(key, 'PATCH', 'dc-2', body), 400, 1006);
+      expect(message.startsWith(`${field}:`)).toBe(true);
+    }
+  });
+
+  it('answers 403 for another account’s DC, and 401 without a key', async () => {
+    const { globex } = hooks.accounts;
+    expectError(await settings(globex.key, 'GET', 'dc-2'), 403, 1002);
+    expectError(await settings(globex.key, 'PATCH', 'dc-2', { arrival_dwell_seconds: 30 }), 403, 1002);
+    // Globex's own dc-1 is not Acme's.
+    expectSuccess(await settings(globex.key, 'GET', 'gx-1'), dcs.getDcSettings);
+    const anonymous = await hooks.fx.request('GET', '/dcs/dc-2/settings', {});
+    expect(anonymous.status).toBe(401);
+  });
+});
