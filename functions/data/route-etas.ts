@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, type Item, isTransactionConflict, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { conditionHeld, getRecord } from './item-ops';
-import { type SequencedEvent, sequencedEventItems } from './route-event-sequences';
+import { type SequencedEvent, sequencedEventsItems } from './route-event-sequences';
 import { type RouteHeader, routeKeys, routeUnchangedCheck, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
@@ -21,6 +21,8 @@ export interface RouteEtas {
   /** When the last ROUTE_ETAS_CHANGED was written, and its payload's bytes (its route's events are paced by them). */
   emittedAt?: number;
   emittedBytes?: number;
+  /** The waypoints WAYPOINT_APPROACHING went out for (once each). */
+  approached: string[];
   /** Bumped by every write; writes are conditional on the version read. */
   version: number;
 }
@@ -38,6 +40,7 @@ const etasCodec = codec<RouteEtas>({
   pingRefreshAt: {},
   emittedAt: {},
   emittedBytes: {},
+  approached: { absent: [] },
   version: { absent: 0 },
 });
 
@@ -49,7 +52,7 @@ export const getRouteEtas = (accountId: string, routeId: string): Promise<RouteE
   getRecord(etasKey(accountId, routeId), etasCodec.fromItem);
 
 /**
- * Replaces the route's ETAs with `etas` (and writes `event` with the route's next sequence) in one
+ * Replaces the route's ETAs with `etas` (and writes `events` with the route's next sequences) in one
  * transaction, on condition that no other write of the ETAs came since `previousVersion` was read (undefined:
  * the route had none) and that the route is still as `route` was read: 'written', or why not:
  * 'etas_changed', 'route_changed', 'event_raced' (another event of the route took the sequence), or
@@ -59,10 +62,10 @@ export async function replaceRouteEtas(
   route: RouteHeader,
   etas: RouteEtas,
   previousVersion: number | undefined,
-  event?: SequencedEvent,
+  events: readonly SequencedEvent[] = [],
 ): Promise<'written' | 'etas_changed' | 'route_changed' | 'event_raced' | 'conflicted'> {
   const { accountId, routeId } = route;
-  const eventItems = event ? await sequencedEventItems(event) : [];
+  const eventItems = await sequencedEventsItems(events);
   try {
     return await writeTransactionParts([
       { items: [putRouteEtasItem(accountId, routeId, etas, previousVersion)], refusedAs: 'etas_changed' },

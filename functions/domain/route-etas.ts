@@ -5,6 +5,7 @@ import { getRouteEtas, type RouteEtas, replaceRouteEtas } from '../data/route-et
 import type { SequencedEvent } from '../data/route-event-sequences';
 import { listWaypointRows, type WaypointRow } from '../data/route-rows';
 import { getRouteHeader, type RouteHeader } from '../data/routes';
+import { settingsOf } from './dc-settings';
 import { completionEstimate, computeEtas, type EtaStop, type LatLng } from './etas';
 import { isDone, progressByWaypoint, progressOf } from './route-progress';
 import { trackingLinksOf } from './tracking-links';
@@ -76,7 +77,7 @@ export function plannedEtas(
   const origin = route.startWarehouse?.location ?? waypoints[0]?.location ?? { latitude: 0, longitude: 0 };
   const all = new Set(waypoints.map((waypoint) => waypoint.sequence));
   const planned = etasFor(waypoints, all, route.startTime, origin, route.endWarehouse?.location, speedKmh);
-  return { ...planned, emitted: planned.etas, computedAt: route.startTime, version: 0 };
+  return { ...planned, emitted: planned.etas, computedAt: route.startTime, approached: [], version: 0 };
 }
 
 /** True when some waypoint still to visit has an ETA 5 minutes or more away from the last one sent. */
@@ -89,11 +90,35 @@ function movedEnough(next: readonly (number | null)[], emitted: readonly (number
 }
 
 /**
+ * The waypoints still to visit whose ETA is now within `withinMs` of `at` and that were not announced yet, each
+ * with how many waypoints still to visit come before it in the route's order (`waypoints` as the route's
+ * read gives them).
+ */
+export function approachingStops(
+  waypoints: readonly WaypointRow[],
+  etas: readonly (number | null)[],
+  announced: readonly string[],
+  { at, withinMs }: { at: number; withinMs: number },
+): { waypointId: string; eta: number; stopsBefore: number }[] {
+  const stops: { waypointId: string; eta: number; stopsBefore: number }[] = [];
+  let before = 0;
+  for (const waypoint of waypoints) {
+    const eta = etas[waypoint.sequence];
+    if (eta === null || eta === undefined) continue;
+    if (eta - at <= withinMs && !announced.includes(waypoint.id))
+      stops.push({ waypointId: waypoint.id, eta, stopsBefore: before });
+    before++;
+  }
+  return stops;
+}
+
+/**
  * Recomputes a started route's ETAs from what happened so far: the waypoints not yet done, in sequence,
  * from `origin` (where the driver is: the attempt's or ping's location, else the driver's latest, else
  * the start warehouse) at `at`. Writes them with ROUTE_ETAS_CHANGED (each with its waypoint's tracking link)
  * in the same transaction when some ETA moved by 5 minutes or more and the route's last one is far enough
- * behind for its size (ETA_EVENT_BYTES_PER_SECOND). Does nothing for a route that is not
+ * behind for its size (ETA_EVENT_BYTES_PER_SECOND), and WAYPOINT_APPROACHING for each waypoint whose ETA came
+ * within the DC's approaching_minutes (once per waypoint). Does nothing for a route that is not
  * running. Conditional on the ETA row's and the header's versions, so a concurrent refresh or change makes
  * this one start again.
  */
@@ -143,6 +168,10 @@ export async function refreshEtas(
           tracking_links: trackingLinksOf(route),
         }
       : undefined;
+    const approaching = approachingStops(waypoints, computed.etas, stored?.approached ?? [], {
+      at: trigger.at,
+      withinMs: settingsOf(dc).approachingMinutes * 60_000,
+    });
     const next: RouteEtas = {
       ...computed,
       emitted: emit ? computed.etas : emitted,
@@ -150,9 +179,10 @@ export async function refreshEtas(
       pingRefreshAt: stored?.pingRefreshAt,
       emittedAt: details ? now : stored?.emittedAt,
       emittedBytes: details ? Buffer.byteLength(JSON.stringify(details)) : stored?.emittedBytes,
+      approached: [...(stored?.approached ?? []), ...approaching.map((stop) => stop.waypointId)],
       version: (stored?.version ?? -1) + 1,
     };
-    const event: SequencedEvent | undefined = details
+    const etasEvent: SequencedEvent | undefined = details
       ? {
           accountId: route.accountId,
           dcId: route.dcId,
@@ -162,7 +192,23 @@ export async function refreshEtas(
           occurredAt: now,
         }
       : undefined;
-    const outcome = await replaceRouteEtas(route, next, stored?.version, event);
+    const approachEvents = approaching.map(
+      (stop): SequencedEvent => ({
+        accountId: route.accountId,
+        dcId: route.dcId,
+        routeId: route.routeId,
+        type: 'WAYPOINT_APPROACHING',
+        details: {
+          waypoint_id: stop.waypointId,
+          eta_timestamp: stop.eta,
+          stops_before: stop.stopsBefore,
+          tracking_links: trackingLinksOf(route),
+        },
+        occurredAt: Date.now(),
+      }),
+    );
+    const events = [...(etasEvent ? [etasEvent] : []), ...approachEvents];
+    const outcome = await replaceRouteEtas(route, next, stored?.version, events);
     // Otherwise a newer refresh, a change of the route, or another event of it came since they were read (or
     // was being written): start again.
     if (outcome === 'written') return;

@@ -36,6 +36,8 @@ export interface TrackedStop {
   etaWindow: { start: number; end: number } | null;
   /** Waypoints still to visit before this one, while it is to be visited; null otherwise. */
   stopsBefore: number | null;
+  /** The driver is close: WAYPOINT_APPROACHING went out for this waypoint, and it is still to be visited. */
+  driverClose: boolean;
   /** When its final visit (SUCCESSFUL or FAILED) happened; null while it is not done. */
   completedAt: number | null;
   driverFirstName: string | null;
@@ -97,6 +99,8 @@ export async function trackedStop(token: string, now: number): Promise<TrackedSt
     // The stored ETAs leave out the waypoints done: the others before this one are still to come.
     stopsBefore:
       eta === null ? null : (etas?.etas.slice(0, sequence).filter((other) => other !== null).length ?? null),
+    driverClose:
+      eta !== null && routeStatus === 'STARTED' && (etas?.approached.includes(waypoint.id) ?? false),
     completedAt,
     driverFirstName: driver ? firstNameOf(driver.name) : null,
     expiresAt,

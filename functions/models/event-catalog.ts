@@ -166,6 +166,19 @@ function buildEventSchemas() {
     }),
   });
 
+  const approachingFields = {
+    waypoint_id: z.string(),
+    eta_timestamp: millis('the recomputed ETA that came within the DC’s `approaching_minutes`'),
+    stops_before: z.withMeta(z.int().check(z.minimum(0)), {
+      description: 'waypoints still to visit before this one, in the route’s visiting order',
+    }),
+  };
+  const WaypointApproaching = z.object({
+    type: z.literal('WAYPOINT_APPROACHING'),
+    details: z.object({ ...approachingFields, tracking_links: TrackingLinks }),
+  });
+  const WaypointApproachingBody = z.object({ ...approachingFields, tracking_url: TrackingUrl });
+
   const Ping = z.object({ type: z.literal('PING'), details: z.object({}) });
 
   /** The events written as event items (transactional outbox) and carried by the table stream. */
@@ -179,12 +192,17 @@ function buildEventSchemas() {
     RouteUpdated,
     WaypointArrived,
     WaypointDeparted,
+    WaypointApproaching,
   ]);
 
   /** Every event a webhook can receive: the stream's, and PING, which only the test call sends. */
   const CatalogEvent = z.discriminatedUnion('type', [...StreamEvent.def.options, Ping]);
   /** The body's own fields of the types whose body is not their payload (bodyDetailsOf). */
-  const BodyDetails = { ROUTE_STARTED: RouteStartedBody, ROUTE_ETAS_CHANGED: RouteEtasChangedBody };
+  const BodyDetails = {
+    ROUTE_STARTED: RouteStartedBody,
+    ROUTE_ETAS_CHANGED: RouteEtasChangedBody,
+    WAYPOINT_APPROACHING: WaypointApproachingBody,
+  };
   return { StreamEvent, CatalogEvent, BodyDetails };
 }
 
@@ -230,6 +248,7 @@ export const SUBSCRIBABLE_EVENTS = [
   'ROUTE_UPDATED',
   'WAYPOINT_ARRIVED',
   'WAYPOINT_DEPARTED',
+  'WAYPOINT_APPROACHING',
 ] as const satisfies readonly StreamEventType[];
 
 /** Every event type, in the catalog's order. */
@@ -303,6 +322,10 @@ function bodyDetailsOf(event: WebhookEvent): BodyDetails<EventType> {
           tracking_url: trackingUrlOf(tracking_links, waypoint_id),
         })),
       };
+    }
+    case 'WAYPOINT_APPROACHING': {
+      const { tracking_links, ...details } = event.details;
+      return { ...details, tracking_url: trackingUrlOf(tracking_links, details.waypoint_id) };
     }
     default:
       return inKeyOrder(event.details) as BodyDetails<EventType>;
@@ -534,6 +557,25 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
         arrived_timestamp: T0 + 4_680_000,
         departed_timestamp: T0 + 5_030_000,
         dwell_seconds: 350,
+      },
+    },
+  },
+  WAYPOINT_APPROACHING: {
+    summary: 'A driver is close to a waypoint',
+    description:
+      'Sent once per waypoint of a started route when its recomputed ETA (at the start, after a visit, or on location pings) comes within the DC’s `approaching_minutes` (default 10): to tell its customer, with the waypoint’s tracking page and how many stops come before it.',
+    scope: 'route',
+    example: {
+      event_id: 'evt_2b3c4d5e6f7a8b9c',
+      dc_id: 'dc-1',
+      route_id: 'R-2026-11-23-01',
+      sequence: 6,
+      occurred_at: T0 + 5_100_000,
+      details: {
+        waypoint_id: 'wp-003',
+        eta_timestamp: T0 + 5_640_000,
+        stops_before: 0,
+        tracking_links: EXAMPLE_TRACKING_LINKS,
       },
     },
   },

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as dcs from '../../functions/api/dcs/index';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
+import { db } from '../../functions/data/client';
 import type { TracePoint } from '../../functions/domain/arrival-detection';
 import { expectError, expectSuccess } from '../support/http';
 import { exampleRoute, importRoute } from '../support/routes';
@@ -149,6 +151,83 @@ describe('arrivals and departures from the driver’s pings', () => {
   it('a pass at 50 km/h 30 m from a stop records nothing', async () => {
     await driveTrace('passing', trace('pass-by'));
     for (const waypoint of await waypointsOf('passing')) expect(waypoint.visits).toEqual([]);
+  }, 180_000);
+});
+
+describe('WAYPOINT_APPROACHING and the tracking page', () => {
+  it('goes out once per stop whose ETA comes within 10 minutes, and the stop’s page says the driver is close', async () => {
+    const receiver = await hooks.receiver();
+    await hooks.createWebhook(receiver.url, ['WAYPOINT_APPROACHING']);
+    const { acme } = hooks.accounts;
+    const created = await hooks.fx.as(acme.key, 'POST', '/dcs/dc-1/drivers', {
+      driver_id: 'near-driver',
+      driver_name: 'Dana Driver',
+    });
+    const token = (expectSuccess(created, drivers.createDriver) as { driver: { login_token: string } }).driver
+      .login_token;
+    // Three stops a minute's service apart at the warehouse, and a fourth 40 km away (an hour's drive).
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    const route = exampleRoute('near', { waypoints: 4, driverId: 'near-driver', startTime: now });
+    route.waypoints.forEach((waypoint, index) => {
+      waypoint.location = index < 3 ? route.start_warehouse.location : { latitude: 42.21, longitude: -87.65 };
+      waypoint.service_time_minutes = 1;
+      waypoint.time_windows = [];
+    });
+    await importRoute(hooks.fx.api.url, acme.key, 'dc-1', route);
+    expect((await hooks.fx.as(token, 'POST', '/driver/routes/near/start', { timestamp: now })).status).toBe(
+      200,
+    );
+    const ping = await hooks.fx.as(token, 'POST', '/driver/location', {
+      timestamp: now + 1000,
+      location: route.start_warehouse.location,
+    });
+    expect(ping.status).toBe(200);
+
+    const approaching = () => receiver.deliveries.filter((delivery) => delivery.json.route_id === 'near');
+    await waitUntil('three WAYPOINT_APPROACHING', () => (approaching().length >= 3 ? true : undefined));
+    const [first, , third] = await waypointsOf('near');
+    const bodies = approaching()
+      .map((delivery) => delivery.json)
+      .sort((a, b) => Number(a.stops_before) - Number(b.stops_before));
+    expect(bodies.map((body) => [body.event, body.waypoint_id, body.stops_before])).toEqual([
+      ['WAYPOINT_APPROACHING', first?.id, 0],
+      ['WAYPOINT_APPROACHING', 'near-wp-1', 1],
+      ['WAYPOINT_APPROACHING', third?.id, 2],
+    ]);
+    const thirdRead = (await waypointsOf('near'))[2] as WaypointRead & { tracking_url: string; eta: number };
+    expect(bodies[2]).toMatchObject({ tracking_url: thirdRead.tracking_url });
+    expect(bodies[2]?.eta_timestamp as number).toBeLessThanOrEqual(now + 10 * MINUTE);
+
+    const page = await hooks.fx.request('GET', thirdRead.tracking_url.slice(hooks.fx.api.url.length), {});
+    expect((page.body as { data: Record<string, unknown> }).data).toMatchObject({
+      driver_close: true,
+      stops_before: 2,
+    });
+    const far = await hooks.fx.request(
+      'GET',
+      ((await waypointsOf('near'))[3] as WaypointRead & { tracking_url: string }).tracking_url.slice(
+        hooks.fx.api.url.length,
+      ),
+      {},
+    );
+    expect((far.body as { data: Record<string, unknown> }).data).toMatchObject({ driver_close: false });
+    // Once per stop: a visit and new ETAs later, no stop is announced again.
+    const visit = await hooks.fx.as(token, 'POST', `/driver/routes/near/waypoints/${first?.id}/attempts`, {
+      id: 'near-visit-0',
+      timestamp: now + 2000,
+      status: 'SUCCESSFUL',
+    });
+    expect(visit.status).toBe(200);
+    // The visit's new ETAs are written with their events before the attempt answers.
+    const { Items = [] } = await db.send(
+      new ScanCommand({
+        TableName: hooks.fx.api.tableName,
+        FilterExpression: 'entity = :entity AND route_id = :route AND event_type = :type',
+        ExpressionAttributeValues: { ':entity': 'EVENT', ':route': 'near', ':type': 'WAYPOINT_APPROACHING' },
+        ConsistentRead: true,
+      }),
+    );
+    expect(Items).toHaveLength(3);
   }, 180_000);
 });
 

@@ -121,6 +121,7 @@ describe('GET /track/{token} as JSON', () => {
         end: Math.ceil((eta + 15 * MINUTE) / (5 * MINUTE)) * 5 * MINUTE,
       },
       stops_before: 2,
+      driver_close: false,
       completed_at: null,
       dc_name: DC_NAME,
       stop_name: STOP_NAME,

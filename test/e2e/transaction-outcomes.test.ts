@@ -307,15 +307,15 @@ describe('the writes of a route change', () => {
       details: { etas: [] },
       occurredAt: 2,
     };
-    expect(await replaceRouteEtas(route, next, stored.version - 1, changed)).toBe('etas_changed');
+    expect(await replaceRouteEtas(route, next, stored.version - 1, [changed])).toBe('etas_changed');
     expect(await replaceRouteEtas({ ...route, version: route.version - 1 }, next, stored.version)).toBe(
       'route_changed',
     );
     const putBack = await raceEventSequence(acme.accountId, 'outcomes-2');
-    expect(await replaceRouteEtas(route, next, stored.version, changed)).toBe('event_raced');
+    expect(await replaceRouteEtas(route, next, stored.version, [changed])).toBe('event_raced');
     await putBack();
     expect(await getRouteEtas(acme.accountId, 'outcomes-2')).toEqual(stored);
-    expect(await replaceRouteEtas(route, next, stored.version, changed)).toBe('written');
+    expect(await replaceRouteEtas(route, next, stored.version, [changed])).toBe('written');
     expect(await getRouteEtas(acme.accountId, 'outcomes-2')).toEqual(next);
   });
 });

@@ -400,6 +400,7 @@ describe('the pace of a route’s ROUTE_ETAS_CHANGED', () => {
     version: 1,
     emittedAt,
     emittedBytes,
+    approached: [],
   });
 
   it('holds nothing back after a small event, nor before the first', () => {

@@ -21,6 +21,10 @@ export const TrackedStop = z.withMeta(
       description:
         'waypoints of the route still to visit before this one; null once it is done, or the route finished',
     }),
+    driver_close: z.withMeta(z.boolean(), {
+      description:
+        'the driver is close: the waypoint’s ETA came within the DC’s `approaching_minutes` (WAYPOINT_APPROACHING went out) and it is still to be visited',
+    }),
     completed_at: z.withMeta(z.nullable(EpochMillis), {
       description:
         'when the final visit (SUCCESSFUL or FAILED) happened; null while the waypoint is not done',

@@ -9,6 +9,7 @@ export function trackedStopView(stop: TrackedStop) {
     eta: stop.eta,
     eta_window: stop.etaWindow,
     stops_before: stop.stopsBefore,
+    driver_close: stop.driverClose,
     completed_at: stop.completedAt,
     dc_name: stop.dcName,
     stop_name: stop.stopName,
@@ -110,6 +111,14 @@ function headline(stop: TrackedStop, at: Intl.DateTimeFormat): { title: string; 
   if (stop.routeStatus === 'FINISHED')
     return { title: 'Not delivered', lead: 'The route has ended without this delivery.' };
   const window = stop.etaWindow ? at.formatRange(stop.etaWindow.start, stop.etaWindow.end) : undefined;
+  if (stop.routeStatus === 'STARTED' && stop.driverClose)
+    return {
+      title: 'Almost there',
+      lead:
+        stop.stopsBefore === 0
+          ? 'The driver is close: yours is the next stop.'
+          : `The driver is close: ${stop.stopsBefore} ${stop.stopsBefore === 1 ? 'stop' : 'stops'} before yours.`,
+    };
   if (stop.routeStatus === 'STARTED')
     return { title: 'On its way', lead: window ? `Expected ${window}.` : 'The driver is on the way.' };
   return { title: 'Scheduled', lead: window ? `Planned for ${window}.` : 'The delivery is planned.' };
