@@ -54,6 +54,11 @@ export interface EndpointDefinition {
    */
   htmlPage?: string;
   /**
+   * An RFC 7946 GeoJSON answer instead of the JSON envelope, to a client that prefers `application/geo+json`
+   * (its Accept header): its description and schema. The handler answers it as a `GeoJsonAnswer`.
+   */
+  geoJson?: { description: string; schema: z.ZodMiniType };
+  /**
    * 'write' for a driver-token endpoint whose write is conditional on the driver item still holding the
    * token: its token lookup may then come from the process's short cache (functions/domain/driver-auth).
    */

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import Negotiator from 'negotiator';
 import { authenticateDriverToken } from '../domain/driver-auth';
 import { answerOnce } from '../domain/idempotency';
 import {
@@ -30,6 +31,8 @@ export interface ApiRequest<E extends EndpointDefinition> {
       ? DriverCaller
       : Caller;
   requestId: string;
+  /** The client prefers `application/geo+json` (its Accept header); false unless the endpoint has `geoJson`. */
+  prefersGeoJson: boolean;
 }
 
 type SuccessData<E extends EndpointDefinition> = E['responses'] extends { 200: { data: infer S } }
@@ -52,6 +55,25 @@ export class WithStatus {
 }
 
 /**
+ * An RFC 7946 GeoJSON answer, without the envelope, for an endpoint with `geoJson` to a client that prefers
+ * `application/geo+json` (`request.prefersGeoJson`).
+ */
+export class GeoJsonAnswer {
+  constructor(readonly body: unknown) {}
+}
+
+/** JSON first: only a client that asks for GeoJSON by name (geojson.io, QGIS, curl -H) gets it. */
+function prefersGeoJson(event: APIGatewayProxyEvent): boolean {
+  const accept = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
+  if (!accept) return false;
+  const media = new Negotiator({ headers: { accept } }).mediaType([
+    'application/json',
+    'application/geo+json',
+  ]);
+  return media === 'application/geo+json';
+}
+
+/**
  * Wraps a use case as an API Gateway proxy handler: size limit, JSON parsing, zod validation of path,
  * query and body (messages name the field path; an endpoint without a body schema takes none, NO_BODY),
  * the DC-ownership check, the Idempotency-Key of a write (functions/domain/idempotency.ts: checked once the
@@ -60,7 +82,7 @@ export class WithStatus {
  */
 export function httpHandler<const E extends EndpointDefinition>(
   endpoint: E,
-  handle: (request: ApiRequest<E>) => Promise<SuccessData<E> | WithStatus>,
+  handle: (request: ApiRequest<E>) => Promise<SuccessData<E> | WithStatus | GeoJsonAnswer>,
 ) {
   const dcScoped = isDcScoped(endpoint);
   const keyed = takesIdempotencyKey(endpoint);
@@ -91,6 +113,7 @@ export function httpHandler<const E extends EndpointDefinition>(
             body: endpoint.request.body ? body : undefined,
             caller,
             requestId,
+            prefersGeoJson: endpoint.geoJson !== undefined && prefersGeoJson(event),
           } as ApiRequest<E>),
         );
       const key = keyed ? readIdempotencyKey(event) : undefined;
@@ -120,9 +143,15 @@ async function respond(
   try {
     const result = await handle();
     const response =
-      result instanceof WithStatus
-        ? successResponse(result.statusCode, result.data)
-        : successResponse(200, result);
+      result instanceof GeoJsonAnswer
+        ? {
+            statusCode: 200,
+            headers: { 'Content-Type': 'application/geo+json', Vary: 'Accept' },
+            body: JSON.stringify(result.body),
+          }
+        : result instanceof WithStatus
+          ? successResponse(result.statusCode, result.data)
+          : successResponse(200, result);
     logger.debug('request handled', { status_code: response.statusCode });
     return response;
   } catch (error) {

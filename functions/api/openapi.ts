@@ -43,6 +43,7 @@ const ErrorEnvelope = z
 
 /** An HTML page's media type (EndpointDefinition.htmlPage). */
 const HTML_PAGE = { 'text/html': { schema: { type: 'string' } } };
+const GEO_JSON = 'application/geo+json';
 
 const COMPONENT_REF_PREFIX = '#/components/schemas/';
 
@@ -259,11 +260,16 @@ export function buildOpenApiDocument(endpoints: readonly DocumentedEndpoint[]) {
       responses[status] = {
         description: endpoint.htmlPage
           ? `${response.description}; or, to a client that prefers text/html, ${endpoint.htmlPage}`
-          : response.description,
+          : endpoint.geoJson && status === '200'
+            ? `${response.description}; or, to a client that prefers application/geo+json, ${endpoint.geoJson.description}`
+            : response.description,
         ...(keyed ? { headers: { [REPLAYED_HEADER]: REPLAYED_RESPONSE_HEADER } } : {}),
         content: {
           ...Object.fromEntries(contentTypes.map((type) => [type, { schema }])),
           ...(endpoint.htmlPage ? HTML_PAGE : {}),
+          ...(endpoint.geoJson && status === '200'
+            ? { [GEO_JSON]: { schema: placements.place(endpoint.geoJson.schema) } }
+            : {}),
         },
       };
     }

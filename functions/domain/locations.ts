@@ -1,4 +1,7 @@
 import { type DriverLocation, updateLatestLocation } from '../data/drivers';
+
+export type { DriverLocation };
+
 import { appendTracePoint } from '../data/location-trace';
 import { takePingRefresh } from '../data/route-etas';
 import type { DriverCaller } from '../shared/auth-context';

@@ -287,6 +287,20 @@ export const pagedQuery = /* @__NO_SIDE_EFFECTS__ */ ({ defaultLimit, maxLimit }
     }),
   });
 
+/** A ping of the driver's trace (location history): when, and where. */
+export const TracePoint = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z.object({ timestamp: EpochMillis, location: Location }),
+  { id: 'TracePoint' },
+);
+
+/** Trace pages: full pages (1,000 pings, under 3 hours at one ping every 10 seconds). */
+export const TRACE_PAGE_SIZE = FULL_PAGES;
+
+/** An epoch-millisecond bound of a query (`from`, `to`). */
+export const EpochMillisQuery = /* @__PURE__ */ z.coerce
+  .number()
+  .check(/* @__PURE__ */ z.int(), /* @__PURE__ */ z.minimum(0));
+
 export const EmptyData = /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.object({}), { id: 'Empty' });
 
 /** True for a real calendar date written YYYY-MM-DD (2024-02-30 is not one). */

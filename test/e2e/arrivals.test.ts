@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { check, getIssues } from '@placemarkio/check-geojson';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as dcs from '../../functions/api/dcs/index';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { db } from '../../functions/data/client';
 import type { TracePoint } from '../../functions/domain/arrival-detection';
-import { expectError, expectSuccess } from '../support/http';
+import { callRaw, expectError, expectSuccess, readAllPages } from '../support/http';
 import { exampleRoute, importRoute } from '../support/routes';
 import type { RecordedTrace } from '../support/synthetic-traces';
 import { eventTypeOf, type ReceivedDelivery, waitUntil } from '../support/webhook-receiver';
@@ -46,6 +47,9 @@ interface WaypointRead {
  * A driver of its own on a started route whose three stops are the trace's, and the trace's pings sent in
  * their delivery order. Returns the pings as sent (their timestamps moved to now).
  */
+/** The pings each route's driver sent, by route id, as sent. */
+const sentPings = new Map<string, TracePoint[]>();
+
 async function driveTrace(routeId: string, recorded: RecordedTrace): Promise<TracePoint[]> {
   const { acme } = hooks.accounts;
   const driverId = `${routeId}-driver`;
@@ -79,6 +83,7 @@ async function driveTrace(routeId: string, recorded: RecordedTrace): Promise<Tra
     });
     expect(sent.status).toBe(200);
   }
+  sentPings.set(routeId, points);
   return points;
 }
 
@@ -152,6 +157,121 @@ describe('arrivals and departures from the driver’s pings', () => {
     await driveTrace('passing', trace('pass-by'));
     for (const waypoint of await waypointsOf('passing')) expect(waypoint.visits).toEqual([]);
   }, 180_000);
+});
+
+describe('location history: GET .../drivers/{driver_id}/locations and GET .../routes/{route_id}/track', () => {
+  const as = (key: string, path: string, headers: Record<string, string> = {}) =>
+    hooks.fx.request('GET', path, { key, headers });
+  const geo = (path: string) =>
+    callRaw(hooks.fx.api.url, 'GET', path, {
+      headers: { Authorization: `Bearer ${hooks.accounts.acme.key}`, Accept: 'application/geo+json' },
+    });
+  interface Ping {
+    timestamp: number;
+    location: { latitude: number; longitude: number };
+  }
+
+  it('answers the driver’s pings in time order, a page at a time, between from and to', async () => {
+    const { key } = hooks.accounts.acme;
+    const sent = sentPings.get('twice') as TracePoint[];
+    const from = (sent[0] as TracePoint).timestamp;
+    const to = (sent.at(-1) as TracePoint).timestamp;
+    const pages = await readAllPages(
+      (path) => as(key, path),
+      '/dcs/dc-1/drivers/twice-driver/locations',
+      drivers.listDriverLocations,
+      { from: String(from - 1000), to: String(to), limit: '40' },
+    );
+    expect(pages.length).toBeGreaterThan(2);
+    const pings = pages.flatMap((page) => (page as { locations: Ping[] }).locations);
+    expect(pings).toEqual(
+      sent.map((point) => ({
+        timestamp: point.timestamp,
+        location: { latitude: point.latitude, longitude: point.longitude },
+      })),
+    );
+    // A window inside the day: just its pings.
+    const middle = sent[50] as TracePoint;
+    const narrow = expectSuccess(
+      await as(
+        key,
+        `/dcs/dc-1/drivers/twice-driver/locations?from=${middle.timestamp}&to=${middle.timestamp}`,
+      ),
+      drivers.listDriverLocations,
+    ) as { locations: Ping[] };
+    expect(narrow.locations.map((ping) => ping.timestamp)).toEqual([middle.timestamp]);
+  });
+
+  it('answers the route’s track as RFC 7946 GeoJSON that a GeoJSON checker accepts: [longitude, latitude], a LineString, the visits as Points', async () => {
+    const sent = sentPings.get('twice') as TracePoint[];
+    const response = await geo('/dcs/dc-1/routes/twice/track');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/geo+json');
+    // @placemarkio/check-geojson: geojson.io's checker, independent of the service's own schema.
+    const collection = check(response.text) as unknown as {
+      type: string;
+      features: { geometry: { type: string; coordinates: unknown }; properties: Record<string, unknown> }[];
+    };
+    expect(getIssues(response.text)).toEqual([]);
+    expect(collection.type).toBe('FeatureCollection');
+    const [path, ...visits] = collection.features;
+    expect(path?.geometry.type).toBe('LineString');
+    expect(path?.geometry.coordinates).toEqual(sent.map((point) => [point.longitude, point.latitude]));
+    expect(path?.properties.timestamps).toEqual(sent.map((point) => point.timestamp));
+    const stops = trace('visited-twice').stops;
+    expect(visits.map((visit) => [visit.properties.kind, visit.geometry.type])).toEqual([
+      ['ARRIVED', 'Point'],
+      ['DEPARTED', 'Point'],
+      ['ARRIVED', 'Point'],
+      ['DEPARTED', 'Point'],
+      ['ARRIVED', 'Point'],
+      ['DEPARTED', 'Point'],
+    ]);
+    const a = (stops[0] as RecordedTrace['stops'][number]).location;
+    expect(visits[0]?.geometry.coordinates).toEqual([a.longitude, a.latitude]);
+
+    // The same as JSON, and paged: the visits on the first page only; every page checks out as GeoJSON.
+    const json = expectSuccess(
+      await as(hooks.accounts.acme.key, '/dcs/dc-1/routes/twice/track'),
+      routes.getRouteTrack,
+    ) as {
+      locations: Ping[];
+      visits: unknown[];
+      driver_id: string;
+    };
+    expect(json.driver_id).toBe('twice-driver');
+    expect(json.locations).toHaveLength(sent.length);
+    expect(json.visits).toHaveLength(6);
+    const first = await geo('/dcs/dc-1/routes/twice/track?limit=50');
+    const token = (JSON.parse(first.text) as { next_token?: string }).next_token as string;
+    expect(token).toEqual(expect.any(String));
+    const second = await geo(`/dcs/dc-1/routes/twice/track?limit=50&next_token=${token}`);
+    expect(getIssues(second.text)).toEqual([]);
+    expect((check(second.text) as unknown as { features: unknown[] }).features).toHaveLength(1);
+  });
+
+  it('refuses a window that ends before it starts, and a token of another list, with 1006', async () => {
+    const { key } = hooks.accounts.acme;
+    expect(
+      expectError(await as(key, '/dcs/dc-1/drivers/twice-driver/locations?from=2000&to=1000'), 400, 1006),
+    ).toContain('query.from');
+    const token = Buffer.from(
+      JSON.stringify({ pk: 'TRACE#x/dc-1/twice-driver', sk: '000000000000001' }),
+    ).toString('base64url');
+    expectError(await as(key, `/dcs/dc-1/drivers/twice-driver/locations?next_token=${token}`), 400, 1006);
+    expectError(await as(key, '/dcs/dc-1/drivers/no-such-driver/locations'), 404, 1003);
+    expectError(await as(key, '/dcs/dc-1/routes/no-such-route/track'), 404, 3003);
+  });
+
+  it('answers 403 for another account’s DC, 404 for a route of another account, and 401 without a key', async () => {
+    const { globex } = hooks.accounts;
+    expectError(await as(globex.key, '/dcs/dc-2/drivers/twice-driver/locations'), 403, 1002);
+    expectError(await as(globex.key, '/dcs/gx-1/routes/twice/track'), 404, 3003);
+    // Globex's own dc-1 holds no driver or route of Acme's.
+    expectError(await as(globex.key, '/dcs/dc-1/drivers/twice-driver/locations'), 404, 1003);
+    expectError(await as(globex.key, '/dcs/dc-1/routes/twice/track'), 404, 3003);
+    expect((await hooks.fx.request('GET', '/dcs/dc-1/routes/twice/track', {})).status).toBe(401);
+  });
 });
 
 describe('WAYPOINT_APPROACHING and the tracking page', () => {

@@ -89,12 +89,14 @@ let contract: ReturnType<typeof responseContract> | undefined;
 
 /**
  * What is wrong with an answer by the OpenAPI document (empty when nothing is): the document GET
- * /openapi.json serves, compiled once per test worker. A raw body is parsed first when it is JSON.
+ * /openapi.json serves, compiled once per test worker. A raw body is parsed first when it is JSON (`+json` types too).
  */
 export function contractViolations(response: ObservedResponse): string[] {
   contract ??= responseContract(buildOpenApiDocument(endpoints) as unknown as OpenApiDocument);
   const { body, contentType } = response;
-  const json = typeof body === 'string' && body !== '' && /^application\/json\b/i.test(contentType ?? '');
+  // application/json, and the JSON types of a structured suffix: application/geo+json.
+  const json =
+    typeof body === 'string' && body !== '' && /^application\/([\w.-]+\+)?json\b/i.test(contentType ?? '');
   return contract.violations(json ? { ...response, body: JSON.parse(body) } : response);
 }
 

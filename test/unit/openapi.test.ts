@@ -128,9 +128,11 @@ describe('the OpenAPI document', () => {
         const documented = operation?.responses[status] as { content: Record<string, unknown> } | undefined;
         const content = documented?.content ?? {};
         const mediaTypes = 'data' in response ? (response.contentTypes ?? ['application/json']) : [];
-        expect(Object.keys(content)).toEqual(
-          endpoint.htmlPage && 'data' in response ? [...mediaTypes, 'text/html'] : mediaTypes,
-        );
+        const alternatives = [
+          ...(endpoint.htmlPage && 'data' in response ? ['text/html'] : []),
+          ...(endpoint.geoJson && status === '200' ? ['application/geo+json'] : []),
+        ];
+        expect(Object.keys(content)).toEqual([...mediaTypes, ...alternatives]);
       }
     },
   );

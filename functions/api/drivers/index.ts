@@ -11,5 +11,6 @@ export * from './finish-routes/endpoint';
 export * from './get/endpoint';
 export * from './list/endpoint';
 export * from './location/endpoint';
+export * from './locations/endpoint';
 export * from './schemas';
 export * from './update/endpoint';

@@ -1,4 +1,5 @@
 import type { Driver } from '../../domain/drivers';
+import type { DriverLocation } from '../../domain/locations';
 import { apiFields } from '../../shared/field-names';
 
 /** The spec's driver resource. */
@@ -16,3 +17,9 @@ export function driverLocationView(driver: Driver) {
       }
     : null;
 }
+
+/** A ping of the driver's trace, as the location history answers it. */
+export const tracePointView = (point: DriverLocation) => ({
+  timestamp: point.timestamp,
+  location: { latitude: point.latitude, longitude: point.longitude },
+});

@@ -25,6 +25,7 @@ export * from './proofs/endpoint';
 export * from './revise/endpoint';
 export * from './schemas';
 export * from './start/endpoint';
+export * from './track/endpoint';
 export * from './unassign-driver/endpoint';
 export * from './upload/endpoint';
 export * from './waypoint/endpoint';

@@ -1,0 +1,31 @@
+import { EpochMillisQuery, NextToken, pagedQuery, TRACE_PAGE_SIZE, TracePoint } from '../../../models/common';
+import { TrackFeatureCollection } from '../../../models/geojson';
+import * as z from '../../../shared/zod';
+import { DriverParams, driversEndpoint } from '../schemas';
+
+export const listDriverLocations = driversEndpoint('GET /dcs/{dc_id}/drivers/{driver_id}/locations', {
+  operationId: 'listDriverLocations',
+  module: import.meta.url,
+  summary:
+    'The driver’s location history (kept 90 days), in time order; GeoJSON with Accept: application/geo+json',
+  description:
+    'Every ping the driver app reported between `from` and `to` (inclusive, epoch ms; the last day to now when absent), oldest first, as kept: 90 days. With `Accept: application/geo+json`, the page as an RFC 7946 FeatureCollection ([longitude, latitude]; the pings as one LineString) that geojson.io or QGIS opens as it is.',
+  request: {
+    params: DriverParams,
+    query: z.extend(pagedQuery(TRACE_PAGE_SIZE), {
+      from: z.withMeta(z.optional(EpochMillisQuery), {
+        description: 'first ping time (epoch ms); to - 24 h when absent',
+      }),
+      to: z.withMeta(z.optional(EpochMillisQuery), {
+        description: 'last ping time (epoch ms); now when absent',
+      }),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'the pings, oldest first',
+      data: z.object({ locations: z.array(TracePoint), next_token: NextToken }),
+    },
+  },
+  geoJson: { description: 'the page as a GeoJSON FeatureCollection', schema: TrackFeatureCollection },
+});
