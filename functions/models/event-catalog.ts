@@ -324,8 +324,13 @@ function bodyDetailsOf(event: WebhookEvent): BodyDetails<EventType> {
       };
     }
     case 'WAYPOINT_APPROACHING': {
-      const { tracking_links, ...details } = event.details;
-      return { ...details, tracking_url: trackingUrlOf(tracking_links, details.waypoint_id) };
+      const { waypoint_id, eta_timestamp, stops_before, tracking_links } = event.details;
+      return {
+        waypoint_id,
+        eta_timestamp,
+        stops_before,
+        tracking_url: trackingUrlOf(tracking_links, waypoint_id),
+      };
     }
     default:
       return inKeyOrder(event.details) as BodyDetails<EventType>;

@@ -273,8 +273,11 @@ describe('a whole delivery day through the driver app', () => {
       'ROUTE_CREATED',
       'ROUTE_STARTED',
       'ROUTE_ETAS_CHANGED',
+      // The first stop's ETA is within the DC's approaching_minutes from the start.
+      'WAYPOINT_APPROACHING',
       'WAYPOINT_STATUS_CHANGED',
       'ROUTE_ETAS_CHANGED',
+      'WAYPOINT_APPROACHING',
       'WAYPOINT_STATUS_CHANGED',
       'WAYPOINT_STATUS_CHANGED',
       'ROUTE_ETAS_CHANGED',

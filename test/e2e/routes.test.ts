@@ -266,6 +266,9 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
           // No start warehouse: the route starts at its first stop, so that stop is due at the start.
           eta: START,
           attempts: [],
+          arrived_timestamp: null,
+          departed_timestamp: null,
+          visits: [],
           tracking_url: trackingUrlUnder(rt.fx.api.url),
         },
       ],

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import * as driverApp from '../../functions/api/driver-app/index';
+import { DEFAULT_APPROACHING_MINUTES } from '../../functions/domain/dc-settings';
 import type { LatLng } from '../../functions/domain/etas';
 import {
   type Attempt,
@@ -27,6 +28,8 @@ import { strongToken } from './login-tokens';
 export const driverId = 'day-driver';
 export const token = strongToken('day-driver-login-token-01');
 export const day = routeOf('day-1', { waypoints: 3, driverId });
+const APPROACHING_MS = DEFAULT_APPROACHING_MINUTES * 60_000;
+
 /** A second active route of the driver, planned for tomorrow and imported first. */
 export const tomorrow = routeOf('day-2', { waypoints: 1, driverId, startTime: BASE + 24 * 60 * MINUTE });
 export const warehouse = day.start_warehouse.location;
@@ -54,18 +57,29 @@ export function deliveryDay(fx: TestApiFixture) {
     /** The event types expected so far, in order; the details are checked at the end. */
     events: ['ROUTE_CREATED'] as string[],
     etaEvents: [] as Etas[],
+    /** The waypoints WAYPOINT_APPROACHING went out for. */
+    approached: new Set<number>(),
   };
 
-  /** Recomputes the ETAs as an action at `timestamp` from `origin` does; expects an event when they moved. */
+  /**
+   * Recomputes the ETAs as an action at `timestamp` from `origin` does; expects ROUTE_ETAS_CHANGED when they
+   * moved, then WAYPOINT_APPROACHING for each stop still to visit whose ETA came within the DC's default
+   * approaching_minutes for the first time.
+   */
   function refresh(timestamp: number, origin: LatLng) {
     state.etas = etasFrom(day, timestamp, origin, state.done);
-    if (movedEnough(state.etas, state.emitted)) {
+    const moved = movedEnough(state.etas, state.emitted);
+    if (moved) {
       state.emitted = state.etas;
       state.events.push('ROUTE_ETAS_CHANGED');
       state.etaEvents.push(state.etas);
-      return true;
     }
-    return false;
+    state.etas.etas.forEach((eta, sequence) => {
+      if (eta === null || eta - timestamp > APPROACHING_MS || state.approached.has(sequence)) return;
+      state.approached.add(sequence);
+      state.events.push('WAYPOINT_APPROACHING');
+    });
+    return moved;
   }
 
   // ---------------------------------------------------------------------------------------------------

@@ -65,6 +65,8 @@ export interface EventItem {
   route_id: string;
   details: Record<string, unknown>;
   occurred_at: number;
+  /** The event's number among its route's events (none for a failed import's). */
+  sequence?: number | null;
 }
 
 const EVENT_ORDER = [
@@ -176,9 +178,11 @@ export function driverAppClient(api: TestApi, account: TestAccount) {
       items.push(...((page.Items ?? []) as EventItem[]));
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
-    // Events of one request can share a millisecond: then the lifecycle order decides.
+    // A route's events are numbered in the order they were written; events of one request can share a
+    // millisecond, and a failed import's has no number: then the time, and the lifecycle order, decide.
     return items.sort(
       (a, b) =>
+        (typeof a.sequence === 'number' && typeof b.sequence === 'number' ? a.sequence - b.sequence : 0) ||
         a.occurred_at - b.occurred_at ||
         EVENT_ORDER.indexOf(a.event_type) - EVENT_ORDER.indexOf(b.event_type),
     );

@@ -171,6 +171,10 @@ export function importedWaypoint(route: SampleRoute, sequence: number) {
     service_time_minutes: waypoint.service_time_minutes,
     time_windows: waypoint.time_windows,
     invoice_ids: waypoint.invoices.map((invoice) => invoice.id),
+    // No pings near it yet: never arrived at.
+    arrived_timestamp: null,
+    departed_timestamp: null,
+    visits: [],
   };
 }
 
