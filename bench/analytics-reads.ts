@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import * as analytics from '../functions/domain/analytics';
+import { ATTEMPT_ANALYSIS_COLUMNS } from '../functions/domain/analytics-columns';
 import { csvRecords, exportLogLine, sampleRss } from './analytics-process';
 import { type AnalyticsBench, type DataSet, partitionOf, rowsOf, rowsOfRoute } from './analytics-sets';
 
@@ -115,7 +115,7 @@ export async function verifyFiles(
   set: DataSet | undefined,
 ) {
   const { fail } = bench;
-  const columns = Object.keys(analytics.ATTEMPT_ANALYSIS_COLUMNS);
+  const columns = Object.keys(ATTEMPT_ANALYSIS_COLUMNS);
   const counter = { bytes: 0 };
   function* expected(): Generator<string[]> {
     if (!set) return;

@@ -16,7 +16,7 @@ import { countWorkerAttempt } from '../data/worker-attempts';
 import type { ExportMessage } from '../models/channels';
 import * as channels from '../models/channels';
 import { countMetric, logger } from '../shared/observability';
-import { ATTEMPT_ANALYSIS_COLUMNS, ROUTE_ANALYSIS_COLUMNS } from './analytics';
+import { ATTEMPT_ANALYSIS_COLUMNS, ROUTE_ANALYSIS_COLUMNS } from './analytics-columns';
 import { datesBetween } from './analytics-requests';
 import { computeRouteAnalytics } from './route-analytics';
 

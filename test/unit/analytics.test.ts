@@ -3,13 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { Attempt } from '../../functions/data/attempts';
 import type { WaypointRow } from '../../functions/data/route-rows';
 import {
-  ATTEMPT_ANALYSIS_COLUMNS,
   attemptAnalytics,
   localIsoDateTime,
-  ROUTE_ANALYSIS_COLUMNS,
   type RouteFacts,
   routeAnalytics,
 } from '../../functions/domain/analytics';
+import { ATTEMPT_ANALYSIS_COLUMNS, ROUTE_ANALYSIS_COLUMNS } from '../../functions/domain/analytics-columns';
 import { DESIGN_ATTEMPT_COLUMNS, DESIGN_ROUTE_COLUMNS } from '../support/analytics-columns';
 import {
   attempt,

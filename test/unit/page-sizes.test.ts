@@ -11,7 +11,7 @@ import {
   ROUTE_PAGE_SIZES,
 } from '../../functions/api/routes/index';
 import { DELIVERY_ATTEMPTS_PAGE, listWebhookDeliveries } from '../../functions/api/webhooks/index';
-import { ATTEMPT_ANALYSIS_COLUMNS } from '../../functions/domain/analytics';
+import { ATTEMPT_ANALYSIS_COLUMNS } from '../../functions/domain/analytics-columns';
 import { MAX_PAGE_ROWS, type PageSize } from '../../functions/models/common';
 import { IMPORT_LIMITS } from '../../functions/models/import-model';
 import { successResponse } from '../../functions/shared/envelope';

@@ -1,4 +1,4 @@
-import { ATTEMPT_ANALYSIS_COLUMNS, ROUTE_ANALYSIS_COLUMNS } from '../../../domain/analytics';
+import { ATTEMPT_ANALYSIS_COLUMNS, ROUTE_ANALYSIS_COLUMNS } from '../../../domain/analytics-columns';
 import { httpHandler } from '../../http-handler';
 import { getColumnDefinitions as endpoint } from './endpoint';
 
