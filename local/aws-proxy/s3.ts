@@ -18,7 +18,7 @@ import { isIP } from 'node:net';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
-import { s3Operation } from '../iam/actions';
+import { s3Operation } from '../iam/s3-actions';
 import { authenticationError, operationDenied, sendError } from './errors';
 import { authorize, firstDenial, operationChecks, type SignedCall } from './principals';
 import type { S3Notifications } from './s3-notifications';

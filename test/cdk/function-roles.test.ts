@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readDeployment } from '../../local/cloud/deployment';
 import type { PolicyDocument } from '../../local/cloud/model';
-import { apiGatewayChecks, dynamodbChecks, s3Operation } from '../../local/iam/actions';
+import { apiGatewayChecks, dynamodbChecks } from '../../local/iam/actions';
 import { evaluate, trustDecision } from '../../local/iam/policy';
+import { s3Operation } from '../../local/iam/s3-actions';
 import { check, scope } from '../support/iam-requests';
 import { synthesize } from './synth';
 

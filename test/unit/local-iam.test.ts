@@ -5,11 +5,11 @@ import {
   dynamodbChecks,
   kmsChecks,
   MalformedRequestError,
-  s3Operation,
   sqsChecks,
   stsChecks,
   UnknownOperationError,
 } from '../../local/iam/actions';
+import { s3Operation } from '../../local/iam/s3-actions';
 import { bucket, check, object, other, queue, queueUrl, scope, stream, table } from '../support/iam-requests';
 
 describe('DynamoDB operations', () => {
