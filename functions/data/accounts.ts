@@ -29,12 +29,18 @@ export interface Dc {
   arrivalDwellSeconds?: number;
   departureMarginMeters?: number;
   approachingMinutes?: number;
+  /** Whether arrivals and departures are detected from the pings; on when absent. */
+  arrivalDetection?: boolean;
 }
 
 /** The settings a DC's API key may change (PATCH /dcs/{dc_id}/settings). */
 export type DcSettingFields = Pick<
   Dc,
-  'arrivalRadiusMeters' | 'arrivalDwellSeconds' | 'departureMarginMeters' | 'approachingMinutes'
+  | 'arrivalDetection'
+  | 'arrivalRadiusMeters'
+  | 'arrivalDwellSeconds'
+  | 'departureMarginMeters'
+  | 'approachingMinutes'
 >;
 
 /** An account and its DCs share one partition: DC ids are unique within their account only. */
@@ -62,6 +68,7 @@ const dcCodec = codec<Dc>({
   arrivalDwellSeconds: {},
   departureMarginMeters: {},
   approachingMinutes: {},
+  arrivalDetection: {},
 });
 
 /** Transaction items that create an account and DCs; each refuses to overwrite an existing one. */

@@ -22,7 +22,7 @@ import { type DcSettings, settingsOf } from './dc-settings';
  * item every ping updates and reads back anyway; a ping that cannot change a visit (far from every stop, or
  * still at the stop of an open visit) costs nothing more. One that may reads a window of the driver's trace,
  * and only one that shows an arrival or a departure writes: the visit, the driver's recent visits and the
- * events, in one transaction.
+ * events, in one transaction. A DC whose settings turn detection off costs a ping one read of the DC a minute.
  */
 
 /** A route's stops and its DC's settings are read at most this often per route and function instance. */
@@ -52,15 +52,14 @@ async function routeStops(
   const key = `${accountId}/${routeId}`;
   const kept = stopsOfRoutes.get(key);
   if (kept && now - kept.readAt < STOPS_KEPT_MS) return kept;
-  const [waypoints, dc] = await Promise.all([
-    listWaypointRows(accountId, routeId).then((page) => page.items),
-    getDc(accountId, dcId),
-  ]);
+  const settings = settingsOf(await getDc(accountId, dcId));
+  // A DC that turned detection off has its route's stops read by no ping.
+  const waypoints = settings.arrivalDetection ? (await listWaypointRows(accountId, routeId)).items : [];
   const read: RouteStops = {
     readAt: now,
     index: indexStops(waypoints.map((waypoint) => ({ id: waypoint.id, location: waypoint.location }))),
     sequences: new Map(waypoints.map((waypoint) => [waypoint.id, waypoint.sequence])),
-    settings: settingsOf(dc),
+    settings,
   };
   stopsOfRoutes.set(key, read);
   return read;
@@ -77,6 +76,7 @@ const knownOn = (driver: Driver, routeId: string): Visit[] =>
 async function detectOnRoute(read: Driver, routeId: string, point: DriverLocation, now: number) {
   const stops = await routeStops(read.accountId, read.dcId, routeId, now);
   const { index, settings } = stops;
+  if (!settings.arrivalDetection) return;
   let driver: Driver | undefined = read;
   let window: TracePoint[] | undefined;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS && driver?.startedRouteIds.includes(routeId); attempt++) {

@@ -5,6 +5,8 @@ import { type ArrivalSettings, DEFAULT_ARRIVAL_SETTINGS } from './arrival-detect
 
 /** A DC's settings of arrival detection and approach (docs/api.md, Arrivals and departures), defaults filled in. */
 export interface DcSettings extends ArrivalSettings {
+  /** Whether arrivals and departures are detected from the pings at all (default on). */
+  arrivalDetection: boolean;
   /** WAYPOINT_APPROACHING goes out once a stop's ETA is this close. */
   approachingMinutes: number;
 }
@@ -14,6 +16,7 @@ export const DEFAULT_APPROACHING_MINUTES = 10;
 /** The DC's settings: each its stored value, else its default. */
 export function settingsOf(dc: Dc | undefined): DcSettings {
   return {
+    arrivalDetection: dc?.arrivalDetection ?? true,
     radiusMeters: dc?.arrivalRadiusMeters ?? DEFAULT_ARRIVAL_SETTINGS.radiusMeters,
     dwellSeconds: dc?.arrivalDwellSeconds ?? DEFAULT_ARRIVAL_SETTINGS.dwellSeconds,
     marginMeters: dc?.departureMarginMeters ?? DEFAULT_ARRIVAL_SETTINGS.marginMeters,
@@ -36,6 +39,7 @@ export async function updateDcSettings(
   change: Partial<DcSettings>,
 ): Promise<DcSettings> {
   const fields: DcSettingFields = {
+    arrivalDetection: change.arrivalDetection,
     arrivalRadiusMeters: change.radiusMeters,
     arrivalDwellSeconds: change.dwellSeconds,
     departureMarginMeters: change.marginMeters,

@@ -50,10 +50,10 @@ interface WaypointRead {
 /** The pings each route's driver sent, by route id, as sent. */
 const sentPings = new Map<string, TracePoint[]>();
 
-async function driveTrace(routeId: string, recorded: RecordedTrace): Promise<TracePoint[]> {
+async function driveTrace(routeId: string, recorded: RecordedTrace, dcId = 'dc-1'): Promise<TracePoint[]> {
   const { acme } = hooks.accounts;
   const driverId = `${routeId}-driver`;
-  const created = await hooks.fx.as(acme.key, 'POST', '/dcs/dc-1/drivers', {
+  const created = await hooks.fx.as(acme.key, 'POST', `/dcs/${dcId}/drivers`, {
     driver_id: driverId,
     driver_name: 'Dana Driver',
   });
@@ -70,7 +70,7 @@ async function driveTrace(routeId: string, recorded: RecordedTrace): Promise<Tra
     waypoint.id = `${routeId}-${stop.id}`;
     waypoint.location = stop.location;
   });
-  await importRoute(hooks.fx.api.url, acme.key, 'dc-1', route);
+  await importRoute(hooks.fx.api.url, acme.key, dcId, route);
   const started = await hooks.fx.as(token, 'POST', `/driver/routes/${routeId}/start`, {
     timestamp: (points[0] as TracePoint).timestamp - MINUTE,
   });
@@ -87,8 +87,12 @@ async function driveTrace(routeId: string, recorded: RecordedTrace): Promise<Tra
   return points;
 }
 
-async function waypointsOf(routeId: string): Promise<WaypointRead[]> {
-  const response = await hooks.fx.as(hooks.accounts.acme.key, 'GET', `/dcs/dc-1/routes/${routeId}/waypoints`);
+async function waypointsOf(routeId: string, dcId = 'dc-1'): Promise<WaypointRead[]> {
+  const response = await hooks.fx.as(
+    hooks.accounts.acme.key,
+    'GET',
+    `/dcs/${dcId}/routes/${routeId}/waypoints`,
+  );
   return (expectSuccess(response, routes.listWaypoints) as { waypoints: WaypointRead[] }).waypoints;
 }
 
@@ -359,6 +363,7 @@ describe('GET and PATCH /dcs/{dc_id}/settings', () => {
     const { key } = hooks.accounts.acme;
     expect(expectSuccess(await settings(key, 'GET'), dcs.getDcSettings)).toEqual({
       settings: {
+        arrival_detection: true,
         arrival_radius_meters: 100,
         arrival_dwell_seconds: 60,
         departure_margin_meters: 50,
@@ -371,6 +376,7 @@ describe('GET and PATCH /dcs/{dc_id}/settings', () => {
     });
     const expected = {
       settings: {
+        arrival_detection: true,
         arrival_radius_meters: 150,
         arrival_dwell_seconds: 60,
         departure_margin_meters: 50,
@@ -381,6 +387,21 @@ describe('GET and PATCH /dcs/{dc_id}/settings', () => {
     expect(expectSuccess(await settings(key, 'GET'), dcs.getDcSettings)).toEqual(expected);
   });
 
+  it('a DC with arrival_detection false records no visit from the pings', async () => {
+    const { key } = hooks.accounts.acme;
+    const off = await settings(key, 'PATCH', 'dc-2', { arrival_detection: false });
+    expect(expectSuccess(off, dcs.updateDcSettings)).toMatchObject({
+      settings: { arrival_detection: false, arrival_radius_meters: 150 },
+    });
+    await driveTrace('detection-off', trace('visited-twice'), 'dc-2');
+    for (const waypoint of await waypointsOf('detection-off', 'dc-2')) {
+      expect(waypoint.visits).toEqual([]);
+      expect(waypoint.arrived_timestamp).toBeNull();
+    }
+    // The same trace on dc-1, whose detection is on, is visited (the first test): the setting is what differs.
+    expect(sentPings.get('detection-off')?.length).toBe(trace('visited-twice').points.length);
+  });
+
   it('refuses settings out of range, not whole, or none, with 1006 naming the field', async () => {
     const { key } = hooks.accounts.acme;
     const cases: [unknown, string][] = [
@@ -388,6 +409,7 @@ describe('GET and PATCH /dcs/{dc_id}/settings', () => {
       [{ arrival_dwell_seconds: 1801 }, 'arrival_dwell_seconds'],
       [{ departure_margin_meters: 12.5 }, 'departure_margin_meters'],
       [{ approaching_minutes: '10' }, 'approaching_minutes'],
+      [{ arrival_detection: 'false' }, 'arrival_detection'],
       [{}, 'arrival_radius_meters'],
     ];
     for (const [body, field] of cases) {

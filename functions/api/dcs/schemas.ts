@@ -18,6 +18,9 @@ const meters = (min: number, max: number) => z.int().check(z.minimum(min), z.max
 
 /** The settings' rules: a radius GPS error (±25 m) cannot cross, a dwell a pass-by cannot reach. */
 const SETTING_FIELDS = {
+  arrival_detection: z.withMeta(z.boolean(), {
+    description: 'whether arrivals and departures are detected from the driver app’s pings (default true)',
+  }),
   arrival_radius_meters: z.withMeta(meters(25, 1000), {
     description: 'a stop is arrived at once the driver stays this close to it (default 100)',
   }),
@@ -41,6 +44,7 @@ export const DcSettings = z.withMeta(z.object(SETTING_FIELDS), {
 export const UpdateDcSettingsBody = z.withMeta(
   z
     .object({
+      arrival_detection: z.optional(SETTING_FIELDS.arrival_detection),
       arrival_radius_meters: z.optional(SETTING_FIELDS.arrival_radius_meters),
       arrival_dwell_seconds: z.optional(SETTING_FIELDS.arrival_dwell_seconds),
       departure_margin_meters: z.optional(SETTING_FIELDS.departure_margin_meters),

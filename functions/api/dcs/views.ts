@@ -2,6 +2,7 @@ import type { DcSettings } from '../../domain/dc-settings';
 
 /** The DcSettings resource. */
 export const dcSettingsView = (settings: DcSettings) => ({
+  arrival_detection: settings.arrivalDetection,
   arrival_radius_meters: settings.radiusMeters,
   arrival_dwell_seconds: settings.dwellSeconds,
   departure_margin_meters: settings.marginMeters,

@@ -7,6 +7,7 @@ export const handler = httpHandler(endpoint, async ({ params, body, caller }) =>
   const settings = await updateDcSettings(
     { accountId: caller.accountId, dcId: params.dc_id },
     {
+      arrivalDetection: body.arrival_detection,
       radiusMeters: body.arrival_radius_meters,
       dwellSeconds: body.arrival_dwell_seconds,
       marginMeters: body.departure_margin_meters,
