@@ -29,12 +29,16 @@ export class ApiClient {
     return this.#send('POST', path, typeof body === 'string' ? Buffer.from(body, 'utf8') : body, bearer);
   }
 
+  patch(path: string, body: string): Promise<JsonResponse> {
+    return this.#send('PATCH', path, Buffer.from(body, 'utf8'));
+  }
+
   delete(path: string): Promise<JsonResponse> {
     return this.#send('DELETE', path);
   }
 
   #send(
-    method: 'GET' | 'POST' | 'DELETE',
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
     path: string,
     body?: Buffer,
     bearer?: string,

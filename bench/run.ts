@@ -17,6 +17,7 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { analyticsExportScenario } from './analytics';
 import { bundlesScenario } from './bundles';
+import { arrivalDetectionScenario } from './detection';
 import { driverLocationScenario } from './driver-location';
 import { getDriverScenario } from './drivers';
 import { localStartScenario } from './local-start';
@@ -35,6 +36,7 @@ const SCENARIOS: Scenario[] = [
   getDriverScenario,
   routeImportScenario,
   driverLocationScenario,
+  arrivalDetectionScenario,
   webhookDeliveryScenario,
   analyticsExportScenario,
 ];
