@@ -144,6 +144,7 @@ async function measureDetection(options: {
     if (!before) throw new Error('the runtime runs without the partition model (BENCH_PARTITIONS=off)');
     const started = performance.now();
     let errors = 0;
+    const errorsByGroup: Record<Group, number> = { on: 0, off: 0 };
     const errorSamples: string[] = [];
     await inParallel(throughApi, throughApi.length, abort, async (driver) => {
       for (const ping of driver.pings) {
@@ -157,7 +158,9 @@ async function measureDetection(options: {
         );
         if (answer.status !== 200) {
           errors++;
-          if (errorSamples.length < 3) errorSamples.push(`${answer.status} ${JSON.stringify(answer.body)}`);
+          errorsByGroup[driver.group]++;
+          if (errorSamples.length < 3)
+            errorSamples.push(`detection ${driver.group}: ${answer.status} ${JSON.stringify(answer.body)}`);
         }
       }
     });
@@ -203,6 +206,7 @@ async function measureDetection(options: {
       pings_per_dc: pingsPerGroup,
       ping_seconds: round(pingSeconds, 1),
       ping_errors: errors,
+      ping_errors_by_detection: errorsByGroup,
       ...(errorSamples.length ? { ping_error_samples: errorSamples } : {}),
       write_units_per_ping: { detection_on: perPing('on'), detection_off: perPing('off') },
       read_units_per_ping: {
