@@ -4,6 +4,8 @@
  */
 
 export * from './list/endpoint';
+export * from './notification-settings/endpoint';
 export * from './schemas';
 export * from './settings/endpoint';
+export * from './update-notification-settings/endpoint';
 export * from './update-settings/endpoint';

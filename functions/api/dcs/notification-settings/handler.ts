@@ -1,0 +1,10 @@
+import { notificationSettings } from '../../../domain/notification-settings';
+import { httpHandler } from '../../http-handler';
+import { notificationSettingsView } from '../notification-views';
+import { getNotificationSettings as endpoint } from './endpoint';
+
+export const handler = httpHandler(endpoint, async ({ params, caller }) => ({
+  notification_settings: notificationSettingsView(
+    await notificationSettings({ accountId: caller.accountId, dcId: params.dc_id }),
+  ),
+}));
