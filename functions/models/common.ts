@@ -234,13 +234,36 @@ export const DcParams = /* @__PURE__ */ z.object({ dc_id: Id });
 /** The most rows a page of any list holds. */
 export const MAX_PAGE_ROWS = 1000;
 
+/**
+ * A whole number written in decimal digits in a query string, `min..max`. Not `z.coerce.number()`, which
+ * takes whatever `Number()` reads: `0x10`, `1e3`, ` 10` or an empty string would pass as numbers. A number
+ * passes as it is: that is a default (`queryIntegerOr`), never a query string's value.
+ */
+export const QueryInteger = /* @__NO_SIDE_EFFECTS__ */ (min: number, max: number) =>
+  /* @__PURE__ */ z.pipe(
+    /* @__PURE__ */ z.transform((value: unknown, context) => {
+      if (typeof value === 'number') return value;
+      if (typeof value === 'string' && /^[0-9]+$/.test(value)) return Number(value);
+      context.issues.push({
+        code: 'custom',
+        message: 'must be a whole number in decimal digits',
+        input: value,
+      });
+      return z.NEVER;
+    }),
+    /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.minimum(min), /* @__PURE__ */ z.maximum(max)),
+  );
+
+/**
+ * QueryInteger(min, max), `fallback` when absent. A prefault, not a default: the document drops a default
+ * from a schema that transforms its input, and states a prefault as the parameter's default.
+ */
+export const queryIntegerOr = /* @__NO_SIDE_EFFECTS__ */ (min: number, max: number, fallback: number) =>
+  /* @__PURE__ */ z.prefault(QueryInteger(min, max), fallback);
+
 /** Optional paging of the driver list: without `limit` the whole list is returned. */
 export const PaginationQuery = /* @__PURE__ */ z.object({
-  limit: /* @__PURE__ */ z.optional(
-    /* @__PURE__ */ z.coerce
-      .number()
-      .check(/* @__PURE__ */ z.int(), /* @__PURE__ */ z.minimum(1), /* @__PURE__ */ z.maximum(MAX_PAGE_ROWS)),
-  ),
+  limit: /* @__PURE__ */ z.optional(/* @__PURE__ */ QueryInteger(1, MAX_PAGE_ROWS)),
   next_token: /* @__PURE__ */ z.optional(/* @__PURE__ */ SafeText({ min: 1, max: 2048 })),
 });
 
@@ -271,17 +294,9 @@ export const PAGE_BYTES_NOTE =
 
 export const pagedQuery = /* @__NO_SIDE_EFFECTS__ */ ({ defaultLimit, maxLimit }: PageSize) =>
   /* @__PURE__ */ z.object({
-    limit: /* @__PURE__ */ z.withMeta(
-      /* @__PURE__ */ z._default(
-        /* @__PURE__ */ z.coerce
-          .number()
-          .check(/* @__PURE__ */ z.int(), /* @__PURE__ */ z.minimum(1), /* @__PURE__ */ z.maximum(maxLimit)),
-        defaultLimit,
-      ),
-      {
-        description: `most rows per page, 1..${maxLimit}; ${defaultLimit} when absent. ${PAGE_BYTES_NOTE}`,
-      },
-    ),
+    limit: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ queryIntegerOr(1, maxLimit, defaultLimit), {
+      description: `most rows per page, 1..${maxLimit}; ${defaultLimit} when absent. ${PAGE_BYTES_NOTE}`,
+    }),
     next_token: /* @__PURE__ */ z.withMeta(PaginationQuery.shape.next_token, {
       description: 'the `next_token` of the previous page',
     }),

@@ -460,7 +460,7 @@ describe('bad paging parameters', () => {
   it.each(lists)(
     '%s: a limit out of range or not an integer is 400 with 1006 naming query.limit',
     async (path, get, max) => {
-      for (const limit of ['0', '-1', String(max + 1), '1.5', 'ten']) {
+      for (const limit of ['0', '-1', String(max + 1), '1.5', 'ten', '0x10', '1e3']) {
         expect(expectError(await get(`${path}?limit=${limit}`), 400, 1006)).toContain('query.limit');
       }
     },

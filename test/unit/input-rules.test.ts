@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { endpoints } from '../../functions/api/index';
 import { MAX_EVENT_RECORD_BYTES, putEventItem, streamRecordBytes } from '../../functions/data/events';
 import {
   FreeText,
@@ -280,4 +281,25 @@ describe('lists of ids stored in one item or sent in one message', () => {
     const ids = Array.from({ length: IMPORT_LIMITS.waypoints }, (_, i) => String(i).padStart(128, 'x'));
     await expect(etasEvent(ids)).rejects.toThrow(/ROUTE_ETAS_CHANGED event of \d+ bytes as a stream record/);
   });
+});
+
+describe('limit: every list reads a decimal whole number only', () => {
+  const lists = endpoints.filter((endpoint) => endpoint.request.query?.shape.limit);
+
+  it('is asked by every paged list', () => {
+    expect(lists.map((endpoint) => endpoint.operationId).length).toBeGreaterThanOrEqual(8);
+  });
+
+  it.each(lists.map((endpoint) => [endpoint.operationId, endpoint] as const))(
+    '%s: refuses hexadecimal, exponent, signed, spaced, fractional and empty limits; takes decimal digits',
+    (_, endpoint) => {
+      const query = endpoint.request.query as z.ZodMiniType;
+      for (const limit of ['0x10', '1e3', '1E1', '+5', ' 10', '10 ', '10.0', '', '0b11', '0o7', 'Infinity']) {
+        expect(query.safeParse({ limit }).success, `limit=${JSON.stringify(limit)}`).toBe(false);
+      }
+      expect(message(query, { limit: '0x10' })).toBe('must be a whole number in decimal digits');
+      expect(query.safeParse({ limit: '16' }).data).toMatchObject({ limit: 16 });
+      expect(query.safeParse({ limit: '016' }).data).toMatchObject({ limit: 16 });
+    },
+  );
 });

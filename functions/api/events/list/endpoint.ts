@@ -1,4 +1,4 @@
-import { Id, MAX_PAGE_ROWS, PAGE_BYTES_NOTE, SafeText } from '../../../models/common';
+import { Id, MAX_PAGE_ROWS, PAGE_BYTES_NOTE, queryIntegerOr, SafeText } from '../../../models/common';
 import { SUBSCRIBABLE_EVENTS } from '../../../models/event-catalog';
 import * as z from '../../../shared/zod';
 import { eventsEndpoint } from '../schemas';
@@ -11,15 +11,9 @@ export const ListEventsQuery = z.object({
     description:
       'the `next_cursor` of the previous page, or the `cursor` of an event: the events after it; from the oldest kept event when absent',
   }),
-  limit: z.withMeta(
-    z._default(
-      z.coerce.number().check(z.int(), z.minimum(1), z.maximum(MAX_PAGE_ROWS)),
-      EVENT_FEED_DEFAULT_LIMIT,
-    ),
-    {
-      description: `most events per page, 1..${MAX_PAGE_ROWS}; ${EVENT_FEED_DEFAULT_LIMIT} when absent. ${PAGE_BYTES_NOTE.replace('`next_token`', '`next_cursor`')}`,
-    },
-  ),
+  limit: z.withMeta(queryIntegerOr(1, MAX_PAGE_ROWS, EVENT_FEED_DEFAULT_LIMIT), {
+    description: `most events per page, 1..${MAX_PAGE_ROWS}; ${EVENT_FEED_DEFAULT_LIMIT} when absent. ${PAGE_BYTES_NOTE.replace('`next_token`', '`next_cursor`')}`,
+  }),
   dc_id: z.withMeta(z.optional(Id), { description: 'only the events of this DC of the account' }),
   route_id: z.withMeta(z.optional(Id), { description: 'only the events of this route' }),
   type: z.withMeta(z.optional(z.enum(SUBSCRIBABLE_EVENTS)), { description: 'only the events of this type' }),
