@@ -1,5 +1,4 @@
 import { once } from 'node:events';
-import { stringify } from 'csv-stringify';
 import { listDcs } from '../data/accounts';
 import { type AnalyticsType, analyticsOfDate, routesWithAnalytics } from '../data/analytics';
 import { uploadStream } from '../data/bucket';
@@ -17,6 +16,7 @@ import type { ExportMessage } from '../models/channels';
 import * as channels from '../models/channels';
 import { countMetric, logger } from '../shared/observability';
 import { ATTEMPT_ANALYSIS_COLUMNS, ROUTE_ANALYSIS_COLUMNS } from './analytics-columns';
+import { analyticsCsv } from './analytics-csv';
 import { datesBetween } from './analytics-requests';
 import { computeRouteAnalytics } from './route-analytics';
 
@@ -57,7 +57,7 @@ async function exportType(
   rowsPerFile: number,
 ): Promise<DownloadFile[]> {
   const files: DownloadFile[] = [];
-  let csv: ReturnType<typeof stringify> | undefined;
+  let csv: ReturnType<typeof analyticsCsv> | undefined;
   let upload: Promise<void> | undefined;
   const startFile = () => {
     const key = bucketKeys.analyticsFile(
@@ -65,15 +65,7 @@ async function exportType(
       request.txid,
       `${type.toLowerCase()}-${String(files.length + 1).padStart(3, '0')}.csv`,
     );
-    // RFC 4180 (CRLF). A text cell that a spreadsheet would run as a formula (=, +, -, @, tab, CR first: a
-    // customer's or route's name is the ERP's or a driver's text) is written behind a ' (OWASP's CSV injection
-    // advice); numbers are written as they are.
-    csv = stringify({
-      header: true,
-      columns: [...COLUMNS[type]],
-      record_delimiter: 'windows',
-      escape_formulas: true,
-    });
+    csv = analyticsCsv(COLUMNS[type]);
     upload = uploadStream(key, csv, 'text/csv; charset=utf-8');
     // Awaited at the end of the file (or raced while writing); never left unhandled meanwhile.
     upload.catch(() => undefined);
@@ -96,7 +88,7 @@ async function exportType(
             startFile();
           }
           (files.at(-1) as DownloadFile).rows++;
-          if (!(csv as ReturnType<typeof stringify>).write(row)) {
+          if (!(csv as ReturnType<typeof analyticsCsv>).write(row)) {
             // A failed upload stops reading: without the race, waiting for 'drain' would never end.
             await Promise.race([once(csv as NodeJS.EventEmitter, 'drain'), upload]);
           }

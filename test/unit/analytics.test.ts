@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Attempt } from '../../functions/data/attempts';
@@ -9,6 +11,7 @@ import {
   routeAnalytics,
 } from '../../functions/domain/analytics';
 import { ATTEMPT_ANALYSIS_COLUMNS, ROUTE_ANALYSIS_COLUMNS } from '../../functions/domain/analytics-columns';
+import { analyticsCsv } from '../../functions/domain/analytics-csv';
 import { DESIGN_ATTEMPT_COLUMNS, DESIGN_ROUTE_COLUMNS } from '../support/analytics-columns';
 import {
   attempt,
@@ -621,5 +624,41 @@ describe('localIsoDateTime', () => {
         },
       ),
     );
+  });
+});
+
+describe('analyticsCsv', () => {
+  /** The file a writer makes of `names`, one row each, read back by a CSV reader (csv-parse). */
+  async function roundTrip(names: (string | number)[]): Promise<{ text: string; rows: string[][] }> {
+    const csv = analyticsCsv(['route_name', 'count']);
+    const chunks: string[] = [];
+    csv.on('data', (chunk: Buffer | string) => chunks.push(String(chunk)));
+    for (const name of names) csv.write({ route_name: name, count: 1 });
+    csv.end();
+    await once(csv, 'end');
+    const text = chunks.join('');
+    // As a spreadsheet reads it: any line break outside quotes ends a row.
+    return { text, rows: parse(text, { record_delimiter: ['\r\n', '\n', '\r'], relax_column_count: true }) };
+  }
+
+  it('quotes a cell holding a line break, so that no reader starts a row inside it', async () => {
+    const names = ['x\n=1+1', 'y\r=2+2', 'z\r\n@SUM(A1)'];
+    const { rows } = await roundTrip(names);
+    expect(rows).toEqual([['route_name', 'count'], ...names.map((name) => [name, '1'])]);
+    expect(rows.slice(1).every(([cell]) => !/^['"]?[=+\-@]/.test(cell ?? ''))).toBe(true);
+  });
+
+  it('writes every formula start behind a quote mark: csv-stringify’s, `|` first, and any behind white space', async () => {
+    const names = ['=1+1', '+1', '-2+3', '@A1', '\t=1', '|cmd', ' =1+1', '  +1', '\n=1', ' -1', '｜x'];
+    const { rows } = await roundTrip(names);
+    expect(rows.slice(1).map(([cell]) => cell)).toEqual(
+      names.map((name) => (name === '｜x' ? name : `'${name}`)),
+    );
+  });
+
+  it('leaves ordinary text, text with inner formula characters and numbers as they are', async () => {
+    const { rows, text } = await roundTrip(['North loop', ' North', 'a=b', 'x|y', -5]);
+    expect(rows.slice(1).map(([cell]) => cell)).toEqual(['North loop', ' North', 'a=b', 'x|y', '-5']);
+    expect(text.endsWith('\r\n')).toBe(true);
   });
 });
