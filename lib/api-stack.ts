@@ -128,7 +128,9 @@ export class ApiStack extends Stack {
     const resources = new StatefulImports(this, 'Stateful', props.stateful);
 
     this.api = new RestApi(this, 'Api', {
-      restApiName: 'delivery-routes',
+      // The stack's name, unique per account and Region: API Gateway's metrics (ApiName), and so the alarms
+      // and dashboard, tell apart two copies deployed under two stack prefixes.
+      restApiName: this.stackName,
       description: 'Delivery Route Service public and driver API',
       endpointTypes: [EndpointType.REGIONAL],
       // Answers over 1 KB are gzipped for clients that accept it (route lists, the docs page's 1.7 MB script).

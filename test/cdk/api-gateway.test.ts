@@ -521,3 +521,35 @@ describe('API alarms', () => {
     expect(JSON.stringify(latency?.Dimensions)).toContain('"Stage"');
   });
 });
+
+describe('two deployments in one account and Region', () => {
+  /** The REST API's name and the ApiName every API alarm and dashboard metric of a deployment names. */
+  function namesOf(stackPrefix: string) {
+    const { apiTemplate: template } = synthesize({ stackPrefix });
+    const [restApi] = Object.values(template.findResources('AWS::ApiGateway::RestApi'));
+    const metricNames = new Set<unknown>();
+    const visit = (value: unknown): void => {
+      if (Array.isArray(value)) value.forEach(visit);
+      else if (value && typeof value === 'object') {
+        const { Name, Value } = value as { Name?: unknown; Value?: unknown };
+        if (Name === 'ApiName') metricNames.add(JSON.stringify(Value));
+        Object.values(value).forEach(visit);
+      }
+    };
+    visit(template.findResources('AWS::CloudWatch::Alarm'));
+    // The dashboard's body is a JSON string: its metrics name the API as ["AWS/ApiGateway", metric, "ApiName", name, ...].
+    const body = JSON.stringify(template.findResources('AWS::CloudWatch::Dashboard'));
+    return { restApiName: restApi?.Properties?.Name as unknown, metricNames, body };
+  }
+
+  it('name their APIs apart, and each one’s alarms and dashboard graph its own API', () => {
+    const blue = namesOf('Blue');
+    const green = namesOf('Green');
+    expect(blue.restApiName).toBe('Blue-Api');
+    expect(green.restApiName).toBe('Green-Api');
+    expect([...blue.metricNames]).toEqual([JSON.stringify('Blue-Api')]);
+    expect([...green.metricNames]).toEqual([JSON.stringify('Green-Api')]);
+    expect(blue.body).toContain('Blue-Api');
+    expect(blue.body).not.toContain('Green-Api');
+  });
+});
