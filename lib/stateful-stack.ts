@@ -1,4 +1,13 @@
-import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  Aws,
+  CfnOutput,
+  Duration,
+  Fn,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -29,6 +38,13 @@ import { AlarmTopic } from './constructs/alarm-topic';
 import { EventPipe } from './constructs/event-pipe';
 import { channelQueueIds, pascalCase } from './naming';
 import { alarmOn, IMPORT_QUEUE_MAX_AGE, WATCHES } from './watches';
+
+/** S3's longest bucket name. */
+const MAX_BUCKET_NAME = 63;
+/** The most random characters CloudFormation ends a generated bucket name with (12 or 13 are seen). */
+const GENERATED_NAME_SUFFIX_MAX = 13;
+/** A stack id's UUID, the last part of its ARN. */
+const STACK_UUID_LENGTH = 36;
 
 /**
  * The table as other stacks see it: its ARN under a fixed export name (the table name derives from the ARN).
@@ -320,11 +336,11 @@ export class StatefulStack extends Stack {
    * NotificationConfiguration (not `addEventNotification`, whose custom resource is a Lambda of its own). S3
    * checks that it may send to each queue when the configuration is saved, so the bucket waits for the queue
    * policies. A policy cannot name the bucket by `Fn::GetAtt` (the bucket would then wait for itself): it names
-   * it by its generated name, `<stack>-<logical id>-<suffix>` lower-cased, in this account.
+   * it as bucketNameMatch() says, in this account.
    */
   private notifyOfCreatedObjects(): void {
     const cfnBucket = this.bucket.node.defaultChild as CfnBucket;
-    const bucketLogicalId = this.getLogicalId(cfnBucket).toLowerCase();
+    const bucketName = this.bucketNameMatch(cfnBucket);
     const destinations = [
       { channel: channels.imports, prefix: IMPORT_UPLOADS_PREFIX, sid: 'BucketNotifiesUploads' },
       { channel: channels.proofUploads, prefix: PROOFS_PREFIX, sid: 'BucketNotifiesProofUploads' },
@@ -339,7 +355,7 @@ export class StatefulStack extends Stack {
             actions: ['sqs:SendMessage'],
             resources: [queue.queueArn],
             conditions: {
-              ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:s3:::*${bucketLogicalId}*` },
+              ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:s3:::${bucketName}` },
               StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
             },
           }),
@@ -353,5 +369,26 @@ export class StatefulStack extends Stack {
         };
       }),
     };
+  }
+
+  /**
+   * The bucket's name as a policy can match it before the bucket exists. CloudFormation names it
+   * `<stack>-<logical id>-<12 or 13 random characters>`, lower-cased (matched by its logical id, which the
+   * local runtime's names hold too), and cuts the stack name and the logical
+   * id to fit S3's 63 characters when the whole would not: a match on either would then fail, and S3 would
+   * refuse the notification configuration (a long `stackPrefix`). Such a bucket gets a name of its own
+   * instead: the stack name's start and the stack's UUID (unique, and unknown before the stack exists, so no
+   * one can take the name first). A bucket whose generated name fits keeps it: renaming a bucket replaces it.
+   */
+  private bucketNameMatch(cfnBucket: CfnBucket): string {
+    const stackName = this.stackName.toLowerCase();
+    const logicalId = this.getLogicalId(cfnBucket).toLowerCase();
+    const generatedPrefix = `${stackName}-${logicalId}-`;
+    if (generatedPrefix.length + GENERATED_NAME_SUFFIX_MAX <= MAX_BUCKET_NAME) return `*${logicalId}*`;
+    const stackUuid = Fn.select(2, Fn.split('/', Aws.STACK_ID));
+    const start = stackName.slice(0, MAX_BUCKET_NAME - STACK_UUID_LENGTH - 1).replace(/-+$/, '');
+    const name = `${start}-${stackUuid}`;
+    cfnBucket.bucketName = name;
+    return name;
   }
 }

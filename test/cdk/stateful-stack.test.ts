@@ -18,6 +18,7 @@ import {
 import { consumers } from '../../functions/workers/index';
 import { EVENT_PIPE_BATCH_SIZE, EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
 import { IMPORT_QUEUE_MAX_AGE } from '../../lib/watches';
+import { readDeployment } from '../../local/cloud/deployment';
 import { type CfnResource, logicalIdOf, resourcesOf, synthesize } from './synth';
 
 const { stateful, statefulTemplate: template } = synthesize();
@@ -188,6 +189,56 @@ describe('bucket', () => {
       expect((resource(bucketId) as { DependsOn?: string[] }).DependsOn).toContain(policyId);
       // The policy names the bucket without referring to it, or the two would wait for each other.
       expect(JSON.stringify(policy)).not.toContain(`"${bucketId}"`);
+    });
+  });
+
+  describe('with a 64-character stackPrefix, whose bucket name CloudFormation would cut', () => {
+    const stackPrefix = 'DeliveryRoutesForTheNorthernWarehousesTheirDriversAndCustomers01';
+    const long = synthesize({ stackPrefix });
+    const longResources = resourcesOf(long.statefulTemplate);
+    const longBucketId = logicalIdOf(long.stateful, long.stateful.bucket);
+    // The local runtime resolves the templates as CloudFormation would, with a stack id of its own.
+    const deployment = readDeployment(long.assembly.directory, {
+      namePrefix: 'long',
+      awsEndpoint: 'http://127.0.0.1',
+    });
+    const [bucket] = deployment.buckets;
+
+    it('is a prefix of 64 characters, and the generated name would pass 63', () => {
+      expect(stackPrefix).toHaveLength(64);
+      expect(`${long.stateful.stackName}-${longBucketId}-`.length + 12).toBeGreaterThan(63);
+    });
+
+    it('gives the bucket a name of its own that S3 takes: the stack name’s start and the stack’s UUID', () => {
+      expect(longResources[longBucketId]?.Properties?.BucketName).toBeDefined();
+      const name = bucket?.name ?? '';
+      expect(name.length).toBeLessThanOrEqual(63);
+      expect(name).toMatch(/^[a-z0-9][a-z0-9-]*[a-z0-9]$/);
+      expect(name).toMatch(
+        /^deliveryroutesforthenorthe-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+      );
+    });
+
+    it.each(notified)(
+      'lets S3 notify the $channel.name queue from that bucket and no other',
+      ({ channel, sid }) => {
+        const queue = deployment.queues.find(
+          (candidate) =>
+            candidate.logicalId === logicalIdOf(long.stateful, long.stateful.queueOf(channel).queue),
+        );
+        const policy = deployment.queuePolicies.find((candidate) =>
+          candidate.queueArns.includes(queue?.arn ?? ''),
+        );
+        const statement = policy?.document.Statement.find((candidate) => candidate.Sid === sid);
+        expect(statement?.Condition).toEqual({
+          ArnLike: { 'aws:SourceArn': `arn:aws:s3:::${bucket?.name}` },
+          StringEquals: { 'aws:SourceAccount': deployment.accountId },
+        });
+      },
+    );
+
+    it('keeps the generated name of a bucket whose name fits (renaming a bucket replaces it)', () => {
+      expect(resource(bucketId).Properties?.BucketName).toBeUndefined();
     });
   });
 
