@@ -10,11 +10,13 @@ import { ROUTE_PAGE_SIZES } from '../../functions/api/routes/index';
 import { DELIVERY_ATTEMPTS_PAGE } from '../../functions/api/webhooks/index';
 import { SUBSCRIBABLE_EVENTS } from '../../functions/domain/webhook-events';
 import { newWebhookSecret, signatureHeaders } from '../../functions/domain/webhook-http';
+import * as channels from '../../functions/models/channels';
 import { allChannels } from '../../functions/models/channels';
 import { reservedIdsOf } from '../../functions/models/path-ids';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
 import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
 import { RESOURCE_ENV } from '../../functions/shared/resources';
+import { consumers } from '../../functions/workers/index';
 import { stageMethodLimit } from '../../lib/api-stack';
 import { DEFAULT_CONFIG } from '../../lib/delivery-routes';
 import { sliceOf } from '../../lib/slices';
@@ -238,6 +240,30 @@ describe('docs/configuration.md', () => {
     const ours = [...new Set([...readByFunctions, ...resources])].filter((name) => !name.startsWith('AWS_'));
     expect(ours).toContain('WEBHOOK_RETRY_DELAYS_SECONDS');
     for (const name of ours) expect(configuration, `environment variable ${name}`).toContain(`\`${name}\``);
+  });
+});
+
+describe('docs/deploy.md', () => {
+  const deploy = read('docs/deploy.md');
+
+  it('states the Lambda concurrency the queue consumers take at most, and each one’s share', () => {
+    const total = consumers.reduce((sum, consumer) => sum + consumer.maxConcurrency, 0);
+    expect(deploy).toContain(`The queue consumers run up to ${total} Lambda invocations at once`);
+    const shares = /\(each event source mapping's maximum concurrency: ([^)]*)\)/.exec(
+      deploy.replace(/\n/g, ' '),
+    )?.[1];
+    const stated = [...(shares ?? '').matchAll(/(\d+)( each)?/g)].map((match) => Number(match[1]));
+    expect(stated.length).toBeGreaterThan(0);
+    expect(new Set(stated)).toEqual(new Set(consumers.map((consumer) => consumer.maxConcurrency)));
+  });
+
+  it('states after how many receives a throttled batch may move to a DLQ', () => {
+    const tens: string[] = [channels.deliveries.name, channels.imports.name, channels.analytics.name];
+    expect(deploy).toContain(
+      'webhook deliveries, imports and analytics exports after 10 receives, the others after 5',
+    );
+    for (const channel of allChannels)
+      expect(channel.maxReceiveCount).toBe(tens.includes(channel.name) ? 10 : 5);
   });
 });
 
