@@ -1,19 +1,22 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { parseItem } from 'structured-headers';
 import type { IdempotencyScope } from '../domain/idempotency';
-import { IDEMPOTENCY_KEY_HEADER } from '../models/idempotency';
+import { BARE_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_HEADER } from '../models/idempotency';
 import type { Caller } from '../shared/auth-context';
 import { sha256Hex } from '../shared/crypto';
 import { ValidationError } from '../shared/errors';
 import { IDEMPOTENCY_KEYS } from '../shared/limits';
 import type { EndpointDefinition } from './define';
 
-const INVALID_KEY = `header.${IDEMPOTENCY_KEY_HEADER}: must be one quoted string of 1..${IDEMPOTENCY_KEYS.maxKeyLength} printable ASCII characters (a Structured Field String, RFC 8941), such as "8e03978e-40d5-43e8-bc93-6894a57f9324"`;
+const INVALID_KEY = `header.${IDEMPOTENCY_KEY_HEADER}: must be 1..${IDEMPOTENCY_KEYS.maxKeyLength} printable ASCII characters, sent once, bare (8e03978e-40d5-43e8-bc93-6894a57f9324: no space, quote, backslash, comma or semicolon) or as a quoted string (a Structured Field String, RFC 8941: "8e03978e-40d5-43e8-bc93-6894a57f9324")`;
+
+const BARE_KEY = new RegExp(`^${BARE_IDEMPOTENCY_KEY}$`);
 
 /**
  * The request's Idempotency-Key, or undefined when it sends none (the key is optional). The IETF httpapi
- * draft makes it an Item Structured Header whose value is a String (`Idempotency-Key: "<key>"`), sent once:
- * anything else (a bare token, parameters, a list, two fields) is 1006 naming the header.
+ * draft makes it an Item Structured Header whose value is a String (`Idempotency-Key: "<key>"`); most
+ * clients send the key bare (`Idempotency-Key: <key>`), and both denote the same key. Sent once: anything
+ * else (parameters, a list, two fields, a bare value with a space) is 1006 naming the header.
  */
 export function readIdempotencyKey(event: APIGatewayProxyEvent): string | undefined {
   const named = (headers: object | null) =>
@@ -24,9 +27,14 @@ export function readIdempotencyKey(event: APIGatewayProxyEvent): string | undefi
     : named(event.headers).map(([, value]) => value as string);
   if (values.length === 0) return undefined;
   if (values.length > 1) throw new ValidationError(`${INVALID_KEY}; it came ${values.length} times`);
+  const field = (values[0] as string).trim();
+  if (!field.startsWith('"')) {
+    if (BARE_KEY.test(field)) return field;
+    throw new ValidationError(INVALID_KEY);
+  }
   let item: ReturnType<typeof parseItem>;
   try {
-    item = parseItem(values[0] as string);
+    item = parseItem(field);
   } catch {
     throw new ValidationError(INVALID_KEY);
   }

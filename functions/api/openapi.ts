@@ -18,7 +18,11 @@ import {
   webhookBody,
   webhookBodyOf,
 } from '../models/event-catalog';
-import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../models/idempotency';
+import {
+  IDEMPOTENCY_KEY_FIELD_PATTERN,
+  IDEMPOTENCY_KEY_HEADER,
+  REPLAYED_HEADER,
+} from '../models/idempotency';
 import { type ReservedId, reservedIdsOf } from '../models/path-ids';
 import { ERROR_CODES } from '../shared/error-codes';
 // The generator's own schemas in zod's functional API: the document reads any schema through zod core alone.
@@ -178,9 +182,9 @@ const IDEMPOTENCY_KEY_PARAMETER: Parameter = {
   in: 'header',
   required: false,
   description:
-    'Optional: a key of the client’s own, unique per request (a UUID), as a quoted Structured Field string (IETF httpapi draft "The Idempotency-Key HTTP Header Field"; 1..255 printable ASCII characters). Sent again with the same request (method, path, query and body) within 24 hours, the first answer comes back as it was, status and body, with `Idempotent-Replayed: true`; with another request 422 (1010); while the first is still processed 409 (1011). Keys are the account’s (on the driver app the driver’s). Answers under 500 are kept, refusals included; a 5xx is not, so the request may be sent again. A request refused before it is processed (credentials, DC, malformed input or key) claims no key',
-  schema: { type: 'string' },
-  example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
+    'Optional: a key of the client’s own, unique per request (a UUID): 1..255 printable ASCII characters, sent bare (`8e03978e-40d5-43e8-bc93-6894a57f9324`, without spaces, quotes, backslashes, commas or semicolons) or as a quoted Structured Field string (`"8e03978e-40d5-43e8-bc93-6894a57f9324"`, as the IETF httpapi draft "The Idempotency-Key HTTP Header Field" writes it); both forms denote the same key. Sent again with the same request (method, path, query and body) within 24 hours, the first answer comes back as it was, status and body, with `Idempotent-Replayed: true`; with another request 422 (1010); while the first is still processed 409 (1011). Keys are the account’s (on the driver app the driver’s). Answers under 500 are kept, refusals included; a 5xx is not, so the request may be sent again. A request refused before it is processed (credentials, DC, malformed input or key) claims no key',
+  schema: { type: 'string', pattern: IDEMPOTENCY_KEY_FIELD_PATTERN },
+  example: '8e03978e-40d5-43e8-bc93-6894a57f9324',
 };
 
 /** On an answer replayed for an Idempotency-Key. */

@@ -254,6 +254,26 @@ describe('a key whose first request is still being processed', () => {
   });
 });
 
+describe('the key as clients send it', () => {
+  it('takes a bare key, and its quoted form as the same key', async () => {
+    const key = newKey();
+    const body = { driver_id: 'd-bare-key', driver_name: 'Bare key' };
+    const post = (header: string) =>
+      fx.request('POST', '/dcs/dc-1/drivers', {
+        key: acme.key,
+        body,
+        headers: { 'Idempotency-Key': header },
+      });
+    const first = await post(key);
+    expectSuccess(first, drivers.createDriver);
+    expect(replayed(first)).toBeNull();
+    const quoted = await post(`"${key}"`);
+    expect(quoted.status).toBe(first.status);
+    expect(replayed(quoted)).toBe('true');
+    expect(await storedKey({ accountId: acme.accountId }, key)).toBeDefined();
+  });
+});
+
 describe('what locks no key', () => {
   it('leaves the key free after a request refused for its input, so that the corrected one goes through', async () => {
     const key = newKey();
@@ -269,16 +289,24 @@ describe('what locks no key', () => {
     expect(replayed(fixed)).toBeNull();
   });
 
-  it('refuses a key that is not one quoted string with 1006 naming the header, and processes nothing', async () => {
+  it('refuses a key that is neither bare nor one quoted string with 1006 naming the header, and processes nothing', async () => {
     const body = { driver_id: 'd-bad-key', driver_name: 'Bad key' };
-    for (const header of ['bare-token', '"a"; p=1', '"a", "b"', '""', `"${'k'.repeat(256)}"`, '"\u00e9"']) {
+    for (const header of [
+      'two words',
+      'a;b',
+      '"a"; p=1',
+      '"a", "b"',
+      '""',
+      `"${'k'.repeat(256)}"`,
+      '"\u00e9"',
+    ]) {
       const answer = await fx.request('POST', '/dcs/dc-1/drivers', {
         key: acme.key,
         body,
         headers: { 'Idempotency-Key': header },
       });
       expect(expectError(answer, 400, 1006), header).toMatch(
-        /^header\.Idempotency-Key: must be one quoted string/,
+        /^header\.Idempotency-Key: must be 1\.\.255 printable ASCII characters/,
       );
     }
     expectError(await fx.request('GET', '/dcs/dc-1/drivers/d-bad-key', { key: acme.key }), 404, 1003);
