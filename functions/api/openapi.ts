@@ -28,6 +28,7 @@ import { ERROR_CODES } from '../shared/error-codes';
 // The generator's own schemas in zod's functional API: the document reads any schema through zod core alone.
 import * as z from '../shared/zod';
 import { type EndpointDefinition, isDcScoped, takesIdempotencyKey } from './define';
+import { operationDescription, TAG_DESCRIPTIONS, WEBHOOK_EVENTS_TAG } from './openapi-descriptions';
 
 /**
  * An endpoint as the document reads it: its schemas as zod core types, so that schemas written with either
@@ -300,7 +301,7 @@ export function buildOpenApiDocument(endpoints: readonly DocumentedEndpoint[]) {
     const operation: { parameters?: Parameter[] } & Record<string, unknown> = {
       operationId: endpoint.operationId,
       summary: endpoint.summary,
-      ...(endpoint.description ? { description: endpoint.description } : {}),
+      description: operationDescription(endpoint),
       tags: [endpoint.tag],
       security: endpoint.auth === 'none' ? [] : [{ [endpoint.auth]: [] }],
       parameters,
@@ -327,6 +328,11 @@ export function buildOpenApiDocument(endpoints: readonly DocumentedEndpoint[]) {
   const schemas = placements.convert();
   for (const fillIn of afterConversion) fillIn();
 
+  // A tag without a description is listed bare; the lint's tag-description rule refuses it (redocly.yaml).
+  const tags = [...new Set([...endpoints.map((endpoint) => endpoint.tag), WEBHOOK_EVENTS_TAG])].map((name) =>
+    TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name },
+  );
+
   return {
     openapi: '3.1.0',
     // Each deployment has its own URL; the docs page puts the URL it was served from first.
@@ -348,6 +354,7 @@ export function buildOpenApiDocument(endpoints: readonly DocumentedEndpoint[]) {
         `Webhooks: the service POSTs each event to the webhooks subscribed to its type and DC. Each event type's body and headers are documented under Webhooks; the examples are signed with the example secret \`${EXAMPLE_DELIVERY.secret}\`.`,
       ].join('\n\n'),
     },
+    tags,
     components: {
       securitySchemes: {
         apiKey: {
@@ -424,7 +431,7 @@ function webhookEvent(placements: SchemaPlacements, type: EventType) {
       operationId: operationIdOf(type),
       summary: `${type}: ${doc.summary}`,
       description: `${doc.description}\n\nAt least once: deduplicate by \`webhook-id\` (the \`event_id\`). A 2xx within 10 s ends the delivery; anything else is retried (about 1, 5, 15, 30 minutes, then hourly, 12 attempts in all).`,
-      tags: ['Webhook events'],
+      tags: [WEBHOOK_EVENTS_TAG],
       // The service calls the receiver with no credentials of the receiver's: receivers verify the signature.
       security: [],
       parameters: Object.entries(DELIVERY_HEADER_DOCS).map(
