@@ -3,7 +3,12 @@ import type { EndpointDefinition } from '../../functions/api/define';
 import { endpoints } from '../../functions/api/index';
 import { buildOpenApiDocument } from '../../functions/api/openapi';
 import type * as z from '../../functions/shared/zod';
-import { type ObservedResponse, type OpenApiDocument, responseContract } from './openapi-contract';
+import {
+  type ObservedDelivery,
+  type ObservedResponse,
+  type OpenApiDocument,
+  responseContract,
+} from './openapi-contract';
 
 export interface ApiResponse {
   status: number;
@@ -98,6 +103,15 @@ export function contractViolations(response: ObservedResponse): string[] {
   const json =
     typeof body === 'string' && body !== '' && /^application\/([\w.-]+\+)?json\b/i.test(contentType ?? '');
   return contract.violations(json ? { ...response, body: JSON.parse(body) } : response);
+}
+
+/**
+ * What is wrong with a webhook delivery by the document's `webhooks` section (empty when nothing is): the
+ * same document and compiled schemas as the answers'.
+ */
+export function deliveryContractViolations(delivery: ObservedDelivery): string[] {
+  contract ??= responseContract(buildOpenApiDocument(endpoints) as unknown as OpenApiDocument);
+  return contract.deliveryViolations(delivery);
 }
 
 /**

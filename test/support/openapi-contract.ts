@@ -26,10 +26,24 @@ interface DocumentedOperation {
   operationId?: string;
   responses?: Record<string, DocumentedResponse>;
 }
+/** A POST the service sends to receivers (OpenAPI 3.1 `webhooks`): its headers and its body. */
+interface DocumentedWebhook {
+  post?: {
+    parameters?: { name: string; in: string; required?: boolean; schema?: { const?: string } }[];
+    requestBody?: { content?: Record<string, SchemaHolder> };
+  };
+}
 export interface OpenApiDocument {
   openapi: string;
   paths?: Record<string, Record<string, unknown>>;
+  webhooks?: Record<string, DocumentedWebhook>;
   components?: { schemas?: Record<string, unknown> };
+}
+
+/** One webhook delivery as a receiver got it: its headers (lower-case names) and its raw body. */
+export interface ObservedDelivery {
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
 }
 
 /** One answer as a client saw it. `path` is as sent: percent-encoded, with or without a query. */
@@ -66,6 +80,12 @@ interface Route {
 export interface ResponseContract {
   /** What is wrong with the answer by the document; empty when it is documented and fits. */
   violations(response: ObservedResponse): string[];
+  /**
+   * What is wrong with a webhook delivery by the document's `webhooks` section (the entry of the body's
+   * `event`): a required header missing or not its stated value, a body that does not fit (closed, as
+   * answers are). Empty when it is documented and fits.
+   */
+  deliveryViolations(delivery: ObservedDelivery): string[];
 }
 
 /** Compiles lazily: each response schema the first time an answer needs it, then from the cache. */
@@ -92,6 +112,33 @@ export function responseContract(document: OpenApiDocument): ResponseContract {
   };
 
   return {
+    deliveryViolations(delivery) {
+      let body: unknown;
+      try {
+        body = JSON.parse(delivery.body);
+      } catch {
+        return [`a delivery whose body is not JSON: ${delivery.body.slice(0, 200)}`];
+      }
+      const type = (body as { event?: unknown } | null)?.event;
+      const post = typeof type === 'string' ? document.webhooks?.[type]?.post : undefined;
+      if (!post) return [`a delivery of ${JSON.stringify(type)}, which the document's webhooks do not list`];
+      const problems: string[] = [];
+      for (const parameter of post.parameters ?? []) {
+        if (parameter.in !== 'header') continue;
+        const value = delivery.headers[parameter.name.toLowerCase()];
+        if (value === undefined) {
+          if (parameter.required) problems.push(`${type}: the required header ${parameter.name} is missing`);
+        } else if (parameter.schema?.const !== undefined && value !== parameter.schema.const) {
+          problems.push(
+            `${type}: the header ${parameter.name} is ${JSON.stringify(value)}, not ${parameter.schema.const}`,
+          );
+        }
+      }
+      const schema = post.requestBody?.content?.['application/json']?.schema;
+      if (schema === undefined) return [...problems, `${type}: the document gives no body schema`];
+      const validate = validatorFor(`webhook ${type}`, schema);
+      return validate(body) ? problems : [...problems, ...describe(`${type} delivery`, validate.errors)];
+    },
     violations(response) {
       const path = response.path.split(/[?#]/, 1)[0] ?? '';
       const route = matchMethod(compiledRoutes, response.method.toUpperCase(), path)?.method;

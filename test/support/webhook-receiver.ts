@@ -3,6 +3,7 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { expect } from 'vitest';
 import { type ReceivedRequest, startHttpReceiver } from '../../bench/http-receiver';
 import type { ChannelName } from '../../functions/models/channels';
+import { deliveryContractViolations } from './http';
 import type { TestApi } from './local-api';
 
 export { independentlyVerified } from '../../bench/http-receiver';
@@ -12,6 +13,20 @@ export interface ReceivedDelivery extends ReceivedRequest {
   /** The body parsed (an empty object when it is not JSON). */
   json: Record<string, unknown>;
   receivedAt: number;
+  /** What is wrong with it by the OpenAPI document's `webhooks` section (empty when it fits). */
+  contractViolations: string[];
+}
+
+/**
+ * Fails unless every delivery fits the OpenAPI document's `webhooks` entry of its type, headers and body, as
+ * `call` holds every answer of the API to the document.
+ */
+function expectDocumentedDeliveries(deliveries: readonly ReceivedDelivery[]): void {
+  const broken = deliveries.filter((delivery) => delivery.contractViolations.length > 0);
+  expect(
+    broken.flatMap((delivery) => delivery.contractViolations),
+    `deliveries break the OpenAPI document's webhooks: ${broken.map((delivery) => delivery.body.slice(0, 500)).join(' | ')}`,
+  ).toEqual([]);
 }
 
 /** What the receiver answers: an HTTP status, or 'hang' to never answer (the sender's timeout ends it). */
@@ -56,7 +71,12 @@ export async function startWebhookReceiver(
     } catch {
       // kept as the raw body only
     }
-    const delivery: ReceivedDelivery = { ...request, json, receivedAt: Date.now() };
+    const delivery: ReceivedDelivery = {
+      ...request,
+      json,
+      receivedAt: Date.now(),
+      contractViolations: deliveryContractViolations(request),
+    };
     deliveries.push(delivery);
     const nth = deliveries.filter((other) => eventIdOf(other) === eventIdOf(delivery)).length;
     let status: Answer = 500;
@@ -78,7 +98,10 @@ export async function startWebhookReceiver(
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const matching = deliveries.filter(predicate);
-        if (matching.length >= count) return matching;
+        if (matching.length >= count) {
+          expectDocumentedDeliveries(matching);
+          return matching;
+        }
         if (Date.now() > deadline) {
           const got = deliveries.map((d) => `${eventTypeOf(d)} ${eventIdOf(d)} ${d.json.route_id ?? ''}`);
           expect.fail(
@@ -88,7 +111,10 @@ export async function startWebhookReceiver(
         await sleep(50);
       }
     },
-    close: receiver.close,
+    async close() {
+      await receiver.close();
+      expectDocumentedDeliveries(deliveries);
+    },
   };
 }
 

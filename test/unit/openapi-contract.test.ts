@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { endpoints } from '../../functions/api/index';
-import { buildOpenApiDocument } from '../../functions/api/openapi';
+import { buildOpenApiDocument, exampleDeliveryHeaders } from '../../functions/api/openapi';
+import {
+  EVENT_TYPES,
+  type EventType,
+  exampleEvent,
+  webhookBodyOf,
+} from '../../functions/models/event-catalog';
 import { type ObservedResponse, type OpenApiDocument, responseContract } from '../support/openapi-contract';
 
 // The e2e tests' client checks every answer with this contract (test/support/http.ts, `expectDocumented`).
@@ -179,5 +185,41 @@ describe('the response contract: fields the document does not list', () => {
       expect.stringMatching(/must NOT have unevaluated properties .*"colour"/),
     ]);
     expect(thing({ size: 3 })).toEqual([expect.stringMatching(/must have required property 'id'/)]);
+  });
+});
+
+describe('the webhook contract of the e2e receivers', () => {
+  /** The example delivery of a type as the service sends it, with its body changed by `change`. */
+  function delivery(
+    type: EventType,
+    change: (body: Record<string, unknown>) => Record<string, unknown> = (b) => b,
+  ) {
+    const body = change(webhookBodyOf(exampleEvent(type)) as unknown as Record<string, unknown>);
+    const headers = Object.fromEntries(
+      Object.entries(exampleDeliveryHeaders(type)).map(([name, value]) => [name.toLowerCase(), value]),
+    );
+    return { headers, body: JSON.stringify(body) };
+  }
+
+  it.each(EVENT_TYPES)('passes the example delivery of %s', (type) => {
+    expect(contract.deliveryViolations(delivery(type))).toEqual([]);
+  });
+
+  it('fails a field the body of its type does not list, a missing field and a missing header', () => {
+    expect(
+      contract.deliveryViolations(delivery('ROUTE_FINISHED', (body) => ({ ...body, extra: 1 }))),
+    ).toEqual([expect.stringMatching(/ROUTE_FINISHED delivery: body must NOT have unevaluated properties/)]);
+    const { event_id: _, ...withoutId } = webhookBodyOf(exampleEvent('ROUTE_FINISHED'));
+    expect(
+      contract.deliveryViolations({ ...delivery('ROUTE_FINISHED'), body: JSON.stringify(withoutId) }),
+    ).toEqual([expect.stringMatching(/must have required property 'event_id'/)]);
+    const { headers, body } = delivery('ROUTE_FINISHED');
+    const { 'webhook-signature': __, ...unsigned } = headers;
+    expect(contract.deliveryViolations({ headers: unsigned, body })).toEqual([
+      'ROUTE_FINISHED: the required header webhook-signature is missing',
+    ]);
+    expect(contract.deliveryViolations({ headers: { ...headers, 'x-event-type': 'PING' }, body })).toEqual([
+      expect.stringMatching(/the header X-Event-Type is "PING", not ROUTE_FINISHED/),
+    ]);
   });
 });
