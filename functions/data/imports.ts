@@ -240,7 +240,8 @@ export type ImportEnding = { route: RouteHeader } | { error: { code: number; mes
  * overwrite one; `event`, ROUTE_CREATED, as the route's first event; the route in its driver's assigned set,
  * on condition that the driver exists: it may have been deleted since the import checked it), or FAILED with
  * `error` and `event` (ROUTE_IMPORT_FAILED, without a sequence: the import made no route of its own to count
- * in). 'already_ended' when another run ended it first (SQS delivered the message twice), 'driver_gone' when
+ * in; a refused revision's takes its route's, see endRevision in functions/domain/route-revisions.ts).
+ * 'already_ended' when another run ended it first (SQS delivered the message twice), 'driver_gone' when
  * the new route's driver no longer exists. A header refused alone (a route with this id is still being
  * deleted) is thrown.
  */

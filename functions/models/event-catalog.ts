@@ -271,8 +271,8 @@ export type WebhookEvent = {
   route_id: string | null;
   /**
    * The event's place among its route's events: 1 (ROUTE_CREATED), 2, 3 ... with no gaps, taken in the
-   * transaction of the change (docs/architecture.md). Null for an event of no route's own (PING, a failed
-   * import) and for an event written before sequences.
+   * transaction of the change (docs/architecture.md); a refused revision's ROUTE_IMPORT_FAILED takes one too.
+   * Null for an event of no route's own (PING, a failed import) and for an event written before sequences.
    */
   sequence: number | null;
   occurred_at: number;
@@ -496,7 +496,7 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
   ROUTE_IMPORT_FAILED: {
     summary: 'A route import failed',
     description:
-      'Sent when an accepted import ends FAILED (e.g. another import of the same route id won: 3005). `route_id` is null when the upload failed before its route id could be read.',
+      'Sent when an accepted import ends FAILED (e.g. another import of the same route id won: 3005), or a revision is refused (its import status answers why; the route is as it was). A failed import’s `sequence` is null: it made no route of its own. A refused revision’s is the route’s next, as any event of the route. `route_id` is null when an upload failed before its route id could be read.',
     scope: 'route-if-known',
     example: {
       event_id: 'evt_9e8d7c6b5a493827',
@@ -644,7 +644,12 @@ function webhookBodySchema(type: EventType): z.ZodMiniObject {
               description:
                 'the event’s place among its route’s events: 1 (ROUTE_CREATED), 2, 3 ... with no gaps, so a gap or a smaller number than the last tells a missed or reordered event; null only on an event written before sequences',
             })
-          : z.withMeta(z.null(), { description: 'none: the event belongs to no route’s sequence' }),
+          : scope === 'route-if-known'
+            ? z.withMeta(z.nullable(z.int().check(z.minimum(1))), {
+                description:
+                  'a refused revision’s: its place among its route’s events, as any event of the route (it takes the next number); null for a failed import, which made no route whose events it would count among',
+              })
+            : z.withMeta(z.null(), { description: 'none: the event belongs to no route’s sequence' }),
       ...(type in bodyDetails ? bodyDetails[type as keyof typeof bodyDetails] : option.shape.details).shape,
     }),
     { id: schemaName(type), description: summary },

@@ -1,6 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as drivers from '../../functions/api/drivers/index';
+import * as eventFeed from '../../functions/api/events/index';
 import * as routes from '../../functions/api/routes/index';
 import { db, writeTransaction } from '../../functions/data/client';
 import { putEventItem } from '../../functions/data/events';
@@ -228,6 +229,40 @@ describe('route events reach the subscribed receivers, signed', () => {
         items: removed(wp1.invoices.flatMap((invoice) => invoice.items.map((item) => item.id))),
       },
     });
+  });
+
+  it('ROUTE_IMPORT_FAILED when a revision is refused, as an event of its route: the route’s next sequence, in the delivery and the feed alike', async () => {
+    const updated = await arrived(all.receiver, 'ROUTE_UPDATED', route.id);
+    const other = await hooks.asAccount('POST', '/dcs/dc-1/drivers', {
+      driver_id: 'hook-driver-2',
+      driver_name: 'Other Driver',
+    });
+    expectSuccess(other, drivers.createDriver);
+    // The started route keeps its driver: the worker refuses the revision with 3011.
+    const before = Date.now();
+    const revised = await hooks.asAccount('PUT', `/dcs/dc-1/routes/${route.id}/revision`, {
+      route: { ...route, waypoints: [wp0], driver_id: 'hook-driver-2' },
+    });
+    const { txid } = expectSuccess(revised, routes.reviseRoute, 202) as { txid: string };
+    expectError(await waitForImport(hooks.fx.api.url, hooks.accounts.acme.key, 'dc-1', txid), 400, 3011);
+    const failed = await all.receiver.waitFor(
+      (delivery) => eventTypeOf(delivery) === 'ROUTE_IMPORT_FAILED' && delivery.json.txid === txid,
+    );
+    const [delivery] = failed as [ReceivedDelivery];
+    expectRouteEvent(delivery, 'ROUTE_IMPORT_FAILED', before, {
+      txid,
+      error: { code: 3011, message: expect.any(String) },
+    });
+    expect(delivery.json.sequence).toBeGreaterThan(updated.json.sequence as number);
+    // The feed carries the event item's sequence too.
+    const listed = await waitUntil('the refused revision’s event in the feed', async () => {
+      const feed = await hooks.request('GET', `/events?route_id=${route.id}&type=ROUTE_IMPORT_FAILED`, {
+        key: hooks.accounts.acme.key,
+      });
+      const { events } = expectSuccess(feed, eventFeed.listEvents) as { events: Record<string, unknown>[] };
+      return events.find((event) => event.event_id === delivery.json.event_id);
+    });
+    expect(listed).toMatchObject({ sequence: delivery.json.sequence, txid });
   });
 
   it('ROUTE_FINISHED when the driver finishes (and a re-enabled webhook gets it)', async () => {

@@ -222,4 +222,17 @@ describe('the webhook contract of the e2e receivers', () => {
       expect.stringMatching(/the header X-Event-Type is "PING", not ROUTE_FINISHED/),
     ]);
   });
+
+  it('passes ROUTE_IMPORT_FAILED with the route’s next sequence (a refused revision) and with none (a failed import)', () => {
+    expect(
+      contract.deliveryViolations(delivery('ROUTE_IMPORT_FAILED', (body) => ({ ...body, sequence: 7 }))),
+    ).toEqual([]);
+    expect(
+      contract.deliveryViolations(delivery('ROUTE_IMPORT_FAILED', (body) => ({ ...body, sequence: null }))),
+    ).toEqual([]);
+    expect(
+      contract.deliveryViolations(delivery('ROUTE_IMPORT_FAILED', (body) => ({ ...body, sequence: 0 })))
+        .length,
+    ).toBeGreaterThan(0);
+  });
 });

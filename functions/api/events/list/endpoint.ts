@@ -33,7 +33,7 @@ export const FeedEvent = z.withMeta(
       event_id: z.string(),
       sequence: z.withMeta(z.nullable(z.int().check(z.minimum(1))), {
         description:
-          'the event’s place among its route’s events: 1, 2, 3 ... with no gaps; null for an event of no route’s own (ROUTE_IMPORT_FAILED) or written before sequences',
+          'the event’s place among its route’s events: 1, 2, 3 ... with no gaps (a refused revision’s ROUTE_IMPORT_FAILED included); null for an event of no route’s own (a failed import’s ROUTE_IMPORT_FAILED) or written before sequences',
       }),
       cursor: z.withMeta(z.string(), {
         description: 'opaque: `after` this cursor reads the events after this one',
