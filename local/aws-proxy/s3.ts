@@ -21,6 +21,12 @@ import { crc32 } from 'node:zlib';
 import { s3Operation } from '../iam/s3-actions';
 import { authenticationError, operationDenied, sendError } from './errors';
 import { authorize, firstDenial, operationChecks, type SignedCall } from './principals';
+import {
+  createOnly,
+  PRECONDITION_FAILED,
+  writeConditionKeys,
+  writeConditionOf,
+} from './s3-conditional-writes';
 import type { S3Notifications } from './s3-notifications';
 import { UNSIGNED_PAYLOAD } from './sigv4';
 import { endToEndHeaders, relay, type Upstream } from './upstream';
@@ -135,9 +141,44 @@ export async function handleS3(
       }),
     { unchecked: { operation: 'unknown', checks: [] } },
   );
-  if (!operation || !authorize('s3', call, operation.checks)) return;
+  const conditionKeys = writeConditionKeys(operation?.operation ?? '', req.headers);
+  if (!operation || !authorize('s3', call, operation.checks, conditionKeys)) return;
   const crc32Declared = declaredCrc32(call, operation.operation, declared);
+  const condition = writeConditionOf(operation.operation, req.headers);
+  if (condition.kind === 'refused') {
+    req.resume();
+    sendError(res, 's3', condition.error);
+    return;
+  }
+  const store = () =>
+    storeObject(call, upstream, notifications, { operation, bucket, key, declared, crc32Declared });
+  if (condition.kind === 'unconditional') {
+    await store();
+    return;
+  }
+  const path = (req.url ?? '/').split('?')[0] as string;
+  if ((await createOnly(upstream, { bucket, key, path, host: req.headers.host }, store)) === 'exists') {
+    req.resume();
+    sendError(res, 's3', PRECONDITION_FAILED);
+  }
+}
 
+/** Passes a request on to fauxqs (a large PutObject in parts), checking its body as S3 does, and answers it. */
+async function storeObject(
+  call: SignedCall,
+  upstream: Upstream,
+  notifications: S3Notifications,
+  target: {
+    operation: { operation: string };
+    bucket: string;
+    key: string;
+    declared: string;
+    crc32Declared: string | undefined;
+  },
+): Promise<void> {
+  const { req, res } = call;
+  const { operation, bucket, key, declared, crc32Declared } = target;
+  const isHead = req.method === 'HEAD';
   if (
     operation.operation === 'PutObject' &&
     Number(req.headers['content-length'] ?? 0) > EMULATOR_BODY_LIMIT

@@ -71,6 +71,8 @@ export const SUPPORTED_CONDITION_KEYS = [
   // Set when a service principal acts for a resource (S3 notifying a queue of a bucket's objects).
   'aws:SourceArn',
   'aws:SourceAccount',
+  // S3 writes: the If-None-Match header of a PutObject or CompleteMultipartUpload (S3 conditional writes).
+  's3:if-none-match',
   // KMS calls: the names of the request's encryption context (multivalued), and each pair's value.
   'kms:EncryptionContextKeys',
   'kms:EncryptionContext:*',
