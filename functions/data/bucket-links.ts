@@ -40,26 +40,38 @@ export async function presignedDownloadLink(
 export interface UploadTerms {
   contentType: string;
   contentLength: number;
+  /**
+   * Only while no object has the key: the link is signed with `If-None-Match: *`, which the PUT must send, and
+   * S3 answers 412 to a PUT through it once the key holds an object (S3 conditional writes). A link may be
+   * used until it expires: without this, a second PUT would replace the first object, after its check.
+   */
+  createOnly?: boolean;
+}
+
+/** An upload link and the headers its PUT must send, as signed: any other value is refused (403). */
+export interface UploadLink extends PresignedLink {
+  headers: Record<string, string>;
 }
 
 /**
  * A PUT link for `key`, for at most `expiresInSeconds`. Without `terms` the client may send any body and
- * content type; with them, exactly that Content-Type and Content-Length.
+ * content type; with them, exactly that Content-Type and Content-Length (and `If-None-Match: *`, createOnly).
  */
 export async function presignedUploadLink(
   key: string,
   expiresInSeconds: number,
   terms?: UploadTerms,
-): Promise<PresignedLink> {
-  if (!terms) return presign({ method: 'PUT', key }, expiresInSeconds);
-  return presign(
-    {
-      method: 'PUT',
-      key,
-      headers: { 'content-type': terms.contentType, 'content-length': String(terms.contentLength) },
-    },
-    expiresInSeconds,
+): Promise<UploadLink> {
+  if (!terms) return { ...(await presign({ method: 'PUT', key }, expiresInSeconds)), headers: {} };
+  const headers: Record<string, string> = {
+    'Content-Type': terms.contentType,
+    'Content-Length': String(terms.contentLength),
+    ...(terms.createOnly ? { 'If-None-Match': '*' } : {}),
+  };
+  const signed = Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]),
   );
+  return { ...(await presign({ method: 'PUT', key, headers: signed }, expiresInSeconds)), headers };
 }
 
 /**
@@ -83,7 +95,7 @@ export interface ObjectRequest {
   key: string;
   /** Query parameters S3 reads, e.g. response-content-disposition. */
   query?: Record<string, string>;
-  /** Headers the link holds the request to (signed): an upload's content-type and content-length. */
+  /** Headers the link holds the request to (signed, lower-case names): an upload's content-type and length. */
   headers?: Record<string, string>;
 }
 

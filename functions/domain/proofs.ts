@@ -1,5 +1,10 @@
 import { bucketKeys } from '../data/bucket-keys';
-import { type PresignedLink, presignedDownloadLink, presignedUploadLink } from '../data/bucket-links';
+import {
+  type PresignedLink,
+  presignedDownloadLink,
+  presignedUploadLink,
+  type UploadLink,
+} from '../data/bucket-links';
 import {
   listWaypointProofs,
   type Proof,
@@ -42,14 +47,16 @@ export function waypointSequence(route: RouteHeader, waypointId: string): number
  * A new proof of the waypoint, PENDING_UPLOAD, with the presigned link its bytes go to: only the route's
  * driver (404 otherwise), while the route is started and not finished (3011 / 3012), on a waypoint of the
  * route (3013) with fewer than PROOF_LIMITS.perWaypoint proofs (9000). The link takes exactly the declared
- * Content-Type and Content-Length; the object is checked when S3 reports it (checkUploadedProof, proof-checks.ts).
+ * Content-Type and Content-Length, and only creates the object (If-None-Match: *): a second PUT through it is
+ * refused, so the object checked is the one served. The object is checked when S3 reports it
+ * (checkUploadedProof, proof-checks.ts).
  */
 export async function requestProofUpload(
   driver: DriverCaller,
   routeId: string,
   waypointId: string,
   request: ProofRequest,
-): Promise<{ proof: Proof; upload: PresignedLink }> {
+): Promise<{ proof: Proof; upload: UploadLink }> {
   const route = await requireRoute({ ...driver, routeId });
   rejectFinalized(route);
   if (route.startedTimestamp === undefined) {
@@ -70,7 +77,8 @@ export async function requestProofUpload(
   const upload = await presignedUploadLink(
     bucketKeys.proof(driver.accountId, routeId, sequence, id),
     PROOF_LIMITS.uploadLinkSeconds,
-    { contentType: request.contentType, contentLength: request.sizeBytes },
+    // Create-only: a link works until it expires, and a second PUT must not replace the object once checked.
+    { contentType: request.contentType, contentLength: request.sizeBytes, createOnly: true },
   );
   const proof: Proof = {
     id,

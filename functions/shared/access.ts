@@ -6,6 +6,12 @@ export type TableAccess = 'read' | 'readWrite';
 export interface LinkSigning {
   access: 'read' | 'write';
   keyPrefix: string;
+  /**
+   * Write links that may only create an object, never replace one: each is signed with `If-None-Match: *`
+   * (S3 conditional writes, functions/data/bucket-links.ts), and the signer's role is refused a PutObject
+   * without it, so no link of it can be signed otherwise.
+   */
+  createOnly?: true;
 }
 
 /** What a function may touch; CDK grants exactly this and sets the matching environment variables. */

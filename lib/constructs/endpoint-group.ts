@@ -168,7 +168,7 @@ function accessKey({
     bucket,
     bucketKeyPrefix,
     bucketWriteKeyPrefix,
-    signLinks: signLinks && [signLinks.access, signLinks.keyPrefix],
+    signLinks: signLinks && [signLinks.access, signLinks.keyPrefix, signLinks.createOnly ?? false],
     sendTo: [...new Set((sendTo ?? []).map((channel) => channel.name))].sort(),
   });
 }

@@ -8,7 +8,7 @@ import {
 } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { ArnPrincipal, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ArnPrincipal, Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -186,7 +186,7 @@ export class ServiceFunction extends LambdaFunction {
     }
     if (access.signLinks) {
       const objects = resources.bucketObjectsArn(access.signLinks.keyPrefix);
-      this.bindLinkSigner(resources.bucket, access.signLinks.access, objects);
+      this.bindLinkSigner(resources.bucket, access.signLinks, objects);
     }
     if (access.webhookSecrets) this.bindWebhookSecretsKey(resources.webhookSecretsKey, access.webhookSecrets);
     for (const channel of new Set(access.sendTo ?? [])) this.bindQueue(resources.queue(channel), channel);
@@ -220,9 +220,11 @@ export class ServiceFunction extends LambdaFunction {
    * A role that may do only what the function's presigned links do (`access` on `objectsArn`) and that only
    * this function's role may assume; the function gets sts:AssumeRole on it, its ARN and the bucket's name,
    * and no S3 action. Links signed with the role's session credentials expire when those do, at a time
-   * STS tells the function (its own Lambda credentials' expiry is never told).
+   * STS tells the function (its own Lambda credentials' expiry is never told). A create-only signer is
+   * refused a PutObject without `If-None-Match` (S3's `s3:if-none-match` condition key), so each of its links
+   * can only create its object, never replace it.
    */
-  bindLinkSigner(bucket: IBucket, access: LinkSigning['access'], objectsArn: string): void {
+  bindLinkSigner(bucket: IBucket, { access, createOnly }: LinkSigning, objectsArn: string): void {
     const { id, action } = LINK_SIGNERS[access];
     const functionRole = this.role as Role;
     const signer = new Role(this, id, {
@@ -230,6 +232,16 @@ export class ServiceFunction extends LambdaFunction {
       description: `Signs the presigned ${action} links of ${this.sliceName}`,
     });
     signer.addToPolicy(new PolicyStatement({ actions: [action], resources: [objectsArn] }));
+    if (createOnly)
+      signer.addToPolicy(
+        new PolicyStatement({
+          sid: 'CreateOnly',
+          effect: Effect.DENY,
+          actions: [action],
+          resources: [objectsArn],
+          conditions: { Null: { 's3:if-none-match': 'true' } },
+        }),
+      );
     signer.grantAssumeRole(functionRole);
     this.addEnvironment(RESOURCE_ENV.bucket, bucket.bucketName);
     this.addEnvironment(RESOURCE_ENV.linkSignerRoleArn, signer.roleArn);

@@ -176,7 +176,7 @@ describe('link signing', () => {
       expect.arrayContaining([
         ['routes/upload', { access: 'write', keyPrefix: IMPORT_UPLOADS_PREFIX }],
         ['analytics/download-files', { access: 'read', keyPrefix: ANALYTICS_FILES_PREFIX }],
-        ['driver-app/proofs', { access: 'write', keyPrefix: PROOFS_PREFIX }],
+        ['driver-app/proofs', { access: 'write', keyPrefix: PROOFS_PREFIX, createOnly: true }],
         ['routes/proofs', { access: 'read', keyPrefix: PROOFS_PREFIX }],
         ['routes/evidence', { access: 'read', keyPrefix: PROOFS_PREFIX }],
       ]),
@@ -187,13 +187,22 @@ describe('link signing', () => {
   it.each(signers)('$name signs with a role that may only do what its links do, on their prefix', (f) => {
     const access = f.access.signLinks?.access ?? 'read';
     const { roleId } = signerRoleOf(f);
-    expect(roleStatements(f.fn.view, roleId)).toEqual([
-      {
-        Effect: 'Allow',
-        Action: LINK_ACTION[access],
-        Resource: bucketObjects(f.access.signLinks?.keyPrefix),
-      },
-    ]);
+    const allow = {
+      Effect: 'Allow',
+      Action: LINK_ACTION[access],
+      Resource: bucketObjects(f.access.signLinks?.keyPrefix),
+    };
+    // A create-only signer (proof uploads) is refused a PutObject that does not send If-None-Match.
+    const createOnly = {
+      Sid: 'CreateOnly',
+      Effect: 'Deny',
+      Action: 's3:PutObject',
+      Resource: bucketObjects(f.access.signLinks?.keyPrefix),
+      Condition: { Null: { 's3:if-none-match': 'true' } },
+    };
+    expect(roleStatements(f.fn.view, roleId)).toEqual(
+      f.access.signLinks?.createOnly ? [allow, createOnly] : [allow],
+    );
   });
 
   it.each(signers)("$name's signer role trusts only the function's own role", (f) => {

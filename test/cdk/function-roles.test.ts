@@ -87,15 +87,26 @@ describe("the synthesized functions' roles", () => {
       new Set([download, upload, proofUpload, proofDownload, evidenceDownload]),
     );
     const object = (key: string) => `arn:aws:s3:::${bucket?.name}/${key}`;
-    const decide = (policies: PolicyDocument[] | undefined, action: string, key: string) =>
-      evaluate(policies ?? [], check(action, object(key)));
+    const decide = (
+      policies: PolicyDocument[] | undefined,
+      action: string,
+      key: string,
+      context: Record<string, string> = {},
+    ) => evaluate(policies ?? [], check(action, object(key)), context);
     expect(decide(download?.policies, 's3:GetObject', 'analytics/a/t/f.csv')).toBe('Allow');
     expect(decide(download?.policies, 's3:GetObject', 'uploads/a/t.json')).toBe('ImplicitDeny');
     expect(decide(download?.policies, 's3:PutObject', 'analytics/a/t/f.csv')).toBe('ImplicitDeny');
     expect(decide(upload?.policies, 's3:PutObject', 'uploads/a/t.json')).toBe('Allow');
     expect(decide(upload?.policies, 's3:PutObject', 'imports/a/t.json')).toBe('ImplicitDeny');
     expect(decide(upload?.policies, 's3:GetObject', 'uploads/a/t.json')).toBe('ImplicitDeny');
-    expect(decide(proofUpload?.policies, 's3:PutObject', 'proofs/a/r/00000/p')).toBe('Allow');
+    // Proof upload links only create their object: a PUT without If-None-Match is refused outright.
+    expect(
+      decide(proofUpload?.policies, 's3:PutObject', 'proofs/a/r/00000/p', { 's3:if-none-match': '*' }),
+    ).toBe('Allow');
+    expect(decide(proofUpload?.policies, 's3:PutObject', 'proofs/a/r/00000/p')).toBe('ExplicitDeny');
+    expect(decide(upload?.policies, 's3:PutObject', 'uploads/a/t.json', { 's3:if-none-match': '*' })).toBe(
+      'Allow',
+    );
     expect(decide(proofUpload?.policies, 's3:PutObject', 'uploads/a/t.json')).toBe('ImplicitDeny');
     expect(decide(proofUpload?.policies, 's3:GetObject', 'proofs/a/r/00000/p')).toBe('ImplicitDeny');
     expect(decide(proofDownload?.policies, 's3:GetObject', 'proofs/a/r/00000/p')).toBe('Allow');

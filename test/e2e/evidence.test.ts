@@ -84,7 +84,7 @@ async function uploadedProof(
   const put = await fetch(proof.upload_url, {
     method: 'PUT',
     body: new Uint8Array(bytes),
-    headers: { 'content-type': contentType },
+    headers: { 'content-type': contentType, 'If-None-Match': '*' },
   });
   expect(put.status).toBe(200);
   await waitUntil(`proof ${proof.id} checked`, async () => {

@@ -26,6 +26,7 @@ type ProofUpload = {
   type: string;
   status: string;
   upload_url: string;
+  upload_headers: Record<string, string>;
   upload_expiration_timestamp: number;
 };
 
@@ -63,8 +64,18 @@ async function askUpload(
   return (expectSuccess(response, driverApp.createDriverProof) as { proof: ProofUpload }).proof;
 }
 
-const put = (url: string, bytes: Buffer, contentType: string) =>
-  fetch(url, { method: 'PUT', body: new Uint8Array(bytes), headers: { 'content-type': contentType } });
+/** A PUT of `bytes` to the link as the driver app sends it: If-None-Match: *, with this Content-Type. */
+const put = (
+  url: string,
+  bytes: Buffer,
+  contentType: string,
+  headers: Record<string, string> = { 'If-None-Match': '*' },
+) =>
+  fetch(url, {
+    method: 'PUT',
+    body: new Uint8Array(bytes),
+    headers: { ...headers, 'content-type': contentType },
+  });
 
 async function proofsOf(waypointId: string, routeId = started.id): Promise<Proof[]> {
   const response = await c.asAccount('GET', listPath(routeId, waypointId));
@@ -102,7 +113,14 @@ describe('POST /driver/routes/{route_id}/waypoints/{waypoint_id}/proofs', () => 
       Date.now() + PROOF_LIMITS.uploadLinkSeconds * 1000,
     );
     const signed = new URL(proof.upload_url).searchParams.get('X-Amz-SignedHeaders')?.split(';');
-    expect(signed).toEqual(expect.arrayContaining(['content-length', 'content-type', 'host']));
+    expect(signed).toEqual(
+      expect.arrayContaining(['content-length', 'content-type', 'host', 'if-none-match']),
+    );
+    expect(proof.upload_headers).toEqual({
+      'Content-Type': 'image/jpeg',
+      'Content-Length': '64',
+      'If-None-Match': '*',
+    });
     // S3 holds the PUT to the signed headers: another type or size is refused, and nothing is stored.
     expect((await put(proof.upload_url, imageBytes('image/jpeg'), 'image/png')).status).toBe(403);
     expect((await put(proof.upload_url, imageBytes('image/jpeg', 65), 'image/jpeg')).status).toBe(403);
@@ -139,6 +157,28 @@ describe('POST /driver/routes/{route_id}/waypoints/{waypoint_id}/proofs', () => 
       expect(Buffer.from(await download.arrayBuffer())).toEqual(bytes);
     },
   );
+
+  it('refuses a second PUT through the link once the object is there: the checked object is the one served', async () => {
+    const bytes = imageBytes('image/jpeg', 512);
+    const proof = await askUpload(wp(1), { type: 'PHOTO', content_type: 'image/jpeg', size_bytes: 512 });
+    // The link holds the PUT to If-None-Match: without it S3 refuses the signature.
+    expect((await put(proof.upload_url, bytes, 'image/jpeg', {})).status).toBe(403);
+    expect((await put(proof.upload_url, bytes, 'image/jpeg')).status).toBe(200);
+    const checked = await settled(wp(1), proof.id);
+    expect(checked).toMatchObject({
+      status: 'AVAILABLE',
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
+    // The same type and size, other bytes, while the link still works: S3 refuses to replace the object.
+    const swapped = imageBytes('image/jpeg', 512);
+    swapped.write('swapped', 100);
+    const again = await put(proof.upload_url, swapped, 'image/jpeg');
+    expect(again.status).toBe(412);
+    expect(await again.text()).toContain('<Code>PreconditionFailed</Code>');
+    const served = (await proofsOf(wp(1))).find((candidate) => candidate.id === proof.id) as Proof;
+    expect(served.sha256).toBe(checked.sha256);
+    expect(Buffer.from(await (await fetch(served.download_link as string)).arrayBuffer())).toEqual(bytes);
+  });
 
   it('rejects an upload whose first bytes are not of the declared type, and never serves it', async () => {
     const bytes = imageBytes('image/png', 100);

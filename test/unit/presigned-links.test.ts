@@ -51,7 +51,7 @@ type Case = {
   object: ObjectRequest;
   command: (bucket: string) => GetObjectCommand | PutObjectCommand;
 };
-const cases: Case[] = keys.flatMap((key) => [
+const cases: Case[] = keys.flatMap((key): Case[] => [
   {
     name: `a download of ${key}`,
     object: {
@@ -80,6 +80,22 @@ const cases: Case[] = keys.flatMap((key) => [
     },
     command: (bucket) =>
       new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: 'image/jpeg', ContentLength: 123456 }),
+  },
+  {
+    name: `an upload of ${key} that may only create it (If-None-Match: *)`,
+    object: {
+      method: 'PUT',
+      key,
+      headers: { 'content-type': 'image/png', 'content-length': '64', 'if-none-match': '*' },
+    },
+    command: (bucket) =>
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        ContentType: 'image/png',
+        ContentLength: 64,
+        IfNoneMatch: '*',
+      }),
   },
 ]);
 

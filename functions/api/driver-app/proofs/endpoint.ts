@@ -16,10 +16,13 @@ export const createDriverProof = driverAppEndpoint(
     operationId: 'createDriverProof',
     module: import.meta.url,
     summary:
-      'Add a photo or signature to a waypoint of a started route: PUT its bytes to upload_url with the declared Content-Type and Content-Length',
-    description: `The proof is PENDING_UPLOAD until its object arrives; it is then checked (its first bytes must be those of content_type, its size size_bytes) and becomes AVAILABLE with its sha256, or REJECTED. The upload link works for ${PROOF_LIMITS.uploadLinkSeconds / 60} minutes; at most ${PROOF_LIMITS.perWaypoint} proofs per waypoint.`,
+      'Add a photo or signature to a waypoint of a started route: PUT its bytes to upload_url with upload_headers (the declared Content-Type and Content-Length, and If-None-Match: *)',
+    description: `The proof is PENDING_UPLOAD until its object arrives; it is then checked (its first bytes must be those of content_type, its size size_bytes) and becomes AVAILABLE with its sha256, or REJECTED. The upload link works for ${PROOF_LIMITS.uploadLinkSeconds / 60} minutes, for one object: the PUT must send \`If-None-Match: *\` (in \`upload_headers\`), and a PUT once the object is there is refused by S3 (412), so the bytes checked are the bytes served. At most ${PROOF_LIMITS.perWaypoint} proofs per waypoint.`,
     // Only presigns PUTs of proof keys; the object's arrival starts its check (S3 event notification).
-    access: { table: 'readWrite', signLinks: { access: 'write', keyPrefix: PROOFS_PREFIX } },
+    access: {
+      table: 'readWrite',
+      signLinks: { access: 'write', keyPrefix: PROOFS_PREFIX, createOnly: true },
+    },
     request: { params: z.extend(RouteParams, { waypoint_id: Id }), body: ProofUploadRequest },
     responses: {
       200: {
@@ -30,8 +33,19 @@ export const createDriverProof = driverAppEndpoint(
             type: ProofType,
             status: ProofStatus,
             upload_url: z.withMeta(z.string(), {
-              description: 'presigned S3 PUT link; send exactly the declared Content-Type and Content-Length',
+              description: 'presigned S3 PUT link; send exactly the headers of upload_headers',
             }),
+            upload_headers: z.withMeta(
+              z.object({
+                'Content-Type': ProofContentType,
+                'Content-Length': z.string(),
+                'If-None-Match': z.literal('*'),
+              }),
+              {
+                description:
+                  'the headers the PUT must send, as signed into upload_url (S3 refuses other values with 403): the declared type and size, and If-None-Match: * (the link only creates the object; once it is there S3 answers 412)',
+              },
+            ),
             upload_expiration_timestamp: z.withMeta(EpochMillis, {
               description: 'when upload_url stops working',
             }),

@@ -1,4 +1,4 @@
-import { requestProofUpload } from '../../../domain/proofs';
+import { type ProofContentType, requestProofUpload } from '../../../domain/proofs';
 import { httpHandler } from '../../http-handler';
 import { createDriverProof as endpoint } from './endpoint';
 
@@ -14,6 +14,12 @@ export const handler = httpHandler(endpoint, async ({ params, body, caller }) =>
       type: proof.type,
       status: proof.status,
       upload_url: upload.url,
+      // The headers signed into the link (presignedUploadLink): the declared type and size, If-None-Match.
+      upload_headers: upload.headers as {
+        'Content-Type': ProofContentType;
+        'Content-Length': string;
+        'If-None-Match': '*';
+      },
       upload_expiration_timestamp: upload.expiresAt,
     },
   };
