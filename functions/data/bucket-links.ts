@@ -166,6 +166,8 @@ interface LinkSigner {
   credentials: SigningCredentials;
   /** When the credentials expire (epoch ms), as STS gave it. */
   expiresAt: number;
+  /** How long STS made the session (ms): what a fresh one can sign at most. */
+  grantedMs: number;
 }
 
 /** At most an hour: STS caps a session assumed with role credentials (role chaining) there anyway. */
@@ -175,12 +177,18 @@ let currentSigner: LinkSigner | undefined;
 let renewal: Promise<LinkSigner> | undefined;
 
 /**
- * The link signer, renewed when its credentials have less than `lifetimeMs` left. Links asked for while a
- * renewal is under way take its credentials whatever they have left (the freshest there are), so the links
- * of one response share one AssumeRole.
+ * The link signer, renewed when its credentials cannot sign a link for what it asks, or for half of what a
+ * fresh session can (the lesser). A link asking for as long as a whole session (analytics downloads, an hour)
+ * would otherwise need a fresh session, and an AssumeRole, for each one: now a session signs every link for
+ * its first half, each valid until the session ends. Links asked for while a renewal is under way take its
+ * credentials whatever they have left (the freshest there are), so the links of one response share one
+ * AssumeRole.
  */
 async function linkSigner(lifetimeMs: number): Promise<LinkSigner> {
-  if (currentSigner && currentSigner.expiresAt - Date.now() >= lifetimeMs) return currentSigner;
+  if (currentSigner) {
+    const wanted = Math.min(lifetimeMs, currentSigner.grantedMs / 2);
+    if (currentSigner.expiresAt - Date.now() >= wanted) return currentSigner;
+  }
   renewal ??= assumeLinkSigner()
     .then((renewed) => {
       currentSigner = renewed;
@@ -199,6 +207,7 @@ async function linkSigner(lifetimeMs: number): Promise<LinkSigner> {
  */
 async function assumeLinkSigner(): Promise<LinkSigner> {
   const roleArn = config().linkSignerRoleArn;
+  const askedAt = Date.now();
   const sts = await import('./sts-client');
   stsClient ??= sts.createStsClient();
   const { Credentials } = await stsClient.send(
@@ -218,6 +227,7 @@ async function assumeLinkSigner(): Promise<LinkSigner> {
       ...(Credentials.SessionToken ? { sessionToken: Credentials.SessionToken } : {}),
     },
     expiresAt: Credentials.Expiration.getTime(),
+    grantedMs: Credentials.Expiration.getTime() - askedAt,
   };
 }
 

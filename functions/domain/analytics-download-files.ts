@@ -10,7 +10,10 @@ import { quote } from '../shared/quote';
  * start, which only signs links.
  */
 
-/** Download links work this long after each files read, or less when the credentials signing them expire sooner. */
+/**
+ * Download links work this long after each files read, or less when the credentials signing them expire
+ * sooner: a session of an hour signs for its first half (bucket-links.ts), so 30 to 60 minutes.
+ */
 export const LINK_EXPIRY_SECONDS = 3600;
 
 export type DownloadFiles =
@@ -21,7 +24,7 @@ export type DownloadFiles =
     };
 
 /**
- * The files of a request, with links presigned now for an hour at most (each says when it stops working);
+ * The files of a request, with links presigned now for 30 to 60 minutes (each says when it stops working);
  * 6000 for unknown, expired or failed ones.
  */
 export async function downloadFiles(accountId: string, txid: string): Promise<DownloadFiles> {

@@ -213,6 +213,29 @@ describe('GET /analytics/download-requests/{txid}/files', () => {
     expectError(await request('GET', filesPath('dl_no_such_request')), 401, 1001);
   });
 
+  it('signs the links of reads in a row with one session: one AssumeRole, not one per read', async () => {
+    const txid = await requestDownload(
+      downloadBody({ from_date: EMPTY, to_date: EMPTY, analytics_types: ['ROUTE_ANALYTICS'] }),
+    );
+    await waitForFiles(txid);
+    const reads = [];
+    for (let read = 0; read < 3; read++) reads.push(await waitForFiles(txid));
+    // The session that signed each link: the access key id of its X-Amz-Credential.
+    const sessions = reads
+      .flat()
+      .map((file) => new URL(file.download_link).searchParams.get('X-Amz-Credential')?.split('/')[0]);
+    expect(sessions.every((session) => session?.startsWith('ASIA'))).toBe(true);
+    expect(new Set(sessions).size).toBe(1);
+    // Each link still works until that session ends: at least half of it, since it was made.
+    const session = ax.api.cloud.proxy.principalOf(sessions[0] as string);
+    for (const file of reads.flat()) {
+      // Links expire on a whole second (SigV4's dates), the session's end at the latest.
+      expect(file.expiration_timestamp).toBeLessThanOrEqual(session?.expiresAt as number);
+      expect(file.expiration_timestamp).toBeGreaterThan((session?.expiresAt as number) - 2000);
+    }
+    expect((session?.expiresAt as number) - Date.now()).toBeGreaterThan(1_800_000);
+  });
+
   it('gives header-only files for a range without routes', async () => {
     const exported = await runExport({
       dc_ids: ['chi', 'tyo'],

@@ -303,8 +303,8 @@ export async function waitForFiles(txid: string): Promise<DownloadFile[]> {
       for (const file of download_request_files) {
         expect(file.file_type).toBe('CSV');
         expect(typeof file.expiration_timestamp).toBe('number');
-        // Presigned for an hour at this read.
-        expect(file.expiration_timestamp).toBeGreaterThan(before + 3_600_000 - 60_000);
+        // Presigned until the end of the signing session, which signs for its first half: 30 to 60 minutes.
+        expect(file.expiration_timestamp).toBeGreaterThan(before + 1_800_000 - 60_000);
         expect(file.expiration_timestamp).toBeLessThan(before + 3_600_000 + 60_000);
       }
       return download_request_files;

@@ -8,7 +8,8 @@ export const getAnalyticsDownloadFiles = analyticsEndpoint(
   {
     operationId: 'getAnalyticsDownloadFiles',
     module: import.meta.url,
-    summary: 'The files of a download request: 202 while they are generated, then links valid for an hour',
+    summary:
+      'The files of a download request: 202 while they are generated, then links valid 30 to 60 minutes',
     // Only presigns GETs of the export's files; it reads no object itself.
     access: { table: 'read', signLinks: { access: 'read', keyPrefix: ANALYTICS_FILES_PREFIX } },
     // Any text of up to 256 characters: a txid this service never issued is 6000 (the spec's only code here),
