@@ -17,6 +17,7 @@ import { channelQueueIds } from '../lib/naming';
 import { ApiKeyStore } from './api-gateway/api-keys';
 import { type ApiGateway, startApiGateway } from './api-gateway/server';
 import { type AwsProxy, type Principal, startAwsProxy } from './aws-proxy/proxy';
+import { KeptSessions } from './aws-proxy/sts-sessions';
 import { readDeployment } from './cloud/deployment';
 import {
   type Deployment,
@@ -118,12 +119,13 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
   try {
     const kept = options.stateDir === undefined ? undefined : keptStateFiles(options.stateDir);
     const apiKeys = new ApiKeyStore(kept?.apiKeys);
-    const proxy = await startAwsProxy({
+    const proxy = await startKeptAwsProxy(kept?.awsEndpointPort, {
       dynamodbEndpoint: options.emulators.dynamodb,
       awsEndpoint: options.emulators.aws,
       maxChainedSessionSeconds: options.maxChainedSessionSeconds,
       apiKeys,
       kmsMasterKey: kept ? keptMasterKey(kept.kmsMasterKey) : undefined,
+      keptSessions: kept ? new KeptSessions(kept.stsSessions) : undefined,
       partitions:
         options.partitions === undefined || options.partitions === 'off'
           ? undefined
@@ -143,6 +145,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     proxy.configureKeys(deployment.keys);
 
     const credentials = roleCredentials(deployment, proxy);
+    proxy.restoreSessions();
     const credentialsOf = (functionName: string): Credentials => {
       const fn = deployment.functions.find((candidate) => candidate.name === functionName);
       const found = fn && credentials.get(fn.roleArn);
@@ -320,8 +323,28 @@ function keptStateFiles(dir: string) {
     pipeCheckpoints: join(dir, 'pipe-checkpoints.json'),
     apiKeys: join(dir, 'api-keys.json'),
     kmsMasterKey: join(dir, 'kms-master-key'),
+    stsSessions: join(dir, 'sts-sessions.json'),
+    awsEndpointPort: join(dir, 'aws-endpoint-port'),
     inFlightMessages: join(dir, 'in-flight-messages.jsonl'),
   };
+}
+
+/**
+ * The local AWS endpoint, on the port of the last run when `portFile` keeps one and it is free: presigned
+ * links name the endpoint, so a link handed out before a restart still reaches it (with its session, kept in
+ * sts-sessions.json). A port taken since gives way to any free one, kept for the next run.
+ */
+async function startKeptAwsProxy(
+  portFile: string | undefined,
+  options: Parameters<typeof startAwsProxy>[0],
+): Promise<AwsProxy> {
+  const keptPort = portFile && existsSync(portFile) ? Number(readFileSync(portFile, 'utf8').trim()) : 0;
+  const proxy = await startAwsProxy({ ...options, port: keptPort }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE') throw error;
+    return startAwsProxy({ ...options, port: 0 });
+  });
+  if (portFile) writeStateFile(portFile, new URL(proxy.endpoint).port);
+  return proxy;
 }
 
 /** The master key kept in `file`, made (readable by this user only) when there is none yet. */

@@ -45,6 +45,7 @@ import {
 } from './sigv4';
 import { SqsProxy } from './sqs';
 import { type AssumableRole, handleSts } from './sts';
+import type { KeptSessions } from './sts-sessions';
 import { BodyTooLargeError, sendJson, Upstream } from './upstream';
 
 export type { Principal } from './principals';
@@ -61,6 +62,8 @@ export interface AwsProxy {
   principalOf(accessKeyId: string): Readonly<Principal> | undefined;
   /** A role callers may assume (STS AssumeRole), as its trust policy and their own policies allow. */
   addRole(role: AssumableRole): void;
+  /** Registers the unexpired sessions kept from earlier runs (`keptSessions`), once their roles are added. */
+  restoreSessions(): void;
   /** The deployment's bucket notifications, from then on delivered; refused as S3 refuses them (see s3-notifications.ts). */
   configureBucketNotifications(setup: NotificationSetup): void;
   /** The deployment's KMS keys: KMS calls naming any other key fail with NotFoundException. */
@@ -94,6 +97,11 @@ export interface AwsProxyOptions {
    * ciphertexts); npm start keeps one in its state directory for the data it keeps.
    */
   kmsMasterKey?: Buffer;
+  /**
+   * Where the STS sessions issued are kept (default: nowhere), so that links presigned before a restart of a
+   * persistent npm start keep working until their sessions end, as on AWS.
+   */
+  keptSessions?: KeptSessions;
   /**
    * The DynamoDB partition model (local/aws-proxy/dynamodb-partitions.ts): capacity counted per partition key
    * by AWS's rules, and with `enforce` AWS's per-partition limits (1,000 write and 3,000 read units a second)
@@ -218,6 +226,7 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
         roles,
         addPrincipal,
         maxChainedSessionSeconds: options.maxChainedSessionSeconds,
+        keptSessions: options.keptSessions,
       });
     }
     if (service === 'apigateway') return handleApiGateway(call, apiKeys);
@@ -243,6 +252,9 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
       for (const policy of role.policies) validatePolicy(policy);
       validatePolicy({ Statement: role.trustPolicy.Statement.map(aboutTheRole) });
       roles.set(role.arn, role);
+    },
+    restoreSessions() {
+      for (const principal of options.keptSessions?.principals(roles) ?? []) addPrincipal(principal);
     },
     removePrincipal(accessKeyId) {
       principals.delete(accessKeyId);

@@ -21,6 +21,7 @@ import {
   type SignedCall,
   signedBody,
 } from './principals';
+import type { KeptSessions } from './sts-sessions';
 
 /** A role the proxy lets callers assume. */
 export interface AssumableRole {
@@ -44,6 +45,8 @@ export interface StsOptions {
   roles: ReadonlyMap<string, AssumableRole>;
   /** Registers the credentials a call issues. */
   addPrincipal(principal: Principal): void;
+  /** Keeps the sessions issued across restarts (a persistent `npm start`'s state). */
+  keptSessions?: KeptSessions;
   /** Sessions issued here expire after at most this many seconds (default MAX_CHAINED_SESSION_SECONDS). */
   maxChainedSessionSeconds?: number;
 }
@@ -118,6 +121,14 @@ export async function handleSts(call: SignedCall, options: StsOptions): Promise<
     expiresAt,
   };
   options.addPrincipal(issued);
+  options.keptSessions?.remember({
+    accessKeyId: issued.accessKeyId,
+    secretAccessKey: issued.secretAccessKey,
+    sessionToken: issued.sessionToken as string,
+    arn: assumedRoleUser,
+    roleArn: role.arn,
+    expiresAt,
+  });
   const roleId = `AROA${createHash('sha256').update(role.arn).digest('hex').slice(0, 17).toUpperCase()}`;
   const requestId = randomBytes(16).toString('hex');
   const xml =

@@ -36,6 +36,8 @@ afterAll(() => {
 describe('npm start', () => {
   const fixedKey = `drs_${randomBytes(24).toString('base64url')}`;
   let first: StartedRuntime;
+  /** A route upload link the first run handed out, for the second run to take. */
+  let uploadUrl: string;
 
   it(
     'serves the seeded demo account with the key it prints (LOCAL_DEMO_API_KEY) and writes stack.json',
@@ -64,6 +66,11 @@ describe('npm start', () => {
         body: { webhook_url: 'http://127.0.0.1:9/hooks', events: ['ROUTE_CREATED'], dc_ids: ['dc-1'] },
       });
       expect(loopback.status, loopback.text).toBe(200);
+      const upload = await call(first.apiUrl, 'POST', '/dcs/dc-1/invoiced-routes/uploads', {
+        key: first.apiKey,
+      });
+      expect(upload.status, upload.text).toBe(202);
+      uploadUrl = (upload.body.data as { upload_url: string }).upload_url;
     },
     STARTING_TEST_TIMEOUT_MS,
   );
@@ -111,6 +118,12 @@ describe('npm start', () => {
     },
     STARTING_TEST_TIMEOUT_MS,
   );
+
+  it('keeps the sessions that signed links before the restart: a link handed out then still works', async () => {
+    const body = JSON.stringify({ route: { id: 'kept-link', name: 'Kept link' } });
+    const stored = await fetch(uploadUrl, { method: 'PUT', body });
+    expect(stored.status, await stored.text()).toBe(200);
+  });
 
   it('reuses the synthesized app and the bundles of the first start: nothing to build', () => {
     expect(second.output()).not.toContain('synthesizing the CDK app');
