@@ -11,6 +11,7 @@
  * Flags: --in-memory (nothing is kept between runs: table, queues, objects); -c key=value (CDK context, as `cdk deploy -c`).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startDynamoDbLocal } from '../local/services';
@@ -26,6 +27,15 @@ const { values: flags } = parseArgs({
 });
 const inMemory = flags['in-memory'];
 const port = Number(process.env.PORT ?? 3000);
+// A port that cannot be served ends the start at once, in one line, before anything is started.
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`PORT must be a port number (0..65535; 0 takes any free port), not '${process.env.PORT}'`);
+  process.exit(1);
+}
+if (!(await portIsFree(port))) {
+  console.error(portTaken(port));
+  process.exit(1);
+}
 const stateDir = resolve(process.env.LOCAL_STATE_DIR ?? '.local');
 mkdirSync(stateDir, { recursive: true });
 const stackFile = join(stateDir, 'stack.json');
@@ -90,6 +100,7 @@ const bundles = cachedBundles(
 );
 bundles.catch(() => {}); // its failure is startLocalCloud's
 const [dynamodb, aws] = await emulators;
+// Taken between the check above and now: the same one line, after stopping what started.
 const cloud = await startLocalCloud({
   assemblyDir,
   emulators: { dynamodb: dynamodb.endpoint, aws: aws.endpoint },
@@ -102,6 +113,11 @@ const cloud = await startLocalCloud({
   partitions,
   onLog: printFunctionLog,
   stateDir: inMemory ? undefined : stateDir,
+}).catch(async (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EADDRINUSE') throw error;
+  console.error(portTaken(port));
+  await Promise.all([dynamodb.stop(), aws.stop()]);
+  process.exit(1);
 });
 // This process is the local operator: the demo account is made with the service's own code.
 configure(cloud.operatorEnvironment);
@@ -203,4 +219,18 @@ function bundleProgress(line: typeof import('../local/progress').progressLine) {
     report ??= line('building Lambda bundles', total, process.stdout);
     report(built);
   };
+}
+
+/** Whether this process could listen on 127.0.0.1:`port` (always, for 0: any free port). */
+function portIsFree(port: number): Promise<boolean> {
+  if (port === 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+function portTaken(port: number): string {
+  return `PORT ${port} is in use (another npm start?): stop what holds it, or start with PORT set to a free port (PORT=0 takes any)`;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -139,6 +139,25 @@ describe('npm start', () => {
       expect(expectError(loopback, 400, 4001)).toMatch(/^webhook_url has a blocked address as its host/);
     } finally {
       await stopRuntime(second);
+    }
+  });
+
+  it('ends at once with one line naming PORT when the port is taken, and starts nothing', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const taken = (holder.address() as AddressInfo).port;
+      const child = spawnRuntime(stateDir, { PORT: String(taken), LOCAL_CACHE_DIR: cacheDir });
+      let stderr = '';
+      child.stderr?.on('data', (chunk) => (stderr += chunk));
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      expect(code).toBe(1);
+      expect(stderr.trim().split('\n')).toEqual([
+        `PORT ${taken} is in use (another npm start?): stop what holds it, or start with PORT set to a free port (PORT=0 takes any)`,
+      ]);
+      expect(existsSync(join(stateDir, 'stack.json'))).toBe(false);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
     }
   });
 
