@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answers, readmeText, walkthroughBlocks } from '../support/readme-walkthrough';
 
@@ -11,6 +13,26 @@ const readme = readmeText();
 describe('README', () => {
   it('is a short path in', () => {
     expect(readme.split('\n').length).toBeLessThanOrEqual(400);
+  });
+
+  it('names the packages whose install warns, as expected: those wanting a newer Node, those with install scripts', () => {
+    const lock = JSON.parse(readFileSync(join(import.meta.dirname, '../../package-lock.json'), 'utf8')) as {
+      packages: Record<string, { engines?: { node?: string }; hasInstallScript?: boolean }>;
+    };
+    // Installed with the prerequisites' Node (20), npm warns EBADENGINE for a package that wants 22 or later.
+    const warning = Object.entries(lock.packages).filter(
+      ([path, entry]) =>
+        path !== '' &&
+        (entry.hasInstallScript ||
+          (/^>=\s*(2[2-9]|[3-9]\d)/.test(entry.engines?.node?.trim() ?? '') &&
+            !entry.engines?.node?.includes('||'))),
+    );
+    expect(warning.length).toBeGreaterThan(3);
+    const expected = readme.slice(
+      readme.indexOf('Expected `npm install` warnings'),
+      readme.indexOf('`npm start` serves'),
+    );
+    for (const [path] of warning) expect(expected, path).toContain(path.replace(/^.*node_modules\//, ''));
   });
 
   it('gives the set-up and test commands CI runs', () => {
