@@ -6,7 +6,8 @@ export const deliverWebhooks = defineConsumer({
   id: 'deliverWebhooks',
   queue: channels.deliveries,
   module: import.meta.url,
-  // Up to ten POSTs in parallel, each cut off after 10 s: well inside the queue's 60 s visibility.
+  // Up to ten POSTs in parallel, each cut off after WEBHOOK_TIMEOUT_MS (10 s): well inside the 30 s timeout
+  // below, which the channel's visibility (channels.deliveries) covers six times over (checked at synth).
   batchSize: 10,
   // Receivers are slow and many; each delivery costs the table one read and two writes (attempt, delivery).
   maxConcurrency: 20,
