@@ -63,6 +63,13 @@ const ITEM_COLUMNS = [
   { title: 'Status', x: 398, width: 101 },
 ] as const;
 
+/**
+ * Where an item's status time goes, on the line under its row: from the quantity column to the margin, room for
+ * the longest time the notes write (`2026-11-23 19:35:00 GMT+10:30`, about 161 points), which the status
+ * column's 101 would cut.
+ */
+const STATUS_TIME_COLUMNS = [{ x: 326, width: PAGE_WIDTH - 2 * MARGIN - 326 }] as const;
+
 /** Writes lines down the pages, starting a new page when one is full. */
 class NoteWriter {
   private page: PDFPage;
@@ -246,8 +253,9 @@ export async function renderDeliveryNote(
   );
   for (const item of note.invoice.items) {
     const quantity = [String(item.quantity), item.unit].filter(Boolean).join(' ');
-    const status = item.status ? `${item.status.status} ${when(item.status.timestamp)}` : 'not attempted';
+    const status = item.status ? item.status.status : 'not attempted';
     write.row([item.id, item.sku ?? '', item.name ?? '', quantity, status], ITEM_COLUMNS);
+    if (item.status) write.row([when(item.status.timestamp)], STATUS_TIME_COLUMNS, GREY);
     if (item.status?.reason) {
       write.line(`${item.status.reason.code}: ${item.status.reason.message}`, 16);
     }

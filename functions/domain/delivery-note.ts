@@ -46,7 +46,7 @@ export interface DeliveryNote {
 }
 
 /** Changes with the note's layout, so that notes drawn by an older layout are drawn again. */
-const NOTE_LAYOUT_VERSION = 1;
+const NOTE_LAYOUT_VERSION = 2;
 
 /** The object metadata (x-amz-meta-sha256) that holds the PDF's own SHA-256. */
 const SHA256_METADATA = 'sha256';
