@@ -217,6 +217,15 @@ async function storeObject(
     if (upstreamResponse.statusCode === 200) {
       await notifications.objectCreated(operation.operation, bucket, key, call.principal.arn);
     }
+    const overrides = responseOverrides(operation.operation, upstreamResponse.statusCode, call.query);
+    if (overrides) {
+      res.writeHead(upstreamResponse.statusCode ?? 200, {
+        ...endToEndHeaders(upstreamResponse.headers),
+        ...overrides,
+      });
+      upstreamResponse.pipe(res);
+      return;
+    }
     relay(upstreamResponse, res);
   } catch (error) {
     if (error instanceof ChecksumMismatchError) {
@@ -234,6 +243,35 @@ async function storeObject(
       message: "The provided 'x-amz-content-sha256' header does not match what was computed.",
     });
   }
+}
+
+/** The response headers a GetObject's `response-*` query parameters set, each replacing the stored one. */
+const RESPONSE_OVERRIDES = {
+  'response-content-type': 'content-type',
+  'response-content-language': 'content-language',
+  'response-expires': 'expires',
+  'response-cache-control': 'cache-control',
+  'response-content-disposition': 'content-disposition',
+  'response-content-encoding': 'content-encoding',
+} as const;
+
+/**
+ * What a successful GetObject or HeadObject answers in place of the object's stored headers, as S3 does for
+ * its `response-*` query parameters (API Reference, GetObject, "Overriding response header values"); fauxqs
+ * ignores them. Undefined when the request sets none.
+ */
+function responseOverrides(
+  operation: string,
+  status: number | undefined,
+  query: Record<string, string | string[]>,
+): Record<string, string> | undefined {
+  if ((operation !== 'GetObject' && operation !== 'HeadObject') || (status !== 200 && status !== 206))
+    return undefined;
+  const overrides = Object.entries(RESPONSE_OVERRIDES).flatMap(([parameter, header]) => {
+    const value = query[parameter];
+    return typeof value === 'string' ? [[header, value] as const] : [];
+  });
+  return overrides.length ? Object.fromEntries(overrides) : undefined;
 }
 
 /**

@@ -141,3 +141,36 @@ describe('the s3:if-none-match condition key', () => {
     expect(await text('conditional/policy.txt')).toBe('x');
   });
 });
+
+describe('response-* parameters of a GetObject', () => {
+  it('answer the headers they name in place of the stored ones, on a presigned GET too', async () => {
+    await aws.admin.s3.send(
+      new PutObjectCommand({
+        Bucket: aws.names.bucket,
+        Key: 'overrides/report.csv',
+        Body: 'id\n1\n',
+        ContentType: 'text/plain',
+      }),
+    );
+    const command = new GetObjectCommand({
+      Bucket: aws.names.bucket,
+      Key: 'overrides/report.csv',
+      ResponseContentDisposition: 'attachment; filename="route 1.csv"',
+      ResponseContentType: 'text/csv; charset=utf-8',
+      ResponseCacheControl: 'no-store',
+    });
+    const link = await getSignedUrl(aws.admin.s3, command, { expiresIn: 60 });
+    const response = await fetch(link);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-disposition')).toBe('attachment; filename="route 1.csv"');
+    expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(await response.text()).toBe('id\n1\n');
+    // Without them, the stored headers.
+    const plain = await aws.admin.s3.send(
+      new GetObjectCommand({ Bucket: aws.names.bucket, Key: 'overrides/report.csv' }),
+    );
+    expect(plain.ContentType).toBe('text/plain');
+    expect(plain.ContentDisposition).toBeUndefined();
+  });
+});
