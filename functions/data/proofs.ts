@@ -1,5 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { db, queryItems, tableName } from './client';
+import { isTransactionConflict, queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { getRecord, updateIfHeld } from './item-ops';
 import { routeKeys, type TransactItem } from './routes';
@@ -45,6 +44,14 @@ const waypointPrefix = (sequence: number) => `${PREFIX}${String(sequence).padSta
 const proofKey = (accountId: string, routeId: string, sequence: number, proofId: string): TableKey =>
   routeKeys.row(accountId, routeId, `${waypointPrefix(sequence)}${proofId}`);
 
+/**
+ * How many proofs the waypoint has had, beside them: `PROOFS#<wp seq 5>` (not under `PROOF#`, which lists
+ * the proofs). Taken in the transaction that writes each new proof, so that the limit holds however many
+ * requests arrive at once; deleted with the route's other rows.
+ */
+const proofCountKey = (accountId: string, routeId: string, sequence: number): TableKey =>
+  routeKeys.row(accountId, routeId, `PROOFS#${String(sequence).padStart(5, '0')}`);
+
 const proofCodec = codec<Proof>({
   id: { attr: 'proof_id' },
   waypointId: {},
@@ -62,19 +69,62 @@ const proofCodec = codec<Proof>({
   attemptId: {},
 });
 
-/** Writes a new proof (its id is random: a clash would be a bug, and fails the write). */
-export async function putNewProof(accountId: string, routeId: string, proof: Proof): Promise<void> {
-  await db.send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...proofKey(accountId, routeId, proof.sequence, proof.id),
-        entity: 'PROOF',
-        ...proofCodec.toItem(proof),
+/**
+ * Writes a new proof, and counts it, unless the waypoint already has `max` proofs ('limit_reached'). `listed`
+ * is how many proofs the waypoint had when read, which starts the count of a waypoint whose proofs were
+ * written before it was kept. 'raced' when another request's proof was written at the same moment
+ * (DynamoDB cancelled one of the two transactions): read again and retry. The proof's id is random: a clash
+ * would be a bug, and fails the write.
+ */
+export async function putNewProof(
+  accountId: string,
+  routeId: string,
+  proof: Proof,
+  limits: { listed: number; max: number },
+): Promise<'recorded' | 'limit_reached' | 'raced'> {
+  try {
+    const outcome = await writeTransactionParts([
+      {
+        items: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: proofCountKey(accountId, routeId, proof.sequence),
+              UpdateExpression:
+                'SET proof_count = if_not_exists(proof_count, :listed) + :one, entity = :entity',
+              ConditionExpression: 'attribute_not_exists(proof_count) OR proof_count < :max',
+              ExpressionAttributeValues: {
+                ':listed': limits.listed,
+                ':one': 1,
+                ':max': limits.max,
+                ':entity': 'PROOF_COUNT',
+              },
+            },
+          },
+        ],
+        refusedAs: 'limit_reached',
       },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+      {
+        items: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...proofKey(accountId, routeId, proof.sequence, proof.id),
+                entity: 'PROOF',
+                ...proofCodec.toItem(proof),
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      },
+    ]);
+    return outcome === 'written' ? 'recorded' : outcome;
+  } catch (error) {
+    if (isTransactionConflict(error)) return 'raced';
+    throw error;
+  }
 }
 
 export function getProof(

@@ -22,6 +22,9 @@ import { type RouteHeader, type RouteRef, rejectFinalized, requireRoute } from '
 
 export type { Proof, ProofContentType, ProofType };
 
+/** How often a proof's write is tried again when another proof of the waypoint was written at the same moment. */
+const MAX_PROOF_WRITE_ATTEMPTS = 10;
+
 export interface ProofRequest {
   type: ProofType;
   contentType: ProofContentType;
@@ -46,10 +49,10 @@ export function waypointSequence(route: RouteHeader, waypointId: string): number
 /**
  * A new proof of the waypoint, PENDING_UPLOAD, with the presigned link its bytes go to: only the route's
  * driver (404 otherwise), while the route is started and not finished (3011 / 3012), on a waypoint of the
- * route (3013) with fewer than PROOF_LIMITS.perWaypoint proofs (9000). The link takes exactly the declared
- * Content-Type and Content-Length, and only creates the object (If-None-Match: *): a second PUT through it is
- * refused, so the object checked is the one served. The object is checked when S3 reports it
- * (checkUploadedProof, proof-checks.ts).
+ * route (3013) with fewer than PROOF_LIMITS.perWaypoint proofs (9000, counted in the proof's own write). The
+ * link takes exactly the declared Content-Type and Content-Length, and only creates the object
+ * (If-None-Match: *): a second PUT through it is refused, so the object checked is the one served. The object
+ * is checked when S3 reports it (checkUploadedProof, proof-checks.ts).
  */
 export async function requestProofUpload(
   driver: DriverCaller,
@@ -66,13 +69,13 @@ export async function requestProofUpload(
     );
   }
   const sequence = waypointSequence(route, waypointId);
-  const existing = await listWaypointProofs(driver.accountId, routeId, sequence);
-  if (existing.length >= PROOF_LIMITS.perWaypoint) {
-    throw new ConflictError(
+  const limitReached = () =>
+    new ConflictError(
       'PROOF_LIMIT_REACHED',
-      `waypoint ${quote(waypointId)} already has ${existing.length} proofs, the most it may have`,
+      `waypoint ${quote(waypointId)} already has ${PROOF_LIMITS.perWaypoint} proofs, the most it may have`,
     );
-  }
+  const existing = await listWaypointProofs(driver.accountId, routeId, sequence);
+  if (existing.length >= PROOF_LIMITS.perWaypoint) throw limitReached();
   const id = randomId('prf_');
   const upload = await presignedUploadLink(
     bucketKeys.proof(driver.accountId, routeId, sequence, id),
@@ -92,7 +95,17 @@ export async function requestProofUpload(
     createdAt: Date.now(),
     uploadExpiresAt: upload.expiresAt,
   };
-  await putNewProof(driver.accountId, routeId, proof);
+  // The count is taken with the proof, so that requests at once cannot pass the limit together.
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await putNewProof(driver.accountId, routeId, proof, {
+      listed: existing.length,
+      max: PROOF_LIMITS.perWaypoint,
+    });
+    if (outcome === 'recorded') break;
+    if (outcome === 'limit_reached') throw limitReached();
+    if (attempt >= MAX_PROOF_WRITE_ATTEMPTS) throw new Error(`proof ${id} kept racing other proofs' writes`);
+    await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
+  }
   return { proof, upload };
 }
 

@@ -249,18 +249,21 @@ describe('POST /driver/routes/{route_id}/waypoints/{waypoint_id}/proofs', () => 
     expectError(await c.request('POST', proofsPath(started.id, wp(0)), { body: photo }), 401, 1001);
   });
 
-  it(`refuses a proof beyond the ${PROOF_LIMITS.perWaypoint} of a waypoint with 9000`, async () => {
+  it(`refuses a proof beyond the ${PROOF_LIMITS.perWaypoint} of a waypoint with 9000, however many ask at once`, async () => {
     const waypointId = nth(othersRoute.waypoints, 1).id;
-    for (let n = 0; n < PROOF_LIMITS.perWaypoint; n++) {
-      expectSuccess(
-        await c.asDriver(otherToken, 'POST', proofsPath(othersRoute.id, waypointId), photo),
-        driverApp.createDriverProof,
-      );
-    }
-    expectError(
-      await c.asDriver(otherToken, 'POST', proofsPath(othersRoute.id, waypointId), photo),
-      400,
-      9000,
+    const ask = () => c.asDriver(otherToken, 'POST', proofsPath(othersRoute.id, waypointId), photo);
+    const atOnce = 16;
+    const before = PROOF_LIMITS.perWaypoint - atOnce + 6;
+    for (let n = 0; n < before; n++) expectSuccess(await ask(), driverApp.createDriverProof);
+    // 16 requests at once for the last 10 places: exactly 10 get one, the rest are refused.
+    const answers = await Promise.all(Array.from({ length: atOnce }, ask));
+    const created = answers.filter((answer) => answer.status === 200);
+    expect(created).toHaveLength(PROOF_LIMITS.perWaypoint - before);
+    for (const answer of answers.filter((answer) => answer.status !== 200)) expectError(answer, 400, 9000);
+    expectError(await ask(), 400, 9000);
+    const listed = await c.asAccount('GET', listPath(othersRoute.id, waypointId));
+    expect((expectSuccess(listed, routes.listWaypointProofs) as { proofs: Proof[] }).proofs).toHaveLength(
+      PROOF_LIMITS.perWaypoint,
     );
   });
 });
