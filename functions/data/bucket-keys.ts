@@ -3,6 +3,7 @@ import {
   DELIVERY_NOTES_PREFIX,
   IMPORT_UPLOADS_PREFIX,
   PROOFS_PREFIX,
+  REVISION_IMAGES_PREFIX,
 } from '../shared/resources';
 
 /**
@@ -11,8 +12,9 @@ import {
  */
 export const bucketKeys = {
   importPayload: (accountId: string, txid: string) => `imports/${accountId}/${txid}.json`,
-  /** What a revision replaces, kept beside its body (and expiring with it) until it is in or rolled back. */
-  revisionBeforeImage: (accountId: string, txid: string) => `imports/${accountId}/${txid}.before.json`,
+  /** What a revision replaces, kept (REVISION_IMAGE_DAYS) as long as a message can roll the revision back. */
+  revisionBeforeImage: (accountId: string, txid: string) =>
+    `${REVISION_IMAGES_PREFIX}${accountId}/${txid}.before.json`,
   importUpload: (accountId: string, txid: string) => `${IMPORT_UPLOADS_PREFIX}${accountId}/${txid}.json`,
   analyticsFile: (accountId: string, txid: string, name: string) =>
     `${ANALYTICS_FILES_PREFIX}${accountId}/${txid}/${name}`,

@@ -13,8 +13,9 @@ export type DeadlineCheckOutcome = ImportOutcome | 'WAITING';
  * - an upload the worker has not seen by its arrival deadline: failed (3015) when the object is not in the bucket
  *   (S3 reads are consistent: one still to come arrives late and is ignored); one that is there arrived in time
  *   and its notification, perhaps still queued, runs it;
- * - still pending at its deadline: abandoned (3016), its ids released. No run of the worker is in progress then:
- *   none starts that could end after the deadline.
+ * - still pending at its deadline: abandoned (3016), its ids released (a revision: rolled back, or carried
+ *   forward once committed). No run of the worker is in progress then: none starts that could end after the
+ *   deadline.
  * Anything not yet due is checked again when it is (WAITING).
  *
  * Most checks end at the first or second step. The import's ending (route-import.ts: its body, claims and rows)
@@ -33,7 +34,10 @@ export async function checkImportDeadline(message: ImportMessage): Promise<Deadl
       return (await import('./import-endings')).failExpiredUpload(record, upload);
   }
   if (now < record.deadline) return checkAgain(message, record.deadline);
-  return (await import('./import-endings')).abandonOverdueImport(record);
+  const endings = await import('./import-endings');
+  return record.kind === 'REVISION'
+    ? endings.abandonOverdueRevision(record)
+    : endings.abandonOverdueImport(record);
 }
 
 async function checkAgain(message: ImportMessage, dueAt: number): Promise<'WAITING'> {

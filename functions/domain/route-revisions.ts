@@ -30,7 +30,9 @@ import { MAX_UPLOAD_BYTES } from '../shared/limits';
 import { logger } from '../shared/observability';
 import { send } from '../shared/queues';
 import { quote } from '../shared/quote';
+import { REVISION_IMAGE_DAYS } from '../shared/resources';
 import { localDateOf } from '../shared/time';
+import { scheduleDeadlineCheck } from './import-deadlines';
 import {
   changesNoRow,
   noChanges,
@@ -63,8 +65,9 @@ const MAX_EVENT_CHANGE_BYTES = 96 * 1024;
  * Accepts a revision of a route (the import model with the route's id), asynchronous like an import:
  * 1. refuses a route that does not exist (3003), a body of another route (1006 naming route.id), ids
  *    repeated inside it (3006/3008/3009), a route that is finished (3012) and a driver outside the DC (3010);
- * 2. stores the body in the bucket, records the revision as PENDING (an import record of kind REVISION,
- *    answered by GET .../import-status/{txid}) and queues it on the imports channel.
+ * 2. stores the body in the bucket and queues the check of its deadline (IMPORT_DEADLINE_SECONDS from now, as
+ *    an import's), then records the revision as PENDING (an import record of kind REVISION, answered by
+ *    GET .../import-status/{txid}) and queues it on the imports channel: none stays pending for ever.
  * Everything else is checked by the worker, against the route as it is when the revision runs.
  */
 export async function acceptRevision(ref: RouteRef, route: ImportedRoute): Promise<string> {
@@ -80,8 +83,13 @@ export async function acceptRevision(ref: RouteRef, route: ImportedRoute): Promi
 
   const txid = randomId('rev_');
   const payloadKey = bucketKeys.importPayload(ref.accountId, txid);
+  const message: ImportMessage = { account_id: ref.accountId, dc_id: ref.dcId, txid, revision: true };
   const now = Date.now();
-  await putJsonObject(payloadKey, JSON.stringify({ route }));
+  const deadline = now + config().importDeadlineSeconds * 1000;
+  await Promise.all([
+    putJsonObject(payloadKey, JSON.stringify({ route })),
+    scheduleDeadlineCheck(message, deadline),
+  ]);
   const record: ImportRecord = {
     accountId: ref.accountId,
     dcId: ref.dcId,
@@ -91,12 +99,11 @@ export async function acceptRevision(ref: RouteRef, route: ImportedRoute): Promi
     status: 'PENDING',
     payloadKey,
     createdAt: now,
-    // Revisions have no deadline check: the worker's counted runs and the DLQ's consumer end them.
-    deadline: now + config().importDeadlineSeconds * 1000,
+    deadline,
   };
   await putPendingImport(record);
   try {
-    await send(channels.imports, { account_id: ref.accountId, dc_id: ref.dcId, txid, revision: true });
+    await send(channels.imports, message);
   } catch (error) {
     await endRevision(record, internalFailure('the revision could not be queued; send it again'));
     throw error;
@@ -109,13 +116,15 @@ export type RevisionOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED';
 
 /**
  * Runs one queued revision; safe to run again for the same message (SQS delivers at least once, and a run
- * may stop anywhere):
+ * may stop anywhere). `runEndsBy` is when Lambda stops this run at the latest (epoch ms):
  * 1. a revision whose change committed is carried forward (ids freed, ETAs, SUCCEEDED); an earlier run's
  *    half-applied change is rolled back first (rollBack);
- * 2. applies it (applyRevision): refusals end it FAILED with their code; so does any error on the worker's
+ * 2. a run that could pass the revision's deadline is not started: it ends FAILED (3016), as the deadline
+ *    check would, so that no run is in progress when the check rolls the revision back;
+ * 3. applies it (applyRevision): refusals end it FAILED with their code; so does any error on the worker's
  *    last attempt (1000), after the rollback. Earlier, other errors are rethrown for SQS to run it again.
  */
-export async function runRevision(message: ImportMessage): Promise<RevisionOutcome> {
+export async function runRevision(message: ImportMessage, runEndsBy: number): Promise<RevisionOutcome> {
   const record = await getImport(message.account_id, message.txid);
   if (!record) throw new Error(`revision ${message.txid} has no record`);
   if (record.status !== 'PENDING') return 'ALREADY_FINISHED';
@@ -123,9 +132,10 @@ export async function runRevision(message: ImportMessage): Promise<RevisionOutco
   if (attempt === undefined) return 'ALREADY_FINISHED';
   if (record.committedAt !== undefined) return finishCommitted(record);
   try {
-    await rollBack(record);
+    if ((await rollBack(record)) === 'image_lost') return endRevision(record, imageLost(record));
     if (attempt > IMPORT_ATTEMPTS)
       throw new Error(`the revision's last attempt (${IMPORT_ATTEMPTS}) did not finish`);
+    if (runEndsBy > record.deadline) throw overdue(record);
     return await applyRevision(record, await readImportBody(record));
   } catch (error) {
     const failure = failureOfRun(
@@ -135,8 +145,7 @@ export async function runRevision(message: ImportMessage): Promise<RevisionOutco
     );
     if (!failure) throw error;
     if (failure.unexpected) logger.error('revision failed on its last attempt', { error, txid: record.txid });
-    await rollBack(record);
-    return endRevision(record, failure.error);
+    return rollBackAndEnd(record, failure.error);
   }
 }
 
@@ -144,14 +153,41 @@ export async function runRevision(message: ImportMessage): Promise<RevisionOutco
 export async function abandonDeadLetteredRevision(message: ImportMessage): Promise<RevisionOutcome> {
   const record = await getImport(message.account_id, message.txid);
   if (record?.status !== 'PENDING') return 'ALREADY_FINISHED';
-  if (record.committedAt !== undefined) return finishCommitted(record);
-  await rollBack(record);
-  return endRevision(
+  return abandonRevision(
     record,
     new ApiError(
       'IMPORT_ABANDONED',
       'the revision could not be run: its worker failed on every delivery; the route is as it was, send it again',
     ),
+  );
+}
+
+/** Ends a revision still pending at its deadline (3016), for import-deadline-check.ts. */
+export const abandonOverdueRevision = (record: ImportRecord) => abandonRevision(record, overdue(record));
+
+async function abandonRevision(record: ImportRecord, error: ApiError): Promise<RevisionOutcome> {
+  if (record.committedAt !== undefined) return finishCommitted(record);
+  return rollBackAndEnd(record, error);
+}
+
+function overdue(record: ImportRecord): ApiError {
+  const deadline = new Date(record.deadline).toISOString();
+  return new ApiError(
+    'IMPORT_ABANDONED',
+    `the revision was still pending at its deadline ${deadline}; the route is as it was, send it again`,
+  );
+}
+
+/** Rolls the revision back and ends it FAILED with `error`; with its before image lost, with 3103 instead. */
+async function rollBackAndEnd(record: ImportRecord, error: ApiError): Promise<RevisionOutcome> {
+  const rolledBack = await rollBack(record);
+  return endRevision(record, rolledBack === 'image_lost' ? imageLost(record) : error);
+}
+
+function imageLost(record: ImportRecord): ApiError {
+  return new ApiError(
+    'REVISION_IMAGE_LOST',
+    `the revision could not be rolled back: what it replaced was kept ${REVISION_IMAGE_DAYS} days and is gone; route ${quote(record.routeId ?? '')} may hold some of its rows and stays locked`,
   );
 }
 
@@ -381,12 +417,21 @@ async function applyRows(
 /**
  * Undoes what a run of the revision wrote while it held the route's lock, and unlocks the header as it was
  * (version included): nothing when the header is not locked by this revision (never locked, committed,
- * or rolled back already). Idempotent.
+ * or rolled back already). Idempotent. No image means no row was written (it is written first, and S3 reads
+ * are consistent) while the image cannot have expired; later it may have, and rows may be written:
+ * 'image_lost', and the header stays locked, since unlocking it would call a half-written route whole.
  */
-async function rollBack(record: ImportRecord): Promise<void> {
+async function rollBack(record: ImportRecord): Promise<'rolled_back' | 'image_lost'> {
   const header = await getRouteHeader(record.accountId, record.routeId as string);
-  if (!header || header.revisionTxid !== record.txid) return;
+  if (!header || header.revisionTxid !== record.txid) return 'rolled_back';
   const image = await beforeImageOf(record);
+  if (!image && Date.now() >= record.createdAt + REVISION_IMAGE_DAYS * DAY_MS) {
+    logger.error('revision before image lost: route left locked', {
+      txid: record.txid,
+      route_id: record.routeId,
+    });
+    return 'image_lost';
+  }
   if (image?.lockedVersion === header.version) {
     const written = new Set(image.replacedItems.map((item) => keyText(keyOf(item))));
     await deleteAll(image.writtenKeys.filter((key) => !written.has(keyText(key))));
@@ -395,7 +440,10 @@ async function rollBack(record: ImportRecord): Promise<void> {
   }
   await unlock(header);
   logger.warn('revision rolled back', { txid: record.txid, route_id: record.routeId });
+  return 'rolled_back';
 }
+
+const DAY_MS = 24 * 3600 * 1000;
 
 async function beforeImageOf(record: ImportRecord): Promise<BeforeImage | undefined> {
   try {

@@ -111,6 +111,12 @@ export const ERROR_CODES = {
     httpStatus: 409,
     meaning: 'a revision of the route is being applied (seconds): retry the change once it is in',
   },
+  REVISION_IMAGE_LOST: {
+    code: 3103,
+    httpStatus: 400,
+    meaning:
+      'a revision could not be rolled back: what it replaced is no longer kept and some of its rows may be written; the route stays locked (3102) until an operator sees to it (docs/operations.md)',
+  },
   WEBHOOK_URL_INVALID: {
     code: 4001,
     httpStatus: 400,

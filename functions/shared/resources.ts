@@ -3,12 +3,24 @@
  * stateful stack, the local runtime and the functions (environment variable names) all read them.
  */
 
-/** How long a dead-letter queue keeps a message. */
+/**
+ * How long a dead-letter queue keeps a message. A standard queue's message expires by the time it was first
+ * sent, wherever it is: no message of a queue with a DLQ is older than this.
+ */
 export const DLQ_RETENTION_DAYS = 14;
+
+/**
+ * Where the import worker keeps a revision's before image (what it replaces, written before any row), read
+ * by every rollback of the revision. Kept longer than any message of the revision lives (DLQ_RETENTION_DAYS),
+ * so that no run that could roll it back finds its image expired.
+ */
+export const REVISION_IMAGES_PREFIX = 'revisions/';
+export const REVISION_IMAGE_DAYS = DLQ_RETENTION_DAYS + 1;
 
 /** Object lifetimes by key prefix in the one private bucket. */
 export const BUCKET_LIFECYCLE = [
   { prefix: 'imports/', expireAfterDays: 1 },
+  { prefix: REVISION_IMAGES_PREFIX, expireAfterDays: REVISION_IMAGE_DAYS },
   { prefix: 'uploads/', expireAfterDays: 1 },
   { prefix: 'analytics/', expireAfterDays: 7 },
 ] as const;

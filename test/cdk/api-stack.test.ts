@@ -9,6 +9,7 @@ import {
   IMPORT_UPLOADS_PREFIX,
   PROOFS_PREFIX,
   RESOURCE_ENV,
+  REVISION_IMAGES_PREFIX,
 } from '../../functions/shared/resources';
 import type { ConsumerDefinition } from '../../functions/workers/define';
 import { consumers } from '../../functions/workers/index';
@@ -430,13 +431,13 @@ describe('queue consumers', () => {
     expect(() => synthesize({}, { consumers: [slow] })).toThrow(/at least 6 times/);
   });
 
-  it('the import worker reads import payloads, writes a revision’s before image beside them, writes the table and links to the API', () => {
+  it('the import worker reads import payloads, writes revisions’ before images under their own prefix only, writes the table and links to the API', () => {
     const worker = consumers.find((c) => sliceOf(c.module).name === 'workers/import-routes');
     expect(worker, 'no consumer runs workers/import-routes').toBeDefined();
     const id = consumerFunctionOf(worker?.id ?? '');
     const actions = allowedActions(id);
     expect(actions).toContain('s3:GetObject');
-    expect(resourcesAllowed(id, 's3:PutObject')).toEqual([bucketObjects('imports/')]);
+    expect(resourcesAllowed(id, 's3:PutObject')).toEqual([bucketObjects(REVISION_IMAGES_PREFIX)]);
     for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'])
       expect(actions).toContain(action);
     expect(environmentOf(id)).toMatchObject({

@@ -6,9 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as routes from '../../functions/api/routes/index';
 import { accountKeys } from '../../functions/data/accounts';
 import { db, tableName } from '../../functions/data/client';
-import { getRouteHeader } from '../../functions/data/routes';
+import { importKeys } from '../../functions/data/imports';
+import { getRouteHeader, replaceRouteHeader } from '../../functions/data/routes';
 import * as channels from '../../functions/models/channels';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
+import { REVISION_IMAGE_DAYS } from '../../functions/shared/resources';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import { createTestAccount } from '../support/accounts';
 import { functionOf } from '../support/cdk';
@@ -45,10 +47,8 @@ let acme: { accountId: string; key: string };
 beforeAll(async () => {
   api = await startTestApi('import-ends', {
     customize: (deployed) => {
-      functionOf(deployed, 'routes/import').addEnvironment(
-        'IMPORT_DEADLINE_SECONDS',
-        String(DEADLINE_SECONDS),
-      );
+      for (const sliceName of ['routes/import', 'routes/revise'])
+        functionOf(deployed, sliceName).addEnvironment('IMPORT_DEADLINE_SECONDS', String(DEADLINE_SECONDS));
       const uploads = functionOf(deployed, 'routes/upload');
       uploads.addEnvironment('IMPORT_UPLOAD_LINK_SECONDS', String(UPLOAD_LINK_SECONDS));
       uploads.addEnvironment('IMPORT_UPLOAD_ARRIVAL_GRACE_SECONDS', String(UPLOAD_GRACE_SECONDS));
@@ -196,6 +196,96 @@ describe('an import still pending at its deadline', () => {
 
     await importsAgain('lost', lost);
   }, 180_000);
+});
+
+describe('a revision', () => {
+  async function imported(dcId: string, id: string) {
+    const route = exampleRoute(id, { waypoints: 5 });
+    await importsAgain(dcId, route);
+    return route;
+  }
+  async function revise(dcId: string, route: ReturnType<typeof exampleRoute>): Promise<string> {
+    const revised = { ...route, waypoints: route.waypoints.slice(0, 4) };
+    const response = await call(api.url, 'PUT', `/dcs/${dcId}/routes/${route.id}/revision`, {
+      key: acme.key,
+      body: { route: revised },
+    });
+    return (expectSuccess(response, routes.reviseRoute, 202) as { txid: string }).txid;
+  }
+
+  it('still pending at its deadline ends FAILED with 3016, the route as it was and unlocked; a run too late is not started', async () => {
+    const lostRoute = await imported('lost', 'rev-lost-1');
+    const lateRoute = await imported('dc-1', 'rev-late-1');
+    const lostTxid = await revise('lost', lostRoute);
+    const lateTxid = await revise('dc-1', lateRoute);
+    // Both deadlines are at most DEADLINE_SECONDS from here.
+    const acceptedBy = Date.now();
+    const messages = await receiveImportMessages(api, 2);
+    const messageOf = (txid: string) => messages.find((m) => JSON.parse(m.body).txid === txid) as SQSRecord;
+    // One message is lost: only the deadline check ends that revision.
+    const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+    await sqs.send(
+      new DeleteMessageCommand({
+        QueueUrl: api.resources.queueUrls.imports,
+        ReceiptHandle: messageOf(lostTxid).receiptHandle,
+      }),
+    );
+    sqs.destroy();
+    // The other reaches the worker when a run could no longer end before the deadline: it is not run (a run
+    // would apply it: the deadline check at DEADLINE_SECONDS only ends a revision still pending).
+    const lastStart = acceptedBy + (DEADLINE_SECONDS - WORKER_TIMEOUT_SECONDS) * 1000;
+    await new Promise((resolve) => setTimeout(resolve, lastStart + 3000 - Date.now()));
+    expect(await runImportWorker(api, [messageOf(lateTxid)])).toEqual({ batchItemFailures: [] });
+
+    for (const [dcId, txid, route] of [
+      ['lost', lostTxid, lostRoute],
+      ['dc-1', lateTxid, lateRoute],
+    ] as const) {
+      const ended = await waitForImport(api.url, acme.key, dcId, txid, 3 * DEADLINE_SECONDS * 1000);
+      expect(expectError(ended, 400, ERROR_CODES.IMPORT_ABANDONED.code)).toMatch(
+        /^import rev_\w+ failed: the revision was still pending at its deadline \S+Z; the route is as it was, send it again$/,
+      );
+      const header = await getRouteHeader(acme.accountId, route.id);
+      expect(header?.revisionTxid).toBeUndefined();
+      expect(header?.waypointIds).toEqual(route.waypoints.map((waypoint) => waypoint.id));
+    }
+  }, 180_000);
+
+  it(`whose before image is gone after its ${REVISION_IMAGE_DAYS} days ends FAILED with 3103 and leaves the route locked`, async () => {
+    const route = await imported('dc-1', 'rev-image-lost-1');
+    const txid = await revise('dc-1', route);
+    const [message] = await receiveImportMessages(api, 1);
+    // As a run stopped after writing rows left it, REVISION_IMAGE_DAYS ago: the header locked by the
+    // revision, and no before image (the bucket's lifecycle rule removed it).
+    const header = await getRouteHeader(acme.accountId, route.id);
+    if (!header) throw new Error(`route ${route.id} was not imported`);
+    expect(
+      await replaceRouteHeader(
+        { ...header, revisionTxid: txid, version: header.version + 1 },
+        header.version,
+      ),
+    ).toBe(true);
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: importKeys.record(acme.accountId, txid),
+        UpdateExpression: 'SET created_at = :long_ago',
+        ExpressionAttributeValues: { ':long_ago': Date.now() - (REVISION_IMAGE_DAYS * 24 + 1) * 3600 * 1000 },
+      }),
+    );
+
+    expect(await runImportWorker(api, [message as SQSRecord])).toEqual({ batchItemFailures: [] });
+    const ended = await waitForImport(api.url, acme.key, 'dc-1', txid);
+    expect(expectError(ended, 400, ERROR_CODES.REVISION_IMAGE_LOST.code)).toContain(
+      `route '${route.id}' may hold some of its rows and stays locked`,
+    );
+    expect((await getRouteHeader(acme.accountId, route.id))?.revisionTxid).toBe(txid);
+    const change = await call(api.url, 'DELETE', `/dcs/dc-1/routes/${route.id}/driver-assignment`, {
+      key: acme.key,
+    });
+    expectError(change, 409, ERROR_CODES.ROUTE_BEING_REVISED.code);
+  }, 120_000);
 });
 
 describe('an upload', () => {

@@ -1,4 +1,5 @@
 import * as channels from '../../models/channels';
+import { REVISION_IMAGES_PREFIX } from '../../shared/resources';
 import { defineConsumer } from '../define';
 
 /** The importRoutes consumer; `handler.ts` beside this module is its Lambda. */
@@ -12,8 +13,13 @@ export const importRoutes = defineConsumer({
   maxConcurrency: 5,
   timeoutSeconds: 300,
   memorySize: 1769,
-  // Writes a revision's before image beside its body (domain/route-revisions.ts).
-  access: { table: 'readWrite', tableInserts: true, bucket: 'read', bucketWriteKeyPrefix: 'imports/' },
+  // Writes a revision's before image (domain/route-revisions.ts).
+  access: {
+    table: 'readWrite',
+    tableInserts: true,
+    bucket: 'read',
+    bucketWriteKeyPrefix: REVISION_IMAGES_PREFIX,
+  },
   // A revision of a started route recomputes its ETAs, whose event carries the waypoints' tracking links.
   linksToApi: true,
 });

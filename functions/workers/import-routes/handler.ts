@@ -30,7 +30,9 @@ export const handler = sqsHandler(importRoutes, {
     // Lambda stops the invocation then at the latest: no import is started that could pass its deadline.
     const runEndsBy = Date.now() + context.getRemainingTimeInMillis();
     for (const imported of await importsOf(message)) {
-      const outcome = imported.revision ? await runRevision(imported) : await runImport(imported, runEndsBy);
+      const outcome = imported.revision
+        ? await runRevision(imported, runEndsBy)
+        : await runImport(imported, runEndsBy);
       // Counted once per import: a redelivery of a finished one is ALREADY_FINISHED.
       if (outcome === 'SUCCEEDED') countMetric('ImportsSucceeded');
       if (outcome === 'FAILED') countMetric('ImportsFailed');

@@ -8,7 +8,11 @@ export const reviseRoute = routesEndpoint('PUT /dcs/{dc_id}/routes/{route_id}/re
   module: import.meta.url,
   summary:
     'Send the new version of an imported route (asynchronous: poll the import status with the txid, which answers what changed); ROUTE_UPDATED, or ROUTE_IMPORT_FAILED when refused',
-  access: { table: 'readWrite', bucket: 'write', sendTo: [channels.imports] },
+  access: {
+    table: 'readWrite',
+    bucket: 'write',
+    sendTo: [channels.imports, channels.importDeadlines],
+  },
   // A revision rewrites up to a whole route; the import worker takes five at a time.
   throttling: { rateLimit: 10, burstLimit: 20 },
   request: { params: RouteParams, body: ImportRouteBody },
