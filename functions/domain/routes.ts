@@ -17,7 +17,7 @@ import {
 import { trackingLookupKeys } from '../data/tracking-links';
 import type { DeletionMessage } from '../models/channels';
 import * as channels from '../models/channels';
-import { ApiError, ConflictError } from '../shared/errors';
+import { ApiError, ConflictError, RouteBeingRevisedError } from '../shared/errors';
 import { send } from '../shared/queues';
 import { quote } from '../shared/quote';
 
@@ -185,12 +185,7 @@ export function rejectFinalized(route: RouteHeader): void {
   if (route.isFinalized) {
     throw new ConflictError('ROUTE_FINALIZED', `route ${quote(route.routeId)} is already finished`);
   }
-  if (route.revisionTxid !== undefined) {
-    throw new ConflictError(
-      'ROUTE_BEING_REVISED',
-      `route ${quote(route.routeId)} is being revised (revision ${quote(route.revisionTxid)}); retry once it is in`,
-    );
-  }
+  if (route.revisionTxid !== undefined) throw new RouteBeingRevisedError(route.routeId, route.revisionTxid);
 }
 
 function rejectStarted(route: RouteHeader, what: string): void {

@@ -39,6 +39,21 @@ export class ForbiddenDcError extends ApiError {
 /** A 400 whose code says which rule the request broke (2000, 2001, 3005 ...). */
 export class ConflictError extends ApiError {}
 
+/**
+ * 409 (3102): a revision of the route is being applied. The document promises every 409 a Retry-After; a
+ * revision holds its lock for seconds, so two.
+ */
+export class RouteBeingRevisedError extends ApiError {
+  override readonly headers = { 'Retry-After': '2' };
+
+  constructor(routeId: string, revisionTxid: string) {
+    super(
+      'ROUTE_BEING_REVISED',
+      `route ${quote(routeId)} is being revised (revision ${quote(revisionTxid)}); retry once it is in (Retry-After)`,
+    );
+  }
+}
+
 /** 401 on the driver app's paths: no token, an unknown or shared one, or a deleted driver's. */
 export class InvalidDriverTokenError extends ApiError {
   constructor() {

@@ -285,6 +285,7 @@ describe('a revision', () => {
       key: acme.key,
     });
     expectError(change, 409, ERROR_CODES.ROUTE_BEING_REVISED.code);
+    expect(change.headers.get('retry-after')).toBe('2');
   }, 120_000);
 });
 
