@@ -1,6 +1,7 @@
 import {
   ANALYTICS_FILES_PREFIX,
   DELIVERY_NOTES_PREFIX,
+  IMPORT_PAYLOADS_PREFIX,
   IMPORT_UPLOADS_PREFIX,
   PROOFS_PREFIX,
   REVISION_IMAGES_PREFIX,
@@ -11,7 +12,7 @@ import {
  * (bucket.ts) and the links (bucket-links.ts): a function that only names keys loads neither.
  */
 export const bucketKeys = {
-  importPayload: (accountId: string, txid: string) => `imports/${accountId}/${txid}.json`,
+  importPayload: (accountId: string, txid: string) => `${IMPORT_PAYLOADS_PREFIX}${accountId}/${txid}.json`,
   /** What a revision replaces, kept (REVISION_IMAGE_DAYS) as long as a message can roll the revision back. */
   revisionBeforeImage: (accountId: string, txid: string) =>
     `${REVISION_IMAGES_PREFIX}${accountId}/${txid}.before.json`,

@@ -22,10 +22,14 @@ export interface ResourceAccess {
    * only, which is how id claims are taken (functions/data/claims.ts).
    */
   tableInserts?: true;
-  /** Objects in the one bucket: read (GetObject) or write (PutObject). */
+  /** Objects in the one bucket: read (GetObject) or write (PutObject), of keys under `bucketKeyPrefixes`. */
   bucket?: 'read' | 'write';
-  /** Limits the bucket access to keys under this prefix (default: every key). */
-  bucketKeyPrefix?: string;
+  /**
+   * The key prefixes `bucket` applies to, each one the function's code reads or writes: required with
+   * `bucket` (CDK refuses a grant of the whole bucket), so that no function reaches another prefix's
+   * objects (an import's code, a tenant's proofs).
+   */
+  bucketKeyPrefixes?: readonly string[];
   /**
    * Keys under this prefix the function also writes (PutObject), beside what `bucket` grants: an evidence read
    * reads proofs and writes the delivery notes kept among them, and may overwrite no proof.

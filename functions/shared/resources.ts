@@ -17,9 +17,12 @@ export const DLQ_RETENTION_DAYS = 14;
 export const REVISION_IMAGES_PREFIX = 'revisions/';
 export const REVISION_IMAGE_DAYS = DLQ_RETENTION_DAYS + 1;
 
+/** Where the import and revision POSTs store the bodies the import worker reads. */
+export const IMPORT_PAYLOADS_PREFIX = 'imports/';
+
 /** Object lifetimes by key prefix in the one private bucket. */
 export const BUCKET_LIFECYCLE = [
-  { prefix: 'imports/', expireAfterDays: 1 },
+  { prefix: IMPORT_PAYLOADS_PREFIX, expireAfterDays: 1 },
   { prefix: REVISION_IMAGES_PREFIX, expireAfterDays: REVISION_IMAGE_DAYS },
   { prefix: 'uploads/', expireAfterDays: 1 },
   { prefix: 'analytics/', expireAfterDays: 7 },

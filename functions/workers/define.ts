@@ -1,10 +1,21 @@
 import type { ResourceAccess } from '../shared/access';
 import type { Channel } from '../shared/channel';
+import { IMPORT_PAYLOADS_PREFIX, IMPORT_UPLOADS_PREFIX, REVISION_IMAGES_PREFIX } from '../shared/resources';
 
 /**
  * The queue consumers: CDK turns each into a Lambda with an SQS event source (partial batch
  * responses on); the local runtime polls the same queue and feeds the same handler.
  */
+/**
+ * What the import worker and the two that end its imports read: bodies posted (imports/) and uploaded
+ * (uploads/), and revisions' before images. Never proofs nor analytics files.
+ */
+export const IMPORT_WORKER_READS = [
+  IMPORT_PAYLOADS_PREFIX,
+  IMPORT_UPLOADS_PREFIX,
+  REVISION_IMAGES_PREFIX,
+] as const;
+
 export interface ConsumerDefinition {
   /** Construct id stem and log name. */
   id: string;

@@ -177,8 +177,12 @@ export class ServiceFunction extends LambdaFunction {
         new PolicyStatement({ actions: ['dynamodb:PartiQLInsert'], resources: [resources.table.tableArn] }),
       );
     if (access.bucket) {
-      const objects = resources.bucketObjectsArn(access.bucketKeyPrefix ?? '');
-      this.bindBucket(resources.bucket, access.bucket, objects);
+      if (!access.bucketKeyPrefixes?.length)
+        throw new Error(
+          `${this.sliceName}: bucket access names the key prefixes it is for (bucketKeyPrefixes)`,
+        );
+      for (const prefix of access.bucketKeyPrefixes)
+        this.bindBucket(resources.bucket, access.bucket, resources.bucketObjectsArn(prefix));
     }
     if (access.bucketWriteKeyPrefix) {
       const objects = resources.bucketObjectsArn(access.bucketWriteKeyPrefix);

@@ -71,7 +71,7 @@ export class StatefulImports extends Construct implements ServiceResources {
       Validations.of(Stack.of(this)).acknowledge({
         id: `AwsSolutions-IAM5[Resource::${this.exported.bucket.bucketArnExportName}/${keyPrefix}*]`,
         reason:
-          "Object keys are made per import or upload (imports/<account>/<txid>.json, uploads/<account>/<txid>.json), so object grants name <bucket ARN>/<prefix>*; each statement allows exactly one action (s3:GetObject for 'read', s3:PutObject for 'write'), never List or Delete, and the bucket holds only short-lived service-written objects.",
+          "Object keys are made per object under a prefix of what they hold (imports/, uploads/, revisions/, analytics/, proofs/, each <prefix><account>/...), so object grants name <bucket ARN>/<prefix>*, and each function is granted only the prefixes its code reads or writes (ResourceAccess.bucketKeyPrefixes: none gets the whole bucket). Each statement allows reads (s3:GetObject) or writes (s3:PutObject, with aborting its multipart uploads), never List or Delete. proofs/ holds tenants' evidence for proofRetentionDays: only the proof check and the evidence read may read it, only create-only presigned links write proofs, and the evidence read writes delivery notes under proofs/delivery-notes/ only.",
       });
     }
     return this.bucket.arnForObjects(`${keyPrefix}*`);

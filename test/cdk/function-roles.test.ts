@@ -199,6 +199,42 @@ describe("the synthesized functions' roles", () => {
       );
   });
 
+  it('let each function reach only the bucket prefixes its code uses: none the whole bucket', () => {
+    const object = (key: string) => `arn:aws:s3:::${bucket?.name}/${key}`;
+    const may = (action: string, key: string) =>
+      deployment.functions
+        .filter((fn) => {
+          const role = deployment.roles.find((candidate) => candidate.arn === fn.roleArn);
+          return evaluate(role?.policies ?? [], check(action, object(key))) === 'Allow';
+        })
+        .map((fn) => fn.entry.replace(/^functions\/(api\/)?|\/handler\.ts$/g, ''))
+        .sort();
+    const importWorkers = [
+      'workers/end-dead-letter-imports',
+      'workers/end-overdue-imports',
+      'workers/import-routes',
+    ];
+    // A tenant's proofs: read by their check and the evidence read only; written by no function (links only).
+    expect(may('s3:GetObject', 'proofs/acc/route/00000/prf_1')).toEqual([
+      'routes/evidence',
+      'workers/check-proofs',
+    ]);
+    expect(may('s3:PutObject', 'proofs/acc/route/00000/prf_1')).toEqual([]);
+    expect(may('s3:PutObject', 'proofs/delivery-notes/acc/route/h.pdf')).toEqual(['routes/evidence']);
+    // Import bodies: written by the import and revision POSTs, read by the import workers.
+    expect(may('s3:PutObject', 'imports/acc/imp_1.json')).toEqual(['routes/import', 'routes/revise']);
+    expect(may('s3:GetObject', 'imports/acc/imp_1.json')).toEqual(importWorkers);
+    // Uploads come through links only: no function can start an import by writing one.
+    expect(may('s3:PutObject', 'uploads/acc/imp_1.json')).toEqual([]);
+    expect(may('s3:GetObject', 'uploads/acc/imp_1.json')).toEqual(importWorkers);
+    expect(may('s3:PutObject', 'revisions/acc/rev_1.before.json')).toEqual(['workers/import-routes']);
+    expect(may('s3:GetObject', 'revisions/acc/rev_1.before.json')).toEqual(importWorkers);
+    expect(may('s3:PutObject', 'analytics/acc/tx/f.csv')).toEqual(['workers/export-analytics']);
+    expect(may('s3:GetObject', 'analytics/acc/tx/f.csv')).toEqual([]);
+    expect(may('s3:GetObject', 'elsewhere/x')).toEqual([]);
+    expect(may('s3:PutObject', 'elsewhere/x')).toEqual([]);
+  });
+
   it('let no function delete or list what the bucket holds', () => {
     expect(
       decisions('workers/export-analytics', [

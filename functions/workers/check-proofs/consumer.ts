@@ -13,5 +13,5 @@ export const checkProofs = defineConsumer({
   timeoutSeconds: 60,
   memorySize: 512,
   // Reads the proofs' objects (GetObject under the proofs prefix only) and settles their records.
-  access: { table: 'readWrite', bucket: 'read', bucketKeyPrefix: PROOFS_PREFIX },
+  access: { table: 'readWrite', bucket: 'read', bucketKeyPrefixes: [PROOFS_PREFIX] },
 });

@@ -1,5 +1,5 @@
 import * as channels from '../../models/channels';
-import { defineConsumer } from '../define';
+import { defineConsumer, IMPORT_WORKER_READS } from '../define';
 
 /** The endDeadLetteredImports consumer; `handler.ts` beside this module is its Lambda. */
 export const endDeadLetteredImports = defineConsumer({
@@ -13,5 +13,5 @@ export const endDeadLetteredImports = defineConsumer({
   // As long as the import worker, whose writes it may take back; reads the same bodies (up to 100 MB).
   timeoutSeconds: 300,
   memorySize: 1769,
-  access: { table: 'readWrite', bucket: 'read' },
+  access: { table: 'readWrite', bucket: 'read', bucketKeyPrefixes: IMPORT_WORKER_READS },
 });

@@ -1,5 +1,5 @@
 import * as channels from '../../models/channels';
-import { defineConsumer } from '../define';
+import { defineConsumer, IMPORT_WORKER_READS } from '../define';
 
 /** The endOverdueImports consumer; `handler.ts` beside this module is its Lambda. */
 export const endOverdueImports = defineConsumer({
@@ -13,5 +13,10 @@ export const endOverdueImports = defineConsumer({
   timeoutSeconds: 300,
   memorySize: 1769,
   // Reads the import, HEADs or reads its body, takes back what it wrote; queues the next check to itself.
-  access: { table: 'readWrite', bucket: 'read', sendTo: [channels.importDeadlines] },
+  access: {
+    table: 'readWrite',
+    bucket: 'read',
+    bucketKeyPrefixes: IMPORT_WORKER_READS,
+    sendTo: [channels.importDeadlines],
+  },
 });

@@ -1,6 +1,6 @@
 import * as channels from '../../models/channels';
 import { REVISION_IMAGES_PREFIX } from '../../shared/resources';
-import { defineConsumer } from '../define';
+import { defineConsumer, IMPORT_WORKER_READS } from '../define';
 
 /** The importRoutes consumer; `handler.ts` beside this module is its Lambda. */
 export const importRoutes = defineConsumer({
@@ -18,6 +18,7 @@ export const importRoutes = defineConsumer({
     table: 'readWrite',
     tableInserts: true,
     bucket: 'read',
+    bucketKeyPrefixes: IMPORT_WORKER_READS,
     bucketWriteKeyPrefix: REVISION_IMAGES_PREFIX,
   },
   // A revision of a started route recomputes its ETAs, whose event carries the waypoints' tracking links.

@@ -73,7 +73,7 @@ export const getInvoiceEvidence = routesEndpoint(
     access: {
       table: 'read',
       bucket: 'read',
-      bucketKeyPrefix: PROOFS_PREFIX,
+      bucketKeyPrefixes: [PROOFS_PREFIX],
       bucketWriteKeyPrefix: DELIVERY_NOTES_PREFIX,
       signLinks: { access: 'read', keyPrefix: PROOFS_PREFIX },
     },

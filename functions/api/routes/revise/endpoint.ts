@@ -1,5 +1,6 @@
 import * as channels from '../../../models/channels';
 import { ImportRouteBody } from '../../../models/import-model';
+import { IMPORT_PAYLOADS_PREFIX } from '../../../shared/resources';
 import * as z from '../../../shared/zod';
 import { IMPORT_FAILURE_CODES, RouteParams, routesEndpoint } from '../schemas';
 
@@ -11,6 +12,7 @@ export const reviseRoute = routesEndpoint('PUT /dcs/{dc_id}/routes/{route_id}/re
   access: {
     table: 'readWrite',
     bucket: 'write',
+    bucketKeyPrefixes: [IMPORT_PAYLOADS_PREFIX],
     sendTo: [channels.imports, channels.importDeadlines],
   },
   // A revision rewrites up to a whole route; the import worker takes five at a time.
