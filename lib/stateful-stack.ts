@@ -33,6 +33,7 @@ import {
   IMPORT_UPLOADS_PREFIX,
   PROOF_RETENTION_DAYS_DEFAULT,
   PROOFS_PREFIX,
+  QUEUE_RETENTION_DAYS,
 } from '../functions/shared/resources';
 import { AlarmTopic } from './constructs/alarm-topic';
 import { EventPipe } from './constructs/event-pipe';
@@ -221,6 +222,7 @@ export class StatefulStack extends Stack {
       });
       const queue = new Queue(this, constructIds.queue, {
         ...fifo,
+        retentionPeriod: Duration.days(QUEUE_RETENTION_DAYS),
         visibilityTimeout: Duration.seconds(channel.visibilityTimeoutSeconds),
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,

@@ -9,6 +9,9 @@
  */
 export const DLQ_RETENTION_DAYS = 14;
 
+/** How long a queue keeps a message no consumer deleted (SQS's default, set on every queue, not left implied). */
+export const QUEUE_RETENTION_DAYS = 4;
+
 /**
  * Where the import worker keeps a revision's before image (what it replaces, written before any row), read
  * by every rollback of the revision. Kept longer than any message of the revision lives (DLQ_RETENTION_DAYS),

@@ -14,6 +14,9 @@ import {
   IMPORT_UPLOADS_PREFIX,
   PROOF_RETENTION_DAYS_DEFAULT,
   PROOFS_PREFIX,
+  QUEUE_RETENTION_DAYS,
+  REVISION_IMAGE_DAYS,
+  REVISION_IMAGES_PREFIX,
 } from '../../functions/shared/resources';
 import { consumers } from '../../functions/workers/index';
 import { EVENT_PIPE_BATCH_SIZE, EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
@@ -289,6 +292,28 @@ describe('bucket', () => {
 describe('queues', () => {
   it("has a queue and a DLQ per channel, the two pipes' DLQs and no other queue", () => {
     template.resourceCountIs('AWS::SQS::Queue', allChannels.length * 2 + 2);
+  });
+
+  it('states every queue’s retention, none left to SQS’s default: a channel’s queue QUEUE_RETENTION_DAYS', () => {
+    const queues = Object.values(resources).filter((candidate) => candidate.Type === 'AWS::SQS::Queue');
+    for (const queue of queues) expect(queue.Properties?.MessageRetentionPeriod).toEqual(expect.any(Number));
+    for (const channel of allChannels)
+      expect(resource(logicalIdOf(stateful, stateful.queueOf(channel).queue)).Properties).toMatchObject({
+        MessageRetentionPeriod: QUEUE_RETENTION_DAYS * 24 * 3600,
+      });
+  });
+
+  it('keeps a revision’s before image longer than any message that can roll the revision back lives', () => {
+    const imageDays = BUCKET_LIFECYCLE.find(
+      (rule) => rule.prefix === REVISION_IMAGES_PREFIX,
+    )?.expireAfterDays;
+    expect(imageDays).toBe(REVISION_IMAGE_DAYS);
+    const imports = [channels.imports, channels.importDeadlines].map((channel) => stateful.queueOf(channel));
+    for (const { queue, deadLetterQueue } of imports)
+      for (const each of [queue, deadLetterQueue]) {
+        const seconds = resource(logicalIdOf(stateful, each)).Properties?.MessageRetentionPeriod as number;
+        expect(seconds).toBeLessThan((imageDays ?? 0) * 24 * 3600);
+      }
   });
 
   it('makes the FIFO channels FIFO queues with FIFO DLQs, in high-throughput mode, and the others standard', () => {
