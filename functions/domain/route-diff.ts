@@ -68,8 +68,13 @@ export interface RevisionPlan {
   removedClaims: Claim[];
 }
 
-/** JSON's view of a value: fields that are undefined are no fields (a stored row and a body's compare equal). */
-const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+/**
+ * JSON's view of a value: fields that are undefined are no fields (a stored row and a body's compare equal).
+ * An unset value stays unset (JSON.stringify gives no text for it, which JSON.parse would refuse): a route
+ * without a vehicle or warehouses compares equal to itself.
+ */
+const asJson = (value: unknown): unknown =>
+  value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 
 /**
  * Deep equality of two values JSON.parse made (null, booleans, numbers, strings, arrays, plain objects).

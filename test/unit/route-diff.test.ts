@@ -9,6 +9,13 @@ describe('sameAsJson', () => {
     expect(sameAsJson([{ a: null }], [{ a: null }])).toBe(true);
   });
 
+  it('compares unset values (a route without a vehicle or warehouses) without throwing', () => {
+    expect(sameAsJson(undefined, undefined)).toBe(true);
+    expect(sameAsJson(undefined, { id: 'v-1' })).toBe(false);
+    expect(sameAsJson({ id: 'v-1' }, undefined)).toBe(false);
+    expect(sameAsJson(undefined, null)).toBe(false);
+  });
+
   it('tells apart values that differ anywhere', () => {
     expect(sameAsJson({ a: 1 }, { a: 2 })).toBe(false);
     expect(sameAsJson({ a: 1 }, { a: 1, b: 2 })).toBe(false);
