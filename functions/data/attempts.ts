@@ -19,7 +19,7 @@ export interface Reason {
 export interface Attempt {
   id: string;
   waypointId: string;
-  /** The waypoint's position in the route. */
+  /** The waypoint's sequence (the key of its rows; not its place in the visiting order). */
   sequence: number;
   timestamp: number;
   status: AttemptStatus;
@@ -70,7 +70,7 @@ const attemptCodec = codec<Attempt>({
 
 const fromItem = attemptCodec.fromItem;
 
-/** The item keeping an attempt id unique in its route names the attempt's waypoint position. */
+/** The item keeping an attempt id unique in its route names the attempt's waypoint sequence. */
 const attemptIdCodec = codec<{ id: string; sequence: number }>({ id: { attr: 'attempt_id' }, sequence: {} });
 
 /**

@@ -82,6 +82,9 @@ const waypointCodec = codec<WaypointRow>({
   invoiceIds: { absent: [] },
 });
 
+/** A waypoint row read from its item. */
+export const waypointRowFromItem = waypointCodec.fromItem;
+
 /** An invoice row holds the invoice but its items (rows of their own, each naming its invoice). */
 const invoiceCodec = codec<Omit<InvoiceRow, 'items'>>({
   id: { attr: 'invoice_id' },
@@ -178,11 +181,14 @@ export async function findWaypointRowOfInvoice(
   return item && waypointCodec.fromItem(item);
 }
 
-/** The key a page of waypoints continues after (a waypoint's sequence is its position in the route). */
+/** The key a page of waypoints continues after: its last waypoint's (./waypoint-order.ts). */
 export const waypointKeyOf = (accountId: string, routeId: string, waypoint: WaypointRow): TableKey =>
   routeKeys.waypoint(accountId, routeId, waypoint.sequence);
 
-/** The waypoints of a route in sequence: all of them, or one page. */
+/**
+ * The waypoints of a route in key order (sequence), not in the order they are visited: all of them, or one
+ * page. Reads that show the route take them in its order (./waypoint-order.ts).
+ */
 export async function listWaypointRows(
   accountId: string,
   routeId: string,

@@ -12,9 +12,10 @@ import { decodeIndexNextToken, encodeNextToken, type Page, type PageRequest } fr
 import { TABLE_SCHEMA, type TableKey } from './table-schema';
 
 /**
- * A route and everything imported with it live in its partition, in import order:
- *   ROUTE                          the header (state, assignment, version, waypoint ids)
- *   WP#<wp seq>                    waypoints in sequence
+ * A route and everything imported with it live in its partition, keyed by each waypoint's sequence (which it
+ * keeps for life; the order the waypoints are visited in is the header's list, ./waypoint-order.ts):
+ *   ROUTE                          the header (state, assignment, version, waypoint ids in visiting order)
+ *   WP#<wp seq>                    waypoints by sequence
  *   I#<wp seq>#<inv seq>           invoices, each followed by its items
  *   I#<wp seq>#<inv seq>#<item seq>
  * but for a big route's `I#` rows: cut in sort key order into shards of bounded write units, whose first
@@ -95,10 +96,12 @@ export interface RouteHeader {
   vehicleId?: string;
   startWarehouse?: Warehouse;
   endWarehouse?: Warehouse;
+  /** The route's waypoints in the order they are visited (./waypoint-order.ts). */
   waypointIds: string[];
   /**
-   * The sequence (row key) of each waypoint of `waypointIds`, increasing; absent while they are 0, 1, 2, ...
-   * (no waypoint was cancelled): a cancelled waypoint's sequence stays unused, so no other row moves.
+   * The sequence (row key) of each waypoint of `waypointIds`, in the same order; absent while they are 0, 1,
+   * 2, ... (no waypoint was cancelled, added or moved). A waypoint keeps its sequence for life: a cancelled
+   * one's stays unused, and a reorder only changes this list, so no row moves.
    */
   waypointSequences?: number[];
   /**
@@ -194,13 +197,14 @@ export function waypointSequenceOf(route: RouteHeader, waypointId: string): numb
   return route.waypointSequences ? route.waypointSequences[position] : position;
 }
 
-/** The sequence of each waypoint of the route, in route order. */
-export const waypointSequencesOf = (route: RouteHeader): number[] =>
-  route.waypointSequences ?? route.waypointIds.map((_, position) => position);
+/** The sequence of each waypoint of the route, in visiting order. */
+export const waypointSequencesOf = (
+  route: Pick<RouteHeader, 'waypointIds' | 'waypointSequences'>,
+): number[] => route.waypointSequences ?? route.waypointIds.map((_, position) => position);
 
 /** The sequence a waypoint added to the route next takes: after every sequence it ever used. */
 export function nextWaypointSequenceOf(route: RouteHeader): number {
-  return route.nextWaypointSequence ?? (waypointSequencesOf(route).at(-1) ?? -1) + 1;
+  return route.nextWaypointSequence ?? Math.max(-1, ...waypointSequencesOf(route)) + 1;
 }
 
 /** Transaction item creating the header; refuses to overwrite one (the import's last step). */

@@ -111,7 +111,7 @@ const routeColumns = {
   ),
   planned_driving_meters: column(
     'Planned driving distance (m)',
-    `Planned distance in meters, rounded to the meter: the great-circle distance times a road factor of ${ROAD_FACTOR} over the legs start warehouse (or first customer) -> every customer in sequence -> end warehouse (when the route has one); 0 for a route without customers.`,
+    `Planned distance in meters, rounded to the meter: the great-circle distance times a road factor of ${ROAD_FACTOR} over the legs start warehouse (or first customer) -> every customer in route order -> end warehouse (when the route has one); 0 for a route without customers.`,
   ),
   total_driven_meters: column(
     'Total driven distance (m)',

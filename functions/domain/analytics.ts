@@ -37,7 +37,7 @@ export interface RouteFacts {
   route: RouteHeader;
   /** null when the driver no longer exists (or none was assigned). */
   driverName: string | null;
-  /** In sequence. */
+  /** In visiting order. */
   waypoints: WaypointRow[];
   /** In import order, items included; the items' stored status is ignored: statuses come from the attempts. */
   invoices: InvoiceRow[];
@@ -163,7 +163,7 @@ const stopOf = (waypoint: WaypointRow): EtaStop => ({
 
 /**
  * The plan as the planned ETAs see it: from the start warehouse (or the first waypoint) through every
- * waypoint in sequence to the end warehouse. No waypoints, no plan (as plannedEtas: completion = start).
+ * waypoint in route order to the end warehouse. No waypoints, no plan (as plannedEtas: completion = start).
  */
 function plannedFigures(route: RouteHeader, waypoints: readonly WaypointRow[], speedKmh: number) {
   const first = waypoints[0];

@@ -1,5 +1,5 @@
 /**
- * Estimated arrival times (docs/architecture.md, Decisions): the remaining stops in sequence from where the driver is now (or the
+ * Estimated arrival times (docs/architecture.md, Decisions): the remaining stops in visiting order from where the driver is now (or the
  * start warehouse). Travel is the great-circle distance times a road factor over a flat speed, then a stop
  * may wait for its time window to open, then it takes its service time. Pure: no I/O, no clock.
  */
@@ -23,7 +23,7 @@ export interface EtaInput {
   departAt: number;
   /** The driver's latest location, the start warehouse, or the first stop. */
   origin: LatLng;
-  /** The remaining stops in route sequence. */
+  /** The remaining stops in visiting order. */
   stops: readonly EtaStop[];
   /** Defaults to DEFAULT_SPEED_KMH. */
   speedKmh?: number;

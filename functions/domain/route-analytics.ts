@@ -13,9 +13,10 @@ import { putAll } from '../data/client';
 import { getDriver } from '../data/drivers';
 import { listTracePoints } from '../data/location-trace';
 import type { Page, SizedPageRequest } from '../data/pagination';
-import { listInvoiceRows, listWaypointRows } from '../data/route-rows';
+import { listInvoiceRows } from '../data/route-rows';
 import { listVisits } from '../data/route-visits';
 import type { RouteHeader } from '../data/routes';
+import { listRouteWaypoints } from '../data/waypoint-order';
 import { NotFoundError } from '../shared/errors';
 import { logger } from '../shared/observability';
 import { quote } from '../shared/quote';
@@ -35,7 +36,7 @@ async function factsOf(route: RouteHeader): Promise<RouteFacts> {
   const [dc, driver, waypoints, invoices, attempts, accountingRecords, trace, visits] = await Promise.all([
     getDc(route.accountId, route.dcId),
     driverRef ? getDriver(route.accountId, route.dcId, driverRef) : undefined,
-    listWaypointRows(route.accountId, route.routeId).then((page) => page.items),
+    listRouteWaypoints(route),
     listInvoiceRows(route).then((page) => page.items),
     listAttempts(route.accountId, route.routeId),
     listAccountingRecords(route.accountId, route.routeId).then((page) => page.items),

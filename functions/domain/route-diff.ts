@@ -59,9 +59,11 @@ export interface RevisionPlan {
   removed: StoredWaypoint[];
   /** Waypoints on both whose rows differ (their own fields, invoices or items): before and after. */
   rewritten: { before: StoredWaypoint; after: StoredWaypoint }[];
-  /** The route's waypoints afterwards, in route order, and their sequences. */
+  /** The route's waypoints afterwards, in visiting order, and their sequences. */
   waypointIds: string[];
   waypointSequences: number[];
+  /** True when the waypoints kept are visited in another order than before. */
+  orderChanged: boolean;
   nextWaypointSequence: number;
   /** Ids the route takes (claimed as at import) and ids it frees. */
   addedClaims: Claim[];
@@ -158,39 +160,25 @@ const claimsOfStops = (waypoints: StoredWaypoint[]): Claim[] =>
   ]);
 
 /**
- * Plans a revision of a route whose waypoints are `current` (in route order) into `route`'s, refusing:
- * - a waypoint of the route listed out of its order, or a new waypoint listed before one already on the route
- *   (3101): waypoint rows are keyed by sequence and read in it, so kept waypoints keep their sequences and new
- *   ones take the next, after every sequence the route ever used;
- * - removing or changing a visited waypoint (`visited` holds their sequences), its invoices or items, or moving
- *   an invoice or item to or from it (3100).
+ * Plans a revision of a route whose waypoints are `current` (in visiting order) into `route`'s, refusing:
+ * - moving a waypoint whose visit is done (`done` holds their sequences): compared with the route's order less
+ *   the waypoints the body removes, it keeps its place among the waypoints kept (3100);
+ * - a new waypoint listed before a waypoint whose visit is done (3101): new waypoints go after the visited
+ *   ones. Waypoints still to visit may be listed in any order, and new ones anywhere after the visited ones:
+ *   kept waypoints keep their sequences (the keys of their rows, attempts and proofs) and new ones take the
+ *   next, after every sequence the route ever used; the order is the header's list, so nothing else moves;
+ * - removing or changing a visited waypoint (`visited` holds their sequences: any attempt), its invoices or
+ *   items, or moving an invoice or item to or from it (3100).
  */
 export function planRevision(
   current: StoredWaypoint[],
   route: ImportedRoute,
   visited: ReadonlySet<number>,
+  done: ReadonlySet<number>,
   nextSequence: number,
 ): RevisionPlan {
   const positionOf = new Map(current.map((stop, position) => [stop.waypoint.id, position]));
-  let lastKept = -1;
-  let firstNew: { id: string; index: number } | undefined;
-  route.waypoints.forEach((waypoint, index) => {
-    const position = positionOf.get(waypoint.id);
-    if (position === undefined) {
-      firstNew ??= { id: waypoint.id, index };
-      return;
-    }
-    if (position < lastKept || firstNew) {
-      const [what, at] = firstNew
-        ? [`new waypoint ${quote(firstNew.id)} is listed before ${quote(waypoint.id)}`, firstNew.index]
-        : [`waypoint ${quote(waypoint.id)} is listed after waypoints the route visits later`, index];
-      throw new ConflictError(
-        'WAYPOINT_ORDER_CHANGED',
-        `route.waypoints.${at}.id: ${what}; a revision keeps the order of the route's waypoints and adds new ones after them`,
-      );
-    }
-    lastKept = position;
-  });
+  checkOrderOfDone(current, route, done);
 
   let sequence = nextSequence;
   const sequences = route.waypoints.map((waypoint) => {
@@ -236,10 +224,52 @@ export function planRevision(
     rewritten,
     waypointIds: revised.map((stop) => stop.waypoint.id),
     waypointSequences: sequences,
+    orderChanged: orderChanged(current, revised),
     nextWaypointSequence: sequence,
     addedClaims: claimsOfStops(revised).filter((claim) => taken.has(`${claim.kind}/${claim.id}`)),
     removedClaims: claimsOfStops(current).filter((claim) => freed.has(`${claim.kind}/${claim.id}`)),
   };
+}
+
+/**
+ * The order rules of a revision (planRevision): each waypoint whose visit is done keeps its place among the
+ * waypoints kept, and no new waypoint comes before the last of them.
+ */
+function checkOrderOfDone(current: StoredWaypoint[], route: ImportedRoute, done: ReadonlySet<number>): void {
+  const listed = new Set(route.waypoints.map((waypoint) => waypoint.id));
+  const keptBefore = current.filter((stop) => listed.has(stop.waypoint.id));
+  const onRoute = new Set(current.map((stop) => stop.waypoint.id));
+  const keptAfter = route.waypoints
+    .map((waypoint, index) => ({ id: waypoint.id, index }))
+    .filter((waypoint) => onRoute.has(waypoint.id));
+  let lastDoneIndex = -1;
+  keptBefore.forEach((stop, rank) => {
+    if (!done.has(stop.waypoint.sequence)) return;
+    const now = keptAfter[rank] as { id: string; index: number };
+    if (now.id !== stop.waypoint.id)
+      throw new ConflictError(
+        'WAYPOINT_VISITED',
+        `route.waypoints.${now.index}.id: waypoint ${quote(stop.waypoint.id)} was visited (its visit is done); it keeps its place in the route's order, where ${quote(now.id)} is listed`,
+      );
+    lastDoneIndex = now.index;
+  });
+  const firstNew = route.waypoints.findIndex(
+    (waypoint, index) => index < lastDoneIndex && !onRoute.has(waypoint.id),
+  );
+  if (firstNew >= 0)
+    throw new ConflictError(
+      'WAYPOINT_ORDER_CHANGED',
+      `route.waypoints.${firstNew}.id: new waypoint ${quote((route.waypoints[firstNew] as { id: string }).id)} is listed before ${quote((route.waypoints[lastDoneIndex] as { id: string }).id)}, whose visit is done; new waypoints go after the visited ones`,
+    );
+}
+
+/** True when the waypoints on both lists come in another order in `after` than in `before`. */
+function orderChanged(before: StoredWaypoint[], after: StoredWaypoint[]): boolean {
+  const inAfter = new Set(after.map((stop) => stop.waypoint.id));
+  const inBefore = new Set(before.map((stop) => stop.waypoint.id));
+  const kept = before.filter((stop) => inAfter.has(stop.waypoint.id)).map((stop) => stop.waypoint.id);
+  const keptAfter = after.filter((stop) => inBefore.has(stop.waypoint.id)).map((stop) => stop.waypoint.id);
+  return kept.some((id, index) => keptAfter[index] !== id);
 }
 
 /** True when the plan changes no row. */

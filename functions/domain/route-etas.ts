@@ -3,8 +3,9 @@ import { listAttempts } from '../data/attempts';
 import { getDriver } from '../data/drivers';
 import { getRouteEtas, type RouteEtas, replaceRouteEtas } from '../data/route-etas';
 import type { SequencedEvent } from '../data/route-event-sequences';
-import { listWaypointRows, type WaypointRow } from '../data/route-rows';
+import type { WaypointRow } from '../data/route-rows';
 import { getRouteHeader, type RouteHeader } from '../data/routes';
+import { listRouteWaypoints } from '../data/waypoint-order';
 import { settingsOf } from './dc-settings';
 import { completionEstimate, computeEtas, type EtaStop, type LatLng } from './etas';
 import { isDone, progressByWaypoint, progressOf } from './route-progress';
@@ -42,8 +43,8 @@ const stopOf = (waypoint: WaypointRow): EtaStop => ({
 });
 
 /**
- * ETAs of the waypoints still to visit, leaving `origin` at `departAt`; the others (done) are null. The
- * result is indexed by waypoint sequence.
+ * ETAs of the waypoints still to visit (`waypoints` in visiting order), leaving `origin` at `departAt`; the
+ * others (done) are null. The result is indexed by waypoint sequence.
  */
 function etasFor(
   waypoints: readonly WaypointRow[],
@@ -55,8 +56,8 @@ function etasFor(
 ): Pick<RouteEtas, 'etas' | 'completion'> {
   const stops = waypoints.filter((waypoint) => remaining.has(waypoint.sequence)).map(stopOf);
   const computed = computeEtas({ departAt, origin, stops, speedKmh });
-  // Sized by the last sequence: a cancelled waypoint leaves its sequence unused (null).
-  const length = (waypoints.at(-1)?.sequence ?? -1) + 1;
+  // Sized by the highest sequence: a cancelled waypoint leaves its sequence unused (null).
+  const length = Math.max(-1, ...waypoints.map((waypoint) => waypoint.sequence)) + 1;
   const bySequence: (number | null)[] = Array.from({ length }, () => null);
   let index = 0;
   for (const waypoint of waypoints) {
@@ -113,7 +114,7 @@ export function approachingStops(
 }
 
 /**
- * Recomputes a started route's ETAs from what happened so far: the waypoints not yet done, in sequence,
+ * Recomputes a started route's ETAs from what happened so far: the waypoints not yet done, in visiting order,
  * from `origin` (where the driver is: the attempt's or ping's location, else the driver's latest, else
  * the start warehouse) at `at`. Writes them with ROUTE_ETAS_CHANGED (each with its waypoint's tracking link)
  * in the same transaction when some ETA moved by 5 minutes or more and the route's last one is far enough
@@ -130,7 +131,7 @@ export async function refreshEtas(
     const route = await getRouteHeader(ref.accountId, ref.routeId);
     if (!route || route.deleting || route.isFinalized || route.startedTimestamp === undefined) return;
     const [waypoints, attempts, stored, dc, driver] = await Promise.all([
-      listWaypointRows(ref.accountId, ref.routeId).then((page) => page.items),
+      listRouteWaypoints(route),
       listAttempts(ref.accountId, ref.routeId),
       getRouteEtas(ref.accountId, ref.routeId),
       getDc(route.accountId, route.dcId),
@@ -227,7 +228,7 @@ export async function recomputeEtas(ref: { accountId: string; routeId: string })
     if (!route || route.deleting || route.isFinalized) return;
     if (route.startedTimestamp !== undefined) return refreshEtas(ref, { at: Date.now() });
     const [waypoints, stored, dc] = await Promise.all([
-      listWaypointRows(ref.accountId, ref.routeId).then((page) => page.items),
+      listRouteWaypoints(route),
       getRouteEtas(ref.accountId, ref.routeId),
       getDc(route.accountId, route.dcId),
     ]);

@@ -16,8 +16,6 @@ import {
   type InvoiceRowsPage,
   type ItemRow,
   invoicesOfRead,
-  listInvoiceRowsOfWaypoints,
-  listWaypointRows,
   readInvoiceRowsAlongside,
   type WaypointRow,
   waypointKeyOf,
@@ -30,6 +28,12 @@ import {
   type RouteHeader,
   routeKeys,
 } from '../data/routes';
+import {
+  listInvoiceRowsOfStops,
+  listRouteWaypoints,
+  listWaypointRowsInOrder,
+  sequenceSpan,
+} from '../data/waypoint-order';
 import type { DriverCaller } from '../shared/auth-context';
 import { NotFoundError } from '../shared/errors';
 import { countWithinBudget, PAGE_BYTE_BUDGET } from '../shared/limits';
@@ -167,10 +171,10 @@ function detailOf(
   };
 }
 
-/** Everything about a route's waypoints: rows, statuses, attempts and ETAs, in sequence. */
+/** Everything about a route's waypoints: rows, statuses, attempts and ETAs, in visiting order. */
 async function routeProgress(route: RouteHeader) {
-  const [{ items: waypoints }, attempts, stored, visits] = await Promise.all([
-    listWaypointRows(route.accountId, route.routeId),
+  const [waypoints, attempts, stored, visits] = await Promise.all([
+    listRouteWaypoints(route),
     listAttempts(route.accountId, route.routeId),
     getRouteEtas(route.accountId, route.routeId),
     listVisits(route.accountId, route.routeId),
@@ -185,7 +189,7 @@ async function routeProgress(route: RouteHeader) {
 }
 
 /**
- * One page of the waypoints of a route in sequence, with status, attempts and ETA: `limit` waypoints, fewer
+ * One page of the waypoints of a route in visiting order, with status, attempts and ETA: `limit` waypoints, fewer
  * when they reach the byte budget.
  */
 export async function waypointsOf(
@@ -200,20 +204,15 @@ export async function waypointsOf(
   );
 }
 
-/** The sequences of the first and last of some waypoints in sequence (none when there are none). */
-function sequenceRange(waypoints: readonly WaypointRow[]) {
-  const first = waypoints[0];
-  const last = waypoints.at(-1);
-  return first && last ? { first: first.sequence, last: last.sequence } : undefined;
-}
-
 /** A page of the route's waypoints in detail, and the progress of those waypoints (from their attempts only). */
 async function waypointPage(route: RouteHeader, page: PageRequest) {
   const [waypoints, stored] = await Promise.all([
-    listWaypointRows(route.accountId, route.routeId, page),
+    listWaypointRowsInOrder(route, page),
     getRouteEtas(route.accountId, route.routeId),
   ]);
-  const range = sequenceRange(waypoints.items);
+  // The page's attempts and visits: those of the sequences it spans (in a reordered route, maybe others too:
+  // unused).
+  const range = sequenceSpan(waypoints.items.map((waypoint) => waypoint.sequence));
   const [attempts, visits] = range
     ? await Promise.all([
         listAttempts(route.accountId, route.routeId, range),
@@ -221,7 +220,7 @@ async function waypointPage(route: RouteHeader, page: PageRequest) {
       ])
     : [[], []];
   const progress = progressByWaypoint(attempts);
-  const allWaypoints = async () => (await listWaypointRows(route.accountId, route.routeId)).items;
+  const allWaypoints = () => listRouteWaypoints(route);
   const etas = await etasOf(route, allWaypoints, stored);
   const details = waypoints.items.map((waypoint) =>
     detailOf(waypoint, progressOf(progress, waypoint), etas, visits),
@@ -232,7 +231,7 @@ async function waypointPage(route: RouteHeader, page: PageRequest) {
 /** One waypoint of a route; 1003 when the route has no waypoint with that id. */
 export async function waypointOf(ref: RouteRef, waypointId: string): Promise<RouteWaypoint> {
   const route = await requireRoute(ref);
-  // The header lists the ids in sequence, so an unknown id costs no query of the rows.
+  // The header lists the ids, so an unknown id costs no query of the rows.
   const waypoint = route.waypointIds.includes(waypointId)
     ? (await routeProgress(route)).waypoints.find((row) => row.id === waypointId)
     : undefined;
@@ -265,8 +264,10 @@ export interface RouteDetail {
 /** A page of the route's waypoints, each with its invoices and their items' statuses (the driver app's view). */
 async function routeDetailPage(route: RouteHeader, page: PageRequest) {
   const { waypoints, progress } = await waypointPage(route, page);
-  const range = sequenceRange(waypoints.items);
-  const invoices = range ? await listInvoiceRowsOfWaypoints(route, range.first, range.last) : [];
+  const invoices = await listInvoiceRowsOfStops(
+    route,
+    waypoints.items.map((waypoint) => waypoint.sequence),
+  );
   const byWaypoint = new Map<string, InvoiceRow[]>();
   for (const invoice of withItemStatuses(invoices, progress)) {
     byWaypoint.set(invoice.waypointId, [...(byWaypoint.get(invoice.waypointId) ?? []), invoice]);

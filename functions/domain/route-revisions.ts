@@ -18,6 +18,7 @@ import { rowShardsOf } from '../data/route-shards';
 import { getRouteHeader, nextWaypointSequenceOf, type RouteHeader, replaceRouteHeader } from '../data/routes';
 import type { TableKey } from '../data/table-schema';
 import { trackingLookupItemsAt } from '../data/tracking-links';
+import { inRouteOrder, orderFields } from '../data/waypoint-order';
 import { countWorkerAttempt } from '../data/worker-attempts';
 import type { ImportMessage } from '../models/channels';
 import * as channels from '../models/channels';
@@ -51,6 +52,7 @@ import {
   rejectRepeatedIds,
   requireDriverOfDc,
 } from './route-import';
+import { isDone, progressByWaypoint, progressOf } from './route-progress';
 import { DriverGoneError, type RouteRef, requireRoute, writeHeader } from './routes';
 
 // ---- Revisions: PUT .../revision, run by the import worker ----
@@ -248,11 +250,20 @@ async function applyRevision(record: ImportRecord, body: ImportedRoute): Promise
       if (ofWaypoint) ofWaypoint.push(invoice);
       else invoicesOf.set(invoice.waypointId, [invoice]);
     }
-    const current = waypoints.map((waypoint) => ({ waypoint, invoices: invoicesOf.get(waypoint.id) ?? [] }));
+    const current = inRouteOrder(route, waypoints).map((waypoint) => ({
+      waypoint,
+      invoices: invoicesOf.get(waypoint.id) ?? [],
+    }));
     const visited = new Set(attempts.map((attempt) => attempt.sequence));
-    const plan = planRevision(current, body, visited, nextWaypointSequenceOf(route));
+    const progress = progressByWaypoint(attempts);
+    const done = new Set(
+      current.flatMap(({ waypoint }) =>
+        isDone(progressOf(progress, waypoint).status) ? [waypoint.sequence] : [],
+      ),
+    );
+    const plan = planRevision(current, body, visited, done, nextWaypointSequenceOf(route));
     const next = await revisedHeader(route, body, plan, dc.timeZone);
-    if (changesNoRow(plan) && headerFieldsSame(route, next)) {
+    if (changesNoRow(plan) && !plan.orderChanged && headerFieldsSame(route, next)) {
       await unlock(locked);
       return endRevision(record, { changes: noChanges() });
     }
@@ -263,6 +274,7 @@ async function applyRevision(record: ImportRecord, body: ImportedRoute): Promise
     await commitRevision(record, locked, next, {
       version: next.version,
       changes: fits ? plan.changes : noChanges(),
+      order_changed: plan.orderChanged,
       txid: record.txid,
       ...(fits ? {} : { changes_truncated: true as const }),
     });
@@ -336,8 +348,9 @@ async function revisedHeader(
     vehicleId: body.vehicle?.id,
     startWarehouse: body.start_warehouse,
     endWarehouse: body.end_warehouse,
-    waypointIds: plan.waypointIds,
-    waypointSequences: plan.waypointSequences,
+    ...orderFields(
+      plan.waypointIds.map((id, position) => ({ id, sequence: plan.waypointSequences[position] as number })),
+    ),
     nextWaypointSequence: plan.nextWaypointSequence,
     revisionTxid: undefined,
     version: route.version + 2,

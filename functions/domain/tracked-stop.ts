@@ -3,7 +3,7 @@ import { listAttempts } from '../data/attempts';
 import { getDriver } from '../data/drivers';
 import { getRouteEtas } from '../data/route-etas';
 import { getWaypointRow } from '../data/route-rows';
-import { getRouteHeader } from '../data/routes';
+import { getRouteHeader, waypointSequencesOf } from '../data/routes';
 import { getTrackingLookup } from '../data/tracking-links';
 import { TRACKING_TOKEN_PATTERN } from '../models/tracking-links';
 import { ApiError } from '../shared/errors';
@@ -96,15 +96,22 @@ export async function trackedStop(token: string, now: number): Promise<TrackedSt
     routeStatus,
     eta,
     etaWindow: eta === null ? null : etaWindowOf(eta),
-    // The stored ETAs leave out the waypoints done: the others before this one are still to come.
+    // The stored ETAs leave out the waypoints done: the others before this one (in visiting order) are still
+    // to come.
     stopsBefore:
-      eta === null ? null : (etas?.etas.slice(0, sequence).filter((other) => other !== null).length ?? null),
+      eta === null || !etas ? null : stopsBeforeOf(waypointSequencesOf(route), sequence, etas.etas),
     driverClose:
       eta !== null && routeStatus === 'STARTED' && (etas?.approached.includes(waypoint.id) ?? false),
     completedAt,
     driverFirstName: driver ? firstNameOf(driver.name) : null,
     expiresAt,
   };
+}
+
+/** The waypoints before `sequence` in the visiting order `order` that still have an ETA (are to be visited). */
+function stopsBeforeOf(order: readonly number[], sequence: number, etas: readonly (number | null)[]): number {
+  const position = order.indexOf(sequence);
+  return order.slice(0, Math.max(0, position)).filter((other) => (etas[other] ?? null) !== null).length;
 }
 
 function etaWindowOf(eta: number): { start: number; end: number } {

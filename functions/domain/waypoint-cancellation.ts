@@ -75,7 +75,7 @@ export async function cancelWaypoint(ref: RouteRef, waypointId: string): Promise
         dcId: ref.dcId,
         routeId: ref.routeId,
         type: 'ROUTE_UPDATED',
-        details: { version: next.version, changes },
+        details: { version: next.version, changes, order_changed: false },
         occurredAt: Date.now(),
       },
     });

@@ -137,8 +137,16 @@ function buildEventSchemas() {
         id: 'RouteChanges',
         description: 'what changed on the route',
       }),
+      order_changed: z.withMeta(z.optional(z.boolean()), {
+        description:
+          'true when the waypoints still on the route are visited in another order than before (a reorder, an optimization applied, a revision that moves waypoints): read the new order with GET of the route (`waypoint_ids`) or its waypoints. Absent on events written before the order could change',
+      }),
       txid: z.withMeta(z.optional(z.string()), {
-        description: 'the revision (`txid` of its PUT) that made the change; absent for a cancelled waypoint',
+        description:
+          'the revision (`txid` of its PUT) that made the change; absent for a cancelled waypoint, a reorder and an optimization',
+      }),
+      optimization_id: z.withMeta(z.optional(z.string()), {
+        description: 'the optimization whose order was applied (`POST …/optimizations` with `apply: true`)',
       }),
       changes_truncated: z.withMeta(z.optional(z.literal(true)), {
         description:
@@ -513,7 +521,7 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
   ROUTE_UPDATED: {
     summary: 'A route’s waypoints changed after its import',
     description:
-      'Sent when a waypoint was cancelled (`DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}`). `changes` lists the ids of the waypoints, invoices and items added, removed and changed; `version` is the route’s new version. A removed waypoint’s tracking link stops working.',
+      'Sent when a waypoint was cancelled (`DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}`), a revision applied (`PUT …/revision`), the waypoints reordered (`PUT …/waypoint-order`) or an optimization applied (`POST …/optimizations` with `apply: true`). `changes` lists the ids of the waypoints, invoices and items added, removed and changed; `order_changed` says whether the waypoints kept are visited in another order; `version` is the route’s new version. A removed waypoint’s tracking link stops working.',
     scope: 'route',
     example: {
       event_id: 'evt_3c4d5e6f7a8b9c0d',
@@ -528,6 +536,7 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
           invoices: { added: [], removed: ['INV-17-1'], changed: [] },
           items: { added: [], removed: ['ITEM-17-1-1', 'ITEM-17-1-2'], changed: [] },
         },
+        order_changed: false,
       },
     },
   },

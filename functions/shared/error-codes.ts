@@ -98,13 +98,13 @@ export const ERROR_CODES = {
     code: 3100,
     httpStatus: 400,
     meaning:
-      'the waypoint was visited (it has an attempt): it, its invoices and items can no longer be removed or changed',
+      'the waypoint was visited (it has an attempt): it, its invoices and items can no longer be removed or changed; once its visit is done (SUCCESSFUL or FAILED) it keeps its place in the route’s order',
   },
   WAYPOINT_ORDER_CHANGED: {
     code: 3101,
     httpStatus: 400,
     meaning:
-      'a revision lists the route’s waypoints in another order, or a new waypoint before one already on the route: it keeps their order and adds new waypoints after them',
+      'a revision lists a new waypoint before a waypoint whose visit is done: new waypoints go after the visited ones',
   },
   ROUTE_BEING_REVISED: {
     code: 3102,

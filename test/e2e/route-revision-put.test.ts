@@ -168,7 +168,9 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
     ) as { routes: { id: string; waypoints: { id: string }[] }[] };
     expect(shown[0]?.waypoints.map((waypoint) => waypoint.id)).toEqual([wp0.id, wp2.id, added.id]);
 
-    expect(await routeUpdatedEvents(body.id)).toEqual([{ version: route.version, changes, txid }]);
+    expect(await routeUpdatedEvents(body.id)).toEqual([
+      { version: route.version, changes, order_changed: false, txid },
+    ]);
   });
 
   it('changes nothing when the same revision comes again: empty changes, no event, the version kept', async () => {
@@ -233,16 +235,42 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
     await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', third);
   });
 
-  it('fails with 3101 when the route’s waypoints come in another order, or a new one before an old one', async () => {
-    const { body } = await importFor('rev-order', 2);
-    const [wp0, wp1] = body.waypoints as [ImportedWaypoint, ImportedWaypoint];
+  it('reorders waypoints still to visit and inserts new ones after the visited ones; moving a visited one is 3100, a new one before it 3101', async () => {
+    const { body, asDriver } = await importFor('rev-order', 3);
+    const [wp0, wp1, wp2] = body.waypoints as [ImportedWaypoint, ImportedWaypoint, ImportedWaypoint];
     const fresh = exampleRoute('rev-order-new', { waypoints: 1 }).waypoints[0] as ImportedWaypoint;
+    expect(
+      (await asDriver('POST', `/driver/routes/${body.id}/start`, { timestamp: Date.now() - 60_000 })).status,
+    ).toBe(200);
+    const visit = await asDriver('POST', `/driver/routes/${body.id}/waypoints/${wp0.id}/attempts`, {
+      id: 'rev-order-0',
+      timestamp: Date.now() - 1_000,
+      status: 'SUCCESSFUL',
+    });
+    expect(visit.status, visit.text).toBe(200);
     const before = await snapshotOf(body.id);
-    const reversed = await revise(body.id, { ...body, waypoints: [wp1, wp0] });
-    expect(expectError(reversed.finished, 400, 3101)).toContain('route.waypoints.1.id');
-    const inserted = await revise(body.id, { ...body, waypoints: [wp0, fresh, wp1] });
+    const moved = await revise(body.id, { ...body, waypoints: [wp1, wp0, wp2] });
+    expect(expectError(moved.finished, 400, 3100)).toContain('route.waypoints.0.id');
+    const inserted = await revise(body.id, { ...body, waypoints: [fresh, wp0, wp2, wp1] });
     expect(expectError(inserted.finished, 400, 3101)).toContain(fresh.id);
     expect(await snapshotOf(body.id)).toEqual(before);
+
+    const { changes } = await revised(body.id, { ...body, waypoints: [wp0, wp2, fresh, wp1] });
+    expect(changes.waypoints).toEqual({ added: [fresh.id], removed: [], changed: [] });
+    const order = [wp0.id, wp2.id, fresh.id, wp1.id];
+    expect((await rt.readRoute('dc-1', body.id)).waypoint_ids).toEqual(order);
+    const after = await waypointsOf(body.id);
+    expect(after.map((waypoint) => waypoint.id)).toEqual(order);
+    // Each keeps its sequence: the new one takes the next after every one used.
+    expect(after.map((waypoint) => waypoint.sequence)).toEqual([0, 2, 3, 1]);
+    const events = await routeUpdatedEvents(body.id);
+    expect(events.at(-1)).toMatchObject({ order_changed: true });
+    // The driver app's next read shows the new order.
+    const app = expectSuccess(await asDriver('GET', '/driver/routes'), driverApp.listDriverRoutes) as {
+      routes: { id: string; waypoints: { id: string }[] }[];
+    };
+    const mine = app.routes.find((entry) => entry.id === body.id);
+    expect(mine?.waypoints.map((waypoint) => waypoint.id)).toEqual(order);
   });
 
   it('changes the driver of a route not started, refuses it on a started route (3011), and a driver outside the DC (3010)', async () => {

@@ -115,6 +115,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => 
           invoices: { added: [], removed: idsOf(wp1).invoices, changed: [] },
           items: { added: [], removed: idsOf(wp1).items, changed: [] },
         },
+        order_changed: false,
       },
     ]);
   });

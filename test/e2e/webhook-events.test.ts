@@ -228,6 +228,7 @@ describe('route events reach the subscribed receivers, signed', () => {
         invoices: removed(wp1.invoices.map((invoice) => invoice.id)),
         items: removed(wp1.invoices.flatMap((invoice) => invoice.items.map((item) => item.id))),
       },
+      order_changed: false,
     });
   });
 

@@ -34,7 +34,7 @@ export const Waypoint = z.withMeta(
     id: z.string(),
     sequence: z.withMeta(z.int(), {
       description:
-        'position in the route as imported, from 0; a cancelled waypoint’s number stays unused (the others keep theirs)',
+        'the waypoint’s number, which it keeps for life: its position in the route as imported (from 0), or for a waypoint a revision added the next after every number the route used; a cancelled waypoint’s number stays unused. Not its place in the visiting order: waypoints are listed in that order, which a reorder, an optimization or a revision may change',
     }),
     customer_id: z.nullable(z.string()),
     name: z.nullable(z.string()),
