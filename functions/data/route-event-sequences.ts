@@ -27,10 +27,12 @@ export type SequencedEvent = RouteEvent & { routeId: string; sequence?: never };
 /**
  * The transaction items that write `event` with the route's next sequence: the sequence taken, on condition
  * that it is still the one read here, and the event item. A transaction that holds them and is cancelled for
- * that condition (eventSequenceRaced) lost to another event of the route: read and retry.
+ * that condition (eventSequenceRaced) lost to another event of the route: read and retry. `lastRead`, when
+ * given, is the sequence the caller read before it decided the change: any event of the route written since
+ * (a visit's) then fails the transaction.
  */
-export async function sequencedEventItems(event: SequencedEvent): Promise<TransactItem[]> {
-  const last = await lastEventSequence(event.accountId, event.routeId);
+export async function sequencedEventItems(event: SequencedEvent, lastRead?: number): Promise<TransactItem[]> {
+  const last = lastRead ?? (await lastEventSequence(event.accountId, event.routeId));
   return [
     takeEventSequenceItem(event.accountId, event.routeId, last),
     putEventItem({ ...event, sequence: last + 1 }),

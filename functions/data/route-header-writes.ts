@@ -27,6 +27,12 @@ export interface RouteChangeWrites {
   driverSets?: readonly DriverSetsChange[];
   /** Its event, with the route's next sequence. */
   event?: SequencedEvent;
+  /**
+   * The route's last event sequence as read before the change was decided: the event takes the next one on
+   * condition that it is still that one, so an event written since (a visit's) makes the change
+   * 'event_raced'. Read at the write when absent.
+   */
+  eventAfterSequence?: number;
   /** The revision whose commit it is: the revision's record marked committed (once, while pending). */
   committedRevision?: { txid: string; at: number };
   /**
@@ -74,7 +80,7 @@ export async function writeRouteChange(
       driverRoutesItem({ accountId, dcId, driverId }, routeId, change),
     ),
     ...(waypoint ? [deleteUnvisitedWaypointItem(accountId, routeId, waypoint.sequence)] : []),
-    ...(writes.event ? await sequencedEventItems(writes.event) : []),
+    ...(writes.event ? await sequencedEventItems(writes.event, writes.eventAfterSequence) : []),
     ...(waypoint && trackingKey !== undefined
       ? deleteTrackingLookupItems(trackingKey, [waypoint.waypointId])
       : []),

@@ -28,6 +28,7 @@ const routeEndpoints: [string, string, unknown?][] = [
   ['GET', `/waypoints/${SHARED}-wp-0`],
   ['DELETE', `/waypoints/${SHARED}-wp-0`],
   ['PUT', '/revision', { route: minimalRoute(SHARED) }],
+  ['PUT', '/waypoint-order', { waypoint_ids: [`${SHARED}-wp-0`] }],
   ...CHANGE_ENDPOINTS,
   ['DELETE', ''],
 ];

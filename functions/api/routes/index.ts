@@ -22,6 +22,7 @@ export * from './invoice-schemas';
 export * from './invoices/endpoint';
 export * from './proof-schemas';
 export * from './proofs/endpoint';
+export * from './reorder-waypoints/endpoint';
 export * from './revise/endpoint';
 export * from './schemas';
 export * from './start/endpoint';
