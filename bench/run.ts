@@ -23,6 +23,7 @@ import { getDriverScenario } from './drivers';
 import { localStartScenario } from './local-start';
 import { benchPartitionMode, partitionFloor, partitionReport, resetPartitions } from './partitions';
 import { routeImportScenario } from './route-import';
+import { routeOptimizationScenario } from './route-optimization';
 import { type LocalRuntime, startLocalRuntime } from './runtime';
 import type { BenchConfig, Scenario, ScenarioResult, StandaloneContext } from './scenario';
 import { round } from './stats';
@@ -39,6 +40,7 @@ const SCENARIOS: Scenario[] = [
   arrivalDetectionScenario,
   webhookDeliveryScenario,
   analyticsExportScenario,
+  routeOptimizationScenario,
 ];
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

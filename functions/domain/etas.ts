@@ -67,6 +67,17 @@ function checkSpeed(speedKmh: number): void {
   }
 }
 
+/**
+ * The service's travel model: how far the driver drives from `a` to `b` (travelMeters) and how long it takes
+ * (travelMillis), the great-circle distance times ROAD_FACTOR at a flat speed. The ETAs, the analytics' planned
+ * figures and the route optimizer all use these two, so they are the one place a road-network source (a route
+ * matrix such as Amazon Location Service's, or an OSRM table) would plug in: the optimizer only needs a
+ * time between every two places of a route, and assumes it the same both ways.
+ */
+export function travelMeters(a: LatLng, b: LatLng): number {
+  return haversineKm(a, b) * ROAD_FACTOR * 1000;
+}
+
 export function travelMillis(a: LatLng, b: LatLng, speedKmh: number): number {
   checkSpeed(speedKmh);
   // Whole milliseconds, so every time derived from it stays an integer epoch.
