@@ -4,5 +4,6 @@
  */
 export type { AccountingRecord } from '../data/accounting';
 export type { Attempt } from '../data/attempts';
+export type { Optimization } from '../data/optimizations';
 export type { InvoiceRow, ItemRow } from '../data/route-rows';
 export type { DeliveryAttempt } from '../data/webhook-deliveries';

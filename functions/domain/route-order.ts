@@ -1,4 +1,4 @@
-import { listAttempts } from '../data/attempts';
+import { type Attempt, listAttempts } from '../data/attempts';
 import { lastEventSequence } from '../data/route-event-sequences';
 import { writeRouteChange } from '../data/route-header-writes';
 import type { RouteHeader } from '../data/routes';
@@ -58,8 +58,8 @@ export function keepDoneInPlace(
 }
 
 /** The sequences of the route's waypoints whose visit is done (their latest attempt SUCCESSFUL or FAILED). */
-export async function doneSequences(route: RouteHeader): Promise<Set<number>> {
-  const progress = progressByWaypoint(await listAttempts(route.accountId, route.routeId));
+export function doneSequencesOf(route: RouteHeader, attempts: readonly Attempt[]): Set<number> {
+  const progress = progressByWaypoint(attempts);
   return new Set(
     stopsInOrder(route).flatMap((stop) => (isDone(progressOf(progress, stop).status) ? [stop.sequence] : [])),
   );
@@ -67,8 +67,11 @@ export async function doneSequences(route: RouteHeader): Promise<Set<number>> {
 
 /** What asked for an order: a client's list (the waypoint-order PUT), or an optimization applied. */
 export interface ReorderOptions {
-  /** Refuse instead of reading again when the route is no longer at this version (an optimization's). */
-  atVersion?: { version: number; refusal: () => ApiError };
+  /**
+   * The route as an optimization read it: refuse (`refusal`) instead of reading again when its version or the
+   * number of its attempts is no longer the one read.
+   */
+  asRead?: { version: number; attempts: number; refusal: () => ApiError };
   /** The optimization whose order it is (ROUTE_UPDATED names it). */
   optimizationId?: string;
 }
@@ -94,12 +97,14 @@ export async function reorderWaypoints(
   for (let attempt = 1; attempt <= MAX_REORDER_ATTEMPTS; attempt++) {
     await pauseBeforeRetry(attempt);
     const route = await requireRoute(ref);
-    if (options.atVersion && route.version !== options.atVersion.version) throw options.atVersion.refusal();
+    if (options.asRead && route.version !== options.asRead.version) throw options.asRead.refusal();
     rejectFinalized(route);
     const order = orderOfIds(route, waypointIds);
     const current = stopsInOrder(route);
     const lastSequence = await lastEventSequence(route.accountId, route.routeId);
-    keepDoneInPlace(current, order, await doneSequences(route));
+    const attempts = await listAttempts(route.accountId, route.routeId);
+    if (options.asRead && attempts.length !== options.asRead.attempts) throw options.asRead.refusal();
+    keepDoneInPlace(current, order, doneSequencesOf(route, attempts));
     if (order.every((stop, index) => stop.id === current[index]?.id)) return route;
 
     const next: RouteHeader = { ...route, ...orderFields(order), version: route.version + 1 };

@@ -101,6 +101,11 @@ export type DeletionMessage = z.output<ReturnType<typeof deletionMessage>>;
 const exportMessage = () => z.object({ account_id: z.string(), txid: z.string() });
 export type ExportMessage = z.output<ReturnType<typeof exportMessage>>;
 
+/** An optimization of a route's order, which the optimization worker runs. */
+const optimizationMessage = () =>
+  z.object({ account_id: z.string(), dc_id: z.string(), route_id: z.string(), optimization_id: z.string() });
+export type OptimizationMessage = z.output<ReturnType<typeof optimizationMessage>>;
+
 /**
  * An event as the deliveries queue carries it. Its type and payload were checked against the event catalog
  * when it was written (data/events.ts) or made (PING); a queued event may be a stored one sent again (a
@@ -269,6 +274,18 @@ export const proofUploads = /* @__PURE__ */ defineChannel('proofUploads', {
   message: proofUploadsMessage,
 });
 
+/**
+ * Optimizations of routes' orders, from the optimization POST. Consumer: workers/optimize-routes, which runs
+ * the route optimizer and records (and, when asked, applies) its order.
+ */
+export const optimizations = /* @__PURE__ */ defineChannel('optimizations', {
+  urlEnv: 'OPTIMIZATION_QUEUE_URL',
+  deadLetterUrlEnv: 'OPTIMIZATION_DLQ_URL',
+  visibilityTimeoutSeconds: 360,
+  maxReceiveCount: 3,
+  message: optimizationMessage,
+});
+
 /** Every channel, in the order CDK makes their queues. */
 export const allChannels = [
   imports,
@@ -279,6 +296,7 @@ export const allChannels = [
   deletions,
   analytics,
   proofUploads,
+  optimizations,
 ] as const;
 
 export type ChannelName = (typeof allChannels)[number]['name'];

@@ -117,6 +117,23 @@ export const ERROR_CODES = {
     meaning:
       'a revision could not be rolled back: what it replaced is no longer kept and some of its rows may be written; the route stays locked (3102) until an operator sees to it (docs/operations.md)',
   },
+  OPTIMIZATION_RUNNING: {
+    code: 3104,
+    httpStatus: 409,
+    meaning: 'an optimization of the route is running (one at a time per route): read it, then ask again',
+  },
+  OPTIMIZATION_ABANDONED: {
+    code: 3105,
+    httpStatus: 400,
+    meaning:
+      'the optimization could not finish (its worker failed on every delivery, or it was still pending at its deadline); nothing was applied: ask again',
+  },
+  ROUTE_CHANGED_SINCE_OPTIMIZED: {
+    code: 3106,
+    httpStatus: 409,
+    meaning:
+      'the route changed after its optimization read it (a visit, a revision, another order): the optimization’s order was not applied; optimize again',
+  },
   WEBHOOK_URL_INVALID: {
     code: 4001,
     httpStatus: 400,

@@ -8,6 +8,7 @@ import { endOverdueImports } from './end-overdue-imports/consumer';
 import { exportAnalytics } from './export-analytics/consumer';
 import { fanOutEvents } from './fan-out-events/consumer';
 import { importRoutes } from './import-routes/consumer';
+import { optimizeRoutes } from './optimize-routes/consumer';
 
 /**
  * The queue consumers: CDK turns each into a Lambda with an SQS event source on its queue, or on that queue's
@@ -25,4 +26,5 @@ export const consumers: readonly ConsumerDefinition[] = [
   deleteRoutes,
   exportAnalytics,
   checkProofs,
+  optimizeRoutes,
 ];

@@ -15,6 +15,7 @@ import { exportAnalytics } from '../../functions/workers/export-analytics/consum
 import { fanOutEvents } from '../../functions/workers/fan-out-events/consumer';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import { consumers } from '../../functions/workers/index';
+import { optimizeRoutes } from '../../functions/workers/optimize-routes/consumer';
 import { sqsRecord } from '../../local/event-sources/sqs-records';
 import { createTestAccount } from '../support/accounts';
 import { call, expectSuccess } from '../support/http';
@@ -62,6 +63,13 @@ async function handledMessage(consumer: ConsumerDefinition): Promise<string> {
       });
     case deleteRoutes:
       return JSON.stringify({ account_id: acme.accountId, route_id: 'never-imported' });
+    case optimizeRoutes:
+      return JSON.stringify({
+        account_id: acme.accountId,
+        dc_id: 'dc-1',
+        route_id: 'never-imported',
+        optimization_id: 'opt_0000000000000000',
+      });
     case exportAnalytics: {
       // The one message with no way around a record: a real download request, of days without rows.
       const requested = await call(api.url, 'POST', '/analytics/download-requests', {
@@ -95,6 +103,10 @@ const WRONG_SCHEMA: Record<ChannelName, { message: unknown; field: string }> = {
   deletions: { message: { account_id: 'acc_1' }, field: 'route_id' },
   analytics: { message: { txid: 'dl_1' }, field: 'account_id' },
   proofUploads: { message: { Records: [{ s3: { object: { key: 'proofs/x' } } }] }, field: 'eventTime' },
+  optimizations: {
+    message: { account_id: 'acc_1', dc_id: 'dc-1', route_id: 'r-1' },
+    field: 'optimization_id',
+  },
 };
 
 function recordOf(consumer: ConsumerDefinition, messageId: string, body: string): SQSRecord {

@@ -29,6 +29,8 @@ const routeEndpoints: [string, string, unknown?][] = [
   ['DELETE', `/waypoints/${SHARED}-wp-0`],
   ['PUT', '/revision', { route: minimalRoute(SHARED) }],
   ['PUT', '/waypoint-order', { waypoint_ids: [`${SHARED}-wp-0`] }],
+  ['POST', '/optimizations', {}],
+  ['GET', '/optimizations/opt_0000000000000000'],
   ...CHANGE_ENDPOINTS,
   ['DELETE', ''],
 ];

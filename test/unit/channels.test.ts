@@ -76,6 +76,12 @@ const examples = [
     wrong: { Records: [{ eventTime: 'yesterday', s3: { object: {} } }] },
     names: ['Records.0.eventTime', 'Records.0.s3.object.key'],
   },
+  {
+    channel: channels.optimizations,
+    fits: { account_id: 'acc_1', dc_id: 'dc 1', route_id: 'R 1', optimization_id: 'opt_1' },
+    wrong: { account_id: 'acc_1', dc_id: 'dc 1', routeId: 'R 1', optimization_id: 7 },
+    names: ['route_id', 'optimization_id'],
+  },
 ];
 
 describe('the channels', () => {
