@@ -68,6 +68,18 @@ const optimizationCodec = codec<Optimization>({
   finishedAt: {},
 });
 
+/** The attributes an optimization's end sets. */
+const ENDING_FIELDS = [
+  'status',
+  'waypoint_ids',
+  'before',
+  'after',
+  'applied',
+  'stopped_by_time_limit',
+  'error',
+  'finished_at',
+];
+
 const lockCodec = codec<{ optimizationId: string; heldUntil: number }>({ optimizationId: {}, heldUntil: {} });
 
 const keyOf = (optimization: Pick<Optimization, 'accountId' | 'routeId' | 'optimizationId'>) =>
@@ -143,31 +155,23 @@ export async function endOptimization(
   now: number,
 ): Promise<boolean> {
   const fields = optimizationCodec.toItem({ ...optimization, ...outcome, finishedAt: now });
-  const names = Object.keys(fields).filter((name) =>
-    [
-      'status',
-      'waypoint_ids',
-      'before',
-      'after',
-      'applied',
-      'stopped_by_time_limit',
-      'error',
-      'finished_at',
-    ].includes(name),
+  // The outcome's fields that have a value (an absent one is no attribute).
+  const set = Object.entries(fields).filter(
+    ([name, value]) => value !== undefined && ENDING_FIELDS.includes(name),
   );
   const ended = await conditionHeld(
     db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keyOf(optimization),
-        UpdateExpression: `SET ${names.map((_, index) => `#f${index} = :f${index}`).join(', ')}`,
+        UpdateExpression: `SET ${set.map((_, index) => `#f${index} = :f${index}`).join(', ')}`,
         ConditionExpression: '#state = :pending AND deadline > :now',
         ExpressionAttributeNames: {
-          ...Object.fromEntries(names.map((name, index) => [`#f${index}`, name])),
+          ...Object.fromEntries(set.map(([name], index) => [`#f${index}`, name])),
           '#state': 'status',
         },
         ExpressionAttributeValues: {
-          ...Object.fromEntries(names.map((name, index) => [`:f${index}`, fields[name]])),
+          ...Object.fromEntries(set.map(([, value], index) => [`:f${index}`, value])),
           ':pending': 'PENDING',
           ':now': now,
         },

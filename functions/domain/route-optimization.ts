@@ -12,7 +12,7 @@ import { listRouteWaypoints, stopsInOrder } from '../data/waypoint-order';
 import type { OptimizationMessage } from '../models/channels';
 import * as channels from '../models/channels';
 import { randomId } from '../shared/crypto';
-import { ApiError, ConflictError, NotFoundError, ValidationError } from '../shared/errors';
+import { ApiError, NotFoundError, OptimizationRunningError, ValidationError } from '../shared/errors';
 import { logger } from '../shared/observability';
 import { send } from '../shared/queues';
 import { quote } from '../shared/quote';
@@ -69,9 +69,8 @@ export async function requestOptimization(
   };
   const started = await startOptimization(optimization);
   if (started.outcome === 'running')
-    throw new ConflictError(
-      'OPTIMIZATION_RUNNING',
-      `route ${quote(ref.routeId)} is being optimized (optimization ${quote(started.optimizationId)}); read it, then ask again`,
+    throw new OptimizationRunningError(
+      `route ${quote(ref.routeId)} is being optimized (optimization ${quote(started.optimizationId)}); read it, then ask again (Retry-After)`,
     );
   const message: OptimizationMessage = {
     account_id: ref.accountId,

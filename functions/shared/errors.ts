@@ -106,3 +106,15 @@ export class IdempotencyKeyInFlightError extends ApiError {
     );
   }
 }
+
+/**
+ * 409 (3104): another optimization of the route is running (one at a time per route). Retry-After is a few
+ * seconds, about what one takes; the message names it, for the caller to read it meanwhile.
+ */
+export class OptimizationRunningError extends ApiError {
+  override readonly headers = { 'Retry-After': '5' };
+
+  constructor(message: string) {
+    super('OPTIMIZATION_RUNNING', message);
+  }
+}
