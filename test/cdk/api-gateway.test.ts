@@ -436,10 +436,12 @@ describe('per-account limits', () => {
       'driver-app/location',
       'driver-app/start',
       'routes/cancel-waypoint',
+      'routes/reorder-waypoints',
       'routes/start',
       'routes/waypoint',
       'routes/waypoints',
       'workers/import-routes',
+      'workers/optimize-routes',
     ]);
     const stageUrl = {
       'Fn::Join': [

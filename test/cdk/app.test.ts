@@ -232,6 +232,7 @@ describe('config from context', () => {
       ['deleteRoutes', undefined],
       ['exportAnalytics', undefined],
       ['checkProofs', undefined],
+      ['optimizeRoutes', undefined],
     ]);
     expect(environmentOf(synthesize()).every(([, delays]) => delays === undefined)).toBe(true);
   });
