@@ -144,55 +144,75 @@ function tryMove(
     changed[0] = order[i] as number;
     changed.set(order.subarray(j, i), 1);
   }
-  const totals = evaluateChange(problem, order, prefix, from, changed);
-  const last = order.length - 1;
-  const lateness = prefix.lateness[last] as number;
-  const driving = (prefix.driving[last] as number) + costOf(problem, order[last] as number, endOf(problem));
-  const better =
-    totals.lateness < lateness - 0.5 || (totals.lateness <= lateness + 0.5 && totals.driving < driving - 0.5);
-  if (!better) return false;
+  const shorter = drivingChange(problem, order, from, changed) < -0.5;
+  const lateness = prefix.lateness[order.length - 1] as number;
+  // No lateness to take away: only a shorter order can be better, and the driving change says so at once.
+  if (!shorter && lateness <= 0.5) return false;
+  if (!improves(problem, order, prefix, from, changed, lateness, shorter)) return false;
   order.set(changed, from);
   refresh(problem, order, prefix, from);
   return true;
 }
 
+/** How much longer the drive gets with positions from..from+changed.length-1 replaced by `changed`. */
+function drivingChange(problem: TourProblem, order: Int32Array, from: number, changed: Int32Array): number {
+  const to = from + changed.length - 1;
+  const before = from === 0 ? startOf(problem) : (order[from - 1] as number);
+  const after = to === order.length - 1 ? endOf(problem) : (order[to + 1] as number);
+  let change = 0;
+  let oldAt = before;
+  let newAt = before;
+  for (let index = 0; index < changed.length; index++) {
+    change +=
+      costOf(problem, newAt, changed[index] as number) -
+      costOf(problem, oldAt, order[from + index] as number);
+    newAt = changed[index] as number;
+    oldAt = order[from + index] as number;
+  }
+  return change + costOf(problem, newAt, after) - costOf(problem, oldAt, after);
+}
+
 /**
- * The lateness and driving of the order with positions from..from+changed.length-1 replaced by `changed`,
- * run from `from` and no further than where the driver's departure is again the order's (then the rest is as
- * it was).
+ * Whether the order with positions from..from+changed.length-1 replaced by `changed` is better: less late
+ * than `lateness` (the order's), or as late and `shorter`. The schedule is run from `from`, and only as far as
+ * it takes to know: lateness only grows along the route, and past the change a driver who leaves a stop no
+ * later than before is late at none of the stops after it by more than before (no earlier: by no less), since
+ * arriving later never starts a service earlier (serviceStart). So the rest of the route bounds the answer by
+ * the order's own lateness after that stop, and the answer is the one the whole schedule would give.
  */
-function evaluateChange(
+function improves(
   problem: TourProblem,
   order: Int32Array,
   prefix: Prefix,
   from: number,
   changed: Int32Array,
-): { lateness: number; driving: number } {
+  lateness: number,
+  shorter: boolean,
+): boolean {
+  const better = (newLateness: number) =>
+    newLateness < lateness - 0.5 || (shorter && newLateness <= lateness + 0.5);
   let t = from === 0 ? problem.departAt : (prefix.departure[from - 1] as number);
-  let lateness = from === 0 ? 0 : (prefix.lateness[from - 1] as number);
-  let driving = from === 0 ? 0 : (prefix.driving[from - 1] as number);
+  let late = from === 0 ? 0 : (prefix.lateness[from - 1] as number);
   let at = from === 0 ? startOf(problem) : (order[from - 1] as number);
   const last = order.length - 1;
   for (let index = from; index <= last; index++) {
     const inChange = index - from < changed.length;
     const stop = inChange ? (changed[index - from] as number) : (order[index] as number);
-    const leg = costOf(problem, at, stop);
-    const service = serviceStart(t + leg, problem.windows[stop] as readonly TimeWindow[]);
+    const service = serviceStart(
+      t + costOf(problem, at, stop),
+      problem.windows[stop] as readonly TimeWindow[],
+    );
     t = service.at + (problem.serviceMillis[stop] as number);
-    lateness += service.late;
-    driving += leg;
+    late += service.late;
     at = stop;
-    if (!inChange && t === prefix.departure[index]) {
-      // From here on the order and its times are the ones already known.
-      const rest = last - index;
-      return {
-        lateness: lateness + (prefix.lateness[last] as number) - (prefix.lateness[index] as number),
-        driving:
-          driving +
-          (rest > 0 ? (prefix.driving[last] as number) - (prefix.driving[index] as number) : 0) +
-          costOf(problem, order[last] as number, endOf(problem)),
-      };
-    }
+    if (late > lateness + 0.5) return false;
+    if (inChange) continue;
+    const departed = prefix.departure[index] as number;
+    // With the order's lateness after this stop: exact when the driver leaves it when the order does.
+    const bound = late + (prefix.lateness[last] as number) - (prefix.lateness[index] as number);
+    if (t === departed) return better(bound);
+    if (t < departed && better(bound)) return true;
+    if (t > departed && !better(bound)) return false;
   }
-  return { lateness, driving: driving + costOf(problem, at, endOf(problem)) };
+  return better(late);
 }
