@@ -61,6 +61,7 @@ export function searchShortestPath(
   const random = randomOf(options.seed);
   search.improve();
   const best = search.tour.slice();
+  search.saveTo(best);
   let bestCost = search.cost;
   let iteration = 0;
   let stoppedByDeadline = false;
@@ -72,7 +73,7 @@ export function searchShortestPath(
     search.kick(random);
     search.improve();
     if (search.cost <= bestCost + EPSILON) {
-      best.set(search.tour);
+      search.saveTo(best);
       bestCost = search.cost;
     } else {
       search.reset(best, bestCost);
@@ -193,6 +194,12 @@ class PathSearch {
   private readonly neighbours: Map<number, Int32Array>;
   private readonly queue: number[] = [];
   private readonly queued: Uint8Array;
+  /**
+   * The positions changed since the last save or reset (from > to: none). Kicks and the moves after them are
+   * local, so saving or restoring only these keeps a kick's cost independent of the path's length.
+   */
+  private changedFrom = Number.POSITIVE_INFINITY;
+  private changedTo = -1;
   cost: number;
 
   constructor(
@@ -230,28 +237,47 @@ class PathSearch {
     this.queue.push(place);
   }
 
-  /** Back to `tour` (a path of the same places) and its cost. */
-  reset(tour: Int32Array, cost: number): void {
-    this.tour.set(tour);
-    this.tour.forEach((place, index) => {
+  private changed(from: number, to: number): void {
+    if (from < this.changedFrom) this.changedFrom = from;
+    if (to > this.changedTo) this.changedTo = to;
+  }
+
+  /** Makes `best` this path, given that it was at the last save or reset. */
+  saveTo(best: Int32Array): void {
+    if (this.changedFrom <= this.changedTo)
+      best.set(this.tour.subarray(this.changedFrom, this.changedTo + 1), this.changedFrom);
+    this.changedFrom = Number.POSITIVE_INFINITY;
+    this.changedTo = -1;
+  }
+
+  /** Back to `best` (the path at the last save or reset) and its cost. */
+  reset(best: Int32Array, cost: number): void {
+    for (let index = this.changedFrom; index <= this.changedTo; index++) {
+      const place = best[index] as number;
+      this.tour[index] = place;
       this.position[place] = index;
-    });
+    }
+    this.changedFrom = Number.POSITIVE_INFINITY;
+    this.changedTo = -1;
     this.cost = cost;
   }
 
   /** Local search until no active place finds an improving move. */
   improve(): void {
-    while (this.queue.length > 0) {
-      const place = this.queue.shift() as number;
+    // First in, first out; read by index, as shift() would move the whole queue each time.
+    for (let next = 0; next < this.queue.length; next++) {
+      const place = this.queue[next] as number;
       this.queued[place] = 0;
       while (this.twoOpt(place) || this.orOpt(place)) {
         // The place found a move: try it again, its surroundings changed.
       }
     }
+    this.queue.length = 0;
   }
 
   /** Reverses tour[from..to] (inclusive) and updates positions. */
   private reverse(from: number, to: number): void {
+    this.changed(from, to);
     for (let i = from, j = to; i < j; i++, j--) {
       const a = this.at(i);
       const b = this.at(j);
@@ -268,7 +294,9 @@ class PathSearch {
     const last = this.tour.length - 1;
     const list = this.neighbours.get(a);
     if (!list) return false;
-    for (const direction of [1, -1]) {
+    // Plain loops, no arrays made: the moves are tried millions of times on a large route, and collecting
+    // such arrays took about a fifth of a 1,000-stop search in a CPU profile.
+    for (let direction = 1; direction >= -1; direction -= 2) {
       const q0 = p + direction;
       if (q0 < 0 || q0 > last) continue;
       const b = this.at(q0);
@@ -290,7 +318,10 @@ class PathSearch {
         } else if (q < p) this.reverse(q, p - 1);
         else this.reverse(p, q - 1);
         this.cost += delta;
-        for (const place of [a, b, c, d]) this.activate(place);
+        this.activate(a);
+        this.activate(b);
+        this.activate(c);
+        this.activate(d);
         return true;
       }
     }
@@ -304,6 +335,7 @@ class PathSearch {
   private moveSegment(from: number, k: number, after: number, reversed: boolean): void {
     const segment = this.tour.slice(from, from + k);
     if (reversed) segment.reverse();
+    this.changed(Math.min(from, after + 1), Math.max(from + k - 1, after));
     if (after > from) {
       // Shift tour[from+k..after] left by k, then put the segment at after-k+1.
       this.tour.copyWithin(from, from + k, after + 1);
@@ -325,7 +357,8 @@ class PathSearch {
     const p = this.position[a] as number;
     const last = this.tour.length - 1;
     for (let k = 1; k <= 3; k++) {
-      for (const from of k === 1 ? [p] : [p, p - k + 1]) {
+      for (let starts = 0; starts < (k === 1 ? 1 : 2); starts++) {
+        const from = starts === 0 ? p : p - k + 1;
         const to = from + k - 1;
         if (from < 1 || to > last - 1) continue;
         const prev = this.at(from - 1);
@@ -334,7 +367,8 @@ class PathSearch {
         const lastOfSegment = this.at(to);
         const removal = this.c(prev, first) + this.c(lastOfSegment, next) - this.c(prev, next);
         if (removal <= EPSILON) continue;
-        for (const end of k === 1 ? [first] : [first, lastOfSegment]) {
+        for (let ends = 0; ends < (k === 1 ? 1 : 2); ends++) {
+          const end = ends === 0 ? first : lastOfSegment;
           const list = this.neighbours.get(end);
           if (!list) continue;
           for (const x of list) {
@@ -342,10 +376,9 @@ class PathSearch {
             const q = this.position[x] as number;
             if (q < 0 || (q >= from && q <= to)) continue;
             // Between x and its successor, and between its predecessor and x.
-            for (const [left, right] of [
-              [q, q + 1],
-              [q - 1, q],
-            ] as const) {
+            for (let side = 0; side < 2; side++) {
+              const left = side === 0 ? q : q - 1;
+              const right = left + 1;
               if (left < 0 || right > last || (left >= from - 1 && right <= to + 1)) continue;
               const l = this.at(left);
               const r = this.at(right);
@@ -356,7 +389,12 @@ class PathSearch {
               if (delta >= -EPSILON) continue;
               this.moveSegment(from, k, left, flipped < asIs);
               this.cost += delta;
-              for (const place of [prev, next, first, lastOfSegment, l, r]) this.activate(place);
+              this.activate(prev);
+              this.activate(next);
+              this.activate(first);
+              this.activate(lastOfSegment);
+              this.activate(l);
+              this.activate(r);
               return true;
             }
           }
@@ -385,6 +423,7 @@ class PathSearch {
       this.c(before, this.at(from)) +
       this.c(this.at(from + first - 1), this.at(from + first)) +
       this.c(this.at(from + first + second - 1), after);
+    this.changed(from, from + first + second - 1);
     this.tour.set(b, from);
     this.tour.set(a, from + second);
     for (let i = from; i < from + first + second; i++) this.position[this.at(i)] = i;
