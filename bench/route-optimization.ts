@@ -12,7 +12,8 @@ import { readTsplib, TSPLIB_INSTANCES, type TsplibName, tsplibDir, tsplibProblem
  * - TSPLIB instances of 100 to 783 places against their published optima (bench/tsplib.ts): the gap of each
  *   tour found (<= 3%), their average (<= 2%), and each one's solver CPU time (<= 10 s on one core);
  * - a route of 2,000 stops (places drawn with a fixed seed over a city, a quarter of them with a time window
- *   that a known order meets): its CPU time (<= 30 s) and late stops (none);
+ *   that a known order meets): the CPU time of its whole search (<= 30 s), run without the time limit so that
+ *   a busy machine cannot cut it short and hide what it costs, and its late stops (none);
  * - a route of 300 stops whose every stop has a 30-minute window that a known order meets, given in another
  *   order: the order found has no late stop.
  * CPU time is the process's (process.cpuUsage, user and system): the search runs on one thread, and a busy
@@ -27,10 +28,10 @@ const MAX_LARGE_ROUTE_CPU_S = 30;
 const DEPOT: LatLng = { latitude: 41.85, longitude: -87.65 };
 const T0 = Date.UTC(2026, 10, 23, 13, 0);
 
-/** Solves with the service's parameters; its CPU seconds beside the result. */
-function solve(problem: TourProblem) {
+/** Solves with the service's parameters (or these); its CPU seconds beside the result. */
+function solve(problem: TourProblem, parameters = OPTIMIZER_PARAMETERS) {
   const started = process.cpuUsage();
-  const result = optimizeTour(problem, OPTIMIZER_PARAMETERS);
+  const result = optimizeTour(problem, parameters);
   const used = process.cpuUsage(started);
   return { result, cpuSeconds: (used.user + used.system) / 1e6 };
 }
@@ -122,12 +123,13 @@ export const routeOptimizationScenario: Scenario = {
     log('route_optimization: a route of 2,000 stops');
     const large = solve(
       problemOf({ departAt: T0, origin: DEPOT, end: DEPOT, stops: knownOrderRoute(2000, 4, 30, 1) }),
+      { ...OPTIMIZER_PARAMETERS, timeLimitMs: Number.POSITIVE_INFINITY },
     );
     checks.large_route_cpu_s = check(
       large.cpuSeconds,
       '<=',
       MAX_LARGE_ROUTE_CPU_S,
-      '2,000 stops, solver CPU time',
+      '2,000 stops, the whole search (no time limit), solver CPU time',
     );
     checks.large_route_late_stops = check(
       large.result.after.lateStops,

@@ -11,9 +11,11 @@ export const optimizeRoutes = defineConsumer({
   maxConcurrency: 5,
   // The search's time limit (30 s) and the reads and writes around it; the queue's visibility timeout is 6x.
   timeoutSeconds: 60,
-  // A 2,000-stop route's times between every two places take 32 MB, and Lambda's CPU share grows with memory:
-  // at 1,024 MB (about 0.6 of a vCPU) the largest route's search takes about a third of the timeout.
-  memorySize: 1024,
+  // Sized for CPU, not memory (a 2,000-stop route's times between every two places take 32 MB): Lambda gives a
+  // whole vCPU from 1,769 MB, and the largest route's whole search took about 24 s of one core (500 stops with
+  // windows, docs/architecture.md), inside the 30 s limit; with less CPU the limit would end it, and its
+  // answer would depend on the machine.
+  memorySize: 1769,
   // Reads the route, writes the optimization and, when asked, the route's new order with ROUTE_UPDATED.
   access: { table: 'readWrite' },
   // A started route's recomputed ETAs carry tracking links.
