@@ -259,11 +259,13 @@ describe('docs/deploy.md', () => {
 
   it('states after how many receives a throttled batch may move to a DLQ', () => {
     const tens: string[] = [channels.deliveries.name, channels.imports.name, channels.analytics.name];
-    expect(deploy).toContain(
-      'webhook deliveries, imports and analytics exports after 10 receives, the others after 5',
+    expect(deploy.replace(/\n/g, ' ')).toContain(
+      'webhook deliveries, imports and analytics exports after 10 receives, route optimizations after 3, the others after 5',
     );
     for (const channel of allChannels)
-      expect(channel.maxReceiveCount).toBe(tens.includes(channel.name) ? 10 : 5);
+      expect(channel.maxReceiveCount).toBe(
+        tens.includes(channel.name) ? 10 : channel.name === channels.optimizations.name ? 3 : 5,
+      );
   });
 });
 
