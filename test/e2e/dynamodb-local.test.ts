@@ -1,0 +1,214 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  BatchWriteItemCommand,
+  CreateTableCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TABLE_SCHEMA } from '../../functions/data/table-schema';
+import {
+  LOCAL_CREDENTIALS,
+  LOCAL_REGION,
+  type RunningDynamoDbLocal,
+  startDynamoDbLocal,
+} from '../../local/services';
+
+/**
+ * DynamoDB Local as every local run starts it (local/services.ts): its writes keep their speed as stream records
+ * accumulate. Unindexed, each write to a table scans the records of every stream older than the table's own
+ * (docs/local-runtime.md, "DynamoDB Local's stream records"), so a table made after 50,000 records of another
+ * stream wrote 3,000 items many times slower than on a fresh database.
+ */
+
+const { partitionKey, sortKey, indexes } = TABLE_SCHEMA;
+const BATCH = 3000;
+const STREAM_RECORDS = 50_000;
+const running: RunningDynamoDbLocal[] = [];
+const scratch: string[] = [];
+
+afterAll(async () => {
+  await Promise.all(running.map((db) => db.stop()));
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(dataDir?: string) {
+  const db = await startDynamoDbLocal({ dataDir });
+  running.push(db);
+  const client = new DynamoDBClient({
+    endpoint: db.endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  return { db, client };
+}
+
+/** A table shaped as the service's: its keys, both indexes and a stream of new images. */
+async function createTable(client: DynamoDBClient, name: string, stream = true): Promise<void> {
+  const attributes = [
+    partitionKey,
+    sortKey,
+    ...Object.values(indexes).flatMap((index) => Object.values(index)),
+  ];
+  await client.send(
+    new CreateTableCommand({
+      TableName: name,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: attributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+      KeySchema: [
+        { AttributeName: partitionKey, KeyType: 'HASH' },
+        { AttributeName: sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: Object.entries(indexes).map(([name, index]) => ({
+        IndexName: name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+      ...(stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' } } : {}),
+    }),
+  );
+}
+
+function item(prefix: string, n: number) {
+  return {
+    [partitionKey]: { S: `${prefix}#${n % 50}` },
+    [sortKey]: { S: `${prefix}#${n}` },
+    [indexes.gsi1.partitionKey]: { S: `${prefix}#${n % 7}` },
+    [indexes.gsi1.sortKey]: { S: String(n) },
+    data: { S: 'x'.repeat(200) },
+  };
+}
+
+/** `count` items in chunks of `size`, `inFlight` calls at a time. */
+async function inChunks(
+  count: number,
+  size: number,
+  inFlight: number,
+  write: (from: number, to: number) => Promise<unknown>,
+) {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const from = next;
+      next = Math.min(count, next + size);
+      await write(from, next);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+}
+
+/** The batch of the issue: 3,000 puts in 100-item transactions, 4 in flight (as the route import claims ids). */
+function putBatch(client: DynamoDBClient, table: string, prefix: string) {
+  return inChunks(BATCH, 100, 4, (from, to) =>
+    client.send(
+      new TransactWriteItemsCommand({
+        TransactItems: Array.from({ length: to - from }, (_, i) => ({
+          Put: { TableName: table, Item: item(prefix, from + i) },
+        })),
+      }),
+    ),
+  );
+}
+
+function putItems(client: DynamoDBClient, table: string, prefix: string) {
+  return client.send(
+    new BatchWriteItemCommand({
+      RequestItems: {
+        [table]: Array.from({ length: 25 }, (_, i) => ({ PutRequest: { Item: item(prefix, i) } })),
+      },
+    }),
+  );
+}
+
+function streamRecords(client: DynamoDBClient, table: string, count: number) {
+  return inChunks(count, 25, 4, (from, to) =>
+    client.send(
+      new BatchWriteItemCommand({
+        RequestItems: {
+          [table]: Array.from({ length: to - from }, (_, i) => ({
+            PutRequest: { Item: item('fill', from + i) },
+          })),
+        },
+      }),
+    ),
+  );
+}
+
+const CLOCK_TICKS = existsSync('/proc/self/stat') ? Number(execFileSync('getconf', ['CLK_TCK'])) : 0;
+
+/**
+ * The seconds the work took the JVM: its CPU time where /proc gives it (Linux), which a busy machine moves far
+ * less than the wall time it falls back to elsewhere.
+ */
+async function jvmSeconds(db: RunningDynamoDbLocal, work: () => Promise<unknown>): Promise<number> {
+  const cpu = () => {
+    const fields = readFileSync(`/proc/${db.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  };
+  const now = () => (CLOCK_TICKS ? cpu() : performance.now() / 1000);
+  const before = now();
+  await work();
+  return now() - before;
+}
+
+describe('DynamoDB Local', () => {
+  it('writes the same 3,000-item batch as fast after 50,000 stream records as on a fresh database', async () => {
+    const { db, client } = await start();
+    // The JVM compiles its hot paths during its first writes: warm it on a table without a stream.
+    await createTable(client, 'warm-up', false);
+    await putBatch(client, 'warm-up', 'warm');
+
+    await createTable(client, 'fresh');
+    const fresh = await jvmSeconds(db, () => putBatch(client, 'fresh', 'first'));
+
+    await createTable(client, 'filled');
+    await streamRecords(client, 'filled', STREAM_RECORDS);
+    await createTable(client, 'made-after');
+    const madeAfter = await jvmSeconds(db, () => putBatch(client, 'made-after', 'after'));
+    const filled = await jvmSeconds(db, () => putBatch(client, 'filled', 'more'));
+
+    // A table made after the records (the path that slowed down) and the table holding them, each against the
+    // fresh database's batch.
+    expect(madeAfter / fresh).toBeLessThanOrEqual(1.5);
+    expect(filled / fresh).toBeLessThanOrEqual(1.5);
+    client.destroy();
+  }, 600_000);
+
+  it('keeps a persistent database, stream records indexed, across restarts', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'drs-dynamodb-local-test-'));
+    scratch.push(dataDir);
+    const first = await start(dataDir);
+    await createTable(first.client, 'kept');
+    await putItems(first.client, 'kept', 'before');
+    first.client.destroy();
+    await first.db.stop();
+
+    const second = await start(dataDir);
+    await putItems(second.client, 'kept', 'after');
+    const read = (prefix: string) =>
+      second.client.send(
+        new GetItemCommand({
+          TableName: 'kept',
+          Key: { [partitionKey]: { S: `${prefix}#0` }, [sortKey]: { S: `${prefix}#0` } },
+        }),
+      );
+    expect((await read('before')).Item?.data?.S).toHaveLength(200);
+    expect((await read('after')).Item?.data?.S).toHaveLength(200);
+    second.client.destroy();
+    // The index that keeps the writes flat is in the kept database (local/services.ts STREAM_RECORDS_INDEX).
+    const { DatabaseSync } = await import('node:sqlite');
+    const file = new DatabaseSync(join(dataDir, 'shared-local-instance.db'), { readOnly: true });
+    const found = file
+      .prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'us'")
+      .all();
+    file.close();
+    expect(found.map((row) => row.sql)).toContainEqual(expect.stringMatching(/ON us \(StreamID\)/));
+  }, 300_000);
+});
