@@ -20,11 +20,33 @@ export function memoizedFileHashes(): FileHash {
   return (path) => {
     let hash = known.get(path);
     if (!hash) {
-      hash = readFile(path).then((content) => createHash('sha256').update(content).digest('hex'));
+      hash = readLimited(path).then((content) => createHash('sha256').update(content).digest('hex'));
       known.set(path, hash);
     }
     return hash;
   };
+}
+
+/**
+ * Files the content hashes read at once, in the whole process. Checking every bundle's inputs at once (80
+ * entries, thousands of files each) opened more files than a process may (EMFILE), and a file that cannot be
+ * read counts as changed: the whole cache looked stale and was rebuilt and replaced under the runs using it.
+ */
+export const MAX_READS_IN_FLIGHT = 64;
+let readsInFlight = 0;
+const waitingReads: (() => void)[] = [];
+
+async function readLimited(path: string): Promise<Buffer> {
+  if (readsInFlight < MAX_READS_IN_FLIGHT) readsInFlight++;
+  // A read that ends hands its place to the next waiting one.
+  else await new Promise<void>((resolve) => waitingReads.push(resolve));
+  try {
+    return await readFile(path);
+  } finally {
+    const next = waitingReads.shift();
+    if (next) next();
+    else readsInFlight--;
+  }
 }
 
 /** Path -> content hash of each of `paths`: what a cached build records it was made from. */
