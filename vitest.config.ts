@@ -7,7 +7,15 @@ import { BaseSequencer } from 'vitest/node';
  * first, which would leave these small files for last, running alone while the other worker idles; they
  * start first instead.
  */
-const LONG_RUNNING = ['test/e2e/large-route.test.ts', 'test/e2e/npm-start-crash.test.ts'];
+const LONG_RUNNING = ['test/e2e/npm-start-crash.test.ts'];
+
+/**
+ * The tests of the largest sizes, minutes of DynamoDB Local each: the route of 2,000 waypoints and 50,000 items
+ * imported, read back and deleted (about five minutes quiet, longer than the rest of the end-to-end tier takes on
+ * the other core), and DynamoDB Local's write speed after 50,000 stream records. A project of their own,
+ * `large`, which `npm test` leaves out and `npm run test:large` (a CI step of its own) runs.
+ */
+const LARGE = ['test/e2e/large-route.test.ts', 'test/e2e/dynamodb-local.test.ts'];
 
 class LongRunningFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]) {
@@ -34,10 +42,15 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          // fauxqs starts once for the run; each test file makes its own table (on a DynamoDB Local of its
-          // own) and queues.
+          exclude: LARGE,
+          // fauxqs and a DynamoDB Local per worker start once for the run; each test file makes its own table
+          // and queues.
           globalSetup: ['test/support/global-setup.ts'],
         },
+      },
+      {
+        extends: true,
+        test: { name: 'large', include: LARGE, globalSetup: ['test/support/global-setup.ts'] },
       },
     ],
     pool: 'forks',

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import { copyFileSync, linkSync, mkdirSync, readdirSync, readlinkSync, symlinkSync } from 'node:fs';
 import { readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /**
  * What the local runtime builds and keeps between runs (`bundles/`, each function's bundle; `synth/`, the
@@ -97,4 +98,33 @@ export async function replaceCacheEntry(cached: string, fresh: string): Promise<
       return fresh;
     },
   );
+}
+
+/**
+ * A copy of the cache entry's `path` (`<cache>/<entry>/<name>`) under `intoRoot` (`<intoRoot>/<entry>/<name>`,
+ * at the same depth when `intoRoot` is beside the cache, so the relative paths of its source maps still point
+ * at the sources), made of hard links: a test run keeps what it started with even when another run (`npm
+ * start` after an edit) replaces the entry, at no cost in space. Files are copied where a link cannot be made.
+ */
+export function snapshotCacheEntry(path: string, intoRoot: string): string {
+  const target = join(intoRoot, basename(dirname(path)), basename(path));
+  linkTree(path, target);
+  return target;
+}
+
+function linkTree(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = join(from, entry.name);
+    const copy = join(to, entry.name);
+    if (entry.isDirectory()) linkTree(source, copy);
+    else if (entry.isSymbolicLink()) symlinkSync(readlinkSync(source), copy);
+    else {
+      try {
+        linkSync(source, copy);
+      } catch {
+        copyFileSync(source, copy);
+      }
+    }
+  }
 }

@@ -238,7 +238,7 @@ describe('KMS through the proxy', () => {
   it("does not open another runtime's ciphertexts: each runtime has its own master key", async () => {
     const blob = (await generate()).CiphertextBlob as Uint8Array;
     const other = await startAwsProxy({
-      dynamodbEndpoint: aws.dynamodbLocal.endpoint,
+      dynamodbEndpoint: aws.dynamodbEndpoint,
       awsEndpoint: inject('awsEndpoint'),
     });
     try {

@@ -13,13 +13,13 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { type AwsProxy, type Principal, startAwsProxy } from '../../local/aws-proxy/proxy';
 import { Sha256 } from '../../local/aws-proxy/sigv4';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, type PolicyDocument } from '../../local/cloud/model';
-import { type RunningService, startDynamoDbLocal } from '../../local/services';
+import { workerDynamoDb } from './local-api';
 
 /**
- * The local AWS endpoint of a test file (test/e2e/aws-proxy*.test.ts): a DynamoDB Local and the signing proxy
- * in front of it and fauxqs, with two tables, three queues and a bucket made by an operator, and what the tests
- * use to call it as principals of their own. `const aws = useAwsProxy()` at the top of a file starts and stops
- * it; the fixture's fields are set from its beforeAll on.
+ * The local AWS endpoint of a test file (test/e2e/aws-proxy*.test.ts): the signing proxy in front of its
+ * worker's DynamoDB Local and fauxqs, with two tables, three queues and a bucket made by an operator, and what
+ * the tests use to call it as principals of their own. `const aws = useAwsProxy()` at the top of a file starts
+ * and stops it; the fixture's fields are set from its beforeAll on.
  */
 const run = randomUUID().slice(0, 8);
 const names = {
@@ -36,7 +36,8 @@ const bucketArn = `arn:aws:s3:::${names.bucket}`;
 
 /** What `useAwsProxy()` starts and makes (filled in by its beforeAll), and the helpers to call it. */
 export interface AwsProxyFixture extends ReturnType<typeof fixtureHelpers> {
-  dynamodbLocal: RunningService;
+  /** The worker's DynamoDB Local, behind the proxy. */
+  dynamodbEndpoint: string;
   proxy: AwsProxy;
   /** The operator's clients: may do anything. */
   admin: Clients;
@@ -136,12 +137,12 @@ async function failure(
 /** The key of the item with partition key `pk` in the test tables. */
 const key = (pk: string) => ({ pk: { S: pk }, sk: { S: 'item' } });
 
-/** Starts the file's DynamoDB Local and proxy and makes its resources (call at the top of the file). */
+/** Starts the file's proxy on its worker's DynamoDB Local and makes its resources (call at the top of the file). */
 export function useAwsProxy(): AwsProxyFixture {
   beforeAll(async () => {
-    aws.dynamodbLocal = await startDynamoDbLocal();
+    aws.dynamodbEndpoint = workerDynamoDb();
     aws.proxy = await startAwsProxy({
-      dynamodbEndpoint: aws.dynamodbLocal.endpoint,
+      dynamodbEndpoint: aws.dynamodbEndpoint,
       awsEndpoint: inject('awsEndpoint'),
     });
     const operator = principal('operator', 'admin');
@@ -200,7 +201,6 @@ export function useAwsProxy(): AwsProxyFixture {
       made.s3.destroy();
     }
     await aws.proxy?.close();
-    await aws.dynamodbLocal?.stop();
   });
   return aws;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
 import { allChannels, type ChannelName } from '../../functions/models/channels';
 import { configure } from '../../functions/shared/config';
@@ -9,7 +10,7 @@ import { sliceOf } from '../../lib/slices';
 import { type SynthesizeOptions, synthesizeApp } from '../../local/cloud/synth';
 import { type LocalCloud, type PartitionMode, startLocalCloud } from '../../local/cloud-runtime';
 import type { InvokeResult } from '../../local/lambda/runtime';
-import { startDynamoDbLocal } from '../../local/services';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/services';
 
 export interface TestApi {
   url: string;
@@ -69,9 +70,9 @@ export interface TestApiOptions {
 }
 
 /**
- * The service deployed for one test file: its own table, queues and bucket (named after the file) on a
- * DynamoDB Local of its own and the run's fauxqs, behind its own signing proxy, with every function run from the bundles
- * built once for the run. The test process acts as the local operator: the service's configuration becomes the
+ * The service deployed for one test file: its own table, queues and bucket (named after the file) on its
+ * worker's DynamoDB Local (workerDynamoDb) and the run's fauxqs, behind its own signing proxy, with every
+ * function run from the bundles built once for the run. The test process acts as the local operator: the service's configuration becomes the
  * operator's environment (`configure`), so code of functions/, imported before or after, reads and writes this
  * file's resources.
  */
@@ -82,13 +83,10 @@ export async function startTestApi(name: string, options: TestApiOptions = {}): 
     ? await synthesizeApp({ outdir: scratch, customize: options.customize, context: options.context })
     : inject('assemblyDir');
   const logs: TestApi['logs'] = [];
-  // A DynamoDB Local per file: in one shared database, every write to a table created after some file's large
-  // import slows down in proportion to the stream records in the whole database (measured: 35 ms a write after
-  // 100,000 records elsewhere), and files would run in minutes instead of seconds.
-  const dynamodb = await startDynamoDbLocal();
+  const dynamodb = workerDynamoDb();
   const cloud = await startLocalCloud({
     assemblyDir,
-    emulators: { dynamodb: dynamodb.endpoint, aws: inject('awsEndpoint') },
+    emulators: { dynamodb, aws: inject('awsEndpoint') },
     namePrefix: `t-${name}-${randomBytes(3).toString('hex')}`,
     bundles: new Map(inject('bundles')),
     eventSources: options.pollers === false ? false : { concurrencyCap: options.pollerConcurrency ?? 2 },
@@ -137,8 +135,34 @@ export async function startTestApi(name: string, options: TestApiOptions = {}): 
     functionName,
     close: async () => {
       await cloud.stop();
-      await dynamodb.stop();
+      await dropTable(dynamodb, tableName);
       if (scratch) rmSync(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The DynamoDB Local of this file's worker (started by the global setup): the files a worker runs one after
+ * another share it, each with tables of its own names, and two files running at once never share one. A
+ * shared database costs its writes nothing: DynamoDB Local's stream records are indexed by stream
+ * (local/services.ts), so a file's table writes as fast after other files' records as on a fresh database
+ * (test/e2e/dynamodb-local.test.ts), and no file pays a JVM's start.
+ */
+export function workerDynamoDb(): string {
+  const endpoints = inject('dynamodbEndpoints');
+  const worker = Number(process.env.VITEST_POOL_ID ?? 1);
+  return endpoints[(worker - 1) % endpoints.length] as string;
+}
+
+/** Deletes a file's table from its worker's DynamoDB Local, as the file ends: its items go with it. */
+export async function dropTable(endpoint: string, table: string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  try {
+    await client.send(new DeleteTableCommand({ TableName: table }));
+  } catch (error) {
+    // A test that deleted its table itself (internal-error, observability) leaves nothing to delete.
+    if (!(error instanceof Error && error.name === 'ResourceNotFoundException')) throw error;
+  } finally {
+    client.destroy();
+  }
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleDefine } from '../../lib/bundling';
+import { snapshotCacheEntry } from '../../local/build-cache';
 import { cachedBundles } from '../../local/lambda/bundles';
 import { fixtureFunction } from '../support/lambda-fixtures';
 
@@ -22,7 +23,10 @@ writeFileSync(
     "export const handler = async () => reservedIdProblem('route_id', 'import-status');\n",
 );
 const cacheDir = mkdtempSync(join(tmpdir(), 'bundle-cache-test-'));
+/** Where a test run's snapshot of its bundles goes: beside the cache, as the global setup's. */
+const snapshotRoot = mkdtempSync(join(tmpdir(), 'bundle-cache-snapshot-'));
 afterAll(() => {
+  rmSync(snapshotRoot, { recursive: true, force: true });
   rmSync(EDITED, { force: true });
   rmSync(KEPT, { force: true });
   rmSync(DEFINE_ENTRY, { force: true });
@@ -52,6 +56,9 @@ describe('cached bundles', () => {
     expect(code(first.edited)).toContain('first');
     expect(code(first.kept)).toContain('kept');
     const builtAt = { edited: built(first.edited), kept: built(first.kept) };
+    // A test run's snapshot, at the same depth (the relative paths of its source maps stay right).
+    const snapshot = snapshotCacheEntry(first.edited, snapshotRoot);
+    expect(snapshot.split('/').length).toBe(first.edited.split('/').length);
 
     const again = await bundles();
     expect(again.progress).toEqual([]);
@@ -63,6 +70,8 @@ describe('cached bundles', () => {
     expect(rebuilt.progress).toEqual(['0/1', '1/1']);
     expect(code(rebuilt.edited)).toContain('second');
     expect(code(rebuilt.edited)).not.toContain('first');
+    // The rebuild replaced the cache entry; the snapshot taken before keeps what it was.
+    expect(code(snapshot)).toContain('first');
     expect(rebuilt.kept).toBe(first.kept);
     expect(built(rebuilt.kept)).toBe(builtAt.kept);
   });
