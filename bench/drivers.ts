@@ -2,12 +2,13 @@ import { readFileSync, statSync } from 'node:fs';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { driverKeys } from '../functions/data/drivers';
 import { documentClient } from './dynamo';
-import { measureHandlerWarm } from './handler-warm';
+import { measureHandlerWarm, restProxyEvent } from './handler-warm';
 import { ApiClient } from './http';
 import { type ComparedPath, compareInterleaved, type Operation, runLoad } from './load';
 import { demoOf } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, median, round } from './stats';
+import type { GetDriverInput } from './warm/get-driver';
 
 const HANDLER_WARM_RATIO_TARGET = 1.5;
 /** Requests of each path in the in-process measurement (bench/handler-warm.ts), one at a time. */
@@ -89,18 +90,32 @@ export const getDriverScenario: Scenario = {
       }
 
       log(`the handler's bundle in-process: ${HANDLER_RUNS} warm invocations and raw GetItems, interleaved`);
-      const inProcess = await measureHandlerWarm({
-        stack,
-        accountId,
-        dcId,
+      const input: GetDriverInput = {
+        event: restProxyEvent({
+          method: 'GET',
+          resource: '/dcs/{dc_id}/drivers/{driver_id}',
+          path,
+          pathParameters: { dc_id: dcId, driver_id: driverId },
+          authorizer: { account_id: accountId, dc_ids: JSON.stringify([dcId]), principalId: accountId },
+        }),
         driverId,
+        table: stack.table_name,
         key,
+      };
+      const {
+        ratio: handlerWarmRatio,
+        raw_ms,
+        ...inProcess
+      } = await measureHandlerWarm({
+        functionName: 'drivers/get',
+        comparison: 'get-driver',
+        stack,
+        input,
         runs: HANDLER_RUNS,
         warmup: config.warmupRequests,
         abort,
       });
-      const handlerWarmRatio = inProcess.handler_ms.p50 / inProcess.raw_get_item_ms.p50;
-      log(`  handler p50 ${inProcess.handler_ms.p50} ms, GetItem p50 ${inProcess.raw_get_item_ms.p50} ms`);
+      log(`  handler p50 ${inProcess.handler_ms.p50} ms, GetItem p50 ${raw_ms.p50} ms`);
 
       const c1 = byConcurrency[1];
       const c16 = byConcurrency[16];
@@ -143,6 +158,7 @@ export const getDriverScenario: Scenario = {
         ),
         handler_in_process: {
           ...inProcess,
+          raw_get_item_ms: raw_ms,
           note:
             "the function's bundle (lib/bundling.ts) imported in a fresh node process with its deployed " +
             'environment and invoked warm with the REST proxy event API Gateway sends it (authorizer context ' +

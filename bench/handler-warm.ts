@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { LOCAL_CREDENTIALS } from '../local/services';
 import { assertIsolated, buildLambdaBundle, lambdaFunctions } from './bundle-build';
 import { lambdaLikeEnvironment } from './bundle-init';
@@ -10,60 +11,28 @@ import { repoRoot, type StackInfo } from './runtime';
 import { round, summarizeLatencies } from './stats';
 
 /**
- * get_driver's handler on its own (bench/drivers.ts): the function's bundle, built as a deploy builds it,
- * imported in a fresh node process with the environment CDK gives it and invoked there warm with the event API
- * Gateway sends it, against a raw GetItem of the same item from the same process; both on DynamoDB Local
- * itself, with no local gateway, Lambda runtime or signing endpoint in between. What this measures is what the
- * function adds to its one read on AWS: validation, the envelope, logging, metrics.
+ * A function's handler on its own, warm (get_driver, driver_location, webhook_delivery): the function's bundle,
+ * built as a deploy builds it, imported in a fresh node process with the environment CDK gives it and invoked
+ * there with the event Lambda hands it, against the raw work it must do (the DynamoDB calls, the POST) from the
+ * same process; both on DynamoDB Local itself, with no local gateway, Lambda runtime or signing endpoint in
+ * between. What this measures is what the function adds to its work on AWS: validation, parsing, the envelope,
+ * logging, metrics. Each comparison is a module under bench/warm/ (exporting `warmPaths`, bundled for that
+ * process) that builds the two paths: the handler's invocation with its event, checked, and the raw work.
  */
 
-const FUNCTION_NAME = 'drivers/get';
 const RESULT_MARK = 'BENCH_RESULT ';
-const TIMEOUT_MS = 300_000;
+const TIMEOUT_MS = 600_000;
 
 /**
- * Run by `node --input-type=module -e`: imports the bundle (its module init), warms both paths up, then runs
- * them one request at a time, alternating which goes first, and prints the latencies on a line of its own
- * (the handler's own log lines go to stdout too, as on Lambda).
+ * Run by `node --input-type=module -e`: imports the bundle (its module init), then the comparison's module,
+ * warms both paths up, then runs them one at a time, alternating which goes first, and prints the latencies
+ * on a line of its own (the handler's own log lines go to stdout too, as on Lambda).
  */
 const MEASURE_WARM = `
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 const input = JSON.parse(process.env.BENCH_INPUT);
 const { handler } = await import(process.env.BENCH_BUNDLE_URL);
-const raw = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-  marshallOptions: { removeUndefinedValues: true },
-});
-let invocation = 0;
-const functionName = process.env.AWS_LAMBDA_FUNCTION_NAME;
-const paths = {
-  handler: async () => {
-    invocation++;
-    const event = {
-      ...input.event,
-      requestContext: { ...input.event.requestContext, requestId: 'bench-request-' + invocation },
-    };
-    const context = {
-      awsRequestId: 'bench-invocation-' + invocation,
-      functionName,
-      functionVersion: '$LATEST',
-      memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
-      invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:' + functionName,
-      logGroupName: '/aws/lambda/' + functionName,
-      logStreamName: 'bench',
-      callbackWaitsForEmptyEventLoop: true,
-      getRemainingTimeInMillis: () => 29000,
-    };
-    const response = await handler(event, context);
-    const id = JSON.parse(response?.body ?? '{}')?.data?.driver?.id;
-    if (response?.statusCode !== 200 || id !== input.driverId)
-      throw new Error('the handler answered ' + response?.statusCode + ': ' + String(response?.body).slice(0, 300));
-  },
-  raw: async () => {
-    const { Item } = await raw.send(new GetCommand({ TableName: input.table, Key: input.key, ConsistentRead: true }));
-    if (Item?.driver_id !== input.driverId) throw new Error('GetItem returned ' + JSON.stringify(Item?.driver_id));
-  },
-};
+const { warmPaths } = await import(process.env.BENCH_PATHS_URL);
+const paths = await warmPaths(handler, input.paths);
 for (let i = 0; i < input.warmup; i++) {
   await paths.handler();
   await paths.raw();
@@ -80,65 +49,42 @@ process.stdout.write('\\n${RESULT_MARK}' + JSON.stringify(times) + '\\n');
 process.exit(0);
 `;
 
-/** The REST proxy event API Gateway sends the function for the driver, with the authorizer's context. */
-function getDriverEvent(accountId: string, dcId: string, driverId: string) {
-  const path = `/dcs/${encodeURIComponent(dcId)}/drivers/${encodeURIComponent(driverId)}`;
-  return {
-    resource: '/dcs/{dc_id}/drivers/{driver_id}',
-    path,
-    httpMethod: 'GET',
-    headers: { Accept: 'application/json', Host: 'bench.execute-api.us-east-1.amazonaws.com' },
-    multiValueHeaders: {
-      Accept: ['application/json'],
-      Host: ['bench.execute-api.us-east-1.amazonaws.com'],
-    },
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: { dc_id: dcId, driver_id: driverId },
-    stageVariables: null,
-    requestContext: {
-      resourcePath: '/dcs/{dc_id}/drivers/{driver_id}',
-      httpMethod: 'GET',
-      path: `/v1${path}`,
-      stage: 'v1',
-      accountId: '123456789012',
-      apiId: 'bench',
-      requestTimeEpoch: Date.now(),
-      identity: { sourceIp: '192.0.2.1', userAgent: 'bench' },
-      authorizer: { account_id: accountId, dc_ids: JSON.stringify([dcId]), principalId: accountId },
-    },
-    body: null,
-    isBase64Encoded: false,
-  };
-}
-
 export interface HandlerWarmResult {
   handler_ms: ReturnType<typeof summarizeLatencies>;
-  raw_get_item_ms: ReturnType<typeof summarizeLatencies>;
+  raw_ms: ReturnType<typeof summarizeLatencies>;
+  /** p50 of the handler over p50 of the raw work. */
+  ratio: number;
   runs: number;
   warmup: number;
   bundle_kb: number;
 }
 
-/** Builds the function's bundle and measures it warm against a raw GetItem, `runs` requests each. */
+/**
+ * Builds the function's bundle and the comparison's module (`bench/warm/<comparison>.ts`) and measures the
+ * handler warm against the raw work, `runs` of each. The process gets the function's Lambda-like environment,
+ * the table, DynamoDB Local itself as its DynamoDB endpoint and the operator's credentials, and `env` over them.
+ */
 export async function measureHandlerWarm(options: {
+  functionName: string;
+  comparison: string;
   stack: StackInfo;
-  accountId: string;
-  dcId: string;
-  driverId: string;
-  key: { pk: string; sk: string };
+  input: unknown;
+  env?: Record<string, string>;
   runs: number;
   warmup: number;
   abort: AbortSignal;
 }): Promise<HandlerWarmResult> {
-  const fn = lambdaFunctions().find((f) => f.name === FUNCTION_NAME);
-  if (!fn) throw new Error(`no function ${FUNCTION_NAME}`);
+  const fn = lambdaFunctions().find((f) => f.name === options.functionName);
+  if (!fn) throw new Error(`no function ${options.functionName}`);
   const dir = mkdtempSync(join(tmpdir(), 'delivery-routes-bench-handler-'));
   try {
     assertIsolated(dir);
-    const bundle = await buildLambdaBundle(fn.entry, join(dir, 'bundle'), fn.xraySdk);
+    const [bundle, paths] = await Promise.all([
+      buildLambdaBundle(fn.entry, join(dir, 'bundle'), fn.xraySdk),
+      buildLambdaBundle(join(repoRoot, 'bench/warm', `${options.comparison}.ts`), join(dir, 'paths'), false),
+    ]);
     const { stdout, stderr, code } = await runNodeScript(MEASURE_WARM, {
-      cwd: repoRoot,
+      cwd: dir,
       env: {
         ...lambdaLikeEnvironment(fn),
         TABLE_NAME: options.stack.table_name,
@@ -147,15 +93,10 @@ export async function measureHandlerWarm(options: {
         AWS_ENDPOINT_URL_DYNAMODB: options.stack.emulator_endpoints.dynamodb,
         AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
         AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+        ...options.env,
         BENCH_BUNDLE_URL: pathToFileURL(bundle.file).href,
-        BENCH_INPUT: JSON.stringify({
-          event: getDriverEvent(options.accountId, options.dcId, options.driverId),
-          driverId: options.driverId,
-          table: options.stack.table_name,
-          key: options.key,
-          runs: options.runs,
-          warmup: options.warmup,
-        }),
+        BENCH_PATHS_URL: pathToFileURL(paths.file).href,
+        BENCH_INPUT: JSON.stringify({ paths: options.input, runs: options.runs, warmup: options.warmup }),
       },
       signal: options.abort,
       timeoutMs: TIMEOUT_MS,
@@ -164,9 +105,12 @@ export async function measureHandlerWarm(options: {
     if (code !== 0 || !line)
       throw new Error(`the in-process handler run failed (exit ${code}): ${stderr.trim().slice(-800)}`);
     const times = JSON.parse(line.slice(RESULT_MARK.length)) as { handler: number[]; raw: number[] };
+    const handler = summarizeLatencies(times.handler);
+    const raw = summarizeLatencies(times.raw);
     return {
-      handler_ms: summarizeLatencies(times.handler),
-      raw_get_item_ms: summarizeLatencies(times.raw),
+      handler_ms: handler,
+      raw_ms: raw,
+      ratio: handler.p50 / raw.p50,
       runs: options.runs,
       warmup: options.warmup,
       bundle_kb: round(bundle.bytes / 1024, 1),
@@ -174,4 +118,48 @@ export async function measureHandlerWarm(options: {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The REST proxy event API Gateway sends a function (`/v1` stage, a documentation address as the caller's),
+ * with the authorizer's context for an API key's request.
+ */
+export function restProxyEvent(request: {
+  method: string;
+  resource: string;
+  path: string;
+  pathParameters?: Record<string, string>;
+  headers?: Record<string, string>;
+  authorizer?: Record<string, string>;
+  body?: string;
+}): APIGatewayProxyEvent {
+  const headers = {
+    Accept: 'application/json',
+    Host: 'bench.execute-api.us-east-1.amazonaws.com',
+    ...request.headers,
+  };
+  return {
+    resource: request.resource,
+    path: request.path,
+    httpMethod: request.method,
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: request.pathParameters ?? null,
+    stageVariables: null,
+    requestContext: {
+      resourcePath: request.resource,
+      httpMethod: request.method,
+      path: `/v1${request.path}`,
+      stage: 'v1',
+      accountId: '123456789012',
+      apiId: 'bench',
+      requestTimeEpoch: Date.now(),
+      identity: { sourceIp: '192.0.2.1', userAgent: 'bench' },
+      ...(request.authorizer ? { authorizer: request.authorizer } : {}),
+    },
+    body: request.body ?? null,
+    isBase64Encoded: false,
+  } as unknown as APIGatewayProxyEvent;
 }

@@ -21,6 +21,8 @@ export interface StackInfo {
   dlq_urls?: Record<string, string>;
   /** DynamoDB Local and fauxqs themselves: the raw baselines talk to them directly. */
   emulator_endpoints: { dynamodb: string; aws: string };
+  /** What a local operator's process needs to use the service's resources with its code (the KMS key's ARN). */
+  operator_environment?: Record<string, string>;
 }
 
 /**
