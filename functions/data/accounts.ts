@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Applied } from '../models/delivery-requirements';
 import { db, isConditionFailure, queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { conditionHeld, getItem, getRecord } from './item-ops';
@@ -31,6 +32,8 @@ export interface Dc {
   approachingMinutes?: number;
   /** Whether arrivals and departures are detected from the pings; on when absent. */
   arrivalDetection?: boolean;
+  /** Default delivery rules of its routes' stops (models/delivery-requirements.ts); none when absent. */
+  deliveryRequirements?: Applied;
 }
 
 /** The settings a DC's API key may change (PATCH /dcs/{dc_id}/settings). */
@@ -41,6 +44,7 @@ export type DcSettingFields = Pick<
   | 'arrivalDwellSeconds'
   | 'departureMarginMeters'
   | 'approachingMinutes'
+  | 'deliveryRequirements'
 >;
 
 /** An account and its DCs share one partition: DC ids are unique within their account only. */
@@ -69,6 +73,7 @@ const dcCodec = codec<Dc>({
   departureMarginMeters: {},
   approachingMinutes: {},
   arrivalDetection: {},
+  deliveryRequirements: {},
 });
 
 /** Transaction items that create an account and DCs; each refuses to overwrite an existing one. */

@@ -1,3 +1,4 @@
+import type { Applied } from '../models/delivery-requirements';
 import { isTransactionConflict, queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { getRecord } from './item-ops';
@@ -9,6 +10,18 @@ import type { TableKey } from './table-schema';
 
 export type AttemptStatus = 'SUCCESSFUL' | 'FAILED' | 'VISIT_LATER';
 export type ItemOutcome = 'SUCCESSFUL' | 'FAILED';
+
+/**
+ * A barcode scan of the visit and the stop's item it counts for (none: a mismatch). Stored as the API shows
+ * it (snake_case keys, as every stored map's).
+ */
+export interface Scan {
+  value: string;
+  timestamp: number;
+  /** The item the driver app said it scanned, if it said. */
+  item_id?: string;
+  matched_item_id?: string;
+}
 
 export interface Reason {
   code: string;
@@ -32,6 +45,13 @@ export interface Attempt {
   proofIds: string[];
   /** Who signed for the delivery, as the app reported it. */
   signerName?: string;
+  /** The barcode scans of the visit, matched or not; none on attempts recorded before scans. */
+  scans?: Scan[];
+  /**
+   * The delivery rules of the stop when the attempt was recorded (models/delivery-requirements.ts); absent on
+   * attempts recorded before delivery rules, which were held to none.
+   */
+  rules?: Applied;
   driverId: string;
   recordedAt: number;
 }
@@ -64,6 +84,8 @@ const attemptCodec = codec<Attempt>({
   items: { absent: [] },
   proofIds: { absent: [] },
   signerName: {},
+  scans: { absent: [] },
+  rules: {},
   driverId: {},
   recordedAt: {},
 });

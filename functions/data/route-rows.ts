@@ -1,4 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Requirements } from '../models/delivery-requirements';
 import { PAGE_BYTE_BUDGET } from '../shared/limits';
 import { accountingRecordFromItem } from './accounting';
 import type { Claim } from './claims';
@@ -43,6 +44,8 @@ export interface WaypointRow {
   serviceTimeMinutes: number;
   timeWindows: { start: number; end: number }[];
   invoiceIds: string[];
+  /** The waypoint's own delivery rules, as imported (models/delivery-requirements.ts); absent: the DC's. */
+  requirements?: Requirements;
 }
 
 export interface ItemStatus {
@@ -59,6 +62,8 @@ export interface ItemRow {
   displayUnitOfMeasure?: string;
   totalPriceCents: number;
   currency: string;
+  /** What a scan's value is matched against; absent when the import gave none. */
+  barcodes?: string[];
   status?: ItemStatus;
 }
 
@@ -80,6 +85,7 @@ const waypointCodec = codec<WaypointRow>({
   serviceTimeMinutes: {},
   timeWindows: { absent: [] },
   invoiceIds: { absent: [] },
+  requirements: {},
 });
 
 /** A waypoint row read from its item. */
@@ -108,6 +114,7 @@ const itemCodec = codec<ItemRow>({
   displayUnitOfMeasure: {},
   totalPriceCents: {},
   currency: {},
+  barcodes: {},
   status: {},
 });
 
@@ -426,14 +433,22 @@ export async function listInvoiceRowsOfWaypoints(
 /** An item row's sk is its invoice's sk followed by `#<item seq>`. */
 const invoiceSkOfItem = (item: Item): string => item.sk.slice(0, item.sk.lastIndexOf('#'));
 
-/** The ids of the items of one waypoint (by its sequence). */
-export async function listWaypointItemIds(route: RouteRowsRef, sequence: number): Promise<string[]> {
+/** The items of one waypoint (by its sequence): their ids and barcodes (none when the import gave none). */
+export async function listWaypointItems(
+  route: RouteRowsRef,
+  sequence: number,
+): Promise<{ id: string; barcodes: string[] }[]> {
   const rows = await queryInvoiceRowsOfWaypoints(
     route,
     { first: sequence, last: sequence },
-    'entity, item_id',
+    'entity, item_id, barcodes',
   );
-  return rows.filter((row) => row.entity === 'ITEM').map((row) => itemCodec.fromItem(row).id);
+  return rows
+    .filter((row) => row.entity === 'ITEM')
+    .map((row) => {
+      const item = itemCodec.fromItem(row);
+      return { id: item.id, barcodes: item.barcodes ?? [] };
+    });
 }
 
 /** The invoice and item rows of one waypoint (by its sequence), each with the id it holds a claim for. */

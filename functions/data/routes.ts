@@ -4,6 +4,7 @@ import {
   ScanCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import type { Applied } from '../models/delivery-requirements';
 import { PAGE_BYTE_BUDGET } from '../shared/limits';
 import { db, type Item, queryItems, tableName } from './client';
 import { codec } from './codec';
@@ -134,6 +135,11 @@ export interface RouteHeader {
    * tracking links, whose waypoints have none.
    */
   trackingKey?: string;
+  /**
+   * Its DC's default delivery rules as the route's import (or latest revision) took them; absent when the DC
+   * had none. A waypoint's own rules win over them (models/delivery-requirements.ts).
+   */
+  defaultRequirements?: Applied;
   /** Set while the route is being deleted: reads treat it as gone. */
   deleting?: boolean;
   createdAt: number;
@@ -163,6 +169,7 @@ const headerCodec = codec<RouteHeader>({
   version: {},
   importTxid: {},
   trackingKey: {},
+  defaultRequirements: {},
   deleting: {},
   createdAt: {},
 });

@@ -1,10 +1,18 @@
 import { type Attempt, type AttemptStatus, getAttempt, insertAttempt, type Reason } from '../data/attempts';
-import { getProof } from '../data/proofs';
-import { listWaypointItemIds } from '../data/route-rows';
+import { getProof, type Proof } from '../data/proofs';
+import { getWaypointRow, listWaypointItems } from '../data/route-rows';
 import { type RouteHeader, waypointSequenceOf } from '../data/routes';
+import { appliedRequirements } from '../models/delivery-requirements';
 import type { DriverCaller } from '../shared/auth-context';
 import { ConflictError, ValidationError } from '../shared/errors';
 import { quote, quoteList } from '../shared/quote';
+import {
+  deliveredItemIds,
+  matchScans,
+  rejectMissingEvidence,
+  type ScanInput,
+  type StopItem,
+} from './delivery-rules';
 import { refreshEtas } from './route-etas';
 import { pauseBeforeRetry, rejectFinalized, requireRoute } from './routes';
 
@@ -19,6 +27,7 @@ export interface AttemptInput {
   items?: { id: string; status: 'SUCCESSFUL' | 'FAILED'; reason?: Reason }[];
   proofIds?: string[];
   signerName?: string;
+  scans?: ScanInput[];
 }
 
 /** Visits of one route recorded at once take its event sequence in turn: each round one of them wins. */
@@ -28,11 +37,13 @@ const MAX_RECORD_ATTEMPTS = 10;
  * Records one visit of a waypoint by the route's driver:
  * 1. the route must be the driver's, started and not finished (404 / 3011 / 3012);
  * 2. the waypoint and every listed item must be on it (3013);
- * 3. the attempt and WAYPOINT_STATUS_CHANGED (with the route's next event sequence) are written in one
+ * 3. a visit that delivers something must show what the stop's delivery rules ask for (domain/delivery-rules.ts:
+ *    9100..9102); its scans are matched to the stop's items' barcodes;
+ * 4. the attempt and WAYPOINT_STATUS_CHANGED (with the route's next event sequence) are written in one
  *    transaction, on condition that the attempt id is new, the route did not change and no other event of it
  *    took that sequence since they were read, with the waypoint's visited mark (a visited waypoint can no
  *    longer be cancelled);
- * 4. the ETAs are recomputed from the attempt's place and time.
+ * 5. the ETAs are recomputed from the attempt's place and time.
  * The same attempt id again returns the stored attempt without writing anything (a retried call).
  */
 export async function recordAttempt(
@@ -61,9 +72,35 @@ export async function recordAttempt(
         `waypoint ${quote(waypointId)} is not on route ${quote(routeId)}`,
       );
     }
-    await rejectUnknownItems(route, sequence, waypointId, input.items ?? []);
+    const waypoint = await getWaypointRow(driver.accountId, routeId, sequence);
+    const rules = appliedRequirements(route.defaultRequirements, waypoint?.requirements);
+    const scanInputs = input.scans ?? [];
+    const needsItems = (input.items ?? []).length > 0 || scanInputs.length > 0 || rules.scan_items;
+    const stopItems = needsItems ? await listWaypointItems(route, sequence) : [];
+    rejectUnknownItems(route, waypointId, stopItems, [
+      ...(input.items ?? []).map((item) => ({ id: item.id, field: 'items' })),
+      ...scanInputs.flatMap((scan) =>
+        scan.itemId === undefined ? [] : [{ id: scan.itemId, field: 'scans' }],
+      ),
+    ]);
     const proofIds = input.proofIds ?? [];
-    await rejectUnusableProofs(driver.accountId, routeId, sequence, waypointId, input.id, proofIds);
+    const proofs = await rejectUnusableProofs(
+      driver.accountId,
+      routeId,
+      sequence,
+      waypointId,
+      input.id,
+      proofIds,
+    );
+    const scans = matchScans(scanInputs, stopItems);
+    rejectMissingEvidence(waypointId, rules, {
+      status: input.status,
+      delivered: deliveredItemIds(input.status, input.items ?? [], stopItems),
+      proofTypes: proofs.map((proof) => proof.type),
+      signerName: input.signerName,
+      scans,
+      items: stopItems,
+    });
 
     const attempt: Attempt = {
       id: input.id,
@@ -76,6 +113,8 @@ export async function recordAttempt(
       items: input.items ?? [],
       proofIds,
       signerName: input.signerName,
+      scans,
+      rules,
       driverId: driver.driverId,
       recordedAt: Date.now(),
     };
@@ -128,7 +167,7 @@ async function rejectUnusableProofs(
   waypointId: string,
   attemptId: string,
   proofIds: readonly string[],
-): Promise<void> {
+): Promise<Proof[]> {
   const proofs = await Promise.all(proofIds.map((id) => getProof(accountId, routeId, sequence, id)));
   const missing = proofIds.filter((_, index) => !proofs[index]);
   if (missing.length > 0) {
@@ -147,22 +186,24 @@ async function rejectUnusableProofs(
   if (problems.length > 0) {
     throw new ConflictError('PROOF_NOT_AVAILABLE', `proof_ids: ${problems.join('; ')}`);
   }
+  return proofs.filter((proof) => proof !== undefined);
 }
 
-async function rejectUnknownItems(
+/** Every item the attempt lists or a scan names must be one of the stop's (3013), named under its field. */
+function rejectUnknownItems(
   route: RouteHeader,
-  sequence: number,
   waypointId: string,
-  items: readonly { id: string }[],
-): Promise<void> {
-  if (items.length === 0) return;
-  const onWaypoint = new Set(await listWaypointItemIds(route, sequence));
-  const unknown = items.filter((item) => !onWaypoint.has(item.id)).map((item) => item.id);
-  if (unknown.length > 0) {
-    throw new ConflictError(
-      'NOT_ON_ROUTE',
-      `items: ${quoteList(unknown)} ` +
-        `${unknown.length === 1 ? 'is' : 'are'} not on waypoint ${quote(waypointId)} of route ${quote(route.routeId)}`,
-    );
-  }
+  stopItems: readonly StopItem[],
+  named: readonly { id: string; field: string }[],
+): void {
+  const onWaypoint = new Set(stopItems.map((item) => item.id));
+  const unknown = named.filter((item) => !onWaypoint.has(item.id));
+  const first = unknown[0];
+  if (!first) return;
+  const ids = [...new Set(unknown.filter((item) => item.field === first.field).map((item) => item.id))];
+  throw new ConflictError(
+    'NOT_ON_ROUTE',
+    `${first.field}: ${quoteList(ids)} ` +
+      `${ids.length === 1 ? 'is' : 'are'} not on waypoint ${quote(waypointId)} of route ${quote(route.routeId)}`,
+  );
 }

@@ -1,4 +1,10 @@
 import { type Dc, type DcSettingFields, getDc, setDcSettings } from '../data/accounts';
+import {
+  type Applied,
+  appliedRequirements,
+  NO_REQUIREMENTS,
+  type Requirements,
+} from '../models/delivery-requirements';
 import { NotFoundError } from '../shared/errors';
 import { quote } from '../shared/quote';
 import { type ArrivalSettings, DEFAULT_ARRIVAL_SETTINGS } from './arrival-detection';
@@ -9,7 +15,14 @@ export interface DcSettings extends ArrivalSettings {
   arrivalDetection: boolean;
   /** WAYPOINT_APPROACHING goes out once a stop's ETA is this close. */
   approachingMinutes: number;
+  /** The default delivery rules of the DC's stops (models/delivery-requirements.ts). */
+  deliveryRequirements: Applied;
 }
+
+/** A change of the settings: the delivery rules given replace the DC's, a rule left out is off. */
+export type DcSettingsChange = Partial<Omit<DcSettings, 'deliveryRequirements'>> & {
+  deliveryRequirements?: Requirements;
+};
 
 export const DEFAULT_APPROACHING_MINUTES = 10;
 
@@ -21,6 +34,7 @@ export function settingsOf(dc: Dc | undefined): DcSettings {
     dwellSeconds: dc?.arrivalDwellSeconds ?? DEFAULT_ARRIVAL_SETTINGS.dwellSeconds,
     marginMeters: dc?.departureMarginMeters ?? DEFAULT_ARRIVAL_SETTINGS.marginMeters,
     approachingMinutes: dc?.approachingMinutes ?? DEFAULT_APPROACHING_MINUTES,
+    deliveryRequirements: dc?.deliveryRequirements ?? NO_REQUIREMENTS,
   };
 }
 
@@ -36,7 +50,7 @@ export async function dcSettings(ref: { accountId: string; dcId: string }): Prom
 /** Changes the settings given, keeps the others; answers them all. */
 export async function updateDcSettings(
   ref: { accountId: string; dcId: string },
-  change: Partial<DcSettings>,
+  change: DcSettingsChange,
 ): Promise<DcSettings> {
   const fields: DcSettingFields = {
     arrivalDetection: change.arrivalDetection,
@@ -44,6 +58,8 @@ export async function updateDcSettings(
     arrivalDwellSeconds: change.dwellSeconds,
     departureMarginMeters: change.marginMeters,
     approachingMinutes: change.approachingMinutes,
+    deliveryRequirements:
+      change.deliveryRequirements && appliedRequirements(undefined, change.deliveryRequirements),
   };
   const dc = await setDcSettings(ref.accountId, ref.dcId, fields);
   if (!dc) throw dcNotFound(ref.dcId);

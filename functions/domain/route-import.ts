@@ -476,6 +476,7 @@ function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
     version: 1,
     importTxid: record.txid,
     trackingKey: record.trackingKey,
+    defaultRequirements: dc.deliveryRequirements,
     createdAt: Date.now(),
   };
   const etas = routeEtasItem(record.accountId, route.id, plannedEtas(header, waypoints, dc.etaSpeedKmh));

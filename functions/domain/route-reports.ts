@@ -34,6 +34,7 @@ import {
   listWaypointRowsInOrder,
   sequenceSpan,
 } from '../data/waypoint-order';
+import { type Applied, appliedRequirements } from '../models/delivery-requirements';
 import type { DriverCaller } from '../shared/auth-context';
 import { NotFoundError } from '../shared/errors';
 import { countWithinBudget, PAGE_BYTE_BUDGET } from '../shared/limits';
@@ -51,6 +52,8 @@ import { type RouteRef, requireRoute } from './routes';
 import { trackingUrlOf } from './tracking-links';
 
 export interface WaypointDetail extends WaypointRow {
+  /** The delivery rules that apply: its own over the DC's defaults as the route took them. */
+  rules: Applied;
   status: WaypointStatus;
   /** Latest ETA while the waypoint is still to be visited; null once done. */
   eta: number | null;
@@ -153,6 +156,7 @@ async function etasOf(
 }
 
 function detailOf(
+  route: RouteHeader,
   waypoint: WaypointRow,
   progress: WaypointProgress,
   etas: RouteEtas,
@@ -162,6 +166,7 @@ function detailOf(
     progress.status === 'SUCCESSFUL' || progress.status === 'FAILED' ? null : etas.etas[waypoint.sequence];
   return {
     ...waypoint,
+    rules: appliedRequirements(route.defaultRequirements, waypoint.requirements),
     status: progress.status,
     eta: eta ?? null,
     attempts: progress.attempts,
@@ -182,7 +187,9 @@ async function routeProgress(route: RouteHeader) {
   const progress = progressByWaypoint(attempts);
   const etas = await etasOf(route, async () => waypoints, stored);
   return {
-    waypoints: waypoints.map((waypoint) => detailOf(waypoint, progressOf(progress, waypoint), etas, visits)),
+    waypoints: waypoints.map((waypoint) =>
+      detailOf(route, waypoint, progressOf(progress, waypoint), etas, visits),
+    ),
     actual: actualCompletion(waypoints, progress),
     etas,
   };
@@ -223,7 +230,7 @@ async function waypointPage(route: RouteHeader, page: PageRequest) {
   const allWaypoints = () => listRouteWaypoints(route);
   const etas = await etasOf(route, allWaypoints, stored);
   const details = waypoints.items.map((waypoint) =>
-    detailOf(waypoint, progressOf(progress, waypoint), etas, visits),
+    detailOf(route, waypoint, progressOf(progress, waypoint), etas, visits),
   );
   return { waypoints: { ...waypoints, items: details }, progress };
 }

@@ -1,4 +1,4 @@
-import { getDc } from '../data/accounts';
+import { type Dc, getDc } from '../data/accounts';
 import { listAttempts } from '../data/attempts';
 import { getObjectText, isMissingObject, putJsonObject } from '../data/bucket';
 import { bucketKeys } from '../data/bucket-keys';
@@ -262,7 +262,7 @@ async function applyRevision(record: ImportRecord, body: ImportedRoute): Promise
       ),
     );
     const plan = planRevision(current, body, visited, done, nextWaypointSequenceOf(route));
-    const next = await revisedHeader(route, body, plan, dc.timeZone);
+    const next = await revisedHeader(route, body, plan, dc);
     if (changesNoRow(plan) && !plan.orderChanged && headerFieldsSame(route, next)) {
       await unlock(locked);
       return endRevision(record, { changes: noChanges() });
@@ -329,7 +329,7 @@ async function revisedHeader(
   route: RouteHeader,
   body: ImportedRoute,
   plan: RevisionPlan,
-  timeZone: string,
+  dc: Dc,
 ): Promise<RouteHeader> {
   if (body.driver_id !== route.assignedDriverId) {
     if (route.startedTimestamp !== undefined)
@@ -343,7 +343,7 @@ async function revisedHeader(
     ...route,
     name: body.name ?? body.id,
     startTime: body.start_time,
-    localDate: localDateOf(body.start_time, timeZone),
+    localDate: localDateOf(body.start_time, dc.timeZone),
     assignedDriverId: body.driver_id,
     vehicleId: body.vehicle?.id,
     startWarehouse: body.start_warehouse,
@@ -352,6 +352,8 @@ async function revisedHeader(
       plan.waypointIds.map((id, position) => ({ id, sequence: plan.waypointSequences[position] as number })),
     ),
     nextWaypointSequence: plan.nextWaypointSequence,
+    // A revision's waypoints take the DC's defaults as they are now, as an import's do.
+    defaultRequirements: dc.deliveryRequirements,
     revisionTxid: undefined,
     version: route.version + 2,
   };
@@ -364,6 +366,7 @@ const HEADER_FIELDS = [
   'vehicleId',
   'startWarehouse',
   'endWarehouse',
+  'defaultRequirements',
 ] as const satisfies (keyof RouteHeader)[];
 
 const headerFieldsSame = (route: RouteHeader, next: RouteHeader) =>

@@ -1,5 +1,6 @@
 import * as z from '../shared/zod';
 import { FreeText, Id, Label, Location, Name, StorableNumber, Timestamp } from './common';
+import { Barcodes, DeliveryRequirements } from './delivery-requirements';
 import { PathId } from './path-ids';
 
 /**
@@ -46,6 +47,7 @@ export const ImportItem = z.withMeta(
     display_unit_of_measure: z.optional(Label(32)),
     total_price_cents: z.int().check(z.minimum(-1e12), z.maximum(1e12)),
     currency: z.string().check(z.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code (three upper-case letters)')),
+    barcodes: z.optional(Barcodes),
   }),
   { id: 'ImportItem' },
 );
@@ -77,6 +79,7 @@ export const ImportWaypoint = z.withMeta(
     service_time_minutes: z._default(z.int().check(z.minimum(0), z.maximum(1440)), 0),
     time_windows: z._default(z.array(TimeWindow).check(z.maxLength(20)), []),
     invoices: z._default(z.array(ImportInvoice), []),
+    requirements: z.optional(DeliveryRequirements),
   }),
   { id: 'ImportWaypoint' },
 );

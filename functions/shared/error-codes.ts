@@ -208,6 +208,23 @@ export const ERROR_CODES = {
     meaning:
       'a proof the attempt names is not AVAILABLE (its upload has not arrived, or was rejected) or another attempt names it',
   },
+  REQUIRED_PHOTOS_MISSING: {
+    code: 9100,
+    httpStatus: 400,
+    meaning: 'the stop requires PHOTO proofs (`requirements.photos`) the attempt does not name',
+  },
+  REQUIRED_SIGNATURE_MISSING: {
+    code: 9101,
+    httpStatus: 400,
+    meaning:
+      'the stop requires a SIGNATURE proof and the signer’s name (`requirements.signature`); the attempt lacks one',
+  },
+  REQUIRED_SCANS_MISSING: {
+    code: 9102,
+    httpStatus: 400,
+    meaning:
+      'the stop requires every delivered item scanned (`requirements.scan_items`); no scan matches a barcode of the items named',
+  },
 } as const satisfies Record<string, { code: number; httpStatus: number; meaning: string }>;
 
 export type ErrorCodeName = keyof typeof ERROR_CODES;

@@ -7,6 +7,7 @@ import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { db } from '../../functions/data/client';
 import type { TracePoint } from '../../functions/domain/arrival-detection';
+import { NO_REQUIREMENTS } from '../../functions/models/delivery-requirements';
 import { callRaw, expectError, expectSuccess, readAllPages } from '../support/http';
 import { exampleRoute, importRoute } from '../support/routes';
 import type { RecordedTrace } from '../support/synthetic-traces';
@@ -368,6 +369,7 @@ describe('GET and PATCH /dcs/{dc_id}/settings', () => {
         arrival_dwell_seconds: 60,
         departure_margin_meters: 50,
         approaching_minutes: 10,
+        delivery_requirements: NO_REQUIREMENTS,
       },
     });
     const changed = await settings(key, 'PATCH', 'dc-2', {
@@ -381,6 +383,7 @@ describe('GET and PATCH /dcs/{dc_id}/settings', () => {
         arrival_dwell_seconds: 60,
         departure_margin_meters: 50,
         approaching_minutes: 5,
+        delivery_requirements: NO_REQUIREMENTS,
       },
     };
     expect(expectSuccess(changed, dcs.updateDcSettings)).toEqual(expected);

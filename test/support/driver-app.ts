@@ -5,6 +5,7 @@ import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { db } from '../../functions/data/client';
 import { completionEstimate, computeEtas, type EtaStop, type LatLng } from '../../functions/domain/etas';
+import { NO_REQUIREMENTS } from '../../functions/models/delivery-requirements';
 import type * as z from '../../functions/shared/zod';
 import type { SampleRoute } from '../../local/app/sample-route';
 import { apiCaller, type TestAccount } from './fixtures';
@@ -53,6 +54,7 @@ export interface AttemptBody {
   items?: { id: string; status: 'SUCCESSFUL' | 'FAILED'; reason?: { code: string; message: string } }[];
   proof_ids?: string[];
   signer_name?: string;
+  scans?: { value: string; timestamp: number; item_id?: string }[];
 }
 
 export const attemptPath = (routeId: string, waypointId: string) =>
@@ -238,8 +240,12 @@ export function nth<T>(list: readonly T[], index: number): T {
   return value;
 }
 
-/** What the API answers for an attempt sent with `body` by `driverId`. */
-export function attemptView(body: AttemptBody, driverId: string): Attempt {
+/** What the API answers for an attempt sent with `body` (no scans) by `driverId` at a stop with `requirements`. */
+export function attemptView(
+  body: AttemptBody,
+  driverId: string,
+  requirements: Attempt['requirements'] = NO_REQUIREMENTS,
+): Attempt {
   return {
     id: body.id,
     timestamp: body.timestamp,
@@ -253,6 +259,8 @@ export function attemptView(body: AttemptBody, driverId: string): Attempt {
     })),
     proof_ids: body.proof_ids ?? [],
     signer_name: body.signer_name ?? null,
+    scans: [],
+    requirements,
     driver_id: driverId,
   };
 }

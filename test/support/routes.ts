@@ -5,6 +5,7 @@ import type { InvoiceStatus as InvoiceStatusSchema } from '../../functions/api/r
 import { findHeldClaims } from '../../functions/data/claims';
 import { db, type Item, tableName } from '../../functions/data/client';
 import { allChannels, type ChannelName } from '../../functions/models/channels';
+import { appliedRequirements, type Requirements } from '../../functions/models/delivery-requirements';
 import type * as z from '../../functions/shared/zod';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import type { SampleRoute } from '../../local/app/sample-route';
@@ -171,6 +172,7 @@ export function importedWaypoint(route: SampleRoute, sequence: number) {
     service_time_minutes: waypoint.service_time_minutes,
     time_windows: waypoint.time_windows,
     invoice_ids: waypoint.invoices.map((invoice) => invoice.id),
+    requirements: appliedRequirements(undefined, (waypoint as { requirements?: Requirements }).requirements),
     // No pings near it yet: never arrived at.
     arrived_timestamp: null,
     departed_timestamp: null,
@@ -196,6 +198,7 @@ export function expectedInvoices(
         display_unit_of_measure: item.display_unit_of_measure ?? null,
         total_price_cents: item.total_price_cents,
         currency: item.currency,
+        barcodes: (item as { barcodes?: string[] }).barcodes ?? [],
         status: statuses[item.id] ?? null,
       })),
     })),

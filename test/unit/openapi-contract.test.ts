@@ -27,6 +27,8 @@ const attempt = {
   driver_id: 'd-1',
   proof_ids: [],
   signer_name: null,
+  scans: [],
+  requirements: { photos: 0, signature: false, pin: false, minimum_age: null, scan_items: false },
 };
 const ATTEMPTS = '/driver/routes/r-1/waypoints/w-1/attempts';
 

@@ -2,7 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ATTEMPT_ANALYTICS_PAGE, getAttemptAnalytics } from '../../functions/api/analytics/index';
 import type { EndpointDefinition } from '../../functions/api/define';
-import { DRIVER_ROUTE_WAYPOINTS_PAGE, listDriverRoutes } from '../../functions/api/driver-app/index';
+import {
+  DRIVER_ROUTE_WAYPOINTS_PAGE,
+  listDriverRoutes,
+  MAX_ATTEMPT_SCANS,
+} from '../../functions/api/driver-app/index';
 import {
   findRoutesByDate,
   getInvoiceStatus,
@@ -13,6 +17,7 @@ import {
 import { DELIVERY_ATTEMPTS_PAGE, listWebhookDeliveries } from '../../functions/api/webhooks/index';
 import { ATTEMPT_ANALYSIS_COLUMNS } from '../../functions/domain/analytics-columns';
 import { MAX_PAGE_ROWS, type PageSize } from '../../functions/models/common';
+import { REQUIREMENT_LIMITS } from '../../functions/models/delivery-requirements';
 import { IMPORT_LIMITS } from '../../functions/models/import-model';
 import { successResponse } from '../../functions/shared/envelope';
 import { countWithinBudget, PAGE_BYTE_BUDGET, proxyBytesOf } from '../../functions/shared/limits';
@@ -41,8 +46,11 @@ const item = () => ({
   display_unit_of_measure: text(32),
   total_price_cents: -999_999_999_999,
   currency: 'EUR',
+  barcodes: Array.from({ length: REQUIREMENT_LIMITS.barcodes }, () => text(128)),
   status: { status: 'SUCCESSFUL', timestamp, reason },
 });
+
+const requirements = { photos: 10, signature: true, pin: true, minimum_age: 125, scan_items: true };
 
 /** An invoice with 50 name attributes and the given number of items. */
 const invoice = (items: number) => ({
@@ -61,6 +69,13 @@ const attempt = (items: number) => ({
   items: Array.from({ length: items }, () => ({ id: id(), status: 'FAILED', reason })),
   proof_ids: Array.from({ length: 20 }, () => `prf_${'f'.repeat(16)}`),
   signer_name: text(200),
+  scans: Array.from({ length: MAX_ATTEMPT_SCANS }, () => ({
+    value: text(128),
+    timestamp,
+    item_id: id(),
+    matched_item_id: id(),
+  })),
+  requirements,
   driver_id: id(),
 });
 
@@ -78,6 +93,7 @@ const waypoint = () => ({
   invoice_ids: [id()],
   status: 'VISIT_LATER',
   eta: timestamp,
+  requirements,
   attempts: [attempt(ITEMS_PER_WAYPOINT)],
   arrived_timestamp: timestamp,
   departed_timestamp: timestamp,

@@ -1,4 +1,5 @@
 import { characterCount, DcParams, EpochMillis, FreeText, Label } from '../../models/common';
+import { AppliedRequirements, DeliveryRequirements } from '../../models/delivery-requirements';
 import {
   canonicalLocale,
   NOTIFICATION_CHANNELS,
@@ -43,11 +44,20 @@ const SETTING_FIELDS = {
   }),
 };
 
-export const DcSettings = z.withMeta(z.object(SETTING_FIELDS), {
-  id: 'DcSettings',
-  description:
-    'arrival detection and approach settings of the DC, defaults filled in (docs/api.md, Arrivals and departures)',
-});
+export const DcSettings = z.withMeta(
+  z.object({
+    ...SETTING_FIELDS,
+    delivery_requirements: z.withMeta(AppliedRequirements, {
+      description:
+        'the default delivery rules of the DC’s stops (docs/api.md, Delivery rules): a route takes them when it is imported or revised, and each rule a waypoint states wins (default: none)',
+    }),
+  }),
+  {
+    id: 'DcSettings',
+    description:
+      'arrival detection, approach and delivery rule settings of the DC, defaults filled in (docs/api.md, Arrivals and departures; Delivery rules)',
+  },
+);
 
 export const UpdateDcSettingsBody = z.withMeta(
   z
@@ -57,6 +67,9 @@ export const UpdateDcSettingsBody = z.withMeta(
       arrival_dwell_seconds: z.optional(SETTING_FIELDS.arrival_dwell_seconds),
       departure_margin_meters: z.optional(SETTING_FIELDS.departure_margin_meters),
       approaching_minutes: z.optional(SETTING_FIELDS.approaching_minutes),
+      delivery_requirements: z.withMeta(z.optional(DeliveryRequirements), {
+        description: 'the DC’s default delivery rules, replacing the ones before: a rule left out is off',
+      }),
     })
     .check(
       z.refine((body) => Object.values(body).some((value) => value !== undefined), {

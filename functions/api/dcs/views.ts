@@ -1,4 +1,5 @@
 import type { DcSettings } from '../../domain/dc-settings';
+import { requirementsView } from '../routes/views';
 
 /** The DcSettings resource. */
 export const dcSettingsView = (settings: DcSettings) => ({
@@ -7,4 +8,5 @@ export const dcSettingsView = (settings: DcSettings) => ({
   arrival_dwell_seconds: settings.dwellSeconds,
   departure_margin_meters: settings.marginMeters,
   approaching_minutes: settings.approachingMinutes,
+  delivery_requirements: requirementsView(settings.deliveryRequirements),
 });

@@ -32,6 +32,9 @@ export const InvoiceStatus = z.withMeta(
         }),
         total_price_cents: z.int(),
         currency: z.string(),
+        barcodes: z.withMeta(z.array(z.string()), {
+          description: 'what a scan’s value is matched against, as imported; empty when it gave none',
+        }),
         status: ItemStatus,
       }),
     ),

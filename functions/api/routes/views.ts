@@ -3,6 +3,7 @@ import type { ServedProof } from '../../domain/proofs';
 import type { AccountingRecord, Attempt, InvoiceRow, ItemRow } from '../../domain/records';
 import type { RouteWaypoint, WaypointDetail } from '../../domain/route-reports';
 import type { RouteHeader } from '../../domain/routes';
+import { type Applied, NO_REQUIREMENTS } from '../../models/delivery-requirements';
 import { apiFields } from '../../shared/field-names';
 
 /** The Route resource; absent optional fields are null, never missing. */
@@ -37,9 +38,25 @@ export function attemptView(attempt: Attempt) {
     items: attempt.items.map((item) => apiFields(item, ['id', 'status', 'reason'])),
     proof_ids: attempt.proofIds,
     signer_name: attempt.signerName ?? null,
+    scans: (attempt.scans ?? []).map((scan) => ({
+      value: scan.value,
+      timestamp: scan.timestamp,
+      item_id: scan.item_id ?? null,
+      matched_item_id: scan.matched_item_id ?? null,
+    })),
+    requirements: requirementsView(attempt.rules ?? NO_REQUIREMENTS),
     driver_id: attempt.driverId,
   };
 }
+
+/** Delivery rules in the schema's order (a stored map's keys come back in any order). */
+export const requirementsView = (rules: Applied) => ({
+  photos: rules.photos,
+  signature: rules.signature,
+  pin: rules.pin,
+  minimum_age: rules.minimum_age,
+  scan_items: rules.scan_items,
+});
 
 /** The Waypoint resource; absent optional fields are null, never missing. */
 export function waypointView(waypoint: WaypointDetail) {
@@ -49,6 +66,7 @@ export function waypointView(waypoint: WaypointDetail) {
     service_time_minutes: waypoint.serviceTimeMinutes,
     time_windows: waypoint.timeWindows.map((window) => ({ start: window.start, end: window.end })),
     ...apiFields(waypoint, ['invoiceIds', 'status', 'eta']),
+    requirements: requirementsView(waypoint.rules),
     attempts: waypoint.attempts.map(attemptView),
     arrived_timestamp: waypoint.visits.at(-1)?.arrivedAt ?? null,
     departed_timestamp: waypoint.visits.at(-1)?.departedAt ?? null,
@@ -75,16 +93,19 @@ export function invoiceStatusView(invoice: InvoiceRow) {
 
 /** An item of the invoice status record, with its latest status. */
 export function itemStatusView(item: ItemRow) {
-  return apiFields(item, [
-    'id',
-    'sku',
-    'name',
-    'quantity',
-    'displayUnitOfMeasure',
-    'totalPriceCents',
-    'currency',
-    'status',
-  ]);
+  return {
+    ...apiFields(item, [
+      'id',
+      'sku',
+      'name',
+      'quantity',
+      'displayUnitOfMeasure',
+      'totalPriceCents',
+      'currency',
+    ]),
+    barcodes: item.barcodes ?? [],
+    status: item.status ?? null,
+  };
 }
 
 /** The spec's route accounting record. */

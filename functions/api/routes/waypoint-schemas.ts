@@ -1,6 +1,7 @@
 /** The waypoint and attempt schemas, shared by the route and driver-app endpoints that answer them. */
 
 import { EpochMillis, FreeText, Label, Location, orNull } from '../../models/common';
+import { AppliedRequirements } from '../../models/delivery-requirements';
 import * as z from '../../shared/zod';
 
 export const FailureReason = z.withMeta(
@@ -24,6 +25,23 @@ export const Attempt = z.withMeta(
     ),
     proof_ids: z.withMeta(z.array(z.string()), { description: 'the proofs of delivery the visit names' }),
     signer_name: z.withMeta(z.nullable(z.string()), { description: 'who signed for the delivery' }),
+    scans: z.withMeta(
+      z.array(
+        z.object({
+          value: z.string(),
+          timestamp: EpochMillis,
+          item_id: z.withMeta(z.nullable(z.string()), { description: 'the item the app said it scanned' }),
+          matched_item_id: z.withMeta(z.nullable(z.string()), {
+            description: 'the item of the stop the scan counts for; null: a mismatch (no such barcode here)',
+          }),
+        }),
+      ),
+      { description: 'the barcode scans of the visit, matches and mismatches, in the order sent' },
+    ),
+    requirements: z.withMeta(AppliedRequirements, {
+      description:
+        'the stop’s delivery rules when the attempt was recorded (all off for attempts recorded before delivery rules)',
+    }),
     driver_id: z.string(),
   }),
   { id: 'Attempt', description: 'one visit of a waypoint, as the driver app reported it' },
@@ -48,6 +66,10 @@ export const Waypoint = z.withMeta(
     }),
     eta: z.withMeta(z.nullable(EpochMillis), {
       description: 'when service is expected to start; null once the waypoint is done',
+    }),
+    requirements: z.withMeta(AppliedRequirements, {
+      description:
+        'what a SUCCESSFUL visit must show (docs/api.md, Delivery rules): the waypoint’s own rules over its DC’s defaults as the route took them',
     }),
     attempts: z.withMeta(z.array(Attempt), { description: 'oldest first' }),
     arrived_timestamp: z.withMeta(z.nullable(EpochMillis), {

@@ -4,7 +4,7 @@ import { DcSettingsData, dcSettingsChangeEndpoint, UpdateDcSettingsBody } from '
 export const updateDcSettings = dcSettingsChangeEndpoint('PATCH /dcs/{dc_id}/settings', {
   operationId: 'updateDcSettings',
   module: import.meta.url,
-  summary: 'Change the DC’s arrival detection and approach settings (the ones given)',
+  summary: 'Change the DC’s arrival detection, approach and default delivery rule settings (the ones given)',
   request: { params: DcParams, body: UpdateDcSettingsBody },
   responses: { 200: { description: 'the settings after the change', data: DcSettingsData } },
 });

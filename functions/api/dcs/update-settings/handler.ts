@@ -12,6 +12,7 @@ export const handler = httpHandler(endpoint, async ({ params, body, caller }) =>
       dwellSeconds: body.arrival_dwell_seconds,
       marginMeters: body.departure_margin_meters,
       approachingMinutes: body.approaching_minutes,
+      deliveryRequirements: body.delivery_requirements,
     },
   );
   return { settings: dcSettingsView(settings) };

@@ -1,4 +1,4 @@
-import { Id, Location, Name, ReportedTimestamp } from '../../../models/common';
+import { Id, Label, Location, Name, ReportedTimestamp } from '../../../models/common';
 import { PROOF_LIMITS } from '../../../shared/limits';
 import { quote } from '../../../shared/quote';
 import * as z from '../../../shared/zod';
@@ -10,8 +10,14 @@ import { driverAppEndpoint, RouteParams } from '../schemas';
 export const MAX_ATTEMPT_ITEMS = 500;
 
 /**
- * Most bytes the item ids and reasons an attempt lists may have together (UTF-8, as JSON writes them). The
- * attempt is stored as one item, which DynamoDB caps at 400 KB: 500 items with long ids and reasons in a
+ * At most this many barcode scans in one attempt. Each stored scan adds the id of the item it counts for,
+ * outside the byte budget below: 200 of them (384 bytes each at most) keep the attempt under DynamoDB's 400 KB.
+ */
+export const MAX_ATTEMPT_SCANS = 200;
+
+/**
+ * Most bytes the item ids, reasons and scans an attempt lists may have together (UTF-8, as JSON writes them).
+ * The attempt is stored as one item, which DynamoDB caps at 400 KB: 500 items with long ids and reasons in a
  * non-Latin script would pass that, so the request is refused instead of failing when written.
  */
 export const MAX_ATTEMPT_ITEM_BYTES = 256 * 1024;
@@ -48,6 +54,27 @@ export const AttemptBody = z.withMeta(
         description: `AVAILABLE proofs of this waypoint (photos, signatures) the visit produced, at most ${PROOF_LIMITS.perAttempt}; a proof is named by one attempt only`,
       }),
       signer_name: z.withMeta(z.optional(Name), { description: 'who signed for the delivery' }),
+      scans: z.withMeta(
+        z.optional(
+          z
+            .array(
+              z.object({
+                value: z.withMeta(Label(128, { min: 1, notBlank: true }), {
+                  description: 'the barcode read',
+                }),
+                timestamp: ReportedTimestamp,
+                item_id: z.withMeta(z.optional(Id), {
+                  description:
+                    'the item scanned, when the app knows; the value must then be one of its barcodes',
+                }),
+              }),
+            )
+            .check(z.maxLength(MAX_ATTEMPT_SCANS)),
+        ),
+        {
+          description: `barcode scans of the visit (at most ${MAX_ATTEMPT_SCANS}): a value that is one of an item’s barcodes counts for it, any other is kept as a mismatch`,
+        },
+      ),
     })
     .check(
       z.superRefine((attempt, context) => {
@@ -89,11 +116,13 @@ export const AttemptBody = z.withMeta(
             });
           }
         });
+        for (const scan of attempt.scans ?? [])
+          itemBytes += jsonBytesOf(scan.value) + (scan.item_id ? jsonBytesOf(scan.item_id) : 0);
         if (itemBytes > MAX_ATTEMPT_ITEM_BYTES) {
           context.addIssue({
             code: 'custom',
-            path: ['items'],
-            message: `the listed items' ids and reasons may have at most ${MAX_ATTEMPT_ITEM_BYTES} bytes together (UTF-8, as JSON writes them); these have ${itemBytes}`,
+            path: [attempt.scans?.length ? 'scans' : 'items'],
+            message: `the listed items' ids and reasons and the scans may have at most ${MAX_ATTEMPT_ITEM_BYTES} bytes together (UTF-8, as JSON writes them); these have ${itemBytes}`,
           });
         }
       }),
@@ -108,7 +137,8 @@ export const recordDriverAttempt = driverAppEndpoint(
     module: import.meta.url,
     // Its ROUTE_ETAS_CHANGED gives the waypoints' tracking links.
     linksToApi: true,
-    summary: 'Record a visit of a waypoint with its items’ outcomes; WAYPOINT_STATUS_CHANGED, then new ETAs',
+    summary:
+      'Record a visit of a waypoint with its items’ outcomes, held to the stop’s delivery rules; WAYPOINT_STATUS_CHANGED, then new ETAs',
     request: { params: z.extend(RouteParams, { waypoint_id: Id }), body: AttemptBody },
     responses: {
       200: {
@@ -116,6 +146,6 @@ export const recordDriverAttempt = driverAppEndpoint(
         data: z.object({ attempt: Attempt }),
       },
     },
-    errorCodes: [3003, 3011, 3012, 3013, 9001, 9002, 3102],
+    errorCodes: [3003, 3011, 3012, 3013, 9001, 9002, 9100, 9101, 9102, 3102],
   },
 );
