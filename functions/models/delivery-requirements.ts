@@ -23,11 +23,11 @@ const requirementFields = {
   }),
   pin: z.withMeta(z.boolean(), {
     description:
-      'the customer’s 6-digit code (`pin`), which the customer sees on the stop’s tracking page; never shown to the driver app',
+      'a code the customer gives the driver; stored and shown, not enforced yet (docs/api.md, Delivery rules)',
   }),
   minimum_age: z.withMeta(z.nullable(z.int().check(z.minimum(1), z.maximum(REQUIREMENT_LIMITS.minimumAge))), {
     description:
-      'the recipient’s ID checked (`age_check`) and at least this old, in whole years on the day of the attempt in the DC’s time zone; null: no age check',
+      'the recipient at least this old, in whole years; null: no age check. Stored and shown, not enforced yet (docs/api.md, Delivery rules)',
   }),
   scan_items: z.withMeta(z.boolean(), {
     description: 'every SUCCESSFUL item scanned: a scan whose value is one of the item’s `barcodes`',
