@@ -17,6 +17,7 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { analyticsExportScenario } from './analytics';
 import { bundlesScenario } from './bundles';
+import { busyDayScenario } from './busy-day';
 import { arrivalDetectionScenario } from './detection';
 import { driverLocationScenario } from './driver-location';
 import { getDriverScenario } from './drivers';
@@ -39,6 +40,7 @@ const SCENARIOS: Scenario[] = [
   driverLocationScenario,
   arrivalDetectionScenario,
   webhookDeliveryScenario,
+  busyDayScenario,
   analyticsExportScenario,
   routeOptimizationScenario,
 ];
