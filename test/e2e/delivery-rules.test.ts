@@ -187,13 +187,14 @@ async function availableProof(routeId: string, waypointId: string, type: 'PHOTO'
     size_bytes: bytes.length,
   });
   const proof = (
-    expectSuccess(asked, driverApp.createDriverProof) as { proof: { id: string; upload_url: string } }
+    expectSuccess(asked, driverApp.createDriverProof) as {
+      proof: { id: string; upload_url: string; upload_headers: Record<string, string> };
+    }
   ).proof;
-  const put = await fetch(proof.upload_url, {
-    method: 'PUT',
-    body: new Uint8Array(bytes),
-    headers: { 'content-type': 'image/png' },
-  });
+  // The headers the link was signed with (If-None-Match: * among them), as a driver app sends them; fetch
+  // sets the Content-Length of the body itself.
+  const { 'Content-Length': _, ...headers } = proof.upload_headers;
+  const put = await fetch(proof.upload_url, { method: 'PUT', body: new Uint8Array(bytes), headers });
   expect(put.status).toBe(200);
   await waitUntil(`proof ${proof.id} checked`, async () => {
     const listed = await c.asAccount('GET', `/dcs/dc-1/routes/${routeId}/waypoints/${waypointId}/proofs`);

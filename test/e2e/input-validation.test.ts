@@ -344,7 +344,7 @@ describe('an attempt is refused, not failed, when it would not fit in one item',
       attempt('é'.repeat(500)),
     );
     expect(expectError(tooBig, 400, 1006)).toMatch(
-      /^items: the listed items' ids and reasons may have at most 262144 bytes/,
+      /^items: the listed items' ids and reasons and the scans may have at most 262144 bytes/,
     );
     const fits = await asDriver(strongToken('big-driver-token-0001'), 'POST', path, attempt('é'.repeat(150)));
     expect(

@@ -269,6 +269,8 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
           // No start warehouse: the route starts at its first stop, so that stop is due at the start.
           eta: START,
           attempts: [],
+          // No rules of its own, and the DC has no defaults: nothing asked of a visit.
+          requirements: { photos: 0, signature: false, pin: false, minimum_age: null, scan_items: false },
           arrived_timestamp: null,
           departed_timestamp: null,
           visits: [],
