@@ -403,7 +403,7 @@ describe('GET and PATCH /dcs/{dc_id}/settings', () => {
     }
     // The same trace on dc-1, whose detection is on, is visited (the first test): the setting is what differs.
     expect(sentPings.get('detection-off')?.length).toBe(trace('visited-twice').points.length);
-  });
+  }, 180_000);
 
   it('refuses settings out of range, not whole, or none, with 1006 naming the field', async () => {
     const { key } = hooks.accounts.acme;

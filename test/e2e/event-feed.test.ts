@@ -114,7 +114,9 @@ describe('GET /events', () => {
     const finished = await asDriver('POST', `/driver/routes/${route.id}/finish`, { timestamp: at(120) });
     expect(finished.status, finished.text).toBe(200);
     feed = await caughtUp(acme);
-  });
+    // Three imports, a start, concurrent visits and a finish, each through its Lambda (cold in a fresh
+    // runtime), then the feed caught up: about 30 s alone, several times that beside another test file.
+  }, 300_000);
 
   it('lists every event of the account once, each with a cursor', async () => {
     const ids = feed.map((event) => event.event_id);

@@ -135,7 +135,7 @@ describe('the deployed configuration, followed locally', () => {
       linesOf(importRoutes).find((line) => line.includes(txid) && line.includes('import processed'));
     await waitFor('the import processed', () => processed() !== undefined);
     expect(processed()).toContain('"receiveCount":2');
-  });
+  }, 240_000);
 });
 
 async function waitFor(what: string, condition: () => boolean, timeoutMs = 60_000): Promise<void> {
