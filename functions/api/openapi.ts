@@ -10,14 +10,13 @@ import {
 // Pure signing functions (node:crypto only): the examples carry the headers the delivery worker would send.
 import { deliveryHeaders } from '../domain/webhook-http';
 import {
-  EVENT_DOCS,
   EVENT_TYPES,
   type EventType,
-  exampleEvent,
   WEBHOOK_BODY_SCHEMAS,
   webhookBody,
   webhookBodyOf,
 } from '../models/event-catalog';
+import { EVENT_DOCS, exampleEvent } from '../models/event-docs';
 import {
   IDEMPOTENCY_KEY_FIELD_PATTERN,
   IDEMPOTENCY_KEY_HEADER,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestAnalyticsDownload } from '../../functions/api/analytics/index';
 import type { ChannelName } from '../../functions/models/channels';
 import { allChannels } from '../../functions/models/channels';
-import { exampleEvent } from '../../functions/models/event-catalog';
+import { exampleEvent } from '../../functions/models/event-docs';
 import { appendToFeed } from '../../functions/workers/append-to-feed/consumer';
 import { checkProofs } from '../../functions/workers/check-proofs/consumer';
 import type { ConsumerDefinition } from '../../functions/workers/define';

@@ -4,7 +4,7 @@ import { getDelivery, listDeliveryAttempts } from '../../functions/data/webhook-
 import * as webhookEvents from '../../functions/domain/webhook-events';
 import { sendTestEvent } from '../../functions/domain/webhooks';
 import type { DeliveryMessage } from '../../functions/models/channels';
-import { exampleEvent } from '../../functions/models/event-catalog';
+import { exampleEvent } from '../../functions/models/event-docs';
 import { expectError, expectSuccess, readAllPages } from '../support/http';
 import {
   eventIdOf,

@@ -3,7 +3,7 @@ import { db, tableName } from '../../functions/data/client';
 import { driverKeys } from '../../functions/data/drivers';
 import { putEventItem } from '../../functions/data/events';
 import { headerItem, routeKeys } from '../../functions/data/routes';
-import { exampleEvent } from '../../functions/models/event-catalog';
+import { exampleEvent } from '../../functions/models/event-docs';
 
 /**
  * Items that no endpoint of this slice can write yet (routes come with the import pipeline, locations

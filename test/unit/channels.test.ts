@@ -3,7 +3,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import * as channels from '../../functions/models/channels';
 import { allChannels } from '../../functions/models/channels';
-import { exampleEvent } from '../../functions/models/event-catalog';
+import { exampleEvent } from '../../functions/models/event-docs';
 import { type Channel, MessageRefusedError } from '../../functions/shared/channel';
 import { configure } from '../../functions/shared/config';
 import { send, sendAll, sendToDeadLetter } from '../../functions/shared/queues';

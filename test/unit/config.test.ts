@@ -7,7 +7,7 @@ import { getAccount } from '../../functions/data/accounts';
 import { db, tableName } from '../../functions/data/client';
 import { putEventItem } from '../../functions/data/events';
 import * as channels from '../../functions/models/channels';
-import { exampleEvent } from '../../functions/models/event-catalog';
+import { exampleEvent } from '../../functions/models/event-docs';
 import { awsClientOptions, config, configure, resetConfig } from '../../functions/shared/config';
 import { send } from '../../functions/shared/queues';
 

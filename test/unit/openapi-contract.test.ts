@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { endpoints } from '../../functions/api/index';
 import { buildOpenApiDocument, exampleDeliveryHeaders } from '../../functions/api/openapi';
-import {
-  EVENT_TYPES,
-  type EventType,
-  exampleEvent,
-  webhookBodyOf,
-} from '../../functions/models/event-catalog';
+import { EVENT_TYPES, type EventType, webhookBodyOf } from '../../functions/models/event-catalog';
+import { exampleEvent } from '../../functions/models/event-docs';
 import { type ObservedResponse, type OpenApiDocument, responseContract } from '../support/openapi-contract';
 
 // The e2e tests' client checks every answer with this contract (test/support/http.ts, `expectDocumented`).

@@ -13,10 +13,10 @@ import { verifySignature } from '../../functions/domain/webhook-http';
 import {
   EVENT_TYPES,
   type EventType,
-  exampleEvent,
   WEBHOOK_BODY_SCHEMAS,
   webhookBody,
 } from '../../functions/models/event-catalog';
+import { exampleEvent } from '../../functions/models/event-docs';
 import * as z from '../../functions/shared/zod';
 
 interface DocumentedWebhook {
