@@ -14,6 +14,8 @@ import { Label } from './common';
 /** Most PHOTO proofs a stop may require, and most barcodes an item may have. */
 export const REQUIREMENT_LIMITS = { photos: 10, barcodes: 10, minimumAge: 125 } as const;
 
+const NOT_ENFORCED_YET = 'is not available yet: the service does not check it, so no stop may require it';
+
 const requirementFields = {
   photos: z.withMeta(z.int().check(z.minimum(0), z.maximum(REQUIREMENT_LIMITS.photos)), {
     description: `PHOTO proofs the SUCCESSFUL attempt must name (0..${REQUIREMENT_LIMITS.photos}; 0: none)`,
@@ -21,14 +23,24 @@ const requirementFields = {
   signature: z.withMeta(z.boolean(), {
     description: 'a SIGNATURE proof named by the attempt, and the signer’s name (`signer_name`)',
   }),
-  pin: z.withMeta(z.boolean(), {
+  // Not enforced yet, so refused when asked for: a shipper must never believe a stop is checked when it is not.
+  pin: z.withMeta(z.boolean().check(z.refine((pin) => !pin, NOT_ENFORCED_YET)), {
     description:
-      'a code the customer gives the driver; stored and shown, not enforced yet (docs/api.md, Delivery rules)',
+      'a code the customer gives the driver; not available yet: only false is taken (docs/api.md, Delivery rules)',
   }),
-  minimum_age: z.withMeta(z.nullable(z.int().check(z.minimum(1), z.maximum(REQUIREMENT_LIMITS.minimumAge))), {
-    description:
-      'the recipient at least this old, in whole years; null: no age check. Stored and shown, not enforced yet (docs/api.md, Delivery rules)',
-  }),
+  minimum_age: z.withMeta(
+    z.nullable(
+      z.int().check(
+        z.minimum(1),
+        z.maximum(REQUIREMENT_LIMITS.minimumAge),
+        z.refine(() => false, NOT_ENFORCED_YET),
+      ),
+    ),
+    {
+      description:
+        'the recipient at least this old, in whole years; null: no age check. Not available yet: only null is taken (docs/api.md, Delivery rules)',
+    },
+  ),
   scan_items: z.withMeta(z.boolean(), {
     description: 'every SUCCESSFUL item scanned: a scan whose value is one of the item’s `barcodes`',
   }),

@@ -50,7 +50,9 @@ const item = () => ({
   status: { status: 'SUCCESSFUL', timestamp, reason },
 });
 
-const requirements = { photos: 10, signature: true, pin: true, minimum_age: 125, scan_items: true };
+// The longest rules a stop can have: `false` and `null` are longer than `true` and an age (which are not
+// available yet, and refused).
+const requirements = { photos: 10, signature: false, pin: false, minimum_age: null, scan_items: false };
 
 /** An invoice with 50 name attributes and the given number of items. */
 const invoice = (items: number) => ({
