@@ -1,13 +1,11 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
-import { db, tableName } from '../../functions/data/client';
 import { getOptimization, startOptimization } from '../../functions/data/optimizations';
 import { type ApiResponse, expectError, expectSuccess } from '../support/http';
 import { strongToken } from '../support/login-tokens';
 import { type Route, useRoutesApi } from '../support/route-changes';
-import { exampleRoute, importRoute } from '../support/routes';
+import { exampleRoute, importRoute, routeUpdatedEventsOf } from '../support/routes';
 
 /**
  * POST .../optimizations and GET .../optimizations/{id}: the route optimizer run by its worker. The errors every
@@ -81,23 +79,7 @@ async function finished(path: string, optimizationId: string): Promise<Optimizat
   }
 }
 
-async function routeUpdatedEvents(routeId: string): Promise<Record<string, unknown>[]> {
-  const { Items = [] } = await db.send(
-    new ScanCommand({
-      TableName: tableName(),
-      FilterExpression:
-        'entity = :entity AND account_id = :account AND route_id = :route AND event_type = :type',
-      ExpressionAttributeValues: {
-        ':entity': 'EVENT',
-        ':account': rt.accounts.acme.accountId,
-        ':route': routeId,
-        ':type': 'ROUTE_UPDATED',
-      },
-      ConsistentRead: true,
-    }),
-  );
-  return Items.sort((a, b) => a.occurred_at - b.occurred_at).map((item) => item.details);
-}
+const routeUpdatedEvents = (routeId: string) => routeUpdatedEventsOf(rt.accounts.acme.accountId, routeId);
 
 describe('POST /dcs/{dc_id}/routes/{route_id}/optimizations', () => {
   it(

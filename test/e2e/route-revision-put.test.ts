@@ -1,13 +1,11 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
-import { db, tableName } from '../../functions/data/client';
 import { expectError, expectSuccess, readAllPages } from '../support/http';
 import { strongToken } from '../support/login-tokens';
 import { useRoutesApi, type Waypoint } from '../support/route-changes';
-import { exampleRoute, importRoute, waitForImport } from '../support/routes';
+import { exampleRoute, importRoute, routeUpdatedEventsOf, waitForImport } from '../support/routes';
 
 /**
  * PUT .../revision: the new version of an imported route, applied all or nothing by the import worker. The
@@ -72,24 +70,7 @@ async function invoicesOf(routeId: string) {
   ).invoices;
 }
 
-/** The details of the route's ROUTE_UPDATED events (read straight from the table), oldest first. */
-async function routeUpdatedEvents(routeId: string): Promise<Record<string, unknown>[]> {
-  const { Items = [] } = await db.send(
-    new ScanCommand({
-      TableName: tableName(),
-      FilterExpression:
-        'entity = :entity AND account_id = :account AND route_id = :route AND event_type = :type',
-      ExpressionAttributeValues: {
-        ':entity': 'EVENT',
-        ':account': rt.accounts.acme.accountId,
-        ':route': routeId,
-        ':type': 'ROUTE_UPDATED',
-      },
-      ConsistentRead: true,
-    }),
-  );
-  return Items.sort((a, b) => a.occurred_at - b.occurred_at).map((item) => item.details);
-}
+const routeUpdatedEvents = (routeId: string) => routeUpdatedEventsOf(rt.accounts.acme.accountId, routeId);
 
 const none = { added: [], removed: [], changed: [] };
 const itemIdsOf = (waypoint: ImportedWaypoint) =>

@@ -1,4 +1,4 @@
-import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as drivers from '../../functions/api/drivers/index';
@@ -8,7 +8,7 @@ import { routeKeys } from '../../functions/data/routes';
 import { expectError, expectSuccess } from '../support/http';
 import { strongToken } from '../support/login-tokens';
 import { type Route, useRoutesApi, type Waypoint } from '../support/route-changes';
-import { exampleRoute, importRoute } from '../support/routes';
+import { exampleRoute, importRoute, routeUpdatedEventsOf } from '../support/routes';
 
 /**
  * Changes of a route after its import: cancelling one waypoint. The errors every route endpoint shares (401,
@@ -61,24 +61,7 @@ const idsOf = (waypoint: ImportedWaypoint) => ({
   items: waypoint.invoices.flatMap((invoice) => invoice.items.map((item) => item.id)),
 });
 
-/** The details of the ROUTE_UPDATED events written for a route (read straight from the table), oldest first. */
-async function routeUpdatedEvents(routeId: string): Promise<Record<string, unknown>[]> {
-  const { Items = [] } = await db.send(
-    new ScanCommand({
-      TableName: tableName(),
-      FilterExpression:
-        'entity = :entity AND account_id = :account AND route_id = :route AND event_type = :type',
-      ExpressionAttributeValues: {
-        ':entity': 'EVENT',
-        ':account': rt.accounts.acme.accountId,
-        ':route': routeId,
-        ':type': 'ROUTE_UPDATED',
-      },
-      ConsistentRead: true,
-    }),
-  );
-  return Items.sort((a, b) => a.occurred_at - b.occurred_at).map((item) => item.details);
-}
+const routeUpdatedEvents = (routeId: string) => routeUpdatedEventsOf(rt.accounts.acme.accountId, routeId);
 
 describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => {
   it('cancels a waypoint not yet visited: version bumped, gone from every read, the others keep their sequence, ROUTE_UPDATED', async () => {

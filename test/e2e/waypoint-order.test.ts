@@ -1,13 +1,11 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
-import { db, tableName } from '../../functions/data/client';
 import { expectError, expectSuccess } from '../support/http';
 import { strongToken } from '../support/login-tokens';
 import { type Route, useRoutesApi, type Waypoint } from '../support/route-changes';
-import { exampleRoute, importRoute } from '../support/routes';
+import { exampleRoute, importRoute, routeUpdatedEventsOf } from '../support/routes';
 
 /**
  * PUT .../waypoint-order: a new visiting order for a route's waypoints. The errors every route endpoint shares
@@ -53,24 +51,7 @@ async function waypointsOf(
   return expectSuccess(response, routes.listWaypoints) as { waypoints: Waypoint[]; next_token?: string };
 }
 
-/** The details of the route's ROUTE_UPDATED events (read straight from the table), oldest first. */
-async function routeUpdatedEvents(routeId: string): Promise<Record<string, unknown>[]> {
-  const { Items = [] } = await db.send(
-    new ScanCommand({
-      TableName: tableName(),
-      FilterExpression:
-        'entity = :entity AND account_id = :account AND route_id = :route AND event_type = :type',
-      ExpressionAttributeValues: {
-        ':entity': 'EVENT',
-        ':account': rt.accounts.acme.accountId,
-        ':route': routeId,
-        ':type': 'ROUTE_UPDATED',
-      },
-      ConsistentRead: true,
-    }),
-  );
-  return Items.sort((a, b) => a.occurred_at - b.occurred_at).map((item) => item.details);
-}
+const routeUpdatedEvents = (routeId: string) => routeUpdatedEventsOf(rt.accounts.acme.accountId, routeId);
 
 const noIds = { added: [], removed: [], changed: [] };
 

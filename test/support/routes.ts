@@ -204,3 +204,25 @@ export function expectedInvoices(
     })),
   );
 }
+
+/** The details of the ROUTE_UPDATED events written for a route (read straight from the table), oldest first. */
+export async function routeUpdatedEventsOf(
+  accountId: string,
+  routeId: string,
+): Promise<Record<string, unknown>[]> {
+  const { Items = [] } = await db.send(
+    new ScanCommand({
+      TableName: tableName(),
+      FilterExpression:
+        'entity = :entity AND account_id = :account AND route_id = :route AND event_type = :type',
+      ExpressionAttributeValues: {
+        ':entity': 'EVENT',
+        ':account': accountId,
+        ':route': routeId,
+        ':type': 'ROUTE_UPDATED',
+      },
+      ConsistentRead: true,
+    }),
+  );
+  return Items.sort((a, b) => a.occurred_at - b.occurred_at).map((item) => item.details);
+}
