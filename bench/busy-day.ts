@@ -160,7 +160,11 @@ export const busyDayScenario: Scenario = {
         }
         expectOk(
           'start',
-          await api.post(`/driver/routes/${encodeURIComponent(driver.id)}/start`, '{}', driver.token),
+          await api.post(
+            `/driver/routes/${encodeURIComponent(driver.id)}/start`,
+            JSON.stringify({ timestamp: Date.now() }),
+            driver.token,
+          ),
         );
       });
 
