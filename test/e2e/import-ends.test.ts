@@ -168,14 +168,7 @@ describe('an import still pending at its deadline', () => {
     // a local runtime lost its queues), and nothing would ever run the import again.
     await failingRun('lost', messageOf(lostTxid));
     expect(await claimsHeldBy(acme.accountId, lostTxid, lost)).toBeGreaterThan(0);
-    const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
-    await sqs.send(
-      new DeleteMessageCommand({
-        QueueUrl: api.resources.queueUrls.imports,
-        ReceiptHandle: messageOf(lostTxid).receiptHandle,
-      }),
-    );
-    sqs.destroy();
+    await loseImportMessage(messageOf(lostTxid));
 
     // The other message reaches the worker when a run could no longer end before the deadline: it is not run.
     const lastStart = acceptedAt + (DEADLINE_SECONDS - WORKER_TIMEOUT_SECONDS) * 1000;
@@ -223,14 +216,7 @@ describe('a revision', () => {
     const messages = await receiveImportMessages(api, 2);
     const messageOf = (txid: string) => messages.find((m) => JSON.parse(m.body).txid === txid) as SQSRecord;
     // One message is lost: only the deadline check ends that revision.
-    const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
-    await sqs.send(
-      new DeleteMessageCommand({
-        QueueUrl: api.resources.queueUrls.imports,
-        ReceiptHandle: messageOf(lostTxid).receiptHandle,
-      }),
-    );
-    sqs.destroy();
+    await loseImportMessage(messageOf(lostTxid));
     // The other reaches the worker when a run could no longer end before the deadline: it is not run (a run
     // would apply it: the deadline check at DEADLINE_SECONDS only ends a revision still pending).
     const lastStart = acceptedBy + (DEADLINE_SECONDS - WORKER_TIMEOUT_SECONDS) * 1000;
@@ -339,3 +325,15 @@ describe('an upload', () => {
     expect(await getRouteHeader(acme.accountId, route.id)).toBeUndefined();
   }, 60_000);
 });
+
+/** Deletes a received import message, as SQS drops one at the end of its retention: nothing runs it again. */
+async function loseImportMessage(message: SQSRecord): Promise<void> {
+  const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+  await sqs.send(
+    new DeleteMessageCommand({
+      QueueUrl: api.resources.queueUrls.imports,
+      ReceiptHandle: message.receiptHandle,
+    }),
+  );
+  sqs.destroy();
+}
