@@ -101,7 +101,49 @@ export const busyDayScenario: Scenario = {
     });
     const webhookIds: string[] = [];
     const drivers: Driver[] = [];
+    // The feed reader polls while this is true: until the day drained, or the scenario failed.
+    let reading = false;
     try {
+      // The feed from its end before the day's first change (the demo account has older events), then read as an ERP
+      // polls it until everything the day caused was listed: each event's first listing.
+      let cursor: string | null = null;
+      for (let more = true; more; ) {
+        const page = await api.get(
+          `/events?limit=1000${cursor ? `&after=${encodeURIComponent(cursor)}` : ''}`,
+        );
+        const data = (page.body as { data: { next_cursor: string | null; has_more: boolean } }).data;
+        cursor = data.next_cursor;
+        more = data.has_more;
+      }
+      reading = true;
+      const feedReader = (async () => {
+        while (reading) {
+          const page = await api.get(
+            `/events?limit=1000${cursor ? `&after=${encodeURIComponent(cursor)}` : ''}`,
+          );
+          const data = (
+            page.body as {
+              data?: {
+                events: { event_id: string; hook_timestamp_millis: number }[];
+                next_cursor: string | null;
+                has_more: boolean;
+              };
+            }
+          ).data;
+          if (!data) {
+            expectOk('GET /events', page);
+            await sleep(1000);
+            continue;
+          }
+          for (const event of data.events) {
+            occurredAt.set(event.event_id, event.hook_timestamp_millis);
+            if (!listedAt.has(event.event_id)) listedAt.set(event.event_id, Date.now());
+          }
+          cursor = data.next_cursor;
+          if (!data.has_more) await sleep(200);
+        }
+      })();
+
       for (let w = 0; w < WEBHOOKS; w++) {
         const created = expectOk(
           'POST /webhooks',
@@ -167,41 +209,6 @@ export const busyDayScenario: Scenario = {
           ),
         );
       });
-
-      // The feed from its end, read as an ERP polls it: each event's first listing.
-      let cursor: string | null = null;
-      for (let more = true; more; ) {
-        const page = await api.get(`/events?limit=1000${cursor ? `&after=${cursor}` : ''}`);
-        const data = (page.body as { data: { next_cursor: string | null; has_more: boolean } }).data;
-        cursor = data.next_cursor;
-        more = data.has_more;
-      }
-      let reading = true;
-      const feedReader = (async () => {
-        while (reading) {
-          const page = await api.get(`/events?limit=1000${cursor ? `&after=${cursor}` : ''}`);
-          const data = (
-            page.body as {
-              data?: {
-                events: { event_id: string; hook_timestamp_millis: number }[];
-                next_cursor: string | null;
-                has_more: boolean;
-              };
-            }
-          ).data;
-          if (!data) {
-            expectOk('GET /events', page);
-            await sleep(1000);
-            continue;
-          }
-          for (const event of data.events) {
-            occurredAt.set(event.event_id, event.hook_timestamp_millis);
-            if (!listedAt.has(event.event_id)) listedAt.set(event.event_id, Date.now());
-          }
-          cursor = data.next_cursor;
-          if (!data.has_more) await sleep(200);
-        }
-      })();
 
       log(
         `busy_day: driving for ${DAY_SECONDS} s (a ping every ${PING_EVERY_MS / 1000} s, a stop every ${STOP_EVERY_MS / 1000} s)`,
@@ -358,6 +365,7 @@ export const busyDayScenario: Scenario = {
         },
       };
     } finally {
+      reading = false;
       for (const id of webhookIds)
         await api.delete(`/webhooks/${encodeURIComponent(id)}`).catch(() => undefined);
       api.close();

@@ -118,12 +118,13 @@ describe('the deployed configuration, followed locally', () => {
     });
     const { txid } = accepted.body.data as { txid: string };
     // The DC is gone when the worker first runs: it fails the batch (not its last attempt), and SQS keeps it.
+    // On a busy machine the first attempt may instead pass its 3 s timeout: that too leaves the message to SQS.
     await db.send(new DeleteCommand({ TableName: tableName(), Key: dcKey }));
     try {
       await waitFor('the first attempt to fail', () =>
         linesOf(importRoutes)
           .slice(before)
-          .some((line) => line.includes('All records failed processing')),
+          .some((line) => line.includes('All records failed processing') || line.includes('Task timed out')),
       );
     } finally {
       await db.send(new PutCommand({ TableName: tableName(), Item: dc }));
@@ -134,7 +135,7 @@ describe('the deployed configuration, followed locally', () => {
     const processed = () =>
       linesOf(importRoutes).find((line) => line.includes(txid) && line.includes('import processed'));
     await waitFor('the import processed', () => processed() !== undefined);
-    expect(processed()).toContain('"receiveCount":2');
+    expect(Number(processed()?.match(/"receiveCount":(\d+)/)?.[1])).toBeGreaterThanOrEqual(2);
   }, 240_000);
 });
 
