@@ -7,11 +7,11 @@ export const listWaypoints = routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}/
   operationId: 'listWaypoints',
   module: import.meta.url,
   linksToApi: true,
-  summary: 'The waypoints of a route in sequence',
+  summary: 'The waypoints of a route in visiting order',
   request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.waypoints) },
   responses: {
     200: {
-      description: 'waypoints in sequence',
+      description: 'waypoints in visiting order',
       data: z.object({ waypoints: z.array(RouteWaypoint), next_token: NextToken }),
     },
   },
