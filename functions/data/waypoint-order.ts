@@ -1,13 +1,8 @@
 import { PAGE_BYTE_BUDGET } from '../shared/limits';
 import { getAll, type Item, queryItems } from './client';
+import { listInvoiceRowsOfWaypoints } from './invoice-rows';
 import { decodeNextToken, encodeNextToken, type Page, type PageRequest } from './pagination';
-import {
-  type InvoiceRow,
-  listInvoiceRowsOfWaypoints,
-  listWaypointRows,
-  type WaypointRow,
-  waypointRowFromItem,
-} from './route-rows';
+import { type InvoiceRow, listWaypointRows, type WaypointRow, waypointRowFromItem } from './route-rows';
 import { ROUTE_ROW_PREFIX, type RouteHeader, routeKeys, waypointSequencesOf } from './routes';
 
 /**

@@ -1,6 +1,7 @@
 import { type Attempt, type AttemptStatus, getAttempt, insertAttempt, type Reason } from '../data/attempts';
+import { listWaypointItems } from '../data/invoice-rows';
 import { getProof, type Proof } from '../data/proofs';
-import { getWaypointRow, listWaypointItems } from '../data/route-rows';
+import { getWaypointRow } from '../data/route-rows';
 import { type RouteHeader, waypointSequenceOf } from '../data/routes';
 import { appliedRequirements } from '../models/delivery-requirements';
 import type { DriverCaller } from '../shared/auth-context';

@@ -2,13 +2,9 @@ import { type AccountingRecord, listAccountingRecords } from '../data/accounting
 import { getDc } from '../data/accounts';
 import { type Attempt, listAttempts } from '../data/attempts';
 import { bucketKeys } from '../data/bucket-keys';
+import { listInvoiceRowsOfWaypoints } from '../data/invoice-rows';
 import { listWaypointProofs, type Proof } from '../data/proofs';
-import {
-  findWaypointRowOfInvoice,
-  type InvoiceRow,
-  listInvoiceRowsOfWaypoints,
-  type WaypointRow,
-} from '../data/route-rows';
+import { findWaypointRowOfInvoice, type InvoiceRow, type WaypointRow } from '../data/route-rows';
 import { NotFoundError } from '../shared/errors';
 import { quote } from '../shared/quote';
 import { type DeliveryNote, type DeliveryNoteContent, deliveryNote } from './delivery-note';

@@ -11,9 +11,9 @@ import {
 import { listAttempts } from '../data/attempts';
 import { putAll } from '../data/client';
 import { getDriver } from '../data/drivers';
+import { listInvoiceRows } from '../data/invoice-rows';
 import { listTracePoints } from '../data/location-trace';
 import type { Page, SizedPageRequest } from '../data/pagination';
-import { listInvoiceRows } from '../data/route-rows';
 import { listVisits } from '../data/route-visits';
 import type { RouteHeader } from '../data/routes';
 import { listRouteWaypoints } from '../data/waypoint-order';

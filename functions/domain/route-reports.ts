@@ -2,6 +2,7 @@ import { type AccountingRecord, listAccountingRecords } from '../data/accounting
 import { getDc } from '../data/accounts';
 import { type Attempt, listAttempts } from '../data/attempts';
 import { getDriver } from '../data/drivers';
+import { type InvoiceRowsPage, invoicesOfRead, readInvoiceRowsAlongside } from '../data/invoice-rows';
 import {
   cutToBudget,
   decodeNextTokenAmong,
@@ -11,15 +12,7 @@ import {
   type SizedPageRequest,
 } from '../data/pagination';
 import { getRouteEtas, type RouteEtas } from '../data/route-etas';
-import {
-  type InvoiceRow,
-  type InvoiceRowsPage,
-  type ItemRow,
-  invoicesOfRead,
-  readInvoiceRowsAlongside,
-  type WaypointRow,
-  waypointKeyOf,
-} from '../data/route-rows';
+import { type InvoiceRow, type ItemRow, type WaypointRow, waypointKeyOf } from '../data/route-rows';
 import { listVisits, type VisitRecord } from '../data/route-visits';
 import {
   getRouteHeader,

@@ -13,7 +13,8 @@ import {
   putImportChanges,
   putPendingImport,
 } from '../data/imports';
-import { listInvoiceRows, listWaypointRows, routeRowItems } from '../data/route-rows';
+import { listInvoiceRows } from '../data/invoice-rows';
+import { listWaypointRows, routeRowItems } from '../data/route-rows';
 import { rowShardsOf } from '../data/route-shards';
 import { getRouteHeader, nextWaypointSequenceOf, type RouteHeader, replaceRouteHeader } from '../data/routes';
 import type { TableKey } from '../data/table-schema';

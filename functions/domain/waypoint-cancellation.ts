@@ -1,7 +1,7 @@
 import { listAttempts } from '../data/attempts';
 import type { Claim } from '../data/claims';
+import { listWaypointInvoiceRows } from '../data/invoice-rows';
 import { writeRouteChange } from '../data/route-header-writes';
-import { listWaypointInvoiceRows } from '../data/route-rows';
 import {
   nextWaypointSequenceOf,
   type RouteHeader,
