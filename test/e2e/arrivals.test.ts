@@ -22,6 +22,8 @@ import { useWebhookApi } from '../support/webhooks';
 
 const hooks = useWebhookApi('arrivals', { streams: true });
 const MINUTE = 60_000;
+/** The four traces' drives at once: about two minutes on a quiet machine, beside another file; 3x that and more. */
+const DRIVES_DEADLINE_MS = 450_000;
 
 const trace = (name: string): RecordedTrace =>
   JSON.parse(readFileSync(new URL(`../fixtures/traces/${name}.json`, import.meta.url), 'utf8'));
@@ -51,10 +53,14 @@ interface WaypointRead {
 /** The pings each route's driver sent, by route id, as sent. */
 const sentPings = new Map<string, TracePoint[]>();
 
-async function driveTrace(routeId: string, recorded: RecordedTrace, dcId = 'dc-1'): Promise<TracePoint[]> {
-  const { acme } = hooks.accounts;
+async function driveTrace(
+  routeId: string,
+  recorded: RecordedTrace,
+  dcId = 'dc-1',
+  account = hooks.accounts.acme,
+): Promise<TracePoint[]> {
   const driverId = `${routeId}-driver`;
-  const created = await hooks.fx.as(acme.key, 'POST', `/dcs/${dcId}/drivers`, {
+  const created = await hooks.fx.as(account.key, 'POST', `/dcs/${dcId}/drivers`, {
     driver_id: driverId,
     driver_name: 'Dana Driver',
   });
@@ -71,7 +77,7 @@ async function driveTrace(routeId: string, recorded: RecordedTrace, dcId = 'dc-1
     waypoint.id = `${routeId}-${stop.id}`;
     waypoint.location = stop.location;
   });
-  await importRoute(hooks.fx.api.url, acme.key, dcId, route);
+  await importRoute(hooks.fx.api.url, account.key, dcId, route);
   const started = await hooks.fx.as(token, 'POST', `/driver/routes/${routeId}/start`, {
     timestamp: (points[0] as TracePoint).timestamp - MINUTE,
   });
@@ -88,80 +94,127 @@ async function driveTrace(routeId: string, recorded: RecordedTrace, dcId = 'dc-1
   return points;
 }
 
-async function waypointsOf(routeId: string, dcId = 'dc-1'): Promise<WaypointRead[]> {
-  const response = await hooks.fx.as(
-    hooks.accounts.acme.key,
-    'GET',
-    `/dcs/${dcId}/routes/${routeId}/waypoints`,
-  );
+async function waypointsOf(
+  routeId: string,
+  dcId = 'dc-1',
+  account = hooks.accounts.acme,
+): Promise<WaypointRead[]> {
+  const response = await hooks.fx.as(account.key, 'GET', `/dcs/${dcId}/routes/${routeId}/waypoints`);
   return (expectSuccess(response, routes.listWaypoints) as { waypoints: WaypointRead[] }).waypoints;
 }
 
 describe('arrivals and departures from the driver’s pings', () => {
   let receiver: Awaited<ReturnType<typeof hooks.receiver>>;
+  /** Each trace's drive, its driver's pings one after another; the drivers at once (minutes apart). */
+  const drives = new Map<string, Promise<TracePoint[]>>();
+  const drive = (routeId: string, start: () => Promise<TracePoint[]>) => {
+    const driving = start();
+    // A failed drive fails its own test, which awaits it.
+    driving.catch(() => undefined);
+    drives.set(routeId, driving);
+  };
+  const driven = (routeId: string) => drives.get(routeId) as Promise<TracePoint[]>;
+  let detectionOff: unknown;
   beforeAll(async () => {
     receiver = await hooks.receiver();
     await hooks.createWebhook(receiver.url, ['WAYPOINT_ARRIVED', 'WAYPOINT_DEPARTED']);
+    const { globex } = hooks.accounts;
+    detectionOff = await hooks.fx.as(globex.key, 'PATCH', '/dcs/gx-1/settings', { arrival_detection: false });
+    drive('twice', () => driveTrace('twice', trace('visited-twice')));
+    drive('shuffled', () => driveTrace('shuffled', trace('out-of-order')));
+    drive('passing', () => driveTrace('passing', trace('pass-by')));
+    drive('detection-off', () => driveTrace('detection-off', trace('visited-twice'), 'gx-1', globex));
   });
 
-  it('a stop visited twice: two visits on the waypoint, each arrival and departure sent once, in order', async () => {
-    const points = await driveTrace('twice', trace('visited-twice'));
-    const [a, b, c] = await waypointsOf('twice');
-    expect(a?.visits).toHaveLength(2);
-    expect(b?.visits).toHaveLength(1);
-    expect(c?.visits).toEqual([]);
-    expect(c?.arrived_timestamp).toBeNull();
-    const [first, second] = (a as WaypointRead).visits as [Visit, Visit];
-    expect(a?.arrived_timestamp).toBe(second.arrived_timestamp);
-    expect(a?.departed_timestamp).toBe(second.departed_timestamp);
-    // Every time is a ping's own.
-    const sentTimes = new Set(points.map((point) => point.timestamp));
-    for (const visit of [first, second, ...(b?.visits ?? [])]) {
-      expect(sentTimes.has(visit.arrived_timestamp)).toBe(true);
-      expect(sentTimes.has(visit.departed_timestamp as number)).toBe(true);
-      expect(visit.departed_timestamp as number).toBeGreaterThan(visit.arrived_timestamp + MINUTE);
-    }
-    expect(first.departed_timestamp as number).toBeLessThan(b?.visits[0]?.arrived_timestamp as number);
+  it(
+    'a stop visited twice: two visits on the waypoint, each arrival and departure sent once, in order',
+    async () => {
+      const points = await driven('twice');
+      const [a, b, c] = await waypointsOf('twice');
+      expect(a?.visits).toHaveLength(2);
+      expect(b?.visits).toHaveLength(1);
+      expect(c?.visits).toEqual([]);
+      expect(c?.arrived_timestamp).toBeNull();
+      const [first, second] = (a as WaypointRead).visits as [Visit, Visit];
+      expect(a?.arrived_timestamp).toBe(second.arrived_timestamp);
+      expect(a?.departed_timestamp).toBe(second.departed_timestamp);
+      // Every time is a ping's own.
+      const sentTimes = new Set(points.map((point) => point.timestamp));
+      for (const visit of [first, second, ...(b?.visits ?? [])]) {
+        expect(sentTimes.has(visit.arrived_timestamp)).toBe(true);
+        expect(sentTimes.has(visit.departed_timestamp as number)).toBe(true);
+        expect(visit.departed_timestamp as number).toBeGreaterThan(visit.arrived_timestamp + MINUTE);
+      }
+      expect(first.departed_timestamp as number).toBeLessThan(b?.visits[0]?.arrived_timestamp as number);
 
-    const ofRoute = (delivery: ReceivedDelivery) => delivery.json.route_id === 'twice';
-    await waitUntil('the six visit events', () =>
-      receiver.deliveries.filter(ofRoute).length >= 6 ? true : undefined,
-    );
-    const received = receiver.deliveries
-      .filter(ofRoute)
-      .sort((x, y) => Number(x.json.sequence) - Number(y.json.sequence));
-    expect(received.map((delivery) => [eventTypeOf(delivery), delivery.json.waypoint_id])).toEqual([
-      ['WAYPOINT_ARRIVED', a?.id],
-      ['WAYPOINT_DEPARTED', a?.id],
-      ['WAYPOINT_ARRIVED', b?.id],
-      ['WAYPOINT_DEPARTED', b?.id],
-      ['WAYPOINT_ARRIVED', a?.id],
-      ['WAYPOINT_DEPARTED', a?.id],
-    ]);
-    expect(received[1]?.json).toMatchObject({
-      driver_id: 'twice-driver',
-      arrived_timestamp: first.arrived_timestamp,
-      departed_timestamp: first.departed_timestamp,
-      dwell_seconds: Math.floor(((first.departed_timestamp as number) - first.arrived_timestamp) / 1000),
-    });
-    // Sequences follow one another (ROUTE_CREATED and ROUTE_STARTED took theirs first).
-    const sequences = received.map((delivery) => Number(delivery.json.sequence));
-    expect(sequences).toEqual(sequences.map((_, index) => (sequences[0] as number) + index));
-  }, 180_000);
+      const ofRoute = (delivery: ReceivedDelivery) => delivery.json.route_id === 'twice';
+      await waitUntil('the six visit events', () =>
+        receiver.deliveries.filter(ofRoute).length >= 6 ? true : undefined,
+      );
+      const received = receiver.deliveries
+        .filter(ofRoute)
+        .sort((x, y) => Number(x.json.sequence) - Number(y.json.sequence));
+      expect(received.map((delivery) => [eventTypeOf(delivery), delivery.json.waypoint_id])).toEqual([
+        ['WAYPOINT_ARRIVED', a?.id],
+        ['WAYPOINT_DEPARTED', a?.id],
+        ['WAYPOINT_ARRIVED', b?.id],
+        ['WAYPOINT_DEPARTED', b?.id],
+        ['WAYPOINT_ARRIVED', a?.id],
+        ['WAYPOINT_DEPARTED', a?.id],
+      ]);
+      expect(received[1]?.json).toMatchObject({
+        driver_id: 'twice-driver',
+        arrived_timestamp: first.arrived_timestamp,
+        departed_timestamp: first.departed_timestamp,
+        dwell_seconds: Math.floor(((first.departed_timestamp as number) - first.arrived_timestamp) / 1000),
+      });
+      // Sequences follow one another (ROUTE_CREATED and ROUTE_STARTED took theirs first).
+      const sequences = received.map((delivery) => Number(delivery.json.sequence));
+      expect(sequences).toEqual(sequences.map((_, index) => (sequences[0] as number) + index));
+    },
+    DRIVES_DEADLINE_MS,
+  );
 
-  it('pings delivered out of order and late: each stop arrived and departed once', async () => {
-    await driveTrace('shuffled', trace('out-of-order'));
-    const [a, , c] = await waypointsOf('shuffled');
-    expect(a?.visits).toHaveLength(1);
-    expect(c?.visits).toHaveLength(1);
-    for (const visit of [...(a?.visits ?? []), ...(c?.visits ?? [])])
-      expect(visit.departed_timestamp as number).toBeGreaterThan(visit.arrived_timestamp);
-  }, 180_000);
+  it(
+    'pings delivered out of order and late: each stop arrived and departed once',
+    async () => {
+      await driven('shuffled');
+      const [a, , c] = await waypointsOf('shuffled');
+      expect(a?.visits).toHaveLength(1);
+      expect(c?.visits).toHaveLength(1);
+      for (const visit of [...(a?.visits ?? []), ...(c?.visits ?? [])])
+        expect(visit.departed_timestamp as number).toBeGreaterThan(visit.arrived_timestamp);
+    },
+    DRIVES_DEADLINE_MS,
+  );
 
-  it('a pass at 50 km/h 30 m from a stop records nothing', async () => {
-    await driveTrace('passing', trace('pass-by'));
-    for (const waypoint of await waypointsOf('passing')) expect(waypoint.visits).toEqual([]);
-  }, 180_000);
+  it(
+    'a pass at 50 km/h 30 m from a stop records nothing',
+    async () => {
+      await driven('passing');
+      for (const waypoint of await waypointsOf('passing')) expect(waypoint.visits).toEqual([]);
+    },
+    DRIVES_DEADLINE_MS,
+  );
+
+  it(
+    'a DC with arrival_detection false records no visit from the pings',
+    async () => {
+      expect(
+        expectSuccess(detectionOff as Parameters<typeof expectSuccess>[0], dcs.updateDcSettings),
+      ).toMatchObject({
+        settings: { arrival_detection: false, arrival_radius_meters: 100 },
+      });
+      await driven('detection-off');
+      for (const waypoint of await waypointsOf('detection-off', 'gx-1', hooks.accounts.globex)) {
+        expect(waypoint.visits).toEqual([]);
+        expect(waypoint.arrived_timestamp).toBeNull();
+      }
+      // The same trace on dc-1, whose detection is on, is visited (the first test): the setting is what differs.
+      expect(sentPings.get('detection-off')?.length).toBe(trace('visited-twice').points.length);
+    },
+    DRIVES_DEADLINE_MS,
+  );
 });
 
 describe('location history: GET .../drivers/{driver_id}/locations and GET .../routes/{route_id}/track', () => {
@@ -389,21 +442,6 @@ describe('GET and PATCH /dcs/{dc_id}/settings', () => {
     expect(expectSuccess(changed, dcs.updateDcSettings)).toEqual(expected);
     expect(expectSuccess(await settings(key, 'GET'), dcs.getDcSettings)).toEqual(expected);
   });
-
-  it('a DC with arrival_detection false records no visit from the pings', async () => {
-    const { key } = hooks.accounts.acme;
-    const off = await settings(key, 'PATCH', 'dc-2', { arrival_detection: false });
-    expect(expectSuccess(off, dcs.updateDcSettings)).toMatchObject({
-      settings: { arrival_detection: false, arrival_radius_meters: 150 },
-    });
-    await driveTrace('detection-off', trace('visited-twice'), 'dc-2');
-    for (const waypoint of await waypointsOf('detection-off', 'dc-2')) {
-      expect(waypoint.visits).toEqual([]);
-      expect(waypoint.arrived_timestamp).toBeNull();
-    }
-    // The same trace on dc-1, whose detection is on, is visited (the first test): the setting is what differs.
-    expect(sentPings.get('detection-off')?.length).toBe(trace('visited-twice').points.length);
-  }, 180_000);
 
   it('refuses settings out of range, not whole, or none, with 1006 naming the field', async () => {
     const { key } = hooks.accounts.acme;
