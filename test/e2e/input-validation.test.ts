@@ -290,7 +290,8 @@ describe('an import is checked at the POST for what would fail it later', () => 
     // 256 ids of 384 bytes: the header lists them all, and ROUTE_ETAS_CHANGED would too.
     const route = routeWithIds('ids-at-limit', MAX_LISTED_ID_BYTES / MAX_ID_BYTES, MAX_ID_BYTES);
     await importRoute(fx.api.url, acme.key, 'dc-1', route);
-  });
+    // An import through the queue and the worker: 10-30 s beside another busy file.
+  }, 90_000);
 
   it('refuses more with 1006, naming the waypoints', async () => {
     const route = routeWithIds('ids-over', MAX_LISTED_ID_BYTES / MAX_ID_BYTES + 1, MAX_ID_BYTES - 1);
@@ -350,7 +351,8 @@ describe('an attempt is refused, not failed, when it would not fit in one item',
     expect(
       (expectSuccess(fits, driverApp.recordDriverAttempt) as { attempt: { items: unknown[] } }).attempt.items,
     ).toHaveLength(500);
-  });
+    // An import and two attempts of 500 items: 10-30 s beside another busy file.
+  }, 90_000);
 });
 
 describe('messages stay small whatever was sent', () => {
@@ -399,7 +401,7 @@ describe('messages stay small whatever was sent', () => {
       /^import imp_\w+ failed: route\.waypoints\.0\.invoices\.0\.items\.0\.currency: .*; and 4999\d more$/,
     );
     expect(message.length).toBeLessThanOrEqual(MAX_ISSUES_MESSAGE_CHARS + 100);
-  });
+  }, 150_000);
 });
 
 describe('path parameters have a length limit', () => {
