@@ -201,11 +201,12 @@ describe('the import worker', () => {
       body: { driver_id: 'leaving-late', driver_name: 'Leaving Late' },
     });
     expect(created.status).toBe(200);
+    // Rows enough that the worker writes them for seconds (the moment to delete the driver falls among them).
     const route = exampleRoute('orphan-2', {
       driverId: 'leaving-late',
-      waypoints: 500,
+      waypoints: 200,
       invoicesPerWaypoint: 1,
-      itemsPerInvoice: 10,
+      itemsPerInvoice: 5,
       leanItems: true,
     });
     const txid = await accept(route);
@@ -231,10 +232,11 @@ describe('a worker killed in the middle of an import', () => {
   afterAll(() => worker?.kill('SIGKILL'));
 
   it('leaves no readable route, and the redelivered message imports all of it', async () => {
+    // Rows enough that the worker writes them for seconds, so that the kill falls among them.
     const route = exampleRoute('crash-1', {
-      waypoints: 1000,
+      waypoints: 300,
       invoicesPerWaypoint: 1,
-      itemsPerInvoice: 10,
+      itemsPerInvoice: 5,
       leanItems: true,
     });
     const txid = await accept(route);
@@ -275,9 +277,9 @@ describe('a worker killed in the middle of an import', () => {
       status: 'SUCCEEDED',
       route_id: 'crash-1',
     });
-    expect(await countItems('crash-1')).toBe(10_000);
+    expect(await countItems('crash-1')).toBe(1_500);
     // The retry wrote the same tracking links as the killed run (the import's key): none is left over.
-    expect(await trackingLookupsOf(acme.accountId, 'crash-1')).toHaveLength(1000);
+    expect(await trackingLookupsOf(acme.accountId, 'crash-1')).toHaveLength(300);
   }, 180_000);
 
   it('fails an import whose last attempt fails after claiming with 1000, releasing its claims', async () => {
