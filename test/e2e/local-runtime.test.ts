@@ -47,9 +47,10 @@ beforeAll(async () => {
         batchSize: 1,
         scalingConfig: { maximumConcurrency: 2 },
       });
-      // A failed import is retried after the imports queue's visibility timeout (shortened from 6 minutes).
-      (functionOf(routes, 'workers/import-routes').node.defaultChild as CfnFunction).timeout = 3;
-      (routes.stateful.queueOf(channels.imports).queue.node.defaultChild as CfnQueue).visibilityTimeout = 4;
+      // A failed import is retried after the imports queue's visibility timeout (shortened from 6 minutes). 10 s
+      // for the worker: a shorter timeout ends every attempt on a busy machine, and the import fails for good.
+      (functionOf(routes, 'workers/import-routes').node.defaultChild as CfnFunction).timeout = 10;
+      (routes.stateful.queueOf(channels.imports).queue.node.defaultChild as CfnQueue).visibilityTimeout = 12;
     },
   });
   acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }]);
@@ -118,7 +119,7 @@ describe('the deployed configuration, followed locally', () => {
     });
     const { txid } = accepted.body.data as { txid: string };
     // The DC is gone when the worker first runs: it fails the batch (not its last attempt), and SQS keeps it.
-    // On a busy machine the first attempt may instead pass its 3 s timeout: that too leaves the message to SQS.
+    // On a busy machine the first attempt may instead pass its timeout: that too leaves the message to SQS.
     await db.send(new DeleteCommand({ TableName: tableName(), Key: dcKey }));
     try {
       await waitFor('the first attempt to fail', () =>
