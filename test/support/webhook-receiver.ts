@@ -94,7 +94,7 @@ export async function startWebhookReceiver(
     url: `http://127.0.0.1:${port}/hooks`,
     port,
     deliveries,
-    async waitFor(predicate, count = 1, timeoutMs = 20_000) {
+    async waitFor(predicate, count = 1, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const matching = deliveries.filter(predicate);
