@@ -43,8 +43,9 @@ export interface Driver {
   /** Bumped by every change of those two sets; a driver's deletion is conditional on it. */
   routesVersion: number;
   /**
-   * The arrival detection's state (domain/arrivals.ts): the latest visits of the driver's started routes, on
-   * the item every ping writes anyway, so that a ping reads it for free. Changed only with a visit's record.
+   * The arrival detection's state (domain/arrivals.ts): of each of the driver's started routes, its open visits
+   * and latest closed ones, on the item every ping writes anyway, so that a ping reads it for free; few, so
+   * that the item stays within the 1 KB of one write unit. Changed only with a visit's record.
    */
   recentVisits: RecentVisit[];
   /** Bumped by every change of recentVisits; those changes are conditional on it. */
@@ -95,7 +96,8 @@ const driverCodec = codec<Driver>({
   updatedAt: {},
 });
 
-const toItem = (driver: Driver) => ({
+/** The driver's item as created (the sets, versions and detection state come with later updates). */
+export const driverItem = (driver: Driver) => ({
   ...driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
   entity: 'DRIVER',
   ...driverCodec.toItem(driver),
@@ -115,7 +117,7 @@ export async function insertDriver(driver: Driver): Promise<'created' | 'id_take
       {
         Put: {
           TableName: tableName(),
-          Item: toItem(driver),
+          Item: driverItem(driver),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },

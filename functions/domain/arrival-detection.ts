@@ -246,6 +246,40 @@ export const windowAround = (timestamp: number, settings: ArrivalSettings) => {
   return { from: timestamp - reach, to: timestamp + reach };
 };
 
+/**
+ * Closed visits of a route that the driver's detection state keeps beside the open ones (domain/arrivals.ts):
+ * enough for the window of a ping that comes in order, which reaches back the dwell time and 10 minutes (a
+ * driver leaves one or two stops in that time), and few enough that the driver item, which every ping writes,
+ * stays under the 1 KB of one write unit. The route keeps the record of every visit; a change that may meet
+ * one of the visits left out (`mayMeetDroppedVisits`) is judged again against that record.
+ */
+export const KEPT_CLOSED_VISITS = 2;
+
+/** One route's `visits` as the detection state keeps them: the open ones and the latest closed ones. */
+export function keptVisits<V extends Visit>(visits: readonly V[]): V[] {
+  const dropped = new Set(
+    visits
+      .filter((visit) => visit.departedAt !== undefined)
+      .sort((a, b) => b.arrivedAt - a.arrivedAt)
+      .slice(KEPT_CLOSED_VISITS),
+  );
+  return visits.filter((visit) => !dropped.has(visit));
+}
+
+/**
+ * Whether `changes`, found against the visits the state kept (`kept`, one route's), may be wrong for want of
+ * one it left out: a dropped visit arrived and ended before the oldest closed one kept (the driver is at one
+ * stop at a time), so only a change of a visit arriving no later than that can be its stay seen again, or
+ * overlap it. A ping that comes in order makes one only when its window (the dwell time and 10 minutes back)
+ * holds the stays of more stops than are kept; a late ping from before the kept visits may.
+ */
+export function mayMeetDroppedVisits(changes: readonly VisitChange[], kept: readonly Visit[]): boolean {
+  const closed = kept.filter((visit) => visit.departedAt !== undefined);
+  if (closed.length < KEPT_CLOSED_VISITS) return false;
+  const oldestKept = Math.min(...closed.map((visit) => visit.arrivedAt));
+  return changes.some((change) => (change.kind === 'arrived' ? change.at : change.arrivedAt) <= oldestKept);
+}
+
 /** The visits known once `changes` are recorded: arrivals added, departures set on their visits. */
 export function withChanges(known: readonly Visit[], changes: readonly VisitChange[]): Visit[] {
   const visits = known.map((visit) => ({ ...visit }));

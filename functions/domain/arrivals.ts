@@ -3,32 +3,36 @@ import { type Driver, type DriverLocation, getDriver, type RecentVisit } from '.
 import { listTracePoints } from '../data/location-trace';
 import type { SequencedEvent } from '../data/route-event-sequences';
 import { listWaypointRows } from '../data/route-rows';
-import { recordVisits, type VisitRecord, type VisitWrites } from '../data/route-visits';
+import { listVisits, recordVisits, type VisitRecord, type VisitWrites } from '../data/route-visits';
 import {
   indexStops,
+  keptVisits,
   mayChangeVisits,
+  mayMeetDroppedVisits,
   type StopIndex,
   type TracePoint,
   type Visit,
   type VisitChange,
   visitChanges,
   windowAround,
+  withChanges,
 } from './arrival-detection';
 import { type DcSettings, settingsOf } from './dc-settings';
 
 /**
  * Arrival and departure detection on a driver's pings (docs/api.md, "Arrivals and departures"): the use case
- * around the pure detection (./arrival-detection.ts). Its state is the driver's recent visits, on the driver
- * item every ping updates and reads back anyway; a ping that cannot change a visit (far from every stop, or
- * still at the stop of an open visit) costs nothing more. One that may reads a window of the driver's trace,
- * and only one that shows an arrival or a departure writes: the visit, the driver's recent visits and the
- * events, in one transaction. A DC whose settings turn detection off costs a ping one read of the DC a minute.
+ * around the pure detection (./arrival-detection.ts). Its state is the driver's recent visits (each started
+ * route's open visits and latest closed ones, KEPT_CLOSED_VISITS), on the driver item every ping updates and
+ * reads back anyway, kept small so that the item stays one write unit; a ping that cannot change a visit (far
+ * from every stop, or still at the stop of an open visit) costs nothing more. One that may reads a window of
+ * the driver's trace, and only one that shows an arrival or a departure writes: the visit, the driver's recent
+ * visits and the events, in one transaction. A late ping whose changes reach back past the recent visits is
+ * judged again against the route's record of visits. A DC whose settings turn detection off costs a ping one
+ * read of the DC a minute.
  */
 
 /** A route's stops and its DC's settings are read at most this often per route and function instance. */
 const STOPS_KEPT_MS = 60_000;
-/** Closed visits kept per route in the driver's recent visits, beside the open ones: more than one window holds. */
-const RECENT_CLOSED_VISITS = 8;
 const MAX_ATTEMPTS = 4;
 
 interface RouteStops {
@@ -80,11 +84,16 @@ async function detectOnRoute(read: Driver, routeId: string, point: DriverLocatio
   let driver: Driver | undefined = read;
   let window: TracePoint[] | undefined;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS && driver?.startedRouteIds.includes(routeId); attempt++) {
-    const known = knownOn(driver, routeId);
+    let known = knownOn(driver, routeId);
     if (!mayChangeVisits(point, index, settings, known)) return;
     window ??= await windowOf(driver, point, settings);
-    const changes = visitChanges(window, index, settings, known);
+    let changes = visitChanges(window, index, settings, known);
     if (changes.length === 0) return;
+    if (mayMeetDroppedVisits(changes, known)) {
+      known = await recordedVisits(driver, routeId);
+      changes = visitChanges(window, index, settings, known);
+      if (changes.length === 0) return;
+    }
     const outcome = await recordVisits(
       driver,
       routeId,
@@ -96,6 +105,18 @@ async function detectOnRoute(read: Driver, routeId: string, point: DriverLocatio
     // Another ping's detection (or event of the route) came first: judge again on what it recorded.
     driver = await getDriver(read.accountId, read.dcId, read.driverId);
   }
+}
+
+/**
+ * Every visit of the route that the driver's detection recorded (the recent visits are the latest of them),
+ * read when a late ping reaches back past the recent ones. Any change of them also changes the recent visits,
+ * so the write that follows fails if one is recorded meanwhile.
+ */
+async function recordedVisits(driver: Driver, routeId: string): Promise<Visit[]> {
+  const visits = await listVisits(driver.accountId, routeId);
+  return visits
+    .filter((visit) => visit.driverId === driver.driverId)
+    .map(({ waypointId, arrivedAt, departedAt }) => ({ waypointId, arrivedAt, departedAt }));
 }
 
 /** The stored pings of the window around `point`, and `point` (stored at the same time, maybe not yet). */
@@ -133,29 +154,13 @@ function visitWrites(driver: Driver, stops: RouteStops, known: Visit[], changes:
   return { arrived, departed };
 }
 
-/** The driver's recent visits after `changes`: its started routes' only, the open ones and the latest closed. */
+/** The driver's recent visits after `changes`: its started routes' only, and of this route the ones kept. */
 function recentVisits(driver: Driver, routeId: string, changes: VisitChange[]): RecentVisit[] {
-  const visits = driver.recentVisits
-    .filter((visit) => driver.startedRouteIds.includes(visit.routeId))
-    .map((visit) => ({ ...visit }));
-  for (const change of changes) {
-    if (change.kind === 'arrived')
-      visits.push({ routeId, waypointId: change.waypointId, arrivedAt: change.at });
-    else {
-      const visit = visits.find(
-        (other) =>
-          other.routeId === routeId &&
-          other.waypointId === change.waypointId &&
-          other.arrivedAt === change.arrivedAt,
-      );
-      if (visit) visit.departedAt = change.at;
-    }
-  }
-  const closed = visits
-    .filter((visit) => visit.routeId === routeId && visit.departedAt !== undefined)
-    .sort((a, b) => b.arrivedAt - a.arrivedAt)
-    .slice(RECENT_CLOSED_VISITS);
-  return visits.filter((visit) => !closed.includes(visit));
+  const others = driver.recentVisits.filter(
+    (visit) => visit.routeId !== routeId && driver.startedRouteIds.includes(visit.routeId),
+  );
+  const ofRoute = keptVisits(withChanges(knownOn(driver, routeId), changes));
+  return [...others, ...ofRoute.map((visit) => ({ routeId, ...visit }))];
 }
 
 function eventOf(driver: Driver, routeId: string, change: VisitChange): SequencedEvent {

@@ -22,7 +22,7 @@ import { useWebhookApi } from '../support/webhooks';
 
 const hooks = useWebhookApi('arrivals', { streams: true });
 const MINUTE = 60_000;
-/** The four traces' drives at once: about two minutes on a quiet machine, beside another file; 3x that and more. */
+/** The five traces' drives at once: about two minutes on a quiet machine, beside another file; 3x that and more. */
 const DRIVES_DEADLINE_MS = 450_000;
 
 const trace = (name: string): RecordedTrace =>
@@ -123,6 +123,7 @@ describe('arrivals and departures from the driver’s pings', () => {
     drive('twice', () => driveTrace('twice', trace('visited-twice')));
     drive('shuffled', () => driveTrace('shuffled', trace('out-of-order')));
     drive('passing', () => driveTrace('passing', trace('pass-by')));
+    drive('resent', () => driveTrace('resent', trace('redelivered')));
     drive('detection-off', () => driveTrace('detection-off', trace('visited-twice'), 'gx-1', globex));
   });
 
@@ -188,6 +189,17 @@ describe('arrivals and departures from the driver’s pings', () => {
     DRIVES_DEADLINE_MS,
   );
 
+  it(
+    'pings of a stay delivered again after two more stops: that stop arrived and departed once',
+    async () => {
+      await driven('resent');
+      const waypoints = await waypointsOf('resent');
+      expect(waypoints.map((waypoint) => waypoint.visits.length)).toEqual([1, 1, 1]);
+      for (const waypoint of waypoints)
+        expect(waypoint.departed_timestamp as number).toBeGreaterThan(waypoint.arrived_timestamp as number);
+    },
+    DRIVES_DEADLINE_MS,
+  );
   it(
     'a pass at 50 km/h 30 m from a stop records nothing',
     async () => {

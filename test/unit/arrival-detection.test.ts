@@ -5,7 +5,9 @@ import {
   DEFAULT_ARRIVAL_SETTINGS,
   distanceMeters,
   indexStops,
+  keptVisits,
   mayChangeVisits,
+  mayMeetDroppedVisits,
   replayVisits,
   type TracePoint,
   type Visit,
@@ -21,26 +23,38 @@ const trace = (name: string): RecordedTrace =>
 
 /**
  * The service's way, ping by ping in delivery order: each ping stored, then, when it may change anything, the
- * stored pings of its window replayed against the visits recorded so far.
+ * stored pings of its window replayed against the visits the driver's state keeps (the open ones and the
+ * latest closed ones), and against the route's whole record of visits when what it found reaches back past them.
  */
 function detectAsDelivered(recorded: RecordedTrace, settings: ArrivalSettings = DEFAULT_ARRIVAL_SETTINGS) {
   const index = indexStops(recorded.stops);
   const stored: TracePoint[] = [];
+  let kept: Visit[] = [];
   let known: Visit[] = [];
   const changes: VisitChange[] = [];
   let windowsRead = 0;
+  let recordsRead = 0;
   for (const position of recorded.deliveryOrder) {
     const ping = recorded.points[position] as TracePoint;
     stored.push(ping);
-    if (!mayChangeVisits(ping, index, settings, known)) continue;
+    if (!mayChangeVisits(ping, index, settings, kept)) continue;
     windowsRead++;
-    const { from, to } = windowAround(ping.timestamp, settings);
-    const window = stored.filter((point) => point.timestamp >= from && point.timestamp <= to);
-    const found = visitChanges(window, index, settings, known);
+    const window = windowOf(stored, ping, settings);
+    let found = visitChanges(window, index, settings, kept);
+    if (mayMeetDroppedVisits(found, kept)) {
+      recordsRead++;
+      found = visitChanges(window, index, settings, known);
+    }
     changes.push(...found);
     known = withChanges(known, found);
+    kept = keptVisits(withChanges(kept, found));
   }
-  return { changes, known, windowsRead };
+  return { changes, known, kept, windowsRead, recordsRead };
+}
+
+function windowOf(stored: TracePoint[], ping: TracePoint, settings: ArrivalSettings) {
+  const { from, to } = windowAround(ping.timestamp, settings);
+  return stored.filter((point) => point.timestamp >= from && point.timestamp <= to);
 }
 
 const firstWithin = (points: TracePoint[], stop: RecordedTrace['stops'][number], meters: number, after = 0) =>
@@ -150,6 +164,39 @@ describe('arrival detection on recorded traces', () => {
     expect(known.filter((visit) => visit.waypointId === 'wp-a')).toHaveLength(2);
   });
 
+  it('pings of a stay delivered again after the driver left two more stops raise it no second time', () => {
+    const recorded = trace('redelivered');
+    const { changes, known, kept, recordsRead } = detectAsDelivered(recorded);
+    expect(changes.map((change) => [change.kind, change.waypointId])).toEqual([
+      ['arrived', 'wp-a'],
+      ['departed', 'wp-a'],
+      ['arrived', 'wp-b'],
+      ['departed', 'wp-b'],
+      ['arrived', 'wp-c'],
+      ['departed', 'wp-c'],
+    ]);
+    expect(kept.map((visit) => visit.waypointId)).toEqual(['wp-b', 'wp-c']);
+    expect(recordsRead).toBeGreaterThan(0);
+    // The last ping's window starts within the 13 minutes at A: against the kept visits alone, its stay there
+    // looks new (an arrival other than the recorded one); the record knows it.
+    const last = recorded.points[recorded.deliveryOrder.at(-1) as number] as TracePoint;
+    const window = windowOf(recorded.points, last, DEFAULT_ARRIVAL_SETTINGS);
+    const index = indexStops(recorded.stops);
+    const againstKept = visitChanges(window, index, DEFAULT_ARRIVAL_SETTINGS, kept);
+    expect(againstKept.map((change) => [change.kind, change.waypointId])).toContainEqual(['arrived', 'wp-a']);
+    expect(againstKept[0]?.at).not.toBe(known[0]?.arrivedAt);
+    expect(mayMeetDroppedVisits(againstKept, kept)).toBe(true);
+    expect(visitChanges(window, index, DEFAULT_ARRIVAL_SETTINGS, known)).toEqual([]);
+  });
+
+  it('pings in order never need the record of visits beyond the kept ones', () => {
+    for (const name of ['stop', 'jitter', 'tunnel-gap', 'visited-twice', 'redelivered']) {
+      const recorded = trace(name);
+      const inOrder = recorded.points.map((_, index) => index);
+      expect(detectAsDelivered({ ...recorded, deliveryOrder: inOrder }).recordsRead, name).toBe(0);
+    }
+  });
+
   it('the settings move the radius and dwell: a 30 m pass arrives with a long radius and no dwell to speak of', () => {
     const recorded = trace('pass-by');
     const { changes } = detectAsDelivered(recorded, {
@@ -202,6 +249,23 @@ describe('visitChanges', () => {
 
   it('two pings within the radius too far apart make no stay', () => {
     expect(replayVisits([at(0), at(130), at(260)], index, DEFAULT_ARRIVAL_SETTINGS)).toEqual([]);
+  });
+
+  it('the state keeps the open visits and the latest two closed ones', () => {
+    const closed = (arrivedAt: number): Visit => ({
+      waypointId: 'near',
+      arrivedAt,
+      departedAt: arrivedAt + 5,
+    });
+    const open: Visit = { waypointId: 'next-door', arrivedAt: 100 };
+    const visits = [closed(10), open, closed(40), closed(20), closed(30)];
+    expect(keptVisits(visits)).toEqual([open, closed(40), closed(30)]);
+    // Only a change reaching back to the oldest closed visit kept may meet one left out.
+    const kept = keptVisits(visits);
+    const arrivedAt = (at: number): VisitChange => ({ kind: 'arrived', waypointId: 'near', at });
+    expect(mayMeetDroppedVisits([arrivedAt(31)], kept)).toBe(false);
+    expect(mayMeetDroppedVisits([arrivedAt(31), arrivedAt(30)], kept)).toBe(true);
+    expect(mayMeetDroppedVisits([arrivedAt(1)], [closed(10), open])).toBe(false);
   });
 
   it('a ping far from every stop with no visit open cannot change anything', () => {

@@ -204,6 +204,60 @@ describe('claim items', () => {
   });
 });
 
+describe('driver items', () => {
+  it('keep the detection state’s layout (read by deployed functions) and one write unit with 36-character ids', async () => {
+    const { driverItem, replaceRecentVisitsItem } = await import('../../functions/data/drivers');
+    const { keptVisits } = await import('../../functions/domain/arrival-detection');
+    const id = (name: string) => `${name}-`.padEnd(36, '0');
+    const routeId = id('route');
+    const driver = {
+      accountId: 'acc_0123456789abcdef',
+      dcId: id('dc'),
+      driverId: id('driver'),
+      name: 'Dana Driver of the north-west side',
+      loginToken: `drv_${'x'.repeat(43)}`,
+      location: { timestamp: 1_764_000_000_000, latitude: 41.8781234, longitude: -87.6298765 },
+      startedRouteIds: [routeId],
+      assignedRouteIds: [routeId],
+      routesVersion: 3,
+      recentVisits: [],
+      visitsVersion: 0,
+      createdAt: 1_764_000_000_000,
+      updatedAt: 1_764_000_000_000,
+    };
+    // A day of stops: the state keeps the open visit and the latest closed ones.
+    const day = Array.from({ length: 40 }, (_, stop) => ({
+      routeId,
+      waypointId: id(`stop-${stop}`),
+      arrivedAt: 1_764_000_000_000 + stop * 600_000,
+      departedAt: stop === 39 ? undefined : 1_764_000_000_000 + stop * 600_000 + 300_000,
+    }));
+    const visits = keptVisits(day);
+    const update = replaceRecentVisitsItem({ ...driver, visitsVersion: 40 }, visits).Update;
+    const stored = update?.ExpressionAttributeValues?.[':visits'];
+    expect(update?.UpdateExpression).toBe('SET recent_visits = :visits, visits_version = :next');
+    expect(stored).toEqual(
+      visits.map((visit) => ({
+        route_id: visit.routeId,
+        waypoint_id: visit.waypointId,
+        arrived_at: visit.arrivedAt,
+        departed_at: visit.departedAt,
+      })),
+    );
+    const item = {
+      ...driverItem(driver),
+      started_route_ids: new Set([routeId]),
+      assigned_route_ids: new Set([routeId]),
+      routes_version: 3,
+      recent_visits: stored,
+      visits_version: 41,
+    };
+    const wire = marshall(item, { removeUndefinedValues: true }) as Item;
+    expect(itemSize(wire)).toBeLessThanOrEqual(1024);
+    expect(tableWriteUnits(wire, wire)).toBe(1);
+  });
+});
+
 describe('field names', () => {
   it('show a record in the API with snake_case names, in the order asked, absent fields as null', () => {
     const view = apiFields({ totalPriceCents: 3, sku: undefined as string | undefined, id: 'x' }, [
