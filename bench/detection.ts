@@ -185,16 +185,19 @@ async function measureDetection(options: {
     const handlerRatio = handler.on_ms.mean / handler.off_ms.mean;
 
     // (c) A 10-hour day read back through the history endpoint.
-    log(`detection: a ${HISTORY_PINGS}-ping day read back through GET .../locations, ${HISTORY_READS} times`);
+    log(
+      `detection: a ${HISTORY_PINGS}-ping day read back through GET .../locations and .../track, ${HISTORY_READS} times`,
+    );
     const history = await readBackDay(api, raw, accountId, options.dcId, runId, dayStart, abort);
     const worstPageMs = Math.max(...history.page_ms_median);
+    const worstTrackPageMs = Math.max(...history.track.page_ms_median);
 
     return {
       description:
         'POST /driver/location on started routes, arrival detection on against off: write units per ping ' +
         '(partition model) and the handler in-process, in one run; then a 10-hour day read back through ' +
-        'GET /dcs/{dc_id}/drivers/{driver_id}/locations',
-      errors: errors + history.errors,
+        'GET /dcs/{dc_id}/drivers/{driver_id}/locations and GET /dcs/{dc_id}/routes/{route_id}/track',
+      errors: errors + history.errors + history.track.errors,
       note:
         `Two DCs of the demo account: ${options.dcId} (detection on, the default) and ${offDcId} (made for ` +
         `the run, settings arrival_detection false), ${DRIVERS_PER_DC} drivers each on started routes of like ` +
@@ -226,8 +229,10 @@ async function measureDetection(options: {
         ...history,
         note:
           `a day of ${HISTORY_PINGS} trace points (one every 10 s for 10 hours, the items the ping handler ` +
-          'writes) read through GET /dcs/{dc}/drivers/{id}/locations?from=&to= page by page (1,000 a page), ' +
-          `${HISTORY_READS} times; page_ms_median is each page's median time over the reads`,
+          'writes) of a driver on a started route of the day’s stops, read through GET ' +
+          '/dcs/{dc}/drivers/{id}/locations?from=&to= page by page (1,000 a page), then (track) through GET ' +
+          `/dcs/{dc}/routes/{id}/track, each ${HISTORY_READS} times; page_ms_median is each page's median time ` +
+          'over the reads',
       },
       checks: {
         detection_extra_write_units_per_ping: check(
@@ -247,6 +252,12 @@ async function measureDetection(options: {
           '<=',
           PAGE_MS_TARGET,
           `slowest page (median over ${HISTORY_READS} reads) of a ${HISTORY_PINGS}-ping day through GET .../locations`,
+        ),
+        track_page_ms: check(
+          worstTrackPageMs,
+          '<=',
+          PAGE_MS_TARGET,
+          `slowest page (median over ${HISTORY_READS} reads) of the same day through GET .../routes/{id}/track`,
         ),
       },
     };
@@ -366,7 +377,10 @@ async function countVisits(api: Api, drivers: BenchDriver[]): Promise<Record<Gro
   return counts;
 }
 
-/** A driver with a 10-hour day of trace points, read back page by page through the API. */
+/**
+ * A driver on a started route with a 10-hour day of trace points, read back page by page through the API: its
+ * locations, then the route's track (whose first page also reads the route's waypoints and visits).
+ */
 async function readBackDay(
   api: Api,
   raw: RawTable,
@@ -376,22 +390,34 @@ async function readBackDay(
   dayStart: number,
   abort: AbortSignal,
 ) {
-  const driverId = `bench-history-${runId}`;
-  await api.expect(
-    'creating the history driver',
-    api.client.post(
-      `/dcs/${encodeURIComponent(dcId)}/drivers`,
-      JSON.stringify({ driver_id: driverId, driver_name: 'Bench history' }),
-    ),
-  );
-  const day = dayPings({ latitude: 41.5, longitude: -87.9 }, dayStart, HISTORY_PINGS);
+  const origin = { latitude: 41.5, longitude: -87.9 };
+  const driver: BenchDriver = {
+    group: 'on',
+    dcId,
+    id: `bench-history-${runId}`,
+    token: `bench-history-${randomBytes(32).toString('base64url')}`,
+    routeId: `bench-history-${runId}-route`,
+    pings: dayPings(origin, dayStart, HISTORY_PINGS),
+  };
+  const stops = dayStops(origin, HISTORY_PINGS);
+  await setUpDriver(api, driver, dayStart, stops, abort);
   await raw.putAll(
-    day.map((ping) => tracePointItem({ accountId, dcId, driverId }, ping)),
+    driver.pings.map((ping) => tracePointItem({ accountId, dcId, driverId: driver.id }, ping)),
     8,
   );
-  const from = dayStart;
+  const dc = `/dcs/${encodeURIComponent(dcId)}`;
   const to = dayStart + (HISTORY_PINGS - 1) * PING_INTERVAL_MS;
-  const base = `/dcs/${encodeURIComponent(dcId)}/drivers/${encodeURIComponent(driverId)}/locations?from=${from}&to=${to}`;
+  const locations = await readPages(
+    api,
+    `${dc}/drivers/${encodeURIComponent(driver.id)}/locations?from=${dayStart}&to=${to}`,
+    abort,
+  );
+  const track = await readPages(api, `${dc}/routes/${encodeURIComponent(driver.routeId)}/track`, abort);
+  return { ...locations, route_stops: stops.length, track };
+}
+
+/** Every page of a list of the day's pings, HISTORY_READS times: each page's median time over the reads. */
+async function readPages(api: Api, base: string, abort: AbortSignal) {
   const byPage: number[][] = [];
   let errors = 0;
   let points = 0;
@@ -402,7 +428,9 @@ async function readBackDay(
     do {
       abort.throwIfAborted();
       const t0 = performance.now();
-      const answer = await api.client.get(token ? `${base}&next_token=${encodeURIComponent(token)}` : base);
+      const answer = await api.client.get(
+        token ? `${base}${base.includes('?') ? '&' : '?'}next_token=${encodeURIComponent(token)}` : base,
+      );
       const ms = performance.now() - t0;
       if (answer.status !== 200) {
         errors++;
@@ -418,12 +446,11 @@ async function readBackDay(
     } while (token);
     if (points !== HISTORY_PINGS) errors++;
   }
-  const all = byPage.flat();
   return {
     points_read: points,
     pages: byPage.length,
     page_ms_median: byPage.map((times) => round(median(times))),
-    page_ms: summarizeLatencies(all),
+    page_ms: summarizeLatencies(byPage.flat()),
     errors,
   };
 }
