@@ -8,6 +8,7 @@ import {
 } from './client';
 import { driverRoutesItem, type SetChange } from './drivers';
 import { markRevisionCommittedItem } from './imports';
+import { revisionMarkItem } from './revision-marks';
 import { eventSequenceRaced, type SequencedEvent, sequencedEventItems } from './route-event-sequences';
 import { deleteRouteRowItem, deleteUnvisitedWaypointItem } from './route-rows';
 import { type RouteHeader, replaceHeaderItem, replaceRouteHeader } from './routes';
@@ -33,8 +34,11 @@ export interface RouteChangeWrites {
    * 'event_raced'. Read at the write when absent.
    */
   eventAfterSequence?: number;
-  /** The revision whose commit it is: the revision's record marked committed (once, while pending). */
-  committedRevision?: { txid: string; at: number };
+  /**
+   * The revision whose commit it is: the revision's record marked committed (once, while pending), and the
+   * route's latest revision (./revision-marks.ts) set to it.
+   */
+  committedRevision?: { txid: string; at: number; acceptedAt: number };
   /**
    * The waypoint it cancels: its row deleted on condition that no attempt marked it visited, its tracking
    * link's lookup deleted, and its invoice and item rows (`rowKeys`) deleted and the ids it claimed (`freed`,
@@ -85,7 +89,13 @@ export async function writeRouteChange(
       ? deleteTrackingLookupItems(trackingKey, [waypoint.waypointId])
       : []),
     ...(writes.committedRevision
-      ? [markRevisionCommittedItem(accountId, writes.committedRevision.txid, writes.committedRevision.at)]
+      ? [
+          markRevisionCommittedItem(accountId, writes.committedRevision.txid, writes.committedRevision.at),
+          revisionMarkItem(accountId, routeId, {
+            txid: writes.committedRevision.txid,
+            acceptedAt: writes.committedRevision.acceptedAt,
+          }),
+        ]
       : []),
   ];
   const cleanup = waypoint

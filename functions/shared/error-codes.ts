@@ -134,6 +134,12 @@ export const ERROR_CODES = {
     meaning:
       'the route changed after its optimization read it (a visit, a revision, another order): the optimization’s order was not applied; optimize again',
   },
+  REVISION_SUPERSEDED: {
+    code: 3107,
+    httpStatus: 400,
+    meaning:
+      'a revision of the route accepted after this one was applied first: this one was not applied, so that it cannot revert the newer one',
+  },
   WEBHOOK_URL_INVALID: {
     code: 4001,
     httpStatus: 400,

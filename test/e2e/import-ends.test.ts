@@ -197,14 +197,64 @@ describe('a revision', () => {
     await importsAgain(dcId, route);
     return route;
   }
-  async function revise(dcId: string, route: ReturnType<typeof exampleRoute>): Promise<string> {
-    const revised = { ...route, waypoints: route.waypoints.slice(0, 4) };
+  /** PUTs a revision that keeps the route's first `keep` waypoints; its txid. */
+  async function revise(dcId: string, route: ReturnType<typeof exampleRoute>, keep = 4): Promise<string> {
+    const revised = { ...route, waypoints: route.waypoints.slice(0, keep) };
     const response = await call(api.url, 'PUT', `/dcs/${dcId}/routes/${route.id}/revision`, {
       key: acme.key,
       body: { route: revised },
     });
     return (expectSuccess(response, routes.reviseRoute, 202) as { txid: string }).txid;
   }
+
+  const messageOf = (messages: SQSRecord[], txid: string) =>
+    messages.find((m) => JSON.parse(m.body).txid === txid) as SQSRecord;
+
+  it('accepted before the route’s latest revision is not applied after it: FAILED with 3107, the newer one kept', async () => {
+    const route = await imported('dc-1', 'rev-order-1');
+    const older = await revise('dc-1', route, 4);
+    const newer = await revise('dc-1', route, 3);
+    const messages = await receiveImportMessages(api, 2);
+    // The older one's message comes late (a retry, a redelivery): after the newer one was applied.
+    expect(await runImportWorker(api, [messageOf(messages, newer)])).toEqual({ batchItemFailures: [] });
+    expect(await runImportWorker(api, [messageOf(messages, older)])).toEqual({ batchItemFailures: [] });
+
+    const applied = await waitForImport(api.url, acme.key, 'dc-1', newer);
+    expect(expectSuccess(applied, routes.getImportStatus)).toMatchObject({ status: 'SUCCEEDED' });
+    const refused = await waitForImport(api.url, acme.key, 'dc-1', older);
+    expect(expectError(refused, 400, ERROR_CODES.REVISION_SUPERSEDED.code)).toContain(
+      `revision '${newer}' of the route, accepted at`,
+    );
+    const header = await getRouteHeader(acme.accountId, route.id);
+    expect(header?.waypointIds).toEqual(route.waypoints.slice(0, 3).map((waypoint) => waypoint.id));
+    expect(header?.revisionTxid).toBeUndefined();
+  }, 60_000);
+
+  it('of a route another revision holds waits its turn: queued again within seconds, then applied', async () => {
+    const route = await imported('dc-1', 'rev-turn-1');
+    const txid = await revise('dc-1', route);
+    const [message] = await receiveImportMessages(api, 1);
+    // Another revision holds the route's lock, as while it is applied.
+    const header = await getRouteHeader(acme.accountId, route.id);
+    if (!header) throw new Error(`route ${route.id} was not imported`);
+    const held = { ...header, revisionTxid: 'rev_holding', version: header.version + 1 };
+    expect(await replaceRouteHeader(held, header.version)).toBe(true);
+
+    expect(await runImportWorker(api, [message as SQSRecord])).toEqual({ batchItemFailures: [] });
+    const status = await call(api.url, 'GET', `/dcs/dc-1/routes/import-status/${txid}`, { key: acme.key });
+    expect(status.status).toBe(202);
+    // The other revision is in: the route unlocked. The waiting one's message is back within seconds (not
+    // after the queue's 30-minute visibility timeout), and applies.
+    expect(await replaceRouteHeader(header, held.version)).toBe(true);
+    const [again] = await receiveImportMessages(api, 1);
+    expect(JSON.parse((again as SQSRecord).body).txid).toBe(txid);
+    expect(await runImportWorker(api, [again as SQSRecord])).toEqual({ batchItemFailures: [] });
+    const applied = await waitForImport(api.url, acme.key, 'dc-1', txid);
+    expect(expectSuccess(applied, routes.getImportStatus)).toMatchObject({
+      status: 'SUCCEEDED',
+      changes: { waypoints: { removed: [route.waypoints[4]?.id] } },
+    });
+  }, 60_000);
 
   it('still pending at its deadline ends FAILED with 3016, the route as it was and unlocked; a run too late is not started', async () => {
     const lostRoute = await imported('lost', 'rev-lost-1');

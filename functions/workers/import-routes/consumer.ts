@@ -13,13 +13,15 @@ export const importRoutes = defineConsumer({
   maxConcurrency: 5,
   timeoutSeconds: 300,
   memorySize: 1769,
-  // Writes a revision's before image (domain/route-revisions.ts).
+  // Writes a revision's before image (domain/route-revision-rollback.ts), and queues a revision again to
+  // wait for a route another revision holds (domain/route-revisions.ts).
   access: {
     table: 'readWrite',
     tableInserts: true,
     bucket: 'read',
     bucketKeyPrefixes: IMPORT_WORKER_READS,
     bucketWriteKeyPrefix: REVISION_IMAGES_PREFIX,
+    sendTo: [channels.imports],
   },
   // A revision of a started route recomputes its ETAs, whose event carries the waypoints' tracking links.
   linksToApi: true,

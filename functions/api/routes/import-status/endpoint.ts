@@ -37,8 +37,23 @@ export const getImportStatus = routesEndpoint('GET /dcs/{dc_id}/routes/import-st
     },
   },
   // An upload's body is checked by the worker: its 1004/1005/1006 come through here, as do 3015 and an
-  // abandoned import's 3016; and a revision's refusals (3003, 3011, 3012, 3100, 3101) and lost rollback (3103).
-  errorCodes: [...IMPORT_FAILURE_CODES, 3004, 1004, 1005, 3015, 3016, 3003, 3011, 3012, 3100, 3101, 3103],
+  // abandoned import's 3016; and a revision's refusals (3003, 3011, 3012, 3100, 3101, 3107) and lost rollback
+  // (3103).
+  errorCodes: [
+    ...IMPORT_FAILURE_CODES,
+    3004,
+    1004,
+    1005,
+    3015,
+    3016,
+    3003,
+    3011,
+    3012,
+    3100,
+    3101,
+    3103,
+    3107,
+  ],
   // A failed import is answered 400 whatever its code: an upload over the size limit too, a revised route
   // deleted meanwhile.
   errorStatuses: { 1004: 400, 3003: 400 },
