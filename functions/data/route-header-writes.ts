@@ -86,7 +86,9 @@ export async function writeRouteChange(
     ...(waypoint ? [deleteUnvisitedWaypointItem(accountId, routeId, waypoint.sequence)] : []),
     ...(writes.event ? await sequencedEventItems(writes.event, writes.eventAfterSequence) : []),
     ...(waypoint && trackingKey !== undefined
-      ? deleteTrackingLookupItems(trackingKey, [waypoint.waypointId])
+      ? deleteTrackingLookupItems({ trackingKey, sequencedTokensFrom: next.sequencedTokensFrom }, [
+          { id: waypoint.waypointId, sequence: waypoint.sequence },
+        ])
       : []),
     ...(writes.committedRevision
       ? [

@@ -136,6 +136,12 @@ export interface RouteHeader {
    */
   trackingKey?: string;
   /**
+   * The first sequence a revision gave a waypoint it added: the tracking tokens of waypoints from it on derive
+   * from their sequence too (models/tracking-links.ts, tokenSequence), so an id removed and added again gets
+   * a new link. Absent until a revision adds a waypoint.
+   */
+  sequencedTokensFrom?: number;
+  /**
    * Its DC's default delivery rules as the route's import (or latest revision) took them; absent when the DC
    * had none. A waypoint's own rules win over them (models/delivery-requirements.ts).
    */
@@ -169,6 +175,7 @@ const headerCodec = codec<RouteHeader>({
   version: {},
   importTxid: {},
   trackingKey: {},
+  sequencedTokensFrom: {},
   defaultRequirements: {},
   deleting: {},
   createdAt: {},
@@ -202,6 +209,12 @@ export function waypointSequenceOf(route: RouteHeader, waypointId: string): numb
   const position = route.waypointIds.indexOf(waypointId);
   if (position < 0) return undefined;
   return route.waypointSequences ? route.waypointSequences[position] : position;
+}
+
+/** The sequence of the waypoint row under `key` (routeKeys.waypoint); undefined for a key of another row. */
+export function waypointSequenceOfKey(key: TableKey): number | undefined {
+  if (!key.sk.startsWith(ROUTE_ROW_PREFIX.waypoint)) return undefined;
+  return Number(key.sk.slice(ROUTE_ROW_PREFIX.waypoint.length));
 }
 
 /** The sequence of each waypoint of the route, in visiting order. */

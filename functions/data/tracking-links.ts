@@ -1,4 +1,4 @@
-import { trackingToken } from '../models/tracking-links';
+import { tokenSequence, trackingToken } from '../models/tracking-links';
 import { sha256Hex } from '../shared/crypto';
 import { type Item, tableName } from './client';
 import { codec } from './codec';
@@ -43,7 +43,21 @@ export interface TrackedRoute {
   routeId: string;
   importTxid: string;
   trackingKey: string;
+  /** From which sequence on tokens derive from sequences too (RouteHeader.sequencedTokensFrom). */
+  sequencedTokensFrom?: number;
 }
+
+/** What derives the tokens of a route's waypoints. */
+export type TokenKeys = Pick<TrackedRoute, 'trackingKey' | 'sequencedTokensFrom'>;
+
+/** A waypoint of a route as its token names it: its id and sequence. */
+export interface TrackedWaypoint {
+  id: string;
+  sequence: number;
+}
+
+const tokenOf = (route: TokenKeys, { id, sequence }: TrackedWaypoint) =>
+  trackingToken(route.trackingKey, id, tokenSequence(route.sequencedTokensFrom, sequence));
 
 /** The lookup items of an imported route's waypoints (ids in sequence), to write with its rows. */
 export const trackingLookupItems = (route: TrackedRoute, waypointIds: readonly string[]): Item[] =>
@@ -53,28 +67,32 @@ export const trackingLookupItems = (route: TrackedRoute, waypointIds: readonly s
   );
 
 /** The lookup items of these waypoints of the route, each under its sequence (waypoints a revision adds). */
-export function trackingLookupItemsAt(
-  route: TrackedRoute,
-  waypoints: readonly { id: string; sequence: number }[],
-): Item[] {
+export function trackingLookupItemsAt(route: TrackedRoute, waypoints: readonly TrackedWaypoint[]): Item[] {
   const { accountId, dcId, routeId, importTxid } = route;
-  return waypoints.map(({ id: waypointId, sequence: waypointSequence }) => ({
-    ...lookupKey(trackingToken(route.trackingKey, waypointId)),
+  return waypoints.map((waypoint) => ({
+    ...lookupKey(tokenOf(route, waypoint)),
     entity: 'TRACKING_LINK',
-    ...lookupCodec.toItem({ accountId, dcId, routeId, waypointId, waypointSequence, importTxid }),
+    ...lookupCodec.toItem({
+      accountId,
+      dcId,
+      routeId,
+      waypointId: waypoint.id,
+      waypointSequence: waypoint.sequence,
+      importTxid,
+    }),
   }));
 }
 
-/** The keys of the lookup items of these waypoints of a route whose tracking key is `trackingKey`. */
-export const trackingLookupKeys = (trackingKey: string, waypointIds: readonly string[]): TableKey[] =>
-  waypointIds.map((waypointId) => lookupKey(trackingToken(trackingKey, waypointId)));
+/** The keys of the lookup items of these waypoints of a route. */
+export const trackingLookupKeys = (route: TokenKeys, waypoints: readonly TrackedWaypoint[]): TableKey[] =>
+  waypoints.map((waypoint) => lookupKey(tokenOf(route, waypoint)));
 
 /** Transaction items deleting the lookups of these waypoints (a cancelled waypoint's link stops working). */
 export const deleteTrackingLookupItems = (
-  trackingKey: string,
-  waypointIds: readonly string[],
+  route: TokenKeys,
+  waypoints: readonly TrackedWaypoint[],
 ): TransactItem[] =>
-  trackingLookupKeys(trackingKey, waypointIds).map((Key) => ({ Delete: { TableName: tableName(), Key } }));
+  trackingLookupKeys(route, waypoints).map((Key) => ({ Delete: { TableName: tableName(), Key } }));
 
 /** What a token names, or undefined when no route's waypoint has it. */
 export async function getTrackingLookup(token: string): Promise<TrackingLookup | undefined> {

@@ -386,8 +386,9 @@ async function discardImport(record: ImportRecord, route: ImportedRoute | undefi
   const { routeId } = record;
   if (routeId === undefined) return; // an upload whose body was refused: nothing written, nothing claimed
   if (record.trackingKey !== undefined) {
-    const waypointIds = claims.flatMap((claim) => (claim.kind === 'WAYPOINT' ? [claim.id] : []));
-    await deleteAll(trackingLookupKeys(record.trackingKey, waypointIds));
+    // An import's waypoints take sequences in the body's order; their tokens derive from their ids alone.
+    const waypoints = (route?.waypoints ?? []).map(({ id }, sequence) => ({ id, sequence }));
+    await deleteAll(trackingLookupKeys({ trackingKey: record.trackingKey }, waypoints));
   }
   const [routeClaim] = await findHeldClaims(record.accountId, [{ kind: 'ROUTE', id: routeId }]);
   if (routeClaim?.txid === record.txid) {

@@ -63,7 +63,7 @@ export interface RouteWaypoint extends WaypointDetail {
 
 const withTrackingUrl = (route: RouteHeader, waypoint: WaypointDetail): RouteWaypoint => ({
   ...waypoint,
-  trackingUrl: trackingUrlOf(route, waypoint.id),
+  trackingUrl: trackingUrlOf(route, waypoint),
 });
 
 /** A page of invoices, each invoice (without its items) and each item weighed as it will be serialized. */

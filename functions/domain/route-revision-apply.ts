@@ -234,6 +234,9 @@ async function revisedHeader(
       plan.waypointIds.map((id, position) => ({ id, sequence: plan.waypointSequences[position] as number })),
     ),
     nextWaypointSequence: plan.nextWaypointSequence,
+    // Waypoints this revision adds, and any after, get tokens of their own: a re-added id a new link.
+    sequencedTokensFrom:
+      route.sequencedTokensFrom ?? (plan.added.length > 0 ? nextWaypointSequenceOf(route) : undefined),
     // A revision's waypoints take the DC's defaults as they are now, as an import's do.
     defaultRequirements: dc.deliveryRequirements,
     revisionTxid: undefined,

@@ -13,6 +13,7 @@ import {
   listRoutesOfDate,
   type RouteHeader,
   routeOfDateKeyOf,
+  waypointSequenceOfKey,
 } from '../data/routes';
 import { trackingLookupKeys } from '../data/tracking-links';
 import type { DeletionMessage } from '../models/channels';
@@ -341,8 +342,16 @@ export async function removeDeletedRoute(
     await releaseClaims(accountId, rowClaims, route.importTxid);
     // A waypoint's tracking link goes before its row, which names it: a retry still finds the row.
     if (route.trackingKey !== undefined) {
-      const waypointIds = rowClaims.flatMap((claim) => (claim.kind === 'WAYPOINT' ? [claim.id] : []));
-      await deleteAll(trackingLookupKeys(route.trackingKey, waypointIds));
+      const waypoints = rows.flatMap(({ key, claim }) => {
+        const sequence = waypointSequenceOfKey(key);
+        return claim?.kind === 'WAYPOINT' && sequence !== undefined ? [{ id: claim.id, sequence }] : [];
+      });
+      await deleteAll(
+        trackingLookupKeys(
+          { trackingKey: route.trackingKey, sequencedTokensFrom: route.sequencedTokensFrom },
+          waypoints,
+        ),
+      );
     }
     await deleteAll(rows.map((row) => row.key));
     removed += rows.length;

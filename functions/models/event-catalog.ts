@@ -42,7 +42,14 @@ function buildEventSchemas() {
   });
 
   /** How a body's tracking links are made (models/tracking-links.ts): in the payload, never in a body. */
-  const TrackingLinks = z.optional(z.object({ api_url: z.string(), key: z.string() }));
+  const TrackingLinks = z.optional(
+    z.object({
+      api_url: z.string(),
+      key: z.string(),
+      // The sequences of the waypoints whose tokens derive from them (a revision added them).
+      sequences: z.optional(z.record(z.string(), z.int())),
+    }),
+  );
   const TrackingUrl = z.withMeta(z.nullable(z.string()), {
     description:
       'the waypoint’s tracking page for its customer, as the waypoint reads answer it (`tracking_url`); null on a route imported before tracking links',
@@ -302,10 +309,14 @@ export type WebhookBody<T extends EventType = EventType> = T extends EventType
 
 /** A waypoint's tracking page, from the links of the payload (none for a route imported before them). */
 function trackingUrlOf(
-  links: { api_url: string; key: string } | undefined,
+  links: { api_url: string; key: string; sequences?: Record<string, number> } | undefined,
   waypointId: string,
 ): string | null {
-  return links ? trackingUrl(links.api_url, trackingToken(links.key, waypointId)) : null;
+  if (!links) return null;
+  const sequence = Object.hasOwn(links.sequences ?? {}, waypointId)
+    ? links.sequences?.[waypointId]
+    : undefined;
+  return trackingUrl(links.api_url, trackingToken(links.key, waypointId, sequence));
 }
 
 /** The type's own fields of the body: its payload, or, for the types that give tracking links, made from it. */

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
-import { expectError, expectSuccess, readAllPages } from '../support/http';
+import { getTrackingPage } from '../../functions/api/tracking/index';
+import { ERROR_CODES } from '../../functions/shared/error-codes';
+import { call, expectError, expectSuccess, readAllPages } from '../support/http';
 import { strongToken } from '../support/login-tokens';
 import { useRoutesApi, type Waypoint } from '../support/route-changes';
 import { exampleRoute, importRoute, routeUpdatedEventsOf, waitForImport } from '../support/routes';
@@ -164,6 +166,27 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
     expect(again.changes).toEqual({ waypoints: none, invoices: none, items: none });
     expect(await snapshotOf(body.id)).toEqual(after);
     expect(await routeUpdatedEvents(body.id)).toHaveLength(1);
+  });
+
+  it('gives a waypoint removed and added again a tracking link of its own: the earlier customer’s opens nothing', async () => {
+    const { body } = await importFor('rev-relink', 3);
+    const [wp0, wp1, wp2] = body.waypoints as [ImportedWaypoint, ImportedWaypoint, ImportedWaypoint];
+    const linksOf = async () =>
+      new Map((await waypointsOf(body.id)).map((waypoint) => [waypoint.id, waypoint.tracking_url as string]));
+    const before = await linksOf();
+    await revised(body.id, { ...body, waypoints: [wp0, wp2] });
+    await revised(body.id, { ...body, waypoints: [wp0, wp2, { ...wp1, name: 'The next customer' }] });
+    const after = await linksOf();
+
+    const base = rt.fx.api.url;
+    const track = (url: string | undefined) => call(base, 'GET', (url as string).slice(base.length));
+    expect(after.get(wp1.id)).not.toBe(before.get(wp1.id));
+    expectError(await track(before.get(wp1.id)), 404, ERROR_CODES.TRACKING_LINK_NOT_FOUND.code);
+    expect(expectSuccess(await track(after.get(wp1.id)), getTrackingPage)).toMatchObject({
+      stop_name: 'The next customer',
+    });
+    // The stops that stayed keep the links their customers were sent.
+    expect([after.get(wp0.id), after.get(wp2.id)]).toEqual([before.get(wp0.id), before.get(wp2.id)]);
   });
 
   it('frees the removed ids: another route may import them', async () => {

@@ -67,6 +67,23 @@ describe('the webhook body of the events that give tracking links', () => {
     expect(z.catchall(WEBHOOK_BODY_SCHEMAS.ROUTE_STARTED, z.never()).safeParse(body).success).toBe(true);
   });
 
+  it('gives a waypoint a revision added the page of its own sequence: an id removed and added again, a new link', () => {
+    const started = event('ROUTE_STARTED', {
+      driver_id: 'd-1',
+      started_timestamp: 2,
+      waypoint_ids: ['a', 'b'],
+      tracking_links: { ...links, sequences: { b: 7 } },
+    });
+    const pages = (webhookBodyOf(started) as { waypoints: { tracking_url: string }[] }).waypoints.map(
+      (waypoint) => waypoint.tracking_url,
+    );
+    const added = trackingUrl(links.api_url, trackingToken(links.key, 'b', 7));
+    expect(pages).toEqual([link('a'), added]);
+    expect(added).not.toBe(link('b'));
+    expect(added).not.toBe(trackingUrl(links.api_url, trackingToken(links.key, 'b', 8)));
+    expect(added).toMatch(/\/track\/[\w-]{22}$/);
+  });
+
   it('ROUTE_ETAS_CHANGED gives each ETA its waypoint’s tracking page', () => {
     const changed = event('ROUTE_ETAS_CHANGED', {
       etas: [{ waypoint_id: 'b', eta_timestamp: 3 }],
