@@ -171,11 +171,20 @@ console.log(
   `Stack endpoints written to ${stackFile}${inMemory ? ' (in-memory data)' : ''}; Ctrl-C stops everything.`,
 );
 
+// What AWS does as days pass and the emulators do not (S3's lifecycle rules, DynamoDB's TTL): now and hourly.
+const expireDue = () =>
+  cloud
+    .expire(Date.now())
+    .catch((error: unknown) => console.error('expiring objects and items failed', error));
+void expireDue();
+const expiry = setInterval(expireDue, 3_600_000);
+
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   console.log(`${signal}: stopping`);
+  clearInterval(expiry);
   rmSync(stackFile, { force: true });
   await cloud.stop();
   await Promise.all([dynamodb.stop(), aws.stop()]);

@@ -19,6 +19,7 @@ import { type ApiGateway, startApiGateway } from './api-gateway/server';
 import { type AwsProxy, type Principal, startAwsProxy } from './aws-proxy/proxy';
 import { KeptSessions } from './aws-proxy/sts-sessions';
 import { readDeployment } from './cloud/deployment';
+import { type Expired, expireAsOf } from './cloud/expiry';
 import {
   type Deployment,
   type FunctionSpec,
@@ -100,6 +101,8 @@ export interface LocalCloud {
   queue(channel: Channel, deadLetter?: boolean): QueueSpec;
   queueUrl(channel: Channel, deadLetter?: boolean): string;
   invoke(functionName: string, event: unknown): Promise<InvokeResult>;
+  /** Applies S3's lifecycle expiry and DynamoDB's TTL as AWS will have by `at` (local/cloud/expiry.ts). */
+  expire(at: number): Promise<Expired>;
   stop(): Promise<void>;
 }
 
@@ -233,6 +236,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       queue: (channel, deadLetter = false) => queueOf(deployment, channel, deadLetter),
       queueUrl,
       invoke: (functionName, event) => lambda.invoke(functionName, event),
+      expire: (at) => expireAsOf(deployment, proxy.endpoint, at),
       stop,
     };
   } catch (error) {

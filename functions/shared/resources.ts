@@ -65,6 +65,18 @@ export const DELIVERY_NOTE_FONT_FILES = [
 /** How long proofs of delivery and delivery notes are kept when the deployment does not say (`proofRetentionDays`). */
 export const PROOF_RETENTION_DAYS_DEFAULT = 400;
 
+const DAY_MS = 86_400_000;
+
+/**
+ * When a lifecycle rule of `days` expires an object created at `createdAt` (epoch ms): S3 adds the days to
+ * the object's creation time and rounds the result up to the next midnight UTC (S3 User Guide, "Setting
+ * lifecycle configuration": an object of 10:30 on 1/15 under a 3-day rule expires at 00:00 on 1/19). S3
+ * removes it some time after; what the service records of it ends at this moment, and the local runtime's
+ * expiry (local/cloud/expiry.ts) deletes it then.
+ */
+export const lifecycleExpiry = (createdAt: number, days: number): number =>
+  (Math.floor(createdAt / DAY_MS) + days + 1) * DAY_MS;
+
 /** Where the analytics export writes its CSV files, which clients download through presigned links. */
 export const ANALYTICS_FILES_PREFIX = 'analytics/';
 

@@ -230,10 +230,37 @@ function readBuckets(templates: CloudTemplates): BucketSpec[] {
       ...located(bucket),
       name,
       arn: attribute(bucket, 'Arn'),
+      expirationRules: expirationRulesOf(bucket),
       ...(configurations.length > 0
         ? { notificationConfiguration: mergeConfigurations(configurations) }
         : {}),
     };
+  });
+}
+
+/**
+ * The bucket's enabled `LifecycleConfiguration` rules that expire current objects after `ExpirationInDays`,
+ * with the key prefix each applies to (`Prefix`, or `Filter.Prefix`; none for every object). Rules that only
+ * abort multipart uploads are left out; an expiration the local runtime cannot apply (a date, a filter by tag
+ * or size) fails the start rather than keep objects AWS would delete.
+ */
+function expirationRulesOf(bucket: ResourceProperties): BucketSpec['expirationRules'] {
+  const rules = bucket.list('LifecycleConfiguration.Rules') as Record<string, unknown>[];
+  return rules.flatMap((rule, index) => {
+    const path = `LifecycleConfiguration.Rules.${index}`;
+    if (rule.Status !== 'Enabled') return [];
+    const days = rule.ExpirationInDays;
+    if (days === undefined) {
+      if (rule.ExpirationDate !== undefined) throw bucket.fail(path, 'ExpirationDate is not applied locally');
+      return [];
+    }
+    const filter = (rule.Filter ?? {}) as Record<string, unknown>;
+    if (Object.keys(filter).some((key) => key !== 'Prefix'))
+      throw bucket.fail(path, 'only a Prefix filter is applied locally');
+    const prefix = rule.Prefix ?? filter.Prefix ?? '';
+    if (typeof days !== 'number' || typeof prefix !== 'string')
+      throw bucket.fail(path, 'ExpirationInDays must be a number and Prefix a string');
+    return [{ id: String(rule.Id ?? index), prefix, expireAfterDays: days }];
   });
 }
 

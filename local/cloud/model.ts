@@ -77,6 +77,8 @@ export interface BucketSpec {
   arn: string;
   /** The template's `NotificationConfiguration`, resolved (e.g. QueueConfigurations), when it has one. */
   notificationConfiguration?: Record<string, unknown>;
+  /** Its enabled lifecycle rules that expire objects after a number of days (local/cloud/expiry.ts). */
+  expirationRules: { id: string; prefix: string; expireAfterDays: number }[];
 }
 
 /** An AWS::SQS::QueuePolicy: the resource-based policy of the queues it names. */

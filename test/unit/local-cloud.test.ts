@@ -11,7 +11,7 @@ import { EVENT_RECORD_FIFO_IDS, EVENT_RECORD_PATTERN } from '../../functions/dat
 import * as channels from '../../functions/models/channels';
 import { allChannels } from '../../functions/models/channels';
 import type { Channel } from '../../functions/shared/channel';
-import { RESOURCE_ENV } from '../../functions/shared/resources';
+import { BUCKET_LIFECYCLE, PROOFS_PREFIX, RESOURCE_ENV } from '../../functions/shared/resources';
 import { consumers } from '../../functions/workers/index';
 import { METHOD_CEILING_ACCOUNTS } from '../../lib/api-stack';
 import { EVENT_PIPE_BATCH_SIZE, EVENT_PIPE_RETRIES } from '../../lib/constructs/event-pipe';
@@ -373,6 +373,18 @@ describe('the synthesized app, read as a deployment', () => {
     expect(() => notifications.configure({ ...deployment, buckets: [otherBucket] })).toThrow(
       /does not let s3\.amazonaws\.com send messages from arn:aws:s3:::someone-elses-bucket/,
     );
+  });
+
+  it('expires objects by the bucket’s lifecycle rules, proofs and delivery notes after proofRetentionDays', () => {
+    const [bucket] = deployment.buckets;
+    expect(bucket?.expirationRules).toEqual([
+      ...BUCKET_LIFECYCLE.map(({ prefix, expireAfterDays }) => ({
+        id: `expire-${prefix.replace(/\/$/, '')}`,
+        prefix,
+        expireAfterDays,
+      })),
+      { id: 'expire-proofs', prefix: PROOFS_PREFIX, expireAfterDays: DEFAULT_CONFIG.proofRetentionDays },
+    ]);
   });
 
   it('does not load CDK when local/cloud is imported', () => {
