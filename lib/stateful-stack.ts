@@ -60,6 +60,11 @@ export interface TableExports {
 /** The bucket as other stacks see it: its ARN under a fixed export name (the name derives from the ARN). */
 export interface BucketExports {
   readonly bucketArnExportName: string;
+  /**
+   * The days its lifecycle rule keeps proofs and delivery notes: a value of the template, not an export, told
+   * to the functions granted the proofs prefix (RESOURCE_ENV.proofRetentionDays).
+   */
+  readonly proofRetentionDays: number;
 }
 
 /** A queue as other stacks see it: its ARN and URL under fixed export names. */
@@ -172,6 +177,7 @@ export class StatefulStack extends Stack {
     };
     this.exportValue(this.table.tableArn, { name: this.tableExports.tableArnExportName });
 
+    const proofRetentionDays = props.proofRetentionDays ?? PROOF_RETENTION_DAYS_DEFAULT;
     this.bucket = new Bucket(this, 'Bucket', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
@@ -180,17 +186,13 @@ export class StatefulStack extends Stack {
       // Unversioned on purpose: every object has its expiration rule below, which versions would outlive.
       versioned: false,
       lifecycleRules: [
-        ...[
-          ...BUCKET_LIFECYCLE,
-          {
-            prefix: PROOFS_PREFIX,
-            expireAfterDays: props.proofRetentionDays ?? PROOF_RETENTION_DAYS_DEFAULT,
-          },
-        ].map(({ prefix, expireAfterDays }) => ({
-          id: `expire-${prefix.replace(/\/$/, '')}`,
-          prefix,
-          expiration: Duration.days(expireAfterDays),
-        })),
+        ...[...BUCKET_LIFECYCLE, { prefix: PROOFS_PREFIX, expireAfterDays: proofRetentionDays }].map(
+          ({ prefix, expireAfterDays }) => ({
+            id: `expire-${prefix.replace(/\/$/, '')}`,
+            prefix,
+            expiration: Duration.days(expireAfterDays),
+          }),
+        ),
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
       removalPolicy: RemovalPolicy.RETAIN,
@@ -268,7 +270,10 @@ export class StatefulStack extends Stack {
       alarmTopic: this.alarmTopic,
     });
 
-    const bucketExports: BucketExports = { bucketArnExportName: `${this.stackName}-BucketArn` };
+    const bucketExports: BucketExports = {
+      bucketArnExportName: `${this.stackName}-BucketArn`,
+      proofRetentionDays,
+    };
     this.exportValue(this.bucket.bucketArn, { name: bucketExports.bucketArnExportName });
     const queueExports: Partial<Record<ChannelName, QueueExports>> = {};
     for (const channel of allChannels) {

@@ -36,20 +36,27 @@ export interface ObjectDigest {
 }
 
 /**
- * Reads the object once, streaming: its size, its first `firstBytes` bytes and its SHA-256. An object over
- * `maxBytes` (by its Content-Length, or by what it turns out to hold) is not read further: undefined.
+ * Reads the object once, streaming: its size, its first `firstBytes` bytes and its SHA-256, and when S3
+ * created it (Last-Modified, epoch ms; what its lifecycle rule counts from). An object over `maxBytes` (by
+ * its Content-Length, or by what it turns out to hold) is not read further: no digest.
  */
 export async function digestObject(
   key: string,
   { maxBytes, firstBytes }: { maxBytes: number; firstBytes: number },
-): Promise<ObjectDigest | undefined> {
+): Promise<{ lastModified: number; digest?: ObjectDigest }> {
   const { sdk, s3, name } = await theBucket();
-  const { Body, ContentLength = 0 } = await s3.send(new sdk.GetObjectCommand({ Bucket: name, Key: key }));
+  const {
+    Body,
+    ContentLength = 0,
+    LastModified,
+  } = await s3.send(new sdk.GetObjectCommand({ Bucket: name, Key: key }));
   if (!Body) throw new Error(`object ${key} has no body`);
+  if (!LastModified) throw new Error(`object ${key} has no Last-Modified`);
+  const lastModified = LastModified.getTime();
   const body = Body as Readable;
   if (ContentLength > maxBytes) {
     body.destroy();
-    return undefined;
+    return { lastModified };
   }
   const hash = createHash('sha256');
   const head: Buffer[] = [];
@@ -60,7 +67,7 @@ export async function digestObject(
     size += bytes.length;
     if (size > maxBytes) {
       body.destroy();
-      return undefined;
+      return { lastModified };
     }
     hash.update(bytes);
     if (headLength < firstBytes) {
@@ -68,7 +75,7 @@ export async function digestObject(
       headLength += Math.min(bytes.length, firstBytes - headLength);
     }
   }
-  return { size, firstBytes: Buffer.concat(head), sha256: hash.digest('hex') };
+  return { lastModified, digest: { size, firstBytes: Buffer.concat(head), sha256: hash.digest('hex') } };
 }
 
 export async function putJsonObject(key: string, body: string): Promise<void> {

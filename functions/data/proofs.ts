@@ -32,7 +32,17 @@ export interface Proof {
   rejection?: string;
   /** The attempt that names the proof; a proof is named by one attempt at most. */
   attemptId?: string;
+  /**
+   * When the bucket's lifecycle rule expires the proof's object (epoch ms, a midnight UTC): from then on the
+   * proof is gone for every read, and DynamoDB's TTL deletes its item some time after. Until its object is
+   * checked, when one uploaded through its link would expire at the latest; then when its object does
+   * (shared/resources.ts, lifecycleExpiry). Absent on proofs requested before records ended with their files.
+   */
+  expiresAt?: number;
 }
+
+/** Whether the proof is past its object's lifetime: every read treats it as gone, as TTL will delete it. */
+const isExpired = (proof: Proof, now: number) => proof.expiresAt !== undefined && proof.expiresAt <= now;
 
 /**
  * Proofs live in their route's partition, sorted by waypoint, beside its attempts:
@@ -41,7 +51,7 @@ export interface Proof {
 const PREFIX = 'PROOF#';
 const waypointPrefix = (sequence: number) => `${PREFIX}${String(sequence).padStart(5, '0')}#`;
 
-const proofKey = (accountId: string, routeId: string, sequence: number, proofId: string): TableKey =>
+export const proofKey = (accountId: string, routeId: string, sequence: number, proofId: string): TableKey =>
   routeKeys.row(accountId, routeId, `${waypointPrefix(sequence)}${proofId}`);
 
 /**
@@ -67,7 +77,14 @@ const proofCodec = codec<Proof>({
   uploadedAt: {},
   rejection: {},
   attemptId: {},
+  // The table's TTL attribute, in seconds: written beside the codec's fields (proofItem, settleProof).
+  expiresAt: {
+    attr: 'expires_at',
+    read: (stored) => (typeof stored === 'number' ? stored * 1000 : undefined),
+  },
 });
+
+const ttlOf = (expiresAt: number) => Math.floor(expiresAt / 1000);
 
 /**
  * Writes a new proof, and counts it, unless the waypoint already has `max` proofs ('limit_reached'). `listed`
@@ -113,6 +130,7 @@ export async function putNewProof(
                 ...proofKey(accountId, routeId, proof.sequence, proof.id),
                 entity: 'PROOF',
                 ...proofCodec.toItem(proof),
+                ...(proof.expiresAt === undefined ? {} : { expires_at: ttlOf(proof.expiresAt) }),
               },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
@@ -127,16 +145,18 @@ export async function putNewProof(
   }
 }
 
-export function getProof(
+/** The proof, or undefined when there is none or it expired (isExpired). */
+export async function getProof(
   accountId: string,
   routeId: string,
   sequence: number,
   proofId: string,
 ): Promise<Proof | undefined> {
-  return getRecord(proofKey(accountId, routeId, sequence, proofId), proofCodec.fromItem);
+  const proof = await getRecord(proofKey(accountId, routeId, sequence, proofId), proofCodec.fromItem);
+  return proof && !isExpired(proof, Date.now()) ? proof : undefined;
 }
 
-/** The proofs of the waypoint at `sequence`, in the order they were asked for. */
+/** The proofs of the waypoint at `sequence` that have not expired, in the order they were asked for. */
 export async function listWaypointProofs(
   accountId: string,
   routeId: string,
@@ -150,17 +170,23 @@ export async function listWaypointProofs(
     },
     ConsistentRead: true,
   });
-  return items.map(proofCodec.fromItem).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  const now = Date.now();
+  return items
+    .map(proofCodec.fromItem)
+    .filter((proof) => !isExpired(proof, now))
+    .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
 }
 
-export type ProofCheckOutcome =
-  | { status: 'AVAILABLE'; sha256: string; uploadedAt: number }
-  | { status: 'REJECTED'; rejection: string; uploadedAt: number };
+/** What the check of a proof's object found; `expiresAt`: when the bucket expires that object. */
+export type ProofCheckOutcome = { uploadedAt: number; expiresAt: number } & (
+  | { status: 'AVAILABLE'; sha256: string }
+  | { status: 'REJECTED'; rejection: string }
+);
 
 /**
- * Records the outcome of the check of a proof's object, once: only a proof still PENDING_UPLOAD changes.
- * Returns the proof as it is after the change, or undefined when it was no longer pending (a repeated
- * notification) or is gone (its route was deleted).
+ * Records the outcome of the check of a proof's object, once: only a proof still PENDING_UPLOAD changes,
+ * and from then on ends when its object does. Returns the proof as it is after the change, or undefined when
+ * it was no longer pending (a repeated notification) or is gone (its route was deleted).
  */
 export async function settleProof(
   accountId: string,
@@ -175,12 +201,13 @@ export async function settleProof(
       : { expression: 'rejection = :detail', value: outcome.rejection };
   const item = await updateIfHeld({
     Key: proofKey(accountId, routeId, sequence, proofId),
-    UpdateExpression: `SET #status = :status, uploaded_at = :uploadedAt, ${detail.expression}`,
+    UpdateExpression: `SET #status = :status, uploaded_at = :uploadedAt, expires_at = :expires, ${detail.expression}`,
     ConditionExpression: 'attribute_exists(pk) AND #status = :pending',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
       ':status': outcome.status,
       ':uploadedAt': outcome.uploadedAt,
+      ':expires': ttlOf(outcome.expiresAt),
       ':detail': detail.value,
       ':pending': 'PENDING_UPLOAD',
     },
@@ -189,8 +216,8 @@ export async function settleProof(
 }
 
 /**
- * A transaction item naming the proof by `attemptId`: its condition holds while the proof is AVAILABLE and
- * named by no other attempt.
+ * A transaction item naming the proof by `attemptId`: its condition holds while the proof is AVAILABLE, not
+ * expired and named by no other attempt.
  */
 export function attachProofItem(
   accountId: string,
@@ -205,9 +232,13 @@ export function attachProofItem(
       Key: proofKey(accountId, routeId, sequence, proofId),
       UpdateExpression: 'SET attempt_id = :attempt',
       ConditionExpression:
-        'attribute_exists(pk) AND #status = :available AND (attribute_not_exists(attempt_id) OR attempt_id = :attempt)',
+        'attribute_exists(pk) AND #status = :available AND (attribute_not_exists(attempt_id) OR attempt_id = :attempt) AND (attribute_not_exists(expires_at) OR expires_at > :now)',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':attempt': attemptId, ':available': 'AVAILABLE' },
+      ExpressionAttributeValues: {
+        ':attempt': attemptId,
+        ':available': 'AVAILABLE',
+        ':now': Math.floor(Date.now() / 1000),
+      },
     },
   };
 }

@@ -58,18 +58,21 @@ const sha256Hex = (data: string | Uint8Array) => createHash('sha256').update(dat
  * version), so a read of evidence that has not changed finds the note drawn before and only signs a link to
  * it; a new attempt or proof makes a new note. Notes lie under the proofs prefix and are kept as long as the
  * proofs (`proofRetentionDays`), whatever happens to the route. `signatureKey` is the object of the
- * signature proof the content names.
+ * signature proof the content names. A note is drawn only while `mayDraw` (the evidence is whole, see
+ * invoiceEvidence): after that a note drawn before is still served while the bucket keeps it, and otherwise
+ * there is none (undefined), never one drawn again from what is left.
  */
 export async function deliveryNote(
   accountId: string,
   routeId: string,
   content: DeliveryNoteContent,
-  signatureKey?: string,
-): Promise<DeliveryNote> {
+  { signatureKey, mayDraw }: { signatureKey?: string; mayDraw: boolean },
+): Promise<DeliveryNote | undefined> {
   const contentSha256 = sha256Hex(JSON.stringify({ layout: NOTE_LAYOUT_VERSION, content }));
   const key = bucketKeys.deliveryNote(accountId, routeId, contentSha256);
   let sha256 = (await readableObjectMetadata(key))?.[SHA256_METADATA];
   if (sha256 === undefined) {
+    if (!mayDraw) return undefined;
     const signatureBytes = signatureKey ? await readSignature(signatureKey) : undefined;
     const { renderDeliveryNote } = await import('./delivery-note-pdf');
     const startedAt = performance.now();

@@ -5,8 +5,10 @@ import { bucketKeys } from '../data/bucket-keys';
 import { listInvoiceRowsOfWaypoints } from '../data/invoice-rows';
 import { listWaypointProofs, type Proof } from '../data/proofs';
 import { findWaypointRowOfInvoice, type InvoiceRow, type WaypointRow } from '../data/route-rows';
+import { config } from '../shared/config';
 import { NotFoundError } from '../shared/errors';
 import { quote } from '../shared/quote';
+import { lifecycleExpiry } from '../shared/resources';
 import { type DeliveryNote, type DeliveryNoteContent, deliveryNote } from './delivery-note';
 import { type ServedProof, serveProof } from './proofs';
 import { itemStatusOf, type WaypointStatus } from './route-progress';
@@ -32,16 +34,36 @@ export interface InvoiceEvidence {
   /** The waypoint's AVAILABLE proofs, with download links; pending and rejected ones are no evidence. */
   proofs: ServedProof[];
   signer?: Signer;
-  deliveryNote: DeliveryNote & {
+  /** Undefined once the evidence is past its retention and no note drawn before is kept (evidenceIsWhole). */
+  deliveryNote?: DeliveryNote & {
     /** The signature proof whose image the note shows. */
     signatureProofId?: string;
   };
 }
 
 /**
+ * Whether the waypoint's evidence is whole at `now`, so that a delivery note may be drawn from it. Every file
+ * of a route's evidence (a proof, a note) is made after the route's import, and the bucket keeps each
+ * `retentionDays` from when it was made (lifecycleExpiry): until that long after the import, none has
+ * expired. After it some may have, and so it is once a proof an attempt names is gone. A note drawn then
+ * would show the delivery without what it was proved by (a signature): none is drawn again.
+ */
+export function evidenceIsWhole(
+  route: Pick<RouteHeader, 'createdAt'>,
+  attempts: readonly Pick<Attempt, 'proofIds'>[],
+  held: readonly Pick<Proof, 'id'>[],
+  { now, retentionDays }: { now: number; retentionDays: number },
+): boolean {
+  if (now >= lifecycleExpiry(route.createdAt, retentionDays)) return false;
+  const ids = new Set(held.map((proof) => proof.id));
+  return attempts.every((attempt) => attempt.proofIds.every((id) => ids.has(id)));
+}
+
+/**
  * The evidence of an invoice of the route: 404 (3003) for a route not in the DC, 404 (1003) for an invoice
  * that no waypoint of the route lists (an unknown invoice, or one of a cancelled waypoint). Its delivery note
- * is drawn on the first read of each new state of the evidence and kept (deliveryNote).
+ * is drawn on the first read of each new state of the evidence and kept (deliveryNote), while the evidence
+ * is whole (evidenceIsWhole); its proofs are those not past their retention.
  */
 export async function invoiceEvidence(ref: RouteRef, invoiceId: string): Promise<InvoiceEvidence> {
   const route = await requireRoute(ref);
@@ -107,9 +129,13 @@ export async function invoiceEvidence(ref: RouteRef, invoiceId: string): Promise
   };
   const signatureKey =
     signature && bucketKeys.proof(ref.accountId, ref.routeId, signature.sequence, signature.id);
+  const mayDraw = evidenceIsWhole(route, attempts, proofs, {
+    now: Date.now(),
+    retentionDays: config().proofRetentionDays,
+  });
   const [served, note] = await Promise.all([
     Promise.all(available.map((proof) => serveProof(ref.accountId, ref.routeId, proof))),
-    deliveryNote(ref.accountId, ref.routeId, content, signatureKey),
+    deliveryNote(ref.accountId, ref.routeId, content, { signatureKey, mayDraw }),
   ]);
   return {
     route,
@@ -119,7 +145,7 @@ export async function invoiceEvidence(ref: RouteRef, invoiceId: string): Promise
     cashRecords,
     proofs: served,
     signer,
-    deliveryNote: { ...note, signatureProofId: signature?.id },
+    deliveryNote: note && { ...note, signatureProofId: signature?.id },
   };
 }
 

@@ -2,6 +2,8 @@ import { digestObject } from '../data/bucket';
 import { proofObjectOf } from '../data/bucket-keys';
 import { getProof, type ProofCheckOutcome, type ProofContentType, settleProof } from '../data/proofs';
 import type { UploadArrival } from '../models/channels';
+import { config } from '../shared/config';
+import { lifecycleExpiry } from '../shared/resources';
 
 /*
  * The check of an uploaded proof's object (the check-proofs worker). Apart from the proof requests and reads
@@ -32,27 +34,31 @@ export async function checkUploadedProof(arrival: UploadArrival): Promise<ProofC
   const { accountId, routeId, sequence, proofId } = object;
   const proof = await getProof(accountId, routeId, sequence, proofId);
   if (proof?.status !== 'PENDING_UPLOAD') return 'IGNORED';
-  const digest = await digestObject(arrival.key, { maxBytes: proof.sizeBytes, firstBytes: 12 });
+  const { lastModified, digest } = await digestObject(arrival.key, {
+    maxBytes: proof.sizeBytes,
+    firstBytes: 12,
+  });
+  // The proof ends when its object does, whatever the check finds.
+  const times = {
+    uploadedAt: arrival.arrivedAt,
+    expiresAt: lifecycleExpiry(lastModified, config().proofRetentionDays),
+  };
   const outcome: ProofCheckOutcome =
     digest === undefined
-      ? {
-          status: 'REJECTED',
-          rejection: `larger than the declared ${proof.sizeBytes} bytes`,
-          uploadedAt: arrival.arrivedAt,
-        }
+      ? { ...times, status: 'REJECTED', rejection: `larger than the declared ${proof.sizeBytes} bytes` }
       : digest.size !== proof.sizeBytes
         ? {
+            ...times,
             status: 'REJECTED',
             rejection: `${digest.size} bytes, not the declared ${proof.sizeBytes}`,
-            uploadedAt: arrival.arrivedAt,
           }
         : !SIGNATURES[proof.contentType](digest.firstBytes)
           ? {
+              ...times,
               status: 'REJECTED',
               rejection: `its first bytes are not those of ${proof.contentType}`,
-              uploadedAt: arrival.arrivedAt,
             }
-          : { status: 'AVAILABLE', sha256: digest.sha256, uploadedAt: arrival.arrivedAt };
+          : { ...times, status: 'AVAILABLE', sha256: digest.sha256 };
   const settled = await settleProof(accountId, routeId, sequence, proofId, outcome);
   return settled ? outcome.status : 'IGNORED';
 }

@@ -14,10 +14,12 @@ import {
 } from '../data/proofs';
 import { waypointSequenceOf } from '../data/routes';
 import type { DriverCaller } from '../shared/auth-context';
+import { config } from '../shared/config';
 import { randomId } from '../shared/crypto';
 import { ConflictError } from '../shared/errors';
 import { PROOF_LIMITS } from '../shared/limits';
 import { quote } from '../shared/quote';
+import { lifecycleExpiry } from '../shared/resources';
 import { type RouteHeader, type RouteRef, rejectFinalized, requireRoute } from './routes';
 
 export type { Proof, ProofContentType, ProofType };
@@ -52,7 +54,8 @@ export function waypointSequence(route: RouteHeader, waypointId: string): number
  * route (3013) with fewer than PROOF_LIMITS.perWaypoint proofs (9000, counted in the proof's own write). The
  * link takes exactly the declared Content-Type and Content-Length, and only creates the object
  * (If-None-Match: *): a second PUT through it is refused, so the object checked is the one served. The object
- * is checked when S3 reports it (checkUploadedProof, proof-checks.ts).
+ * is checked when S3 reports it (checkUploadedProof, proof-checks.ts). The proof ends when the bucket's
+ * lifecycle rule expires its object (`proofRetentionDays`): reads no longer show it, and no attempt may name it.
  */
 export async function requestProofUpload(
   driver: DriverCaller,
@@ -94,6 +97,8 @@ export async function requestProofUpload(
     driverId: driver.driverId,
     createdAt: Date.now(),
     uploadExpiresAt: upload.expiresAt,
+    // Its object, once uploaded, expires by then at the latest; the check sets when it does.
+    expiresAt: lifecycleExpiry(upload.expiresAt, config().proofRetentionDays),
   };
   // The count is taken with the proof, so that requests at once cannot pass the limit together.
   for (let attempt = 1; ; attempt++) {
@@ -122,7 +127,10 @@ const EXTENSIONS: Record<ProofContentType, string> = {
   'image/webp': 'webp',
 };
 
-/** The proofs of a waypoint of the route (404 / 3013), AVAILABLE ones with presigned download links. */
+/**
+ * The proofs of a waypoint of the route (404 / 3013), AVAILABLE ones with presigned download links; those
+ * past their retention are gone, as their objects are.
+ */
 export async function proofsOfWaypoint(ref: RouteRef, waypointId: string): Promise<ServedProof[]> {
   const route = await requireRoute(ref);
   const sequence = waypointSequence(route, waypointId);

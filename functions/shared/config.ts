@@ -21,6 +21,8 @@ export interface ServiceConfig {
   readonly webhookSecretsKeyArn: string;
   /** API_URL: the API's own base URL, which links to it start with (required on use). */
   readonly apiUrl: string;
+  /** PROOF_RETENTION_DAYS: the days the bucket keeps proofs and delivery notes (required on use). */
+  readonly proofRetentionDays: number;
   /** The channel's queue URL, from its `urlEnv` variable (required on use). */
   queueUrl(channel: Channel): string;
   /** The channel's DLQ URL, from its `deadLetterUrlEnv` variable (required on use). */
@@ -136,6 +138,15 @@ function readConfig(env: Environment): ServiceConfig {
     },
     get apiUrl() {
       return required(RESOURCE_ENV.apiUrl);
+    },
+    get proofRetentionDays() {
+      const text = required(RESOURCE_ENV.proofRetentionDays);
+      const days = Number(text);
+      if (!Number.isInteger(days) || days < 1)
+        throw new Error(
+          `environment variable ${RESOURCE_ENV.proofRetentionDays} must be a whole number >= 1, got '${text}'`,
+        );
+      return days;
     },
     queueUrl: (channel) => required(channel.urlEnv),
     deadLetterQueueUrl: (channel) => required(channel.deadLetterUrlEnv),

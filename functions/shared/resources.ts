@@ -90,6 +90,11 @@ export const RESOURCE_ENV = {
   webhookSecretsKeyArn: 'WEBHOOK_SECRETS_KEY_ARN',
   /** The API's own base URL, for links to it (EndpointDefinition.linksToApi). */
   apiUrl: 'API_URL',
+  /**
+   * The days the bucket keeps proofs and delivery notes (`proofRetentionDays`), for the functions granted the
+   * proofs prefix: the records of those objects end when the objects do (lifecycleExpiry).
+   */
+  proofRetentionDays: 'PROOF_RETENTION_DAYS',
 } as const;
 
 /**

@@ -18,7 +18,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { LinkSigning, ResourceAccess, TableAccess } from '../../functions/shared/access';
 import type { Channel } from '../../functions/shared/channel';
-import { RESOURCE_ENV, WEBHOOK_SECRET_CONTEXT_KEYS } from '../../functions/shared/resources';
+import { PROOFS_PREFIX, RESOURCE_ENV, WEBHOOK_SECRET_CONTEXT_KEYS } from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import {
   BUNDLE_METADATA_KEY,
@@ -192,6 +192,15 @@ export class ServiceFunction extends LambdaFunction {
       const objects = resources.bucketObjectsArn(access.signLinks.keyPrefix);
       this.bindLinkSigner(resources.bucket, access.signLinks, objects);
     }
+    // A function that reaches proofs (or the delivery notes among them) keeps their records as long as the
+    // bucket keeps the objects.
+    const prefixes = [
+      ...(access.bucket ? (access.bucketKeyPrefixes ?? []) : []),
+      ...(access.bucketWriteKeyPrefix === undefined ? [] : [access.bucketWriteKeyPrefix]),
+      ...(access.signLinks ? [access.signLinks.keyPrefix] : []),
+    ];
+    if (prefixes.some((prefix) => prefix.startsWith(PROOFS_PREFIX)))
+      this.addEnvironment(RESOURCE_ENV.proofRetentionDays, String(resources.proofRetentionDays));
     if (access.webhookSecrets) this.bindWebhookSecretsKey(resources.webhookSecretsKey, access.webhookSecrets);
     for (const channel of new Set(access.sendTo ?? [])) this.bindQueue(resources.queue(channel), channel);
     for (const channel of new Set(access.sendToDeadLetter ?? [])) {

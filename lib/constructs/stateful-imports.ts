@@ -16,6 +16,8 @@ export interface ServiceResources {
   readonly bucket: IBucket;
   /** The ARN of the bucket's objects under `keyPrefix` (every object for ''), for object grants. */
   bucketObjectsArn(keyPrefix: string): string;
+  /** The days the bucket keeps proofs and delivery notes (its lifecycle rule for the proofs prefix). */
+  readonly proofRetentionDays: number;
   /** The channel's queue (functions/models/channels.ts). */
   queue(channel: Channel): IQueue;
   /** The channel's dead-letter queue. */
@@ -63,6 +65,10 @@ export class StatefulImports extends Construct implements ServiceResources {
         bucketArn: Fn.importValue(this.exported.bucket.bucketArnExportName),
       }),
     );
+  }
+
+  get proofRetentionDays(): number {
+    return this.exported.bucket.proofRetentionDays;
   }
 
   bucketObjectsArn(keyPrefix: string): string {

@@ -405,11 +405,12 @@ describe('per-account limits', () => {
     ).toThrow(/per-account limit needs the account's usage key/);
   });
 
-  it('takes the account throttle and the webhook limit from CDK context', () => {
+  it('takes the account throttle, the webhook limit and the proofs’ retention from CDK context', () => {
     const custom = synthesize({
       accountThrottlingRateLimit: 7,
       accountThrottlingBurstLimit: 9,
       maxWebhooksPerAccount: 3,
+      proofRetentionDays: 2555,
     });
     custom.apiTemplate.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
       Throttle: { RateLimit: 7, BurstLimit: 9 },
@@ -417,6 +418,10 @@ describe('per-account limits', () => {
     const create = custom.api.endpointFunctions.get('webhooks/create') as ServiceFunction;
     const variables = resolvedVariables(create);
     expect(variables.MAX_WEBHOOKS_PER_ACCOUNT).toBe('3');
+    // The records of proofs and delivery notes end when the bucket's rule expires their objects.
+    const evidence = custom.api.endpointFunctions.get('routes/evidence') as ServiceFunction;
+    expect(resolvedVariables(evidence).PROOF_RETENTION_DAYS).toBe('2555');
+    expect(variables.PROOF_RETENTION_DAYS).toBeUndefined();
   });
 
   it('tells the webhook create function the default limit of 20, and no other function', () => {

@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { PDFDocument, PDFName, type PDFNumber, PDFRawStream } from 'pdf-lib';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as routes from '../../functions/api/routes/index';
-import { queryItems } from '../../functions/data/client';
+import { db, queryItems, tableName } from '../../functions/data/client';
+import { proofKey } from '../../functions/data/proofs';
 import { routeKeys } from '../../functions/data/routes';
 import { PROOF_LIMITS } from '../../functions/shared/limits';
-import { DELIVERY_NOTES_PREFIX } from '../../functions/shared/resources';
+import { DELIVERY_NOTES_PREFIX, PROOF_RETENTION_DAYS_DEFAULT } from '../../functions/shared/resources';
 import type * as z from '../../functions/shared/zod';
 import { at, type DriverAppClient, driverAppClient, nth, routeOf } from '../support/driver-app';
 import { type TestAccount, useTestApi } from '../support/fixtures';
@@ -102,6 +104,12 @@ async function evidenceOf(routeId: string, invoiceId: string): Promise<Evidence>
   return (expectSuccess(response, routes.getInvoiceEvidence) as { evidence: Evidence }).evidence;
 }
 
+/** The evidence's delivery note, which every read within the evidence's retention has. */
+function noteOf(evidence: Evidence): NonNullable<Evidence['delivery_note']> {
+  if (!evidence.delivery_note) throw new Error('the evidence has no delivery note');
+  return evidence.delivery_note;
+}
+
 async function download(url: string): Promise<Buffer> {
   const response = await fetch(url);
   expect(response.status).toBe(200);
@@ -129,6 +137,8 @@ async function pdfImages(pdf: Buffer): Promise<{ width: number; height: number }
 
 /** The bucket key a presigned path-style link points at. */
 const keyOfLink = (link: string) => decodeURIComponent(new URL(link).pathname.split('/').slice(2).join('/'));
+
+const DAY_MS = 86_400_000;
 
 const renders = () => fx.api.logs.filter(({ line }) => line.includes('delivery note rendered')).length;
 
@@ -228,7 +238,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/invoices/{invoice_id}/evidence', ()
 
   it('hands out a PDF delivery note that prints the signer, the items with quantity and unit, and shows the signature', async () => {
     const before = Date.now();
-    const { delivery_note: note } = await evidenceOf(route.id, invoice.id);
+    const note = noteOf(await evidenceOf(route.id, invoice.id));
     expect(note.signature_proof_id).toBe(signatureId);
     expect(note.expiration_timestamp).toBeGreaterThan(before);
     expect(note.expiration_timestamp).toBeLessThanOrEqual(
@@ -252,9 +262,9 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/invoices/{invoice_id}/evidence', ()
   });
 
   it('draws a note once for the same evidence, and a new one when the evidence changes', async () => {
-    const first = (await evidenceOf(route.id, invoice.id)).delivery_note;
+    const first = noteOf(await evidenceOf(route.id, invoice.id));
     const drawn = renders();
-    const again = (await evidenceOf(route.id, invoice.id)).delivery_note;
+    const again = noteOf(await evidenceOf(route.id, invoice.id));
     expect(keyOfLink(again.download_link)).toBe(keyOfLink(first.download_link));
     expect(again.sha256).toBe(first.sha256);
     expect(renders()).toBe(drawn);
@@ -266,10 +276,10 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/invoices/{invoice_id}/evidence', ()
       status: 'VISIT_LATER',
     } as never);
     // Another waypoint's attempt is not this invoice's evidence.
-    expect(keyOfLink((await evidenceOf(route.id, invoice.id)).delivery_note.download_link)).toBe(
+    expect(keyOfLink(noteOf(await evidenceOf(route.id, invoice.id)).download_link)).toBe(
       keyOfLink(first.download_link),
     );
-    const before = keyOfLink((await evidenceOf(route.id, unvisited.id)).delivery_note.download_link);
+    const before = keyOfLink(noteOf(await evidenceOf(route.id, unvisited.id)).download_link);
     await c.driverAttempt(token, route.id, other.id, {
       id: 'evidence-visit-3',
       timestamp: at(50),
@@ -277,18 +287,16 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/invoices/{invoice_id}/evidence', ()
       reason: { code: 'CLOSED', message: 'shop closed' },
     } as never);
     const changed = await evidenceOf(route.id, unvisited.id);
-    expect(keyOfLink(changed.delivery_note.download_link)).not.toBe(before);
-    expect(await pdfText(await download(changed.delivery_note.download_link))).toContain(
-      'CLOSED: shop closed',
-    );
+    expect(keyOfLink(noteOf(changed).download_link)).not.toBe(before);
+    expect(await pdfText(await download(noteOf(changed).download_link))).toContain('CLOSED: shop closed');
   });
 
   it('answers an invoice without signer or signature with a note that has no image', async () => {
     const evidence = await evidenceOf(doomed.id, nth(nth(doomed.waypoints, 0).invoices, 0).id);
     expect(evidence).toMatchObject({ attempts: [], proofs: [], cash_records: [], signer: null });
     expect(evidence.waypoint.status).toBe('PENDING');
-    expect(evidence.delivery_note.signature_proof_id).toBeNull();
-    const pdf = await download(evidence.delivery_note.download_link);
+    expect(noteOf(evidence).signature_proof_id).toBeNull();
+    const pdf = await download(noteOf(evidence).download_link);
     expect(await pdfText(pdf)).toContain('not attempted');
     expect(await pdfImages(pdf)).toEqual([]);
   });
@@ -333,7 +341,7 @@ describe('deleting a route', () => {
     const evidence = await evidenceOf(doomed.id, nth(doomedWaypoint.invoices, 0).id);
     const proofKey = keyOfLink(nth(evidence.proofs, 0).download_link as string);
     expect(proofKey).toContain(proofId);
-    const noteKey = keyOfLink(evidence.delivery_note.download_link);
+    const noteKey = keyOfLink(noteOf(evidence).download_link);
     await c.driverFinish(token, doomed.id, at(60));
     expectSuccess(await c.asAccount('DELETE', `/dcs/dc-1/routes/${doomed.id}`), routes.deleteRoute);
     // The deletion worker removes the route's rows, its proofs' included.
@@ -354,5 +362,64 @@ describe('deleting a route', () => {
     } finally {
       s3.destroy();
     }
+  });
+});
+
+describe('past the proofs’ retention', () => {
+  it('a proof is gone for every read from its expiry on, before DynamoDB’s TTL deletes it; the note drawn before is still served', async () => {
+    const note = noteOf(await evidenceOf(route.id, invoice.id));
+    const drawn = renders();
+    // The photo's record as DynamoDB holds it once its object's expiry passed: TTL deletes it days later.
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: proofKey(c.account.accountId, route.id, 0, photoId),
+        UpdateExpression: 'SET expires_at = :past',
+        ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },
+      }),
+    );
+    const listed = await c.asAccount('GET', `/dcs/dc-1/routes/${route.id}/waypoints/${waypoint.id}/proofs`);
+    const ids = (expectSuccess(listed, routes.listWaypointProofs) as { proofs: { id: string }[] }).proofs.map(
+      (proof) => proof.id,
+    );
+    expect(ids).toContain(signatureId);
+    expect(ids).not.toContain(photoId);
+    const evidence = await evidenceOf(route.id, invoice.id);
+    expect(evidence.proofs.map((proof) => proof.id)).toEqual([signatureId]);
+    // The note shows no photo: the one drawn for this evidence is served as it was, and none is drawn.
+    expect(noteOf(evidence).sha256).toBe(note.sha256);
+    expect(renders()).toBe(drawn);
+  });
+
+  it('past the bucket’s expiry the proofs are gone with their objects, and no note is drawn again without them', async () => {
+    const before = await evidenceOf(route.id, invoice.id);
+    expect(noteOf(before).signature_proof_id).toBe(signatureId);
+    const objects = [nth(before.proofs, 0).download_link as string, noteOf(before).download_link].map(
+      keyOfLink,
+    );
+    const drawn = renders();
+    // A day after the bucket's lifecycle rule expired them, as S3 and DynamoDB's TTL will have by then.
+    const expired = await fx.api.cloud.expire(Date.now() + (PROOF_RETENTION_DAYS_DEFAULT + 2) * DAY_MS);
+    expect(expired.objects[fx.api.resources.bucketName]).toBeGreaterThanOrEqual(3);
+    expect(expired.items[fx.api.tableName]).toBeGreaterThanOrEqual(2);
+
+    const listed = await c.asAccount('GET', `/dcs/dc-1/routes/${route.id}/waypoints/${waypoint.id}/proofs`);
+    expect(expectSuccess(listed, routes.listWaypointProofs)).toEqual({ proofs: [] });
+    const after = await evidenceOf(route.id, invoice.id);
+    expect(after.proofs).toEqual([]);
+    expect(after.delivery_note).toBeNull();
+    expect(renders()).toBe(drawn);
+    const s3 = new S3Client({ forcePathStyle: true });
+    try {
+      for (const key of objects) {
+        const head = s3.send(new HeadObjectCommand({ Bucket: fx.api.resources.bucketName, Key: key }));
+        await expect(head, key).rejects.toMatchObject({ name: 'NotFound' });
+      }
+    } finally {
+      s3.destroy();
+    }
+    // What was recorded about the visit stays with the route: the attempt still names its proofs.
+    expect(after.attempts).toEqual(before.attempts);
+    expect(after.signer).toEqual(before.signer);
   });
 });

@@ -10,6 +10,7 @@ import { endpoints } from '../../functions/api/index';
 import { EVENT_RECORD_FIFO_IDS, EVENT_RECORD_PATTERN } from '../../functions/data/events';
 import * as channels from '../../functions/models/channels';
 import { allChannels } from '../../functions/models/channels';
+import type { ResourceAccess } from '../../functions/shared/access';
 import type { Channel } from '../../functions/shared/channel';
 import { BUCKET_LIFECYCLE, PROOFS_PREFIX, RESOURCE_ENV } from '../../functions/shared/resources';
 import { consumers } from '../../functions/workers/index';
@@ -32,6 +33,21 @@ import { synthesizeApp } from '../../local/cloud/synth';
 const OPTIONS: DeploymentOptions = { namePrefix: 'unit-cloud', awsEndpoint: 'http://127.0.0.1:4566' };
 const scratch = mkdtempSync(join(tmpdir(), 'local-cloud-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/**
+ * PROOF_RETENTION_DAYS as a function that reaches the proofs prefix is told it (the records of proofs and
+ * delivery notes end with their objects), undefined for the others.
+ */
+function proofRetentionOf(access: ResourceAccess): string | undefined {
+  const prefixes = [
+    ...(access.bucket ? (access.bucketKeyPrefixes ?? []) : []),
+    ...(access.bucketWriteKeyPrefix === undefined ? [] : [access.bucketWriteKeyPrefix]),
+    ...(access.signLinks ? [access.signLinks.keyPrefix] : []),
+  ];
+  return prefixes.some((prefix) => prefix.startsWith(PROOFS_PREFIX))
+    ? String(DEFAULT_CONFIG.proofRetentionDays)
+    : undefined;
+}
 
 /** Does some Allow statement of the role grant `action` on exactly `resource` (IAM wildcards honoured)? */
 function allows(role: RoleSpec, action: string, resource: string): boolean {
@@ -114,6 +130,7 @@ describe('the synthesized app, read as a deployment', () => {
       expect(fn.memorySize).toBe(consumer.memorySize);
       expect(fn.environment[RESOURCE_ENV.table]).toBe(table().name);
       expect(RESOURCE_ENV.bucket in fn.environment).toBe(consumer.access.bucket !== undefined);
+      expect(fn.environment[RESOURCE_ENV.proofRetentionDays]).toBe(proofRetentionOf(consumer.access));
       for (const channel of consumer.access.sendTo ?? [])
         expect(fn.environment[channel.urlEnv]).toBe(queueOf(channel).url);
 
@@ -202,6 +219,7 @@ describe('the synthesized app, read as a deployment', () => {
       endpoint.access.bucket !== undefined || endpoint.access.signLinks !== undefined,
     );
     expect(RESOURCE_ENV.table in fn.environment).toBe(endpoint.access.table !== undefined);
+    expect(fn.environment[RESOURCE_ENV.proofRetentionDays]).toBe(proofRetentionOf(endpoint.access));
 
     const authorizerDefinition = AUTHORIZERS[endpoint.auth];
     if (!authorizerDefinition) {

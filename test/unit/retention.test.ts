@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { evidenceIsWhole } from '../../functions/domain/evidence';
 import { lifecycleExpiry } from '../../functions/shared/resources';
 import { objectExpiry } from '../../local/cloud/expiry';
 
 /*
- * When S3's lifecycle rules expire an object (functions/shared/resources.ts), and the local runtime's expiry
- * of objects by them (local/cloud/expiry.ts).
+ * Records end with their files: when S3's lifecycle rules expire an object (functions/shared/resources.ts),
+ * what the service serves of the evidence after (functions/domain/evidence.ts), and the local runtime's
+ * expiry of objects (local/cloud/expiry.ts).
  */
 
 describe('lifecycleExpiry', () => {
@@ -19,6 +21,32 @@ describe('lifecycleExpiry', () => {
     const early = lifecycleExpiry(Date.parse('2025-03-01T00:00:01Z'), 400);
     expect(lifecycleExpiry(Date.parse('2025-03-01T23:59:59.999Z'), 400)).toBe(early);
     expect(lifecycleExpiry(Date.parse('2025-03-02T00:00:01Z'), 400)).toBe(early + 86_400_000);
+  });
+});
+
+describe('evidenceIsWhole', () => {
+  // A route imported in the afternoon; with a 1-day retention its first files expire two midnights later.
+  const route = { createdAt: Date.parse('2025-01-10T15:00:00Z') };
+  const firstExpiry = Date.parse('2025-01-12T00:00:00Z');
+  const attempts = [{ proofIds: ['prf_sig', 'prf_photo'] }, { proofIds: [] }];
+  const held = [{ id: 'prf_sig' }, { id: 'prf_photo' }, { id: 'prf_unnamed' }];
+
+  it('is whole until the retention counted from the route’s import ends: no file of it can have expired before', () => {
+    expect(evidenceIsWhole(route, attempts, held, { now: firstExpiry - 1, retentionDays: 1 })).toBe(true);
+    expect(evidenceIsWhole(route, attempts, held, { now: firstExpiry, retentionDays: 1 })).toBe(false);
+    expect(evidenceIsWhole(route, attempts, held, { now: firstExpiry, retentionDays: 400 })).toBe(true);
+  });
+
+  it('is not whole once a proof an attempt names is gone, whenever that is', () => {
+    const withoutSignature = held.filter((proof) => proof.id !== 'prf_sig');
+    expect(
+      evidenceIsWhole(route, attempts, withoutSignature, { now: route.createdAt, retentionDays: 400 }),
+    ).toBe(false);
+    // A proof no attempt names takes nothing from it.
+    const withoutUnnamed = held.filter((proof) => proof.id !== 'prf_unnamed');
+    expect(
+      evidenceIsWhole(route, attempts, withoutUnnamed, { now: route.createdAt, retentionDays: 400 }),
+    ).toBe(true);
   });
 });
 

@@ -144,11 +144,13 @@ export function evidenceView(evidence: InvoiceEvidence) {
     cash_records: evidence.cashRecords.map(accountingRecordView),
     proofs: evidence.proofs.map(proofView),
     signer: signer ? { name: signer.name, attempt_id: signer.attemptId, timestamp: signer.timestamp } : null,
-    delivery_note: {
-      download_link: deliveryNote.download.url,
-      expiration_timestamp: deliveryNote.download.expiresAt,
-      sha256: deliveryNote.sha256,
-      signature_proof_id: deliveryNote.signatureProofId ?? null,
-    },
+    delivery_note: deliveryNote
+      ? {
+          download_link: deliveryNote.download.url,
+          expiration_timestamp: deliveryNote.download.expiresAt,
+          sha256: deliveryNote.sha256,
+          signature_proof_id: deliveryNote.signatureProofId ?? null,
+        }
+      : null,
   };
 }

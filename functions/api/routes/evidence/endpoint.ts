@@ -42,20 +42,22 @@ export const InvoiceEvidence = z.withMeta(
       },
     ),
     delivery_note: z.withMeta(
-      z.object({
-        download_link: z.withMeta(z.string(), {
-          description: `presigned GET link of the PDF, for ${LINK_MINUTES} minutes`,
+      z.nullable(
+        z.object({
+          download_link: z.withMeta(z.string(), {
+            description: `presigned GET link of the PDF, for ${LINK_MINUTES} minutes`,
+          }),
+          expiration_timestamp: z.withMeta(EpochMillis, { description: 'when download_link stops working' }),
+          sha256: z.withMeta(z.string(), { description: 'hex SHA-256 of the PDF' }),
+          signature_proof_id: z.withMeta(z.nullable(z.string()), {
+            description:
+              'the signature proof whose image the note shows: the latest AVAILABLE signature the signer’s attempt names, else the waypoint’s latest AVAILABLE one; null when there is none',
+          }),
         }),
-        expiration_timestamp: z.withMeta(EpochMillis, { description: 'when download_link stops working' }),
-        sha256: z.withMeta(z.string(), { description: 'hex SHA-256 of the PDF' }),
-        signature_proof_id: z.withMeta(z.nullable(z.string()), {
-          description:
-            'the signature proof whose image the note shows: the latest AVAILABLE signature the signer’s attempt names, else the waypoint’s latest AVAILABLE one; null when there is none',
-        }),
-      }),
+      ),
       {
         description:
-          'the delivery note (PDF): DC, route, waypoint, invoice, every item with its quantity, unit and status, the attempts and their times, the signer and the signature’s image (PNG or JPEG). Drawn once for each state of the evidence and kept as long as the proofs',
+          'the delivery note (PDF): DC, route, waypoint, invoice, every item with its quantity, unit and status, the attempts and their times, the signer and the signature’s image (PNG or JPEG). Drawn once for each state of the evidence and kept as long as the proofs. Null once the evidence is past its retention (the proof retention, counted from the route’s import, or a proof an attempt names is gone) and no note drawn before is kept: none is drawn again from what is left',
       },
     ),
   }),
@@ -68,7 +70,7 @@ export const getInvoiceEvidence = routesEndpoint(
     operationId: 'getInvoiceEvidence',
     module: import.meta.url,
     summary: 'The evidence of an invoice’s delivery, with a PDF delivery note and short-lived download links',
-    description: `The invoice with each item’s status and reason, its waypoint, the waypoint’s attempts (times, locations), the route’s cash records, the waypoint’s AVAILABLE proofs and the signer, and a PDF delivery note. Links work for ${LINK_MINUTES} minutes: read the evidence again for fresh ones. The note is drawn on the first read after the evidence changed (a new attempt or proof) and is then kept, like the proofs, for the deployment’s proof retention (400 days unless configured otherwise), even after the route is deleted.`,
+    description: `The invoice with each item’s status and reason, its waypoint, the waypoint’s attempts (times, locations), the route’s cash records, the waypoint’s AVAILABLE proofs and the signer, and a PDF delivery note. Links work for ${LINK_MINUTES} minutes: read the evidence again for fresh ones. The note is drawn on the first read after the evidence changed (a new attempt or proof) and is then kept, like the proofs, for the deployment’s proof retention (400 days unless configured otherwise), even after the route is deleted. Proofs past their retention are gone from the answer, as from the bucket; once the evidence is past its retention no note is drawn again (\`delivery_note\` is null when none drawn before is kept).`,
     // Reads the proofs (the signature's image) and writes the notes among them; signs links to both.
     access: {
       table: 'read',

@@ -11,7 +11,7 @@ export const listWaypointProofs = routesEndpoint(
     operationId: 'listWaypointProofs',
     module: import.meta.url,
     summary: 'The proofs of delivery (photos, signatures) of a waypoint, with short-lived download links',
-    description: `Every proof the driver asked to upload, in the order asked, whatever its status; only AVAILABLE ones have a download_link, which works for ${PROOF_LIMITS.downloadLinkSeconds / 60} minutes (read the list again for fresh links).`,
+    description: `Every proof the driver asked to upload, in the order asked, whatever its status, until the bucket's retention (proofRetentionDays) expires its file; only AVAILABLE ones have a download_link, which works for ${PROOF_LIMITS.downloadLinkSeconds / 60} minutes (read the list again for fresh links).`,
     access: { table: 'read', signLinks: { access: 'read', keyPrefix: PROOFS_PREFIX } },
     request: { params: z.extend(RouteParams, { waypoint_id: Id }) },
     responses: {
