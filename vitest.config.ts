@@ -3,31 +3,25 @@ import type { TestSpecification } from 'vitest/node';
 import { BaseSequencer } from 'vitest/node';
 
 /**
- * The longest tests, minutes each, in a project of their own, `large`, which `npm test` leaves out and
- * `npm run test:large` (a CI step of its own) runs: the route of 2,000 waypoints and 50,000 items imported, read
- * back and deleted (about five minutes quiet), DynamoDB Local's write speed after 50,000 stream records,
- * `npm start` killed with SIGKILL and started again on its state (two starts and a 5,000-item import), and one
- * account's 100 drivers at once with two feed readers.
+ * Files that take minutes alone. Without a results cache (a fresh clone in CI) vitest runs larger files
+ * first, which would leave these small files for last, running alone while the other worker idles; they
+ * start first instead.
  */
-const LARGE = [
-  'test/e2e/large-route.test.ts',
-  'test/e2e/dynamodb-local.test.ts',
-  'test/e2e/npm-start-crash.test.ts',
-  'test/e2e/event-feed-load.test.ts',
-];
+const LONG_RUNNING = ['test/e2e/npm-start-crash.test.ts'];
 
 /**
- * The file that takes longest alone. Without a results cache (a fresh clone in CI) vitest runs larger files
- * first, which would leave it for whenever its size ranks it; it starts first instead, while the other files
- * share the other worker.
+ * The tests of the largest sizes, minutes of DynamoDB Local each: the route of 2,000 waypoints and 50,000 items
+ * imported, read back and deleted (about five minutes quiet, longer than the rest of the end-to-end tier takes on
+ * the other core), and DynamoDB Local's write speed after 50,000 stream records. A project of their own,
+ * `large`, which `npm test` leaves out and `npm run test:large` (a CI step of its own) runs.
  */
-const LONGEST = 'test/e2e/large-route.test.ts';
+const LARGE = ['test/e2e/large-route.test.ts', 'test/e2e/dynamodb-local.test.ts'];
 
-class LongestFirst extends BaseSequencer {
+class LongRunningFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]) {
     const sorted = await super.sort(files);
-    const isLongest = (file: TestSpecification) => file.moduleId.endsWith(LONGEST);
-    return [...sorted.filter(isLongest), ...sorted.filter((file) => !isLongest(file))];
+    const isLong = (file: TestSpecification) => LONG_RUNNING.some((path) => file.moduleId.endsWith(path));
+    return [...sorted.filter(isLong), ...sorted.filter((file) => !isLong(file))];
   }
 }
 
@@ -63,7 +57,7 @@ export default defineConfig({
     // Two files at a time even on two cores (vitest's default there is one): the e2e files spend most of
     // their time waiting on DynamoDB Local, queues and Lambda processes, so two overlap well.
     maxWorkers: 2,
-    sequence: { sequencer: LongestFirst },
+    sequence: { sequencer: LongRunningFirst },
     testTimeout: 30_000,
     hookTimeout: 90_000,
     env: { POWERTOOLS_LOG_LEVEL: 'ERROR', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
