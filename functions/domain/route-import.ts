@@ -456,6 +456,21 @@ export function importedRouteRows(accountId: string, route: ImportedRoute) {
   return { waypoints: waypoints.map((stop) => stop.waypoint), ...splitRouteRows(accountId, route.id, rows) };
 }
 
+/**
+ * The header fields a route's body sets, on import and on each revision alike; the waypoints take the DC's
+ * delivery-rule defaults as they are now.
+ */
+export const headerFieldsOfBody = (route: ImportedRoute, dc: Dc) => ({
+  name: route.name ?? route.id,
+  startTime: route.start_time,
+  localDate: localDateOf(route.start_time, dc.timeZone),
+  assignedDriverId: route.driver_id,
+  vehicleId: route.vehicle?.id,
+  startWarehouse: route.start_warehouse,
+  endWarehouse: route.end_warehouse,
+  defaultRequirements: dc.deliveryRequirements,
+});
+
 /** The header and rows of an imported route, as stored. */
 function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
   const { waypoints, rows, shards } = importedRouteRows(record.accountId, route);
@@ -463,13 +478,7 @@ function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
     accountId: record.accountId,
     dcId: record.dcId,
     routeId: route.id,
-    name: route.name ?? route.id,
-    startTime: route.start_time,
-    localDate: localDateOf(route.start_time, dc.timeZone),
-    assignedDriverId: route.driver_id,
-    vehicleId: route.vehicle?.id,
-    startWarehouse: route.start_warehouse,
-    endWarehouse: route.end_warehouse,
+    ...headerFieldsOfBody(route, dc),
     waypointIds: waypoints.map((waypoint) => waypoint.id),
     rowShardStarts: shards.starts.length > 0 ? [...shards.starts] : undefined,
     isActive: route.activate_after_successful_import,
@@ -477,7 +486,6 @@ function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
     version: 1,
     importTxid: record.txid,
     trackingKey: record.trackingKey,
-    defaultRequirements: dc.deliveryRequirements,
     createdAt: Date.now(),
   };
   const etas = routeEtasItem(record.accountId, route.id, plannedEtas(header, waypoints, dc.etaSpeedKmh));

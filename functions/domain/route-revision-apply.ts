@@ -15,7 +15,6 @@ import type { EventDetails } from '../models/event-catalog';
 import type { ImportedRoute } from '../models/import-model';
 import { ApiError, ConflictError } from '../shared/errors';
 import { quote } from '../shared/quote';
-import { localDateOf } from '../shared/time';
 import {
   changesNoRow,
   noChanges,
@@ -24,7 +23,7 @@ import {
   type StoredWaypoint,
   sameAsJson,
 } from './route-diff';
-import { requireDriverOfDc } from './route-import';
+import { headerFieldsOfBody, requireDriverOfDc } from './route-import';
 import { isDone, progressByWaypoint, progressOf } from './route-progress';
 import { keyOf, keyText, putBeforeImage, rollBack, unlock } from './route-revision-rollback';
 import { DriverGoneError, type RouteRef, requireRoute, writeHeader } from './routes';
@@ -223,13 +222,7 @@ async function revisedHeader(
   }
   return {
     ...route,
-    name: body.name ?? body.id,
-    startTime: body.start_time,
-    localDate: localDateOf(body.start_time, dc.timeZone),
-    assignedDriverId: body.driver_id,
-    vehicleId: body.vehicle?.id,
-    startWarehouse: body.start_warehouse,
-    endWarehouse: body.end_warehouse,
+    ...headerFieldsOfBody(body, dc),
     ...orderFields(
       plan.waypointIds.map((id, position) => ({ id, sequence: plan.waypointSequences[position] as number })),
     ),
@@ -237,8 +230,6 @@ async function revisedHeader(
     // Waypoints this revision adds, and any after, get tokens of their own: a re-added id a new link.
     sequencedTokensFrom:
       route.sequencedTokensFrom ?? (plan.added.length > 0 ? nextWaypointSequenceOf(route) : undefined),
-    // A revision's waypoints take the DC's defaults as they are now, as an import's do.
-    defaultRequirements: dc.deliveryRequirements,
     revisionTxid: undefined,
     version: route.version + 2,
   };
