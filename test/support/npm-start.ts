@@ -23,7 +23,9 @@ const children: ChildProcess[] = [];
  * killRuntimeGroup takes every process it started with it, as a crash would).
  */
 export function spawnRuntime(stateDir: string, env: Record<string, string>): ChildProcess {
-  const child = spawn('node_modules/.bin/tsx', ['bin/local.ts'], {
+  // One process, as `npm start` runs it: through tsx's CLI, SIGINT would reach a second process that tsx
+  // SIGKILLs when it does not acknowledge the signal within 30 ms (a busy machine), leaving stack.json behind.
+  const child = spawn('node_modules/.bin/node', ['--import', 'tsx', 'bin/local.ts'], {
     env: { ...process.env, PORT: '0', LOCAL_STATE_DIR: stateDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
