@@ -1,0 +1,201 @@
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { basename, join } from 'node:path';
+import { inParallel } from '../functions/shared/parallel';
+import { DEFAULT_MEMORY_SIZE_MB } from '../lib/constructs/service-function';
+import {
+  assertIsolated,
+  BUNDLE_DIR,
+  type BuiltBundle,
+  buildLambdaBundle,
+  type FunctionKind,
+  type LambdaFunction,
+  lambdaFunctions,
+} from './bundle-build';
+import { bytesByPackage } from './bundle-contents';
+import {
+  EVERY_RESOURCE,
+  type InitRun,
+  lambdaLikeEnvironment,
+  lambdaNodeArgs,
+  measureInit,
+} from './bundle-init';
+import { repoRoot } from './runtime';
+import type { StandaloneContext } from './scenario';
+
+/**
+ * What the bundles bench (bench/bundles.ts) measures: every function's bundle, the floor's, its references'
+ * and the noise copies', built into BUNDLE_DIR and initialised in fresh node processes, round-robin.
+ */
+
+/** The least a function of each kind can take: the reference (REFERENCES) that loads what all of them load. */
+export const LEAST_OF: Record<FunctionKind, string> = {
+  api: 'zod-observability',
+  consumer: 'zod-observability-batch',
+};
+const FLOOR_ENTRY = join(repoRoot, 'bench/floor/handler.ts');
+/**
+ * Bundles built and initialised with the floor, reported as ratios over it, not checked: the floor plus what
+ * every function of a kind loads before its own schemas and code, i.e. the least a function of this design can
+ * take (bench/floor/references/, each file says what it adds).
+ */
+const REFERENCES: readonly { name: string; adds: string }[] = [
+  { name: 'zod', adds: 'zod with one schema' },
+  { name: 'observability', adds: "Powertools' logger and metrics middleware" },
+  {
+    name: 'zod-observability',
+    adds: "zod with one schema, Powertools' logger and metrics middleware: the least an API function loads",
+  },
+  {
+    name: 'zod-observability-batch',
+    adds: "zod with one schema, Powertools' logger and metrics middleware and batch processor: the least a queue consumer loads",
+  },
+];
+export const INIT_RUNS = 5;
+/**
+ * What the machine alone does to the API check: copies of one bundle (the reference the least API function
+ * loads), as many as there are API functions, measured in the same round-robin, one beside each function. They
+ * are the same code, so the spread of their ratios over the floor is noise, and the largest of them is what the
+ * slowest of as many medians of 5 reads when every function costs the same. Reported, not checked.
+ */
+export const NOISE_COPY_OF = LEAST_OF.api;
+/** Builds at once (esbuild is itself parallel; the machine has two cores). */
+const BUILD_PARALLELISM = 2;
+
+export interface Measured extends LambdaFunction {
+  bundle?: BuiltBundle;
+  /** The environment its init is measured in: the deployed one, unless the import fails there. */
+  env: Record<string, string>;
+  /** node's flags, as Lambda's bootstrap starts it (bundle-init.ts, lambdaNodeArgs). */
+  nodeArgs: string[];
+  /** Why the import fails with the environment CDK gives the function (it would fail on every cold start). */
+  deployedEnvError?: string;
+  packages?: { name: string; bytes: number }[];
+  initRuns: InitRun[];
+  error?: string;
+}
+
+export interface BundleMeasurement {
+  /** Every function a deploy creates (lambdaFunctions). */
+  functions: Measured[];
+  /** bench/floor/handler.ts, built and measured as a function. */
+  floor: Measured;
+  /** REFERENCES, built and measured as the floor. */
+  references: (Measured & { adds: string })[];
+  /** The reference the noise copies copy (NOISE_COPY_OF), and the copies: none when it failed to build. */
+  copied: (Measured & { adds: string }) | undefined;
+  copies: Measured[];
+  /** The 1-minute load averages before and after the init measurements. */
+  loadBefore: number[];
+  loadAfter: number[];
+}
+
+/** Builds every bundle, then measures each one's init INIT_RUNS times; failures are kept on the item (`error`). */
+export async function measureBundles({
+  abort,
+  log,
+}: Pick<StandaloneContext, 'abort' | 'log'>): Promise<BundleMeasurement> {
+  const functions: Measured[] = lambdaFunctions().map((f) => ({
+    ...f,
+    env: lambdaLikeEnvironment(f),
+    nodeArgs: lambdaNodeArgs(f),
+    initRuns: [],
+  }));
+  // Built, initialised and measured with the functions, in the same round-robin; reported apart.
+  const floorFunction = {
+    name: 'floor',
+    kind: 'api' as const,
+    access: { table: 'read' as const },
+    memorySize: DEFAULT_MEMORY_SIZE_MB,
+  };
+  const floor: Measured = {
+    ...floorFunction,
+    entry: FLOOR_ENTRY,
+    xraySdk: false,
+    env: lambdaLikeEnvironment(floorFunction),
+    nodeArgs: lambdaNodeArgs(floorFunction),
+    initRuns: [],
+  };
+  const references: (Measured & { adds: string })[] = REFERENCES.map(({ name, adds }) => ({
+    ...floorFunction,
+    name: `floor-references/${name}`,
+    adds,
+    entry: join(repoRoot, 'bench/floor/references', `${name}.ts`),
+    xraySdk: false,
+    env: lambdaLikeEnvironment(floorFunction),
+    nodeArgs: lambdaNodeArgs(floorFunction),
+    initRuns: [],
+  }));
+  assertIsolated(BUNDLE_DIR);
+  rmSync(BUNDLE_DIR, { recursive: true, force: true });
+  mkdirSync(BUNDLE_DIR, { recursive: true });
+
+  log(`building ${functions.length} bundles (${BUILD_PARALLELISM} at a time) into ${BUNDLE_DIR}`);
+  await inParallel([floor, ...references, ...functions], BUILD_PARALLELISM, async (item) => {
+    abort.throwIfAborted();
+    try {
+      item.bundle = await buildLambdaBundle(item.entry, join(BUNDLE_DIR, item.name), item.xraySdk);
+      item.packages = bytesByPackage(item.bundle);
+      writeFileSync(join(BUNDLE_DIR, item.name, 'metafile.json'), JSON.stringify(item.bundle.metafile));
+    } catch (error) {
+      item.error = `build failed: ${error instanceof Error ? error.message : String(error)}`;
+      log(`  ${item.name}: ${item.error}`);
+    }
+  });
+
+  const copied = references.find((item) => item.name === `floor-references/${NOISE_COPY_OF}`);
+  const copies: Measured[] = [];
+  if (copied?.bundle) {
+    const apiFunctions = functions.filter((item) => item.kind === 'api').length;
+    for (let index = 1; index <= apiFunctions; index++) {
+      const name = `noise/copy-${String(index).padStart(2, '0')}`;
+      cpSync(join(BUNDLE_DIR, copied.name), join(BUNDLE_DIR, name), { recursive: true });
+      copies.push({
+        ...copied,
+        name,
+        bundle: { ...copied.bundle, file: join(BUNDLE_DIR, name, basename(copied.bundle.file)) },
+        initRuns: [],
+      });
+    }
+  }
+  // Each function followed by a copy, so that copies and functions meet the same moments of the machine.
+  const measuredInOrder = functions.flatMap((item, index) => [
+    item,
+    ...(copies[index] ? [copies[index]] : []),
+  ]);
+
+  // Round-robin, one process at a time: run k of every function before run k+1 of any, so a passing
+  // load on the machine spreads over all functions instead of skewing one.
+  const loadBefore = loadavg();
+  log(`measuring init: ${INIT_RUNS} fresh node processes per function, one at a time`);
+  for (let run = 0; run < INIT_RUNS; run++) {
+    for (const item of [floor, ...references, ...measuredInOrder]) {
+      if (!item.bundle || item.error) continue;
+      abort.throwIfAborted();
+      try {
+        item.initRuns.push(await measureInit(item.bundle.file, item.env, item.nodeArgs, abort));
+      } catch (error) {
+        abort.throwIfAborted();
+        const message = error instanceof Error ? error.message : String(error);
+        if (item.deployedEnvError !== undefined) {
+          item.error = message;
+        } else {
+          // Fails on Lambda as deployed: say so, and measure it with every resource variable set instead.
+          item.deployedEnvError = message;
+          item.env = lambdaLikeEnvironment({ ...item, access: EVERY_RESOURCE });
+          log(`  ${item.name}: import fails with its deployed environment: ${message}`);
+          try {
+            item.initRuns.push(await measureInit(item.bundle.file, item.env, item.nodeArgs, abort));
+          } catch (retryError) {
+            abort.throwIfAborted();
+            item.error = retryError instanceof Error ? retryError.message : String(retryError);
+          }
+        }
+        if (item.error) log(`  ${item.name}: ${item.error}`);
+      }
+    }
+    log(`  run ${run + 1}/${INIT_RUNS} done`);
+  }
+  const loadAfter = loadavg();
+  return { functions, floor, references, copied, copies, loadBefore, loadAfter };
+}
