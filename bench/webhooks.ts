@@ -1,21 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { putEventItem } from '../functions/data/events';
 import { configure } from '../functions/shared/config';
 import { localConsumerConcurrency } from '../local/event-sources/sqs';
 import { measureDeliveryHandler } from './delivery-handler';
-import { inParallel, RawTable } from './dynamo';
+import { RawTable } from './dynamo';
 import { ApiClient } from './http';
 import { consumedBetween, partitionReport } from './partitions';
 import { BENCH_CONTEXT, demoOf } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, distribution, percentile, round, summaryOf } from './stats';
+import { EventWriter } from './webhook-event-writer';
 import { pipelineFigures } from './webhook-pipeline';
 import { RAW_CONCURRENCY, rawBaselines } from './webhook-raw';
-import { type BenchWebhook, EVENT_TYPE, type Pair, pairKey, Receiver } from './webhook-receiver';
+import { type BenchWebhook, EVENT_TYPE, type Pair, Receiver } from './webhook-receiver';
 import { apiDelete, countLogLines, queueInspector } from './webhook-runtime';
 
 /**
@@ -67,85 +65,21 @@ export const webhookDeliveryScenario: Scenario = {
     const webhooks: BenchWebhook[] = [];
     const queues = queueInspector(stack);
 
-    /** The event items and their pairs (one per webhook), known to the receiver before anything is written. */
-    const prepareEvents = (count: number, first: number, beforeLoad: boolean) =>
-      Array.from({ length: count }, (_, i) => {
-        const index = first + i;
-        const occurredAt = Date.now();
-        const transactItem = putEventItem({
-          accountId,
-          dcId,
-          routeId: `bench-wh-${runId}-${String(index).padStart(4, '0')}`,
-          type: EVENT_TYPE,
-          details: { driver_id: driverId, started_timestamp: occurredAt },
-          occurredAt,
-        });
-        const eventId = transactItem.Put.Item.event_id;
-        const pairs = webhooks.map((webhook, w): Pair => {
-          const pair: Pair = {
-            eventId,
-            webhook,
-            failFirst: !beforeLoad && (index * WEBHOOKS + w) % FAIL_EVERY === 0,
-            beforeLoad,
-            requests: 0,
-            successes: 0,
-          };
-          receiver.pairs.set(pairKey(eventId, webhook.id), pair);
-          return pair;
-        });
-        return { transactItem, pairs };
-      });
-    let eventsWritten = 0;
-    /** One TransactWriteItems per event, WRITE_PARALLELISM in flight; sets the pairs' write times; ms. */
-    const writeEvents = async (events: ReturnType<typeof prepareEvents>) => {
-      const started = performance.now();
-      await inParallel(events, WRITE_PARALLELISM, abort, async ({ transactItem, pairs }) => {
-        await raw.db.send(new TransactWriteCommand({ TransactItems: [transactItem] }));
-        const writtenAt = performance.now();
-        for (const pair of pairs) pair.writtenAt = writtenAt;
-        eventsWritten++;
-      });
-      return performance.now() - started;
-    };
-
-    const timeline: Record<string, number | string>[] = [];
-    let writeError: unknown;
-    /**
-     * Resolves when every pair has a success; false at the deadline. Every PROGRESS_EVERY_MS a line on
-     * stderr and, with `record`, a timeline entry: what was written and delivered, what waits in the queues.
-     */
-    const waitForDeliveries = async (pairs: Pair[], deadlineMs: number, label: string, record: boolean) => {
-      const started = performance.now();
-      let nextProgress = started + PROGRESS_EVERY_MS;
-      for (;;) {
-        abort.throwIfAborted();
-        if (writeError) throw writeError;
-        const done = pairs.filter((pair) => pair.firstSuccessAt !== undefined).length;
-        if (done === pairs.length) return true;
-        const now = performance.now();
-        if (now - started > deadlineMs) return false;
-        if (now >= nextProgress) {
-          nextProgress += PROGRESS_EVERY_MS;
-          const depths = await queues.depths();
-          const entry: Record<string, number | string> = {
-            t_s: round((now - started) / 1000, 1),
-            events_written: eventsWritten,
-            pairs_delivered: done,
-            induced_failures: receiver.inducedFailures,
-          };
-          if (typeof depths === 'object')
-            for (const [name, depth] of Object.entries(depths))
-              if (!name.endsWith('_dlq') || depth.visible + depth.in_flight + depth.delayed > 0)
-                entry[name] = `${depth.visible}/${depth.in_flight}/${depth.delayed}`;
-          if (record) timeline.push(entry);
-          log(
-            `  ${label}: ${JSON.stringify(entry)} (queues: visible/in flight/delayed; ` +
-              `${receiver.badSignatures} bad signatures)`,
-          );
-        }
-        await sleep(100);
-      }
-    };
+    const writer = new EventWriter({
+      accountId,
+      dcId,
+      driverId,
+      runId,
+      webhooks,
+      receiver,
+      raw,
+      queues,
+      abort,
+      log,
+      failEvery: FAIL_EVERY,
+      writeParallelism: WRITE_PARALLELISM,
+      progressEveryMs: PROGRESS_EVERY_MS,
+    });
 
     /** Leaves no webhook behind for the scenarios that run after this one. */
     const deleteWebhooks = async () => {
@@ -182,10 +116,10 @@ export const webhookDeliveryScenario: Scenario = {
       // One event first: its delivery loads the fan-out and delivery handlers in the runtime (the local
       // "cold start"), which the measured events then do not pay.
       log('warm-up: one event through the pipeline');
-      const warm = prepareEvents(1, EVENTS, true);
+      const warm = writer.prepare(1, EVENTS, true);
       const warmPairs = warm.flatMap((event) => event.pairs);
-      await writeEvents(warm);
-      if (!(await waitForDeliveries(warmPairs, 60_000, 'warm-up', false)))
+      await writer.write(warm);
+      if (!(await writer.waitForDeliveries(warmPairs, 60_000, 'warm-up', false)))
         throw new Error(
           `the warm-up event was not delivered to all ${WEBHOOKS} webhooks within 60 s ` +
             `(queues: ${JSON.stringify(await queues.depths())})`,
@@ -200,11 +134,12 @@ export const webhookDeliveryScenario: Scenario = {
       const lightEventMs: number[] = [];
       let lightTimeouts = 0;
       for (let i = 0; i < LIGHT_EVENTS; i++) {
-        const light = prepareEvents(1, EVENTS + 1 + i, true);
+        const light = writer.prepare(1, EVENTS + 1 + i, true);
         const eventPairs = light.flatMap((event) => event.pairs);
         lightPairs.push(...eventPairs);
-        await writeEvents(light);
-        if (!(await waitForDeliveries(eventPairs, LIGHT_TIMEOUT_MS, 'light load', false))) lightTimeouts++;
+        await writer.write(light);
+        if (!(await writer.waitForDeliveries(eventPairs, LIGHT_TIMEOUT_MS, 'light load', false)))
+          lightTimeouts++;
         else
           lightEventMs.push(
             Math.max(
@@ -220,7 +155,7 @@ export const webhookDeliveryScenario: Scenario = {
         `  write to receipt: p50 ${round(percentile(lightSorted, 50), 0)} ms, ` +
           `p99 ${round(percentile(lightSorted, 99), 0)} ms`,
       );
-      eventsWritten = 0;
+      writer.written = 0;
 
       log(
         `writing ${EVENTS} ${EVENT_TYPE} events (one TransactWriteItems each, ${WRITE_PARALLELISM} in flight) ` +
@@ -229,19 +164,19 @@ export const webhookDeliveryScenario: Scenario = {
       // The pipeline starts delivering while the events are still being written: the wait runs alongside.
       const loadLogOffset = statSync(runtime.logFile).size;
       const partitionsBefore = await partitionReport(stack);
-      const events = prepareEvents(EVENTS, 0, false);
+      const events = writer.prepare(EVENTS, 0, false);
       const pairs = events.flatMap((event) => event.pairs);
-      const writing = writeEvents(events).then(
+      const writing = writer.write(events).then(
         (ms) => {
           log(`  ${EVENTS} events written in ${(ms / 1000).toFixed(1)} s`);
           return ms;
         },
         (error: unknown) => {
-          writeError = error;
+          writer.writeError = error;
           return Number.NaN;
         },
       );
-      const complete = await waitForDeliveries(pairs, DEADLINE_MS, 'deliveries', true);
+      const complete = await writer.waitForDeliveries(pairs, DEADLINE_MS, 'deliveries', true);
       const writeMs = await writing;
       if (!complete) log(`  deadline of ${DEADLINE_MS / 1000} s passed`);
       await sleep(GRACE_MS);
@@ -443,7 +378,7 @@ export const webhookDeliveryScenario: Scenario = {
         /** From the first write until the feed's queue was empty, all 2,000 events appended (null: not by the deadline). */
         feed_drained_s: feedDrainedMs === undefined ? null : round((feedDrainedMs - firstWrite) / 1000, 1),
         progress_every_s: PROGRESS_EVERY_MS / 1000,
-        progress: timeline,
+        progress: writer.timeline,
         queues_after: queuesAfter ?? null,
         runtime_log_lines: logCounts,
         ...(undelivered.length
