@@ -7,7 +7,7 @@ import { endpoints } from '../../functions/api/index';
 import { DELIVERY_HEADER_DOCS } from '../../functions/api/openapi';
 import { EVENT_TYPES } from '../../functions/models/event-catalog';
 import { exampleEvent } from '../../functions/models/event-docs';
-import { ARTIFACTS_DIR, launchChromium } from '../support/browser';
+import { launchChromium, saveScreenshot } from '../support/browser';
 import { call, callRaw, contractViolations, expectError } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 
@@ -164,7 +164,7 @@ describe('GET /docs in a browser', () => {
         await expect
           .poll(() => page.locator('.swagger-ui .info .title').textContent())
           .toContain('Delivery Route Service');
-        await page.screenshot({ path: `${ARTIFACTS_DIR}${screenshot}`, fullPage: true });
+        await saveScreenshot(page, screenshot);
 
         const origin = new URL(base).origin;
         const elsewhere = record.requests.filter(
@@ -214,7 +214,7 @@ describe('GET /docs in a browser', () => {
           .toContain(`"event_id": "${example.event_id}"`);
         expect(await body.textContent(), type).toContain(`"event": "${type}"`);
       }
-      await page.screenshot({ path: `${ARTIFACTS_DIR}docs-webhooks.png`, fullPage: true });
+      await saveScreenshot(page, 'docs-webhooks.png');
       expect(record.problems).toEqual([]);
     } finally {
       await page.close();

@@ -5,7 +5,7 @@ import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { getTrackingPage, TrackedStop } from '../../functions/api/tracking/index';
 import { createTestAccount } from '../support/accounts';
-import { ARTIFACTS_DIR, launchChromium } from '../support/browser';
+import { launchChromium, saveScreenshot } from '../support/browser';
 import type { Waypoint } from '../support/driver-app';
 import { type CallOptions, call, callRaw, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
@@ -346,7 +346,7 @@ describe('the tracking page in headless Chromium at a phone’s width', () => {
       // Fits the phone: nothing wider than the screen, however long a text.
       expect(await scrollWidth()).toBeLessThanOrEqual(390);
       expect(await page.locator('script').count()).toBe(0);
-      await page.screenshot({ path: `${ARTIFACTS_DIR}tracking.png`, fullPage: true });
+      await saveScreenshot(page, 'tracking.png');
 
       // The stop with markup in its name and address: shown as text, nothing run, still within the width.
       const marked = await page.goto(`${api.url}${await trackingPath('running', 2)}`);
@@ -354,7 +354,7 @@ describe('the tracking page in headless Chromium at a phone’s width', () => {
       expect(await page.locator('dl div').first().locator('dd').textContent()).toBe(STOP_NAME);
       expect(await page.locator('dl div').nth(1).locator('dd').innerText()).toBe(STOP_ADDRESS);
       expect(await scrollWidth()).toBeLessThanOrEqual(390);
-      await page.screenshot({ path: `${ARTIFACTS_DIR}tracking-escaped.png`, fullPage: true });
+      await saveScreenshot(page, 'tracking-escaped.png');
 
       const origin = new URL(api.url).origin;
       expect(
