@@ -205,9 +205,9 @@ function isWritableDir(path: string): boolean {
 }
 
 /**
- * Adds STREAM_RECORDS_INDEX and SHARD_RECORDS_INDEX to the database of a running DynamoDB Local (it has made its tables by the time it
- * answers). Its SQLite sees the new schema at its next statement; a statement of its own in progress holds the
- * index back for a moment (busy timeout).
+ * Adds STREAM_RECORDS_INDEX and SHARD_RECORDS_INDEX to the database of a running DynamoDB Local (it has made its
+ * tables by the time it answers). Its SQLite sees the new schema at its next statement; a statement of its own in
+ * progress holds the index back for a moment (busy timeout).
  */
 async function indexStreamRecords(file: string): Promise<void> {
   const { DatabaseSync } = await withoutSqliteWarning(() => import('node:sqlite'));

@@ -144,13 +144,13 @@ function putItems(client: DynamoDBClient, table: string, prefix: string) {
  * `reads` GetRecords of the table's stream at its end, where they find nothing, as a local pipe's reads of a quiet
  * stream do: each looks its shard's first record up (docs/local-runtime.md, "DynamoDB Local's stream records").
  */
-async function emptyStreamReads(db: RunningDynamoDbLocal, table: string, reads: number) {
+async function emptyStreamReads(
+  db: RunningDynamoDbLocal,
+  client: DynamoDBClient,
+  table: string,
+  reads: number,
+) {
   const streams = new DynamoDBStreamsClient({
-    endpoint: db.endpoint,
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-  });
-  const client = new DynamoDBClient({
     endpoint: db.endpoint,
     region: LOCAL_REGION,
     credentials: LOCAL_CREDENTIALS,
@@ -167,7 +167,6 @@ async function emptyStreamReads(db: RunningDynamoDbLocal, table: string, reads: 
       ({ NextShardIterator: ShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator })));
   });
   streams.destroy();
-  client.destroy();
   return seconds;
 }
 
@@ -229,8 +228,8 @@ describe('DynamoDB Local', () => {
       const madeAfter = await batches(laterTables, 'after');
       const filled = await batches(['filled', 'filled', 'filled'], 'more');
       // Reading a stream made after the records costs what reading the first stream does.
-      const readsFresh = await emptyStreamReads(db, 'fresh-1', 300);
-      const readsMadeAfter = await emptyStreamReads(db, 'made-after-1', 300);
+      const readsFresh = await emptyStreamReads(db, client, 'fresh-1', 300);
+      const readsMadeAfter = await emptyStreamReads(db, client, 'made-after-1', 300);
 
       // Tables made after the records (the path that slowed down) and the table holding them, each against the
       // fresh database's batches.
