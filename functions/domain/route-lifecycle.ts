@@ -1,65 +1,14 @@
 import { listActiveRoutesOfDriver, type RouteHeader } from '../data/routes';
-import { ApiError, ConflictError, ValidationError } from '../shared/errors';
-import { quote } from '../shared/quote';
+import { ApiError, ValidationError } from '../shared/errors';
 import { type DriverRef, requireDriver } from './drivers';
 import { computeAfterFinish } from './route-analytics';
-import { refreshEtas } from './route-etas';
-import { changeRoute, DriverGoneError, type RouteRef, rejectFinalized } from './routes';
-import { trackingLinksOf } from './tracking-links';
+import { changeRoute, type RouteRef, rejectFinalized, transitionRefused } from './routes';
 
 /**
  * Route states (docs/api.md §4): imported (inactive) -> active -> started -> finalized. Each move is a
  * conditional write of the header (its version) with its event and the driver's route sets (changeRoute).
+ * The start is in ./route-start.ts: the start functions bundle nothing of the finish (drivers, analytics).
  */
-
-function transitionRefused(route: RouteHeader, why: string): ConflictError {
-  return new ConflictError('TRANSITION_NOT_ALLOWED', `route ${quote(route.routeId)} ${why}`);
-}
-
-/**
- * Starts an active route that has a driver (by that driver, or by API key); ROUTE_STARTED, with every
- * waypoint's tracking link; ETAs from now on.
- */
-export async function startRoute(ref: RouteRef, at: number): Promise<RouteHeader> {
-  let route: RouteHeader;
-  try {
-    route = await changeRoute(
-      ref,
-      (current) => {
-        rejectFinalized(current);
-        if (current.startedTimestamp !== undefined) throw transitionRefused(current, 'has already started');
-        if (!current.isActive) throw transitionRefused(current, 'is not active; activate it first');
-        if (!current.assignedDriverId) throw transitionRefused(current, 'has no driver; assign one first');
-        return { startedTimestamp: at };
-      },
-      // The route joins the driver's started set (changeRoute), on condition that the driver still exists.
-      (next) => ({
-        accountId: next.accountId,
-        dcId: next.dcId,
-        routeId: next.routeId,
-        type: 'ROUTE_STARTED',
-        details: {
-          driver_id: next.assignedDriverId as string,
-          started_timestamp: at,
-          waypoint_ids: next.waypointIds,
-          tracking_links: trackingLinksOf(next),
-        },
-        occurredAt: Date.now(),
-      }),
-    );
-  } catch (error) {
-    // The driver was deleted since the route was assigned (a route assigned before drivers kept their sets).
-    if (error instanceof DriverGoneError) {
-      throw new ConflictError(
-        'DRIVER_NOT_IN_DC',
-        `the route's driver is no longer a driver of DC ${quote(ref.dcId)}`,
-      );
-    }
-    throw error;
-  }
-  await refreshEtas(route, { at });
-  return route;
-}
 
 /** Finalizes an active or started route; ROUTE_FINISHED; then computes its analytics. */
 export async function finishRoute(ref: RouteRef, at: number): Promise<RouteHeader> {

@@ -189,6 +189,11 @@ export function rejectFinalized(route: RouteHeader): void {
   if (route.revisionTxid !== undefined) throw new RouteBeingRevisedError(route.routeId, route.revisionTxid);
 }
 
+/** 3011: the route's state does not allow the change (`why` says what it is). */
+export function transitionRefused(route: RouteHeader, why: string): ConflictError {
+  return new ConflictError('TRANSITION_NOT_ALLOWED', `route ${quote(route.routeId)} ${why}`);
+}
+
 function rejectStarted(route: RouteHeader, what: string): void {
   if (route.startedTimestamp !== undefined) {
     throw new ConflictError(

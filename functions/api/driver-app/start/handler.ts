@@ -1,4 +1,4 @@
-import { startRoute } from '../../../domain/route-lifecycle';
+import { startRoute } from '../../../domain/route-start';
 import { httpHandler } from '../../http-handler';
 import { routeView } from '../../routes/views';
 import { startDriverRoute as endpoint } from './endpoint';
