@@ -128,7 +128,8 @@ export class StatefulStack extends Stack {
    * Encrypts webhook signing secrets at rest (envelope encryption, functions/data/secret-envelope.ts).
    * Customer managed, rotated yearly by KMS, retained: without it the stored secrets cannot be read. Its key
    * policy is CDK's default, which lets the account's IAM policies grant its use: only the functions whose
-   * access names `webhookSecrets` get kms:GenerateDataKey or kms:Decrypt on it.
+   * access names `webhookSecrets` get kms:GenerateDataKey or kms:Decrypt on it. Stop PINs are sealed under it
+   * too, under an encryption context of their own, by the functions whose access names `stopPins`.
    */
   readonly webhookSecretsKey: Key;
   /** In alarm while the oldest accepted import has waited IMPORT_QUEUE_MAX_AGE for the import worker. */

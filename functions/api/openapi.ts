@@ -195,8 +195,33 @@ const REPLAYED_RESPONSE_HEADER: ResponseHeader = {
   schema: { type: 'string', const: 'true' },
 };
 
-/** The statuses a kept answer can have: the use case's (never a refusal made before it, nor a 5xx). */
-const replayable = (status: number) => status < 500 && ![401, 409, 413, 422, 429].includes(status);
+/**
+ * The statuses a kept answer can have: the use case's (never a refusal made before it, nor a 5xx). A 409 is
+ * a use case's when it carries a code besides 1011 (an Idempotency-Key in flight, refused before it).
+ */
+const replayable = (status: number, codes: readonly number[]) =>
+  status < 500 &&
+  (![401, 409, 413, 422, 429].includes(status) || (status === 409 && codes.some((code) => code !== 1011)));
+
+/** The codes whose answers say when to retry: the throttles' (429) and an Idempotency-Key in flight (409). */
+const RETRY_AFTER_CODES: ReadonlySet<number> = new Set([1008, 1011]);
+
+/**
+ * Retry-After on a status whose codes send it: required when each of them does, optional when some do (a
+ * 409 that is also a use case's refusal, which has nothing to wait for).
+ */
+function retryAfterOf(codes: readonly number[]): Record<string, ResponseHeader> {
+  const sending = codes.filter((code) => RETRY_AFTER_CODES.has(code));
+  if (sending.length === 0) return {};
+  if (sending.length === codes.length) return { 'Retry-After': RETRY_AFTER_HEADER };
+  return {
+    'Retry-After': {
+      ...RETRY_AFTER_HEADER,
+      required: false,
+      description: `${RETRY_AFTER_HEADER.description}; only with ${sending.join(', ')}`,
+    },
+  };
+}
 
 /** An OpenAPI parameter (a type, not an interface: OpenAPI objects take `x-` keys). */
 type Parameter = {
@@ -283,8 +308,8 @@ export function buildOpenApiDocument(endpoints: readonly DocumentedEndpoint[]) {
         .map((code) => `${code}: ${codeMeaning.get(code)?.meaning ?? 'see the description'}`)
         .join('; ');
       const headers = {
-        ...(status === 429 || status === 409 ? { 'Retry-After': RETRY_AFTER_HEADER } : {}),
-        ...(keyed && replayable(status) ? { [REPLAYED_HEADER]: REPLAYED_RESPONSE_HEADER } : {}),
+        ...retryAfterOf(codes),
+        ...(keyed && replayable(status, codes) ? { [REPLAYED_HEADER]: REPLAYED_RESPONSE_HEADER } : {}),
       };
       // The endpoint's own refusals come as a page too; API Gateway's (429, 404 1007) as JSON only.
       const page = endpoint.htmlPage && codes.some((code) => ownCodes.has(code)) ? HTML_PAGE : {};

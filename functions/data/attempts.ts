@@ -23,6 +23,16 @@ export interface Scan {
   matched_item_id?: string;
 }
 
+/**
+ * The recipient's ID check of a visit to a stop with a minimum age: how it was made, its outcome against that
+ * age on the day of the visit, and when (the attempt's time). Never the date of birth it was made with.
+ */
+export interface AgeCheck {
+  method: 'ID_CHECKED';
+  result: 'OLD_ENOUGH' | 'UNDER_AGE';
+  timestamp: number;
+}
+
 export interface Reason {
   code: string;
   message: string;
@@ -52,6 +62,10 @@ export interface Attempt {
    * attempts recorded before delivery rules, which were held to none.
    */
   rules?: Applied;
+  /** True when the visit gave the stop's PIN and it matched (the code is never kept); absent: none checked. */
+  pinVerified?: boolean;
+  /** The recipient's ID check, for a stop with a minimum age; absent: none made (or none required). */
+  ageCheck?: AgeCheck;
   driverId: string;
   recordedAt: number;
 }
@@ -86,6 +100,8 @@ const attemptCodec = codec<Attempt>({
   signerName: {},
   scans: { absent: [] },
   rules: {},
+  pinVerified: {},
+  ageCheck: {},
   driverId: {},
   recordedAt: {},
 });

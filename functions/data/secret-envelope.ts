@@ -2,12 +2,13 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { config } from '../shared/config';
 
 /**
- * Envelope encryption of short secrets (webhook signing secrets) with the stateful stack's KMS key: KMS
+ * Envelope encryption of short secrets (webhook signing secrets, stop PINs) with the stateful stack's KMS key: KMS
  * GenerateDataKey gives a fresh 256-bit data key, in plain text and encrypted under the key; the secret is
  * encrypted here with AES-256-GCM under the plain data key, which is then forgotten. What is stored is the
  * ciphertext, IV, tag and the encrypted data key. Opening one asks KMS to Decrypt the data key, then AES-GCM.
  *
- * Every call names an encryption context (the secret's owner: `{account_id, webhook_id}`): KMS binds the
+ * Every call names an encryption context (the secret's owner: `{account_id, webhook_id}` for a webhook's,
+ * `{account_id, route_id}` for a stop PIN): KMS binds the
  * data key to it and refuses to decrypt it under any other, and the same context is the GCM additional data,
  * so a sealed secret copied to another item does not open there.
  */

@@ -1,3 +1,4 @@
+import { getDc } from '../data/accounts';
 import { type Attempt, type AttemptStatus, getAttempt, insertAttempt, type Reason } from '../data/attempts';
 import { listWaypointItems } from '../data/invoice-rows';
 import { getProof, type Proof } from '../data/proofs';
@@ -7,13 +8,18 @@ import { appliedRequirements } from '../models/delivery-requirements';
 import type { DriverCaller } from '../shared/auth-context';
 import { ConflictError, ValidationError } from '../shared/errors';
 import { quote, quoteList } from '../shared/quote';
+import { localDateOf } from '../shared/time';
 import {
+  type AgeCheckInput,
+  checkAge,
   deliveredItemIds,
+  deliversSomething,
   matchScans,
   rejectMissingEvidence,
   type ScanInput,
   type StopItem,
 } from './delivery-rules';
+import { checkPin } from './pin-checks';
 import { refreshEtas } from './route-etas';
 import { pauseBeforeRetry, rejectFinalized, requireRoute } from './routes';
 
@@ -29,6 +35,10 @@ export interface AttemptInput {
   proofIds?: string[];
   signerName?: string;
   scans?: ScanInput[];
+  /** The code the customer gave, for a stop that requires a PIN; never kept. */
+  pin?: string;
+  /** The recipient's ID check, for a stop with a minimum age; only its method and outcome are kept. */
+  ageCheck?: AgeCheckInput;
 }
 
 /** Visits of one route recorded at once take its event sequence in turn: each round one of them wins. */
@@ -39,7 +49,9 @@ const MAX_RECORD_ATTEMPTS = 10;
  * 1. the route must be the driver's, started and not finished (404 / 3011 / 3012);
  * 2. the waypoint and every listed item must be on it (3013);
  * 3. a visit that delivers something must show what the stop's delivery rules ask for (domain/delivery-rules.ts:
- *    9100..9102); its scans are matched to the stop's items' barcodes;
+ *    9100..9102, 9106, 9107); its scans are matched to the stop's items' barcodes; the age is computed on the
+ *    visit's day in the DC's time zone; the customer's PIN is checked last (./pin-checks.ts: 9103..9105),
+ *    since a wrong code counts toward the stop's lock, the only write a refused attempt makes;
  * 4. the attempt and WAYPOINT_STATUS_CHANGED (with the route's next event sequence) are written in one
  *    transaction, on condition that the attempt id is new, the route did not change and no other event of it
  *    took that sequence since they were read, with the waypoint's visited mark (a visited waypoint can no
@@ -54,6 +66,8 @@ export async function recordAttempt(
   input: AttemptInput,
 ): Promise<{ attempt: Attempt; created: boolean }> {
   const ref = { ...driver, routeId };
+  // Checked once: a round lost to another writer does not count the same code again.
+  let pinChecked = false;
   for (let round = 1; round <= MAX_RECORD_ATTEMPTS; round++) {
     await pauseBeforeRetry(round);
     const route = await requireRoute(ref);
@@ -94,14 +108,29 @@ export async function recordAttempt(
       proofIds,
     );
     const scans = matchScans(scanInputs, stopItems);
-    rejectMissingEvidence(waypointId, rules, {
+    const door = {
       status: input.status,
       delivered: deliveredItemIds(input.status, input.items ?? [], stopItems),
+    };
+    rejectMissingEvidence(waypointId, rules, {
+      ...door,
       proofTypes: proofs.map((proof) => proof.type),
       signerName: input.signerName,
       scans,
       items: stopItems,
     });
+    const ageCheck =
+      rules.minimum_age === null
+        ? undefined
+        : checkAge(waypointId, rules, door, input.ageCheck, {
+            timestamp: input.timestamp,
+            localDate: await dcDateOf(driver, input.timestamp),
+          });
+    const pinRequired = rules.pin && deliversSomething(door);
+    if (pinRequired && !pinChecked) {
+      await checkPin({ accountId: driver.accountId, routeId, waypointId, sequence }, input.pin);
+      pinChecked = true;
+    }
 
     const attempt: Attempt = {
       id: input.id,
@@ -116,6 +145,8 @@ export async function recordAttempt(
       signerName: input.signerName,
       scans,
       rules,
+      pinVerified: pinRequired ? true : undefined,
+      ageCheck,
       driverId: driver.driverId,
       recordedAt: Date.now(),
     };
@@ -145,6 +176,13 @@ export async function recordAttempt(
     return { attempt, created: true };
   }
   throw new Error(`route '${routeId}' kept changing under ${MAX_RECORD_ATTEMPTS} attempts to record a visit`);
+}
+
+/** The day of an instant in the DC's time zone (YYYY-MM-DD): an age is counted on it. */
+async function dcDateOf(driver: DriverCaller, at: number): Promise<string> {
+  const dc = await getDc(driver.accountId, driver.dcId);
+  if (!dc) throw new Error(`DC ${driver.dcId} is gone`);
+  return localDateOf(at, dc.timeZone);
 }
 
 /** A retried attempt id must name the same waypoint; anything else is a client bug worth reporting. */

@@ -1,7 +1,7 @@
-import type { AttemptStatus, ItemOutcome, Scan } from '../data/attempts';
+import type { AgeCheck, AttemptStatus, ItemOutcome, Scan } from '../data/attempts';
 import type { ProofType } from '../data/proofs';
 import type { Applied } from '../models/delivery-requirements';
-import { ConflictError } from '../shared/errors';
+import { ConflictError, ValidationError } from '../shared/errors';
 import { quote, quoteList } from '../shared/quote';
 
 /**
@@ -75,7 +75,7 @@ export interface DoorEvidence {
 /**
  * Refuses a visit that delivers something (a SUCCESSFUL attempt, or a SUCCESSFUL item) without what the stop's
  * rules ask for, with the code of the first rule missed; FAILED and VISIT_LATER visits that deliver nothing are
- * held to none. The age check and the PIN are checked by their own functions.
+ * held to none. The age check (checkAge) and the PIN (./pin-checks.ts) are checked by their own functions.
  */
 export function rejectMissingEvidence(waypointId: string, rules: Applied, door: DoorEvidence): void {
   if (!deliversSomething(door)) return;
@@ -115,3 +115,62 @@ export function rejectMissingEvidence(waypointId: string, rules: Applied, door: 
 
 export const deliversSomething = (door: Pick<DoorEvidence, 'status' | 'delivered'>) =>
   door.status === 'SUCCESSFUL' || door.delivered.length > 0;
+
+// ---- The age check ----
+
+/** What the driver app reports of an ID check: how it was made, and the date of birth it shows. */
+export interface AgeCheckInput {
+  method: AgeCheck['method'];
+  /** YYYY-MM-DD, a calendar date (checked by the endpoint's schema). */
+  dateOfBirth: string;
+}
+
+/**
+ * Whole years from a date of birth to a day, both YYYY-MM-DD: one more on each birthday. A birthday on 29
+ * February comes on 1 March in the years without one (the day after 28 February), as most laws count it.
+ */
+export function ageOn(dateOfBirth: string, day: string): number {
+  const [birthYear = 0, birthMonth = 0, birthDay = 0] = dateOfBirth.split('-').map(Number);
+  const [year = 0, month = 0, dayOfMonth = 0] = day.split('-').map(Number);
+  const beforeBirthday = month < birthMonth || (month === birthMonth && dayOfMonth < birthDay);
+  return year - birthYear - (beforeBirthday ? 1 : 0);
+}
+
+/**
+ * The ID check of a visit to a stop, for the attempt to keep (never the date of birth), on the visit's day in
+ * the DC's time zone (`localDate`): undefined when the stop has no minimum age (an ID check it does not ask
+ * for is not kept) or none was made. A visit that delivers something needs one (9106) showing the recipient
+ * at least `minimum_age` (9107); one that delivers nothing keeps its check either way. A date of birth after
+ * the visit's day is a typing error (1006).
+ */
+export function checkAge(
+  waypointId: string,
+  rules: Applied,
+  door: Pick<DoorEvidence, 'status' | 'delivered'>,
+  check: AgeCheckInput | undefined,
+  visit: { timestamp: number; localDate: string },
+): AgeCheck | undefined {
+  const minimumAge = rules.minimum_age;
+  if (minimumAge === null) return undefined;
+  const delivers = deliversSomething(door);
+  if (!check) {
+    if (!delivers) return undefined;
+    throw new ConflictError(
+      'REQUIRED_AGE_CHECK_MISSING',
+      `age_check: waypoint ${quote(waypointId)} requires the recipient's ID checked (at least ${minimumAge} years old)`,
+    );
+  }
+  if (check.dateOfBirth > visit.localDate) {
+    throw new ValidationError(
+      `age_check.date_of_birth: is after the day of the attempt (${visit.localDate} in the DC's time zone)`,
+    );
+  }
+  const oldEnough = ageOn(check.dateOfBirth, visit.localDate) >= minimumAge;
+  if (!oldEnough && delivers) {
+    throw new ConflictError(
+      'RECIPIENT_UNDER_MINIMUM_AGE',
+      `age_check.date_of_birth: the recipient is under ${minimumAge} on ${visit.localDate} (the DC's date of the attempt); waypoint ${quote(waypointId)} requires at least ${minimumAge}`,
+    );
+  }
+  return { method: check.method, result: oldEnough ? 'OLD_ENOUGH' : 'UNDER_AGE', timestamp: visit.timestamp };
+}

@@ -9,7 +9,7 @@ import {
   releaseClaims,
   takeClaims,
 } from '../data/claims';
-import { deleteAll, putAll } from '../data/client';
+import { deleteAll, type Item, putAll } from '../data/client';
 import { getDriver } from '../data/drivers';
 import {
   endRouteImport,
@@ -22,7 +22,7 @@ import {
   putPendingImport,
 } from '../data/imports';
 import { routeEtasItem } from '../data/route-etas';
-import { listRouteRows, routeRowItems } from '../data/route-rows';
+import { listRouteRows, routeRowItems, type WaypointRow } from '../data/route-rows';
 import { interleavedByPartition, rowShardsOf, splitRouteRows } from '../data/route-shards';
 import type { RouteHeader } from '../data/routes';
 import { trackingLookupItems, trackingLookupKeys } from '../data/tracking-links';
@@ -225,12 +225,22 @@ export const IMPORT_ATTEMPTS = channels.imports.workerAttempts;
 export type ImportOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED';
 
 /**
+ * How a run draws the PINs of the stops that require one (./stop-pins.ts importedPinItems), given by the import
+ * worker: the one import function that may seal codes. Imported here, the KMS client would be bundled into
+ * every function that shares this module (the import POST, its status, the deadline checks).
+ */
+export interface ImportPins {
+  drawn: (header: RouteHeader, waypoints: readonly WaypointRow[]) => Promise<Item[]>;
+}
+
+/**
  * Runs one queued import; safe to run twice for the same message. `runEndsBy` is when Lambda stops this run
  * at the latest (epoch ms): a run that could pass the import's deadline is not started.
  * 1. skips an import that already finished (SQS delivers at least once);
  * 2. reads the body from the bucket (at most 100 MB) and checks it as the POST does (an upload's first check);
  * 3. claims every id for the txid (conditional writes; a retry of the same txid re-takes its own claims);
- * 4. writes waypoints, invoices and items in parallel batches (invisible until the header exists);
+ * 4. writes waypoints, invoices and items in parallel batches (invisible until the header exists), with the
+ *    PINs of the stops that require one (`pins`);
  * 5. writes the header, SUCCEEDED and the ROUTE_CREATED event in one transaction.
  * A refused body, a taken id or a driver gone from the DC fails the import with its code, after deleting what it wrote
  * and releasing its claims; so does any other error on the worker's last attempt (1000; its runs are counted on
@@ -239,7 +249,11 @@ export type ImportOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED';
  * (the last one timed out) fails it at once. A run that finds the import ended by something else meanwhile
  * (its deadline) takes back what it wrote.
  */
-export async function runImport(message: ImportMessage, runEndsBy: number): Promise<ImportOutcome> {
+export async function runImport(
+  message: ImportMessage,
+  runEndsBy: number,
+  pins: ImportPins,
+): Promise<ImportOutcome> {
   const record = await getImport(message.account_id, message.txid);
   if (!record) throw new Error(`import ${message.txid} has no record`);
   if (record.status !== 'PENDING') return 'ALREADY_FINISHED';
@@ -265,9 +279,11 @@ export async function runImport(message: ImportMessage, runEndsBy: number): Prom
     await requireDriverOfDc(record.accountId, record.dcId, route.driver_id);
     const dc = await getDc(record.accountId, record.dcId);
     if (!dc) throw new Error(`DC ${record.dcId} is gone`);
-    const { header, rows } = routeRecords(imported, route, dc);
+    const { header, rows, waypoints } = routeRecords(imported, route, dc);
+    // The PINs of the stops that require one: drawn anew by each run, before the header shows the route.
+    const pinItems = await pins.drawn(header, waypoints);
     // Every shard at once: written one partition after the other, each would take its turn at AWS's limit.
-    await putAll(interleavedByPartition(rows));
+    await putAll(interleavedByPartition([...rows, ...pinItems]));
     const outcome = await finishImport(imported, { header });
     if (
       outcome === 'ALREADY_FINISHED' &&
@@ -496,5 +512,6 @@ function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
   return {
     header,
     rows: [...trackingLinks, ...rows, etas],
+    waypoints,
   };
 }

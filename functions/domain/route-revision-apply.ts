@@ -5,7 +5,7 @@ import { deleteAll, type Item, putAll } from '../data/client';
 import { type ImportRecord, putImportChanges } from '../data/imports';
 import { listInvoiceRows } from '../data/invoice-rows';
 import { getRevisionMark, putRevisionMark, type RevisionMark } from '../data/revision-marks';
-import { listWaypointRows, routeRowItems } from '../data/route-rows';
+import { listWaypointRows, routeRowItems, type WaypointRow } from '../data/route-rows';
 import { rowShardsOf } from '../data/route-shards';
 import { getRouteHeader, nextWaypointSequenceOf, type RouteHeader, replaceRouteHeader } from '../data/routes';
 import type { TableKey } from '../data/table-schema';
@@ -59,6 +59,17 @@ export const acceptedAfter = (a: RevisionMark, b: RevisionMark): boolean =>
   a.acceptedAt > b.acceptedAt || (a.acceptedAt === b.acceptedAt && a.txid > b.txid);
 
 /**
+ * How a run changes the PINs of the route's stops (./stop-pins.ts revisedPinItems), given by the import worker,
+ * the one function that may seal codes (as ImportPins says why).
+ */
+export interface RevisionPins {
+  changed: (
+    next: RouteHeader,
+    waypointsAfter: readonly WaypointRow[],
+  ) => Promise<{ drawn: Item[]; dropped: Item[] }>;
+}
+
+/**
  * What a run of applyRevision did: committed the change, found nothing to change (the route as it was), or
  * did nothing because another revision holds the route's lock (or other changes kept changing the route):
  * the revision waits its turn.
@@ -77,12 +88,17 @@ export type AppliedRevision = 'COMMITTED' | 'UNCHANGED' | 'ROUTE_LOCKED';
  * 4. a revision that changes nothing becomes the route's latest revision and unlocks it as it was;
  * 5. stores what it replaces in the bucket (BeforeImage), claims the added ids (3006/3008/3009 on a conflict),
  *    writes the rows (new waypoints after the last sequence, changed ones in place, removed ones deleted with
- *    their tracking links), and stores the changes beside the import record;
+ *    their tracking links; a PIN drawn for each stop that now requires one, and dropped where none is
+ *    required), and stores the changes beside the import record;
  * 6. commits: the header unlocked with its new fields and waypoints (version + 1 again, its drivers' route
  *    sets), ROUTE_UPDATED, the record's commit mark and the route's latest revision in one transaction.
  * Any error in 2 to 6 rolls back before it is thrown (and a run stopped there is rolled back by the next).
  */
-export async function applyRevision(record: ImportRecord, body: ImportedRoute): Promise<AppliedRevision> {
+export async function applyRevision(
+  record: ImportRecord,
+  body: ImportedRoute,
+  pins: RevisionPins,
+): Promise<AppliedRevision> {
   const ref = revisionRouteRef(record);
   const taken = await lockRoute(record);
   if (taken === 'ROUTE_LOCKED') return taken;
@@ -121,7 +137,14 @@ export async function applyRevision(record: ImportRecord, body: ImportedRoute): 
       await unlock(locked);
       return 'UNCHANGED';
     }
-    await applyRows(record, route, locked, next, plan);
+    await applyRows(
+      record,
+      route,
+      locked,
+      next,
+      plan,
+      await pins.changed(next, waypointsAfter(current, plan)),
+    );
     const changesJson = JSON.stringify(plan.changes);
     await putImportChanges(ref.accountId, record.txid, changesJson, record.createdAt);
     const fits = Buffer.byteLength(changesJson) <= MAX_EVENT_CHANGE_BYTES;
@@ -271,6 +294,14 @@ function itemsOf(route: RouteHeader, stops: StoredWaypoint[]): Item[] {
   ];
 }
 
+/** The route's waypoint rows after the plan, in visiting order: kept ones as they are, rewritten and added as planned. */
+function waypointsAfter(current: readonly StoredWaypoint[], plan: RevisionPlan): WaypointRow[] {
+  const rows = new Map(current.map(({ waypoint }) => [waypoint.id, waypoint]));
+  for (const { after } of plan.rewritten) rows.set(after.waypoint.id, after.waypoint);
+  for (const { waypoint } of plan.added) rows.set(waypoint.id, waypoint);
+  return plan.waypointIds.flatMap((id) => rows.get(id) ?? []);
+}
+
 /** Items of `items` whose keys are not among `others`'. */
 function keysNotIn(items: Item[], others: Item[]): TableKey[] {
   const kept = new Set(others.map((item) => keyText(keyOf(item))));
@@ -290,9 +321,16 @@ async function applyRows(
   locked: RouteHeader,
   next: RouteHeader,
   plan: RevisionPlan,
+  pins: { drawn: Item[]; dropped: Item[] },
 ): Promise<void> {
-  const replacedItems = itemsOf(route, [...plan.removed, ...plan.rewritten.map((change) => change.before)]);
-  const newItems = itemsOf(next, [...plan.added, ...plan.rewritten.map((change) => change.after)]);
+  const replacedItems = [
+    ...itemsOf(route, [...plan.removed, ...plan.rewritten.map((change) => change.before)]),
+    ...pins.dropped,
+  ];
+  const newItems = [
+    ...itemsOf(next, [...plan.added, ...plan.rewritten.map((change) => change.after)]),
+    ...pins.drawn,
+  ];
   await putBeforeImage(record, {
     lockedVersion: locked.version,
     replacedItems,

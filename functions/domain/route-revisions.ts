@@ -32,7 +32,7 @@ import {
   rejectRepeatedIds,
   requireDriverOfDc,
 } from './route-import';
-import { applyRevision, revisionRouteRef } from './route-revision-apply';
+import { applyRevision, type RevisionPins, revisionRouteRef } from './route-revision-apply';
 import { rollBack } from './route-revision-rollback';
 import { type RouteRef, requireRoute } from './routes';
 
@@ -108,7 +108,11 @@ export type RevisionOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED' | 'WAI
  * 4. applies it (applyRevision): refusals end it FAILED with their code; so does any error on the worker's
  *    last attempt (1000), after the rollback. Earlier, other errors are rethrown for SQS to run it again.
  */
-export async function runRevision(message: ImportMessage, runEndsBy: number): Promise<RevisionOutcome> {
+export async function runRevision(
+  message: ImportMessage,
+  runEndsBy: number,
+  pins: RevisionPins,
+): Promise<RevisionOutcome> {
   const record = await getImport(message.account_id, message.txid);
   if (!record) throw new Error(`revision ${message.txid} has no record`);
   if (record.status !== 'PENDING') return 'ALREADY_FINISHED';
@@ -122,7 +126,7 @@ export async function runRevision(message: ImportMessage, runEndsBy: number): Pr
     if (attempt > IMPORT_ATTEMPTS)
       throw new Error(`the revision's last attempt (${IMPORT_ATTEMPTS}) did not finish`);
     if (runEndsBy > record.deadline) throw overdue(record);
-    const applied = await applyRevision(record, await readImportBody(record));
+    const applied = await applyRevision(record, await readImportBody(record), pins);
     if (applied === 'ROUTE_LOCKED') return waitForTurn(message, record);
     return applied === 'COMMITTED'
       ? finishCommitted({ ...record, committedAt: Date.now() })

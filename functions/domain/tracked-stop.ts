@@ -5,9 +5,11 @@ import { getRouteEtas } from '../data/route-etas';
 import { getWaypointRow } from '../data/route-rows';
 import { getRouteHeader, waypointSequencesOf } from '../data/routes';
 import { getTrackingLookup } from '../data/tracking-links';
+import { appliedRequirements } from '../models/delivery-requirements';
 import { TRACKING_TOKEN_PATTERN } from '../models/tracking-links';
 import { ApiError } from '../shared/errors';
 import { isDone, progressByWaypoint, type WaypointStatus } from './route-progress';
+import { pinOfWaypoint } from './stop-pins';
 
 /** A tracking link stops working this long after its waypoint was done or its route finished. */
 export const TRACKING_LINK_LIFETIME_MS = 24 * 3_600_000;
@@ -41,6 +43,11 @@ export interface TrackedStop {
   /** When its final visit (SUCCESSFUL or FAILED) happened; null while it is not done. */
   completedAt: number | null;
   driverFirstName: string | null;
+  /**
+   * The code the customer gives the driver, for a stop that requires a PIN while its delivery is to come; null
+   * otherwise. The page is the customer's own: the one holder of its token.
+   */
+  pin: string | null;
   /** When the link stops working, once the waypoint is done or the route finished; null before. */
   expiresAt: number | null;
 }
@@ -87,6 +94,10 @@ export async function trackedStop(token: string, now: number): Promise<TrackedSt
       : 'PLANNED';
   const toVisit = !isDone(status) && routeStatus !== 'FINISHED';
   const eta = toVisit ? (etas?.etas[sequence] ?? null) : null;
+  const pin =
+    toVisit && appliedRequirements(route.defaultRequirements, waypoint.requirements).pin
+      ? await pinOfWaypoint(accountId, routeId, sequence)
+      : null;
   return {
     dcName: dc.name,
     timeZone: dc.timeZone,
@@ -104,6 +115,7 @@ export async function trackedStop(token: string, now: number): Promise<TrackedSt
       eta !== null && routeStatus === 'STARTED' && (etas?.approached.includes(waypoint.id) ?? false),
     completedAt,
     driverFirstName: driver ? firstNameOf(driver.name) : null,
+    pin,
     expiresAt,
   };
 }

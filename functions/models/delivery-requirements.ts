@@ -14,8 +14,6 @@ import { Label } from './common';
 /** Most PHOTO proofs a stop may require, and most barcodes an item may have. */
 export const REQUIREMENT_LIMITS = { photos: 10, barcodes: 10, minimumAge: 125 } as const;
 
-const NOT_ENFORCED_YET = 'is not available yet: the service does not check it, so no stop may require it';
-
 const requirementFields = {
   photos: z.withMeta(z.int().check(z.minimum(0), z.maximum(REQUIREMENT_LIMITS.photos)), {
     description: `PHOTO proofs the SUCCESSFUL attempt must name (0..${REQUIREMENT_LIMITS.photos}; 0: none)`,
@@ -23,24 +21,14 @@ const requirementFields = {
   signature: z.withMeta(z.boolean(), {
     description: 'a SIGNATURE proof named by the attempt, and the signer’s name (`signer_name`)',
   }),
-  // Not enforced yet, so refused when asked for: a shipper must never believe a stop is checked when it is not.
-  pin: z.withMeta(z.boolean().check(z.refine((pin) => !pin, NOT_ENFORCED_YET)), {
+  pin: z.withMeta(z.boolean(), {
     description:
-      'a code the customer gives the driver; not available yet: only false is taken (docs/api.md, Delivery rules)',
+      'the customer’s 6-digit code (`pin` of the attempt): drawn for the stop at import, shown on its tracking page and in ROUTE_STARTED, never to the driver app',
   }),
-  minimum_age: z.withMeta(
-    z.nullable(
-      z.int().check(
-        z.minimum(1),
-        z.maximum(REQUIREMENT_LIMITS.minimumAge),
-        z.refine(() => false, NOT_ENFORCED_YET),
-      ),
-    ),
-    {
-      description:
-        'the recipient at least this old, in whole years; null: no age check. Not available yet: only null is taken (docs/api.md, Delivery rules)',
-    },
-  ),
+  minimum_age: z.withMeta(z.nullable(z.int().check(z.minimum(1), z.maximum(REQUIREMENT_LIMITS.minimumAge))), {
+    description:
+      'the recipient’s ID checked (`age_check` of the attempt) and at least this old, in whole years, on the day of the attempt in the DC’s time zone; null: no age check',
+  }),
   scan_items: z.withMeta(z.boolean(), {
     description: 'every SUCCESSFUL item scanned: a scan whose value is one of the item’s `barcodes`',
   }),

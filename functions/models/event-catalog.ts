@@ -66,13 +66,29 @@ function buildEventSchemas() {
       // Absent in events written before tracking links (a redelivery of one has no waypoints).
       waypoint_ids: z.optional(z.array(z.string())),
       tracking_links: TrackingLinks,
+      // The codes of the stops that require a PIN, in the order of waypoint_ids (null for a stop without);
+      // absent when no stop of the route requires one.
+      pins: z.optional(z.array(z.nullable(z.string()))),
     }),
   });
   const RouteStartedBody = z.object({
     ...startedFields,
-    waypoints: z.withMeta(z.array(z.object({ waypoint_id: z.string(), tracking_url: TrackingUrl })), {
-      description: 'every waypoint of the route, in route order, with its tracking page',
-    }),
+    waypoints: z.withMeta(
+      z.array(
+        z.object({
+          waypoint_id: z.string(),
+          tracking_url: TrackingUrl,
+          pin: z.withMeta(z.optional(z.string()), {
+            description:
+              'the 6-digit code the customer gives the driver, present only for a stop that requires a PIN (`requirements.pin`): for the ERP’s own messages to its customer (the stop’s tracking page shows it too). The code when the route started: a reset later draws another, which the reset answers',
+          }),
+        }),
+      ),
+      {
+        description:
+          'every waypoint of the route, in route order, with its tracking page (and its PIN, where the stop requires one)',
+      },
+    ),
   });
 
   const Eta = z.object({ waypoint_id: z.string(), eta_timestamp: millis('the estimated arrival') });
@@ -323,14 +339,18 @@ function trackingUrlOf(
 function bodyDetailsOf(event: WebhookEvent): BodyDetails<EventType> {
   switch (event.type) {
     case 'ROUTE_STARTED': {
-      const { driver_id, started_timestamp, waypoint_ids = [], tracking_links } = event.details;
+      const { driver_id, started_timestamp, waypoint_ids = [], tracking_links, pins } = event.details;
       return {
         driver_id,
         started_timestamp,
-        waypoints: waypoint_ids.map((waypoint_id) => ({
-          waypoint_id,
-          tracking_url: trackingUrlOf(tracking_links, waypoint_id),
-        })),
+        waypoints: waypoint_ids.map((waypoint_id, index) => {
+          const pin = pins?.[index];
+          return {
+            waypoint_id,
+            tracking_url: trackingUrlOf(tracking_links, waypoint_id),
+            ...(typeof pin === 'string' && { pin }),
+          };
+        }),
       };
     }
     case 'ROUTE_ETAS_CHANGED': {

@@ -56,7 +56,7 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
   ROUTE_STARTED: {
     summary: 'A driver started a route',
     description:
-      'Sent when the route is started, by its driver in the app or through the API. `waypoints` gives every waypoint’s tracking page, to send each customer theirs.',
+      'Sent when the route is started, by its driver in the app or through the API. `waypoints` gives every waypoint’s tracking page, to send each customer theirs, and for a stop that requires a PIN its `pin`: the code the customer gives the driver at the door, which the driver app is never shown.',
     scope: 'route',
     example: {
       event_id: 'evt_7a21c4e09b3d5f12',
@@ -69,6 +69,7 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
         started_timestamp: T0 + 3_600_000,
         waypoint_ids: ['wp-001', 'wp-002', 'wp-003'],
         tracking_links: EXAMPLE_TRACKING_LINKS,
+        pins: [null, '480213', null],
       },
     },
   },

@@ -50,4 +50,11 @@ export interface ResourceAccess {
    * 'encrypt' makes new ones (kms:GenerateDataKey), 'decrypt' reads them (kms:Decrypt); only on that key.
    */
   webhookSecrets?: 'encrypt' | 'decrypt';
+  /**
+   * Stop PINs (the customer's code of a stop that requires one), sealed under the same key as webhook secrets
+   * but under an encryption context of their own (functions/domain/stop-pins.ts): 'encrypt' draws new ones
+   * (kms:GenerateDataKey), 'decrypt' shows them (kms:Decrypt). Checking a PIN needs neither: it is checked
+   * against its hash.
+   */
+  stopPins?: 'encrypt' | 'decrypt';
 }

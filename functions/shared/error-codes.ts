@@ -231,6 +231,40 @@ export const ERROR_CODES = {
     meaning:
       'the stop requires every delivered item scanned (`requirements.scan_items`); no scan matches a barcode of the items named',
   },
+  REQUIRED_PIN_MISSING: {
+    code: 9103,
+    httpStatus: 400,
+    meaning: 'the stop requires the customer’s PIN (`requirements.pin`); the attempt sends no `pin`',
+  },
+  PIN_WRONG: {
+    code: 9104,
+    httpStatus: 400,
+    meaning:
+      'the `pin` is not the stop’s code; the message says how many tries are left before the stop’s PIN check locks',
+  },
+  PIN_CHECK_LOCKED: {
+    code: 9105,
+    httpStatus: 409,
+    meaning:
+      'the stop’s PIN check is locked after 5 wrong codes: no visit may deliver there until the dispatcher resets its PIN (`POST .../waypoints/{waypoint_id}/reset-pin`)',
+  },
+  REQUIRED_AGE_CHECK_MISSING: {
+    code: 9106,
+    httpStatus: 400,
+    meaning:
+      'the stop requires the recipient’s ID checked (`requirements.minimum_age`); the attempt sends no `age_check`',
+  },
+  RECIPIENT_UNDER_MINIMUM_AGE: {
+    code: 9107,
+    httpStatus: 400,
+    meaning:
+      'the recipient is younger than the stop’s `minimum_age` on the day of the attempt (in the DC’s time zone)',
+  },
+  PIN_NOT_REQUIRED: {
+    code: 9108,
+    httpStatus: 409,
+    meaning: 'the waypoint requires no PIN (`requirements.pin` is false), so it has none to reset',
+  },
 } as const satisfies Record<string, { code: number; httpStatus: number; meaning: string }>;
 
 export type ErrorCodeName = keyof typeof ERROR_CODES;

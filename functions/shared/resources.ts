@@ -86,7 +86,10 @@ export const RESOURCE_ENV = {
   bucket: 'BUCKET_NAME',
   /** The role a function that hands out presigned links signs them with (ResourceAccess.signLinks). */
   linkSignerRoleArn: 'LINK_SIGNER_ROLE_ARN',
-  /** The ARN of the KMS key webhook signing secrets are encrypted under (ResourceAccess.webhookSecrets). */
+  /**
+   * The ARN of the KMS key webhook signing secrets (ResourceAccess.webhookSecrets) and stop PINs
+   * (ResourceAccess.stopPins) are encrypted under, each under an encryption context of its own.
+   */
   webhookSecretsKeyArn: 'WEBHOOK_SECRETS_KEY_ARN',
   /** The API's own base URL, for links to it (EndpointDefinition.linksToApi). */
   apiUrl: 'API_URL',
@@ -103,3 +106,11 @@ export const RESOURCE_ENV = {
  */
 export const WEBHOOK_SECRET_CONTEXT_KEYS = ['account_id', 'webhook_id'] as const;
 export type WebhookSecretContext = Record<(typeof WEBHOOK_SECRET_CONTEXT_KEYS)[number], string>;
+
+/**
+ * The names of the encryption context every use of the same key for stop PINs gives (the route the PIN is of):
+ * a grant of `stopPins` allows this context only, so a function that opens PINs opens no webhook secret, and
+ * one that opens webhook secrets no PIN (lib/constructs/service-function.ts).
+ */
+export const STOP_PIN_CONTEXT_KEYS = ['account_id', 'route_id'] as const;
+export type StopPinContext = Record<(typeof STOP_PIN_CONTEXT_KEYS)[number], string>;

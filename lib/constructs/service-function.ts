@@ -18,7 +18,12 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { LinkSigning, ResourceAccess, TableAccess } from '../../functions/shared/access';
 import type { Channel } from '../../functions/shared/channel';
-import { PROOFS_PREFIX, RESOURCE_ENV, WEBHOOK_SECRET_CONTEXT_KEYS } from '../../functions/shared/resources';
+import {
+  PROOFS_PREFIX,
+  RESOURCE_ENV,
+  STOP_PIN_CONTEXT_KEYS,
+  WEBHOOK_SECRET_CONTEXT_KEYS,
+} from '../../functions/shared/resources';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import {
   BUNDLE_METADATA_KEY,
@@ -46,8 +51,11 @@ const BUCKET_ACTIONS: Record<BucketAccess, readonly string[]> = {
   write: ['s3:PutObject', 's3:AbortMultipartUpload'],
 };
 
-/** The one KMS action each use of the webhook secrets key allows: making new secrets, or reading them. */
-const WEBHOOK_SECRETS_ACTIONS: Record<NonNullable<ResourceAccess['webhookSecrets']>, string> = {
+/**
+ * The one KMS action each use of the webhook secrets key allows (for webhook secrets or stop PINs alike):
+ * making new ones, or reading them.
+ */
+const SECRETS_KEY_ACTIONS: Record<NonNullable<ResourceAccess['webhookSecrets']>, string> = {
   encrypt: 'kms:GenerateDataKey',
   decrypt: 'kms:Decrypt',
 };
@@ -201,7 +209,10 @@ export class ServiceFunction extends LambdaFunction {
     ];
     if (prefixes.some((prefix) => prefix.startsWith(PROOFS_PREFIX)))
       this.addEnvironment(RESOURCE_ENV.proofRetentionDays, String(resources.proofRetentionDays));
-    if (access.webhookSecrets) this.bindWebhookSecretsKey(resources.webhookSecretsKey, access.webhookSecrets);
+    if (access.webhookSecrets)
+      this.bindSecretsKey(resources.webhookSecretsKey, access.webhookSecrets, WEBHOOK_SECRET_CONTEXT_KEYS);
+    if (access.stopPins)
+      this.bindSecretsKey(resources.webhookSecretsKey, access.stopPins, STOP_PIN_CONTEXT_KEYS);
     for (const channel of new Set(access.sendTo ?? [])) this.bindQueue(resources.queue(channel), channel);
     for (const channel of new Set(access.sendToDeadLetter ?? [])) {
       const deadLetterQueue = resources.deadLetterQueue(channel);
@@ -262,21 +273,25 @@ export class ServiceFunction extends LambdaFunction {
 
   /**
    * Tells the function the webhook secrets key's ARN and allows the one action of `use` on that key only
-   * (WEBHOOK_SECRETS_ACTIONS). Through the role's policy: the key's default policy lets IAM grant its use.
+   * (SECRETS_KEY_ACTIONS), under an encryption context of exactly `contextKeys`: webhook secrets'
+   * (WEBHOOK_SECRET_CONTEXT_KEYS) or stop PINs' (STOP_PIN_CONTEXT_KEYS), so a grant for one opens nothing of
+   * the other. Through the role's policy: the key's default policy lets IAM grant its use.
    */
-  bindWebhookSecretsKey(key: IKey, use: NonNullable<ResourceAccess['webhookSecrets']>): void {
+  bindSecretsKey(
+    key: IKey,
+    use: NonNullable<ResourceAccess['webhookSecrets']>,
+    contextKeys: readonly string[],
+  ): void {
     this.addEnvironment(RESOURCE_ENV.webhookSecretsKeyArn, key.keyArn);
     this.addToRolePolicy(
       new PolicyStatement({
-        actions: [WEBHOOK_SECRETS_ACTIONS[use]],
+        actions: [SECRETS_KEY_ACTIONS[use]],
         resources: [key.keyArn],
-        // Only under a webhook secret's encryption context, exactly its names: the function can make or
-        // open no data key of another kind, nor one without a context.
+        // Only under a context of exactly these names: the function can make or open no data key of another
+        // kind, nor one without a context.
         conditions: {
-          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...WEBHOOK_SECRET_CONTEXT_KEYS] },
-          Null: Object.fromEntries(
-            WEBHOOK_SECRET_CONTEXT_KEYS.map((name) => [`kms:EncryptionContext:${name}`, 'false']),
-          ),
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...contextKeys] },
+          Null: Object.fromEntries(contextKeys.map((name) => [`kms:EncryptionContext:${name}`, 'false'])),
         },
       }),
     );

@@ -305,8 +305,29 @@ describe('webhook secrets key', () => {
     },
   );
 
-  it.each(accessByFunction.filter((f) => !f.access.webhookSecrets))(
-    '$name (no webhookSecrets access) gets no KMS permission and no key ARN',
+  it('is what the import worker and the PIN reset (encrypt), the starts and the tracking page (decrypt) use for stop PINs, and only they', () => {
+    const pinFunctions = accessByFunction.filter((f) => f.access.stopPins);
+    expect(pinFunctions.map((f) => [f.name, f.access.stopPins]).sort()).toEqual([
+      ['consumer importRoutes', 'encrypt'],
+      ['driver-app/start', 'decrypt'],
+      ['routes/reset-pin', 'encrypt'],
+      ['routes/start', 'decrypt'],
+      ['tracking/page', 'decrypt'],
+    ]);
+  });
+
+  it.each(accessByFunction.filter((f) => f.access.stopPins))(
+    '$name may do its one KMS action on that key for stop PINs only, and knows its ARN',
+    (f) => {
+      const action = f.access.stopPins === 'encrypt' ? 'kms:GenerateDataKey' : 'kms:Decrypt';
+      expect(kmsActions(f)).toEqual([action]);
+      expect(resourcesAllowed(f.fn, action)).toEqual([keyArn]);
+      expect(environmentOf(f.fn)[RESOURCE_ENV.webhookSecretsKeyArn]).toEqual(keyArn);
+    },
+  );
+
+  it.each(accessByFunction.filter((f) => !f.access.webhookSecrets && !f.access.stopPins))(
+    '$name (no webhookSecrets or stopPins access) gets no KMS permission and no key ARN',
     (f) => {
       expect(kmsActions(f)).toEqual([]);
       expect(environmentOf(f.fn)[RESOURCE_ENV.webhookSecretsKeyArn]).toBeUndefined();

@@ -179,6 +179,11 @@ describe('bundling the AWS SDK', () => {
     expect(hasClient(bundle, 'kms')).toBe(true);
   });
 
+  it('bundles no KMS client into the driver app’s attempt, which checks a stop’s PIN against its hash only', () => {
+    expect(accessOf('driver-app/attempt')?.stopPins).toBeUndefined();
+    expect(hasClient(bundleOf('driver-app/attempt'), 'kms')).toBe(false);
+  });
+
   it('bundles the S3 and SQS clients into the function that writes to the bucket and the import queue', () => {
     expect(accessOf('routes/import')).toMatchObject({
       bucket: 'write',

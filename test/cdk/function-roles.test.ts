@@ -135,7 +135,7 @@ describe("the synthesized functions' roles", () => {
     expect(trusts(download, 'analytics/download-files')).toBe('Allow');
   });
 
-  it('let exactly webhook creation and rotation make webhook secrets, and only the delivery worker read them', () => {
+  it('let exactly webhook creation and rotation make webhook secrets, only the delivery worker read them, and stop PINs only under their own context', () => {
     const keys = deployment.keys.filter((key) => key.logicalId.startsWith('WebhookSecretsKey'));
     expect(keys).toHaveLength(1);
     const key = keys[0]?.arn as string;
@@ -168,6 +168,17 @@ describe("the synthesized functions' roles", () => {
       { account_id: 'acc_1' },
     ];
     for (const context of refused) {
+      expect(may('kms:GenerateDataKey', context)).toEqual([]);
+      expect(may('kms:Decrypt', context)).toEqual([]);
+    }
+
+    // Stop PINs, under the same key with their route as context: the import worker and the reset draw them,
+    // the start and the tracking page open them. None of them opens a webhook secret, nor any webhook
+    // function a PIN, and the driver app's attempt (which checks a PIN's hash) neither.
+    const pinContext = { account_id: 'acc_1', route_id: 'R-1' };
+    expect(may('kms:GenerateDataKey', pinContext)).toEqual(['routes/reset-pin', 'workers/import-routes']);
+    expect(may('kms:Decrypt', pinContext)).toEqual(['driver-app/start', 'routes/start', 'tracking/page']);
+    for (const context of [{ ...pinContext, webhook_id: 'wh_1' }, { route_id: 'R-1' }]) {
       expect(may('kms:GenerateDataKey', context)).toEqual([]);
       expect(may('kms:Decrypt', context)).toEqual([]);
     }

@@ -1,8 +1,12 @@
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as dcs from '../../functions/api/dcs/index';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as routes from '../../functions/api/routes/index';
+import * as tracking from '../../functions/api/tracking/index';
+import { db } from '../../functions/data/client';
 import { NO_REQUIREMENTS } from '../../functions/models/delivery-requirements';
+import { type WebhookEvent, webhookBodyOf } from '../../functions/models/event-catalog';
 import {
   type AttemptBody,
   at,
@@ -13,7 +17,7 @@ import {
   routeOf,
 } from '../support/driver-app';
 import { type TestAccount, useTestApi } from '../support/fixtures';
-import { expectError, expectSuccess } from '../support/http';
+import { callRaw, expectError, expectSuccess } from '../support/http';
 import { strongToken } from '../support/login-tokens';
 import { waitForImport } from '../support/routes';
 import { waitUntil } from '../support/webhook-receiver';
@@ -118,13 +122,7 @@ describe('requirements of a stop: import, DC defaults and reads', () => {
     ['minimum_age 0', { minimum_age: 0 }, /^route\.waypoints\.0\.requirements\.minimum_age: /],
     ['a rule that does not exist', { signtaure: true }, /^route\.waypoints\.0\.requirements.*signtaure/],
     ['pin not a boolean', { pin: 'yes' }, /^route\.waypoints\.0\.requirements\.pin: /],
-    // Not enforced yet: refused rather than taken and left unchecked.
-    ['a PIN asked for', { pin: true }, /^route\.waypoints\.0\.requirements\.pin: is not available yet/],
-    [
-      'an age check',
-      { minimum_age: 18 },
-      /^route\.waypoints\.0\.requirements\.minimum_age: is not available yet/,
-    ],
+    ['minimum_age above 125', { minimum_age: 126 }, /^route\.waypoints\.0\.requirements\.minimum_age: /],
   ])('refuses an import with %s with 1006 naming the field', async (_, requirements, message) => {
     const route = withRules(routeOf('rules-bad', { driverId }), 0, requirements);
     const response = await c.asAccount('POST', '/dcs/dc-1/invoiced-routes', { route });
@@ -158,8 +156,8 @@ describe('requirements of a stop: import, DC defaults and reads', () => {
       [{ photos: -1 }, 'delivery_requirements.photos'],
       [{ minimum_age: 126 }, 'delivery_requirements.minimum_age'],
       [{ scan_items: 'true' }, 'delivery_requirements.scan_items'],
-      [{ pin: true }, 'delivery_requirements.pin'],
-      [{ minimum_age: 21 }, 'delivery_requirements.minimum_age'],
+      [{ pin: 1 }, 'delivery_requirements.pin'],
+      [{ minimum_age: 18.5 }, 'delivery_requirements.minimum_age'],
     ];
     for (const [requirements, field] of cases) {
       const response = await c.asAccount('PATCH', settingsPath('dc-1'), {
@@ -434,5 +432,277 @@ describe('POST /driver/routes/{route_id}/waypoints/{waypoint_id}/attempts under 
       otherToken,
     );
     expectError(response, 404, 3003);
+  });
+});
+
+// ---- The customer's PIN and the age check ----
+
+/** The path of the tracking page of the route's waypoint `index` (its `tracking_url` under the API). */
+async function trackingPathOf(dcId: string, routeId: string, index: number): Promise<string> {
+  const url = nth(await c.readWaypoints(dcId, routeId), index).tracking_url as string;
+  expect(url.startsWith(`${fx.api.url}/track/`)).toBe(true);
+  return url.slice(fx.api.url.length);
+}
+
+/** The code the tracking page of the route's waypoint `index` shows its customer (null: none). */
+async function trackedPin(dcId: string, routeId: string, index: number): Promise<string | null> {
+  const response = await fx.request('GET', await trackingPathOf(dcId, routeId, index));
+  return (expectSuccess(response, tracking.getTrackingPage) as { pin: string | null }).pin;
+}
+
+/** True when `value`, or any string inside it, is exactly `text`. */
+const holds = (value: unknown, text: string): boolean =>
+  typeof value === 'string'
+    ? value === text
+    : Array.isArray(value)
+      ? value.some((inner) => holds(inner, text))
+      : typeof value === 'object' && value !== null && !(value instanceof Uint8Array)
+        ? Object.values(value).some((inner) => holds(inner, text))
+        : false;
+
+/** The entities of the items of this file's table that hold `text` as a string value anywhere. */
+async function entitiesHolding(text: string): Promise<string[]> {
+  const found: string[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({ TableName: fx.api.tableName, ConsistentRead: true, ExclusiveStartKey }),
+    );
+    for (const item of page.Items ?? []) if (holds(item, text)) found.push(String(item.entity));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return found;
+}
+
+/** The stored hash of each PIN of the route, by waypoint id: what a revision must keep or change. */
+async function pinHashes(routeId: string): Promise<Record<string, string>> {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: fx.api.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :pin)',
+      ExpressionAttributeValues: { ':pk': `ROUTE#${c.account.accountId}/${routeId}`, ':pin': 'PIN#' },
+      ConsistentRead: true,
+    }),
+  );
+  return Object.fromEntries(Items.map((item) => [item.waypoint_id as string, item.pin_hash as string]));
+}
+
+const resetPath = (dcId: string, routeId: string, waypointId: string) =>
+  `/dcs/${dcId}/routes/${routeId}/waypoints/${waypointId}/reset-pin`;
+
+describe('the customer’s PIN (requirements.pin)', () => {
+  const pinRoute = withRules(routeOf('rules-pin', { waypoints: 3, driverId }), 0, { pin: true });
+  const [pinStop, plainStop] = pinRoute.waypoints.map((waypoint) => waypoint.id) as [string, string, string];
+  let code = '';
+
+  beforeAll(async () => {
+    await c.importRoute('dc-1', pinRoute);
+  }, 120_000);
+
+  it('draws a 6-digit code at import, shown on the stop’s tracking page and in ROUTE_STARTED, never to the driver app, and stored only hashed and sealed', async () => {
+    code = (await trackedPin('dc-1', pinRoute.id, 0)) as string;
+    expect(code).toMatch(/^\d{6}$/);
+    expect(await trackedPin('dc-1', pinRoute.id, 1)).toBeNull();
+    const page = await callRaw(fx.api.url, 'GET', await trackingPathOf('dc-1', pinRoute.id, 0), {
+      headers: { Accept: 'text/html' },
+    });
+    expect(page.text).toContain(`<dd>${code}</dd>`);
+    expect(await entitiesHolding(code)).toEqual([]);
+    expect(JSON.stringify(await c.driverRoutes(token))).not.toContain(`"${code}"`);
+
+    const started = await c.asDriver(token, 'POST', `/driver/routes/${pinRoute.id}/start`, {
+      timestamp: at(10),
+    });
+    expectSuccess(started, driverApp.startDriverRoute);
+    expect(started.text).not.toContain(`"${code}"`);
+    const [event] = (await c.eventsOf(pinRoute.id)).filter((item) => item.event_type === 'ROUTE_STARTED');
+    const { details } = event as unknown as { details: { pins: (string | null)[] } };
+    expect(details.pins).toEqual([code, null, null]);
+    const body = webhookBodyOf({
+      event_id: 'evt_1',
+      type: 'ROUTE_STARTED',
+      dc_id: 'dc-1',
+      route_id: pinRoute.id,
+      sequence: 2,
+      occurred_at: 1,
+      details,
+    } as unknown as WebhookEvent) as unknown as { waypoints: Record<string, unknown>[] };
+    expect(body.waypoints.map((waypoint) => waypoint.pin)).toEqual([code, undefined, undefined]);
+    // The event is the ERP's message; no other item holds the code.
+    expect(await entitiesHolding(code)).toEqual(['EVENT']);
+  });
+
+  it('refuses a delivery without the code (9103), counts each wrong one (9104), and locks the stop after 5 (409, 9105)', async () => {
+    const visit = (pin?: string): AttemptBody => ({
+      id: 'rules-pin-visit',
+      timestamp: at(30),
+      status: 'SUCCESSFUL',
+      ...(pin !== undefined && { pin }),
+    });
+    expect(expectError(await attempt(pinRoute.id, pinStop, visit()), 400, 9103)).toBe(
+      `pin: waypoint '${pinStop}' requires the customer's PIN`,
+    );
+    const malformed = expectError(await attempt(pinRoute.id, pinStop, visit('12345')), 400, 1006);
+    expect(malformed).toMatch(/^pin: /);
+    expect(malformed).not.toContain('12345');
+    const wrong = code === '000000' ? '000001' : '000000';
+    for (const left of [4, 3, 2, 1]) {
+      const refused = expectError(await attempt(pinRoute.id, pinStop, visit(wrong)), 400, 9104);
+      expect(refused).toMatch(new RegExp(`; ${left} (tries are|try is) left before its PIN check locks$`));
+      expect(refused).not.toContain(wrong);
+    }
+    expect(expectError(await attempt(pinRoute.id, pinStop, visit(wrong)), 409, 9105)).toMatch(
+      /^pin: .*locked after 5 wrong codes/,
+    );
+    // Locked: the right code too, until the dispatcher resets it.
+    expectError(await attempt(pinRoute.id, pinStop, visit(code)), 409, 9105);
+    await expectNothingRecorded(pinRoute.id, pinStop);
+    // A visit that delivers nothing is held to no PIN, locked or not.
+    const later = await c.driverAttempt(token, pinRoute.id, pinStop, {
+      id: 'rules-pin-later',
+      timestamp: at(31),
+      status: 'VISIT_LATER',
+    });
+    expect(later).toMatchObject({ pin_verified: false, requirements: { ...NO_REQUIREMENTS, pin: true } });
+  });
+
+  it('resets the stop’s PIN for the dispatcher only: a new code, shown on the tracking page, and the lock ended', async () => {
+    expectError(await fx.as(globex.key, 'POST', resetPath('dc-1', pinRoute.id, pinStop)), 403, 1002);
+    expectError(await fx.as(globex.key, 'POST', resetPath('gx-1', pinRoute.id, pinStop)), 404, 3003);
+    expectError(await c.asAccount('POST', resetPath('dc-1', pinRoute.id, plainStop)), 409, 9108);
+    expectError(await c.asAccount('POST', resetPath('dc-1', pinRoute.id, 'no-such-stop')), 400, 3013);
+    // A driver's login token is no API key.
+    expectError(await c.asDriver(token, 'POST', resetPath('dc-1', pinRoute.id, pinStop)), 401, 1001);
+    const reset = await c.asAccount('POST', resetPath('dc-1', pinRoute.id, pinStop));
+    const answer = expectSuccess(reset, routes.resetWaypointPin) as { waypoint_id: string; pin: string };
+    expect(answer).toEqual({ waypoint_id: pinStop, pin: expect.stringMatching(/^\d{6}$/) });
+    expect(await trackedPin('dc-1', pinRoute.id, 0)).toBe(answer.pin);
+    const visit = (pin: string): AttemptBody => ({
+      id: 'rules-pin-visit',
+      timestamp: at(40),
+      status: 'SUCCESSFUL',
+      pin,
+    });
+    // One in a million draws the same code again: then the old one is no wrong code to try.
+    if (answer.pin !== code) {
+      const old = expectError(await attempt(pinRoute.id, pinStop, visit(code)), 400, 9104);
+      expect(old).toMatch(/; 4 tries are left/);
+    }
+    const recorded = await c.driverAttempt(token, pinRoute.id, pinStop, visit(answer.pin));
+    expect(recorded).toMatchObject({ status: 'SUCCESSFUL', pin_verified: true, age_check: null });
+    expect(JSON.stringify(recorded)).not.toContain(`"${answer.pin}"`);
+    // Delivered: the page no longer shows a code.
+    expect(await trackedPin('dc-1', pinRoute.id, 0)).toBeNull();
+  });
+
+  it('draws a code for a stop a revision requires after the start, and keeps the codes it had', async () => {
+    const before = await pinHashes(pinRoute.id);
+    expect(Object.keys(before)).toEqual([pinStop]);
+    const revision = withRules(pinRoute, 1, { pin: true });
+    const accepted = await c.asAccount('PUT', `/dcs/dc-1/routes/${pinRoute.id}/revision`, {
+      route: {
+        ...revision,
+        waypoints: revision.waypoints.map((waypoint, index) =>
+          index === 0 ? pinRoute.waypoints[0] : waypoint,
+        ),
+      },
+    });
+    const { txid } = expectSuccess(accepted, routes.reviseRoute, 202) as { txid: string };
+    const ended = await waitForImport(fx.api.url, c.account.key, 'dc-1', txid);
+    expect(ended.status, ended.text).toBe(200);
+    const after = await pinHashes(pinRoute.id);
+    expect(after[pinStop]).toBe(before[pinStop]);
+    expect(Object.keys(after).sort()).toEqual([pinStop, plainStop].sort());
+    expect(await trackedPin('dc-1', pinRoute.id, 1)).toMatch(/^\d{6}$/);
+    expect(await trackedPin('dc-1', pinRoute.id, 2)).toBeNull();
+    const refused = await attempt(pinRoute.id, plainStop, {
+      id: 'rules-pin-revised',
+      timestamp: at(50),
+      status: 'SUCCESSFUL',
+    });
+    expectError(refused, 400, 9103);
+  });
+
+  it('takes the DC’s default PIN and age rules for the stops that state none, and a stop’s own over them', async () => {
+    await setDefaults({ pin: true, minimum_age: 21 }, 'dc-2');
+    const route = withRules(routeOf('rules-pin-defaults', { driverId: 'rules-driver-2' }), 0, {
+      pin: false,
+      minimum_age: null,
+    });
+    await c.importRoute('dc-2', route);
+    await setDefaults({}, 'dc-2');
+    const [own, defaulted] = await c.readWaypoints('dc-2', route.id);
+    expect(own?.requirements).toEqual(NO_REQUIREMENTS);
+    expect(defaulted?.requirements).toEqual({ ...NO_REQUIREMENTS, pin: true, minimum_age: 21 });
+    expect(await trackedPin('dc-2', route.id, 0)).toBeNull();
+    expect(await trackedPin('dc-2', route.id, 1)).toMatch(/^\d{6}$/);
+  });
+});
+
+describe('the age check (requirements.minimum_age)', () => {
+  const ageRoute = withRules(routeOf('rules-age', { driverId }), 0, { minimum_age: 18 });
+  const ageStop = nth(ageRoute.waypoints, 0).id;
+  const DAY = 24 * 3_600_000;
+  // 02:00 UTC, within the last day: still the day before in the DC's zone (America/Chicago).
+  const today = new Date(Math.floor(Date.now() / DAY) * DAY + 2 * 3_600_000);
+  const visitAt = (today.getTime() > Date.now() ? today.getTime() - DAY : today.getTime()) as number;
+  const utcDay = new Date(visitAt).toISOString().slice(0, 10);
+  const dcDay = new Date(visitAt - DAY).toISOString().slice(0, 10);
+  const yearsBefore = (day: string, years: number) => `${Number(day.slice(0, 4)) - years}${day.slice(4)}`;
+  const visit = (id: string, status: AttemptBody['status'], dateOfBirth?: string): AttemptBody => ({
+    id,
+    timestamp: visitAt,
+    status,
+    ...(status === 'FAILED' && { reason: { code: 'UNDER_AGE', message: 'no adult at the door' } }),
+    ...(dateOfBirth !== undefined && { age_check: { method: 'ID_CHECKED', date_of_birth: dateOfBirth } }),
+  });
+
+  beforeAll(async () => {
+    await c.importRoute('dc-1', ageRoute);
+    await c.driverStart(token, ageRoute.id, visitAt - 60_000);
+  }, 120_000);
+
+  it('refuses a delivery without an ID check (9106), or to a recipient under the age on the DC’s day (9107), and keeps no date of birth', async () => {
+    expect(
+      expectError(await attempt(ageRoute.id, ageStop, visit('rules-age-1', 'SUCCESSFUL')), 400, 9106),
+    ).toMatch(/^age_check: waypoint '.+' requires the recipient's ID checked \(at least 18 years old\)$/);
+    // 18 today in UTC, but not yet on the DC's day.
+    const turning = yearsBefore(utcDay, 18);
+    const young = expectError(
+      await attempt(ageRoute.id, ageStop, visit('rules-age-1', 'SUCCESSFUL', turning)),
+      400,
+      9107,
+    );
+    expect(young).toMatch(new RegExp(`^age_check\\.date_of_birth: the recipient is under 18 on ${dcDay} `));
+    const future = expectError(
+      await attempt(ageRoute.id, ageStop, visit('rules-age-1', 'SUCCESSFUL', utcDay)),
+      400,
+      1006,
+    );
+    expect(future).toMatch(/^age_check\.date_of_birth: is after the day of the attempt/);
+    const notADate = await attempt(ageRoute.id, ageStop, visit('rules-age-1', 'SUCCESSFUL', '2001-02-30'));
+    expect(expectError(notADate, 400, 1006)).toMatch(/^age_check\.date_of_birth: /);
+    await expectNothingRecorded(ageRoute.id, ageStop);
+
+    // A visit that delivers nothing keeps its check, under age included; then an adult takes it.
+    const failed = await c.driverAttempt(
+      token,
+      ageRoute.id,
+      ageStop,
+      visit('rules-age-2', 'FAILED', turning),
+    );
+    expect(failed.age_check).toEqual({ method: 'ID_CHECKED', result: 'UNDER_AGE', timestamp: visitAt });
+    const adult = yearsBefore(dcDay, 18);
+    const delivered = await c.driverAttempt(
+      token,
+      ageRoute.id,
+      ageStop,
+      visit('rules-age-3', 'SUCCESSFUL', adult),
+    );
+    expect(delivered.age_check).toEqual({ method: 'ID_CHECKED', result: 'OLD_ENOUGH', timestamp: visitAt });
+    const shown = JSON.stringify(await c.readWaypoint('dc-1', ageRoute.id, ageStop));
+    expect(shown).not.toContain(turning);
+    expect(shown).not.toContain(adult);
+    expect(await entitiesHolding(adult)).toEqual([]);
   });
 });

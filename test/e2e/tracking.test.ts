@@ -127,6 +127,8 @@ describe('GET /track/{token} as JSON', () => {
       stop_name: STOP_NAME,
       address: STOP_ADDRESS,
       driver_first_name: 'Ana',
+      // The stop requires no PIN (docs/api.md, Delivery rules).
+      pin: null,
       time_zone: 'America/Chicago',
       expires_at: null,
     };

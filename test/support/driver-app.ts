@@ -55,6 +55,8 @@ export interface AttemptBody {
   proof_ids?: string[];
   signer_name?: string;
   scans?: { value: string; timestamp: number; item_id?: string }[];
+  pin?: string;
+  age_check?: { method: 'ID_CHECKED'; date_of_birth: string };
 }
 
 export const attemptPath = (routeId: string, waypointId: string) =>
@@ -261,6 +263,8 @@ export function attemptView(
     signer_name: body.signer_name ?? null,
     scans: [],
     requirements,
+    pin_verified: false,
+    age_check: null,
     driver_id: driverId,
   };
 }

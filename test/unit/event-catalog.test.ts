@@ -84,6 +84,29 @@ describe('the webhook body of the events that give tracking links', () => {
     expect(added).toMatch(/\/track\/[\w-]{22}$/);
   });
 
+  it('ROUTE_STARTED gives the PIN of each stop that requires one, and no pin field to the others', () => {
+    const started = event('ROUTE_STARTED', {
+      driver_id: 'd-1',
+      started_timestamp: 2,
+      waypoint_ids: ['a', 'b', 'c'],
+      tracking_links: links,
+      pins: [null, '048213', null],
+    });
+    const body = webhookBodyOf(started);
+    expect(body).toMatchObject({
+      waypoints: [
+        { waypoint_id: 'a', tracking_url: link('a') },
+        { waypoint_id: 'b', tracking_url: link('b'), pin: '048213' },
+        { waypoint_id: 'c', tracking_url: link('c') },
+      ],
+    });
+    const [first, , third] = (body as { waypoints: Record<string, unknown>[] }).waypoints;
+    expect(Object.keys(first ?? {})).not.toContain('pin');
+    expect(Object.keys(third ?? {})).not.toContain('pin');
+    expect(Object.keys(body)).not.toContain('pins');
+    expect(z.catchall(WEBHOOK_BODY_SCHEMAS.ROUTE_STARTED, z.never()).safeParse(body).success).toBe(true);
+  });
+
   it('ROUTE_ETAS_CHANGED gives each ETA its waypoint’s tracking page', () => {
     const changed = event('ROUTE_ETAS_CHANGED', {
       etas: [{ waypoint_id: 'b', eta_timestamp: 3 }],

@@ -235,7 +235,10 @@ describe('lists of ids stored in one item or sent in one message', () => {
     }).Put.Item;
   }
 
-  /** The ROUTE_STARTED event item of a route, listing every waypoint for their tracking links. */
+  /**
+   * The ROUTE_STARTED event item of a route, listing every waypoint for their tracking links, and a PIN for
+   * every one of them (each stop requires one).
+   */
   async function startedEvent(waypointIds: string[]) {
     configure({ TABLE_NAME: 'unit' });
     return putEventItem({
@@ -248,6 +251,7 @@ describe('lists of ids stored in one item or sent in one message', () => {
         started_timestamp: MAX_TIMESTAMP,
         waypoint_ids: waypointIds,
         tracking_links: trackingLinks,
+        pins: waypointIds.map(() => '123456'),
       },
       occurredAt: MAX_TIMESTAMP,
     }).Put.Item;

@@ -25,6 +25,8 @@ const attempt = {
   signer_name: null,
   scans: [],
   requirements: { photos: 0, signature: false, pin: false, minimum_age: null, scan_items: false },
+  pin_verified: false,
+  age_check: null,
 };
 const ATTEMPTS = '/driver/routes/r-1/waypoints/w-1/attempts';
 

@@ -17,6 +17,7 @@ import {
   webhookBody,
 } from '../../functions/models/event-catalog';
 import { exampleEvent } from '../../functions/models/event-docs';
+import { httpStatusOfCode } from '../../functions/shared/error-codes';
 import * as z from '../../functions/shared/zod';
 
 interface DocumentedWebhook {
@@ -107,11 +108,26 @@ describe('the OpenAPI document', () => {
       const marked = Object.entries(operation.responses)
         .filter(([, response]) => response.headers?.['Idempotent-Replayed'])
         .map(([status]) => status);
+      // A 409 is a use case's refusal, kept and replayed, when the endpoint has a 409 code of its own.
+      const ownConflict = endpoint.errorCodes.some((code) => httpStatusOfCode(code) === 409);
       const replayable = Object.keys(operation.responses).filter(
-        (status) => Number(status) < 500 && !['401', '409', '413', '422', '429'].includes(status),
+        (status) =>
+          Number(status) < 500 &&
+          (!['401', '409', '413', '422', '429'].includes(status) || (status === '409' && ownConflict)),
       );
       expect(marked, endpoint.operationId).toEqual(write ? replayable : []);
     }
+  });
+
+  it('documents Retry-After on a 409 that is also a use case’s refusal as sent only with 1011', () => {
+    const attempts = document.paths['/driver/routes/{route_id}/waypoints/{waypoint_id}/attempts']?.post;
+    const conflict = attempts?.responses['409'] as { description: string; headers: Record<string, unknown> };
+    expect(conflict.description).toMatch(/^1011: .*; 9105: /);
+    expect(conflict.headers['Retry-After']).toMatchObject({
+      required: false,
+      description: expect.stringMatching(/only with 1011$/),
+    });
+    expect(conflict.headers['Idempotent-Replayed']).toBeDefined();
   });
 
   it('documents the answers without a body: the docs page’s redirect from /docs/, a docs file’s 304', () => {

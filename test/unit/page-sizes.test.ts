@@ -78,6 +78,8 @@ const attempt = (items: number) => ({
     matched_item_id: id(),
   })),
   requirements,
+  pin_verified: true,
+  age_check: { method: 'ID_CHECKED', result: 'OLD_ENOUGH', timestamp },
   driver_id: id(),
 });
 

@@ -26,6 +26,7 @@ export * from './optimize/endpoint';
 export * from './proof-schemas';
 export * from './proofs/endpoint';
 export * from './reorder-waypoints/endpoint';
+export * from './reset-pin/endpoint';
 export * from './revise/endpoint';
 export * from './schemas';
 export * from './start/endpoint';

@@ -45,6 +45,14 @@ export function attemptView(attempt: Attempt) {
       matched_item_id: scan.matched_item_id ?? null,
     })),
     requirements: requirementsView(attempt.rules ?? NO_REQUIREMENTS),
+    pin_verified: attempt.pinVerified ?? false,
+    age_check: attempt.ageCheck
+      ? {
+          method: attempt.ageCheck.method,
+          result: attempt.ageCheck.result,
+          timestamp: attempt.ageCheck.timestamp,
+        }
+      : null,
     driver_id: attempt.driverId,
   };
 }

@@ -42,6 +42,29 @@ export const Attempt = z.withMeta(
       description:
         'the stop’s delivery rules when the attempt was recorded (all off for attempts recorded before delivery rules)',
     }),
+    pin_verified: z.withMeta(z.boolean(), {
+      description:
+        'the visit gave the stop’s PIN and it matched (the code is never kept); false when none was checked: the stop requires none, or the visit delivered nothing',
+    }),
+    age_check: z.withMeta(
+      orNull(
+        z.withMeta(
+          z.object({
+            method: z.withMeta(z.enum(['ID_CHECKED']), { description: 'the driver saw the recipient’s ID' }),
+            result: z.withMeta(z.enum(['OLD_ENOUGH', 'UNDER_AGE']), {
+              description:
+                'the recipient’s age against the stop’s `minimum_age` on the day of the visit, in the DC’s time zone',
+            }),
+            timestamp: z.withMeta(EpochMillis, { description: 'when it was checked: the visit’s time' }),
+          }),
+          { id: 'AgeCheck' },
+        ),
+      ),
+      {
+        description:
+          'the recipient’s ID check, for a stop with a `minimum_age` (never the date of birth); null when none was made',
+      },
+    ),
     driver_id: z.string(),
   }),
   { id: 'Attempt', description: 'one visit of a waypoint, as the driver app reported it' },

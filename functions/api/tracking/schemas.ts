@@ -35,6 +35,10 @@ export const TrackedStop = z.withMeta(
     driver_first_name: z.withMeta(z.nullable(z.string()), {
       description: 'the first word of the route’s driver’s name; null without a driver',
     }),
+    pin: z.withMeta(z.nullable(z.string()), {
+      description:
+        'the 6-digit code the customer gives the driver at the door, for a stop that requires a PIN (`requirements.pin`), while the delivery is to come; null otherwise',
+    }),
     time_zone: z.withMeta(z.string(), {
       description: 'the DC’s IANA time zone, in which the page writes times',
     }),
@@ -46,5 +50,12 @@ export const TrackedStop = z.withMeta(
   { id: 'TrackedStop' },
 );
 
-/** The tracking page: anyone holding a link's token, no authorizer; it reads the table only. */
-export const trackingEndpoint = endpointGroup({ auth: 'none', tag: 'Tracking' });
+/**
+ * The tracking page: anyone holding a link's token, no authorizer; it reads the table, and opens the PIN of a
+ * stop that requires one (the customer's own code, which the page shows).
+ */
+export const trackingEndpoint = endpointGroup({
+  auth: 'none',
+  tag: 'Tracking',
+  access: { table: 'read', stopPins: 'decrypt' },
+});

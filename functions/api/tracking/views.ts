@@ -15,6 +15,7 @@ export function trackedStopView(stop: TrackedStop) {
     stop_name: stop.stopName,
     address: stop.address,
     driver_first_name: stop.driverFirstName,
+    pin: stop.pin,
     time_zone: stop.timeZone,
     expires_at: stop.expiresAt,
   };
@@ -133,6 +134,7 @@ export function trackingPage(stop: TrackedStop): string {
     ['Address', stop.address],
     ['Stops before yours', stop.stopsBefore === null ? null : String(stop.stopsBefore)],
     ['Driver', stop.driverFirstName],
+    ['Your code for the driver', stop.pin],
   ];
   const shown = facts.filter((fact): fact is [string, string] => fact[1] !== null && fact[1] !== '');
   const toCome = stop.completedAt === null && stop.routeStatus !== 'FINISHED';

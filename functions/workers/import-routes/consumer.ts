@@ -22,6 +22,8 @@ export const importRoutes = defineConsumer({
     bucketKeyPrefixes: IMPORT_WORKER_READS,
     bucketWriteKeyPrefix: REVISION_IMAGES_PREFIX,
     sendTo: [channels.imports],
+    // Draws the PINs of the stops that require one, sealed (domain/stop-pins.ts).
+    stopPins: 'encrypt',
   },
   // A revision of a started route recomputes its ETAs, whose event carries the waypoints' tracking links.
   linksToApi: true,

@@ -1,5 +1,6 @@
 import { arrivedUpload, runImport } from '../../domain/route-import';
 import { runRevision } from '../../domain/route-revisions';
+import { importedPinItems, revisedPinItems } from '../../domain/stop-pins';
 import type { ImportMessage, ImportQueueMessage } from '../../models/channels';
 import { countMetric, logger } from '../../shared/observability';
 import { sqsHandler } from '../../shared/sqs-handler';
@@ -30,9 +31,10 @@ export const handler = sqsHandler(importRoutes, {
     // Lambda stops the invocation then at the latest: no import is started that could pass its deadline.
     const runEndsBy = Date.now() + context.getRemainingTimeInMillis();
     for (const imported of await importsOf(message)) {
+      // This function draws the PINs of the stops that require one: the only import function that may seal codes.
       const outcome = imported.revision
-        ? await runRevision(imported, runEndsBy)
-        : await runImport(imported, runEndsBy);
+        ? await runRevision(imported, runEndsBy, { changed: revisedPinItems })
+        : await runImport(imported, runEndsBy, { drawn: importedPinItems });
       // Counted once per import: a redelivery of a finished one is ALREADY_FINISHED.
       if (outcome === 'SUCCEEDED') countMetric('ImportsSucceeded');
       if (outcome === 'FAILED') countMetric('ImportsFailed');

@@ -1,4 +1,4 @@
-import { Id, Label, Location, Name, ReportedTimestamp } from '../../../models/common';
+import { CalendarDate, Id, Label, Location, Name, ReportedTimestamp } from '../../../models/common';
 import { PROOF_LIMITS } from '../../../shared/limits';
 import { quote } from '../../../shared/quote';
 import * as z from '../../../shared/zod';
@@ -75,6 +75,26 @@ export const AttemptBody = z.withMeta(
           description: `barcode scans of the visit (at most ${MAX_ATTEMPT_SCANS}): a value that is one of an item’s barcodes counts for it, any other is kept as a mismatch`,
         },
       ),
+      pin: z.withMeta(z.optional(z.string().check(z.regex(/^\d{6}$/, 'must be the 6 digits of the code'))), {
+        description:
+          'the code the customer gave, for a stop that requires a PIN (`requirements.pin`): checked, never kept; 5 wrong codes lock the stop’s PIN check until the dispatcher resets it',
+      }),
+      age_check: z.withMeta(
+        z.optional(
+          z.object({
+            method: z.withMeta(z.enum(['ID_CHECKED']), {
+              description: 'how the age was checked: the driver saw the recipient’s ID',
+            }),
+            date_of_birth: z.withMeta(CalendarDate, {
+              description: 'YYYY-MM-DD as the ID shows it: the age is computed from it, and it is not kept',
+            }),
+          }),
+        ),
+        {
+          description:
+            'the recipient’s ID check, for a stop with a `minimum_age`: the age on the day of the attempt in the DC’s time zone; only the method, the outcome and the time are kept',
+        },
+      ),
     })
     .check(
       z.superRefine((attempt, context) => {
@@ -146,6 +166,6 @@ export const recordDriverAttempt = driverAppEndpoint(
         data: z.object({ attempt: Attempt }),
       },
     },
-    errorCodes: [3003, 3011, 3012, 3013, 9001, 9002, 9100, 9101, 9102, 3102],
+    errorCodes: [3003, 3011, 3012, 3013, 9001, 9002, 9100, 9101, 9102, 9103, 9104, 9105, 9106, 9107, 3102],
   },
 );

@@ -7,7 +7,7 @@ export const getTrackingPage = trackingEndpoint('GET /track/{token}', {
   summary:
     'A waypoint’s tracking page for its customer: HTML for a browser, the same facts as JSON (no auth)',
   description:
-    'The link is the waypoint’s `tracking_url`. A client that prefers `text/html` (a browser) gets the page, rendered on the server, readable without JavaScript and refreshing itself every 30 seconds while the delivery is to come; any other gets JSON. It shows this waypoint only: nothing of any other stop or customer, the driver by first name, never where the driver is. 404 (7000) for a token no waypoint has; 410 (7001) from 24 hours after the waypoint was done or its route finished.',
+    'The link is the waypoint’s `tracking_url`. A client that prefers `text/html` (a browser) gets the page, rendered on the server, readable without JavaScript and refreshing itself every 30 seconds while the delivery is to come; any other gets JSON. It shows this waypoint only: nothing of any other stop or customer, the driver by first name, never where the driver is; for a stop that requires a PIN, the code the customer gives the driver. 404 (7000) for a token no waypoint has; 410 (7001) from 24 hours after the waypoint was done or its route finished.',
   request: {
     params: z.object({
       token: z.withMeta(z.string(), { description: 'the token of the waypoint’s `tracking_url`' }),
