@@ -209,6 +209,14 @@ const attemptColumns = {
     'Signer name',
     'Who signed for the delivery, as the driver app reported it; empty when not given.',
   ),
+  pin_verified: column(
+    'PIN verified',
+    "TRUE when the attempt gave the stop's PIN (the customer's code; requirements.pin) and it matched; FALSE when no PIN was checked: the stop requires none, or the attempt delivered nothing. The code itself is never kept.",
+  ),
+  age_check_result: column(
+    'Age check result',
+    "The recipient's ID check at a stop with a minimum age (requirements.minimum_age), counted on the day of the attempt in the DC's time zone: OLD_ENOUGH or UNDER_AGE (an attempt that delivered something is never UNDER_AGE); empty when no ID was checked. The date of birth is never kept.",
+  ),
   arrival_epoch_ms: epochColumn(
     'Arrival (epoch ms)',
     "When the driver arrived for this attempt, as detected from the driver's location pings (docs/api.md, Arrivals and departures): the waypoint's latest visit that began at or before the attempt and had not ended more than 10 minutes before it; empty when no such visit was detected",

@@ -327,6 +327,8 @@ export function attemptAnalytics(facts: RouteFacts): AnalyticsRecord[] {
       items_failed: decided.failed,
       proof_count: attempt.proofIds.length,
       signer_name: attempt.signerName ?? null,
+      pin_verified: attempt.pinVerified ? 'TRUE' : 'FALSE',
+      age_check_result: attempt.ageCheck?.result ?? null,
       arrival_epoch_ms: visit?.arrivedAt ?? null,
       dwell_seconds:
         visit?.departedAt === undefined ? null : Math.floor((visit.departedAt - visit.arrivedAt) / 1000),

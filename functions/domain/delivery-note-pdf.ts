@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import fontkit from '@pdf-lib/fontkit';
 import { PageSizes, PDFDocument, type PDFFont, type PDFImage, type PDFPage, rgb } from 'pdf-lib';
+import type { Applied } from '../models/delivery-requirements';
 import { DELIVERY_NOTE_FONT_FILES } from '../shared/resources';
 import type { DeliveryNoteContent } from './delivery-note';
 
@@ -199,6 +200,19 @@ async function embedSignature(
   }
 }
 
+/** The rules an attempt was held to, in words; empty when it was held to none. */
+function rulesText(rules: Applied): string {
+  return [
+    rules.photos > 0 && `${rules.photos} ${rules.photos === 1 ? 'photo' : 'photos'}`,
+    rules.signature && 'signature',
+    rules.pin && 'PIN',
+    rules.minimum_age !== null && `ID check (at least ${rules.minimum_age})`,
+    rules.scan_items && 'every item scanned',
+  ]
+    .filter((rule): rule is string => typeof rule === 'string')
+    .join(', ');
+}
+
 const dateTime = (timeZone: string) =>
   new Intl.DateTimeFormat('en-CA', {
     timeZone,
@@ -214,7 +228,8 @@ const dateTime = (timeZone: string) =>
 
 /**
  * The delivery note of an invoice as a PDF: the DC, route, waypoint and invoice, every item with its quantity,
- * unit and status, the attempts with their times, the signer and the signature's image (PNG or JPEG).
+ * unit and status, the attempts with their times and how each met the stop's delivery rules (the rules, the PIN
+ * verified, the age checked, the scans), the signer and the signature's image (PNG or JPEG).
  * `signatureBytes` are the signature proof's bytes, when the note has a signature and they could be read.
  */
 export async function renderDeliveryNote(
@@ -270,6 +285,21 @@ export async function renderDeliveryNote(
     write.line(`${when(attempt.timestamp)}  ${attempt.status}${place}  (${attempt.id})`);
     if (attempt.reason) write.line(`${attempt.reason.code}: ${attempt.reason.message}`, 16);
     if (attempt.signerName) write.line(`Signed by ${attempt.signerName}`, 16);
+    const rules = attempt.rules && rulesText(attempt.rules);
+    if (rules) write.line(`Delivery rules: ${rules}`, 16);
+    if (attempt.pinVerified) write.line("PIN verified: the customer's code was given and matched", 16);
+    if (attempt.ageCheck) {
+      const age = attempt.rules?.minimum_age;
+      write.line(
+        attempt.ageCheck.result === 'OLD_ENOUGH'
+          ? `Age checked: ID seen, recipient at least ${age ?? 'the minimum age'}`
+          : `Age checked: ID seen, recipient under ${age ?? 'the minimum age'}`,
+        16,
+      );
+    }
+    if (attempt.scans) {
+      write.line(`Scans: ${attempt.scans.matched} matched, ${attempt.scans.mismatched} not on the stop`, 16);
+    }
   }
 
   write.heading('Signature');

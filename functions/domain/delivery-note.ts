@@ -3,6 +3,7 @@ import { getObjectBytes, putObjectBytes, readableObjectMetadata } from '../data/
 import { bucketKeys } from '../data/bucket-keys';
 import { type PresignedLink, presignedDownloadLink } from '../data/bucket-links';
 import type { ItemStatus } from '../data/route-rows';
+import type { Applied } from '../models/delivery-requirements';
 import { PROOF_LIMITS } from '../shared/limits';
 import { logger } from '../shared/observability';
 
@@ -31,6 +32,13 @@ export interface DeliveryNoteContent {
     reason?: { code: string; message: string };
     location?: { latitude: number; longitude: number };
     signerName?: string;
+    /** The delivery rules the attempt was held to (absent before delivery rules). */
+    rules?: Applied;
+    /** How many of its scans counted for an item of the stop, and how many matched none. */
+    scans?: { matched: number; mismatched: number };
+    pinVerified?: boolean;
+    /** The ID check's outcome against the stop's minimum age (never a date of birth). */
+    ageCheck?: { result: 'OLD_ENOUGH' | 'UNDER_AGE' };
   }[];
   signer?: { name: string; attemptId: string; timestamp: number };
   /** The signature proof whose image the note shows. */
@@ -46,7 +54,7 @@ export interface DeliveryNote {
 }
 
 /** Changes with the note's layout, so that notes drawn by an older layout are drawn again. */
-const NOTE_LAYOUT_VERSION = 2;
+const NOTE_LAYOUT_VERSION = 3;
 
 /** The object metadata (x-amz-meta-sha256) that holds the PDF's own SHA-256. */
 const SHA256_METADATA = 'sha256';

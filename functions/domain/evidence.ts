@@ -118,6 +118,15 @@ export async function invoiceEvidence(ref: RouteRef, invoiceId: string): Promise
       reason: attempt.reason,
       location: attempt.location,
       signerName: attempt.signerName,
+      rules: attempt.rules,
+      scans: attempt.scans?.length
+        ? {
+            matched: attempt.scans.filter((scan) => scan.matched_item_id !== undefined).length,
+            mismatched: attempt.scans.filter((scan) => scan.matched_item_id === undefined).length,
+          }
+        : undefined,
+      pinVerified: attempt.pinVerified,
+      ageCheck: attempt.ageCheck && { result: attempt.ageCheck.result },
     })),
     signer,
     signature: signature && {

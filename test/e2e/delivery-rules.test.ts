@@ -1,5 +1,6 @@
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import * as analytics from '../../functions/api/analytics/index';
 import * as dcs from '../../functions/api/dcs/index';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as routes from '../../functions/api/routes/index';
@@ -490,9 +491,20 @@ async function pinHashes(routeId: string): Promise<Record<string, string>> {
 const resetPath = (dcId: string, routeId: string, waypointId: string) =>
   `/dcs/${dcId}/routes/${routeId}/waypoints/${waypointId}/reset-pin`;
 
+/** The attempt analytics of a finished route, one row per attempt. */
+async function attemptAnalytics(routeId: string): Promise<Record<string, unknown>[]> {
+  const response = await c.asAccount('GET', `/dcs/dc-1/routes/${routeId}/analytics/attempts`);
+  return (expectSuccess(response, analytics.getAttemptAnalytics) as { attempt_analytics: [] })
+    .attempt_analytics;
+}
+
 describe('the customer’s PIN (requirements.pin)', () => {
   const pinRoute = withRules(routeOf('rules-pin', { waypoints: 3, driverId }), 0, { pin: true });
-  const [pinStop, plainStop] = pinRoute.waypoints.map((waypoint) => waypoint.id) as [string, string, string];
+  const [pinStop, plainStop, thirdStop] = pinRoute.waypoints.map((waypoint) => waypoint.id) as [
+    string,
+    string,
+    string,
+  ];
   let code = '';
 
   beforeAll(async () => {
@@ -621,6 +633,19 @@ describe('the customer’s PIN (requirements.pin)', () => {
       status: 'SUCCESSFUL',
     });
     expectError(refused, 400, 9103);
+    // The attempt analytics of the finished route say which visit gave the PIN.
+    await c.driverAttempt(token, pinRoute.id, thirdStop, {
+      id: 'rules-pin-third',
+      timestamp: at(51),
+      status: 'SUCCESSFUL',
+    });
+    await c.driverFinish(token, pinRoute.id, at(60));
+    const rows = await attemptAnalytics(pinRoute.id);
+    expect(rows.map((row) => [row.attempt_id, row.pin_verified, row.age_check_result])).toEqual([
+      ['rules-pin-later', 'FALSE', null],
+      ['rules-pin-visit', 'TRUE', null],
+      ['rules-pin-third', 'FALSE', null],
+    ]);
   });
 
   it('takes the DC’s default PIN and age rules for the stops that state none, and a stop’s own over them', async () => {
@@ -704,5 +729,11 @@ describe('the age check (requirements.minimum_age)', () => {
     expect(shown).not.toContain(turning);
     expect(shown).not.toContain(adult);
     expect(await entitiesHolding(adult)).toEqual([]);
+    await c.driverFinish(token, ageRoute.id, visitAt + 60_000);
+    const rows = await attemptAnalytics(ageRoute.id);
+    expect(rows.map((row) => [row.attempt_id, row.age_check_result])).toEqual([
+      ['rules-age-2', 'UNDER_AGE'],
+      ['rules-age-3', 'OLD_ENOUGH'],
+    ]);
   });
 });

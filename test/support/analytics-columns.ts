@@ -68,6 +68,9 @@ export const DESIGN_ATTEMPT_COLUMNS = [
   'items_failed',
   'proof_count',
   'signer_name',
+  // After DESIGN §6's: how the visit met the stop's PIN and age rules (docs/api.md, Delivery rules).
+  'pin_verified',
+  'age_check_result',
   // After DESIGN §6's: the visit arrival detection saw (docs/api.md, Arrivals and departures).
   'arrival_epoch_ms',
   'dwell_seconds',

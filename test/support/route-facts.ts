@@ -144,6 +144,8 @@ export const chicagoFacts = (): RouteFacts => ({
       location: { latitude: 41.8201, longitude: CHI_LNG },
       proofIds: ['prf_00000000000000a1', 'prf_00000000000000a2'],
       signerName: 'Zoë Ålund',
+      pinVerified: true,
+      ageCheck: { method: 'ID_CHECKED', result: 'OLD_ENOUGH', timestamp: Date.UTC(2025, 5, 2, 13, 10) },
     }),
     // 08:50, before the 09:00 window; B1 delivered, B2 and B3 take the attempt's FAILED.
     attempt('at-2', 'wp-2', Date.UTC(2025, 5, 2, 13, 50), 'FAILED', {

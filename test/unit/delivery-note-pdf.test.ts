@@ -2,6 +2,7 @@ import { extractText, getDocumentProxy } from 'unpdf';
 import { describe, expect, it } from 'vitest';
 import type { DeliveryNoteContent } from '../../functions/domain/delivery-note';
 import { renderDeliveryNote } from '../../functions/domain/delivery-note-pdf';
+import { NO_REQUIREMENTS } from '../../functions/models/delivery-requirements';
 
 /** A note of one invoice whose items were visited at 09:05:00 UTC, in a DC of `timeZone`. */
 function note(timeZone: string): DeliveryNoteContent {
@@ -61,4 +62,42 @@ describe('renderDeliveryNote', () => {
       expect(text).toContain('not attempted');
     },
   );
+
+  it('writes the delivery rules each attempt was held to and how it met them: PIN verified, age checked, scans', async () => {
+    const base = note('America/Chicago');
+    const at = base.asOf;
+    const text = await textOf(
+      await renderDeliveryNote({
+        ...base,
+        attempts: [
+          {
+            id: 'att-1',
+            timestamp: at,
+            status: 'FAILED',
+            rules: { ...NO_REQUIREMENTS, pin: true, minimum_age: 21 },
+            ageCheck: { result: 'UNDER_AGE' },
+          },
+          {
+            id: 'att-2',
+            timestamp: at,
+            status: 'SUCCESSFUL',
+            rules: { ...NO_REQUIREMENTS, photos: 2, pin: true, minimum_age: 21, scan_items: true },
+            pinVerified: true,
+            ageCheck: { result: 'OLD_ENOUGH' },
+            scans: { matched: 3, mismatched: 1 },
+          },
+          { id: 'att-3', timestamp: at, status: 'SUCCESSFUL', rules: NO_REQUIREMENTS },
+        ],
+      }),
+    );
+    expect(text).toContain('Delivery rules: PIN, ID check (at least 21)');
+    expect(text).toContain('Age checked: ID seen, recipient under 21');
+    expect(text).toContain('Delivery rules: 2 photos, PIN, ID check (at least 21), every item scanned');
+    expect(text).toContain("PIN verified: the customer's code was given and matched");
+    expect(text).toContain('Age checked: ID seen, recipient at least 21');
+    expect(text).toContain('Scans: 3 matched, 1 not on the stop');
+    // Once each: the attempt held to no rule says nothing of rules.
+    expect(text.split('Delivery rules:').length - 1).toBe(2);
+    expect(text.split('PIN verified').length - 1).toBe(1);
+  });
 });

@@ -151,6 +151,8 @@ const WORST_ATTEMPT_ANALYTICS: Record<string, string | number> = {
   items_failed: 999_999,
   proof_count: 20,
   signer_name: text(200),
+  pin_verified: 'FALSE',
+  age_check_result: 'OLD_ENOUGH',
   arrival_epoch_ms: timestamp,
   dwell_seconds: 999_999_999,
   arrival_timeliness: 'NO_WINDOW',
