@@ -200,6 +200,7 @@ describe('arrivals and departures from the driver’s pings', () => {
     },
     DRIVES_DEADLINE_MS,
   );
+
   it(
     'a pass at 50 km/h 30 m from a stop records nothing',
     async () => {
