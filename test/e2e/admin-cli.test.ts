@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -83,7 +83,10 @@ beforeAll(async () => {
   );
 });
 
-afterAll(() => api?.close());
+afterAll(async () => {
+  await api?.close();
+  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+});
 
 describe('npm run admin', () => {
   let account: { account_id: string; api_key: string; key_id: string; dc_ids: string[] };
@@ -211,7 +214,7 @@ describe('npm run admin', () => {
     'prints its usage for `%s` and exits 0, without a stack to act on',
     async (args) => {
       const result = await runRaw('node_modules/.bin/tsx', ['bin/admin.ts', ...args.split(' ')], {
-        LOCAL_STATE_DIR: mkdtempSync(join(tmpdir(), 'admin-cli-empty-')),
+        LOCAL_STATE_DIR: mkdtempSync(join(stateDir, 'empty-')),
       });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toBe('');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,7 @@ let receiver: WebhookReceiver | undefined;
 afterAll(async () => {
   killStartedRuntimes();
   await receiver?.close();
+  rmSync(stateDir, { recursive: true, force: true, maxRetries: 3 });
 });
 
 describe('npm start killed with SIGKILL', () => {

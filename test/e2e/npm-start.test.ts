@@ -30,7 +30,7 @@ function portAnswers(endpoint: string): Promise<boolean> {
 
 afterAll(() => {
   killStartedRuntimes();
-  rmSync(cacheDir, { recursive: true, force: true });
+  for (const dir of [cacheDir, stateDir]) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 });
 
 describe('npm start', () => {

@@ -1,10 +1,12 @@
-import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { InFlightJournal } from '../../local/event-sources/in-flight-journal';
 
-const journalFile = () => join(mkdtempSync(join(tmpdir(), 'journal-')), 'in-flight-messages.jsonl');
+const scratch = mkdtempSync(join(tmpdir(), 'journal-'));
+const journalFile = () => join(mkdtempSync(join(scratch, 'run-')), 'in-flight-messages.jsonl');
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('the in-flight journal of the local event sources', () => {
   it('names, after a restart, exactly the messages received and not finished, by queue', () => {
