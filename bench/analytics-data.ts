@@ -3,6 +3,7 @@ import type { Attempt, Reason } from '../functions/data/attempts';
 import type { InvoiceRow, WaypointRow } from '../functions/data/route-rows';
 import type { RouteHeader } from '../functions/data/routes';
 import type { RouteFacts } from '../functions/domain/analytics';
+import { randomOf } from '../functions/domain/optimizer/tour';
 import { round } from './stats';
 
 /** The analytics bench's data (bench/analytics.ts): deterministic routes of a DC, with their attempts and accounting. */
@@ -20,18 +21,11 @@ export interface BenchDc {
   etaSpeedKmh?: number;
 }
 
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32 seeded by FNV-1a of the text). */
+/** Deterministic pseudo-random numbers in [0, 1): the optimizer's mulberry32, seeded by FNV-1a of the text. */
 export function prng(seedText: string): () => number {
   let hash = 2166136261;
   for (let i = 0; i < seedText.length; i++) hash = Math.imul(hash ^ seedText.charCodeAt(i), 16777619);
-  let state = hash >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return randomOf(hash);
 }
 
 export const FIRST_NAMES = [

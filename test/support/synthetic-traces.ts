@@ -1,5 +1,6 @@
 import type { Stop, TracePoint } from '../../functions/domain/arrival-detection';
 import type { LatLng } from '../../functions/domain/etas';
+import { randomOf } from '../../functions/domain/optimizer/tour';
 
 /**
  * Synthetic but realistic driver traces (test/fixtures/traces/): a driver moving between points at a speed,
@@ -14,18 +15,6 @@ export function offset(from: LatLng, north: number, east: number): LatLng {
   return {
     latitude: from.latitude + north / METERS_PER_DEGREE,
     longitude: from.longitude + east / (METERS_PER_DEGREE * Math.cos((from.latitude * Math.PI) / 180)),
-  };
-}
-
-/** mulberry32: a small seeded generator, uniform in [0, 1). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
 }
 
@@ -47,7 +36,7 @@ export interface TraceSpec {
 /** The pings of a trace in time order, rounded as a phone reports them (7 decimals, whole ms). */
 export function makeTrace(spec: TraceSpec): TracePoint[] {
   const { everyMs = 10_000, jitterMeters = 0, seed = 1 } = spec;
-  const random = seeded(seed);
+  const random = randomOf(seed);
   const points: TracePoint[] = [];
   let at = spec.startAt;
   let here = spec.start;
