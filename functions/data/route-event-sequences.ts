@@ -14,6 +14,12 @@ import { routeKeys, type TransactItem } from './routes';
 const ENTITY = 'EVENT_SEQUENCE';
 const sequenceKey = (accountId: string, routeId: string) => routeKeys.row(accountId, routeId, ENTITY);
 const sequenceCodec = codec<{ lastSequence: number }>({ lastSequence: {} });
+/** The route's sequence item with `lastSequence` taken. */
+const sequenceItem = (accountId: string, routeId: string, lastSequence: number) => ({
+  ...sequenceKey(accountId, routeId),
+  entity: ENTITY,
+  ...sequenceCodec.toItem({ lastSequence }),
+});
 
 /** The sequence of the route's last event (read consistently); 0 before its first, or on a route imported before sequences. */
 export async function lastEventSequence(accountId: string, routeId: string): Promise<number> {
@@ -65,11 +71,7 @@ export function takeEventSequenceItem(
   return {
     Put: {
       TableName: tableName(),
-      Item: {
-        ...sequenceKey(accountId, routeId),
-        entity: ENTITY,
-        ...sequenceCodec.toItem({ lastSequence: last + count }),
-      },
+      Item: sequenceItem(accountId, routeId, last + count),
       ConditionExpression: last === 0 ? 'attribute_not_exists(pk)' : 'last_sequence = :last',
       ...(last === 0 ? {} : { ExpressionAttributeValues: { ':last': last } }),
     },
@@ -81,16 +83,7 @@ export function takeEventSequenceItem(
  * condition: no other event of the route can be written before its header exists.
  */
 export function firstEventSequenceItem(accountId: string, routeId: string): TransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: {
-        ...sequenceKey(accountId, routeId),
-        entity: ENTITY,
-        ...sequenceCodec.toItem({ lastSequence: 1 }),
-      },
-    },
-  };
+  return { Put: { TableName: tableName(), Item: sequenceItem(accountId, routeId, 1) } };
 }
 
 /**
