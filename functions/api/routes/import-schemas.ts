@@ -1,0 +1,29 @@
+/** What the endpoints that take a whole route body share: import and revision both end in the import worker. */
+
+import * as channels from '../../models/channels';
+import { IMPORT_PAYLOADS_PREFIX } from '../../shared/resources';
+import * as z from '../../shared/zod';
+import { endpointGroup } from '../define';
+import { TAG } from './schemas';
+
+/**
+ * Rows that accept a route body and hand it to the import worker: the body is kept in the bucket, the job
+ * queued with its deadline, and the answer is a txid to poll.
+ */
+export const routeBodyEndpoint = endpointGroup({
+  tag: TAG,
+  access: {
+    table: 'readWrite',
+    bucket: 'write',
+    bucketKeyPrefixes: [IMPORT_PAYLOADS_PREFIX],
+    sendTo: [channels.imports, channels.importDeadlines],
+  },
+  // One body writes up to a whole route (~100,000 items); the import worker takes five at a time.
+  throttling: { rateLimit: 10, burstLimit: 20 },
+  responses: {
+    202: {
+      description: 'accepted; poll the import status with the txid',
+      data: z.object({ txid: z.string() }),
+    },
+  },
+});
