@@ -560,61 +560,35 @@ describe('attemptAnalytics', () => {
 });
 
 describe('localIsoDateTime', () => {
-  it('renders the local wall clock with a 24-hour clock and the UTC offset', () => {
-    expect(localIsoDateTime(Date.UTC(2025, 5, 2, 18, 7, 9), 'America/Chicago')).toBe(
-      '2025-06-02T13:07:09-05:00',
-    );
-    expect(localIsoDateTime(Date.UTC(2025, 5, 2, 18, 7, 9), 'Asia/Tokyo')).toBe('2025-06-03T03:07:09+09:00');
-    expect(localIsoDateTime(Date.UTC(2025, 5, 2, 18, 7, 9), 'UTC')).toBe('2025-06-02T18:07:09+00:00');
-  });
-
-  it('writes offsets of half and quarter hours, east and west', () => {
-    expect(localIsoDateTime(Date.UTC(2025, 0, 15, 12, 0), 'Asia/Kolkata')).toBe('2025-01-15T17:30:00+05:30');
-    expect(localIsoDateTime(Date.UTC(2025, 0, 15, 12, 0), 'Asia/Kathmandu')).toBe(
-      '2025-01-15T17:45:00+05:45',
-    );
-    expect(localIsoDateTime(Date.UTC(2025, 0, 15, 12, 0), 'America/St_Johns')).toBe(
-      '2025-01-15T08:30:00-03:30',
-    );
-  });
-
-  it('renders midnight as 00, not 24', () => {
-    expect(localIsoDateTime(Date.UTC(2025, 5, 1, 15, 5), 'Asia/Tokyo')).toBe('2025-06-02T00:05:00+09:00');
-    expect(localIsoDateTime(Date.UTC(2025, 0, 1, 6, 0), 'America/Chicago')).toBe('2025-01-01T00:00:00-06:00');
-  });
-
-  it('drops milliseconds rather than rounding them up', () => {
-    expect(localIsoDateTime(Date.UTC(2025, 5, 2, 13, 0, 0, 999), 'America/Chicago')).toBe(
-      '2025-06-02T08:00:00-05:00',
-    );
-  });
-
-  it('follows the spring-forward change: the last second before it and the first after', () => {
-    // Berlin, 2026-03-29: 02:00 CET becomes 03:00 CEST at 01:00 UTC.
-    expect(localIsoDateTime(Date.UTC(2026, 2, 29, 0, 59, 59), 'Europe/Berlin')).toBe(
-      '2026-03-29T01:59:59+01:00',
-    );
-    expect(localIsoDateTime(Date.UTC(2026, 2, 29, 1, 0), 'Europe/Berlin')).toBe('2026-03-29T03:00:00+02:00');
-    // New York, 2026-03-08: 02:00 EST becomes 03:00 EDT at 07:00 UTC.
-    expect(localIsoDateTime(Date.UTC(2026, 2, 8, 6, 59, 59), 'America/New_York')).toBe(
-      '2026-03-08T01:59:59-05:00',
-    );
-    expect(localIsoDateTime(Date.UTC(2026, 2, 8, 7, 0), 'America/New_York')).toBe(
-      '2026-03-08T03:00:00-04:00',
-    );
-  });
-
-  it('tells the two passes of the repeated fall-back hour apart', () => {
-    // Berlin, 2026-10-25: 02:30 happens at 00:30 UTC in CEST and again at 01:30 UTC in CET.
-    expect(localIsoDateTime(Date.UTC(2026, 9, 25, 0, 30), 'Europe/Berlin')).toBe('2026-10-25T02:30:00+02:00');
-    expect(localIsoDateTime(Date.UTC(2026, 9, 25, 1, 30), 'Europe/Berlin')).toBe('2026-10-25T02:30:00+01:00');
-    // New York, 2026-11-01: 01:30 happens at 05:30 UTC in EDT and again at 06:30 UTC in EST.
-    expect(localIsoDateTime(Date.UTC(2026, 10, 1, 5, 30), 'America/New_York')).toBe(
-      '2026-11-01T01:30:00-04:00',
-    );
-    expect(localIsoDateTime(Date.UTC(2026, 10, 1, 6, 30), 'America/New_York')).toBe(
-      '2026-11-01T01:30:00-05:00',
-    );
+  it.each([
+    // A 24-hour clock and the UTC offset, west, east and on UTC.
+    { utc: '2025-06-02T18:07:09Z', zone: 'America/Chicago', local: '2025-06-02T13:07:09-05:00' },
+    { utc: '2025-06-02T18:07:09Z', zone: 'Asia/Tokyo', local: '2025-06-03T03:07:09+09:00' },
+    { utc: '2025-06-02T18:07:09Z', zone: 'UTC', local: '2025-06-02T18:07:09+00:00' },
+    // Offsets of half and quarter hours, east and west.
+    { utc: '2025-01-15T12:00:00Z', zone: 'Asia/Kolkata', local: '2025-01-15T17:30:00+05:30' },
+    { utc: '2025-01-15T12:00:00Z', zone: 'Asia/Kathmandu', local: '2025-01-15T17:45:00+05:45' },
+    { utc: '2025-01-15T12:00:00Z', zone: 'America/St_Johns', local: '2025-01-15T08:30:00-03:30' },
+    // Midnight as 00, not 24.
+    { utc: '2025-06-01T15:05:00Z', zone: 'Asia/Tokyo', local: '2025-06-02T00:05:00+09:00' },
+    { utc: '2025-01-01T06:00:00Z', zone: 'America/Chicago', local: '2025-01-01T00:00:00-06:00' },
+    // Milliseconds dropped, not rounded up.
+    { utc: '2025-06-02T13:00:00.999Z', zone: 'America/Chicago', local: '2025-06-02T08:00:00-05:00' },
+    // Spring forward, the last second before and the first after. Berlin, 2026-03-29: 02:00 CET becomes
+    // 03:00 CEST at 01:00 UTC; New York, 2026-03-08: 02:00 EST becomes 03:00 EDT at 07:00 UTC.
+    { utc: '2026-03-29T00:59:59Z', zone: 'Europe/Berlin', local: '2026-03-29T01:59:59+01:00' },
+    { utc: '2026-03-29T01:00:00Z', zone: 'Europe/Berlin', local: '2026-03-29T03:00:00+02:00' },
+    { utc: '2026-03-08T06:59:59Z', zone: 'America/New_York', local: '2026-03-08T01:59:59-05:00' },
+    { utc: '2026-03-08T07:00:00Z', zone: 'America/New_York', local: '2026-03-08T03:00:00-04:00' },
+    // The two passes of the repeated fall-back hour told apart. Berlin, 2026-10-25: 02:30 happens at 00:30
+    // UTC in CEST and again at 01:30 UTC in CET; New York, 2026-11-01: 01:30 at 05:30 UTC in EDT and again
+    // at 06:30 UTC in EST.
+    { utc: '2026-10-25T00:30:00Z', zone: 'Europe/Berlin', local: '2026-10-25T02:30:00+02:00' },
+    { utc: '2026-10-25T01:30:00Z', zone: 'Europe/Berlin', local: '2026-10-25T02:30:00+01:00' },
+    { utc: '2026-11-01T05:30:00Z', zone: 'America/New_York', local: '2026-11-01T01:30:00-04:00' },
+    { utc: '2026-11-01T06:30:00Z', zone: 'America/New_York', local: '2026-11-01T01:30:00-05:00' },
+  ])('writes $utc in $zone as $local', ({ utc, zone, local }) => {
+    expect(localIsoDateTime(Date.parse(utc), zone)).toBe(local);
   });
 
   it('names the instant it renders, to the second, in any zone', () => {
