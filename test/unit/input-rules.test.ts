@@ -15,6 +15,7 @@ import {
   StorableNumber,
   Timestamp,
 } from '../../functions/models/common';
+import type { StreamEvent } from '../../functions/models/event-catalog';
 import { IMPORT_LIMITS, MAX_LISTED_ID_BYTES } from '../../functions/models/import-model';
 import { configure } from '../../functions/shared/config';
 import { messageBatches } from '../../functions/shared/queues';
@@ -219,20 +220,27 @@ describe('lists of ids stored in one item or sent in one message', () => {
     key: Buffer.alloc(32).toString('base64url'),
   };
 
-  /** The ROUTE_ETAS_CHANGED event item of a route whose every waypoint has an ETA, as the producer writes it. */
-  async function etasEvent(waypointIds: string[]) {
+  /** The item of an event about the route with the longest ids there are, as the producer writes it. */
+  function longestRouteEventItem(event: StreamEvent) {
     configure({ TABLE_NAME: 'unit' });
     return putEventItem({
+      ...event,
       accountId: 'acc_0123456789abcdef',
       dcId: 'd'.repeat(128),
       routeId: 'r'.repeat(128),
+      occurredAt: MAX_TIMESTAMP,
+    }).Put.Item;
+  }
+
+  /** The ROUTE_ETAS_CHANGED event item of a route whose every waypoint has an ETA. */
+  async function etasEvent(waypointIds: string[]) {
+    return longestRouteEventItem({
       type: 'ROUTE_ETAS_CHANGED',
       details: {
         etas: waypointIds.map((id) => ({ waypoint_id: id, eta_timestamp: MAX_TIMESTAMP })),
         tracking_links: trackingLinks,
       },
-      occurredAt: MAX_TIMESTAMP,
-    }).Put.Item;
+    });
   }
 
   /**
@@ -240,11 +248,7 @@ describe('lists of ids stored in one item or sent in one message', () => {
    * every one of them (each stop requires one).
    */
   async function startedEvent(waypointIds: string[]) {
-    configure({ TABLE_NAME: 'unit' });
-    return putEventItem({
-      accountId: 'acc_0123456789abcdef',
-      dcId: 'd'.repeat(128),
-      routeId: 'r'.repeat(128),
+    return longestRouteEventItem({
       type: 'ROUTE_STARTED',
       details: {
         driver_id: 'v'.repeat(128),
@@ -253,8 +257,7 @@ describe('lists of ids stored in one item or sent in one message', () => {
         tracking_links: trackingLinks,
         pins: waypointIds.map(() => '123456'),
       },
-      occurredAt: MAX_TIMESTAMP,
-    }).Put.Item;
+    });
   }
 
   /** `count` ids whose bytes (as JSON writes them) add up to `total`. */
