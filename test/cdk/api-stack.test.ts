@@ -284,6 +284,13 @@ describe('webhook secrets key', () => {
   const keyArn = importOf(stateful.exports.webhookSecretsKeyArnExportName);
   const kmsActions = (f: (typeof accessByFunction)[number]) =>
     allowedActions(f.fn).filter((action) => action.startsWith('kms:'));
+  /** Its use's one KMS action (encrypt: GenerateDataKey, decrypt: Decrypt) on that key only, and the key's ARN. */
+  const expectOnlyKmsActionOf = (f: (typeof accessByFunction)[number], use: 'encrypt' | 'decrypt') => {
+    const action = use === 'encrypt' ? 'kms:GenerateDataKey' : 'kms:Decrypt';
+    expect(kmsActions(f)).toEqual([action]);
+    expect(resourcesAllowed(f.fn, action)).toEqual([keyArn]);
+    expect(environmentOf(f.fn)[RESOURCE_ENV.webhookSecretsKeyArn]).toEqual(keyArn);
+  };
 
   it('is what webhook creation and rotation (encrypt) and the delivery worker (decrypt) use, and only they', () => {
     expect(
@@ -297,12 +304,7 @@ describe('webhook secrets key', () => {
 
   it.each(accessByFunction.filter((f) => f.access.webhookSecrets))(
     '$name may do its one KMS action on that key only, and knows its ARN',
-    (f) => {
-      const action = f.access.webhookSecrets === 'encrypt' ? 'kms:GenerateDataKey' : 'kms:Decrypt';
-      expect(kmsActions(f)).toEqual([action]);
-      expect(resourcesAllowed(f.fn, action)).toEqual([keyArn]);
-      expect(environmentOf(f.fn)[RESOURCE_ENV.webhookSecretsKeyArn]).toEqual(keyArn);
-    },
+    (f) => expectOnlyKmsActionOf(f, f.access.webhookSecrets as 'encrypt' | 'decrypt'),
   );
 
   it('is what the import worker and the PIN reset (encrypt), the starts and the tracking page (decrypt) use for stop PINs, and only they', () => {
@@ -318,12 +320,7 @@ describe('webhook secrets key', () => {
 
   it.each(accessByFunction.filter((f) => f.access.stopPins))(
     '$name may do its one KMS action on that key for stop PINs only, and knows its ARN',
-    (f) => {
-      const action = f.access.stopPins === 'encrypt' ? 'kms:GenerateDataKey' : 'kms:Decrypt';
-      expect(kmsActions(f)).toEqual([action]);
-      expect(resourcesAllowed(f.fn, action)).toEqual([keyArn]);
-      expect(environmentOf(f.fn)[RESOURCE_ENV.webhookSecretsKeyArn]).toEqual(keyArn);
-    },
+    (f) => expectOnlyKmsActionOf(f, f.access.stopPins as 'encrypt' | 'decrypt'),
   );
 
   it.each(accessByFunction.filter((f) => !f.access.webhookSecrets && !f.access.stopPins))(
