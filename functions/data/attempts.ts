@@ -1,5 +1,5 @@
 import type { Applied } from '../models/delivery-requirements';
-import { isTransactionConflict, queryItems, tableName, writeTransactionParts } from './client';
+import { queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { getRecord } from './item-ops';
 import { attachProofItem } from './proofs';
@@ -126,8 +126,8 @@ export async function insertAttempt(
   const { accountId, routeId } = route;
   const [idItem, attemptItem] = putNewAttemptItems(accountId, routeId, attempt);
   const eventItems = await sequencedEventItems(event);
-  try {
-    const outcome = await writeTransactionParts([
+  const outcome = await writeTransactionParts(
+    [
       { items: [idItem], refusedAs: 'id_taken' },
       { items: [attemptItem] },
       { items: [routeUnchangedCheck(route)], refusedAs: 'route_changed' },
@@ -140,12 +140,10 @@ export async function insertAttempt(
       },
       // The event's put has no condition: only its sequence's can fail.
       { items: eventItems, refusedAs: 'event_raced' },
-    ]);
-    return outcome === 'written' ? 'recorded' : outcome;
-  } catch (error) {
-    if (isTransactionConflict(error)) return 'event_raced';
-    throw error;
-  }
+    ],
+    { conflictAs: 'event_raced' },
+  );
+  return outcome === 'written' ? 'recorded' : outcome;
 }
 
 /**

@@ -90,13 +90,15 @@ export interface TransactionPart<Refusal extends string> {
 
 /**
  * Writes the parts' items in one transaction: 'written', or, when conditions failed, the outcome of the first
- * part (in order) with a failed condition that names one. Any other error is thrown, the failed conditions of
- * parts without an outcome among them. An entity module's writes name their outcomes this way, so that the
- * use cases never count items of a transaction.
+ * part (in order) with a failed condition that names one; else `conflictAs`, when given, when DynamoDB
+ * cancelled the transaction for another one writing one of its items at the same time (read again). Any other
+ * error is thrown, the failed conditions of parts without an outcome among them. An entity module's writes
+ * name their outcomes this way, so that the use cases never count items of a transaction.
  */
-export async function writeTransactionParts<Refusal extends string>(
+export async function writeTransactionParts<Refusal extends string, Conflict extends string = never>(
   parts: readonly TransactionPart<Refusal>[],
-): Promise<'written' | Refusal> {
+  { conflictAs }: { conflictAs?: Conflict } = {},
+): Promise<'written' | Refusal | Conflict> {
   try {
     await writeTransaction(parts.flatMap((part) => part.items));
     return 'written';
@@ -107,6 +109,7 @@ export async function writeTransactionParts<Refusal extends string>(
       if (failed && refusedAs !== undefined) return refusedAs;
       index += items.length;
     }
+    if (conflictAs !== undefined && isTransactionConflict(error)) return conflictAs;
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { isTransactionConflict, queryItems, tableName, writeTransactionParts } from './client';
+import { queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { getRecord, updateIfHeld } from './item-ops';
 import { routeKeys, type TransactItem } from './routes';
@@ -99,8 +99,8 @@ export async function putNewProof(
   proof: Proof,
   limits: { listed: number; max: number },
 ): Promise<'recorded' | 'limit_reached' | 'raced'> {
-  try {
-    const outcome = await writeTransactionParts([
+  const outcome = await writeTransactionParts(
+    [
       {
         items: [
           {
@@ -137,12 +137,10 @@ export async function putNewProof(
           },
         ],
       },
-    ]);
-    return outcome === 'written' ? 'recorded' : outcome;
-  } catch (error) {
-    if (isTransactionConflict(error)) return 'raced';
-    throw error;
-  }
+    ],
+    { conflictAs: 'raced' },
+  );
+  return outcome === 'written' ? 'recorded' : outcome;
 }
 
 /** The proof, or undefined when there is none or it expired (isExpired). */

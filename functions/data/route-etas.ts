@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, type Item, isTransactionConflict, tableName, writeTransactionParts } from './client';
+import { db, type Item, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { conditionHeld, getRecord } from './item-ops';
 import { type SequencedEvent, sequencedEventsItems } from './route-event-sequences';
@@ -66,17 +66,15 @@ export async function replaceRouteEtas(
 ): Promise<'written' | 'etas_changed' | 'route_changed' | 'event_raced' | 'conflicted'> {
   const { accountId, routeId } = route;
   const eventItems = await sequencedEventsItems(events);
-  try {
-    return await writeTransactionParts([
+  return writeTransactionParts(
+    [
       { items: [putRouteEtasItem(accountId, routeId, etas, previousVersion)], refusedAs: 'etas_changed' },
       { items: [routeUnchangedCheck(route)], refusedAs: 'route_changed' },
       // The event's put has no condition: only its sequence's can fail.
       { items: eventItems, refusedAs: 'event_raced' },
-    ]);
-  } catch (error) {
-    if (isTransactionConflict(error)) return 'conflicted';
-    throw error;
-  }
+    ],
+    { conflictAs: 'conflicted' },
+  );
 }
 
 /** Transaction item replacing the ETAs unless another refresh wrote since `previousVersion` was read. */

@@ -1,4 +1,4 @@
-import { isTransactionConflict, queryItems, tableName, writeTransactionParts } from './client';
+import { queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { type Driver, type RecentVisit, replaceRecentVisitsItem } from './drivers';
 import { type SequencedEvent, sequencedEventsItems } from './route-event-sequences';
@@ -102,8 +102,8 @@ export async function recordVisits(
 ): Promise<'recorded' | 'visits_changed' | 'event_raced' | 'conflicted'> {
   const { accountId } = driver;
   const eventItems = await sequencedEventsItems(events);
-  try {
-    const outcome = await writeTransactionParts([
+  const outcome = await writeTransactionParts(
+    [
       { items: [replaceRecentVisitsItem(driver, recent)], refusedAs: 'visits_changed' },
       {
         items: [
@@ -113,10 +113,8 @@ export async function recordVisits(
         refusedAs: 'visits_changed',
       },
       { items: eventItems, refusedAs: 'event_raced' },
-    ]);
-    return outcome === 'written' ? 'recorded' : outcome;
-  } catch (error) {
-    if (isTransactionConflict(error)) return 'conflicted';
-    throw error;
-  }
+    ],
+    { conflictAs: 'conflicted' },
+  );
+  return outcome === 'written' ? 'recorded' : outcome;
 }

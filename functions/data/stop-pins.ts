@@ -1,4 +1,4 @@
-import { type Item, isTransactionConflict, queryItems, tableName, writeTransactionParts } from './client';
+import { type Item, queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { getRecord, updateIfHeld } from './item-ops';
 import { type RouteHeader, routeKeys, routeUnchangedCheck, type TransactItem } from './routes';
@@ -165,13 +165,11 @@ export async function replaceStopPin(
         : { ConditionExpression: 'draw = :draw', ExpressionAttributeValues: { ':draw': previousDraw } }),
     },
   };
-  try {
-    return await writeTransactionParts([
+  return writeTransactionParts(
+    [
       { items: [routeUnchangedCheck(route)], refusedAs: 'route_changed' },
       { items: [put], refusedAs: 'pin_changed' },
-    ]);
-  } catch (error) {
-    if (isTransactionConflict(error)) return 'raced';
-    throw error;
-  }
+    ],
+    { conflictAs: 'raced' },
+  );
 }
