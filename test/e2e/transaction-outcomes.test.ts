@@ -139,32 +139,7 @@ describe('the writes of a driver on a route', () => {
   });
 
   it('records an attempt once: id_taken for its id again, route_changed for a route read before a change, proof_taken for a proof it may not name', async () => {
-    const attempt: Attempt = {
-      id: 'att-1',
-      waypointId: 'outcomes-1-wp-0',
-      sequence: 0,
-      timestamp: 1,
-      status: 'SUCCESSFUL',
-      items: [],
-      proofIds: [],
-      driverId: 'd-1',
-      recordedAt: 1,
-    };
-    const event: Parameters<typeof insertAttempt>[2] = {
-      accountId: acme.accountId,
-      dcId: 'dc-1',
-      routeId: 'outcomes-1',
-      type: 'WAYPOINT_STATUS_CHANGED',
-      details: {
-        waypoint_id: attempt.waypointId,
-        status: 'SUCCESSFUL',
-        attempt_id: attempt.id,
-        timestamp: 1,
-        proof_ids: [],
-        signer_name: null,
-      },
-      occurredAt: 1,
-    };
+    const { attempt, event } = successAtFirstStop('outcomes-1', 'att-1', 'd-1');
     expect(await insertAttempt(stale(), attempt, event)).toBe('route_changed');
     expect(await insertAttempt(route, { ...attempt, proofIds: ['no-such-proof'] }, event)).toBe(
       'proof_taken',
@@ -173,6 +148,37 @@ describe('the writes of a driver on a route', () => {
     expect(await insertAttempt(route, attempt, event)).toBe('id_taken');
   });
 });
+
+/** A SUCCESSFUL attempt at the route's first stop, and the WAYPOINT_STATUS_CHANGED event it writes. */
+function successAtFirstStop(routeId: string, id: string, driverId: string) {
+  const attempt: Attempt = {
+    id,
+    waypointId: `${routeId}-wp-0`,
+    sequence: 0,
+    timestamp: 1,
+    status: 'SUCCESSFUL',
+    items: [],
+    proofIds: [],
+    driverId,
+    recordedAt: 1,
+  };
+  const event: SequencedEvent = {
+    accountId: acme.accountId,
+    dcId: 'dc-1',
+    routeId,
+    type: 'WAYPOINT_STATUS_CHANGED',
+    details: {
+      waypoint_id: attempt.waypointId,
+      status: 'SUCCESSFUL',
+      attempt_id: attempt.id,
+      timestamp: 1,
+      proof_ids: [],
+      signer_name: null,
+    },
+    occurredAt: 1,
+  };
+  return { attempt, event };
+}
 
 /**
  * Makes the next take of the route's event sequence fail its condition, as another event taking the number
@@ -252,34 +258,8 @@ describe('the writes of a route change', () => {
       driverId: 'no-such-driver',
     });
     // A visit marks its waypoint visited; a cancellation read before it must not drop it.
-    const attempt = {
-      id: 'att-2',
-      waypointId: 'outcomes-2-wp-0',
-      sequence: 0,
-      timestamp: 1,
-      status: 'SUCCESSFUL' as const,
-      items: [],
-      proofIds: [],
-      driverId: 'outcomes-driver',
-      recordedAt: 1,
-    };
-    expect(
-      await insertAttempt(route, attempt, {
-        accountId: acme.accountId,
-        dcId: 'dc-1',
-        routeId: 'outcomes-2',
-        type: 'WAYPOINT_STATUS_CHANGED',
-        details: {
-          waypoint_id: attempt.waypointId,
-          status: 'SUCCESSFUL',
-          attempt_id: attempt.id,
-          timestamp: 1,
-          proof_ids: [],
-          signer_name: null,
-        },
-        occurredAt: 1,
-      }),
-    ).toBe('recorded');
+    const { attempt, event } = successAtFirstStop('outcomes-2', 'att-2', 'outcomes-driver');
+    expect(await insertAttempt(route, attempt, event)).toBe('recorded');
     expect(
       await writeRouteChange(bumped(), route.version, { cancelledWaypoint: cancelled(0), event: updated() }),
     ).toEqual({ outcome: 'waypoint_visited' });
