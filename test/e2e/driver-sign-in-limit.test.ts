@@ -6,6 +6,7 @@ import { DRIVER_SIGN_IN_FAILURES } from '../../functions/shared/limits';
 import { inParallel } from '../../functions/shared/parallel';
 import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError, expectSuccess } from '../support/http';
+import { proxyGetEvent } from '../support/lambda-fixtures';
 
 /**
  * Failed driver-app sign-ins are limited per source address, so the driver API cannot be used to probe for
@@ -23,27 +24,14 @@ async function routesFrom(
   sourceIp: string,
   token: string,
 ): Promise<{ statusCode: number; headers: Record<string, string>; body: string }> {
-  const result = await fx.api.invoke(driverApp.listDriverRoutes, {
-    resource: '/driver/routes',
-    path: '/driver/routes',
-    httpMethod: 'GET',
-    headers: { Authorization: `Bearer ${token}` },
-    multiValueHeaders: { Authorization: [`Bearer ${token}`] },
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {
-      httpMethod: 'GET',
-      path: '/v1/driver/routes',
-      requestId: `sign-in-${randomBytes(4).toString('hex')}`,
-      resourcePath: '/driver/routes',
-      stage: 'v1',
-      identity: { sourceIp },
-    },
-  });
+  const result = await fx.api.invoke(
+    driverApp.listDriverRoutes,
+    proxyGetEvent(
+      '/driver/routes',
+      { Authorization: `Bearer ${token}` },
+      { requestId: `sign-in-${randomBytes(4).toString('hex')}`, identity: { sourceIp } },
+    ),
+  );
   if (result.kind !== 'success') throw new Error(`invocation failed: ${JSON.stringify(result)}`);
   return result.payload as { statusCode: number; headers: Record<string, string>; body: string };
 }

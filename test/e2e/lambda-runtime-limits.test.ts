@@ -6,6 +6,7 @@ import {
   MAX_SYNC_REQUEST_BYTES,
   MAX_SYNC_RESPONSE_BYTES,
 } from '../../local/lambda/limits';
+import { proxyGetEvent } from '../support/lambda-fixtures';
 import {
   eventOfSize,
   FUNCTIONS,
@@ -262,30 +263,17 @@ describe('logs', () => {
 
 describe('a service handler', () => {
   it('answers an API Gateway proxy event from its production bundle', async () => {
-    const event = {
-      resource: '/openapi.json',
-      path: '/openapi.json',
-      httpMethod: 'GET',
-      headers: { Accept: 'application/json' },
-      multiValueHeaders: { Accept: ['application/json'] },
-      queryStringParameters: null,
-      multiValueQueryStringParameters: null,
-      pathParameters: null,
-      stageVariables: null,
-      body: null,
-      isBase64Encoded: false,
-      requestContext: {
+    const event = proxyGetEvent(
+      '/openapi.json',
+      { Accept: 'application/json' },
+      {
         accountId: LOCAL_ACCOUNT_ID,
         apiId: 'localapi',
-        httpMethod: 'GET',
-        path: '/v1/openapi.json',
         protocol: 'HTTP/1.1',
         requestId: 'gateway-request',
         requestTimeEpoch: Date.now(),
-        resourcePath: '/openapi.json',
-        stage: 'v1',
       },
-    } as unknown as APIGatewayProxyEvent;
+    ) as unknown as APIGatewayProxyEvent;
     const result = succeeded(await runtime.invoke(FUNCTIONS.openapi.name, event));
     const response = result.payload as { statusCode: number; headers: Record<string, string>; body: string };
     expect(response.statusCode).toBe(200);

@@ -26,3 +26,34 @@ export function fixtureFunction(
     ...overrides,
   };
 }
+
+/**
+ * A GET of `resource` as API Gateway's REST proxy integration hands it to a function on stage `v1`: no query,
+ * path parameters or body; `requestContext` adds the fields a test needs (caller address, request id).
+ */
+export function proxyGetEvent(
+  resource: string,
+  headers: Record<string, string>,
+  requestContext: Record<string, unknown>,
+) {
+  return {
+    resource,
+    path: resource,
+    httpMethod: 'GET',
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: {
+      httpMethod: 'GET',
+      path: `/v1${resource}`,
+      resourcePath: resource,
+      stage: 'v1',
+      ...requestContext,
+    },
+  };
+}
