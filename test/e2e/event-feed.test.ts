@@ -3,11 +3,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as events from '../../functions/api/events/index';
 import { db } from '../../functions/data/client';
 import { appendEvents } from '../../functions/domain/event-feed';
+import { at, BASE, startAndVisitAllAtOnce } from '../support/driver-app';
 import { expectError, expectSuccess } from '../support/http';
 import { strongToken } from '../support/login-tokens';
 import { exampleRoute, importRoute } from '../support/routes';
 import { eventIdOf, type WebhookReceiver, waitUntil } from '../support/webhook-receiver';
-import { type CreatedWebhook, MINUTE, useWebhookApi } from '../support/webhooks';
+import { type CreatedWebhook, useWebhookApi } from '../support/webhooks';
 
 /**
  * GET /events: every event of the account, appended to its feed by the feed queue's consumer after its
@@ -16,9 +17,6 @@ import { type CreatedWebhook, MINUTE, useWebhookApi } from '../support/webhooks'
  */
 
 const hooks = useWebhookApi('event-feed', { streams: true });
-
-const BASE = Math.floor(Date.now() / 1000) * 1000 - 180 * MINUTE;
-const at = (minutes: number) => BASE + minutes * MINUTE;
 
 type FeedEvent = Record<string, unknown> & {
   event: string;
@@ -97,20 +95,7 @@ describe('GET /events', () => {
     await importRoute(hooks.fx.api.url, acme.key, 'dc-1', route);
     await importRoute(hooks.fx.api.url, acme.key, 'dc-2', dc2Route);
     await importRoute(hooks.fx.api.url, hooks.accounts.globex.key, 'dc-1', globexRoute);
-    const started = await asDriver('POST', `/driver/routes/${route.id}/start`, { timestamp: at(70) });
-    expect(started.status, started.text).toBe(200);
-    // Visits recorded at once: each takes the route's next sequence.
-    const visits = await Promise.all(
-      route.waypoints.map((waypoint, index) =>
-        asDriver('POST', `/driver/routes/${route.id}/waypoints/${waypoint.id}/attempts`, {
-          id: `feed-visit-${index}`,
-          timestamp: at(80 + index),
-          status: 'SUCCESSFUL',
-          location: waypoint.location,
-        }),
-      ),
-    );
-    for (const visit of visits) expect(visit.status, visit.text).toBe(200);
+    await startAndVisitAllAtOnce(asDriver, route, 'feed-visit');
     const finished = await asDriver('POST', `/driver/routes/${route.id}/finish`, { timestamp: at(120) });
     expect(finished.status, finished.text).toBe(200);
     feed = await caughtUp(acme);

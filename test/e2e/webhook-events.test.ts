@@ -13,6 +13,7 @@ import {
 import { acceptImport } from '../../functions/domain/route-import';
 import type { EventType } from '../../functions/models/event-catalog';
 import { ImportRoute } from '../../functions/models/import-model';
+import { at, BASE, startAndVisitAllAtOnce } from '../support/driver-app';
 import { type ApiResponse, expectError, expectSuccess } from '../support/http';
 import { strongToken } from '../support/login-tokens';
 import { exampleRoute, importRoute, trackingUrlUnder, waitForImport } from '../support/routes';
@@ -30,7 +31,6 @@ import {
   type CreatedWebhook,
   expectHookTime,
   expectSigned,
-  MINUTE,
   useWebhookApi,
 } from '../support/webhooks';
 
@@ -41,10 +41,6 @@ import {
  */
 
 const hooks = useWebhookApi('webhook-events', { streams: true });
-
-/** Three hours ago, on a whole second: every reported time of the tests is between BASE and now. */
-const BASE = Math.floor(Date.now() / 1000) * 1000 - 180 * MINUTE;
-const at = (minutes: number) => BASE + minutes * MINUTE;
 
 const EXPECTED_EVENT_ID = expect.stringMatching(/\S/);
 
@@ -466,19 +462,7 @@ describe('the sequence of a route’s events', () => {
     });
     expectSuccess(created, drivers.createDriver);
     await importRoute(hooks.fx.api.url, hooks.accounts.acme.key, 'dc-1', route);
-    const started = await asDriver('POST', `/driver/routes/${route.id}/start`, { timestamp: at(70) });
-    expect(started.status, started.text).toBe(200);
-    const visits = await Promise.all(
-      route.waypoints.map((waypoint, index) =>
-        asDriver('POST', `/driver/routes/${route.id}/waypoints/${waypoint.id}/attempts`, {
-          id: `busy-visit-${index}`,
-          timestamp: at(80 + index),
-          status: 'SUCCESSFUL',
-          location: waypoint.location,
-        }),
-      ),
-    );
-    for (const visit of visits) expect(visit.status, visit.text).toBe(200);
+    await startAndVisitAllAtOnce(asDriver, route, 'busy-visit');
     const sequences = await sequencesOf(route.id);
     // ROUTE_CREATED, ROUTE_STARTED, its ETAs, the four visits and whatever ETA changes they made.
     expect(sequences.length).toBeGreaterThanOrEqual(7);

@@ -37,6 +37,30 @@ export const BASE = Math.floor(Date.now() / 1000) * 1000 - 180 * MINUTE;
 export const at = (minutes: number) => BASE + minutes * MINUTE;
 /** Ten minutes ahead of the clock: refused (the API allows 5 minutes of clock skew). */
 export const future = () => Date.now() + 10 * MINUTE;
+
+/**
+ * Starts `route` as its driver (`asDriver`) at minute 70, then records a SUCCESSFUL visit at each of its stops
+ * at once (minute 80 on, ids `<idPrefix>-<index>`): each visit takes the route's next event sequence.
+ */
+export async function startAndVisitAllAtOnce(
+  asDriver: (method: string, path: string, body?: unknown) => Promise<ApiResponse>,
+  route: SampleRoute,
+  idPrefix: string,
+): Promise<void> {
+  const started = await asDriver('POST', `/driver/routes/${route.id}/start`, { timestamp: at(70) });
+  expect(started.status, started.text).toBe(200);
+  const visits = await Promise.all(
+    route.waypoints.map((waypoint, index) =>
+      asDriver('POST', `/driver/routes/${route.id}/waypoints/${waypoint.id}/attempts`, {
+        id: `${idPrefix}-${index}`,
+        timestamp: at(80 + index),
+        status: 'SUCCESSFUL',
+        location: waypoint.location,
+      }),
+    ),
+  );
+  for (const visit of visits) expect(visit.status, visit.text).toBe(200);
+}
 export const FIVE_MINUTES = 5 * MINUTE;
 export const NINETY_DAYS_S = 90 * 86_400;
 
