@@ -56,6 +56,23 @@ function withRules(route: Route, index: number, requirements: Record<string, unk
   };
 }
 
+/**
+ * Sends a revision of the started `route` in which its second stop requires `requirements` (its first, already
+ * visited, as it was), and waits for the revision to be applied.
+ */
+async function reviseWithRulesAtSecondStop(route: Route, requirements: Record<string, unknown>) {
+  const revision = withRules(route, 1, requirements);
+  const accepted = await c.asAccount('PUT', `/dcs/dc-1/routes/${route.id}/revision`, {
+    route: {
+      ...revision,
+      waypoints: revision.waypoints.map((waypoint, index) => (index === 0 ? route.waypoints[0] : waypoint)),
+    },
+  });
+  const { txid } = expectSuccess(accepted, routes.reviseRoute, 202) as { txid: string };
+  const ended = await waitForImport(fx.api.url, c.account.key, 'dc-1', txid);
+  expect(ended.status, ended.text).toBe(200);
+}
+
 const settingsPath = (dcId: string) => `/dcs/${dcId}/settings`;
 
 async function setDefaults(requirements: Record<string, unknown>, dcId = 'dc-1') {
@@ -379,18 +396,7 @@ describe('POST /driver/routes/{route_id}/waypoints/{waypoint_id}/attempts under 
 
   it('holds a visit to a rule a revision added after the route started', async () => {
     const stop = nth(scanRoute.waypoints, 1).id;
-    const revision = withRules(scanRoute, 1, { photos: 1 });
-    const accepted = await c.asAccount('PUT', `/dcs/dc-1/routes/${scanRoute.id}/revision`, {
-      route: {
-        ...revision,
-        waypoints: revision.waypoints.map((waypoint, index) =>
-          index === 0 ? scanRoute.waypoints[0] : waypoint,
-        ),
-      },
-    });
-    const { txid } = expectSuccess(accepted, routes.reviseRoute, 202) as { txid: string };
-    const ended = await waitForImport(fx.api.url, c.account.key, 'dc-1', txid);
-    expect(ended.status, ended.text).toBe(200);
+    await reviseWithRulesAtSecondStop(scanRoute, { photos: 1 });
     expect((await c.readWaypoint('dc-1', scanRoute.id, stop)).requirements).toEqual({
       ...NO_REQUIREMENTS,
       photos: 1,
@@ -610,18 +616,7 @@ describe('the customer’s PIN (requirements.pin)', () => {
   it('draws a code for a stop a revision requires after the start, and keeps the codes it had', async () => {
     const before = await pinHashes(pinRoute.id);
     expect(Object.keys(before)).toEqual([pinStop]);
-    const revision = withRules(pinRoute, 1, { pin: true });
-    const accepted = await c.asAccount('PUT', `/dcs/dc-1/routes/${pinRoute.id}/revision`, {
-      route: {
-        ...revision,
-        waypoints: revision.waypoints.map((waypoint, index) =>
-          index === 0 ? pinRoute.waypoints[0] : waypoint,
-        ),
-      },
-    });
-    const { txid } = expectSuccess(accepted, routes.reviseRoute, 202) as { txid: string };
-    const ended = await waitForImport(fx.api.url, c.account.key, 'dc-1', txid);
-    expect(ended.status, ended.text).toBe(200);
+    await reviseWithRulesAtSecondStop(pinRoute, { pin: true });
     const after = await pinHashes(pinRoute.id);
     expect(after[pinStop]).toBe(before[pinStop]);
     expect(Object.keys(after).sort()).toEqual([pinStop, plainStop].sort());
