@@ -22,6 +22,7 @@ import {
   standardVerified,
   startWebhookReceiver,
   type WebhookReceiver,
+  waitUntil,
 } from './webhook-receiver';
 
 /** Webhooks through the API in e2e tests: calls of the webhook endpoints and checks of what receivers got. */
@@ -43,6 +44,20 @@ export const createBody = (url: string, events = ALL_EVENTS, dcIds = ['dc-1']) =
 
 /** The view every read shows: the creation answer without the secret. */
 export const viewOf = ({ secret: _secret, ...view }: CreatedWebhook): Webhook => view;
+
+/** The delivery log's entry for the first attempt at the PING `eventId`, which ended as `outcome` says. */
+export const firstPingAttempt = (
+  eventId: string,
+  outcome: { status_code: unknown; error: unknown; duration_ms: unknown },
+) => ({
+  delivery_id: expect.stringMatching(/^dlv_/),
+  redelivery_of: null,
+  event_id: eventId,
+  event_type: 'PING',
+  attempt: 1,
+  ...outcome,
+  timestamp: expect.any(Number),
+});
 
 /**
  * The webhook calls of a test file, as `account()` (by default) or another key, and its receivers, closed
@@ -85,6 +100,14 @@ export function useWebhooks(fx: TestApiFixture, account: () => TestAccount) {
     createWebhook,
     listWebhooks,
     deliveriesOf,
+    /** The newest attempt of the webhook's delivery log, once it has one. */
+    async newestAttempt(id: string): Promise<DeliveryAttempt> {
+      const [attempt] = await waitUntil(`a delivery attempt of ${id}`, async () => {
+        const log = await deliveriesOf(id);
+        return log.length > 0 ? log : undefined;
+      });
+      return attempt as DeliveryAttempt;
+    },
     async receiver(...args: Parameters<typeof startWebhookReceiver>) {
       const started = await startWebhookReceiver(...args);
       receivers.push(started);
