@@ -1,4 +1,4 @@
-import { Agent, request } from 'node:http';
+import { Agent, type RequestOptions, request } from 'node:http';
 
 export interface JsonResponse {
   status: number;
@@ -78,4 +78,30 @@ export class ApiClient {
   close(): void {
     this.#agent.destroy();
   }
+}
+
+/**
+ * POSTs `body` to `url` as a webhook delivery is sent (its Content-Length set) and reads the whole answer;
+ * throws unless the receiver answered 200.
+ */
+export function postExpecting200(url: URL | string, options: RequestOptions, body: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        ...options,
+        method: 'POST',
+        headers: { ...options.headers, 'Content-Length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        res.resume();
+        res.on('error', reject);
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }

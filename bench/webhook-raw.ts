@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Agent, type RequestOptions, request } from 'node:http';
+import { Agent } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import {
   CreateQueueCommand,
@@ -22,6 +22,7 @@ import { webhookBody } from '../functions/models/event-catalog';
 import { deliverWebhooks } from '../functions/workers/deliver-webhooks/consumer';
 import { LOCAL_CREDENTIALS } from '../local/services';
 import { inParallel, type RawTable } from './dynamo';
+import { postExpecting200 } from './http';
 import { type LoadRun, runLoad } from './load';
 import type { StackInfo } from './runtime';
 import { round } from './stats';
@@ -43,36 +44,15 @@ export function rawPost(
   body: string,
 ): Promise<void> {
   const timestampMs = Date.now();
-  const options: RequestOptions = {
-    host: url.hostname,
-    port: url.port,
-    path: url.pathname,
-    method: 'POST',
-    agent,
-    headers: {
-      // The worker's own header builder: the raw path does the signing work the worker does.
-      ...deliveryHeaders(
-        pair.webhook.id,
-        { event_id: pair.eventId, type: EVENT_TYPE },
-        [pair.webhook.secret],
-        timestampMs,
-        body,
-      ),
-      [RAW_HEADER]: '1',
-      'Content-Length': String(Buffer.byteLength(body)),
-    },
-  };
-  return new Promise((resolve, reject) => {
-    const req = request(options, (res) => {
-      res.resume();
-      res.on('error', reject);
-      res.on('end', () =>
-        res.statusCode === 200 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}`)),
-      );
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+  // The worker's own header builder: the raw path does the signing work the worker does.
+  const headers = deliveryHeaders(
+    pair.webhook.id,
+    { event_id: pair.eventId, type: EVENT_TYPE },
+    [pair.webhook.secret],
+    timestampMs,
+    body,
+  );
+  return postExpecting200(url, { agent, headers: { ...headers, [RAW_HEADER]: '1' } }, body);
 }
 
 /** What the delivery worker reads from its queue for `pair` (its channel's message), rebuilt from the body it sent. */

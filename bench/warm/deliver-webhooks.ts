@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { request } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -13,6 +12,7 @@ import { deliveryHeaders } from '../../functions/domain/webhook-http';
 import type { DeliveryMessage } from '../../functions/models/channels';
 import { webhookBody } from '../../functions/models/event-catalog';
 import { sqsRecord } from '../../local/event-sources/sqs-records';
+import { postExpecting200 } from '../http';
 import { lambdaContext, type WarmPaths } from './lambda-context';
 
 /**
@@ -139,24 +139,5 @@ export const warmPaths: WarmPaths<DeliverWebhooksInput> = async (handler, input)
 };
 
 /** A POST on a fresh connection (the handler's `agent: false`); throws unless the receiver answered 200. */
-function post(url: string, headers: Record<string, string>, body: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        agent: false,
-        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
-      },
-      (res) => {
-        res.resume();
-        res.on('error', reject);
-        res.on('end', () =>
-          res.statusCode === 200 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}`)),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const post = (url: string, headers: Record<string, string>, body: string) =>
+  postExpecting200(url, { agent: false, headers }, body);
