@@ -6,7 +6,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { LOCAL_CREDENTIALS } from '../local/services';
 import { assertIsolated, buildLambdaBundle, lambdaFunctions } from './bundle-build';
 import { lambdaLikeEnvironment } from './bundle-init';
-import { runNodeScript } from './node-script';
+import { RESULT_MARK, runNodeScript, scriptResult } from './node-script';
 import { repoRoot, type StackInfo } from './runtime';
 import { round, summarizeLatencies } from './stats';
 
@@ -20,7 +20,6 @@ import { round, summarizeLatencies } from './stats';
  * process) that builds the two paths: the handler's invocation with its event, checked, and the raw work.
  */
 
-const RESULT_MARK = 'BENCH_RESULT ';
 const TIMEOUT_MS = 600_000;
 
 /**
@@ -83,7 +82,7 @@ export async function measureHandlerWarm(options: {
       buildLambdaBundle(fn.entry, join(dir, 'bundle'), fn.xraySdk),
       buildLambdaBundle(join(repoRoot, 'bench/warm', `${options.comparison}.ts`), join(dir, 'paths'), false),
     ]);
-    const { stdout, stderr, code } = await runNodeScript(MEASURE_WARM, {
+    const run = await runNodeScript(MEASURE_WARM, {
       cwd: dir,
       env: {
         ...lambdaLikeEnvironment(fn),
@@ -101,10 +100,7 @@ export async function measureHandlerWarm(options: {
       signal: options.abort,
       timeoutMs: TIMEOUT_MS,
     });
-    const line = stdout.split('\n').find((l) => l.startsWith(RESULT_MARK));
-    if (code !== 0 || !line)
-      throw new Error(`the in-process handler run failed (exit ${code}): ${stderr.trim().slice(-800)}`);
-    const times = JSON.parse(line.slice(RESULT_MARK.length)) as { handler: number[]; raw: number[] };
+    const times = scriptResult<{ handler: number[]; raw: number[] }>(run, 'the in-process handler run');
     const handler = summarizeLatencies(times.handler);
     const raw = summarizeLatencies(times.raw);
     return {

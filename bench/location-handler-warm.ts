@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { LOCAL_CREDENTIALS } from '../local/services';
 import { assertIsolated, buildLambdaBundle, lambdaFunctions } from './bundle-build';
 import { lambdaLikeEnvironment } from './bundle-init';
-import { runNodeScript } from './node-script';
+import { RESULT_MARK, runNodeScript, scriptResult } from './node-script';
 import type { DayPing } from './ping-day';
 import { repoRoot, type StackInfo } from './runtime';
 import { round, summarizeLatencies } from './stats';
@@ -20,7 +20,6 @@ import { round, summarizeLatencies } from './stats';
  */
 
 const FUNCTION_NAME = 'driver-app/location';
-const RESULT_MARK = 'BENCH_RESULT ';
 const TIMEOUT_MS = 600_000;
 
 /** Run by `node --input-type=module -e`: the pings of both drivers, alternately, each timed. */
@@ -127,7 +126,7 @@ export async function measureLocationHandler(options: {
     const bundle = await buildLambdaBundle(fn.entry, join(dir, 'bundle'), fn.xraySdk);
     const inputFile = join(dir, 'input.json');
     writeFileSync(inputFile, JSON.stringify({ on: options.on, off: options.off, warmup: options.warmup }));
-    const { stdout, stderr, code } = await runNodeScript(MEASURE_PINGS, {
+    const run = await runNodeScript(MEASURE_PINGS, {
       cwd: repoRoot,
       env: {
         ...lambdaLikeEnvironment(fn),
@@ -146,10 +145,7 @@ export async function measureLocationHandler(options: {
       signal: options.abort,
       timeoutMs: TIMEOUT_MS,
     });
-    const line = stdout.split('\n').find((l) => l.startsWith(RESULT_MARK));
-    if (code !== 0 || !line)
-      throw new Error(`the in-process ping run failed (exit ${code}): ${stderr.trim().slice(-800)}`);
-    const times = JSON.parse(line.slice(RESULT_MARK.length)) as { on: number[]; off: number[] };
+    const times = scriptResult<{ on: number[]; off: number[] }>(run, 'the in-process ping run');
     return {
       on_ms: withMean(times.on),
       off_ms: withMean(times.off),

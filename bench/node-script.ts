@@ -43,3 +43,16 @@ export async function runNodeScript(script: string, options: NodeScriptOptions):
   });
   return { code, stdout, stderr };
 }
+
+/** What a measuring script prints before the JSON of its result, on a line of its own. */
+export const RESULT_MARK = 'BENCH_RESULT ';
+
+/**
+ * The result a measuring script printed after RESULT_MARK; throws, with the end of its stderr, when the script
+ * failed or printed none (`what` names the run in the message).
+ */
+export function scriptResult<T>({ stdout, stderr, code }: NodeScriptResult, what: string): T {
+  const line = stdout.split('\n').find((l) => l.startsWith(RESULT_MARK));
+  if (code !== 0 || !line) throw new Error(`${what} failed (exit ${code}): ${stderr.trim().slice(-800)}`);
+  return JSON.parse(line.slice(RESULT_MARK.length)) as T;
+}
