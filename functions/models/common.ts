@@ -271,6 +271,15 @@ export const NextToken = /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.optional(/
   description: 'present when more items remain',
 });
 
+/** A page of a paged list as an answer holds it: its rows under `name`, and the token of the next page. */
+export const pageOf = /* @__NO_SIDE_EFFECTS__ */ <const Name extends string, Row extends z.ZodMiniType>(
+  name: Name,
+  row: Row,
+) =>
+  z.object({ [name]: z.array(row), next_token: NextToken } as Record<Name, z.ZodMiniArray<Row>> & {
+    next_token: typeof NextToken;
+  });
+
 /**
  * Paging of a list that grows with a route: `limit` rows per page, `defaultLimit` without one. A page also
  * ends early once its rows reach PAGE_BYTE_BUDGET, which keeps it under Lambda's 6 MB response limit

@@ -1,5 +1,4 @@
-import { NextToken, pagedQuery } from '../../../models/common';
-import * as z from '../../../shared/zod';
+import { pagedQuery, pageOf } from '../../../models/common';
 import { AnalyticsRecord, ATTEMPT_ANALYTICS_PAGE, RouteParams, routeAnalyticsEndpoint } from '../schemas';
 
 export const getAttemptAnalytics = routeAnalyticsEndpoint(
@@ -12,7 +11,7 @@ export const getAttemptAnalytics = routeAnalyticsEndpoint(
     responses: {
       200: {
         description: 'the analytics',
-        data: z.object({ attempt_analytics: z.array(AnalyticsRecord), next_token: NextToken }),
+        data: pageOf('attempt_analytics', AnalyticsRecord),
       },
     },
   },

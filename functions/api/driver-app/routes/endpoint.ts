@@ -1,4 +1,4 @@
-import { FULL_PAGES, NextToken, PAGE_BYTES_NOTE, pagedQuery } from '../../../models/common';
+import { FULL_PAGES, PAGE_BYTES_NOTE, pagedQuery, pageOf } from '../../../models/common';
 import * as z from '../../../shared/zod';
 import { InvoiceStatus } from '../../routes/invoice-schemas';
 import { Route } from '../../routes/schemas';
@@ -30,7 +30,7 @@ export const listDriverRoutes = driverAppEndpoint('GET /driver/routes', {
   responses: {
     200: {
       description: 'the routes',
-      data: z.object({ routes: z.array(DriverRoute), next_token: NextToken }),
+      data: pageOf('routes', DriverRoute),
     },
   },
 });

@@ -1,5 +1,4 @@
-import { DcParams, NextToken, PaginationQuery } from '../../../models/common';
-import * as z from '../../../shared/zod';
+import { DcParams, PaginationQuery, pageOf } from '../../../models/common';
 import { Driver, driversEndpoint } from '../schemas';
 
 export const listDrivers = driversEndpoint('GET /dcs/{dc_id}/drivers', {
@@ -10,7 +9,7 @@ export const listDrivers = driversEndpoint('GET /dcs/{dc_id}/drivers', {
   responses: {
     200: {
       description: 'the DC’s drivers',
-      data: z.object({ drivers: z.array(Driver), next_token: NextToken }),
+      data: pageOf('drivers', Driver),
     },
   },
   errorCodes: [],

@@ -1,4 +1,4 @@
-import { EpochMillisQuery, NextToken, pagedQuery, TRACE_PAGE_SIZE, TracePoint } from '../../../models/common';
+import { EpochMillisQuery, pagedQuery, pageOf, TRACE_PAGE_SIZE, TracePoint } from '../../../models/common';
 import { TrackFeatureCollection } from '../../../models/geojson';
 import * as z from '../../../shared/zod';
 import { DriverParams, driversEndpoint } from '../schemas';
@@ -24,7 +24,7 @@ export const listDriverLocations = driversEndpoint('GET /dcs/{dc_id}/drivers/{dr
   responses: {
     200: {
       description: 'the pings, oldest first',
-      data: z.object({ locations: z.array(TracePoint), next_token: NextToken }),
+      data: pageOf('locations', TracePoint),
     },
   },
   geoJson: { description: 'the page as a GeoJSON FeatureCollection', schema: TrackFeatureCollection },

@@ -1,5 +1,4 @@
-import { NextToken, pagedQuery } from '../../../models/common';
-import * as z from '../../../shared/zod';
+import { pagedQuery, pageOf } from '../../../models/common';
 import { AccountingRecord } from '../accounting-schemas';
 import { ROUTE_PAGE_SIZES, RouteParams, routesEndpoint } from '../schemas';
 
@@ -13,7 +12,7 @@ export const getRouteAccounting = routesEndpoint('GET /dcs/{dc_id}/routes/{route
   responses: {
     200: {
       description: 'the route’s records',
-      data: z.object({ records: z.array(AccountingRecord), next_token: NextToken }),
+      data: pageOf('records', AccountingRecord),
     },
   },
 });

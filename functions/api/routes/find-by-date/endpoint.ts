@@ -1,4 +1,4 @@
-import { CalendarDate, DcParams, NextToken, pagedQuery } from '../../../models/common';
+import { CalendarDate, DcParams, pagedQuery, pageOf } from '../../../models/common';
 import * as z from '../../../shared/zod';
 import { ROUTE_PAGE_SIZES, Route, routesEndpoint } from '../schemas';
 
@@ -15,7 +15,7 @@ export const findRoutesByDate = routesEndpoint('GET /dcs/{dc_id}/routes/find_by_
   responses: {
     200: {
       description: 'the routes of that local date',
-      data: z.object({ routes: z.array(Route), next_token: NextToken }),
+      data: pageOf('routes', Route),
     },
   },
   errorCodes: [],

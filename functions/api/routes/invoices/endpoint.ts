@@ -1,5 +1,4 @@
-import { NextToken, PAGE_BYTES_NOTE, pagedQuery } from '../../../models/common';
-import * as z from '../../../shared/zod';
+import { PAGE_BYTES_NOTE, pagedQuery, pageOf } from '../../../models/common';
 import { InvoiceStatus } from '../invoice-schemas';
 import { ROUTE_PAGE_SIZES, RouteParams, routesEndpoint } from '../schemas';
 
@@ -17,7 +16,7 @@ export const getInvoiceStatus = routesEndpoint('GET /dcs/{dc_id}/routes/{route_i
   responses: {
     200: {
       description: 'invoices in import order',
-      data: z.object({ invoices: z.array(InvoiceStatus), next_token: NextToken }),
+      data: pageOf('invoices', InvoiceStatus),
     },
   },
 });

@@ -1,5 +1,4 @@
-import { NextToken, pagedQuery } from '../../../models/common';
-import * as z from '../../../shared/zod';
+import { pagedQuery, pageOf } from '../../../models/common';
 import { ROUTE_PAGE_SIZES, RouteParams, routesEndpoint } from '../schemas';
 import { RouteWaypoint } from '../waypoint-schemas';
 
@@ -12,7 +11,7 @@ export const listWaypoints = routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}/
   responses: {
     200: {
       description: 'waypoints in visiting order',
-      data: z.object({ waypoints: z.array(RouteWaypoint), next_token: NextToken }),
+      data: pageOf('waypoints', RouteWaypoint),
     },
   },
 });

@@ -1,5 +1,4 @@
-import { NextToken, pagedQuery } from '../../../models/common';
-import * as z from '../../../shared/zod';
+import { pagedQuery, pageOf } from '../../../models/common';
 import { DELIVERY_ATTEMPTS_PAGE, DeliveryAttempt, WebhookParams, webhooksEndpoint } from '../schemas';
 
 export const listWebhookDeliveries = webhooksEndpoint('GET /webhooks/{id}/deliveries', {
@@ -10,7 +9,7 @@ export const listWebhookDeliveries = webhooksEndpoint('GET /webhooks/{id}/delive
   responses: {
     200: {
       description: 'delivery attempts',
-      data: z.object({ deliveries: z.array(DeliveryAttempt), next_token: NextToken }),
+      data: pageOf('deliveries', DeliveryAttempt),
     },
   },
 });
