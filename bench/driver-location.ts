@@ -8,6 +8,7 @@ import { inParallel, RawTable, type Row } from './dynamo';
 import { measureHandlerWarm, restProxyEvent } from './handler-warm';
 import { ApiClient } from './http';
 import { type ComparedPath, compareInterleaved, type Operation, runLoad } from './load';
+import { latestLocationUpdate } from './raw-ping';
 import { demoOf } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, percentile, round } from './stats';
@@ -141,21 +142,14 @@ export const driverLocationScenario: Scenario = {
         );
         await raw.db
           .send(
-            new UpdateCommand({
-              TableName: tableName,
-              Key: driverKeys.driver(accountId, dcId, driver.id),
-              UpdateExpression: 'SET #location = :location',
-              ConditionExpression:
-                'login_token = :token AND (attribute_not_exists(#location) OR #location.#timestamp < :timestamp)',
-              ExpressionAttributeNames: { '#location': 'location', '#timestamp': 'timestamp' },
-              ExpressionAttributeValues: {
-                ':location': ping,
-                ':timestamp': ping.timestamp,
-                ':token': driver.token,
-              },
-              ReturnValues: 'ALL_NEW',
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            }),
+            new UpdateCommand(
+              latestLocationUpdate(
+                tableName,
+                driverKeys.driver(accountId, dcId, driver.id),
+                ping,
+                driver.token,
+              ),
+            ),
           )
           .catch((error: unknown) => {
             // An older ping arriving late: the handler ignores it too.

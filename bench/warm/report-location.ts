@@ -5,6 +5,7 @@ import { driverKeys } from '../../functions/data/drivers';
 import { tracePointItem } from '../../functions/data/location-trace';
 import { failureKey } from '../../functions/data/sign-in-failures';
 import { DRIVER_SIGN_IN_FAILURES } from '../../functions/shared/limits';
+import { latestLocationUpdate } from '../raw-ping';
 import { lambdaContext, type WarmPaths } from './lambda-context';
 
 /**
@@ -70,21 +71,14 @@ export const warmPaths: WarmPaths<ReportLocationInput> = async (handler, input) 
         }),
       );
       await raw.send(
-        new UpdateCommand({
-          TableName: input.table,
-          Key: driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
-          UpdateExpression: 'SET #location = :location',
-          ConditionExpression:
-            'login_token = :token AND (attribute_not_exists(#location) OR #location.#timestamp < :timestamp)',
-          ExpressionAttributeNames: { '#location': 'location', '#timestamp': 'timestamp' },
-          ExpressionAttributeValues: {
-            ':location': ping,
-            ':timestamp': ping.timestamp,
-            ':token': driver.loginToken,
-          },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
+        new UpdateCommand(
+          latestLocationUpdate(
+            input.table,
+            driverKeys.driver(driver.accountId, driver.dcId, driver.driverId),
+            ping,
+            driver.loginToken,
+          ),
+        ),
       );
       await raw.send(new PutCommand({ TableName: input.table, Item: tracePointItem(driver, ping) }));
     },
