@@ -60,6 +60,15 @@ function windowOf(stored: TracePoint[], ping: TracePoint, settings: ArrivalSetti
 const firstWithin = (points: TracePoint[], stop: RecordedTrace['stops'][number], meters: number, after = 0) =>
   points.find((point) => point.timestamp > after && distanceMeters(point, stop.location) <= meters);
 
+/** Each change's kind and waypoint, in order: what a visit looks like without its times. */
+const kindsOf = (changes: readonly VisitChange[]) =>
+  changes.map((change) => [change.kind, change.waypointId]);
+/** The changes of one visit to `waypointId`. */
+const oneVisitTo = (waypointId: string) => [
+  ['arrived', waypointId],
+  ['departed', waypointId],
+];
+
 describe('arrival detection on recorded traces', () => {
   it('a stop: arrived at the first ping within 100 m, departed at the first one beyond 150 m', () => {
     const recorded = trace('stop');
@@ -89,10 +98,7 @@ describe('arrival detection on recorded traces', () => {
   it('GPS error of ±25 m around a parked driver gives one arrival and one departure', () => {
     const recorded = trace('jitter');
     const { changes } = detectAsDelivered(recorded);
-    expect(changes.map((change) => [change.kind, change.waypointId])).toEqual([
-      ['arrived', 'wp-a'],
-      ['departed', 'wp-a'],
-    ]);
+    expect(kindsOf(changes)).toEqual(oneVisitTo('wp-a'));
     const [arrived, departed] = changes as [VisitChange, VisitChange];
     expect(departed.at - arrived.at).toBeGreaterThanOrEqual(7 * 60_000);
   });
@@ -100,10 +106,7 @@ describe('arrival detection on recorded traces', () => {
   it('a tunnel gap on the way fires nothing, and a gap while at the stop keeps one visit', () => {
     const recorded = trace('tunnel-gap');
     const { changes } = detectAsDelivered(recorded);
-    expect(changes.map((change) => [change.kind, change.waypointId])).toEqual([
-      ['arrived', 'wp-b'],
-      ['departed', 'wp-b'],
-    ]);
+    expect(kindsOf(changes)).toEqual(oneVisitTo('wp-b'));
   });
 
   it('pings delivered out of order and late give the same visits, each raised once, in time order', () => {
@@ -114,15 +117,10 @@ describe('arrival detection on recorded traces', () => {
       ...recorded,
       deliveryOrder: recorded.points.map((_, index) => index),
     });
-    const kinds = [
-      ['arrived', 'wp-a'],
-      ['departed', 'wp-a'],
-      ['arrived', 'wp-c'],
-      ['departed', 'wp-c'],
-    ];
-    expect(inOrder.changes.map((change) => [change.kind, change.waypointId])).toEqual(kinds);
+    const kinds = [...oneVisitTo('wp-a'), ...oneVisitTo('wp-c')];
+    expect(kindsOf(inOrder.changes)).toEqual(kinds);
     const sorted = [...asDelivered.changes].sort((a, b) => a.at - b.at);
-    expect(sorted.map((change) => [change.kind, change.waypointId])).toEqual(kinds);
+    expect(kindsOf(sorted)).toEqual(kinds);
     // A change is raised with the pings at hand: a ping delivered after it (here up to 6 minutes late, in
     // batches of 70 s) does not move it, so its time is off by at most that much.
     sorted.forEach((change, index) => {
@@ -150,14 +148,7 @@ describe('arrival detection on recorded traces', () => {
   it('a stop visited twice has two visits, each arrived and departed once, in time order', () => {
     const recorded = trace('visited-twice');
     const { changes, known } = detectAsDelivered(recorded);
-    expect(changes.map((change) => [change.kind, change.waypointId])).toEqual([
-      ['arrived', 'wp-a'],
-      ['departed', 'wp-a'],
-      ['arrived', 'wp-b'],
-      ['departed', 'wp-b'],
-      ['arrived', 'wp-a'],
-      ['departed', 'wp-a'],
-    ]);
+    expect(kindsOf(changes)).toEqual([...oneVisitTo('wp-a'), ...oneVisitTo('wp-b'), ...oneVisitTo('wp-a')]);
     expect(changes.map((change) => change.at)).toEqual(
       [...changes.map((change) => change.at)].sort((a, b) => a - b),
     );
@@ -167,14 +158,7 @@ describe('arrival detection on recorded traces', () => {
   it('pings of a stay delivered again after the driver left two more stops raise it no second time', () => {
     const recorded = trace('redelivered');
     const { changes, known, kept, recordsRead } = detectAsDelivered(recorded);
-    expect(changes.map((change) => [change.kind, change.waypointId])).toEqual([
-      ['arrived', 'wp-a'],
-      ['departed', 'wp-a'],
-      ['arrived', 'wp-b'],
-      ['departed', 'wp-b'],
-      ['arrived', 'wp-c'],
-      ['departed', 'wp-c'],
-    ]);
+    expect(kindsOf(changes)).toEqual([...oneVisitTo('wp-a'), ...oneVisitTo('wp-b'), ...oneVisitTo('wp-c')]);
     expect(kept.map((visit) => visit.waypointId)).toEqual(['wp-b', 'wp-c']);
     expect(recordsRead).toBeGreaterThan(0);
     // The last ping's window starts within the 13 minutes at A: against the kept visits alone, its stay there
@@ -183,7 +167,7 @@ describe('arrival detection on recorded traces', () => {
     const window = windowOf(recorded.points, last, DEFAULT_ARRIVAL_SETTINGS);
     const index = indexStops(recorded.stops);
     const againstKept = visitChanges(window, index, DEFAULT_ARRIVAL_SETTINGS, kept);
-    expect(againstKept.map((change) => [change.kind, change.waypointId])).toContainEqual(['arrived', 'wp-a']);
+    expect(kindsOf(againstKept)).toContainEqual(['arrived', 'wp-a']);
     expect(againstKept[0]?.at).not.toBe(known[0]?.arrivedAt);
     expect(mayMeetDroppedVisits(againstKept, kept)).toBe(true);
     expect(visitChanges(window, index, DEFAULT_ARRIVAL_SETTINGS, known)).toEqual([]);
@@ -204,10 +188,7 @@ describe('arrival detection on recorded traces', () => {
       dwellSeconds: 20,
       marginMeters: 50,
     });
-    expect(changes.map((change) => [change.kind, change.waypointId])).toEqual([
-      ['arrived', 'wp-a'],
-      ['departed', 'wp-a'],
-    ]);
+    expect(kindsOf(changes)).toEqual(oneVisitTo('wp-a'));
     expect(
       detectAsDelivered(trace('stop'), { ...DEFAULT_ARRIVAL_SETTINGS, dwellSeconds: 600 }).changes,
     ).toEqual([]);
