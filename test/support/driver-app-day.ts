@@ -135,16 +135,24 @@ export function deliveryDay(fx: TestApiFixture) {
     return { body, attempt, moved: refresh(body.timestamp, body.location as LatLng) };
   }
 
+  /** A SUCCESSFUL attempt `id` at waypoint `sequence` at minute `minute`, which delivers both its items. */
+  function deliverBoth(sequence: number, id: string, minute: number) {
+    const body: AttemptBody = {
+      id,
+      timestamp: at(minute),
+      status: 'SUCCESSFUL',
+      location: wp(sequence).location,
+    };
+    const delivered = { status: 'SUCCESSFUL', timestamp: at(minute) } as const;
+    return visit(sequence, body, 'SUCCESSFUL', {
+      [item(sequence, 0)]: delivered,
+      [item(sequence, 1)]: delivered,
+    });
+  }
+
   const visit0 = once(async () => {
     await pingAtStart();
-    const body: AttemptBody = {
-      id: 'visit-0',
-      timestamp: at(80),
-      status: 'SUCCESSFUL',
-      location: wp(0).location,
-    };
-    const delivered = { status: 'SUCCESSFUL', timestamp: at(80) } as const;
-    return visit(0, body, 'SUCCESSFUL', { [item(0, 0)]: delivered, [item(0, 1)]: delivered });
+    return deliverBoth(0, 'visit-0', 80);
   });
 
   const visit2Later = once(async () => {
@@ -162,14 +170,7 @@ export function deliveryDay(fx: TestApiFixture) {
 
   const visit2Again = once(async () => {
     await visit2Later();
-    const body: AttemptBody = {
-      id: 'visit-2b',
-      timestamp: at(92),
-      status: 'SUCCESSFUL',
-      location: wp(2).location,
-    };
-    const delivered = { status: 'SUCCESSFUL', timestamp: at(92) } as const;
-    return visit(2, body, 'SUCCESSFUL', { [item(2, 0)]: delivered, [item(2, 1)]: delivered });
+    return deliverBoth(2, 'visit-2b', 92);
   });
 
   const visit1 = once(async () => {
