@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { getOptimization, startOptimization } from '../../functions/data/optimizations';
 import { type ApiResponse, expectError, expectSuccess } from '../support/http';
-import { strongToken } from '../support/login-tokens';
 import { type Route, useRoutesApi } from '../support/route-changes';
-import { exampleRoute, importRoute, routeUpdatedEventsOf } from '../support/routes';
+import { routeUpdatedEventsOf } from '../support/routes';
 
 /**
  * POST .../optimizations and GET .../optimizations/{id}: the route optimizer run by its worker. The errors every
@@ -29,29 +27,14 @@ type Optimization = {
 
 /** Imports route `id` with `waypoints` stops on a line away from the warehouse, then gives it a zig-zag order. */
 async function zigZagRoute(id: string, waypoints: number) {
-  const driverId = `${id}-driver`;
-  const loginToken = strongToken(`${driverId}-login-token-0001`);
-  expectSuccess(
-    await rt.asAcme('POST', '/dcs/dc-1/drivers', {
-      driver_id: driverId,
-      driver_name: 'Driver',
-      login_token: loginToken,
-    }),
-    drivers.createDriver,
-  );
-  const body = exampleRoute(id, { waypoints, driverId });
-  await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', body);
-  const ids = body.waypoints.map((waypoint) => waypoint.id);
+  const { ids, asDriver, path } = await rt.importForAppDriver(id, waypoints);
   const zigZag = ids.map(
     (_, index) => ids[index % 2 === 0 ? index / 2 : ids.length - 1 - (index - 1) / 2] as string,
   );
-  const path = `/dcs/dc-1/routes/${id}`;
   expectSuccess(
     await rt.asAcme('PUT', `${path}/waypoint-order`, { waypoint_ids: zigZag }),
     routes.reorderWaypoints,
   );
-  const asDriver = (method: string, route: string, payload?: unknown) =>
-    rt.fx.as(loginToken, method, route, payload);
   return { ids, zigZag, path, asDriver };
 }
 

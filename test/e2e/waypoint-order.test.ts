@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import * as driverApp from '../../functions/api/driver-app/index';
-import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { expectError, expectSuccess } from '../support/http';
-import { strongToken } from '../support/login-tokens';
 import { type Route, useRoutesApi, type Waypoint } from '../support/route-changes';
-import { exampleRoute, importRoute, routeUpdatedEventsOf } from '../support/routes';
+import { routeUpdatedEventsOf } from '../support/routes';
 
 /**
  * PUT .../waypoint-order: a new visiting order for a route's waypoints. The errors every route endpoint shares
@@ -13,25 +11,6 @@ import { exampleRoute, importRoute, routeUpdatedEventsOf } from '../support/rout
  */
 
 const rt = useRoutesApi('waypoint-order');
-
-/** Imports the active route `id` of dc-1 with `waypoints` waypoints for a new driver who can use the driver app. */
-async function importFor(id: string, waypoints: number) {
-  const driverId = `${id}-driver`;
-  const loginToken = strongToken(`${driverId}-login-token-0001`);
-  expectSuccess(
-    await rt.asAcme('POST', '/dcs/dc-1/drivers', {
-      driver_id: driverId,
-      driver_name: `Driver ${driverId}`,
-      login_token: loginToken,
-    }),
-    drivers.createDriver,
-  );
-  const body = exampleRoute(id, { waypoints, driverId });
-  await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', body);
-  const asDriver = (method: string, path: string, payload?: unknown) =>
-    rt.fx.as(loginToken, method, path, payload);
-  return { ids: body.waypoints.map((waypoint) => waypoint.id), asDriver, path: `/dcs/dc-1/routes/${id}` };
-}
 
 const reorder = (path: string, waypointIds: string[], headers?: Record<string, string>) =>
   rt.fx.request('PUT', `${path}/waypoint-order`, {
@@ -57,7 +36,7 @@ const noIds = { added: [], removed: [], changed: [] };
 
 describe('PUT /dcs/{dc_id}/routes/{route_id}/waypoint-order', () => {
   it('gives the waypoints a new order: version bumped, every read in it, sequences kept, ETAs along it, ROUTE_UPDATED with order_changed', async () => {
-    const { ids, path } = await importFor('order-1', 4);
+    const { ids, path } = await rt.importForAppDriver('order-1', 4);
     const before = await rt.readRoute('dc-1', 'order-1');
     const order = [ids[2], ids[0], ids[3], ids[1]] as string[];
 
@@ -97,7 +76,7 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/waypoint-order', () => {
   });
 
   it('reorders a started route around the visited waypoints, which keep their place (3100 naming the first moved); the driver app reads the new order', async () => {
-    const { ids, path, asDriver } = await importFor('order-started', 4);
+    const { ids, path, asDriver } = await rt.importForAppDriver('order-started', 4);
     const [wp0, wp1, wp2, wp3] = ids as [string, string, string, string];
     expect(
       (await asDriver('POST', '/driver/routes/order-started/start', { timestamp: Date.now() - 60_000 }))
@@ -133,7 +112,7 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/waypoint-order', () => {
   });
 
   it('refuses a list that misses, repeats or adds a waypoint, naming it, and changes nothing', async () => {
-    const { ids, path } = await importFor('order-bad', 3);
+    const { ids, path } = await rt.importForAppDriver('order-bad', 3);
     const [wp0, wp1, wp2] = ids as [string, string, string];
     const before = await rt.readRoute('dc-1', 'order-bad');
     expect(expectError(await reorder(path, [wp0, wp1]), 400, 1006)).toContain(`'${wp2}'`);
@@ -146,13 +125,13 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/waypoint-order', () => {
   });
 
   it('answers 3012 for a finished route', async () => {
-    const { ids, path } = await importFor('order-finished', 2);
+    const { ids, path } = await rt.importForAppDriver('order-finished', 2);
     expectSuccess(await rt.asAcme('PATCH', `${path}/finish`), routes.finishRoute);
     expectError(await reorder(path, [...ids].reverse()), 400, 3012);
   });
 
   it('keeps its first answer for an Idempotency-Key, and refuses the key for another order (1010)', async () => {
-    const { ids, path } = await importFor('order-key', 3);
+    const { ids, path } = await rt.importForAppDriver('order-key', 3);
     const header = { 'Idempotency-Key': '"order-key-1"' };
     const first = await reorder(path, [...ids].reverse(), header);
     const route = (expectSuccess(first, routes.reorderWaypoints) as { route: Route }).route;

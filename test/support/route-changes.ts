@@ -7,6 +7,7 @@ import type * as z from '../../functions/shared/zod';
 import { createTestAccount } from './accounts';
 import { type TestAccount, type TestApiFixture, useTestApi } from './fixtures';
 import { expectSuccess } from './http';
+import { strongToken } from './login-tokens';
 import { exampleRoute, importRoute } from './routes';
 
 export type Route = z.infer<typeof routes.Route>;
@@ -122,7 +123,36 @@ export function routeCalls(fx: TestApiFixture, account: () => TestAccount) {
     return { id, driverId, path: `/dcs/${dcId}/routes/${id}` };
   }
 
-  return { asAcme: as, createDriver, readRoute, activeRouteIds, finishRoutesOf, change, seedRoute };
+  /**
+   * Imports the active route `id` of dc-1 with `waypoints` waypoints (exampleRoute) for its own new driver
+   * `${id}-driver`, who can use the driver app (`asDriver`).
+   */
+  async function importForAppDriver(id: string, waypoints: number) {
+    const driverId = `${id}-driver`;
+    const loginToken = strongToken(`${driverId}-login-token-0001`);
+    const created = await as('POST', '/dcs/dc-1/drivers', {
+      driver_id: driverId,
+      driver_name: `Driver ${driverId}`,
+      login_token: loginToken,
+    });
+    expectSuccess(created, drivers.createDriver);
+    const body = exampleRoute(id, { waypoints, driverId });
+    await importRoute(fx.api.url, account().key, 'dc-1', body);
+    const asDriver = (method: string, path: string, payload?: unknown) =>
+      fx.as(loginToken, method, path, payload);
+    return { ids: body.waypoints.map((waypoint) => waypoint.id), asDriver, path: `/dcs/dc-1/routes/${id}` };
+  }
+
+  return {
+    asAcme: as,
+    createDriver,
+    readRoute,
+    activeRouteIds,
+    finishRoutesOf,
+    change,
+    seedRoute,
+    importForAppDriver,
+  };
 }
 
 /** A route of dc-1 that only the "route of another DC" checks read (as if it were in dc-2). */
