@@ -38,6 +38,20 @@ async function logsIn(token: string): Promise<boolean> {
   return response.status === 200;
 }
 
+/**
+ * Deletes Acme's driver `driverId` (dc-1) and checks that its token is free: it signs in no more, and a Globex
+ * driver `claimedBy` can take it and sign in with it.
+ */
+async function expectDeleteFreesToken(driverId: string, token: string, claimedBy: string) {
+  expectSuccess(
+    await request('DELETE', `/dcs/dc-1/drivers/${driverId}`, { key: acme.key }),
+    drivers.deleteDriver,
+  );
+  expect(await logsIn(token)).toBe(false);
+  expectSuccess(await createDriver(globex.key, 'gx-1', claimedBy, token), drivers.createDriver);
+  expect(await logsIn(token)).toBe(true);
+}
+
 beforeAll(async () => {
   api = await startTestApi('driver-tokens');
   acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }]);
@@ -153,13 +167,7 @@ describe('login token claims', () => {
   it('frees a deleted driver’s token: another account can claim it', async () => {
     const token = strongToken('acme-leaver-login-token-01');
     expectSuccess(await createDriver(acme.key, 'dc-1', 'leaver', token), drivers.createDriver);
-    expectSuccess(
-      await request('DELETE', '/dcs/dc-1/drivers/leaver', { key: acme.key }),
-      drivers.deleteDriver,
-    );
-    expect(await logsIn(token)).toBe(false);
-    expectSuccess(await createDriver(globex.key, 'gx-1', 'newcomer', token), drivers.createDriver);
-    expect(await logsIn(token)).toBe(true);
+    await expectDeleteFreesToken('leaver', token, 'newcomer');
   });
 
   it('moves the claim when a driver’s token changes: the old one is freed, the new one taken', async () => {
@@ -207,13 +215,7 @@ describe('login token claims', () => {
     expectError(await createDriver(globex.key, 'gx-1', 'legacy-copy', token), 400, TOKEN_TAKEN);
     expect(await logsIn(token)).toBe(true);
 
-    expectSuccess(
-      await request('DELETE', '/dcs/dc-1/drivers/legacy', { key: acme.key }),
-      drivers.deleteDriver,
-    );
-    expect(await logsIn(token)).toBe(false);
-    expectSuccess(await createDriver(globex.key, 'gx-1', 'legacy-copy', token), drivers.createDriver);
-    expect(await logsIn(token)).toBe(true);
+    await expectDeleteFreesToken('legacy', token, 'legacy-copy');
   });
 });
 
