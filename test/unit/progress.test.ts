@@ -13,15 +13,20 @@ function recorder(isTTY: boolean) {
   };
 }
 
+/** What a progress line of `total` parts writes when a part ends every `msPerPart`, from the first to the last. */
+function writesOfSteadyWork(isTTY: boolean, total: number, msPerPart: number): string[] {
+  const { stream, writes, clock, now } = recorder(isTTY);
+  const report = progressLine('building Lambda bundles', total, stream, now);
+  for (let done = 0; done <= total; done++) {
+    clock.ms = done * msPerPart;
+    report(done);
+  }
+  return writes;
+}
+
 describe('progress lines', () => {
   it('prints plain lines off a terminal: the first, one per tenth of the work, and the last with its time', () => {
-    const { stream, writes, clock, now } = recorder(false);
-    const report = progressLine('building Lambda bundles', 59, stream, now);
-    for (let done = 0; done <= 59; done++) {
-      clock.ms = done * 100;
-      report(done);
-    }
-    expect(writes).toEqual([
+    expect(writesOfSteadyWork(false, 59, 100)).toEqual([
       'building Lambda bundles: 0/59\n',
       ...[6, 12, 18, 24, 30, 36, 42, 48, 54].map((done) => `building Lambda bundles: ${done}/59\n`),
       'building Lambda bundles: 59/59, done in 5.9 s\n',
@@ -42,13 +47,7 @@ describe('progress lines', () => {
   });
 
   it('rewrites one line in place on a terminal, ending it when the work is done', () => {
-    const { stream, writes, clock, now } = recorder(true);
-    const report = progressLine('building Lambda bundles', 3, stream, now);
-    for (let done = 0; done <= 3; done++) {
-      clock.ms = done * 1000;
-      report(done);
-    }
-    expect(writes).toEqual([
+    expect(writesOfSteadyWork(true, 3, 1000)).toEqual([
       '\r\x1b[Kbuilding Lambda bundles: 0/3',
       '\r\x1b[Kbuilding Lambda bundles: 1/3',
       '\r\x1b[Kbuilding Lambda bundles: 2/3',
