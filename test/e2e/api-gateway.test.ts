@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyStore } from '../../local/api-gateway/api-keys';
 import { type ApiGateway, startApiGateway } from '../../local/api-gateway/server';
 import { type FunctionSpec, LOCAL_ACCOUNT_ID, LOCAL_REGION, type RestApiSpec } from '../../local/cloud/model';
-import { buildBundles } from '../../local/lambda/bundles';
-import { type LambdaRuntime, startLambdaRuntime } from '../../local/lambda/runtime';
+import type { LambdaRuntime } from '../../local/lambda/runtime';
+import { startFixtureLambdas } from '../support/lambda-fixtures';
 
 /**
  * The local API Gateway, configured as a REST API's template declares it, in front of fixture functions run
@@ -139,18 +139,7 @@ let gateway: ApiGateway;
 
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'gateway-test-'));
-  const bundles = await buildBundles(FUNCTIONS, join(scratch, 'bundles'));
-  lambda = startLambdaRuntime({
-    functions: FUNCTIONS,
-    bundles,
-    credentialsFor: () => ({
-      accessKeyId: 'ASIAGATEWAYTEST',
-      secretAccessKey: 'secret',
-      sessionToken: 'token',
-    }),
-    localEnvironment: {},
-    onLog: () => {},
-  });
+  lambda = await startFixtureLambdas(FUNCTIONS, scratch);
   gateway = await startApiGateway({
     api: API,
     lambda,

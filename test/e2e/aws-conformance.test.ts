@@ -20,12 +20,12 @@ import { fanOutEvents } from '../../functions/workers/fan-out-events/consumer';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import { type ApiGateway, startApiGateway } from '../../local/api-gateway/server';
 import type { ApiMethodSpec, FunctionSpec, RestApiSpec } from '../../local/cloud/model';
-import { buildBundles } from '../../local/lambda/bundles';
-import { type LambdaRuntime, startLambdaRuntime } from '../../local/lambda/runtime';
+import type { LambdaRuntime } from '../../local/lambda/runtime';
 import { AUTHORIZER_EVENT } from '../fixtures/lambda/conformance';
 import { createTestAccount } from '../support/accounts';
 import { capture, differences, inPath } from '../support/aws-captures';
 import { call, expectSuccess } from '../support/http';
+import { startFixtureLambdas } from '../support/lambda-fixtures';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { exampleRoute, importRoute, waitForImport } from '../support/routes';
 
@@ -227,18 +227,7 @@ function httpieHeaders(captured: { headers: Record<string, string | undefined> }
 describe("the local gateway's events, against API Gateway's", () => {
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), 'conformance-'));
-    const bundles = await buildBundles(FUNCTIONS, join(scratch, 'bundles'));
-    lambda = startLambdaRuntime({
-      functions: FUNCTIONS,
-      bundles,
-      credentialsFor: () => ({
-        accessKeyId: 'ASIACONFORMANCE',
-        secretAccessKey: 'secret',
-        sessionToken: 't',
-      }),
-      localEnvironment: {},
-      onLog: () => {},
-    });
+    lambda = await startFixtureLambdas(FUNCTIONS, scratch);
     powertoolsApi = await startApiGateway({
       api: mirroredApi('puhdx84jy9', 'prod', [
         method('POST', '/lambda-token', 'nmnny7', true),

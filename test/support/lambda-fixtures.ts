@@ -1,4 +1,7 @@
+import { join } from 'node:path';
 import { type FunctionSpec, LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/cloud/model';
+import { buildBundles } from '../../local/lambda/bundles';
+import { startLambdaRuntime } from '../../local/lambda/runtime';
 
 /**
  * A function of the local runtime's model running fixture code (test/fixtures/lambda), as a synthesized
@@ -56,4 +59,20 @@ export function proxyGetEvent(
       ...requestContext,
     },
   };
+}
+
+/**
+ * The local Lambda runtime running `functions` (fixture code), built into `dir`: for the tests of what stands in
+ * front of Lambda. Its functions get a stand-in role's credentials (no test reads them) and their logs are
+ * dropped.
+ */
+export async function startFixtureLambdas(functions: FunctionSpec[], dir: string) {
+  const bundles = await buildBundles(functions, join(dir, 'bundles'));
+  return startLambdaRuntime({
+    functions,
+    bundles,
+    credentialsFor: () => ({ accessKeyId: 'ASIAFIXTURE', secretAccessKey: 'secret', sessionToken: 'token' }),
+    localEnvironment: {},
+    onLog: () => {},
+  });
 }
