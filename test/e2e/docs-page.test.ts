@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_ASSET_FILES } from '../../functions/api/docs/index';
 import { endpoints } from '../../functions/api/index';
@@ -114,20 +114,25 @@ async function openPage(url: string): Promise<{ page: Page; record: PageRecord }
   return { page, record };
 }
 
+/** The summary line of each operation block `blocks` finds, as `METHOD path` (a webhook's path is its event type), sorted. */
+async function summariesOf(blocks: Locator): Promise<string[]> {
+  const summaries: string[] = [];
+  for (const block of await blocks.all()) {
+    const method = (await block.locator('.opblock-summary-method').textContent())?.trim().toUpperCase();
+    const pathElement = block.locator('.opblock-summary-path');
+    const path = (await pathElement.getAttribute('data-path')) ?? (await pathElement.textContent());
+    summaries.push(`${method} ${path?.trim()}`);
+  }
+  return summaries.sort();
+}
+
 /** Waits for Swagger UI, opens every collapsed tag and returns the operations shown, as `METHOD /path`. */
 async function renderedOperations(page: Page): Promise<string[]> {
   await page.locator('.swagger-ui .opblock').first().waitFor({ timeout: 20_000 });
   for (const closed of await page.locator('.opblock-tag-section:not(.is-open) .opblock-tag').all())
     await closed.click();
-  const operations: string[] = [];
   // The endpoints' operations, grouped by tag (the webhooks have a section of their own).
-  for (const block of await page.locator('.opblock-tag-section .opblock').all()) {
-    const method = (await block.locator('.opblock-summary-method').textContent())?.trim().toUpperCase();
-    const pathElement = block.locator('.opblock-summary-path');
-    const path = (await pathElement.getAttribute('data-path')) ?? (await pathElement.textContent());
-    operations.push(`${method} ${path?.trim()}`);
-  }
-  return operations.sort();
+  return summariesOf(page.locator('.opblock-tag-section .opblock'));
 }
 
 const expectedOperations = endpoints.map((e) => `${e.method} ${e.path}`).sort();
@@ -137,14 +142,7 @@ async function renderedWebhooks(page: Page): Promise<string[]> {
   const section = page.locator('.swagger-ui .webhooks');
   await section.locator('.opblock').first().waitFor({ timeout: 20_000 });
   expect((await section.locator('h2').first().textContent())?.trim()).toBe('Webhooks');
-  const webhooks: string[] = [];
-  for (const block of await section.locator('.opblock').all()) {
-    const method = (await block.locator('.opblock-summary-method').textContent())?.trim().toUpperCase();
-    const pathElement = block.locator('.opblock-summary-path');
-    const path = (await pathElement.getAttribute('data-path')) ?? (await pathElement.textContent());
-    webhooks.push(`${method} ${path?.trim()}`);
-  }
-  return webhooks.sort();
+  return summariesOf(section.locator('.opblock'));
 }
 
 describe('GET /docs in a browser', () => {
