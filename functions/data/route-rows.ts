@@ -1,4 +1,5 @@
 import type { Requirements } from '../models/delivery-requirements';
+import type { MaskedRecipient } from '../models/recipient';
 import { accountingRecordFromItem } from './accounting';
 import type { Claim } from './claims';
 import { type Item, queryItems, tableName } from './client';
@@ -7,6 +8,7 @@ import { getRecord } from './item-ops';
 import { type Page, type PageRequest, queryPrefix } from './pagination';
 import { placeRows, type RowShards, shardPartitions } from './route-shards';
 import { ROUTE_ROW_PREFIX, type RouteHeader, routeKeys, type TransactItem } from './routes';
+import type { SealedSecret } from './secret-envelope';
 import type { TableKey } from './table-schema';
 
 /**
@@ -29,6 +31,16 @@ export interface WaypointRow {
   invoiceIds: string[];
   /** The waypoint's own delivery rules, as imported (models/delivery-requirements.ts); absent: the DC's. */
   requirements?: Requirements;
+  /** Who the stop's customer messages go to (functions/domain/recipients.ts); absent: nobody is told. */
+  recipient?: StoredRecipient;
+}
+
+/** A waypoint's recipient as stored: sealed, with the masked form the reads answer. */
+export interface StoredRecipient {
+  sealed: SealedSecret;
+  masked: MaskedRecipient;
+  /** Keyed digest of the plain recipient: equal for an unchanged one (a revision compares it). */
+  digest?: string;
 }
 
 export interface ItemStatus {
@@ -69,6 +81,7 @@ const waypointCodec = codec<WaypointRow>({
   timeWindows: { absent: [] },
   invoiceIds: { absent: [] },
   requirements: {},
+  recipient: {},
 });
 
 /** A waypoint row read from its item. */

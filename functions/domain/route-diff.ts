@@ -1,5 +1,5 @@
 import type { Claim } from '../data/claims';
-import type { InvoiceRow, WaypointRow } from '../data/route-rows';
+import type { InvoiceRow, StoredRecipient, WaypointRow } from '../data/route-rows';
 import type { EventDetails } from '../models/event-catalog';
 import type { ImportedRoute } from '../models/import-model';
 import { ConflictError } from '../shared/errors';
@@ -22,25 +22,31 @@ export interface StoredWaypoint {
 
 /**
  * The rows of a route body's waypoints as they are stored (fields named as on the wire), in the body's order;
- * each waypoint's sequence is `sequenceOf` its position.
+ * each waypoint's sequence is `sequenceOf` its position, its recipient the sealed one of `recipients`
+ * (functions/domain/recipients.ts; never the body's plain one).
  */
 export function storedWaypointsOf(
   route: ImportedRoute,
   sequenceOf: (position: number) => number = (position) => position,
+  recipients: ReadonlyMap<string, StoredRecipient> = new Map(),
 ): StoredWaypoint[] {
-  return route.waypoints.map(({ invoices, ...waypoint }, position) => ({
-    waypoint: {
-      sequence: sequenceOf(position),
-      ...camelFields(waypoint),
-      invoiceIds: invoices.map((invoice) => invoice.id),
-    },
-    invoices: invoices.map(({ invoice_name_attributes, items, ...invoice }) => ({
-      ...camelFields(invoice),
-      waypointId: waypoint.id,
-      nameAttributes: invoice_name_attributes,
-      items: items.map(camelFields),
-    })),
-  }));
+  return route.waypoints.map(({ invoices, recipient: _plain, ...waypoint }, position) => {
+    const recipient = recipients.get(waypoint.id);
+    return {
+      waypoint: {
+        sequence: sequenceOf(position),
+        ...camelFields(waypoint),
+        invoiceIds: invoices.map((invoice) => invoice.id),
+        ...(recipient ? { recipient } : {}),
+      },
+      invoices: invoices.map(({ invoice_name_attributes, items, ...invoice }) => ({
+        ...camelFields(invoice),
+        waypointId: waypoint.id,
+        nameAttributes: invoice_name_attributes,
+        items: items.map(camelFields),
+      })),
+    };
+  });
 }
 
 export function waypointVisited(waypointId: string, what = ''): ConflictError {
@@ -102,7 +108,14 @@ function jsonValuesEqual(a: unknown, b: unknown): boolean {
 export const sameAsJson = (a: unknown, b: unknown) => jsonValuesEqual(asJson(a), asJson(b));
 const same = sameAsJson;
 
-const withoutSequence = ({ sequence: _, ...waypoint }: WaypointRow) => waypoint;
+/**
+ * A waypoint's fields as a revision compares them: its recipient by digest only (each sealing is new bytes),
+ * and its masked form, since two recipients may share one.
+ */
+const withoutSequence = ({ sequence: _, recipient, ...waypoint }: WaypointRow) => ({
+  ...waypoint,
+  ...(recipient ? { recipient: recipient.digest ?? recipient.sealed } : {}),
+});
 const invoiceFields = ({ items, ...invoice }: InvoiceRow) => ({
   ...invoice,
   itemIds: items.map((i) => i.id),
@@ -115,7 +128,8 @@ const itemFields = (invoiceId: string, { status: _, ...item }: InvoiceRow['items
 
 /** A waypoint's rows as a body gives them: the items' statuses (its attempts wrote them) left out. */
 const comparable = (stop: StoredWaypoint) => ({
-  waypoint: stop.waypoint,
+  waypoint: withoutSequence(stop.waypoint),
+  sequence: stop.waypoint.sequence,
   invoices: stop.invoices.map((invoice) => ({
     ...invoiceFields(invoice),
     items: invoice.items.map((item) => itemFields(invoice.id, item)),
@@ -176,6 +190,7 @@ export function planRevision(
   visited: ReadonlySet<number>,
   done: ReadonlySet<number>,
   nextSequence: number,
+  recipients: ReadonlyMap<string, StoredRecipient> = new Map(),
 ): RevisionPlan {
   const positionOf = new Map(current.map((stop, position) => [stop.waypoint.id, position]));
   checkOrderOfDone(current, route, done);
@@ -185,7 +200,7 @@ export function planRevision(
     const position = positionOf.get(waypoint.id);
     return position === undefined ? sequence++ : (current[position] as StoredWaypoint).waypoint.sequence;
   });
-  const revised = storedWaypointsOf(route, (position) => sequences[position] as number);
+  const revised = storedWaypointsOf(route, (position) => sequences[position] as number, recipients);
   const revisedIds = new Set(revised.map((stop) => stop.waypoint.id));
   const removed = current.filter((stop) => !revisedIds.has(stop.waypoint.id));
   const added = revised.filter((stop) => !positionOf.has(stop.waypoint.id));

@@ -22,7 +22,7 @@ import {
   putPendingImport,
 } from '../data/imports';
 import { routeEtasItem } from '../data/route-etas';
-import { listRouteRows, routeRowItems, type WaypointRow } from '../data/route-rows';
+import { listRouteRows, routeRowItems, type StoredRecipient, type WaypointRow } from '../data/route-rows';
 import { interleavedByPartition, rowShardsOf, splitRouteRows } from '../data/route-shards';
 import type { RouteHeader } from '../data/routes';
 import { trackingLookupItems, trackingLookupKeys } from '../data/tracking-links';
@@ -44,6 +44,7 @@ import { parseJsonText, parsePart } from '../shared/request-parsing';
 import { IMPORT_UPLOADS_PREFIX } from '../shared/resources';
 import { localDateOf } from '../shared/time';
 import { scheduleDeadlineCheck } from './import-deadlines';
+import { sealRecipients } from './recipients';
 import { storedWaypointsOf } from './route-diff';
 import { plannedEtas } from './route-etas';
 import { claimsOf } from './route-ids';
@@ -279,7 +280,8 @@ export async function runImport(
     await requireDriverOfDc(record.accountId, record.dcId, route.driver_id);
     const dc = await getDc(record.accountId, record.dcId);
     if (!dc) throw new Error(`DC ${record.dcId} is gone`);
-    const { header, rows, waypoints } = routeRecords(imported, route, dc);
+    const recipients = await sealRecipients(record.accountId, route, record.trackingKey);
+    const { header, rows, waypoints } = routeRecords(imported, route, dc, recipients);
     // The PINs of the stops that require one: drawn anew by each run, before the header shows the route.
     const pinItems = await pins.drawn(header, waypoints);
     // Every shard at once: written one partition after the other, each would take its turn at AWS's limit.
@@ -461,8 +463,12 @@ async function finishImport(
  * The waypoints of an imported route, and its rows in their shards: a function of the body alone, so that a
  * retry of the import and the cleanup of a failed one place every row as the import did.
  */
-export function importedRouteRows(accountId: string, route: ImportedRoute) {
-  const waypoints = storedWaypointsOf(route);
+export function importedRouteRows(
+  accountId: string,
+  route: ImportedRoute,
+  recipients: ReadonlyMap<string, StoredRecipient> = new Map(),
+) {
+  const waypoints = storedWaypointsOf(route, undefined, recipients);
   const rows = routeRowItems(
     accountId,
     route.id,
@@ -488,8 +494,13 @@ export const headerFieldsOfBody = (route: ImportedRoute, dc: Dc) => ({
 });
 
 /** The header and rows of an imported route, as stored. */
-function routeRecords(record: ImportRecord, route: ImportedRoute, dc: Dc) {
-  const { waypoints, rows, shards } = importedRouteRows(record.accountId, route);
+function routeRecords(
+  record: ImportRecord,
+  route: ImportedRoute,
+  dc: Dc,
+  recipients: ReadonlyMap<string, StoredRecipient>,
+) {
+  const { waypoints, rows, shards } = importedRouteRows(record.accountId, route, recipients);
   const header: RouteHeader = {
     accountId: record.accountId,
     dcId: record.dcId,

@@ -15,6 +15,7 @@ import type { EventDetails } from '../models/event-catalog';
 import type { ImportedRoute } from '../models/import-model';
 import { ApiError, ConflictError } from '../shared/errors';
 import { quote } from '../shared/quote';
+import { sealRecipients } from './recipients';
 import {
   changesNoRow,
   noChanges,
@@ -130,7 +131,8 @@ export async function applyRevision(
         isDone(progressOf(progress, waypoint).status) ? [waypoint.sequence] : [],
       ),
     );
-    const plan = planRevision(current, body, visited, done, nextWaypointSequenceOf(route));
+    const recipients = await sealRecipients(ref.accountId, body, route.trackingKey);
+    const plan = planRevision(current, body, visited, done, nextWaypointSequenceOf(route), recipients);
     const next = await revisedHeader(route, body, plan, dc);
     if (changesNoRow(plan) && !plan.orderChanged && headerFieldsSame(route, next)) {
       await putRevisionMark(ref.accountId, ref.routeId, markOf(record));

@@ -29,8 +29,23 @@ export interface BeforeImage {
 export const keyOf = (item: Item): TableKey => ({ pk: item.pk, sk: item.sk });
 export const keyText = (key: TableKey) => `${key.pk}\u0000${key.sk}`;
 
+/**
+ * Binary attributes (a sealed recipient's, functions/domain/recipients.ts) as `{"$bytes": base64}` in the
+ * image's JSON, and back: JSON.stringify would write a Uint8Array as an object of numbered fields.
+ */
+const BYTES = '$bytes';
+const bytesToJson = (_key: string, value: unknown) =>
+  value instanceof Uint8Array ? { [BYTES]: Buffer.from(value).toString('base64') } : value;
+const bytesFromJson = (_key: string, value: unknown) =>
+  typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[BYTES] === 'string'
+    ? new Uint8Array(Buffer.from((value as Record<string, string>)[BYTES] as string, 'base64'))
+    : value;
+
 export const putBeforeImage = (record: ImportRecord, image: BeforeImage) =>
-  putJsonObject(bucketKeys.revisionBeforeImage(record.accountId, record.txid), JSON.stringify(image));
+  putJsonObject(
+    bucketKeys.revisionBeforeImage(record.accountId, record.txid),
+    JSON.stringify(image, (key, value) => bytesToJson(key, value)),
+  );
 
 /**
  * Undoes what a run of the revision wrote while it held the route's lock, and unlocks the header as it was
@@ -69,7 +84,7 @@ async function beforeImageOf(record: ImportRecord): Promise<BeforeImage | undefi
       bucketKeys.revisionBeforeImage(record.accountId, record.txid),
       MAX_BEFORE_IMAGE_BYTES,
     );
-    return JSON.parse(text) as BeforeImage;
+    return JSON.parse(text, bytesFromJson) as BeforeImage;
   } catch (error) {
     if (isMissingObject(error)) return undefined; // no row was written
     throw error;

@@ -2,6 +2,7 @@ import * as z from '../shared/zod';
 import { FreeText, Id, Label, Location, Name, StorableNumber, Timestamp } from './common';
 import { Barcodes, DeliveryRequirements } from './delivery-requirements';
 import { PathId } from './path-ids';
+import { Recipient } from './recipient';
 
 /**
  * Limits of one imported route (docs/api.md §9). Each invoice, like each item, is a row and an id claim of its own:
@@ -80,6 +81,7 @@ export const ImportWaypoint = z.withMeta(
     time_windows: z._default(z.array(TimeWindow).check(z.maxLength(20)), []),
     invoices: z._default(z.array(ImportInvoice), []),
     requirements: z.optional(DeliveryRequirements),
+    recipient: z.optional(Recipient),
   }),
   { id: 'ImportWaypoint' },
 );

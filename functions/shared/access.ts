@@ -57,4 +57,11 @@ export interface ResourceAccess {
    * against its hash.
    */
   stopPins?: 'encrypt' | 'decrypt';
+  /**
+   * Waypoints' recipients (name, phone, email), sealed under the same KMS key as webhook secrets but under a
+   * route's encryption context (RECIPIENT_CONTEXT_KEYS, functions/domain/recipients.ts): 'encrypt' seals
+   * the recipients of an import or revision (kms:GenerateDataKey), 'decrypt' opens them to send a customer
+   * message (kms:Decrypt); only on that key, only under that context.
+   */
+  recipients?: 'encrypt' | 'decrypt';
 }

@@ -114,3 +114,11 @@ export type WebhookSecretContext = Record<(typeof WEBHOOK_SECRET_CONTEXT_KEYS)[n
  */
 export const STOP_PIN_CONTEXT_KEYS = ['account_id', 'route_id'] as const;
 export type StopPinContext = Record<(typeof STOP_PIN_CONTEXT_KEYS)[number], string>;
+
+/**
+ * The names of the encryption context a waypoint's recipient is sealed under (its route): not stop PINs'
+ * (`route_id`), so a grant for recipients opens no PIN and one for PINs no recipient, nor either a webhook
+ * secret (lib/constructs/service-function.ts).
+ */
+export const RECIPIENT_CONTEXT_KEYS = ['account_id', 'recipient_route_id'] as const;
+export type RecipientContext = Record<(typeof RECIPIENT_CONTEXT_KEYS)[number], string>;

@@ -20,6 +20,7 @@ import type { LinkSigning, ResourceAccess, TableAccess } from '../../functions/s
 import type { Channel } from '../../functions/shared/channel';
 import {
   PROOFS_PREFIX,
+  RECIPIENT_CONTEXT_KEYS,
   RESOURCE_ENV,
   STOP_PIN_CONTEXT_KEYS,
   WEBHOOK_SECRET_CONTEXT_KEYS,
@@ -213,6 +214,8 @@ export class ServiceFunction extends LambdaFunction {
       this.bindSecretsKey(resources.webhookSecretsKey, access.webhookSecrets, WEBHOOK_SECRET_CONTEXT_KEYS);
     if (access.stopPins)
       this.bindSecretsKey(resources.webhookSecretsKey, access.stopPins, STOP_PIN_CONTEXT_KEYS);
+    if (access.recipients)
+      this.bindSecretsKey(resources.webhookSecretsKey, access.recipients, RECIPIENT_CONTEXT_KEYS);
     for (const channel of new Set(access.sendTo ?? [])) this.bindQueue(resources.queue(channel), channel);
     for (const channel of new Set(access.sendToDeadLetter ?? [])) {
       const deadLetterQueue = resources.deadLetterQueue(channel);
@@ -274,8 +277,8 @@ export class ServiceFunction extends LambdaFunction {
   /**
    * Tells the function the webhook secrets key's ARN and allows the one action of `use` on that key only
    * (SECRETS_KEY_ACTIONS), under an encryption context of exactly `contextKeys`: webhook secrets'
-   * (WEBHOOK_SECRET_CONTEXT_KEYS) or stop PINs' (STOP_PIN_CONTEXT_KEYS), so a grant for one opens nothing of
-   * the other. Through the role's policy: the key's default policy lets IAM grant its use.
+   * (WEBHOOK_SECRET_CONTEXT_KEYS) or stop PINs' (STOP_PIN_CONTEXT_KEYS) or recipients' (RECIPIENT_CONTEXT_KEYS), so a grant for one
+   * opens nothing of another. Through the role's policy: the key's default policy lets IAM grant its use.
    */
   bindSecretsKey(
     key: IKey,

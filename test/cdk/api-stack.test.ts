@@ -9,8 +9,11 @@ import {
   IMPORT_PAYLOADS_PREFIX,
   IMPORT_UPLOADS_PREFIX,
   PROOFS_PREFIX,
+  RECIPIENT_CONTEXT_KEYS,
   RESOURCE_ENV,
   REVISION_IMAGES_PREFIX,
+  STOP_PIN_CONTEXT_KEYS,
+  WEBHOOK_SECRET_CONTEXT_KEYS,
 } from '../../functions/shared/resources';
 import type { ConsumerDefinition } from '../../functions/workers/define';
 import { consumers } from '../../functions/workers/index';
@@ -280,6 +283,10 @@ describe('queue access', () => {
   });
 });
 
+/** The distinct values of a list (a key named by two statements, one per encryption context, once). */
+const uniqueJson = (values: unknown[]) =>
+  [...new Set(values.map((value) => JSON.stringify(value)))].map((text) => JSON.parse(text));
+
 describe('webhook secrets key', () => {
   const keyArn = importOf(stateful.exports.webhookSecretsKeyArnExportName);
   const kmsActions = (f: (typeof accessByFunction)[number]) =>
@@ -287,8 +294,9 @@ describe('webhook secrets key', () => {
   /** Its use's one KMS action (encrypt: GenerateDataKey, decrypt: Decrypt) on that key only, and the key's ARN. */
   const expectOnlyKmsActionOf = (f: (typeof accessByFunction)[number], use: 'encrypt' | 'decrypt') => {
     const action = use === 'encrypt' ? 'kms:GenerateDataKey' : 'kms:Decrypt';
-    expect(kmsActions(f)).toEqual([action]);
-    expect(resourcesAllowed(f.fn, action)).toEqual([keyArn]);
+    // The import worker seals stop PINs and recipients with the same action, under two contexts.
+    expect([...new Set(kmsActions(f))]).toEqual([action]);
+    expect(uniqueJson(resourcesAllowed(f.fn, action))).toEqual([keyArn]);
     expect(environmentOf(f.fn)[RESOURCE_ENV.webhookSecretsKeyArn]).toEqual(keyArn);
   };
 
@@ -302,9 +310,10 @@ describe('webhook secrets key', () => {
     ]);
   });
 
-  it.each(accessByFunction.filter((f) => f.access.webhookSecrets))(
+  it.each(accessByFunction.filter((f) => f.access.webhookSecrets || f.access.recipients))(
     '$name may do its one KMS action on that key only, and knows its ARN',
-    (f) => expectOnlyKmsActionOf(f, f.access.webhookSecrets as 'encrypt' | 'decrypt'),
+    (f) =>
+      expectOnlyKmsActionOf(f, (f.access.webhookSecrets ?? f.access.recipients) as 'encrypt' | 'decrypt'),
   );
 
   it('is what the import worker and the PIN reset (encrypt), the starts and the tracking page (decrypt) use for stop PINs, and only they', () => {
@@ -323,13 +332,35 @@ describe('webhook secrets key', () => {
     (f) => expectOnlyKmsActionOf(f, f.access.stopPins as 'encrypt' | 'decrypt'),
   );
 
-  it.each(accessByFunction.filter((f) => !f.access.webhookSecrets && !f.access.stopPins))(
-    '$name (no webhookSecrets or stopPins access) gets no KMS permission and no key ARN',
-    (f) => {
-      expect(kmsActions(f)).toEqual([]);
-      expect(environmentOf(f.fn)[RESOURCE_ENV.webhookSecretsKeyArn]).toBeUndefined();
-    },
-  );
+  it('seals recipients in the import worker only (encrypt)', () => {
+    expect(
+      accessByFunction.filter((f) => f.access.recipients).map((f) => [f.name, f.access.recipients]),
+    ).toEqual([['consumer importRoutes', 'encrypt']]);
+  });
+
+  it.each(
+    accessByFunction.filter((f) => f.access.webhookSecrets || f.access.stopPins || f.access.recipients),
+  )('$name may use the key under its kinds’ encryption contexts only', (f) => {
+    const kms = allowStatements(f.fn).filter((s) => s.Action.some((action) => action.startsWith('kms:')));
+    const contexts = kms.map(
+      (s) =>
+        (s.Condition as { 'ForAllValues:StringEquals': Record<string, string[]> })[
+          'ForAllValues:StringEquals'
+        ]['kms:EncryptionContextKeys'],
+    );
+    expect(contexts).toEqual([
+      ...(f.access.webhookSecrets ? [[...WEBHOOK_SECRET_CONTEXT_KEYS]] : []),
+      ...(f.access.stopPins ? [[...STOP_PIN_CONTEXT_KEYS]] : []),
+      ...(f.access.recipients ? [[...RECIPIENT_CONTEXT_KEYS]] : []),
+    ]);
+  });
+
+  it.each(
+    accessByFunction.filter((f) => !f.access.webhookSecrets && !f.access.stopPins && !f.access.recipients),
+  )('$name (no webhookSecrets, stopPins or recipients access) gets no KMS permission and no key ARN', (f) => {
+    expect(kmsActions(f)).toEqual([]);
+    expect(environmentOf(f.fn)[RESOURCE_ENV.webhookSecretsKeyArn]).toBeUndefined();
+  });
 
   it.each(usedAuthKinds)('the %s authorizer gets no KMS permission', (kind) => {
     expect(allowedActions(authorizerFunctionOf(kind)).filter((a) => a.startsWith('kms:'))).toEqual([]);

@@ -125,6 +125,7 @@ export interface Statement {
   Effect: string;
   Action: string[];
   Resource: unknown[];
+  Condition?: unknown;
 }
 
 export const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
@@ -144,6 +145,7 @@ export function allowStatements({ view, id }: FunctionRef): Statement[] {
       Effect: 'Allow',
       Action: asArray(s.Action as string | string[]),
       Resource: asArray(s.Resource),
+      ...(s.Condition === undefined ? {} : { Condition: s.Condition }),
     }));
 }
 

@@ -109,6 +109,13 @@ const waypoint = () => ({
 const routeWaypoint = () => ({
   ...waypoint(),
   tracking_url: `https://${'d'.repeat(253)}/${'s'.repeat(128)}/track/${'t'.repeat(22)}`,
+  // The longest masked recipient: a name of 200 characters, 15 digits, an address's domain of 253.
+  recipient: {
+    name: text(200),
+    phone: `+1234${'•'.repeat(7)}5678`,
+    email: `a•••@${'d'.repeat(253)}`,
+    locale: 'x'.repeat(35),
+  },
 });
 
 const route = (waypointIds: number) => ({

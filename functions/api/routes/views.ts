@@ -87,7 +87,11 @@ export function waypointView(waypoint: WaypointDetail) {
 
 /** A waypoint as the route reads answer it: the Waypoint resource with its tracking page. */
 export function routeWaypointView(waypoint: RouteWaypoint) {
-  return { ...waypointView(waypoint), tracking_url: waypoint.trackingUrl };
+  return {
+    ...waypointView(waypoint),
+    tracking_url: waypoint.trackingUrl,
+    recipient: waypoint.recipient?.masked ?? null,
+  };
 }
 
 /** The spec's invoice status record. */

@@ -124,6 +124,21 @@ export const RouteWaypoint = z.withMeta(
       description:
         'the waypoint’s tracking page for its customer (`GET /track/{token}` under the API’s own URL; an unguessable link: hand it to that customer only); null on a route imported before tracking links',
     }),
+    recipient: z.withMeta(
+      z.nullable(
+        z.object({
+          name: z.nullable(z.string()),
+          phone: z.withMeta(z.nullable(z.string()), { description: 'masked: `+1415•••0123`' }),
+          email: z.withMeta(z.nullable(z.string()), { description: 'masked: `d•••@example.com`' }),
+          locale: z.string(),
+        }),
+      ),
+      {
+        id: 'MaskedRecipient',
+        description:
+          'who the stop’s customer messages go to (docs/api.md, Customer notifications), phone and email masked: they are stored encrypted and never answered whole; null when the waypoint has none. The driver app never gets it',
+      },
+    ),
   }),
   { id: 'RouteWaypoint' },
 );

@@ -24,6 +24,8 @@ export const importRoutes = defineConsumer({
     sendTo: [channels.imports],
     // Draws the PINs of the stops that require one, sealed (domain/stop-pins.ts).
     stopPins: 'encrypt',
+    // Seals the waypoints' recipients (domain/recipients.ts).
+    recipients: 'encrypt',
   },
   // A revision of a started route recomputes its ETAs, whose event carries the waypoints' tracking links.
   linksToApi: true,
