@@ -3,6 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { EndpointDefinition } from '../functions/api/define';
 import { endpoints as allEndpoints } from '../functions/api/index';
 import * as channels from '../functions/models/channels';
+import type { MessageSenders } from '../functions/shared/access';
 import { ACCOUNT_LIMITS } from '../functions/shared/limits';
 import { PROOF_RETENTION_DAYS_DEFAULT } from '../functions/shared/resources';
 import type { ConsumerDefinition } from '../functions/workers/define';
@@ -44,6 +45,13 @@ export interface DeliveryRoutesConfig {
   readonly proofRetentionDays: number;
   /** Which functions bundle the X-Ray SDK (`-c xraySdkTracing=all`); see XraySdkTracing in lib/bundling.ts. */
   readonly xraySdkTracing: XraySdkTracing;
+  /**
+   * The senders of customer messages (docs/configuration.md): `-c notificationEmailIdentity=example.com
+   * -c notificationEmailFrom=deliveries@example.com [-c notificationEmailConfigurationSet=...]` for email,
+   * `-c notificationSmsOriginationIdentity=phone-... [-c notificationSmsConfigurationSet=...]` for SMS. A
+   * channel without them is not sent.
+   */
+  readonly messageSenders: MessageSenders;
 }
 
 export const DEFAULT_CONFIG = {
@@ -58,6 +66,7 @@ export const DEFAULT_CONFIG = {
   apiGatewayAccountRole: true,
   xraySdkTracing: XRAY_SDK_TRACING_DEFAULT,
   proofRetentionDays: PROOF_RETENTION_DAYS_DEFAULT,
+  messageSenders: {},
 } as const satisfies DeliveryRoutesConfig;
 
 /** Reads the config from the app's context and the CLI's CDK_DEFAULT_ACCOUNT/REGION. */
@@ -85,6 +94,29 @@ export function readConfig(app: App): DeliveryRoutesConfig {
     xraySdkTracing: xraySdkTracingContext(app, 'xraySdkTracing') ?? DEFAULT_CONFIG.xraySdkTracing,
     proofRetentionDays:
       positiveWholeNumberContext(app, 'proofRetentionDays') ?? DEFAULT_CONFIG.proofRetentionDays,
+    messageSenders: messageSendersContext(app),
+  };
+}
+
+function messageSendersContext(app: App): MessageSenders {
+  const identity = stringContext(app, 'notificationEmailIdentity');
+  const from = emailContext(app, 'notificationEmailFrom') ?? (identity?.includes('@') ? identity : undefined);
+  const emailSet = stringContext(app, 'notificationEmailConfigurationSet');
+  const origination = stringContext(app, 'notificationSmsOriginationIdentity');
+  const smsSet = stringContext(app, 'notificationSmsConfigurationSet');
+  if (identity && !from)
+    throw new Error('context notificationEmailFrom must be given with a domain notificationEmailIdentity');
+  if (from && !identity)
+    throw new Error(
+      'context notificationEmailFrom needs notificationEmailIdentity (the SES identity it sends as)',
+    );
+  return {
+    ...(identity && from
+      ? { email: { identity, from, ...(emailSet ? { configurationSet: emailSet } : {}) } }
+      : {}),
+    ...(origination
+      ? { sms: { originationIdentity: origination, ...(smsSet ? { configurationSet: smsSet } : {}) } }
+      : {}),
   };
 }
 
@@ -114,7 +146,7 @@ export function defineDeliveryRoutes(
     description: 'Delivery Route Service: REST API, authorizers, endpoint functions and queue consumers',
     stateful: stateful.exports,
     endpoints,
-    consumers: withDeliverySettings(consumers, config),
+    consumers: withMessageSenders(withDeliverySettings(consumers, config), config.messageSenders),
     stageName: config.stageName,
     apiUrl: config.apiUrl,
     throttlingRateLimit: config.throttlingRateLimit,
@@ -130,6 +162,18 @@ export function defineDeliveryRoutes(
   });
   api.addStackDependency(stateful, 'imports the table, bucket and queue exports');
   return { stateful, api };
+}
+
+/** The consumers, those that send customer messages with the configured senders. */
+function withMessageSenders(
+  consumers: readonly ConsumerDefinition[],
+  senders: MessageSenders,
+): ConsumerDefinition[] {
+  return consumers.map((consumer) =>
+    consumer.access.customerMessages
+      ? { ...consumer, access: { ...consumer.access, customerMessages: senders } }
+      : consumer,
+  );
 }
 
 /** The consumers, the webhook delivery worker (the deliveries queue's) with the configured retry schedule. */

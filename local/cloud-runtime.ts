@@ -16,6 +16,7 @@ import { RESOURCE_ENV } from '../functions/shared/resources';
 import { channelQueueIds } from '../lib/naming';
 import { ApiKeyStore } from './api-gateway/api-keys';
 import { type ApiGateway, startApiGateway } from './api-gateway/server';
+import { serveOutbox } from './aws-proxy/outbox';
 import { type AwsProxy, type Principal, startAwsProxy } from './aws-proxy/proxy';
 import { KeptSessions } from './aws-proxy/sts-sessions';
 import { readDeployment } from './cloud/deployment';
@@ -213,6 +214,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       port: options.port,
       accessLog: options.accessLog,
       apiKeys,
+      localRoutes: (method, path, res) => serveOutbox(method, path, res, proxy.outbox),
     });
     api = gateway;
     stops.push(() => gateway.close());
@@ -260,6 +262,9 @@ function localFunctionEnvironment(
     AWS_ENDPOINT_URL_STS: awsEndpoint,
     AWS_ENDPOINT_URL_API_GATEWAY: awsEndpoint,
     AWS_ENDPOINT_URL_KMS: awsEndpoint,
+    // Customer messages go to the local outbox (local/aws-proxy/outbox.ts).
+    AWS_ENDPOINT_URL_SESV2: awsEndpoint,
+    AWS_ENDPOINT_URL_PINPOINT_SMS_VOICE_V2: awsEndpoint,
     // The S3 emulator serves path-style URLs only.
     S3_FORCE_PATH_STYLE: 'true',
     // Local webhook receivers listen on 127.0.0.1, which the SSRF guard refuses: off unless asked for.

@@ -126,7 +126,7 @@ function stopsBeforeOf(order: readonly number[], sequence: number, etas: readonl
   return order.slice(0, Math.max(0, position)).filter((other) => (etas[other] ?? null) !== null).length;
 }
 
-function etaWindowOf(eta: number): { start: number; end: number } {
+export function etaWindowOf(eta: number): { start: number; end: number } {
   return {
     start: Math.floor((eta - ETA_WINDOW_HALF_MS) / ETA_WINDOW_STEP_MS) * ETA_WINDOW_STEP_MS,
     end: Math.ceil((eta + ETA_WINDOW_HALF_MS) / ETA_WINDOW_STEP_MS) * ETA_WINDOW_STEP_MS,
@@ -134,4 +134,4 @@ function etaWindowOf(eta: number): { start: number; end: number } {
 }
 
 /** A driver's name is one text: its first word stands for the first name (`Ana María Ruiz` is `Ana`). */
-const firstNameOf = (name: string) => name.trim().split(/\s+/u)[0] ?? '';
+export const firstNameOf = (name: string) => name.trim().split(/\s+/u)[0] ?? '';

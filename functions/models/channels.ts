@@ -163,6 +163,21 @@ const streamRecords = () =>
   );
 export type StreamRecord = z.output<ReturnType<typeof streamRecords>>[number];
 
+/**
+ * An event that may cause customer messages (domain/notifications.ts): the fan-out sends one for each event of
+ * a type a trigger the event's DC has on listens to. The consumer reads the event's details back from its item.
+ */
+const notificationMessage = () =>
+  z.object({
+    account_id: z.string(),
+    dc_id: z.string(),
+    route_id: z.string(),
+    event_id: z.string(),
+    event_type: z.enum(EVENT_TYPES),
+    occurred_at: z.number(),
+  });
+export type NotificationMessage = z.output<ReturnType<typeof notificationMessage>>;
+
 // ---- The channels ----
 
 // Each queue is one channel, exported on its own (`import * as channels`, then `channels.imports`): a bundle
@@ -286,6 +301,19 @@ export const optimizations = /* @__PURE__ */ defineChannel('optimizations', {
   message: optimizationMessage,
 });
 
+/**
+ * Events that may cause customer messages, from the fan-out (workers/fan-out-events), one per event whose DC
+ * has a trigger on that listens to its type. Consumer: workers/send-notifications, which renders and sends
+ * each stop's messages (SES, End User Messaging SMS; the local outbox locally).
+ */
+export const notifications = /* @__PURE__ */ defineChannel('notifications', {
+  urlEnv: 'NOTIFICATION_QUEUE_URL',
+  deadLetterUrlEnv: 'NOTIFICATION_DLQ_URL',
+  visibilityTimeoutSeconds: 360,
+  maxReceiveCount: 5,
+  message: notificationMessage,
+});
+
 /** Every channel, in the order CDK makes their queues. */
 export const allChannels = [
   imports,
@@ -297,6 +325,7 @@ export const allChannels = [
   analytics,
   proofUploads,
   optimizations,
+  notifications,
 ] as const;
 
 export type ChannelName = (typeof allChannels)[number]['name'];

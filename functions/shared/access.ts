@@ -64,4 +64,21 @@ export interface ResourceAccess {
    * message (kms:Decrypt); only on that key, only under that context.
    */
   recipients?: 'encrypt' | 'decrypt';
+  /**
+   * Sends customer messages: ses:SendEmail with the configured sender identity and configuration set, and
+   * sms-voice:SendTextMessage with the configured origination identity and configuration set, each only when
+   * the deployment configures that channel (docs/configuration.md), and nothing else of SES or SMS.
+   */
+  customerMessages?: MessageSenders;
+}
+
+/**
+ * The senders of customer messages a deployment configures (CDK context, docs/configuration.md); a consumer
+ * declares `{}` and the app fills in what is configured. Without `email` or `sms` that channel is not sent.
+ */
+export interface MessageSenders {
+  /** SES v2: the verified identity (a domain or an address), the From address, the configuration set. */
+  email?: { identity: string; from: string; configurationSet?: string };
+  /** End User Messaging SMS: the origination identity (phone number id, pool id or ARN), the configuration set. */
+  sms?: { originationIdentity: string; configurationSet?: string };
 }

@@ -50,7 +50,15 @@ export interface ServiceConfig {
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** The AWS services whose clients the service makes, as the SDK's AWS_ENDPOINT_URL_<SERVICE> names them. */
-export type AwsService = 'DYNAMODB' | 'SQS' | 'S3' | 'STS' | 'KMS' | 'API_GATEWAY';
+export type AwsService =
+  | 'DYNAMODB'
+  | 'SQS'
+  | 'S3'
+  | 'STS'
+  | 'KMS'
+  | 'API_GATEWAY'
+  | 'SESV2'
+  | 'PINPOINT_SMS_VOICE_V2';
 
 let overrides: Environment | undefined;
 let current: ServiceConfig | undefined;

@@ -98,6 +98,15 @@ export const RESOURCE_ENV = {
    * proofs prefix: the records of those objects end when the objects do (lifecycleExpiry).
    */
   proofRetentionDays: 'PROOF_RETENTION_DAYS',
+  /**
+   * Customer messages (ResourceAccess.customerMessages), each set only when the deployment configures its
+   * channel (docs/configuration.md): the SES sender address and configuration set, the End User Messaging
+   * SMS origination identity and configuration set. A channel without its sender is not sent.
+   */
+  emailFrom: 'NOTIFY_EMAIL_FROM',
+  emailConfigurationSet: 'NOTIFY_EMAIL_CONFIGURATION_SET',
+  smsOriginationIdentity: 'NOTIFY_SMS_ORIGINATION_IDENTITY',
+  smsConfigurationSet: 'NOTIFY_SMS_CONFIGURATION_SET',
 } as const;
 
 /**

@@ -9,6 +9,7 @@ import { exportAnalytics } from './export-analytics/consumer';
 import { fanOutEvents } from './fan-out-events/consumer';
 import { importRoutes } from './import-routes/consumer';
 import { optimizeRoutes } from './optimize-routes/consumer';
+import { sendNotifications } from './send-notifications/consumer';
 
 /**
  * The queue consumers: CDK turns each into a Lambda with an SQS event source on its queue, or on that queue's
@@ -27,4 +28,5 @@ export const consumers: readonly ConsumerDefinition[] = [
   exportAnalytics,
   checkProofs,
   optimizeRoutes,
+  sendNotifications,
 ];

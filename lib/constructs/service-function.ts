@@ -1,9 +1,11 @@
 import {
+  ArnFormat,
   AssetHashType,
   type BundlingOptions,
   type CfnResource,
   DockerImage,
   Duration,
+  Stack,
   Validations,
 } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
@@ -16,7 +18,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { LinkSigning, ResourceAccess, TableAccess } from '../../functions/shared/access';
+import type { LinkSigning, MessageSenders, ResourceAccess, TableAccess } from '../../functions/shared/access';
 import type { Channel } from '../../functions/shared/channel';
 import {
   PROOFS_PREFIX,
@@ -60,6 +62,17 @@ const SECRETS_KEY_ACTIONS: Record<NonNullable<ResourceAccess['webhookSecrets']>,
   encrypt: 'kms:GenerateDataKey',
   decrypt: 'kms:Decrypt',
 };
+
+const sesArn = (scope: Construct, resource: string) =>
+  Stack.of(scope).formatArn({ service: 'ses', resource, arnFormat: ArnFormat.NO_RESOURCE_NAME });
+const smsArn = (scope: Construct, resource: string) =>
+  Stack.of(scope).formatArn({ service: 'sms-voice', resource, arnFormat: ArnFormat.NO_RESOURCE_NAME });
+
+/** An End User Messaging SMS origination identity's ARN: given as one, or a pool's or a phone number's id. */
+export function originationIdentityArn(scope: Construct, identity: string): string {
+  if (identity.startsWith('arn:')) return identity;
+  return smsArn(scope, identity.startsWith('pool-') ? `pool/${identity}` : `phone-number/${identity}`);
+}
 
 /** What a presigned link of each kind does: a download GETs one object, an upload PUTs one (no multipart). */
 const LINK_SIGNERS: Record<LinkSigning['access'], { id: string; action: string }> = {
@@ -216,6 +229,7 @@ export class ServiceFunction extends LambdaFunction {
       this.bindSecretsKey(resources.webhookSecretsKey, access.stopPins, STOP_PIN_CONTEXT_KEYS);
     if (access.recipients)
       this.bindSecretsKey(resources.webhookSecretsKey, access.recipients, RECIPIENT_CONTEXT_KEYS);
+    if (access.customerMessages) this.bindMessageSenders(access.customerMessages);
     for (const channel of new Set(access.sendTo ?? [])) this.bindQueue(resources.queue(channel), channel);
     for (const channel of new Set(access.sendToDeadLetter ?? [])) {
       const deadLetterQueue = resources.deadLetterQueue(channel);
@@ -298,6 +312,41 @@ export class ServiceFunction extends LambdaFunction {
         },
       }),
     );
+  }
+
+  /**
+   * Lets the function send customer messages with exactly the configured senders: ses:SendEmail on the SES
+   * identity and configuration set, sms-voice:SendTextMessage on the origination identity and configuration
+   * set (each a resource the call names, as both services authorize them), and tells it the senders.
+   */
+  bindMessageSenders({ email, sms }: MessageSenders): void {
+    if (email) {
+      this.addEnvironment(RESOURCE_ENV.emailFrom, email.from);
+      if (email.configurationSet)
+        this.addEnvironment(RESOURCE_ENV.emailConfigurationSet, email.configurationSet);
+      this.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail'],
+          resources: [
+            sesArn(this, `identity/${email.identity}`),
+            ...(email.configurationSet ? [sesArn(this, `configuration-set/${email.configurationSet}`)] : []),
+          ],
+        }),
+      );
+    }
+    if (sms) {
+      this.addEnvironment(RESOURCE_ENV.smsOriginationIdentity, sms.originationIdentity);
+      if (sms.configurationSet) this.addEnvironment(RESOURCE_ENV.smsConfigurationSet, sms.configurationSet);
+      this.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['sms-voice:SendTextMessage'],
+          resources: [
+            originationIdentityArn(this, sms.originationIdentity),
+            ...(sms.configurationSet ? [smsArn(this, `configuration-set/${sms.configurationSet}`)] : []),
+          ],
+        }),
+      );
+    }
   }
 
   /** Lets the function send to the channel's queue and tells it the URL (in the channel's `urlEnv`). */

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApiStageSpec, RestApiSpec } from '../cloud/model';
 import type { InvokeResult, LambdaRuntime } from '../lambda/runtime';
@@ -46,6 +46,8 @@ export interface ApiGatewayOptions {
    * store); default: the keys the API's templates declare.
    */
   apiKeys?: ApiKeyStore;
+  /** The local runtime's own routes (`/_local/...`, no API Gateway method): true when it answered the request. */
+  localRoutes?: (method: string, path: string, res: ServerResponse) => boolean;
 }
 
 /**
@@ -167,6 +169,11 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     // API Gateway names every request, answered by a function or by itself, in x-amzn-RequestId.
     const requestId = randomUUID();
     res.setHeader('x-amzn-RequestId', requestId);
+    const path = (req.url ?? '/').split('?')[0] as string;
+    if (path.startsWith('/_local/') && options.localRoutes?.(req.method ?? 'GET', path, res)) {
+      req.resume();
+      return;
+    }
     readBody(req)
       .then((body) => respond(req, body, requestId))
       .then((reply) => {

@@ -32,6 +32,7 @@ import {
   validationError,
 } from './errors';
 import { handleKms, newKmsMasterKey } from './kms';
+import { handleSes, handleSms, Outbox } from './outbox';
 import { checkPrincipal, type Principal, type SignedCall } from './principals';
 import { handleS3 } from './s3';
 import { type NotificationSetup, S3Notifications } from './s3-notifications';
@@ -70,6 +71,8 @@ export interface AwsProxy {
   configureKeys(keys: readonly KmsKeySpec[]): void;
   /** The DynamoDB partition model's counters, when it runs (the `partitions` option). */
   partitions?: PartitionModel;
+  /** Customer messages the functions sent (SES v2 SendEmail, End User Messaging SMS SendTextMessage). */
+  outbox: Outbox;
   close(): Promise<void>;
 }
 
@@ -144,6 +147,7 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
     : undefined;
   const notifications = new S3Notifications(fauxqs);
   const apiKeys = options.apiKeys ?? new ApiKeyStore();
+  const outbox = new Outbox();
   let sqs: SqsProxy | undefined;
 
   const server = createServer((req, res) => {
@@ -183,7 +187,9 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
       return;
     }
     const { signing } = parsed;
-    const service = signing.service as ServiceName;
+    // SES and End User Messaging SMS go to the outbox; their errors take the shape of KMS's JSON protocol.
+    const messaging = signing.service === 'ses' || signing.service === 'sms-voice';
+    const service = messaging ? 'kms' : (signing.service as ServiceName);
     if (!SERVICES.has(service)) {
       req.resume();
       sendError(
@@ -216,7 +222,7 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
           query,
           headers: req.headers,
           payloadHash,
-          doubleEncodePath: service !== 's3',
+          doubleEncodePath: signing.service !== 's3',
         }),
     };
     if (service === 'dynamodb') return handleDynamoDb(call, dynamodb, meter);
@@ -230,6 +236,8 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
       });
     }
     if (service === 'apigateway') return handleApiGateway(call, apiKeys);
+    if (signing.service === 'ses') return handleSes(call, outbox);
+    if (signing.service === 'sms-voice') return handleSms(call, outbox);
     if (service === 'kms') return handleKms(call, { keys: kmsKeys, masterKey: kmsMasterKey });
     return handleS3(call, fauxqs, notifications);
   }
@@ -261,6 +269,7 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
     },
     principalOf: (accessKeyId) => principals.get(accessKeyId),
     partitions: meter?.model,
+    outbox,
     configureBucketNotifications: (setup) => notifications.configure(setup),
     configureKeys(keys) {
       kmsKeys.clear();

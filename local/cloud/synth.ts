@@ -29,6 +29,17 @@ export interface SynthesizeOptions {
 }
 
 /**
+ * The senders of customer messages the local runtime synthesizes with (docs/local-runtime.md, The outbox):
+ * both channels configured, so every message reaches the local outbox; `-c notificationEmailIdentity=` (empty)
+ * turns a channel off as a deployment without it is.
+ */
+export const LOCAL_MESSAGE_SENDERS = {
+  notificationEmailIdentity: 'example.com',
+  notificationEmailFrom: 'deliveries@example.com',
+  notificationSmsOriginationIdentity: 'phone-0123456789abcdef0123456789abcdef',
+} as const;
+
+/**
  * Synthesizes the CDK app as `cdk synth` does, minus two slow steps the local runtime does not need:
  * bundling (an empty `aws:cdk:bundling-stacks` makes every function skip esbuild; the local runtime
  * builds the bundles itself from each function's metadata) and the CloudFormation schema validation (and
@@ -48,7 +59,12 @@ export async function synthesizeApp(options: SynthesizeOptions = {}): Promise<st
   const app = new App({
     outdir,
     // cdk.json's feature flags, as the CLI gives them to `cdk deploy`: the local templates are the deployed ones.
-    context: { ...cdkJsonContext(), ...options.context, 'aws:cdk:bundling-stacks': [] },
+    context: {
+      ...cdkJsonContext(),
+      ...LOCAL_MESSAGE_SENDERS,
+      ...options.context,
+      'aws:cdk:bundling-stacks': [],
+    },
     builtinCloudFormationValidation: false,
   });
   const routes = defineDeliveryRoutes(app, { ...readConfig(app), env: undefined, ...options.config });

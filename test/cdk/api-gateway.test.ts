@@ -447,6 +447,7 @@ describe('per-account limits', () => {
       'routes/waypoints',
       'workers/import-routes',
       'workers/optimize-routes',
+      'workers/send-notifications',
     ]);
     const stageUrl = {
       'Fn::Join': [

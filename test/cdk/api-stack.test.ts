@@ -332,10 +332,13 @@ describe('webhook secrets key', () => {
     (f) => expectOnlyKmsActionOf(f, f.access.stopPins as 'encrypt' | 'decrypt'),
   );
 
-  it('seals recipients in the import worker only (encrypt)', () => {
+  it('seals recipients in the import worker (encrypt) and opens them in the notifications worker (decrypt) only', () => {
     expect(
       accessByFunction.filter((f) => f.access.recipients).map((f) => [f.name, f.access.recipients]),
-    ).toEqual([['consumer importRoutes', 'encrypt']]);
+    ).toEqual([
+      ['consumer importRoutes', 'encrypt'],
+      ['consumer sendNotifications', 'decrypt'],
+    ]);
   });
 
   it.each(

@@ -233,8 +233,59 @@ describe('config from context', () => {
       ['exportAnalytics', undefined],
       ['checkProofs', undefined],
       ['optimizeRoutes', undefined],
+      ['sendNotifications', undefined],
     ]);
     expect(environmentOf(synthesize()).every(([, delays]) => delays === undefined)).toBe(true);
+  });
+
+  it('lets the notifications worker, and no other function, send with exactly the configured senders', () => {
+    const policiesOf = (routes: ReturnType<typeof synthesize>) =>
+      [...routes.api.consumerFunctions.entries()].map(([id, fn]) => {
+        const template = JSON.stringify(Template.fromStack(Stack.of(fn)).findResources('AWS::IAM::Policy'));
+        const variables = Template.fromStack(Stack.of(fn)).toJSON().Resources[
+          Stack.of(fn).getLogicalId(fn.node.defaultChild as never)
+        ].Properties.Environment.Variables;
+        return { id, template, variables };
+      });
+    const configured = policiesOf(
+      synthesize({
+        messageSenders: {
+          email: {
+            identity: 'example.com',
+            from: 'deliveries@example.com',
+            configurationSet: 'customer-mail',
+          },
+          sms: { originationIdentity: 'pool-0123', configurationSet: 'customer-sms' },
+        },
+      }),
+    );
+    const worker = configured.find((f) => f.id === 'sendNotifications');
+    expect(worker?.template).toContain('ses:SendEmail');
+    expect(worker?.template).toContain(':identity/example.com');
+    expect(worker?.template).toContain(':configuration-set/customer-mail');
+    expect(worker?.template).toContain('sms-voice:SendTextMessage');
+    expect(worker?.template).toContain(':pool/pool-0123');
+    expect(worker?.template).toContain(':configuration-set/customer-sms');
+    expect(worker?.variables).toMatchObject({
+      NOTIFY_EMAIL_FROM: 'deliveries@example.com',
+      NOTIFY_EMAIL_CONFIGURATION_SET: 'customer-mail',
+      NOTIFY_SMS_ORIGINATION_IDENTITY: 'pool-0123',
+      NOTIFY_SMS_CONFIGURATION_SET: 'customer-sms',
+    });
+    // The nested stack of the consumers holds every consumer's policy: only the worker's names the senders.
+    expect(configured.filter((f) => f.variables.NOTIFY_EMAIL_FROM !== undefined).map((f) => f.id)).toEqual([
+      'sendNotifications',
+    ]);
+    const unconfigured = policiesOf(synthesize()).find((f) => f.id === 'sendNotifications');
+    expect(unconfigured?.template).not.toContain('ses:');
+    expect(unconfigured?.template).not.toContain('sms-voice:');
+    expect(unconfigured?.variables.NOTIFY_EMAIL_FROM).toBeUndefined();
+  });
+
+  it('refuses a domain email identity without a From address', () => {
+    expect(() => readConfig(new App({ context: { notificationEmailIdentity: 'example.com' } }))).toThrow(
+      /notificationEmailFrom/,
+    );
   });
 
   it('refuses a log retention CloudWatch does not offer', () => {

@@ -16,6 +16,7 @@ import { fanOutEvents } from '../../functions/workers/fan-out-events/consumer';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import { consumers } from '../../functions/workers/index';
 import { optimizeRoutes } from '../../functions/workers/optimize-routes/consumer';
+import { sendNotifications } from '../../functions/workers/send-notifications/consumer';
 import { sqsRecord } from '../../local/event-sources/sqs-records';
 import { createTestAccount } from '../support/accounts';
 import { call, expectSuccess } from '../support/http';
@@ -85,6 +86,15 @@ async function handledMessage(consumer: ConsumerDefinition): Promise<string> {
       const [message] = await receiveQueueMessages(api, 'analytics', 1);
       return (message as SQSRecord).body;
     }
+    case sendNotifications:
+      return JSON.stringify({
+        account_id: acme.accountId,
+        dc_id: 'dc-1',
+        route_id: 'never-imported',
+        event_id: 'evt_0000000000000000',
+        event_type: 'ROUTE_STARTED',
+        occurred_at: 1,
+      });
     default:
       throw new Error(`no handled message for the consumer ${consumer.id}`);
   }
@@ -107,6 +117,16 @@ const WRONG_SCHEMA: Record<ChannelName, { message: unknown; field: string }> = {
     message: { account_id: 'acc_1', dc_id: 'dc-1', route_id: 'r-1' },
     field: 'optimization_id',
   },
+  notifications: {
+    message: {
+      account_id: 'acc_1',
+      dc_id: 'dc-1',
+      route_id: 'r-1',
+      event_type: 'ROUTE_STARTED',
+      occurred_at: 1,
+    },
+    field: 'event_id',
+  },
 };
 
 function recordOf(consumer: ConsumerDefinition, messageId: string, body: string): SQSRecord {
@@ -126,7 +146,7 @@ function failedRecordLines(consumer: ConsumerDefinition, from: number) {
 
 describe('a message its consumer cannot read', () => {
   it('is tried with every consumer', () => {
-    expect(consumers.length).toBe(10);
+    expect(consumers.length).toBe(11);
   });
 
   it.each(consumers)(

@@ -82,6 +82,26 @@ const examples = [
     wrong: { account_id: 'acc_1', dc_id: 'dc 1', routeId: 'R 1', optimization_id: 7 },
     names: ['route_id', 'optimization_id'],
   },
+  {
+    channel: channels.notifications,
+    fits: {
+      account_id: 'acc_1',
+      dc_id: 'dc 1',
+      route_id: 'R 1',
+      event_id: 'evt_1',
+      event_type: 'ROUTE_STARTED',
+      occurred_at: 1,
+    },
+    wrong: {
+      account_id: 'acc_1',
+      dc_id: 'dc 1',
+      route_id: 'R 1',
+      event_id: 'evt_1',
+      event_type: 'START',
+      occurred_at: 1,
+    },
+    names: ['event_type'],
+  },
 ];
 
 describe('the channels', () => {

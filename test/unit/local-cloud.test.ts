@@ -328,6 +328,7 @@ describe('the synthesized app, read as a deployment', () => {
       'functions/api/webhooks/rotate-secret/handler.ts',
       'functions/workers/deliver-webhooks/handler.ts',
       'functions/workers/import-routes/handler.ts',
+      'functions/workers/send-notifications/handler.ts',
     ]);
   });
 

@@ -10,5 +10,5 @@ export const fanOutEvents = defineConsumer({
   maxConcurrency: 5,
   timeoutSeconds: 30,
   memorySize: 512,
-  access: { table: 'read', sendTo: [channels.deliveries] },
+  access: { table: 'read', sendTo: [channels.deliveries, channels.notifications] },
 });

@@ -1,0 +1,187 @@
+import { queryItems, tableName, writeTransactionParts } from './client';
+import { codec } from './codec';
+import { getRecord } from './item-ops';
+import { routeKeys } from './routes';
+import type { TableKey } from './table-schema';
+
+/**
+ * Customer messages (docs/api.md, Customer notifications): one record per message, in its route's partition
+ * beside the waypoint it is about (so the route's deletion removes them with its rows), and per waypoint a
+ * small state item that throttles LATE messages. A record's key derives from what caused it (the event, the
+ * trigger, the channel), so a redelivered event finds its record and sends nothing again.
+ */
+
+export type NotificationStatus = 'QUEUED' | 'SENT' | 'DELIVERED' | 'BOUNCED' | 'FAILED' | 'SUPPRESSED';
+
+export interface NotificationRecord {
+  accountId: string;
+  routeId: string;
+  waypointId: string;
+  waypointSequence: number;
+  /** Derived from the event, trigger and channel (domain/notifications.ts). */
+  notificationId: string;
+  eventId: string;
+  trigger: string;
+  channel: string;
+  status: NotificationStatus;
+  /** Why it ended FAILED, BOUNCED or SUPPRESSED (`quiet_hours`, `opted_out`, the provider's words). */
+  statusReason?: string;
+  locale: string;
+  /** The masked address it went to, as the waypoint reads show it. */
+  to: string;
+  /** The ETA the message told, where it told one. */
+  eta?: number;
+  /** SMS only: the segments the text takes. */
+  segments?: number;
+  /** The provider's id of the message (SES MessageId, End User Messaging MessageId). */
+  providerMessageId?: string;
+  createdAt: number;
+  sentAt?: number;
+  /** When it was delivered, bounced, failed or suppressed. */
+  endedAt?: number;
+}
+
+const PREFIX = 'NOTIFICATION#';
+const seq = (n: number) => String(n).padStart(5, '0');
+
+const recordKey = (accountId: string, routeId: string, sequence: number, notificationId: string): TableKey =>
+  routeKeys.row(accountId, routeId, `${PREFIX}${seq(sequence)}#${notificationId}`);
+const stateKey = (accountId: string, routeId: string, sequence: number): TableKey =>
+  routeKeys.row(accountId, routeId, `NOTIFY_STATE#${seq(sequence)}`);
+
+const recordCodec = codec<NotificationRecord>({
+  accountId: {},
+  routeId: {},
+  waypointId: {},
+  waypointSequence: {},
+  notificationId: {},
+  eventId: {},
+  trigger: {},
+  channel: {},
+  status: {},
+  statusReason: {},
+  locale: {},
+  to: { attr: 'to_masked' },
+  eta: {},
+  segments: {},
+  providerMessageId: {},
+  createdAt: {},
+  sentAt: {},
+  endedAt: {},
+});
+
+/** What the waypoint's messages so far left: the ETA the last one told, when the last LATE one went. */
+export interface NotifyState {
+  lastEta?: number;
+  lastLateAt?: number;
+}
+
+const stateCodec = codec<NotifyState>({ lastEta: {}, lastLateAt: {} });
+
+export const getNotifyState = (accountId: string, routeId: string, sequence: number) =>
+  getRecord(stateKey(accountId, routeId, sequence), stateCodec.fromItem);
+
+/**
+ * Stores a new message's record, on condition that none of its id exists ('duplicate': a redelivered event),
+ * and keeps the ETA it tells (`eta`) on the waypoint's state. With `throttleLateSince` (a LATE message), also
+ * takes the waypoint's LATE turn: refused ('throttled') when its last LATE message came after that time.
+ */
+export async function insertNotification(
+  record: NotificationRecord,
+  options: { eta?: number; throttleLateSince?: number } = {},
+): Promise<'written' | 'duplicate' | 'throttled'> {
+  const { eta, throttleLateSince } = options;
+  const sets = [
+    'entity = :entity',
+    ...(eta === undefined ? [] : ['last_eta = :eta']),
+    ...(throttleLateSince === undefined ? [] : ['last_late_at = :now']),
+  ];
+  return writeTransactionParts([
+    {
+      items: [
+        {
+          Put: {
+            TableName: tableName(),
+            Item: {
+              ...recordKey(record.accountId, record.routeId, record.waypointSequence, record.notificationId),
+              entity: 'NOTIFICATION',
+              ...recordCodec.toItem(record),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ],
+      refusedAs: 'duplicate',
+    },
+    {
+      items: [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: stateKey(record.accountId, record.routeId, record.waypointSequence),
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ...(throttleLateSince === undefined
+              ? {}
+              : { ConditionExpression: 'attribute_not_exists(last_late_at) OR last_late_at <= :since' }),
+            ExpressionAttributeValues: {
+              ':entity': 'NOTIFY_STATE',
+              ...(eta === undefined ? {} : { ':eta': eta }),
+              ...(throttleLateSince === undefined
+                ? {}
+                : { ':now': record.createdAt, ':since': throttleLateSince }),
+            },
+          },
+        },
+      ],
+      refusedAs: 'throttled',
+    },
+  ]);
+}
+
+/** Sets the record's status (and its times and provider id), whatever it was. */
+export async function updateNotification(
+  record: Pick<NotificationRecord, 'accountId' | 'routeId' | 'waypointSequence' | 'notificationId'>,
+  change: Partial<
+    Pick<NotificationRecord, 'status' | 'statusReason' | 'providerMessageId' | 'sentAt' | 'endedAt'>
+  >,
+): Promise<void> {
+  const fields = recordCodec.toItem(change as NotificationRecord);
+  const names = Object.keys(fields).filter((name) => fields[name] !== undefined);
+  if (names.length === 0) return;
+  await writeTransactionParts([
+    {
+      items: [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: recordKey(record.accountId, record.routeId, record.waypointSequence, record.notificationId),
+            UpdateExpression: `SET ${names.map((_, index) => `#f${index} = :v${index}`).join(', ')}`,
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: Object.fromEntries(names.map((name, index) => [`#f${index}`, name])),
+            ExpressionAttributeValues: Object.fromEntries(
+              names.map((name, index) => [`:v${index}`, fields[name]]),
+            ),
+          },
+        },
+      ],
+    },
+  ]);
+}
+
+/** The waypoint's messages, oldest first. */
+export async function listNotifications(
+  accountId: string,
+  routeId: string,
+  sequence: number,
+): Promise<NotificationRecord[]> {
+  const key = routeKeys.row(accountId, routeId, `${PREFIX}${seq(sequence)}#`);
+  const { items } = await queryItems(
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': key.pk, ':prefix': key.sk },
+      ConsistentRead: true,
+    },
+    1000,
+  );
+  return items.map(recordCodec.fromItem).sort((a, b) => a.createdAt - b.createdAt);
+}

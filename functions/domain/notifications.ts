@@ -1,0 +1,330 @@
+import { createHash } from 'node:crypto';
+import { type Dc, getDc } from '../data/accounts';
+import { listAttempts } from '../data/attempts';
+import { getDriver } from '../data/drivers';
+import { eventDetails } from '../data/events';
+import { configuredChannels, sendEmail, sendSms } from '../data/message-sender';
+import { getNotificationSettings } from '../data/notification-settings';
+import {
+  getNotifyState,
+  insertNotification,
+  type NotificationRecord,
+  updateNotification,
+} from '../data/notifications';
+import { getRouteEtas } from '../data/route-etas';
+import { listWaypointRows, type WaypointRow } from '../data/route-rows';
+import { getRouteHeader, type RouteHeader } from '../data/routes';
+import type { NotificationMessage } from '../models/channels';
+import * as channels from '../models/channels';
+import type { EventDetails, WebhookEvent } from '../models/event-catalog';
+import type {
+  MessageTemplate,
+  NotificationChannel,
+  NotificationTrigger,
+} from '../models/notification-templates';
+import type { Recipient } from '../models/recipient';
+import { tokenSequence, trackingToken, trackingUrl } from '../models/tracking-links';
+import { config } from '../shared/config';
+import { logger } from '../shared/observability';
+import { send } from '../shared/queues';
+import { render, smsSize, templateFor } from './message-templates';
+import { openRecipient } from './recipients';
+import { etaWindowOf, firstNameOf } from './tracked-stop';
+
+/**
+ * Customer messages (docs/api.md, Customer notifications). The fan-out queues each event that a trigger of
+ * its DC listens to (queueNotifications); the notifications worker works out which stops it concerns and
+ * under which trigger, and for each stop with a recipient and each channel the DC uses and the deployment
+ * configured: renders the template of the recipient's locale, stores the message's record (once: its id
+ * derives from the event, trigger, channel and stop, so a redelivered event sends nothing again), and sends it,
+ * unless the DC's quiet hours hold (the message is then recorded SUPPRESSED, `quiet_hours`, and dropped).
+ */
+
+/** The triggers each event type can cause. */
+const TRIGGERS_OF_EVENT: Partial<Record<WebhookEvent['type'], readonly NotificationTrigger[]>> = {
+  ROUTE_STARTED: ['ROUTE_STARTED'],
+  WAYPOINT_APPROACHING: ['APPROACHING'],
+  ROUTE_ETAS_CHANGED: ['LATE'],
+  WAYPOINT_STATUS_CHANGED: ['DELIVERED', 'FAILED'],
+};
+
+/** LATE: the ETA moved this much later than the last message told, or past the stop's time window. */
+export const LATE_MOVE_MS = 15 * 60_000;
+/** LATE: at most one message per stop within this long. */
+export const LATE_THROTTLE_MS = 30 * 60_000;
+
+/** Queues the event for the notifications worker when its DC has a trigger on that listens to it. */
+export async function queueNotifications(accountId: string, event: WebhookEvent): Promise<boolean> {
+  const triggers = TRIGGERS_OF_EVENT[event.type];
+  if (!triggers || event.dc_id === null || event.route_id === null) return false;
+  const settings = await getNotificationSettings(accountId, event.dc_id);
+  if (!settings?.triggers.some((trigger) => triggers.includes(trigger as NotificationTrigger))) return false;
+  await send(channels.notifications, {
+    account_id: accountId,
+    dc_id: event.dc_id,
+    route_id: event.route_id,
+    event_id: event.event_id,
+    event_type: event.type,
+    occurred_at: event.occurred_at,
+  });
+  return true;
+}
+
+/** A stop an event concerns, and under which trigger. */
+interface Due {
+  waypointId: string;
+  trigger: NotificationTrigger;
+  reason?: string;
+}
+
+/** What one event means for the stops of its route. */
+async function dueOf(
+  message: NotificationMessage,
+  details: unknown,
+  route: RouteHeader,
+  waypoints: ReadonlyMap<string, WaypointRow>,
+): Promise<Due[]> {
+  switch (message.event_type) {
+    case 'ROUTE_STARTED': {
+      const ids = (details as EventDetails<'ROUTE_STARTED'>).waypoint_ids ?? route.waypointIds;
+      return ids.map((waypointId) => ({ waypointId, trigger: 'ROUTE_STARTED' }));
+    }
+    case 'WAYPOINT_APPROACHING':
+      return [
+        { waypointId: (details as EventDetails<'WAYPOINT_APPROACHING'>).waypoint_id, trigger: 'APPROACHING' },
+      ];
+    case 'WAYPOINT_STATUS_CHANGED': {
+      const visit = details as EventDetails<'WAYPOINT_STATUS_CHANGED'>;
+      if (visit.status === 'SUCCESSFUL') return [{ waypointId: visit.waypoint_id, trigger: 'DELIVERED' }];
+      if (visit.status !== 'FAILED') return [];
+      const sequence = waypoints.get(visit.waypoint_id)?.sequence;
+      const attempts =
+        sequence === undefined
+          ? []
+          : await listAttempts(message.account_id, message.route_id, { first: sequence, last: sequence });
+      const reason = attempts.find((attempt) => attempt.id === visit.attempt_id)?.reason?.message ?? '';
+      return [{ waypointId: visit.waypoint_id, trigger: 'FAILED', reason }];
+    }
+    case 'ROUTE_ETAS_CHANGED':
+      return lateStops(message, details as EventDetails<'ROUTE_ETAS_CHANGED'>, waypoints);
+    default:
+      return [];
+  }
+}
+
+/** The stops whose new ETA passed their time window, or moved LATE_MOVE_MS later than the last message told. */
+async function lateStops(
+  message: NotificationMessage,
+  details: EventDetails<'ROUTE_ETAS_CHANGED'>,
+  waypoints: ReadonlyMap<string, WaypointRow>,
+): Promise<Due[]> {
+  const late = await Promise.all(
+    details.etas.map(async ({ waypoint_id: waypointId, eta_timestamp: eta }) => {
+      const waypoint = waypoints.get(waypointId);
+      if (!waypoint?.recipient) return undefined;
+      const windowEnd = Math.max(...waypoint.timeWindows.map((window) => window.end));
+      const state = await getNotifyState(message.account_id, message.route_id, waypoint.sequence);
+      const pastWindow = waypoint.timeWindows.length > 0 && eta > windowEnd;
+      const moved = state?.lastEta !== undefined && eta - state.lastEta >= LATE_MOVE_MS;
+      // Past its window, a stop is told again only when the ETA moved on since the last message.
+      const toldAlready = state?.lastEta !== undefined && state.lastEta >= eta;
+      return (pastWindow && !toldAlready) || moved ? waypointId : undefined;
+    }),
+  );
+  return late.flatMap((waypointId) => (waypointId === undefined ? [] : [{ waypointId, trigger: 'LATE' }]));
+}
+
+/** Minutes since midnight of an `HH:MM` clock. */
+const minutesOf = (clock: string) => Number(clock.slice(0, 2)) * 60 + Number(clock.slice(3, 5));
+
+/** Minutes since midnight of `at` in `timeZone`. */
+function minutesOfDay(at: number, timeZone: string): number {
+  const clock = new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(at);
+  return minutesOf(clock);
+}
+
+/** True when `at` falls within the quiet hours (`start` included, `end` not; past midnight when end < start). */
+export function inQuietHours(
+  at: number,
+  timeZone: string,
+  quiet: { start: string; end: string } | undefined,
+) {
+  if (!quiet) return false;
+  const now = minutesOfDay(at, timeZone);
+  const [start, end] = [minutesOf(quiet.start), minutesOf(quiet.end)];
+  return start <= end ? now >= start && now < end : now >= start || now < end;
+}
+
+/** `14:05-14:35` in the DC's time zone. */
+function windowText(eta: number, timeZone: string): string {
+  const clock = new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
+  const window = etaWindowOf(eta);
+  return `${clock.format(window.start)}-${clock.format(window.end)}`;
+}
+
+/** A message's id: the same for the same event, trigger, channel and stop, whoever computes it. */
+const notificationIdOf = (eventId: string, trigger: string, channel: string, sequence: number) =>
+  createHash('sha256')
+    .update(`${eventId}\n${trigger}\n${channel}\n${sequence}`)
+    .digest('base64url')
+    .slice(0, 22);
+
+/** The messages one queued event causes; how many were sent. */
+export async function sendNotifications(message: NotificationMessage, now = Date.now()): Promise<number> {
+  const { account_id: accountId, dc_id: dcId, route_id: routeId } = message;
+  const [settings, route, dc, details] = await Promise.all([
+    getNotificationSettings(accountId, dcId),
+    getRouteHeader(accountId, routeId),
+    getDc(accountId, dcId),
+    eventDetails(accountId, [message.event_id]).then((found) => found.get(message.event_id)),
+  ]);
+  // A route deleted (or imported again) since, an event past its retention, settings turned off: nothing.
+  if (!settings || !route || route.deleting || !dc || details === undefined) return 0;
+  const waypoints = new Map(
+    (await listWaypointRows(accountId, routeId)).items.map((waypoint) => [waypoint.id, waypoint]),
+  );
+  const due = (await dueOf(message, details, route, waypoints)).filter((stop) =>
+    settings.triggers.includes(stop.trigger),
+  );
+  if (due.length === 0) return 0;
+  const [etas, driver] = await Promise.all([
+    getRouteEtas(accountId, routeId),
+    route.assignedDriverId ? getDriver(accountId, dcId, route.assignedDriverId) : undefined,
+  ]);
+  const configured = configuredChannels();
+  let sent = 0;
+  for (const stop of due) {
+    const waypoint = waypoints.get(stop.waypointId);
+    if (!waypoint?.recipient) continue;
+    const recipient = await openRecipient(accountId, routeId, waypoint.recipient);
+    const eta = etas?.etas[waypoint.sequence] ?? undefined;
+    for (const channel of settings.channels as NotificationChannel[]) {
+      const to = channel === 'SMS' ? recipient.phone : recipient.email;
+      if (to === undefined) continue;
+      if (!configured[channel]) {
+        logger.info('customer message not sent: the deployment has no sender for its channel', {
+          account_id: accountId,
+          route_id: routeId,
+          channel,
+        });
+        continue;
+      }
+      const outcome = await sendOne({
+        message,
+        route,
+        dc,
+        waypoint,
+        recipient,
+        channel,
+        stop,
+        eta: eta ?? undefined,
+        driverFirstName: driver ? firstNameOf(driver.name) : '',
+        templates: settings.templates as MessageTemplate[],
+        quietHours: settings.quietHours,
+        now,
+      });
+      if (outcome === 'sent') sent += 1;
+    }
+  }
+  return sent;
+}
+
+interface OneMessage {
+  message: NotificationMessage;
+  route: RouteHeader;
+  dc: Dc;
+  waypoint: WaypointRow;
+  recipient: Recipient;
+  channel: NotificationChannel;
+  stop: Due;
+  eta: number | undefined;
+  driverFirstName: string;
+  templates: MessageTemplate[];
+  quietHours: { start: string; end: string } | undefined;
+  now: number;
+}
+
+async function sendOne(one: OneMessage): Promise<'sent' | 'not_sent'> {
+  const { message, route, dc, waypoint, recipient, channel, stop, eta, now } = one;
+  const template = templateFor(one.templates, stop.trigger, channel, recipient.locale);
+  const link = route.trackingKey
+    ? trackingUrl(
+        config().apiUrl,
+        trackingToken(
+          route.trackingKey,
+          waypoint.id,
+          tokenSequence(route.sequencedTokensFrom, waypoint.sequence),
+        ),
+      )
+    : '';
+  const values = {
+    stop_name: waypoint.name ?? '',
+    eta_window: eta === undefined ? '' : windowText(eta, dc.timeZone),
+    driver_first_name: one.driverFirstName,
+    tracking_link: link,
+    dc_name: dc.name,
+    reason: stop.reason ?? '',
+  };
+  const body = render(template.body, values);
+  const notificationId = notificationIdOf(message.event_id, stop.trigger, channel, waypoint.sequence);
+  const quiet = inQuietHours(now, dc.timeZone, one.quietHours);
+  const masked = waypoint.recipient?.masked;
+  const record: NotificationRecord = {
+    accountId: message.account_id,
+    routeId: route.routeId,
+    waypointId: waypoint.id,
+    waypointSequence: waypoint.sequence,
+    notificationId,
+    eventId: message.event_id,
+    trigger: stop.trigger,
+    channel,
+    status: quiet ? 'SUPPRESSED' : 'QUEUED',
+    ...(quiet ? { statusReason: 'quiet_hours', endedAt: now } : {}),
+    locale: template.locale,
+    to: (channel === 'SMS' ? masked?.phone : masked?.email) ?? '',
+    ...(eta === undefined ? {} : { eta }),
+    ...(channel === 'SMS' ? { segments: smsSize(body).segments } : {}),
+    createdAt: now,
+  };
+  const written = await insertNotification(record, {
+    ...(eta === undefined || quiet ? {} : { eta }),
+    ...(stop.trigger === 'LATE' ? { throttleLateSince: now - LATE_THROTTLE_MS } : {}),
+  });
+  const ids = { account_id: message.account_id, route_id: route.routeId, notification_id: notificationId };
+  // Sent once at most: a redelivered event, or a LATE within the throttle, finds its turn taken.
+  if (written !== 'written' || quiet) {
+    logger.info('customer message not sent', { ...ids, outcome: quiet ? 'quiet_hours' : written });
+    return 'not_sent';
+  }
+  try {
+    const providerMessageId =
+      channel === 'SMS'
+        ? await sendSms({ to: recipient.phone as string, body, context: { notification_id: notificationId } })
+        : await sendEmail({
+            to: recipient.email as string,
+            subject: render(template.subject ?? '', values),
+            body,
+            unsubscribeUrl: `${link}/unsubscribe`,
+            tags: { notification_id: notificationId },
+          });
+    await updateNotification(record, { status: 'SENT', sentAt: Date.now(), providerMessageId });
+    logger.info('customer message sent', { ...ids, channel, trigger: stop.trigger });
+    return 'sent';
+  } catch (error) {
+    // The SDK retried passing failures already: what is left is the provider's refusal.
+    const reason = error instanceof Error ? error.name : 'Error';
+    await updateNotification(record, { status: 'FAILED', statusReason: reason, endedAt: Date.now() });
+    logger.warn('customer message failed', { ...ids, channel, reason });
+    return 'not_sent';
+  }
+}

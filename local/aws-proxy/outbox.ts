@@ -1,0 +1,196 @@
+/**
+ * The local outbox: what the local AWS endpoint does with customer messages instead of sending them. The
+ * notifications worker's SES v2 client (`SendEmail`, REST JSON: `POST /v2/email/outbound-emails`, signed for
+ * `ses`) and End User Messaging SMS client (`SendTextMessage`, JSON 1.0: `X-Amz-Target:
+ * PinpointSMSVoiceV2.SendTextMessage`, signed for `sms-voice`) reach this endpoint through their
+ * AWS_ENDPOINT_URL_* variables; each call is authorized as IAM would (ses:SendEmail on the From address's
+ * domain identity and the configuration set; sms-voice:SendTextMessage on the origination identity and the
+ * configuration set), answered with a MessageId, kept in the outbox (newest last) and printed as one line.
+ * `GET /_local/outbox` on the local API lists it (docs/local-runtime.md, The outbox).
+ */
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { check } from '../iam/actions';
+import { authorize, type SignedCall, signedBody } from './principals';
+import { sendJson } from './upstream';
+
+export interface OutboxMessage {
+  /** The provider's MessageId the call was answered with. */
+  id: string;
+  channel: 'EMAIL' | 'SMS';
+  to: string;
+  from: string;
+  subject: string | null;
+  body: string;
+  /** EMAIL: the headers the call set (List-Unsubscribe and List-Unsubscribe-Post). */
+  headers: Record<string, string>;
+  configuration_set: string | null;
+  /** EMAIL's tags, SMS's context: what delivery events carry back. */
+  tags: Record<string, string>;
+  sent_at: number;
+}
+
+/** Newest last; the oldest go beyond this many. */
+const OUTBOX_MESSAGES = 1000;
+
+export class Outbox {
+  readonly messages: OutboxMessage[] = [];
+
+  add(message: OutboxMessage): void {
+    this.messages.push(message);
+    if (this.messages.length > OUTBOX_MESSAGES) this.messages.shift();
+    const about = message.subject === null ? message.body : message.subject;
+    console.log(`outbox: ${message.channel} to ${message.to}: ${about.replace(/\s+/g, ' ').slice(0, 120)}`);
+  }
+}
+
+type Input = Record<string, unknown>;
+
+const MAX_REQUEST_BYTES = 1024 * 1024;
+
+/** The error both services' JSON protocols answer (`__type` and x-amzn-ErrorType). */
+function fail(res: ServerResponse, status: number, type: string, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-ErrorType': type });
+  res.end(JSON.stringify({ __type: type, message }));
+}
+
+async function jsonBody(call: SignedCall): Promise<Input | undefined> {
+  // Errors of the signature in the shape of KMS's JSON protocol, which both clients read.
+  const body = await signedBody('kms', call, MAX_REQUEST_BYTES);
+  if (!body) return undefined;
+  try {
+    const input = JSON.parse(body.toString('utf8')) as unknown;
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new Error('not an object');
+    return input as Input;
+  } catch {
+    fail(call.res, 400, 'SerializationException', 'the body is no JSON object');
+    return undefined;
+  }
+}
+
+const arnOf = (call: SignedCall, service: string, resource: string) =>
+  `arn:aws:${service}:${call.scope.region}:${call.scope.accountId}:${resource}`;
+
+/** SES v2 SendEmail (Simple content only). */
+export async function handleSes(call: SignedCall, outbox: Outbox): Promise<void> {
+  if (call.req.method !== 'POST' || call.rawPath !== '/v2/email/outbound-emails') {
+    call.req.resume();
+    fail(call.res, 404, 'NotFoundException', `the local outbox serves SendEmail only, not ${call.rawPath}`);
+    return;
+  }
+  const input = await jsonBody(call);
+  if (!input) return;
+  const from = typeof input.FromEmailAddress === 'string' ? input.FromEmailAddress : '';
+  const to = ((input.Destination as Input | undefined)?.ToAddresses as string[] | undefined) ?? [];
+  const simple = (input.Content as Input | undefined)?.Simple as Input | undefined;
+  if (!from.includes('@') || to.length !== 1 || !simple) {
+    fail(
+      call.res,
+      400,
+      'BadRequestException',
+      'FromEmailAddress, one ToAddresses and Content.Simple are required',
+    );
+    return;
+  }
+  const configurationSet = typeof input.ConfigurationSetName === 'string' ? input.ConfigurationSetName : null;
+  const checks = [
+    check('ses:SendEmail', arnOf(call, 'ses', `identity/${from.slice(from.lastIndexOf('@') + 1)}`)),
+    ...(configurationSet
+      ? [check('ses:SendEmail', arnOf(call, 'ses', `configuration-set/${configurationSet}`))]
+      : []),
+  ];
+  if (!authorize('kms', call, checks)) return;
+  const id = `local-${randomUUID()}`;
+  outbox.add({
+    id,
+    channel: 'EMAIL',
+    to: to[0] as string,
+    from,
+    subject: String((simple.Subject as Input | undefined)?.Data ?? ''),
+    body: String(((simple.Body as Input | undefined)?.Text as Input | undefined)?.Data ?? ''),
+    headers: Object.fromEntries(
+      ((simple.Headers as { Name: string; Value: string }[] | undefined) ?? []).map((h) => [h.Name, h.Value]),
+    ),
+    configuration_set: configurationSet,
+    tags: Object.fromEntries(
+      ((input.EmailTags as { Name: string; Value: string }[] | undefined) ?? []).map((t) => [
+        t.Name,
+        t.Value,
+      ]),
+    ),
+    sent_at: Date.now(),
+  });
+  sendJson(call.res, 200, { MessageId: id });
+}
+
+/** End User Messaging SMS SendTextMessage. */
+export async function handleSms(call: SignedCall, outbox: Outbox): Promise<void> {
+  const target = String(call.req.headers['x-amz-target'] ?? '');
+  if (target !== 'PinpointSMSVoiceV2.SendTextMessage') {
+    call.req.resume();
+    fail(
+      call.res,
+      400,
+      'UnknownOperationException',
+      `the local outbox serves SendTextMessage only, not ${target}`,
+    );
+    return;
+  }
+  const input = await jsonBody(call);
+  if (!input) return;
+  const { DestinationPhoneNumber: to, OriginationIdentity: origination, MessageBody: body } = input;
+  if (typeof to !== 'string' || !/^\+[1-9]\d{1,14}$/.test(to) || typeof origination !== 'string') {
+    fail(
+      call.res,
+      400,
+      'ValidationException',
+      'DestinationPhoneNumber (E.164) and OriginationIdentity are required',
+    );
+    return;
+  }
+  const configurationSet = typeof input.ConfigurationSetName === 'string' ? input.ConfigurationSetName : null;
+  const identityArn = origination.startsWith('arn:')
+    ? origination
+    : arnOf(
+        call,
+        'sms-voice',
+        origination.startsWith('pool-') ? `pool/${origination}` : `phone-number/${origination}`,
+      );
+  const checks = [
+    check('sms-voice:SendTextMessage', identityArn),
+    ...(configurationSet
+      ? [
+          check(
+            'sms-voice:SendTextMessage',
+            arnOf(call, 'sms-voice', `configuration-set/${configurationSet}`),
+          ),
+        ]
+      : []),
+  ];
+  if (!authorize('kms', call, checks)) return;
+  const id = `local-${randomUUID()}`;
+  outbox.add({
+    id,
+    channel: 'SMS',
+    to,
+    from: origination,
+    subject: null,
+    body: typeof body === 'string' ? body : '',
+    headers: {},
+    configuration_set: configurationSet,
+    tags: (input.Context as Record<string, string> | undefined) ?? {},
+    sent_at: Date.now(),
+  });
+  sendJson(call.res, 200, { MessageId: id });
+}
+
+/**
+ * The outbox's routes on the local API (`/_local/outbox...`): true when `path` was one of them and is answered.
+ * `GET /_local/outbox` lists every message, newest last.
+ */
+export function serveOutbox(method: string, path: string, res: ServerResponse, outbox: Outbox): boolean {
+  if (path !== '/_local/outbox') return false;
+  if (method !== 'GET') sendJson(res, 405, { message: '/_local/outbox takes GET' });
+  else sendJson(res, 200, { messages: outbox.messages });
+  return true;
+}

@@ -1,0 +1,196 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import * as drivers from '../../functions/api/drivers/index';
+import { listNotifications } from '../../functions/data/notifications';
+import { createTestAccount } from '../support/accounts';
+import { type TestAccount, useTestApi } from '../support/fixtures';
+import { expectSuccess } from '../support/http';
+import { exampleRoute, importRoute } from '../support/routes';
+
+/**
+ * Customer messages end to end through the local outbox (docs/api.md, Customer notifications): a driver's
+ * start, visit and failure reach the stops' recipients by SMS and email in their locale's template (else the
+ * DC's language's, else English), never during the DC's quiet hours, and once per trigger and stop.
+ */
+
+const fx = useTestApi('customer-messages', { streams: true });
+let acme: TestAccount;
+const tokens: Record<string, string> = {};
+
+const PHONE = '+14155550123';
+const EMAIL = 'dana.customer@example.com';
+const OTHER_EMAIL = 'lou.customer@example.com';
+const HOUR = 3_600_000;
+
+interface OutboxMessage {
+  id: string;
+  channel: 'EMAIL' | 'SMS';
+  to: string;
+  subject: string | null;
+  body: string;
+  headers: Record<string, string>;
+  tags: Record<string, string>;
+}
+
+/** The local outbox (not an API operation: a plain GET of the local runtime's own route). */
+const outbox = async (): Promise<OutboxMessage[]> => {
+  const response = await fetch(`${fx.api.url}/_local/outbox`);
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { messages: OutboxMessage[] }).messages;
+};
+
+/** The outbox's messages to `to` once there are `count` of them (polled: the event path is asynchronous). */
+async function messagesTo(to: string, count: number, timeoutMs = 20_000): Promise<OutboxMessage[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = (await outbox()).filter((message) => message.to === to);
+    if (found.length >= count) return found;
+    const logs = fx.api.logs
+      .map((log) => log.line)
+      .filter((line) => /"level":"(WARN|ERROR)"/.test(line))
+      .slice(-3)
+      .map((line) => line.slice(0, 600))
+      .join('\n');
+    expect(Date.now(), `${count} messages to ${to}; ${found.length} so far\n${logs}`).toBeLessThan(deadline);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** `HH:MM` in UTC, `hours` from now. */
+const utcClock = (hours: number) => new Date(Date.now() + hours * HOUR).toISOString().slice(11, 16);
+
+async function createDriver(driverId: string, dcId: string) {
+  const created = await fx.as(acme.key, 'POST', `/dcs/${dcId}/drivers`, {
+    driver_id: driverId,
+    driver_name: 'Ana María Ruiz',
+  });
+  tokens[driverId] = (
+    expectSuccess(created, drivers.createDriver) as { driver: { login_token: string } }
+  ).driver.login_token;
+}
+
+function routeOf(id: string, driverId: string) {
+  const route = exampleRoute(id, { waypoints: 3, driverId, startTime: Date.now() + HOUR });
+  const [first, second] = route.waypoints as Record<string, unknown>[];
+  (first as Record<string, unknown>).recipient = { phone: PHONE, email: EMAIL, locale: 'de-AT' };
+  (second as Record<string, unknown>).recipient = { email: OTHER_EMAIL, locale: 'fr' };
+  return route;
+}
+
+const settings = (dcId: string, body: unknown) =>
+  fx.as(acme.key, 'PUT', `/dcs/${dcId}/notification-settings`, body);
+
+beforeAll(async () => {
+  acme = await createTestAccount('Acme', [
+    { dcId: 'dc-1', name: 'Acme North' },
+    { dcId: 'dc-2', timeZone: 'UTC' },
+  ]);
+  await createDriver('d-1', 'dc-1');
+  await createDriver('d-2', 'dc-2');
+  expect(
+    (
+      await settings('dc-1', {
+        triggers: ['ROUTE_STARTED', 'DELIVERED', 'FAILED'],
+        channels: ['SMS', 'EMAIL'],
+        templates: [
+          {
+            trigger: 'ROUTE_STARTED',
+            channel: 'SMS',
+            locale: 'de',
+            body: '{{dc_name}}: Ihre Lieferung kommt {{eta_window}}. {{tracking_link}}',
+          },
+        ],
+      })
+    ).status,
+  ).toBe(200);
+  // Quiet from an hour ago to an hour from now, in the DC's zone (UTC): whatever the time the test runs at.
+  expect(
+    (
+      await settings('dc-2', {
+        triggers: ['ROUTE_STARTED'],
+        quiet_hours: { start: utcClock(-1), end: utcClock(1) },
+      })
+    ).status,
+  ).toBe(200);
+}, 60_000);
+
+describe('customer messages', { timeout: 90_000 }, () => {
+  it('tells each recipient of a started route, in their locale’s template, with the stop’s tracking link', async () => {
+    await importRoute(fx.api.url, acme.key, 'dc-1', routeOf('cm-1', 'd-1'));
+    const started = await fx.as(tokens['d-1'] as string, 'POST', '/driver/routes/cm-1/start', {
+      timestamp: Date.now(),
+    });
+    expect(started.status, started.text).toBe(200);
+
+    // de-AT takes the DC's de template; its email, which the DC has no de template of, the English default.
+    const [sms] = await messagesTo(PHONE, 1);
+    expect(sms?.channel).toBe('SMS');
+    expect(sms?.body).toMatch(
+      /^Acme North: Ihre Lieferung kommt \d\d:\d\d-\d\d:\d\d\. http:\/\/127\.0\.0\.1:\d+\/track\/[\w-]{22}$/,
+    );
+    const [email] = await messagesTo(EMAIL, 1);
+    expect(email?.subject).toBe('Your delivery from Acme North is on its way');
+    const link = /(http:\/\/\S+\/track\/[\w-]{22})/.exec(email?.body ?? '')?.[1];
+    expect(link).toBeDefined();
+    expect(sms?.body).toContain(link);
+    // RFC 8058: one-click unsubscribe on the tracking host.
+    expect(email?.headers).toEqual({
+      'List-Unsubscribe': `<${link}/unsubscribe>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    });
+    // fr: no template of the DC, nor of French: English.
+    const [other] = await messagesTo(OTHER_EMAIL, 1);
+    expect(other?.subject).toBe('Your delivery from Acme North is on its way');
+
+    // The third stop has no recipient; each message is recorded SENT with its segments (SMS).
+    const records = await listNotifications(acme.accountId, 'cm-1', 0);
+    expect(records.map((r) => [r.trigger, r.channel, r.status, r.locale, r.to])).toEqual(
+      expect.arrayContaining([
+        ['ROUTE_STARTED', 'SMS', 'SENT', 'de', '+1415•••0123'],
+        ['ROUTE_STARTED', 'EMAIL', 'SENT', 'en', 'd•••@example.com'],
+      ]),
+    );
+    expect(records.find((r) => r.channel === 'SMS')?.segments).toBe(1);
+    expect(records.every((r) => r.providerMessageId?.startsWith('local-'))).toBe(true);
+  });
+
+  it('tells of a delivery and of a failure with its reason', async () => {
+    const visit = (waypoint: number, body: Record<string, unknown>) =>
+      fx.as(tokens['d-1'] as string, 'POST', `/driver/routes/cm-1/waypoints/cm-1-wp-${waypoint}/attempts`, {
+        id: `cm-1-visit-${waypoint}`,
+        timestamp: Date.now(),
+        ...body,
+      });
+    expect((await visit(0, { status: 'SUCCESSFUL' })).status).toBe(200);
+    const delivered = await messagesTo(EMAIL, 2);
+    expect(delivered[1]?.subject).toBe('Delivered: your delivery from Acme North');
+    const failed = await visit(1, {
+      status: 'FAILED',
+      reason: { code: 'CLOSED', message: 'the shop was closed' },
+    });
+    expect(failed.status, failed.text).toBe(200);
+    const [, failure] = await messagesTo(OTHER_EMAIL, 2);
+    expect(failure?.body).toContain('We could not deliver to');
+    expect(failure?.body).toContain(': the shop was closed.');
+  });
+
+  it('drops a message due in the DC’s quiet hours, recorded SUPPRESSED', async () => {
+    await importRoute(fx.api.url, acme.key, 'dc-2', routeOf('cm-2', 'd-2'));
+    const before = (await outbox()).length;
+    const started = await fx.as(tokens['d-2'] as string, 'POST', '/driver/routes/cm-2/start', {
+      timestamp: Date.now(),
+    });
+    expect(started.status, started.text).toBe(200);
+    const deadline = Date.now() + 30_000;
+    let records = await listNotifications(acme.accountId, 'cm-2', 0);
+    while (records.length < 2) {
+      expect(Date.now(), 'the quiet hours records').toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      records = await listNotifications(acme.accountId, 'cm-2', 0);
+    }
+    expect(records.map((r) => [r.status, r.statusReason])).toEqual([
+      ['SUPPRESSED', 'quiet_hours'],
+      ['SUPPRESSED', 'quiet_hours'],
+    ]);
+    expect((await outbox()).slice(before).filter((m) => m.to === PHONE || m.to === EMAIL)).toEqual([]);
+  });
+});
