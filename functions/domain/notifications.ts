@@ -8,12 +8,13 @@ import { getNotificationSettings } from '../data/notification-settings';
 import {
   getNotifyState,
   insertNotification,
+  listNotifications,
   type NotificationRecord,
   updateNotification,
 } from '../data/notifications';
 import { getRouteEtas } from '../data/route-etas';
 import { listWaypointRows, type WaypointRow } from '../data/route-rows';
-import { getRouteHeader, type RouteHeader } from '../data/routes';
+import { getRouteHeader, type RouteHeader, waypointSequencesOf } from '../data/routes';
 import type { NotificationMessage } from '../models/channels';
 import * as channels from '../models/channels';
 import type { EventDetails, WebhookEvent } from '../models/event-catalog';
@@ -25,10 +26,13 @@ import type {
 import type { Recipient } from '../models/recipient';
 import { tokenSequence, trackingToken, trackingUrl } from '../models/tracking-links';
 import { config } from '../shared/config';
+import { NotFoundError } from '../shared/errors';
 import { logger } from '../shared/observability';
 import { send } from '../shared/queues';
+import { quote } from '../shared/quote';
 import { render, smsSize, templateFor } from './message-templates';
 import { openRecipient } from './recipients';
+import { type RouteRef, requireRoute } from './routes';
 import { etaWindowOf, firstNameOf } from './tracked-stop';
 
 /**
@@ -39,6 +43,18 @@ import { etaWindowOf, firstNameOf } from './tracked-stop';
  * derives from the event, trigger, channel and stop, so a redelivered event sends nothing again), and sends it,
  * unless the DC's quiet hours hold (the message is then recorded SUPPRESSED, `quiet_hours`, and dropped).
  */
+
+/** The messages about a waypoint of the account's route, oldest first; 404 for a route or waypoint it has not. */
+export async function waypointNotifications(
+  ref: RouteRef,
+  waypointId: string,
+): Promise<NotificationRecord[]> {
+  const route = await requireRoute(ref);
+  const position = route.waypointIds.indexOf(waypointId);
+  if (position < 0)
+    throw new NotFoundError(`waypoint ${quote(waypointId)} not found on route ${quote(ref.routeId)}`);
+  return listNotifications(ref.accountId, ref.routeId, waypointSequencesOf(route)[position] as number);
+}
 
 /** The triggers each event type can cause. */
 const TRIGGERS_OF_EVENT: Partial<Record<WebhookEvent['type'], readonly NotificationTrigger[]>> = {

@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as drivers from '../../functions/api/drivers/index';
+import * as routes from '../../functions/api/routes/index';
 import { listNotifications } from '../../functions/data/notifications';
 import { createTestAccount } from '../support/accounts';
 import { type TestAccount, useTestApi } from '../support/fixtures';
-import { expectSuccess } from '../support/http';
+import { expectError, expectSuccess } from '../support/http';
 import { exampleRoute, importRoute } from '../support/routes';
 
 /**
@@ -171,6 +172,32 @@ describe('customer messages', { timeout: 90_000 }, () => {
     const [, failure] = await messagesTo(OTHER_EMAIL, 2);
     expect(failure?.body).toContain('We could not deliver to');
     expect(failure?.body).toContain(': the shop was closed.');
+  });
+
+  it('lists a waypoint’s messages with status and times; another account’s reads are refused', async () => {
+    const path = '/dcs/dc-1/routes/cm-1/waypoints/cm-1-wp-0/notifications';
+    const listed = expectSuccess(await fx.as(acme.key, 'GET', path), routes.listWaypointNotifications) as {
+      notifications: Record<string, unknown>[];
+    };
+    expect(listed.notifications.map((n) => [n.trigger, n.channel, n.status])).toEqual(
+      expect.arrayContaining([
+        ['ROUTE_STARTED', 'SMS', 'SENT'],
+        ['ROUTE_STARTED', 'EMAIL', 'SENT'],
+        ['DELIVERED', 'EMAIL', 'SENT'],
+      ]),
+    );
+    for (const n of listed.notifications) {
+      expect(n.sent_at).toBeGreaterThanOrEqual(n.created_at as number);
+      expect(JSON.stringify(n)).not.toContain('5550123');
+    }
+    expectError(
+      await fx.as(acme.key, 'GET', '/dcs/dc-1/routes/cm-1/waypoints/nowhere/notifications'),
+      404,
+      1003,
+    );
+    const globex = await fx.account('Globex', [{ dcId: 'dc-1' }]);
+    expectError(await fx.as(globex.key, 'GET', path), 404, 3003);
+    expectError(await fx.as(globex.key, 'GET', path.replace('/dcs/dc-1/', '/dcs/dc-2/')), 403, 1002);
   });
 
   it('drops a message due in the DC’s quiet hours, recorded SUPPRESSED', async () => {

@@ -34,5 +34,6 @@ export * from './track/endpoint';
 export * from './unassign-driver/endpoint';
 export * from './upload/endpoint';
 export * from './waypoint/endpoint';
+export * from './waypoint-notifications/endpoint';
 export * from './waypoint-schemas';
 export * from './waypoints/endpoint';

@@ -1,0 +1,49 @@
+import { EpochMillis, Id } from '../../../models/common';
+import * as z from '../../../shared/zod';
+import { RouteParams, routesEndpoint } from '../schemas';
+
+const Notification = z.withMeta(
+  z.object({
+    id: z.withMeta(z.string(), {
+      description: 'the message’s id: the same for the same event, trigger, channel and stop',
+    }),
+    event_id: z.withMeta(z.string(), {
+      description: 'the event that caused it (webhooks and the event feed carry it)',
+    }),
+    trigger: z.enum(['ROUTE_STARTED', 'APPROACHING', 'LATE', 'DELIVERED', 'FAILED']),
+    channel: z.enum(['SMS', 'EMAIL']),
+    status: z.withMeta(z.enum(['QUEUED', 'SENT', 'DELIVERED', 'BOUNCED', 'FAILED', 'SUPPRESSED']), {
+      description:
+        'QUEUED (recorded, not yet handed to the provider), SENT (the provider took it), FAILED (the provider refused it), SUPPRESSED (not sent: `status_reason` says why, `quiet_hours`)',
+    }),
+    status_reason: z.withMeta(z.nullable(z.string()), {
+      description: 'why it ended FAILED or SUPPRESSED; null otherwise',
+    }),
+    to: z.withMeta(z.string(), {
+      description: 'the address it went to, masked as the waypoint reads show it',
+    }),
+    locale: z.withMeta(z.string(), { description: 'the locale of the template used (after the fallbacks)' }),
+    segments: z.withMeta(z.nullable(z.int()), {
+      description: 'SMS: the segments the text takes; null for an email',
+    }),
+    eta: z.withMeta(z.nullable(EpochMillis), { description: 'the ETA the message told, if it told one' }),
+    created_at: EpochMillis,
+    sent_at: z.nullable(EpochMillis),
+    ended_at: z.withMeta(z.nullable(EpochMillis), { description: 'when it failed or was suppressed' }),
+  }),
+  { id: 'Notification', description: 'one customer message about a stop' },
+);
+
+export const listWaypointNotifications = routesEndpoint(
+  'GET /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}/notifications',
+  {
+    operationId: 'listWaypointNotifications',
+    module: import.meta.url,
+    summary: 'The customer messages about a waypoint, oldest first, with their status and times',
+    request: { params: z.extend(RouteParams, { waypoint_id: Id }) },
+    responses: {
+      200: { description: 'the messages', data: z.object({ notifications: z.array(Notification) }) },
+    },
+    errorCodes: [3003, 1003],
+  },
+);
