@@ -35,8 +35,6 @@ export interface EmailToSend {
   to: string;
   subject: string;
   body: string;
-  /** RFC 8058 one-click unsubscribe: the link, sent as List-Unsubscribe with List-Unsubscribe-Post. */
-  unsubscribeUrl: string;
   /** Tags SES events carry back (the notification's id), so an outcome finds its record. */
   tags: Record<string, string>;
 }
@@ -52,11 +50,8 @@ export async function sendEmail(email: EmailToSend): Promise<string> {
       Content: {
         Simple: {
           Subject: { Data: email.subject, Charset: 'UTF-8' },
-          Body: { Text: { Data: `${email.body}\n\nUnsubscribe: ${email.unsubscribeUrl}`, Charset: 'UTF-8' } },
-          Headers: [
-            { Name: 'List-Unsubscribe', Value: `<${email.unsubscribeUrl}>` },
-            { Name: 'List-Unsubscribe-Post', Value: 'List-Unsubscribe=One-Click' },
-          ],
+          // No List-Unsubscribe yet: the one-click unsubscribe endpoint it would name does not exist.
+          Body: { Text: { Data: email.body, Charset: 'UTF-8' } },
         },
       },
       ...(configurationSet ? { ConfigurationSetName: configurationSet } : {}),

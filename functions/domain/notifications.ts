@@ -330,7 +330,6 @@ async function sendOne(one: OneMessage): Promise<'sent' | 'not_sent'> {
             to: recipient.email as string,
             subject: render(template.subject ?? '', values),
             body,
-            unsubscribeUrl: `${link}/unsubscribe`,
             tags: { notification_id: notificationId },
           });
     await updateNotification(record, { status: 'SENT', sentAt: Date.now(), providerMessageId });

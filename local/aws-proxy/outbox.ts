@@ -22,7 +22,7 @@ export interface OutboxMessage {
   from: string;
   subject: string | null;
   body: string;
-  /** EMAIL: the headers the call set (List-Unsubscribe and List-Unsubscribe-Post). */
+  /** EMAIL: the headers the call set (Content.Simple.Headers). */
   headers: Record<string, string>;
   configuration_set: string | null;
   /** EMAIL's tags, SMS's context: what delivery events carry back. */
