@@ -102,7 +102,8 @@ async function waitForDeletion(routeId: string) {
   }
 }
 
-describe('a route whose rows span three shards', () => {
+// Each step may wait a phase out (import, revision, deletion): the tests' time is the phase's deadline and more.
+describe('a route whose rows span three shards', { timeout: PHASE_DEADLINE_MS + 30_000 }, () => {
   const route = heavyRoute('sharded');
   let header: RouteHeader;
 

@@ -271,6 +271,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
           attempts: [],
           // No rules of its own, and the DC has no defaults: nothing asked of a visit.
           requirements: { photos: 0, signature: false, pin: false, minimum_age: null, scan_items: false },
+          recipient: null,
           arrived_timestamp: null,
           departed_timestamp: null,
           visits: [],

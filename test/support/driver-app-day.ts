@@ -257,8 +257,8 @@ export function deliveryDay(fx: TestApiFixture) {
     ]);
     expect(listed).toEqual({
       ...route,
-      // The driver app leaves out the customers' tracking links.
-      waypoints: waypoints.map(({ tracking_url, ...waypoint }) => ({
+      // The driver app leaves out the customers' tracking links and who they are (recipient).
+      waypoints: waypoints.map(({ tracking_url, recipient, ...waypoint }) => ({
         ...waypoint,
         invoices: invoices.filter((invoice) => waypoint.invoice_ids.includes(invoice.id)),
       })),

@@ -173,6 +173,8 @@ export function importedWaypoint(route: SampleRoute, sequence: number) {
     time_windows: waypoint.time_windows,
     invoice_ids: waypoint.invoices.map((invoice) => invoice.id),
     requirements: appliedRequirements(undefined, (waypoint as { requirements?: Requirements }).requirements),
+    // The sample routes name no recipient: nobody to tell (customer messages).
+    recipient: null,
     // No pings near it yet: never arrived at.
     arrived_timestamp: null,
     departed_timestamp: null,
