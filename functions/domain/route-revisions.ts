@@ -21,17 +21,11 @@ import { logger } from '../shared/observability';
 import { delaySecondsFor, send } from '../shared/queues';
 import { quote } from '../shared/quote';
 import { REVISION_IMAGE_DAYS } from '../shared/resources';
+import { readImportBody, rejectRepeatedIds } from './import-bodies';
 import { scheduleDeadlineCheck } from './import-deadlines';
 import { noChanges, type RouteChanges } from './route-diff';
 import { recomputeEtas } from './route-etas';
-import {
-  failureOfRun,
-  IMPORT_ATTEMPTS,
-  internalFailure,
-  readImportBody,
-  rejectRepeatedIds,
-  requireDriverOfDc,
-} from './route-import';
+import { failureOfRun, IMPORT_ATTEMPTS, internalFailure, requireDriverOfDc } from './route-import';
 import { applyRevision, type RevisionPins, revisionRouteRef } from './route-revision-apply';
 import { rollBack } from './route-revision-rollback';
 import { type RouteRef, requireRoute } from './routes';
