@@ -30,6 +30,7 @@ import { NotFoundError } from '../shared/errors';
 import { logger } from '../shared/observability';
 import { send } from '../shared/queues';
 import { quote } from '../shared/quote';
+import { zonedFormatter } from '../shared/time';
 import { render, smsSize, templateFor } from './message-templates';
 import { openRecipient } from './recipients';
 import { type RouteRef, requireRoute } from './routes';
@@ -153,16 +154,11 @@ async function lateStops(
 /** Minutes since midnight of an `HH:MM` clock. */
 const minutesOf = (clock: string) => Number(clock.slice(0, 2)) * 60 + Number(clock.slice(3, 5));
 
+/** `HH:MM` in a time zone: one formatter per zone, made once (making one costs more than formatting). */
+const clockIn = zonedFormatter('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+
 /** Minutes since midnight of `at` in `timeZone`. */
-function minutesOfDay(at: number, timeZone: string): number {
-  const clock = new Intl.DateTimeFormat('en-GB', {
-    timeZone,
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).format(at);
-  return minutesOf(clock);
-}
+const minutesOfDay = (at: number, timeZone: string): number => minutesOf(clockIn(timeZone).format(at));
 
 /** True when `at` falls within the quiet hours (`start` included, `end` not; past midnight when end < start). */
 export function inQuietHours(
@@ -178,12 +174,7 @@ export function inQuietHours(
 
 /** `14:05-14:35` in the DC's time zone. */
 function windowText(eta: number, timeZone: string): string {
-  const clock = new Intl.DateTimeFormat('en-GB', {
-    timeZone,
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  });
+  const clock = clockIn(timeZone);
   const window = etaWindowOf(eta);
   return `${clock.format(window.start)}-${clock.format(window.end)}`;
 }
