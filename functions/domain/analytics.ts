@@ -10,7 +10,7 @@ import type { DriverLocation } from '../data/drivers';
 import type { InvoiceRow, WaypointRow } from '../data/route-rows';
 import type { VisitRecord } from '../data/route-visits';
 import type { RouteHeader } from '../data/routes';
-import { localDateOf, zonedFormatter } from '../shared/time';
+import { DATE_TIME_FIELDS, localDateOf, zonedFormatter } from '../shared/time';
 import {
   type AnalyticsRecord,
   type AnalyticsValue,
@@ -66,16 +66,7 @@ function visitOfAttempt(attempt: Attempt, visits: RouteFacts['visits']) {
     .at(-1);
 }
 
-const dateTimeFormatter = zonedFormatter('en-US', {
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  // h23, not hour12: false, which some engines render as 24:00 at midnight.
-  hourCycle: 'h23',
-});
+const dateTimeFormatter = zonedFormatter('en-US', DATE_TIME_FIELDS);
 
 const twoDigits = (value: number) => String(value).padStart(2, '0');
 

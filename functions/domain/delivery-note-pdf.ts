@@ -5,6 +5,7 @@ import fontkit from '@pdf-lib/fontkit';
 import { PageSizes, PDFDocument, type PDFFont, type PDFImage, type PDFPage, rgb } from 'pdf-lib';
 import type { Applied } from '../models/delivery-requirements';
 import { DELIVERY_NOTE_FONT_FILES } from '../shared/resources';
+import { DATE_TIME_FIELDS, zonedFormatter } from '../shared/time';
 import type { DeliveryNoteContent } from './delivery-note';
 
 /**
@@ -213,18 +214,7 @@ function rulesText(rules: Applied): string {
     .join(', ');
 }
 
-const dateTime = (timeZone: string) =>
-  new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-    timeZoneName: 'short',
-  });
+const dateTime = zonedFormatter('en-CA', { ...DATE_TIME_FIELDS, timeZoneName: 'short' });
 
 /**
  * The delivery note of an invoice as a PDF: the DC, route, waypoint and invoice, every item with its quantity,

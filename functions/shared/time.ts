@@ -17,6 +17,18 @@ export function zonedFormatter(
   };
 }
 
+/** A date and a time to the second, two digits each. */
+export const DATE_TIME_FIELDS: Intl.DateTimeFormatOptions = {
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  // h23, not hour12: false, which some engines render as 24:00 at midnight.
+  hourCycle: 'h23',
+};
+
 const dateFormatter = zonedFormatter('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit' });
 
 /** The YYYY-MM-DD date of an instant in an IANA time zone (a route's DC-local service date). */

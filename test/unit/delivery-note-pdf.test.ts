@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeliveryNoteContent } from '../../functions/domain/delivery-note';
 import { renderDeliveryNote } from '../../functions/domain/delivery-note-pdf';
 import { NO_REQUIREMENTS } from '../../functions/models/delivery-requirements';
+import { DATE_TIME_FIELDS } from '../../functions/shared/time';
 
 /** A note of one invoice whose items were visited at 09:05:00 UTC, in a DC of `timeZone`. */
 function note(timeZone: string): DeliveryNoteContent {
@@ -46,13 +47,7 @@ describe('renderDeliveryNote', () => {
       const text = await textOf(await renderDeliveryNote(note(timeZone)));
       const time = new Intl.DateTimeFormat('en-CA', {
         timeZone,
-        year: 'numeric',
-        month: '2-digit',
-        day: '2-digit',
-        hour: '2-digit',
-        minute: '2-digit',
-        second: '2-digit',
-        hourCycle: 'h23',
+        ...DATE_TIME_FIELDS,
         timeZoneName: 'short',
       }).format(new Date(Date.UTC(2026, 10, 23, 9, 5, 0)));
       // The items' two times and the attempt's, none cut short.
