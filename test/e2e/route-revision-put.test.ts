@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import * as driverApp from '../../functions/api/driver-app/index';
-import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { getTrackingPage } from '../../functions/api/tracking/index';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
 import { call, expectError, expectSuccess, readAllPages } from '../support/http';
-import { strongToken } from '../support/login-tokens';
-import { useRoutesApi, type Waypoint } from '../support/route-changes';
+import { startAndVisit, useRoutesApi, type Waypoint } from '../support/route-changes';
 import { exampleRoute, importRoute, routeUpdatedEventsOf, waitForImport } from '../support/routes';
 
 /**
@@ -22,27 +20,6 @@ type Changes = Record<
   'waypoints' | 'invoices' | 'items',
   { added: string[]; removed: string[]; changed: string[] }
 >;
-
-/** A driver of dc-1 who can sign in to the driver app; returns a caller as that driver. */
-async function createAppDriver(driverId: string) {
-  const loginToken = strongToken(`${driverId}-login-token-0001`);
-  const response = await rt.asAcme('POST', '/dcs/dc-1/drivers', {
-    driver_id: driverId,
-    driver_name: `Driver ${driverId}`,
-    login_token: loginToken,
-  });
-  expectSuccess(response, drivers.createDriver);
-  return (method: string, path: string, payload?: unknown) => rt.fx.as(loginToken, method, path, payload);
-}
-
-/** Imports the active route `id` of dc-1 with `waypoints` waypoints for a new driver. */
-async function importFor(id: string, waypoints: number) {
-  const driverId = `${id}-driver`;
-  const asDriver = await createAppDriver(driverId);
-  const body = exampleRoute(id, { waypoints, driverId });
-  await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', body);
-  return { body, driverId, asDriver };
-}
 
 /** PUTs the revision (202) and waits until it ended; returns import-status's last answer. */
 async function revise(routeId: string, route: unknown) {
@@ -98,7 +75,7 @@ async function snapshotOf(routeId: string) {
 
 describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
   it('adds, removes and changes waypoints, invoices and items and the route’s fields; import-status answers the changes; ROUTE_UPDATED', async () => {
-    const { body, asDriver } = await importFor('rev-1', 3);
+    const { body, asDriver } = await rt.importForAppDriver('rev-1', 3);
     const [wp0, wp1, wp2] = body.waypoints as [ImportedWaypoint, ImportedWaypoint, ImportedWaypoint];
     const before = await rt.readRoute('dc-1', body.id);
     const waypointsBefore = await waypointsOf(body.id);
@@ -157,7 +134,7 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
   });
 
   it('changes nothing when the same revision comes again: empty changes, no event, the version kept', async () => {
-    const { body } = await importFor('rev-twice', 2);
+    const { body } = await rt.importForAppDriver('rev-twice', 2);
     const revision = { ...body, waypoints: [withQuantity(body.waypoints[0] as ImportedWaypoint, 3)] };
     await revised(body.id, revision);
     const after = await snapshotOf(body.id);
@@ -169,7 +146,7 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
   });
 
   it('gives a waypoint removed and added again a tracking link of its own: the earlier customer’s opens nothing', async () => {
-    const { body } = await importFor('rev-relink', 3);
+    const { body } = await rt.importForAppDriver('rev-relink', 3);
     const [wp0, wp1, wp2] = body.waypoints as [ImportedWaypoint, ImportedWaypoint, ImportedWaypoint];
     const linksOf = async () =>
       new Map((await waypointsOf(body.id)).map((waypoint) => [waypoint.id, waypoint.tracking_url as string]));
@@ -190,7 +167,7 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
   });
 
   it('frees the removed ids: another route may import them', async () => {
-    const { body } = await importFor('rev-free', 2);
+    const { body } = await rt.importForAppDriver('rev-free', 2);
     const removed = body.waypoints[1] as ImportedWaypoint;
     await revised(body.id, { ...body, waypoints: [body.waypoints[0]] });
     const other = { ...exampleRoute('rev-free-other', { waypoints: 1 }), waypoints: [removed] };
@@ -199,17 +176,9 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
   });
 
   it('fails with 3100 naming the waypoint when a visited one would change, and leaves the route as it was', async () => {
-    const { body, asDriver } = await importFor('rev-visited', 2);
+    const { body, asDriver } = await rt.importForAppDriver('rev-visited', 2);
     const [wp0, wp1] = body.waypoints as [ImportedWaypoint, ImportedWaypoint];
-    expect(
-      (await asDriver('POST', `/driver/routes/${body.id}/start`, { timestamp: Date.now() - 60_000 })).status,
-    ).toBe(200);
-    const visit = await asDriver('POST', `/driver/routes/${body.id}/waypoints/${wp0.id}/attempts`, {
-      id: 'rev-visited-0',
-      timestamp: Date.now() - 1_000,
-      status: 'VISIT_LATER',
-    });
-    expect(visit.status, visit.text).toBe(200);
+    await startAndVisit(asDriver, body.id, wp0.id, { id: 'rev-visited-0', status: 'VISIT_LATER' });
     const before = await snapshotOf(body.id);
 
     for (const waypoints of [[withQuantity(wp0, 9), wp1], [wp1]]) {
@@ -223,8 +192,8 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
   });
 
   it('fails with 3006 when an added waypoint id is another route’s, frees the ids it had claimed, and leaves the route as it was', async () => {
-    const { body } = await importFor('rev-taken', 1);
-    const { body: other } = await importFor('rev-taken-other', 1);
+    const { body } = await rt.importForAppDriver('rev-taken', 1);
+    const { body: other } = await rt.importForAppDriver('rev-taken-other', 1);
     const fresh = exampleRoute('rev-taken-fresh', { waypoints: 1 }).waypoints[0] as ImportedWaypoint;
     const before = await snapshotOf(body.id);
     const { finished } = await revise(body.id, {
@@ -240,18 +209,10 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
   });
 
   it('reorders waypoints still to visit and inserts new ones after the visited ones; moving a visited one is 3100, a new one before it 3101', async () => {
-    const { body, asDriver } = await importFor('rev-order', 3);
+    const { body, asDriver } = await rt.importForAppDriver('rev-order', 3);
     const [wp0, wp1, wp2] = body.waypoints as [ImportedWaypoint, ImportedWaypoint, ImportedWaypoint];
     const fresh = exampleRoute('rev-order-new', { waypoints: 1 }).waypoints[0] as ImportedWaypoint;
-    expect(
-      (await asDriver('POST', `/driver/routes/${body.id}/start`, { timestamp: Date.now() - 60_000 })).status,
-    ).toBe(200);
-    const visit = await asDriver('POST', `/driver/routes/${body.id}/waypoints/${wp0.id}/attempts`, {
-      id: 'rev-order-0',
-      timestamp: Date.now() - 1_000,
-      status: 'SUCCESSFUL',
-    });
-    expect(visit.status, visit.text).toBe(200);
+    await startAndVisit(asDriver, body.id, wp0.id, { id: 'rev-order-0', status: 'SUCCESSFUL' });
     const before = await snapshotOf(body.id);
     const moved = await revise(body.id, { ...body, waypoints: [wp1, wp0, wp2] });
     expect(expectError(moved.finished, 400, 3100)).toContain('route.waypoints.0.id');
@@ -278,9 +239,9 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
   });
 
   it('changes the driver of a route not started, refuses it on a started route (3011), and a driver outside the DC (3010)', async () => {
-    const { body } = await importFor('rev-driver', 1);
+    const { body } = await rt.importForAppDriver('rev-driver', 1);
     const newDriver = 'rev-driver-next';
-    await createAppDriver(newDriver);
+    const next = await rt.createAppDriver(newDriver);
     await revised(body.id, { ...body, driver_id: newDriver });
     expect((await rt.readRoute('dc-1', body.id)).assigned_driver_id).toBe(newDriver);
     expect(await rt.activeRouteIds('dc-1', newDriver)).toEqual([body.id]);
@@ -293,14 +254,9 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
       400,
       3010,
     );
-    const asNext = await rt.fx.as(
-      strongToken(`${newDriver}-login-token-0001`),
-      'POST',
-      `/driver/routes/${body.id}/start`,
-      {
-        timestamp: Date.now() - 1_000,
-      },
-    );
+    const asNext = await next.asDriver('POST', `/driver/routes/${body.id}/start`, {
+      timestamp: Date.now() - 1_000,
+    });
     expect(asNext.status, asNext.text).toBe(200);
     const { finished } = await revise(body.id, body);
     expect(expectError(finished, 400, 3011)).toContain('route.driver_id');
@@ -310,7 +266,7 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
     const { id } = await rt.seedRoute('rev-finished', { finished: true });
     const body = exampleRoute(id, { waypoints: 1 });
     expectError(await rt.asAcme('PUT', `/dcs/dc-1/routes/${id}/revision`, { route: body }), 400, 3012);
-    const { body: open } = await importFor('rev-other-id', 1);
+    const { body: open } = await rt.importForAppDriver('rev-other-id', 1);
     const message = expectError(
       await rt.asAcme('PUT', `/dcs/dc-1/routes/${open.id}/revision`, { route: { ...open, id: 'rev-else' } }),
       400,

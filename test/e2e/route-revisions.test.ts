@@ -1,13 +1,11 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import * as driverApp from '../../functions/api/driver-app/index';
-import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { db, tableName } from '../../functions/data/client';
 import { routeKeys } from '../../functions/data/routes';
 import { expectError, expectSuccess } from '../support/http';
-import { strongToken } from '../support/login-tokens';
-import { type Route, useRoutesApi, type Waypoint } from '../support/route-changes';
+import { type Route, startAndVisit, useRoutesApi, type Waypoint } from '../support/route-changes';
 import { exampleRoute, importRoute, routeUpdatedEventsOf } from '../support/routes';
 
 /**
@@ -18,29 +16,6 @@ import { exampleRoute, importRoute, routeUpdatedEventsOf } from '../support/rout
 const rt = useRoutesApi('route-revisions');
 
 type ImportedWaypoint = ReturnType<typeof exampleRoute>['waypoints'][number];
-
-/** A driver of dc-1 who can sign in to the driver app with `loginToken`. */
-async function createAppDriver(driverId: string): Promise<string> {
-  const loginToken = strongToken(`${driverId}-login-token-0001`);
-  const response = await rt.asAcme('POST', '/dcs/dc-1/drivers', {
-    driver_id: driverId,
-    driver_name: `Driver ${driverId}`,
-    login_token: loginToken,
-  });
-  expectSuccess(response, drivers.createDriver);
-  return loginToken;
-}
-
-/** Imports the active route `id` of dc-1 with `waypoints` waypoints for a new driver; returns its body and token. */
-async function importFor(id: string, waypoints: number) {
-  const driverId = `${id}-driver`;
-  const token = await createAppDriver(driverId);
-  const body = exampleRoute(id, { waypoints, driverId });
-  await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', body);
-  const asDriver = (method: string, path: string, payload?: unknown) =>
-    rt.fx.as(token, method, path, payload);
-  return { body, driverId, asDriver, path: `/dcs/dc-1/routes/${id}` };
-}
 
 const cancel = (routeId: string, waypointId: string, key = rt.accounts.acme.key) =>
   rt.fx.as(key, 'DELETE', `/dcs/dc-1/routes/${routeId}/waypoints/${waypointId}`);
@@ -65,7 +40,7 @@ const routeUpdatedEvents = (routeId: string) => routeUpdatedEventsOf(rt.accounts
 
 describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => {
   it('cancels a waypoint not yet visited: version bumped, gone from every read, the others keep their sequence, ROUTE_UPDATED', async () => {
-    const { body, path } = await importFor('cxl-1', 3);
+    const { body, path } = await rt.importForAppDriver('cxl-1', 3);
     const [wp0, wp1, wp2] = body.waypoints as [ImportedWaypoint, ImportedWaypoint, ImportedWaypoint];
     const before = await rt.readRoute('dc-1', body.id);
     const waypointsBefore = await waypointsOf(body.id);
@@ -104,7 +79,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => 
   });
 
   it('frees the ids of the waypoint, its invoices and items: another route may import them', async () => {
-    const { body } = await importFor('cxl-ids', 2);
+    const { body } = await rt.importForAppDriver('cxl-ids', 2);
     const cancelled = body.waypoints[1] as ImportedWaypoint;
     const other = { ...exampleRoute('cxl-ids-other', { waypoints: 1 }), waypoints: [cancelled] };
     const taken = await rt.asAcme('POST', '/dcs/dc-1/invoiced-routes', { route: other });
@@ -117,7 +92,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => 
 
   it('cancels a waypoint with more invoices and items than one transaction holds, and frees their ids', async () => {
     const driverId = 'cxl-big-driver';
-    await createAppDriver(driverId);
+    await rt.createAppDriver(driverId);
     const body = exampleRoute('cxl-big', {
       waypoints: 2,
       invoicesPerWaypoint: 5,
@@ -137,7 +112,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => 
   });
 
   it('shows the driver app the route without the cancelled waypoint', async () => {
-    const { body, asDriver } = await importFor('cxl-app', 3);
+    const { body, asDriver } = await rt.importForAppDriver('cxl-app', 3);
     const [wp0, wp1, wp2] = body.waypoints as [ImportedWaypoint, ImportedWaypoint, ImportedWaypoint];
     expectSuccess(await cancel(body.id, wp1.id), routes.cancelWaypoint);
     const { routes: shown } = expectSuccess(
@@ -154,19 +129,17 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => 
   });
 
   it('answers 3100 for a visited waypoint of a started route and cancels one not yet visited; the driver cannot visit it then', async () => {
-    const { body, asDriver } = await importFor('cxl-started', 3);
+    const { body, asDriver } = await rt.importForAppDriver('cxl-started', 3);
     const [wp0, wp1, wp2] = body.waypoints as [ImportedWaypoint, ImportedWaypoint, ImportedWaypoint];
     const startedAt = Date.now() - 60_000;
-    expect((await asDriver('POST', `/driver/routes/${body.id}/start`, { timestamp: startedAt })).status).toBe(
-      200,
-    );
     // Any attempt makes a waypoint visited, one to come back to later too.
-    const visit = await asDriver('POST', `/driver/routes/${body.id}/waypoints/${wp0.id}/attempts`, {
-      id: 'cxl-started-visit-0',
-      timestamp: startedAt + 1_000,
-      status: 'VISIT_LATER',
-    });
-    expect(visit.status, visit.text).toBe(200);
+    await startAndVisit(
+      asDriver,
+      body.id,
+      wp0.id,
+      { id: 'cxl-started-visit-0', status: 'VISIT_LATER', timestamp: startedAt + 1_000 },
+      startedAt,
+    );
     const before = await rt.readRoute('dc-1', body.id);
 
     const refused = expectError(await cancel(body.id, wp0.id), 400, 3100);
@@ -191,17 +164,9 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => 
   });
 
   it('answers 3100 for a visit its read of the attempts missed (recorded while it was deciding)', async () => {
-    const { body, asDriver } = await importFor('cxl-race', 2);
+    const { body, asDriver } = await rt.importForAppDriver('cxl-race', 2);
     const wp0 = body.waypoints[0] as ImportedWaypoint;
-    expect(
-      (await asDriver('POST', `/driver/routes/${body.id}/start`, { timestamp: Date.now() - 60_000 })).status,
-    ).toBe(200);
-    const visit = await asDriver('POST', `/driver/routes/${body.id}/waypoints/${wp0.id}/attempts`, {
-      id: 'cxl-race-visit-0',
-      timestamp: Date.now() - 1_000,
-      status: 'SUCCESSFUL',
-    });
-    expect(visit.status, visit.text).toBe(200);
+    await startAndVisit(asDriver, body.id, wp0.id, { id: 'cxl-race-visit-0', status: 'SUCCESSFUL' });
     // The attempt's row taken away through the data layer: only the waypoint's visited mark, written in the
     // attempt's transaction, is left to show the visit, as when the attempt commits after the cancellation read.
     await db.send(
@@ -223,7 +188,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => 
   });
 
   it('answers 1003 for a waypoint not on the route, and for one already cancelled', async () => {
-    const { body } = await importFor('cxl-twice', 2);
+    const { body } = await rt.importForAppDriver('cxl-twice', 2);
     const wp1 = body.waypoints[1] as ImportedWaypoint;
     expect(expectError(await cancel(body.id, 'no-such-waypoint'), 404, 1003)).toContain('waypoint_id');
     expectSuccess(await cancel(body.id, wp1.id), routes.cancelWaypoint);

@@ -123,12 +123,8 @@ export function routeCalls(fx: TestApiFixture, account: () => TestAccount) {
     return { id, driverId, path: `/dcs/${dcId}/routes/${id}` };
   }
 
-  /**
-   * Imports the active route `id` of dc-1 with `waypoints` waypoints (exampleRoute) for its own new driver
-   * `${id}-driver`, who can use the driver app (`asDriver`).
-   */
-  async function importForAppDriver(id: string, waypoints: number) {
-    const driverId = `${id}-driver`;
+  /** A driver of dc-1 who can sign in to the driver app; `asDriver` calls as that driver. */
+  async function createAppDriver(driverId: string) {
     const loginToken = strongToken(`${driverId}-login-token-0001`);
     const created = await as('POST', '/dcs/dc-1/drivers', {
       driver_id: driverId,
@@ -136,11 +132,28 @@ export function routeCalls(fx: TestApiFixture, account: () => TestAccount) {
       login_token: loginToken,
     });
     expectSuccess(created, drivers.createDriver);
-    const body = exampleRoute(id, { waypoints, driverId });
-    await importRoute(fx.api.url, account().key, 'dc-1', body);
     const asDriver = (method: string, path: string, payload?: unknown) =>
       fx.as(loginToken, method, path, payload);
-    return { ids: body.waypoints.map((waypoint) => waypoint.id), asDriver, path: `/dcs/dc-1/routes/${id}` };
+    return { loginToken, asDriver };
+  }
+
+  /**
+   * Imports the active route `id` of dc-1 with `waypoints` waypoints (exampleRoute) for its own new driver
+   * `${id}-driver`, who can use the driver app (`asDriver`).
+   */
+  async function importForAppDriver(id: string, waypoints: number) {
+    const driverId = `${id}-driver`;
+    const { loginToken, asDriver } = await createAppDriver(driverId);
+    const body = exampleRoute(id, { waypoints, driverId });
+    await importRoute(fx.api.url, account().key, 'dc-1', body);
+    return {
+      body,
+      driverId,
+      loginToken,
+      ids: body.waypoints.map((waypoint) => waypoint.id),
+      asDriver,
+      path: `/dcs/dc-1/routes/${id}`,
+    };
   }
 
   return {
@@ -151,6 +164,7 @@ export function routeCalls(fx: TestApiFixture, account: () => TestAccount) {
     finishRoutesOf,
     change,
     seedRoute,
+    createAppDriver,
     importForAppDriver,
   };
 }
@@ -200,4 +214,27 @@ export function useRoutesApi(name: string) {
     Object.assign(accounts, await createRouteAccounts(fx));
   });
   return { fx, request: fx.request, accounts, ...routeCalls(fx, () => accounts.acme) };
+}
+
+type DriverCall = (
+  method: string,
+  path: string,
+  payload?: unknown,
+) => Promise<{ status: number; text: string }>;
+
+/** The driver starts the route (a minute ago unless `startedAt`) and records one attempt at the waypoint. */
+export async function startAndVisit(
+  asDriver: DriverCall,
+  routeId: string,
+  waypointId: string,
+  attempt: { id: string; status: string; timestamp?: number },
+  startedAt = Date.now() - 60_000,
+) {
+  const started = await asDriver('POST', `/driver/routes/${routeId}/start`, { timestamp: startedAt });
+  expect(started.status, started.text).toBe(200);
+  const visit = await asDriver('POST', `/driver/routes/${routeId}/waypoints/${waypointId}/attempts`, {
+    timestamp: Date.now() - 1_000,
+    ...attempt,
+  });
+  expect(visit.status, visit.text).toBe(200);
 }
