@@ -10,7 +10,7 @@ import {
   writeTransaction,
 } from './client';
 import { codec } from './codec';
-import { eventDetails } from './events';
+import { EVENT_PLACE_FIELDS, eventDetails } from './events';
 import { getRecord } from './item-ops';
 import type { TableKey } from './table-schema';
 
@@ -75,12 +75,7 @@ interface StoredEntry {
 const entryCodec = codec<StoredEntry>({
   position: {},
   appendedAt: {},
-  eventId: {},
-  eventType: {},
-  dcId: { absent: null },
-  routeId: { absent: null },
-  sequence: { absent: null },
-  occurredAt: {},
+  ...EVENT_PLACE_FIELDS,
   details: { absent: undefined },
 });
 

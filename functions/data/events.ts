@@ -73,16 +73,17 @@ interface StoredEvent {
   occurredAt: number;
 }
 
-const eventCodec = codec<StoredEvent>({
+/** How an event's identity and place are stored, in its own item and in its feed entry alike. */
+export const EVENT_PLACE_FIELDS = {
   eventId: {},
   eventType: {},
-  accountId: {},
   dcId: { absent: null },
   routeId: { absent: null },
   sequence: { absent: null },
-  details: {},
   occurredAt: {},
-});
+} as const;
+
+const eventCodec = codec<StoredEvent>({ ...EVENT_PLACE_FIELDS, accountId: {}, details: {} });
 
 /** The event item a stream record's new image holds, read from DynamoDB's attribute-value form. */
 export function readStreamRecord(record: StreamRecord): StreamedItem {
