@@ -3,8 +3,8 @@ import { listAttempts } from '../data/attempts';
 import { getDriver } from '../data/drivers';
 import { getRouteEtas } from '../data/route-etas';
 import { getWaypointRow } from '../data/route-rows';
-import { getRouteHeader, waypointSequencesOf } from '../data/routes';
-import { getTrackingLookup } from '../data/tracking-links';
+import { getRouteHeader, type RouteHeader, waypointSequencesOf } from '../data/routes';
+import { getTrackingLookup, type TrackingLookup } from '../data/tracking-links';
 import { appliedRequirements } from '../models/delivery-requirements';
 import { TRACKING_TOKEN_PATTERN } from '../models/tracking-links';
 import { ApiError } from '../shared/errors';
@@ -55,18 +55,24 @@ export interface TrackedStop {
 const notFound = () =>
   new ApiError('TRACKING_LINK_NOT_FOUND', 'path.token: no waypoint has this tracking link');
 
+/** What a tracking token names, and its route; 404 (7000) for a token no waypoint of a route has. */
+export async function routeOfToken(token: string): Promise<{ lookup: TrackingLookup; route: RouteHeader }> {
+  if (!TRACKING_TOKEN_PATTERN.test(token)) throw notFound();
+  const lookup = await getTrackingLookup(token);
+  if (!lookup) throw notFound();
+  const route = await getRouteHeader(lookup.accountId, lookup.routeId);
+  // A lookup outliving its route (a deletion under way), or one of an earlier route with the same id.
+  if (!route || route.deleting || route.importTxid !== lookup.importTxid) throw notFound();
+  return { lookup, route };
+}
+
 /**
  * The waypoint a tracking token names, as its customer may see it at `now`. 404 (7000) for a token no
  * waypoint has (a route deleted, or imported again since, included), 410 (7001) once the link expired.
  */
 export async function trackedStop(token: string, now: number): Promise<TrackedStop> {
-  if (!TRACKING_TOKEN_PATTERN.test(token)) throw notFound();
-  const lookup = await getTrackingLookup(token);
-  if (!lookup) throw notFound();
+  const { lookup, route } = await routeOfToken(token);
   const { accountId, routeId, waypointSequence: sequence } = lookup;
-  const route = await getRouteHeader(accountId, routeId);
-  // A lookup outliving its route (a deletion under way), or one of an earlier route with the same id.
-  if (!route || route.deleting || route.importTxid !== lookup.importTxid) throw notFound();
   const [waypoint, attempts, etas, dc, driver] = await Promise.all([
     getWaypointRow(accountId, routeId, sequence),
     listAttempts(accountId, routeId, { first: sequence, last: sequence }),
