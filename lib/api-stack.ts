@@ -318,7 +318,7 @@ export class ApiStack extends Stack {
       {
         id: 'AwsSolutions-APIG3',
         reason:
-          'No WAF web ACL yet: stage throttling limits abuse and every method but /openapi.json, the /docs page and the tracking pages (whose 128-bit token is the credential) needs a valid API key or driver token. Revisit before public launch.',
+          'No WAF web ACL yet: stage throttling limits abuse and every method but /openapi.json, the /docs page and the tracking pages and their unsubscribe links (whose 128-bit token is the credential) needs a valid API key or driver token. Revisit before public launch.',
       },
       {
         id: 'AwsSolutions-APIG6',

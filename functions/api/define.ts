@@ -28,7 +28,13 @@ export interface EndpointDefinition {
   description?: string;
   tag: string;
   access: ResourceAccess;
-  request: { params?: z.ZodMiniObject; query?: z.ZodMiniObject; body?: z.ZodMiniType };
+  request: {
+    params?: z.ZodMiniObject;
+    query?: z.ZodMiniObject;
+    body?: z.ZodMiniType;
+    /** The media types the body may come in, for a body that is not JSON (an HTML form's). */
+    bodyMediaTypes?: readonly string[];
+  };
   /**
    * Success responses by HTTP status; `data` is the schema of the envelope's `data`. `contentTypes`, for
    * endpoints that skip the envelope, lists the media types the body may have (default application/json).

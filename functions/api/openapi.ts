@@ -34,7 +34,7 @@ import { operationDescription, TAG_DESCRIPTIONS, WEBHOOK_EVENTS_TAG } from './op
  * zod API (`zod` or `zod/mini`) are documented.
  */
 export type DocumentedEndpoint = Omit<EndpointDefinition, 'request' | 'responses'> & {
-  request: { params?: $ZodObject; query?: $ZodObject; body?: $ZodType };
+  request: { params?: $ZodObject; query?: $ZodObject; body?: $ZodType; bodyMediaTypes?: readonly string[] };
   responses: Partial<
     Record<200 | 202, { description: string; data: $ZodType; contentTypes?: readonly string[] }> &
       Record<302 | 304, { description: string }>
@@ -264,6 +264,10 @@ function parametersOf(
   });
 }
 
+/** A request body's content: JSON, or the media types a body that is not JSON may come in (a form's). */
+const bodyContent = (schema: object, mediaTypes: readonly string[] = ['application/json']) =>
+  Object.fromEntries(mediaTypes.map((type) => [type, { schema }]));
+
 /** The OpenAPI 3.1 document of the given endpoints, generated from their zod schemas. */
 export function buildOpenApiDocument(endpoints: readonly DocumentedEndpoint[]) {
   const placements = new SchemaPlacements();
@@ -334,7 +338,7 @@ export function buildOpenApiDocument(endpoints: readonly DocumentedEndpoint[]) {
             requestBody: {
               // A body whose every field is optional may be left out altogether (rotate-secret's).
               required: !safeParse(body, undefined).success,
-              content: { 'application/json': { schema: placements.place(body) } },
+              content: bodyContent(placements.place(body), endpoint.request.bodyMediaTypes),
             },
           }
         : {}),

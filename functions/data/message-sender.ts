@@ -35,9 +35,18 @@ export interface EmailToSend {
   to: string;
   subject: string;
   body: string;
+  /**
+   * RFC 8058 one-click unsubscribe: the link, sent as List-Unsubscribe with List-Unsubscribe-Post and in the
+   * body's footer. Absent only for a route without tracking links (imported before them), which has no host
+   * for it.
+   */
+  unsubscribeUrl?: string;
   /** Tags SES events carry back (the notification's id), so an outcome finds its record. */
   tags: Record<string, string>;
 }
+
+const withUnsubscribeFooter = (email: EmailToSend) =>
+  email.unsubscribeUrl ? `${email.body}\n\nUnsubscribe: ${email.unsubscribeUrl}` : email.body;
 
 /** Sends the email; the provider's message id. */
 export async function sendEmail(email: EmailToSend): Promise<string> {
@@ -50,8 +59,15 @@ export async function sendEmail(email: EmailToSend): Promise<string> {
       Content: {
         Simple: {
           Subject: { Data: email.subject, Charset: 'UTF-8' },
-          // No List-Unsubscribe yet: the one-click unsubscribe endpoint it would name does not exist.
-          Body: { Text: { Data: email.body, Charset: 'UTF-8' } },
+          Body: { Text: { Data: withUnsubscribeFooter(email), Charset: 'UTF-8' } },
+          ...(email.unsubscribeUrl
+            ? {
+                Headers: [
+                  { Name: 'List-Unsubscribe', Value: `<${email.unsubscribeUrl}>` },
+                  { Name: 'List-Unsubscribe-Post', Value: 'List-Unsubscribe=One-Click' },
+                ],
+              }
+            : {}),
         },
       },
       ...(configurationSet ? { ConfigurationSetName: configurationSet } : {}),

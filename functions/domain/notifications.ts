@@ -12,6 +12,7 @@ import {
   type NotificationRecord,
   updateNotification,
 } from '../data/notifications';
+import { isOptedOut } from '../data/opt-outs';
 import { getRouteEtas } from '../data/route-etas';
 import { listWaypointRows, type WaypointRow } from '../data/route-rows';
 import { getRouteHeader, type RouteHeader, waypointSequencesOf } from '../data/routes';
@@ -25,6 +26,7 @@ import type {
 } from '../models/notification-templates';
 import type { Recipient } from '../models/recipient';
 import { tokenSequence, trackingToken, trackingUrl } from '../models/tracking-links';
+import { unsubscribeAddressKey, unsubscribeUrl } from '../models/unsubscribe-links';
 import { config } from '../shared/config';
 import { NotFoundError } from '../shared/errors';
 import { logger } from '../shared/observability';
@@ -42,7 +44,8 @@ import { etaWindowOf, firstNameOf } from './tracked-stop';
  * under which trigger, and for each stop with a recipient and each channel the DC uses and the deployment
  * configured: renders the template of the recipient's locale, stores the message's record (once: its id
  * derives from the event, trigger, channel and stop, so a redelivered event sends nothing again), and sends it,
- * unless the DC's quiet hours hold (the message is then recorded SUPPRESSED, `quiet_hours`, and dropped).
+ * unless its address opted out of the channel (an email's one-click unsubscribe: recorded SUPPRESSED,
+ * `opted_out`) or the DC's quiet hours hold (SUPPRESSED, `quiet_hours`); a suppressed message is dropped.
  */
 
 /** The messages about a waypoint of the account's route, oldest first; 404 for a route or waypoint it has not. */
@@ -261,6 +264,17 @@ interface OneMessage {
   now: number;
 }
 
+/** Why a message is not sent but recorded SUPPRESSED: its address opted out of the channel, or quiet hours hold. */
+async function suppressionOf(
+  accountId: string,
+  channel: NotificationChannel,
+  address: string,
+  quiet: boolean,
+): Promise<'opted_out' | 'quiet_hours' | undefined> {
+  if (await isOptedOut(accountId, channel, address)) return 'opted_out';
+  return quiet ? 'quiet_hours' : undefined;
+}
+
 async function sendOne(one: OneMessage): Promise<'sent' | 'not_sent'> {
   const { message, route, dc, waypoint, recipient, channel, stop, eta, now } = one;
   const template = templateFor(one.templates, stop.trigger, channel, recipient.locale);
@@ -284,7 +298,13 @@ async function sendOne(one: OneMessage): Promise<'sent' | 'not_sent'> {
   };
   const body = render(template.body, values);
   const notificationId = notificationIdOf(message.event_id, stop.trigger, channel, waypoint.sequence);
-  const quiet = inQuietHours(now, dc.timeZone, one.quietHours);
+  const to = (channel === 'SMS' ? recipient.phone : recipient.email) as string;
+  const suppressed = await suppressionOf(
+    message.account_id,
+    channel,
+    to,
+    inQuietHours(now, dc.timeZone, one.quietHours),
+  );
   const masked = waypoint.recipient?.masked;
   const record: NotificationRecord = {
     accountId: message.account_id,
@@ -295,8 +315,8 @@ async function sendOne(one: OneMessage): Promise<'sent' | 'not_sent'> {
     eventId: message.event_id,
     trigger: stop.trigger,
     channel,
-    status: quiet ? 'SUPPRESSED' : 'QUEUED',
-    ...(quiet ? { statusReason: 'quiet_hours', endedAt: now } : {}),
+    status: suppressed ? 'SUPPRESSED' : 'QUEUED',
+    ...(suppressed ? { statusReason: suppressed, endedAt: now } : {}),
     locale: template.locale,
     to: (channel === 'SMS' ? masked?.phone : masked?.email) ?? '',
     ...(eta === undefined ? {} : { eta }),
@@ -304,23 +324,26 @@ async function sendOne(one: OneMessage): Promise<'sent' | 'not_sent'> {
     createdAt: now,
   };
   const written = await insertNotification(record, {
-    ...(eta === undefined || quiet ? {} : { eta }),
+    ...(eta === undefined || suppressed ? {} : { eta }),
     ...(stop.trigger === 'LATE' ? { throttleLateSince: now - LATE_THROTTLE_MS } : {}),
   });
   const ids = { account_id: message.account_id, route_id: route.routeId, notification_id: notificationId };
   // Sent once at most: a redelivered event, or a LATE within the throttle, finds its turn taken.
-  if (written !== 'written' || quiet) {
-    logger.info('customer message not sent', { ...ids, outcome: quiet ? 'quiet_hours' : written });
+  if (written !== 'written' || suppressed) {
+    logger.info('customer message not sent', { ...ids, outcome: suppressed ?? written });
     return 'not_sent';
   }
   try {
     const providerMessageId =
       channel === 'SMS'
-        ? await sendSms({ to: recipient.phone as string, body, context: { notification_id: notificationId } })
+        ? await sendSms({ to, body, context: { notification_id: notificationId } })
         : await sendEmail({
-            to: recipient.email as string,
+            to,
             subject: render(template.subject ?? '', values),
             body,
+            ...(route.trackingKey
+              ? { unsubscribeUrl: unsubscribeUrl(link, unsubscribeAddressKey(route.trackingKey, to)) }
+              : {}),
             tags: { notification_id: notificationId },
           });
     await updateNotification(record, { status: 'SENT', sentAt: Date.now(), providerMessageId });

@@ -187,6 +187,12 @@ export const ERROR_CODES = {
     httpStatus: 410,
     meaning: 'the tracking link expired: 24 hours after its waypoint was done or its route finished',
   },
+  UNSUBSCRIBE_LINK_NOT_FOUND: {
+    code: 7002,
+    httpStatus: 404,
+    meaning:
+      'the unsubscribe link’s address key names no email address of its stop (mistyped, or the stop’s email changed since)',
+  },
   FEED_CURSOR_INVALID: {
     code: 8000,
     httpStatus: 400,

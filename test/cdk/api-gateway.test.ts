@@ -6,7 +6,7 @@ import { AUTHORIZERS, checkedByGateway } from '../../functions/api/authorizers';
 import type { EndpointDefinition } from '../../functions/api/define';
 import { endpoints } from '../../functions/api/index';
 import { importRoute } from '../../functions/api/routes/index';
-import { getTrackingPage } from '../../functions/api/tracking/index';
+import { getTrackingPage, getUnsubscribePage, unsubscribe } from '../../functions/api/tracking/index';
 import { consumers } from '../../functions/workers/index';
 import { METHOD_CEILING_ACCOUNTS } from '../../lib/api-stack';
 import type { ServiceFunction } from '../../lib/constructs/service-function';
@@ -202,22 +202,27 @@ describe('stage', () => {
     expect(accountThrottled.map((e) => e.operationId)).toContain(importRoute.operationId);
     expect(throttled.filter((e) => e.auth === 'none').map((e) => e.operationId)).toEqual([
       getTrackingPage.operationId,
+      getUnsubscribePage.operationId,
+      unsubscribe.operationId,
     ]);
   });
 
-  it('throttles the public tracking page on its own, all its callers together, with no authorizer or key', () => {
-    const { rateLimit, burstLimit } = getTrackingPage.throttling;
-    expect(methodSettingsOf(getTrackingPage)).toEqual([
-      expect.objectContaining({ ThrottlingRateLimit: rateLimit, ThrottlingBurstLimit: burstLimit }),
-    ]);
-    // Below the stage's default, which every other public method gets.
-    expect(rateLimit).toBeLessThan(DEFAULT_CONFIG.throttlingRateLimit);
-    expect(burstLimit).toBeLessThan(DEFAULT_CONFIG.throttlingBurstLimit);
-    expect(methodOf(getTrackingPage).props).toMatchObject({
-      AuthorizationType: 'NONE',
-      ApiKeyRequired: false,
-    });
-  });
+  it.each([getTrackingPage, getUnsubscribePage, unsubscribe])(
+    'throttles the public $operationId on its own, all its callers together, with no authorizer or key',
+    (endpoint) => {
+      const { rateLimit, burstLimit } = endpoint.throttling;
+      expect(methodSettingsOf(endpoint)).toEqual([
+        expect.objectContaining({ ThrottlingRateLimit: rateLimit, ThrottlingBurstLimit: burstLimit }),
+      ]);
+      // Below the stage's default, which every other public method gets.
+      expect(rateLimit).toBeLessThan(DEFAULT_CONFIG.throttlingRateLimit);
+      expect(burstLimit).toBeLessThan(DEFAULT_CONFIG.throttlingBurstLimit);
+      expect(methodOf(endpoint).props).toMatchObject({
+        AuthorizationType: 'NONE',
+        ApiKeyRequired: false,
+      });
+    },
+  );
 
   it.each(accountThrottled)(
     '$operationId: $method $path has a ceiling for all accounts, METHOD_CEILING_ACCOUNTS times one account’s limit',

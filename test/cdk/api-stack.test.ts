@@ -332,12 +332,16 @@ describe('webhook secrets key', () => {
     (f) => expectOnlyKmsActionOf(f, f.access.stopPins as 'encrypt' | 'decrypt'),
   );
 
-  it('seals recipients in the import worker (encrypt) and opens them in the notifications worker (decrypt) only', () => {
+  it('seals recipients in the import worker (encrypt) and opens them in the notifications worker and the unsubscribe link (decrypt) only', () => {
     expect(
-      accessByFunction.filter((f) => f.access.recipients).map((f) => [f.name, f.access.recipients]),
+      accessByFunction
+        .filter((f) => f.access.recipients)
+        .map((f) => [f.name, f.access.recipients])
+        .sort(),
     ).toEqual([
       ['consumer importRoutes', 'encrypt'],
       ['consumer sendNotifications', 'decrypt'],
+      ['tracking/unsubscribe', 'decrypt'],
     ]);
   });
 

@@ -133,9 +133,12 @@ describe('customer messages', { timeout: 90_000 }, () => {
     const link = /(http:\/\/\S+\/track\/[\w-]{22})/.exec(email?.body ?? '')?.[1];
     expect(link).toBeDefined();
     expect(sms?.body).toContain(link);
-    // No RFC 8058 List-Unsubscribe until its one-click endpoint exists: never a link that does not work.
-    expect(email?.headers).toEqual({});
-    expect(email?.body).not.toMatch(/unsubscribe/i);
+    // RFC 8058: one-click unsubscribe on the tracking host (unsubscribe.test.ts follows the link).
+    expect(email?.headers).toEqual({
+      'List-Unsubscribe': expect.stringMatching(new RegExp(`^<${link}/unsubscribe/[\\w-]{22}>$`)),
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    });
+    expect(sms?.body).not.toMatch(/unsubscribe/i);
     // fr: no template of the DC, nor of French: English.
     const [other] = await messagesTo(OTHER_EMAIL, 1);
     expect(other?.subject).toBe('Your delivery from Acme North is on its way');

@@ -318,12 +318,13 @@ describe('the synthesized app, read as a deployment', () => {
         return fn.entry;
       })
       .sort();
-    // Webhook secrets' functions, and stop PINs' (sealed under the same key with a context of their own).
+    // Webhook secrets' functions, stop PINs' and recipients' (sealed under the same key with contexts of their own).
     expect(told).toEqual([
       'functions/api/driver-app/start/handler.ts',
       'functions/api/routes/reset-pin/handler.ts',
       'functions/api/routes/start/handler.ts',
       'functions/api/tracking/page/handler.ts',
+      'functions/api/tracking/unsubscribe/handler.ts',
       'functions/api/webhooks/create/handler.ts',
       'functions/api/webhooks/rotate-secret/handler.ts',
       'functions/workers/deliver-webhooks/handler.ts',

@@ -5,3 +5,4 @@
 
 export * from './page/endpoint';
 export * from './schemas';
+export * from './unsubscribe/endpoint';

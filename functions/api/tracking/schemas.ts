@@ -50,6 +50,26 @@ export const TrackedStop = z.withMeta(
   { id: 'TrackedStop' },
 );
 
+/** An unsubscribe link's path (models/unsubscribe-links.ts). */
+export const UnsubscribeParams = z.object({
+  token: z.withMeta(z.string(), { description: 'the token of the stop’s `tracking_url`' }),
+  address_key: z.withMeta(z.string(), {
+    description: 'names the email address the message went to, without showing it (a keyed hash)',
+  }),
+});
+
+/** What an unsubscribe link answers as JSON. */
+export const UnsubscribeStatus = z.withMeta(
+  z.object({
+    dc_name: z.string(),
+    email: z.withMeta(z.string(), { description: 'the address the link names, masked (`d***@example.com`)' }),
+    unsubscribed: z.withMeta(z.boolean(), {
+      description: 'the address gets no more emails from the account (any of its DCs)',
+    }),
+  }),
+  { id: 'UnsubscribeStatus' },
+);
+
 /**
  * The tracking page: anyone holding a link's token, no authorizer; it reads the table, and opens the PIN of a
  * stop that requires one (the customer's own code, which the page shows).

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TrackedStop } from '../../domain/tracked-stop';
+import type { UnsubscribeSubject } from '../../domain/unsubscribe';
 
 /** The JSON answer: the TrackedStop schema's fields. */
 export function trackedStopView(stop: TrackedStop) {
@@ -40,6 +41,7 @@ const STYLE = [
   'dt{color:#4b5563;font-size:.8rem}',
   'dd{margin:0;white-space:pre-line}',
   '.note{color:#4b5563;font-size:.85rem}',
+  'button{font:inherit;padding:.6rem 1.2rem;border:0;border-radius:.5rem;background:#1d4ed8;color:#fff;cursor:pointer}',
 ].join('');
 
 /**
@@ -54,6 +56,12 @@ export const TRACKING_PAGE_CONTENT_SECURITY_POLICY = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+/** The unsubscribe page's: the same, but its one form may post to its own URL. */
+export const UNSUBSCRIBE_PAGE_CONTENT_SECURITY_POLICY = TRACKING_PAGE_CONTENT_SECURITY_POLICY.replace(
+  "form-action 'none'",
+  "form-action 'self'",
+);
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -158,5 +166,52 @@ export function trackingErrorPage(httpStatus: number): string {
       : httpStatus === 410
         ? ['Link expired', 'This tracking link has expired: links work until a day after the delivery.']
         : ['Something went wrong', 'The delivery could not be looked up just now. Please try again shortly.'];
+  return page(title, `<h1>${escapeHtml(title)}</h1>\n<p class="lead">${escapeHtml(text)}</p>`, false);
+}
+
+// ---- Unsubscribe ----
+
+/** The JSON answer of an unsubscribe link: the UnsubscribeStatus schema's fields. */
+export const unsubscribeView = (subject: UnsubscribeSubject) => ({
+  dc_name: subject.dcName,
+  email: subject.email,
+  unsubscribed: subject.optedOut,
+});
+
+/**
+ * The page of an unsubscribe link (GET): one button that POSTs RFC 8058's body to the page's own URL (an empty
+ * `action`), since a GET must change nothing; or, once done, saying so.
+ */
+export function unsubscribePage(subject: UnsubscribeSubject): string {
+  const from = `<p class="from">${escapeHtml(subject.dcName)}</p>`;
+  if (subject.optedOut)
+    return page(
+      'Unsubscribed',
+      `${from}\n<h1>Unsubscribed</h1>\n<p class="lead">${escapeHtml(subject.email)} gets no more delivery emails from ${escapeHtml(subject.dcName)}.</p>`,
+      false,
+    );
+  return page(
+    'Unsubscribe',
+    [
+      from,
+      '<h1>Unsubscribe</h1>',
+      `<p class="lead">Stop delivery emails from ${escapeHtml(subject.dcName)} to ${escapeHtml(subject.email)}?</p>`,
+      '<form method="post" action=""><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>',
+    ].join('\n'),
+    false,
+  );
+}
+
+/** The page for an unsubscribe link that names nobody (404) or could not be read (500). */
+export function unsubscribeErrorPage(httpStatus: number): string {
+  const [title, text] =
+    httpStatus === 404
+      ? [
+          'Link not found',
+          'This unsubscribe link does not match any email address. Check that it was copied whole.',
+        ]
+      : httpStatus === 400
+        ? ['Not unsubscribed', 'Use the Unsubscribe button of the page this link opens.']
+        : ['Something went wrong', 'The unsubscribe could not be made just now. Please try again shortly.'];
   return page(title, `<h1>${escapeHtml(title)}</h1>\n<p class="lead">${escapeHtml(text)}</p>`, false);
 }

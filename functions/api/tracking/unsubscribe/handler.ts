@@ -1,0 +1,113 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import Negotiator from 'negotiator';
+import { unsubscribe, unsubscribeSubject } from '../../../domain/unsubscribe';
+import { errorResponse, successResponse } from '../../../shared/envelope';
+import { ERROR_CODES } from '../../../shared/error-codes';
+import { ApiError, ValidationError } from '../../../shared/errors';
+import { appendLogKeys, logger, observed } from '../../../shared/observability';
+import { httpStatusOf } from '../../define';
+import {
+  UNSUBSCRIBE_PAGE_CONTENT_SECURITY_POLICY,
+  unsubscribeErrorPage,
+  unsubscribePage,
+  unsubscribeView,
+} from '../views';
+import { getUnsubscribePage as getEndpoint, unsubscribe as postEndpoint } from './endpoint';
+
+/** JSON first, as the tracking page: a mail client's POST says nothing, a browser asks for `text/html`. */
+const MEDIA_TYPES = ['application/json', 'text/html'];
+
+/** As the tracking page's: nothing keeps a copy, the token leaves with no Referer, search engines stay away. */
+const COMMON_HEADERS = {
+  'Cache-Control': 'no-store',
+  Vary: 'Accept',
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Robots-Tag': 'noindex',
+};
+
+const headerOf = (event: APIGatewayProxyEvent, name: string) =>
+  Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
+
+const prefersHtml = (event: APIGatewayProxyEvent) =>
+  new Negotiator({ headers: { accept: headerOf(event, 'accept') } }).mediaType(MEDIA_TYPES) === 'text/html';
+
+/** The form fields RFC 8058 allows (urlencoded or multipart), parsed by the WHATWG Fetch standard's own parser. */
+async function formOf(event: APIGatewayProxyEvent): Promise<FormData | undefined> {
+  const contentType = headerOf(event, 'content-type') ?? '';
+  if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(contentType)) return undefined;
+  const body = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+  try {
+    return await new Request('http://localhost/', {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body,
+    }).formData();
+  } catch {
+    return undefined;
+  }
+}
+
+/** RFC 8058's body, or a 400 naming the field. */
+async function requireOneClick(event: APIGatewayProxyEvent): Promise<void> {
+  const form = await formOf(event);
+  if (form?.get('List-Unsubscribe') !== 'One-Click')
+    throw new ValidationError(
+      'body.List-Unsubscribe: must be One-Click, form-encoded (RFC 8058: List-Unsubscribe=One-Click)',
+    );
+}
+
+/**
+ * Both methods of an unsubscribe link (no authorizer: the token is the credential). A GET answers what the
+ * link names and changes nothing; a POST with RFC 8058's body unsubscribes. Path parameters are taken as API
+ * Gateway passes them: token and address key are base64url, so anything percent-encoded is neither (404).
+ */
+async function serve(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
+  const endpoint = event.httpMethod === 'POST' ? postEndpoint : getEndpoint;
+  const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+  // Ids only: the token and the address key are secrets, and not logged.
+  appendLogKeys({ request_id: requestId, operation: endpoint.operationId });
+  const html = prefersHtml(event);
+  const answer = (status: number, page: string, json: APIGatewayProxyResult): APIGatewayProxyResult =>
+    html
+      ? {
+          statusCode: status,
+          headers: {
+            ...COMMON_HEADERS,
+            'Content-Type': 'text/html; charset=utf-8',
+            'Content-Security-Policy': UNSUBSCRIBE_PAGE_CONTENT_SECURITY_POLICY,
+          },
+          body: page,
+        }
+      : { ...json, headers: { ...json.headers, ...COMMON_HEADERS } };
+  try {
+    const token = event.pathParameters?.token ?? '';
+    const addressKey = event.pathParameters?.address_key ?? '';
+    if (endpoint === postEndpoint) await requireOneClick(event);
+    const subject =
+      endpoint === postEndpoint
+        ? await unsubscribe(token, addressKey, Date.now())
+        : await unsubscribeSubject(token, addressKey);
+    if (endpoint === postEndpoint) logger.info('email address unsubscribed');
+    return answer(200, unsubscribePage(subject), successResponse(200, unsubscribeView(subject)));
+  } catch (error) {
+    if (error instanceof ApiError) {
+      const status = httpStatusOf(endpoint, error);
+      logger.debug('request refused', { status_code: status, code: error.code });
+      return answer(status, unsubscribeErrorPage(status), errorResponse(status, error.code, error.message));
+    }
+    logger.error('unhandled error', { error });
+    const { code, httpStatus } = ERROR_CODES.INTERNAL;
+    return answer(
+      httpStatus,
+      unsubscribeErrorPage(httpStatus),
+      errorResponse(httpStatus, code, `internal error (request id ${requestId})`),
+    );
+  }
+}
+
+/** Bound to both definitions it serves (their requests differ: the POST has a body). */
+export const handler = Object.assign(observed(serve), {
+  endpoint: getEndpoint,
+  endpoints: [getEndpoint, postEndpoint],
+});
