@@ -140,6 +140,7 @@ export function defineDeliveryRoutes(
     description: 'Delivery Route Service: table, bucket, queues and alarm topic (retained data)',
     alarmEmail: config.alarmEmail,
     proofRetentionDays: config.proofRetentionDays,
+    emailConfigurationSet: config.messageSenders.email?.configurationSet,
   });
   const api = new ApiStack(app, `${config.stackPrefix}-Api`, {
     env: config.env,

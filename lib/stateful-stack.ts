@@ -37,6 +37,7 @@ import {
 } from '../functions/shared/resources';
 import { AlarmTopic } from './constructs/alarm-topic';
 import { EventPipe } from './constructs/event-pipe';
+import { MessageOutcomes } from './constructs/message-outcomes';
 import { channelQueueIds, pascalCase } from './naming';
 import { alarmOn, IMPORT_QUEUE_MAX_AGE, WATCHES } from './watches';
 
@@ -102,6 +103,11 @@ export interface StatefulStackProps extends StackProps {
    * @default PROOF_RETENTION_DAYS_DEFAULT (400)
    */
   readonly proofRetentionDays?: number;
+  /**
+   * The SES configuration set customer emails are sent with: given, their outcomes are published to the message
+   * outcomes topic (lib/constructs/message-outcomes.ts).
+   */
+  readonly emailConfigurationSet?: string;
 }
 
 export interface QueueWithDlq {
@@ -124,6 +130,8 @@ export class StatefulStack extends Stack {
   readonly bucket: Bucket;
   private readonly queues = new Map<Channel, QueueWithDlq>();
   readonly alarmTopic: Topic;
+  /** The topic SES and End User Messaging SMS publish customer messages' outcomes to. */
+  readonly messageOutcomes: MessageOutcomes;
   /**
    * Encrypts webhook signing secrets at rest (envelope encryption, functions/data/secret-envelope.ts).
    * Customer managed, rotated yearly by KMS, retained: without it the stored secrets cannot be read. Its key
@@ -257,6 +265,10 @@ export class StatefulStack extends Stack {
       },
     );
     this.notifyOfCreatedObjects();
+    this.messageOutcomes = new MessageOutcomes(this, 'MessageOutcomes', {
+      queue: this.queueOf(channels.messageOutcomes).queue,
+      emailConfigurationSet: props.emailConfigurationSet,
+    });
     this.eventPipe = new EventPipe(this, 'EventPipe', {
       table: this.table,
       target: this.queueOf(channels.events).queue,

@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { allChannels } from '../functions/models/channels';
+import { allChannels, messageOutcomes } from '../functions/models/channels';
 import type { Channel } from '../functions/shared/channel';
 import { RESOURCE_ENV } from '../functions/shared/resources';
 import { channelQueueIds } from '../lib/naming';
@@ -146,6 +146,11 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     const tableStreamArns = await createResources(declared, proxy.endpoint);
     const deployment = readDeployment(options.assemblyDir, { ...deploymentOptions, tableStreamArns });
     proxy.configureBucketNotifications(deployment);
+    proxy.outbox.outcomes.configure(
+      queueOf(deployment, messageOutcomes, false),
+      deployment.region,
+      deployment.accountId,
+    );
     proxy.configureKeys(deployment.keys);
 
     const credentials = roleCredentials(deployment, proxy);
@@ -214,7 +219,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       port: options.port,
       accessLog: options.accessLog,
       apiKeys,
-      localRoutes: (method, path, res) => serveOutbox(method, path, res, proxy.outbox),
+      localRoutes: (method, path, res, req) => serveOutbox(method, path, res, proxy.outbox, req),
     });
     api = gateway;
     stops.push(() => gateway.close());

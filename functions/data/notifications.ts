@@ -1,8 +1,10 @@
-import { queryItems, tableName, writeTransactionParts } from './client';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
-import { getRecord } from './item-ops';
+import { conditionHeld, getRecord } from './item-ops';
+import { type SequencedEvent, sequencedEventItems } from './route-event-sequences';
 import { routeKeys } from './routes';
-import type { TableKey } from './table-schema';
+import { TABLE_SCHEMA, type TableKey } from './table-schema';
 
 /**
  * Customer messages (docs/api.md, Customer notifications): one record per message, in its route's partition
@@ -46,6 +48,14 @@ const seq = (n: number) => String(n).padStart(5, '0');
 
 const recordKey = (accountId: string, routeId: string, sequence: number, notificationId: string): TableKey =>
   routeKeys.row(accountId, routeId, `${PREFIX}${seq(sequence)}#${notificationId}`);
+/**
+ * The record's second key (gsi1): its account and id, which the tags of an email and the context of an SMS
+ * carry back in delivery events (domain/message-outcomes.ts). An outcome naming another account finds nothing.
+ */
+const lookupKey = (accountId: string, notificationId: string) => ({
+  gsi1pk: `NOTIFICATION#${accountId}#${notificationId}`,
+  gsi1sk: 'NOTIFICATION',
+});
 const stateKey = (accountId: string, routeId: string, sequence: number): TableKey =>
   routeKeys.row(accountId, routeId, `NOTIFY_STATE#${seq(sequence)}`);
 
@@ -105,6 +115,7 @@ export async function insertNotification(
             Item: {
               ...recordKey(record.accountId, record.routeId, record.waypointSequence, record.notificationId),
               entity: 'NOTIFICATION',
+              ...lookupKey(record.accountId, record.notificationId),
               ...recordCodec.toItem(record),
             },
             ConditionExpression: 'attribute_not_exists(pk)',
@@ -168,6 +179,41 @@ export async function updateNotification(
   ]);
 }
 
+/**
+ * Marks the message SENT with the provider's id, unless an outcome ended it already (SES or SMS may publish
+ * one before the send's answer is handled): then only the time and id are kept.
+ */
+export async function markNotificationSent(
+  record: Pick<NotificationRecord, 'accountId' | 'routeId' | 'waypointSequence' | 'notificationId'>,
+  sentAt: number,
+  providerMessageId: string,
+): Promise<void> {
+  const key = recordKey(record.accountId, record.routeId, record.waypointSequence, record.notificationId);
+  const values = { ':at': sentAt, ':id': providerMessageId };
+  const updated = await conditionHeld(
+    db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET #status = :sent, sent_at = :at, provider_message_id = :id',
+        ConditionExpression: '#status = :queued',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ...values, ':sent': 'SENT', ':queued': 'QUEUED' },
+      }),
+    ),
+  );
+  if (updated) return;
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'SET sent_at = :at, provider_message_id = :id',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: values,
+    }),
+  );
+}
+
 /** The waypoint's messages, oldest first. */
 export async function listNotifications(
   accountId: string,
@@ -184,4 +230,71 @@ export async function listNotifications(
     1000,
   );
   return items.map(recordCodec.fromItem).sort((a, b) => a.createdAt - b.createdAt);
+}
+
+/** The account's message `notificationId` (from gsi1, which projects every attribute); undefined when none is. */
+export async function findNotification(
+  accountId: string,
+  notificationId: string,
+): Promise<NotificationRecord | undefined> {
+  const { gsi1 } = TABLE_SCHEMA.indexes;
+  const { items } = await queryItems(
+    {
+      IndexName: 'gsi1',
+      KeyConditionExpression: `${gsi1.partitionKey} = :pk`,
+      ExpressionAttributeValues: { ':pk': lookupKey(accountId, notificationId).gsi1pk },
+    },
+    1,
+  );
+  return items[0] && recordCodec.fromItem(items[0]);
+}
+
+/** The statuses a message may come to from each: DELIVERED only from QUEUED or SENT; no final one goes back. */
+const ENDS_FROM: Record<'DELIVERED' | 'BOUNCED' | 'FAILED' | 'SUPPRESSED', readonly NotificationStatus[]> = {
+  DELIVERED: ['QUEUED', 'SENT'],
+  // A receiving server may accept a message (DELIVERED) and bounce it after; a complaint comes after delivery.
+  BOUNCED: ['QUEUED', 'SENT', 'DELIVERED'],
+  FAILED: ['QUEUED', 'SENT', 'DELIVERED'],
+  SUPPRESSED: ['QUEUED', 'SENT'],
+};
+
+/**
+ * Ends the message with `status`, on condition that its status allows it (ENDS_FROM): 'stale' when it does not
+ * (a late DELIVERED after a bounce, an outcome told twice) or the record is gone. `event` (NOTIFICATION_FAILED)
+ * is written in the same transaction with the route's next sequence; 'event_raced' when another event of the
+ * route took it first (read again and retry).
+ */
+export async function endNotification(
+  record: Pick<NotificationRecord, 'accountId' | 'routeId' | 'waypointSequence' | 'notificationId'>,
+  end: { status: keyof typeof ENDS_FROM; statusReason?: string; endedAt: number },
+  event?: SequencedEvent,
+): Promise<'ended' | 'stale' | 'event_raced'> {
+  const allowed = ENDS_FROM[end.status];
+  const outcome = await writeTransactionParts([
+    {
+      items: [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: recordKey(record.accountId, record.routeId, record.waypointSequence, record.notificationId),
+            UpdateExpression:
+              end.statusReason === undefined
+                ? 'SET #status = :status, ended_at = :at REMOVE status_reason'
+                : 'SET #status = :status, ended_at = :at, status_reason = :reason',
+            ConditionExpression: `attribute_exists(pk) AND #status IN (${allowed.map((_, i) => `:from${i}`).join(', ')})`,
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':status': end.status,
+              ':at': end.endedAt,
+              ...(end.statusReason === undefined ? {} : { ':reason': end.statusReason }),
+              ...Object.fromEntries(allowed.map((status, i) => [`:from${i}`, status])),
+            },
+          },
+        },
+      ],
+      refusedAs: 'stale',
+    },
+    ...(event ? [{ items: await sequencedEventItems(event), refusedAs: 'event_raced' as const }] : []),
+  ]);
+  return outcome === 'written' ? 'ended' : outcome;
 }

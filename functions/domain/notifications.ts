@@ -9,13 +9,15 @@ import {
   getNotifyState,
   insertNotification,
   listNotifications,
+  markNotificationSent,
   type NotificationRecord,
   updateNotification,
 } from '../data/notifications';
-import { isOptedOut } from '../data/opt-outs';
+import { addOptOut, isOptedOut } from '../data/opt-outs';
 import { getRouteEtas } from '../data/route-etas';
 import { listWaypointRows, type WaypointRow } from '../data/route-rows';
 import { getRouteHeader, type RouteHeader, waypointSequencesOf } from '../data/routes';
+import { noteSmsRecipient } from '../data/sms-recipients';
 import type { NotificationMessage } from '../models/channels';
 import * as channels from '../models/channels';
 import type { EventDetails, WebhookEvent } from '../models/event-catalog';
@@ -323,6 +325,8 @@ async function sendOne(one: OneMessage): Promise<'sent' | 'not_sent'> {
     ...(channel === 'SMS' ? { segments: smsSize(body).segments } : {}),
     createdAt: now,
   };
+  // Which accounts text a phone maps a STOP reply to them (data/sms-recipients.ts); noted before the send.
+  if (channel === 'SMS' && !suppressed) await noteSmsRecipient(message.account_id, to, now);
   const written = await insertNotification(record, {
     ...(eta === undefined || suppressed ? {} : { eta }),
     ...(stop.trigger === 'LATE' ? { throttleLateSince: now - LATE_THROTTLE_MS } : {}),
@@ -336,7 +340,7 @@ async function sendOne(one: OneMessage): Promise<'sent' | 'not_sent'> {
   try {
     const providerMessageId =
       channel === 'SMS'
-        ? await sendSms({ to, body, context: { notification_id: notificationId } })
+        ? await sendSms({ to, body, context: outcomeTags(message.account_id, notificationId) })
         : await sendEmail({
             to,
             subject: render(template.subject ?? '', values),
@@ -344,12 +348,23 @@ async function sendOne(one: OneMessage): Promise<'sent' | 'not_sent'> {
             ...(route.trackingKey
               ? { unsubscribeUrl: unsubscribeUrl(link, unsubscribeAddressKey(route.trackingKey, to)) }
               : {}),
-            tags: { notification_id: notificationId },
+            tags: outcomeTags(message.account_id, notificationId),
           });
-    await updateNotification(record, { status: 'SENT', sentAt: Date.now(), providerMessageId });
+    await markNotificationSent(record, Date.now(), providerMessageId);
     logger.info('customer message sent', { ...ids, channel, trigger: stop.trigger });
     return 'sent';
   } catch (error) {
+    if (isOptedOutRefusal(error)) {
+      // The number is on AWS's opt-out list (a STOP the service did not see): recorded, never retried.
+      await addOptOut(message.account_id, 'SMS', to, 'provider_opt_out_list', now);
+      await updateNotification(record, {
+        status: 'SUPPRESSED',
+        statusReason: 'opted_out',
+        endedAt: Date.now(),
+      });
+      logger.info('customer message not sent', { ...ids, outcome: 'opted_out' });
+      return 'not_sent';
+    }
     // The SDK retried passing failures already: what is left is the provider's refusal.
     const reason = error instanceof Error ? error.name : 'Error';
     await updateNotification(record, { status: 'FAILED', statusReason: reason, endedAt: Date.now() });
@@ -357,3 +372,15 @@ async function sendOne(one: OneMessage): Promise<'sent' | 'not_sent'> {
     return 'not_sent';
   }
 }
+
+/** What a send carries back in its delivery events (SES EmailTags, SMS Context): the record's account and id. */
+const outcomeTags = (accountId: string, notificationId: string) => ({
+  account_id: accountId,
+  notification_id: notificationId,
+});
+
+/** End User Messaging SMS's refusal of a number on the opt-out list. */
+const isOptedOutRefusal = (error: unknown) =>
+  error instanceof Error &&
+  error.name === 'ConflictException' &&
+  (error as { Reason?: string }).Reason === 'DESTINATION_PHONE_NUMBER_OPTED_OUT';

@@ -178,6 +178,15 @@ const notificationMessage = () =>
   });
 export type NotificationMessage = z.output<ReturnType<typeof notificationMessage>>;
 
+/**
+ * A notification of the message outcomes topic as SNS delivers it to a queue (without raw delivery: SES's
+ * first message on a new destination is plain text, which the envelope carries as any other). `Message` is
+ * what SES or End User Messaging SMS published (models/message-outcomes.ts reads it).
+ */
+const snsNotification = () =>
+  z.object({ Type: z.string(), MessageId: z.string(), TopicArn: z.string(), Message: z.string() });
+export type SnsNotification = z.output<ReturnType<typeof snsNotification>>;
+
 // ---- The channels ----
 
 // Each queue is one channel, exported on its own (`import * as channels`, then `channels.imports`): a bundle
@@ -314,6 +323,19 @@ export const notifications = /* @__PURE__ */ defineChannel('notifications', {
   message: notificationMessage,
 });
 
+/**
+ * What SES and End User Messaging SMS tell of customer messages after they were sent (delivery events, SMS
+ * receipts, two-way SMS replies), through the message outcomes topic (lib/constructs/message-outcomes.ts; no
+ * code of the service sends here; locally the outbox publishes them). Consumer: workers/record-message-outcomes.
+ */
+export const messageOutcomes = /* @__PURE__ */ defineChannel('messageOutcomes', {
+  urlEnv: 'MESSAGE_OUTCOME_QUEUE_URL',
+  deadLetterUrlEnv: 'MESSAGE_OUTCOME_DLQ_URL',
+  visibilityTimeoutSeconds: 180,
+  maxReceiveCount: 5,
+  message: snsNotification,
+});
+
 /** Every channel, in the order CDK makes their queues. */
 export const allChannels = [
   imports,
@@ -326,6 +348,7 @@ export const allChannels = [
   proofUploads,
   optimizations,
   notifications,
+  messageOutcomes,
 ] as const;
 
 export type ChannelName = (typeof allChannels)[number]['name'];

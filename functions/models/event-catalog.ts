@@ -211,6 +211,26 @@ function buildEventSchemas() {
   });
   const WaypointApproachingBody = z.object({ ...approachingFields, tracking_url: TrackingUrl });
 
+  const NotificationFailed = z.object({
+    type: z.literal('NOTIFICATION_FAILED'),
+    details: z.object({
+      waypoint_id: z.string(),
+      notification_id: z.withMeta(z.string(), {
+        description: 'the message, as GET .../waypoints/{waypoint_id}/notifications lists it',
+      }),
+      trigger: z.withMeta(z.string(), {
+        description: 'what the message told: ROUTE_STARTED, APPROACHING, ...',
+      }),
+      channel: z.enum(['SMS', 'EMAIL']),
+      to: z.withMeta(z.string(), { description: 'the masked address it went to' }),
+      status: z.withMeta(z.enum(['BOUNCED', 'FAILED']), {
+        description:
+          'BOUNCED: the email bounced for good or its recipient complained; FAILED: it was not delivered',
+      }),
+      reason: z.withMeta(z.string(), { description: 'the provider’s words, without addresses' }),
+    }),
+  });
+
   const Ping = z.object({ type: z.literal('PING'), details: z.object({}) });
 
   /** The events written as event items (transactional outbox) and carried by the table stream. */
@@ -225,6 +245,7 @@ function buildEventSchemas() {
     WaypointArrived,
     WaypointDeparted,
     WaypointApproaching,
+    NotificationFailed,
   ]);
 
   /** Every event a webhook can receive: the stream's, and PING, which only the test call sends. */
@@ -281,6 +302,7 @@ export const SUBSCRIBABLE_EVENTS = [
   'WAYPOINT_ARRIVED',
   'WAYPOINT_DEPARTED',
   'WAYPOINT_APPROACHING',
+  'NOTIFICATION_FAILED',
 ] as const satisfies readonly StreamEventType[];
 
 /** Every event type, in the catalog's order. */

@@ -218,6 +218,28 @@ export const EVENT_DOCS: { [T in EventType]: EventDoc<T> } = {
       },
     },
   },
+  NOTIFICATION_FAILED: {
+    summary: 'A customer message did not reach its customer',
+    description:
+      'Sent when a customer message (Customer notifications) ends BOUNCED (an email bounced for good, or its recipient marked it as spam) or FAILED (the provider refused it, or the carrier could not deliver the SMS), with the waypoint, what the message told, its channel, the masked address and the provider’s reason. A message SUPPRESSED (quiet hours, an opt-out) raises none: nothing was attempted.',
+    scope: 'route',
+    example: {
+      event_id: 'evt_3c4d5e6f7a8b9c0d',
+      dc_id: 'dc-1',
+      route_id: 'R-2026-11-23-01',
+      sequence: 7,
+      occurred_at: T0 + 5_160_000,
+      details: {
+        waypoint_id: 'wp-003',
+        notification_id: 'Yc2mQe8l0cM3v9xWq1ZpAa',
+        trigger: 'APPROACHING',
+        channel: 'EMAIL',
+        to: 'j***@e***.com',
+        status: 'BOUNCED',
+        reason: 'Permanent/General 5.1.1',
+      },
+    },
+  },
   PING: {
     summary: 'A test event',
     description:

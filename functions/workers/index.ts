@@ -9,6 +9,7 @@ import { exportAnalytics } from './export-analytics/consumer';
 import { fanOutEvents } from './fan-out-events/consumer';
 import { importRoutes } from './import-routes/consumer';
 import { optimizeRoutes } from './optimize-routes/consumer';
+import { recordMessageOutcomes } from './record-message-outcomes/consumer';
 import { sendNotifications } from './send-notifications/consumer';
 
 /**
@@ -29,4 +30,5 @@ export const consumers: readonly ConsumerDefinition[] = [
   checkProofs,
   optimizeRoutes,
   sendNotifications,
+  recordMessageOutcomes,
 ];

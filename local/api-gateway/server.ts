@@ -47,7 +47,7 @@ export interface ApiGatewayOptions {
    */
   apiKeys?: ApiKeyStore;
   /** The local runtime's own routes (`/_local/...`, no API Gateway method): true when it answered the request. */
-  localRoutes?: (method: string, path: string, res: ServerResponse) => boolean;
+  localRoutes?: (method: string, path: string, res: ServerResponse, req: IncomingMessage) => boolean;
 }
 
 /**
@@ -170,10 +170,8 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     const requestId = randomUUID();
     res.setHeader('x-amzn-RequestId', requestId);
     const path = (req.url ?? '/').split('?')[0] as string;
-    if (path.startsWith('/_local/') && options.localRoutes?.(req.method ?? 'GET', path, res)) {
-      req.resume();
-      return;
-    }
+    // A local route reads its request's body or drains it itself.
+    if (path.startsWith('/_local/') && options.localRoutes?.(req.method ?? 'GET', path, res, req)) return;
     readBody(req)
       .then((body) => respond(req, body, requestId))
       .then((reply) => {

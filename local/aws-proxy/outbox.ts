@@ -9,10 +9,11 @@
  * `GET /_local/outbox` on the local API lists it (docs/local-runtime.md, The outbox).
  */
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { check } from '../iam/actions';
+import type { OutboxOutcomes } from './outbox-outcomes';
 import { authorize, type SignedCall, signedBody } from './principals';
-import { sendJson } from './upstream';
+import { readBody, sendJson } from './upstream';
 
 export interface OutboxMessage {
   /** The provider's MessageId the call was answered with. */
@@ -35,6 +36,9 @@ const OUTBOX_MESSAGES = 1000;
 
 export class Outbox {
   readonly messages: OutboxMessage[] = [];
+
+  /** What AWS's simulators would publish about each message (outbox-outcomes.ts). */
+  constructor(readonly outcomes: OutboxOutcomes) {}
 
   add(message: OutboxMessage): void {
     this.messages.push(message);
@@ -121,6 +125,14 @@ export async function handleSes(call: SignedCall, outbox: Outbox): Promise<void>
     sent_at: Date.now(),
   });
   sendJson(call.res, 200, { MessageId: id });
+  const sent = outbox.messages[outbox.messages.length - 1] as OutboxMessage;
+  outbox.outcomes.emailSent({
+    id,
+    to: sent.to,
+    from,
+    configurationSet,
+    tags: sent.tags,
+  });
 }
 
 /** End User Messaging SMS SendTextMessage. */
@@ -168,7 +180,22 @@ export async function handleSms(call: SignedCall, outbox: Outbox): Promise<void>
       : []),
   ];
   if (!authorize('kms', call, checks)) return;
+  if (outbox.outcomes.optedOutPhones.has(to)) {
+    // As End User Messaging answers a number on the configuration's opt-out list.
+    call.res.writeHead(400, { 'content-type': 'application/json', 'x-amzn-ErrorType': 'ConflictException' });
+    call.res.end(
+      JSON.stringify({
+        __type: 'ConflictException',
+        Message: 'The destination phone number is opted out',
+        Reason: 'DESTINATION_PHONE_NUMBER_OPTED_OUT',
+        ResourceType: 'opt-out-list',
+        ResourceId: 'Default',
+      }),
+    );
+    return;
+  }
   const id = `local-${randomUUID()}`;
+  const context = (input.Context as Record<string, string> | undefined) ?? {};
   outbox.add({
     id,
     channel: 'SMS',
@@ -178,19 +205,54 @@ export async function handleSms(call: SignedCall, outbox: Outbox): Promise<void>
     body: typeof body === 'string' ? body : '',
     headers: {},
     configuration_set: configurationSet,
-    tags: (input.Context as Record<string, string> | undefined) ?? {},
+    tags: context,
     sent_at: Date.now(),
   });
   sendJson(call.res, 200, { MessageId: id });
+  outbox.outcomes.smsSent({ id, to, from: origination, context });
 }
 
 /**
  * The outbox's routes on the local API (`/_local/outbox...`): true when `path` was one of them and is answered.
- * `GET /_local/outbox` lists every message, newest last.
+ * `GET /_local/outbox` lists every message, newest last; `POST /_local/outbox/sms-replies` with
+ * `{from, to, body}` (E.164 numbers) stands for a customer's SMS reply (outbox-outcomes.ts).
  */
-export function serveOutbox(method: string, path: string, res: ServerResponse, outbox: Outbox): boolean {
+export function serveOutbox(
+  method: string,
+  path: string,
+  res: ServerResponse,
+  outbox: Outbox,
+  req?: IncomingMessage,
+): boolean {
+  if (path === '/_local/outbox/sms-replies') {
+    if (method !== 'POST' || !req) {
+      req?.resume();
+      sendJson(res, 405, { message: '/_local/outbox/sms-replies takes POST' });
+      return true;
+    }
+    void receiveSmsReply(req, res, outbox);
+    return true;
+  }
   if (path !== '/_local/outbox') return false;
+  req?.resume();
   if (method !== 'GET') sendJson(res, 405, { message: '/_local/outbox takes GET' });
   else sendJson(res, 200, { messages: outbox.messages });
   return true;
+}
+
+const E164 = /^\+[1-9]\d{1,14}$/;
+
+async function receiveSmsReply(req: IncomingMessage, res: ServerResponse, outbox: Outbox): Promise<void> {
+  try {
+    const input = JSON.parse((await readBody(req, 64 * 1024)).toString('utf8')) as Record<string, unknown>;
+    const { from, to, body } = input ?? {};
+    if (typeof from !== 'string' || !E164.test(from) || typeof to !== 'string' || typeof body !== 'string') {
+      sendJson(res, 400, { message: 'from (E.164), to and body (strings) are required' });
+      return;
+    }
+    await outbox.outcomes.smsReply({ from, to, body });
+    sendJson(res, 202, { published: true });
+  } catch (error) {
+    sendJson(res, 400, { message: `the reply was not published: ${(error as Error).message}` });
+  }
 }

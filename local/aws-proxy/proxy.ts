@@ -33,6 +33,7 @@ import {
 } from './errors';
 import { handleKms, newKmsMasterKey } from './kms';
 import { handleSes, handleSms, Outbox } from './outbox';
+import { OutboxOutcomes } from './outbox-outcomes';
 import { checkPrincipal, type Principal, type SignedCall } from './principals';
 import { handleS3 } from './s3';
 import { type NotificationSetup, S3Notifications } from './s3-notifications';
@@ -147,7 +148,7 @@ export async function startAwsProxy(options: AwsProxyOptions): Promise<AwsProxy>
     : undefined;
   const notifications = new S3Notifications(fauxqs);
   const apiKeys = options.apiKeys ?? new ApiKeyStore();
-  const outbox = new Outbox();
+  const outbox = new Outbox(new OutboxOutcomes(fauxqs));
   let sqs: SqsProxy | undefined;
 
   const server = createServer((req, res) => {

@@ -234,6 +234,7 @@ describe('config from context', () => {
       ['checkProofs', undefined],
       ['optimizeRoutes', undefined],
       ['sendNotifications', undefined],
+      ['recordMessageOutcomes', undefined],
     ]);
     expect(environmentOf(synthesize()).every(([, delays]) => delays === undefined)).toBe(true);
   });

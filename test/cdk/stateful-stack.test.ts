@@ -446,8 +446,8 @@ function expectTlsOnly(policyType: string, target: Record<string, unknown>) {
 }
 
 describe('alarm topic', () => {
-  it('is the only topic, encrypted with a rotating key that CloudWatch alarms may use, TLS only', () => {
-    template.resourceCountIs('AWS::SNS::Topic', 1);
+  it('is one of two topics (the other: message outcomes), encrypted with a rotating key that CloudWatch alarms may use, TLS only', () => {
+    template.resourceCountIs('AWS::SNS::Topic', 2);
     const keyRef = resource(topicId).Properties?.KmsMasterKeyId as { 'Fn::GetAtt': [string, string] };
     const key = resource(keyRef['Fn::GetAtt'][0]);
     expect(key.Type).toBe('AWS::KMS::Key');
@@ -520,13 +520,20 @@ describe('alarm topic', () => {
     );
   });
 
+  const alarmSubscriptions = (t: typeof template) =>
+    Object.values(resourcesOf(t)).filter(
+      (r) =>
+        r.Type === 'AWS::SNS::Subscription' &&
+        JSON.stringify(r.Properties?.TopicArn) === JSON.stringify({ Ref: topicId }),
+    );
+
   it('has no subscription unless alarmEmail is given', () => {
-    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    expect(alarmSubscriptions(template)).toHaveLength(0);
   });
 
   it('subscribes alarmEmail by email', () => {
     const { statefulTemplate } = synthesize({ alarmEmail: 'ops@example.com' });
-    statefulTemplate.resourceCountIs('AWS::SNS::Subscription', 1);
+    expect(alarmSubscriptions(statefulTemplate)).toHaveLength(1);
     statefulTemplate.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'ops@example.com',
@@ -547,7 +554,7 @@ describe('webhook secrets key', () => {
   const key = resource(keyId);
 
   it('is a customer managed symmetric key, rotated by KMS and retained on delete and replace', () => {
-    template.resourceCountIs('AWS::KMS::Key', 2); // this one and the alarm topic's
+    template.resourceCountIs('AWS::KMS::Key', 3); // this one, the alarm topic's and the message outcomes topic's
     expect(key.Type).toBe('AWS::KMS::Key');
     expect(key.Properties?.EnableKeyRotation).toBe(true);
     expect(key.Properties?.KeySpec ?? 'SYMMETRIC_DEFAULT').toBe('SYMMETRIC_DEFAULT');
@@ -711,5 +718,74 @@ describe.each([
       .map(([id]) => id);
     expect(policyIds).toHaveLength(1);
     expect(pipe?.DependsOn).toEqual(expect.arrayContaining([...policyIds, roleId]));
+  });
+});
+
+describe('the message outcomes topic', () => {
+  const outcomesTopicId = logicalIdOf(stateful, stateful.messageOutcomes.topic);
+  const queueId = logicalIdOf(stateful, stateful.queueOf(channels.messageOutcomes).queue);
+  const topicRef = { Ref: outcomesTopicId };
+
+  it('is encrypted with a key of its own and subscribed by the message outcomes queue, in SNS’s envelope', () => {
+    expect(resource(outcomesTopicId).Properties?.KmsMasterKeyId).toBeDefined();
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'sqs',
+      TopicArn: topicRef,
+      Endpoint: { 'Fn::GetAtt': [queueId, 'Arn'] },
+    });
+    const subscriptions = Object.values(resources).filter((r) => r.Type === 'AWS::SNS::Subscription');
+    const toQueue = subscriptions.filter(
+      (r) => JSON.stringify(r.Properties?.TopicArn) === JSON.stringify(topicRef),
+    );
+    expect(toQueue).toHaveLength(1);
+    expect(toQueue[0]?.Properties?.RawMessageDelivery).toBeUndefined();
+  });
+
+  it('may be published to by SES and End User Messaging of this account only; its queue takes only the topic’s messages from SNS', () => {
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [topicRef],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Sid: 'MessagingServicesPublish',
+            Effect: 'Allow',
+            Principal: { Service: ['ses.amazonaws.com', 'sms-voice.amazonaws.com'] },
+            Action: 'sns:Publish',
+            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+          }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: queueId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: 'sqs:SendMessage',
+            Principal: { Service: 'sns.amazonaws.com' },
+            Condition: { ArnEquals: { 'aws:SourceArn': topicRef } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('gets no SES event destination without a configuration set, and one for the outcome events with it', () => {
+    template.resourceCountIs('AWS::SES::ConfigurationSetEventDestination', 0);
+    const withSet = synthesize({
+      messageSenders: {
+        email: { identity: 'example.com', from: 'a@example.com', configurationSet: 'customer-messages' },
+      },
+    });
+    withSet.statefulTemplate.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
+      ConfigurationSetName: 'customer-messages',
+      EventDestination: {
+        Enabled: true,
+        MatchingEventTypes: ['delivery', 'bounce', 'complaint', 'reject', 'renderingFailure'],
+        SnsDestination: {
+          TopicARN: { Ref: logicalIdOf(withSet.stateful, withSet.stateful.messageOutcomes.topic) },
+        },
+      },
+    });
   });
 });

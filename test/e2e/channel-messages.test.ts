@@ -16,6 +16,7 @@ import { fanOutEvents } from '../../functions/workers/fan-out-events/consumer';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import { consumers } from '../../functions/workers/index';
 import { optimizeRoutes } from '../../functions/workers/optimize-routes/consumer';
+import { recordMessageOutcomes } from '../../functions/workers/record-message-outcomes/consumer';
 import { sendNotifications } from '../../functions/workers/send-notifications/consumer';
 import { sqsRecord } from '../../local/event-sources/sqs-records';
 import { createTestAccount } from '../support/accounts';
@@ -95,6 +96,18 @@ async function handledMessage(consumer: ConsumerDefinition): Promise<string> {
         event_type: 'ROUTE_STARTED',
         occurred_at: 1,
       });
+    case recordMessageOutcomes:
+      // An SES delivery event of a message no account sent: dropped with a log line.
+      return JSON.stringify({
+        Type: 'Notification',
+        MessageId: 'b1946ac9-2f3b-5e4a-9c1d-000000000001',
+        TopicArn: 'arn:aws:sns:us-east-1:000000000000:outcomes',
+        Message: JSON.stringify({
+          eventType: 'Delivery',
+          mail: { tags: { account_id: [acme.accountId], notification_id: ['never-sent'] } },
+          delivery: { timestamp: '2026-11-29T10:00:00.000Z' },
+        }),
+      });
     default:
       throw new Error(`no handled message for the consumer ${consumer.id}`);
   }
@@ -127,6 +140,10 @@ const WRONG_SCHEMA: Record<ChannelName, { message: unknown; field: string }> = {
     },
     field: 'event_id',
   },
+  messageOutcomes: {
+    message: { Type: 'Notification', MessageId: 'm-1', TopicArn: 'arn:aws:sns:us-east-1:0:t' },
+    field: 'Message',
+  },
 };
 
 function recordOf(consumer: ConsumerDefinition, messageId: string, body: string): SQSRecord {
@@ -146,7 +163,7 @@ function failedRecordLines(consumer: ConsumerDefinition, from: number) {
 
 describe('a message its consumer cannot read', () => {
   it('is tried with every consumer', () => {
-    expect(consumers.length).toBe(11);
+    expect(consumers.length).toBe(12);
   });
 
   it.each(consumers)(

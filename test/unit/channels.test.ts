@@ -102,6 +102,17 @@ const examples = [
     },
     names: ['event_type'],
   },
+  {
+    channel: channels.messageOutcomes,
+    fits: {
+      Type: 'Notification',
+      MessageId: 'b1946ac9-2f3b-5e4a-9c1d-000000000001',
+      TopicArn: 'arn:aws:sns:us-east-1:123456789012:outcomes',
+      Message: 'Successfully validated SNS topic for Amazon SES event publishing.',
+    },
+    wrong: { Type: 'Notification', MessageId: 'm-1', TopicArn: 'arn:aws:sns:us-east-1:0:t', Message: {} },
+    names: ['Message'],
+  },
 ];
 
 describe('the channels', () => {

@@ -14,10 +14,11 @@ const Notification = z.withMeta(
     channel: z.enum(['SMS', 'EMAIL']),
     status: z.withMeta(z.enum(['QUEUED', 'SENT', 'DELIVERED', 'BOUNCED', 'FAILED', 'SUPPRESSED']), {
       description:
-        'QUEUED (recorded, not yet handed to the provider), SENT (the provider took it), FAILED (the provider refused it), SUPPRESSED (not sent: `status_reason` says why, `quiet_hours`)',
+        'QUEUED (recorded, not yet handed to the provider), SENT (the provider took it), DELIVERED (the provider reported it delivered), BOUNCED (an email bounced for good, or its recipient complained), FAILED (the provider refused it, or reported it undelivered), SUPPRESSED (not sent: `status_reason` says why, `quiet_hours` or `opted_out`)',
     }),
     status_reason: z.withMeta(z.nullable(z.string()), {
-      description: 'why it ended FAILED or SUPPRESSED; null otherwise',
+      description:
+        'why it ended BOUNCED, FAILED or SUPPRESSED (the provider’s words, without addresses); null otherwise',
     }),
     to: z.withMeta(z.string(), {
       description: 'the address it went to, masked as the waypoint reads show it',
@@ -29,7 +30,10 @@ const Notification = z.withMeta(
     eta: z.withMeta(z.nullable(EpochMillis), { description: 'the ETA the message told, if it told one' }),
     created_at: EpochMillis,
     sent_at: z.nullable(EpochMillis),
-    ended_at: z.withMeta(z.nullable(EpochMillis), { description: 'when it failed or was suppressed' }),
+    ended_at: z.withMeta(z.nullable(EpochMillis), {
+      description:
+        'when it was delivered, bounced, failed or suppressed (the provider’s time of the outcome)',
+    }),
   }),
   { id: 'Notification', description: 'one customer message about a stop' },
 );

@@ -1,0 +1,235 @@
+/**
+ * What happens to the outbox's messages after they are sent, as AWS's simulators make it happen: the outcome
+ * events SES and End User Messaging SMS would publish to the message outcomes topic, delivered in SNS's
+ * envelope to the queue the topic's subscription names (channels.messageOutcomes), where the service's worker
+ * reads them as on AWS (docs/local-runtime.md, The outbox). The topic and its subscription are not emulated:
+ * the outbox sends SNS's notification straight to that queue.
+ *
+ * - Email: SES's mailbox simulator addresses (`bounce@simulator.amazonses.com`: a permanent Bounce;
+ *   `complaint@simulator.amazonses.com`: a Delivery, then a Complaint; `suppressionlist@...`: a permanent
+ *   Bounce, OnAccountSuppressionList); any other address gets a Delivery event.
+ * - SMS: End User Messaging's destination simulator numbers of a failure (SMS_FAILURE_NUMBERS) get a
+ *   TEXT_UNREACHABLE event; any other number a TEXT_DELIVERED one.
+ * - Replies: `POST /_local/outbox/sms-replies` with `{from, to, body}` publishes a two-way SMS inbound message;
+ *   an opt-out keyword also puts `from` on the local opt-out list, as AWS's default opt-out list does, so a
+ *   later SendTextMessage to it answers ConflictException DESTINATION_PHONE_NUMBER_OPTED_OUT.
+ */
+import { randomUUID } from 'node:crypto';
+import type { QueueSpec } from '../cloud/model';
+import { readBody, type Upstream } from './upstream';
+
+/** Destination simulator numbers that make a failure event (AWS End User Messaging SMS, Simulator phone numbers). */
+export const SMS_FAILURE_NUMBERS = [
+  '+61455944039',
+  '+43676800442032',
+  '+32460213923',
+  '+56229140631',
+  '+420790542287',
+  '+4525919215',
+  '+37282720793',
+  '+3584573979111',
+  '+33755512502',
+  '+85257048854',
+];
+
+/** End User Messaging SMS's default opt-out keywords (models/message-outcomes.ts reads the same list). */
+const OPT_OUT_KEYWORDS = new Set([
+  'ARRET',
+  'CANCEL',
+  'END',
+  'OPT-OUT',
+  'OPTOUT',
+  'QUIT',
+  'REMOVE',
+  'STOP',
+  'STOPALL',
+  'UNSUBSCRIBE',
+]);
+
+export interface SentEmail {
+  id: string;
+  to: string;
+  from: string;
+  configurationSet: string | null;
+  tags: Record<string, string>;
+}
+
+export interface SentSms {
+  id: string;
+  to: string;
+  from: string;
+  context: Record<string, string>;
+}
+
+export class OutboxOutcomes {
+  private queue: QueueSpec | undefined;
+  private queueUrl: string | undefined;
+  private region = 'us-east-1';
+  private accountId = '000000000000';
+  /** Phones that replied an opt-out keyword: SendTextMessage to them is refused. */
+  readonly optedOutPhones = new Set<string>();
+
+  constructor(private readonly fauxqs: Upstream) {}
+
+  /** The queue the outcomes topic delivers to; without one (an app without it), outcomes are not published. */
+  configure(queue: QueueSpec | undefined, region: string, accountId: string): void {
+    this.queue = queue;
+    this.queueUrl = undefined;
+    this.region = region;
+    this.accountId = accountId;
+  }
+
+  /** SES's events of a sent email, as its mailbox simulator makes them. */
+  emailSent(email: SentEmail): void {
+    const now = new Date();
+    const mail = {
+      timestamp: now.toISOString(),
+      source: email.from,
+      sourceArn: `arn:aws:ses:${this.region}:${this.accountId}:identity/${email.from.slice(email.from.lastIndexOf('@') + 1)}`,
+      sendingAccountId: this.accountId,
+      messageId: email.id,
+      destination: [email.to],
+      headersTruncated: false,
+      tags: {
+        ...(email.configurationSet ? { 'ses:configuration-set': [email.configurationSet] } : {}),
+        ...Object.fromEntries(Object.entries(email.tags).map(([name, value]) => [name, [value]])),
+      },
+    };
+    const at = new Date(now.getTime() + 1).toISOString();
+    const delivery = {
+      eventType: 'Delivery',
+      mail,
+      delivery: {
+        timestamp: at,
+        processingTimeMillis: 1,
+        recipients: [email.to],
+        smtpResponse: '250 2.6.0 Message received',
+        reportingMTA: 'a8-70.smtp-out.amazonses.com',
+      },
+    };
+    const bounce = (subType: string, status: string) => ({
+      eventType: 'Bounce',
+      mail,
+      bounce: {
+        bounceType: 'Permanent',
+        bounceSubType: subType,
+        bouncedRecipients: [
+          {
+            emailAddress: email.to,
+            action: 'failed',
+            status,
+            diagnosticCode: `smtp; 550 ${status} user unknown`,
+          },
+        ],
+        timestamp: at,
+        feedbackId: `local-${randomUUID()}`,
+        reportingMTA: 'dsn; a8-70.smtp-out.amazonses.com',
+      },
+    });
+    const to = email.to.toLowerCase();
+    const events =
+      to === 'bounce@simulator.amazonses.com'
+        ? [bounce('General', '5.1.1')]
+        : to === 'suppressionlist@simulator.amazonses.com'
+          ? [bounce('OnAccountSuppressionList', '5.1.1')]
+          : to === 'complaint@simulator.amazonses.com'
+            ? [
+                delivery,
+                {
+                  eventType: 'Complaint',
+                  mail,
+                  complaint: {
+                    complainedRecipients: [{ emailAddress: email.to }],
+                    timestamp: at,
+                    feedbackId: `local-${randomUUID()}`,
+                    complaintFeedbackType: 'abuse',
+                  },
+                },
+              ]
+            : [delivery];
+    this.publishAll(events);
+  }
+
+  /** End User Messaging SMS's event of a sent text, as its simulator numbers make it. */
+  smsSent(sms: SentSms): void {
+    const failed = SMS_FAILURE_NUMBERS.includes(sms.to);
+    const now = Date.now();
+    this.publishAll([
+      {
+        eventType: failed ? 'TEXT_UNREACHABLE' : 'TEXT_DELIVERED',
+        eventVersion: '1.0',
+        eventTimestamp: now + 1,
+        isFinal: true,
+        originationPhoneNumber: sms.from,
+        destinationPhoneNumber: sms.to,
+        messageId: sms.id,
+        messageRequestTimestamp: now,
+        messageEncoding: 'GSM',
+        messageType: 'TRANSACTIONAL',
+        messageStatus: failed ? 'UNREACHABLE' : 'DELIVERED',
+        messageStatusDescription: failed
+          ? 'The recipient’s device is unreachable'
+          : 'Message has been delivered to the recipient',
+        context: sms.context,
+        totalMessageParts: 1,
+      },
+    ]);
+  }
+
+  /** A customer's reply, as two-way SMS publishes it; an opt-out keyword puts `from` on the opt-out list. */
+  async smsReply(reply: { from: string; to: string; body: string }): Promise<void> {
+    if (OPT_OUT_KEYWORDS.has(reply.body.trim().toUpperCase())) this.optedOutPhones.add(reply.from);
+    await this.publish({
+      originationNumber: reply.from,
+      destinationNumber: reply.to,
+      messageKeyword: reply.body.trim().split(/\s+/)[0]?.toUpperCase() ?? '',
+      messageBody: reply.body,
+      inboundMessageId: randomUUID(),
+      previousPublishedMessageId: '',
+    });
+  }
+
+  private publishAll(events: object[]): void {
+    // After the call is answered, as AWS publishes them; in order.
+    void events
+      .reduce<Promise<void>>((previous, event) => previous.then(() => this.publish(event)), Promise.resolve())
+      .catch((error: unknown) => console.error('local outbox: publishing an outcome failed', error));
+  }
+
+  private async publish(message: object): Promise<void> {
+    const queue = this.queue;
+    if (!queue) return;
+    const topicArn = `arn:aws:sns:${this.region}:${this.accountId}:message-outcomes`;
+    const body = JSON.stringify({
+      Type: 'Notification',
+      MessageId: randomUUID(),
+      TopicArn: topicArn,
+      Message: JSON.stringify(message),
+      Timestamp: new Date().toISOString(),
+      SignatureVersion: '1',
+      Signature: 'local',
+      SigningCertURL: 'https://sns.local/SimpleNotificationService.pem',
+      UnsubscribeURL: 'https://sns.local/?Action=Unsubscribe',
+    });
+    this.queueUrl ??= await this.emulatorQueueUrl(queue);
+    const response = await this.sqsCall('SendMessage', { QueueUrl: this.queueUrl, MessageBody: body });
+    if (response.status !== 200) throw new Error(`SendMessage to ${queue.name}: ${response.text}`);
+  }
+
+  private async emulatorQueueUrl(queue: QueueSpec): Promise<string> {
+    const response = await this.sqsCall('GetQueueUrl', { QueueName: queue.name });
+    const url = (JSON.parse(response.text) as { QueueUrl?: string }).QueueUrl;
+    if (response.status !== 200 || !url) throw new Error(`no queue ${queue.name}: ${response.text}`);
+    return url;
+  }
+
+  private async sqsCall(operation: string, input: Record<string, unknown>) {
+    const response = await this.fauxqs.send(
+      'POST',
+      '/',
+      { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${operation}` },
+      Buffer.from(JSON.stringify(input)),
+    );
+    return { status: response.statusCode, text: (await readBody(response)).toString('utf8') };
+  }
+}
