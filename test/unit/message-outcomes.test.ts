@@ -156,3 +156,20 @@ describe('readMessageOutcome, SMS events and replies', () => {
     expect(read(reply('Thanks, see you at 3')).kind).toBe('ignored');
   });
 });
+
+describe('the opt-out store’s address normal form', () => {
+  it('hashes an email trimmed and lower-cased, a phone in E.164 without separators', async () => {
+    const { normalizedAddress } = await import('../../functions/data/opt-outs');
+    expect(normalizedAddress('EMAIL', '  Dana.Customer@Example.COM ')).toBe('dana.customer@example.com');
+    expect(normalizedAddress('SMS', '+1 (415) 555-0123')).toBe('+14155550123');
+    expect(normalizedAddress('SMS', '0044 20 7946 0958')).toBe('+442079460958');
+  });
+
+  it('takes no address out of a provider’s words but leaves status codes', async () => {
+    const { withoutAddresses } = await import('../../functions/models/message-outcomes');
+    expect(withoutAddresses('smtp; 550 5.1.1 <dana@example.com>: user unknown')).toBe(
+      'smtp; 550 5.1.1 <address>: user unknown',
+    );
+    expect(withoutAddresses('blocked for +1 415 555 0123')).toBe('blocked for <number>');
+  });
+});
