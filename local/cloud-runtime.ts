@@ -146,11 +146,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     const tableStreamArns = await createResources(declared, proxy.endpoint);
     const deployment = readDeployment(options.assemblyDir, { ...deploymentOptions, tableStreamArns });
     proxy.configureBucketNotifications(deployment);
-    proxy.outbox.outcomes.configure(
-      queueOf(deployment, messageOutcomes, false),
-      deployment.region,
-      deployment.accountId,
-    );
+    proxy.outbox.outcomes.configure(deployment, queueOf(deployment, messageOutcomes, false));
     proxy.configureKeys(deployment.keys);
 
     const credentials = roleCredentials(deployment, proxy);

@@ -1,9 +1,10 @@
 /**
  * What happens to the outbox's messages after they are sent, as AWS's simulators make it happen: the outcome
  * events SES and End User Messaging SMS would publish to the message outcomes topic, delivered in SNS's
- * envelope to the queue the topic's subscription names (channels.messageOutcomes), where the service's worker
- * reads them as on AWS (docs/local-runtime.md, The outbox). The topic and its subscription are not emulated:
- * the outbox sends SNS's notification straight to that queue.
+ * envelope (or raw, as the subscription says) to the queue the topic's subscription names
+ * (channels.messageOutcomes), where the service's worker reads them as on AWS (docs/local-runtime.md, The
+ * outbox). The topic is the one the template subscribes that queue to; as SNS, the outbox delivers only when
+ * the queue's policy lets sns.amazonaws.com send from that topic, and logs a failed delivery otherwise.
  *
  * - Email: SES's mailbox simulator addresses (`bounce@simulator.amazonses.com`: a permanent Bounce;
  *   `complaint@simulator.amazonses.com`: a Delivery, then a Complaint; `suppressionlist@...`: a permanent
@@ -15,7 +16,8 @@
  *   later SendTextMessage to it answers ConflictException DESTINATION_PHONE_NUMBER_OPTED_OUT.
  */
 import { randomUUID } from 'node:crypto';
-import type { QueueSpec } from '../cloud/model';
+import type { Deployment, QueueSpec } from '../cloud/model';
+import { servicePrincipalDecision } from '../iam/policy';
 import { readBody, type Upstream } from './upstream';
 
 /** Destination simulator numbers that make a failure event (AWS End User Messaging SMS, Simulator phone numbers). */
@@ -62,8 +64,9 @@ export interface SentSms {
 }
 
 export class OutboxOutcomes {
-  private queue: QueueSpec | undefined;
-  private queueUrl: string | undefined;
+  private target:
+    | { queue: QueueSpec; topicArn: string; raw: boolean; allowed: boolean; url?: string }
+    | undefined;
   private region = 'us-east-1';
   private accountId = '000000000000';
   /** Phones that replied an opt-out keyword: SendTextMessage to them is refused. */
@@ -71,12 +74,37 @@ export class OutboxOutcomes {
 
   constructor(private readonly fauxqs: Upstream) {}
 
-  /** The queue the outcomes topic delivers to; without one (an app without it), outcomes are not published. */
-  configure(queue: QueueSpec | undefined, region: string, accountId: string): void {
-    this.queue = queue;
-    this.queueUrl = undefined;
-    this.region = region;
-    this.accountId = accountId;
+  /**
+   * The topic the deployment subscribes `queue` to, and whether SNS could deliver there; without a
+   * subscription (an app without it), outcomes are not published.
+   */
+  configure(deployment: Deployment, queue: QueueSpec): void {
+    this.region = deployment.region;
+    this.accountId = deployment.accountId;
+    const subscription = deployment.topicSubscriptions.find((candidate) => candidate.queueArn === queue.arn);
+    if (!subscription) {
+      this.target = undefined;
+      return;
+    }
+    const policies = deployment.queuePolicies
+      .filter((policy) => policy.queueArns.includes(queue.arn))
+      .map((policy) => policy.document);
+    const decision = servicePrincipalDecision(
+      policies,
+      'sns.amazonaws.com',
+      { action: 'sqs:SendMessage', resource: queue.arn },
+      {
+        'aws:SourceArn': subscription.topicArn,
+        'aws:SourceAccount': deployment.accountId,
+        'aws:SecureTransport': 'true',
+      },
+    );
+    this.target = {
+      queue,
+      topicArn: subscription.topicArn,
+      raw: subscription.rawMessageDelivery,
+      allowed: decision === 'Allow',
+    };
   }
 
   /** SES's events of a sent email, as its mailbox simulator makes them. */
@@ -197,23 +225,31 @@ export class OutboxOutcomes {
   }
 
   private async publish(message: object): Promise<void> {
-    const queue = this.queue;
-    if (!queue) return;
-    const topicArn = `arn:aws:sns:${this.region}:${this.accountId}:message-outcomes`;
-    const body = JSON.stringify({
-      Type: 'Notification',
-      MessageId: randomUUID(),
-      TopicArn: topicArn,
-      Message: JSON.stringify(message),
-      Timestamp: new Date().toISOString(),
-      SignatureVersion: '1',
-      Signature: 'local',
-      SigningCertURL: 'https://sns.local/SimpleNotificationService.pem',
-      UnsubscribeURL: 'https://sns.local/?Action=Unsubscribe',
-    });
-    this.queueUrl ??= await this.emulatorQueueUrl(queue);
-    const response = await this.sqsCall('SendMessage', { QueueUrl: this.queueUrl, MessageBody: body });
-    if (response.status !== 200) throw new Error(`SendMessage to ${queue.name}: ${response.text}`);
+    const target = this.target;
+    if (!target) return;
+    if (!target.allowed) {
+      // SNS's delivery fails the same way: the queue's policy does not let the topic send.
+      console.error(
+        `local outbox: SNS cannot deliver to ${target.queue.name}: its policy does not let ${target.topicArn} send`,
+      );
+      return;
+    }
+    const body = target.raw
+      ? JSON.stringify(message)
+      : JSON.stringify({
+          Type: 'Notification',
+          MessageId: randomUUID(),
+          TopicArn: target.topicArn,
+          Message: JSON.stringify(message),
+          Timestamp: new Date().toISOString(),
+          SignatureVersion: '1',
+          Signature: 'local',
+          SigningCertURL: 'https://sns.local/SimpleNotificationService.pem',
+          UnsubscribeURL: 'https://sns.local/?Action=Unsubscribe',
+        });
+    target.url ??= await this.emulatorQueueUrl(target.queue);
+    const response = await this.sqsCall('SendMessage', { QueueUrl: target.url, MessageBody: body });
+    if (response.status !== 200) throw new Error(`SendMessage to ${target.queue.name}: ${response.text}`);
   }
 
   private async emulatorQueueUrl(queue: QueueSpec): Promise<string> {

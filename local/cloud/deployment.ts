@@ -14,6 +14,7 @@ import {
   type QueuePolicySpec,
   type QueueSpec,
   type TableSpec,
+  type TopicSubscriptionSpec,
 } from './model';
 import { functionNameOf, type ResourceProperties, readEach, resourceError } from './properties';
 import { readRestApis } from './rest-api';
@@ -64,6 +65,9 @@ export function readDeployment(assemblyDir: string, options: DeploymentOptions):
     tables: readEach(templates, 'AWS::DynamoDB::Table', readTable),
     queues,
     queuePolicies: readEach(templates, 'AWS::SQS::QueuePolicy', (policy) => readQueuePolicy(policy, queues)),
+    topicSubscriptions: readEach(templates, 'AWS::SNS::Subscription', readSubscription).filter(
+      (subscription) => subscription !== undefined,
+    ),
     buckets: readBuckets(templates),
     keys: readEach(templates, 'AWS::KMS::Key', readKey),
     roles: readRoles(templates),
@@ -184,6 +188,17 @@ function readQueuePolicy(policy: ResourceProperties, queues: readonly QueueSpec[
     return queue.arn;
   });
   return { ...located(policy), queueArns, document: policyDocument(policy, 'PolicyDocument') };
+}
+
+/** A queue's subscription to a topic; undefined for another protocol (an alarm's email). */
+function readSubscription(subscription: ResourceProperties): TopicSubscriptionSpec | undefined {
+  if (subscription.string('Protocol') !== 'sqs') return undefined;
+  return {
+    ...located(subscription),
+    topicArn: subscription.requiredString('TopicArn'),
+    queueArn: subscription.requiredString('Endpoint'),
+    rawMessageDelivery: subscription.boolean('RawMessageDelivery') ?? false,
+  };
 }
 
 /** RedrivePolicy as SQS takes it: JSON with the DLQ's ARN and the receive count (an object or JSON text). */

@@ -104,6 +104,17 @@ export interface QueuePolicySpec {
   document: PolicyDocument;
 }
 
+/** An SNS subscription of a queue to a topic (AWS::SNS::Subscription, protocol `sqs`). */
+export interface TopicSubscriptionSpec {
+  logicalId: string;
+  stackPath: string;
+  topicArn: string;
+  /** The subscribed queue's ARN. */
+  queueArn: string;
+  /** Raw message delivery: the queue gets the published message itself, not SNS's JSON envelope. */
+  rawMessageDelivery: boolean;
+}
+
 export interface RoleSpec {
   logicalId: string;
   stackPath: string;
@@ -307,6 +318,8 @@ export interface Deployment {
   tables: TableSpec[];
   queues: QueueSpec[];
   queuePolicies: QueuePolicySpec[];
+  /** SNS subscriptions of the deployment's queues (the topics themselves are not emulated). */
+  topicSubscriptions: TopicSubscriptionSpec[];
   buckets: BucketSpec[];
   keys: KmsKeySpec[];
   roles: RoleSpec[];
