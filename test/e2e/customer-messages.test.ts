@@ -2,6 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { listNotifications } from '../../functions/data/notifications';
+import { DEFAULT_SPEED_KMH, type LatLng, ROAD_FACTOR, travelMillis } from '../../functions/domain/etas';
+import { LATE_MOVE_MS } from '../../functions/domain/notifications';
 import { createTestAccount } from '../support/accounts';
 import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError, expectSuccess } from '../support/http';
@@ -20,7 +22,10 @@ const tokens: Record<string, string> = {};
 const PHONE = '+14155550123';
 const EMAIL = 'dana.customer@example.com';
 const OTHER_EMAIL = 'lou.customer@example.com';
+const FR_CA_EMAIL = 'claude.customer@example.com';
+const IT_EMAIL = 'gio.customer@example.com';
 const HOUR = 3_600_000;
+const MINUTE = 60_000;
 
 interface OutboxMessage {
   id: string;
@@ -77,6 +82,32 @@ function routeOf(id: string, driverId: string) {
   return route;
 }
 
+/**
+ * A route of dc-3 with no time windows but one: its first stop has no recipient, its second one in fr-CA,
+ * its third one in it, whose window ended before the route starts (every ETA of it is past the window).
+ */
+function lateRoute() {
+  const route = exampleRoute('cm-3', { waypoints: 3, driverId: 'd-3', startTime: Date.now() });
+  const waypoints = route.waypoints as Record<string, unknown>[];
+  for (const waypoint of waypoints) delete waypoint.time_windows;
+  Object.assign(waypoints[1] as object, { recipient: { email: FR_CA_EMAIL, locale: 'fr-CA' } });
+  Object.assign(waypoints[2] as object, {
+    recipient: { email: IT_EMAIL, locale: 'it' },
+    time_windows: [{ start: Date.now() - 3 * HOUR, end: Date.now() - 2 * HOUR }],
+  });
+  return route;
+}
+const lateBody = lateRoute();
+const locationOf = (waypoint: number) => (lateBody.waypoints[waypoint] as { location: LatLng }).location;
+
+/** The place `minutes` of driving due south of `point` in the ETAs' travel model (along a meridian: exact). */
+function southOf(point: LatLng, minutes: number): LatLng {
+  const km = ((minutes / 60) * DEFAULT_SPEED_KMH) / ROAD_FACTOR;
+  const place = { latitude: point.latitude - (km / 6371.0088) * (180 / Math.PI), longitude: point.longitude };
+  expect(travelMillis(point, place, DEFAULT_SPEED_KMH) / MINUTE).toBeCloseTo(minutes, 2);
+  return place;
+}
+
 const settings = (dcId: string, body: unknown) =>
   fx.as(acme.key, 'PUT', `/dcs/${dcId}/notification-settings`, body);
 
@@ -84,9 +115,11 @@ beforeAll(async () => {
   acme = await createTestAccount('Acme', [
     { dcId: 'dc-1', name: 'Acme North' },
     { dcId: 'dc-2', timeZone: 'UTC' },
+    { dcId: 'dc-3', name: 'Acme Sud', timeZone: 'UTC' },
   ]);
   await createDriver('d-1', 'dc-1');
   await createDriver('d-2', 'dc-2');
+  await createDriver('d-3', 'dc-3');
   expect(
     (
       await settings('dc-1', {
@@ -109,6 +142,23 @@ beforeAll(async () => {
       await settings('dc-2', {
         triggers: ['ROUTE_STARTED'],
         quiet_hours: { start: utcClock(-1), end: utcClock(1) },
+      })
+    ).status,
+  ).toBe(200);
+  // Templates of its own for French and English only, of ROUTE_STARTED emails: LATE takes the default.
+  const own = (locale: string, subject: string) => ({
+    trigger: 'ROUTE_STARTED',
+    channel: 'EMAIL',
+    locale,
+    subject,
+    body: '{{stop_name}}: {{eta_window}}. {{tracking_link}}',
+  });
+  expect(
+    (
+      await settings('dc-3', {
+        triggers: ['ROUTE_STARTED', 'LATE'],
+        channels: ['EMAIL'],
+        templates: [own('fr', 'Votre livraison de {{dc_name}}'), own('en', 'Acme Sud delivers today')],
       })
     ).status,
   ).toBe(200);
@@ -223,5 +273,102 @@ describe('customer messages', { timeout: 90_000 }, () => {
       ['SUPPRESSED', 'quiet_hours'],
     ]);
     expect((await outbox()).slice(before).filter((m) => m.to === PHONE || m.to === EMAIL)).toEqual([]);
+  });
+});
+
+describe('customer messages: locales and LATE', { timeout: 120_000 }, () => {
+  it('takes the DC’s template of the recipient’s language (fr-CA: fr), else the DC’s English one', async () => {
+    await importRoute(fx.api.url, acme.key, 'dc-3', lateBody);
+    const started = await fx.as(tokens['d-3'] as string, 'POST', '/driver/routes/cm-3/start', {
+      timestamp: Date.now(),
+    });
+    expect(started.status, started.text).toBe(200);
+    const [french] = await messagesTo(FR_CA_EMAIL, 1, 60_000);
+    expect(french?.subject).toBe('Votre livraison de Acme Sud');
+    // The template's line, then the footer with the unsubscribe link every email carries.
+    expect(french?.body.split('\n')[0]).toMatch(
+      /^Customer 1: \d\d:\d\d-\d\d:\d\d\. http:\/\/\S+\/track\/[\w-]{22}$/,
+    );
+    // it: the DC has no Italian template, but an English one of its own.
+    const [italian] = await messagesTo(IT_EMAIL, 1, 60_000);
+    expect(italian?.subject).toBe('Acme Sud delivers today');
+    const records = [
+      ...(await listNotifications(acme.accountId, 'cm-3', 1)),
+      ...(await listNotifications(acme.accountId, 'cm-3', 2)),
+    ];
+    expect(records.map((r) => [r.waypointId, r.trigger, r.status, r.locale])).toEqual([
+      ['cm-3-wp-1', 'ROUTE_STARTED', 'SENT', 'fr'],
+      ['cm-3-wp-2', 'ROUTE_STARTED', 'SENT', 'en'],
+    ]);
+  });
+
+  it('sends one LATE message when an ETA passes the stop’s window or moves 15 minutes later, none again within 30 minutes', async () => {
+    const token = tokens['d-3'] as string;
+    const startedEta = async (sequence: number) =>
+      (await listNotifications(acme.accountId, 'cm-3', sequence)).find((r) => r.trigger === 'ROUTE_STARTED')
+        ?.eta as number;
+    const [toldFirst, toldSecond] = [await startedEta(1), await startedEta(2)];
+
+    // A ping 9 minutes' drive further from the first stop than the warehouse: every ETA moves about 9 minutes
+    // later. The third stop (past its window) is told it runs late; the second one, which moved less than 15
+    // minutes, is not (its message would come first: the worker takes an event's stops in route order).
+    const warehouse = lateBody.start_warehouse.location;
+    const away = southOf(
+      locationOf(0),
+      travelMillis(warehouse, locationOf(0), DEFAULT_SPEED_KMH) / MINUTE + 9,
+    );
+    const ping = await fx.as(token, 'POST', '/driver/location', { timestamp: Date.now(), location: away });
+    expect(ping.status, ping.text).toBe(200);
+    const [, late] = await messagesTo(IT_EMAIL, 2, 60_000);
+    expect(late?.subject).toBe('Your delivery from Acme Sud runs late');
+    expect(late?.body).toContain('runs late; it is now expected');
+    const lateRecord = (await listNotifications(acme.accountId, 'cm-3', 2)).find((r) => r.trigger === 'LATE');
+    expect(lateRecord?.status).toBe('SENT');
+    const moved = (lateRecord?.eta as number) - toldSecond;
+    expect(moved).toBeGreaterThanOrEqual(9 * MINUTE);
+    expect(moved).toBeLessThan(LATE_MOVE_MS);
+    expect((await outbox()).filter((m) => m.to === FR_CA_EMAIL)).toHaveLength(1);
+
+    // The first stop visited from 40 minutes' drive south of the second: its ETA moves more than 15 minutes
+    // past what its message told, and it is told; the third stop's moves on too, but its LATE message went
+    // within 30 minutes: neither sent nor recorded, only logged.
+    const visit = await fx.as(token, 'POST', '/driver/routes/cm-3/waypoints/cm-3-wp-0/attempts', {
+      id: 'cm-3-visit-0',
+      timestamp: Date.now(),
+      status: 'SUCCESSFUL',
+      location: southOf(locationOf(1), 40),
+    });
+    expect(visit.status, visit.text).toBe(200);
+    const [, secondLate] = await messagesTo(FR_CA_EMAIL, 2, 60_000);
+    // fr-CA: the DC has no LATE template of French or English: the English default.
+    expect(secondLate?.subject).toBe('Your delivery from Acme Sud runs late');
+    const secondRecords = await listNotifications(acme.accountId, 'cm-3', 1);
+    expect(secondRecords.map((r) => [r.trigger, r.status])).toEqual([
+      ['ROUTE_STARTED', 'SENT'],
+      ['LATE', 'SENT'],
+    ]);
+    expect((secondRecords[1]?.eta as number) - toldFirst).toBeGreaterThanOrEqual(LATE_MOVE_MS);
+
+    const deadline = Date.now() + 30_000;
+    const throttled = () =>
+      fx.api.logs.some(
+        ({ line }) =>
+          line.includes('customer message not sent') &&
+          line.includes('"outcome":"throttled"') &&
+          line.includes('"route_id":"cm-3"'),
+      );
+    while (!throttled()) {
+      expect(Date.now(), 'the throttled LATE message’s log line').toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect((await outbox()).filter((m) => m.to === IT_EMAIL)).toHaveLength(2);
+    const listed = expectSuccess(
+      await fx.as(acme.key, 'GET', '/dcs/dc-3/routes/cm-3/waypoints/cm-3-wp-2/notifications'),
+      routes.listWaypointNotifications,
+    ) as { notifications: Record<string, unknown>[] };
+    expect(listed.notifications.map((n) => [n.trigger, n.status])).toEqual([
+      ['ROUTE_STARTED', 'SENT'],
+      ['LATE', 'SENT'],
+    ]);
   });
 });
