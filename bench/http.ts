@@ -33,12 +33,16 @@ export class ApiClient {
     return this.#send('PATCH', path, Buffer.from(body, 'utf8'));
   }
 
+  put(path: string, body: string): Promise<JsonResponse> {
+    return this.#send('PUT', path, Buffer.from(body, 'utf8'));
+  }
+
   delete(path: string): Promise<JsonResponse> {
     return this.#send('DELETE', path);
   }
 
   #send(
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
     path: string,
     body?: Buffer,
     bearer?: string,

@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { analyticsExportScenario } from './analytics';
 import { bundlesScenario } from './bundles';
 import { busyDayScenario } from './busy-day';
+import { customerMessagesScenario } from './customer-messages';
 import { arrivalDetectionScenario } from './detection';
 import { driverLocationScenario } from './driver-location';
 import { getDriverScenario } from './drivers';
@@ -40,6 +41,7 @@ const SCENARIOS: Scenario[] = [
   driverLocationScenario,
   arrivalDetectionScenario,
   webhookDeliveryScenario,
+  customerMessagesScenario,
   busyDayScenario,
   analyticsExportScenario,
   routeOptimizationScenario,
