@@ -180,6 +180,32 @@ export async function updateNotification(
 }
 
 /**
+ * Takes over the sending of a message recorded QUEUED by a run that did not send it (it timed out or died
+ * between the record and the provider's answer): true when the record is still QUEUED and its last claim
+ * (its creation, or a claim of this kind) is older than `staleBefore`, and this run now holds it. A run that
+ * is still sending holds a claim younger than that, so two runs never both take it.
+ */
+export async function reclaimQueuedNotification(
+  record: Pick<NotificationRecord, 'accountId' | 'routeId' | 'waypointSequence' | 'notificationId'>,
+  now: number,
+  staleBefore: number,
+): Promise<boolean> {
+  return conditionHeld(
+    db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: recordKey(record.accountId, record.routeId, record.waypointSequence, record.notificationId),
+        UpdateExpression: 'SET claimed_at = :now',
+        ConditionExpression:
+          '#status = :queued AND ((attribute_not_exists(claimed_at) AND created_at < :stale) OR claimed_at < :stale)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':now': now, ':stale': staleBefore, ':queued': 'QUEUED' },
+      }),
+    ),
+  );
+}
+
+/**
  * Marks the message SENT with the provider's id, unless an outcome ended it already (SES or SMS may publish
  * one before the send's answer is handled): then only the time and id are kept.
  */

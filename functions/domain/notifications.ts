@@ -11,6 +11,7 @@ import {
   listNotifications,
   markNotificationSent,
   type NotificationRecord,
+  reclaimQueuedNotification,
   updateNotification,
 } from '../data/notifications';
 import { addOptOut, isOptedOut } from '../data/opt-outs';
@@ -18,8 +19,12 @@ import { getRouteEtas } from '../data/route-etas';
 import { listWaypointRows, type WaypointRow } from '../data/route-rows';
 import { getRouteHeader, type RouteHeader, waypointSequencesOf } from '../data/routes';
 import { noteSmsRecipient } from '../data/sms-recipients';
-import type { NotificationMessage } from '../models/channels';
 import * as channels from '../models/channels';
+import {
+  NOTIFICATION_STOPS_PER_MESSAGE,
+  NOTIFICATION_WORKER_TIMEOUT_SECONDS,
+  type NotificationMessage,
+} from '../models/channels';
 import type { EventDetails, WebhookEvent } from '../models/event-catalog';
 import type {
   MessageTemplate,
@@ -32,7 +37,7 @@ import { unsubscribeAddressKey, unsubscribeUrl } from '../models/unsubscribe-lin
 import { config } from '../shared/config';
 import { NotFoundError } from '../shared/errors';
 import { logger } from '../shared/observability';
-import { send } from '../shared/queues';
+import { send, sendAll } from '../shared/queues';
 import { quote } from '../shared/quote';
 import { zonedFormatter } from '../shared/time';
 import { render, smsSize, templateFor } from './message-templates';
@@ -72,6 +77,13 @@ const TRIGGERS_OF_EVENT: Partial<Record<WebhookEvent['type'], readonly Notificat
 
 /** LATE: the ETA moved this much later than the last message told, or past the stop's time window. */
 export const LATE_MOVE_MS = 15 * 60_000;
+/**
+ * A message recorded QUEUED this long ago and not sent was left by a run that ended (twice the worker's
+ * timeout): a redelivery of its event sends it. A run that died between the provider's answer and the
+ * record's SENT may so send it twice; sending it never would be worse.
+ */
+const RECLAIM_AFTER_MS = 2 * NOTIFICATION_WORKER_TIMEOUT_SECONDS * 1000;
+
 /** LATE: at most one message per stop within this long. */
 export const LATE_THROTTLE_MS = 30 * 60_000;
 
@@ -108,7 +120,8 @@ async function dueOf(
 ): Promise<Due[]> {
   switch (message.event_type) {
     case 'ROUTE_STARTED': {
-      const ids = (details as EventDetails<'ROUTE_STARTED'>).waypoint_ids ?? route.waypointIds;
+      const ids: readonly string[] =
+        message.waypoint_ids ?? (details as EventDetails<'ROUTE_STARTED'>).waypoint_ids ?? route.waypointIds;
       return ids.map((waypointId) => ({ waypointId, trigger: 'ROUTE_STARTED' }));
     }
     case 'WAYPOINT_APPROACHING':
@@ -140,8 +153,10 @@ async function lateStops(
   details: EventDetails<'ROUTE_ETAS_CHANGED'>,
   waypoints: ReadonlyMap<string, WaypointRow>,
 ): Promise<Due[]> {
+  const only = message.waypoint_ids && new Set(message.waypoint_ids);
+  const etas = only ? details.etas.filter((eta) => only.has(eta.waypoint_id)) : details.etas;
   const late = await Promise.all(
-    details.etas.map(async ({ waypoint_id: waypointId, eta_timestamp: eta }) => {
+    etas.map(async ({ waypoint_id: waypointId, eta_timestamp: eta }) => {
       const waypoint = waypoints.get(waypointId);
       if (!waypoint?.recipient) return undefined;
       const windowEnd = Math.max(...waypoint.timeWindows.map((window) => window.end));
@@ -205,19 +220,31 @@ export async function sendNotifications(message: NotificationMessage, now = Date
   const waypoints = new Map(
     (await listWaypointRows(accountId, routeId)).items.map((waypoint) => [waypoint.id, waypoint]),
   );
-  const due = (await dueOf(message, details, route, waypoints)).filter((stop) =>
-    settings.triggers.includes(stop.trigger),
+  const due = (await dueOf(message, details, route, waypoints)).filter(
+    (stop) => settings.triggers.includes(stop.trigger) && waypoints.get(stop.waypointId)?.recipient,
   );
   if (due.length === 0) return 0;
+  if (!message.waypoint_ids && due.length > NOTIFICATION_STOPS_PER_MESSAGE) {
+    // A large event (a long route's ROUTE_STARTED) in parts, each a run of its own: one run sending to every
+    // stop would outlast its timeout. A part queued twice sends nothing twice (each message has its record).
+    const parts: NotificationMessage[] = [];
+    for (let at = 0; at < due.length; at += NOTIFICATION_STOPS_PER_MESSAGE) {
+      const waypointIds = due.slice(at, at + NOTIFICATION_STOPS_PER_MESSAGE).map((stop) => stop.waypointId);
+      parts.push({ ...message, waypoint_ids: waypointIds });
+    }
+    await sendAll(channels.notifications, parts);
+    return 0;
+  }
   const [etas, driver] = await Promise.all([
     getRouteEtas(accountId, routeId),
     route.assignedDriverId ? getDriver(accountId, dcId, route.assignedDriverId) : undefined,
   ]);
   const configured = configuredChannels();
   let sent = 0;
-  for (const stop of due) {
+  // A few stops at a time: each waits on KMS, DynamoDB and the provider, one after the other.
+  await forEachConcurrently(due, STOPS_AT_ONCE, async (stop) => {
     const waypoint = waypoints.get(stop.waypointId);
-    if (!waypoint?.recipient) continue;
+    if (!waypoint?.recipient) return;
     const recipient = await openRecipient(accountId, routeId, waypoint.recipient);
     const eta = etas?.etas[waypoint.sequence] ?? undefined;
     for (const channel of settings.channels as NotificationChannel[]) {
@@ -247,8 +274,25 @@ export async function sendNotifications(message: NotificationMessage, now = Date
       });
       if (outcome === 'sent') sent += 1;
     }
-  }
+  });
   return sent;
+}
+
+/** How many stops one run works on at once. */
+const STOPS_AT_ONCE = 8;
+
+/** Runs `work` on every item, at most `limit` at a time; rejects with the first failure, once all settled. */
+async function forEachConcurrently<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  const failures: unknown[] = [];
+  const lane = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item).catch((error: unknown) => failures.push(error));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (failures.length > 0) throw failures[0];
 }
 
 interface OneMessage {
@@ -332,8 +376,13 @@ async function sendOne(one: OneMessage): Promise<'sent' | 'not_sent'> {
     ...(stop.trigger === 'LATE' ? { throttleLateSince: now - LATE_THROTTLE_MS } : {}),
   });
   const ids = { account_id: message.account_id, route_id: route.routeId, notification_id: notificationId };
-  // Sent once at most: a redelivered event, or a LATE within the throttle, finds its turn taken.
-  if (written !== 'written' || suppressed) {
+  // A redelivered event finds the record, a LATE within the throttle its turn taken: neither sends again,
+  // unless the record is still QUEUED long after the run that wrote it ended (it timed out before the send).
+  const reclaimed =
+    written === 'duplicate' &&
+    !suppressed &&
+    (await reclaimQueuedNotification(record, Date.now(), Date.now() - RECLAIM_AFTER_MS));
+  if ((written !== 'written' && !reclaimed) || suppressed) {
     logger.info('customer message not sent', { ...ids, outcome: suppressed ?? written });
     return 'not_sent';
   }

@@ -167,6 +167,14 @@ export type StreamRecord = z.output<ReturnType<typeof streamRecords>>[number];
  * An event that may cause customer messages (domain/notifications.ts): the fan-out sends one for each event of
  * a type a trigger the event's DC has on listens to. The consumer reads the event's details back from its item.
  */
+/**
+ * The stops one run of the notifications worker takes on: an event about more (a large route's
+ * ROUTE_STARTED) is queued again in parts of this many, so no run outlasts its timeout.
+ */
+export const NOTIFICATION_STOPS_PER_MESSAGE = 25;
+/** The notifications worker's timeout: a message it recorded QUEUED and did not send by then, it never will. */
+export const NOTIFICATION_WORKER_TIMEOUT_SECONDS = 60;
+
 const notificationMessage = () =>
   z.object({
     account_id: z.string(),
@@ -175,6 +183,10 @@ const notificationMessage = () =>
     event_id: z.string(),
     event_type: z.enum(EVENT_TYPES),
     occurred_at: z.number(),
+    /** Only these of the stops the event concerns (a part of a large event, queued by the worker itself). */
+    waypoint_ids: z.optional(
+      z.array(z.string()).check(z.minLength(1), z.maxLength(NOTIFICATION_STOPS_PER_MESSAGE)),
+    ),
   });
 export type NotificationMessage = z.output<ReturnType<typeof notificationMessage>>;
 

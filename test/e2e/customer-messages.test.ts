@@ -1,9 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
-import { listNotifications } from '../../functions/data/notifications';
+import {
+  insertNotification,
+  listNotifications,
+  reclaimQueuedNotification,
+} from '../../functions/data/notifications';
 import { DEFAULT_SPEED_KMH, type LatLng, ROAD_FACTOR, travelMillis } from '../../functions/domain/etas';
 import { LATE_MOVE_MS } from '../../functions/domain/notifications';
+import { NOTIFICATION_STOPS_PER_MESSAGE } from '../../functions/models/channels';
 import { createTestAccount } from '../support/accounts';
 import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError, expectSuccess } from '../support/http';
@@ -25,6 +30,8 @@ const OTHER_EMAIL = 'lou.customer@example.com';
 const FR_CA_EMAIL = 'claude.customer@example.com';
 const IT_EMAIL = 'gio.customer@example.com';
 const HOUR = 3_600_000;
+/** A sent message's status: SENT, or DELIVERED once the outbox's delivery event came back. */
+const SENT = expect.stringMatching(/^(SENT|DELIVERED)$/);
 const MINUTE = 60_000;
 
 interface OutboxMessage {
@@ -196,11 +203,10 @@ describe('customer messages', { timeout: 90_000 }, () => {
     // The third stop has no recipient; each message is recorded SENT (DELIVERED once the outbox's delivery
     // event came back: message-outcomes.test.ts) with its segments (SMS).
     const records = await listNotifications(acme.accountId, 'cm-1', 0);
-    const sent = expect.stringMatching(/^(SENT|DELIVERED)$/);
     expect(records.map((r) => [r.trigger, r.channel, r.status, r.locale, r.to])).toEqual(
       expect.arrayContaining([
-        ['ROUTE_STARTED', 'SMS', sent, 'de', '+1415•••0123'],
-        ['ROUTE_STARTED', 'EMAIL', sent, 'en', 'd•••@example.com'],
+        ['ROUTE_STARTED', 'SMS', SENT, 'de', '+1415•••0123'],
+        ['ROUTE_STARTED', 'EMAIL', SENT, 'en', 'd•••@example.com'],
       ]),
     );
     expect(records.find((r) => r.channel === 'SMS')?.segments).toBe(1);
@@ -232,12 +238,11 @@ describe('customer messages', { timeout: 90_000 }, () => {
     const listed = expectSuccess(await fx.as(acme.key, 'GET', path), routes.listWaypointNotifications) as {
       notifications: Record<string, unknown>[];
     };
-    const sent = expect.stringMatching(/^(SENT|DELIVERED)$/);
     expect(listed.notifications.map((n) => [n.trigger, n.channel, n.status])).toEqual(
       expect.arrayContaining([
-        ['ROUTE_STARTED', 'SMS', sent],
-        ['ROUTE_STARTED', 'EMAIL', sent],
-        ['DELIVERED', 'EMAIL', sent],
+        ['ROUTE_STARTED', 'SMS', SENT],
+        ['ROUTE_STARTED', 'EMAIL', SENT],
+        ['DELIVERED', 'EMAIL', SENT],
       ]),
     );
     for (const n of listed.notifications) {
@@ -274,6 +279,64 @@ describe('customer messages', { timeout: 90_000 }, () => {
     ]);
     expect((await outbox()).slice(before).filter((m) => m.to === PHONE || m.to === EMAIL)).toEqual([]);
   });
+
+  it('tells every stop of a route larger than one run takes on (queued again in parts), each once', async () => {
+    const stops = NOTIFICATION_STOPS_PER_MESSAGE * 2 + 3;
+    await createDriver('d-big', 'dc-1');
+    const route = exampleRoute('cm-big', {
+      waypoints: stops,
+      driverId: 'd-big',
+      startTime: Date.now() + HOUR,
+    });
+    route.waypoints.forEach((waypoint, index) => {
+      (waypoint as Record<string, unknown>).recipient = { email: `stop-${index}@big.example.com` };
+    });
+    await importRoute(fx.api.url, acme.key, 'dc-1', route);
+    const started = await fx.as(tokens['d-big'] as string, 'POST', '/driver/routes/cm-big/start', {
+      timestamp: Date.now(),
+    });
+    expect(started.status, started.text).toBe(200);
+    const deadline = Date.now() + 60_000;
+    let told: string[] = [];
+    while (told.length < stops) {
+      expect(Date.now(), `${stops} stops told; ${told.length} so far`).toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      told = (await outbox()).map((m) => m.to).filter((to) => to.endsWith('@big.example.com'));
+    }
+    expect(new Set(told).size).toBe(stops);
+    expect(told).toHaveLength(stops);
+  });
+
+  it('sends a message a run recorded QUEUED and never sent, once that run is long over; a newer one it leaves', async () => {
+    const record = {
+      accountId: acme.accountId,
+      routeId: 'cm-reclaim',
+      waypointId: 'cm-reclaim-wp-0',
+      waypointSequence: 0,
+      eventId: 'evt_reclaim',
+      trigger: 'ROUTE_STARTED',
+      channel: 'EMAIL',
+      locale: 'en',
+      to: 'd•••@example.com',
+    } as const;
+    const now = Date.now();
+    const stale = {
+      ...record,
+      notificationId: 'stale',
+      status: 'QUEUED' as const,
+      createdAt: now - 10 * 60_000,
+    };
+    const fresh = { ...record, notificationId: 'fresh', status: 'QUEUED' as const, createdAt: now - 1_000 };
+    const sent = { ...record, notificationId: 'sent', status: 'SENT' as const, createdAt: now - 10 * 60_000 };
+    for (const one of [stale, fresh, SENT]) expect(await insertNotification(one)).toBe('written');
+    const staleBefore = now - 2 * 60_000;
+    expect(await reclaimQueuedNotification(stale, now, staleBefore)).toBe(true);
+    // Claimed now: a second run finds it taken until that claim is stale in turn.
+    expect(await reclaimQueuedNotification(stale, now, staleBefore)).toBe(false);
+    expect(await reclaimQueuedNotification(stale, now + 5 * 60_000, now + 1)).toBe(true);
+    expect(await reclaimQueuedNotification(fresh, now, staleBefore)).toBe(false);
+    expect(await reclaimQueuedNotification(sent, now, staleBefore)).toBe(false);
+  });
 });
 
 describe('customer messages: locales and LATE', { timeout: 120_000 }, () => {
@@ -297,8 +360,8 @@ describe('customer messages: locales and LATE', { timeout: 120_000 }, () => {
       ...(await listNotifications(acme.accountId, 'cm-3', 2)),
     ];
     expect(records.map((r) => [r.waypointId, r.trigger, r.status, r.locale])).toEqual([
-      ['cm-3-wp-1', 'ROUTE_STARTED', 'SENT', 'fr'],
-      ['cm-3-wp-2', 'ROUTE_STARTED', 'SENT', 'en'],
+      ['cm-3-wp-1', 'ROUTE_STARTED', SENT, 'fr'],
+      ['cm-3-wp-2', 'ROUTE_STARTED', SENT, 'en'],
     ]);
   });
 
@@ -323,7 +386,7 @@ describe('customer messages: locales and LATE', { timeout: 120_000 }, () => {
     expect(late?.subject).toBe('Your delivery from Acme Sud runs late');
     expect(late?.body).toContain('runs late; it is now expected');
     const lateRecord = (await listNotifications(acme.accountId, 'cm-3', 2)).find((r) => r.trigger === 'LATE');
-    expect(lateRecord?.status).toBe('SENT');
+    expect(lateRecord?.status).toEqual(SENT);
     const moved = (lateRecord?.eta as number) - toldSecond;
     expect(moved).toBeGreaterThanOrEqual(9 * MINUTE);
     expect(moved).toBeLessThan(LATE_MOVE_MS);
@@ -344,8 +407,8 @@ describe('customer messages: locales and LATE', { timeout: 120_000 }, () => {
     expect(secondLate?.subject).toBe('Your delivery from Acme Sud runs late');
     const secondRecords = await listNotifications(acme.accountId, 'cm-3', 1);
     expect(secondRecords.map((r) => [r.trigger, r.status])).toEqual([
-      ['ROUTE_STARTED', 'SENT'],
-      ['LATE', 'SENT'],
+      ['ROUTE_STARTED', SENT],
+      ['LATE', SENT],
     ]);
     expect((secondRecords[1]?.eta as number) - toldFirst).toBeGreaterThanOrEqual(LATE_MOVE_MS);
 
@@ -367,8 +430,8 @@ describe('customer messages: locales and LATE', { timeout: 120_000 }, () => {
       routes.listWaypointNotifications,
     ) as { notifications: Record<string, unknown>[] };
     expect(listed.notifications.map((n) => [n.trigger, n.status])).toEqual([
-      ['ROUTE_STARTED', 'SENT'],
-      ['LATE', 'SENT'],
+      ['ROUTE_STARTED', SENT],
+      ['LATE', SENT],
     ]);
   });
 });
