@@ -1,11 +1,11 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import Negotiator from 'negotiator';
 import { trackedStop } from '../../../domain/tracked-stop';
 import { errorResponse, successResponse } from '../../../shared/envelope';
 import { ERROR_CODES } from '../../../shared/error-codes';
 import { ApiError } from '../../../shared/errors';
 import { appendLogKeys, logger, observed } from '../../../shared/observability';
 import { httpStatusOf } from '../../define';
+import { hostAnswer, prefersHtml } from '../answers';
 import {
   TRACKING_PAGE_CONTENT_SECURITY_POLICY,
   trackedStopView,
@@ -14,42 +14,8 @@ import {
 } from '../views';
 import { getTrackingPage as endpoint } from './endpoint';
 
-/** JSON first: a client that says nothing (curl's `*\/*`) gets JSON; a browser asks for `text/html`. */
-const MEDIA_TYPES = ['application/json', 'text/html'];
-
-/**
- * Every answer: the page shows a customer's address, so nothing keeps a copy (no-store); its token must not
- * leave with a Referer; search engines leave it alone.
- */
-const COMMON_HEADERS = {
-  'Cache-Control': 'no-store',
-  Vary: 'Accept',
-  'Referrer-Policy': 'no-referrer',
-  'X-Content-Type-Options': 'nosniff',
-  'X-Robots-Tag': 'noindex',
-};
-
-function prefersHtml(event: APIGatewayProxyEvent): boolean {
-  const accept = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
-  return new Negotiator({ headers: { accept: accept ?? undefined } }).mediaType(MEDIA_TYPES) === 'text/html';
-}
-
-function htmlResponse(statusCode: number, body: string): APIGatewayProxyResult {
-  return {
-    statusCode,
-    headers: {
-      ...COMMON_HEADERS,
-      'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': TRACKING_PAGE_CONTENT_SECURITY_POLICY,
-    },
-    body,
-  };
-}
-
-const withCommonHeaders = (response: APIGatewayProxyResult): APIGatewayProxyResult => ({
-  ...response,
-  headers: { ...response.headers, ...COMMON_HEADERS },
-});
+const answer = (html: boolean, status: number, page: () => string, json: () => APIGatewayProxyResult) =>
+  hostAnswer(html, TRACKING_PAGE_CONTENT_SECURITY_POLICY, status, page, json);
 
 /**
  * The tracking page (no authorizer: the token is the credential), as HTML or JSON by the Accept header. The
@@ -63,22 +29,31 @@ async function serve(event: APIGatewayProxyEvent, context: Context): Promise<API
   const html = prefersHtml(event);
   try {
     const stop = await trackedStop(event.pathParameters?.token ?? '', Date.now());
-    return html
-      ? htmlResponse(200, trackingPage(stop))
-      : withCommonHeaders(successResponse(200, trackedStopView(stop)));
+    return answer(
+      html,
+      200,
+      () => trackingPage(stop),
+      () => successResponse(200, trackedStopView(stop)),
+    );
   } catch (error) {
     if (error instanceof ApiError) {
       const status = httpStatusOf(endpoint, error);
       logger.debug('request refused', { status_code: status, code: error.code });
-      return html
-        ? htmlResponse(status, trackingErrorPage(status))
-        : withCommonHeaders(errorResponse(status, error.code, error.message));
+      return answer(
+        html,
+        status,
+        () => trackingErrorPage(status),
+        () => errorResponse(status, error.code, error.message),
+      );
     }
     logger.error('unhandled error', { error });
     const { code, httpStatus } = ERROR_CODES.INTERNAL;
-    return html
-      ? htmlResponse(httpStatus, trackingErrorPage(httpStatus))
-      : withCommonHeaders(errorResponse(httpStatus, code, `internal error (request id ${requestId})`));
+    return answer(
+      html,
+      httpStatus,
+      () => trackingErrorPage(httpStatus),
+      () => errorResponse(httpStatus, code, `internal error (request id ${requestId})`),
+    );
   }
 }
 

@@ -1,11 +1,11 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import Negotiator from 'negotiator';
 import { unsubscribe, unsubscribeSubject } from '../../../domain/unsubscribe';
 import { errorResponse, successResponse } from '../../../shared/envelope';
 import { ERROR_CODES } from '../../../shared/error-codes';
 import { ApiError, ValidationError } from '../../../shared/errors';
 import { appendLogKeys, logger, observed } from '../../../shared/observability';
 import { httpStatusOf } from '../../define';
+import { headerOf, hostAnswer, prefersHtml } from '../answers';
 import {
   UNSUBSCRIBE_PAGE_CONTENT_SECURITY_POLICY,
   unsubscribeErrorPage,
@@ -13,24 +13,6 @@ import {
   unsubscribeView,
 } from '../views';
 import { getUnsubscribePage as getEndpoint, unsubscribe as postEndpoint } from './endpoint';
-
-/** JSON first, as the tracking page: a mail client's POST says nothing, a browser asks for `text/html`. */
-const MEDIA_TYPES = ['application/json', 'text/html'];
-
-/** As the tracking page's: nothing keeps a copy, the token leaves with no Referer, search engines stay away. */
-const COMMON_HEADERS = {
-  'Cache-Control': 'no-store',
-  Vary: 'Accept',
-  'Referrer-Policy': 'no-referrer',
-  'X-Content-Type-Options': 'nosniff',
-  'X-Robots-Tag': 'noindex',
-};
-
-const headerOf = (event: APIGatewayProxyEvent, name: string) =>
-  Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
-
-const prefersHtml = (event: APIGatewayProxyEvent) =>
-  new Negotiator({ headers: { accept: headerOf(event, 'accept') } }).mediaType(MEDIA_TYPES) === 'text/html';
 
 /** The form fields RFC 8058 allows (urlencoded or multipart), parsed by the WHATWG Fetch standard's own parser. */
 async function formOf(event: APIGatewayProxyEvent): Promise<FormData | undefined> {
@@ -68,18 +50,8 @@ async function serve(event: APIGatewayProxyEvent, context: Context): Promise<API
   // Ids only: the token and the address key are secrets, and not logged.
   appendLogKeys({ request_id: requestId, operation: endpoint.operationId });
   const html = prefersHtml(event);
-  const answer = (status: number, page: string, json: APIGatewayProxyResult): APIGatewayProxyResult =>
-    html
-      ? {
-          statusCode: status,
-          headers: {
-            ...COMMON_HEADERS,
-            'Content-Type': 'text/html; charset=utf-8',
-            'Content-Security-Policy': UNSUBSCRIBE_PAGE_CONTENT_SECURITY_POLICY,
-          },
-          body: page,
-        }
-      : { ...json, headers: { ...json.headers, ...COMMON_HEADERS } };
+  const answer = (status: number, page: () => string, json: () => APIGatewayProxyResult) =>
+    hostAnswer(html, UNSUBSCRIBE_PAGE_CONTENT_SECURITY_POLICY, status, page, json);
   try {
     const token = event.pathParameters?.token ?? '';
     const addressKey = event.pathParameters?.address_key ?? '';
@@ -89,19 +61,27 @@ async function serve(event: APIGatewayProxyEvent, context: Context): Promise<API
         ? await unsubscribe(token, addressKey, Date.now())
         : await unsubscribeSubject(token, addressKey);
     if (endpoint === postEndpoint) logger.info('email address unsubscribed');
-    return answer(200, unsubscribePage(subject), successResponse(200, unsubscribeView(subject)));
+    return answer(
+      200,
+      () => unsubscribePage(subject),
+      () => successResponse(200, unsubscribeView(subject)),
+    );
   } catch (error) {
     if (error instanceof ApiError) {
       const status = httpStatusOf(endpoint, error);
       logger.debug('request refused', { status_code: status, code: error.code });
-      return answer(status, unsubscribeErrorPage(status), errorResponse(status, error.code, error.message));
+      return answer(
+        status,
+        () => unsubscribeErrorPage(status),
+        () => errorResponse(status, error.code, error.message),
+      );
     }
     logger.error('unhandled error', { error });
     const { code, httpStatus } = ERROR_CODES.INTERNAL;
     return answer(
       httpStatus,
-      unsubscribeErrorPage(httpStatus),
-      errorResponse(httpStatus, code, `internal error (request id ${requestId})`),
+      () => unsubscribeErrorPage(httpStatus),
+      () => errorResponse(httpStatus, code, `internal error (request id ${requestId})`),
     );
   }
 }
