@@ -15,10 +15,13 @@
  *   an opt-out keyword also puts `from` on the local opt-out list, as AWS's default opt-out list does, so a
  *   later SendTextMessage to it answers ConflictException DESTINATION_PHONE_NUMBER_OPTED_OUT.
  */
+
 import { randomUUID } from 'node:crypto';
+import { SMS_OPT_OUT_KEYWORDS } from '../../functions/models/message-outcomes';
 import type { Deployment, QueueSpec } from '../cloud/model';
 import { servicePrincipalDecision } from '../iam/policy';
-import { readBody, type Upstream } from './upstream';
+import { EmulatorQueues } from './emulator-queues';
+import type { Upstream } from './upstream';
 
 /** Destination simulator numbers that make a failure event (AWS End User Messaging SMS, Simulator phone numbers). */
 export const SMS_FAILURE_NUMBERS = [
@@ -34,19 +37,8 @@ export const SMS_FAILURE_NUMBERS = [
   '+85257048854',
 ];
 
-/** End User Messaging SMS's default opt-out keywords (models/message-outcomes.ts reads the same list). */
-const OPT_OUT_KEYWORDS = new Set([
-  'ARRET',
-  'CANCEL',
-  'END',
-  'OPT-OUT',
-  'OPTOUT',
-  'QUIT',
-  'REMOVE',
-  'STOP',
-  'STOPALL',
-  'UNSUBSCRIBE',
-]);
+/** End User Messaging SMS's default opt-out keywords: the list the outcomes worker reads replies with. */
+const OPT_OUT_KEYWORDS = new Set<string>(SMS_OPT_OUT_KEYWORDS);
 
 export interface SentEmail {
   id: string;
@@ -64,15 +56,17 @@ export interface SentSms {
 }
 
 export class OutboxOutcomes {
-  private target:
-    | { queue: QueueSpec; topicArn: string; raw: boolean; allowed: boolean; url?: string }
-    | undefined;
+  private target: { queue: QueueSpec; topicArn: string; raw: boolean; allowed: boolean } | undefined;
   private region = 'us-east-1';
   private accountId = '000000000000';
   /** Phones that replied an opt-out keyword: SendTextMessage to them is refused. */
   readonly optedOutPhones = new Set<string>();
 
-  constructor(private readonly fauxqs: Upstream) {}
+  private readonly queues: EmulatorQueues;
+
+  constructor(fauxqs: Upstream) {
+    this.queues = new EmulatorQueues(fauxqs);
+  }
 
   /**
    * The topic the deployment subscribes `queue` to, and whether SNS could deliver there; without a
@@ -247,25 +241,6 @@ export class OutboxOutcomes {
           SigningCertURL: 'https://sns.local/SimpleNotificationService.pem',
           UnsubscribeURL: 'https://sns.local/?Action=Unsubscribe',
         });
-    target.url ??= await this.emulatorQueueUrl(target.queue);
-    const response = await this.sqsCall('SendMessage', { QueueUrl: target.url, MessageBody: body });
-    if (response.status !== 200) throw new Error(`SendMessage to ${target.queue.name}: ${response.text}`);
-  }
-
-  private async emulatorQueueUrl(queue: QueueSpec): Promise<string> {
-    const response = await this.sqsCall('GetQueueUrl', { QueueName: queue.name });
-    const url = (JSON.parse(response.text) as { QueueUrl?: string }).QueueUrl;
-    if (response.status !== 200 || !url) throw new Error(`no queue ${queue.name}: ${response.text}`);
-    return url;
-  }
-
-  private async sqsCall(operation: string, input: Record<string, unknown>) {
-    const response = await this.fauxqs.send(
-      'POST',
-      '/',
-      { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${operation}` },
-      Buffer.from(JSON.stringify(input)),
-    );
-    return { status: response.statusCode, text: (await readBody(response)).toString('utf8') };
+    await this.queues.send(target.queue, body);
   }
 }

@@ -13,7 +13,8 @@
 import { randomBytes } from 'node:crypto';
 import type { BucketSpec, Deployment, PolicyDocument, QueueSpec } from '../cloud/model';
 import { servicePrincipalDecision, validatePolicy } from '../iam/policy';
-import { readBody, type Upstream } from './upstream';
+import { EmulatorQueues } from './emulator-queues';
+import type { Upstream } from './upstream';
 
 export type NotificationSetup = Pick<
   Deployment,
@@ -47,10 +48,13 @@ export class DestinationValidationError extends Error {
 
 export class S3Notifications {
   private readonly buckets = new Map<string, NotifiedBucket>();
-  private readonly emulatorQueueUrls = new Map<string, string>();
   private region = '';
 
-  constructor(private readonly fauxqs: Upstream) {}
+  private readonly queues: EmulatorQueues;
+
+  constructor(private readonly fauxqs: Upstream) {
+    this.queues = new EmulatorQueues(fauxqs);
+  }
 
   /** Takes the deployment's notification configurations, refusing any S3 could not validate. */
   configure(setup: NotificationSetup): void {
@@ -150,35 +154,8 @@ export class S3Notifications {
           },
         ],
       };
-      await this.sendMessage(route.queue, JSON.stringify(message));
+      await this.queues.send(route.queue, JSON.stringify(message));
     }
-  }
-
-  private async sendMessage(queue: QueueSpec, body: string): Promise<void> {
-    const queueUrl = await this.emulatorQueueUrl(queue);
-    const response = await this.sqsCall('SendMessage', { QueueUrl: queueUrl, MessageBody: body });
-    if (response.status !== 200) throw new Error(`SendMessage to ${queue.name}: ${response.text}`);
-  }
-
-  /** fauxqs finds a queue by the URL it made for it: asked once per queue. */
-  private async emulatorQueueUrl(queue: QueueSpec): Promise<string> {
-    const known = this.emulatorQueueUrls.get(queue.name);
-    if (known) return known;
-    const response = await this.sqsCall('GetQueueUrl', { QueueName: queue.name });
-    const url = (JSON.parse(response.text) as { QueueUrl?: string }).QueueUrl;
-    if (response.status !== 200 || !url) throw new Error(`no queue ${queue.name}: ${response.text}`);
-    this.emulatorQueueUrls.set(queue.name, url);
-    return url;
-  }
-
-  private async sqsCall(operation: string, input: Record<string, unknown>) {
-    const response = await this.fauxqs.send(
-      'POST',
-      '/',
-      { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${operation}` },
-      Buffer.from(JSON.stringify(input)),
-    );
-    return { status: response.statusCode, text: (await readBody(response)).toString('utf8') };
   }
 }
 
