@@ -12,6 +12,7 @@ import { NOTIFICATION_STOPS_PER_MESSAGE } from '../../functions/models/channels'
 import { createTestAccount } from '../support/accounts';
 import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError, expectSuccess } from '../support/http';
+import { type OutboxMessage, readOutbox } from '../support/outbox';
 import { exampleRoute, importRoute } from '../support/routes';
 
 /**
@@ -34,22 +35,7 @@ const HOUR = 3_600_000;
 const SENT = expect.stringMatching(/^(SENT|DELIVERED)$/);
 const MINUTE = 60_000;
 
-interface OutboxMessage {
-  id: string;
-  channel: 'EMAIL' | 'SMS';
-  to: string;
-  subject: string | null;
-  body: string;
-  headers: Record<string, string>;
-  tags: Record<string, string>;
-}
-
-/** The local outbox (not an API operation: a plain GET of the local runtime's own route). */
-const outbox = async (): Promise<OutboxMessage[]> => {
-  const response = await fetch(`${fx.api.url}/_local/outbox`);
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { messages: OutboxMessage[] }).messages;
-};
+const outbox = () => readOutbox(fx.api.url);
 
 /** The outbox's messages to `to` once there are `count` of them (polled: the event path is asynchronous). */
 async function messagesTo(to: string, count: number, timeoutMs = 20_000): Promise<OutboxMessage[]> {

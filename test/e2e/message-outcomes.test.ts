@@ -6,6 +6,7 @@ import { isOptedOut } from '../../functions/data/opt-outs';
 import { createTestAccount } from '../support/accounts';
 import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectSuccess } from '../support/http';
+import { readOutbox } from '../support/outbox';
 import { exampleRoute, importRoute } from '../support/routes';
 import {
   eventTypeOf,
@@ -36,17 +37,7 @@ const DELIVERED_EMAIL = 'success@simulator.amazonses.com';
 const BOUNCING_EMAIL = 'bounce@simulator.amazonses.com';
 const HOUR = 3_600_000;
 
-interface OutboxMessage {
-  channel: 'EMAIL' | 'SMS';
-  to: string;
-  from: string;
-}
-
-const outbox = async (): Promise<OutboxMessage[]> => {
-  const response = await fetch(`${fx.api.url}/_local/outbox`);
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { messages: OutboxMessage[] }).messages;
-};
+const outbox = () => readOutbox(fx.api.url);
 
 const smsReply = (from: string, body: string) =>
   fetch(`${fx.api.url}/_local/outbox/sms-replies`, {

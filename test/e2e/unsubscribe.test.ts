@@ -6,6 +6,7 @@ import { isOptedOut } from '../../functions/data/opt-outs';
 import { createTestAccount } from '../support/accounts';
 import { type TestAccount, useTestApi } from '../support/fixtures';
 import { callRaw, expectError, expectSuccess } from '../support/http';
+import { readOutbox } from '../support/outbox';
 import { exampleRoute, importRoute } from '../support/routes';
 
 /**
@@ -29,21 +30,7 @@ const ONE_CLICK = {
   body: 'List-Unsubscribe=One-Click',
 };
 
-interface OutboxMessage {
-  channel: 'EMAIL' | 'SMS';
-  to: string;
-  subject: string | null;
-  body: string;
-  headers: Record<string, string>;
-  tags: Record<string, string>;
-}
-
-/** The local outbox (not an API operation: a plain GET of the local runtime's own route). */
-const outbox = async (): Promise<OutboxMessage[]> => {
-  const response = await fetch(`${fx.api.url}/_local/outbox`);
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { messages: OutboxMessage[] }).messages;
-};
+const outbox = () => readOutbox(fx.api.url);
 
 const emailsTo = async (to: string) =>
   (await outbox()).filter((message) => message.to.toLowerCase() === to.toLowerCase());
