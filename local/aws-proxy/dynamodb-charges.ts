@@ -26,16 +26,6 @@ export function itemId(table: TableSchema, item: Item): string {
   ]);
 }
 
-/** A key for the SDK client: binary values as bytes rather than base64. */
-export function sdkKey(key: Key): Key {
-  return Object.fromEntries(
-    Object.entries(key).map(([name, value]) => [
-      name,
-      typeof value.B === 'string' ? { B: Buffer.from(value.B, 'base64') } : value,
-    ]),
-  );
-}
-
 export const partitionCharge = (
   table: TableSchema,
   key: Key,
