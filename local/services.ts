@@ -13,6 +13,11 @@ import { handOutFifoGroupsWhole } from './fauxqs-fifo';
  * fresh DynamoDB Local, and a fresh JVM spends much of its CPU in the server compiler (C2) warming up: on two
  * cores, two e2e test files took 41 s instead of 58 s and 47 s of CPU instead of 79 s, while a warm JVM's
  * writes cost about the same. Only speed differs: the jar and what it answers are the same.
+ * Measured again once each vitest worker kept one DynamoDB Local for the run (2026-11-29): C2 pays off only
+ * after about a minute of full load (9,000 writes and reads: 24 s of JVM CPU the first time against C1's 15,
+ * then 8.5 against 11.5-14), eight e2e files took 254 s and 418 s of CPU with it against 230 s and 378 s, and
+ * in the bench's webhook_delivery (bin/local.ts) it gave 55-63 pairs/s against 52-56 but a light-load p50 of
+ * 96-107 ms against 87-91 (C2 compiling while the first requests run). C1 stays for both.
  */
 const DYNAMODB_LOCAL_JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 
