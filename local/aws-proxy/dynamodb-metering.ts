@@ -10,7 +10,9 @@
  * BatchGetItem key that is not there, 2 for a BatchWriteItem delete of nothing; and no count reaches the
  * caller of a failed conditional write. So writes, batches and transactions are sized here from the items
  * before and after the write: the proxy reads the items a write names (BatchGetItem, consistent, straight
- * from DynamoDB Local) before forwarding it, and the items an update changed after it. Two approximations,
+ * from DynamoDB Local) before forwarding it, and the items an update changed after it (an UpdateItem whose
+ * caller asks for no values gets its item back with the answer instead, ALL_NEW, left out of what the caller
+ * sees). Two approximations,
  * both of which can only add units: a write to the same item by another caller between that read and the
  * write shifts the sizes compared, and a failed conditional write or a cancelled transaction is charged as
  * the larger of the item there and the item sent (AWS charges a failed condition by the item's size, and
@@ -42,7 +44,7 @@ import {
   withReportedCapacity,
   writeCharges,
 } from './dynamodb-charges';
-import { Exchange, type Json } from './dynamodb-exchange';
+import { type Answer, Exchange, type Json } from './dynamodb-exchange';
 import { meteredOperations } from './dynamodb-metered-operations';
 import { type Charge, PartitionModel } from './dynamodb-partitions';
 import type { SignedCall } from './principals';
@@ -210,17 +212,19 @@ export class CapacityMeter {
     key: Key,
     before: Item | undefined,
     expectedAfter: Item | undefined,
-    actualAfter: () => Promise<Item | undefined>,
+    actualAfter: (answer: Answer) => Promise<Item | undefined>,
+    /** The call forwarded as `input`, and a successful answer shown to the caller as `shown` makes it. */
+    changed?: { input: Json; shown: (answer: Answer) => Json },
   ): Promise<void> {
     const result = this.model.admit(writeCharges(table, key, before, expectedAfter));
     if ('refusedBy' in result) return x.throttled(table, result.refusedBy);
     let consumed: Charge[] = [];
     try {
-      const answer = await x.forward();
-      if (answer.status === 200) consumed = writeCharges(table, key, before, await actualAfter());
+      const answer = await x.forward(changed?.input);
+      if (answer.status === 200) consumed = writeCharges(table, key, before, await actualAfter(answer));
       else if (answer.error === 'ConditionalCheckFailedException')
         consumed = [partitionCharge(table, key, 'write', tableWriteUnits(before, expectedAfter))];
-      x.reply(answer);
+      x.reply(answer, changed && answer.status === 200 ? changed.shown(answer) : undefined);
     } finally {
       this.model.settle(result.admission, consumed);
     }

@@ -82,7 +82,7 @@ describe('counting', () => {
     const small = item(pk, 'A', 1500);
     await once.send(new PutItemCommand({ TableName: table(), Item: small }));
     expect(usage(pk).writeUnits).toBe(2);
-    await once.send(
+    const updated = await once.send(
       new UpdateItemCommand({
         TableName: table(),
         Key: { pk: small.pk as AttributeValue, sk: small.sk as AttributeValue },
@@ -92,11 +92,26 @@ describe('counting', () => {
       }),
     );
     expect(usage(pk).writeUnits).toBe(2 + 3);
-    await once.send(new DeleteItemCommand({ TableName: table(), Key: { pk: { S: pk }, sk: { S: 'A' } } }));
+    // The meter learns the item after from the answer (ALL_NEW), which the caller, who asked for nothing, never sees.
+    expect(updated.Attributes).toBeUndefined();
+    // A caller's own ReturnValues is answered as asked (the item after then read apart): 2,500 bytes -> 3 units.
+    const shrunk = await once.send(
+      new UpdateItemCommand({
+        TableName: table(),
+        Key: { pk: small.pk as AttributeValue, sk: small.sk as AttributeValue },
+        UpdateExpression: 'SET #data = :data',
+        ExpressionAttributeNames: { '#data': 'data' },
+        ExpressionAttributeValues: { ':data': { S: 'z' } },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    expect(shrunk.Attributes).toEqual({ data: { S: 'z' } });
     expect(usage(pk).writeUnits).toBe(2 + 3 + 3);
-    // A delete of nothing still costs one.
     await once.send(new DeleteItemCommand({ TableName: table(), Key: { pk: { S: pk }, sk: { S: 'A' } } }));
     expect(usage(pk).writeUnits).toBe(2 + 3 + 3 + 1);
+    // A delete of nothing still costs one.
+    await once.send(new DeleteItemCommand({ TableName: table(), Key: { pk: { S: pk }, sk: { S: 'A' } } }));
+    expect(usage(pk).writeUnits).toBe(2 + 3 + 3 + 1 + 1);
   });
 
   it('charges a failed conditional write by the item it found', async () => {
