@@ -9,6 +9,7 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  type ReturnValue,
   TransactWriteItemsCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
@@ -82,29 +83,23 @@ describe('counting', () => {
     const small = item(pk, 'A', 1500);
     await once.send(new PutItemCommand({ TableName: table(), Item: small }));
     expect(usage(pk).writeUnits).toBe(2);
-    const updated = await once.send(
-      new UpdateItemCommand({
-        TableName: table(),
-        Key: { pk: small.pk as AttributeValue, sk: small.sk as AttributeValue },
-        UpdateExpression: 'SET #data = :data',
-        ExpressionAttributeNames: { '#data': 'data' },
-        ExpressionAttributeValues: { ':data': { S: 'y'.repeat((small.data?.S?.length ?? 0) + 1000) } },
-      }),
-    );
+    const setData = (data: string, returnValues?: ReturnValue) =>
+      once.send(
+        new UpdateItemCommand({
+          TableName: table(),
+          Key: { pk: small.pk as AttributeValue, sk: small.sk as AttributeValue },
+          UpdateExpression: 'SET #data = :data',
+          ExpressionAttributeNames: { '#data': 'data' },
+          ExpressionAttributeValues: { ':data': { S: data } },
+          ReturnValues: returnValues,
+        }),
+      );
+    const updated = await setData('y'.repeat((small.data?.S?.length ?? 0) + 1000));
     expect(usage(pk).writeUnits).toBe(2 + 3);
     // The meter learns the item after from the answer (ALL_NEW), which the caller, who asked for nothing, never sees.
     expect(updated.Attributes).toBeUndefined();
     // A caller's own ReturnValues is answered as asked (the item after then read apart): 2,500 bytes -> 3 units.
-    const shrunk = await once.send(
-      new UpdateItemCommand({
-        TableName: table(),
-        Key: { pk: small.pk as AttributeValue, sk: small.sk as AttributeValue },
-        UpdateExpression: 'SET #data = :data',
-        ExpressionAttributeNames: { '#data': 'data' },
-        ExpressionAttributeValues: { ':data': { S: 'z' } },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
+    const shrunk = await setData('z', 'UPDATED_NEW');
     expect(shrunk.Attributes).toEqual({ data: { S: 'z' } });
     expect(usage(pk).writeUnits).toBe(2 + 3 + 3);
     await once.send(new DeleteItemCommand({ TableName: table(), Key: { pk: { S: pk }, sk: { S: 'A' } } }));
