@@ -7,9 +7,10 @@ import { configure } from '../functions/shared/config';
 import { sampleRoute } from '../local/app/sample-route';
 import type { PartitionUsage } from '../local/aws-proxy/dynamodb-partitions';
 import { inParallel } from './dynamo';
-import { ApiClient, type JsonResponse } from './http';
+import { ApiClient, expectingStatus } from './http';
 import { startHttpReceiver } from './http-receiver';
 import { consumedBetween, partitionReport } from './partitions';
+import { importDriverRoute } from './route-body';
 import { demoOf } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, distribution, percentile, round } from './stats';
@@ -86,11 +87,7 @@ export const busyDayScenario: Scenario = {
     // A key of its own: the authorizer caches a key's DCs for a minute, and the demo key's are older.
     const { apiKey } = await issueApiKey(accountId);
     const api = new ApiClient(stack.api_url, apiKey, 32);
-    const expectOk = (what: string, response: JsonResponse, status = 200) => {
-      if (response.status !== status)
-        errors.push(`${what}: ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
-      return response;
-    };
+    const expectOk = expectingStatus(errors);
 
     // What each event's first delivery and first feed listing took, from when it happened. Only the day's own
     // routes count: the demo route that npm start imports comes through the pipeline in its own time, and its
@@ -189,29 +186,7 @@ export const busyDayScenario: Scenario = {
         `busy_day: ${drivers.length} drivers in ${dcIds.length} DCs, routes of ${FULL_DAY.stops} stops: importing`,
       );
       await inParallel(drivers, SETUP_PARALLELISM, abort, async (driver) => {
-        const dc = encodeURIComponent(driver.dcId);
-        expectOk(
-          'POST drivers',
-          await api.post(
-            `/dcs/${dc}/drivers`,
-            JSON.stringify({ driver_id: driver.id, driver_name: driver.id, login_token: driver.token }),
-          ),
-        );
-        const accepted = expectOk(
-          'POST invoiced-routes',
-          await api.post(`/dcs/${dc}/invoiced-routes`, JSON.stringify({ route: driver.route })),
-          202,
-        );
-        const txid = (accepted.body as { data?: { txid?: string } }).data?.txid;
-        for (let polls = 0; txid; polls++) {
-          const status = await api.get(`/dcs/${dc}/routes/import-status/${encodeURIComponent(txid)}`);
-          if (status.status === 200) break;
-          if (status.status !== 202 || polls > 3000) {
-            expectOk('import-status', status);
-            break;
-          }
-          await sleep(100);
-        }
+        await importDriverRoute(api, expectOk, driver);
         expectOk(
           'start',
           await api.post(

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { addDc, issueApiKey } from '../functions/domain/accounts';
 import { configure } from '../functions/shared/config';
 import { sampleRoute } from '../local/app/sample-route';
-import { LOCAL_CREDENTIALS } from '../local/services';
 import { inParallel, RawTable } from './dynamo';
-import { ApiClient, type JsonResponse } from './http';
+import { ApiClient, expectingStatus, type JsonResponse } from './http';
+import { importDriverRoute } from './route-body';
 import { demoOf } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, distribution, round } from './stats';
@@ -95,35 +94,14 @@ export const customerMessagesScenario: Scenario = {
     const raw = new RawTable(stack, abort);
     const receiver = new Receiver();
     const queues = queueInspector(stack);
-    const sqs = new SQSClient({
-      endpoint: stack.sqs_endpoint,
-      region: stack.region,
-      credentials: LOCAL_CREDENTIALS,
-      useQueueUrlAsEndpoint: false,
-    });
     /** True when the notifications queue holds nothing: no event is left that could still cause a message. */
     const notificationsDrained = async () => {
       const url = stack.queue_urls?.notifications;
-      if (!url) return false;
-      const { Attributes = {} } = await sqs.send(
-        new GetQueueAttributesCommand({
-          QueueUrl: url,
-          AttributeNames: [
-            'ApproximateNumberOfMessages',
-            'ApproximateNumberOfMessagesNotVisible',
-            'ApproximateNumberOfMessagesDelayed',
-          ],
-        }),
-      );
-      return Object.values(Attributes).every((value) => Number(value) === 0);
+      return url ? queues.holdsNothing(url) : false;
     };
     const webhooks: BenchWebhook[] = [];
     const apiErrors: string[] = [];
-    const expectOk = (what: string, response: JsonResponse, status = 200) => {
-      if (response.status !== status)
-        apiErrors.push(`${what}: ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
-      return response;
-    };
+    const expectOk = expectingStatus(apiErrors);
     const outbox = async (): Promise<OutboxMessage[]> => {
       const response = await fetch(`${stack.api_url}/_local/outbox`);
       if (response.status !== 200) throw new Error(`GET /_local/outbox: ${response.status}`);
@@ -213,30 +191,9 @@ export const customerMessagesScenario: Scenario = {
         return { id, token: `msg-${randomBytes(32).toString('base64url')}`, body };
       });
       log(`customer_messages: ${ROUTES} routes of ${STOPS} stops with recipients in DC ${dcId}: importing`);
-      await inParallel(routes, SETUP_PARALLELISM, abort, async (route) => {
-        expectOk(
-          'POST drivers',
-          await api.post(
-            `/dcs/${dcId}/drivers`,
-            JSON.stringify({ driver_id: route.id, driver_name: route.id, login_token: route.token }),
-          ),
-        );
-        const accepted = expectOk(
-          'POST invoiced-routes',
-          await api.post(`/dcs/${dcId}/invoiced-routes`, JSON.stringify({ route: route.body })),
-          202,
-        );
-        const txid = (accepted.body as { data?: { txid?: string } }).data?.txid;
-        for (let polls = 0; txid; polls++) {
-          const status = await api.get(`/dcs/${dcId}/routes/import-status/${encodeURIComponent(txid)}`);
-          if (status.status === 200) break;
-          if (status.status !== 202 || polls > 3000) {
-            expectOk('import-status', status);
-            break;
-          }
-          await sleep(100);
-        }
-      });
+      await inParallel(routes, SETUP_PARALLELISM, abort, (route) =>
+        importDriverRoute(api, expectOk, { dcId, id: route.id, token: route.token, route: route.body }),
+      );
       const start = (route: BenchRoute) =>
         api.post(
           `/driver/routes/${encodeURIComponent(route.id)}/start`,
@@ -490,7 +447,6 @@ export const customerMessagesScenario: Scenario = {
       api.close();
       raw.destroy();
       queues.destroy();
-      sqs.destroy();
       await receiver.close();
     }
   },

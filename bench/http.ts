@@ -109,3 +109,14 @@ export function postExpecting200(url: URL | string, options: RequestOptions, bod
     req.end(body);
   });
 }
+
+/** Records an answer that was not the status expected as `what: status body` in `errors`; returns the answer. */
+export const expectingStatus =
+  (errors: string[]) =>
+  (what: string, response: JsonResponse, status = 200): JsonResponse => {
+    if (response.status !== status)
+      errors.push(`${what}: ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
+    return response;
+  };
+
+export type ExpectStatus = ReturnType<typeof expectingStatus>;

@@ -52,33 +52,38 @@ export function queueInspector(stack: StackInfo) {
     deliveries: stack.queue_urls?.deliveries,
     deliveries_dlq: stack.dlq_urls?.deliveries,
   };
+  const depthOf = async (url: string): Promise<QueueDepths[string]> => {
+    const { Attributes = {} } = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: [
+          'ApproximateNumberOfMessages',
+          'ApproximateNumberOfMessagesNotVisible',
+          'ApproximateNumberOfMessagesDelayed',
+        ],
+      }),
+    );
+    return {
+      visible: Number(Attributes.ApproximateNumberOfMessages ?? Number.NaN),
+      in_flight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? Number.NaN),
+      delayed: Number(Attributes.ApproximateNumberOfMessagesDelayed ?? Number.NaN),
+    };
+  };
   const inspector = {
     async depths(): Promise<QueueDepths | string | undefined> {
       if (!stack.sqs_endpoint || !stack.queue_urls || !stack.dlq_urls) return undefined;
       try {
         const depths: QueueDepths = {};
-        for (const [name, url] of Object.entries(queues)) {
-          if (!url) continue;
-          const { Attributes = {} } = await sqs.send(
-            new GetQueueAttributesCommand({
-              QueueUrl: url,
-              AttributeNames: [
-                'ApproximateNumberOfMessages',
-                'ApproximateNumberOfMessagesNotVisible',
-                'ApproximateNumberOfMessagesDelayed',
-              ],
-            }),
-          );
-          depths[name] = {
-            visible: Number(Attributes.ApproximateNumberOfMessages ?? Number.NaN),
-            in_flight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? Number.NaN),
-            delayed: Number(Attributes.ApproximateNumberOfMessagesDelayed ?? Number.NaN),
-          };
-        }
+        for (const [name, url] of Object.entries(queues)) if (url) depths[name] = await depthOf(url);
         return depths;
       } catch (error) {
         return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       }
+    },
+    /** Whether the queue at `url` holds nothing now: no message visible, in flight or delayed. */
+    async holdsNothing(url: string): Promise<boolean> {
+      const { visible, in_flight, delayed } = await depthOf(url);
+      return visible + in_flight + delayed === 0;
     },
     /**
      * Waits until the queue holds nothing (visible, in flight or delayed) twice in a row, at most `timeoutMs`;
