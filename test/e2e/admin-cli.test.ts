@@ -22,6 +22,8 @@ const COMMANDS = [
 ];
 
 const run = promisify(execFile);
+/** `npm run admin`'s command (package.json): node with tsx's loader, in one process. */
+const ADMIN = [process.execPath, '--import', 'tsx', 'bin/admin.ts'] as const;
 let api: TestApi;
 let stateDir: string;
 
@@ -32,7 +34,7 @@ async function admin(...args: string[]) {
 
 async function adminWith(env: Record<string, string | undefined>, ...args: string[]) {
   try {
-    const { stdout } = await run('node_modules/.bin/tsx', ['bin/admin.ts', ...args], {
+    const { stdout } = await run(ADMIN[0], [...ADMIN.slice(1), ...args], {
       env: { ...process.env, LOCAL_STATE_DIR: stateDir, ...env },
     });
     return { code: 0, json: JSON.parse(stdout), stderr: '' };
@@ -213,7 +215,7 @@ describe('npm run admin', () => {
   it.each(['--help', '-h', 'help', 'create-account --help'])(
     'prints its usage for `%s` and exits 0, without a stack to act on',
     async (args) => {
-      const result = await runRaw('node_modules/.bin/tsx', ['bin/admin.ts', ...args.split(' ')], {
+      const result = await runRaw(ADMIN[0], [...ADMIN.slice(1), ...args.split(' ')], {
         LOCAL_STATE_DIR: mkdtempSync(join(stateDir, 'empty-')),
       });
       expect(result.code, result.stderr).toBe(0);
@@ -232,7 +234,7 @@ describe('npm run admin', () => {
   });
 
   it('refuses an unknown option in one line that points to --help, exit code 2', async () => {
-    const result = await runRaw('node_modules/.bin/tsx', ['bin/admin.ts', 'create-account', '--frobnicate']);
+    const result = await runRaw(ADMIN[0], [...ADMIN.slice(1), 'create-account', '--frobnicate']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trimEnd().split('\n')).toEqual([
