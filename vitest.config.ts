@@ -35,7 +35,12 @@ export default defineConfig({
         extends: true,
         // A test that synthesizes the app with other settings takes 3-8 s per synthesis on a quiet machine,
         // and several times that beside a busy end-to-end tier: two in one test need more than 30 s.
-        test: { name: 'cdk', include: ['test/cdk/**/*.test.ts'], testTimeout: 120_000 },
+        test: {
+          name: 'cdk',
+          include: ['test/cdk/**/*.test.ts'],
+          testTimeout: 120_000,
+          setupFiles: ['test/support/cdk-temp-dir.ts'],
+        },
       },
       {
         extends: true,
