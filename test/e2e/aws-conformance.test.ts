@@ -24,6 +24,7 @@ import type { LambdaRuntime } from '../../local/lambda/runtime';
 import { AUTHORIZER_EVENT } from '../fixtures/lambda/conformance';
 import { createTestAccount } from '../support/accounts';
 import { capture, differences, inPath } from '../support/aws-captures';
+import { DIFFERENCES, ITEM_IMAGES, withoutAddedHeaders } from '../support/aws-differences';
 import { call, expectSuccess } from '../support/http';
 import { startFixtureLambdas } from '../support/lambda-fixtures';
 import { startTestApi, type TestApi } from '../support/local-api';
@@ -32,96 +33,10 @@ import { exampleRoute, importRoute, waitForImport } from '../support/routes';
 /**
  * The local runtime's events held against captures of real AWS events (test/fixtures/aws/; its README names
  * each source), field by field: names, JSON types, nesting, encoding, and values, except the values listed
- * in DIFFERENCES, each with the reason it differs. Any other difference fails. Then the service's handlers
- * run on the captured events, with our API, account and ids put in (`onOurApi` and the like).
+ * in DIFFERENCES (test/support/aws-differences.ts), each with the reason it differs. Any other difference
+ * fails. Then the service's handlers run on the captured events, with our API, account and ids put in
+ * (`onOurApi` and the like).
  */
-
-// ---------------------------------------------------------------------------------------------------------
-// The one list of what may differ, and why
-// ---------------------------------------------------------------------------------------------------------
-
-const DIFFERENCES = {
-  /**
-   * Headers the captured requests did not send but AWS added: CloudFront's (the edge-optimized endpoint's
-   * distribution) and API Gateway's own forwarding and tracing headers. The local gateway adds none; nothing
-   * in functions/ reads them. They are taken out of the capture before comparing; every other header must
-   * be there, with its value.
-   */
-  headersAwsAdds: [
-    'CloudFront-Forwarded-Proto',
-    'CloudFront-Is-Desktop-Viewer',
-    'CloudFront-Is-Mobile-Viewer',
-    'CloudFront-Is-SmartTV-Viewer',
-    'CloudFront-Is-Tablet-Viewer',
-    'CloudFront-Viewer-ASN',
-    'CloudFront-Viewer-Country',
-    'Via',
-    'X-Amz-Cf-Id',
-    'X-Amzn-Trace-Id',
-    'X-Forwarded-For',
-    'X-Forwarded-Port',
-    'X-Forwarded-Proto',
-  ],
-  /** REST proxy and authorizer events (the local API mirrors the captured one: id, stage, account, region). */
-  rest: {
-    'requestContext.requestId': 'a new id for every request',
-    'requestContext.extendedRequestId': 'a new id for every request',
-    'requestContext.requestTime': 'when the request came',
-    'requestContext.requestTimeEpoch': 'when the request came',
-    'requestContext.deploymentId': "the stage's deployment, new at every deployment",
-    'requestContext.identity.sourceIp': "the caller's address: 127.0.0.1 here",
-    'requestContext.authorizer.integrationLatency': 'how long the authorizer ran',
-  },
-  /** Lambda's SQS event (the message S3 sent). */
-  sqs: {
-    'Records.0.messageId': 'a new id for every message',
-    'Records.0.receiptHandle': 'a new handle for every receive',
-    'Records.0.body': "the message (compared on its own: the S3 notification's fields)",
-    'Records.0.md5OfBody': "the body's MD5",
-    'Records.0.attributes.SentTimestamp': 'when the message was sent',
-    'Records.0.attributes.ApproximateFirstReceiveTimestamp': 'when the message was received',
-    'Records.0.attributes.SenderId': "the sender's principal: S3's service role on AWS, the emulator's here",
-    'Records.0.eventSourceARN': 'our queue, in our account and region',
-    'Records.0.awsRegion': 'our region',
-  },
-  /** The S3 event notification in the message body (event structure 2.1). */
-  s3: {
-    'Records.0.awsRegion': "our bucket's region",
-    'Records.0.eventTime': 'when the object was created',
-    'Records.0.userIdentity.principalId': 'who uploaded: the presigned link\u2019s signer here',
-    'Records.0.requestParameters.sourceIPAddress': "the uploader's address",
-    'Records.0.responseElements.x-amz-request-id': "the PUT's request id",
-    'Records.0.responseElements.x-amz-id-2': "the PUT's extended request id",
-    'Records.0.s3.configurationId': "the bucket's notification configuration id (CDK names it)",
-    'Records.0.s3.bucket.name': 'our bucket',
-    'Records.0.s3.bucket.arn': 'our bucket',
-    'Records.0.s3.bucket.ownerIdentity.principalId': "the bucket owner's canonical id",
-    'Records.0.s3.object.key': 'our upload key',
-    'Records.0.s3.object.size': 'our upload',
-    'Records.0.s3.object.eTag': 'our upload',
-    'Records.0.s3.object.sequencer': "the object's place in the bucket's events",
-  },
-  /** The pipe's message: a DynamoDB stream record of a new event item. */
-  pipe: {
-    eventID: 'a new id for every stream record',
-    awsRegion: "our table's region",
-    eventSourceARN: "our table's stream",
-    'dynamodb.ApproximateCreationDateTime': 'when the item was written (whole epoch seconds on both)',
-    'dynamodb.SequenceNumber': "the record's place in its shard",
-    'dynamodb.SizeBytes': 'our item',
-  },
-} as const;
-
-/** The DynamoDB images of a stream record are the items' own data: only their shape is compared. */
-const ITEM_IMAGES = ['dynamodb.Keys', 'dynamodb.NewImage'];
-
-/** The capture without the headers AWS adds (DIFFERENCES.headersAwsAdds). */
-function withoutAddedHeaders<T extends { headers: unknown; multiValueHeaders?: unknown }>(event: T): T {
-  const added = new Set<string>(DIFFERENCES.headersAwsAdds);
-  const keep = (map: unknown) =>
-    Object.fromEntries(Object.entries(map as Record<string, unknown>).filter(([name]) => !added.has(name)));
-  return { ...event, headers: keep(event.headers), multiValueHeaders: keep(event.multiValueHeaders) };
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // The local gateway, in front of an API like each captured one
