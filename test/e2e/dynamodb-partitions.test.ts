@@ -17,8 +17,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { takeClaims } from '../../functions/data/claims';
 import { insertItems } from '../../functions/data/client';
 import { itemSize } from '../../local/aws-proxy/dynamodb-capacity';
-import type { Access, PartitionModel } from '../../local/aws-proxy/dynamodb-partitions';
+import type { PartitionModel } from '../../local/aws-proxy/dynamodb-partitions';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/cloud/model';
+import { type Item, item, partitionProbe } from '../support/dynamodb-partitions';
 import { startTestApi, type TestApi } from '../support/local-api';
 
 /**
@@ -26,8 +27,6 @@ import { startTestApi, type TestApi } from '../support/local-api';
  * secondary indexes): what each operation consumes per partition key by AWS's rules, and AWS's
  * per-partition limits enforced with the errors DynamoDB answers, so that the SDK's retries are exercised.
  */
-
-type Item = Record<string, AttributeValue>;
 
 let api: TestApi;
 let model: PartitionModel;
@@ -48,34 +47,8 @@ afterAll(async () => {
 });
 
 const table = () => api.tableName;
+const { usage, exhaust, insert } = partitionProbe(() => model, table);
 const tableArn = () => `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:table/${table()}`;
-
-/** An item of exactly `bytes` bytes by DynamoDB's sizing, under partition key `pk`. */
-function item(pk: string, sk: string, bytes: number, extra: Item = {}): Item {
-  const fixed: Item = { pk: { S: pk }, sk: { S: sk }, ...extra };
-  const filler = bytes - itemSize(fixed) - 'data'.length;
-  const built = { ...fixed, data: { S: 'x'.repeat(filler) } };
-  expect(itemSize(built)).toBe(bytes);
-  return built;
-}
-
-function usage(partitionKey: string, index?: string) {
-  const found = model
-    .report()
-    .partitions.find((p) => p.partitionKey === partitionKey && p.index === (index ?? null));
-  return {
-    writeUnits: found?.writeUnits ?? 0,
-    readUnits: found?.readUnits ?? 0,
-    throttledWrites: found?.throttledWrites ?? 0,
-    throttledReads: found?.throttledReads ?? 0,
-  };
-}
-
-/** Takes far more than a partition holds, so that it refuses every call for the rest of the file. */
-function exhaust(partitionKey: string, access: Access, index?: string) {
-  const result = model.admit([{ table: table(), index, partitionKey, access, units: 1e9 }]);
-  expect('admission' in result).toBe(true);
-}
 
 describe('counting', () => {
   it('charges PutItem, UpdateItem and DeleteItem by the larger item before and after, per started KB', async () => {
@@ -253,14 +226,6 @@ describe('counting', () => {
     expect(usage(gsi1pk, 'gsi1').writeUnits).toBe(2 + 2);
     expect(usage(moved, 'gsi1').writeUnits).toBe(2);
   });
-});
-
-/** A BatchExecuteStatement statement inserting `inserted` (the service's form: every value a parameter). */
-const insert = (inserted: Item) => ({
-  Statement: `INSERT INTO "${table()}" VALUE {${Object.keys(inserted)
-    .map((name) => `'${name}': ?`)
-    .join(', ')}}`,
-  Parameters: Object.values(inserted),
 });
 
 const stored = async (pk: string, sk: string) =>
