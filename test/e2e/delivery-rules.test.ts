@@ -1,13 +1,21 @@
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as analytics from '../../functions/api/analytics/index';
 import * as dcs from '../../functions/api/dcs/index';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as routes from '../../functions/api/routes/index';
-import * as tracking from '../../functions/api/tracking/index';
-import { db } from '../../functions/data/client';
 import { NO_REQUIREMENTS } from '../../functions/models/delivery-requirements';
-import { type WebhookEvent, webhookBodyOf } from '../../functions/models/event-catalog';
+import {
+  ageCheckDay,
+  deliveryRulesHelpers,
+  pinVisit,
+  plainVisit,
+  REFUSED_BARCODES,
+  REFUSED_DEFAULTS,
+  REFUSED_REQUIREMENTS,
+  REFUSED_SCANS,
+  routeStartedWebhookBody,
+  withBarcodes,
+  withRules,
+} from '../support/delivery-rules';
 import {
   type AttemptBody,
   at,
@@ -20,8 +28,6 @@ import {
 import { type TestAccount, useTestApi } from '../support/fixtures';
 import { callRaw, expectError, expectSuccess } from '../support/http';
 import { strongToken } from '../support/login-tokens';
-import { waitForImport } from '../support/routes';
-import { waitUntil } from '../support/webhook-receiver';
 
 /*
  * Delivery rules at the door (docs/api.md, Delivery rules): what a SUCCESSFUL visit of a stop must show. A
@@ -34,52 +40,20 @@ let globex: TestAccount;
 
 const driverId = 'rules-driver';
 const token = strongToken('rules-driver-login-token-01');
-
-type Route = ReturnType<typeof routeOf>;
-
-/** `route` with `requirements` on its waypoint `index` and barcodes on that waypoint's items. */
-function withRules(route: Route, index: number, requirements: Record<string, unknown> | undefined): Route {
-  return {
-    ...route,
-    waypoints: route.waypoints.map((waypoint, position) =>
-      position !== index
-        ? waypoint
-        : {
-            ...waypoint,
-            ...(requirements && { requirements }),
-            invoices: waypoint.invoices.map((invoice) => ({
-              ...invoice,
-              items: invoice.items.map((item) => ({ ...item, barcodes: [`BC-${item.id}`] })),
-            })),
-          },
-    ),
-  };
-}
-
-/**
- * Sends a revision of the started `route` in which its second stop requires `requirements` (its first, already
- * visited, as it was), and waits for the revision to be applied.
- */
-async function reviseWithRulesAtSecondStop(route: Route, requirements: Record<string, unknown>) {
-  const revision = withRules(route, 1, requirements);
-  const accepted = await c.asAccount('PUT', `/dcs/dc-1/routes/${route.id}/revision`, {
-    route: {
-      ...revision,
-      waypoints: revision.waypoints.map((waypoint, index) => (index === 0 ? route.waypoints[0] : waypoint)),
-    },
-  });
-  const { txid } = expectSuccess(accepted, routes.reviseRoute, 202) as { txid: string };
-  const ended = await waitForImport(fx.api.url, c.account.key, 'dc-1', txid);
-  expect(ended.status, ended.text).toBe(200);
-}
-
-const settingsPath = (dcId: string) => `/dcs/${dcId}/settings`;
-
-async function setDefaults(requirements: Record<string, unknown>, dcId = 'dc-1') {
-  const response = await c.asAccount('PATCH', settingsPath(dcId), { delivery_requirements: requirements });
-  return (expectSuccess(response, dcs.updateDcSettings) as { settings: { delivery_requirements: unknown } })
-    .settings.delivery_requirements;
-}
+const {
+  settingsPath,
+  setDefaults,
+  availableProof,
+  attempt,
+  expectNothingRecorded,
+  reviseWithRulesAtSecondStop,
+  trackingPathOf,
+  trackedPin,
+  entitiesHolding,
+  resetPath,
+  pinHashes,
+  attemptAnalytics,
+} = deliveryRulesHelpers(fx, () => c, token);
 
 beforeAll(async () => {
   c = driverAppClient(fx.api, await fx.account());
@@ -134,50 +108,29 @@ describe('requirements of a stop: import, DC defaults and reads', () => {
     await setDefaults({}, 'dc-2');
   }, 120_000);
 
-  it.each([
-    ['photos above 10', { photos: 11 }, /^route\.waypoints\.0\.requirements\.photos: /],
-    ['photos not whole', { photos: 1.5 }, /^route\.waypoints\.0\.requirements\.photos: /],
-    ['minimum_age 0', { minimum_age: 0 }, /^route\.waypoints\.0\.requirements\.minimum_age: /],
-    ['a rule that does not exist', { signtaure: true }, /^route\.waypoints\.0\.requirements.*signtaure/],
-    ['pin not a boolean', { pin: 'yes' }, /^route\.waypoints\.0\.requirements\.pin: /],
-    ['minimum_age above 125', { minimum_age: 126 }, /^route\.waypoints\.0\.requirements\.minimum_age: /],
-  ])('refuses an import with %s with 1006 naming the field', async (_, requirements, message) => {
-    const route = withRules(routeOf('rules-bad', { driverId }), 0, requirements);
-    const response = await c.asAccount('POST', '/dcs/dc-1/invoiced-routes', { route });
-    expect(expectError(response, 400, 1006)).toMatch(message);
-  });
+  it.each(REFUSED_REQUIREMENTS)(
+    'refuses an import with %s with 1006 naming the field',
+    async (_, requirements, message) => {
+      const route = withRules(routeOf('rules-bad', { driverId }), 0, requirements);
+      const response = await c.asAccount('POST', '/dcs/dc-1/invoiced-routes', { route });
+      expect(expectError(response, 400, 1006)).toMatch(message);
+    },
+  );
 
-  it.each([
-    ['11 barcodes', Array.from({ length: 11 }, (_, index) => `B${index}`), /barcodes: /],
-    ['a barcode twice', ['B1', 'B1'], /barcodes\.1: "B1" is listed twice|barcodes\.1: 'B1' is listed twice/],
-    ['an empty barcode', [''], /barcodes\.0: /],
-  ])('refuses an item with %s with 1006 naming the field', async (_, barcodes, message) => {
-    const route = routeOf('rules-bad-barcodes', { driverId });
-    const body = {
-      ...route,
-      waypoints: route.waypoints.map((waypoint) => ({
-        ...waypoint,
-        invoices: waypoint.invoices.map((invoice) => ({
-          ...invoice,
-          items: invoice.items.map((item) => ({ ...item, barcodes })),
-        })),
-      })),
-    };
-    const response = await c.asAccount('POST', '/dcs/dc-1/invoiced-routes', { route: body });
-    const text = expectError(response, 400, 1006);
-    expect(text).toMatch(/^route\.waypoints\.0\.invoices\.0\.items\.0\.barcodes/);
-    expect(text).toMatch(message);
-  });
+  it.each(REFUSED_BARCODES)(
+    'refuses an item with %s with 1006 naming the field',
+    async (_, barcodes, message) => {
+      const route = routeOf('rules-bad-barcodes', { driverId });
+      const body = withBarcodes(route, barcodes);
+      const response = await c.asAccount('POST', '/dcs/dc-1/invoiced-routes', { route: body });
+      const text = expectError(response, 400, 1006);
+      expect(text).toMatch(/^route\.waypoints\.0\.invoices\.0\.items\.0\.barcodes/);
+      expect(text).toMatch(message);
+    },
+  );
 
   it('refuses default rules out of range with 1006 naming the field, and another account’s DC with 403', async () => {
-    const cases: [unknown, string][] = [
-      [{ photos: -1 }, 'delivery_requirements.photos'],
-      [{ minimum_age: 126 }, 'delivery_requirements.minimum_age'],
-      [{ scan_items: 'true' }, 'delivery_requirements.scan_items'],
-      [{ pin: 1 }, 'delivery_requirements.pin'],
-      [{ minimum_age: 18.5 }, 'delivery_requirements.minimum_age'],
-    ];
-    for (const [requirements, field] of cases) {
+    for (const [requirements, field] of REFUSED_DEFAULTS) {
       const response = await c.asAccount('PATCH', settingsPath('dc-1'), {
         delivery_requirements: requirements,
       });
@@ -200,46 +153,6 @@ describe('requirements of a stop: import, DC defaults and reads', () => {
   });
 });
 
-/** A proof of `type` of the waypoint, uploaded and checked: its id once AVAILABLE. */
-async function availableProof(routeId: string, waypointId: string, type: 'PHOTO' | 'SIGNATURE') {
-  const bytes = Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    Buffer.alloc(120, 7),
-  ]);
-  const asked = await c.asDriver(token, 'POST', `/driver/routes/${routeId}/waypoints/${waypointId}/proofs`, {
-    type,
-    content_type: 'image/png',
-    size_bytes: bytes.length,
-  });
-  const proof = (
-    expectSuccess(asked, driverApp.createDriverProof) as {
-      proof: { id: string; upload_url: string; upload_headers: Record<string, string> };
-    }
-  ).proof;
-  // The headers the link was signed with (If-None-Match: * among them), as a driver app sends them; fetch
-  // sets the Content-Length of the body itself.
-  const { 'Content-Length': _, ...headers } = proof.upload_headers;
-  const put = await fetch(proof.upload_url, { method: 'PUT', body: new Uint8Array(bytes), headers });
-  expect(put.status).toBe(200);
-  await waitUntil(`proof ${proof.id} checked`, async () => {
-    const listed = await c.asAccount('GET', `/dcs/dc-1/routes/${routeId}/waypoints/${waypointId}/proofs`);
-    const { proofs } = expectSuccess(listed, routes.listWaypointProofs) as {
-      proofs: { id: string; status: string }[];
-    };
-    return proofs.find((candidate) => candidate.id === proof.id && candidate.status === 'AVAILABLE');
-  });
-  return proof.id;
-}
-
-const attempt = (routeId: string, waypointId: string, body: AttemptBody, driverToken = token) =>
-  c.asDriver(driverToken, 'POST', attemptPath(routeId, waypointId), body);
-
-/** The waypoint has no attempt and the route no WAYPOINT_STATUS_CHANGED: a refused attempt wrote nothing. */
-async function expectNothingRecorded(routeId: string, waypointId: string) {
-  expect((await c.readWaypoint('dc-1', routeId, waypointId)).attempts).toEqual([]);
-  expect(await c.eventTypes(routeId)).not.toContain('WAYPOINT_STATUS_CHANGED');
-}
-
 describe('POST /driver/routes/{route_id}/waypoints/{waypoint_id}/attempts under delivery rules', () => {
   const proofRoute = withRules(routeOf('rules-proof', { waypoints: 3, driverId }), 0, {
     photos: 2,
@@ -249,6 +162,9 @@ describe('POST /driver/routes/{route_id}/waypoints/{waypoint_id}/attempts under 
   const scanRoute = withRules(routeOf('rules-scan', { waypoints: 2, driverId }), 0, { scan_items: true });
   const scanStop = nth(scanRoute.waypoints, 0);
   const [firstItem, secondItem] = nth(scanStop.invoices, 0).items;
+  /** A driver's attempt at the first stop of the proof route, or of the scan route. */
+  const atProofStop = (body: AttemptBody) => attempt(proofRoute.id, proofStop, body);
+  const atScanStop = (body: AttemptBody) => attempt(scanRoute.id, scanStop.id, body);
 
   beforeAll(async () => {
     await Promise.all([c.importRoute('dc-1', proofRoute), c.importRoute('dc-1', scanRoute)]);
@@ -265,24 +181,16 @@ describe('POST /driver/routes/{route_id}/waypoints/{waypoint_id}/attempts under 
       status: 'SUCCESSFUL',
       ...extra,
     });
-    const noPhotos = await attempt(
-      proofRoute.id,
-      proofStop,
-      visit({ proof_ids: [signature], signer_name: 'Ann' }),
-    );
+    const noPhotos = await atProofStop(visit({ proof_ids: [signature], signer_name: 'Ann' }));
     expect(expectError(noPhotos, 400, 9100)).toBe(
       `proof_ids: waypoint '${proofStop}' requires 2 PHOTO proofs; the attempt names 0`,
     );
-    const onePhoto = await attempt(proofRoute.id, proofStop, visit({ proof_ids: [photo, signature] }));
+    const onePhoto = await atProofStop(visit({ proof_ids: [photo, signature] }));
     expect(expectError(onePhoto, 400, 9100)).toMatch(/the attempt names 1$/);
     const secondPhoto = await availableProof(proofRoute.id, proofStop, 'PHOTO');
-    const unsigned = await attempt(proofRoute.id, proofStop, visit({ proof_ids: [photo, secondPhoto] }));
+    const unsigned = await atProofStop(visit({ proof_ids: [photo, secondPhoto] }));
     expect(expectError(unsigned, 400, 9101)).toMatch(/^proof_ids: .* requires a SIGNATURE proof/);
-    const nameless = await attempt(
-      proofRoute.id,
-      proofStop,
-      visit({ proof_ids: [photo, secondPhoto, signature] }),
-    );
+    const nameless = await atProofStop(visit({ proof_ids: [photo, secondPhoto, signature] }));
     expect(expectError(nameless, 400, 9101)).toMatch(/^signer_name: /);
     await expectNothingRecorded(proofRoute.id, proofStop);
     // The proofs stay free for the attempt that meets the rules.
@@ -298,13 +206,8 @@ describe('POST /driver/routes/{route_id}/waypoints/{waypoint_id}/attempts under 
   it('holds FAILED and VISIT_LATER visits to no rule, and a stop without rules to none', async () => {
     const stop = nth(proofRoute.waypoints, 1).id;
     expect(
-      (
-        await c.driverAttempt(token, proofRoute.id, stop, {
-          id: 'rules-later',
-          timestamp: at(31),
-          status: 'VISIT_LATER',
-        })
-      ).requirements,
+      (await c.driverAttempt(token, proofRoute.id, stop, plainVisit('rules-later', 31, 'VISIT_LATER')))
+        .requirements,
     ).toEqual(NO_REQUIREMENTS);
     const strict = withRules(routeOf('rules-failed', { driverId }), 0, {
       photos: 1,
@@ -343,26 +246,18 @@ describe('POST /driver/routes/{route_id}/waypoints/{waypoint_id}/attempts under 
       timestamp: at(39),
       ...(item_id && { item_id }),
     });
-    const one = await attempt(
-      scanRoute.id,
-      scanStop.id,
-      visit('rules-scan-1', { scans: [scan(`BC-${firstItem?.id}`)] }),
-    );
+    const one = await atScanStop(visit('rules-scan-1', { scans: [scan(`BC-${firstItem?.id}`)] }));
     expect(expectError(one, 400, 9102)).toBe(
       `scans: waypoint '${scanStop.id}' requires every delivered item scanned; no scan matches a barcode of item '${secondItem?.id}'`,
     );
     // A scan naming an item whose barcode it is not counts for nothing.
-    const wrong = await attempt(
-      scanRoute.id,
-      scanStop.id,
+    const wrong = await atScanStop(
       visit('rules-scan-2', {
         scans: [scan(`BC-${firstItem?.id}`), scan(`BC-${firstItem?.id}`, secondItem?.id)],
       }),
     );
     expectError(wrong, 400, 9102);
-    const elsewhere = await attempt(
-      scanRoute.id,
-      scanStop.id,
+    const elsewhere = await atScanStop(
       visit('rules-scan-3', {
         scans: [scan('X', nth(nth(nth(scanRoute.waypoints, 1).invoices, 0).items, 0).id)],
       }),
@@ -401,23 +296,11 @@ describe('POST /driver/routes/{route_id}/waypoints/{waypoint_id}/attempts under 
       ...NO_REQUIREMENTS,
       photos: 1,
     });
-    const refused = await attempt(scanRoute.id, stop, {
-      id: 'rules-revised',
-      timestamp: at(50),
-      status: 'SUCCESSFUL',
-    });
+    const refused = await attempt(scanRoute.id, stop, plainVisit('rules-revised', 50));
     expectError(refused, 400, 9100);
   });
 
-  it.each([
-    [
-      'more than 200 scans',
-      { scans: Array.from({ length: 201 }, () => ({ value: 'A', timestamp: at(1) })) },
-      'scans: ',
-    ],
-    ['an empty scan value', { scans: [{ value: '', timestamp: at(1) }] }, 'scans.0.value: '],
-    ['a scan without a timestamp', { scans: [{ value: 'A' }] }, 'scans.0.timestamp: '],
-  ])('refuses an attempt with %s with 1006 naming the field', async (_, extra, field) => {
+  it.each(REFUSED_SCANS)('refuses an attempt with %s with 1006 naming the field', async (_, extra, field) => {
     const body = { id: 'rules-bad-scan', timestamp: at(1), status: 'SUCCESSFUL', ...extra };
     const response = await c.asDriver(
       token,
@@ -444,73 +327,9 @@ describe('POST /driver/routes/{route_id}/waypoints/{waypoint_id}/attempts under 
 
 // ---- The customer's PIN and the age check ----
 
-/** The path of the tracking page of the route's waypoint `index` (its `tracking_url` under the API). */
-async function trackingPathOf(dcId: string, routeId: string, index: number): Promise<string> {
-  const url = nth(await c.readWaypoints(dcId, routeId), index).tracking_url as string;
-  expect(url.startsWith(`${fx.api.url}/track/`)).toBe(true);
-  return url.slice(fx.api.url.length);
-}
-
-/** The code the tracking page of the route's waypoint `index` shows its customer (null: none). */
-async function trackedPin(dcId: string, routeId: string, index: number): Promise<string | null> {
-  const response = await fx.request('GET', await trackingPathOf(dcId, routeId, index));
-  return (expectSuccess(response, tracking.getTrackingPage) as { pin: string | null }).pin;
-}
-
-/** True when `value`, or any string inside it, is exactly `text`. */
-const holds = (value: unknown, text: string): boolean =>
-  typeof value === 'string'
-    ? value === text
-    : Array.isArray(value)
-      ? value.some((inner) => holds(inner, text))
-      : typeof value === 'object' && value !== null && !(value instanceof Uint8Array)
-        ? Object.values(value).some((inner) => holds(inner, text))
-        : false;
-
-/** The entities of the items of this file's table that hold `text` as a string value anywhere. */
-async function entitiesHolding(text: string): Promise<string[]> {
-  const found: string[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({ TableName: fx.api.tableName, ConsistentRead: true, ExclusiveStartKey }),
-    );
-    for (const item of page.Items ?? []) if (holds(item, text)) found.push(String(item.entity));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return found;
-}
-
-/** The stored hash of each PIN of the route, by waypoint id: what a revision must keep or change. */
-async function pinHashes(routeId: string): Promise<Record<string, string>> {
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: fx.api.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :pin)',
-      ExpressionAttributeValues: { ':pk': `ROUTE#${c.account.accountId}/${routeId}`, ':pin': 'PIN#' },
-      ConsistentRead: true,
-    }),
-  );
-  return Object.fromEntries(Items.map((item) => [item.waypoint_id as string, item.pin_hash as string]));
-}
-
-const resetPath = (dcId: string, routeId: string, waypointId: string) =>
-  `/dcs/${dcId}/routes/${routeId}/waypoints/${waypointId}/reset-pin`;
-
-/** The attempt analytics of a finished route, one row per attempt. */
-async function attemptAnalytics(routeId: string): Promise<Record<string, unknown>[]> {
-  const response = await c.asAccount('GET', `/dcs/dc-1/routes/${routeId}/analytics/attempts`);
-  return (expectSuccess(response, analytics.getAttemptAnalytics) as { attempt_analytics: [] })
-    .attempt_analytics;
-}
-
 describe('the customer’s PIN (requirements.pin)', () => {
   const pinRoute = withRules(routeOf('rules-pin', { waypoints: 3, driverId }), 0, { pin: true });
-  const [pinStop, plainStop, thirdStop] = pinRoute.waypoints.map((waypoint) => waypoint.id) as [
-    string,
-    string,
-    string,
-  ];
+  const [pinStop, plainStop, thirdStop] = pinRoute.waypoints.map(({ id }) => id) as [string, string, string];
   let code = '';
 
   beforeAll(async () => {
@@ -536,27 +355,14 @@ describe('the customer’s PIN (requirements.pin)', () => {
     const [event] = (await c.eventsOf(pinRoute.id)).filter((item) => item.event_type === 'ROUTE_STARTED');
     const { details } = event as unknown as { details: { pins: (string | null)[] } };
     expect(details.pins).toEqual([code, null, null]);
-    const body = webhookBodyOf({
-      event_id: 'evt_1',
-      type: 'ROUTE_STARTED',
-      dc_id: 'dc-1',
-      route_id: pinRoute.id,
-      sequence: 2,
-      occurred_at: 1,
-      details,
-    } as unknown as WebhookEvent) as unknown as { waypoints: Record<string, unknown>[] };
+    const body = routeStartedWebhookBody(pinRoute.id, details);
     expect(body.waypoints.map((waypoint) => waypoint.pin)).toEqual([code, undefined, undefined]);
     // The event is the ERP's message; no other item holds the code.
     expect(await entitiesHolding(code)).toEqual(['EVENT']);
   });
 
   it('refuses a delivery without the code (9103), counts each wrong one (9104), and locks the stop after 5 (409, 9105)', async () => {
-    const visit = (pin?: string): AttemptBody => ({
-      id: 'rules-pin-visit',
-      timestamp: at(30),
-      status: 'SUCCESSFUL',
-      ...(pin !== undefined && { pin }),
-    });
+    const visit = (pin?: string) => pinVisit(30, pin);
     expect(expectError(await attempt(pinRoute.id, pinStop, visit()), 400, 9103)).toBe(
       `pin: waypoint '${pinStop}' requires the customer's PIN`,
     );
@@ -576,11 +382,12 @@ describe('the customer’s PIN (requirements.pin)', () => {
     expectError(await attempt(pinRoute.id, pinStop, visit(code)), 409, 9105);
     await expectNothingRecorded(pinRoute.id, pinStop);
     // A visit that delivers nothing is held to no PIN, locked or not.
-    const later = await c.driverAttempt(token, pinRoute.id, pinStop, {
-      id: 'rules-pin-later',
-      timestamp: at(31),
-      status: 'VISIT_LATER',
-    });
+    const later = await c.driverAttempt(
+      token,
+      pinRoute.id,
+      pinStop,
+      plainVisit('rules-pin-later', 31, 'VISIT_LATER'),
+    );
     expect(later).toMatchObject({ pin_verified: false, requirements: { ...NO_REQUIREMENTS, pin: true } });
   });
 
@@ -595,12 +402,7 @@ describe('the customer’s PIN (requirements.pin)', () => {
     const answer = expectSuccess(reset, routes.resetWaypointPin) as { waypoint_id: string; pin: string };
     expect(answer).toEqual({ waypoint_id: pinStop, pin: expect.stringMatching(/^\d{6}$/) });
     expect(await trackedPin('dc-1', pinRoute.id, 0)).toBe(answer.pin);
-    const visit = (pin: string): AttemptBody => ({
-      id: 'rules-pin-visit',
-      timestamp: at(40),
-      status: 'SUCCESSFUL',
-      pin,
-    });
+    const visit = (pin: string) => pinVisit(40, pin);
     // One in a million draws the same code again: then the old one is no wrong code to try.
     if (answer.pin !== code) {
       const old = expectError(await attempt(pinRoute.id, pinStop, visit(code)), 400, 9104);
@@ -622,18 +424,10 @@ describe('the customer’s PIN (requirements.pin)', () => {
     expect(Object.keys(after).sort()).toEqual([pinStop, plainStop].sort());
     expect(await trackedPin('dc-1', pinRoute.id, 1)).toMatch(/^\d{6}$/);
     expect(await trackedPin('dc-1', pinRoute.id, 2)).toBeNull();
-    const refused = await attempt(pinRoute.id, plainStop, {
-      id: 'rules-pin-revised',
-      timestamp: at(50),
-      status: 'SUCCESSFUL',
-    });
+    const refused = await attempt(pinRoute.id, plainStop, plainVisit('rules-pin-revised', 50));
     expectError(refused, 400, 9103);
     // The attempt analytics of the finished route say which visit gave the PIN.
-    await c.driverAttempt(token, pinRoute.id, thirdStop, {
-      id: 'rules-pin-third',
-      timestamp: at(51),
-      status: 'SUCCESSFUL',
-    });
+    await c.driverAttempt(token, pinRoute.id, thirdStop, plainVisit('rules-pin-third', 51));
     await c.driverFinish(token, pinRoute.id, at(60));
     const rows = await attemptAnalytics(pinRoute.id);
     expect(rows.map((row) => [row.attempt_id, row.pin_verified, row.age_check_result])).toEqual([
@@ -662,20 +456,10 @@ describe('the customer’s PIN (requirements.pin)', () => {
 describe('the age check (requirements.minimum_age)', () => {
   const ageRoute = withRules(routeOf('rules-age', { driverId }), 0, { minimum_age: 18 });
   const ageStop = nth(ageRoute.waypoints, 0).id;
-  const DAY = 24 * 3_600_000;
-  // 02:00 UTC, within the last day: still the day before in the DC's zone (America/Chicago).
-  const today = new Date(Math.floor(Date.now() / DAY) * DAY + 2 * 3_600_000);
-  const visitAt = (today.getTime() > Date.now() ? today.getTime() - DAY : today.getTime()) as number;
-  const utcDay = new Date(visitAt).toISOString().slice(0, 10);
-  const dcDay = new Date(visitAt - DAY).toISOString().slice(0, 10);
-  const yearsBefore = (day: string, years: number) => `${Number(day.slice(0, 4)) - years}${day.slice(4)}`;
-  const visit = (id: string, status: AttemptBody['status'], dateOfBirth?: string): AttemptBody => ({
-    id,
-    timestamp: visitAt,
-    status,
-    ...(status === 'FAILED' && { reason: { code: 'UNDER_AGE', message: 'no adult at the door' } }),
-    ...(dateOfBirth !== undefined && { age_check: { method: 'ID_CHECKED', date_of_birth: dateOfBirth } }),
-  });
+  const { visitAt, utcDay, dcDay, yearsBefore, visit } = ageCheckDay();
+  const atAgeStop = (body: AttemptBody) => attempt(ageRoute.id, ageStop, body);
+  /** Records a visit of the age-checked stop, as its driver. */
+  const recordAtAgeStop = (body: AttemptBody) => c.driverAttempt(token, ageRoute.id, ageStop, body);
 
   beforeAll(async () => {
     await c.importRoute('dc-1', ageRoute);
@@ -683,42 +467,24 @@ describe('the age check (requirements.minimum_age)', () => {
   }, 120_000);
 
   it('refuses a delivery without an ID check (9106), or to a recipient under the age on the DC’s day (9107), and keeps no date of birth', async () => {
-    expect(
-      expectError(await attempt(ageRoute.id, ageStop, visit('rules-age-1', 'SUCCESSFUL')), 400, 9106),
-    ).toMatch(/^age_check: waypoint '.+' requires the recipient's ID checked \(at least 18 years old\)$/);
+    expect(expectError(await atAgeStop(visit('rules-age-1', 'SUCCESSFUL')), 400, 9106)).toMatch(
+      /^age_check: waypoint '.+' requires the recipient's ID checked \(at least 18 years old\)$/,
+    );
     // 18 today in UTC, but not yet on the DC's day.
     const turning = yearsBefore(utcDay, 18);
-    const young = expectError(
-      await attempt(ageRoute.id, ageStop, visit('rules-age-1', 'SUCCESSFUL', turning)),
-      400,
-      9107,
-    );
+    const young = expectError(await atAgeStop(visit('rules-age-1', 'SUCCESSFUL', turning)), 400, 9107);
     expect(young).toMatch(new RegExp(`^age_check\\.date_of_birth: the recipient is under 18 on ${dcDay} `));
-    const future = expectError(
-      await attempt(ageRoute.id, ageStop, visit('rules-age-1', 'SUCCESSFUL', utcDay)),
-      400,
-      1006,
-    );
+    const future = expectError(await atAgeStop(visit('rules-age-1', 'SUCCESSFUL', utcDay)), 400, 1006);
     expect(future).toMatch(/^age_check\.date_of_birth: is after the day of the attempt/);
-    const notADate = await attempt(ageRoute.id, ageStop, visit('rules-age-1', 'SUCCESSFUL', '2001-02-30'));
+    const notADate = await atAgeStop(visit('rules-age-1', 'SUCCESSFUL', '2001-02-30'));
     expect(expectError(notADate, 400, 1006)).toMatch(/^age_check\.date_of_birth: /);
     await expectNothingRecorded(ageRoute.id, ageStop);
 
     // A visit that delivers nothing keeps its check, under age included; then an adult takes it.
-    const failed = await c.driverAttempt(
-      token,
-      ageRoute.id,
-      ageStop,
-      visit('rules-age-2', 'FAILED', turning),
-    );
+    const failed = await recordAtAgeStop(visit('rules-age-2', 'FAILED', turning));
     expect(failed.age_check).toEqual({ method: 'ID_CHECKED', result: 'UNDER_AGE', timestamp: visitAt });
     const adult = yearsBefore(dcDay, 18);
-    const delivered = await c.driverAttempt(
-      token,
-      ageRoute.id,
-      ageStop,
-      visit('rules-age-3', 'SUCCESSFUL', adult),
-    );
+    const delivered = await recordAtAgeStop(visit('rules-age-3', 'SUCCESSFUL', adult));
     expect(delivered.age_check).toEqual({ method: 'ID_CHECKED', result: 'OLD_ENOUGH', timestamp: visitAt });
     const shown = JSON.stringify(await c.readWaypoint('dc-1', ageRoute.id, ageStop));
     expect(shown).not.toContain(turning);
