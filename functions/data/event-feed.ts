@@ -10,7 +10,7 @@ import {
   writeTransaction,
 } from './client';
 import { codec } from './codec';
-import { EVENT_PLACE_FIELDS, eventDetails } from './events';
+import { EVENT_PLACE_FIELDS, eventDetails, webhookEventOf } from './events';
 import { getRecord } from './item-ops';
 import type { TableKey } from './table-schema';
 
@@ -188,15 +188,7 @@ function feedEntryOf(stored: StoredEntry, details: unknown): FeedEntry {
   return {
     position: stored.position,
     appendedAt: stored.appendedAt,
-    event: {
-      event_id: stored.eventId,
-      type: stored.eventType,
-      dc_id: stored.dcId,
-      route_id: stored.routeId,
-      sequence: stored.sequence,
-      occurred_at: stored.occurredAt,
-      details: details ?? {},
-    } as WebhookEvent,
+    event: webhookEventOf(stored, details),
   };
 }
 

@@ -98,16 +98,24 @@ export function readStreamRecord(record: StreamRecord): StreamedItem {
   return {
     kind: 'event',
     accountId: stored.accountId,
-    event: {
-      event_id: stored.eventId,
-      type: stored.eventType,
-      dc_id: stored.dcId,
-      route_id: stored.routeId,
-      sequence: stored.sequence,
-      occurred_at: stored.occurredAt,
-      details: stored.details ?? {},
-    } as WebhookEvent,
+    event: webhookEventOf(stored, stored.details),
   };
+}
+
+/** The event an event item or a feed entry holds: its identity and place (EVENT_PLACE_FIELDS) and its details. */
+export function webhookEventOf(
+  place: Pick<StoredEvent, 'eventId' | 'eventType' | 'dcId' | 'routeId' | 'sequence' | 'occurredAt'>,
+  details: unknown,
+): WebhookEvent {
+  return {
+    event_id: place.eventId,
+    type: place.eventType,
+    dc_id: place.dcId,
+    route_id: place.routeId,
+    sequence: place.sequence,
+    occurred_at: place.occurredAt,
+    details: details ?? {},
+  } as WebhookEvent;
 }
 
 /**
