@@ -9,7 +9,7 @@ import { createTestAccount } from '../support/accounts';
 import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError, expectSuccess } from '../support/http';
 import { strongToken } from '../support/login-tokens';
-import { exampleRoute, importRoute, waitForImport } from '../support/routes';
+import { exampleRoute, importRoute, uploadAndImport } from '../support/routes';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 /*
@@ -383,18 +383,11 @@ describe('messages stay small whatever was sent', () => {
   });
 
   it('an uploaded route with 50,000 bad items fails with the same small message', async () => {
-    const accepted = await asAcme('POST', '/dcs/dc-1/invoiced-routes/uploads');
-    const { txid, upload_url } = expectSuccess(accepted, routes.createImportUpload, 202) as {
-      txid: string;
-      upload_url: string;
-    };
     const route = exampleRoute('upload-bad', { waypoints: 500, itemsPerInvoice: 100, leanItems: true });
     for (const waypoint of route.waypoints)
       for (const item of waypoint.invoices[0]?.items ?? [])
         (item as { currency: string }).currency = '\uFFFF'.repeat(100);
-    const put = await fetch(upload_url, { method: 'PUT', body: JSON.stringify({ route }) });
-    expect(put.status).toBe(200);
-    const finished = await waitForImport(fx.api.url, acme.key, 'dc-1', txid, 120_000);
+    const finished = await uploadAndImport(fx.api.url, acme.key, 'dc-1', JSON.stringify({ route }), 120_000);
     const message = expectError(finished, 400, 1006);
     // As many problems as fit 1,000 characters are named (nine of these), the rest counted.
     expect(message).toMatch(

@@ -7,7 +7,7 @@ import { MAX_BODY_BYTES } from '../../functions/shared/limits';
 import { createTestAccount } from '../support/accounts';
 import { call, expectError, expectSuccess, joinPages, readAllPages } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
-import { exampleRoute, waitForImport } from '../support/routes';
+import { exampleRoute, uploadAndImport } from '../support/routes';
 
 /**
  * The largest route the service takes (2,000 waypoints, 50,000 items, every optional field filled with
@@ -37,18 +37,6 @@ beforeAll(async () => {
 
 afterAll(() => api?.close());
 
-/** Uploads the route through a presigned link and waits for its import to end; returns the final status. */
-async function uploadAndImport(body: string) {
-  const upload = expectSuccess(
-    await asAcme('/dcs/dc-1/invoiced-routes/uploads', 'POST'),
-    routes.createImportUpload,
-    202,
-  ) as { txid: string; upload_url: string };
-  const put = await fetch(upload.upload_url, { method: 'PUT', body });
-  expect(put.status, await put.text()).toBe(200);
-  return waitForImport(api.url, acme.key, 'dc-1', upload.txid, PHASE_DEADLINE_MS);
-}
-
 describe('a route of 2,000 waypoints and 50,000 items', () => {
   it(
     'uploads, reads back whole page by page, deletes at once and frees every id',
@@ -62,7 +50,7 @@ describe('a route of 2,000 waypoints and 50,000 items', () => {
       const body = JSON.stringify({ route });
       expect(Buffer.byteLength(body)).toBeGreaterThan(2 * MAX_BODY_BYTES);
 
-      const imported = await uploadAndImport(body);
+      const imported = await uploadAndImport(api.url, acme.key, 'dc-1', body, PHASE_DEADLINE_MS);
       expect(expectSuccess(imported, routes.getImportStatus)).toMatchObject({ status: 'SUCCEEDED' });
 
       // Every item, in import order, through the pages: no page passes the 6 MB the local runtime enforces.

@@ -9,7 +9,7 @@ import { MAX_BODY_BYTES } from '../../functions/shared/limits';
 import { createTestAccount } from '../support/accounts';
 import { call, expectError, expectSuccess, joinPages, readAllPages } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
-import { exampleRoute, waitForImport } from '../support/routes';
+import { exampleRoute, uploadAndImport, waitForImport } from '../support/routes';
 
 /**
  * A route whose invoice and item rows pass two shards' write units (ROW_SHARD_WRITE_UNITS each): its rows
@@ -110,14 +110,7 @@ describe('a route whose rows span three shards', { timeout: PHASE_DEADLINE_MS + 
   it('imports into three partitions: each holds rows of its own range, none more write units than a shard takes', async () => {
     const body = JSON.stringify({ route });
     expect(Buffer.byteLength(body)).toBeGreaterThan(MAX_BODY_BYTES);
-    const upload = expectSuccess(
-      await asAcme('/dcs/dc-1/invoiced-routes/uploads', 'POST'),
-      routes.createImportUpload,
-      202,
-    ) as { txid: string; upload_url: string };
-    const put = await fetch(upload.upload_url, { method: 'PUT', body });
-    expect(put.status, await put.text()).toBe(200);
-    const imported = await waitForImport(api.url, acme.key, 'dc-1', upload.txid, PHASE_DEADLINE_MS);
+    const imported = await uploadAndImport(api.url, acme.key, 'dc-1', body, PHASE_DEADLINE_MS);
     expect(expectSuccess(imported, routes.getImportStatus)).toMatchObject({ status: 'SUCCEEDED' });
 
     header = (await getRouteHeader(acme.accountId, route.id)) as RouteHeader;

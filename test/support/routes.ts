@@ -1,7 +1,10 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { expect } from 'vitest';
-import type { InvoiceStatus as InvoiceStatusSchema } from '../../functions/api/routes/index';
+import {
+  createImportUpload,
+  type InvoiceStatus as InvoiceStatusSchema,
+} from '../../functions/api/routes/index';
 import { findHeldClaims } from '../../functions/data/claims';
 import { db, type Item, tableName } from '../../functions/data/client';
 import { allChannels, type ChannelName } from '../../functions/models/channels';
@@ -10,7 +13,7 @@ import type * as z from '../../functions/shared/zod';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import type { SampleRoute } from '../../local/app/sample-route';
 import { sqsRecord } from '../../local/event-sources/sqs-records';
-import { call } from './http';
+import { call, expectSuccess } from './http';
 import type { TestApi } from './local-api';
 
 export { sampleRoute as exampleRoute } from '../../local/app/sample-route';
@@ -32,6 +35,27 @@ export async function waitForImport(
     expect(Date.now(), `import ${txid} still pending`).toBeLessThan(deadline);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * Uploads a route body through a presigned link (POST /dcs/{dc_id}/invoiced-routes/uploads, then PUT to the
+ * link) and waits for its import to end; returns the final import status response.
+ */
+export async function uploadAndImport(
+  baseUrl: string,
+  key: string,
+  dcId: string,
+  body: string,
+  timeoutMs?: number,
+) {
+  const upload = expectSuccess(
+    await call(baseUrl, 'POST', `/dcs/${dcId}/invoiced-routes/uploads`, { key }),
+    createImportUpload,
+    202,
+  ) as { txid: string; upload_url: string };
+  const put = await fetch(upload.upload_url, { method: 'PUT', body });
+  expect(put.status, await put.text()).toBe(200);
+  return waitForImport(baseUrl, key, dcId, upload.txid, timeoutMs);
 }
 
 /** Imports a route over HTTP and waits until it succeeded; returns the txid. */
