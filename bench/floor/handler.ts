@@ -1,6 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { readItem } from './read-item';
 
 /**
  * The bundles bench's floor (bench/bundles.ts): a function holding only what every function of the service
@@ -10,15 +9,9 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
  * run.
  */
 const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME });
-let db: DynamoDBDocumentClient | undefined;
 
 export const handler = async (event: { pk: string; sk: string }) => {
-  db ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-  const { Item } = await db.send(
-    new GetCommand({ TableName: process.env.TABLE_NAME, Key: { pk: event.pk, sk: event.sk } }),
-  );
+  const Item = await readItem({ pk: event.pk, sk: event.sk });
   logger.info('read', { found: Item !== undefined });
   return Item;
 };

@@ -1,9 +1,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger, observed } from '../../../functions/shared/observability';
 import * as z from '../../../functions/shared/zod';
+import { readItem } from '../read-item';
 
 /**
  * A reference of the bundles bench (bench/bundles.ts): the floor (bench/floor/handler.ts), zod with one schema,
@@ -12,14 +11,10 @@ import * as z from '../../../functions/shared/zod';
  */
 const Key = z.strictObject({ pk: z.string().check(z.minLength(1)), sk: z.string().check(z.minLength(1)) });
 const processor = new BatchProcessor(EventType.SQS);
-let db: DynamoDBDocumentClient | undefined;
 
 async function handleRecord(record: SQSRecord): Promise<void> {
   const key = Key.parse(JSON.parse(record.body));
-  db ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-  const { Item } = await db.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: key }));
+  const Item = await readItem(key);
   logger.info('read', { found: Item !== undefined });
 }
 
