@@ -17,16 +17,7 @@ import { parseArgs } from 'node:util';
 import * as accounts from '../functions/domain/accounts';
 import * as usageKeys from '../functions/domain/usage-keys';
 import { config, configure } from '../functions/shared/config';
-
-const COMMANDS = [
-  'create-account',
-  'register-usage-key',
-  'add-dc',
-  'create-api-key',
-  'revoke-api-key',
-  'set-eta-speed',
-  'backfill-driver-routes',
-] as const;
+import { ADMIN_COMMANDS } from './admin-commands';
 
 const USAGE = `Operator CLI for accounts, DCs and API keys. Prints JSON on stdout.
 
@@ -140,7 +131,7 @@ if (values.help || command === 'help') {
   process.exit(0);
 }
 if (!command) fail('a command is required');
-if (!(COMMANDS as readonly string[]).includes(command)) fail(`unknown command '${command}'`);
+if (!(ADMIN_COMMANDS as readonly string[]).includes(command)) fail(`unknown command '${command}'`);
 selectTarget();
 
 /** The usage plan, before anything is written: create-account registers the new account's key in it. */
