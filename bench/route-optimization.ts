@@ -1,7 +1,8 @@
-import { computeEtas, type LatLng } from '../functions/domain/etas';
+import type { LatLng } from '../functions/domain/etas';
 import { OPTIMIZER_PARAMETERS, optimizeTour } from '../functions/domain/optimizer/optimize';
 import { problemOf, type StopToVisit } from '../functions/domain/optimizer/route-problem';
-import { randomOf, type TourProblem } from '../functions/domain/optimizer/tour';
+import type { TourProblem } from '../functions/domain/optimizer/tour';
+import { knownOrderStops } from './known-order';
 import type { Scenario } from './scenario';
 import { type Check, check, round } from './stats';
 import { readTsplib, TSPLIB_INSTANCES, type TsplibName, tsplibDir, tsplibProblem } from './tsplib';
@@ -42,33 +43,16 @@ function solve(problem: TourProblem, parameters = OPTIMIZER_PARAMETERS) {
  * so the optimizer does not start from that order.
  */
 function knownOrderRoute(n: number, windowEvery: number, halfWindowMin: number, seed: number): StopToVisit[] {
-  const random = randomOf(seed);
-  const places = Array.from({ length: n }, () => ({
-    latitude: DEPOT.latitude + (random() - 0.5) * 0.27,
-    longitude: DEPOT.longitude + (random() - 0.5) * 0.36,
-  }));
-  const etas = computeEtas({
+  return knownOrderStops({
+    n,
+    seed,
     departAt: T0,
     origin: DEPOT,
-    stops: places.map((location, index) => ({
-      id: String(index),
-      location,
-      serviceTimeMinutes: 2,
-      timeWindows: [],
-    })),
-  });
-  const half = halfWindowMin * 60_000;
-  return places
-    .map((location, index): StopToVisit => {
-      const eta = etas[index]?.eta as number;
-      return {
-        location,
-        serviceTimeMinutes: 2,
-        timeWindows: index % windowEvery === 0 ? [{ start: eta - half, end: eta + half }] : [],
-        locked: false,
-      };
-    })
-    .reverse();
+    spread: { latitude: 0.27, longitude: 0.36 },
+    serviceTimeMinutes: 2,
+    windowEvery,
+    halfWindowMinutes: halfWindowMin,
+  }).reverse();
 }
 
 export const routeOptimizationScenario: Scenario = {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { knownOrderStops } from '../../bench/known-order';
 import { computeEtas, type LatLng } from '../../functions/domain/etas';
 import { searchShortestPath } from '../../functions/domain/optimizer/distance-search';
 import { optimizeTour } from '../../functions/domain/optimizer/optimize';
@@ -163,29 +164,17 @@ describe('optimizeTour', () => {
   });
 
   it('finds an order with no late stop when the time windows fit a known order', () => {
-    const random = randomOf(5);
-    const places = Array.from({ length: 60 }, () => ({
-      latitude: DEPOT.latitude + (random() - 0.5) * 0.2,
-      longitude: DEPOT.longitude + (random() - 0.5) * 0.3,
-    }));
     // The known order is the places as drawn; each window is its ETA on that order, give or take 10 minutes.
-    const etas = computeEtas({
+    const known = knownOrderStops({
+      n: 60,
+      seed: 5,
       departAt: T0,
       origin: DEPOT,
-      stops: places.map((location, index) => ({
-        id: String(index),
-        location,
-        serviceTimeMinutes: 5,
-        timeWindows: [],
-      })),
+      spread: { latitude: 0.2, longitude: 0.3 },
+      serviceTimeMinutes: 5,
+      windowEvery: 1,
+      halfWindowMinutes: 10,
     });
-    const known = places.map((location, index) =>
-      stop(location, {
-        timeWindows: [
-          { start: (etas[index]?.eta as number) - 600_000, end: (etas[index]?.eta as number) + 600_000 },
-        ],
-      }),
-    );
     // Given the other way round, so the optimizer must find an order meeting the windows itself.
     const problem = problemOf({ departAt: T0, origin: DEPOT, end: DEPOT, stops: [...known].reverse() });
     const result = optimizeTour(problem);
