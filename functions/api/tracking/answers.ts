@@ -1,5 +1,10 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import Negotiator from 'negotiator';
+import { errorResponse } from '../../shared/envelope';
+import { ERROR_CODES } from '../../shared/error-codes';
+import { ApiError } from '../../shared/errors';
+import { logger } from '../../shared/observability';
+import { type EndpointDefinition, httpStatusOf } from '../define';
 
 /**
  * How the tracking host's endpoints answer (the tracking page, unsubscribe links): HTML for a browser, JSON
@@ -49,4 +54,47 @@ export function hostAnswer(
     },
     body: page(),
   };
+}
+
+/** A tracking host endpoint's pages: their Content-Security-Policy and the page an error status gets. */
+export interface HostPages {
+  contentSecurityPolicy: string;
+  errorPage(status: number): string;
+}
+
+/**
+ * Answers a request of the tracking host as HTML or JSON (`html`): with the page and the JSON `serve` gives
+ * (200), or, when it throws, the error page or envelope: an ApiError with the endpoint's status for its code,
+ * anything else a 500 that names the request id (logged, with the error).
+ */
+export async function answerHostRequest(
+  html: boolean,
+  endpoint: EndpointDefinition,
+  requestId: string,
+  pages: HostPages,
+  serve: () => Promise<{ page: () => string; json: () => APIGatewayProxyResult }>,
+): Promise<APIGatewayProxyResult> {
+  const answer = (status: number, page: () => string, json: () => APIGatewayProxyResult) =>
+    hostAnswer(html, pages.contentSecurityPolicy, status, page, json);
+  try {
+    const { page, json } = await serve();
+    return answer(200, page, json);
+  } catch (error) {
+    if (error instanceof ApiError) {
+      const status = httpStatusOf(endpoint, error);
+      logger.debug('request refused', { status_code: status, code: error.code });
+      return answer(
+        status,
+        () => pages.errorPage(status),
+        () => errorResponse(status, error.code, error.message),
+      );
+    }
+    logger.error('unhandled error', { error });
+    const { code, httpStatus } = ERROR_CODES.INTERNAL;
+    return answer(
+      httpStatus,
+      () => pages.errorPage(httpStatus),
+      () => errorResponse(httpStatus, code, `internal error (request id ${requestId})`),
+    );
+  }
 }

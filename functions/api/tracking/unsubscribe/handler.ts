@@ -1,11 +1,9 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { unsubscribe, unsubscribeSubject } from '../../../domain/unsubscribe';
-import { errorResponse, successResponse } from '../../../shared/envelope';
-import { ERROR_CODES } from '../../../shared/error-codes';
-import { ApiError, ValidationError } from '../../../shared/errors';
+import { successResponse } from '../../../shared/envelope';
+import { ValidationError } from '../../../shared/errors';
 import { appendLogKeys, logger, observed } from '../../../shared/observability';
-import { httpStatusOf } from '../../define';
-import { headerOf, hostAnswer, prefersHtml } from '../answers';
+import { answerHostRequest, headerOf, prefersHtml } from '../answers';
 import {
   UNSUBSCRIBE_PAGE_CONTENT_SECURITY_POLICY,
   unsubscribeErrorPage,
@@ -49,10 +47,11 @@ async function serve(event: APIGatewayProxyEvent, context: Context): Promise<API
   const requestId = event.requestContext?.requestId ?? context.awsRequestId;
   // Ids only: the token and the address key are secrets, and not logged.
   appendLogKeys({ request_id: requestId, operation: endpoint.operationId });
-  const html = prefersHtml(event);
-  const answer = (status: number, page: () => string, json: () => APIGatewayProxyResult) =>
-    hostAnswer(html, UNSUBSCRIBE_PAGE_CONTENT_SECURITY_POLICY, status, page, json);
-  try {
+  const pages = {
+    contentSecurityPolicy: UNSUBSCRIBE_PAGE_CONTENT_SECURITY_POLICY,
+    errorPage: unsubscribeErrorPage,
+  };
+  return answerHostRequest(prefersHtml(event), endpoint, requestId, pages, async () => {
     const token = event.pathParameters?.token ?? '';
     const addressKey = event.pathParameters?.address_key ?? '';
     if (endpoint === postEndpoint) await requireOneClick(event);
@@ -61,29 +60,11 @@ async function serve(event: APIGatewayProxyEvent, context: Context): Promise<API
         ? await unsubscribe(token, addressKey, Date.now())
         : await unsubscribeSubject(token, addressKey);
     if (endpoint === postEndpoint) logger.info('email address unsubscribed');
-    return answer(
-      200,
-      () => unsubscribePage(subject),
-      () => successResponse(200, unsubscribeView(subject)),
-    );
-  } catch (error) {
-    if (error instanceof ApiError) {
-      const status = httpStatusOf(endpoint, error);
-      logger.debug('request refused', { status_code: status, code: error.code });
-      return answer(
-        status,
-        () => unsubscribeErrorPage(status),
-        () => errorResponse(status, error.code, error.message),
-      );
-    }
-    logger.error('unhandled error', { error });
-    const { code, httpStatus } = ERROR_CODES.INTERNAL;
-    return answer(
-      httpStatus,
-      () => unsubscribeErrorPage(httpStatus),
-      () => errorResponse(httpStatus, code, `internal error (request id ${requestId})`),
-    );
-  }
+    return {
+      page: () => unsubscribePage(subject),
+      json: () => successResponse(200, unsubscribeView(subject)),
+    };
+  });
 }
 
 /** Bound to both definitions it serves (their requests differ: the POST has a body). */
