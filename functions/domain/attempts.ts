@@ -21,7 +21,7 @@ import {
 } from './delivery-rules';
 import { checkPin } from './pin-checks';
 import { refreshEtas } from './route-etas';
-import { pauseBeforeRetry, rejectFinalized, requireRoute } from './routes';
+import { pauseBeforeRetry, rejectUnlessUnderway, requireRoute } from './routes';
 
 export type { Attempt };
 
@@ -73,13 +73,7 @@ export async function recordAttempt(
     const route = await requireRoute(ref);
     const earlier = await getAttempt(driver.accountId, routeId, input.id);
     if (earlier) return { attempt: sameAttempt(earlier, waypointId), created: false };
-    rejectFinalized(route);
-    if (route.startedTimestamp === undefined) {
-      throw new ConflictError(
-        'TRANSITION_NOT_ALLOWED',
-        `route ${quote(routeId)} has not started; start it first`,
-      );
-    }
+    rejectUnlessUnderway(route);
     const sequence = waypointSequenceOf(route, waypointId);
     if (sequence === undefined) {
       throw new ConflictError(

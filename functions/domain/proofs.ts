@@ -20,7 +20,7 @@ import { ConflictError } from '../shared/errors';
 import { PROOF_LIMITS } from '../shared/limits';
 import { quote } from '../shared/quote';
 import { lifecycleExpiry } from '../shared/resources';
-import { type RouteHeader, type RouteRef, rejectFinalized, requireRoute } from './routes';
+import { type RouteHeader, type RouteRef, rejectUnlessUnderway, requireRoute } from './routes';
 
 export type { Proof, ProofContentType, ProofType };
 
@@ -64,13 +64,7 @@ export async function requestProofUpload(
   request: ProofRequest,
 ): Promise<{ proof: Proof; upload: UploadLink }> {
   const route = await requireRoute({ ...driver, routeId });
-  rejectFinalized(route);
-  if (route.startedTimestamp === undefined) {
-    throw new ConflictError(
-      'TRANSITION_NOT_ALLOWED',
-      `route ${quote(routeId)} has not started; start it first`,
-    );
-  }
+  rejectUnlessUnderway(route);
   const sequence = waypointSequence(route, waypointId);
   const limitReached = () =>
     new ConflictError(

@@ -189,6 +189,15 @@ export function rejectFinalized(route: RouteHeader): void {
   if (route.revisionTxid !== undefined) throw new RouteBeingRevisedError(route.routeId, route.revisionTxid);
 }
 
+/**
+ * Refuses what a driver records on a route that is not underway: finished or being revised (rejectFinalized),
+ * or not started yet (3011).
+ */
+export function rejectUnlessUnderway(route: RouteHeader): void {
+  rejectFinalized(route);
+  if (route.startedTimestamp === undefined) throw transitionRefused(route, 'has not started; start it first');
+}
+
 /** 3011: the route's state does not allow the change (`why` says what it is). */
 export function transitionRefused(route: RouteHeader, why: string): ConflictError {
   return new ConflictError('TRANSITION_NOT_ALLOWED', `route ${quote(route.routeId)} ${why}`);
