@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from '../local/loopback-server';
 
 /**
  * The webhook receiver of the bench (bench/webhook-receiver.ts) and of the tests (test/support/webhook-receiver.ts):
@@ -51,20 +51,8 @@ export async function startHttpReceiver(
     });
   });
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const { url, port, close } = await listenOnLoopback(server);
+  return { origin: url, port, close };
 }
 
 /**

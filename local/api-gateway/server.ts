@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { ApiStageSpec, RestApiSpec } from '../cloud/model';
 import type { InvokeResult, LambdaRuntime } from '../lambda/runtime';
+import { listenOnLoopback } from '../loopback-server';
 import { ApiKeyStore } from './api-keys';
 import { RequestAuthorizers } from './authorizer';
 import { type Admission, gatewayRequest, proxyEvent, type StageIdentity } from './events';
@@ -188,17 +188,8 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
       });
   });
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const { url, close } = await listenOnLoopback(server, options.port);
+  return { url, server, close };
 }
 
 /** Resolves with the body, or undefined once it passes API Gateway's limit. */

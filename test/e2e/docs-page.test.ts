@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_ASSET_FILES } from '../../functions/api/docs/index';
@@ -7,6 +6,7 @@ import { endpoints } from '../../functions/api/index';
 import { DELIVERY_HEADER_DOCS } from '../../functions/api/openapi';
 import { EVENT_TYPES } from '../../functions/models/event-catalog';
 import { exampleEvent } from '../../functions/models/event-docs';
+import { listenOnLoopback } from '../../local/loopback-server';
 import { launchChromium, saveScreenshot } from '../support/browser';
 import { call, callRaw, contractViolations, expectError } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
@@ -60,17 +60,8 @@ async function startStageProxy(target: string): Promise<StageProxy> {
       })
       .catch((error: unknown) => res.writeHead(502).end(String(error)));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    violations,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const { url, close } = await listenOnLoopback(server);
+  return { url, violations, close };
 }
 
 let api: TestApi;

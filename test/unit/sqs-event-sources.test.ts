@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventSourceMappingSpec, QueueSpec } from '../../local/cloud/model';
 import { localConsumerConcurrency, startSqsEventSources } from '../../local/event-sources/sqs';
 import type { LambdaRuntime } from '../../local/lambda/runtime';
+import { listenOnLoopback } from '../../local/loopback-server';
 
 /**
  * The local SQS event source's polling, against a stand-in SQS endpoint (AWS JSON protocol) that counts the
@@ -59,19 +59,14 @@ async function standInSqs(messages: number): Promise<StandInSqs> {
       response.end(JSON.stringify(output));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listenOnLoopback(server);
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: url,
     get maxWaitingReceives() {
       return state.maxWaitingReceives;
     },
     deleted: state.deleted,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
 

@@ -1,6 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -13,6 +12,7 @@ import {
   verifySignature,
   type WebhookPost,
 } from '../../functions/domain/webhook-http';
+import { listenOnLoopback } from '../../local/loopback-server';
 
 // The only mock: made-up hostnames get fixed DNS answers; every other name (e.g. localhost) resolves for real.
 const fakeDns: Record<string, Array<{ address: string; family: number }>> = {
@@ -69,18 +69,7 @@ async function receiver(respond: (req: IncomingMessage, res: ServerResponse) => 
       respond(req, res);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const r: Receiver = {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const r: Receiver = { ...(await listenOnLoopback(server)), received };
   receivers.push(r);
   return r;
 }
