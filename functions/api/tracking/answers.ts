@@ -1,9 +1,9 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import Negotiator from 'negotiator';
 import { errorResponse } from '../../shared/envelope';
 import { ERROR_CODES } from '../../shared/error-codes';
 import { ApiError } from '../../shared/errors';
-import { logger } from '../../shared/observability';
+import { appendLogKeys, logger } from '../../shared/observability';
 import { type EndpointDefinition, httpStatusOf } from '../define';
 
 /**
@@ -30,11 +30,11 @@ const COMMON_HEADERS = {
 export const headerOf = (event: APIGatewayProxyEvent, name: string) =>
   Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1] ?? undefined;
 
-export const prefersHtml = (event: APIGatewayProxyEvent) =>
+const prefersHtml = (event: APIGatewayProxyEvent) =>
   new Negotiator({ headers: { accept: headerOf(event, 'accept') } }).mediaType(MEDIA_TYPES) === 'text/html';
 
 /** The page (under its Content-Security-Policy) when `html`, else the JSON answer; only the one chosen is made. */
-export function hostAnswer(
+function hostAnswer(
   html: boolean,
   contentSecurityPolicy: string,
   status: number,
@@ -63,17 +63,21 @@ export interface HostPages {
 }
 
 /**
- * Answers a request of the tracking host as HTML or JSON (`html`): with the page and the JSON `serve` gives
- * (200), or, when it throws, the error page or envelope: an ApiError with the endpoint's status for its code,
- * anything else a 500 that names the request id (logged, with the error).
+ * Answers a request of the tracking host as HTML or JSON, by its Accept header: with the page and the JSON
+ * `serve` gives (200), or, when it throws, the error page or envelope: an ApiError with the endpoint's status
+ * for its code, anything else a 500 that names the request id (logged, with the error).
  */
 export async function answerHostRequest(
-  html: boolean,
+  event: APIGatewayProxyEvent,
+  context: Context,
   endpoint: EndpointDefinition,
-  requestId: string,
   pages: HostPages,
   serve: () => Promise<{ page: () => string; json: () => APIGatewayProxyResult }>,
 ): Promise<APIGatewayProxyResult> {
+  const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+  // Ids only: the host's tokens (and unsubscribe address keys) are secrets, and not logged.
+  appendLogKeys({ request_id: requestId, operation: endpoint.operationId });
+  const html = prefersHtml(event);
   const answer = (status: number, page: () => string, json: () => APIGatewayProxyResult) =>
     hostAnswer(html, pages.contentSecurityPolicy, status, page, json);
   try {

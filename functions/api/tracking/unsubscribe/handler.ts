@@ -2,8 +2,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { unsubscribe, unsubscribeSubject } from '../../../domain/unsubscribe';
 import { successResponse } from '../../../shared/envelope';
 import { ValidationError } from '../../../shared/errors';
-import { appendLogKeys, logger, observed } from '../../../shared/observability';
-import { answerHostRequest, headerOf, prefersHtml } from '../answers';
+import { logger, observed } from '../../../shared/observability';
+import { answerHostRequest, type HostPages, headerOf } from '../answers';
 import {
   UNSUBSCRIBE_PAGE_CONTENT_SECURITY_POLICY,
   unsubscribeErrorPage,
@@ -37,6 +37,11 @@ async function requireOneClick(event: APIGatewayProxyEvent): Promise<void> {
     );
 }
 
+const PAGES: HostPages = {
+  contentSecurityPolicy: UNSUBSCRIBE_PAGE_CONTENT_SECURITY_POLICY,
+  errorPage: unsubscribeErrorPage,
+};
+
 /**
  * Both methods of an unsubscribe link (no authorizer: the token is the credential). A GET answers what the
  * link names and changes nothing; a POST with RFC 8058's body unsubscribes. Path parameters are taken as API
@@ -44,14 +49,7 @@ async function requireOneClick(event: APIGatewayProxyEvent): Promise<void> {
  */
 async function serve(event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> {
   const endpoint = event.httpMethod === 'POST' ? postEndpoint : getEndpoint;
-  const requestId = event.requestContext?.requestId ?? context.awsRequestId;
-  // Ids only: the token and the address key are secrets, and not logged.
-  appendLogKeys({ request_id: requestId, operation: endpoint.operationId });
-  const pages = {
-    contentSecurityPolicy: UNSUBSCRIBE_PAGE_CONTENT_SECURITY_POLICY,
-    errorPage: unsubscribeErrorPage,
-  };
-  return answerHostRequest(prefersHtml(event), endpoint, requestId, pages, async () => {
+  return answerHostRequest(event, context, endpoint, PAGES, async () => {
     const token = event.pathParameters?.token ?? '';
     const addressKey = event.pathParameters?.address_key ?? '';
     if (endpoint === postEndpoint) await requireOneClick(event);
