@@ -7,9 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { call, expectError } from '../support/http';
 import {
   killStartedRuntimes,
+  runUntilExit,
   STARTING_TEST_TIMEOUT_MS,
   type StartedRuntime,
-  spawnRuntime,
   startRuntime,
   stopRuntime,
 } from '../support/npm-start';
@@ -147,10 +147,10 @@ describe('npm start', () => {
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     try {
       const taken = (holder.address() as AddressInfo).port;
-      const child = spawnRuntime(stateDir, { PORT: String(taken), LOCAL_CACHE_DIR: cacheDir });
-      let stderr = '';
-      child.stderr?.on('data', (chunk) => (stderr += chunk));
-      const code = await new Promise((resolve) => child.once('exit', resolve));
+      const { code, stderr } = await runUntilExit(stateDir, {
+        PORT: String(taken),
+        LOCAL_CACHE_DIR: cacheDir,
+      });
       expect(code).toBe(1);
       expect(stderr.trim().split('\n')).toEqual([
         `PORT ${taken} is in use (another npm start?): stop what holds it, or start with PORT set to a free port (PORT=0 takes any)`,
@@ -162,20 +162,14 @@ describe('npm start', () => {
   });
 
   it('refuses to start with a LOCAL_CONSUMER_CONCURRENCY that is not a whole number of at least 1', async () => {
-    const child = spawnRuntime(stateDir, { LOCAL_CONSUMER_CONCURRENCY: '0' });
-    let stderr = '';
-    child.stderr?.on('data', (chunk) => (stderr += chunk));
-    const code = await new Promise((resolve) => child.once('exit', resolve));
+    const { code, stderr } = await runUntilExit(stateDir, { LOCAL_CONSUMER_CONCURRENCY: '0' });
     expect(code).toBe(1);
     expect(stderr).toContain("LOCAL_CONSUMER_CONCURRENCY must be a whole number of at least 1, not '0'");
     expect(existsSync(join(stateDir, 'stack.json'))).toBe(false);
   });
 
   it('refuses to start with a WEBHOOK_ALLOW_PRIVATE_TARGETS other than true or false', async () => {
-    const child = spawnRuntime(stateDir, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'no' });
-    let stderr = '';
-    child.stderr?.on('data', (chunk) => (stderr += chunk));
-    const code = await new Promise((resolve) => child.once('exit', resolve));
+    const { code, stderr } = await runUntilExit(stateDir, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'no' });
     expect(code).toBe(1);
     expect(stderr).toContain("WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false, not 'no'");
   });

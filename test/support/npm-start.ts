@@ -34,6 +34,18 @@ export function spawnRuntime(stateDir: string, env: Record<string, string>): Chi
   return child;
 }
 
+/** Runs `npm start`'s entry point until it ends by itself (a start it refuses): its exit code and stderr. */
+export async function runUntilExit(
+  stateDir: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stderr: string }> {
+  const child = spawnRuntime(stateDir, env);
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stderr };
+}
+
 /** Starts `npm start`'s entry point and waits for its listening line. */
 export async function startRuntime(stateDir: string, env: Record<string, string>): Promise<StartedRuntime> {
   const child = spawnRuntime(stateDir, env);
