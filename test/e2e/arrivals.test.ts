@@ -60,12 +60,7 @@ async function driveTrace(
   account = hooks.accounts.acme,
 ): Promise<TracePoint[]> {
   const driverId = `${routeId}-driver`;
-  const created = await hooks.fx.as(account.key, 'POST', `/dcs/${dcId}/drivers`, {
-    driver_id: driverId,
-    driver_name: 'Dana Driver',
-  });
-  const token = (expectSuccess(created, drivers.createDriver) as { driver: { login_token: string } }).driver
-    .login_token;
+  const token = await hooks.fx.createDriver(account.key, dcId, driverId, 'Dana Driver');
   const points = recent(recorded);
   const route = exampleRoute(routeId, {
     waypoints: 3,
@@ -350,12 +345,7 @@ describe('WAYPOINT_APPROACHING and the tracking page', () => {
     const receiver = await hooks.receiver();
     await hooks.createWebhook(receiver.url, ['WAYPOINT_APPROACHING']);
     const { acme } = hooks.accounts;
-    const created = await hooks.fx.as(acme.key, 'POST', '/dcs/dc-1/drivers', {
-      driver_id: 'near-driver',
-      driver_name: 'Dana Driver',
-    });
-    const token = (expectSuccess(created, drivers.createDriver) as { driver: { login_token: string } }).driver
-      .login_token;
+    const token = await hooks.fx.createDriver(acme.key, 'dc-1', 'near-driver', 'Dana Driver');
     // Three stops a minute's service apart at the warehouse, and a fourth 40 km away (an hour's drive).
     const now = Math.floor(Date.now() / 1000) * 1000;
     const route = exampleRoute('near', { waypoints: 4, driverId: 'near-driver', startTime: now });

@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import {
   insertNotification,
@@ -58,13 +57,7 @@ async function messagesTo(to: string, count: number, timeoutMs = 20_000): Promis
 const utcClock = (hours: number) => new Date(Date.now() + hours * HOUR).toISOString().slice(11, 16);
 
 async function createDriver(driverId: string, dcId: string) {
-  const created = await fx.as(acme.key, 'POST', `/dcs/${dcId}/drivers`, {
-    driver_id: driverId,
-    driver_name: 'Ana María Ruiz',
-  });
-  tokens[driverId] = (
-    expectSuccess(created, drivers.createDriver) as { driver: { login_token: string } }
-  ).driver.login_token;
+  tokens[driverId] = await fx.createDriver(acme.key, dcId, driverId, 'Ana María Ruiz');
 }
 
 function routeOf(id: string, driverId: string) {

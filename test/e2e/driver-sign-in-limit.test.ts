@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as driverApp from '../../functions/api/driver-app/index';
-import * as drivers from '../../functions/api/drivers/index';
 import { DRIVER_SIGN_IN_FAILURES } from '../../functions/shared/limits';
 import { inParallel } from '../../functions/shared/parallel';
 import { type TestAccount, useTestApi } from '../support/fixtures';
@@ -44,12 +43,7 @@ describe('failed driver-app sign-ins from one address', () => {
 
   beforeAll(async () => {
     account = await fx.account('Acme', [{ dcId: 'dc-1' }]);
-    const created = await fx.as(account.key, 'POST', '/dcs/dc-1/drivers', {
-      driver_id: 'limited',
-      driver_name: 'Limited',
-    });
-    token = (expectSuccess(created, drivers.createDriver) as { driver: { login_token: string } }).driver
-      .login_token;
+    token = await fx.createDriver(account.key, 'dc-1', 'limited', 'Limited');
   });
 
   it(`locks the address after ${LIMIT} different unknown tokens: 429 (1008) for every token, a valid one included`, {

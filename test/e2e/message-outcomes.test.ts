@@ -1,11 +1,9 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as drivers from '../../functions/api/drivers/index';
 import { listNotifications, type NotificationRecord } from '../../functions/data/notifications';
 import { isOptedOut } from '../../functions/data/opt-outs';
 import { createTestAccount } from '../support/accounts';
 import { type TestAccount, useTestApi } from '../support/fixtures';
-import { expectSuccess } from '../support/http';
 import { readOutbox } from '../support/outbox';
 import { exampleRoute, importRoute } from '../support/routes';
 import {
@@ -79,12 +77,7 @@ async function startRoute(routeId: string, recipients: Record<string, unknown>[]
 beforeAll(async () => {
   acme = await createTestAccount('Acme', [{ dcId: 'dc-1', name: 'Acme North' }]);
   globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }]);
-  const created = await fx.as(acme.key, 'POST', '/dcs/dc-1/drivers', {
-    driver_id: 'd-1',
-    driver_name: 'Ana Ruiz',
-  });
-  token = (expectSuccess(created, drivers.createDriver) as { driver: { login_token: string } }).driver
-    .login_token;
+  token = await fx.createDriver(acme.key, 'dc-1', 'd-1', 'Ana Ruiz');
   const settings = await fx.as(acme.key, 'PUT', '/dcs/dc-1/notification-settings', {
     triggers: ['ROUTE_STARTED'],
     channels: ['SMS', 'EMAIL'],

@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { queryItems } from '../../functions/data/client';
 import { routeKeys } from '../../functions/data/routes';
@@ -131,12 +130,7 @@ describe('a waypoint’s recipient', () => {
   });
 
   it('is never answered to the driver app', async () => {
-    const created = await fx.as(acme.key, 'POST', '/dcs/dc-1/drivers', {
-      driver_id: 'rcp-driver',
-      driver_name: 'Ana',
-    });
-    const token = (expectSuccess(created, drivers.createDriver) as { driver: { login_token: string } }).driver
-      .login_token;
+    const token = await fx.createDriver(acme.key, 'dc-1', 'rcp-driver', 'Ana');
     await importRoute(
       fx.api.url,
       acme.key,

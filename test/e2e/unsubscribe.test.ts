@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as drivers from '../../functions/api/drivers/index';
 import * as tracking from '../../functions/api/tracking/index';
 import { listNotifications } from '../../functions/data/notifications';
 import { isOptedOut } from '../../functions/data/opt-outs';
@@ -47,13 +46,7 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
 }
 
 async function createDriver(account: TestAccount, driverId: string, dcId: string) {
-  const created = await fx.as(account.key, 'POST', `/dcs/${dcId}/drivers`, {
-    driver_id: driverId,
-    driver_name: 'Sam Field',
-  });
-  tokens[driverId] = (
-    expectSuccess(created, drivers.createDriver) as { driver: { login_token: string } }
-  ).driver.login_token;
+  tokens[driverId] = await fx.createDriver(account.key, dcId, driverId, 'Sam Field');
 }
 
 /** Imports a route whose first stop's recipient has `email`, and starts it: ROUTE_STARTED tells the recipient. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
+import * as drivers from '../../functions/api/drivers/index';
 import { createTestAccount } from './accounts';
-import { type CallOptions, call } from './http';
+import { type CallOptions, call, expectSuccess } from './http';
 import { startTestApi, type TestApi, type TestApiOptions } from './local-api';
 
 export interface TestAccount {
@@ -41,6 +42,8 @@ export interface TestApiFixture {
   request: ApiCaller['request'];
   /** A call with `key` (an API key or a driver's login token) and an optional JSON body. */
   as(key: string, method: string, path: string, body?: unknown): ReturnType<typeof call>;
+  /** Creates a driver of the DC with the account's `key`; answers the login token the service issued it. */
+  createDriver(key: string, dcId: string, driverId: string, driverName: string): Promise<string>;
 }
 
 /**
@@ -65,6 +68,14 @@ export function useTestApi(name: string, options?: TestApiOptions, startTimeoutM
       createTestAccount(accountName, dcs),
     request: (method, path, options) => call(running().url, method, path, options),
     as: (key, method, path, body) => call(running().url, method, path, { key, body }),
+    createDriver: async (key, dcId, driverId, driverName) => {
+      const created = await call(running().url, 'POST', `/dcs/${dcId}/drivers`, {
+        key,
+        body: { driver_id: driverId, driver_name: driverName },
+      });
+      return (expectSuccess(created, drivers.createDriver) as { driver: { login_token: string } }).driver
+        .login_token;
+    },
   };
 }
 
