@@ -3,6 +3,7 @@ import * as routes from '../../functions/api/routes/index';
 import {
   insertNotification,
   listNotifications,
+  type NotificationRecord,
   reclaimQueuedNotification,
 } from '../../functions/data/notifications';
 import { DEFAULT_SPEED_KMH, type LatLng, ROAD_FACTOR, travelMillis } from '../../functions/domain/etas';
@@ -13,6 +14,7 @@ import { type TestAccount, useTestApi } from '../support/fixtures';
 import { expectError, expectSuccess } from '../support/http';
 import { type OutboxMessage, readOutbox } from '../support/outbox';
 import { exampleRoute, importRoute } from '../support/routes';
+import { waitUntil } from '../support/webhook-receiver';
 
 /**
  * Customer messages end to end through the local outbox (docs/api.md, Customer notifications): a driver's
@@ -35,6 +37,17 @@ const SENT = expect.stringMatching(/^(SENT|DELIVERED)$/);
 const MINUTE = 60_000;
 
 const outbox = () => readOutbox(fx.api.url);
+
+/**
+ * The message records of a route's stop once none is QUEUED: the worker records a message, sends it, then
+ * marks it SENT, so the outbox can hold a message whose record is not marked yet.
+ */
+function sentRecords(routeId: string, sequence: number): Promise<NotificationRecord[]> {
+  return waitUntil(`the messages of ${routeId}'s stop ${sequence} marked sent`, async () => {
+    const records = await listNotifications(acme.accountId, routeId, sequence);
+    return records.some((record) => record.status === 'QUEUED') ? undefined : records;
+  });
+}
 
 /** The outbox's messages to `to` once there are `count` of them (polled: the event path is asynchronous). */
 async function messagesTo(to: string, count: number, timeoutMs = 20_000): Promise<OutboxMessage[]> {
@@ -181,7 +194,7 @@ describe('customer messages', { timeout: 90_000 }, () => {
 
     // The third stop has no recipient; each message is recorded SENT (DELIVERED once the outbox's delivery
     // event came back: message-outcomes.test.ts) with its segments (SMS).
-    const records = await listNotifications(acme.accountId, 'cm-1', 0);
+    const records = await sentRecords('cm-1', 0);
     expect(records.map((r) => [r.trigger, r.channel, r.status, r.locale, r.to])).toEqual(
       expect.arrayContaining([
         ['ROUTE_STARTED', 'SMS', SENT, 'de', '+1415•••0123'],
@@ -334,10 +347,7 @@ describe('customer messages: locales and LATE', { timeout: 120_000 }, () => {
     // it: the DC has no Italian template, but an English one of its own.
     const [italian] = await messagesTo(IT_EMAIL, 1, 60_000);
     expect(italian?.subject).toBe('Acme Sud delivers today');
-    const records = [
-      ...(await listNotifications(acme.accountId, 'cm-3', 1)),
-      ...(await listNotifications(acme.accountId, 'cm-3', 2)),
-    ];
+    const records = [...(await sentRecords('cm-3', 1)), ...(await sentRecords('cm-3', 2))];
     expect(records.map((r) => [r.waypointId, r.trigger, r.status, r.locale])).toEqual([
       ['cm-3-wp-1', 'ROUTE_STARTED', SENT, 'fr'],
       ['cm-3-wp-2', 'ROUTE_STARTED', SENT, 'en'],
@@ -364,7 +374,7 @@ describe('customer messages: locales and LATE', { timeout: 120_000 }, () => {
     const [, late] = await messagesTo(IT_EMAIL, 2, 60_000);
     expect(late?.subject).toBe('Your delivery from Acme Sud runs late');
     expect(late?.body).toContain('runs late; it is now expected');
-    const lateRecord = (await listNotifications(acme.accountId, 'cm-3', 2)).find((r) => r.trigger === 'LATE');
+    const lateRecord = (await sentRecords('cm-3', 2)).find((r) => r.trigger === 'LATE');
     expect(lateRecord?.status).toEqual(SENT);
     const moved = (lateRecord?.eta as number) - toldSecond;
     expect(moved).toBeGreaterThanOrEqual(9 * MINUTE);
@@ -384,7 +394,7 @@ describe('customer messages: locales and LATE', { timeout: 120_000 }, () => {
     const [, secondLate] = await messagesTo(FR_CA_EMAIL, 2, 60_000);
     // fr-CA: the DC has no LATE template of French or English: the English default.
     expect(secondLate?.subject).toBe('Your delivery from Acme Sud runs late');
-    const secondRecords = await listNotifications(acme.accountId, 'cm-3', 1);
+    const secondRecords = await sentRecords('cm-3', 1);
     expect(secondRecords.map((r) => [r.trigger, r.status])).toEqual([
       ['ROUTE_STARTED', SENT],
       ['LATE', SENT],
