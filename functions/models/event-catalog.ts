@@ -1,6 +1,5 @@
 import * as z from '../shared/zod';
 import { EVENT_DOCS } from './event-docs';
-import { trackingToken, trackingUrl } from './tracking-links';
 
 /**
  * The event catalog (docs/api.md §7): every event type and its payload, declared once as a zod discriminated union
@@ -10,11 +9,11 @@ import { trackingToken, trackingUrl } from './tracking-links';
  * section documents each type's body with an example.
  *
  * An event's body is its payload (`details`), but for the types that give each waypoint's tracking link: their
- * payload holds the route's tracking key once, and the body the links made from it (bodyDetailsOf): 2,000
+ * payload holds the route's tracking key once, and the body the links made from it (webhook-body.ts): 2,000
  * waypoints' links in the payload would pass the 256 KiB of its stream record (data/events.ts).
  *
- * A model module: it imports nothing of the service (zod and the tracking links' derivation only), so every
- * layer, CDK code and the tests may use it.
+ * A model module: it imports nothing of the service (zod, and the models of its docs and of the webhook body,
+ * which derives the tracking links), so every layer, CDK code and the tests may use it.
  */
 
 const EpochMillis = z.int().check(z.minimum(0));
@@ -250,7 +249,7 @@ function buildEventSchemas() {
 
   /** Every event a webhook can receive: the stream's, and PING, which only the test call sends. */
   const CatalogEvent = z.discriminatedUnion('type', [...StreamEvent.def.options, Ping]);
-  /** The body's own fields of the types whose body is not their payload (bodyDetailsOf). */
+  /** The body's own fields of the types whose body is not their payload (bodyDetailsOf, webhook-body.ts). */
   const BodyDetails = {
     ROUTE_STARTED: RouteStartedBody,
     ROUTE_ETAS_CHANGED: RouteEtasChangedBody,
@@ -281,7 +280,7 @@ export type StreamEventType = StreamEvent['type'];
 export type EventOf<T extends EventType> = Extract<CatalogEvent, { type: T }>;
 export type EventDetails<T extends EventType> = EventOf<T>['details'];
 type BodyDetailsSchemas = EventSchemas['BodyDetails'];
-/** The type's own fields of its webhook body: its payload, or what bodyDetailsOf makes of it. */
+/** The type's own fields of its webhook body: its payload, or what bodyDetailsOf (webhook-body.ts) makes of it. */
 export type BodyDetails<T extends EventType> = T extends keyof BodyDetailsSchemas
   ? z.infer<BodyDetailsSchemas[T]>
   : EventDetails<T>;
@@ -332,106 +331,8 @@ export type WebhookEvent = {
   occurred_at: number;
 } & CatalogEvent;
 
-/** The fields every body starts with (docs/api.md §7), then the type's own (`details`). */
-interface BodyEnvelope<T extends EventType> {
-  event: T;
-  hook_timestamp_millis: number;
-  dc_id: string | null;
-  route_id: string | null;
-  event_id: string;
-  sequence: number | null;
-}
-export type WebhookBody<T extends EventType = EventType> = T extends EventType
-  ? BodyEnvelope<T> & BodyDetails<T>
-  : never;
-
-/** A waypoint's tracking page, from the links of the payload (none for a route imported before them). */
-function trackingUrlOf(
-  links: { api_url: string; key: string; sequences?: Record<string, number> } | undefined,
-  waypointId: string,
-): string | null {
-  if (!links) return null;
-  const sequence = Object.hasOwn(links.sequences ?? {}, waypointId)
-    ? links.sequences?.[waypointId]
-    : undefined;
-  return trackingUrl(links.api_url, trackingToken(links.key, waypointId, sequence));
-}
-
-/** The type's own fields of the body: its payload, or, for the types that give tracking links, made from it. */
-function bodyDetailsOf(event: WebhookEvent): BodyDetails<EventType> {
-  switch (event.type) {
-    case 'ROUTE_STARTED': {
-      const { driver_id, started_timestamp, waypoint_ids = [], tracking_links, pins } = event.details;
-      return {
-        driver_id,
-        started_timestamp,
-        waypoints: waypoint_ids.map((waypoint_id, index) => {
-          const pin = pins?.[index];
-          return {
-            waypoint_id,
-            tracking_url: trackingUrlOf(tracking_links, waypoint_id),
-            ...(typeof pin === 'string' && { pin }),
-          };
-        }),
-      };
-    }
-    case 'ROUTE_ETAS_CHANGED': {
-      const { etas, tracking_links } = event.details;
-      return {
-        etas: etas.map(({ waypoint_id, eta_timestamp }) => ({
-          waypoint_id,
-          eta_timestamp,
-          tracking_url: trackingUrlOf(tracking_links, waypoint_id),
-        })),
-      };
-    }
-    case 'WAYPOINT_APPROACHING': {
-      const { waypoint_id, eta_timestamp, stops_before, tracking_links } = event.details;
-      return {
-        waypoint_id,
-        eta_timestamp,
-        stops_before,
-        tracking_url: trackingUrlOf(tracking_links, waypoint_id),
-      };
-    }
-    default:
-      return inKeyOrder(event.details) as BodyDetails<EventType>;
-  }
-}
-
-/**
- * A payload with its objects' keys sorted (as JavaScript sorts strings), at every depth: the table keeps a map's keys in no
- * order, so the stream record a delivery is made from and the item the feed reads could list them
- * differently; ordered, the feed and every delivery of an event carry the same bytes.
- */
-function inKeyOrder(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(inKeyOrder);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((key) => [key, inKeyOrder((value as Record<string, unknown>)[key])]),
-  );
-}
-
-/**
- * The body receivers get: the same fields in the same order on every attempt and every redelivery, and in the
- * event feed (what is made from the payload is made the same way every time; the rest is in key order).
- */
-export function webhookBodyOf(event: WebhookEvent): WebhookBody {
-  return {
-    event: event.type,
-    hook_timestamp_millis: event.occurred_at,
-    dc_id: event.dc_id,
-    route_id: event.route_id,
-    event_id: event.event_id,
-    sequence: event.sequence,
-    ...bodyDetailsOf(event),
-  } as WebhookBody;
-}
-
-/** The body's bytes, as signed and sent. */
-export const webhookBody = (event: WebhookEvent): string => JSON.stringify(webhookBodyOf(event));
+/** The body receivers get, and its bytes (webhook-body.ts); WEBHOOK_BODY_SCHEMAS (below) is its schema. */
+export { type WebhookBody, webhookBody, webhookBodyOf } from './webhook-body';
 
 const schemaName = (type: EventType) =>
   `${type
