@@ -18,6 +18,7 @@ import {
 import type { ConsumerDefinition } from '../../functions/workers/define';
 import { consumers } from '../../functions/workers/index';
 import { sliceOf } from '../../lib/slices';
+import { bucketActionsOf, idPrefix, roleStatements, signerRoleOf, uniqueJson } from './api-access';
 import {
   accessByFunction,
   allFunctions,
@@ -39,12 +40,11 @@ import {
   READ_ACTIONS,
   resourcesAllowed,
   stateful,
-  type TemplateView,
   usedAuthKinds,
   viewOf,
   WRITE_ACTIONS,
 } from './api-template';
-import { type CfnResource, synthesize } from './synth';
+import { synthesize } from './synth';
 
 describe('table access', () => {
   const byAccess = (access: EndpointDefinition['access']['table']) => [
@@ -90,27 +90,6 @@ describe('table access', () => {
   });
 });
 
-/**
- * The object actions a function's bucket access grants, each on the objects it names: reads on
- * `bucketKeyPrefixes`, writes (with aborting their multipart uploads: the SDK's Upload does when a part fails)
- * on `bucketKeyPrefixes` or `bucketWriteKeyPrefix`. Nobody lists or deletes.
- */
-function bucketActionsOf(access: {
-  bucket?: 'read' | 'write';
-  bucketKeyPrefixes?: readonly string[];
-  bucketWriteKeyPrefix?: string;
-}): Record<string, unknown[]> {
-  const granted: Record<string, unknown[]> = {};
-  const grant = (actions: string[], prefix: string | undefined) => {
-    for (const action of actions) granted[action] = [...(granted[action] ?? []), bucketObjects(prefix)];
-  };
-  const writes = ['s3:PutObject', 's3:AbortMultipartUpload'];
-  for (const prefix of access.bucket ? (access.bucketKeyPrefixes ?? []) : [])
-    grant(access.bucket === 'read' ? ['s3:GetObject'] : writes, prefix);
-  if (access.bucketWriteKeyPrefix) grant(writes, access.bucketWriteKeyPrefix);
-  return granted;
-}
-
 describe('bucket access', () => {
   const withoutBucket = accessByFunction.filter((f) => !f.access.bucket && !f.access.signLinks);
   const withBucket = accessByFunction.filter((f) => f.access.bucket);
@@ -154,30 +133,7 @@ describe('bucket access', () => {
 describe('link signing', () => {
   const signers = accessByFunction.filter((f) => f.access.signLinks);
   const others = accessByFunction.filter((f) => !f.access.signLinks);
-  const SIGNER_ROLE = { read: 'DownloadLinkSignerRole', write: 'UploadLinkSignerRole' } as const;
   const LINK_ACTION = { read: 's3:GetObject', write: 's3:PutObject' } as const;
-
-  /** The function's logical id without CDK's hash: its child constructs' ids start with it. */
-  const idPrefix = (f: (typeof signers)[number]) => f.fn.id.replace(/[0-9A-F]{8}$/, '');
-
-  /** The function's link-signer role: its logical id and its properties, in the function's template. */
-  function signerRoleOf(f: (typeof signers)[number]) {
-    const roles = f.fn.view
-      .ofType('AWS::IAM::Role')
-      .filter(([roleId]) =>
-        roleId.startsWith(`${idPrefix(f)}${SIGNER_ROLE[f.access.signLinks?.access ?? 'read']}`),
-      );
-    expect(roles, f.name).toHaveLength(1);
-    const [roleId] = roles[0] as [string, CfnResource];
-    return { roleId, props: f.fn.view.props(roleId) };
-  }
-
-  /** Every Allow statement attached to a role of the view, by its logical id. */
-  const roleStatements = (view: TemplateView, roleId: string) =>
-    view
-      .ofType('AWS::IAM::Policy')
-      .filter(([, p]) => JSON.stringify(p.Properties?.Roles) === JSON.stringify([{ Ref: roleId }]))
-      .flatMap(([policyId]) => (view.props(policyId).PolicyDocument as { Statement: unknown[] }).Statement);
 
   it('is what the download-files, upload, proof and evidence endpoints do, and only they', () => {
     expect(signers.map((f) => [f.name, f.access.signLinks])).toEqual(
@@ -282,10 +238,6 @@ describe('queue access', () => {
     }
   });
 });
-
-/** The distinct values of a list (a key named by two statements, one per encryption context, once). */
-const uniqueJson = (values: unknown[]) =>
-  [...new Set(values.map((value) => JSON.stringify(value)))].map((text) => JSON.parse(text));
 
 describe('webhook secrets key', () => {
   const keyArn = importOf(stateful.exports.webhookSecretsKeyArnExportName);
