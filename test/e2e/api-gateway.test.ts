@@ -5,8 +5,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyStore } from '../../local/api-gateway/api-keys';
 import { type ApiGateway, startApiGateway } from '../../local/api-gateway/server';
-import { type FunctionSpec, LOCAL_ACCOUNT_ID, LOCAL_REGION, type RestApiSpec } from '../../local/cloud/model';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION, type RestApiSpec } from '../../local/cloud/model';
 import type { LambdaRuntime } from '../../local/lambda/runtime';
+import {
+  ENVELOPE,
+  FUNCTIONS,
+  GATEWAY_TEST_API,
+  meteredApi,
+  method,
+  USAGE_KEYS,
+} from '../support/gateway-test-api';
 import { startFixtureLambdas } from '../support/lambda-fixtures';
 
 /**
@@ -14,124 +22,6 @@ import { startFixtureLambdas } from '../support/lambda-fixtures';
  * by the local Lambda runtime (test/fixtures/lambda/gateway.ts): routing, the REQUEST authorizer (identity
  * source, cache, policy, context), API Gateway's own limits and errors, throttling and compression.
  */
-
-const ENTRY = 'test/fixtures/lambda/gateway.ts';
-
-function fixture(name: string, handler: string, overrides: Partial<FunctionSpec> = {}): FunctionSpec {
-  return {
-    logicalId: name,
-    stackPath: 'GatewayTest',
-    name,
-    arn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:${name}`,
-    entry: ENTRY,
-    bundledFiles: [],
-    handler,
-    runtime: 'nodejs22.x',
-    architectures: ['arm64'],
-    memorySize: 512,
-    timeoutSeconds: 10,
-    environment: {},
-    roleArn: `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/${name}`,
-    ...overrides,
-  };
-}
-
-const FUNCTIONS = [
-  fixture('gw-authorizer', 'index.authorizer'),
-  fixture('gw-integration', 'index.integration'),
-  fixture('gw-slow', 'index.integration', { timeoutSeconds: 1 }),
-];
-
-const ENVELOPE = (code: number, message: string) =>
-  JSON.stringify({ status: 'error', data: { code, message } });
-
-const API: RestApiSpec = {
-  logicalId: 'Api',
-  stackPath: 'GatewayTest',
-  id: 'gwtest',
-  name: 'gateway-test',
-  minimumCompressionSize: 1024,
-  methods: [
-    method('GET', '/public/{action}', 'NONE'),
-    method('GET', '/public/literal', 'NONE'),
-    method('GET', '/echo/{value}', 'NONE'),
-    method('POST', '/public/{action}', 'NONE'),
-    method('GET', '/private/{action}', 'CUSTOM'),
-    method('POST', '/private/{action}', 'CUSTOM'),
-    method('GET', '/slow/{action}', 'NONE', 'gw-slow'),
-    method('GET', '/throttled/{action}', 'NONE'),
-  ],
-  authorizers: [
-    {
-      logicalId: 'Authorizer',
-      type: 'REQUEST',
-      functionName: 'gw-authorizer',
-      identitySources: ['method.request.header.Authorization'],
-      resultTtlSeconds: 60,
-    },
-  ],
-  gatewayResponses: [
-    {
-      logicalId: 'Unauthorized',
-      responseType: 'UNAUTHORIZED',
-      statusCode: 401,
-      responseTemplates: { 'application/json': ENVELOPE(1001, 'unauthorized') },
-      responseParameters: { 'gatewayresponse.header.Content-Type': "'application/json'" },
-    },
-    {
-      logicalId: 'Missing',
-      responseType: 'MISSING_AUTHENTICATION_TOKEN',
-      statusCode: 404,
-      responseTemplates: { 'application/json': ENVELOPE(1007, 'no such endpoint') },
-      responseParameters: {},
-    },
-    {
-      logicalId: 'Default5xx',
-      responseType: 'DEFAULT_5XX',
-      responseTemplates: { 'application/json': ENVELOPE(1000, 'internal error') },
-      responseParameters: {},
-    },
-    {
-      logicalId: 'Default4xx',
-      responseType: 'DEFAULT_4XX',
-      responseTemplates: { 'application/json': ENVELOPE(1006, 'invalid request') },
-      responseParameters: {},
-    },
-  ],
-  stages: [
-    {
-      stageName: 'v1',
-      methodSettings: [
-        { resourcePath: '/*', httpMethod: '*', throttlingRateLimit: 1000, throttlingBurstLimit: 1000 },
-        {
-          resourcePath: '/~1throttled~1{action}',
-          httpMethod: 'GET',
-          throttlingRateLimit: 0.5,
-          throttlingBurstLimit: 2,
-        },
-      ],
-      tracingEnabled: false,
-    },
-  ],
-  usagePlans: [],
-};
-
-function method(
-  httpMethod: string,
-  path: string,
-  authorizationType: string,
-  functionName = 'gw-integration',
-) {
-  return {
-    logicalId: `${httpMethod}${path.replace(/\W/g, '')}`,
-    path,
-    httpMethod,
-    authorizationType,
-    authorizerLogicalId: authorizationType === 'CUSTOM' ? 'Authorizer' : undefined,
-    apiKeyRequired: false,
-    integration: { type: 'AWS_PROXY', functionName },
-  };
-}
 
 let scratch: string;
 let lambda: LambdaRuntime;
@@ -141,7 +31,7 @@ beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   lambda = await startFixtureLambdas(FUNCTIONS, scratch);
   gateway = await startApiGateway({
-    api: API,
+    api: GATEWAY_TEST_API,
     lambda,
     accountId: LOCAL_ACCOUNT_ID,
     region: LOCAL_REGION,
@@ -343,39 +233,7 @@ describe('stage settings', () => {
 });
 
 describe('API keys and usage plans', () => {
-  // API key values: 20..128 alphanumeric characters, as API Gateway takes them.
-  const ALPHA = 'alphaKey000000000000000001';
-  const BETA = 'betaKey0000000000000000002';
-  const OFF = 'offKey00000000000000000003';
-  const LATE = 'lateKey0000000000000000004';
-
-  function meteredApi(apiKeySource: 'AUTHORIZER' | 'HEADER'): RestApiSpec {
-    return {
-      ...API,
-      id: `gw${apiKeySource.toLowerCase()}`,
-      apiKeySource,
-      methods: [
-        { ...method('GET', '/metered/{action}', 'CUSTOM'), apiKeyRequired: true },
-        { ...method('GET', '/keyed/{action}', 'NONE'), apiKeyRequired: true },
-        method('GET', '/public/{action}', 'NONE'),
-      ],
-      usagePlans: [
-        {
-          logicalId: 'Plan',
-          stackPath: 'GatewayTest',
-          id: 'plan01',
-          throttle: { rateLimit: 0.5, burstLimit: 2 },
-          stages: ['v1'],
-          methodThrottles: [],
-          keys: [
-            { id: 'k-alpha', value: ALPHA, enabled: true },
-            { id: 'k-beta', value: BETA, enabled: true },
-            { id: 'k-off', value: OFF, enabled: false },
-          ],
-        },
-      ],
-    };
-  }
+  const { alpha: ALPHA, beta: BETA, off: OFF, late: LATE } = USAGE_KEYS;
 
   let store: ApiKeyStore;
   let byAuthorizer: ApiGateway;
