@@ -18,6 +18,14 @@ import { exampleRoute, importedWaypoint, importRoute, trackingUrlUnder } from '.
 
 const rt = useRoutesApi('routes');
 
+/** Imports the route into the DC as Acme (or as the account of `key`) and waits until it is done. */
+const importInto = (dcId: string, route: unknown, key = rt.accounts.acme.key) =>
+  importRoute(rt.fx.api.url, key, dcId, route);
+
+/** A call as Globex, the other account. */
+const asGlobex = (method: string, path: string, body?: unknown) =>
+  rt.request(method, path, { key: rt.accounts.globex.key, body });
+
 /** Routes imported into dc-2 (Tokyo) outside the find_by_date tests start on a day those tests do not read. */
 const TOKYO_OTHER_DAY = Date.UTC(2026, 0, 15, 3, 0);
 
@@ -52,11 +60,7 @@ describe.each(routeEndpoints)(
     it('answers 403 with 1002 for another account’s DC and for a DC that does not exist', async () => {
       expectError(await rt.asAcme(method, path('gx-1', SHARED), body), 403, 1002);
       expectError(await rt.asAcme(method, path('no-such-dc', SHARED), body), 403, 1002);
-      expectError(
-        await rt.request(method, path('dc-2', SHARED), { key: rt.accounts.globex.key, body }),
-        403,
-        1002,
-      );
+      expectError(await asGlobex(method, path('dc-2', SHARED), body), 403, 1002);
     });
 
     it('answers 404 with 3003 for an unknown route and for a route of another DC of the account', async () => {
@@ -67,11 +71,7 @@ describe.each(routeEndpoints)(
     });
 
     it('answers 404 with 3003 to another account for a route id only this account has', async () => {
-      expectError(
-        await rt.request(method, path('dc-1', SHARED), { key: rt.accounts.globex.key, body }),
-        404,
-        3003,
-      );
+      expectError(await asGlobex(method, path('dc-1', SHARED), body), 404, 3003);
     });
 
     it('rejects a malformed route id with 1006 naming the path parameter', async () => {
@@ -86,7 +86,7 @@ describe.each(routeEndpoints)(
 describe('GET /dcs/{dc_id}/routes/{route_id}', () => {
   it('returns every field with the imported values, version 1 and the waypoint ids in order', async () => {
     await rt.createDriver('dc-1', 'get-driver');
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', {
+    await importInto('dc-1', {
       ...exampleRoute('get-1', { waypoints: 3, driverId: 'get-driver' }),
       start_warehouse: { id: 'wh-start', location: { latitude: 41.85, longitude: -87.65 } },
       end_warehouse: { id: 'wh-end', location: { latitude: 41.86, longitude: -87.66 } },
@@ -109,7 +109,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}', () => {
   });
 
   it('answers null for every absent optional field; the name defaults to the id and the route is inactive', async () => {
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', minimalRoute('get-minimal'));
+    await importInto('dc-1', minimalRoute('get-minimal'));
     expect(await rt.readRoute('dc-1', 'get-minimal')).toEqual({
       id: 'get-minimal',
       name: 'get-minimal',
@@ -128,7 +128,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}', () => {
   });
 
   it('follows activate_after_successful_import', async () => {
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', {
+    await importInto('dc-1', {
       ...exampleRoute('get-inactive'),
       activate_after_successful_import: false,
     });
@@ -154,7 +154,7 @@ describe('GET /dcs/{dc_id}/routes/find_by_date/{date}', () => {
     ];
     // One at a time: the import worker takes them in any order, and the order must come from the read.
     for (const [dcId, id, startTime] of imports) {
-      await importRoute(rt.fx.api.url, rt.accounts.acme.key, dcId, exampleRoute(id, { startTime }));
+      await importInto(dcId, exampleRoute(id, { startTime }));
     }
   });
 
@@ -180,7 +180,7 @@ describe('GET /dcs/{dc_id}/routes/find_by_date/{date}', () => {
   });
 
   it('lists inactive routes too, and no longer lists a deleted route', async () => {
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', {
+    await importInto('dc-1', {
       ...exampleRoute('chi-gone', { startTime: Date.UTC(2026, 10, 25, 15, 0) }),
       activate_after_successful_import: false,
     });
@@ -190,15 +190,9 @@ describe('GET /dcs/{dc_id}/routes/find_by_date/{date}', () => {
   });
 
   it('shows another account only its own routes in its DC with the same id', async () => {
-    await importRoute(
-      rt.fx.api.url,
-      rt.accounts.globex.key,
-      'dc-1',
-      exampleRoute('chi-noon', { startTime: Date.UTC(2026, 10, 22, 20, 0) }),
-    );
-    const theirs = await rt.request('GET', '/dcs/dc-1/routes/find_by_date/2026-11-22', {
-      key: rt.accounts.globex.key,
-    });
+    const chiNoon = exampleRoute('chi-noon', { startTime: Date.UTC(2026, 10, 22, 20, 0) });
+    await importInto('dc-1', chiNoon, rt.accounts.globex.key);
+    const theirs = await asGlobex('GET', '/dcs/dc-1/routes/find_by_date/2026-11-22');
     expect(ids(theirs)).toEqual(['chi-noon']);
     const ours = await rt.asAcme('GET', '/dcs/dc-1/routes/find_by_date/2026-11-22');
     expect(ids(ours)).toEqual(['chi-early', 'chi-noon', 'chi-late']);
@@ -222,7 +216,7 @@ describe('GET /dcs/{dc_id}/routes/find_by_date/{date}', () => {
 describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
   it('lists the waypoints in sequence with every imported field', async () => {
     const imported = exampleRoute('wps-1', { waypoints: 3, invoicesPerWaypoint: 2 });
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', imported);
+    await importInto('dc-1', imported);
     const response = await rt.asAcme('GET', '/dcs/dc-1/routes/wps-1/waypoints');
     const { waypoints } = expectSuccess(response, routes.listWaypoints) as { waypoints: Waypoint[] };
     // Planned ETAs: from the start warehouse at start_time, at the default speed (DESIGN §5).
@@ -251,7 +245,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
   });
 
   it('answers null, 0 and empty lists for a waypoint imported with only id and location', async () => {
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', minimalRoute('wps-minimal'));
+    await importInto('dc-1', minimalRoute('wps-minimal'));
     const response = await rt.asAcme('GET', '/dcs/dc-1/routes/wps-minimal/waypoints');
     expect(expectSuccess(response, routes.listWaypoints)).toEqual({
       waypoints: [
@@ -282,12 +276,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
   });
 
   it('gives every waypoint a tracking link of its own under the API’s URL, the same on every read', async () => {
-    await importRoute(
-      rt.fx.api.url,
-      rt.accounts.acme.key,
-      'dc-1',
-      exampleRoute('wps-links', { waypoints: 4 }),
-    );
+    await importInto('dc-1', exampleRoute('wps-links', { waypoints: 4 }));
     const read = async () => {
       const response = await rt.asAcme('GET', '/dcs/dc-1/routes/wps-links/waypoints');
       const { waypoints } = expectSuccess(response, routes.listWaypoints) as { waypoints: Waypoint[] };
@@ -308,7 +297,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints', () => {
 
 describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => {
   it('returns the one waypoint, as the list shows it', async () => {
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', exampleRoute('wp-1', { waypoints: 3 }));
+    await importInto('dc-1', exampleRoute('wp-1', { waypoints: 3 }));
     const list = await rt.asAcme('GET', '/dcs/dc-1/routes/wp-1/waypoints');
     const { waypoints } = expectSuccess(list, routes.listWaypoints) as { waypoints: Waypoint[] };
     const response = await rt.asAcme('GET', '/dcs/dc-1/routes/wp-1/waypoints/wp-1-wp-1');
@@ -317,7 +306,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => {
   });
 
   it('answers 404 with 1003 for a waypoint id the route does not have, even one of another route', async () => {
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', exampleRoute('wp-2'));
+    await importInto('dc-1', exampleRoute('wp-2'));
     expect(
       expectError(await rt.asAcme('GET', '/dcs/dc-1/routes/wp-2/waypoints/no-such-wp'), 404, 1003),
     ).toContain('no-such-wp');
@@ -333,12 +322,7 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => {
 describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
   it('deletes the route: data is empty, every read answers 404 and a DELETE once it is removed answers 404', async () => {
     await rt.createDriver('dc-1', 'del-driver');
-    await importRoute(
-      rt.fx.api.url,
-      rt.accounts.acme.key,
-      'dc-1',
-      exampleRoute('del-1', { driverId: 'del-driver' }),
-    );
+    await importInto('dc-1', exampleRoute('del-1', { driverId: 'del-driver' }));
     expect(await rt.activeRouteIds('dc-1', 'del-driver')).toEqual(['del-1']);
 
     expect(expectSuccess(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-1'), routes.deleteRoute)).toEqual(
@@ -355,12 +339,12 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
 
   it('frees the route, waypoint, invoice and item ids: the same route imports again as a new route', async () => {
     const route = exampleRoute('del-reimport', { waypoints: 3, invoicesPerWaypoint: 2, itemsPerInvoice: 3 });
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', route);
+    await importInto('dc-1', route);
     await rt.change('PATCH', '/dcs/dc-1/routes/del-reimport/vehicle-assignment', { vehicle_id: 'changed' });
     expectSuccess(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-reimport'), routes.deleteRoute);
 
     await waitUntilRemoved(rt.accounts.acme.accountId, 'del-reimport');
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', route);
+    await importInto('dc-1', route);
     expect(await rt.readRoute('dc-1', 'del-reimport')).toMatchObject({
       version: 1,
       vehicle_id: 'truck-del-reimport',
@@ -373,14 +357,14 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
   });
 
   it('frees the ids for another route id too (a waypoint id moves to a new route)', async () => {
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', minimalRoute('del-move'));
+    await importInto('dc-1', minimalRoute('del-move'));
     const taken = await rt.asAcme('POST', '/dcs/dc-1/invoiced-routes', {
       route: { ...minimalRoute('del-move-new'), waypoints: minimalRoute('del-move').waypoints },
     });
     expectError(taken, 400, 3006);
     expectSuccess(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-move'), routes.deleteRoute);
     await waitUntilRemoved(rt.accounts.acme.accountId, 'del-move');
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', {
+    await importInto('dc-1', {
       ...minimalRoute('del-move-new'),
       waypoints: minimalRoute('del-move').waypoints,
     });
@@ -389,18 +373,8 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
 
   it('deletes a finished route, also one that had started — started through the data layer', async () => {
     await rt.createDriver('dc-1', 'del-fin-driver');
-    await importRoute(
-      rt.fx.api.url,
-      rt.accounts.acme.key,
-      'dc-1',
-      exampleRoute('del-fin', { driverId: 'del-fin-driver' }),
-    );
-    await importRoute(
-      rt.fx.api.url,
-      rt.accounts.acme.key,
-      'dc-1',
-      exampleRoute('del-st-fin', { driverId: 'del-fin-driver' }),
-    );
+    await importInto('dc-1', exampleRoute('del-fin', { driverId: 'del-fin-driver' }));
+    await importInto('dc-1', exampleRoute('del-st-fin', { driverId: 'del-fin-driver' }));
     await markStartedThroughDataLayer(rt.accounts.acme.accountId, 'del-st-fin');
     expect((await rt.finishRoutesOf('dc-1', 'del-fin-driver')).sort()).toEqual(['del-fin', 'del-st-fin']);
     expectSuccess(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-fin'), routes.deleteRoute);
@@ -410,12 +384,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
 
   it('answers 3011 for a started, unfinished route and keeps it whole — started through the data layer', async () => {
     await rt.createDriver('dc-1', 'del-st-driver');
-    await importRoute(
-      rt.fx.api.url,
-      rt.accounts.acme.key,
-      'dc-1',
-      exampleRoute('del-started', { driverId: 'del-st-driver' }),
-    );
+    await importInto('dc-1', exampleRoute('del-started', { driverId: 'del-st-driver' }));
     await markStartedThroughDataLayer(rt.accounts.acme.accountId, 'del-started');
     const before = await rt.readRoute('dc-1', 'del-started');
     expectError(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-started'), 400, 3011);
@@ -429,7 +398,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
 
   it('finishes a deletion cut short: the marked route reads as 404, DELETE queues it again and the ids are freed', async () => {
     const route = exampleRoute('del-resume');
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', route);
+    await importInto('dc-1', route);
     await markDeletingThroughDataLayer(rt.accounts.acme.accountId, 'del-resume');
     expectError(await rt.asAcme('GET', '/dcs/dc-1/routes/del-resume'), 404, 3003);
     expect(
@@ -444,22 +413,15 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
     expectSuccess(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-resume'), routes.deleteRoute);
     await waitUntilRemoved(rt.accounts.acme.accountId, 'del-resume');
     expectError(await rt.asAcme('DELETE', '/dcs/dc-1/routes/del-resume'), 404, 3003);
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', route);
+    await importInto('dc-1', route);
     expect((await rt.readRoute('dc-1', 'del-resume')).version).toBe(1);
   });
 
   it('leaves another account’s route with the same id alone', async () => {
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', exampleRoute('del-both'));
-    await importRoute(rt.fx.api.url, rt.accounts.globex.key, 'dc-1', exampleRoute('del-both'));
-    expectSuccess(
-      await rt.request('DELETE', '/dcs/dc-1/routes/del-both', { key: rt.accounts.globex.key }),
-      routes.deleteRoute,
-    );
-    expectError(
-      await rt.request('GET', '/dcs/dc-1/routes/del-both', { key: rt.accounts.globex.key }),
-      404,
-      3003,
-    );
+    await importInto('dc-1', exampleRoute('del-both'));
+    await importInto('dc-1', exampleRoute('del-both'), rt.accounts.globex.key);
+    expectSuccess(await asGlobex('DELETE', '/dcs/dc-1/routes/del-both'), routes.deleteRoute);
+    expectError(await asGlobex('GET', '/dcs/dc-1/routes/del-both'), 404, 3003);
     expect((await rt.readRoute('dc-1', 'del-both')).version).toBe(1);
     const again = await rt.asAcme('POST', '/dcs/dc-1/invoiced-routes', { route: exampleRoute('del-both') });
     expectError(again, 400, 3005);
@@ -468,14 +430,14 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}', () => {
 
 describe('another account', () => {
   it('has its own route with the same id in its DC with the same id, changed independently', async () => {
-    await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', exampleRoute('twin'));
-    await importRoute(rt.fx.api.url, rt.accounts.globex.key, 'dc-1', {
+    await importInto('dc-1', exampleRoute('twin'));
+    const inactiveTwin = {
       ...exampleRoute('twin', { waypoints: 1 }),
       activate_after_successful_import: false,
-    });
-    const theirs = await rt.request('PATCH', '/dcs/dc-1/routes/twin/vehicle-assignment', {
-      key: rt.accounts.globex.key,
-      body: { vehicle_id: 'globex-truck' },
+    };
+    await importInto('dc-1', inactiveTwin, rt.accounts.globex.key);
+    const theirs = await asGlobex('PATCH', '/dcs/dc-1/routes/twin/vehicle-assignment', {
+      vehicle_id: 'globex-truck',
     });
     expect((expectSuccess(theirs, routes.assignVehicle) as { route: Route }).route).toMatchObject({
       vehicle_id: 'globex-truck',
@@ -492,20 +454,14 @@ describe('another account', () => {
   });
 
   it('gets 403 for every request to this account’s DC, whatever the route', async () => {
-    const key = rt.accounts.globex.key;
-    expectError(await rt.request('GET', `/dcs/dc-2/routes/${SHARED}`, { key }), 403, 1002);
-    expectError(await rt.request('GET', '/dcs/dc-2/routes/find_by_date/2026-11-23', { key }), 403, 1002);
-    expectError(await rt.request('DELETE', `/dcs/dc-2/routes/${SHARED}`, { key }), 403, 1002);
+    expectError(await asGlobex('GET', `/dcs/dc-2/routes/${SHARED}`), 403, 1002);
+    expectError(await asGlobex('GET', '/dcs/dc-2/routes/find_by_date/2026-11-23'), 403, 1002);
+    expectError(await asGlobex('DELETE', `/dcs/dc-2/routes/${SHARED}`), 403, 1002);
   });
 
   it('imports into its own DC without touching a Tokyo route of this account', async () => {
-    await importRoute(
-      rt.fx.api.url,
-      rt.accounts.acme.key,
-      'dc-2',
-      exampleRoute('tyo-own', { startTime: TOKYO_OTHER_DAY }),
-    );
-    await importRoute(rt.fx.api.url, rt.accounts.globex.key, 'gx-1', exampleRoute('tyo-own'));
+    await importInto('dc-2', exampleRoute('tyo-own', { startTime: TOKYO_OTHER_DAY }));
+    await importInto('gx-1', exampleRoute('tyo-own'), rt.accounts.globex.key);
     expect((await rt.readRoute('dc-2', 'tyo-own')).start_time).toBe(TOKYO_OTHER_DAY);
     expect((await rt.readRoute('gx-1', 'tyo-own', rt.accounts.globex.key)).start_time).toBe(START);
   });
