@@ -2,14 +2,21 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
-import { putAll } from '../../functions/data/client';
-import { routeRowItems } from '../../functions/data/route-rows';
 import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
 import type * as z from '../../functions/shared/zod';
 import { createTestAccount } from '../support/accounts';
 import { useTestApi } from '../support/fixtures';
 import { type ApiResponse, expectError, expectSuccess, joinPages, readAllPages } from '../support/http';
 import { strongToken } from '../support/login-tokens';
+import {
+  ids,
+  longText,
+  pagesOf,
+  rowsOfInvoicePages,
+  waypointRow,
+  worstNameAttributes,
+  writeRouteRows,
+} from '../support/paging';
 import { exampleRoute, importRoute } from '../support/routes';
 
 /**
@@ -84,36 +91,6 @@ beforeAll(async () => {
     expectSuccess(record, driverApp.addDriverAccountingRecord);
   }
 }, 240_000);
-
-/** Every page at `limit` (none: the default), each page's rows checked against the limit. */
-async function pagesOf(
-  get: (path: string) => Promise<ApiResponse>,
-  path: string,
-  endpoint: Parameters<typeof readAllPages>[2],
-  listKey: string,
-  limit?: number,
-) {
-  const pages = await readAllPages(get, path, endpoint, limit ? { limit: String(limit) } : {});
-  for (const page of pages.slice(0, -1)) expect(page.next_token).toEqual(expect.any(String));
-  expect(pages.at(-1)?.next_token).toBeUndefined();
-  return pages.map((page) => page[listKey] as { id: string }[]);
-}
-
-const ids = (pages: { id: string }[][]) => pages.flat().map((row) => row.id);
-
-/** Pages' rows: an invoice that continues the previous page's last one counts only its items. */
-function rowsOfInvoicePages(pages: InvoiceStatus[][]): string[] {
-  const rows: string[] = [];
-  let previous: string | undefined;
-  for (const page of pages) {
-    page.forEach((invoice, index) => {
-      if (!(index === 0 && invoice.id === previous)) rows.push(invoice.id);
-      rows.push(...invoice.items.map((item) => item.id));
-    });
-    previous = page.at(-1)?.id;
-  }
-  return rows;
-}
 
 describe('GET /dcs/{dc_id}/routes/{route_id}/invoices', () => {
   const path = '/dcs/dc-1/routes/inv-1/invoices';
@@ -194,11 +171,10 @@ describe('a route whose invoices are all worst-case rows', () => {
   /** Each with items whose texts are at their maximum length too. */
   const ITEMS_PER_INVOICE = 3;
   const path = '/dcs/dc-1/routes/worst-1/invoices';
-  const longText = (length: number) => '"'.repeat(length);
   const invoices = Array.from({ length: WORST_INVOICES }, (_, index) => ({
     id: `worst-inv-${index}`,
     waypointId: 'worst-1-wp-0',
-    nameAttributes: Array.from({ length: 50 }, () => ({ key: longText(128), value: longText(500) })),
+    nameAttributes: worstNameAttributes(),
     items: Array.from({ length: ITEMS_PER_INVOICE }, (_, item) => ({
       id: `worst-inv-${index}-item-${item}`,
       sku: longText(128),
@@ -212,17 +188,13 @@ describe('a route whose invoices are all worst-case rows', () => {
   const worstRows = invoices.flatMap((invoice) => [invoice.id, ...invoice.items.map((item) => item.id)]);
 
   beforeAll(async () => {
-    // Written as the import writes rows: the import body's 5 MB limit cannot carry 7.7 MB of them.
-    const waypoint = {
-      sequence: 0,
-      id: 'worst-1-wp-0',
-      location: { latitude: 41.9, longitude: -87.6 },
-      serviceTimeMinutes: 0,
-      timeWindows: [],
-      invoiceIds: invoices.map((invoice) => invoice.id),
-    };
-    const rows = routeRowItems(acme.accountId, 'worst-1', [waypoint], [invoices]);
-    await putAll(rows.filter((row) => row.entity === 'INVOICE' || row.entity === 'ITEM'));
+    // 7.7 MB of rows, written as the import writes them.
+    const waypoint = waypointRow(
+      0,
+      { id: 'worst-1-wp-0', location: { latitude: 41.9, longitude: -87.6 } },
+      invoices.map((invoice) => invoice.id),
+    );
+    await writeRouteRows(acme.accountId, 'worst-1', [waypoint], [invoices], ['INVOICE', 'ITEM']);
   }, 120_000);
 
   it('ends each page by size, long before 1,000 rows, with every row once and in order', async () => {
@@ -399,25 +371,17 @@ describe('GET /driver/routes of waypoints with worst-case invoices', () => {
     });
     expectSuccess(driver, drivers.createDriver);
     await importRoute(fx.api.url, acme.key, 'dc-1', worstDriverRoute);
-    // Written as the import writes rows: the import body's 5 MB limit cannot carry 7.5 MB of them.
-    const waypoints = worstDriverRoute.waypoints.map((waypoint, sequence) => ({
-      sequence,
-      id: waypoint.id,
-      location: waypoint.location,
-      serviceTimeMinutes: 0,
-      timeWindows: [],
-      invoiceIds: [],
-    }));
+    // 7.5 MB of rows, written as the import writes them.
+    const waypoints = worstDriverRoute.waypoints.map((waypoint, sequence) => waypointRow(sequence, waypoint));
     const invoices = waypoints.map((waypoint) =>
       Array.from({ length: INVOICES_PER_WAYPOINT }, (_, index) => ({
         id: `${waypoint.id}-worst-inv-${index}`,
         waypointId: waypoint.id,
-        nameAttributes: Array.from({ length: 50 }, () => ({ key: '"'.repeat(128), value: '"'.repeat(500) })),
+        nameAttributes: worstNameAttributes(),
         items: [],
       })),
     );
-    const rows = routeRowItems(acme.accountId, 'worst-drv', waypoints, invoices);
-    await putAll(rows.filter((row) => row.entity === 'INVOICE'));
+    await writeRouteRows(acme.accountId, 'worst-drv', waypoints, invoices, ['INVOICE']);
   }, 120_000);
 
   it('ends each page by size, every waypoint once and in order with its invoices', async () => {
