@@ -1,9 +1,8 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as drivers from '../../functions/api/drivers/index';
 import * as eventFeed from '../../functions/api/events/index';
 import * as routes from '../../functions/api/routes/index';
-import { db, writeTransaction } from '../../functions/data/client';
+import { writeTransaction } from '../../functions/data/client';
 import { putEventItem } from '../../functions/data/events';
 import {
   eventSequenceRaced,
@@ -17,6 +16,7 @@ import { at, BASE, startAndVisitAllAtOnce } from '../support/driver-app';
 import { type ApiResponse, expectError, expectSuccess } from '../support/http';
 import { strongToken } from '../support/login-tokens';
 import { exampleRoute, importRoute, trackingUrlUnder, waitForImport } from '../support/routes';
+import { createDriverWithToken, recordVisit, routeEventItems } from '../support/webhook-events';
 import {
   eventIdOf,
   eventTypeOf,
@@ -46,15 +46,8 @@ const EXPECTED_EVENT_ID = expect.stringMatching(/\S/);
 
 /** The event items written for a route (read straight from the table), as "<type> <event id>", sorted. */
 async function eventItemsOf(accountId: string, routeId: string): Promise<string[]> {
-  const { Items = [] } = await db.send(
-    new ScanCommand({
-      TableName: hooks.fx.api.tableName,
-      FilterExpression: 'entity = :entity AND account_id = :account AND route_id = :route',
-      ExpressionAttributeValues: { ':entity': 'EVENT', ':account': accountId, ':route': routeId },
-      ConsistentRead: true,
-    }),
-  );
-  return Items.map((item) => `${item.event_type} ${item.event_id}`).sort();
+  const items = await routeEventItems(hooks.fx.api.tableName, accountId, routeId);
+  return items.map((item) => `${item.event_type} ${item.event_id}`).sort();
 }
 
 /** Waits until every event item of the route so far has reached the hooks.receiver (by event id). */
@@ -127,12 +120,7 @@ describe('route events reach the subscribed receivers, signed', () => {
     deleted = await subscribed();
     expect((await hooks.setEnabled(paused.webhook.id, false)).enabled).toBe(false);
     await hooks.deleteWebhook(deleted.webhook.id);
-    const created = await hooks.asAccount('POST', '/dcs/dc-1/drivers', {
-      driver_id: driverId,
-      driver_name: 'Hook Driver',
-      login_token: token,
-    });
-    expectSuccess(created, drivers.createDriver);
+    await createDriverWithToken(hooks, driverId, 'Hook Driver', token);
   });
 
   it('ROUTE_CREATED after a route import', async () => {
@@ -188,13 +176,7 @@ describe('route events reach the subscribed receivers, signed', () => {
 
   it('WAYPOINT_STATUS_CHANGED after an attempt', async () => {
     const before = Date.now();
-    const response = await asDriver('POST', `/driver/routes/${route.id}/waypoints/${wp0.id}/attempts`, {
-      id: 'hook-visit-0',
-      timestamp: at(80),
-      status: 'SUCCESSFUL',
-      location: wp0.location,
-    });
-    expect(response.status, response.text).toBe(200);
+    await recordVisit(asDriver, route.id, wp0, 'hook-visit-0', at(80));
     const delivery = await arrived(all.receiver, 'WAYPOINT_STATUS_CHANGED', route.id);
     expectRouteEvent(delivery, 'WAYPOINT_STATUS_CHANGED', before, {
       // After WAYPOINT_APPROACHING of the first stop (3 is the start's ETAs): its ETA is within 10 minutes.
@@ -439,28 +421,12 @@ describe('the sequence of a route’s events', () => {
 
   /** The route's event items as written (straight from the table): their sequences, in order. */
   async function sequencesOf(routeId: string): Promise<number[]> {
-    const { Items = [] } = await db.send(
-      new ScanCommand({
-        TableName: hooks.fx.api.tableName,
-        FilterExpression: 'entity = :entity AND account_id = :account AND route_id = :route',
-        ExpressionAttributeValues: {
-          ':entity': 'EVENT',
-          ':account': hooks.accounts.acme.accountId,
-          ':route': routeId,
-        },
-        ConsistentRead: true,
-      }),
-    );
-    return Items.map((item) => item.sequence as number).sort((a, b) => a - b);
+    const items = await routeEventItems(hooks.fx.api.tableName, hooks.accounts.acme.accountId, routeId);
+    return items.map((item) => item.sequence as number).sort((a, b) => a - b);
   }
 
   it('takes the next number for each of visits recorded at once: no gap, no repeat', async () => {
-    const created = await hooks.asAccount('POST', '/dcs/dc-1/drivers', {
-      driver_id: driverId,
-      driver_name: 'Busy Driver',
-      login_token: token,
-    });
-    expectSuccess(created, drivers.createDriver);
+    await createDriverWithToken(hooks, driverId, 'Busy Driver', token);
     await importRoute(hooks.fx.api.url, hooks.accounts.acme.key, 'dc-1', route);
     await startAndVisitAllAtOnce(asDriver, route, 'busy-visit');
     const sequences = await sequencesOf(route.id);
@@ -473,13 +439,7 @@ describe('the sequence of a route’s events', () => {
     const accountId = hooks.accounts.acme.accountId;
     const read = await lastEventSequence(accountId, route.id);
     const wp0 = route.waypoints[0] as (typeof route.waypoints)[number];
-    const visit = await asDriver('POST', `/driver/routes/${route.id}/waypoints/${wp0.id}/attempts`, {
-      id: 'busy-visit-again',
-      timestamp: at(90),
-      status: 'SUCCESSFUL',
-      location: wp0.location,
-    });
-    expect(visit.status, visit.text).toBe(200);
+    await recordVisit(asDriver, route.id, wp0, 'busy-visit-again', at(90));
     const now = await lastEventSequence(accountId, route.id);
     expect(now).toBeGreaterThan(read);
     // An event built from the read before the visit must lose: the visit took that number.
