@@ -93,7 +93,8 @@ export const GATEWAY_TEST_API: RestApiSpec = {
         {
           resourcePath: '/~1throttled~1{action}',
           httpMethod: 'GET',
-          throttlingRateLimit: 0.5,
+          // A token every 100 s: the bucket does not refill while a test on a busy machine sends its requests.
+          throttlingRateLimit: 0.01,
           throttlingBurstLimit: 2,
         },
       ],
@@ -131,7 +132,8 @@ export const USAGE_KEYS = {
 
 /**
  * GATEWAY_TEST_API with methods that require an API key, from the authorizer or the X-API-Key header, and
- * one usage plan (0.5 a second, burst 2) of the keys alpha, beta and off (disabled).
+ * one usage plan (burst 2, refilled at 0.01 a second: not while a test runs) of the keys alpha, beta and off
+ * (disabled).
  */
 export function meteredApi(apiKeySource: 'AUTHORIZER' | 'HEADER'): RestApiSpec {
   return {
@@ -148,7 +150,7 @@ export function meteredApi(apiKeySource: 'AUTHORIZER' | 'HEADER'): RestApiSpec {
         logicalId: 'Plan',
         stackPath: 'GatewayTest',
         id: 'plan01',
-        throttle: { rateLimit: 0.5, burstLimit: 2 },
+        throttle: { rateLimit: 0.01, burstLimit: 2 },
         stages: ['v1'],
         methodThrottles: [],
         keys: [
