@@ -12,7 +12,7 @@ import {
   CreateUsagePlanKeyCommand,
   GetApiKeysCommand,
 } from '@aws-sdk/client-api-gateway';
-import { awsClientOptions } from '../shared/config';
+import { awsClientOptions, perConfig } from '../shared/config';
 
 export interface GatewayApiKey {
   id: string;
@@ -21,11 +21,7 @@ export interface GatewayApiKey {
   enabled: boolean;
 }
 
-let client: APIGatewayClient | undefined;
-const apiGateway = () => {
-  client ??= new APIGatewayClient(awsClientOptions('API_GATEWAY'));
-  return client;
-};
+const apiGateway = /* @__PURE__ */ perConfig(() => new APIGatewayClient(awsClientOptions('API_GATEWAY')));
 
 /** Creates an API key with the given value, enabled. */
 export async function createApiKey(input: {

@@ -1,10 +1,9 @@
-import type { STSClient } from '@aws-sdk/client-sts';
 import { partition } from '@aws-sdk/core/client';
 import { formatUrl } from '@aws-sdk/core/util';
 import { Sha256 } from '@smithy/core/checksum';
 import { extendedEncodeURIComponent, HttpRequest } from '@smithy/core/protocols';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { awsEndpointIn, config } from '../shared/config';
+import { awsEndpointIn, config, perConfig } from '../shared/config';
 
 /*
  * Presigned links to the bucket's objects. Apart from the object reads and writes (bucket.ts): esbuild makes a
@@ -173,8 +172,15 @@ interface LinkSigner {
 /** At most an hour: STS caps a session assumed with role credentials (role chaining) there anyway. */
 const LINK_SIGNER_SESSION_SECONDS = 3600;
 
-let currentSigner: LinkSigner | undefined;
-let renewal: Promise<LinkSigner> | undefined;
+/** STS, loaded on the first link signed (only functions that sign links bundle it). */
+const stsClient = /* @__PURE__ */ perConfig(() =>
+  import('./sts-client').then((sts) => ({ sts, client: sts.createStsClient() })),
+);
+
+/** The signer and its renewal under way, per configuration: a session belongs to the deployment that issued it. */
+const signing = /* @__PURE__ */ perConfig(
+  (): { current?: LinkSigner; renewal?: Promise<LinkSigner> } => ({}),
+);
 
 /**
  * The link signer, renewed when its credentials cannot sign a link for what it asks, or for half of what a
@@ -185,19 +191,20 @@ let renewal: Promise<LinkSigner> | undefined;
  * AssumeRole.
  */
 async function linkSigner(lifetimeMs: number): Promise<LinkSigner> {
-  if (currentSigner) {
-    const wanted = Math.min(lifetimeMs, currentSigner.grantedMs / 2);
-    if (currentSigner.expiresAt - Date.now() >= wanted) return currentSigner;
+  const state = signing();
+  if (state.current) {
+    const wanted = Math.min(lifetimeMs, state.current.grantedMs / 2);
+    if (state.current.expiresAt - Date.now() >= wanted) return state.current;
   }
-  renewal ??= assumeLinkSigner()
+  state.renewal ??= assumeLinkSigner()
     .then((renewed) => {
-      currentSigner = renewed;
+      state.current = renewed;
       return renewed;
     })
     .finally(() => {
-      renewal = undefined;
+      state.renewal = undefined;
     });
-  return renewal;
+  return state.renewal;
 }
 
 /**
@@ -208,9 +215,8 @@ async function linkSigner(lifetimeMs: number): Promise<LinkSigner> {
 async function assumeLinkSigner(): Promise<LinkSigner> {
   const roleArn = config().linkSignerRoleArn;
   const askedAt = Date.now();
-  const sts = await import('./sts-client');
-  stsClient ??= sts.createStsClient();
-  const { Credentials } = await stsClient.send(
+  const { sts, client } = await stsClient();
+  const { Credentials } = await client.send(
     new sts.AssumeRoleCommand({
       RoleArn: roleArn,
       RoleSessionName: (config().functionName ?? 'link-signer').slice(0, 64),
@@ -230,5 +236,3 @@ async function assumeLinkSigner(): Promise<LinkSigner> {
     grantedMs: Credentials.Expiration.getTime() - askedAt,
   };
 }
-
-let stsClient: STSClient | undefined;

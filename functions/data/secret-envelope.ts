@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { config } from '../shared/config';
+import { config, perConfig } from '../shared/config';
 
 /**
  * Envelope encryption of short secrets (webhook signing secrets, stop PINs) with the stateful stack's KMS key: KMS
@@ -40,11 +40,10 @@ const TAG_BYTES = 16;
 
 const keyArn = () => config().webhookSecretsKeyArn;
 
-let kms: Promise<{ sdk: typeof import('./kms-client'); client: import('@aws-sdk/client-kms').KMSClient }>;
-function theKms() {
-  kms ??= import('./kms-client').then((sdk) => ({ sdk, client: sdk.createKmsClient() }));
-  return kms;
-}
+// Pure: a bundle that never opens a secret leaves the KMS client out (esbuild drops an unused pure call).
+const theKms = /* @__PURE__ */ perConfig(() =>
+  import('./kms-client').then((sdk) => ({ sdk, client: sdk.createKmsClient() })),
+);
 
 /** The context as GCM's additional data: its pairs sorted by key, so the order of the object does not matter. */
 const additionalData = (context: EncryptionContext) =>
