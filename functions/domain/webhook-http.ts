@@ -246,28 +246,38 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
+/** Every address a host name resolves to, as `dns.lookup` with `all: true` answers. */
+export type ResolveHost = (
+  hostname: string,
+  options: { all: true; family: number; hints: number },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
 /**
  * Runs inside the socket connect, so the addresses checked are exactly the ones connected to: a DNS answer
  * cannot change between check and use (no TOCTOU / DNS rebinding).
  */
-function guardedLookup(
-  hostname: string,
-  options: { family?: number | string; hints?: number; all?: boolean },
-  callback: LookupCallback,
-): void {
-  const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0);
-  dnsLookup(hostname, { all: true, family, hints: options.hints ?? 0 }, (err, addresses) => {
-    if (err) return callback(err, []);
-    const blocked = addresses.find((a) => isBlockedAddress(a.address));
-    // Refuse when ANY answer is private: a name mixing public and private answers is a rebinding trick.
-    if (blocked) return callback(new RefusedTargetError(refusedName(hostname)), []);
-    const first = addresses[0];
-    if (!first) return callback(new Error(`no address for host '${hostname}'`), []);
-    // With autoSelectFamily (the default since Node 20) Node asks for all addresses; all of them passed.
-    if (options.all) return callback(null, addresses);
-    callback(null, first.address, first.family);
-  });
-}
+const guardedLookup =
+  (resolveHost: ResolveHost) =>
+  (
+    hostname: string,
+    options: { family?: number | string; hints?: number; all?: boolean },
+    callback: LookupCallback,
+  ): void => {
+    const family =
+      options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0);
+    resolveHost(hostname, { all: true, family, hints: options.hints ?? 0 }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const blocked = addresses.find((a) => isBlockedAddress(a.address));
+      // Refuse when ANY answer is private: a name mixing public and private answers is a rebinding trick.
+      if (blocked) return callback(new RefusedTargetError(refusedName(hostname)), []);
+      const first = addresses[0];
+      if (!first) return callback(new Error(`no address for host '${hostname}'`), []);
+      // With autoSelectFamily (the default since Node 20) Node asks for all addresses; all of them passed.
+      if (options.all) return callback(null, addresses);
+      callback(null, first.address, first.family);
+    });
+  };
 
 // ---- Delivery ----
 
@@ -277,6 +287,8 @@ export interface WebhookPost {
   headers: Record<string, string>;
   timeoutMs: number;
   allowPrivateTargets: boolean;
+  /** Resolves the target's host name (default: the system's, `dns.lookup`); tests give fixed answers. */
+  resolveHost?: ResolveHost;
 }
 
 export type WebhookPostResult =
@@ -344,7 +356,7 @@ export async function postWebhook(post: WebhookPost): Promise<WebhookPostResult>
     headers: { ...post.headers, 'Content-Length': String(Buffer.byteLength(post.body)) },
     // A fresh connection per delivery, so every delivery goes through the address check again.
     agent: false,
-    ...(post.allowPrivateTargets ? {} : { lookup: guardedLookup }),
+    ...(post.allowPrivateTargets ? {} : { lookup: guardedLookup(post.resolveHost ?? dnsLookup) }),
   };
 
   return new Promise<WebhookPostResult>((resolve) => {

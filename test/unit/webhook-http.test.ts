@@ -1,11 +1,13 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { lookup } from 'node:dns';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   isBlockedAddress,
   newWebhookSecret,
   postWebhook,
+  type ResolveHost,
   signatureHeader,
   signatureHeaders,
   signingKey,
@@ -14,7 +16,6 @@ import {
 } from '../../functions/domain/webhook-http';
 import { listenOnLoopback } from '../../local/loopback-server';
 
-// The only mock: made-up hostnames get fixed DNS answers; every other name (e.g. localhost) resolves for real.
 const fakeDns: Record<string, Array<{ address: string; family: number }>> = {
   'rebind.test': [
     { address: '93.184.216.34', family: 4 },
@@ -24,16 +25,13 @@ const fakeDns: Record<string, Array<{ address: string; family: number }>> = {
   'nat64.test': [{ address: '64:ff9b::a9fe:a9fe', family: 6 }],
 };
 const lookedUp: string[] = [];
-vi.mock('node:dns', async (importOriginal) => {
-  const dns = await importOriginal<typeof import('node:dns')>();
-  const lookup = (hostname: string, options: object, callback: (...args: unknown[]) => void) => {
-    const answer = fakeDns[hostname];
-    if (!answer) return dns.lookup(hostname, options, callback);
-    lookedUp.push(hostname);
-    process.nextTick(() => callback(null, answer));
-  };
-  return { ...dns, default: { ...dns, lookup }, lookup };
-});
+/** The only stand-in: made-up hostnames get fixed DNS answers; every other name (e.g. localhost) resolves for real. */
+const resolveHost: ResolveHost = (hostname, options, callback) => {
+  const answer = fakeDns[hostname];
+  if (!answer) return lookup(hostname, options, callback);
+  lookedUp.push(hostname);
+  process.nextTick(() => callback(null, answer));
+};
 
 // ---- Receivers ----
 
@@ -94,6 +92,7 @@ function post(url: string, overrides: Partial<WebhookPost> = {}): WebhookPost {
     headers: { 'Content-Type': 'application/json' },
     timeoutMs: 2_000,
     allowPrivateTargets: true,
+    resolveHost,
     ...overrides,
   };
 }
