@@ -16,7 +16,7 @@ import { type CfnResource, logicalIdOf, resourcesOf, synthesize } from './synth'
 /**
  * The API stack of one synthesis of the app, as the API stack tests read it: its templates (the stack and its
  * nested stacks), its functions, methods and role policies. Importing this module synthesizes the app once per
- * test file.
+ * worker: the CDK tier runs its files without isolation (vitest.config.ts).
  */
 export const { api, apiTemplate, stateful } = synthesize();
 export const apiId = logicalIdOf(api, api.api);

@@ -2,7 +2,7 @@ import { logicalIdOf, resourcesOf, synthesize } from './synth';
 
 /**
  * The stateful stack of one synthesis of the app, as the stateful stack tests read it. Importing this module
- * synthesizes the app once per test file.
+ * synthesizes the app once per worker: the CDK tier runs its files without isolation (vitest.config.ts).
  */
 export const { stateful, statefulTemplate: template } = synthesize();
 export const resources = resourcesOf(template);
