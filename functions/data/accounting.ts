@@ -1,8 +1,8 @@
 import { ValidationError } from '../shared/errors';
 import { newClaimItem } from './claims';
-import { tableName, writeTransactionParts } from './client';
+import { writeTransactionParts } from './client';
 import { codec } from './codec';
-import { getRecord } from './item-ops';
+import { getRecord, putRecordItem } from './item-ops';
 import { decodeNextToken, encodeNextToken, type Page, type PageRequest, queryPrefix } from './pagination';
 import { type RouteHeader, routeKeys, routeUnchangedCheck } from './routes';
 import type { TableKey } from './table-schema';
@@ -54,16 +54,12 @@ export async function insertAccountingRecord(
     },
     {
       items: [
-        {
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...recordKey(accountId, routeId, record.id),
-              entity: 'ACCOUNTING_RECORD',
-              ...recordCodec.toItem(record),
-            },
-          },
-        },
+        putRecordItem({
+          key: recordKey(accountId, routeId, record.id),
+          entity: 'ACCOUNTING_RECORD',
+          codec: recordCodec,
+          record,
+        }),
       ],
     },
     { items: [routeUnchangedCheck(route)], refusedAs: 'route_changed' },

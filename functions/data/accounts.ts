@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Applied } from '../models/delivery-requirements';
 import { db, isConditionFailure, queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
-import { conditionHeld, getItem, getRecord } from './item-ops';
+import { conditionHeld, getItem, getRecord, putRecordItem } from './item-ops';
 import type { TableKey } from './table-schema';
 
 export interface Account {
@@ -77,25 +77,23 @@ const dcCodec = codec<Dc>({
 });
 
 /** Transaction items that create an account and DCs; each refuses to overwrite an existing one. */
-export function putAccountItem(account: Account) {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: { ...accountKeys.account(account.accountId), entity: 'ACCOUNT', ...accountCodec.toItem(account) },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-}
+export const putAccountItem = (account: Account) =>
+  putRecordItem({
+    key: accountKeys.account(account.accountId),
+    entity: 'ACCOUNT',
+    codec: accountCodec,
+    record: account,
+    ifNew: true,
+  });
 
-export function putDcItem(dc: Dc) {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: { ...accountKeys.dc(dc.accountId, dc.dcId), entity: 'DC', ...dcCodec.toItem(dc) },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-}
+export const putDcItem = (dc: Dc) =>
+  putRecordItem({
+    key: accountKeys.dc(dc.accountId, dc.dcId),
+    entity: 'DC',
+    codec: dcCodec,
+    record: dc,
+    ifNew: true,
+  });
 
 /** Adds a DC to an existing account: 'created', 'no_account', or 'dc_taken' when the account has its id. */
 export async function insertDc(dc: Dc): Promise<'created' | 'no_account' | 'dc_taken'> {

@@ -1,7 +1,7 @@
 import type { Applied } from '../models/delivery-requirements';
-import { queryItems, tableName, writeTransactionParts } from './client';
+import { queryItems, writeTransactionParts } from './client';
 import { codec } from './codec';
-import { getRecord } from './item-ops';
+import { getRecord, putRecordItem } from './item-ops';
 import { attachProofItem } from './proofs';
 import { type SequencedEvent, sequencedEventItems } from './route-event-sequences';
 import { markWaypointVisitedItem } from './route-rows';
@@ -155,28 +155,21 @@ function putNewAttemptItems(
   routeId: string,
   attempt: Attempt,
 ): [TransactItem, TransactItem] {
-  const idItem: TransactItem = {
-    Put: {
-      TableName: tableName(),
-      Item: {
-        ...attemptIdKey(accountId, routeId, attempt.id),
-        entity: 'ATTEMPT_ID',
-        ...attemptIdCodec.toItem(attempt),
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-  const attemptItem: TransactItem = {
-    Put: {
-      TableName: tableName(),
-      Item: {
-        ...attemptKey(accountId, routeId, attempt.sequence, attempt.id),
-        entity: 'ATTEMPT',
-        ...attemptCodec.toItem(attempt),
-      },
-    },
-  };
-  return [idItem, attemptItem];
+  return [
+    putRecordItem({
+      key: attemptIdKey(accountId, routeId, attempt.id),
+      entity: 'ATTEMPT_ID',
+      codec: attemptIdCodec,
+      record: attempt,
+      ifNew: true,
+    }),
+    putRecordItem({
+      key: attemptKey(accountId, routeId, attempt.sequence, attempt.id),
+      entity: 'ATTEMPT',
+      codec: attemptCodec,
+      record: attempt,
+    }),
+  ];
 }
 
 export async function getAttempt(

@@ -2,6 +2,7 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { sha256Hex } from '../shared/crypto';
 import { queryItems, tableName } from './client';
 import { codec } from './codec';
+import { putRecordItem } from './item-ops';
 import type { TableKey } from './table-schema';
 
 /** A driver as its login token's claim names it. */
@@ -55,13 +56,13 @@ export async function tokenInUse(tokenHash: string): Promise<boolean> {
 
 /** Transaction item claiming the token for the driver; its condition fails when another driver holds it. */
 export function claimTokenItem(driver: DriverRef, token: string): TransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: { ...tokenKeys.claim(sha256Hex(token)), entity: 'DRIVER_TOKEN', ...ownerCodec.toItem(driver) },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
+  return putRecordItem({
+    key: tokenKeys.claim(sha256Hex(token)),
+    entity: 'DRIVER_TOKEN',
+    codec: ownerCodec,
+    record: driver,
+    ifNew: true,
+  });
 }
 
 /**

@@ -11,7 +11,7 @@ import {
 } from './client';
 import { codec } from './codec';
 import { EVENT_PLACE_FIELDS, eventDetails, webhookEventOf } from './events';
-import { getRecord } from './item-ops';
+import { getRecord, putRecordItem } from './item-ops';
 import type { TableKey } from './table-schema';
 
 /**
@@ -122,18 +122,16 @@ export async function appendToFeed(
     throw new Error(`an append takes 1..${MAX_EVENTS_PER_APPEND} events, not ${events.length}`);
   const { last, kept } = await lastPosition(accountId);
   const expires_at = expiresAt(appendedAt);
-  const markers = events.map((event, index) => ({
-    Put: {
-      TableName: tableName(),
-      Item: {
-        ...appendedMarkerKey(accountId, event.event_id),
-        entity: 'FEED_MARKER',
-        ...markerCodec.toItem({ position: last + 1 + index }),
-        expires_at,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  }));
+  const markers = events.map((event, index) =>
+    putRecordItem({
+      key: appendedMarkerKey(accountId, event.event_id),
+      entity: 'FEED_MARKER',
+      codec: markerCodec,
+      record: { position: last + 1 + index },
+      also: { expires_at },
+      ifNew: true,
+    }),
+  );
   const lastPut = {
     Put: {
       TableName: tableName(),
@@ -146,27 +144,25 @@ export async function appendToFeed(
       ...(kept ? { ExpressionAttributeValues: { ':last': last } } : {}),
     },
   };
-  const entries = events.map((event, index) => ({
-    Put: {
-      TableName: tableName(),
-      Item: {
-        ...positionKey(accountId, last + 1 + index),
-        entity: 'FEED_ENTRY',
-        ...entryCodec.toItem({
-          position: last + 1 + index,
-          appendedAt,
-          eventId: event.event_id,
-          eventType: event.type,
-          dcId: event.dc_id,
-          routeId: event.route_id,
-          sequence: event.sequence,
-          occurredAt: event.occurred_at,
-          details: undefined,
-        }),
-        expires_at,
+  const entries = events.map((event, index) =>
+    putRecordItem({
+      key: positionKey(accountId, last + 1 + index),
+      entity: 'FEED_ENTRY',
+      codec: entryCodec,
+      record: {
+        position: last + 1 + index,
+        appendedAt,
+        eventId: event.event_id,
+        eventType: event.type,
+        dcId: event.dc_id,
+        routeId: event.route_id,
+        sequence: event.sequence,
+        occurredAt: event.occurred_at,
+        details: undefined,
       },
-    },
-  }));
+      also: { expires_at },
+    }),
+  );
   try {
     await writeTransaction([...markers, lastPut, ...entries]);
     return { kind: 'appended', first: last + 1 };

@@ -1,5 +1,7 @@
 import { GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, type Item, isConditionFailure, tableName } from './client';
+import type { Codec } from './codec';
+import type { TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
 /** The item under `key` (only the `projection` attributes when given), read consistently; undefined when there is none. */
@@ -19,6 +21,28 @@ export async function getItem(key: TableKey, projection?: string): Promise<Item 
 export async function getRecord<T>(key: TableKey, fromItem: (item: Item) => T): Promise<T | undefined> {
   const item = await getItem(key);
   return item && fromItem(item);
+}
+
+/**
+ * Transaction item putting `record` as its entity's item: `key`, the `entity` tag, the attributes of its
+ * `codec` and any `also` (an expiry, a lookup key). `ifNew` refuses to overwrite an item (its condition fails
+ * when `key` is taken); without it the put replaces whatever is there.
+ */
+export function putRecordItem<T>(put: {
+  key: TableKey;
+  entity: string;
+  codec: Codec<T>;
+  record: T;
+  also?: Item;
+  ifNew?: boolean;
+}): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...put.key, entity: put.entity, ...put.codec.toItem(put.record), ...put.also },
+      ...(put.ifNew ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
+    },
+  };
 }
 
 /**

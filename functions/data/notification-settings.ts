@@ -1,7 +1,7 @@
 import { accountKeys } from './accounts';
 import { tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
-import { getRecord } from './item-ops';
+import { getRecord, putRecordItem } from './item-ops';
 import type { TableKey } from './table-schema';
 
 /**
@@ -67,16 +67,12 @@ export async function putNotificationSettings(
     },
     {
       items: [
-        {
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...settingsKey(settings.accountId, settings.dcId),
-              entity: 'NOTIFICATION_SETTINGS',
-              ...settingsCodec.toItem(settings),
-            },
-          },
-        },
+        putRecordItem({
+          key: settingsKey(settings.accountId, settings.dcId),
+          entity: 'NOTIFICATION_SETTINGS',
+          codec: settingsCodec,
+          record: settings,
+        }),
       ],
     },
   ]);

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
-import { conditionHeld, getRecord } from './item-ops';
+import { conditionHeld, getRecord, putRecordItem } from './item-ops';
 import { type SequencedEvent, sequencedEventItems } from './route-event-sequences';
 import { routeKeys } from './routes';
 import { TABLE_SCHEMA, type TableKey } from './table-schema';
@@ -109,18 +109,14 @@ export async function insertNotification(
   return writeTransactionParts([
     {
       items: [
-        {
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...recordKey(record.accountId, record.routeId, record.waypointSequence, record.notificationId),
-              entity: 'NOTIFICATION',
-              ...lookupKey(record.accountId, record.notificationId),
-              ...recordCodec.toItem(record),
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
+        putRecordItem({
+          key: recordKey(record.accountId, record.routeId, record.waypointSequence, record.notificationId),
+          entity: 'NOTIFICATION',
+          codec: recordCodec,
+          record,
+          also: lookupKey(record.accountId, record.notificationId),
+          ifNew: true,
+        }),
       ],
       refusedAs: 'duplicate',
     },

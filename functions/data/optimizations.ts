@@ -1,7 +1,7 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
-import { conditionHeld, getRecord } from './item-ops';
+import { conditionHeld, getRecord, putRecordItem } from './item-ops';
 import { routeKeys } from './routes';
 
 /**
@@ -119,18 +119,14 @@ export async function startOptimization(
     },
     {
       items: [
-        {
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...keyOf(optimization),
-              entity: 'OPTIMIZATION',
-              ...optimizationCodec.toItem(optimization),
-              expires_at: Math.floor(optimization.createdAt / 1000) + KEPT_SECONDS,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
+        putRecordItem({
+          key: keyOf(optimization),
+          entity: 'OPTIMIZATION',
+          codec: optimizationCodec,
+          record: optimization,
+          also: { expires_at: Math.floor(optimization.createdAt / 1000) + KEPT_SECONDS },
+          ifNew: true,
+        }),
       ],
     },
   ]);

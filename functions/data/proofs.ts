@@ -1,6 +1,6 @@
 import { queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
-import { getRecord, updateIfHeld } from './item-ops';
+import { getRecord, putRecordItem, updateIfHeld } from './item-ops';
 import { routeKeys, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
@@ -123,18 +123,14 @@ export async function putNewProof(
       },
       {
         items: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...proofKey(accountId, routeId, proof.sequence, proof.id),
-                entity: 'PROOF',
-                ...proofCodec.toItem(proof),
-                ...(proof.expiresAt === undefined ? {} : { expires_at: ttlOf(proof.expiresAt) }),
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
+          putRecordItem({
+            key: proofKey(accountId, routeId, proof.sequence, proof.id),
+            entity: 'PROOF',
+            codec: proofCodec,
+            record: proof,
+            also: proof.expiresAt === undefined ? {} : { expires_at: ttlOf(proof.expiresAt) },
+            ifNew: true,
+          }),
         ],
       },
     ],

@@ -1,6 +1,7 @@
 import { queryItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { type Driver, type RecentVisit, replaceRecentVisitsItem } from './drivers';
+import { putRecordItem } from './item-ops';
 import { type SequencedEvent, sequencedEventsItems } from './route-event-sequences';
 import { routeKeys, type TransactItem } from './routes';
 import type { TableKey } from './table-schema';
@@ -67,13 +68,14 @@ export interface VisitWrites {
 }
 
 /** Transaction item writing a new visit, unless one of the waypoint with that arrival is stored. */
-const putVisitItem = (accountId: string, routeId: string, visit: VisitRecord): TransactItem => ({
-  Put: {
-    TableName: tableName(),
-    Item: { ...visitKey(accountId, routeId, visit), entity: 'VISIT', ...visitCodec.toItem(visit) },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  },
-});
+const putVisitItem = (accountId: string, routeId: string, visit: VisitRecord): TransactItem =>
+  putRecordItem({
+    key: visitKey(accountId, routeId, visit),
+    entity: 'VISIT',
+    codec: visitCodec,
+    record: visit,
+    ifNew: true,
+  });
 
 /** Transaction item ending a stored visit that has not ended. */
 const departVisitItem = (accountId: string, routeId: string, visit: VisitRecord): TransactItem => ({

@@ -3,6 +3,8 @@ import { sha256Hex } from '../shared/crypto';
 import { accountKeys } from './accounts';
 import { db, isConditionFailure, tableName } from './client';
 import { codec } from './codec';
+import { putRecordItem } from './item-ops';
+import type { TransactItem } from './routes';
 import type { TableKey } from './table-schema';
 
 /**
@@ -108,7 +110,7 @@ async function ensureCounter(accountId: string): Promise<void> {
 export async function putWithinLimits(
   accountId: string,
   webhookId: string,
-  webhookPut: { Put: Record<string, unknown> },
+  webhookPut: TransactItem,
   targets: readonly WebhookTarget[],
   limit: number,
 ): Promise<void> {
@@ -124,17 +126,15 @@ export async function putWithinLimits(
       },
     },
     webhookPut,
-    ...targets.map((target) => ({
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...targetKey(accountId, target),
-          entity: 'WEBHOOK_TARGET',
-          ...targetCodec.toItem({ accountId, webhookId, ...target }),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    })),
+    ...targets.map((target) =>
+      putRecordItem({
+        key: targetKey(accountId, target),
+        entity: 'WEBHOOK_TARGET',
+        codec: targetCodec,
+        record: { accountId, webhookId, ...target },
+        ifNew: true,
+      }),
+    ),
   ];
   try {
     await transactWithRetries(transactItems);

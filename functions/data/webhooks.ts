@@ -3,7 +3,7 @@ import { accountKeys } from './accounts';
 import { db, queryItems, tableName } from './client';
 import { codec } from './codec';
 import type { EventType } from './events';
-import { conditionHeld, getRecord, updateIfHeld } from './item-ops';
+import { conditionHeld, getRecord, putRecordItem, updateIfHeld } from './item-ops';
 import type { SealedSecret } from './secret-envelope';
 import type { TableKey } from './table-schema';
 import { deleteWithinLimits, putWithinLimits, type WebhookTarget } from './webhook-limits';
@@ -77,17 +77,13 @@ export async function putNewWebhook(
   await putWithinLimits(
     webhook.accountId,
     webhook.webhookId,
-    {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...webhookKey(webhook.accountId, webhook.webhookId),
-          entity: 'WEBHOOK',
-          ...webhookCodec.toItem(webhook),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
+    putRecordItem({
+      key: webhookKey(webhook.accountId, webhook.webhookId),
+      entity: 'WEBHOOK',
+      codec: webhookCodec,
+      record: webhook,
+      ifNew: true,
+    }),
     limits.targets,
     limits.max,
   );
