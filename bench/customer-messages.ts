@@ -4,15 +4,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { addDc, issueApiKey } from '../functions/domain/accounts';
 import { configure } from '../functions/shared/config';
 import { sampleRoute } from '../local/app/sample-route';
-import { inParallel, RawTable } from './dynamo';
+import { inParallel } from './dynamo';
 import { ApiClient, expectingStatus, type JsonResponse } from './http';
 import { importDriverRoute } from './route-body';
 import { demoOf } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, distribution, round } from './stats';
-import { EventWriter } from './webhook-event-writer';
-import { type BenchWebhook, EVENT_TYPE, Receiver } from './webhook-receiver';
-import { apiDelete, queueInspector } from './webhook-runtime';
+import { closeLoadTargets, EventWriter, loadTargets } from './webhook-event-writer';
+import { type BenchWebhook, EVENT_TYPE } from './webhook-receiver';
+import { apiDelete } from './webhook-runtime';
 
 /**
  * Customer messages under the webhook bench's event load (issue: "from the triggering event's commit to the
@@ -91,15 +91,13 @@ export const customerMessagesScenario: Scenario = {
     // A key of its own: the authorizer caches a key's DCs for a minute, and the demo key's are older.
     const { apiKey } = await issueApiKey(accountId);
     const api = new ApiClient(stack.api_url, apiKey, 8);
-    const raw = new RawTable(stack, abort);
-    const receiver = new Receiver();
-    const queues = queueInspector(stack);
+    const targets = loadTargets(stack, abort);
+    const { receiver, webhooks, queues } = targets;
     /** True when the notifications queue holds nothing: no event is left that could still cause a message. */
     const notificationsDrained = async () => {
       const url = stack.queue_urls?.notifications;
       return url ? queues.holdsNothing(url) : false;
     };
-    const webhooks: BenchWebhook[] = [];
     const apiErrors: string[] = [];
     const expectOk = expectingStatus(apiErrors);
     const outbox = async (): Promise<OutboxMessage[]> => {
@@ -230,10 +228,7 @@ export const customerMessagesScenario: Scenario = {
         dcId,
         driverId: warm.id,
         runId,
-        webhooks,
-        receiver,
-        raw,
-        queues,
+        ...targets,
         abort,
         log,
         failEvery: FAIL_EVERY,
@@ -445,9 +440,7 @@ export const customerMessagesScenario: Scenario = {
         if (status !== 200) log(`  deleting webhook ${webhook.id} failed: ${status}`);
       }
       api.close();
-      raw.destroy();
-      queues.destroy();
-      await receiver.close();
+      await closeLoadTargets(targets);
     }
   },
 };

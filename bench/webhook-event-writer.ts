@@ -2,10 +2,11 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { putEventItem } from '../functions/data/events';
-import { inParallel, type RawTable } from './dynamo';
+import { inParallel, RawTable } from './dynamo';
+import type { StackInfo } from './runtime';
 import { round } from './stats';
-import { type BenchWebhook, EVENT_TYPE, type Pair, pairKey, type Receiver } from './webhook-receiver';
-import type { queueInspector } from './webhook-runtime';
+import { type BenchWebhook, EVENT_TYPE, type Pair, pairKey, Receiver } from './webhook-receiver';
+import { queueInspector } from './webhook-runtime';
 
 /**
  * The webhook bench's events (bench/webhooks.ts): event items written into the table as the service's
@@ -19,18 +20,37 @@ export interface PreparedEvent {
   pairs: Pair[];
 }
 
-export interface EventWriterOptions {
+/** Where the load goes and is watched: the webhooks, their receiver, the table written raw and the queues. */
+export interface LoadTargets {
+  /** The webhooks every event goes to, as the scenario creates (and deletes) them. */
+  webhooks: BenchWebhook[];
+  receiver: Receiver;
+  raw: RawTable;
+  queues: ReturnType<typeof queueInspector>;
+}
+
+/** A scenario's load targets: no webhooks yet, a receiver not yet listening. */
+export const loadTargets = (stack: StackInfo, abort: AbortSignal): LoadTargets => ({
+  webhooks: [],
+  receiver: new Receiver(),
+  raw: new RawTable(stack, abort),
+  queues: queueInspector(stack),
+});
+
+/** Closes what `loadTargets` opened (the scenario deletes its webhooks first). */
+export async function closeLoadTargets({ raw, queues, receiver }: LoadTargets): Promise<void> {
+  raw.destroy();
+  queues.destroy();
+  await receiver.close();
+}
+
+export interface EventWriterOptions extends LoadTargets {
   /** The demo account's, DC's and driver's ids: whose events they are. */
   accountId: string;
   dcId: string;
   driverId: string;
   /** Goes into every route id, so that two runs' events never share one. */
   runId: string;
-  /** The webhooks every event goes to, as the bench creates (and deletes) them. */
-  webhooks: readonly BenchWebhook[];
-  receiver: Receiver;
-  raw: RawTable;
-  queues: ReturnType<typeof queueInspector>;
   abort: AbortSignal;
   log(message: string): void;
   /** Every failEvery-th (event, webhook) pair of the load gets a 500 on its first attempt. */

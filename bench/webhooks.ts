@@ -4,17 +4,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { configure } from '../functions/shared/config';
 import { localConsumerConcurrency } from '../local/event-sources/sqs';
 import { measureDeliveryHandler } from './delivery-handler';
-import { RawTable } from './dynamo';
 import { ApiClient } from './http';
 import { consumedBetween, partitionReport } from './partitions';
 import { BENCH_CONTEXT, demoOf } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, distribution, percentile, round, summaryOf } from './stats';
-import { EventWriter } from './webhook-event-writer';
+import { closeLoadTargets, EventWriter, loadTargets } from './webhook-event-writer';
 import { pipelineFigures } from './webhook-pipeline';
 import { RAW_CONCURRENCY, rawBaselines } from './webhook-raw';
-import { type BenchWebhook, EVENT_TYPE, type Pair, Receiver } from './webhook-receiver';
-import { apiDelete, countLogLines, queueInspector } from './webhook-runtime';
+import { EVENT_TYPE, type Pair } from './webhook-receiver';
+import { apiDelete, countLogLines } from './webhook-runtime';
 
 /**
  * 2,000 events to 3 webhooks, 20 % of first attempts fail: every pair delivered once, and deliveries/s checked
@@ -66,22 +65,17 @@ export const webhookDeliveryScenario: Scenario = {
     const logOffset = statSync(runtime.logFile).size;
 
     const api = new ApiClient(stack.api_url, apiKey, 4);
-    const raw = new RawTable(stack, abort);
-    const receiver = new Receiver();
+    const targets = loadTargets(stack, abort);
+    const { raw, receiver, webhooks, queues } = targets;
     const runId = randomBytes(4).toString('hex');
     const apiErrors: string[] = [];
-    const webhooks: BenchWebhook[] = [];
-    const queues = queueInspector(stack);
 
     const writer = new EventWriter({
       accountId,
       dcId,
       driverId,
       runId,
-      webhooks,
-      receiver,
-      raw,
-      queues,
+      ...targets,
       abort,
       log,
       failEvery: FAIL_EVERY,
@@ -454,9 +448,7 @@ export const webhookDeliveryScenario: Scenario = {
     } finally {
       await deleteWebhooks();
       api.close();
-      raw.destroy();
-      queues.destroy();
-      await receiver.close();
+      await closeLoadTargets(targets);
     }
   },
 };
