@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, linkSync, mkdirSync, readdirSync, readlinkSync, symlinkSync } from 'node:fs';
-import { readFile, rename, rm } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
@@ -98,6 +98,21 @@ export async function replaceCacheEntry(cached: string, fresh: string): Promise<
       return fresh;
     },
   );
+}
+
+/**
+ * Completes the entry built in `fresh` from `files`: writes its CACHE_INPUTS_FILE (last, so an entry without it
+ * is never taken for complete), then puts it in the place of `cached` (replaceCacheEntry); returns where the
+ * entry to use is.
+ */
+export async function commitCacheEntry(
+  cached: string,
+  fresh: string,
+  files: readonly string[],
+  hashOf: FileHash,
+): Promise<string> {
+  await writeFile(join(fresh, CACHE_INPUTS_FILE), JSON.stringify(await hashesOf(files, hashOf)));
+  return replaceCacheEntry(cached, fresh);
 }
 
 /**

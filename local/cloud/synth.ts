@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,12 +9,10 @@ import { build } from 'esbuild';
 import { REPO_ROOT } from '../../lib/bundling';
 import type { DeliveryRoutes, DeliveryRoutesConfig } from '../../lib/delivery-routes';
 import {
-  CACHE_INPUTS_FILE,
+  commitCacheEntry,
   DEFAULT_LOCAL_CACHE_DIR,
-  hashesOf,
   isCurrentEntry,
   memoizedFileHashes,
-  replaceCacheEntry,
 } from '../build-cache';
 
 export interface SynthesizeOptions {
@@ -118,8 +116,7 @@ export async function cachedSynthesis(options: {
     existsSync(path),
   );
   const files = [...modules, ...configFiles];
-  await writeFile(join(fresh, CACHE_INPUTS_FILE), JSON.stringify(await hashesOf(files, hashOf)));
-  return join(await replaceCacheEntry(cached, fresh), ASSEMBLY_DIR);
+  return join(await commitCacheEntry(cached, fresh, files, hashOf), ASSEMBLY_DIR);
 }
 
 const ASSEMBLY_DIR = 'cdk.out';

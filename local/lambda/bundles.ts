@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, parse, relative, resolve } from 'node:path';
 import { buildFunctionAssets, LAMBDA_ESBUILD_OPTIONS, REPO_ROOT } from '../../lib/bundling';
 import {
-  CACHE_INPUTS_FILE,
+  commitCacheEntry,
   DEFAULT_LOCAL_CACHE_DIR,
-  hashesOf,
   isCurrentEntry,
   memoizedFileHashes,
-  replaceCacheEntry,
 } from '../build-cache';
 import type { FunctionSpec } from '../cloud/model';
 
@@ -98,8 +96,7 @@ export async function cachedBundles(
         const name = names.get(entry) as string;
         const staged = await mkdtemp(join(cacheRoot, 'entry-'));
         await rename(join(fresh, name), join(staged, name));
-        await writeFile(join(staged, CACHE_INPUTS_FILE), JSON.stringify(await hashesOf(readFiles, hashOf)));
-        bundles.set(entry, join(await replaceCacheEntry(entryDir(entry), staged), name));
+        bundles.set(entry, join(await commitCacheEntry(entryDir(entry), staged, readFiles, hashOf), name));
       }),
     );
   } finally {
