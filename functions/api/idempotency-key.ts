@@ -5,6 +5,7 @@ import { BARE_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_HEADER } from '../models/idempote
 import type { Caller } from '../shared/auth-context';
 import { sha256Hex } from '../shared/crypto';
 import { ValidationError } from '../shared/errors';
+import { inKeyOrder } from '../shared/key-order';
 import { IDEMPOTENCY_KEYS } from '../shared/limits';
 import type { EndpointDefinition } from './define';
 
@@ -63,16 +64,5 @@ export function requestHash(
   query: unknown,
   body: unknown,
 ): string {
-  return sha256Hex(JSON.stringify(canonical([endpoint.method, endpoint.path, pathParameters, query, body])));
-}
-
-/** The value with the keys of every object sorted, so that equal JSON serialises the same. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((name) => [name, canonical((value as Record<string, unknown>)[name])]),
-  );
+  return sha256Hex(JSON.stringify(inKeyOrder([endpoint.method, endpoint.path, pathParameters, query, body])));
 }

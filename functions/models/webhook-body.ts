@@ -1,3 +1,4 @@
+import { inKeyOrder } from '../shared/key-order';
 import type { BodyDetails, EventType, WebhookEvent } from './event-catalog';
 import { trackingToken, trackingUrl } from './tracking-links';
 
@@ -6,7 +7,7 @@ import { trackingToken, trackingUrl } from './tracking-links';
  * own, which is its payload, but for the types that give each waypoint's tracking link, made from the tracking key
  * their payload holds once (event-catalog.ts says why). The catalog re-exports it; its schemas stay there.
  *
- * A model module: it imports only the catalog's types and the tracking links' derivation.
+ * A model module: it imports only the catalog's types, the tracking links' derivation and the key order.
  */
 
 /** The fields every body starts with (docs/api.md §7), then the type's own (`details`). */
@@ -72,23 +73,10 @@ function bodyDetailsOf(event: WebhookEvent): BodyDetails<EventType> {
       };
     }
     default:
+      // The table keeps a map's keys in no order, so the stream record a delivery is made from and the item the
+      // feed reads could list them differently; in key order, the feed and every delivery carry the same bytes.
       return inKeyOrder(event.details) as BodyDetails<EventType>;
   }
-}
-
-/**
- * A payload with its objects' keys sorted (as JavaScript sorts strings), at every depth: the table keeps a map's keys in no
- * order, so the stream record a delivery is made from and the item the feed reads could list them
- * differently; ordered, the feed and every delivery of an event carry the same bytes.
- */
-function inKeyOrder(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(inKeyOrder);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((key) => [key, inKeyOrder((value as Record<string, unknown>)[key])]),
-  );
 }
 
 /**
