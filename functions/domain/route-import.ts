@@ -188,7 +188,7 @@ export async function runImport(
     // The body is read first even then: the failure releases the claims an earlier run took.
     if (attempt > IMPORT_ATTEMPTS)
       throw new Error(`the import's last attempt (${IMPORT_ATTEMPTS}) did not finish`);
-    if (runEndsBy > record.deadline) throw overdue(record);
+    if (runEndsBy > record.deadline) throw abandoned(record);
     // The route's id alone, first: of two imports of the same route, the one that takes it goes on and the
     // other stops holding nothing. Taken with the others in parallel batches, each could take some ids the
     // other needs, and both would fail.
@@ -243,36 +243,47 @@ export const failExpiredUpload = (record: ImportRecord, upload: ImportUpload) =>
   finishImport(record, { failure: uploadExpired(upload) });
 
 /** Abandons an import still pending at its deadline (3016), for import-deadline-check.ts. */
-export const abandonOverdueImport = (record: ImportRecord) => abandonImport(record, overdue(record));
+export const abandonOverdueImport = (record: ImportRecord) => abandonImport(record, abandoned(record));
 
 /**
  * Ends the import of a message the imports queue gave up (its DLQ): its worker failed on every delivery, or
  * never ran (every receive was spent while it was throttled). An import already ended is left as it is.
  */
-export async function abandonDeadLetteredImport(message: ImportMessage): Promise<ImportOutcome> {
+export const abandonDeadLetteredImport = (message: ImportMessage): Promise<ImportOutcome> =>
+  whilePending(message, (record) => abandonImport(record, abandoned('dead-lettered')));
+
+/** Runs `end` on the import or revision `message` names while it is pending; else 'ALREADY_FINISHED'. */
+export async function whilePending<O>(
+  message: ImportMessage,
+  end: (record: ImportRecord) => Promise<O>,
+): Promise<O | 'ALREADY_FINISHED'> {
   const record = await getImport(message.account_id, message.txid);
-  if (record?.status !== 'PENDING') return 'ALREADY_FINISHED';
-  return abandonImport(
-    record,
-    new ApiError(
-      'IMPORT_ABANDONED',
-      'the import could not be run: its worker failed on every delivery; nothing of it was kept, send it again',
-    ),
-  );
+  return record?.status === 'PENDING' ? end(record) : 'ALREADY_FINISHED';
 }
+
+/**
+ * IMPORT_ABANDONED (3016) for an import or a revision (`what`) that will not run, dead-lettered or still pending
+ * at its deadline: why, then what became of it (`after`), and that it may be sent again.
+ */
+export function abandonedError(
+  what: 'import' | 'revision',
+  cause: 'dead-lettered' | Pick<ImportRecord, 'deadline'>,
+  after: string,
+): ApiError {
+  const why =
+    cause === 'dead-lettered'
+      ? `the ${what} could not be run: its worker failed on every delivery`
+      : `the ${what} was still pending at its deadline ${new Date(cause.deadline).toISOString()}`;
+  return new ApiError('IMPORT_ABANDONED', `${why}; ${after}, send it again`);
+}
+
+const abandoned = (cause: Parameters<typeof abandonedError>[1]) =>
+  abandonedError('import', cause, 'nothing of it was kept');
 
 /** The import a dead-lettered upload's object names (undefined for a key that names no pending upload). */
 export async function deadLetteredUpload(arrival: UploadArrival): Promise<ImportMessage | undefined> {
   const record = await pendingUploadOf(arrival.key);
   return record && { account_id: record.accountId, dc_id: record.dcId, txid: record.txid };
-}
-
-function overdue(record: ImportRecord): ApiError {
-  const deadline = new Date(record.deadline).toISOString();
-  return new ApiError(
-    'IMPORT_ABANDONED',
-    `the import was still pending at its deadline ${deadline}; nothing of it was kept, send it again`,
-  );
 }
 
 /**

@@ -25,7 +25,14 @@ import { readImportBody, rejectRepeatedIds } from './import-bodies';
 import { scheduleDeadlineCheck } from './import-deadlines';
 import { noChanges, type RouteChanges } from './route-diff';
 import { recomputeEtas } from './route-etas';
-import { failureOfRun, IMPORT_ATTEMPTS, internalFailure, requireDriverOfDc } from './route-import';
+import {
+  abandonedError,
+  failureOfRun,
+  IMPORT_ATTEMPTS,
+  internalFailure,
+  requireDriverOfDc,
+  whilePending,
+} from './route-import';
 import { applyRevision, type RevisionPins, revisionRouteRef } from './route-revision-apply';
 import { rollBack } from './route-revision-rollback';
 import { type RouteRef, requireRoute } from './routes';
@@ -119,7 +126,7 @@ export async function runRevision(
     if ((await rollBack(record)) === 'image_lost') return endRevision(record, imageLost(record));
     if (attempt > IMPORT_ATTEMPTS)
       throw new Error(`the revision's last attempt (${IMPORT_ATTEMPTS}) did not finish`);
-    if (runEndsBy > record.deadline) throw overdue(record);
+    if (runEndsBy > record.deadline) throw abandoned(record);
     const applied = await applyRevision(record, await readImportBody(record), pins);
     if (applied === 'ROUTE_LOCKED') return waitForTurn(message, record);
     return applied === 'COMMITTED'
@@ -167,33 +174,19 @@ export const turnWaitSeconds = (waitedMs: number): number =>
   Math.min(60, Math.max(2, Math.ceil(waitedMs / 10_000)));
 
 /** Ends a revision the imports queue gave up (its DLQ): its change is rolled back, or carried forward if in. */
-export async function abandonDeadLetteredRevision(message: ImportMessage): Promise<RevisionOutcome> {
-  const record = await getImport(message.account_id, message.txid);
-  if (record?.status !== 'PENDING') return 'ALREADY_FINISHED';
-  return abandonRevision(
-    record,
-    new ApiError(
-      'IMPORT_ABANDONED',
-      'the revision could not be run: its worker failed on every delivery; the route is as it was, send it again',
-    ),
-  );
-}
+export const abandonDeadLetteredRevision = (message: ImportMessage): Promise<RevisionOutcome> =>
+  whilePending(message, (record) => abandonRevision(record, abandoned('dead-lettered')));
 
 /** Ends a revision still pending at its deadline (3016), for import-deadline-check.ts. */
-export const abandonOverdueRevision = (record: ImportRecord) => abandonRevision(record, overdue(record));
+export const abandonOverdueRevision = (record: ImportRecord) => abandonRevision(record, abandoned(record));
 
 async function abandonRevision(record: ImportRecord, error: ApiError): Promise<RevisionOutcome> {
   if (record.committedAt !== undefined) return finishCommitted(record);
   return rollBackAndEnd(record, error);
 }
 
-function overdue(record: ImportRecord): ApiError {
-  const deadline = new Date(record.deadline).toISOString();
-  return new ApiError(
-    'IMPORT_ABANDONED',
-    `the revision was still pending at its deadline ${deadline}; the route is as it was, send it again`,
-  );
-}
+const abandoned = (cause: Parameters<typeof abandonedError>[1]) =>
+  abandonedError('revision', cause, 'the route is as it was');
 
 /** Rolls the revision back and ends it FAILED with `error`; with its before image lost, with 3103 instead. */
 async function rollBackAndEnd(record: ImportRecord, error: ApiError): Promise<RevisionOutcome> {
