@@ -75,6 +75,22 @@ async function jsonBody(call: SignedCall): Promise<Input | undefined> {
 const arnOf = (call: SignedCall, service: string, resource: string) =>
   `arn:aws:${service}:${call.scope.region}:${call.scope.accountId}:${resource}`;
 
+/**
+ * What a send is authorized against: `action` on the sender's identity, and on the configuration set the input
+ * names, if it names one (`configurationSet`, else null).
+ */
+function sendChecks(call: SignedCall, input: Input, action: string, identityArn: string) {
+  const configurationSet = typeof input.ConfigurationSetName === 'string' ? input.ConfigurationSetName : null;
+  const service = action.slice(0, action.indexOf(':'));
+  const checks = [
+    check(action, identityArn),
+    ...(configurationSet
+      ? [check(action, arnOf(call, service, `configuration-set/${configurationSet}`))]
+      : []),
+  ];
+  return { configurationSet, checks };
+}
+
 /** SES v2 SendEmail (Simple content only). */
 export async function handleSes(call: SignedCall, outbox: Outbox): Promise<void> {
   if (call.req.method !== 'POST' || call.rawPath !== '/v2/email/outbound-emails') {
@@ -96,13 +112,8 @@ export async function handleSes(call: SignedCall, outbox: Outbox): Promise<void>
     );
     return;
   }
-  const configurationSet = typeof input.ConfigurationSetName === 'string' ? input.ConfigurationSetName : null;
-  const checks = [
-    check('ses:SendEmail', arnOf(call, 'ses', `identity/${from.slice(from.lastIndexOf('@') + 1)}`)),
-    ...(configurationSet
-      ? [check('ses:SendEmail', arnOf(call, 'ses', `configuration-set/${configurationSet}`))]
-      : []),
-  ];
+  const identityArn = arnOf(call, 'ses', `identity/${from.slice(from.lastIndexOf('@') + 1)}`);
+  const { configurationSet, checks } = sendChecks(call, input, 'ses:SendEmail', identityArn);
   if (!authorize('kms', call, checks)) return;
   const id = `local-${randomUUID()}`;
   outbox.add({
@@ -160,7 +171,6 @@ export async function handleSms(call: SignedCall, outbox: Outbox): Promise<void>
     );
     return;
   }
-  const configurationSet = typeof input.ConfigurationSetName === 'string' ? input.ConfigurationSetName : null;
   const identityArn = origination.startsWith('arn:')
     ? origination
     : arnOf(
@@ -168,17 +178,7 @@ export async function handleSms(call: SignedCall, outbox: Outbox): Promise<void>
         'sms-voice',
         origination.startsWith('pool-') ? `pool/${origination}` : `phone-number/${origination}`,
       );
-  const checks = [
-    check('sms-voice:SendTextMessage', identityArn),
-    ...(configurationSet
-      ? [
-          check(
-            'sms-voice:SendTextMessage',
-            arnOf(call, 'sms-voice', `configuration-set/${configurationSet}`),
-          ),
-        ]
-      : []),
-  ];
+  const { configurationSet, checks } = sendChecks(call, input, 'sms-voice:SendTextMessage', identityArn);
   if (!authorize('kms', call, checks)) return;
   if (outbox.outcomes.optedOutPhones.has(to)) {
     // As End User Messaging answers a number on the configuration's opt-out list.
