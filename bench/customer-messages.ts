@@ -10,7 +10,7 @@ import { importDriverRoute } from './route-body';
 import { demoOf } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, distribution, round } from './stats';
-import { closeLoadTargets, EventWriter, loadTargets } from './webhook-event-writer';
+import { closeLoadTargets, EventWriter, loadTargets, WEBHOOK_LOAD } from './webhook-event-writer';
 import { type BenchWebhook, EVENT_TYPE } from './webhook-receiver';
 import { apiDelete } from './webhook-runtime';
 
@@ -31,8 +31,6 @@ const STOPS = 10;
 const WARM_STOPS = 2;
 const LOAD_EVENTS = 2000;
 const WEBHOOKS = 3;
-const FAIL_EVERY = 5;
-const WRITE_PARALLELISM = 10;
 const TRIGGERS = ['ROUTE_STARTED', 'DELIVERED'] as const;
 const CHANNELS = ['SMS', 'EMAIL'] as const;
 /** The driver actions are spread over this share of the load's writes: all of them happen under it. */
@@ -231,8 +229,6 @@ export const customerMessagesScenario: Scenario = {
         ...targets,
         abort,
         log,
-        failEvery: FAIL_EVERY,
-        writeParallelism: WRITE_PARALLELISM,
         progressEveryMs: 5000,
       });
       const events = writer.prepare(LOAD_EVENTS, 0, false);
@@ -373,8 +369,8 @@ export const customerMessagesScenario: Scenario = {
         description:
           `A DC with ${TRIGGERS.join(' and ')} on for ${CHANNELS.join(' and ')}; ${ROUTES} routes of ${STOPS} ` +
           'stops, each stop with a recipient (phone and email), started and visited (SUCCESSFUL) through the ' +
-          `driver API while ${LOAD_EVENTS} ${EVENT_TYPE} event items are written into the same DC (${WRITE_PARALLELISM} ` +
-          `in flight, to ${WEBHOOKS} webhooks, every ${FAIL_EVERY}th first attempt failing, as webhook_delivery ` +
+          `driver API while ${LOAD_EVENTS} ${EVENT_TYPE} event items are written into the same DC (${WEBHOOK_LOAD.writeParallelism} ` +
+          `in flight, to ${WEBHOOKS} webhooks, every ${WEBHOOK_LOAD.failEvery}th first attempt failing, as webhook_delivery ` +
           'writes them; each also reaches the notifications worker). Time per message: its event’s occurred_at ' +
           '(the event feed) -> the local outbox got the SES SendEmail or SendTextMessage call (its sent_at). A ' +
           'warm-up route went through first (not counted).',

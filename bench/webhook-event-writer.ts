@@ -20,6 +20,14 @@ export interface PreparedEvent {
   pairs: Pair[];
 }
 
+/** The load webhook_delivery writes, and customer_messages beside the driver API. */
+export const WEBHOOK_LOAD = {
+  /** Every failEvery-th (event, webhook) pair gets a 500 on its first attempt: exactly 20 %. */
+  failEvery: 5,
+  /** Event writes in flight: one event per TransactWriteItems, as a handler writes its state change. */
+  writeParallelism: 10,
+} as const;
+
 /** Where the load goes and is watched: the webhooks, their receiver, the table written raw and the queues. */
 export interface LoadTargets {
   /** The webhooks every event goes to, as the scenario creates (and deletes) them. */
@@ -53,10 +61,6 @@ export interface EventWriterOptions extends LoadTargets {
   runId: string;
   abort: AbortSignal;
   log(message: string): void;
-  /** Every failEvery-th (event, webhook) pair of the load gets a 500 on its first attempt. */
-  failEvery: number;
-  /** Event writes in flight. */
-  writeParallelism: number;
   progressEveryMs: number;
 }
 
@@ -75,7 +79,7 @@ export class EventWriter {
 
   /** The event items and their pairs (one per webhook), known to the receiver before anything is written. */
   prepare(count: number, first: number, beforeLoad: boolean): PreparedEvent[] {
-    const { accountId, dcId, driverId, runId, webhooks, receiver, failEvery } = this.#options;
+    const { accountId, dcId, driverId, runId, webhooks, receiver } = this.#options;
     return Array.from({ length: count }, (_, i) => {
       const index = first + i;
       const occurredAt = Date.now();
@@ -92,7 +96,7 @@ export class EventWriter {
         const pair: Pair = {
           eventId,
           webhook,
-          failFirst: !beforeLoad && (index * webhooks.length + w) % failEvery === 0,
+          failFirst: !beforeLoad && (index * webhooks.length + w) % WEBHOOK_LOAD.failEvery === 0,
           beforeLoad,
           requests: 0,
           successes: 0,
@@ -104,11 +108,11 @@ export class EventWriter {
     });
   }
 
-  /** One TransactWriteItems per event, writeParallelism in flight; sets the pairs' write times; ms. */
+  /** One TransactWriteItems per event, the load's writeParallelism in flight; sets the pairs' write times; ms. */
   async write(events: readonly PreparedEvent[]): Promise<number> {
-    const { raw, writeParallelism, abort } = this.#options;
+    const { raw, abort } = this.#options;
     const started = performance.now();
-    await inParallel(events, writeParallelism, abort, async ({ transactItem, pairs }) => {
+    await inParallel(events, WEBHOOK_LOAD.writeParallelism, abort, async ({ transactItem, pairs }) => {
       await raw.db.send(new TransactWriteCommand({ TransactItems: [transactItem] }));
       const writtenAt = performance.now();
       for (const pair of pairs) pair.writtenAt = writtenAt;

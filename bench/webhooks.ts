@@ -9,7 +9,7 @@ import { consumedBetween, partitionReport } from './partitions';
 import { BENCH_CONTEXT, demoOf } from './runtime';
 import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
 import { check, distribution, percentile, round, summaryOf } from './stats';
-import { closeLoadTargets, EventWriter, loadTargets } from './webhook-event-writer';
+import { closeLoadTargets, EventWriter, loadTargets, WEBHOOK_LOAD } from './webhook-event-writer';
 import { pipelineFigures } from './webhook-pipeline';
 import { RAW_CONCURRENCY, rawBaselines } from './webhook-raw';
 import { EVENT_TYPE, type Pair } from './webhook-receiver';
@@ -24,8 +24,6 @@ import { apiDelete, countLogLines } from './webhook-runtime';
  */
 const EVENTS = 2000;
 const WEBHOOKS = 3;
-/** Every FAIL_EVERY-th (event, webhook) pair gets a 500 on its first attempt: exactly 20 %. */
-const FAIL_EVERY = 5;
 /** The 2,000 events' DynamoDB work within AWS's per-key limits in this many seconds: 200 events a second. */
 const AWS_FLOOR_TARGET_SECONDS = 10;
 const HANDLER_WARM_RATIO_TARGET = 1.5;
@@ -41,8 +39,6 @@ const LIGHT_EVENTS = 40;
 const LIGHT_TIMEOUT_MS = 30_000;
 const LIGHT_P50_TARGET_MS = 100;
 const LIGHT_P99_TARGET_MS = 1000;
-/** Event writes in flight: one event per TransactWriteItems, as a handler writes its state change. */
-const WRITE_PARALLELISM = 10;
 const DEADLINE_MS = 10 * 60_000;
 /** After the last first success: time for late duplicates (redelivered messages) to show up. */
 const GRACE_MS = 5000;
@@ -78,8 +74,6 @@ export const webhookDeliveryScenario: Scenario = {
       ...targets,
       abort,
       log,
-      failEvery: FAIL_EVERY,
-      writeParallelism: WRITE_PARALLELISM,
       progressEveryMs: PROGRESS_EVERY_MS,
     });
 
@@ -160,7 +154,7 @@ export const webhookDeliveryScenario: Scenario = {
       writer.written = 0;
 
       log(
-        `writing ${EVENTS} ${EVENT_TYPE} events (one TransactWriteItems each, ${WRITE_PARALLELISM} in flight) ` +
+        `writing ${EVENTS} ${EVENT_TYPE} events (one TransactWriteItems each, ${WEBHOOK_LOAD.writeParallelism} in flight) ` +
           `and waiting for ${EVENTS * WEBHOOKS} deliveries (retries after ${retrySchedule} s)`,
       );
       // The pipeline starts delivering while the events are still being written: the wait runs alongside.
@@ -285,9 +279,9 @@ export const webhookDeliveryScenario: Scenario = {
       return {
         description:
           `${EVENTS} ${EVENT_TYPE} event items written into the table (putEventItem of functions/data/events.ts, ` +
-          `one TransactWriteItems per event, ${WRITE_PARALLELISM} in flight) for the demo account and DC, to ` +
+          `one TransactWriteItems per event, ${WEBHOOK_LOAD.writeParallelism} in flight) for the demo account and DC, to ` +
           `${WEBHOOKS} webhooks created through the API, all pointing at a node:http receiver in the bench process ` +
-          `that answers 500 to the first request of every ${FAIL_EVERY}th (event, webhook) pair and 200 otherwise, ` +
+          `that answers 500 to the first request of every ${WEBHOOK_LOAD.failEvery}th (event, webhook) pair and 200 otherwise, ` +
           'and checks every X-Signature with its webhook’s secret. Path: table stream -> local stream poller -> ' +
           'events queue -> fan-out consumer -> deliveries queue -> delivery consumer -> POST, in the local runtime ' +
           `with webhookRetryDelaysSeconds=${retrySchedule}. Delay: event write acknowledged -> first 200 ` +
@@ -324,7 +318,7 @@ export const webhookDeliveryScenario: Scenario = {
         },
         event_writes: {
           transactions: EVENTS,
-          parallelism: WRITE_PARALLELISM,
+          parallelism: WEBHOOK_LOAD.writeParallelism,
           duration_s: round(writeMs / 1000),
           events_per_s: round(EVENTS / (writeMs / 1000), 1),
         },
