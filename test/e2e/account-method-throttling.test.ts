@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import * as dcs from '../../functions/api/dcs/index';
 import { importRoute } from '../../functions/api/routes/index';
 import { createTestAccount } from '../support/accounts';
-import { type ApiResponse, call, expectError, expectSuccess } from '../support/http';
+import { type ApiResponse, call, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { exampleRoute } from '../support/routes';
+import { expectThrottledAnswers, hammerUntilThrottled } from '../support/throttling';
 
 /**
  * Each account's own limit on an expensive method (the endpoint's `throttling`, a per-method throttle of the
@@ -31,15 +32,6 @@ const importAs = (account: { key: string }, routeId: string): Promise<ApiRespons
     retryThrottled: false,
   });
 
-/** Resolves with `promise`, or fails once `ms` pass first. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 describe('per-account method throttling (the usage plan’s per-method throttle)', () => {
   it('refuses an account’s burst of imports with 429 (1008) while another account’s imports are accepted', async () => {
     // One call each first, so that the requests below meet cached authorizer results.
@@ -48,36 +40,18 @@ describe('per-account method throttling (the usage plan’s per-method throttle)
 
     // Acme imports as fast as it can, from three times its burst of connections at once (accepted imports
     // wait for the import function, refusals come back at once), until Globex's imports are answered.
-    const clients = 3 * (importRoute.throttling?.burstLimit ?? 0);
-    const acmeAnswers: ApiResponse[] = [];
-    let hammering = true;
-    let throttled: () => void = () => {};
-    const acmeThrottled = new Promise<void>((resolve) => {
-      throttled = resolve;
-    });
-    const acmeClients = Array.from({ length: clients }, async (_, client) => {
-      for (let index = 0; hammering; index++) {
-        const answer = await importAs(acme, `acme-${client}-${index}`);
-        acmeAnswers.push(answer);
-        if (answer.status === 429) throttled();
-      }
-    });
-    try {
+    const acmeAnswers = await hammerUntilThrottled({
+      clients: 3 * (importRoute.throttling?.burstLimit ?? 0),
+      request: (client, index) => importAs(acme, `acme-${client}-${index}`),
+      notThrottled: 'Acme was not throttled',
       // Acme's bucket of the method is empty from here on: Acme takes every token it refills.
-      await within(acmeThrottled, 60_000, 'Acme was not throttled');
-      const globexAnswers = await Promise.all(
-        ['globex-1', 'globex-2', 'globex-3'].map((routeId) => importAs(globex, routeId)),
-      );
-      for (const answer of globexAnswers) expectSuccess(answer, importRoute, 202);
-    } finally {
-      hammering = false;
-      await Promise.all(acmeClients);
-    }
-
-    const acmeThrottledAnswers = acmeAnswers.filter((answer) => answer.status === 429);
-    expect(acmeThrottledAnswers.length).toBeGreaterThan(0);
-    for (const answer of acmeThrottledAnswers) expectError(answer, 429, 1008);
-    for (const answer of acmeAnswers.filter((answer) => answer.status !== 429))
-      expectSuccess(answer, importRoute, 202);
+      meanwhile: async () => {
+        const globexAnswers = await Promise.all(
+          ['globex-1', 'globex-2', 'globex-3'].map((routeId) => importAs(globex, routeId)),
+        );
+        for (const answer of globexAnswers) expectSuccess(answer, importRoute, 202);
+      },
+    });
+    expectThrottledAnswers(acmeAnswers, (answer) => expectSuccess(answer, importRoute, 202));
   }, 120_000);
 });

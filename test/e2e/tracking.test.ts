@@ -10,6 +10,7 @@ import type { Waypoint } from '../support/driver-app';
 import { type CallOptions, call, callRaw, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { exampleRoute, importRoute } from '../support/routes';
+import { expectThrottledAnswers, hammerUntilThrottled } from '../support/throttling';
 
 /**
  * GET /track/{token}: a waypoint's tracking page for its customer, as JSON and as HTML, over HTTP and in
@@ -371,46 +372,21 @@ describe('the tracking page in headless Chromium at a phone’s width', () => {
 });
 
 describe('the tracking page’s own throttle', () => {
-  /** Resolves with `promise`, or fails once `ms` pass first. */
-  function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
-    });
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-  }
-
   it('refuses a burst of tracking requests with 429 (1008) while the stage’s other public methods answer', async () => {
     const path = await trackingPath('planned', 0);
     const { burstLimit } = getTrackingPage.throttling;
     // Three times the burst of clients at once, as fast as each gets answers, until one is throttled.
-    const answers: Awaited<ReturnType<typeof trackJson>>[] = [];
-    let hammering = true;
-    let throttled: () => void = () => {};
-    const sawThrottling = new Promise<void>((resolve) => {
-      throttled = resolve;
-    });
-    const clients = Array.from({ length: 3 * burstLimit }, async () => {
-      while (hammering) {
-        const answer = await trackJson(path, { retryThrottled: false });
-        answers.push(answer);
-        if (answer.status === 429) throttled();
-      }
-    });
-    try {
-      await within(sawThrottling, 60_000, 'no tracking request was throttled');
+    const answers = await hammerUntilThrottled({
+      clients: 3 * burstLimit,
+      request: () => trackJson(path, { retryThrottled: false }),
+      notThrottled: 'no tracking request was throttled',
       // The page's bucket is empty from here on, the hammering takes every token it refills; the stage's
       // other methods have buckets of their own.
-      const docs = await callRaw(api.url, 'GET', '/docs');
-      expect(docs.status).toBe(200);
-    } finally {
-      hammering = false;
-      await Promise.all(clients);
-    }
-    const refused = answers.filter((answer) => answer.status === 429);
-    expect(refused.length).toBeGreaterThan(0);
-    for (const answer of refused) expectError(answer, 429, 1008);
-    for (const answer of answers.filter((answer) => answer.status !== 429))
-      expectSuccess(answer, getTrackingPage);
+      meanwhile: async () => {
+        const docs = await callRaw(api.url, 'GET', '/docs');
+        expect(docs.status).toBe(200);
+      },
+    });
+    expectThrottledAnswers(answers, (answer) => expectSuccess(answer, getTrackingPage));
   }, 120_000);
 });
