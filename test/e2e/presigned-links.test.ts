@@ -4,6 +4,7 @@ import * as routes from '../../functions/api/routes/index';
 import { functionId } from '../../lib/naming';
 import type { Principal } from '../../local/aws-proxy/proxy';
 import { createTestAccount } from '../support/accounts';
+import { requestDownloadFrom } from '../support/analytics';
 import { call, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { exampleRoute } from '../support/routes';
@@ -85,18 +86,12 @@ describe('an upload link', () => {
 
 describe('download links', () => {
   it('expire no later than the session that signed them, work until then and fail after', async () => {
-    const requested = await call(api.url, 'POST', '/analytics/download-requests', {
-      key: acme.key,
-      body: {
-        dc_ids: ['dc-1'],
-        from_date: '2024-01-01',
-        to_date: '2024-01-01',
-        analytics_types: ['ROUTE_ANALYTICS', 'ATTEMPT_ANALYTICS'],
-      },
+    const txid = await requestDownloadFrom(api.url, acme.key, {
+      dc_ids: ['dc-1'],
+      from_date: '2024-01-01',
+      to_date: '2024-01-01',
+      analytics_types: ['ROUTE_ANALYTICS', 'ATTEMPT_ANALYTICS'],
     });
-    const { download_request_txid: txid } = expectSuccess(requested, analytics.requestAnalyticsDownload) as {
-      download_request_txid: string;
-    };
     const path = `/analytics/download-requests/${txid}/files`;
     const deadline = Date.now() + 60_000;
     let response = await call(api.url, 'GET', path, { key: acme.key });

@@ -1,11 +1,11 @@
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as analytics from '../../functions/api/analytics/index';
 import * as channels from '../../functions/models/channels';
 import { exportAnalytics } from '../../functions/workers/export-analytics/consumer';
 import { createTestAccount } from '../support/accounts';
+import { requestDownloadFrom } from '../support/analytics';
 import { functionOf, revokeFromRole } from '../support/cdk';
-import { call, expectError, expectSuccess } from '../support/http';
+import { call, expectError } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
 import { receiveQueueMessages } from '../support/routes';
 
@@ -47,18 +47,12 @@ async function exportWorker(record: SQSRecord, receiveCount: number): Promise<'r
 
 describe('the analytics export worker', () => {
   it('retries a failing export on its own count of runs, not on receives, and fails it on the last', async () => {
-    const requested = await call(api.url, 'POST', '/analytics/download-requests', {
-      key: acme.key,
-      body: {
-        dc_ids: ['dc-1'],
-        from_date: '2026-01-01',
-        to_date: '2026-01-02',
-        analytics_types: ['ROUTE_ANALYTICS'],
-      },
+    const txid = await requestDownloadFrom(api.url, acme.key, {
+      dc_ids: ['dc-1'],
+      from_date: '2026-01-01',
+      to_date: '2026-01-02',
+      analytics_types: ['ROUTE_ANALYTICS'],
     });
-    const { download_request_txid: txid } = expectSuccess(requested, analytics.requestAnalyticsDownload) as {
-      download_request_txid: string;
-    };
     const [message] = await receiveQueueMessages(api, 'analytics', 1);
     const attempts = channels.analytics.workerAttempts;
     const { maxReceiveCount } = channels.analytics;

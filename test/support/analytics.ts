@@ -279,8 +279,12 @@ export const downloadBody = (overrides: Partial<DownloadBody> = {}): DownloadBod
   ...overrides,
 });
 
-export async function requestDownload(body: DownloadBody, key = ax.acme.key): Promise<string> {
-  const response = await request('POST', '/analytics/download-requests', { key, body });
+export const requestDownload = (body: DownloadBody, key = ax.acme.key): Promise<string> =>
+  requestDownloadFrom(ax.api.url, key, body);
+
+/** Requests a download of `body` from the API at `apiUrl` with `key`: its txid. */
+export async function requestDownloadFrom(apiUrl: string, key: string, body: DownloadBody): Promise<string> {
+  const response = await call(apiUrl, 'POST', '/analytics/download-requests', { key, body });
   const { download_request_txid } = expectSuccess(response, analytics.requestAnalyticsDownload) as {
     download_request_txid: string;
   };
