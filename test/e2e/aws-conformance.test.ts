@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type {
   APIGatewayProxyEvent,
   APIGatewayProxyResult,
@@ -28,7 +27,13 @@ import { DIFFERENCES, ITEM_IMAGES, withoutAddedHeaders } from '../support/aws-di
 import { call, expectSuccess } from '../support/http';
 import { startFixtureLambdas } from '../support/lambda-fixtures';
 import { startTestApi, type TestApi } from '../support/local-api';
-import { exampleRoute, importRoute, waitForImport } from '../support/routes';
+import {
+  bucketKeyOfLink,
+  exampleRoute,
+  importRoute,
+  putUploadObject,
+  waitForImport,
+} from '../support/routes';
 
 /**
  * The local runtime's events held against captures of real AWS events (test/fixtures/aws/; its README names
@@ -294,7 +299,7 @@ async function upload(route: unknown): Promise<{ txid: string; key: string }> {
   const url = new URL(created.upload_url);
   const put = await fetch(url, { method: 'PUT', body: JSON.stringify({ route }) });
   expect(put.status).toBe(200);
-  return { txid: created.txid, key: decodeURIComponent(url.pathname.split('/').slice(2).join('/')) };
+  return { txid: created.txid, key: bucketKeyOfLink(created.upload_url) };
 }
 
 describe("the local event sources' events, against AWS's", () => {
@@ -423,22 +428,13 @@ describe('the handlers, on events as AWS delivers them', () => {
       createImportUpload,
       202,
     ) as { txid: string; upload_url: string };
-    const key = decodeURIComponent(new URL(created.upload_url).pathname.split('/').slice(2).join('/'));
     // Written to the emulator itself, behind the local S3 (which would send its own notification).
-    const s3 = new S3Client({
+    const key = await putUploadObject(api, created.upload_url, exampleRoute('R-notified'), {
       endpoint: inject('awsEndpoint'),
       region: 'us-east-1',
       forcePathStyle: true,
       credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
     });
-    await s3.send(
-      new PutObjectCommand({
-        Bucket: api.resources.bucketName,
-        Key: key,
-        Body: JSON.stringify({ route: exampleRoute('R-notified') }),
-      }),
-    );
-    s3.destroy();
     const notification = JSON.parse(
       (capture<SQSEvent>('sqs-s3-object-created').Records[0] as SQSRecord).body,
     ) as { Records: { s3: { bucket: Record<string, unknown>; object: Record<string, unknown> } }[] };

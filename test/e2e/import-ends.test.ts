@@ -1,4 +1,3 @@
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DeleteMessageCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CfnEventSourceMapping, type CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { SQSRecord } from 'aws-lambda';
@@ -19,6 +18,7 @@ import { startTestApi, type TestApi } from '../support/local-api';
 import {
   claimsHeldBy,
   exampleRoute,
+  putUploadObject,
   receiveImportMessages,
   receiveWaiting,
   runImportWorker,
@@ -361,12 +361,7 @@ describe('an upload', () => {
     const upload = await startUpload();
     await until(arrivalDeadline(upload) + 1000);
     // A PUT that started before the link expired and took longer than the grace: the operator writes it here.
-    const s3 = new S3Client({ forcePathStyle: true });
-    const key = decodeURIComponent(new URL(upload.upload_url).pathname.split('/').slice(2).join('/'));
-    await s3.send(
-      new PutObjectCommand({ Bucket: api.resources.bucketName, Key: key, Body: JSON.stringify({ route }) }),
-    );
-    s3.destroy();
+    await putUploadObject(api, upload.upload_url, route);
     expect(await runImportWorker(api, await receiveImportMessages(api, 1))).toEqual({
       batchItemFailures: [],
     });

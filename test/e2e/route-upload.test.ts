@@ -1,4 +1,3 @@
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   GetQueueAttributesCommand,
   type QueueAttributeName,
@@ -13,7 +12,7 @@ import { createTestAccount } from '../support/accounts';
 import { functionOf } from '../support/cdk';
 import { call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
-import { exampleRoute, waitForImport } from '../support/routes';
+import { exampleRoute, putUploadObject, waitForImport } from '../support/routes';
 
 /** Short enough for a test to outwait, long enough for a worker under load to see an upload in time. */
 const LINK_SECONDS = 10;
@@ -175,16 +174,7 @@ describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
     expect(expectError(expired, 400, ERROR_CODES.UPLOAD_EXPIRED.code)).toMatch(/upload link expired/);
 
     // An object that still arrives (here written by the operator) starts nothing: the answer stays.
-    const s3 = new S3Client({ forcePathStyle: true });
-    const key = decodeURIComponent(new URL(upload.upload_url).pathname.split('/').slice(2).join('/'));
-    await s3.send(
-      new PutObjectCommand({
-        Bucket: api.resources.bucketName,
-        Key: key,
-        Body: JSON.stringify({ route: exampleRoute('upload-late') }),
-      }),
-    );
-    s3.destroy();
+    await putUploadObject(api, upload.upload_url, exampleRoute('upload-late'));
     await expect
       .poll(() => api.logs.some(({ line }) => line.includes('uploaded object ignored')), {
         timeout: 20_000,

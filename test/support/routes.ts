@@ -1,3 +1,4 @@
+import { PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { expect } from 'vitest';
@@ -85,6 +86,32 @@ export const trackingUrlUnder = (apiUrl: string) =>
   expect.stringMatching(
     new RegExp(`^${apiUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/track/[A-Za-z0-9_-]{22}$`),
   );
+
+/** The bucket key a path-style link (an upload link: `/<bucket>/<key>`) names. */
+export const bucketKeyOfLink = (link: string) =>
+  decodeURIComponent(new URL(link).pathname.split('/').slice(2).join('/'));
+
+/**
+ * Writes `route`'s import body as the object an upload link names, behind the link's back: with the operator's
+ * credentials, or a client of `config` (the emulator itself). Answers the object's key.
+ */
+export async function putUploadObject(
+  api: TestApi,
+  uploadUrl: string,
+  route: unknown,
+  config: S3ClientConfig = { forcePathStyle: true },
+): Promise<string> {
+  const key = bucketKeyOfLink(uploadUrl);
+  const s3 = new S3Client(config);
+  try {
+    await s3.send(
+      new PutObjectCommand({ Bucket: api.resources.bucketName, Key: key, Body: JSON.stringify({ route }) }),
+    );
+  } finally {
+    s3.destroy();
+  }
+  return key;
+}
 
 /** The tracking link lookups of a route of the account, read as the operator (a scan: tests only). */
 export async function trackingLookupsOf(accountId: string, routeId: string): Promise<Item[]> {
