@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as channels from '../../functions/models/channels';
 import { exportAnalytics } from '../../functions/workers/export-analytics/consumer';
 import { createTestAccount } from '../support/accounts';
-import { requestDownloadFrom } from '../support/analytics';
+import { downloadBody, requestDownloadFrom } from '../support/analytics';
 import { functionOf, revokeFromRole } from '../support/cdk';
 import { call, expectError } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
@@ -47,12 +47,8 @@ async function exportWorker(record: SQSRecord, receiveCount: number): Promise<'r
 
 describe('the analytics export worker', () => {
   it('retries a failing export on its own count of runs, not on receives, and fails it on the last', async () => {
-    const txid = await requestDownloadFrom(api.url, acme.key, {
-      dc_ids: ['dc-1'],
-      from_date: '2026-01-01',
-      to_date: '2026-01-02',
-      analytics_types: ['ROUTE_ANALYTICS'],
-    });
+    const body = downloadBody({ dc_ids: ['dc-1'], from_date: '2026-01-01', to_date: '2026-01-02' });
+    const txid = await requestDownloadFrom(api.url, acme.key, body);
     const [message] = await receiveQueueMessages(api, 'analytics', 1);
     const attempts = channels.analytics.workerAttempts;
     const { maxReceiveCount } = channels.analytics;
