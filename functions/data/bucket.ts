@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { config } from '../shared/config';
+import { config, perConfig } from '../shared/config';
 
 interface Bucket {
   readonly sdk: typeof import('./s3-client');
   readonly s3: S3Client;
   readonly name: string;
 }
-
-let bucket: Promise<Bucket> | undefined;
 
 /**
  * The S3 client and the bucket's name, made on first use: a function that never reads or writes an object
@@ -19,14 +17,11 @@ let bucket: Promise<Bucket> | undefined;
  * every bundle that holds the module, and puts the SDK code that chunk shares with the entry into the cold
  * start, even where the functions that call it are dropped (test/cdk/bundling.test.ts checks).
  */
-function theBucket(): Promise<Bucket> {
-  bucket ??= (async () => {
-    const name = config().bucketName;
-    const sdk = await import('./s3-client');
-    return { sdk, s3: sdk.createS3Client(), name };
-  })();
-  return bucket;
-}
+const theBucket = /* @__PURE__ */ perConfig(async (): Promise<Bucket> => {
+  const name = config().bucketName;
+  const sdk = await import('./s3-client');
+  return { sdk, s3: sdk.createS3Client(), name };
+});
 
 /** What a read of a whole object found: its size, its first bytes and its SHA-256 (hex). */
 export interface ObjectDigest {

@@ -1,4 +1,4 @@
-import { config } from '../shared/config';
+import { config, perConfig } from '../shared/config';
 import { RESOURCE_ENV } from '../shared/resources';
 
 /**
@@ -8,19 +8,13 @@ import { RESOURCE_ENV } from '../shared/resources';
  * configure (its sender variable unset) is not sent: `configuredChannels` says which are.
  */
 
-let clients: Promise<{
-  sdk: typeof import('./messaging-clients');
-  ses: ReturnType<typeof import('./messaging-clients').createSesClient>;
-  sms: ReturnType<typeof import('./messaging-clients').createSmsClient>;
-}>;
-function theClients() {
-  clients ??= import('./messaging-clients').then((sdk) => ({
+const theClients = /* @__PURE__ */ perConfig(() =>
+  import('./messaging-clients').then((sdk) => ({
     sdk,
     ses: sdk.createSesClient(),
     sms: sdk.createSmsClient(),
-  }));
-  return clients;
-}
+  })),
+);
 
 const setting = (name: string) => config().environment[name] || undefined;
 

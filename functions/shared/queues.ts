@@ -1,22 +1,19 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type Channel, describeMessageIssues, MessageRefusedError } from './channel';
-import { config } from './config';
+import { config, perConfig } from './config';
 
 interface Sqs {
   readonly sdk: typeof import('./sqs-client');
   readonly client: SQSClient;
 }
 
-let sqs: Promise<Sqs> | undefined;
-
 /**
- * The SQS client, made on first use: functions that import this module but never send (reads that share a
- * domain module with a write) do not load the SQS SDK at cold start.
+ * The SQS client, made on first use (and again for a new configuration): functions that import this module
+ * but never send (reads that share a domain module with a write) do not load the SQS SDK at cold start.
  */
-function theSqs(): Promise<Sqs> {
-  sqs ??= import('./sqs-client').then((sdk) => ({ sdk, client: sdk.createSqsClient() }));
-  return sqs;
-}
+const theSqs = /* @__PURE__ */ perConfig(
+  (): Promise<Sqs> => import('./sqs-client').then((sdk) => ({ sdk, client: sdk.createSqsClient() })),
+);
 
 /** SQS caps a message's delay at 15 minutes; longer waits are chained by the consumer. */
 export const MAX_DELAY_SECONDS = 900;
