@@ -194,7 +194,7 @@ export function useAwsProxy(): AwsProxyFixture {
     for (const table of [names.table, names.otherTable]) {
       await aws.admin?.dynamodb.send(new DeleteTableCommand({ TableName: table })).catch(() => {});
     }
-    for (const made of clients) {
+    for (const made of clients.splice(0)) {
       made.dynamodb.destroy();
       made.streams.destroy();
       made.sqs.destroy();

@@ -94,6 +94,7 @@ export function start(overrides: Partial<LambdaRuntimeOptions> = {}): LambdaRunt
 /** Builds the fixture functions' bundles and starts `runtime` (call at the top of the file). */
 export function useLambdaRuntime(): void {
   beforeAll(async () => {
+    logs.length = 0;
     outDir = mkdtempSync(join(tmpdir(), 'lambda-runtime-test-'));
     bundles = await buildBundles(Object.values(FUNCTIONS), outDir);
     process.env[LEAK_PROBE] = 'leaked';
@@ -102,7 +103,7 @@ export function useLambdaRuntime(): void {
 
   afterAll(async () => {
     delete process.env[LEAK_PROBE];
-    await Promise.all(runtimes.map((started) => started.stop()));
+    await Promise.all(runtimes.splice(0).map((started) => started.stop()));
     if (outDir) rmSync(outDir, { recursive: true, force: true });
   });
 }
