@@ -26,6 +26,23 @@ import { format, types } from 'node:util';
 
 const require = createRequire(import.meta.url);
 
+/**
+ * This process's peak resident memory (KiB): VmHWM, the high-water mark of its own memory since it started
+ * node. Not getrusage's maxRSS: Linux carries that across exec from the process that forked this one, so a
+ * runtime process larger than a function's memory size made every cold start of the function look out of
+ * memory. Where /proc is not there, maxRSS (which may then overstate).
+ */
+function peakRssKiB() {
+  try {
+    const status = readFileSync('/proc/self/status', 'latin1');
+    const peak = /^VmHWM:\s+(\d+)/m.exec(status);
+    if (peak) return Number(peak[1]);
+  } catch {
+    // no /proc here
+  }
+  return process.resourceUsage().maxRSS;
+}
+
 /** The RIC keeps the request id here; its console lines and some libraries read it. */
 const REQUEST_ID = Symbol.for('aws.lambda.runtime.requestId');
 
@@ -254,7 +271,7 @@ function invoke({ requestId, event, deadline, invokedFunctionArn, traceId, marke
     current = undefined;
     for (const name of wrote) process[name].write(`${marker}END ${requestId}\n`);
     process.channel.ref();
-    process.send({ ...outcome, requestId, wrote, maxRssKiB: process.resourceUsage().maxRSS });
+    process.send({ ...outcome, requestId, wrote, maxRssKiB: peakRssKiB() });
   };
   const succeed = (result) => {
     let payload;
@@ -317,5 +334,5 @@ if (handler) {
   process.on('message', (message) => {
     if (message.type === 'invoke') invoke(message);
   });
-  report({ type: 'ready', maxRssKiB: process.resourceUsage().maxRSS });
+  report({ type: 'ready', maxRssKiB: peakRssKiB() });
 }

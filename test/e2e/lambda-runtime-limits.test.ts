@@ -16,6 +16,7 @@ import {
   pidOf,
   processExists,
   runtime,
+  start,
   succeeded,
   useLambdaRuntime,
 } from '../support/lambda-runtime';
@@ -80,6 +81,17 @@ describe('limits', () => {
     // Within the memory size, the same work succeeds.
     succeeded(await runtime.invoke(fn.name, { action: 'buffers', megabytes: 20 }));
   }, 120_000);
+
+  it('judges a cold start by the memory of its own process, not of the process that started it', async () => {
+    // Linux carries getrusage's maxRSS across exec from the forking process: a runtime process larger than a
+    // function's memory size (here this one, with 200 MB more) made each cold start of the function look out of
+    // memory, at its first report.
+    const ballast = Array.from({ length: 200 }, () => Buffer.alloc(1 << 20, 1));
+    const fresh = start();
+    const result = succeeded(await fresh.invoke(FUNCTIONS.memory.name, { action: 'count' }));
+    expect(result.coldStart).toBe(true);
+    expect(ballast).toHaveLength(200);
+  });
 
   it('takes a synchronous request of up to 6 MB of JSON, counted in bytes', async () => {
     const fn = FUNCTIONS.limits;
