@@ -1,6 +1,6 @@
 import { DcParams, EpochMillis, FULL_PAGES, Id, type PageSize, ReportedTimestamp } from '../../models/common';
 import * as z from '../../shared/zod';
-import { endpointGroup } from '../define';
+import { type EndpointDefinition, endpointGroup } from '../define';
 
 export const TAG = 'Routes';
 
@@ -41,6 +41,18 @@ export const ROUTE_PAGE_SIZES = {
 export const RouteData = z.object({ route: Route });
 
 export const IMPORT_FAILURE_CODES = [3005, 3006, 3008, 3009, 3010];
+
+/**
+ * What a start of a route takes and may be refused with, by API key or from the driver app (both run
+ * functions/domain/route-start.ts): its events give the waypoints' tracking links (ROUTE_STARTED,
+ * ROUTE_ETAS_CHANGED), and ROUTE_STARTED carries the codes of the stops that require a PIN, for the ERP (an
+ * answer never does), which only these two functions may open.
+ */
+export const ROUTE_START = {
+  linksToApi: true,
+  access: { table: 'readWrite', stopPins: 'decrypt' },
+  errorCodes: [3003, 3010, 3011, 3012, 3102],
+} satisfies Pick<EndpointDefinition, 'linksToApi' | 'access' | 'errorCodes'>;
 
 /** What the rows about one route share: its params, and 3003 when it is missing. */
 const ONE_ROUTE = { tag: TAG, request: { params: RouteParams }, errorCodes: [3003] };
