@@ -1,17 +1,19 @@
 import type { Optimization } from '../../domain/records';
+import { apiFields } from '../../shared/field-names';
 
 /** An optimization as GET .../optimizations/{id} answers it. */
 export const optimizationView = (optimization: Optimization) => ({
-  optimization_id: optimization.optimizationId,
-  status: optimization.status,
-  apply: optimization.apply,
-  locked_waypoint_ids: optimization.lockedWaypointIds,
-  waypoint_ids: optimization.waypointIds ?? null,
-  before: optimization.before ?? null,
-  after: optimization.after ?? null,
+  ...apiFields(optimization, [
+    'optimizationId',
+    'status',
+    'apply',
+    'lockedWaypointIds',
+    'waypointIds',
+    'before',
+    'after',
+  ]),
   applied: optimization.applied ?? false,
-  stopped_by_time_limit: optimization.stoppedByTimeLimit ?? null,
-  error: optimization.error ?? null,
+  ...apiFields(optimization, ['stoppedByTimeLimit', 'error']),
   created_timestamp: optimization.createdAt,
   finished_timestamp: optimization.finishedAt ?? null,
 });

@@ -128,12 +128,7 @@ export function accountingRecordView(record: AccountingRecord) {
 /** A proof as the dispatcher reads it; a download link only while it is AVAILABLE. */
 export function proofView({ proof, download }: ServedProof) {
   return {
-    id: proof.id,
-    type: proof.type,
-    status: proof.status,
-    content_type: proof.contentType,
-    size_bytes: proof.sizeBytes,
-    sha256: proof.sha256 ?? null,
+    ...apiFields(proof, ['id', 'type', 'status', 'contentType', 'sizeBytes', 'sha256']),
     uploaded_timestamp: proof.uploadedAt ?? null,
     attempt_id: proof.attemptId ?? null,
     download_link: download?.url ?? null,
