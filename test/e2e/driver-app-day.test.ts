@@ -35,6 +35,18 @@ import { expectError, expectSuccess } from '../support/http';
 const fx = useTestApi('driver-app-day');
 const stages = deliveryDay(fx);
 
+/**
+ * Awaits a visit of the day's stages: its attempt answered as the driver sent it, the ETAs of the waypoints
+ * left moved (a ROUTE_ETAS_CHANGED) or not as `etasMove` says, and every read matching the day's state.
+ * The waypoints as read.
+ */
+async function expectVisit(visit: ReturnType<typeof stages.visit0>, etasMove: boolean) {
+  const { body, attempt, moved } = await visit;
+  expect(attempt).toEqual(attemptView(body, driverId));
+  expect(moved).toBe(etasMove);
+  return stages.expectReadsMatchState();
+}
+
 describe('a whole delivery day through the driver app', () => {
   // The first stage imports the routes (the import worker's cold start): made under the hook's timeout.
   beforeAll(async () => {
@@ -120,10 +132,7 @@ describe('a whole delivery day through the driver app', () => {
   });
 
   it('records waypoint 0 SUCCESSFUL: every item delivered, ETAs of the rest move', async () => {
-    const { body, attempt, moved } = await stages.visit0();
-    expect(attempt).toEqual(attemptView(body, driverId));
-    expect(moved).toBe(true);
-    await stages.expectReadsMatchState();
+    await expectVisit(stages.visit0(), true);
     await stages.expectEstimatedCompletion();
   });
 
@@ -142,12 +151,9 @@ describe('a whole delivery day through the driver app', () => {
   });
 
   it('records waypoint 2 VISIT_LATER (skipping 1): listed items decided, the others still pending', async () => {
-    const { body, attempt, moved } = await stages.visit2Later();
-    const { client } = await stages.imported();
-    expect(attempt).toEqual(attemptView(body, driverId));
     // Waypoints 1 and 2 stay to visit, in sequence; both move by about 2 minutes: no ROUTE_ETAS_CHANGED.
-    expect(moved).toBe(false);
-    const waypoints = await stages.expectReadsMatchState();
+    const waypoints = await expectVisit(stages.visit2Later(), false);
+    const { client } = await stages.imported();
     expect(waypoints.map((waypoint) => waypoint.status)).toEqual(['SUCCESSFUL', 'PENDING', 'VISIT_LATER']);
     expect(nth(waypoints, 2).eta).toBeGreaterThan(nth(waypoints, 1).eta as number);
     const listed = await client.driverRoutes(token);
@@ -157,21 +163,15 @@ describe('a whole delivery day through the driver app', () => {
   });
 
   it('records the second visit of waypoint 2 SUCCESSFUL: still ESTIMATED while waypoint 1 is pending', async () => {
-    const { body, attempt, moved } = await stages.visit2Again();
-    expect(attempt).toEqual(attemptView(body, driverId));
-    expect(moved).toBe(true);
-    const waypoints = await stages.expectReadsMatchState();
+    const waypoints = await expectVisit(stages.visit2Again(), true);
     expect(nth(waypoints, 2).attempts.map((entry) => entry.id)).toEqual(['visit-2a', 'visit-2b']);
     await stages.expectEstimatedCompletion();
   });
 
   it('records waypoint 1 FAILED, one item for its own reason, the other delivered: completion ACTUAL', async () => {
-    const { body, attempt, moved } = await stages.visit1();
-    const { client } = await stages.imported();
-    expect(attempt).toEqual(attemptView(body, driverId));
     // Nothing is left to visit: no ETA to send.
-    expect(moved).toBe(false);
-    const waypoints = await stages.expectReadsMatchState();
+    const waypoints = await expectVisit(stages.visit1(), false);
+    const { client } = await stages.imported();
     expect(waypoints.map((waypoint) => [waypoint.status, waypoint.eta])).toEqual([
       ['SUCCESSFUL', null],
       ['FAILED', null],
