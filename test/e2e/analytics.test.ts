@@ -6,6 +6,7 @@ import {
   addDays,
   asAcme,
   asCsv,
+  asGlobex,
   attemptAnalytics,
   byRouteId,
   CHI_NAME,
@@ -89,20 +90,14 @@ describe('GET /dcs/{dc_id}/routes/{route_id}/analytics/route|attempts errors', (
 
   it('answers 403 (1002) for a DC outside the key’s account', async () => {
     for (const kind of kinds) {
-      const response = await request('GET', `/dcs/tyo/routes/mid-tyo-early/analytics/${kind}`, {
-        key: ax.globex.key,
-      });
-      expectError(response, 403, 1002);
+      expectError(await asGlobex('GET', `/dcs/tyo/routes/mid-tyo-early/analytics/${kind}`), 403, 1002);
       expectError(await asAcme('GET', `/dcs/gx/routes/mid-tyo-early/analytics/${kind}`), 403, 1002);
     }
   });
 
   it('answers 404 to another account’s key on a DC id both accounts have', async () => {
     for (const kind of kinds) {
-      const response = await request('GET', `/dcs/chi/routes/mid-chi-early/analytics/${kind}`, {
-        key: ax.globex.key,
-      });
-      expectError(response, 404, 3003);
+      expectError(await asGlobex('GET', `/dcs/chi/routes/mid-chi-early/analytics/${kind}`), 404, 3003);
     }
   });
 
@@ -193,7 +188,7 @@ describe('GET /analytics/download-requests/{txid}/files', () => {
     expect(expectSuccess(response, analytics.getAnalyticsDownloadFiles, 202)).toEqual({
       download_request_txid: txid,
     });
-    expectError(await request('GET', filesPath(txid), { key: ax.globex.key }), 400, 6000);
+    expectError(await asGlobex('GET', filesPath(txid)), 400, 6000);
   });
 
   it('answers 400 (6000) for an unknown txid and for another account’s txid', async () => {
@@ -201,7 +196,7 @@ describe('GET /analytics/download-requests/{txid}/files', () => {
     expectError(await asAcme('GET', filesPath('dl_✓')), 400, 6000);
     const txid = await requestDownload(downloadBody({ from_date: EMPTY, to_date: EMPTY }));
     await waitForFiles(txid);
-    expectError(await request('GET', filesPath(txid), { key: ax.globex.key }), 400, 6000);
+    expectError(await asGlobex('GET', filesPath(txid)), 400, 6000);
   });
 
   it('answers 400 (6000) for a txid no request could have (too long, or with a space)', async () => {

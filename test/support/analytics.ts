@@ -45,6 +45,8 @@ export const request = (method: string, path: string, options: CallOptions = {})
   call(ax.api.url, method, path, options);
 export const asAcme = (method: string, path: string, body?: unknown) =>
   request(method, path, { key: ax.acme.key, body });
+export const asGlobex = (method: string, path: string, body?: unknown) =>
+  request(method, path, { key: ax.globex.key, body });
 
 // ---------------------------------------------------------------------------------------------------
 // Time: DC-local wall clocks, written independently of the service's formatters
