@@ -3,7 +3,6 @@ import * as routes from '../../functions/api/routes/index';
 import { getOptimization, startOptimization } from '../../functions/data/optimizations';
 import { type ApiResponse, expectError, expectSuccess } from '../support/http';
 import { type Route, useRoutesApi } from '../support/route-changes';
-import { routeUpdatedEventsOf } from '../support/routes';
 
 /**
  * POST .../optimizations and GET .../optimizations/{id}: the route optimizer run by its worker. The errors every
@@ -62,8 +61,6 @@ async function finished(path: string, optimizationId: string): Promise<Optimizat
   }
 }
 
-const routeUpdatedEvents = (routeId: string) => routeUpdatedEventsOf(rt.accounts.acme.accountId, routeId);
-
 describe('POST /dcs/{dc_id}/routes/{route_id}/optimizations', () => {
   it(
     'proposes a shorter order with its figures, and leaves the route as it is without apply',
@@ -101,7 +98,7 @@ describe('POST /dcs/{dc_id}/routes/{route_id}/optimizations', () => {
       const route: Route = await rt.readRoute('dc-1', 'opt-apply');
       expect(route.waypoint_ids).toEqual(ids);
       expect(route.version).toBe(before.version + 1);
-      expect((await routeUpdatedEvents('opt-apply')).at(-1)).toMatchObject({
+      expect((await rt.routeUpdatedEvents('opt-apply')).at(-1)).toMatchObject({
         order_changed: true,
         optimization_id: optimizationId,
         version: route.version,

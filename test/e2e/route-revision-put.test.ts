@@ -4,8 +4,8 @@ import * as routes from '../../functions/api/routes/index';
 import { getTrackingPage } from '../../functions/api/tracking/index';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
 import { call, expectError, expectSuccess, readAllPages } from '../support/http';
-import { startAndVisit, useRoutesApi, type Waypoint } from '../support/route-changes';
-import { exampleRoute, importRoute, routeUpdatedEventsOf, waitForImport } from '../support/routes';
+import { startAndVisit, useRoutesApi } from '../support/route-changes';
+import { exampleRoute, importRoute, waitForImport } from '../support/routes';
 
 /**
  * PUT .../revision: the new version of an imported route, applied all or nothing by the import worker. The
@@ -35,11 +35,6 @@ async function revised(routeId: string, route: unknown): Promise<{ txid: string;
   return { txid, changes: data.changes };
 }
 
-async function waypointsOf(routeId: string): Promise<Waypoint[]> {
-  const response = await rt.asAcme('GET', `/dcs/dc-1/routes/${routeId}/waypoints`);
-  return (expectSuccess(response, routes.listWaypoints) as { waypoints: Waypoint[] }).waypoints;
-}
-
 async function invoicesOf(routeId: string) {
   const response = await rt.asAcme('GET', `/dcs/dc-1/routes/${routeId}/invoices`);
   return (
@@ -48,8 +43,6 @@ async function invoicesOf(routeId: string) {
     }
   ).invoices;
 }
-
-const routeUpdatedEvents = (routeId: string) => routeUpdatedEventsOf(rt.accounts.acme.accountId, routeId);
 
 const none = { added: [], removed: [], changed: [] };
 const itemIdsOf = (waypoint: ImportedWaypoint) =>
@@ -68,7 +61,7 @@ function withQuantity(waypoint: ImportedWaypoint, quantity: number): ImportedWay
 async function snapshotOf(routeId: string) {
   return {
     route: await rt.readRoute('dc-1', routeId),
-    waypoints: await waypointsOf(routeId),
+    waypoints: await rt.readWaypoints('dc-1', routeId),
     invoices: await invoicesOf(routeId),
   };
 }
@@ -78,7 +71,7 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
     const { body, asDriver } = await rt.importForAppDriver('rev-1', 3);
     const [wp0, wp1, wp2] = body.waypoints as [ImportedWaypoint, ImportedWaypoint, ImportedWaypoint];
     const before = await rt.readRoute('dc-1', body.id);
-    const waypointsBefore = await waypointsOf(body.id);
+    const waypointsBefore = await rt.readWaypoints('dc-1', body.id);
     const removedTracking = String(waypointsBefore[1]?.tracking_url).slice(rt.fx.api.url.length);
     const added = { ...(exampleRoute('rev-1-new', { waypoints: 1 }).waypoints[0] as ImportedWaypoint) };
     const moved = { ...wp2, address: '9 Other St' };
@@ -103,7 +96,7 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
     expect(route.name).toBe('Route rev-1, revised');
     expect(route.waypoint_ids).toEqual([wp0.id, wp2.id, added.id]);
     expect(route.version).toBeGreaterThan(before.version);
-    const waypoints = await waypointsOf(body.id);
+    const waypoints = await rt.readWaypoints('dc-1', body.id);
     // Kept waypoints keep their sequences; an added one takes the next after every sequence used.
     expect(waypoints.map((waypoint) => [waypoint.id, waypoint.sequence])).toEqual([
       [wp0.id, 0],
@@ -128,7 +121,7 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
     ) as { routes: { id: string; waypoints: { id: string }[] }[] };
     expect(shown[0]?.waypoints.map((waypoint) => waypoint.id)).toEqual([wp0.id, wp2.id, added.id]);
 
-    expect(await routeUpdatedEvents(body.id)).toEqual([
+    expect(await rt.routeUpdatedEvents(body.id)).toEqual([
       { version: route.version, changes, order_changed: false, txid },
     ]);
   });
@@ -142,14 +135,19 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
     const again = await revised(body.id, revision);
     expect(again.changes).toEqual({ waypoints: none, invoices: none, items: none });
     expect(await snapshotOf(body.id)).toEqual(after);
-    expect(await routeUpdatedEvents(body.id)).toHaveLength(1);
+    expect(await rt.routeUpdatedEvents(body.id)).toHaveLength(1);
   });
 
   it('gives a waypoint removed and added again a tracking link of its own: the earlier customer’s opens nothing', async () => {
     const { body } = await rt.importForAppDriver('rev-relink', 3);
     const [wp0, wp1, wp2] = body.waypoints as [ImportedWaypoint, ImportedWaypoint, ImportedWaypoint];
     const linksOf = async () =>
-      new Map((await waypointsOf(body.id)).map((waypoint) => [waypoint.id, waypoint.tracking_url as string]));
+      new Map(
+        (await rt.readWaypoints('dc-1', body.id)).map((waypoint) => [
+          waypoint.id,
+          waypoint.tracking_url as string,
+        ]),
+      );
     const before = await linksOf();
     await revised(body.id, { ...body, waypoints: [wp0, wp2] });
     await revised(body.id, { ...body, waypoints: [wp0, wp2, { ...wp1, name: 'The next customer' }] });
@@ -172,7 +170,7 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
     await revised(body.id, { ...body, waypoints: [body.waypoints[0]] });
     const other = { ...exampleRoute('rev-free-other', { waypoints: 1 }), waypoints: [removed] };
     await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', other);
-    expect((await waypointsOf(other.id)).map((waypoint) => waypoint.id)).toEqual([removed.id]);
+    expect((await rt.readWaypoints('dc-1', other.id)).map((waypoint) => waypoint.id)).toEqual([removed.id]);
   });
 
   it('fails with 3100 naming the waypoint when a visited one would change, and leaves the route as it was', async () => {
@@ -202,7 +200,7 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
     });
     expect(expectError(finished, 400, 3006)).toContain(other.waypoints[0]?.id);
     expect(await snapshotOf(body.id)).toEqual(before);
-    expect(await routeUpdatedEvents(body.id)).toEqual([]);
+    expect(await rt.routeUpdatedEvents(body.id)).toEqual([]);
     // The fresh waypoint's ids were claimed for the revision, then freed.
     const third = { ...exampleRoute('rev-taken-third', { waypoints: 1 }), waypoints: [fresh] };
     await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', third);
@@ -224,11 +222,11 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
     expect(changes.waypoints).toEqual({ added: [fresh.id], removed: [], changed: [] });
     const order = [wp0.id, wp2.id, fresh.id, wp1.id];
     expect((await rt.readRoute('dc-1', body.id)).waypoint_ids).toEqual(order);
-    const after = await waypointsOf(body.id);
+    const after = await rt.readWaypoints('dc-1', body.id);
     expect(after.map((waypoint) => waypoint.id)).toEqual(order);
     // Each keeps its sequence: the new one takes the next after every one used.
     expect(after.map((waypoint) => waypoint.sequence)).toEqual([0, 2, 3, 1]);
-    const events = await routeUpdatedEvents(body.id);
+    const events = await rt.routeUpdatedEvents(body.id);
     expect(events.at(-1)).toMatchObject({ order_changed: true });
     // The driver app's next read shows the new order.
     const app = expectSuccess(await asDriver('GET', '/driver/routes'), driverApp.listDriverRoutes) as {

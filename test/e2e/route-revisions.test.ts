@@ -5,8 +5,8 @@ import * as routes from '../../functions/api/routes/index';
 import { db, tableName } from '../../functions/data/client';
 import { routeKeys } from '../../functions/data/routes';
 import { expectError, expectSuccess } from '../support/http';
-import { type Route, startAndVisit, useRoutesApi, type Waypoint } from '../support/route-changes';
-import { exampleRoute, importRoute, routeUpdatedEventsOf } from '../support/routes';
+import { type Route, startAndVisit, useRoutesApi } from '../support/route-changes';
+import { exampleRoute, importRoute } from '../support/routes';
 
 /**
  * Changes of a route after its import: cancelling one waypoint. The errors every route endpoint shares (401,
@@ -20,11 +20,6 @@ type ImportedWaypoint = ReturnType<typeof exampleRoute>['waypoints'][number];
 const cancel = (routeId: string, waypointId: string, key = rt.accounts.acme.key) =>
   rt.fx.as(key, 'DELETE', `/dcs/dc-1/routes/${routeId}/waypoints/${waypointId}`);
 
-async function waypointsOf(routeId: string): Promise<Waypoint[]> {
-  const response = await rt.asAcme('GET', `/dcs/dc-1/routes/${routeId}/waypoints`);
-  return (expectSuccess(response, routes.listWaypoints) as { waypoints: Waypoint[] }).waypoints;
-}
-
 async function invoiceIdsOf(routeId: string): Promise<string[]> {
   const response = await rt.asAcme('GET', `/dcs/dc-1/routes/${routeId}/invoices`);
   const { invoices } = expectSuccess(response, routes.getInvoiceStatus) as { invoices: { id: string }[] };
@@ -36,14 +31,12 @@ const idsOf = (waypoint: ImportedWaypoint) => ({
   items: waypoint.invoices.flatMap((invoice) => invoice.items.map((item) => item.id)),
 });
 
-const routeUpdatedEvents = (routeId: string) => routeUpdatedEventsOf(rt.accounts.acme.accountId, routeId);
-
 describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => {
   it('cancels a waypoint not yet visited: version bumped, gone from every read, the others keep their sequence, ROUTE_UPDATED', async () => {
     const { body, path } = await rt.importForAppDriver('cxl-1', 3);
     const [wp0, wp1, wp2] = body.waypoints as [ImportedWaypoint, ImportedWaypoint, ImportedWaypoint];
     const before = await rt.readRoute('dc-1', body.id);
-    const waypointsBefore = await waypointsOf(body.id);
+    const waypointsBefore = await rt.readWaypoints('dc-1', body.id);
     const trackingPath = String(waypointsBefore[1]?.tracking_url).slice(rt.fx.api.url.length);
     expect((await rt.fx.request('GET', trackingPath)).status).toBe(200);
 
@@ -52,7 +45,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => 
     expect(route).toEqual({ ...before, version: before.version + 1, waypoint_ids: [wp0.id, wp2.id] });
     expect(await rt.readRoute('dc-1', body.id)).toEqual(route);
 
-    const waypoints = await waypointsOf(body.id);
+    const waypoints = await rt.readWaypoints('dc-1', body.id);
     expect(waypoints.map((waypoint) => [waypoint.id, waypoint.sequence])).toEqual([
       [wp0.id, 0],
       [wp2.id, 2],
@@ -65,7 +58,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => 
     expect(etaAfter).toBeLessThan(etaBefore);
     expect(waypoints[0]?.eta).toBe(waypointsBefore[0]?.eta);
 
-    expect(await routeUpdatedEvents(body.id)).toEqual([
+    expect(await rt.routeUpdatedEvents(body.id)).toEqual([
       {
         version: route.version,
         changes: {
@@ -87,7 +80,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => 
 
     expectSuccess(await cancel(body.id, cancelled.id), routes.cancelWaypoint);
     await importRoute(rt.fx.api.url, rt.accounts.acme.key, 'dc-1', other);
-    expect((await waypointsOf(other.id)).map((waypoint) => waypoint.id)).toEqual([cancelled.id]);
+    expect((await rt.readWaypoints('dc-1', other.id)).map((waypoint) => waypoint.id)).toEqual([cancelled.id]);
   });
 
   it('cancels a waypoint with more invoices and items than one transaction holds, and frees their ids', async () => {
@@ -150,7 +143,7 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => 
     const { route } = expectSuccess(await cancel(body.id, wp1.id), routes.cancelWaypoint) as { route: Route };
     expect(route).toMatchObject({ version: before.version + 1, waypoint_ids: [wp0.id, wp2.id] });
     expect(route.started_timestamp).toBe(startedAt);
-    const waypoints = await waypointsOf(body.id);
+    const waypoints = await rt.readWaypoints('dc-1', body.id);
     expect(waypoints.map((waypoint) => [waypoint.id, waypoint.eta === null])).toEqual([
       [wp0.id, false],
       [wp2.id, false],
@@ -195,6 +188,6 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => 
     const after = await rt.readRoute('dc-1', body.id);
     expectError(await cancel(body.id, wp1.id), 404, 1003);
     expect(await rt.readRoute('dc-1', body.id)).toEqual(after);
-    expect(await routeUpdatedEvents(body.id)).toHaveLength(1);
+    expect(await rt.routeUpdatedEvents(body.id)).toHaveLength(1);
   });
 });

@@ -3,7 +3,6 @@ import * as driverApp from '../../functions/api/driver-app/index';
 import * as routes from '../../functions/api/routes/index';
 import { expectError, expectSuccess } from '../support/http';
 import { type Route, useRoutesApi, type Waypoint } from '../support/route-changes';
-import { routeUpdatedEventsOf } from '../support/routes';
 
 /**
  * PUT .../waypoint-order: a new visiting order for a route's waypoints. The errors every route endpoint shares
@@ -29,8 +28,6 @@ async function waypointsOf(
   const response = await rt.asAcme('GET', `${path}/waypoints${query}`);
   return expectSuccess(response, routes.listWaypoints) as { waypoints: Waypoint[]; next_token?: string };
 }
-
-const routeUpdatedEvents = (routeId: string) => routeUpdatedEventsOf(rt.accounts.acme.accountId, routeId);
 
 const noIds = { added: [], removed: [], changed: [] };
 
@@ -63,7 +60,7 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/waypoint-order', () => {
     };
     expect(one.waypoint.eta).toBe(etas[3]);
 
-    expect(await routeUpdatedEvents('order-1')).toEqual([
+    expect(await rt.routeUpdatedEvents('order-1')).toEqual([
       {
         version: route.version,
         changes: { waypoints: noIds, invoices: noIds, items: noIds },
@@ -72,7 +69,7 @@ describe('PUT /dcs/{dc_id}/routes/{route_id}/waypoint-order', () => {
     ]);
     // The same order again changes nothing.
     expect((await reordered(path, order)).version).toBe(route.version);
-    expect(await routeUpdatedEvents('order-1')).toHaveLength(1);
+    expect(await rt.routeUpdatedEvents('order-1')).toHaveLength(1);
   });
 
   it('reorders a started route around the visited waypoints, which keep their place (3100 naming the first moved); the driver app reads the new order', async () => {
