@@ -11,7 +11,7 @@ import type { SampleRoute } from '../../local/app/sample-route';
 import { apiCaller, type TestAccount } from './fixtures';
 import { type ApiResponse, expectSuccess } from './http';
 import type { TestApi } from './local-api';
-import { exampleRoute, importRoute } from './routes';
+import { exampleRoute, importRoute, readWaypointsAs } from './routes';
 
 export { expectedInvoices, importedWaypoint, trackingUrlUnder } from './routes';
 
@@ -125,10 +125,7 @@ export function driverAppClient(api: TestApi, account: TestAccount) {
     return routeData(await asAccount('GET', `/dcs/${dcId}/routes/${routeId}`), routes.getRoute);
   }
 
-  async function readWaypoints(dcId: string, routeId: string): Promise<Waypoint[]> {
-    const response = await asAccount('GET', `/dcs/${dcId}/routes/${routeId}/waypoints`);
-    return (expectSuccess(response, routes.listWaypoints) as { waypoints: Waypoint[] }).waypoints;
-  }
+  const readWaypoints = (dcId: string, routeId: string) => readWaypointsAs(asAccount, dcId, routeId);
 
   async function readWaypoint(dcId: string, routeId: string, waypointId: string): Promise<Waypoint> {
     const response = await asAccount('GET', `/dcs/${dcId}/routes/${routeId}/waypoints/${waypointId}`);

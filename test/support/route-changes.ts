@@ -8,7 +8,7 @@ import { createTestAccount } from './accounts';
 import { type TestAccount, type TestApiFixture, useTestApi } from './fixtures';
 import { expectSuccess } from './http';
 import { strongToken } from './login-tokens';
-import { exampleRoute, importRoute, routeUpdatedEventsOf } from './routes';
+import { exampleRoute, importRoute, readWaypointsAs, routeUpdatedEventsOf } from './routes';
 
 export type Route = z.infer<typeof routes.Route>;
 export type Waypoint = z.infer<typeof routes.RouteWaypoint>;
@@ -90,11 +90,7 @@ export function routeCalls(fx: TestApiFixture, account: () => TestAccount) {
     return (expectSuccess(response, routes.getRoute) as { route: Route }).route;
   }
 
-  /** The waypoints of a route, as its first page lists them. */
-  async function readWaypoints(dcId: string, routeId: string): Promise<Waypoint[]> {
-    const response = await as('GET', `/dcs/${dcId}/routes/${routeId}/waypoints`);
-    return (expectSuccess(response, routes.listWaypoints) as { waypoints: Waypoint[] }).waypoints;
-  }
+  const readWaypoints = (dcId: string, routeId: string) => readWaypointsAs(as, dcId, routeId);
 
   /** The ROUTE_UPDATED events of a route of the account, as stored. */
   const routeUpdatedEvents = (routeId: string) => routeUpdatedEventsOf(account().accountId, routeId);

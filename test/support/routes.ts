@@ -5,6 +5,8 @@ import { expect } from 'vitest';
 import {
   createImportUpload,
   type InvoiceStatus as InvoiceStatusSchema,
+  listWaypoints,
+  type RouteWaypoint,
 } from '../../functions/api/routes/index';
 import { findHeldClaims } from '../../functions/data/claims';
 import { db, type Item, tableName } from '../../functions/data/client';
@@ -14,12 +16,23 @@ import type * as z from '../../functions/shared/zod';
 import { importRoutes } from '../../functions/workers/import-routes/consumer';
 import type { SampleRoute } from '../../local/app/sample-route';
 import { sqsRecord } from '../../local/event-sources/sqs-records';
-import { call, expectSuccess } from './http';
+import { type ApiResponse, call, expectSuccess } from './http';
 import type { TestApi } from './local-api';
 
 export { sampleRoute as exampleRoute } from '../../local/app/sample-route';
 
 type InvoiceStatus = z.infer<typeof InvoiceStatusSchema>;
+type Waypoint = z.infer<typeof RouteWaypoint>;
+
+/** A route's waypoints as their first page lists them, read by `as` (one account's calls); 200 and the schema asserted. */
+export async function readWaypointsAs(
+  as: (method: string, path: string) => Promise<ApiResponse>,
+  dcId: string,
+  routeId: string,
+): Promise<Waypoint[]> {
+  const response = await as('GET', `/dcs/${dcId}/routes/${routeId}/waypoints`);
+  return (expectSuccess(response, listWaypoints) as { waypoints: Waypoint[] }).waypoints;
+}
 
 /** Polls the import status until it is no longer 202; returns the final response. */
 export async function waitForImport(
