@@ -29,14 +29,15 @@ export default defineConfig({
   test: {
     // Three tiers. Only the end-to-end tier needs the synthesized app, every bundle and fauxqs (its global
     // setup); the unit and CDK tiers start nothing, so `npx vitest run test/unit` is a quick inner loop.
-    // Every tier runs its files one after another in each worker's process, without isolation: a file's
-    // imports (zod, the AWS SDK, aws-cdk-lib, the service's and the local runtime's modules) load once per
-    // worker instead of once per file, and a synthesis a CDK helper module keeps serves every file of the
-    // worker. The unit tier took 34 CPU-s instead of 50, the CDK tier 39 instead of 59; in a whole `npm test`
-    // the end-to-end tier's test workers took about 245 CPU-s instead of 320 (631 s instead of 656 s on two
-    // cores, the same day). A file starts from the worker's environment and no configuration
-    // (test/support/fresh-file.ts); the service's clients follow `configure` (functions/shared/config.ts); a
-    // helper that keeps what a file started empties its list as the file ends.
+    // The unit, CDK and end-to-end tiers run their files one after another in each worker's process, without
+    // isolation (the two files of `large` keep a process each): a file's imports (zod, the AWS SDK,
+    // aws-cdk-lib, the service's and the local runtime's modules) load once per worker instead of once per
+    // file, and a synthesis a CDK helper module keeps serves every file of the worker. The unit tier took 34
+    // CPU-s instead of 50, the CDK tier 39 instead of 59; in a whole `npm test` the end-to-end tier's test
+    // workers took about 245 CPU-s instead of 320 (631 s instead of 656 s on two cores, the same day). A file
+    // starts from the worker's environment and no configuration (test/support/fresh-file.ts); the service's
+    // clients follow `configure` (functions/shared/config.ts); a helper that keeps what a file started empties
+    // its list as the file ends.
     projects: [
       {
         extends: true,
