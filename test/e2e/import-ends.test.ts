@@ -34,10 +34,10 @@ import {
  */
 
 /** The import POST's deadline, shortened from 6 hours. */
-const DEADLINE_SECONDS = 30;
+const DEADLINE_SECONDS = 20;
 /** An upload link's lifetime and the arrival grace after it, shortened from 15 minutes each. */
-const UPLOAD_LINK_SECONDS = 5;
-const UPLOAD_GRACE_SECONDS = 5;
+const UPLOAD_LINK_SECONDS = 3;
+const UPLOAD_GRACE_SECONDS = 3;
 /** The import worker's timeout, shortened from 300 s: a run may start until this long before a deadline. */
 const WORKER_TIMEOUT_SECONDS = 10;
 
