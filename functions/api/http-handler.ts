@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import Negotiator from 'negotiator';
 import { authenticateDriverToken } from '../domain/driver-auth';
 import { answerOnce } from '../domain/idempotency';
 import {
@@ -62,16 +61,11 @@ export class GeoJsonAnswer {
   constructor(readonly body: unknown) {}
 }
 
-/** JSON first: only a client that asks for GeoJSON by name (geojson.io, QGIS, curl -H) gets it. */
-function prefersGeoJson(event: APIGatewayProxyEvent): boolean {
-  const accept = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
-  if (!accept) return false;
-  const media = new Negotiator({ headers: { accept } }).mediaType([
-    'application/json',
-    'application/geo+json',
-  ]);
-  return media === 'application/geo+json';
-}
+/**
+ * How an endpoint with `geoJson` tells that the client prefers it (functions/api/geo-json.ts), which its
+ * handler passes to httpHandler: the other functions do not bundle the Accept negotiation.
+ */
+export type GeoJsonPreference = (event: APIGatewayProxyEvent) => boolean;
 
 /**
  * Wraps a use case as an API Gateway proxy handler: size limit, JSON parsing, zod validation of path,
@@ -83,7 +77,13 @@ function prefersGeoJson(event: APIGatewayProxyEvent): boolean {
 export function httpHandler<const E extends EndpointDefinition>(
   endpoint: E,
   handle: (request: ApiRequest<E>) => Promise<SuccessData<E> | WithStatus | GeoJsonAnswer>,
+  ...geoJson: E extends { geoJson: object } ? [prefersGeoJson: GeoJsonPreference] : []
 ) {
+  const [prefersGeoJson] = geoJson as [GeoJsonPreference?];
+  if (endpoint.geoJson && !prefersGeoJson)
+    throw new Error(
+      `${endpoint.operationId} has geoJson: its handler must pass prefersGeoJson (geo-json.ts)`,
+    );
   const dcScoped = isDcScoped(endpoint);
   const keyed = takesIdempotencyKey(endpoint);
 
@@ -113,7 +113,7 @@ export function httpHandler<const E extends EndpointDefinition>(
             body: endpoint.request.body ? body : undefined,
             caller,
             requestId,
-            prefersGeoJson: endpoint.geoJson !== undefined && prefersGeoJson(event),
+            prefersGeoJson: prefersGeoJson?.(event) ?? false,
           } as ApiRequest<E>),
         );
       const key = keyed ? readIdempotencyKey(event) : undefined;
