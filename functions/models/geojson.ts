@@ -1,5 +1,8 @@
 import * as z from '../shared/zod';
 
+// Schema-building calls marked pure: a bundle builds only the schemas of this module its function uses
+// (docs/architecture.md, cold starts).
+
 /**
  * Location history as RFC 7946 GeoJSON (`application/geo+json`): a FeatureCollection that geojson.io and QGIS
  * open as it is. Positions are [longitude, latitude] (RFC 7946 §3.1.1, the reverse of the JSON answers'
@@ -10,39 +13,49 @@ import * as z from '../shared/zod';
  * A model module: zod only, so that the definitions (OpenAPI) and the handlers share it.
  */
 
-const Position = z.withMeta(z.tuple([z.number(), z.number()]), {
-  description: '[longitude, latitude] (RFC 7946 §3.1.1)',
-});
-const EpochMillis = z.int().check(z.minimum(0));
+const Position = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z.tuple([/* @__PURE__ */ z.number(), /* @__PURE__ */ z.number()]),
+  {
+    description: '[longitude, latitude] (RFC 7946 §3.1.1)',
+  },
+);
+const EpochMillis = /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.minimum(0));
 
-const PathFeature = z.object({
-  type: z.literal('Feature'),
-  geometry: z.union([
-    z.object({ type: z.literal('LineString'), coordinates: z.array(Position) }),
-    z.object({ type: z.literal('Point'), coordinates: Position }),
+const PathFeature = /* @__PURE__ */ z.object({
+  type: /* @__PURE__ */ z.literal('Feature'),
+  geometry: /* @__PURE__ */ z.union([
+    /* @__PURE__ */ z.object({
+      type: /* @__PURE__ */ z.literal('LineString'),
+      coordinates: /* @__PURE__ */ z.array(Position),
+    }),
+    /* @__PURE__ */ z.object({ type: /* @__PURE__ */ z.literal('Point'), coordinates: Position }),
   ]),
-  properties: z.object({
-    kind: z.literal('PATH'),
-    driver_id: z.string(),
-    timestamps: z.withMeta(z.array(EpochMillis), { description: 'each position’s ping time (epoch ms)' }),
+  properties: /* @__PURE__ */ z.object({
+    kind: /* @__PURE__ */ z.literal('PATH'),
+    driver_id: /* @__PURE__ */ z.string(),
+    timestamps: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.array(EpochMillis), {
+      description: 'each position’s ping time (epoch ms)',
+    }),
   }),
 });
 
-const VisitFeature = z.object({
-  type: z.literal('Feature'),
-  geometry: z.object({ type: z.literal('Point'), coordinates: Position }),
-  properties: z.object({
-    kind: z.enum(['ARRIVED', 'DEPARTED']),
-    waypoint_id: z.string(),
-    timestamp: z.withMeta(EpochMillis, { description: 'when (epoch ms)' }),
+const VisitFeature = /* @__PURE__ */ z.object({
+  type: /* @__PURE__ */ z.literal('Feature'),
+  geometry: /* @__PURE__ */ z.object({ type: /* @__PURE__ */ z.literal('Point'), coordinates: Position }),
+  properties: /* @__PURE__ */ z.object({
+    kind: /* @__PURE__ */ z.enum(['ARRIVED', 'DEPARTED']),
+    waypoint_id: /* @__PURE__ */ z.string(),
+    timestamp: /* @__PURE__ */ z.withMeta(EpochMillis, { description: 'when (epoch ms)' }),
   }),
 });
 
-export const TrackFeatureCollection = z.withMeta(
-  z.object({
-    type: z.literal('FeatureCollection'),
-    features: z.array(z.union([PathFeature, VisitFeature])),
-    next_token: z.withMeta(z.optional(z.string()), { description: 'present when more pings remain' }),
+export const TrackFeatureCollection = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z.object({
+    type: /* @__PURE__ */ z.literal('FeatureCollection'),
+    features: /* @__PURE__ */ z.array(/* @__PURE__ */ z.union([PathFeature, VisitFeature])),
+    next_token: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()), {
+      description: 'present when more pings remain',
+    }),
   }),
   {
     id: 'TrackFeatureCollection',

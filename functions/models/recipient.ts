@@ -2,6 +2,9 @@ import * as z from '../shared/zod';
 import { Label } from './common';
 import { canonicalLocale } from './notification-templates';
 
+// Schema-building calls marked pure: a bundle builds only the schemas of this module its function uses
+// (docs/architecture.md, cold starts).
+
 /**
  * Who a stop's customer messages go to (docs/api.md, Customer notifications): a waypoint's `recipient` in an
  * import or revision. Stored sealed (functions/domain/recipients.ts); the route and waypoint reads show it
@@ -29,34 +32,45 @@ export const E164 = /^\+[1-9]\d{6,14}$/;
 const EMAIL =
   /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
-export const Recipient = z.withMeta(
-  z
+export const Recipient = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z
     .object({
-      name: z.optional(Label(RECIPIENT_LIMITS.name, { notBlank: true })),
-      phone: z.withMeta(
-        z.optional(
-          z
+      name: /* @__PURE__ */ z.optional(/* @__PURE__ */ Label(RECIPIENT_LIMITS.name, { notBlank: true })),
+      phone: /* @__PURE__ */ z.withMeta(
+        /* @__PURE__ */ z.optional(
+          /* @__PURE__ */ z
             .string()
-            .check(z.regex(E164, 'must be an E.164 number: + and 7 to 15 digits, such as +14155550123')),
+            .check(
+              /* @__PURE__ */ z.regex(
+                E164,
+                'must be an E.164 number: + and 7 to 15 digits, such as +14155550123',
+              ),
+            ),
         ),
         { description: 'E.164 (`+14155550123`): SMS messages go to it' },
       ),
-      email: z.withMeta(
-        z.optional(
-          z
+      email: /* @__PURE__ */ z.withMeta(
+        /* @__PURE__ */ z.optional(
+          /* @__PURE__ */ z
             .string()
             .check(
-              z.maxLength(RECIPIENT_LIMITS.email, `must have at most ${RECIPIENT_LIMITS.email} characters`),
-              z.regex(EMAIL, 'must be an email address such as dana@example.com (ASCII; Punycode domains)'),
+              /* @__PURE__ */ z.maxLength(
+                RECIPIENT_LIMITS.email,
+                `must have at most ${RECIPIENT_LIMITS.email} characters`,
+              ),
+              /* @__PURE__ */ z.regex(
+                EMAIL,
+                'must be an email address such as dana@example.com (ASCII; Punycode domains)',
+              ),
             ),
         ),
         { description: 'email messages go to it' },
       ),
-      locale: z.withMeta(
-        z._default(
-          z.string().check(
-            z.maxLength(RECIPIENT_LIMITS.locale),
-            z.refine((locale) => canonicalLocale(locale) === locale, {
+      locale: /* @__PURE__ */ z.withMeta(
+        /* @__PURE__ */ z._default(
+          /* @__PURE__ */ z.string().check(
+            /* @__PURE__ */ z.maxLength(RECIPIENT_LIMITS.locale),
+            /* @__PURE__ */ z.refine((locale) => canonicalLocale(locale) === locale, {
               message: 'must be a canonical BCP 47 tag with an ISO 639 language, such as en, de or de-AT',
             }),
           ),
@@ -69,10 +83,13 @@ export const Recipient = z.withMeta(
       ),
     })
     .check(
-      z.refine((recipient) => recipient.phone !== undefined || recipient.email !== undefined, {
-        message: 'must have a phone or an email (or both)',
-        path: ['phone'],
-      }),
+      /* @__PURE__ */ z.refine(
+        (recipient) => recipient.phone !== undefined || recipient.email !== undefined,
+        {
+          message: 'must have a phone or an email (or both)',
+          path: ['phone'],
+        },
+      ),
     ),
   {
     id: 'Recipient',

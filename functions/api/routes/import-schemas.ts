@@ -6,11 +6,14 @@ import * as z from '../../shared/zod';
 import { endpointGroup } from '../define';
 import { TAG } from './schemas';
 
+// Schema-building calls marked pure: a bundle builds only the schemas of this module its function uses
+// (docs/architecture.md, cold starts).
+
 /**
  * Rows that accept a route body and hand it to the import worker: the body is kept in the bucket, the job
  * queued with its deadline, and the answer is a txid to poll.
  */
-export const routeBodyEndpoint = endpointGroup({
+export const routeBodyEndpoint = /* @__PURE__ */ endpointGroup({
   tag: TAG,
   access: {
     table: 'readWrite',
@@ -23,7 +26,7 @@ export const routeBodyEndpoint = endpointGroup({
   responses: {
     202: {
       description: 'accepted; poll the import status with the txid',
-      data: z.object({ txid: z.string() }),
+      data: /* @__PURE__ */ z.object({ txid: /* @__PURE__ */ z.string() }),
     },
   },
 });

@@ -3,36 +3,49 @@
 import { EpochMillis } from '../../models/common';
 import * as z from '../../shared/zod';
 
-const ItemStatus = z.withMeta(
-  z.nullable(
-    z.object({
-      status: z.enum(['SUCCESSFUL', 'FAILED']),
+// Schema-building calls marked pure: a bundle builds only the schemas of this module its function uses
+// (docs/architecture.md, cold starts).
+
+const ItemStatus = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z.nullable(
+    /* @__PURE__ */ z.object({
+      status: /* @__PURE__ */ z.enum(['SUCCESSFUL', 'FAILED']),
       timestamp: EpochMillis,
-      reason: z.withMeta(z.optional(z.object({ code: z.string(), message: z.string() })), {
-        description: 'present when FAILED',
-      }),
+      reason: /* @__PURE__ */ z.withMeta(
+        /* @__PURE__ */ z.optional(
+          /* @__PURE__ */ z.object({ code: /* @__PURE__ */ z.string(), message: /* @__PURE__ */ z.string() }),
+        ),
+        {
+          description: 'present when FAILED',
+        },
+      ),
     }),
   ),
   { id: 'ItemStatus', description: 'null until the item has been attempted' },
 );
 
-export const InvoiceStatus = z.withMeta(
-  z.object({
-    id: z.string(),
-    payment_method: z.nullable(z.string()),
-    invoice_name_attributes: z.array(z.object({ key: z.string(), value: z.string() })),
-    items: z.array(
-      z.object({
-        id: z.string(),
-        sku: z.nullable(z.string()),
-        name: z.nullable(z.string()),
-        quantity: z.number(),
-        display_unit_of_measure: z.withMeta(z.nullable(z.string()), {
-          description: 'what `quantity` counts (`CASE`, `KG`), as imported; null when it was not',
-        }),
-        total_price_cents: z.int(),
-        currency: z.string(),
-        barcodes: z.withMeta(z.array(z.string()), {
+export const InvoiceStatus = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z.object({
+    id: /* @__PURE__ */ z.string(),
+    payment_method: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()),
+    invoice_name_attributes: /* @__PURE__ */ z.array(
+      /* @__PURE__ */ z.object({ key: /* @__PURE__ */ z.string(), value: /* @__PURE__ */ z.string() }),
+    ),
+    items: /* @__PURE__ */ z.array(
+      /* @__PURE__ */ z.object({
+        id: /* @__PURE__ */ z.string(),
+        sku: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()),
+        name: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()),
+        quantity: /* @__PURE__ */ z.number(),
+        display_unit_of_measure: /* @__PURE__ */ z.withMeta(
+          /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()),
+          {
+            description: 'what `quantity` counts (`CASE`, `KG`), as imported; null when it was not',
+          },
+        ),
+        total_price_cents: /* @__PURE__ */ z.int(),
+        currency: /* @__PURE__ */ z.string(),
+        barcodes: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.array(/* @__PURE__ */ z.string()), {
           description: 'what a scan’s value is matched against, as imported; empty when it gave none',
         }),
         status: ItemStatus,
