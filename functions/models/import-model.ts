@@ -4,6 +4,9 @@ import { Barcodes, DeliveryRequirements } from './delivery-requirements';
 import { PathId } from './path-ids';
 import { Recipient } from './recipient';
 
+// Schema-building calls marked pure: a bundle builds only the schemas of this module its function uses
+// (docs/architecture.md, cold starts).
+
 /**
  * Limits of one imported route (docs/api.md §9). Each invoice, like each item, is a row and an id claim of its own:
  * invoices are bounded like items, so an import never writes more rows than a 50,000-item route.
@@ -22,89 +25,116 @@ export const MAX_LISTED_ID_BYTES = 96 * 1024;
 /** An id's bytes as JSON writes it (without the quotes). */
 export const jsonBytesOf = (id: string) => Buffer.byteLength(JSON.stringify(id), 'utf8') - 2;
 
-const Warehouse = z.withMeta(
-  z.object({
+const Warehouse = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z.object({
     id: Id,
-    name: z.optional(FreeText(200)),
-    address: z.optional(FreeText(500)),
+    name: /* @__PURE__ */ z.optional(/* @__PURE__ */ FreeText(200)),
+    address: /* @__PURE__ */ z.optional(/* @__PURE__ */ FreeText(500)),
     location: Location,
   }),
   { id: 'Warehouse' },
 );
 
-const TimeWindow = z.object({ start: Timestamp, end: Timestamp }).check(
-  z.refine((window) => window.start < window.end, {
+const TimeWindow = /* @__PURE__ */ z.object({ start: Timestamp, end: Timestamp }).check(
+  /* @__PURE__ */ z.refine((window) => window.start < window.end, {
     message: 'start must be before end',
     path: ['end'],
   }),
 );
 
-export const ImportItem = z.withMeta(
-  z.object({
+export const ImportItem = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z.object({
     id: Id,
-    sku: z.optional(Label(128)),
-    name: z.optional(FreeText(200)),
-    quantity: StorableNumber.check(z.minimum(0), z.maximum(1e9)),
-    display_unit_of_measure: z.optional(Label(32)),
-    total_price_cents: z.int().check(z.minimum(-1e12), z.maximum(1e12)),
-    currency: z.string().check(z.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code (three upper-case letters)')),
-    barcodes: z.optional(Barcodes),
+    sku: /* @__PURE__ */ z.optional(/* @__PURE__ */ Label(128)),
+    name: /* @__PURE__ */ z.optional(/* @__PURE__ */ FreeText(200)),
+    quantity: /* @__PURE__ */ StorableNumber.check(
+      /* @__PURE__ */ z.minimum(0),
+      /* @__PURE__ */ z.maximum(1e9),
+    ),
+    display_unit_of_measure: /* @__PURE__ */ z.optional(/* @__PURE__ */ Label(32)),
+    total_price_cents: /* @__PURE__ */ z
+      .int()
+      .check(/* @__PURE__ */ z.minimum(-1e12), /* @__PURE__ */ z.maximum(1e12)),
+    currency: /* @__PURE__ */ z
+      .string()
+      .check(/* @__PURE__ */ z.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code (three upper-case letters)')),
+    barcodes: /* @__PURE__ */ z.optional(Barcodes),
   }),
   { id: 'ImportItem' },
 );
 
-const NameAttribute = z.object({ key: Label(128), value: FreeText(500) });
+const NameAttribute = /* @__PURE__ */ z.object({
+  key: /* @__PURE__ */ Label(128),
+  value: /* @__PURE__ */ FreeText(500),
+});
 
-export const ImportInvoice = z.withMeta(
-  z.object({
+export const ImportInvoice = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z.object({
     id: Id,
-    payment_method: z.withMeta(
-      z.optional(
-        Label(32).check(z.regex(/^[A-Z][A-Z0-9_]{0,31}$/, 'must be an upper-case token such as CASH')),
+    payment_method: /* @__PURE__ */ z.withMeta(
+      /* @__PURE__ */ z.optional(
+        /* @__PURE__ */ Label(32).check(
+          /* @__PURE__ */ z.regex(/^[A-Z][A-Z0-9_]{0,31}$/, 'must be an upper-case token such as CASH'),
+        ),
       ),
       { description: '`CASH` counts toward the cash the driver should collect' },
     ),
-    invoice_name_attributes: z._default(z.array(NameAttribute).check(z.maxLength(50)), []),
-    items: z.array(ImportItem),
+    invoice_name_attributes: /* @__PURE__ */ z._default(
+      /* @__PURE__ */ z.array(NameAttribute).check(/* @__PURE__ */ z.maxLength(50)),
+      [],
+    ),
+    items: /* @__PURE__ */ z.array(ImportItem),
   }),
   { id: 'ImportInvoice' },
 );
 
-export const ImportWaypoint = z.withMeta(
-  z.object({
-    id: PathId('waypoint_id'),
-    customer_id: z.optional(Id),
-    name: z.optional(FreeText(200)),
-    address: z.optional(FreeText(500)),
+export const ImportWaypoint = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z.object({
+    id: /* @__PURE__ */ PathId('waypoint_id'),
+    customer_id: /* @__PURE__ */ z.optional(Id),
+    name: /* @__PURE__ */ z.optional(/* @__PURE__ */ FreeText(200)),
+    address: /* @__PURE__ */ z.optional(/* @__PURE__ */ FreeText(500)),
     location: Location,
-    service_time_minutes: z._default(z.int().check(z.minimum(0), z.maximum(1440)), 0),
-    time_windows: z._default(z.array(TimeWindow).check(z.maxLength(20)), []),
-    invoices: z._default(z.array(ImportInvoice), []),
-    requirements: z.optional(DeliveryRequirements),
-    recipient: z.optional(Recipient),
+    service_time_minutes: /* @__PURE__ */ z._default(
+      /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.minimum(0), /* @__PURE__ */ z.maximum(1440)),
+      0,
+    ),
+    time_windows: /* @__PURE__ */ z._default(
+      /* @__PURE__ */ z.array(TimeWindow).check(/* @__PURE__ */ z.maxLength(20)),
+      [],
+    ),
+    invoices: /* @__PURE__ */ z._default(/* @__PURE__ */ z.array(ImportInvoice), []),
+    requirements: /* @__PURE__ */ z.optional(DeliveryRequirements),
+    recipient: /* @__PURE__ */ z.optional(Recipient),
   }),
   { id: 'ImportWaypoint' },
 );
 
-export const ImportRoute = z.withMeta(
-  z
+export const ImportRoute = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z
     .object({
-      id: PathId('route_id'),
-      name: z.withMeta(z.optional(Name), { description: 'defaults to the id' }),
-      driver_id: z.withMeta(z.optional(Id), { description: 'a driver of this DC (3010 otherwise)' }),
+      id: /* @__PURE__ */ PathId('route_id'),
+      name: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.optional(Name), {
+        description: 'defaults to the id',
+      }),
+      driver_id: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.optional(Id), {
+        description: 'a driver of this DC (3010 otherwise)',
+      }),
       start_time: Timestamp,
-      activate_after_successful_import: z._default(z.boolean(), false),
-      start_warehouse: z.withMeta(z.optional(Warehouse), {
+      activate_after_successful_import: /* @__PURE__ */ z._default(/* @__PURE__ */ z.boolean(), false),
+      start_warehouse: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.optional(Warehouse), {
         description: 'absent: the route starts at its first waypoint',
       }),
-      end_warehouse: z.withMeta(z.optional(Warehouse), {
+      end_warehouse: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.optional(Warehouse), {
         description: 'absent: the route ends at its last waypoint',
       }),
-      vehicle: z.optional(z.object({ id: Id })),
-      waypoints: z.array(ImportWaypoint).check(z.minLength(1), z.maxLength(IMPORT_LIMITS.waypoints)),
+      vehicle: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.object({ id: Id })),
+      waypoints: /* @__PURE__ */ z
+        .array(ImportWaypoint)
+        .check(/* @__PURE__ */ z.minLength(1), /* @__PURE__ */ z.maxLength(IMPORT_LIMITS.waypoints)),
     })
     .check(
-      z.superRefine((route, context) => {
+      /* @__PURE__ */ z.superRefine((route, context) => {
         let items = 0;
         let invoices = 0;
         let waypointIdBytes = 0;
@@ -147,6 +177,8 @@ export const ImportRoute = z.withMeta(
   { id: 'ImportRoute' },
 );
 
-export const ImportRouteBody = z.withMeta(z.object({ route: ImportRoute }), { id: 'ImportRouteRequest' });
+export const ImportRouteBody = /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.object({ route: ImportRoute }), {
+  id: 'ImportRouteRequest',
+});
 
 export type ImportedRoute = z.output<typeof ImportRoute>;
