@@ -314,31 +314,8 @@ const NODE_NET_IMPORT = /(?:from|import)\s*"(?:node:)?net"/;
  * constant and counting the zod schemas it builds (zod calls a global post-processor for each one it makes).
  */
 describe('tree-shaking the common schemas', () => {
-  const schemasBuiltImporting = (names: string) => {
-    const dir = mkdtempSync(join(tmpdir(), 'tree-shaking-'));
-    try {
-      buildSync({
-        ...LAMBDA_ESBUILD_OPTIONS,
-        splitting: false,
-        sourcemap: false,
-        stdin: {
-          contents: `import { ${names} } from './functions/models/common'; export const used = [${names}];`,
-          resolveDir: REPO_ROOT,
-          loader: 'ts',
-        },
-        outdir: dir,
-      });
-      const count = `let built = 0;
-        globalThis.__zod_globalConfig = { postProcessor: () => { built++; } };
-        await import(${JSON.stringify(join(dir, 'index.mjs'))});
-        process.stdout.write(String(built));`;
-      return Number(
-        execFileSync(process.execPath, ['--input-type=module', '-e', count], { encoding: 'utf8' }),
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  };
+  const schemasBuiltImporting = (names: string) =>
+    schemasBuiltBy(`import { ${names} } from './functions/models/common'; export const used = [${names}];`);
 
   it('builds none of them in a bundle that imports only a constant', () => {
     expect(schemasBuiltImporting('MAX_PAGE_ROWS')).toBe(0);
@@ -350,6 +327,57 @@ describe('tree-shaking the common schemas', () => {
     expect(schemasBuiltImporting('Id, Location')).toBeGreaterThan(schemasBuiltImporting('Id'));
   });
 });
+
+/**
+ * The groups' schema modules and the models beside common.ts mark their schema-building calls pure too, with no
+ * argument esbuild counts as an effect: a function builds only the schemas of theirs it uses. Held by a bundle
+ * that imports each one and uses nothing of it.
+ */
+describe('tree-shaking the group schema modules', () => {
+  it.each([
+    'functions/api/analytics/schemas.ts',
+    'functions/api/dcs/schemas.ts',
+    'functions/api/driver-app/schemas.ts',
+    'functions/api/routes/accounting-schemas.ts',
+    'functions/api/routes/invoice-schemas.ts',
+    'functions/api/routes/optimization-schemas.ts',
+    'functions/api/routes/proof-schemas.ts',
+    'functions/api/routes/schemas.ts',
+    'functions/api/routes/waypoint-schemas.ts',
+    'functions/api/tracking/schemas.ts',
+    'functions/models/delivery-requirements.ts',
+    'functions/models/geojson.ts',
+    'functions/models/import-model.ts',
+    'functions/models/recipient.ts',
+  ])('%s: a bundle that uses none of its schemas builds none', (file) => {
+    expect(schemasBuiltBy(`import './${file}';`)).toBe(0);
+  });
+});
+
+/** The zod schemas a bundle of `contents` (at the repository's root) builds at import, counted by zod's post-processor. */
+function schemasBuiltBy(contents: string): number {
+  const dir = mkdtempSync(join(tmpdir(), 'tree-shaking-'));
+  try {
+    buildSync({
+      ...LAMBDA_ESBUILD_OPTIONS,
+      splitting: false,
+      sourcemap: false,
+      stdin: {
+        contents,
+        resolveDir: REPO_ROOT,
+        loader: 'ts',
+      },
+      outdir: dir,
+    });
+    const count = `let built = 0;
+        globalThis.__zod_globalConfig = { postProcessor: () => { built++; } };
+        await import(${JSON.stringify(join(dir, 'index.mjs'))});
+        process.stdout.write(String(built));`;
+    return Number(execFileSync(process.execPath, ['--input-type=module', '-e', count], { encoding: 'utf8' }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 describe("bundling Node's built-in modules", () => {
   // Node builds an ES module's view of a built-in from every export's value, and node:http's WebSocket,
