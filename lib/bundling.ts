@@ -343,11 +343,29 @@ const RESERVED_IDS_DEFINE = JSON.stringify(
   JSON.stringify(reservedIdsOf(endpoints.map((endpoint) => endpoint.path))),
 );
 
-/** esbuild's `define` of a function's bundle: whether it carries the X-Ray SDK, and the reserved ids. */
-export function bundleDefine(options: { xraySdk: boolean }): Record<string, string> {
+/**
+ * The build-time constant that says whether a bundle keeps the endpoints' response schemas
+ * (functions/api/define.ts, `import.meta.responseSchemas`): only the OpenAPI document reads them, so every
+ * other function leaves them out, with the schemas only they use (about 40 per route read, over 100 in the
+ * largest). Unbundled code (tsx, the tests, CDK) has no constant and keeps them.
+ */
+export const RESPONSE_SCHEMAS_CONSTANT = 'import.meta.responseSchemas';
+
+/** The functions that read the response schemas at run time: the OpenAPI document's, which it builds from them. */
+export const RESPONSE_SCHEMA_ENTRIES: readonly string[] = ['functions/api/docs/openapi/handler.ts'];
+
+/**
+ * esbuild's `define` of a function's bundle: whether it carries the X-Ray SDK, the reserved ids, and whether it
+ * keeps the response schemas (by default not: RESPONSE_SCHEMA_ENTRIES says which functions do).
+ */
+export function bundleDefine(options: {
+  xraySdk: boolean;
+  responseSchemas?: boolean;
+}): Record<string, string> {
   return {
     [XRAY_SDK_CONSTANT]: JSON.stringify(options.xraySdk),
     [RESERVED_IDS_CONSTANT]: RESERVED_IDS_DEFINE,
+    [RESPONSE_SCHEMAS_CONSTANT]: JSON.stringify(options.responseSchemas ?? false),
   };
 }
 

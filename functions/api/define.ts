@@ -2,6 +2,22 @@ import type { ResourceAccess } from '../shared/access';
 import { httpStatusOfCode } from '../shared/error-codes';
 import type * as z from '../shared/zod';
 
+declare global {
+  interface ImportMeta {
+    /**
+     * Whether the bundle keeps the endpoints' response schemas: esbuild's `define` makes it `false` in every
+     * function but the OpenAPI document's (lib/bundling.ts, RESPONSE_SCHEMAS_CONSTANT), undefined where the code
+     * runs unbundled. Each endpoint states its `responses` (and its GeoJSON schema) as
+     * `import.meta.responseSchemas === false ? NOT_BUNDLED : { ... }`: esbuild folds the condition while it
+     * parses, so the schemas only the answer uses are neither in the bundle nor built at its cold start.
+     */
+    readonly responseSchemas?: boolean;
+  }
+}
+
+/** What `responses` (and a GeoJSON schema) are in a bundle without response schemas: nothing reads them there. */
+export const NOT_BUNDLED = {} as never;
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Who may call an endpoint: an account's API key, a driver's login token, or anyone. */

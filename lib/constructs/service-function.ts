@@ -37,6 +37,7 @@ import {
   HANDLER,
   LAMBDA_ESBUILD_OPTIONS,
   REPO_ROOT,
+  RESPONSE_SCHEMA_ENTRIES,
 } from '../bundling';
 import type { Slice } from '../slices';
 import { alarmOn, WATCHES } from '../watches';
@@ -138,7 +139,10 @@ export class ServiceFunction extends LambdaFunction {
 
     const asset: FunctionAsset = {
       entry: props.slice.repoEntry,
-      define: bundleDefine({ xraySdk: props.xraySdk ?? false }),
+      define: bundleDefine({
+        xraySdk: props.xraySdk ?? false,
+        responseSchemas: RESPONSE_SCHEMA_ENTRIES.includes(props.slice.repoEntry),
+      }),
       bundledFiles: props.bundledFiles ?? [],
     };
     checkBundledFiles(asset.bundledFiles);

@@ -3,7 +3,7 @@ import { endpoints } from '../../functions/api/index';
 import { RESERVED_IDS_CONSTANT, reservedIdsOf } from '../../functions/models/path-ids';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/service-identity';
 import { consumers } from '../../functions/workers/index';
-import { XRAY_SDK_CONSTANT } from '../../lib/bundling';
+import { RESPONSE_SCHEMAS_CONSTANT, XRAY_SDK_CONSTANT } from '../../lib/bundling';
 import {
   alarmTopicArn,
   allFunctions,
@@ -98,6 +98,7 @@ describe('Lambda functions', () => {
       expect(bundleDefineOf(fn), fn.sliceName).toEqual({
         [XRAY_SDK_CONSTANT]: 'false',
         [RESERVED_IDS_CONSTANT]: reservedIdsJson,
+        [RESPONSE_SCHEMAS_CONSTANT]: String(fn.sliceName === 'docs/openapi'),
       });
     }
   });
@@ -117,6 +118,7 @@ describe('Lambda functions', () => {
         expect(bundleDefineOf(fn), fn.sliceName).toEqual({
           [XRAY_SDK_CONSTANT]: String(setting === 'all' || consumerFunctions.has(fn)),
           [RESERVED_IDS_CONSTANT]: reservedIdsJson,
+          [RESPONSE_SCHEMAS_CONSTANT]: String(fn.sliceName === 'docs/openapi'),
         });
     },
   );

@@ -360,6 +360,8 @@ function schemasBuiltBy(contents: string): number {
   try {
     buildSync({
       ...LAMBDA_ESBUILD_OPTIONS,
+      // As a function's bundle is built: without the response schemas (functions/api/define.ts).
+      define: bundleDefine({ xraySdk: false }),
       splitting: false,
       sourcemap: false,
       stdin: {

@@ -1,18 +1,22 @@
 import { pagedQuery, pageOf } from '../../../models/common';
+import { NOT_BUNDLED } from '../../define';
 import { AnalyticsRecord, ATTEMPT_ANALYTICS_PAGE, RouteParams, routeAnalyticsEndpoint } from '../schemas';
 
-export const getAttemptAnalytics = routeAnalyticsEndpoint(
+export const getAttemptAnalytics = /* @__PURE__ */ routeAnalyticsEndpoint(
   'GET /dcs/{dc_id}/routes/{route_id}/analytics/attempts',
   {
     operationId: 'getAttemptAnalytics',
     module: import.meta.url,
     summary: 'A finished route’s attempt analytics, in attempt order (404 until it is finished)',
-    request: { params: RouteParams, query: pagedQuery(ATTEMPT_ANALYTICS_PAGE) },
-    responses: {
-      200: {
-        description: 'the analytics',
-        data: pageOf('attempt_analytics', AnalyticsRecord),
-      },
-    },
+    request: { params: RouteParams, query: /* @__PURE__ */ pagedQuery(ATTEMPT_ANALYTICS_PAGE) },
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : {
+            200: {
+              description: 'the analytics',
+              data: /* @__PURE__ */ pageOf('attempt_analytics', AnalyticsRecord),
+            },
+          },
   },
 );

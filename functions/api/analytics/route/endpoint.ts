@@ -1,14 +1,21 @@
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { AnalyticsRecord, routeAnalyticsEndpoint } from '../schemas';
 
-export const getRouteAnalytics = routeAnalyticsEndpoint(
+export const getRouteAnalytics = /* @__PURE__ */ routeAnalyticsEndpoint(
   'GET /dcs/{dc_id}/routes/{route_id}/analytics/route',
   {
     operationId: 'getRouteAnalytics',
     module: import.meta.url,
     summary: 'A finished route’s analytics record (404 until it is finished)',
-    responses: {
-      200: { description: 'the analytics', data: z.object({ route_analytics: AnalyticsRecord }) },
-    },
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : {
+            200: {
+              description: 'the analytics',
+              data: /* @__PURE__ */ z.object({ route_analytics: AnalyticsRecord }),
+            },
+          },
   },
 );

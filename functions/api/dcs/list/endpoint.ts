@@ -1,9 +1,18 @@
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { Dc, dcsEndpoint } from '../schemas';
 
-export const listDcs = dcsEndpoint('GET /dcs', {
+export const listDcs = /* @__PURE__ */ dcsEndpoint('GET /dcs', {
   operationId: 'listDcs',
   module: import.meta.url,
   summary: 'List the DCs of the API key’s account',
-  responses: { 200: { description: 'the account’s DCs', data: z.object({ dcs: z.array(Dc) }) } },
+  responses:
+    import.meta.responseSchemas === false
+      ? NOT_BUNDLED
+      : {
+          200: {
+            description: 'the account’s DCs',
+            data: /* @__PURE__ */ z.object({ dcs: /* @__PURE__ */ z.array(Dc) }),
+          },
+        },
 });

@@ -1,10 +1,17 @@
+import { NOT_BUNDLED } from '../../define';
 import { dcSettingsEndpoint, NotificationSettingsData } from '../schemas';
 
-export const getNotificationSettings = dcSettingsEndpoint('GET /dcs/{dc_id}/notification-settings', {
-  operationId: 'getNotificationSettings',
-  module: import.meta.url,
-  summary: 'Read the DC’s customer notification settings: triggers, channels, quiet hours and templates',
-  responses: {
-    200: { description: 'the settings, defaults filled in', data: NotificationSettingsData },
+export const getNotificationSettings = /* @__PURE__ */ dcSettingsEndpoint(
+  'GET /dcs/{dc_id}/notification-settings',
+  {
+    operationId: 'getNotificationSettings',
+    module: import.meta.url,
+    summary: 'Read the DC’s customer notification settings: triggers, channels, quiet hours and templates',
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : {
+            200: { description: 'the settings, defaults filled in', data: NotificationSettingsData },
+          },
   },
-});
+);

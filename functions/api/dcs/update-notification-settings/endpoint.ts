@@ -1,14 +1,21 @@
 import { DcParams } from '../../../models/common';
+import { NOT_BUNDLED } from '../../define';
 import {
   dcSettingsChangeEndpoint,
   NotificationSettingsData,
   UpdateNotificationSettingsBody,
 } from '../schemas';
 
-export const updateNotificationSettings = dcSettingsChangeEndpoint('PUT /dcs/{dc_id}/notification-settings', {
-  operationId: 'updateNotificationSettings',
-  module: import.meta.url,
-  summary: 'Set the DC’s customer notification settings whole (an absent field takes its default)',
-  request: { params: DcParams, body: UpdateNotificationSettingsBody },
-  responses: { 200: { description: 'the settings as stored', data: NotificationSettingsData } },
-});
+export const updateNotificationSettings = /* @__PURE__ */ dcSettingsChangeEndpoint(
+  'PUT /dcs/{dc_id}/notification-settings',
+  {
+    operationId: 'updateNotificationSettings',
+    module: import.meta.url,
+    summary: 'Set the DC’s customer notification settings whole (an absent field takes its default)',
+    request: { params: DcParams, body: UpdateNotificationSettingsBody },
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : { 200: { description: 'the settings as stored', data: NotificationSettingsData } },
+  },
+);

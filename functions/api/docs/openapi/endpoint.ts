@@ -1,9 +1,18 @@
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { docsEndpoint } from '../schemas';
 
-export const getOpenApiDocument = docsEndpoint('GET /openapi.json', {
+export const getOpenApiDocument = /* @__PURE__ */ docsEndpoint('GET /openapi.json', {
   operationId: 'getOpenApiDocument',
   module: import.meta.url,
   summary: 'This OpenAPI 3.1 document (no envelope, no auth)',
-  responses: { 200: { description: 'the OpenAPI document', data: z.record(z.string(), z.unknown()) } },
+  responses:
+    import.meta.responseSchemas === false
+      ? NOT_BUNDLED
+      : {
+          200: {
+            description: 'the OpenAPI document',
+            data: /* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown()),
+          },
+        },
 });

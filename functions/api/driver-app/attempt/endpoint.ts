@@ -2,6 +2,7 @@ import { CalendarDate, Id, Label, Location, Name, ReportedTimestamp } from '../.
 import { PROOF_LIMITS } from '../../../shared/limits';
 import { quote } from '../../../shared/quote';
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { ProofId } from '../../routes/proof-schemas';
 import { Attempt, FailureReason } from '../../routes/waypoint-schemas';
 import { driverAppEndpoint, RouteParams } from '../schemas';
@@ -24,68 +25,84 @@ export const MAX_ATTEMPT_ITEM_BYTES = 256 * 1024;
 
 const jsonBytesOf = (text: string) => Buffer.byteLength(JSON.stringify(text), 'utf8') - 2;
 
-export const AttemptBody = z.withMeta(
-  z
+export const AttemptBody = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z
     .object({
-      id: z.withMeta(Id, { description: 'chosen by the app; sending the same id again is harmless' }),
+      id: /* @__PURE__ */ z.withMeta(Id, {
+        description: 'chosen by the app; sending the same id again is harmless',
+      }),
       timestamp: ReportedTimestamp,
-      status: z.enum(['SUCCESSFUL', 'FAILED', 'VISIT_LATER']),
-      reason: z.withMeta(z.optional(FailureReason), {
+      status: /* @__PURE__ */ z.enum(['SUCCESSFUL', 'FAILED', 'VISIT_LATER']),
+      reason: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.optional(FailureReason), {
         description: 'required when FAILED; also the reason of the items it fails without one of their own',
       }),
-      location: z.optional(Location),
-      items: z.withMeta(
-        z.optional(
-          z
+      location: /* @__PURE__ */ z.optional(Location),
+      items: /* @__PURE__ */ z.withMeta(
+        /* @__PURE__ */ z.optional(
+          /* @__PURE__ */ z
             .array(
-              z.object({
+              /* @__PURE__ */ z.object({
                 id: Id,
-                status: z.enum(['SUCCESSFUL', 'FAILED']),
-                reason: z.optional(FailureReason),
+                status: /* @__PURE__ */ z.enum(['SUCCESSFUL', 'FAILED']),
+                reason: /* @__PURE__ */ z.optional(FailureReason),
               }),
             )
-            .check(z.maxLength(MAX_ATTEMPT_ITEMS)),
+            .check(/* @__PURE__ */ z.maxLength(MAX_ATTEMPT_ITEMS)),
         ),
         {
           description: 'items with their own outcome; the others take the attempt’s (VISIT_LATER: none)',
         },
       ),
-      proof_ids: z.withMeta(z.optional(z.array(ProofId).check(z.maxLength(PROOF_LIMITS.perAttempt))), {
-        description: `AVAILABLE proofs of this waypoint (photos, signatures) the visit produced, at most ${PROOF_LIMITS.perAttempt}; a proof is named by one attempt only`,
+      proof_ids: /* @__PURE__ */ z.withMeta(
+        /* @__PURE__ */ z.optional(
+          /* @__PURE__ */ z.array(ProofId).check(/* @__PURE__ */ z.maxLength(PROOF_LIMITS.perAttempt)),
+        ),
+        {
+          description: `AVAILABLE proofs of this waypoint (photos, signatures) the visit produced, at most ${PROOF_LIMITS.perAttempt}; a proof is named by one attempt only`,
+        },
+      ),
+      signer_name: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.optional(Name), {
+        description: 'who signed for the delivery',
       }),
-      signer_name: z.withMeta(z.optional(Name), { description: 'who signed for the delivery' }),
-      scans: z.withMeta(
-        z.optional(
-          z
+      scans: /* @__PURE__ */ z.withMeta(
+        /* @__PURE__ */ z.optional(
+          /* @__PURE__ */ z
             .array(
-              z.object({
-                value: z.withMeta(Label(128, { min: 1, notBlank: true }), {
+              /* @__PURE__ */ z.object({
+                value: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ Label(128, { min: 1, notBlank: true }), {
                   description: 'the barcode read',
                 }),
                 timestamp: ReportedTimestamp,
-                item_id: z.withMeta(z.optional(Id), {
+                item_id: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.optional(Id), {
                   description:
                     'the item scanned, when the app knows; the value must then be one of its barcodes',
                 }),
               }),
             )
-            .check(z.maxLength(MAX_ATTEMPT_SCANS)),
+            .check(/* @__PURE__ */ z.maxLength(MAX_ATTEMPT_SCANS)),
         ),
         {
           description: `barcode scans of the visit (at most ${MAX_ATTEMPT_SCANS}): a value that is one of an item’s barcodes counts for it, any other is kept as a mismatch`,
         },
       ),
-      pin: z.withMeta(z.optional(z.string().check(z.regex(/^\d{6}$/, 'must be the 6 digits of the code'))), {
-        description:
-          'the code the customer gave, for a stop that requires a PIN (`requirements.pin`): checked, never kept; 5 wrong codes lock the stop’s PIN check until the dispatcher resets it',
-      }),
-      age_check: z.withMeta(
-        z.optional(
-          z.object({
-            method: z.withMeta(z.enum(['ID_CHECKED']), {
+      pin: /* @__PURE__ */ z.withMeta(
+        /* @__PURE__ */ z.optional(
+          /* @__PURE__ */ z
+            .string()
+            .check(/* @__PURE__ */ z.regex(/^\d{6}$/, 'must be the 6 digits of the code')),
+        ),
+        {
+          description:
+            'the code the customer gave, for a stop that requires a PIN (`requirements.pin`): checked, never kept; 5 wrong codes lock the stop’s PIN check until the dispatcher resets it',
+        },
+      ),
+      age_check: /* @__PURE__ */ z.withMeta(
+        /* @__PURE__ */ z.optional(
+          /* @__PURE__ */ z.object({
+            method: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.enum(['ID_CHECKED']), {
               description: 'how the age was checked: the driver saw the recipient’s ID',
             }),
-            date_of_birth: z.withMeta(CalendarDate, {
+            date_of_birth: /* @__PURE__ */ z.withMeta(CalendarDate, {
               description: 'YYYY-MM-DD as the ID shows it: the age is computed from it, and it is not kept',
             }),
           }),
@@ -97,7 +114,7 @@ export const AttemptBody = z.withMeta(
       ),
     })
     .check(
-      z.superRefine((attempt, context) => {
+      /* @__PURE__ */ z.superRefine((attempt, context) => {
         if (attempt.status === 'FAILED' && !attempt.reason) {
           context.addIssue({
             code: 'custom',
@@ -150,7 +167,7 @@ export const AttemptBody = z.withMeta(
   { id: 'AttemptRequest' },
 );
 
-export const recordDriverAttempt = driverAppEndpoint(
+export const recordDriverAttempt = /* @__PURE__ */ driverAppEndpoint(
   'POST /driver/routes/{route_id}/waypoints/{waypoint_id}/attempts',
   {
     operationId: 'recordDriverAttempt',
@@ -159,13 +176,16 @@ export const recordDriverAttempt = driverAppEndpoint(
     linksToApi: true,
     summary:
       'Record a visit of a waypoint with its items’ outcomes, held to the stop’s delivery rules; WAYPOINT_STATUS_CHANGED, then new ETAs',
-    request: { params: z.extend(RouteParams, { waypoint_id: Id }), body: AttemptBody },
-    responses: {
-      200: {
-        description: 'the attempt as recorded (the first one, for a repeated id)',
-        data: z.object({ attempt: Attempt }),
-      },
-    },
+    request: { params: /* @__PURE__ */ z.extend(RouteParams, { waypoint_id: Id }), body: AttemptBody },
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : {
+            200: {
+              description: 'the attempt as recorded (the first one, for a repeated id)',
+              data: /* @__PURE__ */ z.object({ attempt: Attempt }),
+            },
+          },
     errorCodes: [3003, 3011, 3012, 3013, 9001, 9002, 9100, 9101, 9102, 9103, 9104, 9105, 9106, 9107, 3102],
   },
 );

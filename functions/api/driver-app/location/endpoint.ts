@@ -1,8 +1,9 @@
 import { EmptyData, Location, ReportedTimestamp } from '../../../models/common';
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { driverAppEndpoint } from '../schemas';
 
-export const reportDriverLocation = driverAppEndpoint('POST /driver/location', {
+export const reportDriverLocation = /* @__PURE__ */ driverAppEndpoint('POST /driver/location', {
   operationId: 'reportDriverLocation',
   module: import.meta.url,
   // Its ROUTE_ETAS_CHANGED gives the waypoints' tracking links.
@@ -11,7 +12,13 @@ export const reportDriverLocation = driverAppEndpoint('POST /driver/location', {
   driverTokenVerifiedBy: 'write',
   summary: 'Report where the driver is (kept as latest unless a newer one is stored; traced for analytics)',
   request: {
-    body: z.withMeta(z.object({ timestamp: ReportedTimestamp, location: Location }), { id: 'LocationPing' }),
+    body: /* @__PURE__ */ z.withMeta(
+      /* @__PURE__ */ z.object({ timestamp: ReportedTimestamp, location: Location }),
+      { id: 'LocationPing' },
+    ),
   },
-  responses: { 200: { description: 'recorded', data: EmptyData } },
+  responses:
+    import.meta.responseSchemas === false
+      ? NOT_BUNDLED
+      : { 200: { description: 'recorded', data: EmptyData } },
 });

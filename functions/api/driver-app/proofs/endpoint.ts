@@ -2,15 +2,16 @@ import { EpochMillis, Id } from '../../../models/common';
 import { PROOF_LIMITS } from '../../../shared/limits';
 import { PROOFS_PREFIX } from '../../../shared/resources';
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { ProofContentType, ProofSizeBytes, ProofStatus, ProofType } from '../../routes/proof-schemas';
 import { driverAppEndpoint, RouteParams } from '../schemas';
 
-export const ProofUploadRequest = z.withMeta(
-  z.object({ type: ProofType, content_type: ProofContentType, size_bytes: ProofSizeBytes }),
+export const ProofUploadRequest = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z.object({ type: ProofType, content_type: ProofContentType, size_bytes: ProofSizeBytes }),
   { id: 'ProofUploadRequest' },
 );
 
-export const createDriverProof = driverAppEndpoint(
+export const createDriverProof = /* @__PURE__ */ driverAppEndpoint(
   'POST /driver/routes/{route_id}/waypoints/{waypoint_id}/proofs',
   {
     operationId: 'createDriverProof',
@@ -23,36 +24,39 @@ export const createDriverProof = driverAppEndpoint(
       table: 'readWrite',
       signLinks: { access: 'write', keyPrefix: PROOFS_PREFIX, createOnly: true },
     },
-    request: { params: z.extend(RouteParams, { waypoint_id: Id }), body: ProofUploadRequest },
-    responses: {
-      200: {
-        description: 'the new proof with its upload link',
-        data: z.object({
-          proof: z.object({
-            id: z.string(),
-            type: ProofType,
-            status: ProofStatus,
-            upload_url: z.withMeta(z.string(), {
-              description: 'presigned S3 PUT link; send exactly the headers of upload_headers',
-            }),
-            upload_headers: z.withMeta(
-              z.object({
-                'Content-Type': ProofContentType,
-                'Content-Length': z.string(),
-                'If-None-Match': z.literal('*'),
+    request: { params: /* @__PURE__ */ z.extend(RouteParams, { waypoint_id: Id }), body: ProofUploadRequest },
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : {
+            200: {
+              description: 'the new proof with its upload link',
+              data: /* @__PURE__ */ z.object({
+                proof: /* @__PURE__ */ z.object({
+                  id: /* @__PURE__ */ z.string(),
+                  type: ProofType,
+                  status: ProofStatus,
+                  upload_url: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
+                    description: 'presigned S3 PUT link; send exactly the headers of upload_headers',
+                  }),
+                  upload_headers: /* @__PURE__ */ z.withMeta(
+                    /* @__PURE__ */ z.object({
+                      'Content-Type': ProofContentType,
+                      'Content-Length': /* @__PURE__ */ z.string(),
+                      'If-None-Match': /* @__PURE__ */ z.literal('*'),
+                    }),
+                    {
+                      description:
+                        'the headers the PUT must send, as signed into upload_url (S3 refuses other values with 403): the declared type and size, and If-None-Match: * (the link only creates the object; once it is there S3 answers 412)',
+                    },
+                  ),
+                  upload_expiration_timestamp: /* @__PURE__ */ z.withMeta(EpochMillis, {
+                    description: 'when upload_url stops working',
+                  }),
+                }),
               }),
-              {
-                description:
-                  'the headers the PUT must send, as signed into upload_url (S3 refuses other values with 403): the declared type and size, and If-None-Match: * (the link only creates the object; once it is there S3 answers 412)',
-              },
-            ),
-            upload_expiration_timestamp: z.withMeta(EpochMillis, {
-              description: 'when upload_url stops working',
-            }),
-          }),
-        }),
-      },
-    },
+            },
+          },
     errorCodes: [3003, 3011, 3012, 3013, 9000, 3102],
   },
 );

@@ -1,10 +1,17 @@
+import { NOT_BUNDLED } from '../../define';
 import { ROUTE_START, RouteData } from '../../routes/schemas';
 import { driverRouteStepEndpoint } from '../schemas';
 
-export const startDriverRoute = driverRouteStepEndpoint('POST /driver/routes/{route_id}/start', {
-  operationId: 'startDriverRoute',
-  module: import.meta.url,
-  ...ROUTE_START,
-  summary: 'Start one of the driver’s active routes; ROUTE_STARTED',
-  responses: { 200: { description: 'the started route', data: RouteData } },
-});
+export const startDriverRoute = /* @__PURE__ */ driverRouteStepEndpoint(
+  'POST /driver/routes/{route_id}/start',
+  {
+    operationId: 'startDriverRoute',
+    module: import.meta.url,
+    ...ROUTE_START,
+    summary: 'Start one of the driver’s active routes; ROUTE_STARTED',
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : { 200: { description: 'the started route', data: RouteData } },
+  },
+);

@@ -1,11 +1,21 @@
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { ActiveRoute, driversEndpoint } from '../schemas';
 
-export const getDriverActiveRoutes = driversEndpoint('GET /dcs/{dc_id}/drivers/{driver_id}/active-routes', {
-  operationId: 'getDriverActiveRoutes',
-  module: import.meta.url,
-  summary: 'List a driver’s active (and started) routes by planned start',
-  responses: {
-    200: { description: 'active routes', data: z.object({ active_routes: z.array(ActiveRoute) }) },
+export const getDriverActiveRoutes = /* @__PURE__ */ driversEndpoint(
+  'GET /dcs/{dc_id}/drivers/{driver_id}/active-routes',
+  {
+    operationId: 'getDriverActiveRoutes',
+    module: import.meta.url,
+    summary: 'List a driver’s active (and started) routes by planned start',
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : {
+            200: {
+              description: 'active routes',
+              data: /* @__PURE__ */ z.object({ active_routes: /* @__PURE__ */ z.array(ActiveRoute) }),
+            },
+          },
   },
-});
+);

@@ -1,21 +1,26 @@
 import * as z from '../../../shared/zod';
-import { alsoAs } from '../../define';
+import { alsoAs, NOT_BUNDLED } from '../../define';
 import { driverChangeEndpoint } from '../schemas';
 
-export const finishDriverRoutes = driverChangeEndpoint(
+export const finishDriverRoutes = /* @__PURE__ */ driverChangeEndpoint(
   'PATCH /dcs/{dc_id}/drivers/{driver_id}/finish-routes',
   {
     operationId: 'finishDriverRoutes',
     module: import.meta.url,
     summary: 'Finalize all active routes of a driver',
-    responses: {
-      200: {
-        description: 'ids of the routes this call finalized',
-        data: z.object({ finalized_route_ids: z.array(z.string()) }),
-      },
-    },
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : {
+            200: {
+              description: 'ids of the routes this call finalized',
+              data: /* @__PURE__ */ z.object({
+                finalized_route_ids: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
+              }),
+            },
+          },
   },
 );
 
 /** The same endpoint under PUT (one Lambda). */
-export const finishDriverRoutesPut = alsoAs(finishDriverRoutes, 'PUT');
+export const finishDriverRoutesPut = /* @__PURE__ */ alsoAs(finishDriverRoutes, 'PUT');

@@ -1,11 +1,21 @@
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { DriverLocation, driversEndpoint } from '../schemas';
 
-export const getDriverLocation = driversEndpoint('GET /dcs/{dc_id}/drivers/{driver_id}/location', {
-  operationId: 'getDriverLocation',
-  module: import.meta.url,
-  summary: 'Read a driver’s latest location',
-  responses: {
-    200: { description: 'latest location', data: z.object({ driver_location: DriverLocation }) },
+export const getDriverLocation = /* @__PURE__ */ driversEndpoint(
+  'GET /dcs/{dc_id}/drivers/{driver_id}/location',
+  {
+    operationId: 'getDriverLocation',
+    module: import.meta.url,
+    summary: 'Read a driver’s latest location',
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : {
+            200: {
+              description: 'latest location',
+              data: /* @__PURE__ */ z.object({ driver_location: DriverLocation }),
+            },
+          },
   },
-});
+);

@@ -3,15 +3,20 @@ import * as z from '../../../shared/zod';
 import { alsoAs } from '../../define';
 import { RouteParams, routeChangeEndpoint } from '../schemas';
 
-export const assignVehicle = routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{route_id}/vehicle-assignment', {
-  operationId: 'assignVehicle',
-  module: import.meta.url,
-  summary: 'Assign a vehicle to a route',
-  request: {
-    params: RouteParams,
-    body: z.withMeta(z.object({ vehicle_id: Id }), { id: 'VehicleAssignment' }),
+export const assignVehicle = /* @__PURE__ */ routeChangeEndpoint(
+  'PATCH /dcs/{dc_id}/routes/{route_id}/vehicle-assignment',
+  {
+    operationId: 'assignVehicle',
+    module: import.meta.url,
+    summary: 'Assign a vehicle to a route',
+    request: {
+      params: RouteParams,
+      body: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.object({ vehicle_id: Id }), {
+        id: 'VehicleAssignment',
+      }),
+    },
   },
-});
+);
 
 /** The same endpoint under PUT (one Lambda). */
-export const assignVehiclePut = alsoAs(assignVehicle, 'PUT');
+export const assignVehiclePut = /* @__PURE__ */ alsoAs(assignVehicle, 'PUT');

@@ -1,8 +1,9 @@
 import { Id } from '../../../models/common';
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { RouteData, RouteParams, routesEndpoint } from '../schemas';
 
-export const cancelWaypoint = routesEndpoint(
+export const cancelWaypoint = /* @__PURE__ */ routesEndpoint(
   'DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}',
   {
     operationId: 'cancelWaypoint',
@@ -12,8 +13,11 @@ export const cancelWaypoint = routesEndpoint(
     summary:
       'Cancel a waypoint not yet visited (started routes too): it leaves the route with its invoices and items, their ids are freed, ETAs are recomputed; ROUTE_UPDATED',
     access: { table: 'readWrite' },
-    request: { params: z.extend(RouteParams, { waypoint_id: Id }) },
-    responses: { 200: { description: 'the route after the change (version bumped)', data: RouteData } },
+    request: { params: /* @__PURE__ */ z.extend(RouteParams, { waypoint_id: Id }) },
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : { 200: { description: 'the route after the change (version bumped)', data: RouteData } },
     errorCodes: [3003, 3012, 1003, 3100, 3102],
   },
 );

@@ -1,18 +1,23 @@
 import * as channels from '../../../models/channels';
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { routesEndpoint } from '../schemas';
 
-export const deleteRoute = routesEndpoint('DELETE /dcs/{dc_id}/routes/{route_id}', {
+export const deleteRoute = /* @__PURE__ */ routesEndpoint('DELETE /dcs/{dc_id}/routes/{route_id}', {
   operationId: 'deleteRoute',
   module: import.meta.url,
   summary:
     'Delete a route that has not started (or has finished): it is gone at once; its rows are removed asynchronously, then its ids can be imported again',
   access: { table: 'readWrite', sendTo: [channels.deletions] },
-  responses: {
-    200: {
-      description: 'deleted: the route answers 404 from now on; its rows and ids are freed shortly after',
-      data: z.object({}),
-    },
-  },
+  responses:
+    import.meta.responseSchemas === false
+      ? NOT_BUNDLED
+      : {
+          200: {
+            description:
+              'deleted: the route answers 404 from now on; its rows and ids are freed shortly after',
+            data: /* @__PURE__ */ z.object({}),
+          },
+        },
   errorCodes: [3003, 3011],
 });

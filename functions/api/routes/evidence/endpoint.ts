@@ -2,6 +2,7 @@ import { EpochMillis, Id } from '../../../models/common';
 import { PROOF_LIMITS } from '../../../shared/limits';
 import { DELIVERY_NOTE_FONT_FILES, DELIVERY_NOTES_PREFIX, PROOFS_PREFIX } from '../../../shared/resources';
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { AccountingRecord } from '../accounting-schemas';
 import { InvoiceStatus } from '../invoice-schemas';
 import { Proof } from '../proof-schemas';
@@ -9,12 +10,15 @@ import { Route, RouteParams, routesEndpoint } from '../schemas';
 import { Attempt, Waypoint } from '../waypoint-schemas';
 
 const LINK_MINUTES = PROOF_LIMITS.downloadLinkSeconds / 60;
+// Apart: esbuild keeps a call whose argument interpolates, and the answer's schemas with it.
+const PROOFS_DESCRIPTION = `the waypoint’s AVAILABLE proofs of delivery, each with its sha256 and a download link that works ${LINK_MINUTES} minutes; pending and rejected ones are left out`;
+const NOTE_LINK_DESCRIPTION = `presigned GET link of the PDF, for ${LINK_MINUTES} minutes`;
 
-export const InvoiceEvidence = z.withMeta(
-  z.object({
+export const InvoiceEvidence = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z.object({
     route: Route,
-    waypoint: z.withMeta(
-      z.pick(Waypoint, {
+    waypoint: /* @__PURE__ */ z.withMeta(
+      /* @__PURE__ */ z.pick(Waypoint, {
         id: true,
         sequence: true,
         customer_id: true,
@@ -26,33 +30,48 @@ export const InvoiceEvidence = z.withMeta(
       { id: 'EvidenceWaypoint', description: 'the waypoint that lists the invoice' },
     ),
     invoice: InvoiceStatus,
-    attempts: z.withMeta(z.array(Attempt), { description: 'the waypoint’s attempts, oldest first' }),
-    cash_records: z.withMeta(z.array(AccountingRecord), {
+    attempts: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.array(Attempt), {
+      description: 'the waypoint’s attempts, oldest first',
+    }),
+    cash_records: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.array(AccountingRecord), {
       description:
         'the route’s cash accounting records, oldest first (a record names its route and driver, not an invoice)',
     }),
-    proofs: z.withMeta(z.array(Proof), {
-      description: `the waypoint’s AVAILABLE proofs of delivery, each with its sha256 and a download link that works ${LINK_MINUTES} minutes; pending and rejected ones are left out`,
+    proofs: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.array(Proof), {
+      description: PROOFS_DESCRIPTION,
     }),
-    signer: z.withMeta(
-      z.nullable(z.object({ name: z.string(), attempt_id: z.string(), timestamp: EpochMillis })),
+    signer: /* @__PURE__ */ z.withMeta(
+      /* @__PURE__ */ z.nullable(
+        /* @__PURE__ */ z.object({
+          name: /* @__PURE__ */ z.string(),
+          attempt_id: /* @__PURE__ */ z.string(),
+          timestamp: EpochMillis,
+        }),
+      ),
       {
         description:
           'who signed for the delivery, from the latest attempt naming a signer; null when none did',
       },
     ),
-    delivery_note: z.withMeta(
-      z.nullable(
-        z.object({
-          download_link: z.withMeta(z.string(), {
-            description: `presigned GET link of the PDF, for ${LINK_MINUTES} minutes`,
+    delivery_note: /* @__PURE__ */ z.withMeta(
+      /* @__PURE__ */ z.nullable(
+        /* @__PURE__ */ z.object({
+          download_link: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
+            description: NOTE_LINK_DESCRIPTION,
           }),
-          expiration_timestamp: z.withMeta(EpochMillis, { description: 'when download_link stops working' }),
-          sha256: z.withMeta(z.string(), { description: 'hex SHA-256 of the PDF' }),
-          signature_proof_id: z.withMeta(z.nullable(z.string()), {
-            description:
-              'the signature proof whose image the note shows: the latest AVAILABLE signature the signer’s attempt names, else the waypoint’s latest AVAILABLE one; null when there is none',
+          expiration_timestamp: /* @__PURE__ */ z.withMeta(EpochMillis, {
+            description: 'when download_link stops working',
           }),
+          sha256: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
+            description: 'hex SHA-256 of the PDF',
+          }),
+          signature_proof_id: /* @__PURE__ */ z.withMeta(
+            /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()),
+            {
+              description:
+                'the signature proof whose image the note shows: the latest AVAILABLE signature the signer’s attempt names, else the waypoint’s latest AVAILABLE one; null when there is none',
+            },
+          ),
         }),
       ),
       {
@@ -64,7 +83,7 @@ export const InvoiceEvidence = z.withMeta(
   { id: 'InvoiceEvidence', description: 'everything recorded about the delivery of one invoice' },
 );
 
-export const getInvoiceEvidence = routesEndpoint(
+export const getInvoiceEvidence = /* @__PURE__ */ routesEndpoint(
   'GET /dcs/{dc_id}/routes/{route_id}/invoices/{invoice_id}/evidence',
   {
     operationId: 'getInvoiceEvidence',
@@ -83,10 +102,16 @@ export const getInvoiceEvidence = routesEndpoint(
     bundledFiles: DELIVERY_NOTE_FONT_FILES,
     // Drawing a note takes a few hundred milliseconds of CPU: below the account's rate on other reads.
     throttling: { rateLimit: 10, burstLimit: 20 },
-    request: { params: z.extend(RouteParams, { invoice_id: Id }) },
-    responses: {
-      200: { description: 'the invoice’s evidence', data: z.object({ evidence: InvoiceEvidence }) },
-    },
+    request: { params: /* @__PURE__ */ z.extend(RouteParams, { invoice_id: Id }) },
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : {
+            200: {
+              description: 'the invoice’s evidence',
+              data: /* @__PURE__ */ z.object({ evidence: InvoiceEvidence }),
+            },
+          },
     errorCodes: [3003, 1003],
   },
 );

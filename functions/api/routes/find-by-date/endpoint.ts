@@ -1,22 +1,29 @@
 import { CalendarDate, DcParams, pagedQuery, pageOf } from '../../../models/common';
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { ROUTE_PAGE_SIZES, Route, routesEndpoint } from '../schemas';
 
-export const findRoutesByDate = routesEndpoint('GET /dcs/{dc_id}/routes/find_by_date/{date}', {
-  operationId: 'findRoutesByDate',
-  module: import.meta.url,
-  summary: 'Routes whose start_time falls on a date of the DC’s time zone, by start time',
-  request: {
-    params: z.extend(DcParams, {
-      date: z.withMeta(CalendarDate, { description: 'YYYY-MM-DD in the DC’s time zone' }),
-    }),
-    query: pagedQuery(ROUTE_PAGE_SIZES.routesOfDate),
-  },
-  responses: {
-    200: {
-      description: 'the routes of that local date',
-      data: pageOf('routes', Route),
+export const findRoutesByDate = /* @__PURE__ */ routesEndpoint(
+  'GET /dcs/{dc_id}/routes/find_by_date/{date}',
+  {
+    operationId: 'findRoutesByDate',
+    module: import.meta.url,
+    summary: 'Routes whose start_time falls on a date of the DC’s time zone, by start time',
+    request: {
+      params: /* @__PURE__ */ z.extend(DcParams, {
+        date: /* @__PURE__ */ z.withMeta(CalendarDate, { description: 'YYYY-MM-DD in the DC’s time zone' }),
+      }),
+      query: /* @__PURE__ */ pagedQuery(ROUTE_PAGE_SIZES.routesOfDate),
     },
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : {
+            200: {
+              description: 'the routes of that local date',
+              data: /* @__PURE__ */ pageOf('routes', Route),
+            },
+          },
+    errorCodes: [],
   },
-  errorCodes: [],
-});
+);

@@ -1,8 +1,12 @@
+import { NOT_BUNDLED } from '../../define';
 import { RouteData, routesEndpoint } from '../schemas';
 
-export const getRoute = routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}', {
+export const getRoute = /* @__PURE__ */ routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}', {
   operationId: 'getRoute',
   module: import.meta.url,
   summary: 'Read a route',
-  responses: { 200: { description: 'the route', data: RouteData } },
+  responses:
+    import.meta.responseSchemas === false
+      ? NOT_BUNDLED
+      : { 200: { description: 'the route', data: RouteData } },
 });

@@ -2,10 +2,11 @@ import { Id } from '../../../models/common';
 import { PROOF_LIMITS } from '../../../shared/limits';
 import { PROOFS_PREFIX } from '../../../shared/resources';
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { Proof } from '../proof-schemas';
 import { RouteParams, routesEndpoint } from '../schemas';
 
-export const listWaypointProofs = routesEndpoint(
+export const listWaypointProofs = /* @__PURE__ */ routesEndpoint(
   'GET /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}/proofs',
   {
     operationId: 'listWaypointProofs',
@@ -13,10 +14,16 @@ export const listWaypointProofs = routesEndpoint(
     summary: 'The proofs of delivery (photos, signatures) of a waypoint, with short-lived download links',
     description: `Every proof the driver asked to upload, in the order asked, whatever its status, until the bucket's retention (proofRetentionDays) expires its file; only AVAILABLE ones have a download_link, which works for ${PROOF_LIMITS.downloadLinkSeconds / 60} minutes (read the list again for fresh links).`,
     access: { table: 'read', signLinks: { access: 'read', keyPrefix: PROOFS_PREFIX } },
-    request: { params: z.extend(RouteParams, { waypoint_id: Id }) },
-    responses: {
-      200: { description: 'the waypoint’s proofs', data: z.object({ proofs: z.array(Proof) }) },
-    },
+    request: { params: /* @__PURE__ */ z.extend(RouteParams, { waypoint_id: Id }) },
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : {
+            200: {
+              description: 'the waypoint’s proofs',
+              data: /* @__PURE__ */ z.object({ proofs: /* @__PURE__ */ z.array(Proof) }),
+            },
+          },
     errorCodes: [3003, 3013],
   },
 );

@@ -1,8 +1,9 @@
 import { Id } from '../../../models/common';
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { RouteParams, routesEndpoint } from '../schemas';
 
-export const resetWaypointPin = routesEndpoint(
+export const resetWaypointPin = /* @__PURE__ */ routesEndpoint(
   'POST /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}/reset-pin',
   {
     operationId: 'resetWaypointPin',
@@ -13,18 +14,21 @@ export const resetWaypointPin = routesEndpoint(
       'The old code stops working at once, and the stop’s tracking page shows the new one; a ROUTE_STARTED sent before still carries the old code, so hand this one to the customer. The stop’s tries start again from 0.',
     // Seals the new code (domain/stop-pins.ts).
     access: { table: 'readWrite', stopPins: 'encrypt' },
-    request: { params: z.extend(RouteParams, { waypoint_id: Id }) },
-    responses: {
-      200: {
-        description: 'the new code',
-        data: z.object({
-          waypoint_id: z.string(),
-          pin: z.withMeta(z.string(), {
-            description: 'the stop’s new 6-digit code, for its customer: never for the driver app',
-          }),
-        }),
-      },
-    },
+    request: { params: /* @__PURE__ */ z.extend(RouteParams, { waypoint_id: Id }) },
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : {
+            200: {
+              description: 'the new code',
+              data: /* @__PURE__ */ z.object({
+                waypoint_id: /* @__PURE__ */ z.string(),
+                pin: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
+                  description: 'the stop’s new 6-digit code, for its customer: never for the driver app',
+                }),
+              }),
+            },
+          },
     errorCodes: [3003, 3012, 3013, 3102, 9108],
   },
 );

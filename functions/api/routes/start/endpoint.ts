@@ -1,7 +1,7 @@
 import { alsoAs } from '../../define';
 import { OptionalTimestampBody, ROUTE_START, RouteParams, routeChangeEndpoint } from '../schemas';
 
-export const startRoute = routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{route_id}/start', {
+export const startRoute = /* @__PURE__ */ routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{route_id}/start', {
   operationId: 'startRoute',
   module: import.meta.url,
   ...ROUTE_START,
@@ -10,4 +10,4 @@ export const startRoute = routeChangeEndpoint('PATCH /dcs/{dc_id}/routes/{route_
 });
 
 /** The same endpoint under PUT (one Lambda). */
-export const startRoutePut = alsoAs(startRoute, 'PUT');
+export const startRoutePut = /* @__PURE__ */ alsoAs(startRoute, 'PUT');

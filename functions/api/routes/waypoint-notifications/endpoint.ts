@@ -1,36 +1,44 @@
 import { EpochMillis, Id } from '../../../models/common';
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { RouteParams, routesEndpoint } from '../schemas';
 
-const Notification = z.withMeta(
-  z.object({
-    id: z.withMeta(z.string(), {
+const Notification = /* @__PURE__ */ z.withMeta(
+  /* @__PURE__ */ z.object({
+    id: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
       description: 'the message’s id: the same for the same event, trigger, channel and stop',
     }),
-    event_id: z.withMeta(z.string(), {
+    event_id: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
       description: 'the event that caused it (webhooks and the event feed carry it)',
     }),
-    trigger: z.enum(['ROUTE_STARTED', 'APPROACHING', 'LATE', 'DELIVERED', 'FAILED']),
-    channel: z.enum(['SMS', 'EMAIL']),
-    status: z.withMeta(z.enum(['QUEUED', 'SENT', 'DELIVERED', 'BOUNCED', 'FAILED', 'SUPPRESSED']), {
-      description:
-        'QUEUED (recorded, not yet handed to the provider), SENT (the provider took it), DELIVERED (the provider reported it delivered), BOUNCED (an email bounced for good, or its recipient complained), FAILED (the provider refused it, or reported it undelivered), SUPPRESSED (not sent: `status_reason` says why, `quiet_hours` or `opted_out`)',
-    }),
-    status_reason: z.withMeta(z.nullable(z.string()), {
+    trigger: /* @__PURE__ */ z.enum(['ROUTE_STARTED', 'APPROACHING', 'LATE', 'DELIVERED', 'FAILED']),
+    channel: /* @__PURE__ */ z.enum(['SMS', 'EMAIL']),
+    status: /* @__PURE__ */ z.withMeta(
+      /* @__PURE__ */ z.enum(['QUEUED', 'SENT', 'DELIVERED', 'BOUNCED', 'FAILED', 'SUPPRESSED']),
+      {
+        description:
+          'QUEUED (recorded, not yet handed to the provider), SENT (the provider took it), DELIVERED (the provider reported it delivered), BOUNCED (an email bounced for good, or its recipient complained), FAILED (the provider refused it, or reported it undelivered), SUPPRESSED (not sent: `status_reason` says why, `quiet_hours` or `opted_out`)',
+      },
+    ),
+    status_reason: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()), {
       description:
         'why it ended BOUNCED, FAILED or SUPPRESSED (the provider’s words, without addresses); null otherwise',
     }),
-    to: z.withMeta(z.string(), {
+    to: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
       description: 'the address it went to, masked as the waypoint reads show it',
     }),
-    locale: z.withMeta(z.string(), { description: 'the locale of the template used (after the fallbacks)' }),
-    segments: z.withMeta(z.nullable(z.int()), {
+    locale: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
+      description: 'the locale of the template used (after the fallbacks)',
+    }),
+    segments: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.nullable(/* @__PURE__ */ z.int()), {
       description: 'SMS: the segments the text takes; null for an email',
     }),
-    eta: z.withMeta(z.nullable(EpochMillis), { description: 'the ETA the message told, if it told one' }),
+    eta: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.nullable(EpochMillis), {
+      description: 'the ETA the message told, if it told one',
+    }),
     created_at: EpochMillis,
-    sent_at: z.nullable(EpochMillis),
-    ended_at: z.withMeta(z.nullable(EpochMillis), {
+    sent_at: /* @__PURE__ */ z.nullable(EpochMillis),
+    ended_at: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.nullable(EpochMillis), {
       description:
         'when it was delivered, bounced, failed or suppressed (the provider’s time of the outcome)',
     }),
@@ -38,16 +46,22 @@ const Notification = z.withMeta(
   { id: 'Notification', description: 'one customer message about a stop' },
 );
 
-export const listWaypointNotifications = routesEndpoint(
+export const listWaypointNotifications = /* @__PURE__ */ routesEndpoint(
   'GET /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}/notifications',
   {
     operationId: 'listWaypointNotifications',
     module: import.meta.url,
     summary: 'The customer messages about a waypoint, oldest first, with their status and times',
-    request: { params: z.extend(RouteParams, { waypoint_id: Id }) },
-    responses: {
-      200: { description: 'the messages', data: z.object({ notifications: z.array(Notification) }) },
-    },
+    request: { params: /* @__PURE__ */ z.extend(RouteParams, { waypoint_id: Id }) },
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : {
+            200: {
+              description: 'the messages',
+              data: /* @__PURE__ */ z.object({ notifications: /* @__PURE__ */ z.array(Notification) }),
+            },
+          },
     errorCodes: [3003, 1003],
   },
 );

@@ -1,17 +1,21 @@
 import { pagedQuery, pageOf } from '../../../models/common';
+import { NOT_BUNDLED } from '../../define';
 import { ROUTE_PAGE_SIZES, RouteParams, routesEndpoint } from '../schemas';
 import { RouteWaypoint } from '../waypoint-schemas';
 
-export const listWaypoints = routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}/waypoints', {
+export const listWaypoints = /* @__PURE__ */ routesEndpoint('GET /dcs/{dc_id}/routes/{route_id}/waypoints', {
   operationId: 'listWaypoints',
   module: import.meta.url,
   linksToApi: true,
   summary: 'The waypoints of a route in visiting order',
-  request: { params: RouteParams, query: pagedQuery(ROUTE_PAGE_SIZES.waypoints) },
-  responses: {
-    200: {
-      description: 'waypoints in visiting order',
-      data: pageOf('waypoints', RouteWaypoint),
-    },
-  },
+  request: { params: RouteParams, query: /* @__PURE__ */ pagedQuery(ROUTE_PAGE_SIZES.waypoints) },
+  responses:
+    import.meta.responseSchemas === false
+      ? NOT_BUNDLED
+      : {
+          200: {
+            description: 'waypoints in visiting order',
+            data: /* @__PURE__ */ pageOf('waypoints', RouteWaypoint),
+          },
+        },
 });

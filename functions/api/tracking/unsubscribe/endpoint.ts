@@ -1,4 +1,5 @@
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { trackingEndpoint, UnsubscribeParams, UnsubscribeStatus } from '../schemas';
 
 /**
@@ -16,18 +17,24 @@ const shared = {
   throttling: { rateLimit: 10, burstLimit: 20 },
 };
 
-export const getUnsubscribePage = trackingEndpoint('GET /track/{token}/unsubscribe/{address_key}', {
-  ...shared,
-  operationId: 'getUnsubscribePage',
-  summary:
-    'An email’s unsubscribe link opened: a page with a button that unsubscribes; changes nothing (no auth)',
-  description:
-    'The link of an email’s `List-Unsubscribe` header and footer. A GET changes nothing (mail scanners follow links): a client that prefers `text/html` gets a page whose button POSTs the one-click body to the same URL; any other gets JSON saying whether the address is unsubscribed. 404 (7000) for a token no waypoint has; 404 (7002) for an address key that names no email address of the stop (the stop’s email changed since).',
-  responses: { 200: { description: 'the address the link names, masked', data: UnsubscribeStatus } },
-  htmlPage: 'a page with one button that unsubscribes (a form POSTing `List-Unsubscribe=One-Click`)',
-});
+export const getUnsubscribePage = /* @__PURE__ */ trackingEndpoint(
+  'GET /track/{token}/unsubscribe/{address_key}',
+  {
+    ...shared,
+    operationId: 'getUnsubscribePage',
+    summary:
+      'An email’s unsubscribe link opened: a page with a button that unsubscribes; changes nothing (no auth)',
+    description:
+      'The link of an email’s `List-Unsubscribe` header and footer. A GET changes nothing (mail scanners follow links): a client that prefers `text/html` gets a page whose button POSTs the one-click body to the same URL; any other gets JSON saying whether the address is unsubscribed. 404 (7000) for a token no waypoint has; 404 (7002) for an address key that names no email address of the stop (the stop’s email changed since).',
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : { 200: { description: 'the address the link names, masked', data: UnsubscribeStatus } },
+    htmlPage: 'a page with one button that unsubscribes (a form POSTing `List-Unsubscribe=One-Click`)',
+  },
+);
 
-export const unsubscribe = trackingEndpoint('POST /track/{token}/unsubscribe/{address_key}', {
+export const unsubscribe = /* @__PURE__ */ trackingEndpoint('POST /track/{token}/unsubscribe/{address_key}', {
   ...shared,
   operationId: 'unsubscribe',
   summary: 'RFC 8058 one-click unsubscribe: the address gets no more emails from the account (no auth)',
@@ -35,11 +42,16 @@ export const unsubscribe = trackingEndpoint('POST /track/{token}/unsubscribe/{ad
     'What a mail client POSTs for its unsubscribe button (RFC 8058), and the unsubscribe page’s button: the body `List-Unsubscribe=One-Click`, form-encoded (`application/x-www-form-urlencoded` or `multipart/form-data`). The address the link names gets no more emails from any DC of the account: each later one is recorded `SUPPRESSED` (`opted_out`) and not sent. Answered 200 at once, again for an address already unsubscribed. 400 (1006) for another body; 404 (7000) for a token no waypoint has; 404 (7002) for an address key that names no email address of the stop.',
   request: {
     params: UnsubscribeParams,
-    body: z.object({
-      'List-Unsubscribe': z.withMeta(z.literal('One-Click'), { description: 'RFC 8058’s one-click value' }),
+    body: /* @__PURE__ */ z.object({
+      'List-Unsubscribe': /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.literal('One-Click'), {
+        description: 'RFC 8058’s one-click value',
+      }),
     }),
     bodyMediaTypes: ['application/x-www-form-urlencoded', 'multipart/form-data'],
   },
-  responses: { 200: { description: 'the address is unsubscribed', data: UnsubscribeStatus } },
+  responses:
+    import.meta.responseSchemas === false
+      ? NOT_BUNDLED
+      : { 200: { description: 'the address is unsubscribed', data: UnsubscribeStatus } },
   htmlPage: 'a page saying the address is unsubscribed',
 });

@@ -1,15 +1,19 @@
 import { pagedQuery, pageOf } from '../../../models/common';
+import { NOT_BUNDLED } from '../../define';
 import { DELIVERY_ATTEMPTS_PAGE, DeliveryAttempt, WebhookParams, webhooksEndpoint } from '../schemas';
 
-export const listWebhookDeliveries = webhooksEndpoint('GET /webhooks/{id}/deliveries', {
+export const listWebhookDeliveries = /* @__PURE__ */ webhooksEndpoint('GET /webhooks/{id}/deliveries', {
   operationId: 'listWebhookDeliveries',
   module: import.meta.url,
   summary: 'The delivery attempts of a webhook (kept 30 days), newest first',
-  request: { params: WebhookParams, query: pagedQuery(DELIVERY_ATTEMPTS_PAGE) },
-  responses: {
-    200: {
-      description: 'delivery attempts',
-      data: pageOf('deliveries', DeliveryAttempt),
-    },
-  },
+  request: { params: WebhookParams, query: /* @__PURE__ */ pagedQuery(DELIVERY_ATTEMPTS_PAGE) },
+  responses:
+    import.meta.responseSchemas === false
+      ? NOT_BUNDLED
+      : {
+          200: {
+            description: 'delivery attempts',
+            data: /* @__PURE__ */ pageOf('deliveries', DeliveryAttempt),
+          },
+        },
 });

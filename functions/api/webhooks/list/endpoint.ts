@@ -1,11 +1,20 @@
 import * as z from '../../../shared/zod';
+import { NOT_BUNDLED } from '../../define';
 import { Webhook, webhooksEndpoint } from '../schemas';
 
-export const listWebhooks = webhooksEndpoint('GET /webhooks', {
+export const listWebhooks = /* @__PURE__ */ webhooksEndpoint('GET /webhooks', {
   operationId: 'listWebhooks',
   module: import.meta.url,
   summary: 'The account’s webhooks',
   request: {},
-  responses: { 200: { description: 'the webhooks', data: z.object({ webhooks: z.array(Webhook) }) } },
+  responses:
+    import.meta.responseSchemas === false
+      ? NOT_BUNDLED
+      : {
+          200: {
+            description: 'the webhooks',
+            data: /* @__PURE__ */ z.object({ webhooks: /* @__PURE__ */ z.array(Webhook) }),
+          },
+        },
   errorCodes: [],
 });

@@ -1,7 +1,8 @@
 import * as channels from '../../../models/channels';
+import { NOT_BUNDLED } from '../../define';
 import { DeliveryParams, OUTBOUND_THROTTLING, Redelivery, webhookChangeEndpoint } from '../schemas';
 
-export const redeliverWebhookDelivery = webhookChangeEndpoint(
+export const redeliverWebhookDelivery = /* @__PURE__ */ webhookChangeEndpoint(
   'POST /webhooks/{id}/deliveries/{delivery_id}/redeliver',
   {
     operationId: 'redeliverWebhookDelivery',
@@ -12,7 +13,10 @@ export const redeliverWebhookDelivery = webhookChangeEndpoint(
     access: { table: 'readWrite', sendTo: [channels.deliveries] },
     throttling: OUTBOUND_THROTTLING,
     request: { params: DeliveryParams },
-    responses: { 202: { description: 'queued', data: Redelivery } },
+    responses:
+      import.meta.responseSchemas === false
+        ? NOT_BUNDLED
+        : { 202: { description: 'queued', data: Redelivery } },
     errorCodes: [1003, 4010, 4011],
   },
 );
