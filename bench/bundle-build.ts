@@ -14,7 +14,6 @@ import {
   bundlesXraySdk,
   ENTRY_FILE,
   entryOutputKey,
-  RESPONSE_SCHEMA_ENTRIES,
   XRAY_SDK_TRACING_DEFAULT,
   XRAY_SDK_TRACING_VALUES,
   type XraySdkTracing,
@@ -136,11 +135,7 @@ export async function buildLambdaBundle(
 ): Promise<BuiltBundle> {
   const handler = relative(repoRoot, entry);
   const metafile = await buildFunctionAsset(
-    {
-      entry: handler,
-      define: bundleDefine({ xraySdk, responseSchemas: RESPONSE_SCHEMA_ENTRIES.includes(handler) }),
-      bundledFiles: [],
-    },
+    { entry: handler, define: bundleDefine({ xraySdk, entry: handler }), bundledFiles: [] },
     outdir,
   );
   const outputs = Object.entries(metafile.outputs);

@@ -352,20 +352,18 @@ const RESERVED_IDS_DEFINE = JSON.stringify(
 export const RESPONSE_SCHEMAS_CONSTANT = 'import.meta.responseSchemas';
 
 /** The functions that read the response schemas at run time: the OpenAPI document's, which it builds from them. */
-export const RESPONSE_SCHEMA_ENTRIES: readonly string[] = ['functions/api/docs/openapi/handler.ts'];
+const RESPONSE_SCHEMA_ENTRIES: readonly string[] = ['functions/api/docs/openapi/handler.ts'];
 
 /**
- * esbuild's `define` of a function's bundle: whether it carries the X-Ray SDK, the reserved ids, and whether it
- * keeps the response schemas (by default not: RESPONSE_SCHEMA_ENTRIES says which functions do).
+ * esbuild's `define` of a function's bundle (`entry`: its handler's source, relative to the repository): whether
+ * it carries the X-Ray SDK, the reserved ids, and whether it keeps the response schemas (RESPONSE_SCHEMA_ENTRIES).
  */
-export function bundleDefine(options: {
-  xraySdk: boolean;
-  responseSchemas?: boolean;
-}): Record<string, string> {
+export function bundleDefine(options: { xraySdk: boolean; entry?: string }): Record<string, string> {
+  const responseSchemas = options.entry !== undefined && RESPONSE_SCHEMA_ENTRIES.includes(options.entry);
   return {
     [XRAY_SDK_CONSTANT]: JSON.stringify(options.xraySdk),
     [RESERVED_IDS_CONSTANT]: RESERVED_IDS_DEFINE,
-    [RESPONSE_SCHEMAS_CONSTANT]: JSON.stringify(options.responseSchemas ?? false),
+    [RESPONSE_SCHEMAS_CONSTANT]: JSON.stringify(responseSchemas),
   };
 }
 

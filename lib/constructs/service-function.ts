@@ -37,7 +37,6 @@ import {
   HANDLER,
   LAMBDA_ESBUILD_OPTIONS,
   REPO_ROOT,
-  RESPONSE_SCHEMA_ENTRIES,
 } from '../bundling';
 import type { Slice } from '../slices';
 import { alarmOn, WATCHES } from '../watches';
@@ -139,10 +138,7 @@ export class ServiceFunction extends LambdaFunction {
 
     const asset: FunctionAsset = {
       entry: props.slice.repoEntry,
-      define: bundleDefine({
-        xraySdk: props.xraySdk ?? false,
-        responseSchemas: RESPONSE_SCHEMA_ENTRIES.includes(props.slice.repoEntry),
-      }),
+      define: bundleDefine({ xraySdk: props.xraySdk ?? false, entry: props.slice.repoEntry }),
       bundledFiles: props.bundledFiles ?? [],
     };
     checkBundledFiles(asset.bundledFiles);
