@@ -1,16 +1,10 @@
-import { partition } from '@aws-sdk/core/client';
 import { formatUrl } from '@aws-sdk/core/util';
-import { Sha256 } from '@smithy/core/checksum';
-import { extendedEncodeURIComponent, HttpRequest } from '@smithy/core/protocols';
-import { SignatureV4 } from '@smithy/signature-v4';
-import { awsEndpointIn, config, perConfig } from '../shared/config';
+import { config, perConfig } from '../shared/config';
+import { type ObjectRequest, objectHttpRequest, type SigningCredentials, s3Signer } from './bucket-requests';
 
 /*
- * Presigned links to the bucket's objects. Apart from the object reads and writes (bucket.ts): esbuild makes a
- * chunk for every `import()` a bundle's modules hold, even in functions tree-shaking drops, and puts the SDK
- * code that chunk shares with the entry into the cold start. So a function that imported bucket.ts only for
- * its links loaded S3's protocols and checksum streams at init (test/cdk/bundling.test.ts checks it no longer
- * does).
+ * Presigned links to the bucket's objects, signed with the link-signing role's credentials. Apart from the
+ * object reads and writes (bucket.ts), so that a function that only hands out links holds none of their code.
  */
 
 /** A presigned link and when it stops working (epoch ms). */
@@ -88,33 +82,12 @@ async function presign(object: ObjectRequest, expiresInSeconds: number): Promise
   return { url, expiresAt: signedAt + expiresIn * 1000 };
 }
 
-/** A request a link lets its holder send: GetObject or PutObject of one key of the bucket. */
-export interface ObjectRequest {
-  method: 'GET' | 'PUT';
-  key: string;
-  /** Query parameters S3 reads, e.g. response-content-disposition. */
-  query?: Record<string, string>;
-  /** Headers the link holds the request to (signed, lower-case names): an upload's content-type and length. */
-  headers?: Record<string, string>;
-}
-
-/** AWS credentials as STS gives a session's. */
-export interface SigningCredentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-}
-
 /**
- * The presigned URL of `object`: SigV4 query signing (the SDK's own SignatureV4, which a cold start already
- * has for DynamoDB) of the request the S3 client would send, byte for byte the URL the SDK's presigner makes
- * (test/unit/presigned-links.test.ts holds them equal). The S3 client and the presigner are about 140 KB
- * that a function would load on its first link only to build a URL: 14-23 ms of that request.
- *
- * Addressed as the S3 client addresses it: virtual-hosted (`<bucket>.s3.<region>.<partition's domain>`), or
- * path-style on the endpoint AWS_ENDPOINT_URL_S3 names where S3_FORCE_PATH_STYLE is set (the local emulator).
- * The headers given are signed; S3 holds the request to them. The payload is not (UNSIGNED-PAYLOAD), as
- * the SDK's presigner leaves it.
+ * The presigned URL of `object`: SigV4 query signing of the request the S3 client would send
+ * (bucket-requests.ts), byte for byte the URL the SDK's presigner makes (test/unit/presigned-links.test.ts
+ * holds them equal). The S3 client and the presigner are about 140 KB that a function would load on its first
+ * link only to build a URL: 14-23 ms of that request. The headers given are signed; S3 holds the request to
+ * them. The payload is not (UNSIGNED-PAYLOAD), as the SDK's presigner leaves it.
  */
 export async function signedObjectUrl(
   object: ObjectRequest,
@@ -122,35 +95,11 @@ export async function signedObjectUrl(
   signingDate: Date,
   expiresInSeconds: number,
 ): Promise<string> {
-  const { environment, bucketName, s3ForcePathStyle } = config();
-  const region = environment.AWS_REGION;
-  if (!region) throw new Error('environment variable AWS_REGION is not set');
-  const endpoint = new URL(
-    awsEndpointIn(environment, 'S3') ?? `https://s3.${region}.${partition(region).dnsSuffix}`,
-  );
-  const keyPath = `/${object.key.split('/').map(extendedEncodeURIComponent).join('/')}`;
-  const base = endpoint.pathname.replace(/\/$/, '');
-  const request = new HttpRequest({
-    method: object.method,
-    protocol: endpoint.protocol,
-    hostname: s3ForcePathStyle ? endpoint.hostname : `${bucketName}.${endpoint.hostname}`,
-    ...(endpoint.port ? { port: Number(endpoint.port) } : {}),
-    path: s3ForcePathStyle ? `${base}/${bucketName}${keyPath}` : `${base}${keyPath}`,
-    // x-id names the operation, as the S3 client adds it to every request.
-    query: { ...object.query, 'x-id': object.method === 'GET' ? 'GetObject' : 'PutObject' },
+  const request = objectHttpRequest({
+    ...object,
     headers: { ...object.headers, [UNSIGNED_PAYLOAD_HEADER]: 'UNSIGNED-PAYLOAD' },
   });
-  request.headers.host = `${request.hostname}${request.port != null ? `:${request.port}` : ''}`;
-  const signer = new SignatureV4({
-    credentials,
-    region,
-    service: 's3',
-    sha256: Sha256,
-    // S3 signs the path as sent, each segment encoded once (above).
-    uriEscapePath: false,
-    applyChecksum: false,
-  });
-  const presigned = await signer.presign(request, {
+  const presigned = await s3Signer(credentials, false).presign(request, {
     expiresIn: expiresInSeconds,
     signingDate,
     signableHeaders: new Set(Object.keys(object.headers ?? {})),

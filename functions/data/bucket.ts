@@ -1,27 +1,126 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { S3Client } from '@aws-sdk/client-s3';
-import { config, perConfig } from '../shared/config';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { HttpRequest } from '@smithy/core/protocols';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { perConfig } from '../shared/config';
+import { type ObjectRequest, objectHttpRequest, s3Signer } from './bucket-requests';
+import { db } from './client';
 
-interface Bucket {
-  readonly sdk: typeof import('./s3-client');
-  readonly s3: S3Client;
-  readonly name: string;
+/*
+ * Reads and writes of single objects, sent as the S3 client would send them but without it: signed with the
+ * SDK's SignatureV4 and sent through its NodeHttpHandler, both of which every cold start already has for
+ * DynamoDB. The S3 client would add its REST-XML protocol and checksum streams to the cold start of every
+ * function that holds this module (esbuild assigns them to the entry through the SDK's index files, even with
+ * the client in a lazily loaded chunk; docs/architecture.md) and 130 KB to its first call, for requests whose
+ * answers need no XML: a status, headers and the body. Streaming uploads of unknown size (multipart) keep the
+ * S3 client, in bucket-uploads.ts.
+ */
+
+/** The HTTP handler of the bucket's requests (keep-alive, as the SDK's), one per configuration. */
+const http = /* @__PURE__ */ perConfig(() => new NodeHttpHandler());
+
+/** Attempts of one request, as the SDK's standard retry mode makes them, and its backoff (full jitter). */
+const MAX_ATTEMPTS = 3;
+const BACKOFF_BASE_MS = 100;
+const BACKOFF_MAX_MS = 20_000;
+
+/** The statuses S3 answers to a request worth sending again: throttling (503 SlowDown) and transient errors. */
+const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+/** What S3 answered: its status, headers (lower-case names) and body (undefined to HEAD). */
+interface ObjectResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: Readable | undefined;
 }
 
 /**
- * The S3 client and the bucket's name, made on first use: a function that never reads or writes an object
- * needs no BUCKET_NAME, which CDK sets only where the bucket is granted. Bundled, the client is in a chunk of
- * its own (lib/bundling.ts) that a cold start does not read. Only the modules that read or write objects
- * import this one (keys: bucket-keys.ts; links: bucket-links.ts): esbuild makes a chunk for this `import()` in
- * every bundle that holds the module, and puts the SDK code that chunk shares with the entry into the cold
- * start, even where the functions that call it are dropped (test/cdk/bundling.test.ts checks).
+ * An S3 error answer, with what the S3 client's errors carry and callers read: the error code as `name` and
+ * the status as `$metadata.httpStatusCode` (isMissingObject).
  */
-const theBucket = /* @__PURE__ */ perConfig(async (): Promise<Bucket> => {
-  const name = config().bucketName;
-  const sdk = await import('./s3-client');
-  return { sdk, s3: sdk.createS3Client(), name };
-});
+export class S3RequestError extends Error {
+  readonly $metadata: { httpStatusCode: number };
+  constructor(code: string, status: number, message: string) {
+    super(message);
+    this.name = code;
+    this.$metadata = { httpStatusCode: status };
+  }
+}
+
+/**
+ * Sends `object` (with `body`, a PUT's), signed with the function's credentials: those the SDK's default chain
+ * resolves for the DynamoDB client (one chain per cold start, renewed as they expire). Answers a 2xx; throws
+ * an S3RequestError for any other status, after the retries the SDK would make.
+ */
+async function send(object: ObjectRequest, body?: Uint8Array): Promise<ObjectResponse> {
+  for (let attempt = 1; ; attempt++) {
+    const request = objectHttpRequest({
+      ...object,
+      headers: { ...object.headers, ...(body ? { 'content-length': String(body.byteLength) } : {}) },
+    });
+    if (body) request.body = body;
+    // SignatureV4 signs a copy, made with HttpRequest.clone: an HttpRequest, typed as the interface.
+    const signed = (await s3Signer(await db.config.credentials(), true).sign(request)) as HttpRequest;
+    let response: ObjectResponse;
+    try {
+      const answer = (await http().handle(signed)).response;
+      const answerBody = answer.body as Readable;
+      // A response frees its keep-alive connection once read to the end, HEAD's empty one too.
+      if (object.method === 'HEAD') answerBody.resume();
+      // A response frees its keep-alive connection once read to the end, HEAD's empty one too.
+      response = {
+        status: answer.statusCode,
+        headers: answer.headers,
+        body: object.method === 'HEAD' ? undefined : answerBody,
+      };
+    } catch (error) {
+      if (attempt >= MAX_ATTEMPTS) throw error;
+      await backOff(attempt);
+      continue;
+    }
+    if (response.status < 300) return response;
+    const failure = await errorOf(object, response);
+    if (attempt >= MAX_ATTEMPTS || !RETRYABLE_STATUSES.has(response.status)) throw failure;
+    await backOff(attempt);
+  }
+}
+
+const backOff = (attempt: number) =>
+  sleep(Math.random() * Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attempt));
+
+/** The error of a non-2xx answer, from S3's XML error document (`<Code>`, `<Message>`); HEAD's has none. */
+async function errorOf(object: ObjectRequest, response: ObjectResponse): Promise<S3RequestError> {
+  const text = response.body ? await readAtMost(response.body, 64 * 1024) : '';
+  const field = (name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(text)?.[1];
+  const code = field('Code') ?? (response.status === 404 ? 'NotFound' : `Http${response.status}`);
+  const what = `${object.method} of object ${object.key}`;
+  return new S3RequestError(
+    code,
+    response.status,
+    `${what}: ${response.status} ${code}: ${field('Message') ?? ''}`.trim(),
+  );
+}
+
+/** The body's first `maxBytes` as text; the rest is discarded, and the connection freed. */
+async function readAtMost(body: Readable, maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body) {
+    if (length < maxBytes) chunks.push(chunk as Buffer);
+    length += (chunk as Buffer).length;
+  }
+  return Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8');
+}
+
+/** The prefix of user metadata headers (x-amz-meta-*), lower-case as the HTTP handler gives header names. */
+const METADATA_PREFIX = 'x-amz-meta-';
+
+/** GetObject of `key`: its answer, whose body the caller reads or destroys. */
+const getObject = (key: string) => send({ method: 'GET', key });
+
+/** Content-Length as S3 sends it on a GET or HEAD. */
+const contentLengthOf = (response: ObjectResponse) => Number(response.headers['content-length'] ?? 0);
 
 /** What a read of a whole object found: its size, its first bytes and its SHA-256 (hex). */
 export interface ObjectDigest {
@@ -39,17 +138,14 @@ export async function digestObject(
   key: string,
   { maxBytes, firstBytes }: { maxBytes: number; firstBytes: number },
 ): Promise<{ lastModified: number; digest?: ObjectDigest }> {
-  const { sdk, s3, name } = await theBucket();
-  const {
-    Body,
-    ContentLength = 0,
-    LastModified,
-  } = await s3.send(new sdk.GetObjectCommand({ Bucket: name, Key: key }));
-  if (!Body) throw new Error(`object ${key} has no body`);
-  if (!LastModified) throw new Error(`object ${key} has no Last-Modified`);
-  const lastModified = LastModified.getTime();
-  const body = Body as Readable;
-  if (ContentLength > maxBytes) {
+  const response = await getObject(key);
+  const body = response.body as Readable;
+  const lastModified = Date.parse(response.headers['last-modified'] ?? '');
+  if (Number.isNaN(lastModified)) {
+    body.destroy();
+    throw new Error(`object ${key} has no Last-Modified`);
+  }
+  if (contentLengthOf(response) > maxBytes) {
     body.destroy();
     return { lastModified };
   }
@@ -74,22 +170,21 @@ export async function digestObject(
 }
 
 export async function putJsonObject(key: string, body: string): Promise<void> {
-  const { sdk, s3, name } = await theBucket();
-  await s3.send(
-    new sdk.PutObjectCommand({ Bucket: name, Key: key, Body: body, ContentType: 'application/json' }),
-  );
+  await putObjectBytes(key, new TextEncoder().encode(body), 'application/json', {});
 }
 
 /** The object's bytes, refused with ObjectTooLargeError before its body is read when over `maxBytes`. */
 export async function getObjectBytes(key: string, maxBytes: number): Promise<Uint8Array> {
-  const { sdk, s3, name } = await theBucket();
-  const { Body, ContentLength = 0 } = await s3.send(new sdk.GetObjectCommand({ Bucket: name, Key: key }));
-  if (!Body) throw new Error(`object ${key} has no body`);
-  if (ContentLength > maxBytes) {
-    (Body as Readable).destroy();
-    throw new ObjectTooLargeError(key, ContentLength);
+  const response = await getObject(key);
+  const body = response.body as Readable;
+  const size = contentLengthOf(response);
+  if (size > maxBytes) {
+    body.destroy();
+    throw new ObjectTooLargeError(key, size);
   }
-  return Body.transformToByteArray();
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
 /** Writes `body` as the object, with user metadata (x-amz-meta-*: lower-case names, ASCII values). */
@@ -99,15 +194,14 @@ export async function putObjectBytes(
   contentType: string,
   metadata: Record<string, string>,
 ): Promise<void> {
-  const { sdk, s3, name } = await theBucket();
-  await s3.send(
-    new sdk.PutObjectCommand({
-      Bucket: name,
-      Key: key,
-      Body: body,
-      ContentType: contentType,
-      Metadata: metadata,
-    }),
+  const metadataHeaders = Object.entries(metadata).map(([name, value]) => [`x-amz-meta-${name}`, value]);
+  await send(
+    {
+      method: 'PUT',
+      key,
+      headers: { 'content-type': contentType, ...Object.fromEntries(metadataHeaders) },
+    },
+    body,
   );
 }
 
@@ -128,10 +222,14 @@ export function isMissingObject(error: unknown): boolean {
  * undefined when there is no such object (isMissingObject).
  */
 export async function readableObjectMetadata(key: string): Promise<Record<string, string> | undefined> {
-  const { sdk, s3, name } = await theBucket();
   try {
-    const { Metadata } = await s3.send(new sdk.HeadObjectCommand({ Bucket: name, Key: key }));
-    return Metadata ?? {};
+    const { headers } = await send({ method: 'HEAD', key });
+    const metadata = Object.entries(headers).flatMap(([name, value]) =>
+      name.startsWith(METADATA_PREFIX) && value !== undefined
+        ? [[name.slice(METADATA_PREFIX.length), value]]
+        : [],
+    );
+    return Object.fromEntries(metadata);
   } catch (error) {
     if (isMissingObject(error)) return undefined;
     throw error;
@@ -140,9 +238,8 @@ export async function readableObjectMetadata(key: string): Promise<Record<string
 
 /** Whether the object exists (HeadObject; S3 reads are strongly consistent, so a PUT that ended is seen). */
 export async function objectExists(key: string): Promise<boolean> {
-  const { sdk, s3, name } = await theBucket();
   try {
-    await s3.send(new sdk.HeadObjectCommand({ Bucket: name, Key: key }));
+    await send({ method: 'HEAD', key });
     return true;
   } catch (error) {
     if (isMissingObject(error)) return false;
@@ -164,19 +261,4 @@ export class ObjectTooLargeError extends Error {
 /** The object's text, refused with ObjectTooLargeError before its body is read when over `maxBytes`. */
 export async function getObjectText(key: string, maxBytes: number): Promise<string> {
   return new TextDecoder().decode(await getObjectBytes(key, maxBytes));
-}
-
-/**
- * Streams `body` into an object with a multipart upload (5 MB parts, a few in flight): memory stays
- * bounded whatever the object's size.
- */
-export async function uploadStream(key: string, body: Readable, contentType: string): Promise<void> {
-  const { s3, name } = await theBucket();
-  const { Upload } = await import('@aws-sdk/lib-storage');
-  await new Upload({
-    client: s3,
-    params: { Bucket: name, Key: key, Body: body, ContentType: contentType },
-    queueSize: 2,
-    partSize: 5 * 1024 * 1024,
-  }).done();
 }

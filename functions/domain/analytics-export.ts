@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { listDcs } from '../data/accounts';
 import { type AnalyticsType, analyticsOfDate, routesWithAnalytics } from '../data/analytics';
-import { uploadStream } from '../data/bucket';
 import { bucketKeys } from '../data/bucket-keys';
+import { uploadStream } from '../data/bucket-uploads';
 import {
   type DownloadFile,
   type DownloadRequest,

@@ -143,7 +143,8 @@ describe('bundling a function with bundledFiles', () => {
  * The AWS SDK is bundled (nothing is left to the runtime's copy), and only the clients a function can use:
  * no S3 client without bucket access, no SQS client without a queue to send to. routes/import-status shares
  * its domain module's file with the import (which writes the payload to S3 and queues it) and must not
- * carry either client; routes/import carries both, which shows the check sees them.
+ * carry either client; routes/import carries SQS's, and the analytics export worker S3's (the only one that
+ * does: single-object requests go without it, functions/data/bucket.ts), which shows the check sees them.
  */
 describe('bundling the AWS SDK', () => {
   it('leaves no module out of the bundles', () => {
@@ -184,26 +185,29 @@ describe('bundling the AWS SDK', () => {
     expect(hasClient(bundleOf('driver-app/attempt'), 'kms')).toBe(false);
   });
 
-  it('bundles the S3 and SQS clients into the function that writes to the bucket and the import queue', () => {
+  it('bundles the SQS client, loaded on first use, and no S3 client into the function that writes to the bucket and the import queue', () => {
     expect(accessOf('routes/import')).toMatchObject({
       bucket: 'write',
       sendTo: [channels.imports, channels.importDeadlines],
     });
-    const bundle = bundleOf('routes/import');
-    expect(bundle).not.toMatch(RUNTIME_SDK_IMPORT);
-    for (const client of ['dynamodb', 's3', 'sqs'] as const) expect(hasClient(bundle, client)).toBe(true);
-  });
-
-  it('loads the S3 and SQS clients of routes/import on first use: a cold start reads neither', () => {
     const dir = assetOf('routes/import');
     const coldStart = coldStartFiles(dir);
     const lazy = codeFiles(dir).filter((file) => !coldStart.includes(file));
     const code = (files: string[]) => files.map((file) => readFileSync(join(dir, file), 'utf8')).join('\n');
+    expect(code(codeFiles(dir))).not.toMatch(RUNTIME_SDK_IMPORT);
     expect(hasClient(code(coldStart), 'dynamodb')).toBe(true);
-    expect(hasClient(code(coldStart), 's3')).toBe(false);
     expect(hasClient(code(coldStart), 'sqs')).toBe(false);
-    expect(hasClient(code(lazy), 's3')).toBe(true);
     expect(hasClient(code(lazy), 'sqs')).toBe(true);
+    expect(hasClient(code(codeFiles(dir)), 's3')).toBe(false);
+  });
+
+  it('bundles the S3 client only into the analytics export worker, loaded on its first multipart upload', () => {
+    const dir = assetOf('workers/export-analytics');
+    const coldStart = coldStartFiles(dir);
+    const lazy = codeFiles(dir).filter((file) => !coldStart.includes(file));
+    const code = (files: string[]) => files.map((file) => readFileSync(join(dir, file), 'utf8')).join('\n');
+    expect(hasClient(code(coldStart), 's3')).toBe(false);
+    expect(hasClient(code(lazy), 's3')).toBe(true);
   });
 
   /**
@@ -226,9 +230,17 @@ describe('bundling the AWS SDK', () => {
    */
   const CHECKSUM_STREAM_BASE = 'ReadableStream=="function"?ReadableStream:function(){}';
 
-  it('loads the S3 protocol and the checksum stream at cold start in a function that writes the bucket (the S3 client is in a chunk)', () => {
-    expect(accessOf('routes/import')?.bucket).toBe('write');
-    const code = coldStartCode('routes/import');
+  it.each(['routes/import', 'routes/evidence', 'workers/import-routes'])(
+    'loads neither S3’s protocol nor the checksum stream at cold start in %s, which reads or writes objects without the S3 client',
+    (sliceName) => {
+      const code = coldStartCode(sliceName);
+      expect(code.includes(S3_PROTOCOLS[0] as string)).toBe(false);
+      expect(code.includes(CHECKSUM_STREAM_BASE)).toBe(false);
+    },
+  );
+
+  it('loads the S3 protocol and the checksum stream at cold start in the one function with the S3 client (in a chunk)', () => {
+    const code = coldStartCode('workers/export-analytics');
     expect(code.includes(S3_PROTOCOLS[0] as string)).toBe(true);
     expect(code.includes(CHECKSUM_STREAM_BASE)).toBe(true);
   });
@@ -250,9 +262,9 @@ describe('bundling the AWS SDK', () => {
     },
   );
 
-  it('ships the S3 client in a chunk of a function that reads and writes objects besides signing links', () => {
+  it('ships no S3 client in a function that reads and writes objects besides signing links', () => {
     expect(accessOf('routes/evidence')?.bucket).toBeDefined();
-    expect(hasClient(bundleOf('routes/evidence'), 's3')).toBe(true);
+    expect(hasClient(bundleOf('routes/evidence'), 's3')).toBe(false);
   });
 
   it.each(['routes/import-status', 'routes/cancel-waypoint', 'analytics/request-download', 'drivers/get'])(

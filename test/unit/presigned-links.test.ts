@@ -1,7 +1,8 @@
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ObjectRequest, signedObjectUrl } from '../../functions/data/bucket-links';
+import { signedObjectUrl } from '../../functions/data/bucket-links';
+import type { ObjectRequest } from '../../functions/data/bucket-requests';
 import { configure, resetConfig } from '../../functions/shared/config';
 
 /**

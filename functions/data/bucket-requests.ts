@@ -1,0 +1,84 @@
+import { partition } from '@aws-sdk/core/client';
+import { Sha256 } from '@smithy/core/checksum';
+import { extendedEncodeURIComponent, HttpRequest } from '@smithy/core/protocols';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { awsEndpointIn, config } from '../shared/config';
+
+/**
+ * The S3 requests of one object of the bucket, as the S3 client would send them, for the two modules that
+ * send or sign them without it: object reads and writes (bucket.ts) and presigned links (bucket-links.ts).
+ */
+
+/** A request of one key of the bucket: GetObject, HeadObject or PutObject. */
+export interface ObjectRequest {
+  method: 'GET' | 'HEAD' | 'PUT';
+  key: string;
+  /** Query parameters S3 reads, e.g. response-content-disposition. */
+  query?: Record<string, string>;
+  /** Headers of the request (lower-case names): signed, so S3 holds the request to them. */
+  headers?: Record<string, string>;
+}
+
+/** The operation each method is, as the S3 client names it in `x-id` (it sends none on HeadObject). */
+const OPERATION_ID: Record<ObjectRequest['method'], string | undefined> = {
+  GET: 'GetObject',
+  PUT: 'PutObject',
+  HEAD: undefined,
+};
+
+/**
+ * The request of `object`, unsigned. Addressed as the S3 client addresses it: virtual-hosted
+ * (`<bucket>.s3.<region>.<partition's domain>`), or path-style on the endpoint AWS_ENDPOINT_URL_S3 names where
+ * S3_FORCE_PATH_STYLE is set (the local emulator).
+ */
+export function objectHttpRequest(object: ObjectRequest): HttpRequest {
+  const { bucketName, s3ForcePathStyle } = config();
+  const endpoint = new URL(
+    awsEndpointIn(config().environment, 'S3') ??
+      `https://s3.${bucketRegion()}.${partition(bucketRegion()).dnsSuffix}`,
+  );
+  const keyPath = `/${object.key.split('/').map(extendedEncodeURIComponent).join('/')}`;
+  const base = endpoint.pathname.replace(/\/$/, '');
+  const operation = OPERATION_ID[object.method];
+  const request = new HttpRequest({
+    method: object.method,
+    protocol: endpoint.protocol,
+    hostname: s3ForcePathStyle ? endpoint.hostname : `${bucketName}.${endpoint.hostname}`,
+    ...(endpoint.port ? { port: Number(endpoint.port) } : {}),
+    path: s3ForcePathStyle ? `${base}/${bucketName}${keyPath}` : `${base}${keyPath}`,
+    query: { ...object.query, ...(operation ? { 'x-id': operation } : {}) },
+    headers: { ...object.headers },
+  });
+  request.headers.host = `${request.hostname}${request.port != null ? `:${request.port}` : ''}`;
+  return request;
+}
+
+/** AWS_REGION: the bucket's region, the one the function runs in. */
+export function bucketRegion(): string {
+  const region = config().environment.AWS_REGION;
+  if (!region) throw new Error('environment variable AWS_REGION is not set');
+  return region;
+}
+
+/** AWS credentials as STS gives a session's. */
+export interface SigningCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/**
+ * SigV4 for S3 (the SDK's own SignatureV4, which a cold start already has for DynamoDB). S3 signs the path as
+ * sent, each segment encoded once (objectHttpRequest); `applyChecksum` signs the payload's SHA-256 in
+ * x-amz-content-sha256 unless the request already names one (UNSIGNED-PAYLOAD).
+ */
+export function s3Signer(credentials: SigningCredentials, applyChecksum: boolean): SignatureV4 {
+  return new SignatureV4({
+    credentials,
+    region: bucketRegion(),
+    service: 's3',
+    sha256: Sha256,
+    uriEscapePath: false,
+    applyChecksum,
+  });
+}
