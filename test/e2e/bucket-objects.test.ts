@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -30,25 +30,34 @@ const aws = useAwsProxy();
 const ODD_KEY = "proofs/acc_1/route é/00007/prf_0123 + (copy)!*'~.jpg";
 
 /** Points the service's code at the proxy, signing as `who`. */
-function signAs(who: { accessKeyId: string; secretAccessKey: string }, endpoint = aws.proxy.endpoint) {
+function signAs(
+  who: { accessKeyId: string; secretAccessKey: string; sessionToken?: string },
+  endpoint = aws.proxy.endpoint,
+) {
   configure({
     AWS_REGION: LOCAL_REGION,
     AWS_ENDPOINT_URL: endpoint,
     AWS_ACCESS_KEY_ID: who.accessKeyId,
     AWS_SECRET_ACCESS_KEY: who.secretAccessKey,
+    AWS_SESSION_TOKEN: who.sessionToken,
     [RESOURCE_ENV.bucket]: aws.names.bucket,
     S3_FORCE_PATH_STYLE: 'true',
   });
 }
 
 beforeAll(() => {
-  const writer = aws.principal('object-writer', [
-    aws.functionPolicy(),
-    {
-      Version: '2012-10-17',
-      Statement: [{ Effect: 'Allow', Action: 's3:PutObject', Resource: `${aws.bucketArn}/objects/*` }],
-    },
-  ]);
+  // A role's session, as Lambda gives a function: its token is signed with every request.
+  const writer = aws.principal(
+    'object-writer',
+    [
+      aws.functionPolicy(),
+      {
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Allow', Action: 's3:PutObject', Resource: `${aws.bucketArn}/objects/*` }],
+      },
+    ],
+    { sessionToken: randomBytes(48).toString('base64') },
+  );
   aws.proxy.addPrincipal(writer);
   signAs(writer);
 });
