@@ -194,7 +194,10 @@ export async function putObjectBytes(
   contentType: string,
   metadata: Record<string, string>,
 ): Promise<void> {
-  const metadataHeaders = Object.entries(metadata).map(([name, value]) => [`x-amz-meta-${name}`, value]);
+  const metadataHeaders = Object.entries(metadata).map(([name, value]) => [
+    `${METADATA_PREFIX}${name}`,
+    value,
+  ]);
   await send(
     {
       method: 'PUT',
