@@ -97,14 +97,12 @@ export const routeImportScenario: Scenario = {
       const usageBefore = await partitionReport(stack);
       importRun = await importRoute(context, benchRoute(routeId, SHAPE), { probe: true });
       const usageAfter = await partitionReport(stack);
+      const header = await context.raw.get(routeKeys.route(accountId, routeId));
+      if (!header) throw new Error(`${routeId} has no header`);
+      // The partitions holding the route's rows (its shards), in the order the service reads them.
+      const shards = routePartitionsOf(context, routeId, header);
       if (usageBefore && usageAfter) {
-        const header = await context.raw.get(routeKeys.route(accountId, routeId));
-        if (!header) throw new Error(`${routeId} has no header`);
-        partitions = importPartitions(
-          consumedBetween(usageBefore, usageAfter),
-          routePartitionsOf(context, routeId, header),
-          counts.items,
-        );
+        partitions = importPartitions(consumedBetween(usageBefore, usageAfter), shards, counts.items);
         details.import_partitions = partitions;
       }
       details.import = {
@@ -121,7 +119,7 @@ export const routeImportScenario: Scenario = {
         `  POST ${round(importRun.post_ms, 0)} ms, SUCCEEDED after ${round(importRun.post_to_succeeded_ms, 0)} ms`,
       );
 
-      read = await compareReads(context, routeId, counts, ROUTE_ROW_PREFIX.invoiceOrItem);
+      read = await compareReads(context, routeId, counts, shards);
       details.read = {
         api_get_invoices_ms: timings(read.api),
         raw_query_ms: timings(read.raw),
@@ -140,7 +138,7 @@ export const routeImportScenario: Scenario = {
         functionName: 'routes/invoices',
         comparison: 'get-invoices',
         stack,
-        input: await getInvoicesInput(context, stack.table_name, routeId, counts),
+        input: getInvoicesInput(context, stack.table_name, routeId, counts, shards),
         runs: HANDLER_READ_RUNS,
         warmup: 1,
         abort,
@@ -356,13 +354,10 @@ async function compareReads(
   context: Context,
   routeId: string,
   counts: ReturnType<typeof countOf>,
-  prefix: string,
+  shards: string[],
 ): Promise<{ api: number[]; raw: number[] }> {
-  const { api, raw, accountId, dcId, routeKeys } = context;
-  const path = `/dcs/${encodeURIComponent(dcId)}/routes/${encodeURIComponent(routeId)}/invoices`;
-  const header = await raw.get(routeKeys.route(accountId, routeId));
-  if (!header) throw new Error(`route ${routeId} has no header`);
-  const partitions = routePartitionsOf(context, routeId, header);
+  const { api, raw, dcId } = context;
+  const path = invoicesPath(dcId, routeId);
   const paths = {
     // Every page, as a client reads the route: an invoice cut by a page boundary shows on both pages.
     api: async () => {
@@ -389,10 +384,10 @@ async function compareReads(
     // Each shard of the route's I# rows in turn, as the service reads them.
     raw: async () => {
       let rows = 0;
-      for (const pk of partitions) {
+      for (const pk of shards) {
         const read = await raw.queryAll({
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+          ExpressionAttributeValues: { ':pk': pk, ':prefix': ROUTE_ROW_PREFIX.invoiceOrItem },
           ConsistentRead: true,
         });
         rows += read.rows.length;
@@ -428,21 +423,24 @@ function timings(values: readonly number[]) {
   };
 }
 
+/** The path of a route's invoices. */
+const invoicesPath = (dcId: string, routeId: string) =>
+  `/dcs/${encodeURIComponent(dcId)}/routes/${encodeURIComponent(routeId)}/invoices`;
+
 /** The in-process read's input: the first page's event, and the shards the raw Query reads (bench/warm/get-invoices.ts). */
-async function getInvoicesInput(
+function getInvoicesInput(
   context: Context,
   table: string,
   routeId: string,
   counts: ReturnType<typeof countOf>,
-): Promise<GetInvoicesInput> {
-  const { raw, accountId, dcId, routeKeys } = context;
-  const header = await raw.get(routeKeys.route(accountId, routeId));
-  if (!header) throw new Error(`route ${routeId} has no header`);
+  shards: string[],
+): GetInvoicesInput {
+  const { accountId, dcId } = context;
   return {
     event: restProxyEvent({
       method: 'GET',
       resource: '/dcs/{dc_id}/routes/{route_id}/invoices',
-      path: `/dcs/${encodeURIComponent(dcId)}/routes/${encodeURIComponent(routeId)}/invoices`,
+      path: invoicesPath(dcId, routeId),
       pathParameters: { dc_id: dcId, route_id: routeId },
       authorizer: { account_id: accountId, dc_ids: JSON.stringify([dcId]), principalId: accountId },
     }),
@@ -450,7 +448,7 @@ async function getInvoicesInput(
     invoices: counts.invoices,
     items: counts.items,
     table,
-    partitions: routePartitionsOf(context, routeId, header),
+    partitions: shards,
     prefix: ROUTE_ROW_PREFIX.invoiceOrItem,
   };
 }

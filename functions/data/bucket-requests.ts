@@ -32,11 +32,12 @@ const OPERATION_ID: Record<ObjectRequest['method'], string | undefined> = {
  * S3_FORCE_PATH_STYLE is set (the local emulator).
  */
 export function objectHttpRequest(object: ObjectRequest): HttpRequest {
-  const { bucketName, s3ForcePathStyle } = config();
-  const endpoint = new URL(
-    awsEndpointIn(config().environment, 'S3') ??
-      `https://s3.${bucketRegion()}.${partition(bucketRegion()).dnsSuffix}`,
-  );
+  const { bucketName, s3ForcePathStyle, environment } = config();
+  const awsEndpoint = () => {
+    const region = bucketRegion();
+    return `https://s3.${region}.${partition(region).dnsSuffix}`;
+  };
+  const endpoint = new URL(awsEndpointIn(environment, 'S3') ?? awsEndpoint());
   const keyPath = `/${object.key.split('/').map(extendedEncodeURIComponent).join('/')}`;
   const base = endpoint.pathname.replace(/\/$/, '');
   const operation = OPERATION_ID[object.method];
