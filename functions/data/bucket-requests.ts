@@ -9,22 +9,32 @@ import { awsEndpointIn, config } from '../shared/config';
  * send or sign them without it: object reads and writes (bucket.ts) and presigned links (bucket-links.ts).
  */
 
-/** A request of one key of the bucket: GetObject, HeadObject or PutObject. */
+/**
+ * A request of one key of the bucket: GetObject, HeadObject, PutObject, or a step of a multipart upload
+ * (CreateMultipartUpload `POST ?uploads`, UploadPart `PUT ?partNumber&uploadId`, CompleteMultipartUpload
+ * `POST ?uploadId`, AbortMultipartUpload `DELETE ?uploadId`).
+ */
 export interface ObjectRequest {
-  method: 'GET' | 'HEAD' | 'PUT';
+  method: 'GET' | 'HEAD' | 'PUT' | 'POST' | 'DELETE';
   key: string;
-  /** Query parameters S3 reads, e.g. response-content-disposition. */
+  /** Query parameters S3 reads, e.g. response-content-disposition, uploadId. */
   query?: Record<string, string>;
   /** Headers of the request (lower-case names): signed, so S3 holds the request to them. */
   headers?: Record<string, string>;
 }
 
-/** The operation each method is, as the S3 client names it in `x-id` (it sends none on HeadObject). */
-const OPERATION_ID: Record<ObjectRequest['method'], string | undefined> = {
-  GET: 'GetObject',
-  PUT: 'PutObject',
-  HEAD: undefined,
-};
+/**
+ * The operation a request is, as the S3 client names it in `x-id` (client-s3's operation paths): by its method
+ * and, for a PUT or DELETE, whether it names an upload. It sends none on HeadObject and on the two POSTs, whose
+ * `?uploads` and `?uploadId` name them.
+ */
+function operationIdOf({ method, query }: ObjectRequest): string | undefined {
+  const ofUpload = query?.uploadId !== undefined;
+  if (method === 'GET') return 'GetObject';
+  if (method === 'PUT') return ofUpload ? 'UploadPart' : 'PutObject';
+  if (method === 'DELETE' && ofUpload) return 'AbortMultipartUpload';
+  return undefined;
+}
 
 /**
  * The request of `object`, unsigned. Addressed as the S3 client addresses it: virtual-hosted
@@ -40,7 +50,7 @@ export function objectHttpRequest(object: ObjectRequest): HttpRequest {
   const endpoint = new URL(awsEndpointIn(environment, 'S3') ?? awsEndpoint());
   const keyPath = `/${object.key.split('/').map(extendedEncodeURIComponent).join('/')}`;
   const base = endpoint.pathname.replace(/\/$/, '');
-  const operation = OPERATION_ID[object.method];
+  const operation = operationIdOf(object);
   const request = new HttpRequest({
     method: object.method,
     protocol: endpoint.protocol,

@@ -8,13 +8,12 @@ import { type ObjectRequest, objectHttpRequest, s3Signer } from './bucket-reques
 import { db } from './client';
 
 /*
- * Reads and writes of single objects, sent as the S3 client would send them but without it: signed with the
- * SDK's SignatureV4 and sent through its NodeHttpHandler, both of which every cold start already has for
- * DynamoDB. The S3 client would add its REST-XML protocol and checksum streams to the cold start of every
- * function that holds this module (esbuild assigns them to the entry through the SDK's index files, even with
- * the client in a lazily loaded chunk; docs/architecture.md) and 130 KB to its first call, for requests whose
- * answers need no XML: a status, headers and the body. Streaming uploads of unknown size (multipart) keep the
- * S3 client, in bucket-uploads.ts.
+ * The bucket's object requests, sent as the S3 client would send them but without it: signed with the SDK's
+ * SignatureV4 and sent through its NodeHttpHandler, both of which every cold start already has for DynamoDB.
+ * The S3 client would add its REST-XML protocol and checksum streams to the cold start of every function that
+ * holds this module (esbuild assigns them to the entry through the SDK's index files, even with the client in
+ * a lazily loaded chunk; docs/architecture.md) and 130 KB to its first call, for requests whose answers need
+ * little XML: a status, headers and the body, or an upload id (multipart uploads, bucket-uploads.ts).
  */
 
 /** The HTTP handler of the bucket's requests (keep-alive, as the SDK's), one per configuration. */
@@ -29,7 +28,7 @@ const BACKOFF_MAX_MS = 20_000;
 const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
 
 /** What S3 answered: its status, headers (lower-case names) and body (undefined to HEAD). */
-interface ObjectResponse {
+export interface ObjectResponse {
   status: number;
   headers: Record<string, string | undefined>;
   body: Readable | undefined;
@@ -53,7 +52,7 @@ export class S3RequestError extends Error {
  * resolves for the DynamoDB client (one chain per cold start, renewed as they expire). Answers a 2xx; throws
  * an S3RequestError for any other status, after the retries the SDK would make.
  */
-async function send(object: ObjectRequest, body?: Uint8Array): Promise<ObjectResponse> {
+export async function sendObjectRequest(object: ObjectRequest, body?: Uint8Array): Promise<ObjectResponse> {
   for (let attempt = 1; ; attempt++) {
     const request = objectHttpRequest({
       ...object,
@@ -68,7 +67,6 @@ async function send(object: ObjectRequest, body?: Uint8Array): Promise<ObjectRes
       const answerBody = answer.body as Readable;
       // A response frees its keep-alive connection once read to the end, HEAD's empty one too.
       if (object.method === 'HEAD') answerBody.resume();
-      // A response frees its keep-alive connection once read to the end, HEAD's empty one too.
       response = {
         status: answer.statusCode,
         headers: answer.headers,
@@ -92,18 +90,30 @@ const backOff = (attempt: number) =>
 /** The error of a non-2xx answer, from S3's XML error document (`<Code>`, `<Message>`); HEAD's has none. */
 async function errorOf(object: ObjectRequest, response: ObjectResponse): Promise<S3RequestError> {
   const text = response.body ? await readAtMost(response.body, 64 * 1024) : '';
-  const field = (name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(text)?.[1];
-  const code = field('Code') ?? (response.status === 404 ? 'NotFound' : `Http${response.status}`);
+  return errorOfDocument(object, response.status, text);
+}
+
+/** The text of an element of an S3 XML document (its first), its character references decoded. */
+export function xmlField(document: string, name: string): string | undefined {
+  const text = new RegExp(`<${name}>([^<]*)</${name}>`).exec(document)?.[1];
+  return text?.replace(/&(quot|apos|lt|gt|amp);/g, (_, entity: string) => XML_ENTITIES[entity] ?? '');
+}
+
+const XML_ENTITIES: Record<string, string> = { quot: '"', apos: "'", lt: '<', gt: '>', amp: '&' };
+
+/** The error an S3 error document states (in a 2xx answer too: CompleteMultipartUpload may send one so). */
+export function errorOfDocument(object: ObjectRequest, status: number, document: string): S3RequestError {
+  const code = xmlField(document, 'Code') ?? (status === 404 ? 'NotFound' : `Http${status}`);
   const what = `${object.method} of object ${object.key}`;
   return new S3RequestError(
     code,
-    response.status,
-    `${what}: ${response.status} ${code}: ${field('Message') ?? ''}`.trim(),
+    status,
+    `${what}: ${status} ${code}: ${xmlField(document, 'Message') ?? ''}`.trim(),
   );
 }
 
 /** The body's first `maxBytes` as text; the rest is discarded, and the connection freed. */
-async function readAtMost(body: Readable, maxBytes: number): Promise<string> {
+export async function readAtMost(body: Readable, maxBytes: number): Promise<string> {
   const chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of body) {
@@ -117,7 +127,7 @@ async function readAtMost(body: Readable, maxBytes: number): Promise<string> {
 const METADATA_PREFIX = 'x-amz-meta-';
 
 /** GetObject of `key`: its answer, whose body the caller reads or destroys. */
-const getObject = (key: string) => send({ method: 'GET', key });
+const getObject = (key: string) => sendObjectRequest({ method: 'GET', key });
 
 /** Content-Length as S3 sends it on a GET or HEAD. */
 const contentLengthOf = (response: ObjectResponse) => Number(response.headers['content-length'] ?? 0);
@@ -198,7 +208,7 @@ export async function putObjectBytes(
     `${METADATA_PREFIX}${name}`,
     value,
   ]);
-  await send(
+  await sendObjectRequest(
     {
       method: 'PUT',
       key,
@@ -226,7 +236,7 @@ export function isMissingObject(error: unknown): boolean {
  */
 export async function readableObjectMetadata(key: string): Promise<Record<string, string> | undefined> {
   try {
-    const { headers } = await send({ method: 'HEAD', key });
+    const { headers } = await sendObjectRequest({ method: 'HEAD', key });
     const metadata = Object.entries(headers).flatMap(([name, value]) =>
       name.startsWith(METADATA_PREFIX) && value !== undefined
         ? [[name.slice(METADATA_PREFIX.length), value]]
@@ -242,7 +252,7 @@ export async function readableObjectMetadata(key: string): Promise<Record<string
 /** Whether the object exists (HeadObject; S3 reads are strongly consistent, so a PUT that ended is seen). */
 export async function objectExists(key: string): Promise<boolean> {
   try {
-    await send({ method: 'HEAD', key });
+    await sendObjectRequest({ method: 'HEAD', key });
     return true;
   } catch (error) {
     if (isMissingObject(error)) return false;

@@ -3,9 +3,11 @@ import { awsClientOptions } from '../shared/config';
 import { traceAwsClient } from '../shared/observability';
 
 /**
- * The KMS client and the only commands the service sends, imported by name for the reason s3-client.ts gives:
- * secret-envelope.ts loads this module with `import()` when it first seals or opens a secret, so only the
- * functions that do (webhook creation and rotation, the delivery worker) bundle the KMS client.
+ * The KMS client and the only commands the service sends, imported by name: a bundler keeps all of a
+ * dynamically imported module's exports, and `import()` of `@aws-sdk/client-kms` itself would bundle every
+ * command of the client. secret-envelope.ts loads this module with `import()` when it first seals or opens a
+ * secret, so only the functions that do (webhook creation and rotation, the delivery worker) bundle the KMS
+ * client.
  */
 export { DecryptCommand, GenerateDataKeyCommand };
 

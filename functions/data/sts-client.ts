@@ -3,7 +3,7 @@ import { awsClientOptions } from '../shared/config';
 import { traceAwsClient } from '../shared/observability';
 
 /**
- * The STS client and the one command the service sends, imported by name for the reason s3-client.ts gives:
+ * The STS client and the one command the service sends, imported by name for the reason kms-client.ts gives:
  * bucket-links.ts loads this module with `import()` only when it signs a link, so no other function bundles or
  * loads STS.
  */

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { db } from '../../functions/data/client';
 import { createKmsClient } from '../../functions/data/kms-client';
-import { createS3Client } from '../../functions/data/s3-client';
 import { createStsClient } from '../../functions/data/sts-client';
 import { createSqsClient } from '../../functions/shared/sqs-client';
 
@@ -12,7 +11,6 @@ import { createSqsClient } from '../../functions/shared/sqs-client';
 describe("the functions' SDK clients", () => {
   const clients = {
     'DynamoDB (document client)': () => db,
-    S3: createS3Client,
     SQS: createSqsClient,
     KMS: createKmsClient,
     STS: createStsClient,
