@@ -4,7 +4,7 @@ import * as routes from '../../functions/api/routes/index';
 import { getTrackingPage } from '../../functions/api/tracking/index';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
 import { call, expectError, expectSuccess, readAllPages } from '../support/http';
-import { startAndVisit, useRoutesApi } from '../support/route-changes';
+import { type ImportedWaypoint, startAndVisit, useRoutesApi } from '../support/route-changes';
 import { exampleRoute, importRoute, waitForImport } from '../support/routes';
 
 /**
@@ -14,8 +14,6 @@ import { exampleRoute, importRoute, waitForImport } from '../support/routes';
 
 const rt = useRoutesApi('route-revision-put');
 
-type Body = ReturnType<typeof exampleRoute>;
-type ImportedWaypoint = Body['waypoints'][number];
 type Changes = Record<
   'waypoints' | 'invoices' | 'items',
   { added: string[]; removed: string[]; changed: string[] }
@@ -68,11 +66,9 @@ async function snapshotOf(routeId: string) {
 
 describe('PUT /dcs/{dc_id}/routes/{route_id}/revision', () => {
   it('adds, removes and changes waypoints, invoices and items and the route’s fields; import-status answers the changes; ROUTE_UPDATED', async () => {
-    const { body, asDriver } = await rt.importForAppDriver('rev-1', 3);
-    const [wp0, wp1, wp2] = body.waypoints as [ImportedWaypoint, ImportedWaypoint, ImportedWaypoint];
-    const before = await rt.readRoute('dc-1', body.id);
-    const waypointsBefore = await rt.readWaypoints('dc-1', body.id);
-    const removedTracking = String(waypointsBefore[1]?.tracking_url).slice(rt.fx.api.url.length);
+    const imported = await rt.importBeforeMiddleGoes('rev-1');
+    const { body, asDriver, before, middleTrackingPath: removedTracking } = imported;
+    const [wp0, wp1, wp2] = imported.waypoints;
     const added = { ...(exampleRoute('rev-1-new', { waypoints: 1 }).waypoints[0] as ImportedWaypoint) };
     const moved = { ...wp2, address: '9 Other St' };
     const revision = {

@@ -5,7 +5,7 @@ import * as routes from '../../functions/api/routes/index';
 import { db, tableName } from '../../functions/data/client';
 import { routeKeys } from '../../functions/data/routes';
 import { expectError, expectSuccess } from '../support/http';
-import { type Route, startAndVisit, useRoutesApi } from '../support/route-changes';
+import { type ImportedWaypoint, type Route, startAndVisit, useRoutesApi } from '../support/route-changes';
 import { exampleRoute, importRoute } from '../support/routes';
 
 /**
@@ -14,8 +14,6 @@ import { exampleRoute, importRoute } from '../support/routes';
  */
 
 const rt = useRoutesApi('route-revisions');
-
-type ImportedWaypoint = ReturnType<typeof exampleRoute>['waypoints'][number];
 
 const cancel = (routeId: string, waypointId: string, key = rt.accounts.acme.key) =>
   rt.fx.as(key, 'DELETE', `/dcs/dc-1/routes/${routeId}/waypoints/${waypointId}`);
@@ -33,11 +31,9 @@ const idsOf = (waypoint: ImportedWaypoint) => ({
 
 describe('DELETE /dcs/{dc_id}/routes/{route_id}/waypoints/{waypoint_id}', () => {
   it('cancels a waypoint not yet visited: version bumped, gone from every read, the others keep their sequence, ROUTE_UPDATED', async () => {
-    const { body, path } = await rt.importForAppDriver('cxl-1', 3);
-    const [wp0, wp1, wp2] = body.waypoints as [ImportedWaypoint, ImportedWaypoint, ImportedWaypoint];
-    const before = await rt.readRoute('dc-1', body.id);
-    const waypointsBefore = await rt.readWaypoints('dc-1', body.id);
-    const trackingPath = String(waypointsBefore[1]?.tracking_url).slice(rt.fx.api.url.length);
+    const imported = await rt.importBeforeMiddleGoes('cxl-1');
+    const { body, path, before, waypointsBefore, middleTrackingPath: trackingPath } = imported;
+    const [wp0, wp1, wp2] = imported.waypoints;
     expect((await rt.fx.request('GET', trackingPath)).status).toBe(200);
 
     const response = await cancel(body.id, wp1.id);

@@ -12,6 +12,8 @@ import { exampleRoute, importRoute, readWaypointsAs, routeUpdatedEventsOf } from
 
 export type Route = z.infer<typeof routes.Route>;
 export type Waypoint = z.infer<typeof routes.RouteWaypoint>;
+/** A waypoint as the import takes it (exampleRoute). */
+export type ImportedWaypoint = ReturnType<typeof exampleRoute>['waypoints'][number];
 
 /** The default start of exampleRoute: 2026-11-23 07:00 in Chicago. */
 export const START = Date.UTC(2026, 10, 23, 13, 0);
@@ -161,6 +163,20 @@ export function routeCalls(fx: TestApiFixture, account: () => TestAccount) {
     };
   }
 
+  /**
+   * Imports the route `id` of three waypoints for its own app driver (importForAppDriver) and reads what a
+   * client sees of it before its middle waypoint goes: the route, its waypoints and the middle one's tracking
+   * link (a path on the API).
+   */
+  async function importBeforeMiddleGoes(id: string) {
+    const imported = await importForAppDriver(id, 3);
+    const waypoints = imported.body.waypoints as [ImportedWaypoint, ImportedWaypoint, ImportedWaypoint];
+    const before = await readRoute('dc-1', id);
+    const waypointsBefore = await readWaypoints('dc-1', id);
+    const middleTrackingPath = String(waypointsBefore[1]?.tracking_url).slice(fx.api.url.length);
+    return { ...imported, waypoints, before, waypointsBefore, middleTrackingPath };
+  }
+
   return {
     asAcme: as,
     createDriver,
@@ -173,6 +189,7 @@ export function routeCalls(fx: TestApiFixture, account: () => TestAccount) {
     seedRoute,
     createAppDriver,
     importForAppDriver,
+    importBeforeMiddleGoes,
   };
 }
 
