@@ -1,7 +1,6 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as webhooks from '../../functions/api/webhooks/index';
 import { getDelivery } from '../../functions/data/webhook-deliveries';
-import type { TestAccount } from '../support/fixtures';
 import { expectError, expectSuccess } from '../support/http';
 import { exampleRoute, importRoute } from '../support/routes';
 import { DISABLE_AFTER_SECONDS, TIMEOUT_MS, useDeliveryApi } from '../support/webhook-delivery';
@@ -21,11 +20,7 @@ import type { Webhook } from '../support/webhooks';
  * delivery consumer for these tests: test/support/webhook-delivery.ts). Redelivery: webhook-redelivery.test.ts.
  */
 const hooks = useDeliveryApi('webhook-delivery');
-let acme: TestAccount;
-
-beforeAll(() => {
-  acme = hooks.account();
-});
+const { acme } = hooks;
 
 // ---------------------------------------------------------------------------------------------------
 // Retries

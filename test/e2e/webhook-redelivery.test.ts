@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as webhooks from '../../functions/api/webhooks/index';
 import { encodeNextToken } from '../../functions/data/pagination';
 import type { Delivery } from '../../functions/data/webhook-deliveries';
@@ -6,9 +6,8 @@ import { newDeliveryId, recordDeliveryOutcome } from '../../functions/data/webho
 import { REDELIVERY_MARK_HOLDS_MS } from '../../functions/domain/webhook-events';
 import { redeliver } from '../../functions/domain/webhooks';
 import { createTestAccount } from '../support/accounts';
-import type { TestAccount } from '../support/fixtures';
 import { expectError, expectSuccess } from '../support/http';
-import { DISABLE_AFTER_SECONDS, useDeliveryApi } from '../support/webhook-delivery';
+import { DISABLE_AFTER_SECONDS, type Redelivery, useDeliveryApi } from '../support/webhook-delivery';
 import {
   eventIdOf,
   headerOf,
@@ -24,16 +23,11 @@ import type { Webhook } from '../support/webhooks';
  * test/support/webhook-delivery.ts.
  */
 const hooks = useDeliveryApi('webhook-redelivery');
-let acme: TestAccount;
-
-beforeAll(() => {
-  acme = hooks.account();
-});
+const { acme } = hooks;
 
 // Redelivery
 // ---------------------------------------------------------------------------------------------------
 
-type Redelivery = { delivery_id: string; redelivery_of: string };
 describe('redelivery', () => {
   it('redelivers one past delivery: same body and webhook-id, signed afresh, logged as a redelivery of it', async () => {
     const { receiver, webhook, state } = await hooks.outageReceiver();

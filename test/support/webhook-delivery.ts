@@ -55,13 +55,14 @@ export function useDeliveryApi(name: string) {
       worker.addEnvironment('WEBHOOK_DISABLE_AFTER_SECONDS', String(DISABLE_AFTER_SECONDS));
     },
   });
-  let acme: TestAccount;
+  /** Acme, filled in by the file's beforeAll: its tests read it from their start on. */
+  const acme = {} as TestAccount;
   const { receiver: startReceiver, ...calls } = useWebhooks(fx, () => acme);
 
   const asAcme = (method: string, path: string, body?: unknown) => fx.as(acme.key, method, path, body);
 
   beforeAll(async () => {
-    acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]);
+    Object.assign(acme, await createTestAccount('Acme', [{ dcId: 'dc-1' }, { dcId: 'dc-2' }]));
   });
 
   // ---------------------------------------------------------------------------------------------------
@@ -128,8 +129,6 @@ export function useDeliveryApi(name: string) {
   const isHttp500 = expect.stringMatching(/500/);
 
   // ---------------------------------------------------------------------------------------------------
-
-  type WindowAnswer = { redeliveries: Redelivery[]; next_token?: string };
 
   async function redeliverOne(webhookId: string, deliveryId: string): Promise<Redelivery> {
     const response = await asAcme('POST', `/webhooks/${webhookId}/deliveries/${deliveryId}/redeliver`);
@@ -214,7 +213,7 @@ export function useDeliveryApi(name: string) {
   return {
     fx,
     request: fx.request,
-    account: () => acme,
+    acme,
     asAcme,
     hookedReceiver,
     getWebhook,
