@@ -49,6 +49,15 @@ describe('column definitions', () => {
 });
 
 describe('routeAnalytics', () => {
+  /** The analytics of the Chicago route planned to start, started and finalized at other instants. */
+  const chicagoRouteTimed = (
+    times: Pick<RouteFacts['route'], 'startTime' | 'startedTimestamp' | 'finalizedTimestamp'>,
+  ) => {
+    const facts = chicagoFacts();
+    Object.assign(facts.route, times);
+    return routeAnalytics(facts);
+  };
+
   it('computes every column of a route whose customers were all visited', () => {
     const result = routeAnalytics(chicagoFacts());
     expect(Object.keys(result)).toEqual(DESIGN_ROUTE_COLUMNS);
@@ -137,11 +146,11 @@ describe('routeAnalytics', () => {
   });
 
   it('measures the actual journey in elapsed seconds across the spring-forward DST change', () => {
-    const facts = chicagoFacts();
-    facts.route.startTime = Date.UTC(2025, 2, 9, 7, 0); // 2025-03-09 01:00 CST
-    facts.route.startedTimestamp = Date.UTC(2025, 2, 9, 7, 30); // 01:30 CST
-    facts.route.finalizedTimestamp = Date.UTC(2025, 2, 9, 8, 30); // 03:30 CDT: clocks jumped 02:00 -> 03:00
-    const result = routeAnalytics(facts);
+    const result = chicagoRouteTimed({
+      startTime: Date.UTC(2025, 2, 9, 7, 0), // 2025-03-09 01:00 CST
+      startedTimestamp: Date.UTC(2025, 2, 9, 7, 30), // 01:30 CST
+      finalizedTimestamp: Date.UTC(2025, 2, 9, 8, 30), // 03:30 CDT: clocks jumped 02:00 -> 03:00
+    });
     expect(result.planned_route_start_timestamp).toBe('2025-03-09T01:00:00-06:00');
     expect(result.actual_route_departure_time).toBe('2025-03-09T01:30:00-06:00');
     expect(result.actual_route_arrival_time).toBe('2025-03-09T03:30:00-05:00');
@@ -149,11 +158,11 @@ describe('routeAnalytics', () => {
   });
 
   it('tells the two passes of the repeated fall-back hour apart by their offsets, beside the epoch ms', () => {
-    const facts = chicagoFacts();
-    facts.route.startTime = Date.UTC(2025, 10, 2, 6, 0); // 2025-11-02 01:00 CDT
-    facts.route.startedTimestamp = Date.UTC(2025, 10, 2, 6, 30); // 01:30 CDT
-    facts.route.finalizedTimestamp = Date.UTC(2025, 10, 2, 7, 30); // 01:30 CST: clocks went 02:00 -> 01:00
-    const result = routeAnalytics(facts);
+    const result = chicagoRouteTimed({
+      startTime: Date.UTC(2025, 10, 2, 6, 0), // 2025-11-02 01:00 CDT
+      startedTimestamp: Date.UTC(2025, 10, 2, 6, 30), // 01:30 CDT
+      finalizedTimestamp: Date.UTC(2025, 10, 2, 7, 30), // 01:30 CST: clocks went 02:00 -> 01:00
+    });
     expect(result).toMatchObject({
       planned_route_start_timestamp: '2025-11-02T01:00:00-05:00',
       planned_route_start_epoch_ms: Date.UTC(2025, 10, 2, 6, 0),
