@@ -14,10 +14,9 @@ import {
   putObjectBytes,
   readableObjectMetadata,
 } from '../../functions/data/bucket';
-import { configure, resetConfig } from '../../functions/shared/config';
-import { RESOURCE_ENV } from '../../functions/shared/resources';
-import { LOCAL_REGION } from '../../local/cloud/model';
+import { resetConfig } from '../../functions/shared/config';
 import { useAwsProxy } from '../support/aws-proxy';
+import { expectDeniedWritingNothing, signObjectRequestsAs } from '../support/bucket-requests';
 
 /**
  * The service's object reads and writes (functions/data/bucket.ts), which send S3's REST requests without the
@@ -28,22 +27,6 @@ const aws = useAwsProxy();
 
 /** A key with the characters S3 keys may hold that URLs escape. */
 const ODD_KEY = "proofs/acc_1/route é/00007/prf_0123 + (copy)!*'~.jpg";
-
-/** Points the service's code at the proxy, signing as `who`. */
-function signAs(
-  who: { accessKeyId: string; secretAccessKey: string; sessionToken?: string },
-  endpoint = aws.proxy.endpoint,
-) {
-  configure({
-    AWS_REGION: LOCAL_REGION,
-    AWS_ENDPOINT_URL: endpoint,
-    AWS_ACCESS_KEY_ID: who.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: who.secretAccessKey,
-    AWS_SESSION_TOKEN: who.sessionToken,
-    [RESOURCE_ENV.bucket]: aws.names.bucket,
-    S3_FORCE_PATH_STYLE: 'true',
-  });
-}
 
 beforeAll(() => {
   // A role's session, as Lambda gives a function: its token is signed with every request.
@@ -59,7 +42,7 @@ beforeAll(() => {
     { sessionToken: randomBytes(48).toString('base64') },
   );
   aws.proxy.addPrincipal(writer);
-  signAs(writer);
+  signObjectRequestsAs(aws, writer);
 });
 afterAll(resetConfig);
 
@@ -139,12 +122,7 @@ describe('object writes and reads without the S3 client', () => {
   });
 
   it('fails a write the function’s grant does not cover with S3’s error, writing nothing', async () => {
-    const denied = await putJsonObject('elsewhere/x.json', '{}').catch((error: unknown) => error);
-    expect(denied).toMatchObject({ name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
-    const read = await aws.failure(
-      aws.admin.s3.send(new GetObjectCommand({ Bucket: aws.names.bucket, Key: 'elsewhere/x.json' })),
-    );
-    expect(read.name).toBe('NoSuchKey');
+    await expectDeniedWritingNothing(aws, putJsonObject('elsewhere/x.json', '{}'), 'elsewhere/x.json');
   });
 });
 
@@ -176,7 +154,8 @@ describe('retries, against a stand-in for S3 answering 503 SlowDown (the local S
     await new Promise((resolve) => server.close(resolve));
   });
   const standIn = () =>
-    signAs(
+    signObjectRequestsAs(
+      aws,
       { accessKeyId: 'AKIDSTANDIN', secretAccessKey: 'stand-in' },
       `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     );

@@ -5,10 +5,9 @@ import { Readable } from 'node:stream';
 import { GetObjectCommand, ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { uploadStream } from '../../functions/data/bucket-uploads';
-import { configure, resetConfig } from '../../functions/shared/config';
-import { RESOURCE_ENV } from '../../functions/shared/resources';
-import { LOCAL_REGION } from '../../local/cloud/model';
+import { resetConfig } from '../../functions/shared/config';
 import { useAwsProxy } from '../support/aws-proxy';
+import { expectDeniedWritingNothing, signObjectRequestsAs } from '../support/bucket-requests';
 
 /**
  * Streamed uploads of unknown size (functions/data/bucket-uploads.ts: a PutObject, or a multipart upload sent
@@ -17,22 +16,6 @@ import { useAwsProxy } from '../support/aws-proxy';
  */
 const aws = useAwsProxy();
 const MB = 1024 * 1024;
-
-/** Points the service's code at `endpoint`, signing as `who`. */
-function signAs(
-  who: { accessKeyId: string; secretAccessKey: string; sessionToken?: string },
-  endpoint: string,
-) {
-  configure({
-    AWS_REGION: LOCAL_REGION,
-    AWS_ENDPOINT_URL: endpoint,
-    AWS_ACCESS_KEY_ID: who.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: who.secretAccessKey,
-    AWS_SESSION_TOKEN: who.sessionToken,
-    [RESOURCE_ENV.bucket]: aws.names.bucket,
-    S3_FORCE_PATH_STYLE: 'true',
-  });
-}
 
 /** `bytes` as a stream of 64 KB chunks, as a CSV stringifier hands them out. */
 const streamOf = (bytes: Buffer) =>
@@ -66,7 +49,7 @@ describe('streamed uploads without the S3 client', () => {
       { sessionToken: randomBytes(48).toString('base64') },
     );
     aws.proxy.addPrincipal(exporter);
-    signAs(exporter, aws.proxy.endpoint);
+    signObjectRequestsAs(aws, exporter);
   });
 
   const read = async (key: string) => {
@@ -99,14 +82,11 @@ describe('streamed uploads without the S3 client', () => {
   });
 
   it('fails an upload outside its grant with S3’s error, leaving no object', async () => {
-    const denied = await uploadStream('elsewhere/x.csv', streamOf(randomBytes(6 * MB)), 'text/csv').catch(
-      (error: unknown) => error,
+    await expectDeniedWritingNothing(
+      aws,
+      uploadStream('elsewhere/x.csv', streamOf(randomBytes(6 * MB)), 'text/csv'),
+      'elsewhere/x.csv',
     );
-    expect(denied).toMatchObject({ name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
-    const missing = await aws.failure(
-      aws.admin.s3.send(new GetObjectCommand({ Bucket: aws.names.bucket, Key: 'elsewhere/x.csv' })),
-    );
-    expect(missing.name).toBe('NoSuchKey');
   });
 });
 
@@ -151,7 +131,8 @@ describe('failed multipart uploads, against a stand-in for S3 (the local S3 fail
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    signAs(
+    signObjectRequestsAs(
+      aws,
       { accessKeyId: 'AKIDSTANDIN', secretAccessKey: 'stand-in' },
       `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     );
