@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Applied } from '../models/delivery-requirements';
-import { db, isConditionFailure, queryItems, tableName, writeTransactionParts } from './client';
+import { db, isConditionFailure, queryPrefixItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { conditionHeld, getItem, getRecord, putRecordItem } from './item-ops';
 import type { TableKey } from './table-schema';
@@ -151,11 +151,7 @@ export const getDc = (accountId: string, dcId: string): Promise<Dc | undefined> 
   getRecord(accountKeys.dc(accountId, dcId), dcCodec.fromItem);
 
 export async function listDcs(accountId: string): Promise<Dc[]> {
-  const { items } = await queryItems({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': accountPartition(accountId), ':prefix': DC_PREFIX },
-    ConsistentRead: true,
-  });
+  const { items } = await queryPrefixItems(accountPartition(accountId), DC_PREFIX);
   return items.map(dcCodec.fromItem);
 }
 

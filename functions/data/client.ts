@@ -150,6 +150,27 @@ export async function queryItems(
   return { items, lastKey: startKey, bytesRead };
 }
 
+/**
+ * The items of partition `pk` whose sort key starts with `prefix`, in key order, read consistently as queryItems
+ * reads them (after `startKey`, at most `limit`, stopping after `stopAfterBytes`): all of them when nothing
+ * bounds the read. A list a client pages through goes through queryPrefix (pagination.ts), which checks its token.
+ */
+export const queryPrefixItems = (
+  pk: string,
+  prefix: string,
+  read: { startKey?: Record<string, unknown>; limit?: number; stopAfterBytes?: number } = {},
+) =>
+  queryItems(
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+      ExclusiveStartKey: read.startKey,
+      ConsistentRead: true,
+    },
+    read.limit,
+    { stopAfterBytes: read.stopAfterBytes },
+  );
+
 /** The errors DynamoDB throttles a whole batch with, once the SDK's own retries are spent. */
 const THROTTLED = new Set([
   'ThrottlingException',

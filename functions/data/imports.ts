@@ -1,5 +1,5 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionFailedAt, db, putAll, queryItems, tableName, writeTransactionParts } from './client';
+import { conditionFailedAt, db, putAll, queryPrefixItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { driverRoutesItem } from './drivers';
 import { putEventItem, type RouteEvent } from './events';
@@ -221,14 +221,7 @@ export async function putImportChanges(
 
 /** A revision's changes (JSON) as stored with putImportChanges; undefined when none were stored. */
 export async function getImportChanges(accountId: string, txid: string): Promise<string | undefined> {
-  const { items } = await queryItems({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: {
-      ':pk': importKeys.record(accountId, txid).pk,
-      ':prefix': CHANGES_PREFIX,
-    },
-    ConsistentRead: true,
-  });
+  const { items } = await queryPrefixItems(importKeys.record(accountId, txid).pk, CHANGES_PREFIX);
   return items.length === 0 ? undefined : items.map((item) => item.text as string).join('');
 }
 

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { PAGE_BYTE_BUDGET } from '../shared/limits';
 import type { Claim } from './claims';
-import { db, type Item, queryItems, tableName } from './client';
+import { db, type Item, queryItems, queryPrefixItems, tableName } from './client';
 import {
   decodeNextTokenAmong,
   encodeNextToken,
@@ -153,16 +153,7 @@ interface EarlyShardRead {
 
 /** One shard's `I#` rows after `startKey`: at most `limit`, fewer once they reach `byteBudget`. */
 const queryShardRows = (pk: string, startKey?: TableKey, limit?: number, byteBudget?: number) =>
-  queryItems(
-    {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': ROUTE_ROW_PREFIX.invoiceOrItem },
-      ExclusiveStartKey: startKey,
-      ConsistentRead: true,
-    },
-    limit,
-    { stopAfterBytes: byteBudget },
-  );
+  queryPrefixItems(pk, ROUTE_ROW_PREFIX.invoiceOrItem, { startKey, limit, stopAfterBytes: byteBudget });
 
 /**
  * The `I#` rows of the route's shards in order, as one list: all of them, or a page (at most `limit` rows,

@@ -1,6 +1,6 @@
 import { ValidationError } from '../shared/errors';
 import { countWithinBudget, PAGE_BYTE_BUDGET } from '../shared/limits';
-import { type Item, queryItems } from './client';
+import { type Item, queryPrefixItems } from './client';
 import type { TableKey } from './table-schema';
 
 export interface Page<T> {
@@ -43,16 +43,11 @@ export function cutToBudget<T>(
  * `nextToken` ended.
  */
 export async function queryPrefix(pk: string, prefix: string, page?: PageRequest): Promise<Page<Item>> {
-  const { items, lastKey } = await queryItems(
-    {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-      ExclusiveStartKey: decodeNextToken(page?.nextToken, pk, prefix),
-      ConsistentRead: true,
-    },
-    page?.limit,
-    { stopAfterBytes: page && PAGE_BYTE_BUDGET },
-  );
+  const { items, lastKey } = await queryPrefixItems(pk, prefix, {
+    startKey: decodeNextToken(page?.nextToken, pk, prefix),
+    limit: page?.limit,
+    stopAfterBytes: page && PAGE_BYTE_BUDGET,
+  });
   return { items, nextToken: encodeNextToken(lastKey) };
 }
 

@@ -1,4 +1,4 @@
-import { queryItems, tableName, writeTransactionParts } from './client';
+import { queryPrefixItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { getRecord, putRecordItem, updateIfHeld } from './item-ops';
 import { routeKeys, type TransactItem } from './routes';
@@ -156,14 +156,7 @@ export async function listWaypointProofs(
   routeId: string,
   sequence: number,
 ): Promise<Proof[]> {
-  const { items } = await queryItems({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: {
-      ':pk': routeKeys.route(accountId, routeId).pk,
-      ':prefix': waypointPrefix(sequence),
-    },
-    ConsistentRead: true,
-  });
+  const { items } = await queryPrefixItems(routeKeys.route(accountId, routeId).pk, waypointPrefix(sequence));
   const now = Date.now();
   return items
     .map(proofCodec.fromItem)

@@ -1,4 +1,4 @@
-import { type Item, queryItems, tableName, writeTransactionParts } from './client';
+import { type Item, queryPrefixItems, tableName, writeTransactionParts } from './client';
 import { codec } from './codec';
 import { getRecord, updateIfHeld } from './item-ops';
 import { type RouteHeader, routeKeys, routeUnchangedCheck, type TransactItem } from './routes';
@@ -102,11 +102,7 @@ export async function listStopPins(
   accountId: string,
   routeId: string,
 ): Promise<{ pin: StopPin; item: Item }[]> {
-  const { items } = await queryItems({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': routeKeys.partition(accountId, routeId), ':prefix': PREFIX },
-    ConsistentRead: true,
-  });
+  const { items } = await queryPrefixItems(routeKeys.partition(accountId, routeId), PREFIX);
   return items.map((item) => ({ pin: fromItem(item), item }));
 }
 

@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKeys } from './accounts';
-import { db, queryItems, tableName } from './client';
+import { db, queryPrefixItems, tableName } from './client';
 import { codec } from './codec';
 import type { EventType } from './events';
 import { conditionHeld, getRecord, putRecordItem, updateIfHeld } from './item-ops';
@@ -94,11 +94,7 @@ export const getWebhook = (accountId: string, webhookId: string) =>
 
 /** The account's webhooks, oldest first. */
 export async function listWebhooks(accountId: string): Promise<Webhook[]> {
-  const { items } = await queryItems({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': accountKeys.partition(accountId), ':prefix': PREFIX },
-    ConsistentRead: true,
-  });
+  const { items } = await queryPrefixItems(accountKeys.partition(accountId), PREFIX);
   return items
     .map(fromItem)
     .sort((a, b) => a.createdAt - b.createdAt || a.webhookId.localeCompare(b.webhookId));
