@@ -275,6 +275,16 @@ class PathSearch {
     this.queue.length = 0;
   }
 
+  /**
+   * Books a move just made: its `delta` into the cost, and the places whose edges it changed queued again, in
+   * order. True, for the move functions to answer with.
+   */
+  private improvedBy(delta: number, ...touched: number[]): true {
+    this.cost += delta;
+    for (const place of touched) this.activate(place);
+    return true;
+  }
+
   /** Reverses tour[from..to] (inclusive) and updates positions. */
   private reverse(from: number, to: number): void {
     this.changed(from, to);
@@ -317,12 +327,7 @@ class PathSearch {
           else this.reverse(q + 1, p);
         } else if (q < p) this.reverse(q, p - 1);
         else this.reverse(p, q - 1);
-        this.cost += delta;
-        this.activate(a);
-        this.activate(b);
-        this.activate(c);
-        this.activate(d);
-        return true;
+        return this.improvedBy(delta, a, b, c, d);
       }
     }
     return false;
@@ -388,14 +393,7 @@ class PathSearch {
               const delta = added - removal;
               if (delta >= -EPSILON) continue;
               this.moveSegment(from, k, left, flipped < asIs);
-              this.cost += delta;
-              this.activate(prev);
-              this.activate(next);
-              this.activate(first);
-              this.activate(lastOfSegment);
-              this.activate(l);
-              this.activate(r);
-              return true;
+              return this.improvedBy(delta, prev, next, first, lastOfSegment, l, r);
             }
           }
         }
