@@ -96,14 +96,16 @@ export class StatefulImports extends Construct implements ServiceResources {
   }
 
   get eventPipeDeadLetterQueue(): IQueue {
-    return this.importOnce('EventPipeDeadLetterQueue', (id) =>
-      Queue.fromQueueArn(this, id, Fn.importValue(this.exported.eventPipeDeadLetterArnExportName)),
+    return this.importPipeDeadLetterQueue(
+      'EventPipeDeadLetterQueue',
+      this.exported.eventPipeDeadLetterArnExportName,
     );
   }
 
   get feedPipeDeadLetterQueue(): IQueue {
-    return this.importOnce('FeedPipeDeadLetterQueue', (id) =>
-      Queue.fromQueueArn(this, id, Fn.importValue(this.exported.feedPipeDeadLetterArnExportName)),
+    return this.importPipeDeadLetterQueue(
+      'FeedPipeDeadLetterQueue',
+      this.exported.feedPipeDeadLetterArnExportName,
     );
   }
 
@@ -134,6 +136,11 @@ export class StatefulImports extends Construct implements ServiceResources {
         queueUrl: Fn.importValue(urlExportName),
       }),
     );
+  }
+
+  /** A pipe's dead-letter queue, imported as construct `id` by its ARN (the stateful stack exports no URL of it). */
+  private importPipeDeadLetterQueue(id: string, arnExportName: string): IQueue {
+    return this.importOnce(id, () => Queue.fromQueueArn(this, id, Fn.importValue(arnExportName)));
   }
 
   /** The resource imported as construct `id`: by `make` on first use, the same one afterwards. */
