@@ -2,10 +2,18 @@ import type { DriverRef } from '../domain/drivers';
 import type { RouteRef } from '../domain/routes';
 import type { AccountCaller } from '../shared/auth-context';
 
-/** The route a request's path names (`{dc_id}`, `{route_id}`), in the caller's account. */
-export const routeRef = (caller: AccountCaller, params: { dc_id: string; route_id: string }): RouteRef => ({
+/** The DC a request's path names (`{dc_id}`), in the caller's account. */
+export const dcRef = (
+  caller: AccountCaller,
+  params: { dc_id: string },
+): { accountId: string; dcId: string } => ({
   accountId: caller.accountId,
   dcId: params.dc_id,
+});
+
+/** The route a request's path names (`{dc_id}`, `{route_id}`), in the caller's account. */
+export const routeRef = (caller: AccountCaller, params: { dc_id: string; route_id: string }): RouteRef => ({
+  ...dcRef(caller, params),
   routeId: params.route_id,
 });
 
@@ -14,7 +22,6 @@ export const driverRef = (
   caller: AccountCaller,
   params: { dc_id: string; driver_id: string },
 ): DriverRef => ({
-  accountId: caller.accountId,
-  dcId: params.dc_id,
+  ...dcRef(caller, params),
   driverId: params.driver_id,
 });

@@ -1,11 +1,12 @@
 import { createDriver } from '../../../domain/drivers';
 import { httpHandler } from '../../http-handler';
+import { dcRef } from '../../refs';
 import { driverView } from '../views';
 import { createDriver as endpoint } from './endpoint';
 
 export const handler = httpHandler(endpoint, async ({ params, body, caller }) => {
   const driver = await createDriver(
-    { accountId: caller.accountId, dcId: params.dc_id, driverId: body.driver_id },
+    { ...dcRef(caller, params), driverId: body.driver_id },
     { name: body.driver_name, loginToken: body.login_token },
   );
   return { driver: driverView(driver) };
