@@ -23,7 +23,8 @@ import {
   REPLAYED_HEADER,
 } from '../models/idempotency';
 import { type ReservedId, reservedIdsOf } from '../models/path-ids';
-import { ERROR_CODES } from '../shared/error-codes';
+import { ERROR_CODES, type ErrorCodeName } from '../shared/error-codes';
+import { ERROR_MEANINGS } from '../shared/error-meanings';
 // The generator's own schemas in zod's functional API: the document reads any schema through zod core alone.
 import * as z from '../shared/zod';
 import { type EndpointDefinition, isDcScoped, takesIdempotencyKey } from './define';
@@ -135,7 +136,9 @@ function referredComponents(
 }
 
 const codeMeaning = new Map<number, { httpStatus: number; meaning: string }>(
-  Object.values(ERROR_CODES).map((entry) => [entry.code, entry]),
+  (Object.entries(ERROR_CODES) as [ErrorCodeName, (typeof ERROR_CODES)[ErrorCodeName]][]).map(
+    ([name, entry]) => [entry.code, { ...entry, meaning: ERROR_MEANINGS[name] }],
+  ),
 );
 
 /** Error responses an endpoint can give, by HTTP status, with the codes each one carries. */

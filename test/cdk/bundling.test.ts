@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { getDocsAsset } from '../../functions/api/docs/index';
 import { endpoints } from '../../functions/api/index';
 import * as channels from '../../functions/models/channels';
+import { ERROR_CODES } from '../../functions/shared/error-codes';
+import { ERROR_MEANINGS } from '../../functions/shared/error-meanings';
 import { consumers } from '../../functions/workers/index';
 import {
   BUNDLE_ALIASES,
@@ -276,6 +278,13 @@ describe('bundling the AWS SDK', () => {
     const ending = 'no route body was uploaded before the upload link expired';
     expect(code(coldStart).includes(ending)).toBe(false);
     expect(code(lazy).includes(ending)).toBe(true);
+  });
+
+  it('leaves what the error codes mean out of a function that answers with them (functions/shared/error-meanings.ts)', () => {
+    const bundle = bundleOf('drivers/get');
+    expect(bundle).toContain(`code:${ERROR_CODES.NOT_FOUND.code},httpStatus:404`);
+    expect(bundle.includes(ERROR_MEANINGS.NOT_FOUND)).toBe(false);
+    expect(bundle.includes(ERROR_MEANINGS.RATE_LIMITED)).toBe(false);
   });
 
   it('ships no chunk that its code never imports', () => {

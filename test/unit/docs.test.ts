@@ -13,7 +13,8 @@ import { newWebhookSecret, signatureHeaders } from '../../functions/domain/webho
 import * as channels from '../../functions/models/channels';
 import { allChannels } from '../../functions/models/channels';
 import { reservedIdsOf } from '../../functions/models/path-ids';
-import { ERROR_CODES } from '../../functions/shared/error-codes';
+import { ERROR_CODES, type ErrorCodeName } from '../../functions/shared/error-codes';
+import { ERROR_MEANINGS } from '../../functions/shared/error-meanings';
 import { PAGE_BYTE_BUDGET } from '../../functions/shared/limits';
 import { RESOURCE_ENV } from '../../functions/shared/resources';
 import { consumers } from '../../functions/workers/index';
@@ -90,8 +91,8 @@ function endpointTable(): string {
 function errorCodeTable(): string {
   const lines = ['| Code | HTTP | Name | Meaning |', '| --- | --- | --- | --- |'];
   const entries = Object.entries(ERROR_CODES).sort(([, a], [, b]) => a.code - b.code);
-  for (const [name, { code, httpStatus, meaning }] of entries) {
-    lines.push(`| ${code} | ${httpStatus} | \`${name}\` | ${cell(meaning)} |`);
+  for (const [name, { code, httpStatus }] of entries) {
+    lines.push(`| ${code} | ${httpStatus} | \`${name}\` | ${cell(ERROR_MEANINGS[name as ErrorCodeName])} |`);
   }
   return lines.join('\n');
 }
