@@ -53,10 +53,12 @@ const REFERENCES: readonly { name: string; adds: string }[] = [
 ];
 export const INIT_RUNS = 5;
 /**
- * What the machine alone does to the API check: copies of one bundle (the reference the least API function
- * loads), as many as there are API functions, measured in the same round-robin, one beside each function. They
- * are the same code, so the spread of their ratios over the floor is noise, and the largest of them is what the
- * slowest of as many medians of 5 reads when every function costs the same. Reported, not checked.
+ * Copies of each kind's least reference (LEAST_OF), one measured beside each function of the kind in the same
+ * round-robin. They are the same code as the reference, so their runs and its own are one sample of the
+ * least function's init in this run, the checks' denominator (a median of 5 alone moved it by up to 6%
+ * from run to run); and the spread of the API copies' medians is what the machine alone does to the API
+ * check (`noise`, reported, not checked): their slowest is what the slowest of as many medians of 5 reads
+ * when every function costs the same.
  */
 export const NOISE_COPY_OF = LEAST_OF.api;
 /** Builds at once (esbuild is itself parallel; the machine has two cores). */
@@ -82,9 +84,10 @@ export interface BundleMeasurement {
   floor: Measured;
   /** REFERENCES, built and measured as the floor. */
   references: (Measured & { adds: string })[];
-  /** The reference the noise copies copy (NOISE_COPY_OF), and the copies: none when it failed to build. */
+  /** The reference the noise copies copy (NOISE_COPY_OF): its copies are `copies.api`. */
   copied: (Measured & { adds: string }) | undefined;
-  copies: Measured[];
+  /** The copies of each kind's least reference, one per function of the kind: none when it failed to build. */
+  copies: Record<FunctionKind, Measured[]>;
   /** The 1-minute load averages before and after the init measurements. */
   loadBefore: number[];
   loadAfter: number[];
@@ -144,25 +147,29 @@ export async function measureBundles({
   });
 
   const copied = references.find((item) => item.name === `floor-references/${NOISE_COPY_OF}`);
-  const copies: Measured[] = [];
-  if (copied?.bundle) {
-    const apiFunctions = functions.filter((item) => item.kind === 'api').length;
-    for (let index = 1; index <= apiFunctions; index++) {
-      const name = `noise/copy-${String(index).padStart(2, '0')}`;
-      cpSync(join(BUNDLE_DIR, copied.name), join(BUNDLE_DIR, name), { recursive: true });
-      copies.push({
-        ...copied,
+  const copies: Record<FunctionKind, Measured[]> = { api: [], consumer: [] };
+  for (const kind of ['api', 'consumer'] as const) {
+    const reference = references.find((item) => item.name === `floor-references/${LEAST_OF[kind]}`);
+    if (!reference?.bundle) continue;
+    const count = functions.filter((item) => item.kind === kind).length;
+    for (let index = 1; index <= count; index++) {
+      const name = `${kind === 'api' ? 'noise' : 'consumer-noise'}/copy-${String(index).padStart(2, '0')}`;
+      cpSync(join(BUNDLE_DIR, reference.name), join(BUNDLE_DIR, name), { recursive: true });
+      copies[kind].push({
+        ...reference,
         name,
-        bundle: { ...copied.bundle, file: join(BUNDLE_DIR, name, basename(copied.bundle.file)) },
+        bundle: { ...reference.bundle, file: join(BUNDLE_DIR, name, basename(reference.bundle.file)) },
         initRuns: [],
       });
     }
   }
-  // Each function followed by a copy, so that copies and functions meet the same moments of the machine.
-  const measuredInOrder = functions.flatMap((item, index) => [
-    item,
-    ...(copies[index] ? [copies[index]] : []),
-  ]);
+  // Each function followed by a copy of its kind's least reference, so that copies and functions meet the
+  // same moments of the machine.
+  const nextCopy = { api: 0, consumer: 0 };
+  const measuredInOrder = functions.flatMap((item) => {
+    const copy = copies[item.kind][nextCopy[item.kind]++];
+    return copy ? [item, copy] : [item];
+  });
 
   // Round-robin, one process at a time: run k of every function before run k+1 of any, so a passing
   // load on the machine spreads over all functions instead of skewing one.
