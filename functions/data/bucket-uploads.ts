@@ -51,22 +51,27 @@ const PART_BYTES = 5 * 1024 * 1024;
 /** Parts sent at once: what a part's round trip overlaps with the reading of the next. */
 const PARTS_IN_FLIGHT = 2;
 
-/** The stream in parts of PART_BYTES, the last one shorter; none for an empty stream. */
+/**
+ * The stream in parts of PART_BYTES, the last one shorter; none for an empty stream. Each part is one buffer
+ * the stream's chunks are copied into as they come: a part holds no chunk, and no chunk holds a part.
+ */
 async function* partsOf(body: Readable): AsyncGenerator<Buffer> {
-  let chunks: Buffer[] = [];
-  let length = 0;
+  let part = Buffer.allocUnsafe(PART_BYTES);
+  let filled = 0;
   for await (const chunk of body) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    chunks.push(bytes);
-    length += bytes.length;
-    while (length >= PART_BYTES) {
-      const joined = Buffer.concat(chunks);
-      yield joined.subarray(0, PART_BYTES);
-      chunks = [joined.subarray(PART_BYTES)];
-      length = joined.length - PART_BYTES;
+    for (let copied = 0; copied < bytes.length; ) {
+      const count = bytes.copy(part, filled, copied);
+      copied += count;
+      filled += count;
+      if (filled === PART_BYTES) {
+        yield part;
+        part = Buffer.allocUnsafe(PART_BYTES);
+        filled = 0;
+      }
     }
   }
-  if (length > 0) yield Buffer.concat(chunks);
+  if (filled > 0) yield part.subarray(0, filled);
 }
 
 /** Sends one request of the upload and answers its body's text (S3's XML document, when it sends one). */
