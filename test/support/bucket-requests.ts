@@ -1,5 +1,6 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { expect } from 'vitest';
+import type { SigningCredentials } from '../../functions/data/bucket-requests';
 import { configure } from '../../functions/shared/config';
 import { RESOURCE_ENV } from '../../functions/shared/resources';
 import { LOCAL_REGION } from '../../local/cloud/model';
@@ -10,7 +11,7 @@ import type { AwsProxyFixture } from './aws-proxy';
 /** Points the service's code at `endpoint` (the signing proxy, or a stand-in for S3), signing as `who`. */
 export function signObjectRequestsAs(
   aws: AwsProxyFixture,
-  who: { accessKeyId: string; secretAccessKey: string; sessionToken?: string },
+  who: SigningCredentials,
   endpoint = aws.proxy.endpoint,
 ): void {
   configure({
