@@ -8,15 +8,27 @@ declare global {
      * Whether the bundle keeps the endpoints' response schemas: esbuild's `define` makes it `false` in every
      * function but the OpenAPI document's (lib/bundling.ts, RESPONSE_SCHEMAS_CONSTANT), undefined where the code
      * runs unbundled. Each endpoint states its `responses` (and its GeoJSON schema) as
-     * `import.meta.responseSchemas === false ? NOT_BUNDLED : { ... }`: esbuild folds the condition while it
-     * parses, so the schemas only the answer uses are neither in the bundle nor built at its cold start.
+     * `import.meta.responseSchemas !== false && …`: esbuild folds the condition while it parses, so the
+     * schemas only the answer uses are neither in the bundle nor built at its cold start.
      */
     readonly responseSchemas?: boolean;
   }
 }
 
-/** What `responses` (and a GeoJSON schema) are in a bundle without response schemas: nothing reads them there. */
-export const NOT_BUNDLED = {} as never;
+/** Response schemas, or false in a bundle that leaves them out (`import.meta.responseSchemas`): nothing reads them there. */
+export type Bundled<T> = T | false;
+
+/** The answers of most endpoints: a 200 whose envelope's `data` has this schema. */
+export function ok<const D extends z.ZodMiniType>(description: string, data: D) {
+  return { 200: { description, data } };
+}
+
+/** Response schemas where they must be there: in the OpenAPI document's bundle, and unbundled (tests, tools). */
+export function bundled<T>(schemas: Bundled<T>): T {
+  if (schemas === false)
+    throw new Error('response schemas are left out of this bundle (import.meta.responseSchemas)');
+  return schemas;
+}
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -56,9 +68,11 @@ export interface EndpointDefinition {
    * endpoints that skip the envelope, lists the media types the body may have (default application/json).
    * The answers without a body (a redirect, a revalidated file) give only their description.
    */
-  responses: Partial<
-    Record<200 | 202, { description: string; data: z.ZodMiniType; contentTypes?: readonly string[] }> &
-      Record<302 | 304, { description: string }>
+  responses: Bundled<
+    Partial<
+      Record<200 | 202, { description: string; data: z.ZodMiniType; contentTypes?: readonly string[] }> &
+        Record<302 | 304, { description: string }>
+    >
   >;
   /** Error codes (beyond the generic ones every endpoint may answer) this endpoint can return. */
   errorCodes: number[];
@@ -79,7 +93,7 @@ export interface EndpointDefinition {
    * An RFC 7946 GeoJSON answer instead of the JSON envelope, to a client that prefers `application/geo+json`
    * (its Accept header): its description and schema. The handler answers it as a `GeoJsonAnswer`.
    */
-  geoJson?: { description: string; schema: z.ZodMiniType };
+  geoJson?: { description: string; schema: Bundled<z.ZodMiniType> };
   /**
    * 'write' for a driver-token endpoint whose write is conditional on the driver item still holding the
    * token: its token lookup may then come from the process's short cache (functions/domain/driver-auth).
@@ -152,7 +166,7 @@ type EndpointFields<G> = Omit<EndpointDefinition, 'method' | 'path' | keyof G> &
  *   operationId: 'getDriver',
  *   module: import.meta.url,
  *   summary: 'Read a driver',
- *   responses: { 200: { description: 'the driver', data: DriverData } },
+ *   responses: import.meta.responseSchemas !== false && ok('the driver', DriverData),
  * });
  * ```
  */

@@ -27,7 +27,7 @@ import { ERROR_CODES, type ErrorCodeName } from '../shared/error-codes';
 import { ERROR_MEANINGS } from '../shared/error-meanings';
 // The generator's own schemas in zod's functional API: the document reads any schema through zod core alone.
 import * as z from '../shared/zod';
-import { type EndpointDefinition, isDcScoped, takesIdempotencyKey } from './define';
+import { type Bundled, bundled, type EndpointDefinition, isDcScoped, takesIdempotencyKey } from './define';
 import { operationDescription, TAG_DESCRIPTIONS, WEBHOOK_EVENTS_TAG } from './openapi-descriptions';
 
 /**
@@ -36,9 +36,11 @@ import { operationDescription, TAG_DESCRIPTIONS, WEBHOOK_EVENTS_TAG } from './op
  */
 export type DocumentedEndpoint = Omit<EndpointDefinition, 'request' | 'responses'> & {
   request: { params?: $ZodObject; query?: $ZodObject; body?: $ZodType; bodyMediaTypes?: readonly string[] };
-  responses: Partial<
-    Record<200 | 202, { description: string; data: $ZodType; contentTypes?: readonly string[] }> &
-      Record<302 | 304, { description: string }>
+  responses: Bundled<
+    Partial<
+      Record<200 | 202, { description: string; data: $ZodType; contentTypes?: readonly string[] }> &
+        Record<302 | 304, { description: string }>
+    >
   >;
 };
 
@@ -282,7 +284,7 @@ export function buildOpenApiDocument(endpoints: readonly DocumentedEndpoint[]) {
     const { params, query, body } = endpoint.request;
     const keyed = takesIdempotencyKey(endpoint);
     const responses: Record<string, object> = {};
-    for (const [status, response] of Object.entries(endpoint.responses)) {
+    for (const [status, response] of Object.entries(bundled(endpoint.responses))) {
       if (!('data' in response)) {
         responses[status] = { description: response.description };
         continue;
@@ -304,7 +306,7 @@ export function buildOpenApiDocument(endpoints: readonly DocumentedEndpoint[]) {
           ...Object.fromEntries(contentTypes.map((type) => [type, { schema }])),
           ...(endpoint.htmlPage ? HTML_PAGE : {}),
           ...(endpoint.geoJson && status === '200'
-            ? { [GEO_JSON]: { schema: placements.place(endpoint.geoJson.schema) } }
+            ? { [GEO_JSON]: { schema: placements.place(bundled(endpoint.geoJson.schema)) } }
             : {}),
         },
       };

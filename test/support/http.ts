@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { EndpointDefinition } from '../../functions/api/define';
+import { bundled, type EndpointDefinition } from '../../functions/api/define';
 import { endpoints } from '../../functions/api/index';
 import { buildOpenApiDocument } from '../../functions/api/openapi';
 import type * as z from '../../functions/shared/zod';
@@ -132,7 +132,7 @@ export function expectSuccess<E extends EndpointDefinition>(
 ) {
   expect(response.status, response.text).toBe(status);
   expect(response.body.status).toBe('success');
-  const schema = endpoint.responses[status]?.data as z.ZodMiniType;
+  const schema = bundled(endpoint.responses)[status]?.data as z.ZodMiniType;
   const parsed = schema.safeParse(response.body.data);
   expect(
     parsed.success,

@@ -3,7 +3,7 @@ import { dirname, join, normalize } from 'node:path';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { ATTEMPT_ANALYTICS_PAGE } from '../../functions/api/analytics/index';
-import type { EndpointDefinition, MethodThrottling } from '../../functions/api/define';
+import { bundled, type EndpointDefinition, type MethodThrottling } from '../../functions/api/define';
 import { DRIVER_ROUTE_WAYPOINTS_PAGE } from '../../functions/api/driver-app/index';
 import { endpoints } from '../../functions/api/index';
 import { ROUTE_PAGE_SIZES } from '../../functions/api/routes/index';
@@ -81,7 +81,7 @@ function endpointTable(): string {
     const allCallers = limit(stageMethodLimit(endpoint, DEFAULT_CONFIG));
     lines.push(
       `| ${methods.join(', ')} | \`${endpoint.path}\` | ${AUTH_NAMES[endpoint.auth]} | ` +
-        `${Object.keys(endpoint.responses).join(', ')} | ${codes.join(', ')} | ${perAccount} | ${allCallers} | ` +
+        `${Object.keys(bundled(endpoint.responses)).join(', ')} | ${codes.join(', ')} | ${perAccount} | ${allCallers} | ` +
         `${cell(endpoint.summary)} |`,
     );
   }

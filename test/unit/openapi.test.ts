@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { takesIdempotencyKey } from '../../functions/api/define';
+import { bundled, takesIdempotencyKey } from '../../functions/api/define';
 import { endpoints } from '../../functions/api/index';
 import {
   buildOpenApiDocument,
@@ -142,7 +142,7 @@ describe('the OpenAPI document', () => {
     '$operationId: its success responses list the media types it answers with (none for a body-less one)',
     (endpoint) => {
       const operation = document.paths[endpoint.path]?.[endpoint.method.toLowerCase()];
-      for (const [status, response] of Object.entries(endpoint.responses)) {
+      for (const [status, response] of Object.entries(bundled(endpoint.responses))) {
         const documented = operation?.responses[status] as { content: Record<string, unknown> } | undefined;
         const content = documented?.content ?? {};
         const mediaTypes = 'data' in response ? (response.contentTypes ?? ['application/json']) : [];

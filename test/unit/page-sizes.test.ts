@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ATTEMPT_ANALYTICS_PAGE, getAttemptAnalytics } from '../../functions/api/analytics/index';
-import type { EndpointDefinition } from '../../functions/api/define';
+import { bundled, type EndpointDefinition } from '../../functions/api/define';
 import {
   DRIVER_ROUTE_WAYPOINTS_PAGE,
   listDriverRoutes,
@@ -182,7 +182,7 @@ const delivery = () => ({
 
 /** Bytes of Lambda's response for this data, after checking it is what the endpoint answers. */
 function responseBytes(endpoint: EndpointDefinition, data: unknown): number {
-  const schema = endpoint.responses[200]?.data as z.ZodMiniType;
+  const schema = bundled(endpoint.responses)[200]?.data as z.ZodMiniType;
   expect(schema.safeParse(data).success).toBe(true);
   return Buffer.byteLength(JSON.stringify(successResponse(200, { ...(data as object), next_token: token })));
 }

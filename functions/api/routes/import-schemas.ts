@@ -3,7 +3,7 @@
 import * as channels from '../../models/channels';
 import { IMPORT_PAYLOADS_PREFIX } from '../../shared/resources';
 import * as z from '../../shared/zod';
-import { endpointGroup, NOT_BUNDLED } from '../define';
+import { endpointGroup } from '../define';
 import { TAG } from './schemas';
 
 // Schema-building calls marked pure: a bundle builds only the schemas of this module its function uses
@@ -23,13 +23,10 @@ export const routeBodyEndpoint = /* @__PURE__ */ endpointGroup({
   },
   // One body writes up to a whole route (~100,000 items); the import worker takes five at a time.
   throttling: { rateLimit: 10, burstLimit: 20 },
-  responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : {
-          202: {
-            description: 'accepted; poll the import status with the txid',
-            data: /* @__PURE__ */ z.object({ txid: /* @__PURE__ */ z.string() }),
-          },
-        },
+  responses: import.meta.responseSchemas !== false && {
+    202: {
+      description: 'accepted; poll the import status with the txid',
+      data: /* @__PURE__ */ z.object({ txid: /* @__PURE__ */ z.string() }),
+    },
+  },
 });

@@ -1,6 +1,6 @@
 import { DcParams, EpochMillis, FULL_PAGES, Id, type PageSize, ReportedTimestamp } from '../../models/common';
 import * as z from '../../shared/zod';
-import { type EndpointDefinition, endpointGroup, NOT_BUNDLED } from '../define';
+import { type EndpointDefinition, endpointGroup, ok } from '../define';
 
 // Schema-building calls marked pure: a bundle builds only the schemas of this module its function uses
 // (docs/architecture.md, cold starts).
@@ -70,10 +70,7 @@ export const routeChangeEndpoint = /* @__PURE__ */ endpointGroup({
   request: { params: RouteParams },
   errorCodes: [3003, 3011, 3012, 3102],
   access: { table: 'readWrite' },
-  responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : { 200: { description: 'the route after the change', data: RouteData } },
+  responses: import.meta.responseSchemas !== false && ok('the route after the change', RouteData),
 });
 
 export const OptionalTimestampBody = /* @__PURE__ */ z.optional(

@@ -1,5 +1,5 @@
 import { pagedQuery, pageOf } from '../../../models/common';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { AnalyticsRecord, ATTEMPT_ANALYTICS_PAGE, RouteParams, routeAnalyticsEndpoint } from '../schemas';
 
 export const getAttemptAnalytics = /* @__PURE__ */ routeAnalyticsEndpoint(
@@ -10,13 +10,7 @@ export const getAttemptAnalytics = /* @__PURE__ */ routeAnalyticsEndpoint(
     summary: 'A finished route’s attempt analytics, in attempt order (404 until it is finished)',
     request: { params: RouteParams, query: /* @__PURE__ */ pagedQuery(ATTEMPT_ANALYTICS_PAGE) },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'the analytics',
-              data: /* @__PURE__ */ pageOf('attempt_analytics', AnalyticsRecord),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok('the analytics', pageOf('attempt_analytics', AnalyticsRecord)),
   },
 );

@@ -1,5 +1,5 @@
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { analyticsEndpoint, ColumnDefinitions } from '../schemas';
 
 export const getColumnDefinitions = /* @__PURE__ */ analyticsEndpoint('GET /analytics/column-definitions', {
@@ -8,15 +8,12 @@ export const getColumnDefinitions = /* @__PURE__ */ analyticsEndpoint('GET /anal
   summary: 'What every column of the route and attempt analytics means',
   access: {},
   responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : {
-          200: {
-            description: 'both maps',
-            data: /* @__PURE__ */ z.object({
-              route_analysis_column_definitions: ColumnDefinitions,
-              attempt_analysis_column_definitions: ColumnDefinitions,
-            }),
-          },
-        },
+    import.meta.responseSchemas !== false &&
+    ok(
+      'both maps',
+      z.object({
+        route_analysis_column_definitions: ColumnDefinitions,
+        attempt_analysis_column_definitions: ColumnDefinitions,
+      }),
+    ),
 });

@@ -1,7 +1,7 @@
 import { EpochMillis, SafeText } from '../../../models/common';
 import { ANALYTICS_FILES_PREFIX } from '../../../shared/resources';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+
 import { analyticsEndpoint } from '../schemas';
 
 export const getAnalyticsDownloadFiles = /* @__PURE__ */ analyticsEndpoint(
@@ -20,31 +20,28 @@ export const getAnalyticsDownloadFiles = /* @__PURE__ */ analyticsEndpoint(
         download_request_txid: /* @__PURE__ */ SafeText({ min: 1, max: 256 }),
       }),
     },
-    responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'the files',
-              data: /* @__PURE__ */ z.object({
-                download_request_files: /* @__PURE__ */ z.array(
-                  /* @__PURE__ */ z.withMeta(
-                    /* @__PURE__ */ z.object({
-                      file_type: /* @__PURE__ */ z.literal('CSV'),
-                      download_link: /* @__PURE__ */ z.string(),
-                      expiration_timestamp: EpochMillis,
-                      download_type: /* @__PURE__ */ z.enum(['ROUTE_ANALYTICS', 'ATTEMPT_ANALYTICS']),
-                    }),
-                    { id: 'DownloadFile' },
-                  ),
-                ),
+    responses: import.meta.responseSchemas !== false && {
+      200: {
+        description: 'the files',
+        data: /* @__PURE__ */ z.object({
+          download_request_files: /* @__PURE__ */ z.array(
+            /* @__PURE__ */ z.withMeta(
+              /* @__PURE__ */ z.object({
+                file_type: /* @__PURE__ */ z.literal('CSV'),
+                download_link: /* @__PURE__ */ z.string(),
+                expiration_timestamp: EpochMillis,
+                download_type: /* @__PURE__ */ z.enum(['ROUTE_ANALYTICS', 'ATTEMPT_ANALYTICS']),
               }),
-            },
-            202: {
-              description: 'still being generated; poll again',
-              data: /* @__PURE__ */ z.object({ download_request_txid: /* @__PURE__ */ z.string() }),
-            },
-          },
+              { id: 'DownloadFile' },
+            ),
+          ),
+        }),
+      },
+      202: {
+        description: 'still being generated; poll again',
+        data: /* @__PURE__ */ z.object({ download_request_txid: /* @__PURE__ */ z.string() }),
+      },
+    },
     errorCodes: [6000],
   },
 );

@@ -1,7 +1,7 @@
 import * as channels from '../../../models/channels';
 import { Id, Label } from '../../../models/common';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { analyticsEndpoint } from '../schemas';
 
 export const requestAnalyticsDownload = /* @__PURE__ */ analyticsEndpoint(
@@ -34,14 +34,11 @@ export const requestAnalyticsDownload = /* @__PURE__ */ analyticsEndpoint(
       ),
     },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'accepted; poll the files with the txid',
-              data: /* @__PURE__ */ z.object({ download_request_txid: /* @__PURE__ */ z.string() }),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok(
+        'accepted; poll the files with the txid',
+        z.object({ download_request_txid: /* @__PURE__ */ z.string() }),
+      ),
     errorCodes: [6001, 6002, 6003, 6004, 6005, 1002],
   },
 );

@@ -1,5 +1,5 @@
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { AnalyticsRecord, routeAnalyticsEndpoint } from '../schemas';
 
 export const getRouteAnalytics = /* @__PURE__ */ routeAnalyticsEndpoint(
@@ -9,13 +9,7 @@ export const getRouteAnalytics = /* @__PURE__ */ routeAnalyticsEndpoint(
     module: import.meta.url,
     summary: 'A finished route’s analytics record (404 until it is finished)',
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'the analytics',
-              data: /* @__PURE__ */ z.object({ route_analytics: AnalyticsRecord }),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok('the analytics', z.object({ route_analytics: AnalyticsRecord })),
   },
 );

@@ -1,5 +1,5 @@
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { Dc, dcsEndpoint } from '../schemas';
 
 export const listDcs = /* @__PURE__ */ dcsEndpoint('GET /dcs', {
@@ -7,12 +7,6 @@ export const listDcs = /* @__PURE__ */ dcsEndpoint('GET /dcs', {
   module: import.meta.url,
   summary: 'List the DCs of the API key’s account',
   responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : {
-          200: {
-            description: 'the account’s DCs',
-            data: /* @__PURE__ */ z.object({ dcs: /* @__PURE__ */ z.array(Dc) }),
-          },
-        },
+    import.meta.responseSchemas !== false &&
+    ok('the account’s DCs', z.object({ dcs: /* @__PURE__ */ z.array(Dc) })),
 });

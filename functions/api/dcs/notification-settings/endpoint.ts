@@ -1,4 +1,4 @@
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { dcSettingsEndpoint, NotificationSettingsData } from '../schemas';
 
 export const getNotificationSettings = /* @__PURE__ */ dcSettingsEndpoint(
@@ -8,10 +8,7 @@ export const getNotificationSettings = /* @__PURE__ */ dcSettingsEndpoint(
     module: import.meta.url,
     summary: 'Read the DC’s customer notification settings: triggers, channels, quiet hours and templates',
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: { description: 'the settings, defaults filled in', data: NotificationSettingsData },
-          },
+      import.meta.responseSchemas !== false &&
+      ok('the settings, defaults filled in', NotificationSettingsData),
   },
 );

@@ -1,5 +1,5 @@
 import { DcParams } from '../../../models/common';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import {
   dcSettingsChangeEndpoint,
   NotificationSettingsData,
@@ -14,8 +14,6 @@ export const updateNotificationSettings = /* @__PURE__ */ dcSettingsChangeEndpoi
     summary: 'Set the DC’s customer notification settings whole (an absent field takes its default)',
     request: { params: DcParams, body: UpdateNotificationSettingsBody },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : { 200: { description: 'the settings as stored', data: NotificationSettingsData } },
+      import.meta.responseSchemas !== false && ok('the settings as stored', NotificationSettingsData),
   },
 );

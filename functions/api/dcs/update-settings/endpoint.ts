@@ -1,5 +1,5 @@
 import { DcParams } from '../../../models/common';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { DcSettingsData, dcSettingsChangeEndpoint, UpdateDcSettingsBody } from '../schemas';
 
 export const updateDcSettings = /* @__PURE__ */ dcSettingsChangeEndpoint('PATCH /dcs/{dc_id}/settings', {
@@ -7,8 +7,5 @@ export const updateDcSettings = /* @__PURE__ */ dcSettingsChangeEndpoint('PATCH 
   module: import.meta.url,
   summary: 'Change the DC’s arrival detection, approach and default delivery rule settings (the ones given)',
   request: { params: DcParams, body: UpdateDcSettingsBody },
-  responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : { 200: { description: 'the settings after the change', data: DcSettingsData } },
+  responses: import.meta.responseSchemas !== false && ok('the settings after the change', DcSettingsData),
 });

@@ -1,5 +1,5 @@
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { docsEndpoint } from '../schemas';
 
 export const getOpenApiDocument = /* @__PURE__ */ docsEndpoint('GET /openapi.json', {
@@ -7,12 +7,6 @@ export const getOpenApiDocument = /* @__PURE__ */ docsEndpoint('GET /openapi.jso
   module: import.meta.url,
   summary: 'This OpenAPI 3.1 document (no envelope, no auth)',
   responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : {
-          200: {
-            description: 'the OpenAPI document',
-            data: /* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown()),
-          },
-        },
+    import.meta.responseSchemas !== false &&
+    ok('the OpenAPI document', z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown())),
 });

@@ -1,6 +1,6 @@
 import { Id, Label } from '../../../models/common';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { AccountingRecord } from '../../routes/accounting-schemas';
 import { driverAppEndpoint, RouteParams } from '../schemas';
 
@@ -28,11 +28,7 @@ export const addDriverAccountingRecord = /* @__PURE__ */ driverAppEndpoint(
       ),
     },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: { description: 'the record', data: /* @__PURE__ */ z.object({ record: AccountingRecord }) },
-          },
+      import.meta.responseSchemas !== false && ok('the record', z.object({ record: AccountingRecord })),
     errorCodes: [3003, 3011, 3012, 3014, 3102],
   },
 );

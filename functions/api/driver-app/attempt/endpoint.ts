@@ -2,7 +2,7 @@ import { CalendarDate, Id, Label, Location, Name, ReportedTimestamp } from '../.
 import { PROOF_LIMITS } from '../../../shared/limits';
 import { quote } from '../../../shared/quote';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { ProofId } from '../../routes/proof-schemas';
 import { Attempt, FailureReason } from '../../routes/waypoint-schemas';
 import { driverAppEndpoint, RouteParams } from '../schemas';
@@ -178,14 +178,8 @@ export const recordDriverAttempt = /* @__PURE__ */ driverAppEndpoint(
       'Record a visit of a waypoint with its items’ outcomes, held to the stop’s delivery rules; WAYPOINT_STATUS_CHANGED, then new ETAs',
     request: { params: /* @__PURE__ */ z.extend(RouteParams, { waypoint_id: Id }), body: AttemptBody },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'the attempt as recorded (the first one, for a repeated id)',
-              data: /* @__PURE__ */ z.object({ attempt: Attempt }),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok('the attempt as recorded (the first one, for a repeated id)', z.object({ attempt: Attempt })),
     errorCodes: [3003, 3011, 3012, 3013, 9001, 9002, 9100, 9101, 9102, 9103, 9104, 9105, 9106, 9107, 3102],
   },
 );

@@ -1,4 +1,4 @@
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { RouteData } from '../../routes/schemas';
 import { driverRouteStepEndpoint } from '../schemas';
 
@@ -8,10 +8,7 @@ export const finishDriverRoute = /* @__PURE__ */ driverRouteStepEndpoint(
     operationId: 'finishDriverRoute',
     module: import.meta.url,
     summary: 'Finish one of the driver’s routes; ROUTE_FINISHED',
-    responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : { 200: { description: 'the finished route', data: RouteData } },
+    responses: import.meta.responseSchemas !== false && ok('the finished route', RouteData),
     errorCodes: [3003, 3011, 3012, 3102],
   },
 );

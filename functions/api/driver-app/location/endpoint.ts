@@ -1,6 +1,6 @@
 import { EmptyData, Location, ReportedTimestamp } from '../../../models/common';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { driverAppEndpoint } from '../schemas';
 
 export const reportDriverLocation = /* @__PURE__ */ driverAppEndpoint('POST /driver/location', {
@@ -17,8 +17,5 @@ export const reportDriverLocation = /* @__PURE__ */ driverAppEndpoint('POST /dri
       { id: 'LocationPing' },
     ),
   },
-  responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : { 200: { description: 'recorded', data: EmptyData } },
+  responses: import.meta.responseSchemas !== false && ok('recorded', EmptyData),
 });

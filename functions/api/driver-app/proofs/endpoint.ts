@@ -2,7 +2,7 @@ import { EpochMillis, Id } from '../../../models/common';
 import { PROOF_LIMITS } from '../../../shared/limits';
 import { PROOFS_PREFIX } from '../../../shared/resources';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { ProofContentType, ProofSizeBytes, ProofStatus, ProofType } from '../../routes/proof-schemas';
 import { driverAppEndpoint, RouteParams } from '../schemas';
 
@@ -26,37 +26,34 @@ export const createDriverProof = /* @__PURE__ */ driverAppEndpoint(
     },
     request: { params: /* @__PURE__ */ z.extend(RouteParams, { waypoint_id: Id }), body: ProofUploadRequest },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'the new proof with its upload link',
-              data: /* @__PURE__ */ z.object({
-                proof: /* @__PURE__ */ z.object({
-                  id: /* @__PURE__ */ z.string(),
-                  type: ProofType,
-                  status: ProofStatus,
-                  upload_url: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
-                    description: 'presigned S3 PUT link; send exactly the headers of upload_headers',
-                  }),
-                  upload_headers: /* @__PURE__ */ z.withMeta(
-                    /* @__PURE__ */ z.object({
-                      'Content-Type': ProofContentType,
-                      'Content-Length': /* @__PURE__ */ z.string(),
-                      'If-None-Match': /* @__PURE__ */ z.literal('*'),
-                    }),
-                    {
-                      description:
-                        'the headers the PUT must send, as signed into upload_url (S3 refuses other values with 403): the declared type and size, and If-None-Match: * (the link only creates the object; once it is there S3 answers 412)',
-                    },
-                  ),
-                  upload_expiration_timestamp: /* @__PURE__ */ z.withMeta(EpochMillis, {
-                    description: 'when upload_url stops working',
-                  }),
-                }),
+      import.meta.responseSchemas !== false &&
+      ok(
+        'the new proof with its upload link',
+        z.object({
+          proof: /* @__PURE__ */ z.object({
+            id: /* @__PURE__ */ z.string(),
+            type: ProofType,
+            status: ProofStatus,
+            upload_url: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
+              description: 'presigned S3 PUT link; send exactly the headers of upload_headers',
+            }),
+            upload_headers: /* @__PURE__ */ z.withMeta(
+              /* @__PURE__ */ z.object({
+                'Content-Type': ProofContentType,
+                'Content-Length': /* @__PURE__ */ z.string(),
+                'If-None-Match': /* @__PURE__ */ z.literal('*'),
               }),
-            },
-          },
+              {
+                description:
+                  'the headers the PUT must send, as signed into upload_url (S3 refuses other values with 403): the declared type and size, and If-None-Match: * (the link only creates the object; once it is there S3 answers 412)',
+              },
+            ),
+            upload_expiration_timestamp: /* @__PURE__ */ z.withMeta(EpochMillis, {
+              description: 'when upload_url stops working',
+            }),
+          }),
+        }),
+      ),
     errorCodes: [3003, 3011, 3012, 3013, 9000, 3102],
   },
 );

@@ -1,6 +1,6 @@
 import { FULL_PAGES, PAGE_BYTES_NOTE, pagedQuery, pageOf } from '../../../models/common';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { InvoiceStatus } from '../../routes/invoice-schemas';
 import { Route } from '../../routes/schemas';
 import { Waypoint } from '../../routes/waypoint-schemas';
@@ -30,13 +30,5 @@ export const listDriverRoutes = /* @__PURE__ */ driverAppEndpoint('GET /driver/r
     '`limit` counts waypoints (each with its invoices and items). A route cut by a page boundary continues on the next page under the same route id, holding the waypoints that follow. A `next_token` stops working when its route leaves the list (finished or reassigned): start again without one. ' +
     PAGE_BYTES_NOTE,
   request: { query: /* @__PURE__ */ pagedQuery(DRIVER_ROUTE_WAYPOINTS_PAGE) },
-  responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : {
-          200: {
-            description: 'the routes',
-            data: /* @__PURE__ */ pageOf('routes', DriverRoute),
-          },
-        },
+  responses: import.meta.responseSchemas !== false && ok('the routes', pageOf('routes', DriverRoute)),
 });

@@ -1,4 +1,4 @@
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { ROUTE_START, RouteData } from '../../routes/schemas';
 import { driverRouteStepEndpoint } from '../schemas';
 
@@ -9,9 +9,6 @@ export const startDriverRoute = /* @__PURE__ */ driverRouteStepEndpoint(
     module: import.meta.url,
     ...ROUTE_START,
     summary: 'Start one of the driver’s active routes; ROUTE_STARTED',
-    responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : { 200: { description: 'the started route', data: RouteData } },
+    responses: import.meta.responseSchemas !== false && ok('the started route', RouteData),
   },
 );

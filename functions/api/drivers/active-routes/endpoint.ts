@@ -1,5 +1,5 @@
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { ActiveRoute, driversEndpoint } from '../schemas';
 
 export const getDriverActiveRoutes = /* @__PURE__ */ driversEndpoint(
@@ -9,13 +9,7 @@ export const getDriverActiveRoutes = /* @__PURE__ */ driversEndpoint(
     module: import.meta.url,
     summary: 'List a driver’s active (and started) routes by planned start',
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'active routes',
-              data: /* @__PURE__ */ z.object({ active_routes: /* @__PURE__ */ z.array(ActiveRoute) }),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok('active routes', z.object({ active_routes: /* @__PURE__ */ z.array(ActiveRoute) })),
   },
 );

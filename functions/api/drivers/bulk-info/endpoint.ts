@@ -1,5 +1,5 @@
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { Driver, DriverLocation, driversEndpoint } from '../schemas';
 
 export const getDriverBulkInfo = /* @__PURE__ */ driversEndpoint(
@@ -9,13 +9,7 @@ export const getDriverBulkInfo = /* @__PURE__ */ driversEndpoint(
     module: import.meta.url,
     summary: 'Read a driver together with its latest location',
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'driver and latest location',
-              data: /* @__PURE__ */ z.object({ driver: Driver, driver_location: DriverLocation }),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok('driver and latest location', z.object({ driver: Driver, driver_location: DriverLocation })),
   },
 );

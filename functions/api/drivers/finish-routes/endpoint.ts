@@ -1,5 +1,5 @@
 import * as z from '../../../shared/zod';
-import { alsoAs, NOT_BUNDLED } from '../../define';
+import { alsoAs, ok } from '../../define';
 import { driverChangeEndpoint } from '../schemas';
 
 export const finishDriverRoutes = /* @__PURE__ */ driverChangeEndpoint(
@@ -9,16 +9,13 @@ export const finishDriverRoutes = /* @__PURE__ */ driverChangeEndpoint(
     module: import.meta.url,
     summary: 'Finalize all active routes of a driver',
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'ids of the routes this call finalized',
-              data: /* @__PURE__ */ z.object({
-                finalized_route_ids: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
-              }),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok(
+        'ids of the routes this call finalized',
+        z.object({
+          finalized_route_ids: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
+        }),
+      ),
   },
 );
 

@@ -1,5 +1,5 @@
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { DriverLocation, driversEndpoint } from '../schemas';
 
 export const getDriverLocation = /* @__PURE__ */ driversEndpoint(
@@ -9,13 +9,7 @@ export const getDriverLocation = /* @__PURE__ */ driversEndpoint(
     module: import.meta.url,
     summary: 'Read a driver’s latest location',
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'latest location',
-              data: /* @__PURE__ */ z.object({ driver_location: DriverLocation }),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok('latest location', z.object({ driver_location: DriverLocation })),
   },
 );

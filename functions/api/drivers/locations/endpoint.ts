@@ -1,7 +1,7 @@
 import { EpochMillisQuery, pagedQuery, pageOf, TRACE_PAGE_SIZE, TracePoint } from '../../../models/common';
 import { TrackFeatureCollection } from '../../../models/geojson';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { DriverParams, driversEndpoint } from '../schemas';
 
 export const listDriverLocations = /* @__PURE__ */ driversEndpoint(
@@ -25,17 +25,10 @@ export const listDriverLocations = /* @__PURE__ */ driversEndpoint(
       }),
     },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'the pings, oldest first',
-              data: /* @__PURE__ */ pageOf('locations', TracePoint),
-            },
-          },
+      import.meta.responseSchemas !== false && ok('the pings, oldest first', pageOf('locations', TracePoint)),
     geoJson: {
       description: 'the page as a GeoJSON FeatureCollection',
-      schema: import.meta.responseSchemas === false ? NOT_BUNDLED : TrackFeatureCollection,
+      schema: import.meta.responseSchemas !== false && TrackFeatureCollection,
     },
   },
 );

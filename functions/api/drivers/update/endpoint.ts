@@ -1,4 +1,4 @@
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { DriverData, DriverParams, driverChangeEndpoint, UpdateDriverBody } from '../schemas';
 
 export const updateDriver = /* @__PURE__ */ driverChangeEndpoint('PATCH /dcs/{dc_id}/drivers/{driver_id}', {
@@ -6,9 +6,6 @@ export const updateDriver = /* @__PURE__ */ driverChangeEndpoint('PATCH /dcs/{dc
   module: import.meta.url,
   summary: 'Rename a driver or change its login token',
   request: { params: DriverParams, body: UpdateDriverBody },
-  responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : { 200: { description: 'the updated driver', data: DriverData } },
+  responses: import.meta.responseSchemas !== false && ok('the updated driver', DriverData),
   errorCodes: [1003, 2002],
 });

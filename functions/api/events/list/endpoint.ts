@@ -1,7 +1,7 @@
 import { Id, MAX_PAGE_ROWS, PAGE_BYTES_NOTE, queryIntegerOr, SafeText } from '../../../models/common';
 import { SUBSCRIBABLE_EVENTS } from '../../../models/event-catalog';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { eventsEndpoint } from '../schemas';
 
 /** Events per page of GET /events without `limit`. */
@@ -70,25 +70,19 @@ export const listEvents = /* @__PURE__ */ eventsEndpoint('GET /events', {
   summary: 'Every event of the account in the order the feed took them (kept 30 days), after a cursor',
   request: { query: ListEventsQuery },
   responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : {
-          200: {
-            description: 'a page of events',
-            data: /* @__PURE__ */ z.object({
-              events: /* @__PURE__ */ z.array(FeedEvent),
-              next_cursor: /* @__PURE__ */ z.withMeta(
-                /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()),
-                {
-                  description:
-                    'the `after` of the next page: after the last event this page read; poll with it for newer events. null only while the account has no event yet',
-                },
-              ),
-              has_more: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.boolean(), {
-                description: 'true when the page ended before the end of the feed: read the next one at once',
-              }),
-            }),
-          },
-        },
+    import.meta.responseSchemas !== false &&
+    ok(
+      'a page of events',
+      z.object({
+        events: /* @__PURE__ */ z.array(FeedEvent),
+        next_cursor: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()), {
+          description:
+            'the `after` of the next page: after the last event this page read; poll with it for newer events. null only while the account has no event yet',
+        }),
+        has_more: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.boolean(), {
+          description: 'true when the page ended before the end of the feed: read the next one at once',
+        }),
+      }),
+    ),
   errorCodes: [1002, 8000, 8001],
 });

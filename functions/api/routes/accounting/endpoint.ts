@@ -1,5 +1,5 @@
 import { pagedQuery, pageOf } from '../../../models/common';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { AccountingRecord } from '../accounting-schemas';
 import { ROUTE_PAGE_SIZES, RouteParams, routesEndpoint } from '../schemas';
 
@@ -13,13 +13,6 @@ export const getRouteAccounting = /* @__PURE__ */ routesEndpoint(
     errorStatuses: { 3003: 400 },
     request: { params: RouteParams, query: /* @__PURE__ */ pagedQuery(ROUTE_PAGE_SIZES.accountingRecords) },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'the route’s records',
-              data: /* @__PURE__ */ pageOf('records', AccountingRecord),
-            },
-          },
+      import.meta.responseSchemas !== false && ok('the route’s records', pageOf('records', AccountingRecord)),
   },
 );

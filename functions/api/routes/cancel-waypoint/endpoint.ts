@@ -1,6 +1,6 @@
 import { Id } from '../../../models/common';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { RouteData, RouteParams, routesEndpoint } from '../schemas';
 
 export const cancelWaypoint = /* @__PURE__ */ routesEndpoint(
@@ -15,9 +15,7 @@ export const cancelWaypoint = /* @__PURE__ */ routesEndpoint(
     access: { table: 'readWrite' },
     request: { params: /* @__PURE__ */ z.extend(RouteParams, { waypoint_id: Id }) },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : { 200: { description: 'the route after the change (version bumped)', data: RouteData } },
+      import.meta.responseSchemas !== false && ok('the route after the change (version bumped)', RouteData),
     errorCodes: [3003, 3012, 1003, 3100, 3102],
   },
 );

@@ -1,6 +1,6 @@
 import { EpochMillis } from '../../../models/common';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { routesEndpoint } from '../schemas';
 
 export const getCompletionTime = /* @__PURE__ */ routesEndpoint(
@@ -11,19 +11,16 @@ export const getCompletionTime = /* @__PURE__ */ routesEndpoint(
     summary:
       'When the route ends: ESTIMATED from the latest ETAs, ACTUAL once the last waypoint is done, FINALIZED once finished',
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'the completion time',
-              data: /* @__PURE__ */ z.withMeta(
-                /* @__PURE__ */ z.object({
-                  type: /* @__PURE__ */ z.enum(['ESTIMATED', 'ACTUAL', 'FINALIZED']),
-                  timestamp: EpochMillis,
-                }),
-                { id: 'CompletionTime' },
-              ),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok(
+        'the completion time',
+        z.withMeta(
+          /* @__PURE__ */ z.object({
+            type: /* @__PURE__ */ z.enum(['ESTIMATED', 'ACTUAL', 'FINALIZED']),
+            timestamp: EpochMillis,
+          }),
+          { id: 'CompletionTime' },
+        ),
+      ),
   },
 );

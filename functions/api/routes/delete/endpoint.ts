@@ -1,6 +1,6 @@
 import * as channels from '../../../models/channels';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { routesEndpoint } from '../schemas';
 
 export const deleteRoute = /* @__PURE__ */ routesEndpoint('DELETE /dcs/{dc_id}/routes/{route_id}', {
@@ -10,14 +10,7 @@ export const deleteRoute = /* @__PURE__ */ routesEndpoint('DELETE /dcs/{dc_id}/r
     'Delete a route that has not started (or has finished): it is gone at once; its rows are removed asynchronously, then its ids can be imported again',
   access: { table: 'readWrite', sendTo: [channels.deletions] },
   responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : {
-          200: {
-            description:
-              'deleted: the route answers 404 from now on; its rows and ids are freed shortly after',
-            data: /* @__PURE__ */ z.object({}),
-          },
-        },
+    import.meta.responseSchemas !== false &&
+    ok('deleted: the route answers 404 from now on; its rows and ids are freed shortly after', z.object({})),
   errorCodes: [3003, 3011],
 });

@@ -2,7 +2,7 @@ import { EpochMillis, Id } from '../../../models/common';
 import { PROOF_LIMITS } from '../../../shared/limits';
 import { DELIVERY_NOTE_FONT_FILES, DELIVERY_NOTES_PREFIX, PROOFS_PREFIX } from '../../../shared/resources';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { AccountingRecord } from '../accounting-schemas';
 import { InvoiceStatus } from '../invoice-schemas';
 import { Proof } from '../proof-schemas';
@@ -104,14 +104,8 @@ export const getInvoiceEvidence = /* @__PURE__ */ routesEndpoint(
     throttling: { rateLimit: 10, burstLimit: 20 },
     request: { params: /* @__PURE__ */ z.extend(RouteParams, { invoice_id: Id }) },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'the invoice’s evidence',
-              data: /* @__PURE__ */ z.object({ evidence: InvoiceEvidence }),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok('the invoice’s evidence', z.object({ evidence: InvoiceEvidence })),
     errorCodes: [3003, 1003],
   },
 );

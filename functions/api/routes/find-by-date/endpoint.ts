@@ -1,6 +1,6 @@
 import { CalendarDate, DcParams, pagedQuery, pageOf } from '../../../models/common';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { ROUTE_PAGE_SIZES, Route, routesEndpoint } from '../schemas';
 
 export const findRoutesByDate = /* @__PURE__ */ routesEndpoint(
@@ -16,14 +16,7 @@ export const findRoutesByDate = /* @__PURE__ */ routesEndpoint(
       query: /* @__PURE__ */ pagedQuery(ROUTE_PAGE_SIZES.routesOfDate),
     },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'the routes of that local date',
-              data: /* @__PURE__ */ pageOf('routes', Route),
-            },
-          },
+      import.meta.responseSchemas !== false && ok('the routes of that local date', pageOf('routes', Route)),
     errorCodes: [],
   },
 );

@@ -1,5 +1,5 @@
 import { PAGE_BYTES_NOTE, pagedQuery, pageOf } from '../../../models/common';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { InvoiceStatus } from '../invoice-schemas';
 import { ROUTE_PAGE_SIZES, RouteParams, routesEndpoint } from '../schemas';
 
@@ -17,13 +17,7 @@ export const getInvoiceStatus = /* @__PURE__ */ routesEndpoint(
     errorStatuses: { 3003: 400 },
     request: { params: RouteParams, query: /* @__PURE__ */ pagedQuery(ROUTE_PAGE_SIZES.invoiceRows) },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'invoices in import order',
-              data: /* @__PURE__ */ pageOf('invoices', InvoiceStatus),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok('invoices in import order', pageOf('invoices', InvoiceStatus)),
   },
 );

@@ -1,6 +1,6 @@
 import { Id } from '../../../models/common';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { Optimization } from '../optimization-schemas';
 import { RouteParams, routesEndpoint } from '../schemas';
 
@@ -13,14 +13,8 @@ export const getOptimization = /* @__PURE__ */ routesEndpoint(
       'Read an optimization of the route: PENDING, then SUCCEEDED with the proposed order and its figures, or FAILED',
     request: { params: /* @__PURE__ */ z.extend(RouteParams, { optimization_id: Id }) },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'the optimization',
-              data: /* @__PURE__ */ z.object({ optimization: Optimization }),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok('the optimization', z.object({ optimization: Optimization })),
     errorCodes: [3003, 1003],
   },
 );

@@ -2,7 +2,7 @@ import * as channels from '../../../models/channels';
 import { Id } from '../../../models/common';
 import { IMPORT_LIMITS } from '../../../models/import-model';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+
 import { RouteParams, routesEndpoint } from '../schemas';
 
 export const OptimizationRequest = /* @__PURE__ */ z.withMeta(
@@ -33,15 +33,12 @@ export const requestOptimization = /* @__PURE__ */ routesEndpoint(
       'Ask for the best order of the route’s waypoints still to visit, lateness first and driving time second (asynchronous: read it by its optimization_id); with apply, applied as a reorder; ROUTE_UPDATED then',
     access: { table: 'readWrite', sendTo: [channels.optimizations] },
     request: { params: RouteParams, body: OptimizationRequest },
-    responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            202: {
-              description: 'accepted',
-              data: /* @__PURE__ */ z.object({ optimization_id: /* @__PURE__ */ z.string() }),
-            },
-          },
+    responses: import.meta.responseSchemas !== false && {
+      202: {
+        description: 'accepted',
+        data: /* @__PURE__ */ z.object({ optimization_id: /* @__PURE__ */ z.string() }),
+      },
+    },
     errorCodes: [3003, 3012, 3013, 3102, 3104],
     // Every call runs seconds of a worker's CPU.
     throttling: { rateLimit: 2, burstLimit: 10 },

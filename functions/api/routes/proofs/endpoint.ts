@@ -2,7 +2,7 @@ import { Id } from '../../../models/common';
 import { PROOF_LIMITS } from '../../../shared/limits';
 import { PROOFS_PREFIX } from '../../../shared/resources';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { Proof } from '../proof-schemas';
 import { RouteParams, routesEndpoint } from '../schemas';
 
@@ -16,14 +16,8 @@ export const listWaypointProofs = /* @__PURE__ */ routesEndpoint(
     access: { table: 'read', signLinks: { access: 'read', keyPrefix: PROOFS_PREFIX } },
     request: { params: /* @__PURE__ */ z.extend(RouteParams, { waypoint_id: Id }) },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'the waypoint’s proofs',
-              data: /* @__PURE__ */ z.object({ proofs: /* @__PURE__ */ z.array(Proof) }),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok('the waypoint’s proofs', z.object({ proofs: /* @__PURE__ */ z.array(Proof) })),
     errorCodes: [3003, 3013],
   },
 );

@@ -1,6 +1,6 @@
 import { Id } from '../../../models/common';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { RouteParams, routesEndpoint } from '../schemas';
 
 export const resetWaypointPin = /* @__PURE__ */ routesEndpoint(
@@ -16,19 +16,16 @@ export const resetWaypointPin = /* @__PURE__ */ routesEndpoint(
     access: { table: 'readWrite', stopPins: 'encrypt' },
     request: { params: /* @__PURE__ */ z.extend(RouteParams, { waypoint_id: Id }) },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'the new code',
-              data: /* @__PURE__ */ z.object({
-                waypoint_id: /* @__PURE__ */ z.string(),
-                pin: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
-                  description: 'the stop’s new 6-digit code, for its customer: never for the driver app',
-                }),
-              }),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok(
+        'the new code',
+        z.object({
+          waypoint_id: /* @__PURE__ */ z.string(),
+          pin: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
+            description: 'the stop’s new 6-digit code, for its customer: never for the driver app',
+          }),
+        }),
+      ),
     errorCodes: [3003, 3012, 3013, 3102, 9108],
   },
 );

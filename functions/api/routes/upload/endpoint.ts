@@ -2,7 +2,7 @@ import * as channels from '../../../models/channels';
 import { DcParams, EpochMillis } from '../../../models/common';
 import { IMPORT_UPLOADS_PREFIX } from '../../../shared/resources';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+
 import { routesEndpoint } from '../schemas';
 
 export const createImportUpload = /* @__PURE__ */ routesEndpoint(
@@ -20,24 +20,21 @@ export const createImportUpload = /* @__PURE__ */ routesEndpoint(
     },
     throttling: { rateLimit: 10, burstLimit: 20 },
     request: { params: DcParams },
-    responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            202: {
-              description:
-                'PUT the body to upload_url before upload_expiration_timestamp; poll the import status with the txid',
-              data: /* @__PURE__ */ z.object({
-                txid: /* @__PURE__ */ z.string(),
-                upload_url: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
-                  description: 'presigned S3 PUT link; anyone holding it can upload',
-                }),
-                upload_expiration_timestamp: /* @__PURE__ */ z.withMeta(EpochMillis, {
-                  description: 'when upload_url stops working',
-                }),
-              }),
-            },
-          },
+    responses: import.meta.responseSchemas !== false && {
+      202: {
+        description:
+          'PUT the body to upload_url before upload_expiration_timestamp; poll the import status with the txid',
+        data: /* @__PURE__ */ z.object({
+          txid: /* @__PURE__ */ z.string(),
+          upload_url: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
+            description: 'presigned S3 PUT link; anyone holding it can upload',
+          }),
+          upload_expiration_timestamp: /* @__PURE__ */ z.withMeta(EpochMillis, {
+            description: 'when upload_url stops working',
+          }),
+        }),
+      },
+    },
     errorCodes: [],
   },
 );

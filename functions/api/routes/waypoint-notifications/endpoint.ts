@@ -1,6 +1,6 @@
 import { EpochMillis, Id } from '../../../models/common';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { RouteParams, routesEndpoint } from '../schemas';
 
 const Notification = /* @__PURE__ */ z.withMeta(
@@ -54,14 +54,8 @@ export const listWaypointNotifications = /* @__PURE__ */ routesEndpoint(
     summary: 'The customer messages about a waypoint, oldest first, with their status and times',
     request: { params: /* @__PURE__ */ z.extend(RouteParams, { waypoint_id: Id }) },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'the messages',
-              data: /* @__PURE__ */ z.object({ notifications: /* @__PURE__ */ z.array(Notification) }),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok('the messages', z.object({ notifications: /* @__PURE__ */ z.array(Notification) })),
     errorCodes: [3003, 1003],
   },
 );

@@ -1,6 +1,6 @@
 import { Id } from '../../../models/common';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { RouteParams, routesEndpoint } from '../schemas';
 import { RouteWaypoint } from '../waypoint-schemas';
 
@@ -13,11 +13,7 @@ export const getWaypoint = /* @__PURE__ */ routesEndpoint(
     summary: 'One waypoint of a route',
     request: { params: /* @__PURE__ */ z.extend(RouteParams, { waypoint_id: Id }) },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: { description: 'the waypoint', data: /* @__PURE__ */ z.object({ waypoint: RouteWaypoint }) },
-          },
+      import.meta.responseSchemas !== false && ok('the waypoint', z.object({ waypoint: RouteWaypoint })),
     errorCodes: [3003, 1003],
   },
 );

@@ -1,5 +1,5 @@
 import { pagedQuery, pageOf } from '../../../models/common';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { ROUTE_PAGE_SIZES, RouteParams, routesEndpoint } from '../schemas';
 import { RouteWaypoint } from '../waypoint-schemas';
 
@@ -10,12 +10,6 @@ export const listWaypoints = /* @__PURE__ */ routesEndpoint('GET /dcs/{dc_id}/ro
   summary: 'The waypoints of a route in visiting order',
   request: { params: RouteParams, query: /* @__PURE__ */ pagedQuery(ROUTE_PAGE_SIZES.waypoints) },
   responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : {
-          200: {
-            description: 'waypoints in visiting order',
-            data: /* @__PURE__ */ pageOf('waypoints', RouteWaypoint),
-          },
-        },
+    import.meta.responseSchemas !== false &&
+    ok('waypoints in visiting order', pageOf('waypoints', RouteWaypoint)),
 });

@@ -1,5 +1,5 @@
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { TrackedStop, trackingEndpoint } from '../schemas';
 
 export const getTrackingPage = /* @__PURE__ */ trackingEndpoint('GET /track/{token}', {
@@ -16,10 +16,7 @@ export const getTrackingPage = /* @__PURE__ */ trackingEndpoint('GET /track/{tok
       }),
     }),
   },
-  responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : { 200: { description: 'the waypoint as its customer sees it', data: TrackedStop } },
+  responses: import.meta.responseSchemas !== false && ok('the waypoint as its customer sees it', TrackedStop),
   htmlPage:
     'the same facts as a page for people, for a client that prefers `text/html`: its own origin only (`Content-Security-Policy`), fit for a phone',
   errorCodes: [7000, 7001],

@@ -1,5 +1,5 @@
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { trackingEndpoint, UnsubscribeParams, UnsubscribeStatus } from '../schemas';
 
 /**
@@ -27,9 +27,7 @@ export const getUnsubscribePage = /* @__PURE__ */ trackingEndpoint(
     description:
       'The link of an email’s `List-Unsubscribe` header and footer. A GET changes nothing (mail scanners follow links): a client that prefers `text/html` gets a page whose button POSTs the one-click body to the same URL; any other gets JSON saying whether the address is unsubscribed. 404 (7000) for a token no waypoint has; 404 (7002) for an address key that names no email address of the stop (the stop’s email changed since).',
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : { 200: { description: 'the address the link names, masked', data: UnsubscribeStatus } },
+      import.meta.responseSchemas !== false && ok('the address the link names, masked', UnsubscribeStatus),
     htmlPage: 'a page with one button that unsubscribes (a form POSTing `List-Unsubscribe=One-Click`)',
   },
 );
@@ -49,9 +47,6 @@ export const unsubscribe = /* @__PURE__ */ trackingEndpoint('POST /track/{token}
     }),
     bodyMediaTypes: ['application/x-www-form-urlencoded', 'multipart/form-data'],
   },
-  responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : { 200: { description: 'the address is unsubscribed', data: UnsubscribeStatus } },
+  responses: import.meta.responseSchemas !== false && ok('the address is unsubscribed', UnsubscribeStatus),
   htmlPage: 'a page saying the address is unsubscribed',
 });

@@ -1,7 +1,7 @@
 import { Id, Label, SafeText } from '../../../models/common';
 import { SUBSCRIBABLE_EVENTS } from '../../../models/event-catalog';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { CreatedWebhook, webhookChangeEndpoint } from '../schemas';
 
 export const createWebhook = /* @__PURE__ */ webhookChangeEndpoint('POST /webhooks', {
@@ -35,14 +35,7 @@ export const createWebhook = /* @__PURE__ */ webhookChangeEndpoint('POST /webhoo
     ),
   },
   responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : {
-          200: {
-            description: 'the created webhook',
-            data: /* @__PURE__ */ z.object({ webhook: CreatedWebhook }),
-          },
-        },
+    import.meta.responseSchemas !== false && ok('the created webhook', z.object({ webhook: CreatedWebhook })),
   // 4004: the account's webhook limit (20 by default); 4005: the URL already gets one of these event types.
   errorCodes: [4001, 4002, 4003, 4004, 4005],
 });

@@ -1,5 +1,5 @@
 import { pagedQuery, pageOf } from '../../../models/common';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { DELIVERY_ATTEMPTS_PAGE, DeliveryAttempt, WebhookParams, webhooksEndpoint } from '../schemas';
 
 export const listWebhookDeliveries = /* @__PURE__ */ webhooksEndpoint('GET /webhooks/{id}/deliveries', {
@@ -8,12 +8,5 @@ export const listWebhookDeliveries = /* @__PURE__ */ webhooksEndpoint('GET /webh
   summary: 'The delivery attempts of a webhook (kept 30 days), newest first',
   request: { params: WebhookParams, query: /* @__PURE__ */ pagedQuery(DELIVERY_ATTEMPTS_PAGE) },
   responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : {
-          200: {
-            description: 'delivery attempts',
-            data: /* @__PURE__ */ pageOf('deliveries', DeliveryAttempt),
-          },
-        },
+    import.meta.responseSchemas !== false && ok('delivery attempts', pageOf('deliveries', DeliveryAttempt)),
 });

@@ -1,5 +1,5 @@
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { Webhook, webhooksEndpoint } from '../schemas';
 
 export const listWebhooks = /* @__PURE__ */ webhooksEndpoint('GET /webhooks', {
@@ -8,13 +8,7 @@ export const listWebhooks = /* @__PURE__ */ webhooksEndpoint('GET /webhooks', {
   summary: 'The account’s webhooks',
   request: {},
   responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : {
-          200: {
-            description: 'the webhooks',
-            data: /* @__PURE__ */ z.object({ webhooks: /* @__PURE__ */ z.array(Webhook) }),
-          },
-        },
+    import.meta.responseSchemas !== false &&
+    ok('the webhooks', z.object({ webhooks: /* @__PURE__ */ z.array(Webhook) })),
   errorCodes: [],
 });

@@ -2,7 +2,7 @@ import * as channels from '../../../models/channels';
 import { EpochMillis, NextToken } from '../../../models/common';
 import { MAX_DELIVERIES_EXAMINED_PER_CALL, MAX_REDELIVERIES_PER_CALL } from '../../../shared/limits';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+
 import { OUTBOUND_THROTTLING, Redelivery, WebhookParams, webhookChangeEndpoint } from '../schemas';
 
 export const redeliverFailedWebhookDeliveries = /* @__PURE__ */ webhookChangeEndpoint(
@@ -61,18 +61,15 @@ export const redeliverFailedWebhookDeliveries = /* @__PURE__ */ webhookChangeEnd
         { id: 'RedeliverFailedRequest' },
       ),
     },
-    responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            202: {
-              description: 'queued',
-              data: /* @__PURE__ */ z.object({
-                redeliveries: /* @__PURE__ */ z.array(Redelivery),
-                next_token: NextToken,
-              }),
-            },
-          },
+    responses: import.meta.responseSchemas !== false && {
+      202: {
+        description: 'queued',
+        data: /* @__PURE__ */ z.object({
+          redeliveries: /* @__PURE__ */ z.array(Redelivery),
+          next_token: NextToken,
+        }),
+      },
+    },
     errorCodes: [1003, 4011],
   },
 );

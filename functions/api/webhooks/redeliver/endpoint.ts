@@ -1,5 +1,5 @@
 import * as channels from '../../../models/channels';
-import { NOT_BUNDLED } from '../../define';
+
 import { DeliveryParams, OUTBOUND_THROTTLING, Redelivery, webhookChangeEndpoint } from '../schemas';
 
 export const redeliverWebhookDelivery = /* @__PURE__ */ webhookChangeEndpoint(
@@ -13,10 +13,7 @@ export const redeliverWebhookDelivery = /* @__PURE__ */ webhookChangeEndpoint(
     access: { table: 'readWrite', sendTo: [channels.deliveries] },
     throttling: OUTBOUND_THROTTLING,
     request: { params: DeliveryParams },
-    responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : { 202: { description: 'queued', data: Redelivery } },
+    responses: import.meta.responseSchemas !== false && { 202: { description: 'queued', data: Redelivery } },
     errorCodes: [1003, 4010, 4011],
   },
 );

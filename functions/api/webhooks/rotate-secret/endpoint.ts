@@ -1,6 +1,6 @@
 import { EpochMillis } from '../../../models/common';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import {
   DEFAULT_PREVIOUS_SECRET_SECONDS,
   MAX_PREVIOUS_SECRET_SECONDS,
@@ -45,21 +45,18 @@ export const rotateWebhookSecret = /* @__PURE__ */ webhookChangeEndpoint(
       ),
     },
     responses:
-      import.meta.responseSchemas === false
-        ? NOT_BUNDLED
-        : {
-            200: {
-              description: 'the new secret',
-              data: /* @__PURE__ */ z.object({
-                webhook_id: /* @__PURE__ */ z.string(),
-                secret: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
-                  description: /* @__PURE__ */ SECRET_DESCRIPTION.replace('here, once', 'here'),
-                }),
-                previous_secret_expires_at: /* @__PURE__ */ z.withMeta(EpochMillis, {
-                  description: 'when the previous secret stops signing (now, for 0 seconds)',
-                }),
-              }),
-            },
-          },
+      import.meta.responseSchemas !== false &&
+      ok(
+        'the new secret',
+        z.object({
+          webhook_id: /* @__PURE__ */ z.string(),
+          secret: /* @__PURE__ */ z.withMeta(/* @__PURE__ */ z.string(), {
+            description: /* @__PURE__ */ SECRET_DESCRIPTION.replace('here, once', 'here'),
+          }),
+          previous_secret_expires_at: /* @__PURE__ */ z.withMeta(EpochMillis, {
+            description: 'when the previous secret stops signing (now, for 0 seconds)',
+          }),
+        }),
+      ),
   },
 );

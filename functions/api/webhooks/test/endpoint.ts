@@ -1,6 +1,6 @@
 import * as channels from '../../../models/channels';
 import * as z from '../../../shared/zod';
-import { NOT_BUNDLED } from '../../define';
+import { ok } from '../../define';
 import { OUTBOUND_THROTTLING, webhooksEndpoint } from '../schemas';
 
 export const testWebhook = /* @__PURE__ */ webhooksEndpoint('POST /webhooks/{id}/test', {
@@ -11,12 +11,5 @@ export const testWebhook = /* @__PURE__ */ webhooksEndpoint('POST /webhooks/{id}
   access: { table: 'readWrite', sendTo: [channels.deliveries] },
   throttling: OUTBOUND_THROTTLING,
   responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : {
-          200: {
-            description: 'queued',
-            data: /* @__PURE__ */ z.object({ event_id: /* @__PURE__ */ z.string() }),
-          },
-        },
+    import.meta.responseSchemas !== false && ok('queued', z.object({ event_id: /* @__PURE__ */ z.string() })),
 });

@@ -1,5 +1,5 @@
 import * as z from '../../../shared/zod';
-import { alsoAs, NOT_BUNDLED } from '../../define';
+import { alsoAs, ok } from '../../define';
 import { ONLY_ENABLED, WebhookData, WebhookParams, webhookChangeEndpoint } from '../schemas';
 
 export const updateWebhook = /* @__PURE__ */ webhookChangeEndpoint('PATCH /webhooks/{id}', {
@@ -16,10 +16,7 @@ export const updateWebhook = /* @__PURE__ */ webhookChangeEndpoint('PATCH /webho
       { id: 'UpdateWebhookRequest' },
     ),
   },
-  responses:
-    import.meta.responseSchemas === false
-      ? NOT_BUNDLED
-      : { 200: { description: 'the webhook after the change', data: WebhookData } },
+  responses: import.meta.responseSchemas !== false && ok('the webhook after the change', WebhookData),
 });
 
 /** The same endpoint under PUT (one Lambda). */
