@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { authenticateDriverToken } from '../domain/driver-auth';
-import { answerOnce } from '../domain/idempotency';
+import { IDEMPOTENCY_KEY_HEADER } from '../models/idempotency';
 import {
   type AccountCaller,
   type Caller,
@@ -16,7 +16,6 @@ import { appendLogKeys, logger, observed } from '../shared/observability';
 import { decodePathParameters, parseJsonText, parsePart, type RequestPart } from '../shared/request-parsing';
 import * as z from '../shared/zod';
 import { type EndpointDefinition, httpStatusOf, isDcScoped, takesIdempotencyKey } from './define';
-import { idempotencyScope, readIdempotencyKey, requestHash } from './idempotency-key';
 
 type Infer<T> = T extends z.ZodMiniType ? z.output<T> : undefined;
 
@@ -67,6 +66,8 @@ export class GeoJsonAnswer {
  */
 export type GeoJsonPreference = (event: APIGatewayProxyEvent) => boolean;
 
+const IDEMPOTENCY_HEADER_NAME = IDEMPOTENCY_KEY_HEADER.toLowerCase();
+
 /**
  * Wraps a use case as an API Gateway proxy handler: size limit, JSON parsing, zod validation of path,
  * query and body (messages name the field path; an endpoint without a body schema takes none, NO_BODY),
@@ -116,16 +117,11 @@ export function httpHandler<const E extends EndpointDefinition>(
             prefersGeoJson: prefersGeoJson?.(event) ?? false,
           } as ApiRequest<E>),
         );
-      const key = keyed ? readIdempotencyKey(event) : undefined;
-      const scope = idempotencyScope(caller);
-      if (key === undefined || !scope) return await answer();
-      const keyedRequest = {
-        scope,
-        key,
-        requestHash: requestHash(endpoint, pathParameters, rawQuery, json),
-        deadline: Date.now() + context.getRemainingTimeInMillis(),
-      };
-      return await answerOnce(keyedRequest, answer);
+      if (!keyed || !namesIdempotencyKey(event)) return await answer();
+      const { answerKeyedWrite } = await import('./idempotency-key');
+      const deadline = Date.now() + context.getRemainingTimeInMillis();
+      const write = { endpoint, event, caller, pathParameters, query: rawQuery, body: json, deadline };
+      return await answerKeyedWrite(write, answer);
     } catch (error) {
       return errorAnswer(endpoint, error, requestId);
     }
@@ -194,6 +190,16 @@ async function readCaller(endpoint: EndpointDefinition, event: APIGatewayProxyEv
     return driver;
   }
   return { kind: 'none' };
+}
+
+/**
+ * True when the request has a header named Idempotency-Key, whatever it holds: only then is the key read
+ * (idempotency-key.ts, loaded on first use: a cold start of a read or of a write without a key skips it).
+ */
+function namesIdempotencyKey(event: APIGatewayProxyEvent): boolean {
+  const named = (headers: object | null) =>
+    Object.keys(headers ?? {}).some((name) => name.toLowerCase() === IDEMPOTENCY_HEADER_NAME);
+  return named(event.headers) || named(event.multiValueHeaders);
 }
 
 function parseJsonBody(event: APIGatewayProxyEvent): unknown {

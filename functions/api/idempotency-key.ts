@@ -1,6 +1,6 @@
-import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { parseItem } from 'structured-headers';
-import type { IdempotencyScope } from '../domain/idempotency';
+import { answerOnce, type IdempotencyScope } from '../domain/idempotency';
 import { BARE_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_HEADER } from '../models/idempotency';
 import type { Caller } from '../shared/auth-context';
 import { sha256Hex } from '../shared/crypto';
@@ -65,4 +65,32 @@ export function requestHash(
   body: unknown,
 ): string {
   return sha256Hex(JSON.stringify(inKeyOrder([endpoint.method, endpoint.path, pathParameters, query, body])));
+}
+
+/** A write that names the Idempotency-Key header, as http-handler.ts has parsed it. */
+export interface KeyedWrite {
+  endpoint: Pick<EndpointDefinition, 'method' | 'path'>;
+  event: APIGatewayProxyEvent;
+  caller: Caller;
+  pathParameters: Record<string, string>;
+  query: unknown;
+  body: unknown;
+  /** Epoch ms the function may run until. */
+  deadline: number;
+}
+
+/**
+ * The answer to a write that names the header: given once per key (functions/domain/idempotency.ts), or as
+ * it comes when the header holds no key. http-handler.ts loads this module with the first such request, so
+ * that reads and writes without a key never load it (structured-headers, the key store).
+ */
+export async function answerKeyedWrite(
+  write: KeyedWrite,
+  answer: () => Promise<APIGatewayProxyResult>,
+): Promise<APIGatewayProxyResult> {
+  const key = readIdempotencyKey(write.event);
+  const scope = idempotencyScope(write.caller);
+  if (key === undefined || !scope) return answer();
+  const hash = requestHash(write.endpoint, write.pathParameters, write.query, write.body);
+  return answerOnce({ scope, key, requestHash: hash, deadline: write.deadline }, answer);
 }

@@ -280,6 +280,22 @@ describe('bundling the AWS SDK', () => {
     expect(code(lazy).includes(ending)).toBe(true);
   });
 
+  // readIdempotencyKey's message (functions/api/idempotency-key.ts), which only a request naming the header reads.
+  const IDEMPOTENCY_KEY_MESSAGE = 'a Structured Field String, RFC 8941';
+
+  it.each(['drivers/get', 'drivers/create'])(
+    'loads the Idempotency-Key machinery in %s only with a request that names the header: its cold start reads none of it',
+    (sliceName) => {
+      const dir = assetOf(sliceName);
+      const coldStart = coldStartFiles(dir);
+      const code = (files: string[]) => files.map((file) => readFileSync(join(dir, file), 'utf8')).join('\n');
+      expect(code(coldStart).includes(IDEMPOTENCY_KEY_MESSAGE)).toBe(false);
+      // Shipped in a chunk beside it (a read too: whether an endpoint takes a key is not known at build time).
+      const lazy = codeFiles(dir).filter((file) => !coldStart.includes(file));
+      expect(code(lazy).includes(IDEMPOTENCY_KEY_MESSAGE)).toBe(true);
+    },
+  );
+
   it('leaves what the error codes mean out of a function that answers with them (functions/shared/error-meanings.ts)', () => {
     const bundle = bundleOf('drivers/get');
     expect(bundle).toContain(`code:${ERROR_CODES.NOT_FOUND.code},httpStatus:404`);
