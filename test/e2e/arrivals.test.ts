@@ -1,16 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { check, getIssues } from '@placemarkio/check-geojson';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as dcs from '../../functions/api/dcs/index';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
-import { db } from '../../functions/data/client';
 import type { TracePoint } from '../../functions/domain/arrival-detection';
 import { NO_REQUIREMENTS } from '../../functions/models/delivery-requirements';
 import { callRaw, expectError, expectSuccess, readAllPages } from '../support/http';
 import { exampleRoute, importRoute } from '../support/routes';
 import type { RecordedTrace } from '../support/synthetic-traces';
+import { scanItems } from '../support/table-scans';
 import { eventTypeOf, type ReceivedDelivery, waitUntil } from '../support/webhook-receiver';
 import { useWebhookApi } from '../support/webhooks';
 
@@ -400,15 +399,8 @@ describe('WAYPOINT_APPROACHING and the tracking page', () => {
     });
     expect(visit.status).toBe(200);
     // The visit's new ETAs are written with their events before the attempt answers.
-    const { Items = [] } = await db.send(
-      new ScanCommand({
-        TableName: hooks.fx.api.tableName,
-        FilterExpression: 'entity = :entity AND route_id = :route AND event_type = :type',
-        ExpressionAttributeValues: { ':entity': 'EVENT', ':route': 'near', ':type': 'WAYPOINT_APPROACHING' },
-        ConsistentRead: true,
-      }),
-    );
-    expect(Items).toHaveLength(3);
+    const where = { entity: 'EVENT', route_id: 'near', event_type: 'WAYPOINT_APPROACHING' };
+    expect(await scanItems(where, hooks.fx.api.tableName)).toHaveLength(3);
   }, 180_000);
 });
 

@@ -1,11 +1,10 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as events from '../../functions/api/events/index';
-import { db } from '../../functions/data/client';
 import { inParallel } from '../../functions/shared/parallel';
 import { expectSuccess } from '../support/http';
 import { strongToken } from '../support/login-tokens';
 import { exampleRoute, importRoute } from '../support/routes';
+import { scanItems } from '../support/table-scans';
 import { eventIdOf, messagesHeld, waitUntil } from '../support/webhook-receiver';
 import { MINUTE, useWebhookApi } from '../support/webhooks';
 
@@ -37,23 +36,8 @@ type FeedPage = { events: FeedEvent[]; next_cursor: string | null; has_more: boo
 async function eventsWritten(
   accountId: string,
 ): Promise<{ eventId: string; routeId: string; sequence: number }[]> {
-  const written: { eventId: string; routeId: string; sequence: number }[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: hooks.fx.api.tableName,
-        FilterExpression: 'entity = :entity AND account_id = :account',
-        ExpressionAttributeValues: { ':entity': 'EVENT', ':account': accountId },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? [])
-      written.push({ eventId: item.event_id, routeId: item.route_id, sequence: item.sequence });
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return written;
+  const items = await scanItems({ entity: 'EVENT', account_id: accountId }, hooks.fx.api.tableName);
+  return items.map((item) => ({ eventId: item.event_id, routeId: item.route_id, sequence: item.sequence }));
 }
 
 /**

@@ -1,12 +1,11 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as events from '../../functions/api/events/index';
-import { db } from '../../functions/data/client';
 import { appendEvents } from '../../functions/domain/event-feed';
 import { at, BASE, startAndVisitAllAtOnce } from '../support/driver-app';
 import { expectError, expectSuccess } from '../support/http';
 import { strongToken } from '../support/login-tokens';
 import { exampleRoute, importRoute } from '../support/routes';
+import { scanItems } from '../support/table-scans';
 import { eventIdOf, type WebhookReceiver, waitUntil } from '../support/webhook-receiver';
 import { type CreatedWebhook, useWebhookApi } from '../support/webhooks';
 
@@ -48,15 +47,8 @@ async function wholeFeed(key: string, params: Record<string, string> = {}): Prom
 
 /** The event ids written for the account (straight from the table's event items). */
 async function eventIdsWritten(accountId: string): Promise<string[]> {
-  const { Items = [] } = await db.send(
-    new ScanCommand({
-      TableName: hooks.fx.api.tableName,
-      FilterExpression: 'entity = :entity AND account_id = :account',
-      ExpressionAttributeValues: { ':entity': 'EVENT', ':account': accountId },
-      ConsistentRead: true,
-    }),
-  );
-  return Items.map((item) => item.event_id as string).sort();
+  const items = await scanItems({ entity: 'EVENT', account_id: accountId }, hooks.fx.api.tableName);
+  return items.map((item) => item.event_id as string).sort();
 }
 
 /** Waits until the account's feed holds every event written for it so far; returns the feed. */

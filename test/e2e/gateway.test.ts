@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as dcs from '../../functions/api/dcs/index';
 import { endpoints } from '../../functions/api/index';
 import { buildOpenApiDocument } from '../../functions/api/openapi';
-import { db, tableName } from '../../functions/data/client';
 import { issueApiKey, revokeApiKey } from '../../functions/domain/accounts';
 import { sha256Hex } from '../../functions/shared/crypto';
 import { createTestAccount } from '../support/accounts';
 import { call, expectError, expectSuccess } from '../support/http';
 import { startTestApi, type TestApi } from '../support/local-api';
+import { scanItems } from '../support/table-scans';
 
 let api: TestApi;
 let acme: { accountId: string; key: string; keyId: string };
@@ -58,9 +58,7 @@ describe('API keys', () => {
   });
 
   it('stores no key in the table, only its SHA-256 hash', async () => {
-    const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { Items = [] } = await db.send(new ScanCommand({ TableName: tableName() }));
-    const dump = JSON.stringify(Items);
+    const dump = JSON.stringify(await scanItems());
     expect(dump).not.toContain(acme.key);
     expect(dump).toContain(sha256Hex(acme.key));
   });

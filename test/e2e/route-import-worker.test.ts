@@ -19,6 +19,7 @@ import {
   runImportWorker,
   trackingLookupsOf,
 } from '../support/routes';
+import { scanItems } from '../support/table-scans';
 
 /**
  * The import worker driven by the test instead of the poller, so that deliveries can be duplicated,
@@ -38,15 +39,8 @@ const status = (txid: string) => request('GET', `/dcs/dc-1/routes/import-status/
 const invoices = (routeId: string) => request('GET', `/dcs/dc-1/routes/${routeId}/invoices`);
 
 async function eventsOf(routeId: string) {
-  const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { Items = [] } = await db.send(
-    new ScanCommand({
-      TableName: tableName(),
-      FilterExpression: 'entity = :event AND route_id = :route',
-      ExpressionAttributeValues: { ':event': 'EVENT', ':route': routeId },
-    }),
-  );
-  return Items.map((item) => item.event_type as string);
+  const items = await scanItems({ entity: 'EVENT', route_id: routeId });
+  return items.map((item) => item.event_type as string);
 }
 
 /** How many of the route's ids the import holds claims on. */

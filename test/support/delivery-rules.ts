@@ -1,4 +1,4 @@
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import * as analytics from '../../functions/api/analytics/index';
 import * as dcs from '../../functions/api/dcs/index';
@@ -11,6 +11,7 @@ import { type AttemptBody, at, attemptPath, type DriverAppClient, nth, type rout
 import type { TestApiFixture } from './fixtures';
 import { expectSuccess } from './http';
 import { waitForImport } from './routes';
+import { scanItems } from './table-scans';
 import { waitUntil } from './webhook-receiver';
 
 /*
@@ -249,16 +250,8 @@ export function deliveryRulesHelpers(fx: TestApiFixture, client: () => DriverApp
 
   /** The entities of the items of this file's table that hold `text` as a string value anywhere. */
   async function entitiesHolding(text: string): Promise<string[]> {
-    const found: string[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new ScanCommand({ TableName: fx.api.tableName, ConsistentRead: true, ExclusiveStartKey }),
-      );
-      for (const item of page.Items ?? []) if (holds(item, text)) found.push(String(item.entity));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return found;
+    const items = await scanItems({}, fx.api.tableName);
+    return items.filter((item) => holds(item, text)).map((item) => String(item.entity));
   }
 
   /** The stored hash of each PIN of the route, by waypoint id: what a revision must keep or change. */

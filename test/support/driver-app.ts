@@ -1,4 +1,4 @@
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import * as driverApp from '../../functions/api/driver-app/index';
 import * as drivers from '../../functions/api/drivers/index';
@@ -12,6 +12,7 @@ import { apiCaller, type TestAccount } from './fixtures';
 import { type ApiResponse, expectSuccess } from './http';
 import type { TestApi } from './local-api';
 import { exampleRoute, importRoute, readWaypointsAs } from './routes';
+import { scanItems } from './table-scans';
 
 export { expectedInvoices, importedWaypoint, trackingUrlUnder } from './routes';
 
@@ -188,21 +189,8 @@ export function driverAppClient(api: TestApi, account: TestAccount) {
 
   /** The events written for a route of the account, read straight from the table, in the order they occurred. */
   async function eventsOf(routeId: string): Promise<EventItem[]> {
-    const items: EventItem[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new ScanCommand({
-          TableName: api.tableName,
-          FilterExpression: 'entity = :entity AND account_id = :account AND route_id = :route',
-          ExpressionAttributeValues: { ':entity': 'EVENT', ':account': account.accountId, ':route': routeId },
-          ConsistentRead: true,
-          ExclusiveStartKey,
-        }),
-      );
-      items.push(...((page.Items ?? []) as EventItem[]));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const where = { entity: 'EVENT', account_id: account.accountId, route_id: routeId };
+    const items = (await scanItems(where, api.tableName)) as EventItem[];
     // A route's events are numbered in the order they were written; events of one request can share a
     // millisecond, and a failed import's has no number: then the time, and the lifecycle order, decide.
     return items.sort(

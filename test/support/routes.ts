@@ -1,5 +1,4 @@
 import { PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { expect } from 'vitest';
 import {
@@ -9,7 +8,7 @@ import {
   type RouteWaypoint,
 } from '../../functions/api/routes/index';
 import { findHeldClaims } from '../../functions/data/claims';
-import { db, type Item, tableName } from '../../functions/data/client';
+import type { Item } from '../../functions/data/client';
 import { allChannels, type ChannelName } from '../../functions/models/channels';
 import { appliedRequirements, type Requirements } from '../../functions/models/delivery-requirements';
 import type * as z from '../../functions/shared/zod';
@@ -18,6 +17,7 @@ import type { SampleRoute } from '../../local/app/sample-route';
 import { sqsRecord } from '../../local/event-sources/sqs-records';
 import { type ApiResponse, call, expectSuccess } from './http';
 import type { TestApi } from './local-api';
+import { scanItems } from './table-scans';
 
 export { sampleRoute as exampleRoute } from '../../local/app/sample-route';
 
@@ -127,24 +127,8 @@ export async function putUploadObject(
 }
 
 /** The tracking link lookups of a route of the account, read as the operator (a scan: tests only). */
-export async function trackingLookupsOf(accountId: string, routeId: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'entity = :entity AND account_id = :account AND route_id = :route',
-        ExpressionAttributeValues: { ':entity': 'TRACKING_LINK', ':account': accountId, ':route': routeId },
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
+export const trackingLookupsOf = (accountId: string, routeId: string): Promise<Item[]> =>
+  scanItems({ entity: 'TRACKING_LINK', account_id: accountId, route_id: routeId });
 
 /** Takes `count` messages off the imports queue (for tests that deliver them to the worker themselves). */
 export const receiveImportMessages = (api: TestApi, count: number) =>
@@ -276,19 +260,11 @@ export async function routeUpdatedEventsOf(
   accountId: string,
   routeId: string,
 ): Promise<Record<string, unknown>[]> {
-  const { Items = [] } = await db.send(
-    new ScanCommand({
-      TableName: tableName(),
-      FilterExpression:
-        'entity = :entity AND account_id = :account AND route_id = :route AND event_type = :type',
-      ExpressionAttributeValues: {
-        ':entity': 'EVENT',
-        ':account': accountId,
-        ':route': routeId,
-        ':type': 'ROUTE_UPDATED',
-      },
-      ConsistentRead: true,
-    }),
-  );
-  return Items.sort((a, b) => a.occurred_at - b.occurred_at).map((item) => item.details);
+  const items = await scanItems({
+    entity: 'EVENT',
+    account_id: accountId,
+    route_id: routeId,
+    event_type: 'ROUTE_UPDATED',
+  });
+  return items.sort((a, b) => a.occurred_at - b.occurred_at).map((item) => item.details);
 }

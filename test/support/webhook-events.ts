@@ -1,9 +1,8 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import * as drivers from '../../functions/api/drivers/index';
-import { db } from '../../functions/data/client';
 import { attemptPath } from './driver-app';
 import { type ApiResponse, expectSuccess } from './http';
+import { scanItems } from './table-scans';
 import type { useWebhookApi } from './webhooks';
 
 /** The pieces test/e2e/webhook-events.test.ts's two groups share: the route's event items, a driver, a visit. */
@@ -16,15 +15,7 @@ export async function routeEventItems(
   accountId: string,
   routeId: string,
 ): Promise<Record<string, unknown>[]> {
-  const { Items = [] } = await db.send(
-    new ScanCommand({
-      TableName: tableName,
-      FilterExpression: 'entity = :entity AND account_id = :account AND route_id = :route',
-      ExpressionAttributeValues: { ':entity': 'EVENT', ':account': accountId, ':route': routeId },
-      ConsistentRead: true,
-    }),
-  );
-  return Items;
+  return scanItems({ entity: 'EVENT', account_id: accountId, route_id: routeId }, tableName);
 }
 
 /** Creates a driver of the account in dc-1 who logs in with `token`. */
