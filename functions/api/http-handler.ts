@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { authenticateDriverToken } from '../domain/driver-auth';
-import { IDEMPOTENCY_KEY_HEADER } from '../models/idempotency';
+import { IDEMPOTENCY_HEADER_NAME } from '../models/idempotency';
 import {
   type AccountCaller,
   type Caller,
@@ -13,7 +13,13 @@ import { ERROR_CODES } from '../shared/error-codes';
 import { ApiError, ForbiddenDcError, InvalidDriverTokenError } from '../shared/errors';
 import { MAX_BODY_BYTES } from '../shared/limits';
 import { appendLogKeys, logger, observed } from '../shared/observability';
-import { decodePathParameters, parseJsonText, parsePart, type RequestPart } from '../shared/request-parsing';
+import {
+  decodePathParameters,
+  headerValues,
+  parseJsonText,
+  parsePart,
+  type RequestPart,
+} from '../shared/request-parsing';
 import * as z from '../shared/zod';
 import { type EndpointDefinition, httpStatusOf, isDcScoped, takesIdempotencyKey } from './define';
 
@@ -66,8 +72,6 @@ export class GeoJsonAnswer {
  */
 export type GeoJsonPreference = (event: APIGatewayProxyEvent) => boolean;
 
-const IDEMPOTENCY_HEADER_NAME = IDEMPOTENCY_KEY_HEADER.toLowerCase();
-
 /**
  * Wraps a use case as an API Gateway proxy handler: size limit, JSON parsing, zod validation of path,
  * query and body (messages name the field path; an endpoint without a body schema takes none, NO_BODY),
@@ -117,7 +121,9 @@ export function httpHandler<const E extends EndpointDefinition>(
             prefersGeoJson: prefersGeoJson?.(event) ?? false,
           } as ApiRequest<E>),
         );
-      if (!keyed || !namesIdempotencyKey(event)) return await answer();
+      // The key machinery is loaded (idempotency-key.ts, on first use) only for a request that sends a key:
+      // a cold start of a read, or of a write without one, skips it.
+      if (!keyed || headerValues(event, IDEMPOTENCY_HEADER_NAME).length === 0) return await answer();
       const { answerKeyedWrite } = await import('./idempotency-key');
       const deadline = Date.now() + context.getRemainingTimeInMillis();
       const write = { endpoint, event, caller, pathParameters, query: rawQuery, body: json, deadline };
@@ -190,16 +196,6 @@ async function readCaller(endpoint: EndpointDefinition, event: APIGatewayProxyEv
     return driver;
   }
   return { kind: 'none' };
-}
-
-/**
- * True when the request has a header named Idempotency-Key, whatever it holds: only then is the key read
- * (idempotency-key.ts, loaded on first use: a cold start of a read or of a write without a key skips it).
- */
-function namesIdempotencyKey(event: APIGatewayProxyEvent): boolean {
-  const named = (headers: object | null) =>
-    Object.keys(headers ?? {}).some((name) => name.toLowerCase() === IDEMPOTENCY_HEADER_NAME);
-  return named(event.headers) || named(event.multiValueHeaders);
 }
 
 function parseJsonBody(event: APIGatewayProxyEvent): unknown {

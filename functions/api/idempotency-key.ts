@@ -1,12 +1,13 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { parseItem } from 'structured-headers';
 import { answerOnce, type IdempotencyScope } from '../domain/idempotency';
-import { BARE_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_HEADER } from '../models/idempotency';
+import { BARE_IDEMPOTENCY_KEY, IDEMPOTENCY_HEADER_NAME, IDEMPOTENCY_KEY_HEADER } from '../models/idempotency';
 import type { Caller } from '../shared/auth-context';
 import { sha256Hex } from '../shared/crypto';
 import { ValidationError } from '../shared/errors';
 import { inKeyOrder } from '../shared/key-order';
 import { IDEMPOTENCY_KEYS } from '../shared/limits';
+import { headerValues } from '../shared/request-parsing';
 import type { EndpointDefinition } from './define';
 
 const INVALID_KEY = `header.${IDEMPOTENCY_KEY_HEADER}: must be 1..${IDEMPOTENCY_KEYS.maxKeyLength} printable ASCII characters, sent once, bare (8e03978e-40d5-43e8-bc93-6894a57f9324: no space, quote, backslash, comma or semicolon) or as a quoted string (a Structured Field String, RFC 8941: "8e03978e-40d5-43e8-bc93-6894a57f9324")`;
@@ -20,12 +21,7 @@ const BARE_KEY = new RegExp(`^${BARE_IDEMPOTENCY_KEY}$`);
  * else (parameters, a list, two fields, a bare value with a space) is 1006 naming the header.
  */
 export function readIdempotencyKey(event: APIGatewayProxyEvent): string | undefined {
-  const named = (headers: object | null) =>
-    Object.entries(headers ?? {}).filter(([name]) => name.toLowerCase() === 'idempotency-key');
-  // The multi-value map has every field the client sent; the single-value one keeps the last.
-  const values = event.multiValueHeaders
-    ? named(event.multiValueHeaders).flatMap(([, list]) => (list ?? []) as string[])
-    : named(event.headers).map(([, value]) => value as string);
+  const values = headerValues(event, IDEMPOTENCY_HEADER_NAME);
   if (values.length === 0) return undefined;
   if (values.length > 1) throw new ValidationError(`${INVALID_KEY}; it came ${values.length} times`);
   const field = (values[0] as string).trim();

@@ -5,6 +5,8 @@ import { IDEMPOTENCY_KEYS } from '../shared/limits';
  * Idempotency-Key HTTP Header Field" names it, and the mark of a replayed answer, as Stripe names it.
  */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+/** The same, as header maps are searched (request-parsing.ts, headerValues). */
+export const IDEMPOTENCY_HEADER_NAME = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 const MAX = IDEMPOTENCY_KEYS.maxKeyLength;

@@ -17,6 +17,24 @@ export const MAX_ISSUES_MESSAGE_CHARS = 1000;
 /** The longest message of one problem. */
 const MAX_ISSUE_CHARS = 300;
 
+/** The header maps of an API Gateway proxy event. */
+interface RequestHeaders {
+  headers?: Record<string, string | undefined> | null;
+  multiValueHeaders?: Record<string, string[] | undefined> | null;
+}
+
+/**
+ * Every value the client sent for a header (`name` in lower case), whatever the case it sent: the
+ * multi-value map has every field, the single-value one keeps the last, so it is read only without the other.
+ */
+export function headerValues(event: RequestHeaders, name: string): string[] {
+  const named = <V>(headers: Record<string, V> | null | undefined) =>
+    Object.entries(headers ?? {}).filter(([key]) => key.toLowerCase() === name);
+  return event.multiValueHeaders
+    ? named(event.multiValueHeaders).flatMap(([, list]) => list ?? [])
+    : named(event.headers).flatMap(([, value]) => (value === undefined ? [] : [value]));
+}
+
 /**
  * A request body's JSON: undefined when empty, 1005 when malformed. Shared by the HTTP handlers and the
  * import worker, so an uploaded route fails with the codes and messages its POST would have.
