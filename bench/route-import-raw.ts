@@ -129,10 +129,10 @@ const newTxid = () => `imp_${randomBytes(16).toString('base64url')}`;
 
 /**
  * The check's baseline: the raw work the import must do. The read of every id it claims, as the POST checks
- * them before accepting (its 3005-3009 answers), then every write the worker must make: its claims (one PartiQL INSERT per id,
- * CLAIMS_PER_BATCH per BatchExecuteStatement, CLAIM_PARALLELISM in flight) for the ids of a route of the same shape and id
- * length, then all its rows (the waypoints' tracking links, waypoints, invoices, items) with BatchWriteItem
- * at ROW_WRITE_PARALLELISM.
+ * them before accepting (its 3005-3009 answers), then every write the worker must make: its claims (one
+ * PartiQL INSERT per id, CLAIMS_PER_BATCH per BatchExecuteStatement, CLAIM_PARALLELISM in flight) for the ids
+ * of a route of the same shape and id length, then all its rows (the waypoints' tracking links, waypoints,
+ * invoices, items) with BatchWriteItem at ROW_WRITE_PARALLELISM.
  */
 export async function rawFullWrites(
   context: Context,

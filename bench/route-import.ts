@@ -203,7 +203,7 @@ export const routeImportScenario: Scenario = {
         raw_rows_ms: round(rawFull2.rows.ms),
         import: { ...summary(importRun2), phases_ms: phases(importRun2) },
         import_vs_raw_full_writes_ratio: round(importRun2.post_to_succeeded_ms / rawFull2.ms),
-        note: 'the raw writes, then a second import of a route of the same shape: the check sums both pairs',
+        note: 'the raw work again, then a second import of a route of the same shape: the check sums both pairs',
       };
 
       log('raw claims as single conditional PutItems and as transactions of 100');
