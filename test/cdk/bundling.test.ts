@@ -25,8 +25,18 @@ import { sliceOf } from '../../lib/slices';
 import { buildBundles } from '../../local/lambda/bundles';
 import { fixtureFunction } from '../support/lambda-fixtures';
 
+/** Each slice's asset, built once for the file: the tests only read it (a build is about a second of esbuild). */
+const builtAssets = new Map<string, string>();
+
 /** The one asset directory of a stack with one function, bundled for real as `cdk synth` does. */
 function assetOf(sliceName: string, props: { xraySdk?: boolean } = {}): string {
+  const key = `${sliceName} ${props.xraySdk === true}`;
+  const built = builtAssets.get(key) ?? bundledAsset(sliceName, props);
+  builtAssets.set(key, built);
+  return built;
+}
+
+function bundledAsset(sliceName: string, props: { xraySdk?: boolean }): string {
   const row = [...endpoints, ...consumers].find((e) => sliceOf(e.module).name === sliceName);
   if (!row) throw new Error(`no endpoint or consumer in slice ${sliceName}`);
   const app = new App({ context: { 'aws:cdk:bundling-stacks': ['**'] } });
