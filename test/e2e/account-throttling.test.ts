@@ -4,16 +4,15 @@ import {
   CreateApiKeyCommand,
   CreateUsagePlanKeyCommand,
 } from '@aws-sdk/client-api-gateway';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as dcs from '../../functions/api/dcs/index';
 import { getAccount } from '../../functions/data/accounts';
 import { createApiKey } from '../../functions/data/api-gateway-keys';
 import { createAccount, issueApiKey } from '../../functions/domain/accounts';
 import { registerUsageKey } from '../../functions/domain/usage-keys';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/cloud/model';
-import { createTestAccount } from '../support/accounts';
+import { type TestAccount, useTestApi } from '../support/fixtures';
 import { type ApiResponse, call, expectError, expectSuccess } from '../support/http';
-import { startTestApi, type TestApi } from '../support/local-api';
 
 /**
  * Per-account throttling through the API's usage plan, on the local runtime: each account's usage key (named
@@ -26,23 +25,20 @@ import { startTestApi, type TestApi } from '../support/local-api';
 const RATE = 1;
 const BURST = 5;
 
-let api: TestApi;
-let acme: { accountId: string; key: string };
-let globex: { accountId: string; key: string };
+const fx = useTestApi('account-throttling', {
+  pollers: false,
+  context: { accountThrottlingRateLimit: String(RATE), accountThrottlingBurstLimit: String(BURST) },
+});
+let acme: TestAccount;
+let globex: TestAccount;
 
 beforeAll(async () => {
-  api = await startTestApi('account-throttling', {
-    pollers: false,
-    context: { accountThrottlingRateLimit: String(RATE), accountThrottlingBurstLimit: String(BURST) },
-  });
-  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }]);
-  globex = await createTestAccount('Globex', [{ dcId: 'dc-1' }]);
+  acme = await fx.account('Acme', [{ dcId: 'dc-1' }]);
+  globex = await fx.account('Globex', [{ dcId: 'dc-1' }]);
 });
 
-afterAll(() => api?.close());
-
 const listDcs = (key: string): Promise<ApiResponse> =>
-  call(api.url, 'GET', '/dcs', { key, retryThrottled: false });
+  call(fx.api.url, 'GET', '/dcs', { key, retryThrottled: false });
 
 /** Waits until the account's bucket is full again (BURST tokens at RATE per second), plus a margin. */
 const refill = () => new Promise((resolve) => setTimeout(resolve, ((BURST + 1) / RATE) * 1000));
@@ -92,7 +88,7 @@ describe('per-account throttling (usage plan)', () => {
     for (const account of [acme, globex]) {
       const usageKey = (await getAccount(account.accountId))?.usageKey as string;
       expect(usageKey).toMatch(/^[0-9a-f]{40}$/);
-      expect(api.logs.filter((entry) => entry.line.includes(usageKey))).toEqual([]);
+      expect(fx.api.logs.filter((entry) => entry.line.includes(usageKey))).toEqual([]);
     }
   });
 });
@@ -103,7 +99,7 @@ describe('accounts without a registered usage key', () => {
     expectError(await listDcs(created.apiKey), 403, 1009);
 
     const registered = await registerUsageKey(created.accountId);
-    expect(registered.usagePlanId).toBe(api.cloud.operatorEnvironment.USAGE_PLAN_ID);
+    expect(registered.usagePlanId).toBe(fx.api.cloud.operatorEnvironment.USAGE_PLAN_ID);
     // The first key's authorizer result (without a usage key) is cached for the authorizer's TTL; a key
     // never seen before is authorized afresh.
     const fresh = await issueApiKey(created.accountId);
@@ -123,15 +119,15 @@ describe('accounts without a registered usage key', () => {
 
 describe('the API Gateway calls of the operator', () => {
   it('are refused to a function role (no function may create API keys) and allowed to the operator', async () => {
-    const authorizer = api.cloud.functionOf('functions/api/auth/api-key-authorizer/handler.ts');
-    const role = api.cloud.deployment.roles.find((candidate) => candidate.arn === authorizer.roleArn);
+    const authorizer = fx.api.cloud.functionOf('functions/api/auth/api-key-authorizer/handler.ts');
+    const role = fx.api.cloud.deployment.roles.find((candidate) => candidate.arn === authorizer.roleArn);
     if (!role) throw new Error('the authorizer has no role');
     const asAuthorizer = {
       accessKeyId: 'ASIATESTAUTHORIZER01',
       secretAccessKey: 'authorizer-secret',
       sessionToken: 'authorizer-token',
     };
-    api.cloud.proxy.addPrincipal({
+    fx.api.cloud.proxy.addPrincipal({
       ...asAuthorizer,
       arn: `arn:aws:sts::${LOCAL_ACCOUNT_ID}:assumed-role/${role.name}/${authorizer.name}`,
       policies: role.policies,
@@ -145,7 +141,7 @@ describe('the API Gateway calls of the operator', () => {
         `is not authorized to perform: apigateway:POST on resource: arn:aws:apigateway:${LOCAL_REGION}::/apikeys`,
       ),
     });
-    const plan = api.cloud.operatorEnvironment.USAGE_PLAN_ID as string;
+    const plan = fx.api.cloud.operatorEnvironment.USAGE_PLAN_ID as string;
     const joining = await apiGatewayCall(asAuthorizer, (client) =>
       client.send(
         new CreateUsagePlanKeyCommand({ usagePlanId: plan, keyId: 'anything', keyType: 'API_KEY' }),
@@ -174,7 +170,7 @@ async function apiGatewayCall(
   send: (client: APIGatewayClient) => Promise<{ $metadata: { httpStatusCode?: number } }>,
 ): Promise<{ status: number | undefined; type?: string; message?: string }> {
   const client = new APIGatewayClient({
-    endpoint: api.cloud.proxy.endpoint,
+    endpoint: fx.api.cloud.proxy.endpoint,
     region: LOCAL_REGION,
     credentials,
   });

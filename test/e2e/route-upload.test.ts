@@ -4,14 +4,13 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as routes from '../../functions/api/routes/index';
 import { ERROR_CODES } from '../../functions/shared/error-codes';
 import { MAX_BODY_BYTES } from '../../functions/shared/limits';
-import { createTestAccount } from '../support/accounts';
 import { functionOf } from '../support/cdk';
+import { type TestAccount, useTestApi } from '../support/fixtures';
 import { call, expectError, expectSuccess } from '../support/http';
-import { startTestApi, type TestApi } from '../support/local-api';
 import { exampleRoute, putUploadObject, waitForImport } from '../support/routes';
 
 /** Short enough for a test to outwait, long enough for a large PUT under load to start in time. */
@@ -19,8 +18,14 @@ const LINK_SECONDS = 10;
 /** The test outwaits it too: a PUT that outlasts its link by this much still counts. */
 const ARRIVAL_GRACE_SECONDS = 3;
 
-let api: TestApi;
-let acme: { accountId: string; key: string };
+const fx = useTestApi('route-upload', {
+  customize: (deployed) => {
+    const uploads = functionOf(deployed, 'routes/upload');
+    uploads.addEnvironment('IMPORT_UPLOAD_LINK_SECONDS', String(LINK_SECONDS));
+    uploads.addEnvironment('IMPORT_UPLOAD_ARRIVAL_GRACE_SECONDS', String(ARRIVAL_GRACE_SECONDS));
+  },
+});
+let acme: TestAccount;
 
 interface Upload {
   txid: string;
@@ -30,7 +35,7 @@ interface Upload {
 
 const startUpload = async (dcId = 'dc-1', key = acme.key): Promise<Upload> =>
   expectSuccess(
-    await call(api.url, 'POST', `/dcs/${dcId}/invoiced-routes/uploads`, { key }),
+    await call(fx.api.url, 'POST', `/dcs/${dcId}/invoiced-routes/uploads`, { key }),
     routes.createImportUpload,
     202,
   );
@@ -38,18 +43,9 @@ const startUpload = async (dcId = 'dc-1', key = acme.key): Promise<Upload> =>
 const put = (url: string, body: string) => fetch(url, { method: 'PUT', body });
 
 beforeAll(async () => {
-  api = await startTestApi('route-upload', {
-    customize: (deployed) => {
-      const uploads = functionOf(deployed, 'routes/upload');
-      uploads.addEnvironment('IMPORT_UPLOAD_LINK_SECONDS', String(LINK_SECONDS));
-      uploads.addEnvironment('IMPORT_UPLOAD_ARRIVAL_GRACE_SECONDS', String(ARRIVAL_GRACE_SECONDS));
-    },
-  });
-  acme = await createTestAccount('Acme', [{ dcId: 'dc-1' }]);
-  await createTestAccount('Globex', [{ dcId: 'gx-1' }]);
+  acme = await fx.account('Acme', [{ dcId: 'dc-1' }]);
+  await fx.account('Globex', [{ dcId: 'gx-1' }]);
 });
-
-afterAll(() => api?.close());
 
 describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
   it('answers 202 with a txid and a presigned PUT link that expires when it says', async () => {
@@ -69,7 +65,7 @@ describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
     expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('host');
     expect([...url.searchParams.keys()].filter((name) => /checksum/i.test(name))).toEqual([]);
     expect(url.pathname).toMatch(new RegExp(`/uploads/${acme.accountId}/${upload.txid}\\.json$`));
-    const pending = await call(api.url, 'GET', `/dcs/dc-1/routes/import-status/${upload.txid}`, {
+    const pending = await call(fx.api.url, 'GET', `/dcs/dc-1/routes/import-status/${upload.txid}`, {
       key: acme.key,
     });
     expect(expectSuccess(pending, routes.getImportStatus, 202)).toEqual({
@@ -79,7 +75,7 @@ describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
   });
 
   it('refuses a DC of another account (1002)', async () => {
-    const response = await call(api.url, 'POST', '/dcs/gx-1/invoiced-routes/uploads', { key: acme.key });
+    const response = await call(fx.api.url, 'POST', '/dcs/gx-1/invoiced-routes/uploads', { key: acme.key });
     expect(expectError(response, 403, ERROR_CODES.DC_FORBIDDEN.code)).toMatch(/gx-1/);
   });
 
@@ -101,14 +97,14 @@ describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
     const upload = await startUpload();
     const stored = await put(upload.upload_url, body);
     expect(stored.status, await stored.text()).toBe(200);
-    const finished = await waitForImport(api.url, acme.key, 'dc-1', upload.txid, 120_000);
+    const finished = await waitForImport(fx.api.url, acme.key, 'dc-1', upload.txid, 120_000);
     expect(expectSuccess(finished, routes.getImportStatus)).toEqual({
       txid: upload.txid,
       status: 'SUCCEEDED',
       route_id: 'upload-big',
     });
     const read = expectSuccess(
-      await call(api.url, 'GET', '/dcs/dc-1/routes/upload-big', { key: acme.key }),
+      await call(fx.api.url, 'GET', '/dcs/dc-1/routes/upload-big', { key: acme.key }),
       routes.getRoute,
     ) as { route: { waypoint_ids: string[] } };
     expect(read.route.waypoint_ids).toEqual(route.waypoints.map((waypoint) => waypoint.id));
@@ -135,13 +131,13 @@ describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
       }),
     ],
   ])('reports %s through import-status with the code and message the POST gives', async (_case, body) => {
-    const posted = await call(api.url, 'POST', '/dcs/dc-1/invoiced-routes', { key: acme.key, body });
+    const posted = await call(fx.api.url, 'POST', '/dcs/dc-1/invoiced-routes', { key: acme.key, body });
     expect(posted.status, posted.text).toBe(400);
     const { code, message } = posted.body.data as { code: number; message: string };
 
     const upload = await startUpload();
     expect((await put(upload.upload_url, body)).status).toBe(200);
-    const failed = await waitForImport(api.url, acme.key, 'dc-1', upload.txid);
+    const failed = await waitForImport(fx.api.url, acme.key, 'dc-1', upload.txid);
     expect(expectError(failed, 400, code)).toBe(`import ${upload.txid} failed: ${message}`);
   });
 
@@ -150,7 +146,7 @@ describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
     // No body and no Content-Type: S3 stores an empty object all the same.
     const stored = await fetch(upload.upload_url, { method: 'PUT', body: new Uint8Array(0) });
     expect(stored.status, await stored.text()).toBe(200);
-    const failed = await waitForImport(api.url, acme.key, 'dc-1', upload.txid);
+    const failed = await waitForImport(fx.api.url, acme.key, 'dc-1', upload.txid);
     expect(expectError(failed, 400, ERROR_CODES.VALIDATION_FAILED.code)).toBe(
       `import ${upload.txid} failed: request body: the upload is empty (0 bytes); PUT the {"route": ...} JSON to the link`,
     );
@@ -167,27 +163,27 @@ describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
     const late = await put(upload.upload_url, JSON.stringify({ route: exampleRoute('upload-late') }));
     expect(late.status).toBe(403);
     expect(await late.text()).toMatch(/AccessDenied|expired/i);
-    expect((await call(api.url, 'GET', statusPath, { key: acme.key })).status).toBe(202);
+    expect((await call(fx.api.url, 'GET', statusPath, { key: acme.key })).status).toBe(202);
 
     // The import's deadline check finds no object at the arrival deadline and ends the import.
-    const expired = await waitForImport(api.url, acme.key, 'dc-1', upload.txid, 60_000);
+    const expired = await waitForImport(fx.api.url, acme.key, 'dc-1', upload.txid, 60_000);
     expect(Date.now()).toBeGreaterThanOrEqual(deadline);
     expect(expectError(expired, 400, ERROR_CODES.UPLOAD_EXPIRED.code)).toMatch(/upload link expired/);
 
     // An object that still arrives (here written by the operator) starts nothing: the answer stays.
-    await putUploadObject(api, upload.upload_url, exampleRoute('upload-late'));
+    await putUploadObject(fx.api, upload.upload_url, exampleRoute('upload-late'));
     await expect
-      .poll(() => api.logs.some(({ line }) => line.includes('uploaded object ignored')), {
+      .poll(() => fx.api.logs.some(({ line }) => line.includes('uploaded object ignored')), {
         timeout: 20_000,
       })
       .toBe(true);
     // The same answer: status and body (the headers carry a new request id and date).
-    const again = await call(api.url, 'GET', statusPath, { key: acme.key });
+    const again = await call(fx.api.url, 'GET', statusPath, { key: acme.key });
     expect({ status: again.status, body: again.body }).toEqual({
       status: expired.status,
       body: expired.body,
     });
-    const route = await call(api.url, 'GET', '/dcs/dc-1/routes/upload-late', { key: acme.key });
+    const route = await call(fx.api.url, 'GET', '/dcs/dc-1/routes/upload-late', { key: acme.key });
     expect(route.status).toBe(404);
   }, 120_000);
 });
@@ -207,25 +203,27 @@ describe('the import worker', () => {
     };
     await sqs.send(
       new SendMessageCommand({
-        QueueUrl: api.resources.queueUrls.imports,
+        QueueUrl: fx.api.resources.queueUrls.imports,
         MessageBody: JSON.stringify({
           Service: 'Amazon S3',
           Event: 's3:TestEvent',
           Time: new Date().toISOString(),
-          Bucket: api.resources.bucketName,
+          Bucket: fx.api.resources.bucketName,
           RequestId: 'TEST',
           HostId: 'TEST',
         }),
       }),
     );
     await expect
-      .poll(() => api.logs.some(({ line }) => line.includes('S3 test event ignored')), {
+      .poll(() => fx.api.logs.some(({ line }) => line.includes('S3 test event ignored')), {
         timeout: 20_000,
       })
       .toBe(true);
     // Deleted rather than left to come back after the visibility timeout and end in the DLQ.
-    await expect.poll(() => attributes(api.resources.queueUrls.imports), { timeout: 10_000 }).toEqual([0, 0]);
-    expect(await attributes(api.resources.dlqUrls.imports)).toEqual([0, 0]);
+    await expect
+      .poll(() => attributes(fx.api.resources.queueUrls.imports), { timeout: 10_000 })
+      .toEqual([0, 0]);
+    expect(await attributes(fx.api.resources.dlqUrls.imports)).toEqual([0, 0]);
     sqs.destroy();
   });
 });
