@@ -6,7 +6,7 @@ import { IDEMPOTENCY_KEYS } from '../shared/limits';
  */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** The same, as header maps are searched (request-parsing.ts, headerValues). */
-export const IDEMPOTENCY_HEADER_NAME = 'idempotency-key';
+export const IDEMPOTENCY_HEADER_NAME = IDEMPOTENCY_KEY_HEADER.toLowerCase();
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 const MAX = IDEMPOTENCY_KEYS.maxKeyLength;
