@@ -15,8 +15,8 @@ import {
 } from './analytics-sets';
 import { RawTable } from './dynamo';
 import { ApiClient } from './http';
-import { demoOf, type StackInfo } from './runtime';
-import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
+import type { StackInfo } from './runtime';
+import type { Scenario } from './scenario';
 import { check, median, round } from './stats';
 
 /**
@@ -35,8 +35,7 @@ const RAW_RUNS = 3;
  */
 export const analyticsExportScenario: Scenario = {
   name: 'analytics_export',
-  async run({ runtime, abort, log }: ScenarioContext): Promise<ScenarioResult> {
-    const { stack, apiKey, accountId, dcId } = demoOf(runtime);
+  async run({ runtime, demo: { stack, apiKey, accountId, dcId }, abort, log }) {
     // The data layer seeds and reads the runtime's table: its client is given the local endpoint.
     configure({
       TABLE_NAME: stack.table_name,

@@ -11,8 +11,7 @@ import { ApiClient, expectingStatus } from './http';
 import { startHttpReceiver } from './http-receiver';
 import { consumedBetween, partitionReport } from './partitions';
 import { importDriverRoute } from './route-body';
-import { demoOf } from './runtime';
-import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
+import type { Scenario } from './scenario';
 import { check, distribution, percentile, round } from './stats';
 
 /**
@@ -75,8 +74,7 @@ interface Driver {
 
 export const busyDayScenario: Scenario = {
   name: 'busy_day',
-  async run({ runtime, abort, log }: ScenarioContext): Promise<ScenarioResult> {
-    const { stack, accountId, dcId } = demoOf(runtime);
+  async run({ demo: { stack, accountId, dcId }, abort, log }) {
     // The bench acts as the local operator (as npm start's admin CLI does): it adds the DCs with the service's code.
     configure(stack.operator_environment ?? { TABLE_NAME: stack.table_name });
     const runId = randomBytes(3).toString('hex');

@@ -7,8 +7,7 @@ import { sampleRoute } from '../local/app/sample-route';
 import { inParallel } from './dynamo';
 import { ApiClient, expectingStatus, type JsonResponse } from './http';
 import { importDriverRoute } from './route-body';
-import { demoOf } from './runtime';
-import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
+import type { Scenario } from './scenario';
 import { check, distribution, round } from './stats';
 import { closeLoadTargets, EventWriter, loadTargets, WEBHOOK_LOAD } from './webhook-event-writer';
 import { type BenchWebhook, EVENT_TYPE } from './webhook-receiver';
@@ -77,8 +76,7 @@ const phoneOf = (route: number, stop: number) => `+1415555${String(route * 100 +
 
 export const customerMessagesScenario: Scenario = {
   name: 'customer_messages',
-  async run({ runtime, abort, log }: ScenarioContext): Promise<ScenarioResult> {
-    const { stack, accountId } = demoOf(runtime);
+  async run({ runtime, demo: { stack, accountId }, abort, log }) {
     const logOffset = statSync(runtime.logFile).size;
     // The bench acts as the local operator (as npm start's admin CLI does): it adds the DC with the service's
     // code; the load's event items are written with the data layer's builder, which names the table.

@@ -12,8 +12,8 @@ import { ApiClient, type JsonResponse } from './http';
 import { measureLocationHandler } from './location-handler-warm';
 import { consumedBetween, partitionReport } from './partitions';
 import { type DayPing, dayPings, dayStops, PING_INTERVAL_MS } from './ping-day';
-import { demoOf, type StackInfo } from './runtime';
-import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
+import type { StackInfo } from './runtime';
+import type { Scenario, ScenarioResult } from './scenario';
 import { check, median, round, summarizeLatencies } from './stats';
 
 /**
@@ -66,8 +66,7 @@ class Api {
 
 export const arrivalDetectionScenario: Scenario = {
   name: 'arrival_detection',
-  async run({ runtime, abort, log }: ScenarioContext): Promise<ScenarioResult> {
-    const { stack, accountId, dcId } = demoOf(runtime);
+  async run({ demo: { stack, accountId, dcId }, abort, log }) {
     return measureDetection({ stack, accountId, dcId, abort, log });
   },
 };

@@ -9,8 +9,7 @@ import { measureHandlerWarm, restProxyEvent } from './handler-warm';
 import { ApiClient } from './http';
 import { type ComparedPath, compareInterleaved, type Operation, runLoad } from './load';
 import { latestLocationUpdate } from './raw-ping';
-import { demoOf } from './runtime';
-import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
+import type { Scenario } from './scenario';
 import { check, percentile, round } from './stats';
 import type { ReportLocationInput } from './warm/report-location';
 
@@ -59,8 +58,7 @@ const isConditionFailure = (error: unknown) =>
  */
 export const driverLocationScenario: Scenario = {
   name: 'driver_location',
-  async run({ runtime, config, abort, log }: ScenarioContext): Promise<ScenarioResult> {
-    const { stack, apiKey, accountId, dcId } = demoOf(runtime);
+  async run({ demo: { stack, apiKey, accountId, dcId }, config, abort, log }) {
     const tableName = stack.table_name;
 
     const api = new ApiClient(stack.api_url, apiKey, SETUP_PARALLELISM);

@@ -5,8 +5,7 @@ import { documentClient } from './dynamo';
 import { measureHandlerWarm, restProxyEvent } from './handler-warm';
 import { ApiClient } from './http';
 import { type ComparedPath, compareInterleaved, type Operation, runLoad } from './load';
-import { demoOf } from './runtime';
-import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
+import type { Scenario } from './scenario';
 import { check, median, round } from './stats';
 import type { GetDriverInput } from './warm/get-driver';
 
@@ -26,9 +25,8 @@ const HANDLER_RUNS = 2000;
  */
 export const getDriverScenario: Scenario = {
   name: 'get_driver',
-  async run({ runtime, config, abort, log }: ScenarioContext): Promise<ScenarioResult> {
+  async run({ runtime, demo: { stack, apiKey, accountId, dcId, driverId }, config, abort, log }) {
     // Layers are read from the function's REPORT lines: the runtime prints each one (LOCAL_PLATFORM_LOG=all).
-    const { stack, apiKey, accountId, dcId, driverId } = demoOf(runtime);
     const key = driverKeys.driver(accountId, dcId, driverId);
 
     const maxConcurrency = Math.max(...config.concurrencies);

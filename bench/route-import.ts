@@ -35,8 +35,7 @@ import {
   writeSummary,
   writeUnits,
 } from './route-import-raw';
-import { demoOf } from './runtime';
-import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
+import type { Scenario } from './scenario';
 import { check, median, round } from './stats';
 import type { GetInvoicesInput } from './warm/get-invoices';
 
@@ -58,8 +57,7 @@ const FULL_SIZE_FLOOR_TARGET_SECONDS = 30;
  */
 export const routeImportScenario: Scenario = {
   name: 'route_import',
-  async run({ runtime, abort, log }: ScenarioContext): Promise<ScenarioResult> {
-    const { stack, apiKey, accountId, dcId } = demoOf(runtime);
+  async run({ demo: { stack, apiKey, accountId, dcId }, abort, log }) {
     configure({ TABLE_NAME: stack.table_name });
     const context: Context = {
       api: new ApiClient(stack.api_url, apiKey, 4),

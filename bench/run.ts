@@ -26,7 +26,7 @@ import { localStartScenario } from './local-start';
 import { benchPartitionMode, partitionFloor, partitionReport, resetPartitions } from './partitions';
 import { routeImportScenario } from './route-import';
 import { routeOptimizationScenario } from './route-optimization';
-import { type LocalRuntime, startLocalRuntime } from './runtime';
+import { demoOf, type LocalRuntime, startLocalRuntime } from './runtime';
 import type { BenchConfig, Scenario, ScenarioResult, StandaloneContext } from './scenario';
 import { round } from './stats';
 import { webhookDeliveryScenario } from './webhooks';
@@ -120,7 +120,7 @@ async function runScenario(
   try {
     if (scenario.needsRuntime === false) return await scenario.run(context);
     if (!runtime) throw new Error('the local runtime is not running');
-    return await scenario.run({ ...context, runtime });
+    return await scenario.run({ ...context, runtime, demo: demoOf(runtime) });
   } catch (error) {
     context.abort.throwIfAborted();
     log(

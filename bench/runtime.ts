@@ -49,6 +49,8 @@ export interface LocalRuntime {
   stop(): Promise<void>;
 }
 
+export type Demo = ReturnType<typeof demoOf>;
+
 /** What every scenario starts from: the runtime's stack and API key, and the ids of the demo account it seeded. */
 export function demoOf(runtime: LocalRuntime) {
   const { stack, apiKey } = runtime;

@@ -1,4 +1,4 @@
-import type { LocalRuntime } from './runtime';
+import type { Demo, LocalRuntime } from './runtime';
 import type { Check } from './stats';
 
 export interface BenchConfig {
@@ -13,6 +13,8 @@ export interface BenchConfig {
 
 export interface ScenarioContext {
   runtime: LocalRuntime;
+  /** The demo account the runtime seeded, which scenarios measure in. */
+  demo: Demo;
   config: BenchConfig;
   /** Fires on SIGINT/SIGTERM: stop sending requests (runLoad throws its reason). */
   abort: AbortSignal;
@@ -29,7 +31,7 @@ export interface ScenarioResult {
 }
 
 /** What a scenario that does not use the local runtime gets. */
-export type StandaloneContext = Omit<ScenarioContext, 'runtime'>;
+export type StandaloneContext = Omit<ScenarioContext, 'runtime' | 'demo'>;
 
 /**
  * One entry of the bench JSON's `scenarios`; run.ts runs them in order on one local runtime, which it starts

@@ -6,8 +6,8 @@ import { localConsumerConcurrency } from '../local/event-sources/sqs';
 import { measureDeliveryHandler } from './delivery-handler';
 import { ApiClient } from './http';
 import { consumedBetween, partitionReport } from './partitions';
-import { BENCH_CONTEXT, demoOf } from './runtime';
-import type { Scenario, ScenarioContext, ScenarioResult } from './scenario';
+import { BENCH_CONTEXT } from './runtime';
+import type { Scenario } from './scenario';
 import { check, distribution, percentile, round, summaryOf } from './stats';
 import { closeLoadTargets, EventWriter, loadTargets, WEBHOOK_LOAD } from './webhook-event-writer';
 import { pipelineFigures } from './webhook-pipeline';
@@ -53,8 +53,7 @@ const PROGRESS_EVERY_MS = 5000;
  */
 export const webhookDeliveryScenario: Scenario = {
   name: 'webhook_delivery',
-  async run({ runtime, config, abort, log }: ScenarioContext): Promise<ScenarioResult> {
-    const { stack, apiKey, accountId, dcId, driverId } = demoOf(runtime);
+  async run({ runtime, demo: { stack, apiKey, accountId, dcId, driverId }, config, abort, log }) {
     // The bench borrows the data layer's event item builder, which names the table.
     configure({ TABLE_NAME: stack.table_name });
     const retrySchedule = BENCH_CONTEXT.webhookRetryDelaysSeconds;
