@@ -53,7 +53,7 @@ export interface PipeReadIntervals {
 export const PIPE_READ_INTERVALS: PipeReadIntervals = { activeMs: 20, idleMs: 250, activeWindowMs: 10_000 };
 
 /** The most records one GetRecords gives (DynamoDB Streams' limit), which the pipe asks for. */
-export const GET_RECORDS_PAGE = 1000;
+const GET_RECORDS_PAGE = 1000;
 
 /**
  * The pause before the next read of the shards, after a read whose largest page held `pageRecords` records,
