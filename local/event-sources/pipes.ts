@@ -60,8 +60,8 @@ const GET_RECORDS_PAGE = 1000;
  * `sinceRecordsMs` after the last read that gave some: none after a full page (more records wait), else
  * `activeMs` while the stream had records within `activeWindowMs`, Pipes' own pace once it has been quiet. A
  * page short of full read the shard to its end: read again at once, it would mostly find the few records
- * written since, a request each. A 25,000-item import (with its warm-up) took each pipe 25,000 reads of about
- * five records; with the pause 5,000 of about twenty, the runtime spent half the CPU, and the import was as fast.
+ * written since, a request each. Two 25,000-item imports and a warm-up took each pipe 25,000 reads of about five
+ * records; with the pause 5,000 of about twenty, the runtime spent half the CPU, and the imports were as fast.
  */
 export function nextReadDelay(
   pageRecords: number,
