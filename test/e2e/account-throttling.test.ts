@@ -12,7 +12,7 @@ import { createAccount, issueApiKey } from '../../functions/domain/accounts';
 import { registerUsageKey } from '../../functions/domain/usage-keys';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/cloud/model';
 import { type TestAccount, useTestApi } from '../support/fixtures';
-import { type ApiResponse, call, expectError, expectSuccess } from '../support/http';
+import { type ApiResponse, expectError, expectSuccess } from '../support/http';
 
 /**
  * Per-account throttling through the API's usage plan, on the local runtime: each account's usage key (named
@@ -38,7 +38,7 @@ beforeAll(async () => {
 });
 
 const listDcs = (key: string): Promise<ApiResponse> =>
-  call(fx.api.url, 'GET', '/dcs', { key, retryThrottled: false });
+  fx.request('GET', '/dcs', { key, retryThrottled: false });
 
 /** Waits until the account's bucket is full again (BURST tokens at RATE per second), plus a margin. */
 const refill = () => new Promise((resolve) => setTimeout(resolve, ((BURST + 1) / RATE) * 1000));

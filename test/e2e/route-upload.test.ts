@@ -10,7 +10,7 @@ import { ERROR_CODES } from '../../functions/shared/error-codes';
 import { MAX_BODY_BYTES } from '../../functions/shared/limits';
 import { functionOf } from '../support/cdk';
 import { type TestAccount, useTestApi } from '../support/fixtures';
-import { call, expectError, expectSuccess } from '../support/http';
+import { expectError, expectSuccess } from '../support/http';
 import { exampleRoute, putUploadObject, waitForImport } from '../support/routes';
 
 /** Short enough for a test to outwait, long enough for a large PUT under load to start in time. */
@@ -35,7 +35,7 @@ interface Upload {
 
 const startUpload = async (dcId = 'dc-1', key = acme.key): Promise<Upload> =>
   expectSuccess(
-    await call(fx.api.url, 'POST', `/dcs/${dcId}/invoiced-routes/uploads`, { key }),
+    await fx.request('POST', `/dcs/${dcId}/invoiced-routes/uploads`, { key }),
     routes.createImportUpload,
     202,
   );
@@ -65,7 +65,7 @@ describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
     expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('host');
     expect([...url.searchParams.keys()].filter((name) => /checksum/i.test(name))).toEqual([]);
     expect(url.pathname).toMatch(new RegExp(`/uploads/${acme.accountId}/${upload.txid}\\.json$`));
-    const pending = await call(fx.api.url, 'GET', `/dcs/dc-1/routes/import-status/${upload.txid}`, {
+    const pending = await fx.request('GET', `/dcs/dc-1/routes/import-status/${upload.txid}`, {
       key: acme.key,
     });
     expect(expectSuccess(pending, routes.getImportStatus, 202)).toEqual({
@@ -75,7 +75,7 @@ describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
   });
 
   it('refuses a DC of another account (1002)', async () => {
-    const response = await call(fx.api.url, 'POST', '/dcs/gx-1/invoiced-routes/uploads', { key: acme.key });
+    const response = await fx.request('POST', '/dcs/gx-1/invoiced-routes/uploads', { key: acme.key });
     expect(expectError(response, 403, ERROR_CODES.DC_FORBIDDEN.code)).toMatch(/gx-1/);
   });
 
@@ -104,7 +104,7 @@ describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
       route_id: 'upload-big',
     });
     const read = expectSuccess(
-      await call(fx.api.url, 'GET', '/dcs/dc-1/routes/upload-big', { key: acme.key }),
+      await fx.request('GET', '/dcs/dc-1/routes/upload-big', { key: acme.key }),
       routes.getRoute,
     ) as { route: { waypoint_ids: string[] } };
     expect(read.route.waypoint_ids).toEqual(route.waypoints.map((waypoint) => waypoint.id));
@@ -131,7 +131,7 @@ describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
       }),
     ],
   ])('reports %s through import-status with the code and message the POST gives', async (_case, body) => {
-    const posted = await call(fx.api.url, 'POST', '/dcs/dc-1/invoiced-routes', { key: acme.key, body });
+    const posted = await fx.request('POST', '/dcs/dc-1/invoiced-routes', { key: acme.key, body });
     expect(posted.status, posted.text).toBe(400);
     const { code, message } = posted.body.data as { code: number; message: string };
 
@@ -163,7 +163,7 @@ describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
     const late = await put(upload.upload_url, JSON.stringify({ route: exampleRoute('upload-late') }));
     expect(late.status).toBe(403);
     expect(await late.text()).toMatch(/AccessDenied|expired/i);
-    expect((await call(fx.api.url, 'GET', statusPath, { key: acme.key })).status).toBe(202);
+    expect((await fx.request('GET', statusPath, { key: acme.key })).status).toBe(202);
 
     // The import's deadline check finds no object at the arrival deadline and ends the import.
     const expired = await waitForImport(fx.api.url, acme.key, 'dc-1', upload.txid, 60_000);
@@ -178,12 +178,12 @@ describe('POST /dcs/{dc_id}/invoiced-routes/uploads', () => {
       })
       .toBe(true);
     // The same answer: status and body (the headers carry a new request id and date).
-    const again = await call(fx.api.url, 'GET', statusPath, { key: acme.key });
+    const again = await fx.request('GET', statusPath, { key: acme.key });
     expect({ status: again.status, body: again.body }).toEqual({
       status: expired.status,
       body: expired.body,
     });
-    const route = await call(fx.api.url, 'GET', '/dcs/dc-1/routes/upload-late', { key: acme.key });
+    const route = await fx.request('GET', '/dcs/dc-1/routes/upload-late', { key: acme.key });
     expect(route.status).toBe(404);
   }, 120_000);
 });
