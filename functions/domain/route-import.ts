@@ -153,9 +153,10 @@ export interface ImportPins {
 }
 
 /**
- * Runs one queued import; safe to run twice for the same message. `runEndsBy` is when Lambda stops this run
- * at the latest (epoch ms): a run that could pass the import's deadline is not started.
- * 1. skips an import that already finished (SQS delivers at least once);
+ * Runs one queued import while it is pending (`record`, read by pendingImportRecord); safe to run twice for the
+ * same message. `runEndsBy` is when Lambda stops this run at the latest (epoch ms): a run that could pass the
+ * import's deadline is not started.
+ * 1. counts the run as one of the import's attempts (a run of an import already ended meanwhile stops);
  * 2. reads the body from the bucket (at most 100 MB) and checks it as the POST does (an upload's first check);
  * 3. claims every id for the txid (conditional writes; a retry of the same txid re-takes its own claims);
  * 4. writes waypoints, invoices and items in parallel batches (invisible until the header exists), with the
@@ -169,13 +170,10 @@ export interface ImportPins {
  * (its deadline) takes back what it wrote.
  */
 export async function runImport(
-  message: ImportMessage,
+  record: ImportRecord,
   runEndsBy: number,
   pins: ImportPins,
 ): Promise<ImportOutcome> {
-  const record = await getImport(message.account_id, message.txid);
-  if (!record) throw new Error(`import ${message.txid} has no record`);
-  if (record.status !== 'PENDING') return 'ALREADY_FINISHED';
   const attempt = await countWorkerAttempt(importKeys.record(record.accountId, record.txid));
   if (attempt === undefined) return 'ALREADY_FINISHED';
   const lastAttempt = attempt >= IMPORT_ATTEMPTS;
@@ -251,6 +249,16 @@ export const abandonOverdueImport = (record: ImportRecord) => abandonImport(reco
  */
 export const abandonDeadLetteredImport = (message: ImportMessage): Promise<ImportOutcome> =>
   whilePending(message, (record) => abandonImport(record, abandoned('dead-lettered')));
+
+/**
+ * The record of the import or revision a queued message names while it is pending, else undefined (SQS delivers
+ * at least once). A record is written before its message is sent: a message without one is an error.
+ */
+export async function pendingImportRecord(message: ImportMessage): Promise<ImportRecord | undefined> {
+  const record = await getImport(message.account_id, message.txid);
+  if (!record) throw new Error(`${message.revision ? 'revision' : 'import'} ${message.txid} has no record`);
+  return record.status === 'PENDING' ? record : undefined;
+}
 
 /** Runs `end` on the import or revision `message` names while it is pending; else 'ALREADY_FINISHED'. */
 export async function whilePending<O>(

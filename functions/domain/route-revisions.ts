@@ -3,7 +3,6 @@ import { bucketKeys } from '../data/bucket-keys';
 import { type Claim, releaseClaims } from '../data/claims';
 import {
   endImport,
-  getImport,
   getImportChanges,
   type ImportRecord,
   importKeys,
@@ -99,8 +98,8 @@ export async function acceptRevision(ref: RouteRef, route: ImportedRoute): Promi
 export type RevisionOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED' | 'WAITING';
 
 /**
- * Runs one queued revision; safe to run again for the same message (SQS delivers at least once, and a run
- * may stop anywhere). `runEndsBy` is when Lambda stops this run at the latest (epoch ms):
+ * Runs one queued revision (`message`) while it is pending (`record`, read by pendingImportRecord); safe to run
+ * again for the same message (SQS delivers at least once, and a run may stop anywhere). `runEndsBy` is when Lambda stops this run at the latest (epoch ms):
  * 1. a revision whose change committed is carried forward (ids freed, ETAs, SUCCEEDED); an earlier run's
  *    half-applied change is rolled back first (rollBack);
  * 2. a route locked by another revision makes it wait its turn (waitForTurn), without spending an attempt;
@@ -111,12 +110,10 @@ export type RevisionOutcome = 'SUCCEEDED' | 'FAILED' | 'ALREADY_FINISHED' | 'WAI
  */
 export async function runRevision(
   message: ImportMessage,
+  record: ImportRecord,
   runEndsBy: number,
   pins: RevisionPins,
 ): Promise<RevisionOutcome> {
-  const record = await getImport(message.account_id, message.txid);
-  if (!record) throw new Error(`revision ${message.txid} has no record`);
-  if (record.status !== 'PENDING') return 'ALREADY_FINISHED';
   if (record.committedAt === undefined && runEndsBy <= record.deadline && (await lockedByAnother(record)))
     return waitForTurn(message, record);
   const attempt = await countWorkerAttempt(importKeys.record(record.accountId, record.txid));

@@ -1,4 +1,4 @@
-import { arrivedUpload, runImport } from '../../domain/route-import';
+import { arrivedUpload, pendingImportRecord, runImport } from '../../domain/route-import';
 import { runRevision } from '../../domain/route-revisions';
 import { importedPinItems, revisedPinItems } from '../../domain/stop-pins';
 import type { ImportMessage, ImportQueueMessage } from '../../models/channels';
@@ -23,6 +23,16 @@ async function importsOf(message: ImportQueueMessage): Promise<ImportMessage[]> 
   return imports;
 }
 
+/** Runs the import or revision `imported` names, unless it has ended (a redelivery: ALREADY_FINISHED). */
+async function runPending(imported: ImportMessage, runEndsBy: number) {
+  const record = await pendingImportRecord(imported);
+  if (!record) return 'ALREADY_FINISHED';
+  // This function draws the PINs of the stops that require one: the only import function that may seal codes.
+  return imported.revision
+    ? runRevision(imported, record, runEndsBy, { changed: revisedPinItems })
+    : runImport(record, runEndsBy, { drawn: importedPinItems });
+}
+
 /** A message that throws is reported as a batch item failure: SQS retries it alone, then moves it to the DLQ. */
 export const handler = sqsHandler(importRoutes, {
   // An S3 notification's ids are in its object key, which the log line of its import names.
@@ -31,10 +41,7 @@ export const handler = sqsHandler(importRoutes, {
     // Lambda stops the invocation then at the latest: no import is started that could pass its deadline.
     const runEndsBy = Date.now() + context.getRemainingTimeInMillis();
     for (const imported of await importsOf(message)) {
-      // This function draws the PINs of the stops that require one: the only import function that may seal codes.
-      const outcome = imported.revision
-        ? await runRevision(imported, runEndsBy, { changed: revisedPinItems })
-        : await runImport(imported, runEndsBy, { drawn: importedPinItems });
+      const outcome = await runPending(imported, runEndsBy);
       // Counted once per import: a redelivery of a finished one is ALREADY_FINISHED.
       if (outcome === 'SUCCEEDED') countMetric('ImportsSucceeded');
       if (outcome === 'FAILED') countMetric('ImportsFailed');
