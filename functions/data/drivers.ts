@@ -221,46 +221,40 @@ const unassignedHeaderItems = (routes: readonly RouteHeader[]): TransactItem[] =
   );
 
 /**
- * Deletes the driver and frees its token, so the token stops working at once, and leaves `unassigned` (its
+ * Deletes the driver and frees its token, so the token stops working at once, and leaves `held` (its
  * unfinished routes, as read) without a driver in the same transaction; on condition that the driver still
  * holds that token, has no started route, its route sets did not change since `driver` was read and no route
- * of `unassigned` changed since read. 'changed' when any of those conditions failed, or another transaction
- * got in the way.
+ * of `held` changed since read. More routes than one transaction rewrites are taken off the driver's assigned
+ * set and left without a driver a batch at a time first, on condition that the sets and the batch's routes did
+ * not change since read: 'released' when a batch was, and the driver is to be read again. 'changed' when any
+ * condition failed, or another transaction got in the way.
  */
 export async function deleteDriver(
   driver: Driver,
-  unassigned: readonly RouteHeader[],
-): Promise<'deleted' | 'changed'> {
-  const written = await writeIfRoutesUnchanged(
+  held: readonly RouteHeader[],
+): Promise<'deleted' | 'released' | 'changed'> {
+  if (held.length > ROUTES_PER_DELETION_TRANSACTION) {
+    const batch = held.slice(0, ROUTES_PER_DELETION_TRANSACTION);
+    const released = await writeIfRoutesUnchanged(
+      driver,
+      {
+        update: 'DELETE assigned_route_ids :routes ADD routes_version :one',
+        values: { ':routes': new Set(batch.map((route) => route.routeId)), ':one': 1 },
+      },
+      unassignedHeaderItems(batch),
+    );
+    return released ? 'released' : 'changed';
+  }
+  const deleted = await writeIfRoutesUnchanged(
     driver,
     {
       // A string set is never empty: the attribute goes when the last started route finishes.
       condition: 'login_token = :token AND attribute_not_exists(started_route_ids)',
       values: { ':token': driver.loginToken },
     },
-    [...releaseTokenItems(driver, driver.loginToken), ...unassignedHeaderItems(unassigned)],
+    [...releaseTokenItems(driver, driver.loginToken), ...unassignedHeaderItems(held)],
   );
-  return written ? 'deleted' : 'changed';
-}
-
-/**
- * Takes `routes` off the driver's assigned set and leaves them without a driver, on condition that the sets
- * did not change since `driver` was read and no route of `routes` changed since read (a deletion with more
- * routes than one transaction holds does this first). 'changed' when a condition failed.
- */
-export async function releaseAssignedRoutes(
-  driver: Driver,
-  routes: readonly RouteHeader[],
-): Promise<'released' | 'changed'> {
-  const written = await writeIfRoutesUnchanged(
-    driver,
-    {
-      update: 'DELETE assigned_route_ids :routes ADD routes_version :one',
-      values: { ':routes': new Set(routes.map((route) => route.routeId)), ':one': 1 },
-    },
-    unassignedHeaderItems(routes),
-  );
-  return written ? 'released' : 'changed';
+  return deleted ? 'deleted' : 'changed';
 }
 
 /**

@@ -127,13 +127,10 @@ export async function deleteDriver(ref: DriverRef): Promise<void> {
     if (held.some((route) => route.isActive || route.startedTimestamp !== undefined))
       throw hasActiveRoutes(ref);
 
-    if (held.length > driversTable.ROUTES_PER_DELETION_TRANSACTION) {
-      // Too many for one transaction: take a batch off the driver first, then look again.
-      const batch = held.slice(0, driversTable.ROUTES_PER_DELETION_TRANSACTION);
-      if ((await driversTable.releaseAssignedRoutes(driver, batch)) === 'released') continue;
-    } else if ((await driversTable.deleteDriver(driver, held)) === 'deleted') {
-      return;
-    }
+    const written = await driversTable.deleteDriver(driver, held);
+    if (written === 'deleted') return;
+    // Too many routes for one transaction: a batch of them is off the driver. Look again.
+    if (written === 'released') continue;
     // A condition failed: the driver changed (a route assigned, started or finished, its token), one of
     // its routes changed, or the driver is gone. Look again.
     if (++failures >= MAX_ATTEMPTS) {

@@ -1,9 +1,12 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as drivers from '../../functions/api/drivers/index';
 import * as routes from '../../functions/api/routes/index';
 import { db, tableName } from '../../functions/data/client';
+import { driverKeys, ROUTES_PER_DELETION_TRANSACTION } from '../../functions/data/drivers';
 import { getRouteHeader, headerItem } from '../../functions/data/routes';
 import { backfillDriverRouteSets } from '../../functions/domain/drivers';
+import { inParallel } from '../../functions/shared/parallel';
 import type * as z from '../../functions/shared/zod';
 import { createTestAccount } from '../support/accounts';
 import { type ApiResponse, type CallOptions, call, expectError, expectSuccess } from '../support/http';
@@ -140,6 +143,37 @@ describe('assigning a route to a driver while the driver is deleted', () => {
     expect(await activeRouteIds('leaver')).toEqual([]);
   });
 
+  it('deletes a driver holding more routes than one transaction rewrites, leaving every one without a driver', async () => {
+    await createDriver('fleet', strongToken('fleet-login-token-00001'));
+    await importRoute(api.url, acme.key, 'dc-1', {
+      ...exampleRoute('fleet-0', { driverId: 'fleet' }),
+      activate_after_successful_import: false,
+    });
+    // Copies of its header in the driver's assigned set: two batches to release, then the deletion's own.
+    const header = await getRouteHeader(acme.accountId, 'fleet-0');
+    if (!header) throw new Error('route fleet-0 was not imported');
+    const count = 2 * ROUTES_PER_DELETION_TRANSACTION + 5;
+    const copies = Array.from({ length: count }, (_, i) => `fleet-${i + 1}`);
+    await inParallel(copies, 10, (routeId) =>
+      db.send(new PutCommand({ TableName: tableName(), Item: headerItem({ ...header, routeId }) })),
+    );
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: driverKeys.driver(acme.accountId, 'dc-1', 'fleet'),
+        UpdateExpression: 'ADD assigned_route_ids :copies',
+        ExpressionAttributeValues: { ':copies': new Set(copies) },
+      }),
+    );
+
+    expectSuccess(await asAcme('DELETE', '/dcs/dc-1/drivers/fleet'), drivers.deleteDriver);
+    expectError(await asAcme('GET', '/dcs/dc-1/drivers/fleet'), 404, 1003);
+    const held = await inParallel(['fleet-0', ...copies], 10, (routeId) =>
+      getRouteHeader(acme.accountId, routeId),
+    );
+    expect(held.map((route) => route?.assignedDriverId ?? null)).toEqual(held.map(() => null));
+  });
+
   it('refuses (2001) to delete a driver whose route was activated after its assignment', async () => {
     await importRoute(api.url, acme.key, 'dc-1', {
       ...exampleRoute('activated-later'),
@@ -176,7 +210,6 @@ async function seedLegacyRoute(routeId: string, driverId: string) {
     ...exampleRoute(routeId),
     activate_after_successful_import: false,
   });
-  const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
   const header = await getRouteHeader(acme.accountId, routeId);
   if (!header) throw new Error(`route ${routeId} was not imported`);
   const item = headerItem({ ...header, assignedDriverId: driverId });
