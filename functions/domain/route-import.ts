@@ -260,7 +260,11 @@ export async function pendingImportRecord(message: ImportMessage): Promise<Impor
   return record.status === 'PENDING' ? record : undefined;
 }
 
-/** Runs `end` on the import or revision `message` names while it is pending; else 'ALREADY_FINISHED'. */
+/**
+ * Runs `end` on the import or revision `message` names while it is pending; else 'ALREADY_FINISHED', a message
+ * without a record too (unlike pendingImportRecord): the dead-letter consumer that calls it would otherwise keep
+ * the message in its queue, paging again at every receive.
+ */
 export async function whilePending<O>(
   message: ImportMessage,
   end: (record: ImportRecord) => Promise<O>,
