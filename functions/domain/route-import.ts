@@ -4,10 +4,9 @@ import { bucketKeys } from '../data/bucket-keys';
 import { ClaimConflict, findHeldClaims, releaseClaims, takeClaims } from '../data/claims';
 import { deleteAll, type Item, putAll } from '../data/client';
 import { getDriver } from '../data/drivers';
+import { endRouteImport, type ImportEnding } from '../data/import-endings';
 import {
-  endRouteImport,
   getImport,
-  type ImportEnding,
   type ImportRecord,
   type ImportUpload,
   importKeys,

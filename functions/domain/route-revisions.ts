@@ -1,13 +1,8 @@
 import { putJsonObject } from '../data/bucket';
 import { bucketKeys } from '../data/bucket-keys';
 import { type Claim, releaseClaims } from '../data/claims';
-import {
-  endImport,
-  getImportChanges,
-  type ImportRecord,
-  importKeys,
-  putPendingImport,
-} from '../data/imports';
+import { endImport } from '../data/import-endings';
+import { getImportChanges, type ImportRecord, importKeys, putPendingImport } from '../data/imports';
 import { getRouteHeader } from '../data/routes';
 import { countWorkerAttempt } from '../data/worker-attempts';
 import type { ImportMessage } from '../models/channels';

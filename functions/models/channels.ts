@@ -1,6 +1,7 @@
 import { defineChannel } from '../shared/channel';
 import * as z from '../shared/zod';
-import { EVENT_TYPES, type WebhookEvent } from './event-catalog';
+import type { WebhookEvent } from './event-catalog';
+import { EVENT_TYPES } from './event-types';
 
 // ---- The messages, each declared once (zod; built when a channel first needs them) ----
 

@@ -1,5 +1,6 @@
 import * as z from '../shared/zod';
 import { EVENT_DOCS } from './event-docs';
+import { EVENT_TYPES, isSubscribableEvent, SUBSCRIBABLE_EVENTS, type SubscribableEvent } from './event-types';
 
 /**
  * The event catalog (docs/api.md §7): every event type and its payload, declared once as a zod discriminated union
@@ -285,35 +286,8 @@ export type BodyDetails<T extends EventType> = T extends keyof BodyDetailsSchema
   ? z.infer<BodyDetailsSchemas[T]>
   : EventDetails<T>;
 
-/**
- * The event types a webhook can subscribe to, in the catalog's order: the stream's (a webhook gets PING
- * whatever its types). Spelled out so that reading them builds no schema; the compiler holds them to the
- * schemas (below), and test/unit/event-catalog.test.ts the order.
- */
-export const SUBSCRIBABLE_EVENTS = [
-  'ROUTE_CREATED',
-  'ROUTE_STARTED',
-  'ROUTE_ETAS_CHANGED',
-  'WAYPOINT_STATUS_CHANGED',
-  'ROUTE_FINISHED',
-  'ROUTE_IMPORT_FAILED',
-  'ROUTE_UPDATED',
-  'WAYPOINT_ARRIVED',
-  'WAYPOINT_DEPARTED',
-  'WAYPOINT_APPROACHING',
-  'NOTIFICATION_FAILED',
-] as const satisfies readonly StreamEventType[];
-
-/** Every event type, in the catalog's order. */
-export const EVENT_TYPES = [...SUBSCRIBABLE_EVENTS, 'PING'] as const satisfies readonly EventType[];
-
-// `satisfies` above: every name listed is a type of the schemas; this: no type of the schemas is left out.
-({}) satisfies Record<Exclude<EventType, (typeof EVENT_TYPES)[number]>, never>;
-
-export type SubscribableEvent = StreamEventType;
-
-export const isSubscribableEvent = (type: unknown): type is SubscribableEvent =>
-  SUBSCRIBABLE_EVENTS.includes(type as SubscribableEvent);
+/** The catalog's type names, in a module of their own that builds no schema (event-types.ts). */
+export { EVENT_TYPES, isSubscribableEvent, SUBSCRIBABLE_EVENTS, type SubscribableEvent };
 
 // ---- The webhook body ----
 

@@ -279,7 +279,7 @@ describe('bundling the AWS SDK', () => {
     },
   );
 
-  it("loads the import's ending in the deadline worker on first use: its cold start reads only the check", () => {
+  it("loads the import's ending and the event catalog it writes by in the deadline worker on first use: its cold start reads only the check", () => {
     const dir = assetOf('workers/end-overdue-imports');
     const coldStart = coldStartFiles(dir);
     const lazy = codeFiles(dir).filter((file) => !coldStart.includes(file));
@@ -288,6 +288,10 @@ describe('bundling the AWS SDK', () => {
     const ending = 'no route body was uploaded before the upload link expired';
     expect(code(coldStart).includes(ending)).toBe(false);
     expect(code(lazy).includes(ending)).toBe(true);
+    // A description of the catalog's schemas (models/event-catalog.ts): only the ending's event needs them.
+    const catalog = 'the imported route, in brief';
+    expect(code(coldStart).includes(catalog)).toBe(false);
+    expect(code(lazy).includes(catalog)).toBe(true);
   });
 
   // readIdempotencyKey's message (functions/api/idempotency-key.ts), which only a request naming the header reads.

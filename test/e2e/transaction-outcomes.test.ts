@@ -7,13 +7,8 @@ import { type Attempt, insertAttempt } from '../../functions/data/attempts';
 import { ClaimConflict, findHeldClaims, releaseClaims, takeClaims } from '../../functions/data/claims';
 import { db, tableName, writeTransactionParts } from '../../functions/data/client';
 import { insertDriver } from '../../functions/data/drivers';
-import {
-  endImport,
-  endRouteImport,
-  getImport,
-  type ImportRecord,
-  putPendingImport,
-} from '../../functions/data/imports';
+import { endImport, endRouteImport } from '../../functions/data/import-endings';
+import { getImport, type ImportRecord, putPendingImport } from '../../functions/data/imports';
 import { getRouteEtas, type RouteEtas, replaceRouteEtas } from '../../functions/data/route-etas';
 import { lastEventSequence, type SequencedEvent } from '../../functions/data/route-event-sequences';
 import { writeRouteChange } from '../../functions/data/route-header-writes';
