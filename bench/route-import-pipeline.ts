@@ -21,9 +21,9 @@ export { CLAIM_PARALLELISM, CLAIMS_PER_BATCH };
 /**
  * How often the import's status (and its progress probe) is read. Every poll is a GET through the local
  * runtime and a BatchGetItem on the DynamoDB Local the import writes to, on the same two cores: at 50 ms the
- * polls of one 25,000-item import (over a thousand) made it 10-30 % slower than imports polled every 500 ms without
- * the probe, which took what the raw work takes (115-135 s vs 101-108 s vs 98-100 s, one run). At 500 ms a
- * SUCCEEDED is seen up to half a second late, under 1 % of an import.
+ * polls of one 25,000-item import (over a thousand) made it 10-30 % slower than imports polled every 500 ms
+ * without the probe, which took what the raw work takes (115-135 s vs 101-108 s vs 98-100 s, one run). At
+ * 500 ms a SUCCEEDED is seen up to half a second late, under 1 % of an import.
  */
 export const POLL_MS = 500;
 /** The 50,000-item route (bench/route-import-full.ts) takes a few minutes on a busy machine. */
