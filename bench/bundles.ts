@@ -10,9 +10,11 @@ import { check, median, percentile, round } from './stats';
 /**
  * Cold starts: every function's bundle built as a deploy builds it (lib/bundling.ts: esbuild, ESM, minified,
  * AWS SDK included), its size and its module initialisation time (the bundle imported in a fresh Node
- * process with the environment CDK gives the function and the flags Lambda's bootstrap gives node, median of 5). Targets: module init <= 100 ms for API
- * functions (endpoint handlers and authorizers), <= 150 ms for queue consumers; every bundle <= 1 MB (what a cold
- * start loads, for the few functions in LAZY_CHUNK_EXCEPTIONS).
+ * process with the environment CDK gives the function and the flags Lambda's bootstrap gives node, median of 5).
+ * Targets: every bundle <= 1 MB (what a cold start loads, for the few functions in LAZY_CHUNK_EXCEPTIONS); module
+ * inits as ratios over references built and measured the same way in the same run (INIT_OVER_LEAST_TARGET,
+ * LEAST_OVER_FLOOR_TARGET). The absolute init times are reported, not checked: the floor itself took 64-65 ms
+ * in an earlier week and 81-82 ms in a later one, and a budget in milliseconds read the machine, not the code.
  *
  * The bundles stay in BUNDLE_DIR after a run (with each one's metafile.json) for a closer look, e.g. in
  * esbuild's bundle analyser. BUNDLE_DIR is outside the repository with no node_modules/ above it, as a
@@ -28,7 +30,6 @@ const LAZY_CHUNK_EXCEPTIONS: Record<string, string> = {
   'routes/evidence':
     'pdf-lib and fontkit (about 1.1 MB, to draw a delivery note with an embedded font that prints any name) are a chunk loaded only when a note is drawn',
 };
-const INIT_MS_TARGET: Record<FunctionKind, number> = { api: 100, consumer: 150 };
 /**
  * The inits of each kind over the least a function of that kind can take, built and measured the same way in
  * the same run (LEAST_OF: the floor plus what every function of the kind loads, REFERENCES; its init is the
@@ -39,6 +40,13 @@ const INIT_MS_TARGET: Record<FunctionKind, number> = { api: 100, consumer: 150 }
  * breaks them.
  */
 const INIT_OVER_LEAST_TARGET = { p90: 1.2, max: 1.4 };
+/**
+ * The least function of each kind over the floor: what every function of the kind loads beside the floor
+ * (the service's observability module and zod wrapper), which the ratios above cannot see, as it is in their
+ * denominator too. It read 1.05-1.08; 12 ms of work added to functions/shared/observability.ts's init read 1.25
+ * (API) and 1.27 (consumers) while every per-function ratio passed.
+ */
+const LEAST_OVER_FLOOR_TARGET = 1.15;
 const TOP_PACKAGES = 3;
 const KB = 1024;
 
@@ -126,9 +134,9 @@ export const bundlesScenario: Scenario = {
         /** The size the target applies to: the whole asset, or for LAZY_CHUNK_EXCEPTIONS what a cold start loads. */
         checked_kb: item.name in LAZY_CHUNK_EXCEPTIONS ? kb(item.bundle.coldStartBytes) : kilobytes,
         ...(item.name in LAZY_CHUNK_EXCEPTIONS ? { size_exception: LAZY_CHUNK_EXCEPTIONS[item.name] } : {}),
-        meets_targets:
+        meets_size_target:
           (item.name in LAZY_CHUNK_EXCEPTIONS ? kb(item.bundle.coldStartBytes) : kilobytes) <=
-            BUNDLE_KB_TARGET && initMs <= INIT_MS_TARGET[item.kind],
+          BUNDLE_KB_TARGET,
       };
     });
     const measured = rows.filter((row) => row.error === undefined) as Extract<
@@ -200,14 +208,6 @@ export const bundlesScenario: Scenario = {
 
     const failed = rows.filter((row) => row.error !== undefined);
     const failingDeployed = functions.filter((item) => item.deployedEnvError !== undefined);
-    const failedOf = (kind: FunctionKind) =>
-      [...failed, ...failingDeployed].filter((row) => row.kind === kind).map((row) => row.name);
-    const passOf = (kind: FunctionKind, max: { max_kb: number; max_init_ms: number }) => ({
-      bundle_kb: max.max_kb <= BUNDLE_KB_TARGET,
-      init_ms: max.max_init_ms <= INIT_MS_TARGET[kind],
-      all:
-        max.max_kb <= BUNDLE_KB_TARGET && max.max_init_ms <= INIT_MS_TARGET[kind] && !failedOf(kind).length,
-    });
     const floorRow = floor.bundle
       ? {
           entry: 'bench/floor/handler.ts',
@@ -232,10 +232,6 @@ export const bundlesScenario: Scenario = {
           }
         : { name: item.name, error: item.error },
     );
-    const referenceRatio = (name: string) => {
-      const row = referenceRows.find((reference) => reference.name === `floor-references/${name}`);
-      return row && 'init_over_floor' in row ? row.init_over_floor : Number.NaN;
-    };
     /** The least function of the kind: the median of every run of its reference and of the reference's copies. */
     const leastRuns = (kind: FunctionKind) => {
       const reference = references.find((item) => item.name === `floor-references/${LEAST_OF[kind]}`);
@@ -245,6 +241,8 @@ export const bundlesScenario: Scenario = {
       const runs = leastRuns(kind);
       return runs.length ? median(runs) : Number.NaN;
     };
+    /** The least function of the kind over the floor, both from all their runs (the floor's: FLOOR_EVERY). */
+    const leastOverFloor = (kind: FunctionKind) => leastInitMs(kind) / floorInitMs;
     /** The kind's functions' init medians over its least reference's: the 90th percentile and the slowest. */
     const overLeast = (kind: FunctionKind) => {
       const ratios = ofKind(kind)
@@ -269,8 +267,6 @@ export const bundlesScenario: Scenario = {
           init_over_least_max: round(((copyRatios.at(-1) as number) * floorInitMs) / leastInitMs('api'), 3),
         }
       : { error: copied?.error ?? 'no copies measured' };
-    const apiPass = passOf('api', api);
-    const consumerPass = passOf('consumer', consumer);
     return {
       description:
         'every Lambda bundle built with lib/bundling.ts (esbuild, ESM, minified, tree-shaken, split into index.mjs ' +
@@ -309,9 +305,9 @@ export const bundlesScenario: Scenario = {
         floor_init_ms: round(floorInitMs, 1),
         api_init_over_floor_max: overFloor(api.max_init_ms),
         consumer_init_over_floor_max: overFloor(consumer.max_init_ms),
-        /** The least an API function / a queue consumer of this design takes over the floor (floor_references). */
-        api_least_init_over_floor: referenceRatio('zod-observability'),
-        consumer_least_init_over_floor: referenceRatio('zod-observability-batch'),
+        /** The least an API function / a queue consumer of this design takes over the floor, as checked. */
+        api_least_init_over_floor: round(leastOverFloor('api'), 3),
+        consumer_least_init_over_floor: round(leastOverFloor('consumer'), 3),
         /** The slowest of as many identical copies of the least API function (noise), over the floor. */
         api_identical_copies_init_over_floor_max:
           'init_over_floor_max' in noise ? noise.init_over_floor_max : Number.NaN,
@@ -326,24 +322,11 @@ export const bundlesScenario: Scenario = {
         /** The slowest of the identical copies over the reference they copy: the max check's reading of no difference. */
         api_identical_copies_init_over_least_max:
           'init_over_least_max' in noise ? noise.init_over_least_max : Number.NaN,
-        targets: {
-          bundle_kb_max: BUNDLE_KB_TARGET,
-          api_init_ms_max: INIT_MS_TARGET.api,
-          consumer_init_ms_max: INIT_MS_TARGET.consumer,
-        },
-        pass: {
-          api_bundle_kb: apiPass.bundle_kb,
-          api_init_ms: apiPass.init_ms,
-          api: apiPass.all,
-          consumer_bundle_kb: consumerPass.bundle_kb,
-          consumer_init_ms: consumerPass.init_ms,
-          consumers: consumerPass.all,
-        },
-        api_over_target: ofKind('api')
-          .filter((row) => !row.meets_targets)
+        api_over_size_target: ofKind('api')
+          .filter((row) => !row.meets_size_target)
           .map((row) => row.name),
-        consumers_over_target: ofKind('consumer')
-          .filter((row) => !row.meets_targets)
+        consumers_over_size_target: ofKind('consumer')
+          .filter((row) => !row.meets_size_target)
           .map((row) => row.name),
         needless_sdk_clients: needlessClients,
         external_imports: withExternalImports,
@@ -358,11 +341,11 @@ export const bundlesScenario: Scenario = {
           BUNDLE_KB_TARGET,
           'largest API function bundle (index.mjs and its chunks; for the functions in LAZY_CHUNK_EXCEPTIONS, what a cold start loads), KB',
         ),
-        api_init_ms_max: check(
-          api.max_init_ms,
+        api_least_init_over_floor: check(
+          leastOverFloor('api'),
           '<=',
-          INIT_MS_TARGET.api,
-          `slowest API function init, median of ${INIT_RUNS} fresh processes, ms`,
+          LEAST_OVER_FLOOR_TARGET,
+          `the least API function's init (floor-references/${LEAST_OF.api} and its copies, the median of their ${leastRuns('api').length} runs) / the floor's (the median of its ${floor.initRuns.length} runs, among theirs): what every API function loads beyond the floor`,
         ),
         api_init_p90_over_least: check(
           apiOverLeast.p90,
@@ -394,11 +377,11 @@ export const bundlesScenario: Scenario = {
           BUNDLE_KB_TARGET,
           'largest queue consumer bundle (index.mjs and its chunks), KB',
         ),
-        consumer_init_ms_max: check(
-          consumer.max_init_ms,
+        consumer_least_init_over_floor: check(
+          leastOverFloor('consumer'),
           '<=',
-          INIT_MS_TARGET.consumer,
-          `slowest queue consumer init, median of ${INIT_RUNS} fresh processes, ms`,
+          LEAST_OVER_FLOOR_TARGET,
+          `the least queue consumer's init (floor-references/${LEAST_OF.consumer} and its copies, the median of their ${leastRuns('consumer').length} runs) / the floor's (the median of its ${floor.initRuns.length} runs, among theirs): what every consumer loads beyond the floor`,
         ),
         functions_failing_at_import_as_deployed: check(
           failingDeployed.length,
