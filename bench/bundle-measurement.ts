@@ -53,20 +53,41 @@ const REFERENCES: readonly { name: string; adds: string }[] = [
 ];
 export const INIT_RUNS = 5;
 /**
+ * A bundle's init as the checks read it: the least of its runs. What else the machine does only adds to a run:
+ * on these two-core machines a fresh process's import took either about its least or 30-40 ms more, CPU time
+ * too (one quiet run: tracking/page 122.9, 121.8, 124.5, 95.9, 87.6 ms), so a median of 5 read a function's
+ * slow runs when three of its five met them, and the slowest median of 71 identical copies read 1.24 times
+ * their reference's. A function that loads more is slower in every run, its least too.
+ */
+export const leastRun = (runs: readonly InitRun[]) =>
+  runs.length ? Math.min(...runs.map((r) => r.ms)) : Number.NaN;
+/**
  * Copies of each kind's least reference (LEAST_OF), one measured beside each function of the kind in the same
- * round-robin. They are the same code as the reference, so their runs and its own are one sample of the
- * least function's init in this run, the checks' denominator (a median of 5 alone moved it by up to 6%
- * from run to run); and the spread of the API copies' medians is what the machine alone does to the API
- * check (`noise`, reported, not checked): their slowest is what the slowest of as many medians of 5 reads
- * when every function costs the same.
+ * round-robin. They are the same code as the reference, so their least runs and its own are one sample of the
+ * least function's init in this run, the checks' denominator (their median); and the spread of the API copies'
+ * least runs is what the machine alone does to the API check (`noise`, reported, not checked): their slowest
+ * is what the slowest of as many functions reads when every function costs the same.
  */
 export const NOISE_COPY_OF = LEAST_OF.api;
 /**
  * The floor is measured again after every FLOOR_EVERY functions and copies of a round, not once per round: the
- * least functions over the floor are checked (bench/bundles.ts), and one bundle's median of 5 moved by up to 6%
- * from run to run (NOISE_COPY_OF). Its 90 or so runs then meet the same moments of the machine as theirs.
+ * least functions over the floor are checked (bench/bundles.ts), and one bundle's init moved by up to 6% from
+ * run to run (NOISE_COPY_OF). Its places in the round (floorSlots) then meet the same moments of the machine as
+ * the functions do.
  */
 const FLOOR_EVERY = 10;
+
+/**
+ * The floor's runs by its place in the round, INIT_RUNS each (the round runs it at the same places every time):
+ * the floor's least run at each place is a sample like a function's least run.
+ */
+export function floorSlots(floor: Measured): InitRun[][] {
+  const perRound = floor.initRuns.length / INIT_RUNS;
+  if (!Number.isInteger(perRound)) return [];
+  return Array.from({ length: perRound }, (_, slot) =>
+    Array.from({ length: INIT_RUNS }, (_, run) => floor.initRuns[run * perRound + slot] as InitRun),
+  );
+}
 /** Builds at once (esbuild is itself parallel; the machine has two cores). */
 const BUILD_PARALLELISM = 2;
 
