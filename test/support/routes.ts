@@ -72,17 +72,20 @@ export async function uploadAndImport(
   return waitForImport(baseUrl, key, dcId, upload.txid, timeoutMs);
 }
 
-/** Imports a route over HTTP and waits until it succeeded; returns the txid. */
+/**
+ * Imports a route over HTTP and waits until it succeeded (`timeoutMs`: waitForImport's); returns the txid.
+ */
 export async function importRoute(
   baseUrl: string,
   key: string,
   dcId: string,
   route: unknown,
+  timeoutMs?: number,
 ): Promise<string> {
   const accepted = await call(baseUrl, 'POST', `/dcs/${dcId}/invoiced-routes`, { key, body: { route } });
   expect(accepted.status, accepted.text).toBe(202);
   const txid = (accepted.body.data as { txid: string }).txid;
-  const finished = await waitForImport(baseUrl, key, dcId, txid);
+  const finished = await waitForImport(baseUrl, key, dcId, txid, timeoutMs);
   expect(finished.status, finished.text).toBe(200);
   return txid;
 }
