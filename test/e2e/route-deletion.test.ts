@@ -26,6 +26,11 @@ const BIG = { waypoints: 60, invoicesPerWaypoint: 2, itemsPerInvoice: 25 };
 const BIG_ROWS = 60 + 60 * 2 + 60 * 2 * 25;
 /** Its partition holds the header, the ETAs the import stored and its events' sequence counter besides the rows. */
 const BIG_PARTITION_ITEMS = BIG_ROWS + 3;
+/**
+ * The deletion worker's runs over the big route (its rows and their claims, thousands of deletes): the usual
+ * 30 s passed in a whole CI-like run on two cores.
+ */
+const WORKER_DEADLINE_MS = 180_000;
 
 let api: TestApi;
 let acme: { accountId: string; key: string };
@@ -170,18 +175,22 @@ describe('DELETE /dcs/{dc_id}/routes/{route_id} of a route with thousands of ite
     expect(expectSuccess(await asAcme('DELETE', '/dcs/dc-1/routes/big'), routes.deleteRoute)).toEqual({});
   });
 
-  it('the worker removes every row, claim and the header, a chunk per message, and leaves other routes alone', async () => {
-    const invocations = await runDeletionWorkerUntilIdle();
-    // Each message removes at most ROWS_PER_MESSAGE rows before queueing the rest.
-    expect(invocations).toBeGreaterThanOrEqual(Math.ceil(BIG_ROWS / ROWS_PER_MESSAGE));
-    expect(await partitionItems('big')).toEqual([]);
-    expect(await heldClaims(big)).toEqual([]);
-    expect(await trackingLookupsOf(acme.accountId, 'big')).toEqual([]);
-    expect(await trackingLookupsOf(acme.accountId, 'neighbour')).toHaveLength(neighbour.waypoints.length);
-    expect(await partitionItems('neighbour')).not.toHaveLength(0);
-    expect(await heldClaims(neighbour)).not.toHaveLength(0);
-    expectSuccess(await asAcme('GET', '/dcs/dc-1/routes/neighbour'), routes.getRoute);
-  });
+  it(
+    'the worker removes every row, claim and the header, a chunk per message, and leaves other routes alone',
+    async () => {
+      const invocations = await runDeletionWorkerUntilIdle();
+      // Each message removes at most ROWS_PER_MESSAGE rows before queueing the rest.
+      expect(invocations).toBeGreaterThanOrEqual(Math.ceil(BIG_ROWS / ROWS_PER_MESSAGE));
+      expect(await partitionItems('big')).toEqual([]);
+      expect(await heldClaims(big)).toEqual([]);
+      expect(await trackingLookupsOf(acme.accountId, 'big')).toEqual([]);
+      expect(await trackingLookupsOf(acme.accountId, 'neighbour')).toHaveLength(neighbour.waypoints.length);
+      expect(await partitionItems('neighbour')).not.toHaveLength(0);
+      expect(await heldClaims(neighbour)).not.toHaveLength(0);
+      expectSuccess(await asAcme('GET', '/dcs/dc-1/routes/neighbour'), routes.getRoute);
+    },
+    WORKER_DEADLINE_MS,
+  );
 
   it('answers DELETE of the removed route with 3003, and the same route imports again', async () => {
     expectError(await asAcme('DELETE', '/dcs/dc-1/routes/big'), 404, 3003);
