@@ -13,7 +13,7 @@ const LONG_RUNNING = ['test/e2e/npm-start-crash.test.ts'];
  * The tests of the largest sizes, minutes of DynamoDB Local each: the route of 2,000 waypoints and 50,000 items
  * imported, read back and deleted (about four minutes quiet), and DynamoDB Local's write speed after 50,000
  * stream records. A project of their own, `large`, which `npm test` leaves out and `npm run test:large` (a CI step
- * of its own) runs, on DynamoDB Locals started for sustained load (test/support/global-setup.ts).
+ * of its own) runs; the route test's DynamoDB Local is started for sustained load (test/support/global-setup.ts).
  */
 const LARGE = ['test/e2e/large-route.test.ts', 'test/e2e/dynamodb-local.test.ts'];
 
