@@ -249,8 +249,8 @@ export const bundlesScenario: Scenario = {
     const leastSamples = (kind: FunctionKind) => {
       const reference = references.find((item) => item.name === `floor-references/${LEAST_OF[kind]}`);
       return [reference, ...copies[kind]]
-        .filter((item) => item?.initRuns.length === INIT_RUNS)
-        .map((item) => leastRun(item?.initRuns ?? []));
+        .filter((item): item is Measured => item?.initRuns.length === INIT_RUNS)
+        .map((item) => leastRun(item.initRuns));
     };
     /** Their median: the checks' denominator. */
     const leastInitMs = (kind: FunctionKind) => {
