@@ -133,6 +133,18 @@ describe('an execution environment', () => {
     expect(heapLimitMb).toBeLessThan(160);
   });
 
+  it('imports node:http as an ES module without loading undici; required, its WebSocket is there', async () => {
+    const { payload } = succeeded(
+      await runtime.invoke(FUNCTIONS.behaviours.name, { action: 'import node:http' }),
+    );
+    expect(payload).toEqual({
+      importedRequest: 'function',
+      importedWebSocket: 'undefined',
+      undiciAfterImport: false,
+      requiredWebSocket: 'function',
+    });
+  });
+
   it('gives a function the smaller of its own NODE_OPTIONS heap and the one its memory size allows', async () => {
     const heapOf = async (fn: FunctionSpec) => {
       const { payload } = succeeded(await runtime.invoke(fn.name, { action: 'environment' }));
