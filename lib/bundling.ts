@@ -42,9 +42,12 @@ export const EXTERNAL_MODULES: readonly string[] = [];
  * environment variables, and the chain's other sources (SSO, shared config files, credential processes, web
  * identity, container and instance metadata, with the STS and SSO clients they use) are about 130 KB that every
  * cold start parsed and no invocation ran: 10-15% of an API function's module init (bench/bundles.ts).
+ * `node:process` becomes functions/shared/node-process.ts, the global process: imported as an ES module, the
+ * built-in loads more at every cold start (about 6 ms of CPU; the module says why).
  */
 export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': './functions/shared/env-credentials.ts',
+  'node:process': './functions/shared/node-process.ts',
 };
 
 /**

@@ -10,7 +10,7 @@ const REFRESH_BEFORE_EXPIRY_MS = 300_000;
  * Lambda hands them to each function (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), read by
  * the SDK's own `fromEnv`.
  *
- * Bundling puts this module in place of `@aws-sdk/credential-provider-node` (LAMBDA_BUNDLE.alias in
+ * Bundling puts this module in place of `@aws-sdk/credential-provider-node` (BUNDLE_ALIASES in
  * lib/bundling.ts), the SDK's default chain, which every client's runtime config imports: besides the
  * environment it tries SSO, shared config files, credential processes, web identity tokens, the container and
  * instance metadata endpoints, and carries the STS and SSO clients those need. None of that runs on Lambda, yet

@@ -327,6 +327,7 @@ describe('bundling the AWS SDK', () => {
     expect(LAMBDA_ESBUILD_OPTIONS.alias).toEqual(BUNDLE_ALIASES);
     expect(BUNDLE_ALIASES).toEqual({
       '@aws-sdk/credential-provider-node': './functions/shared/env-credentials.ts',
+      'node:process': './functions/shared/node-process.ts',
     });
     const bundle = bundleOf('routes/import-status');
     expect(bundle).toContain('Unable to find environment variable credentials.');
@@ -341,10 +342,8 @@ describe('bundling the AWS SDK', () => {
   });
 });
 
-/** `import ... from "node:http"` in a minified ESM file: node:http imported as an ES module. */
-const NODE_HTTP_IMPORT = /(?:from|import)\s*"(?:node:)?http"/;
-/** The same for node:net. */
-const NODE_NET_IMPORT = /(?:from|import)\s*"(?:node:)?net"/;
+/** `import ... from "node:<name>"` in a minified ESM file: the built-in imported as an ES module. */
+const esImportOf = (name: string) => new RegExp(`(?:from|import)\\s*"(?:node:)?${name}"`);
 
 /**
  * Every function imports models/common.ts and uses a few of its schemas; its schema-building calls are marked
@@ -420,27 +419,24 @@ function schemasBuiltBy(contents: string): number {
 }
 
 describe("bundling Node's built-in modules", () => {
-  // Node builds an ES module's view of a built-in from every export's value, and node:http's WebSocket,
-  // CloseEvent and MessageEvent getters load undici for it: about 45 ms of a cold start's CPU (Node 22).
-  it.each(consumers.map((consumer) => sliceOf(consumer.module).name))(
-    '%s imports node:http as an ES module at no cold start',
-    (sliceName) => {
-      const dir = assetOf(sliceName);
-      const coldStart = coldStartFiles(dir).map((file) => readFileSync(join(dir, file), 'utf8'));
-      expect(coldStart.join('\n').match(NODE_HTTP_IMPORT)?.[0]).toBeUndefined();
-    },
+  // Node builds an ES module's view of a built-in from every export's value, and some exports are getters
+  // that load more for it (Node 22): node:http's WebSocket, CloseEvent and MessageEvent load undici, about
+  // 45 ms of a cold start's CPU; node:process's report and finalization, about 6 ms, in every bundle with an SDK
+  // client; node:net's BlockList and SocketAddress, about 1 ms, in every API function (the sign-in address
+  // check) and the webhook ones (the SSRF guard).
+  const sliceNames = {
+    http: consumers.map((consumer) => sliceOf(consumer.module).name),
+    process: ['drivers/get', 'routes/import', 'workers/deliver-webhooks'],
+    net: ['drivers/get', 'webhooks/create', 'workers/deliver-webhooks'],
+  };
+  const checked = Object.entries(sliceNames).flatMap(([builtin, names]) =>
+    names.map((name) => [builtin, name]),
   );
-
-  // node:net's BlockList and SocketAddress getters load two more built-ins for its ES module view: about 1 ms
-  // of a cold start. Every API function carries the sign-in address check, the webhook ones the SSRF guard.
-  it.each(['drivers/get', 'webhooks/create', 'workers/deliver-webhooks'])(
-    '%s imports node:net as an ES module at no cold start',
-    (sliceName) => {
-      const dir = assetOf(sliceName);
-      const coldStart = coldStartFiles(dir).map((file) => readFileSync(join(dir, file), 'utf8'));
-      expect(coldStart.join('\n').match(NODE_NET_IMPORT)?.[0]).toBeUndefined();
-    },
-  );
+  it.each(checked)('imports node:%s as an ES module at no cold start of %s', (builtin, sliceName) => {
+    const dir = assetOf(sliceName);
+    const coldStart = coldStartFiles(dir).map((file) => readFileSync(join(dir, file), 'utf8'));
+    expect(coldStart.join('\n').match(esImportOf(builtin))?.[0]).toBeUndefined();
+  });
 });
 
 /**
