@@ -51,6 +51,10 @@ const REFERENCES: readonly { name: string; adds: string }[] = [
     adds: "zod with one schema, Powertools' logger and metrics middleware and batch processor: the least a queue consumer loads",
   },
 ];
+/**
+ * Runs per function. More did not narrow the noise: with 10 runs, or with the round in a new random order each
+ * run, the slowest identical copy still read 1.26 and 1.18-1.32 times their least (2026-12-03).
+ */
 export const INIT_RUNS = 5;
 /**
  * A bundle's init as the checks read it: the least of its runs. What else the machine does only adds to a run:
