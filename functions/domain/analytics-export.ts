@@ -49,7 +49,8 @@ async function exportableRoutesOfDate(
 /**
  * Writes one analytics type of a request as CSV files (RFC 4180, header = column ids), streaming rows
  * from the table into multipart uploads: a new file every `rowsPerFile` rows, a header-only file when
- * there are none. Memory holds one page of rows and the upload's parts in flight, whatever the size.
+ * there are none. Memory holds two pages of rows (one being written, the next being read) and the
+ * upload's parts in flight, whatever the size.
  */
 async function exportType(
   request: DownloadRequest,

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import * as analytics from '../../functions/api/analytics/index';
-import { deleteRouteAnalytics, listRouteAnalytics } from '../../functions/data/analytics';
+import {
+  analyticsItem,
+  analyticsKeys,
+  analyticsOfDate,
+  deleteRouteAnalytics,
+  listRouteAnalytics,
+} from '../../functions/data/analytics';
+import { putAll } from '../../functions/data/client';
 import { putPendingDownload } from '../../functions/data/download-requests';
 import {
   addDays,
@@ -373,5 +380,42 @@ describe('an export bigger than one file', () => {
     expect(exported.csv.ROUTE_ANALYTICS.map((file) => file.rows.length)).toEqual([3, 3]);
     const rows = rowsOf(exported.csv.ROUTE_ANALYTICS).sort(byRouteId);
     expect(rows).toEqual(reads.filter((row) => row.route_id !== 'split-7').map(asCsv));
+  });
+});
+
+describe('a date of more analytics records than one page', () => {
+  it("yields the asked routes' records once each, in key order, over two pages (the second read ahead)", async () => {
+    const date = { accountId: 'acct-pages', dcId: 'dc-pages', localDate: '2024-05-06' };
+    const rowOf = (routeId: string, sequence: number) => ({ route_id: routeId, sequence });
+    const records = ['r-a', 'r-b', 'r-c'].flatMap((routeId) =>
+      Array.from({ length: 400 }, (_, sequence) => ({ routeId, sequence })),
+    );
+    await putAll(
+      records.map(({ routeId, sequence }) =>
+        analyticsItem(
+          analyticsKeys.attempt({ ...date, routeId }, sequence),
+          'ATTEMPT_ANALYTICS',
+          routeId,
+          rowOf(routeId, sequence),
+        ),
+      ),
+    );
+    const pages: unknown[][] = [];
+    const asked = new Set(['r-a', 'r-c']);
+    for await (const rows of analyticsOfDate(
+      date.accountId,
+      date.dcId,
+      date.localDate,
+      'ATTEMPT_ANALYTICS',
+      asked,
+    ))
+      pages.push(rows);
+    // Pages of 1,000 records: r-a's 400, r-b's and 200 of r-c's, then r-c's other 200.
+    expect(pages.map((rows) => rows.length)).toEqual([600, 200]);
+    expect(pages.flat()).toEqual(
+      records
+        .filter(({ routeId }) => asked.has(routeId))
+        .map(({ routeId, sequence }) => rowOf(routeId, sequence)),
+    );
   });
 });
