@@ -67,8 +67,8 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           exclude: LARGE,
-          // fauxqs and a DynamoDB Local per worker start once for the run; a test file finds a deployment of
-          // empty resources, which the worker's next file of the same options gets reset (test/support/local-api.ts).
+          // fauxqs and a DynamoDB Local per worker start once for the run; each test file makes its own table
+          // and queues.
           globalSetup: ['test/support/global-setup.ts'],
           isolate: false,
           setupFiles: ['test/support/fresh-file.ts'],

@@ -1,6 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { allChannels, messageOutcomes } from '../functions/models/channels';
 import type { Channel } from '../functions/shared/channel';
 import { RESOURCE_ENV } from '../functions/shared/resources';
@@ -12,8 +21,14 @@ import { type AwsProxy, type Principal, startAwsProxy } from './aws-proxy/proxy'
 import { KeptSessions } from './aws-proxy/sts-sessions';
 import { readDeployment } from './cloud/deployment';
 import { type Expired, expireAsOf } from './cloud/expiry';
-import { type Deployment, type FunctionSpec, LOCAL_ACCOUNT_ID, type QueueSpec } from './cloud/model';
-import { createResources, emptyResources } from './cloud/resources';
+import {
+  type Deployment,
+  type FunctionSpec,
+  LOCAL_ACCOUNT_ID,
+  LOCAL_REGION,
+  type QueueSpec,
+  type TableSpec,
+} from './cloud/model';
 import { InFlightJournal } from './event-sources/in-flight-journal';
 import { type LocalPipe, startPipe } from './event-sources/pipes';
 import { type Credentials, type SqsEventSources, startSqsEventSources } from './event-sources/sqs';
@@ -89,14 +104,6 @@ export interface LocalCloud {
   invoke(functionName: string, event: unknown): Promise<InvokeResult>;
   /** Applies S3's lifecycle expiry and DynamoDB's TTL as AWS will have by `at` (local/cloud/expiry.ts). */
   expire(at: number): Promise<Expired>;
-  /**
-   * Makes the deployment new again for its next user (test files take turns at one): the SQS event source
-   * mappings stop once their batches in flight end, the table is made anew, the queues and the bucket
-   * emptied, the outbox and the partition counters cleared, the KMS keys the deployment's again, and the
-   * mappings start again. The functions' environments stay as they are: the next user finds them warm. Not
-   * with pipes, which a table made anew (a new stream) would leave behind.
-   */
-  reset(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -183,8 +190,9 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
         stops.push(() => started.stop());
       }
     }
-    const startEventSources = () =>
-      startSqsEventSources({
+    let eventSources: SqsEventSources | undefined;
+    if (options.eventSources !== false) {
+      eventSources = startSqsEventSources({
         mappings: deployment.eventSourceMappings,
         queues: deployment.queues,
         lambda,
@@ -195,9 +203,6 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
           typeof options.eventSources === 'object' ? options.eventSources.concurrencyCap : undefined,
         journal: kept ? new InFlightJournal(kept.inFlightMessages) : undefined,
       });
-    let eventSources: SqsEventSources | undefined;
-    if (options.eventSources !== false) {
-      eventSources = startEventSources();
       stops.push(() => (eventSources as SqsEventSources).stop());
     }
     const restApi = deployment.restApis[0];
@@ -235,15 +240,6 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       queueUrl,
       invoke: (functionName, event) => lambda.invoke(functionName, event),
       expire: (at) => expireAsOf(deployment, proxy.endpoint, at),
-      reset: async () => {
-        if (pipes.length > 0) throw new Error('a deployment with pipes cannot be reset');
-        await eventSources?.stop();
-        await emptyResources(deployment, proxy.endpoint);
-        proxy.outbox.messages.length = 0;
-        proxy.partitions?.reset();
-        proxy.configureKeys(deployment.keys);
-        if (eventSources) eventSources = startEventSources();
-      },
       stop,
     };
   } catch (error) {
@@ -418,4 +414,82 @@ function requireCredentials(credentials: Map<string, Required<Credentials>>, rol
   const found = credentials.get(roleArn);
   if (!found) throw new Error(`no role ${roleArn} in the deployment`);
   return found;
+}
+
+/**
+ * Creates the tables, queues (dead-letter queues first: a redrive policy names its DLQ) and buckets as the
+ * templates declare them, as the operator; keeps what exists. Returns each table's stream ARN.
+ */
+async function createResources(deployment: Deployment, endpoint: string): Promise<Record<string, string>> {
+  const config = { endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  const dynamodb = new DynamoDBClient(config);
+  const sqs = new SQSClient({ ...config, useQueueUrlAsEndpoint: false });
+  const s3 = new S3Client({ ...config, forcePathStyle: true });
+  try {
+    const streamArns: Record<string, string> = {};
+    for (const table of deployment.tables) {
+      await createTable(dynamodb, table);
+      const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: table.name }));
+      if (Table?.LatestStreamArn) streamArns[table.logicalId] = Table.LatestStreamArn;
+    }
+    const redrives = (queue: QueueSpec) => (queue.attributes.RedrivePolicy ? 1 : 0);
+    for (const queue of [...deployment.queues].sort((a, b) => redrives(a) - redrives(b))) {
+      await sqs.send(new CreateQueueCommand({ QueueName: queue.name, Attributes: queue.attributes }));
+    }
+    for (const bucket of deployment.buckets) {
+      try {
+        await s3.send(new CreateBucketCommand({ Bucket: bucket.name }));
+      } catch (error) {
+        if (!(error instanceof Error && /BucketAlready(OwnedByYou|Exists)/.test(error.name))) throw error;
+      }
+    }
+    return streamArns;
+  } finally {
+    dynamodb.destroy();
+    sqs.destroy();
+    s3.destroy();
+  }
+}
+
+async function createTable(dynamodb: DynamoDBClient, table: TableSpec): Promise<void> {
+  try {
+    await dynamodb.send(
+      new CreateTableCommand({
+        TableName: table.name,
+        BillingMode: table.billingMode,
+        AttributeDefinitions: table.attributeDefinitions.map(({ name, type }) => ({
+          AttributeName: name,
+          AttributeType: type,
+        })),
+        KeySchema: [
+          { AttributeName: table.partitionKey.name, KeyType: 'HASH' },
+          ...(table.sortKey ? [{ AttributeName: table.sortKey.name, KeyType: 'RANGE' as const }] : []),
+        ],
+        GlobalSecondaryIndexes: table.globalSecondaryIndexes.length
+          ? table.globalSecondaryIndexes.map((index) => ({
+              IndexName: index.name,
+              KeySchema: [
+                { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+                ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' as const }] : []),
+              ],
+              Projection: { ProjectionType: index.projectionType, NonKeyAttributes: index.nonKeyAttributes },
+            }))
+          : undefined,
+        StreamSpecification: table.streamViewType
+          ? { StreamEnabled: true, StreamViewType: table.streamViewType }
+          : undefined,
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ResourceInUseException) return; // kept from an earlier run
+    throw error;
+  }
+  if (table.ttlAttribute) {
+    await dynamodb.send(
+      new UpdateTimeToLiveCommand({
+        TableName: table.name,
+        TimeToLiveSpecification: { AttributeName: table.ttlAttribute, Enabled: true },
+      }),
+    );
+  }
 }

@@ -49,8 +49,6 @@ export class FunctionPool {
   private busy = 0;
   private coldStarts = 0;
   private invocations = 0;
-  /** When an invocation here last ended (0: none has). */
-  lastUsedAt = 0;
   private readonly maxInstances: number;
   private readonly flags: string[];
 
@@ -125,11 +123,6 @@ export class FunctionPool {
     return { ok: true, initDurationMs: init.durationMs };
   }
 
-  /** Ends idle environments beyond `keep`, those idle longest first. */
-  reclaimIdle(keep: number): void {
-    for (const environment of this.idle.splice(0, Math.max(0, this.idle.length - keep))) environment.kill();
-  }
-
   async stop(): Promise<void> {
     for (const environment of this.environments) environment.kill();
     for (const wake of this.waitingForInstance.splice(0)) wake();
@@ -169,7 +162,6 @@ export class FunctionPool {
       });
     } finally {
       this.busy--;
-      this.lastUsedAt = performance.now();
       if (environment?.alive && !this.state.stopped) {
         this.idle.push(environment);
         this.waitingForInstance.shift()?.();

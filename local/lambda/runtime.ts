@@ -99,11 +99,6 @@ export interface LambdaRuntime {
    * serves the next invocation warm. Resolves with the init's outcome.
    */
   provision(functionName: string): Promise<InitOutcome>;
-  /**
-   * Ends idle environments as Lambda reclaims them: one each stays of the `functions` functions invoked last,
-   * none of the others.
-   */
-  reclaimIdle(functions: number): void;
   /** Every environment is gone when it resolves. */
   stop(): Promise<void>;
   stats(functionName: string): FunctionStats;
@@ -159,11 +154,6 @@ export function startLambdaRuntime(options: LambdaRuntimeOptions): LambdaRuntime
       const pool = pools.get(functionName);
       if (!pool) throw new Error(`no function ${functionName}`);
       return pool.provision();
-    },
-
-    reclaimIdle(functions) {
-      const lastUsedFirst = [...new Set(pools.values())].sort((a, b) => b.lastUsedAt - a.lastUsedAt);
-      for (const [index, pool] of lastUsedFirst.entries()) pool.reclaimIdle(index < functions ? 1 : 0);
     },
 
     async stop() {

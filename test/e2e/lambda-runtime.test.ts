@@ -11,7 +11,6 @@ import {
   LEAK_PROBE,
   LOCAL_ENVIRONMENT,
   logs,
-  pidOf,
   processExists,
   runtime,
   start,
@@ -228,7 +227,7 @@ describe('an execution environment', () => {
   });
 });
 
-describe('environments ending', () => {
+describe('stopping', () => {
   it('ends every environment when stopped', async () => {
     const lambda = start({ functions: [FUNCTIONS.state] });
     const results = await Promise.all(
@@ -239,28 +238,6 @@ describe('environments ending', () => {
     await lambda.stop();
     expect(pids.filter(processExists)).toEqual([]);
     expect(lambda.stats(FUNCTIONS.state.name).instances).toBe(0);
-  });
-
-  it('reclaims idle environments but one each of the functions invoked last, and never a busy one', async () => {
-    const lambda = start({ functions: [FUNCTIONS.state, FUNCTIONS.behaviours, FUNCTIONS.logs] });
-    const instances = () =>
-      [FUNCTIONS.state, FUNCTIONS.behaviours, FUNCTIONS.logs].map((fn) => lambda.stats(fn.name).instances);
-    // Two environments of state, then one of behaviours, then one of logs, the function invoked last.
-    await Promise.all([1, 2].map(() => lambda.invoke(FUNCTIONS.state.name, { action: 'sleep', ms: 200 })));
-    const behaviours = await pidOf(FUNCTIONS.behaviours.name, lambda);
-    await pidOf(FUNCTIONS.logs.name, lambda);
-    expect(instances()).toEqual([2, 1, 1]);
-
-    lambda.reclaimIdle(2);
-    await expect.poll(instances, { timeout: 5000 }).toEqual([0, 1, 1]);
-    expect(await pidOf(FUNCTIONS.behaviours.name, lambda)).toBe(behaviours);
-
-    const busy = lambda.invoke(FUNCTIONS.logs.name, { action: 'sleep', ms: 500 });
-    await expect.poll(() => lambda.stats(FUNCTIONS.logs.name).busy).toBe(1);
-    lambda.reclaimIdle(0);
-    await expect.poll(instances, { timeout: 5000 }).toEqual([0, 0, 1]);
-    succeeded(await busy);
-    expect(lambda.stats(FUNCTIONS.logs.name)).toMatchObject({ instances: 1, busy: 0, coldStarts: 1 });
   });
 
   it('ends every environment when the process that runs them dies', async () => {

@@ -70,45 +70,24 @@ export interface TestApiOptions {
 }
 
 /**
- * The service deployed for one test file: its own table, queues and bucket on its worker's DynamoDB Local
- * (workerDynamoDb) and the run's fauxqs, behind its own signing proxy, with every function run from the bundles
- * built once for the run. The test process acts as the local operator: the service's configuration becomes the
+ * The service deployed for one test file: its own table, queues and bucket (named after the file) on its
+ * worker's DynamoDB Local (workerDynamoDb) and the run's fauxqs, behind its own signing proxy, with every
+ * function run from the bundles built once for the run. The test process acts as the local operator: the service's configuration becomes the
  * operator's environment (`configure`), so code of functions/, imported before or after, reads and writes this
  * file's resources.
- *
- * Files of a worker with the same options take turns at one deployment (sharedDeployment): a file finds it
- * empty, as a deployment of its own would be, and the functions' environments the files before it started
- * warm. Options that change what is deployed (customize, context), the pipes and the partition model get a
- * deployment of the file's own, stopped as the file ends.
  */
 export async function startTestApi(name: string, options: TestApiOptions = {}): Promise<TestApi> {
-  const sharing = sharingKey(options);
-  const shared = sharing === undefined ? undefined : keptDeployments().get(sharing);
-  if (shared && !shared.inUse) {
-    shared.inUse = true;
-    shared.sink.logs = [];
-    return testApiOf(shared.cloud, shared.sink.logs, async () => {
-      try {
-        shared.cloud.lambda.reclaimIdle(KEPT_WARM_FUNCTIONS);
-        await shared.cloud.reset();
-        shared.inUse = false;
-      } catch (error) {
-        keptDeployments().delete(sharing as string);
-        await stopDeployment(shared.cloud);
-        throw error;
-      }
-    });
-  }
   const scratch =
     options.customize || options.context ? mkdtempSync(join(tmpdir(), `drs-${name}-`)) : undefined;
   const assemblyDir = scratch
     ? await synthesizeApp({ outdir: scratch, customize: options.customize, context: options.context })
     : inject('assemblyDir');
-  const sink = { logs: [] as TestApi['logs'] };
+  const logs: TestApi['logs'] = [];
+  const dynamodb = workerDynamoDb();
   const cloud = await startLocalCloud({
     assemblyDir,
-    emulators: { dynamodb: workerDynamoDb(), aws: inject('awsEndpoint') },
-    namePrefix: `t-${sharing === undefined ? name : 'shared'}-${randomBytes(3).toString('hex')}`,
+    emulators: { dynamodb, aws: inject('awsEndpoint') },
+    namePrefix: `t-${name}-${randomBytes(3).toString('hex')}`,
     bundles: new Map(inject('bundles')),
     eventSources: options.pollers === false ? false : { concurrencyCap: options.pollerConcurrency ?? 2 },
     // Test files share two cores: a burst of requests reuses a few warm environments instead of starting one
@@ -123,60 +102,11 @@ export async function startTestApi(name: string, options: TestApiOptions = {}): 
       ...(options.metrics ? { POWERTOOLS_METRICS_DISABLED: 'false' } : {}),
     },
     onLog: ({ functionName, stream, line }) => {
-      sink.logs.push({ functionName, stream, line });
+      logs.push({ functionName, stream, line });
       // TEST_FUNCTION_LOGS=1 shows every function's output as it comes, for debugging a test.
       if (process.env.TEST_FUNCTION_LOGS) process.stderr.write(`${functionName} | ${line}\n`);
     },
   });
-  const stopOwn = async () => {
-    await stopDeployment(cloud);
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  };
-  if (sharing === undefined || keptDeployments().has(sharing)) return testApiOf(cloud, sink.logs, stopOwn);
-  // The first of its options in this worker: kept for the files after this one.
-  keptDeployments().set(sharing, { cloud, inUse: false, sink });
-  return startTestApi(name, options);
-}
-
-/** Functions whose environment (one each, those invoked last) a shared deployment keeps warm between files. */
-const KEPT_WARM_FUNCTIONS = 24;
-
-interface SharedDeployment {
-  cloud: LocalCloud;
-  /** A file is using it. */
-  inUse: boolean;
-  /** Where the functions' lines go: the current file's list. */
-  sink: { logs: TestApi['logs'] };
-}
-
-/** The deployments this worker's files share, by sharingKey (kept on globalThis: a worker's files run in one process). */
-function keptDeployments(): Map<string, SharedDeployment> {
-  const holder = globalThis as { drsSharedDeployments?: Map<string, SharedDeployment> };
-  holder.drsSharedDeployments ??= new Map();
-  return holder.drsSharedDeployments;
-}
-
-/**
- * What files must agree on to share a deployment, or undefined when they cannot: a customized app or CDK
- * context is another deployment, a pipe reads a stream a reset would replace, and the partition model counts
- * what a file reads from it.
- */
-function sharingKey(options: TestApiOptions): string | undefined {
-  if (options.customize || options.context || options.streams || (options.partitions ?? 'off') !== 'off')
-    return undefined;
-  return JSON.stringify([
-    inject('assemblyDir'),
-    workerDynamoDb(),
-    options.pollers !== false,
-    options.pollerConcurrency ?? 2,
-    options.maxChainedSessionSeconds ?? null,
-    options.ssrfGuard === true,
-    options.tracing === true,
-    options.metrics === true,
-  ]);
-}
-
-function testApiOf(cloud: LocalCloud, logs: TestApi['logs'], close: () => Promise<void>): TestApi {
   configure(cloud.operatorEnvironment);
   // The AWS SDK's own variables (endpoints, region, credentials) also go to process.env, for the clients tests
   // make themselves (a bare `new SQSClient({})`), as an operator's shell would have them.
@@ -203,14 +133,12 @@ function testApiOf(cloud: LocalCloud, logs: TestApi['logs'], close: () => Promis
     logs,
     invoke: (row, event) => cloud.invoke(functionName(row), event),
     functionName,
-    close,
+    close: async () => {
+      await cloud.stop();
+      await dropTable(dynamodb, tableName);
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
+    },
   };
-}
-
-/** Stops a deployment and deletes its table from the worker's DynamoDB Local: its items go with it. */
-async function stopDeployment(cloud: LocalCloud): Promise<void> {
-  await cloud.stop();
-  await dropTable(workerDynamoDb(), cloud.operatorEnvironment.TABLE_NAME as string);
 }
 
 /**
