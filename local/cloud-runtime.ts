@@ -54,7 +54,7 @@ export interface LocalCloudOptions {
   accessLog?: boolean;
   /** Run the SQS event source mappings (default true); a cap on their concurrency for crowded machines. */
   eventSources?: boolean | { concurrencyCap: number };
-  /** Run the pipes (default true). */
+  /** Run the pipes (default true). Without them, and without `stateDir`, the tables are made without streams. */
   pipes?: boolean;
   /**
    * Keeps the runtime's own state between runs here (npm start, whose table, queues and objects are kept too):
@@ -143,7 +143,11 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     });
     const deploymentOptions = { namePrefix: options.namePrefix, awsEndpoint: proxy.endpoint };
     const declared = readDeployment(options.assemblyDir, deploymentOptions);
-    const tableStreamArns = await createResources(declared, proxy.endpoint);
+    // Without its pipes a deployment's table streams have no reader, and DynamoDB Local spends a fifth to a half
+    // more CPU on each write to a table that keeps them (docs/local-runtime.md): a deployment that runs no pipes
+    // and keeps nothing for a later run (a test file that does not look at events) makes its tables without.
+    const streams = options.pipes !== false || options.stateDir !== undefined;
+    const tableStreamArns = await createResources(declared, proxy.endpoint, streams);
     const deployment = readDeployment(options.assemblyDir, { ...deploymentOptions, tableStreamArns });
     proxy.configureBucketNotifications(deployment);
     proxy.outbox.outcomes.configure(deployment, queueOf(deployment, messageOutcomes, false));
@@ -418,9 +422,14 @@ function requireCredentials(credentials: Map<string, Required<Credentials>>, rol
 
 /**
  * Creates the tables, queues (dead-letter queues first: a redrive policy names its DLQ) and buckets as the
- * templates declare them, as the operator; keeps what exists. Returns each table's stream ARN.
+ * templates declare them, as the operator; keeps what exists. Returns each table's stream ARN; `streams` false
+ * leaves the tables' streams out.
  */
-async function createResources(deployment: Deployment, endpoint: string): Promise<Record<string, string>> {
+async function createResources(
+  deployment: Deployment,
+  endpoint: string,
+  streams: boolean,
+): Promise<Record<string, string>> {
   const config = { endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   const dynamodb = new DynamoDBClient(config);
   const sqs = new SQSClient({ ...config, useQueueUrlAsEndpoint: false });
@@ -428,7 +437,7 @@ async function createResources(deployment: Deployment, endpoint: string): Promis
   try {
     const streamArns: Record<string, string> = {};
     for (const table of deployment.tables) {
-      await createTable(dynamodb, table);
+      await createTable(dynamodb, table, streams);
       const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: table.name }));
       if (Table?.LatestStreamArn) streamArns[table.logicalId] = Table.LatestStreamArn;
     }
@@ -451,7 +460,7 @@ async function createResources(deployment: Deployment, endpoint: string): Promis
   }
 }
 
-async function createTable(dynamodb: DynamoDBClient, table: TableSpec): Promise<void> {
+async function createTable(dynamodb: DynamoDBClient, table: TableSpec, streams: boolean): Promise<void> {
   try {
     await dynamodb.send(
       new CreateTableCommand({
@@ -475,9 +484,10 @@ async function createTable(dynamodb: DynamoDBClient, table: TableSpec): Promise<
               Projection: { ProjectionType: index.projectionType, NonKeyAttributes: index.nonKeyAttributes },
             }))
           : undefined,
-        StreamSpecification: table.streamViewType
-          ? { StreamEnabled: true, StreamViewType: table.streamViewType }
-          : undefined,
+        StreamSpecification:
+          table.streamViewType && streams
+            ? { StreamEnabled: true, StreamViewType: table.streamViewType }
+            : undefined,
       }),
     );
   } catch (error) {

@@ -5,6 +5,7 @@ import {
   BatchGetItemCommand,
   BatchWriteItemCommand,
   DeleteItemCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
@@ -49,6 +50,15 @@ afterAll(async () => {
 const table = () => api.tableName;
 const { usage, exhaust, insert } = partitionProbe(() => model, table);
 const tableArn = () => `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:table/${table()}`;
+
+describe('the table', () => {
+  it('is made without its stream in a deployment that runs no pipes: nothing would read it', async () => {
+    const { Table } = await once.send(new DescribeTableCommand({ TableName: table() }));
+    expect(Table?.GlobalSecondaryIndexes).toHaveLength(2);
+    expect(Table?.StreamSpecification).toBeUndefined();
+    expect(Table?.LatestStreamArn).toBeUndefined();
+  });
+});
 
 describe('counting', () => {
   it('charges PutItem, UpdateItem and DeleteItem by the larger item before and after, per started KB', async () => {

@@ -1,3 +1,4 @@
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CfnEventSourceMapping, type CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,6 +83,14 @@ describe('the deployed configuration, followed locally', () => {
     // POWERTOOLS_LOG_LEVEL=DEBUG was set in CDK on drivers/get only.
     expect(linesOf(drivers.getDriver).some((line) => line.includes('"level":"DEBUG"'))).toBe(true);
     expect(linesOf(drivers.listDrivers).some((line) => line.includes('"level":"DEBUG"'))).toBe(false);
+  });
+
+  it("makes the table with the stream its template declares, which the deployment's pipes read", async () => {
+    const client = new DynamoDBClient({});
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: api.tableName }));
+    client.destroy();
+    expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
+    expect(Table?.LatestStreamArn).toMatch(/\/stream\//);
   });
 
   it('fails a call whose grant was removed in CDK as AWS does, with AccessDeniedException', async () => {

@@ -41,7 +41,10 @@ export interface TestApiOptions {
    * share two cores).
    */
   pollerConcurrency?: number;
-  /** Run the pipe from the table stream to the events queue (default false: it costs every file CPU). */
+  /**
+   * Run the pipe from the table stream to the events queue (default false: it costs every file CPU, and
+   * without it the table is made without its stream, which would cost each write more).
+   */
   streams?: boolean;
   /**
    * Changes to the CDK app before it is synthesized for this file (a timeout, an environment variable, a
